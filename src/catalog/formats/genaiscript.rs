@@ -1,0 +1,44 @@
+//! GenAIScript parameters (seed 000): a JSON5 file holding a bare `parameters` object (one tool
+//! named after the file), a script's `{title?, description?, parameters}`, or a `defTool`-style
+//! `{name, description, parameters}`. The shorthand is read from the positioned tree, where `NaN`
+//! is still `NaN`.
+
+use serde_json::{Map, Value};
+
+use super::{Context, Draft, child, text};
+use crate::catalog::document::{Node, NodeKind, Segment};
+use crate::catalog::infer::infer;
+use crate::catalog::tool::Format;
+
+/// A whole file that is one shorthand `parameters` object. Only tried for JSON5 files and files
+/// that use `NaN` (see [`Context::shorthand_allowed`]), so an unknown JSON document is reported
+/// rather than guessed at.
+pub fn looks_like_parameters(node: &Node) -> bool {
+    matches!(&node.kind, NodeKind::Object(entries) if !entries.is_empty())
+}
+
+pub fn bare(cx: &mut Context, out: &mut Vec<Draft>) {
+    let name = tool_name_from_file(cx.file_stem);
+    let mut draft = Draft::new(Vec::new(), Format::GenAiScript, name);
+    draft.input_schema = infer(cx.node, &mut Vec::new(), &mut cx.issues);
+    out.push(draft);
+}
+
+pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Option<Draft> {
+    let name = text(object, "name").unwrap_or_else(|| tool_name_from_file(cx.file_stem));
+    let mut draft = Draft::new(at.to_vec(), Format::GenAiScript, name);
+    draft.title = text(object, "title");
+    draft.description = text(object, "description");
+    let parameters_at = child(at, "parameters");
+    let root: &Node = cx.node;
+    let (node, depth) = root.locate(&parameters_at);
+    if depth == parameters_at.len() {
+        draft.input_schema = infer(node, &mut parameters_at.clone(), &mut cx.issues);
+    }
+    Some(draft)
+}
+
+/// `parameters.genai.json5` → `parameters`.
+fn tool_name_from_file(stem: &str) -> String {
+    stem.strip_suffix(".genai").unwrap_or(stem).to_string()
+}

@@ -1,0 +1,49 @@
+//! Tools whose parameters are JSON Schema: seed 001's `{"tool": {name, description, parameters}}`,
+//! bare `{name, description, parameters}` (OpenAI without the wrapper, BFCL), and Anthropic's
+//! `{name, description, input_schema}`.
+
+use serde_json::{Map, Value};
+
+use super::{Context, Draft, child, required_name, text};
+use crate::catalog::document::Segment;
+use crate::catalog::tool::{Example, Format};
+
+pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Option<Draft> {
+    if let Some(Value::Object(inner)) = object.get("tool") {
+        return item(inner, &child(at, "tool"), cx);
+    }
+    let name = required_name(object, "name", at, cx)?;
+    let mut draft = Draft::new(at.to_vec(), Format::JsonSchema, name);
+    draft.title = text(object, "title");
+    draft.description = text(object, "description");
+    for key in ["parameters", "input_schema"] {
+        if let Some(schema) = object.get(key) {
+            draft.input_schema = schema.clone();
+            draft.input_schema_at = Some(child(at, key));
+            break;
+        }
+    }
+    // BFCL's multi-turn sets describe results under `response`.
+    for key in ["output_schema", "response", "returns"] {
+        if let Some(schema @ Value::Object(_)) = object.get(key) {
+            draft.output_schema = Some(schema.clone());
+            draft.output_schema_at = Some(child(at, key));
+            break;
+        }
+    }
+    draft.examples = argument_examples(object);
+    Some(draft)
+}
+
+/// `input_examples` (Anthropic) or `examples`: complete argument objects.
+pub fn argument_examples(object: &Map<String, Value>) -> Vec<Example> {
+    ["input_examples", "examples"]
+        .iter()
+        .filter_map(|k| object.get(*k).and_then(Value::as_array))
+        .flatten()
+        .map(|e| match e {
+            Value::String(prompt) => Example::Prompt(prompt.clone()),
+            other => Example::Arguments(other.clone()),
+        })
+        .collect()
+}

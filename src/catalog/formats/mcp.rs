@@ -1,0 +1,29 @@
+//! MCP `tools/list` results: `{"tools": [{name, title?, description, inputSchema, outputSchema?,
+//! annotations?}]}`.
+
+use serde_json::{Map, Value};
+
+use super::{Context, Draft, child, required_name, text};
+use crate::catalog::document::Segment;
+use crate::catalog::tool::Format;
+
+pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Option<Draft> {
+    let name = required_name(object, "name", at, cx)?;
+    let mut draft = Draft::new(at.to_vec(), Format::Mcp, name);
+    let annotations = object.get("annotations").filter(|a| a.is_object());
+    draft.title = text(object, "title").or_else(|| annotations.and_then(|a| a.get("title")?.as_str().map(str::to_string)));
+    draft.description = text(object, "description");
+    match object.get("inputSchema") {
+        Some(schema) => {
+            draft.input_schema = schema.clone();
+            draft.input_schema_at = Some(child(at, "inputSchema"));
+        }
+        None => cx.warning(at, "MCP requires `inputSchema`; read as a tool without parameters"),
+    }
+    if let Some(schema) = object.get("outputSchema") {
+        draft.output_schema = Some(schema.clone());
+        draft.output_schema_at = Some(child(at, "outputSchema"));
+    }
+    draft.annotations = annotations.cloned();
+    Some(draft)
+}

@@ -1,0 +1,203 @@
+//! GenAIScript's parameter shorthand → JSON Schema, by the rules of seed 000:
+//! `""` is a required string, `NaN` a required number, any other literal a default, `[x]` an
+//! array typed from its first element, an object a nested object whose `""`/`NaN` fields are
+//! required, and an object with a `type` is JSON Schema already (its nested objects converted).
+//! There is no required boolean.
+
+use serde_json::{Map, Value, json};
+
+use super::document::{Node, NodeKind, Segment};
+use super::Issue;
+
+/// Converts one shorthand value at `path` (used for warnings only).
+pub fn infer(node: &Node, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) -> Value {
+    match &node.kind {
+        NodeKind::String(s) if s.is_empty() => json!({"type": "string"}),
+        NodeKind::String(s) => json!({"type": "string", "default": s}),
+        NodeKind::NaN => json!({"type": "number"}),
+        NodeKind::Number(n) => json!({"type": "number", "default": n}),
+        NodeKind::Infinity { .. } => {
+            issues.push(Issue::warning(path.clone(), "Infinity has no JSON form; read as a number with no default"));
+            json!({"type": "number"})
+        }
+        NodeKind::Bool(b) => json!({"type": "boolean", "default": b}),
+        NodeKind::Null => {
+            issues.push(Issue::warning(path.clone(), "null says nothing about the type; any value is accepted"));
+            json!({})
+        }
+        NodeKind::Array(items) => match items.first() {
+            Some(first) => {
+                path.push(Segment::Index(0));
+                let items = infer(first, path, issues);
+                path.pop();
+                json!({"type": "array", "items": items})
+            }
+            None => json!({"type": "array"}),
+        },
+        NodeKind::Object(_) if node.get("type").is_some() => typed_schema(node, path, issues),
+        NodeKind::Object(entries) => {
+            let mut properties = Map::new();
+            let mut required = Vec::new();
+            for (key, value) in entries {
+                path.push(Segment::Key(key.clone()));
+                properties.insert(key.clone(), infer(value, path, issues));
+                path.pop();
+                if is_required(value) && !required.contains(&Value::String(key.clone())) {
+                    required.push(Value::String(key.clone()));
+                }
+            }
+            json!({"type": "object", "properties": properties, "required": required})
+        }
+    }
+}
+
+/// `""`, `NaN`, or a schema object with `required: true`.
+pub fn is_required(node: &Node) -> bool {
+    match &node.kind {
+        NodeKind::String(s) => s.is_empty(),
+        NodeKind::NaN => true,
+        NodeKind::Object(_) => node.get("required").is_some_and(|r| r.kind == NodeKind::Bool(true)),
+        _ => false,
+    }
+}
+
+/// An object with `type`: JSON Schema already. Its `required: true|false` flag belongs to the
+/// parent and is dropped here; `properties` and `items` may still hold shorthand.
+fn typed_schema(node: &Node, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) -> Value {
+    let NodeKind::Object(entries) = &node.kind else { return node.to_value() };
+    let mut schema = Map::new();
+    let mut extra_required = Vec::new();
+    for (key, value) in entries {
+        path.push(Segment::Key(key.clone()));
+        match (key.as_str(), &value.kind) {
+            ("required", NodeKind::Bool(_)) => {}
+            ("properties", NodeKind::Object(properties)) => {
+                let mut converted = Map::new();
+                for (name, property) in properties {
+                    path.push(Segment::Key(name.clone()));
+                    converted.insert(name.clone(), infer(property, path, issues));
+                    path.pop();
+                    if is_required(property) {
+                        extra_required.push(Value::String(name.clone()));
+                    }
+                }
+                schema.insert(key.clone(), Value::Object(converted));
+            }
+            ("items", NodeKind::Object(_) | NodeKind::Array(_)) => {
+                schema.insert(key.clone(), infer(value, path, issues));
+            }
+            _ => {
+                if value.has_non_finite() {
+                    issues.push(Issue::warning(path.clone(), "NaN or Infinity here has no JSON form; read as null"));
+                }
+                schema.insert(key.clone(), value.to_value());
+            }
+        }
+        path.pop();
+    }
+    if !extra_required.is_empty() {
+        let required = schema.entry("required").or_insert_with(|| json!([]));
+        if let Value::Array(list) = required {
+            for name in extra_required {
+                if !list.contains(&name) {
+                    list.push(name);
+                }
+            }
+        }
+    }
+    Value::Object(schema)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::document::parse;
+
+    fn schema_of(text: &str) -> Value {
+        let mut issues = Vec::new();
+        infer(&parse(text).unwrap(), &mut Vec::new(), &mut issues)
+    }
+
+    // Each example of seed 000, to the exact JSON Schema the seed gives.
+    #[test]
+    fn seed_examples() {
+        assert_eq!(schema_of(r#"{ type: "string" }"#), json!({"type": "string"}));
+        assert_eq!(schema_of(r#""""#), json!({"type": "string"}));
+        assert_eq!(schema_of(r#""San Francisco""#), json!({"type": "string", "default": "San Francisco"}));
+        assert_eq!(schema_of("NaN"), json!({"type": "number"}));
+        assert_eq!(schema_of("42"), json!({"type": "number", "default": 42}));
+        assert_eq!(schema_of("true"), json!({"type": "boolean", "default": true}));
+        assert_eq!(schema_of(r#"[""]"#), json!({"type": "array", "items": {"type": "string"}}));
+        assert_eq!(
+            schema_of(r#"{ city: "" }"#),
+            json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
+        );
+        assert_eq!(
+            schema_of("{ price: 42 }"),
+            json!({"type": "object", "properties": {"price": {"type": "number", "default": 42}}, "required": []})
+        );
+        assert_eq!(
+            schema_of(r#"{ city: "", year: NaN }"#),
+            json!({"type": "object", "properties": {"city": {"type": "string"}, "year": {"type": "number"}}, "required": ["city", "year"]})
+        );
+    }
+
+    #[test]
+    fn ui_cues_are_kept() {
+        assert_eq!(
+            schema_of(r#"{ type: "string", uiType: "textarea" }"#),
+            json!({"type": "string", "uiType": "textarea"})
+        );
+        assert_eq!(
+            schema_of(r#"{ type: "string", uiSuggestions: ["San Francisco", "New York"] }"#),
+            json!({"type": "string", "uiSuggestions": ["San Francisco", "New York"]})
+        );
+        assert_eq!(
+            schema_of(r#"{ type: "boolean", uiType: "runOption" }"#),
+            json!({"type": "boolean", "uiType": "runOption"})
+        );
+    }
+
+    #[test]
+    fn no_required_boolean_and_flags_move_to_parent() {
+        assert_eq!(
+            schema_of(r#"{ ok: false, n: { type: "integer", required: true }, m: { type: "integer", required: false } }"#),
+            json!({
+                "type": "object",
+                "properties": {"ok": {"type": "boolean", "default": false}, "n": {"type": "integer"}, "m": {"type": "integer"}},
+                "required": ["n"]
+            })
+        );
+    }
+
+    #[test]
+    fn nested_shorthand_inside_schemas_is_converted() {
+        assert_eq!(
+            schema_of(r#"{ type: "object", properties: { street: "", zip: 0 }, description: "d" }"#),
+            json!({
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "zip": {"type": "number", "default": 0}},
+                "description": "d",
+                "required": ["street"]
+            })
+        );
+        assert_eq!(
+            schema_of(r#"{ type: "array", items: { name: "" } }"#),
+            json!({"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}})
+        );
+        assert_eq!(
+            schema_of(r#"{ address: { street: "", n: 1 } }"#)["properties"]["address"],
+            json!({"type": "object", "properties": {"street": {"type": "string"}, "n": {"type": "number", "default": 1}}, "required": ["street"]})
+        );
+    }
+
+    #[test]
+    fn arrays_take_the_first_elements_type() {
+        assert_eq!(schema_of("[NaN, 1]"), json!({"type": "array", "items": {"type": "number"}}));
+        assert_eq!(schema_of("[]"), json!({"type": "array"}));
+        assert_eq!(
+            schema_of(r#"[{ a: "" }]"#),
+            json!({"type": "array", "items": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}})
+        );
+    }
+}

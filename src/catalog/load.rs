@@ -1,0 +1,345 @@
+//! Files, folders and stdin → a [`Loaded`] catalog. One bad file or tool never stops the others.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::document::{self, LineIndex, Node, Segment};
+use super::formats::{self, Context, Draft};
+use super::schema::{self, escape_pointer};
+use super::tool::{EnumLabel, FieldCue, Source, Tool, ToolUi, Widget};
+use super::{Diagnostic, Issue, Loaded, Severity};
+
+/// Definition files larger than this are refused with a message instead of being parsed: the
+/// largest real definition we know of is 1.4 MB.
+pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+
+const EXTENSIONS: &[&str] = &["json", "json5", "jsonc", "yaml", "yml"];
+
+#[derive(Debug, Clone, Copy)]
+pub struct LoadOptions {
+    /// Skip detection and read every file as this format (`--format`).
+    pub format: Option<super::Format>,
+    pub max_file_bytes: u64,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions { format: None, max_file_bytes: MAX_FILE_BYTES }
+    }
+}
+
+/// Loads files and folders (recursively, by extension) and `-` for stdin, in the order given.
+pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
+    let mut loaded = Loaded::default();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            let mut bytes = Vec::new();
+            let result = std::io::stdin().lock().take(options.max_file_bytes + 1).read_to_end(&mut bytes);
+            match result {
+                Ok(_) => load_bytes(&mut loaded, "<stdin>", &bytes, true, true, options),
+                Err(e) => loaded.diagnostics.push(whole_file("<stdin>", format!("cannot read standard input: {e}"))),
+            }
+            continue;
+        }
+        let label = path.display().to_string();
+        match fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                let mut files = Vec::new();
+                let mut visited = HashSet::new();
+                walk(path, &mut files, &mut visited, &mut loaded.diagnostics);
+                if files.is_empty() {
+                    loaded.diagnostics.push(Diagnostic {
+                        severity: Severity::Warning,
+                        ..whole_file(&label, format!("no definition files (.{}) in this folder", EXTENSIONS.join(", .")))
+                    });
+                }
+                for file in files {
+                    load_file(&mut loaded, &file, false, options);
+                }
+            }
+            Ok(_) => load_file(&mut loaded, path, true, options),
+            Err(e) => loaded.diagnostics.push(whole_file(&label, format!("cannot open: {e}"))),
+        }
+    }
+    loaded
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>, visited: &mut HashSet<PathBuf>, diagnostics: &mut Vec<Diagnostic>) {
+    // Following a symlink back to a folder already walked would loop forever.
+    let Ok(canonical) = fs::canonicalize(dir) else { return };
+    if !visited.insert(canonical) {
+        return;
+    }
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            diagnostics.push(whole_file(&dir.display().to_string(), format!("cannot read folder: {e}")));
+            return;
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        let hidden = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'));
+        if hidden {
+            continue;
+        }
+        if path.is_dir() {
+            walk(&path, files, visited, diagnostics);
+        } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str())) {
+            files.push(path);
+        }
+    }
+}
+
+fn load_file(loaded: &mut Loaded, path: &Path, named_by_user: bool, options: &LoadOptions) {
+    let label = path.display().to_string();
+    let json5 = matches!(extension(path).as_str(), "json5" | "jsonc");
+    let bytes = fs::File::open(path).and_then(|file| {
+        let mut bytes = Vec::new();
+        file.take(options.max_file_bytes + 1).read_to_end(&mut bytes)?;
+        Ok(bytes)
+    });
+    match bytes {
+        Ok(bytes) => load_bytes(loaded, &label, &bytes, json5, named_by_user, options),
+        Err(e) => loaded.diagnostics.push(whole_file(&label, format!("cannot read: {e}"))),
+    }
+}
+
+fn extension(path: &Path) -> String {
+    path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase()
+}
+
+/// Loads one file's bytes; `label` names it in diagnostics and in each tool's `source`.
+pub fn load_bytes(loaded: &mut Loaded, label: &str, bytes: &[u8], json5: bool, named_by_user: bool, options: &LoadOptions) {
+    loaded.files += 1;
+    if bytes.len() as u64 > options.max_file_bytes {
+        return loaded.diagnostics.push(whole_file(
+            label,
+            format!(
+                "file is larger than {} MiB; tool definitions are far smaller, so it is not loaded",
+                options.max_file_bytes / (1024 * 1024)
+            ),
+        ));
+    }
+    let text = match decode(bytes) {
+        Ok(text) => text,
+        Err(diagnostic) => return loaded.diagnostics.push(Diagnostic { path: label.to_string(), ..diagnostic }),
+    };
+    let yaml = [".yaml", ".yml"].iter().any(|e| label.to_ascii_lowercase().ends_with(e));
+    let (tools, diagnostics) = load_text(label, text, json5, yaml, named_by_user, options);
+    let mut file_diagnostics = diagnostics;
+    for tool in tools {
+        let source = tool.source.clone();
+        if let Some(message) = loaded.catalog.add(tool) {
+            file_diagnostics.push(Diagnostic {
+                path: source.path,
+                line: source.line,
+                column: 1,
+                severity: Severity::Warning,
+                message,
+            });
+        }
+    }
+    file_diagnostics.sort_by_key(|d| (d.line, d.column));
+    loaded.diagnostics.extend(file_diagnostics);
+}
+
+/// Text → UTF-8, or the diagnostic that says why not (path left empty for the caller).
+fn decode(bytes: &[u8]) -> Result<&str, Diagnostic> {
+    let fail = |line, column, message: String| Diagnostic { path: String::new(), line, column, severity: Severity::Error, message };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(fail(1, 1, "the file is empty: expected tool definitions".into()));
+    }
+    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+        return Err(fail(1, 1, "the file is UTF-16 encoded; save it as UTF-8".into()));
+    }
+    if let Some(at) = bytes.iter().take(8192).position(|&b| b == 0) {
+        return Err(fail(1, 1, format!("this is a binary file (a NUL byte at offset {at}), not tool definitions")));
+    }
+    std::str::from_utf8(bytes).map_err(|e| {
+        let valid = std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default();
+        let (line, column) = LineIndex::new(valid).line_col(valid.len());
+        fail(
+            line,
+            column,
+            format!("the file is not valid UTF-8 (byte 0x{:02X} here); save it as UTF-8", bytes[e.valid_up_to()]),
+        )
+    })
+}
+
+/// Parses and reads one document's text: its tools and its diagnostics.
+pub fn load_text(
+    label: &str,
+    text: &str,
+    json5: bool,
+    yaml: bool,
+    named_by_user: bool,
+    options: &LoadOptions,
+) -> (Vec<Tool>, Vec<Diagnostic>) {
+    let lines = LineIndex::new(text);
+    let diagnostic = |offset: usize, severity, message: String| {
+        let (line, column) = lines.line_col(offset);
+        Diagnostic { path: label.to_string(), line, column, severity, message }
+    };
+    let node = if yaml {
+        match serde_saphyr::from_str::<Value>(text) {
+            Ok(value) => Node::from_value(&value),
+            Err(e) => {
+                let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
+                let message = e.to_string().lines().next().unwrap_or("invalid YAML").to_string();
+                return (Vec::new(), vec![Diagnostic { path: label.into(), line, column, severity: Severity::Error, message: format!("invalid YAML: {message}") }]);
+            }
+        }
+    } else {
+        match document::parse(text) {
+            Ok(node) => node,
+            Err(e) => return (Vec::new(), vec![diagnostic(e.offset, Severity::Error, format!("invalid JSON: {}", e.message))]),
+        }
+    };
+    let value = node.to_value();
+    let file_stem = file_stem(label);
+    let mut cx = Context { node: &node, file_stem: &file_stem, json5: json5 || yaml, named_by_user, issues: Vec::new() };
+    let drafts = formats::extract(&value, options.format, &mut cx);
+    let mut issues = std::mem::take(&mut cx.issues);
+    let mut tools = Vec::with_capacity(drafts.len());
+    for draft in drafts {
+        let line = lines.line_col(node.locate(&draft.at).0.offset).0;
+        if let Some(tool) = finish(draft, label, line, &mut issues) {
+            tools.push(tool);
+        }
+    }
+    let diagnostics = issues
+        .into_iter()
+        .map(|issue| diagnostic(node.locate(&issue.at).0.offset, issue.severity, issue.message))
+        .collect();
+    (tools, diagnostics)
+}
+
+fn file_stem(label: &str) -> String {
+    let name = Path::new(label).file_name().and_then(|n| n.to_str()).unwrap_or("tool");
+    let mut stem = name;
+    for ext in EXTENSIONS {
+        if let Some(s) = stem.strip_suffix(&format!(".{ext}")) {
+            stem = s;
+            break;
+        }
+    }
+    if stem.is_empty() || label == "<stdin>" { "stdin".to_string() } else { stem.to_string() }
+}
+
+/// Normalises a draft's schemas and gathers its cues. A schema error drops the tool.
+fn finish(draft: Draft, label: &str, line: usize, issues: &mut Vec<Issue>) -> Option<Tool> {
+    let tool_name = draft.id.clone();
+    let mut schema_issues = Vec::new();
+    let input_schema = schema::normalise_input(draft.input_schema, &mut schema_issues);
+    let mut failed = relocate(schema_issues, &tool_name, "input", draft.input_schema_at.as_ref(), &draft.at, issues);
+    let output_schema = draft.output_schema.map(|schema| {
+        let mut schema_issues = Vec::new();
+        let schema = schema::normalise_output(schema, &mut schema_issues);
+        failed |= relocate(schema_issues, &tool_name, "output", draft.output_schema_at.as_ref(), &draft.at, issues);
+        schema
+    });
+    if failed {
+        return None;
+    }
+    let mut fields = draft.cues;
+    collect_cues(&input_schema, &mut String::new(), &mut fields, 0);
+    Some(Tool {
+        id: draft.id,
+        name: draft.name,
+        title: draft.title,
+        description: draft.description,
+        format: draft.format,
+        source: Source { path: label.to_string(), line },
+        input_schema,
+        output_schema,
+        ui: ToolUi { tile: draft.tile, fields },
+        examples: draft.examples,
+        requirements: draft.requirements,
+        annotations: draft.annotations,
+    })
+}
+
+/// Moves schema issues into document coordinates; true when any is an error.
+fn relocate(
+    schema_issues: Vec<Issue>,
+    tool: &str,
+    which: &str,
+    schema_at: Option<&Vec<Segment>>,
+    tool_at: &[Segment],
+    issues: &mut Vec<Issue>,
+) -> bool {
+    let mut failed = false;
+    for issue in schema_issues {
+        failed |= issue.severity == Severity::Error;
+        let pointer: String = issue.at.iter().map(|s| format!("/{}", segment_text(s))).collect();
+        let at = match schema_at {
+            Some(base) => base.iter().cloned().chain(issue.at).collect(),
+            None => tool_at.to_vec(),
+        };
+        let place = if pointer.is_empty() { String::new() } else { format!(" at {pointer}") };
+        let consequence = if issue.severity == Severity::Error { "; the tool is not loaded" } else { "" };
+        issues.push(Issue {
+            at,
+            severity: issue.severity,
+            message: format!("tool \"{tool}\", {which} schema{place}: {}{consequence}", issue.message),
+        });
+    }
+    failed
+}
+
+fn segment_text(segment: &Segment) -> String {
+    match segment {
+        Segment::Key(k) => escape_pointer(k),
+        Segment::Index(i) => i.to_string(),
+    }
+}
+
+/// UI cues written into schemas (GenAIScript `uiType`, `uiSuggestions`, `uiGroup`; Apify
+/// `editor`, `enumTitles`, `sectionCaption`) → the tool's field cues, by JSON pointer.
+fn collect_cues(schema: &Value, pointer: &mut String, cues: &mut BTreeMap<String, FieldCue>, depth: usize) {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return };
+    if depth > document::MAX_DEPTH {
+        return;
+    }
+    for (name, property) in properties {
+        let len = pointer.len();
+        pointer.push('/');
+        pointer.push_str(&escape_pointer(name));
+        let mut cue = cues.remove(pointer.as_str()).unwrap_or_default();
+        let ui_type = property.get("uiType").or_else(|| property.get("editor")).and_then(Value::as_str);
+        match ui_type {
+            Some("textarea") | Some("javascript") | Some("python") | Some("json") => cue.widget = Some(Widget::Textarea),
+            Some("runOption") => cue.widget = Some(Widget::RunOption),
+            _ => {}
+        }
+        if let Some(Value::Array(suggestions)) = property.get("uiSuggestions") {
+            cue.suggestions = suggestions.clone();
+        }
+        if let Some(group) = property.get("uiGroup").or_else(|| property.get("sectionCaption")).and_then(Value::as_str) {
+            cue.group = Some(group.to_string());
+        }
+        if let (Some(Value::Array(values)), Some(Value::Array(titles))) = (property.get("enum"), property.get("enumTitles")) {
+            cue.enum_labels = values
+                .iter()
+                .zip(titles)
+                .map(|(value, title)| EnumLabel { value: value.clone(), label: title.as_str().unwrap_or_default().to_string() })
+                .collect();
+        }
+        if !cue.is_empty() {
+            cues.insert(pointer.clone(), cue);
+        }
+        collect_cues(property, pointer, cues, depth + 1);
+        pointer.truncate(len);
+    }
+}
+
+/// A diagnostic about a whole file or path (no line): shown as `path: error: ...`.
+fn whole_file(label: &str, message: String) -> Diagnostic {
+    Diagnostic { path: label.to_string(), line: 0, column: 0, severity: Severity::Error, message }
+}

@@ -1,0 +1,579 @@
+//! Every tool's schemas pass through here, whatever their format: sloppy real-world spellings are
+//! repaired (with a warning), local `$ref`s are inlined where that terminates, and the result is
+//! checked against the JSON Schema meta-schema.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value, json};
+
+use super::document::Segment;
+use super::Issue;
+#[cfg(test)]
+use super::Severity;
+
+/// Inlining stops past this many copied values, so a schema whose `$ref`s fan out cannot blow up;
+/// the remaining `$ref`s stay, with their `$defs`, for the validator to follow.
+const INLINE_BUDGET: usize = 200_000;
+/// Inlined copies nest no deeper than this, for the same reason.
+const INLINE_MAX_DEPTH: usize = 64;
+
+/// Keywords whose value is one subschema.
+const SUBSCHEMA: &[&str] = &[
+    "additionalProperties",
+    "unevaluatedProperties",
+    "items",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+/// Keywords whose value is an array of subschemas.
+const SUBSCHEMA_LIST: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
+/// Keywords whose value maps names to subschemas.
+const SUBSCHEMA_MAP: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// Repairs, inlines and checks an input schema, which must describe an object.
+/// Paths in the issues are relative to the schema.
+pub fn normalise_input(schema: Value, issues: &mut Vec<Issue>) -> Value {
+    let mut schema = match schema {
+        Value::Object(_) => schema,
+        Value::Null => json!({"type": "object", "properties": {}}),
+        other => {
+            issues.push(Issue::error(
+                vec![],
+                format!("the input schema must be a JSON Schema object, not {}", kind_of(&other)),
+            ));
+            return json!({"type": "object", "properties": {}});
+        }
+    };
+    repair(&mut schema, &mut Vec::new(), issues);
+    if let Some(root) = schema.as_object_mut() {
+        match root.get("type") {
+            None => {
+                root.insert("type".into(), json!("object"));
+            }
+            Some(Value::String(t)) if t == "object" => {}
+            Some(other) => issues.push(Issue::error(
+                vec!["type".into()],
+                format!("a tool's input schema must describe an object, but its type is {other}"),
+            )),
+        }
+    }
+    inline_refs(&mut schema, issues);
+    check_against_meta_schema(&schema, issues);
+    schema
+}
+
+/// Like [`normalise_input`], for a schema of results: any type is fine at the root.
+pub fn normalise_output(mut schema: Value, issues: &mut Vec<Issue>) -> Value {
+    if !schema.is_object() && !schema.is_boolean() {
+        issues.push(Issue::error(
+            vec![],
+            format!("the output schema must be a JSON Schema object, not {}", kind_of(&schema)),
+        ));
+        return json!({});
+    }
+    repair(&mut schema, &mut Vec::new(), issues);
+    inline_refs(&mut schema, issues);
+    check_against_meta_schema(&schema, issues);
+    schema
+}
+
+/// True when `value` reads as a JSON Schema rather than a marketplace-style field map.
+pub fn looks_like_json_schema(value: &Value) -> bool {
+    let Some(object) = value.as_object() else {
+        return value.is_boolean();
+    };
+    object.is_empty()
+        || matches!(object.get("type"), Some(Value::String(_) | Value::Array(_)))
+        || [
+            "properties", "$ref", "oneOf", "anyOf", "allOf", "$schema", "enum", "const", "items",
+            "additionalProperties",
+        ]
+        .iter()
+        .any(|k| object.contains_key(*k))
+}
+
+pub fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The standard name for a type spelled the way Python, Java or TypeScript would, if it has one.
+/// `Some(None)` means "any type".
+fn standard_type(name: &str) -> Option<Option<&'static str>> {
+    Some(Some(match name {
+        "string" | "number" | "integer" | "boolean" | "object" | "array" | "null" => return None,
+        "dict" | "map" | "hashmap" | "HashMap" | "Map" | "Dict" | "Object" | "json" | "record" => "object",
+        "float" | "double" | "decimal" | "Float" | "Double" | "BigDecimal" => "number",
+        "int" | "long" | "Integer" | "Long" | "short" | "int64" | "int32" => "integer",
+        "str" | "String" | "text" | "char" => "string",
+        "bool" | "Boolean" => "boolean",
+        "list" | "tuple" | "List" | "ArrayList" | "Array" | "set" | "Set" | "tuple[]" => "array",
+        "any" | "Any" | "mixed" => return Some(None),
+        _ => return None,
+    }))
+}
+
+/// Fixes the non-standard spellings found in real definitions, in place.
+fn repair(schema: &mut Value, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) {
+    let Some(object) = schema.as_object_mut() else { return };
+    repair_type(object, path, issues);
+    repair_draft4_exclusive(object, "exclusiveMinimum", "minimum", path, issues);
+    repair_draft4_exclusive(object, "exclusiveMaximum", "maximum", path, issues);
+    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+        let mut newly_required = Vec::new();
+        for (name, property) in properties.iter_mut() {
+            let Some(required) = property.get("required").and_then(Value::as_bool) else { continue };
+            if let Some(p) = property.as_object_mut() {
+                p.remove("required");
+            }
+            let mut at = path.clone();
+            at.extend(["properties".into(), Segment::Key(name.clone()), "required".into()]);
+            let reading = if required { "listing it in the object's `required`" } else { "optional" };
+            issues.push(Issue::warning(
+                at,
+                format!("`required: {required}` inside property \"{name}\" is not JSON Schema; read as {reading}"),
+            ));
+            if required {
+                newly_required.push(Value::String(name.clone()));
+            }
+        }
+        if !newly_required.is_empty() {
+            let required = object.entry("required").or_insert_with(|| json!([]));
+            if let Value::Array(list) = required {
+                for name in newly_required {
+                    if !list.contains(&name) {
+                        list.push(name);
+                    }
+                }
+            }
+        }
+    }
+    for_each_subschema(object, path, &mut |child, path| repair(child, path, issues));
+}
+
+fn repair_type(object: &mut Map<String, Value>, path: &[Segment], issues: &mut Vec<Issue>) {
+    let at = || {
+        let mut at = path.to_vec();
+        at.push("type".into());
+        at
+    };
+    match object.get_mut("type") {
+        Some(Value::String(name)) => match standard_type(name) {
+            Some(Some(standard)) => {
+                issues.push(Issue::warning(at(), format!("type \"{name}\" is not JSON Schema; read as \"{standard}\"")));
+                *name = standard.to_string();
+            }
+            Some(None) => {
+                issues.push(Issue::warning(at(), format!("type \"{name}\" is not JSON Schema; read as any value")));
+                object.remove("type");
+            }
+            None => {}
+        },
+        Some(Value::Array(names)) => {
+            let mut any = false;
+            for name in names.iter_mut() {
+                if let Value::String(n) = name {
+                    match standard_type(n) {
+                        Some(Some(standard)) => {
+                            issues.push(Issue::warning(at(), format!("type \"{n}\" is not JSON Schema; read as \"{standard}\"")));
+                            *n = standard.to_string();
+                        }
+                        Some(None) => any = true,
+                        None => {}
+                    }
+                }
+            }
+            if any {
+                issues.push(Issue::warning(at(), "a type list naming \"any\" is not JSON Schema; read as any value"));
+                object.remove("type");
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Draft 4 wrote `exclusiveMinimum: true` beside `minimum`; later drafts put the bound in it.
+fn repair_draft4_exclusive(
+    object: &mut Map<String, Value>,
+    keyword: &str,
+    bound: &str,
+    path: &[Segment],
+    issues: &mut Vec<Issue>,
+) {
+    let declares_draft4 = object
+        .get("$schema")
+        .and_then(Value::as_str)
+        .is_some_and(|s| s.contains("draft-04"));
+    if declares_draft4 {
+        return;
+    }
+    if let Some(Value::Bool(flag)) = object.get(keyword) {
+        let flag = *flag;
+        object.remove(keyword);
+        if flag && let Some(limit) = object.remove(bound) {
+            object.insert(keyword.into(), limit);
+        }
+        let mut at = path.to_vec();
+        at.push(keyword.into());
+        issues.push(Issue::warning(at, format!("`{keyword}: {flag}` is draft-4 style; read as its 2020-12 form")));
+    }
+}
+
+fn for_each_subschema(
+    object: &mut Map<String, Value>,
+    path: &mut Vec<Segment>,
+    visit: &mut dyn FnMut(&mut Value, &mut Vec<Segment>),
+) {
+    for (keyword, value) in object.iter_mut() {
+        let keyword = keyword.as_str();
+        path.push(Segment::Key(keyword.to_string()));
+        match value {
+            Value::Object(_) if SUBSCHEMA.contains(&keyword) => visit(value, path),
+            Value::Array(items) if SUBSCHEMA_LIST.contains(&keyword) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    path.push(Segment::Index(i));
+                    visit(item, path);
+                    path.pop();
+                }
+            }
+            Value::Object(map) if SUBSCHEMA_MAP.contains(&keyword) => {
+                for (name, child) in map.iter_mut() {
+                    path.push(Segment::Key(name.clone()));
+                    visit(child, path);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+        path.pop();
+    }
+}
+
+struct Inliner<'a> {
+    root: Value,
+    budget: usize,
+    kept_refs: bool,
+    issues: &'a mut Vec<Issue>,
+}
+
+/// Replaces each local `$ref` by a copy of its target, except where that would recurse forever
+/// (the `$ref` and the `$defs` it needs then stay). Unknown targets are errors; remote ones are
+/// not fetched.
+fn inline_refs(schema: &mut Value, issues: &mut Vec<Issue>) {
+    if !contains_ref(schema) {
+        return;
+    }
+    let mut inliner = Inliner { root: schema.clone(), budget: INLINE_BUDGET, kept_refs: false, issues };
+    let mut stack = vec![String::new()];
+    inliner.visit(schema, &mut Vec::new(), &mut stack, 0);
+    let kept_refs = inliner.kept_refs;
+    if !kept_refs && let Some(root) = schema.as_object_mut() {
+        root.remove("$defs");
+        root.remove("definitions");
+    }
+}
+
+fn contains_ref(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.contains_key("$ref") || map.values().any(contains_ref),
+        Value::Array(items) => items.iter().any(contains_ref),
+        _ => false,
+    }
+}
+
+impl Inliner<'_> {
+    fn visit(&mut self, schema: &mut Value, path: &mut Vec<Segment>, stack: &mut Vec<String>, depth: usize) {
+        let Some(object) = schema.as_object_mut() else { return };
+        if let Some(Value::String(reference)) = object.get("$ref") {
+            let reference = reference.clone();
+            if let Some(replacement) = self.resolve(&reference, object, path, stack, depth) {
+                *schema = replacement;
+                stack.push(pointer_of(&reference).to_string());
+                self.visit_children(schema, path, stack, depth + 1);
+                stack.pop();
+                return;
+            }
+        }
+        self.visit_children(schema, path, stack, depth);
+    }
+
+    fn visit_children(&mut self, schema: &mut Value, path: &mut Vec<Segment>, stack: &mut Vec<String>, depth: usize) {
+        let Some(object) = schema.as_object_mut() else { return };
+        // Definitions are only reached through references.
+        let mut children: Vec<(String, &mut Value)> = Vec::new();
+        for (k, v) in object.iter_mut() {
+            if k != "$defs" && k != "definitions" {
+                children.push((k.clone(), v));
+            }
+        }
+        for (keyword, value) in children {
+            path.push(Segment::Key(keyword.clone()));
+            match value {
+                Value::Object(_) if SUBSCHEMA.contains(&keyword.as_str()) => self.visit(value, path, stack, depth),
+                Value::Array(items) if SUBSCHEMA_LIST.contains(&keyword.as_str()) => {
+                    for (i, item) in items.iter_mut().enumerate() {
+                        path.push(Segment::Index(i));
+                        self.visit(item, path, stack, depth);
+                        path.pop();
+                    }
+                }
+                Value::Object(map) if SUBSCHEMA_MAP.contains(&keyword.as_str()) => {
+                    for (name, child) in map.iter_mut() {
+                        path.push(Segment::Key(name.clone()));
+                        self.visit(child, path, stack, depth);
+                        path.pop();
+                    }
+                }
+                _ => {}
+            }
+            path.pop();
+        }
+    }
+
+    /// The value to put in place of the `$ref` object, or `None` to leave it as it is.
+    fn resolve(
+        &mut self,
+        reference: &str,
+        object: &Map<String, Value>,
+        path: &[Segment],
+        stack: &[String],
+        depth: usize,
+    ) -> Option<Value> {
+        let mut at = path.to_vec();
+        at.push("$ref".into());
+        if !reference.starts_with('#') {
+            self.issues.push(Issue::warning(
+                at,
+                format!("$ref \"{reference}\" points outside this file and is not fetched; any value is accepted there"),
+            ));
+            let mut rest = object.clone();
+            rest.remove("$ref");
+            return Some(Value::Object(rest));
+        }
+        let pointer = pointer_of(reference);
+        let Some(target) = self.root.pointer(pointer) else {
+            self.issues.push(Issue::error(at, format!("$ref \"{reference}\" points at nothing in this schema")));
+            return None;
+        };
+        if stack.iter().any(|p| p == pointer) || depth >= INLINE_MAX_DEPTH {
+            self.kept_refs = true;
+            return None;
+        }
+        let cost = count_values(target);
+        if cost > self.budget {
+            self.kept_refs = true;
+            return None;
+        }
+        self.budget -= cost;
+        let mut replacement = target.clone();
+        // Keywords beside a `$ref` apply too (2019-09 and later); they win over the target's.
+        if let Value::Object(merged) = &mut replacement {
+            for (k, v) in object {
+                if k != "$ref" {
+                    merged.insert(k.clone(), v.clone());
+                }
+            }
+            if pointer.is_empty() {
+                merged.remove("$defs");
+                merged.remove("definitions");
+                merged.remove("$schema");
+            }
+        }
+        Some(replacement)
+    }
+}
+
+fn pointer_of(reference: &str) -> &str {
+    reference.trim_start_matches('#')
+}
+
+fn count_values(value: &Value) -> usize {
+    match value {
+        Value::Object(map) => 1 + map.values().map(count_values).sum::<usize>(),
+        Value::Array(items) => 1 + items.iter().map(count_values).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+fn check_against_meta_schema(schema: &Value, issues: &mut Vec<Issue>) {
+    // An unknown `$schema` would make the crate try to download it; check those as 2020-12.
+    let declared = schema.get("$schema").and_then(Value::as_str);
+    let known = declared.is_none_or(|uri| jsonschema::Draft::default().detect(&json!({"$schema": uri})) != jsonschema::Draft::Unknown);
+    let stripped;
+    let schema = if known {
+        schema
+    } else {
+        issues.push(Issue::warning(
+            vec!["$schema".into()],
+            format!("unknown $schema \"{}\"; checked as JSON Schema 2020-12", declared.unwrap_or_default()),
+        ));
+        let mut copy = schema.clone();
+        if let Some(map) = copy.as_object_mut() {
+            map.remove("$schema");
+        }
+        stripped = copy;
+        &stripped
+    };
+    let validator = match jsonschema::meta::validator_for(schema) {
+        Ok(v) => v,
+        Err(e) => {
+            issues.push(Issue::error(vec![], format!("the schema cannot be checked: {e}")));
+            return;
+        }
+    };
+    let mut seen = HashSet::new();
+    for error in validator.iter_errors(schema) {
+        let pointer = error.instance_path().as_str().to_string();
+        let message = format!("not valid JSON Schema: {}", error.masked());
+        if seen.insert((pointer.clone(), message.clone())) {
+            issues.push(Issue::error(pointer_segments(&pointer), message));
+        }
+    }
+}
+
+/// One JSON pointer segment, escaped.
+pub fn escape_pointer(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}
+
+/// A JSON pointer as path segments (all keys: `locate` reads numeric keys as array indexes).
+pub fn pointer_segments(pointer: &str) -> Vec<Segment> {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|s| Segment::Key(s.replace("~1", "/").replace("~0", "~")))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(schema: Value) -> (Value, Vec<Issue>) {
+        let mut issues = Vec::new();
+        let out = normalise_input(schema, &mut issues);
+        (out, issues)
+    }
+
+    #[test]
+    fn sloppy_types_are_read_with_warnings() {
+        let (out, issues) = input(json!({
+            "type": "dict",
+            "properties": {
+                "a": {"type": "float"}, "b": {"type": "any"}, "c": {"type": "tuple", "items": {"type": "int"}},
+                "d": {"type": "string", "required": true}, "e": {"type": "HashMap"}
+            }
+        }));
+        assert_eq!(
+            out,
+            json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": "number"}, "b": {}, "c": {"type": "array", "items": {"type": "integer"}},
+                    "d": {"type": "string"}, "e": {"type": "object"}
+                },
+                "required": ["d"]
+            })
+        );
+        assert_eq!(issues.len(), 6, "{issues:?}");
+        assert!(issues.iter().all(|i| i.severity == Severity::Warning));
+    }
+
+    #[test]
+    fn invalid_schema_is_an_error_at_its_keyword() {
+        let (_, issues) = input(json!({"type": "object", "properties": {"a": {"type": 5}}, "required": "a"}));
+        let errors: Vec<_> = issues.iter().filter(|i| i.severity == Severity::Error).collect();
+        assert!(errors.iter().any(|e| e.at == pointer_segments("/properties/a/type")), "{errors:?}");
+        assert!(errors.iter().any(|e| e.at == pointer_segments("/required")), "{errors:?}");
+    }
+
+    #[test]
+    fn refs_are_inlined_and_defs_dropped() {
+        let (out, issues) = input(json!({
+            "type": "object",
+            "properties": {"home": {"$ref": "#/$defs/Address"}, "work": {"$ref": "#/$defs/Address", "description": "office"}},
+            "$defs": {"Address": {"type": "object", "properties": {"zip": {"type": "string"}}}}
+        }));
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(
+            out,
+            json!({
+                "type": "object",
+                "properties": {
+                    "home": {"type": "object", "properties": {"zip": {"type": "string"}}},
+                    "work": {"type": "object", "properties": {"zip": {"type": "string"}}, "description": "office"}
+                }
+            })
+        );
+    }
+
+    #[test]
+    fn recursive_refs_stay_with_their_defs() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"root": {"$ref": "#/$defs/Node"}},
+            "$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}
+        });
+        let (out, issues) = input(schema);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(out["properties"]["root"]["properties"]["children"]["items"], json!({"$ref": "#/$defs/Node"}));
+        assert!(out.get("$defs").is_some());
+        jsonschema::validator_for(&out).expect("still compiles");
+    }
+
+    #[test]
+    fn self_reference_to_root_terminates() {
+        let (out, _) = input(json!({"type": "object", "properties": {"next": {"$ref": "#"}}}));
+        assert_eq!(out["properties"]["next"], json!({"$ref": "#"}));
+    }
+
+    #[test]
+    fn exponential_refs_stay_within_budget() {
+        let mut defs = Map::new();
+        defs.insert("d0".into(), json!({"type": "string"}));
+        for i in 1..40 {
+            let prev = format!("#/$defs/d{}", i - 1);
+            defs.insert(format!("d{i}"), json!({"type": "object", "properties": {"a": {"$ref": prev}, "b": {"$ref": prev}}}));
+        }
+        let (out, _) = input(json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d39"}}, "$defs": defs}));
+        assert!(count_values(&out) < 2 * INLINE_BUDGET);
+    }
+
+    #[test]
+    fn missing_and_remote_refs() {
+        let (_, issues) = input(json!({"properties": {"a": {"$ref": "#/$defs/nope"}, "b": {"$ref": "https://x.test/s.json"}}}));
+        assert!(issues.iter().any(|i| i.severity == Severity::Error && i.message.contains("points at nothing")));
+        assert!(issues.iter().any(|i| i.severity == Severity::Warning && i.message.contains("not fetched")));
+    }
+
+    #[test]
+    fn non_object_root_is_an_error() {
+        let (_, issues) = input(json!({"type": "string"}));
+        assert!(issues.iter().any(|i| i.severity == Severity::Error && i.message.contains("must describe an object")));
+    }
+
+    #[test]
+    fn draft4_exclusive_bounds() {
+        let (out, issues) = input(json!({"properties": {"n": {"type": "number", "minimum": 0, "exclusiveMinimum": true}}}));
+        assert_eq!(out["properties"]["n"], json!({"type": "number", "exclusiveMinimum": 0}));
+        assert_eq!(issues.len(), 1);
+    }
+}

@@ -1,0 +1,195 @@
+//! The one normalised tool model every format is read into.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tool {
+    /// Unique within a catalog: the format's own id where it has one (`ns.toolId` for gloodata,
+    /// `Toolkit.Tool@version` for OTC), the name otherwise.
+    pub id: String,
+    /// The name a model or server calls the tool by.
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub format: Format,
+    pub source: Source,
+    /// Always a JSON Schema object schema, local `$ref`s inlined where that terminates.
+    pub input_schema: Value,
+    pub output_schema: Option<Value>,
+    pub ui: ToolUi,
+    pub examples: Vec<Example>,
+    pub requirements: Requirements,
+    /// MCP annotations (`readOnlyHint`, ...) as the server sent them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Value>,
+}
+
+impl Tool {
+    /// Number of top-level parameters.
+    pub fn parameter_count(&self) -> usize {
+        self.input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map_or(0, |p| p.len())
+    }
+
+    pub fn display_title(&self) -> &str {
+        self.title.as_deref().unwrap_or(&self.name)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    JsonSchema,
+    OpenAi,
+    Mcp,
+    GenAiScript,
+    Gloodata,
+    Otc,
+    Marketplace,
+}
+
+impl Format {
+    pub const ALL: [Format; 7] = [
+        Format::JsonSchema,
+        Format::OpenAi,
+        Format::Mcp,
+        Format::GenAiScript,
+        Format::Gloodata,
+        Format::Otc,
+        Format::Marketplace,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::JsonSchema => "jsonschema",
+            Format::OpenAi => "openai",
+            Format::Mcp => "mcp",
+            Format::GenAiScript => "genaiscript",
+            Format::Gloodata => "gloodata",
+            Format::Otc => "otc",
+            Format::Marketplace => "marketplace",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name().eq_ignore_ascii_case(name))
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Source {
+    /// As the user named it (or `<stdin>`, or `sample-tools/...` for the built-in tools).
+    pub path: String,
+    /// 1-based line where the tool's definition starts.
+    pub line: usize,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.path, self.line)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ToolUi {
+    /// gloodata's tile line: "Show Map Of "Cairo" At Zoom Level 12".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tile: Option<Tile>,
+    /// Cues for single fields, keyed by the field's JSON pointer in the arguments ("/address/zip").
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub fields: BTreeMap<String, FieldCue>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Tile {
+    pub prefix: Option<String>,
+    /// In display order.
+    pub args: Vec<TileArg>,
+    pub suffix: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TileArg {
+    pub name: String,
+    pub prefix: Option<String>,
+    pub suffix: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct FieldCue {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub widget: Option<Widget>,
+    /// Values offered in a dropdown; other values stay allowed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<Value>,
+    /// Human labels for enum values, where the format gives them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub enum_labels: Vec<EnumLabel>,
+    /// A section the field belongs to (GenAIScript `uiGroup`, Apify `sectionCaption`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+impl FieldCue {
+    pub fn is_empty(&self) -> bool {
+        self.widget.is_none() && self.suggestions.is_empty() && self.enum_labels.is_empty() && self.group.is_none()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Widget {
+    /// A multi-line text editor.
+    Textarea,
+    /// A boolean shown beside the Run hint instead of in the form.
+    RunOption,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EnumLabel {
+    pub value: Value,
+    pub label: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Example {
+    /// A prompt that should select the tool (gloodata).
+    Prompt(String),
+    /// A complete set of arguments.
+    Arguments(Value),
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Requirements {
+    pub authorization: Vec<Authorization>,
+    pub secrets: Vec<String>,
+}
+
+impl Requirements {
+    pub fn is_empty(&self) -> bool {
+        self.authorization.is_empty() && self.secrets.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Authorization {
+    /// The provider's id ("google", "arcade-slack").
+    pub id: String,
+    /// "oauth2" where the format says so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider_type: Option<String>,
+    pub scopes: Vec<String>,
+}

@@ -1,0 +1,183 @@
+//! The command line: the app (default) and the headless commands.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::json;
+
+use crate::catalog::{Format, LoadOptions, Loaded, Tool, load_paths, load_samples};
+use crate::text::{truncate, visible, width};
+
+#[derive(Debug, Parser)]
+#[command(name = "tooldeck", version, about = "Exercise LLM tools by hand: load tool definitions in every common format, fill forms, call servers.")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub sources: Sources,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the tools in the catalog.
+    List {
+        #[command(flatten)]
+        sources: Sources,
+        /// Print a JSON array of the normalised tools.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check definition files and report every problem; exit 1 when there is an error.
+    Check {
+        #[command(flatten)]
+        sources: Sources,
+        /// Print {"tools": N, "errors": [...], "warnings": [...]}.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct Sources {
+    /// Definition files or folders (searched recursively), or - for standard input.
+    /// With none, the built-in sample tools.
+    pub paths: Vec<PathBuf>,
+    /// Read every file as this format instead of detecting it:
+    /// jsonschema, openai, mcp, genaiscript, gloodata, otc, marketplace.
+    #[arg(long, value_name = "NAME", value_parser = parse_format)]
+    pub format: Option<Format>,
+}
+
+fn parse_format(name: &str) -> Result<Format, String> {
+    Format::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        format!("unknown format \"{name}\"; expected one of {}", names.join(", "))
+    })
+}
+
+impl Sources {
+    pub fn load(&self) -> Loaded {
+        let options = LoadOptions { format: self.format, ..LoadOptions::default() };
+        if self.paths.is_empty() { load_samples(&options) } else { load_paths(&self.paths, &options) }
+    }
+}
+
+pub fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command {
+        None => list(&cli.sources, false),
+        Some(Command::List { sources, json }) => list(&sources, json),
+        Some(Command::Check { sources, json }) => check(&sources, json),
+    };
+    match result {
+        Ok(code) => code,
+        // A closed pipe (`tooldeck list | head`) is not an error worth a message.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tooldeck: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn list(sources: &Sources, as_json: bool) -> io::Result<ExitCode> {
+    let loaded = sources.load();
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    if as_json {
+        serde_json::to_writer_pretty(&mut out, loaded.catalog.tools())?;
+        writeln!(out)?;
+    } else {
+        write_table(&mut out, loaded.catalog.tools())?;
+    }
+    out.flush()?;
+    let (errors, warnings) = (loaded.errors().count(), loaded.warnings().count());
+    if errors + warnings > 0 {
+        eprintln!("{} (run `tooldeck check` to see them)", count_problems(errors, warnings));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_table(out: &mut impl Write, tools: &[Tool]) -> io::Result<()> {
+    if tools.is_empty() {
+        return writeln!(out, "no tools");
+    }
+    let rows: Vec<[String; 5]> = tools
+        .iter()
+        .map(|t| {
+            [
+                visible(&t.id).into_owned(),
+                truncate(&visible(t.display_title()), 40).into_owned(),
+                t.format.to_string(),
+                t.parameter_count().to_string(),
+                visible(&t.source.to_string()).into_owned(),
+            ]
+        })
+        .collect();
+    let headers = ["ID", "TITLE", "FORMAT", "PARAMS", "SOURCE"];
+    let mut widths = headers.map(width);
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(width(cell));
+        }
+    }
+    let line = |cells: [&str; 5]| {
+        let mut text = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            let pad = widths[i].saturating_sub(width(cell));
+            if i == 3 {
+                text.push_str(&" ".repeat(pad));
+                text.push_str(cell);
+            } else {
+                text.push_str(cell);
+                if i < 4 {
+                    text.push_str(&" ".repeat(pad));
+                }
+            }
+            if i < 4 {
+                text.push_str("  ");
+            }
+        }
+        text
+    };
+    writeln!(out, "{}", line(headers))?;
+    for row in &rows {
+        writeln!(out, "{}", line([&row[0], &row[1], &row[2], &row[3], &row[4]]))?;
+    }
+    Ok(())
+}
+
+fn check(sources: &Sources, as_json: bool) -> io::Result<ExitCode> {
+    let loaded = sources.load();
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    if as_json {
+        let report = json!({
+            "tools": loaded.catalog.len(),
+            "errors": loaded.errors().collect::<Vec<_>>(),
+            "warnings": loaded.warnings().collect::<Vec<_>>(),
+        });
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        for diagnostic in &loaded.diagnostics {
+            writeln!(out, "{}", visible(&diagnostic.to_string()))?;
+        }
+        let (errors, warnings) = (loaded.errors().count(), loaded.warnings().count());
+        writeln!(
+            out,
+            "checked {} {}: {} {}, {}",
+            loaded.files,
+            if loaded.files == 1 { "file" } else { "files" },
+            loaded.catalog.len(),
+            if loaded.catalog.len() == 1 { "tool" } else { "tools" },
+            count_problems(errors, warnings)
+        )?;
+    }
+    out.flush()?;
+    Ok(if loaded.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn count_problems(errors: usize, warnings: usize) -> String {
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    format!("{}, {}", plural(errors, "error"), plural(warnings, "warning"))
+}

@@ -1,0 +1,6 @@
+//! tooldeck: exercise LLM tools by hand. The library holds everything; `main.rs` only parses the
+//! command line and runs it.
+
+pub mod catalog;
+pub mod cli;
+pub mod text;

@@ -1,0 +1,75 @@
+//! Text from definitions and servers, made safe to print: a tool's description must never be able
+//! to move the cursor or change the terminal.
+
+use std::borrow::Cow;
+
+use unicode_width::UnicodeWidthStr;
+
+/// Control characters replaced by visible stand-ins: `\n` → `↵`, tab → `→`, ESC → `␛`, other C0
+/// controls by their Control Pictures (`␀`...), DEL → `␡`, C1 controls and bidi overrides as
+/// `<U+XXXX>`.
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push('↵'),
+            '\t' => out.push('→'),
+            '\u{00}'..='\u{1F}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('?')),
+            '\u{7F}' => out.push('␡'),
+            c if needs_escape(c) => out.push_str(&format!("<U+{:04X}>", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Display width in terminal cells.
+pub fn width(text: &str) -> usize {
+    text.width()
+}
+
+/// Cuts `text` to at most `max` cells, ending with `…` when it was cut.
+pub fn truncate(text: &str, max: usize) -> Cow<'_, str> {
+    if width(text) <= max {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > max {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_cannot_reach_the_terminal() {
+        assert_eq!(visible("a\u{1b}[2Jb"), "a␛[2Jb");
+        assert_eq!(visible("x\u{9b}31m\u{202E}"), "x<U+009B>31m<U+202E>");
+        assert_eq!(visible("line\nnext\ttab"), "line↵next→tab");
+        assert!(matches!(visible("plain ♠ text"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn truncates_by_cell_width() {
+        assert_eq!(truncate("hello world", 6), "hello…");
+        assert_eq!(truncate("日本語テキスト", 7), "日本語…");
+        assert_eq!(truncate("short", 10), "short");
+    }
+}
