@@ -67,6 +67,8 @@ impl Node {
             let next = match (segment, &node.kind) {
                 (Segment::Key(key), NodeKind::Object(_)) => node.get(key),
                 (Segment::Index(i), NodeKind::Array(items)) => items.get(*i),
+                // JSON pointers from validators name array items by number.
+                (Segment::Key(key), NodeKind::Array(items)) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
                 _ => None,
             };
             match next {

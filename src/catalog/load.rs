@@ -234,14 +234,26 @@ fn file_stem(label: &str) -> String {
 
 /// Normalises a draft's schemas and gathers its cues. A schema error drops the tool.
 fn finish(draft: Draft, label: &str, line: usize, issues: &mut Vec<Issue>) -> Option<Tool> {
-    let tool_name = draft.id.clone();
     let mut schema_issues = Vec::new();
     let input_schema = schema::normalise_input(draft.input_schema, &mut schema_issues);
-    let mut failed = relocate(schema_issues, &tool_name, "input", draft.input_schema_at.as_ref(), &draft.at, issues);
+    let input_place = SchemaPlace {
+        tool: &draft.id,
+        which: "input",
+        schema_at: draft.input_schema_at.as_deref(),
+        properties_at: draft.properties_at.as_deref(),
+        tool_at: &draft.at,
+    };
+    let mut failed = input_place.relocate(schema_issues, issues);
     let output_schema = draft.output_schema.map(|schema| {
         let mut schema_issues = Vec::new();
         let schema = schema::normalise_output(schema, &mut schema_issues);
-        failed |= relocate(schema_issues, &tool_name, "output", draft.output_schema_at.as_ref(), &draft.at, issues);
+        let output_place = SchemaPlace {
+            which: "output",
+            schema_at: draft.output_schema_at.as_deref(),
+            properties_at: None,
+            ..input_place
+        };
+        failed |= output_place.relocate(schema_issues, issues);
         schema
     });
     if failed {
@@ -265,32 +277,58 @@ fn finish(draft: Draft, label: &str, line: usize, issues: &mut Vec<Issue>) -> Op
     })
 }
 
-/// Moves schema issues into document coordinates; true when any is an error.
-fn relocate(
-    schema_issues: Vec<Issue>,
-    tool: &str,
-    which: &str,
-    schema_at: Option<&Vec<Segment>>,
-    tool_at: &[Segment],
-    issues: &mut Vec<Issue>,
-) -> bool {
-    let mut failed = false;
-    for issue in schema_issues {
-        failed |= issue.severity == Severity::Error;
-        let pointer: String = issue.at.iter().map(|s| format!("/{}", segment_text(s))).collect();
-        let at = match schema_at {
-            Some(base) => base.iter().cloned().chain(issue.at).collect(),
-            None => tool_at.to_vec(),
-        };
-        let place = if pointer.is_empty() { String::new() } else { format!(" at {pointer}") };
-        let consequence = if issue.severity == Severity::Error { "; the tool is not loaded" } else { "" };
-        issues.push(Issue {
-            at,
-            severity: issue.severity,
-            message: format!("tool \"{tool}\", {which} schema{place}: {}{consequence}", issue.message),
-        });
+/// Where one of a tool's schemas sits in its document.
+#[derive(Clone, Copy)]
+struct SchemaPlace<'a> {
+    tool: &'a str,
+    which: &'static str,
+    schema_at: Option<&'a [Segment]>,
+    properties_at: Option<&'a [Segment]>,
+    tool_at: &'a [Segment],
+}
+
+impl SchemaPlace<'_> {
+    /// Moves schema issues into document coordinates, one warning for each kind of repair (with
+    /// the count of further places) so a file full of `"type": "dict"` stays readable. True when
+    /// any issue is an error.
+    fn relocate(&self, schema_issues: Vec<Issue>, issues: &mut Vec<Issue>) -> bool {
+        let failed = schema_issues.iter().any(|i| i.severity == Severity::Error);
+        let mut grouped: Vec<(Issue, usize)> = Vec::new();
+        for issue in schema_issues {
+            let repeat = grouped
+                .iter_mut()
+                .find(|(first, _)| issue.severity == Severity::Warning && first.message == issue.message && first.severity == issue.severity);
+            match repeat {
+                Some((_, more)) => *more += 1,
+                None => grouped.push((issue, 0)),
+            }
+        }
+        for (issue, more) in grouped {
+            let pointer: String = issue.at.iter().map(|s| format!("/{}", segment_text(s))).collect();
+            let at = self.document_path(&issue.at);
+            let mut place = if pointer.is_empty() { String::new() } else { format!(" at {pointer}") };
+            if more > 0 {
+                place.push_str(&format!(" (and {more} more {})", if more == 1 { "place" } else { "places" }));
+            }
+            let consequence = if issue.severity == Severity::Error { "; the tool is not loaded" } else { "" };
+            issues.push(Issue {
+                at,
+                severity: issue.severity,
+                message: format!("tool \"{}\", {} schema{place}: {}{consequence}", self.tool, self.which, issue.message),
+            });
+        }
+        failed
     }
-    failed
+
+    fn document_path(&self, schema_path: &[Segment]) -> Vec<Segment> {
+        match (schema_path.first(), self.properties_at, self.schema_at) {
+            (Some(Segment::Key(k)), Some(properties), _) if k == "properties" => {
+                properties.iter().chain(&schema_path[1..]).cloned().collect()
+            }
+            (_, _, Some(base)) => base.iter().chain(schema_path).cloned().collect(),
+            _ => self.tool_at.to_vec(),
+        }
+    }
 }
 
 fn segment_text(segment: &Segment) -> String {

@@ -135,6 +135,14 @@ fn standard_type(name: &str) -> Option<Option<&'static str>> {
 fn repair(schema: &mut Value, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) {
     let Some(object) = schema.as_object_mut() else { return };
     repair_type(object, path, issues);
+    for keyword in ["description", "title"] {
+        if object.get(keyword).is_some_and(Value::is_null) {
+            object.remove(keyword);
+            let mut at = path.clone();
+            at.push(keyword.into());
+            issues.push(Issue::warning(at, format!("`{keyword}: null` is not JSON Schema; read as no {keyword}")));
+        }
+    }
     repair_draft4_exclusive(object, "exclusiveMinimum", "minimum", path, issues);
     repair_draft4_exclusive(object, "exclusiveMaximum", "maximum", path, issues);
     if let Some(Value::Object(properties)) = object.get_mut("properties") {
@@ -493,7 +501,7 @@ mod tests {
                 "required": ["d"]
             })
         );
-        assert_eq!(issues.len(), 6, "{issues:?}");
+        assert_eq!(issues.len(), 7, "{issues:?}");
         assert!(issues.iter().all(|i| i.severity == Severity::Warning));
     }
 

@@ -76,6 +76,7 @@ fn tool(
         draft.tile = Some(tile);
     }
     draft.input_schema = json!({"type": "object", "properties": fields});
+    draft.properties_at = Some(fields_at);
     draft.examples = definition
         .get("examples")
         .and_then(Value::as_array)

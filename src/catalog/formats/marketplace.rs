@@ -58,6 +58,7 @@ fn capability(name: String, definition: &Map<String, Value>, at: &[Segment], cx:
     match definition.get("input_schema") {
         Some(Value::Object(fields)) if !looks_like_json_schema(&Value::Object(fields.clone())) => {
             draft.input_schema = field_map(fields, &child(at, "input_schema"), cx);
+            draft.properties_at = Some(child(at, "input_schema"));
         }
         Some(schema) => {
             draft.input_schema = schema.clone();

@@ -32,6 +32,9 @@ pub struct Draft {
     /// Where `input_schema` sits verbatim in the document, when it does (not when it was built
     /// from another form), so schema problems can point inside it.
     pub input_schema_at: Option<Vec<Segment>>,
+    /// Where the input schema's `properties` came from, for formats that build the schema around
+    /// a map of their own (gloodata `schema.fields`, marketplace field maps).
+    pub properties_at: Option<Vec<Segment>>,
     pub output_schema: Option<Value>,
     pub output_schema_at: Option<Vec<Segment>>,
     pub tile: Option<Tile>,
@@ -53,6 +56,7 @@ impl Draft {
             description: None,
             input_schema: Value::Null,
             input_schema_at: None,
+            properties_at: None,
             output_schema: None,
             output_schema_at: None,
             tile: None,
