@@ -11,7 +11,11 @@ use crate::catalog::{Format, LoadOptions, Loaded, Tool, load_paths, load_samples
 use crate::text::{truncate, visible, width};
 
 #[derive(Debug, Parser)]
-#[command(name = "tooldeck", version, about = "Exercise LLM tools by hand: load tool definitions in every common format, fill forms, call servers.")]
+#[command(
+    name = "tooldeck",
+    version,
+    about = "Exercise LLM tools by hand: load tool definitions in every common format, fill forms, call servers."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,

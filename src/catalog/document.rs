@@ -147,10 +147,7 @@ impl<'a> LineIndex<'a> {
         let offset = offset.min(self.text.len());
         let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
         let start = self.line_starts[line];
-        let column = self
-            .text
-            .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count());
+        let column = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
         (line + 1, column + 1)
     }
 }
@@ -205,8 +202,9 @@ impl<'a> Parser<'a> {
     fn skip_trivia(&mut self) -> Result<(), SyntaxError> {
         while let Some(c) = self.peek_char() {
             match c {
-                ' ' | '\t' | '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{A0}' | '\u{FEFF}' | '\u{2028}'
-                | '\u{2029}' => self.pos += c.len_utf8(),
+                ' ' | '\t' | '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{A0}' | '\u{FEFF}' | '\u{2028}' | '\u{2029}' => {
+                    self.pos += c.len_utf8()
+                }
                 '/' if self.bytes.get(self.pos + 1) == Some(&b'/') => {
                     self.pos = self.text[self.pos..].find('\n').map_or(self.bytes.len(), |i| self.pos + i);
                 }
@@ -398,9 +396,7 @@ impl<'a> Parser<'a> {
             }
             'u' => {
                 let high = self.hex_digits(4, at)?;
-                let c = if (0xD800..0xDC00).contains(&high)
-                    && self.bytes.get(self.pos..self.pos + 2) == Some(b"\\u")
-                {
+                let c = if (0xD800..0xDC00).contains(&high) && self.bytes.get(self.pos..self.pos + 2) == Some(b"\\u") {
                     let save = self.pos;
                     self.pos += 2;
                     let low = self.hex_digits(4, at)?;
@@ -454,8 +450,8 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
             }
             let digits = &self.text[digits_start..self.pos];
-            let magnitude = u64::from_str_radix(digits, 16)
-                .map_err(|_| self.error_at(start, "bad hexadecimal number"))?;
+            let magnitude =
+                u64::from_str_radix(digits, 16).map_err(|_| self.error_at(start, "bad hexadecimal number"))?;
             let number = if negative {
                 i64::try_from(magnitude).map(|m| Number::from(-m)).ok()
             } else {
@@ -489,11 +485,7 @@ impl<'a> Parser<'a> {
 }
 
 fn describe_char(c: char) -> String {
-    if c.is_control() || c == '\u{FFFD}' {
-        format!("U+{:04X}", c as u32)
-    } else {
-        format!("`{c}`")
-    }
+    if c.is_control() || c == '\u{FFFD}' { format!("U+{:04X}", c as u32) } else { format!("`{c}`") }
 }
 
 #[cfg(test)]
@@ -507,7 +499,10 @@ mod tests {
 
     #[test]
     fn plain_json() {
-        assert_eq!(value(r#"{"a": [1, 2.5, -3e2, true, null, "x\u00e9\n"]}"#), json!({"a": [1, 2.5, -300.0, true, null, "xé\n"]}));
+        assert_eq!(
+            value(r#"{"a": [1, 2.5, -3e2, true, null, "x\u00e9\n"]}"#),
+            json!({"a": [1, 2.5, -300.0, true, null, "xé\n"]})
+        );
     }
 
     #[test]

@@ -6,8 +6,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::document::{Node, NodeKind, Segment};
 use super::Issue;
+use super::document::{Node, NodeKind, Segment};
 
 /// Converts one shorthand value at `path` (used for warnings only).
 pub fn infer(node: &Node, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) -> Value {
@@ -161,7 +161,9 @@ mod tests {
     #[test]
     fn no_required_boolean_and_flags_move_to_parent() {
         assert_eq!(
-            schema_of(r#"{ ok: false, n: { type: "integer", required: true }, m: { type: "integer", required: false } }"#),
+            schema_of(
+                r#"{ ok: false, n: { type: "integer", required: true }, m: { type: "integer", required: false } }"#
+            ),
             json!({
                 "type": "object",
                 "properties": {"ok": {"type": "boolean", "default": false}, "n": {"type": "integer"}, "m": {"type": "integer"}},

@@ -54,7 +54,10 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
                 if files.is_empty() {
                     loaded.diagnostics.push(Diagnostic {
                         severity: Severity::Warning,
-                        ..whole_file(&label, format!("no definition files (.{}) in this folder", EXTENSIONS.join(", .")))
+                        ..whole_file(
+                            &label,
+                            format!("no definition files (.{}) in this folder", EXTENSIONS.join(", .")),
+                        )
                     });
                 }
                 for file in files {
@@ -90,7 +93,11 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, visited: &mut HashSet<PathBuf>, di
         }
         if path.is_dir() {
             walk(&path, files, visited, diagnostics);
-        } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str())) {
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+        {
             files.push(path);
         }
     }
@@ -115,7 +122,14 @@ fn extension(path: &Path) -> String {
 }
 
 /// Loads one file's bytes; `label` names it in diagnostics and in each tool's `source`.
-pub fn load_bytes(loaded: &mut Loaded, label: &str, bytes: &[u8], json5: bool, named_by_user: bool, options: &LoadOptions) {
+pub fn load_bytes(
+    loaded: &mut Loaded,
+    label: &str,
+    bytes: &[u8],
+    json5: bool,
+    named_by_user: bool,
+    options: &LoadOptions,
+) {
     loaded.files += 1;
     if bytes.len() as u64 > options.max_file_bytes {
         return loaded.diagnostics.push(whole_file(
@@ -151,7 +165,13 @@ pub fn load_bytes(loaded: &mut Loaded, label: &str, bytes: &[u8], json5: bool, n
 
 /// Text → UTF-8, or the diagnostic that says why not (path left empty for the caller).
 fn decode(bytes: &[u8]) -> Result<&str, Diagnostic> {
-    let fail = |line, column, message: String| Diagnostic { path: String::new(), line, column, severity: Severity::Error, message };
+    let fail = |line, column, message: String| Diagnostic {
+        path: String::new(),
+        line,
+        column,
+        severity: Severity::Error,
+        message,
+    };
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(fail(1, 1, "the file is empty: expected tool definitions".into()));
     }
@@ -192,18 +212,33 @@ pub fn load_text(
             Err(e) => {
                 let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
                 let message = e.to_string().lines().next().unwrap_or("invalid YAML").to_string();
-                return (Vec::new(), vec![Diagnostic { path: label.into(), line, column, severity: Severity::Error, message: format!("invalid YAML: {message}") }]);
+                return (
+                    Vec::new(),
+                    vec![Diagnostic {
+                        path: label.into(),
+                        line,
+                        column,
+                        severity: Severity::Error,
+                        message: format!("invalid YAML: {message}"),
+                    }],
+                );
             }
         }
     } else {
         match document::parse(text) {
             Ok(node) => node,
-            Err(e) => return (Vec::new(), vec![diagnostic(e.offset, Severity::Error, format!("invalid JSON: {}", e.message))]),
+            Err(e) => {
+                return (
+                    Vec::new(),
+                    vec![diagnostic(e.offset, Severity::Error, format!("invalid JSON: {}", e.message))],
+                );
+            }
         }
     };
     let value = node.to_value();
     let file_stem = file_stem(label);
-    let mut cx = Context { node: &node, file_stem: &file_stem, json5: json5 || yaml, named_by_user, issues: Vec::new() };
+    let mut cx =
+        Context { node: &node, file_stem: &file_stem, json5: json5 || yaml, named_by_user, issues: Vec::new() };
     let drafts = formats::extract(&value, options.format, &mut cx);
     let mut issues = std::mem::take(&mut cx.issues);
     let mut tools = Vec::with_capacity(drafts.len());
@@ -295,9 +330,11 @@ impl SchemaPlace<'_> {
         let failed = schema_issues.iter().any(|i| i.severity == Severity::Error);
         let mut grouped: Vec<(Issue, usize)> = Vec::new();
         for issue in schema_issues {
-            let repeat = grouped
-                .iter_mut()
-                .find(|(first, _)| issue.severity == Severity::Warning && first.message == issue.message && first.severity == issue.severity);
+            let repeat = grouped.iter_mut().find(|(first, _)| {
+                issue.severity == Severity::Warning
+                    && first.message == issue.message
+                    && first.severity == issue.severity
+            });
             match repeat {
                 Some((_, more)) => *more += 1,
                 None => grouped.push((issue, 0)),
@@ -314,7 +351,10 @@ impl SchemaPlace<'_> {
             issues.push(Issue {
                 at,
                 severity: issue.severity,
-                message: format!("tool \"{}\", {} schema{place}: {}{consequence}", self.tool, self.which, issue.message),
+                message: format!(
+                    "tool \"{}\", {} schema{place}: {}{consequence}",
+                    self.tool, self.which, issue.message
+                ),
             });
         }
         failed
@@ -352,21 +392,29 @@ fn collect_cues(schema: &Value, pointer: &mut String, cues: &mut BTreeMap<String
         let mut cue = cues.remove(pointer.as_str()).unwrap_or_default();
         let ui_type = property.get("uiType").or_else(|| property.get("editor")).and_then(Value::as_str);
         match ui_type {
-            Some("textarea") | Some("javascript") | Some("python") | Some("json") => cue.widget = Some(Widget::Textarea),
+            Some("textarea") | Some("javascript") | Some("python") | Some("json") => {
+                cue.widget = Some(Widget::Textarea)
+            }
             Some("runOption") => cue.widget = Some(Widget::RunOption),
             _ => {}
         }
         if let Some(Value::Array(suggestions)) = property.get("uiSuggestions") {
             cue.suggestions = suggestions.clone();
         }
-        if let Some(group) = property.get("uiGroup").or_else(|| property.get("sectionCaption")).and_then(Value::as_str) {
+        if let Some(group) = property.get("uiGroup").or_else(|| property.get("sectionCaption")).and_then(Value::as_str)
+        {
             cue.group = Some(group.to_string());
         }
-        if let (Some(Value::Array(values)), Some(Value::Array(titles))) = (property.get("enum"), property.get("enumTitles")) {
+        if let (Some(Value::Array(values)), Some(Value::Array(titles))) =
+            (property.get("enum"), property.get("enumTitles"))
+        {
             cue.enum_labels = values
                 .iter()
                 .zip(titles)
-                .map(|(value, title)| EnumLabel { value: value.clone(), label: title.as_str().unwrap_or_default().to_string() })
+                .map(|(value, title)| EnumLabel {
+                    value: value.clone(),
+                    label: title.as_str().unwrap_or_default().to_string(),
+                })
                 .collect();
         }
         if !cue.is_empty() {

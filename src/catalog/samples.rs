@@ -3,8 +3,8 @@
 
 use include_dir::{Dir, DirEntry, include_dir};
 
-use super::load::{LoadOptions, load_bytes};
 use super::Loaded;
+use super::load::{LoadOptions, load_bytes};
 
 static SAMPLES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/sample-tools");
 
@@ -28,7 +28,11 @@ fn collect<'a>(dir: &'a Dir<'a>, files: &mut Vec<&'a include_dir::File<'a>>) {
         match entry {
             DirEntry::Dir(d) => collect(d, files),
             DirEntry::File(f) => {
-                let is_definition = f.path().extension().and_then(|e| e.to_str()).is_some_and(|e| ["json", "json5", "jsonc", "yaml", "yml"].contains(&e));
+                let is_definition = f
+                    .path()
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| ["json", "json5", "jsonc", "yaml", "yml"].contains(&e));
                 if is_definition {
                     files.push(f);
                 }

@@ -6,10 +6,10 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
-use super::document::Segment;
 use super::Issue;
 #[cfg(test)]
 use super::Severity;
+use super::document::Segment;
 
 /// Inlining stops past this many copied values, so a schema whose `$ref`s fan out cannot blow up;
 /// the remaining `$ref`s stay, with their `$defs`, for the validator to follow.
@@ -34,13 +34,7 @@ const SUBSCHEMA: &[&str] = &[
 /// Keywords whose value is an array of subschemas.
 const SUBSCHEMA_LIST: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
 /// Keywords whose value maps names to subschemas.
-const SUBSCHEMA_MAP: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
+const SUBSCHEMA_MAP: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 
 /// Repairs, inlines and checks an input schema, which must describe an object.
 /// Paths in the issues are relative to the schema.
@@ -97,7 +91,15 @@ pub fn looks_like_json_schema(value: &Value) -> bool {
     object.is_empty()
         || matches!(object.get("type"), Some(Value::String(_) | Value::Array(_)))
         || [
-            "properties", "$ref", "oneOf", "anyOf", "allOf", "$schema", "enum", "const", "items",
+            "properties",
+            "$ref",
+            "oneOf",
+            "anyOf",
+            "allOf",
+            "$schema",
+            "enum",
+            "const",
+            "items",
             "additionalProperties",
         ]
         .iter()
@@ -186,7 +188,8 @@ fn repair_type(object: &mut Map<String, Value>, path: &[Segment], issues: &mut V
     match object.get_mut("type") {
         Some(Value::String(name)) => match standard_type(name) {
             Some(Some(standard)) => {
-                issues.push(Issue::warning(at(), format!("type \"{name}\" is not JSON Schema; read as \"{standard}\"")));
+                issues
+                    .push(Issue::warning(at(), format!("type \"{name}\" is not JSON Schema; read as \"{standard}\"")));
                 *name = standard.to_string();
             }
             Some(None) => {
@@ -201,7 +204,10 @@ fn repair_type(object: &mut Map<String, Value>, path: &[Segment], issues: &mut V
                 if let Value::String(n) = name {
                     match standard_type(n) {
                         Some(Some(standard)) => {
-                            issues.push(Issue::warning(at(), format!("type \"{n}\" is not JSON Schema; read as \"{standard}\"")));
+                            issues.push(Issue::warning(
+                                at(),
+                                format!("type \"{n}\" is not JSON Schema; read as \"{standard}\""),
+                            ));
                             *n = standard.to_string();
                         }
                         Some(None) => any = true,
@@ -226,10 +232,7 @@ fn repair_draft4_exclusive(
     path: &[Segment],
     issues: &mut Vec<Issue>,
 ) {
-    let declares_draft4 = object
-        .get("$schema")
-        .and_then(Value::as_str)
-        .is_some_and(|s| s.contains("draft-04"));
+    let declares_draft4 = object.get("$schema").and_then(Value::as_str).is_some_and(|s| s.contains("draft-04"));
     if declares_draft4 {
         return;
     }
@@ -370,7 +373,9 @@ impl Inliner<'_> {
         if !reference.starts_with('#') {
             self.issues.push(Issue::warning(
                 at,
-                format!("$ref \"{reference}\" points outside this file and is not fetched; any value is accepted there"),
+                format!(
+                    "$ref \"{reference}\" points outside this file and is not fetched; any value is accepted there"
+                ),
             ));
             let mut rest = object.clone();
             rest.remove("$ref");
@@ -424,7 +429,8 @@ fn count_values(value: &Value) -> usize {
 fn check_against_meta_schema(schema: &Value, issues: &mut Vec<Issue>) {
     // An unknown `$schema` would make the crate try to download it; check those as 2020-12.
     let declared = schema.get("$schema").and_then(Value::as_str);
-    let known = declared.is_none_or(|uri| jsonschema::Draft::default().detect(&json!({"$schema": uri})) != jsonschema::Draft::Unknown);
+    let known = declared
+        .is_none_or(|uri| jsonschema::Draft::default().detect(&json!({"$schema": uri})) != jsonschema::Draft::Unknown);
     let stripped;
     let schema = if known {
         schema
@@ -464,11 +470,7 @@ pub fn escape_pointer(segment: &str) -> String {
 
 /// A JSON pointer as path segments (all keys: `locate` reads numeric keys as array indexes).
 pub fn pointer_segments(pointer: &str) -> Vec<Segment> {
-    pointer
-        .split('/')
-        .skip(1)
-        .map(|s| Segment::Key(s.replace("~1", "/").replace("~0", "~")))
-        .collect()
+    pointer.split('/').skip(1).map(|s| Segment::Key(s.replace("~1", "/").replace("~0", "~"))).collect()
 }
 
 #[cfg(test)]
@@ -559,7 +561,10 @@ mod tests {
         defs.insert("d0".into(), json!({"type": "string"}));
         for i in 1..40 {
             let prev = format!("#/$defs/d{}", i - 1);
-            defs.insert(format!("d{i}"), json!({"type": "object", "properties": {"a": {"$ref": prev}, "b": {"$ref": prev}}}));
+            defs.insert(
+                format!("d{i}"),
+                json!({"type": "object", "properties": {"a": {"$ref": prev}, "b": {"$ref": prev}}}),
+            );
         }
         let (out, _) = input(json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d39"}}, "$defs": defs}));
         assert!(count_values(&out) < 2 * INLINE_BUDGET);
@@ -567,7 +572,8 @@ mod tests {
 
     #[test]
     fn missing_and_remote_refs() {
-        let (_, issues) = input(json!({"properties": {"a": {"$ref": "#/$defs/nope"}, "b": {"$ref": "https://x.test/s.json"}}}));
+        let (_, issues) =
+            input(json!({"properties": {"a": {"$ref": "#/$defs/nope"}, "b": {"$ref": "https://x.test/s.json"}}}));
         assert!(issues.iter().any(|i| i.severity == Severity::Error && i.message.contains("points at nothing")));
         assert!(issues.iter().any(|i| i.severity == Severity::Warning && i.message.contains("not fetched")));
     }
@@ -580,7 +586,8 @@ mod tests {
 
     #[test]
     fn draft4_exclusive_bounds() {
-        let (out, issues) = input(json!({"properties": {"n": {"type": "number", "minimum": 0, "exclusiveMinimum": true}}}));
+        let (out, issues) =
+            input(json!({"properties": {"n": {"type": "number", "minimum": 0, "exclusiveMinimum": true}}}));
         assert_eq!(out["properties"]["n"], json!({"type": "number", "exclusiveMinimum": 0}));
         assert_eq!(issues.len(), 1);
     }

@@ -31,10 +31,7 @@ pub struct Tool {
 impl Tool {
     /// Number of top-level parameters.
     pub fn parameter_count(&self) -> usize {
-        self.input_schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .map_or(0, |p| p.len())
+        self.input_schema.get("properties").and_then(Value::as_object).map_or(0, |p| p.len())
     }
 
     pub fn display_title(&self) -> &str {

@@ -59,7 +59,10 @@ fn tool(
         if let Some(Value::Object(args)) = ui.get("args") {
             for (name, arg) in args {
                 if !fields.contains_key(name) {
-                    cx.warning(&child(&child(&child(at, "ui"), "args"), name.as_str()), format!("tile arg \"{name}\" is not one of the tool's fields"));
+                    cx.warning(
+                        &child(&child(&child(at, "ui"), "args"), name.as_str()),
+                        format!("tile arg \"{name}\" is not one of the tool's fields"),
+                    );
                 }
                 let arg = arg.as_object();
                 tile.args.push(TileArg {
@@ -93,13 +96,16 @@ fn apply_tag_values(
     tag_values: Option<&Map<String, Value>>,
     draft: &mut Draft,
 ) {
-    let Some(entries) = tag_values.and_then(|t| t.get(dtype)).and_then(|t| t.get("entries")).and_then(Value::as_array) else {
+    let Some(entries) = tag_values.and_then(|t| t.get(dtype)).and_then(|t| t.get("entries")).and_then(Value::as_array)
+    else {
         return;
     };
     let labels: Vec<EnumLabel> = entries
         .iter()
         .filter_map(|entry| match entry.as_array().map(Vec::as_slice) {
-            Some([value, label, ..]) => Some(EnumLabel { value: value.clone(), label: label.as_str().unwrap_or_default().to_string() }),
+            Some([value, label, ..]) => {
+                Some(EnumLabel { value: value.clone(), label: label.as_str().unwrap_or_default().to_string() })
+            }
             _ => None,
         })
         .collect();
@@ -116,5 +122,7 @@ fn apply_tag_values(
         }
         map.insert("enum".into(), Value::Array(values));
     }
-    draft.cues.insert(format!("/{}", escape_pointer(field_name)), FieldCue { enum_labels: labels, ..FieldCue::default() });
+    draft
+        .cues
+        .insert(format!("/{}", escape_pointer(field_name)), FieldCue { enum_labels: labels, ..FieldCue::default() });
 }

@@ -86,7 +86,10 @@ pub fn field_map(fields: &Map<String, Value>, at: &[Segment], cx: &mut Context) 
     let mut required = Vec::new();
     for (name, field) in fields {
         let Some(field) = field.as_object() else {
-            cx.error(&child(at, name.as_str()), format!("field \"{name}\" must be an object like {{\"type\": \"string\"}}, not {}", kind_of(field)));
+            cx.error(
+                &child(at, name.as_str()),
+                format!("field \"{name}\" must be an object like {{\"type\": \"string\"}}, not {}", kind_of(field)),
+            );
             continue;
         };
         let mut schema = Map::new();
@@ -95,7 +98,10 @@ pub fn field_map(fields: &Map<String, Value>, at: &[Segment], cx: &mut Context) 
                 "required" => match value {
                     Value::Bool(true) => required.push(Value::String(name.clone())),
                     Value::Bool(false) => {}
-                    other => cx.error(&child(&child(at, name.as_str()), "required"), format!("`required` must be true or false, not {}", kind_of(other))),
+                    other => cx.error(
+                        &child(&child(at, name.as_str()), "required"),
+                        format!("`required` must be true or false, not {}", kind_of(other)),
+                    ),
                 },
                 "min" => {
                     schema.insert("minimum".into(), value.clone());
@@ -105,10 +111,10 @@ pub fn field_map(fields: &Map<String, Value>, at: &[Segment], cx: &mut Context) 
                 }
                 "fields" | "properties" if value.is_object() && !looks_like_json_schema(value) => {
                     let nested_at = child(&child(at, name.as_str()), key.as_str());
-                    if let (Some(nested), Value::Object(_)) = (value.as_object(), &value) {
-                        if let Value::Object(nested) = field_map(nested, &nested_at, cx) {
-                            schema.extend(nested);
-                        }
+                    if let Some(nested) = value.as_object()
+                        && let Value::Object(nested) = field_map(nested, &nested_at, cx)
+                    {
+                        schema.extend(nested);
                     }
                 }
                 _ => {

@@ -11,7 +11,8 @@ pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Op
     let name = required_name(object, "name", at, cx)?;
     let mut draft = Draft::new(at.to_vec(), Format::Mcp, name);
     let annotations = object.get("annotations").filter(|a| a.is_object());
-    draft.title = text(object, "title").or_else(|| annotations.and_then(|a| a.get("title")?.as_str().map(str::to_string)));
+    draft.title =
+        text(object, "title").or_else(|| annotations.and_then(|a| a.get("title")?.as_str().map(str::to_string)));
     draft.description = text(object, "description");
     match object.get("inputSchema") {
         Some(schema) => {

@@ -13,10 +13,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use super::Issue;
 use super::document::{Node, Segment};
 use super::schema::{kind_of, looks_like_json_schema};
 use super::tool::{Example, FieldCue, Format, Requirements, Tile};
-use super::Issue;
 
 /// A tool as an adapter read it, before schema normalisation.
 #[derive(Debug, Clone, PartialEq)]
@@ -137,15 +137,25 @@ fn document(value: &Value, at: &[Segment], forced: Option<Format>, cx: &mut Cont
             }
             match detect_item(object) {
                 Some(format) => item(format, object, at, cx, out),
-                None if cx.shorthand_allowed() && genaiscript::looks_like_parameters(cx.node) => genaiscript::bare(cx, out),
+                None if cx.shorthand_allowed() && genaiscript::looks_like_parameters(cx.node) => {
+                    genaiscript::bare(cx, out)
+                }
                 None => cx.unrecognised(at, unrecognised(object)),
             }
         }
-        other => cx.unrecognised(at, format!("expected tool definitions (an object or a list), found {}", kind_of(other))),
+        other => {
+            cx.unrecognised(at, format!("expected tool definitions (an object or a list), found {}", kind_of(other)))
+        }
     }
 }
 
-fn forced_document(format: Format, object: &Map<String, Value>, at: &[Segment], cx: &mut Context, out: &mut Vec<Draft>) {
+fn forced_document(
+    format: Format,
+    object: &Map<String, Value>,
+    at: &[Segment],
+    cx: &mut Context,
+    out: &mut Vec<Draft>,
+) {
     match format {
         Format::Gloodata => gloodata::document(object, at, cx, out),
         Format::Marketplace if object.contains_key("capabilities") => marketplace::capabilities(object, at, cx, out),
@@ -272,7 +282,8 @@ pub fn requirements(value: Option<&Value>) -> Requirements {
             .and_then(Value::as_array)
             .map(|s| s.iter().filter_map(Value::as_str).map(str::to_string).collect())
             .unwrap_or_default();
-        let provider_type = text(auth, "provider_type").or_else(|| auth.contains_key("oauth2").then(|| "oauth2".into()));
+        let provider_type =
+            text(auth, "provider_type").or_else(|| auth.contains_key("oauth2").then(|| "oauth2".into()));
         requirements.authorization.push(super::tool::Authorization { id, provider_type, scopes });
     }
     if let Some(Value::Array(secrets)) = object.get("secrets") {

@@ -31,7 +31,9 @@ pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Op
     draft.description = text(object, "description");
     if let Some(schema) = object.get("input_schema") {
         let (schema, schema_at) = match schema.get("parameters") {
-            Some(parameters) if !looks_like_json_schema(schema) => (parameters, child(&child(at, "input_schema"), "parameters")),
+            Some(parameters) if !looks_like_json_schema(schema) => {
+                (parameters, child(&child(at, "input_schema"), "parameters"))
+            }
             _ => (schema, child(at, "input_schema")),
         };
         draft.input_schema = schema.clone();
@@ -50,7 +52,8 @@ pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Op
         && let Some(value_schema @ Value::Object(_)) = object.get("output").and_then(|o| o.get("value_schema"))
     {
         let mut schema = arcade_value_schema(value_schema);
-        if let (Some(map), Some(description)) = (schema.as_object_mut(), object.get("output").and_then(|o| o.get("description")))
+        if let (Some(map), Some(description)) =
+            (schema.as_object_mut(), object.get("output").and_then(|o| o.get("description")))
             && description.is_string()
             && !map.contains_key("description")
         {
