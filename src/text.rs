@@ -54,6 +54,21 @@ pub fn truncate(text: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A byte count for people: `512 B`, `1.5 KiB`, `32.0 MiB`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut size = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while size >= 1024.0 && unit < UNITS.len() - 1 {
+        size /= 1024.0;
+        unit += 1;
+    }
+    format!("{size:.1} {}", UNITS[unit])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,6 +79,13 @@ mod tests {
         assert_eq!(visible("x\u{9b}31m\u{202E}"), "x<U+009B>31m<U+202E>");
         assert_eq!(visible("line\nnext\ttab"), "line↵next→tab");
         assert!(matches!(visible("plain ♠ text"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(32 * 1024 * 1024), "32.0 MiB");
     }
 
     #[test]

@@ -11,23 +11,31 @@ use serde_json::{Map, Number, Value};
 /// keeps the recursive parser and every later recursive pass safe from stack overflow.
 pub const MAX_DEPTH: usize = 200;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Node {
-    /// Byte offset of the value's first character in the source text.
-    pub offset: usize,
-    pub kind: NodeKind,
+/// A parsed file: its JSON value, where every value in it starts, and which `null`s were really
+/// `NaN` or `Infinity` (JSON has no such values; GenAIScript's shorthand needs `NaN`).
+#[derive(Debug, Clone, Default)]
+pub struct Document {
+    value: Value,
+    /// One entry per value, in pre-order (a value, then its children), so a path can be followed
+    /// through `value` and this table together without a second tree.
+    spans: Vec<Span>,
+    /// Pre-order indexes of the values that were `NaN` or `Infinity`, ascending.
+    non_finite: Vec<(usize, NonFinite)>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum NodeKind {
-    Null,
-    Bool(bool),
-    Number(Number),
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    /// Byte offset of the value's first character.
+    offset: usize,
+    /// Number of values in the subtree, the value itself included.
+    size: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NonFinite {
     NaN,
-    Infinity { negative: bool },
-    String(String),
-    Array(Vec<Node>),
-    Object(Vec<(String, Node)>),
+    Infinity,
+    NegativeInfinity,
 }
 
 /// One step of a path into a document: an object key or an array index.
@@ -49,78 +57,129 @@ impl From<usize> for Segment {
     }
 }
 
-impl Node {
-    pub fn get(&self, key: &str) -> Option<&Node> {
-        match &self.kind {
-            // The last occurrence wins, as in JavaScript.
-            NodeKind::Object(entries) => entries.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
-            _ => None,
-        }
+impl Document {
+    pub fn parse(text: &str) -> Result<Document, SyntaxError> {
+        parse(text)
     }
 
-    /// The deepest node along `path` and how many segments were followed, so a diagnostic about a
-    /// value that is missing still points at its parent.
-    pub fn locate<'a>(&self, path: impl IntoIterator<Item = &'a Segment>) -> (&Node, usize) {
-        let mut node = self;
-        let mut depth = 0;
+    /// A document without positions, for parsers that give none (YAML): every value is at 0.
+    pub fn from_value(value: Value) -> Document {
+        fn index(value: &Value, spans: &mut Vec<Span>) {
+            let at = spans.len();
+            spans.push(Span { offset: 0, size: 1 });
+            match value {
+                Value::Array(items) => items.iter().for_each(|v| index(v, spans)),
+                Value::Object(map) => map.values().for_each(|v| index(v, spans)),
+                _ => {}
+            }
+            spans[at].size = spans.len() - at;
+        }
+        let mut spans = Vec::new();
+        index(&value, &mut spans);
+        Document { value, spans, non_finite: Vec::new() }
+    }
+
+    /// The plain JSON value; `NaN` and `Infinity` read as `null`.
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    pub fn root(&self) -> Node<'_> {
+        Node { doc: self, value: &self.value, index: 0 }
+    }
+
+    pub fn has_non_finite(&self) -> bool {
+        !self.non_finite.is_empty()
+    }
+
+    /// The node at `path`, if every step exists.
+    pub fn node_at<'a>(&self, path: impl IntoIterator<Item = &'a Segment>) -> Option<Node<'_>> {
+        let (node, complete) = self.walk(path);
+        complete.then_some(node)
+    }
+
+    /// Where the value at `path` starts; for a path that leads nowhere, where its deepest
+    /// existing ancestor starts, so a diagnostic about a missing value still points near it.
+    pub fn offset_of<'a>(&self, path: impl IntoIterator<Item = &'a Segment>) -> usize {
+        let (node, _) = self.walk(path);
+        self.spans.get(node.index).map_or(0, |s| s.offset)
+    }
+
+    fn walk<'a>(&self, path: impl IntoIterator<Item = &'a Segment>) -> (Node<'_>, bool) {
+        let mut node = self.root();
         for segment in path {
-            let next = match (segment, &node.kind) {
-                (Segment::Key(key), NodeKind::Object(_)) => node.get(key),
-                (Segment::Index(i), NodeKind::Array(items)) => items.get(*i),
+            let next = match (segment, node.value) {
+                (Segment::Key(key), Value::Object(_)) => node.get(key),
+                (Segment::Index(i), Value::Array(_)) => node.items().nth(*i),
                 // JSON pointers from validators name array items by number.
-                (Segment::Key(key), NodeKind::Array(items)) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
+                (Segment::Key(key), Value::Array(_)) => key.parse::<usize>().ok().and_then(|i| node.items().nth(i)),
                 _ => None,
             };
             match next {
-                Some(n) => {
-                    node = n;
-                    depth += 1;
-                }
-                None => break,
+                Some(n) => node = n,
+                None => return (node, false),
             }
         }
-        (node, depth)
+        (node, true)
+    }
+}
+
+/// A value in a [`Document`], with access to what JSON cannot say about it (`NaN`).
+#[derive(Debug, Clone, Copy)]
+pub struct Node<'a> {
+    doc: &'a Document,
+    value: &'a Value,
+    index: usize,
+}
+
+impl<'a> Node<'a> {
+    pub fn value(&self) -> &'a Value {
+        self.value
     }
 
-    /// A tree without positions, for documents from parsers that give none (YAML).
-    pub fn from_value(value: &Value) -> Node {
-        let kind = match value {
-            Value::Null => NodeKind::Null,
-            Value::Bool(b) => NodeKind::Bool(*b),
-            Value::Number(n) => NodeKind::Number(n.clone()),
-            Value::String(s) => NodeKind::String(s.clone()),
-            Value::Array(items) => NodeKind::Array(items.iter().map(Node::from_value).collect()),
-            Value::Object(map) => NodeKind::Object(map.iter().map(|(k, v)| (k.clone(), Node::from_value(v))).collect()),
-        };
-        Node { offset: 0, kind }
-    }
-
-    /// The plain JSON value; `NaN` and `Infinity` have no JSON form and become `null`.
-    pub fn to_value(&self) -> Value {
-        match &self.kind {
-            NodeKind::Null | NodeKind::NaN | NodeKind::Infinity { .. } => Value::Null,
-            NodeKind::Bool(b) => Value::Bool(*b),
-            NodeKind::Number(n) => Value::Number(n.clone()),
-            NodeKind::String(s) => Value::String(s.clone()),
-            NodeKind::Array(items) => Value::Array(items.iter().map(Node::to_value).collect()),
-            NodeKind::Object(entries) => {
-                let mut map = Map::with_capacity(entries.len());
-                for (k, v) in entries {
-                    map.insert(k.clone(), v.to_value());
-                }
-                Value::Object(map)
-            }
-        }
+    pub fn non_finite(&self) -> Option<NonFinite> {
+        let found = self.doc.non_finite.binary_search_by_key(&self.index, |(i, _)| *i);
+        found.ok().map(|i| self.doc.non_finite[i].1)
     }
 
     /// True when this value or anything inside it is `NaN` or `Infinity`.
     pub fn has_non_finite(&self) -> bool {
-        match &self.kind {
-            NodeKind::NaN | NodeKind::Infinity { .. } => true,
-            NodeKind::Array(items) => items.iter().any(Node::has_non_finite),
-            NodeKind::Object(entries) => entries.iter().any(|(_, v)| v.has_non_finite()),
-            _ => false,
-        }
+        let end = self.index + self.doc.spans.get(self.index).map_or(1, |s| s.size);
+        let first = self.doc.non_finite.partition_point(|(i, _)| *i < self.index);
+        self.doc.non_finite.get(first).is_some_and(|(i, _)| *i < end)
+    }
+
+    fn children(&self) -> impl Iterator<Item = (usize, &'a Value)> + 'a {
+        let doc = self.doc;
+        let values: Box<dyn Iterator<Item = &'a Value>> = match self.value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => Box::new(std::iter::empty()),
+        };
+        let mut next = self.index + 1;
+        values.map(move |value| {
+            let index = next;
+            next += doc.spans.get(index).map_or(1, |s| s.size);
+            (index, value)
+        })
+    }
+
+    pub fn items(&self) -> impl Iterator<Item = Node<'a>> + 'a {
+        let doc = self.doc;
+        self.children().map(move |(index, value)| Node { doc, value, index })
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = (&'a str, Node<'a>)> + 'a {
+        let doc = self.doc;
+        let keys: Box<dyn Iterator<Item = &'a String>> = match self.value {
+            Value::Object(map) => Box::new(map.keys()),
+            _ => Box::new(std::iter::empty()),
+        };
+        keys.zip(self.children()).map(move |(key, (index, value))| (key.as_str(), Node { doc, value, index }))
+    }
+
+    pub fn get(&self, key: &str) -> Option<Node<'a>> {
+        self.entries().find(|(k, _)| *k == key).map(|(_, node)| node)
     }
 }
 
@@ -152,18 +211,19 @@ impl<'a> LineIndex<'a> {
     }
 }
 
-pub fn parse(text: &str) -> Result<Node, SyntaxError> {
-    let mut parser = Parser { text, bytes: text.as_bytes(), pos: 0, open: Vec::new() };
+fn parse(text: &str) -> Result<Document, SyntaxError> {
+    let mut parser =
+        Parser { text, bytes: text.as_bytes(), pos: 0, open: Vec::new(), spans: Vec::new(), non_finite: Vec::new() };
     parser.skip_trivia()?;
     if parser.pos >= parser.bytes.len() {
         return Err(parser.error_at(0, "the file holds no JSON value (it is empty or only comments)"));
     }
-    let node = parser.value()?;
+    let value = parser.value()?;
     parser.skip_trivia()?;
     if parser.pos < parser.bytes.len() {
         return Err(parser.error("unexpected text after the end of the JSON value"));
     }
-    Ok(node)
+    Ok(Document { value, spans: parser.spans, non_finite: parser.non_finite })
 }
 
 struct Parser<'a> {
@@ -172,6 +232,8 @@ struct Parser<'a> {
     pos: usize,
     /// Offsets of the arrays and objects still open, for "not closed" messages and the depth limit.
     open: Vec<usize>,
+    spans: Vec<Span>,
+    non_finite: Vec<(usize, NonFinite)>,
 }
 
 impl<'a> Parser<'a> {
@@ -200,6 +262,10 @@ impl<'a> Parser<'a> {
     }
 
     fn skip_trivia(&mut self) -> Result<(), SyntaxError> {
+        // Plain ASCII whitespace is nearly all there is; skip it without decoding characters.
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
         while let Some(c) = self.peek_char() {
             match c {
                 ' ' | '\t' | '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{A0}' | '\u{FEFF}' | '\u{2028}' | '\u{2029}' => {
@@ -222,22 +288,33 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn value(&mut self) -> Result<Node, SyntaxError> {
+    fn value(&mut self) -> Result<Value, SyntaxError> {
         let offset = self.pos;
-        let kind = match self.bytes.get(self.pos) {
+        let index = self.spans.len();
+        self.spans.push(Span { offset, size: 1 });
+        let value = match self.bytes.get(self.pos) {
             None => return Err(self.end_of_input("a value")),
             Some(b'{') => self.object()?,
             Some(b'[') => self.array()?,
-            Some(b'"') | Some(b'\'') => NodeKind::String(self.string()?),
-            Some(b'-' | b'+' | b'.' | b'0'..=b'9') => self.number()?,
+            Some(b'"') | Some(b'\'') => Value::String(self.string()?),
+            Some(b'-' | b'+' | b'.' | b'0'..=b'9') => match self.number()? {
+                Ok(number) => Value::Number(number),
+                Err(non_finite) => {
+                    self.non_finite.push((index, non_finite));
+                    Value::Null
+                }
+            },
             Some(_) => {
                 let word = self.identifier();
                 match word {
-                    "true" => NodeKind::Bool(true),
-                    "false" => NodeKind::Bool(false),
-                    "null" => NodeKind::Null,
-                    "NaN" => NodeKind::NaN,
-                    "Infinity" => NodeKind::Infinity { negative: false },
+                    "true" => Value::Bool(true),
+                    "false" => Value::Bool(false),
+                    "null" => Value::Null,
+                    "NaN" | "Infinity" => {
+                        let kind = if word == "NaN" { NonFinite::NaN } else { NonFinite::Infinity };
+                        self.non_finite.push((index, kind));
+                        Value::Null
+                    }
                     "" => {
                         let c = self.peek_char().unwrap_or(' ');
                         return Err(self.error(format!("unexpected character {}", describe_char(c))));
@@ -252,7 +329,8 @@ impl<'a> Parser<'a> {
                 }
             }
         };
-        Ok(Node { offset, kind })
+        self.spans[index].size = self.spans.len() - index;
+        Ok(value)
     }
 
     fn enter(&mut self) -> Result<(), SyntaxError> {
@@ -266,7 +344,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn array(&mut self) -> Result<NodeKind, SyntaxError> {
+    fn array(&mut self) -> Result<Value, SyntaxError> {
         self.enter()?;
         let mut items = Vec::new();
         loop {
@@ -287,12 +365,14 @@ impl<'a> Parser<'a> {
         }
         self.pos += 1;
         self.open.pop();
-        Ok(NodeKind::Array(items))
+        Ok(Value::Array(items))
     }
 
-    fn object(&mut self) -> Result<NodeKind, SyntaxError> {
+    fn object(&mut self) -> Result<Value, SyntaxError> {
         self.enter()?;
-        let mut entries: Vec<(String, Node)> = Vec::new();
+        let mut map = Map::new();
+        // Pre-order index of each member's value, in the map's order.
+        let mut starts: Vec<usize> = Vec::new();
         loop {
             self.skip_trivia()?;
             let key = match self.bytes.get(self.pos) {
@@ -315,8 +395,21 @@ impl<'a> Parser<'a> {
                 Some(_) => return Err(self.error(format!("expected `:` after the key \"{key}\""))),
             }
             self.skip_trivia()?;
+            let mut start = self.spans.len();
             let value = self.value()?;
-            entries.push((key, value));
+            if map.contains_key(&key) {
+                // The last duplicate wins, as in JavaScript; it moves to the end of the map, and
+                // the earlier value's entries leave the pre-order table so both stay in step.
+                let earlier = map.keys().position(|k| *k == key).unwrap_or_default();
+                let removed = self.forget_subtree(starts.remove(earlier));
+                for s in starts.iter_mut().skip(earlier) {
+                    *s -= removed;
+                }
+                start -= removed;
+                map.shift_remove(&key);
+            }
+            starts.push(start);
+            map.insert(key, value);
             self.skip_trivia()?;
             match self.bytes.get(self.pos) {
                 Some(b',') => self.pos += 1,
@@ -327,7 +420,20 @@ impl<'a> Parser<'a> {
         }
         self.pos += 1;
         self.open.pop();
-        Ok(NodeKind::Object(entries))
+        Ok(Value::Object(map))
+    }
+
+    /// Drops the pre-order entries of the subtree starting at `start`; returns how many.
+    fn forget_subtree(&mut self, start: usize) -> usize {
+        let size = self.spans[start].size;
+        self.spans.drain(start..start + size);
+        self.non_finite.retain(|(i, _)| *i < start || *i >= start + size);
+        for (i, _) in self.non_finite.iter_mut() {
+            if *i >= start + size {
+                *i -= size;
+            }
+        }
+        size
     }
 
     fn identifier(&mut self) -> &'a str {
@@ -428,7 +534,8 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn number(&mut self) -> Result<NodeKind, SyntaxError> {
+    /// A number, or which non-finite value JSON5 spelled.
+    fn number(&mut self) -> Result<Result<Number, NonFinite>, SyntaxError> {
         let start = self.pos;
         let negative = self.bytes[self.pos] == b'-';
         if matches!(self.bytes[self.pos], b'-' | b'+') {
@@ -437,11 +544,11 @@ impl<'a> Parser<'a> {
         let rest = &self.text[self.pos..];
         if rest.starts_with("Infinity") {
             self.pos += "Infinity".len();
-            return Ok(NodeKind::Infinity { negative });
+            return Ok(Err(if negative { NonFinite::NegativeInfinity } else { NonFinite::Infinity }));
         }
         if rest.starts_with("NaN") {
             self.pos += "NaN".len();
-            return Ok(NodeKind::NaN);
+            return Ok(Err(NonFinite::NaN));
         }
         if rest.starts_with("0x") || rest.starts_with("0X") {
             self.pos += 2;
@@ -457,7 +564,7 @@ impl<'a> Parser<'a> {
             } else {
                 Some(Number::from(magnitude))
             };
-            return number.map(NodeKind::Number).ok_or_else(|| self.error_at(start, "hexadecimal number out of range"));
+            return number.map(Ok).ok_or_else(|| self.error_at(start, "hexadecimal number out of range"));
         }
         let mut is_integer = true;
         while let Some(&b) = self.bytes.get(self.pos) {
@@ -473,14 +580,14 @@ impl<'a> Parser<'a> {
         let bad = || SyntaxError { offset: start, message: format!("`{literal}` is not a number") };
         if is_integer {
             if let Ok(i) = literal.parse::<i64>() {
-                return Ok(NodeKind::Number(Number::from(i)));
+                return Ok(Ok(Number::from(i)));
             }
             if let Ok(u) = literal.parse::<u64>() {
-                return Ok(NodeKind::Number(Number::from(u)));
+                return Ok(Ok(Number::from(u)));
             }
         }
         let f: f64 = literal.parse().map_err(|_| bad())?;
-        Number::from_f64(f).map(NodeKind::Number).ok_or_else(bad)
+        Number::from_f64(f).map(Ok).ok_or_else(bad)
     }
 }
 
@@ -494,7 +601,7 @@ mod tests {
     use serde_json::json;
 
     fn value(text: &str) -> Value {
-        parse(text).expect("parses").to_value()
+        Document::parse(text).expect("parses").value().clone()
     }
 
     #[test]
@@ -513,11 +620,16 @@ mod tests {
 
     #[test]
     fn nan_is_kept_apart_from_null() {
-        let node = parse("{ year: NaN, n: null, inf: -Infinity }").unwrap();
-        assert_eq!(node.get("year").unwrap().kind, NodeKind::NaN);
-        assert_eq!(node.get("n").unwrap().kind, NodeKind::Null);
-        assert_eq!(node.get("inf").unwrap().kind, NodeKind::Infinity { negative: true });
-        assert!(node.has_non_finite());
+        let doc = Document::parse("{ year: NaN, n: null, inf: -Infinity, list: [1, NaN] }").unwrap();
+        let root = doc.root();
+        assert_eq!(root.get("year").unwrap().non_finite(), Some(NonFinite::NaN));
+        assert_eq!(root.get("n").unwrap().non_finite(), None);
+        assert_eq!(root.get("inf").unwrap().non_finite(), Some(NonFinite::NegativeInfinity));
+        let list = root.get("list").unwrap();
+        assert!(list.has_non_finite());
+        assert_eq!(list.items().map(|n| n.non_finite()).collect::<Vec<_>>(), vec![None, Some(NonFinite::NaN)]);
+        assert!(!root.get("n").unwrap().has_non_finite());
+        assert_eq!(doc.value()["year"], Value::Null);
     }
 
     #[test]
@@ -528,40 +640,58 @@ mod tests {
 
     #[test]
     fn positions_are_line_and_character_column() {
-        let text = "{\n  \"é\": {\n    \"b\": 1\n  }\n}";
-        let node = parse(text).unwrap();
-        let path = [Segment::from("é"), Segment::from("b")];
-        let (found, depth) = node.locate(&path);
-        assert_eq!(depth, 2);
-        assert_eq!(LineIndex::new(text).line_col(found.offset), (3, 10));
+        let text = "{\n  \"é\": {\n    \"b\": 1\n  },\n  \"list\": [0, {\"c\": true}]\n}";
+        let doc = Document::parse(text).unwrap();
+        let lines = LineIndex::new(text);
+        let at = |path: &[Segment]| lines.line_col(doc.offset_of(path));
+        assert_eq!(at(&["é".into(), "b".into()]), (3, 10));
+        assert_eq!(at(&["list".into(), 1.into(), "c".into()]), (5, 22));
+        assert_eq!(at(&["list".into(), "1".into()]), (5, 15));
+        // A missing step points at the deepest ancestor that exists.
+        assert_eq!(at(&["é".into(), "nope".into()]), (2, 10));
+        assert!(doc.node_at(&["é".into(), "nope".into()]).is_none());
+    }
+
+    #[test]
+    fn duplicate_keys_last_wins_and_positions_stay_right() {
+        let text = "{a: {x: NaN}, b: 1, a: 2, c: NaN}";
+        let doc = Document::parse(text).unwrap();
+        assert_eq!(doc.value(), &json!({"b": 1, "a": 2, "c": null}));
+        assert_eq!(doc.offset_of(&["a".into()]), text.find("2").unwrap());
+        assert_eq!(doc.offset_of(&["c".into()]), text.rfind("NaN").unwrap());
+        assert_eq!(doc.root().get("c").unwrap().non_finite(), Some(NonFinite::NaN));
+        assert!(!doc.root().get("a").unwrap().has_non_finite());
     }
 
     #[test]
     fn truncated_file_names_the_unclosed_bracket() {
-        let err = parse("{\n  \"tools\": [\n    {\"a\": 1}").unwrap_err();
+        let err = Document::parse("{\n  \"tools\": [\n    {\"a\": 1}").unwrap_err();
         assert!(err.message.contains("opened at 2:12 is never closed"), "{}", err.message);
     }
 
     #[test]
     fn deep_nesting_is_refused_without_overflow() {
-        let text = "[".repeat(100_000);
-        let err = parse(&text).unwrap_err();
+        let err = Document::parse(&"[".repeat(100_000)).unwrap_err();
+        assert!(err.message.contains("deeper than"));
+        let err = Document::parse(&"{\"a\":".repeat(100_000)).unwrap_err();
         assert!(err.message.contains("deeper than"));
     }
 
     #[test]
     fn errors() {
-        assert!(parse("").unwrap_err().message.contains("no JSON value"));
-        assert!(parse("{a: hello}").unwrap_err().message.contains("strings need quotes"));
-        assert!(parse("{\"a\" 1}").unwrap_err().message.contains("expected `:`"));
-        assert!(parse("\"abc\ndef\"").unwrap_err().message.contains("never closed"));
-        assert!(parse("{} x").unwrap_err().message.contains("after the end"));
-        assert!(parse("/* open").unwrap_err().message.contains("never closed"));
-        assert!(parse("1e999").unwrap_err().message.contains("not a number"));
+        let message = |text: &str| Document::parse(text).unwrap_err().message;
+        assert!(message("").contains("no JSON value"));
+        assert!(message("{a: hello}").contains("strings need quotes"));
+        assert!(message("{\"a\" 1}").contains("expected `:`"));
+        assert!(message("\"abc\ndef\"").contains("never closed"));
+        assert!(message("{} x").contains("after the end"));
+        assert!(message("/* open").contains("never closed"));
+        assert!(message("1e999").contains("not a number"));
     }
 
     #[test]
-    fn duplicate_keys_last_wins() {
-        assert_eq!(value("{a: 1, a: 2}"), json!({"a": 2}));
+    fn from_value_walks_like_a_parsed_document() {
+        let doc = Document::from_value(json!({"a": [1, {"b": 2}]}));
+        assert_eq!(doc.node_at(&["a".into(), 1.into(), "b".into()]).unwrap().value(), &json!(2));
     }
 }

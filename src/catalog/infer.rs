@@ -7,25 +7,25 @@
 use serde_json::{Map, Value, json};
 
 use super::Issue;
-use super::document::{Node, NodeKind, Segment};
+use super::document::{Node, NonFinite, Segment};
 
 /// Converts one shorthand value at `path` (used for warnings only).
-pub fn infer(node: &Node, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) -> Value {
-    match &node.kind {
-        NodeKind::String(s) if s.is_empty() => json!({"type": "string"}),
-        NodeKind::String(s) => json!({"type": "string", "default": s}),
-        NodeKind::NaN => json!({"type": "number"}),
-        NodeKind::Number(n) => json!({"type": "number", "default": n}),
-        NodeKind::Infinity { .. } => {
+pub fn infer(node: Node, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) -> Value {
+    match (node.non_finite(), node.value()) {
+        (Some(NonFinite::NaN), _) => json!({"type": "number"}),
+        (Some(_), _) => {
             issues.push(Issue::warning(path.clone(), "Infinity has no JSON form; read as a number with no default"));
             json!({"type": "number"})
         }
-        NodeKind::Bool(b) => json!({"type": "boolean", "default": b}),
-        NodeKind::Null => {
+        (None, Value::String(s)) if s.is_empty() => json!({"type": "string"}),
+        (None, Value::String(s)) => json!({"type": "string", "default": s}),
+        (None, Value::Number(n)) => json!({"type": "number", "default": n}),
+        (None, Value::Bool(b)) => json!({"type": "boolean", "default": b}),
+        (None, Value::Null) => {
             issues.push(Issue::warning(path.clone(), "null says nothing about the type; any value is accepted"));
             json!({})
         }
-        NodeKind::Array(items) => match items.first() {
+        (None, Value::Array(_)) => match node.items().next() {
             Some(first) => {
                 path.push(Segment::Index(0));
                 let items = infer(first, path, issues);
@@ -34,16 +34,16 @@ pub fn infer(node: &Node, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) -> V
             }
             None => json!({"type": "array"}),
         },
-        NodeKind::Object(_) if node.get("type").is_some() => typed_schema(node, path, issues),
-        NodeKind::Object(entries) => {
+        (None, Value::Object(map)) if map.contains_key("type") => typed_schema(node, path, issues),
+        (None, Value::Object(_)) => {
             let mut properties = Map::new();
             let mut required = Vec::new();
-            for (key, value) in entries {
-                path.push(Segment::Key(key.clone()));
-                properties.insert(key.clone(), infer(value, path, issues));
+            for (key, value) in node.entries() {
+                path.push(Segment::Key(key.to_string()));
+                properties.insert(key.to_string(), infer(value, path, issues));
                 path.pop();
-                if is_required(value) && !required.contains(&Value::String(key.clone())) {
-                    required.push(Value::String(key.clone()));
+                if is_required(value) {
+                    required.push(Value::String(key.to_string()));
                 }
             }
             json!({"type": "object", "properties": properties, "required": required})
@@ -52,45 +52,44 @@ pub fn infer(node: &Node, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) -> V
 }
 
 /// `""`, `NaN`, or a schema object with `required: true`.
-pub fn is_required(node: &Node) -> bool {
-    match &node.kind {
-        NodeKind::String(s) => s.is_empty(),
-        NodeKind::NaN => true,
-        NodeKind::Object(_) => node.get("required").is_some_and(|r| r.kind == NodeKind::Bool(true)),
+pub fn is_required(node: Node) -> bool {
+    match node.value() {
+        Value::String(s) => s.is_empty(),
+        Value::Null => node.non_finite() == Some(NonFinite::NaN),
+        Value::Object(map) => map.get("required") == Some(&Value::Bool(true)),
         _ => false,
     }
 }
 
 /// An object with `type`: JSON Schema already. Its `required: true|false` flag belongs to the
 /// parent and is dropped here; `properties` and `items` may still hold shorthand.
-fn typed_schema(node: &Node, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) -> Value {
-    let NodeKind::Object(entries) = &node.kind else { return node.to_value() };
+fn typed_schema(node: Node, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) -> Value {
     let mut schema = Map::new();
     let mut extra_required = Vec::new();
-    for (key, value) in entries {
-        path.push(Segment::Key(key.clone()));
-        match (key.as_str(), &value.kind) {
-            ("required", NodeKind::Bool(_)) => {}
-            ("properties", NodeKind::Object(properties)) => {
+    for (key, value) in node.entries() {
+        path.push(Segment::Key(key.to_string()));
+        match (key, value.value()) {
+            ("required", Value::Bool(_)) => {}
+            ("properties", Value::Object(_)) => {
                 let mut converted = Map::new();
-                for (name, property) in properties {
-                    path.push(Segment::Key(name.clone()));
-                    converted.insert(name.clone(), infer(property, path, issues));
+                for (name, property) in value.entries() {
+                    path.push(Segment::Key(name.to_string()));
+                    converted.insert(name.to_string(), infer(property, path, issues));
                     path.pop();
                     if is_required(property) {
-                        extra_required.push(Value::String(name.clone()));
+                        extra_required.push(Value::String(name.to_string()));
                     }
                 }
-                schema.insert(key.clone(), Value::Object(converted));
+                schema.insert(key.to_string(), Value::Object(converted));
             }
-            ("items", NodeKind::Object(_) | NodeKind::Array(_)) => {
-                schema.insert(key.clone(), infer(value, path, issues));
+            ("items", Value::Object(_) | Value::Array(_)) => {
+                schema.insert(key.to_string(), infer(value, path, issues));
             }
             _ => {
                 if value.has_non_finite() {
                     issues.push(Issue::warning(path.clone(), "NaN or Infinity here has no JSON form; read as null"));
                 }
-                schema.insert(key.clone(), value.to_value());
+                schema.insert(key.to_string(), value.value().clone());
             }
         }
         path.pop();
@@ -111,11 +110,11 @@ fn typed_schema(node: &Node, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::document::parse;
+    use crate::catalog::document::Document;
 
     fn schema_of(text: &str) -> Value {
         let mut issues = Vec::new();
-        infer(&parse(text).unwrap(), &mut Vec::new(), &mut issues)
+        infer(Document::parse(text).unwrap().root(), &mut Vec::new(), &mut issues)
     }
 
     // Each example of seed 000, to the exact JSON Schema the seed gives.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::document::{self, LineIndex, Node, Segment};
+use super::document::{self, Document, LineIndex, Segment};
 use super::formats::{self, Context, Draft};
 use super::schema::{self, escape_pointer};
 use super::tool::{EnumLabel, FieldCue, Source, Tool, ToolUi, Widget};
@@ -33,42 +33,135 @@ impl Default for LoadOptions {
 }
 
 /// Loads files and folders (recursively, by extension) and `-` for stdin, in the order given.
+/// Files are read and parsed on all cores; tools and diagnostics keep the order of the files.
 pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
-    let mut loaded = Loaded::default();
+    let mut jobs = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
             let mut bytes = Vec::new();
             let result = std::io::stdin().lock().take(options.max_file_bytes + 1).read_to_end(&mut bytes);
-            match result {
-                Ok(_) => load_bytes(&mut loaded, "<stdin>", &bytes, true, true, options),
-                Err(e) => loaded.diagnostics.push(whole_file("<stdin>", format!("cannot read standard input: {e}"))),
-            }
+            jobs.push(match result {
+                Ok(_) => Job::Stdin(bytes),
+                Err(e) => Job::Problem(whole_file("<stdin>", format!("cannot read standard input: {e}"))),
+            });
             continue;
         }
         let label = path.display().to_string();
         match fs::metadata(path) {
             Ok(meta) if meta.is_dir() => {
                 let mut files = Vec::new();
-                let mut visited = HashSet::new();
-                walk(path, &mut files, &mut visited, &mut loaded.diagnostics);
+                let mut problems = Vec::new();
+                walk(path, &mut files, &mut HashSet::new(), &mut problems);
+                jobs.extend(problems.into_iter().map(Job::Problem));
                 if files.is_empty() {
-                    loaded.diagnostics.push(Diagnostic {
-                        severity: Severity::Warning,
-                        ..whole_file(
-                            &label,
-                            format!("no definition files (.{}) in this folder", EXTENSIONS.join(", .")),
-                        )
-                    });
+                    let message = format!("no definition files (.{}) in this folder", EXTENSIONS.join(", ."));
+                    jobs.push(Job::Problem(Diagnostic { severity: Severity::Warning, ..whole_file(&label, message) }));
                 }
-                for file in files {
-                    load_file(&mut loaded, &file, false, options);
-                }
+                jobs.extend(files.into_iter().map(|path| Job::File { path, named_by_user: false }));
             }
-            Ok(_) => load_file(&mut loaded, path, true, options),
-            Err(e) => loaded.diagnostics.push(whole_file(&label, format!("cannot open: {e}"))),
+            Ok(_) => jobs.push(Job::File { path: path.clone(), named_by_user: true }),
+            Err(e) => jobs.push(Job::Problem(whole_file(&label, format!("cannot open: {e}")))),
         }
     }
+    let outcomes = run_in_parallel(&jobs, |job| job.run(options));
+    let mut loaded = Loaded::default();
+    for outcome in outcomes {
+        loaded.merge(outcome);
+    }
     loaded
+}
+
+enum Job {
+    Stdin(Vec<u8>),
+    File { path: PathBuf, named_by_user: bool },
+    Problem(Diagnostic),
+}
+
+impl Job {
+    fn run(&self, options: &LoadOptions) -> FileOutcome {
+        match self {
+            Job::Stdin(bytes) => parse_bytes("<stdin>", bytes, true, true, options),
+            Job::File { path, named_by_user } => {
+                let label = path.display().to_string();
+                let json5 = matches!(extension(path).as_str(), "json5" | "jsonc");
+                let bytes = fs::File::open(path).and_then(|file| {
+                    let mut bytes = Vec::new();
+                    file.take(options.max_file_bytes + 1).read_to_end(&mut bytes)?;
+                    Ok(bytes)
+                });
+                match bytes {
+                    Ok(bytes) => parse_bytes(&label, &bytes, json5, *named_by_user, options),
+                    Err(e) => FileOutcome::problem(whole_file(&label, format!("cannot read: {e}"))),
+                }
+            }
+            Job::Problem(diagnostic) => FileOutcome { file: false, ..FileOutcome::problem(diagnostic.clone()) },
+        }
+    }
+}
+
+/// What one file gave.
+pub struct FileOutcome {
+    tools: Vec<Tool>,
+    diagnostics: Vec<Diagnostic>,
+    /// False for problems that are not about a file read (a folder that cannot be opened).
+    file: bool,
+}
+
+impl FileOutcome {
+    fn problem(diagnostic: Diagnostic) -> Self {
+        FileOutcome { tools: Vec::new(), diagnostics: vec![diagnostic], file: true }
+    }
+}
+
+impl Loaded {
+    /// Adds one file's tools (renaming clashing ids, with a warning) and diagnostics.
+    fn merge(&mut self, outcome: FileOutcome) {
+        self.files += usize::from(outcome.file);
+        let mut diagnostics = outcome.diagnostics;
+        for tool in outcome.tools {
+            let source = tool.source.clone();
+            if let Some(message) = self.catalog.add(tool) {
+                let warning = Diagnostic {
+                    path: source.path,
+                    line: source.line,
+                    column: 1,
+                    severity: Severity::Warning,
+                    message,
+                };
+                diagnostics.push(warning);
+            }
+        }
+        diagnostics.sort_by_key(|d| (d.line, d.column));
+        self.diagnostics.extend(diagnostics);
+    }
+}
+
+/// `work` over every item on all cores, results in the items' order.
+fn run_in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
+    if threads <= 1 {
+        return items.iter().map(work).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        done.push((i, work(item)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        // A worker that panicked loses only its own files' results; the rest still load.
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
 }
 
 fn walk(dir: &Path, files: &mut Vec<PathBuf>, visited: &mut HashSet<PathBuf>, diagnostics: &mut Vec<Diagnostic>) {
@@ -103,25 +196,11 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, visited: &mut HashSet<PathBuf>, di
     }
 }
 
-fn load_file(loaded: &mut Loaded, path: &Path, named_by_user: bool, options: &LoadOptions) {
-    let label = path.display().to_string();
-    let json5 = matches!(extension(path).as_str(), "json5" | "jsonc");
-    let bytes = fs::File::open(path).and_then(|file| {
-        let mut bytes = Vec::new();
-        file.take(options.max_file_bytes + 1).read_to_end(&mut bytes)?;
-        Ok(bytes)
-    });
-    match bytes {
-        Ok(bytes) => load_bytes(loaded, &label, &bytes, json5, named_by_user, options),
-        Err(e) => loaded.diagnostics.push(whole_file(&label, format!("cannot read: {e}"))),
-    }
-}
-
 fn extension(path: &Path) -> String {
     path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase()
 }
 
-/// Loads one file's bytes; `label` names it in diagnostics and in each tool's `source`.
+/// Loads one file's bytes into `loaded`; `label` names it in diagnostics and in each tool's `source`.
 pub fn load_bytes(
     loaded: &mut Loaded,
     label: &str,
@@ -130,37 +209,22 @@ pub fn load_bytes(
     named_by_user: bool,
     options: &LoadOptions,
 ) {
-    loaded.files += 1;
+    loaded.merge(parse_bytes(label, bytes, json5, named_by_user, options));
+}
+
+fn parse_bytes(label: &str, bytes: &[u8], json5: bool, named_by_user: bool, options: &LoadOptions) -> FileOutcome {
     if bytes.len() as u64 > options.max_file_bytes {
-        return loaded.diagnostics.push(whole_file(
-            label,
-            format!(
-                "file is larger than {} MiB; tool definitions are far smaller, so it is not loaded",
-                options.max_file_bytes / (1024 * 1024)
-            ),
-        ));
+        let limit = crate::text::human_bytes(options.max_file_bytes);
+        let message = format!("the file is larger than {limit}; tool definitions are far smaller, so it is not loaded");
+        return FileOutcome::problem(whole_file(label, message));
     }
     let text = match decode(bytes) {
         Ok(text) => text,
-        Err(diagnostic) => return loaded.diagnostics.push(Diagnostic { path: label.to_string(), ..diagnostic }),
+        Err(diagnostic) => return FileOutcome::problem(Diagnostic { path: label.to_string(), ..diagnostic }),
     };
     let yaml = [".yaml", ".yml"].iter().any(|e| label.to_ascii_lowercase().ends_with(e));
     let (tools, diagnostics) = load_text(label, text, json5, yaml, named_by_user, options);
-    let mut file_diagnostics = diagnostics;
-    for tool in tools {
-        let source = tool.source.clone();
-        if let Some(message) = loaded.catalog.add(tool) {
-            file_diagnostics.push(Diagnostic {
-                path: source.path,
-                line: source.line,
-                column: 1,
-                severity: Severity::Warning,
-                message,
-            });
-        }
-    }
-    file_diagnostics.sort_by_key(|d| (d.line, d.column));
-    loaded.diagnostics.extend(file_diagnostics);
+    FileOutcome { tools, diagnostics, file: true }
 }
 
 /// Text → UTF-8, or the diagnostic that says why not (path left empty for the caller).
@@ -206,9 +270,9 @@ pub fn load_text(
         let (line, column) = lines.line_col(offset);
         Diagnostic { path: label.to_string(), line, column, severity, message }
     };
-    let node = if yaml {
+    let doc = if yaml {
         match serde_saphyr::from_str::<Value>(text) {
-            Ok(value) => Node::from_value(&value),
+            Ok(value) => Document::from_value(value),
             Err(e) => {
                 let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
                 let message = e.to_string().lines().next().unwrap_or("invalid YAML").to_string();
@@ -225,8 +289,8 @@ pub fn load_text(
             }
         }
     } else {
-        match document::parse(text) {
-            Ok(node) => node,
+        match Document::parse(text) {
+            Ok(doc) => doc,
             Err(e) => {
                 return (
                     Vec::new(),
@@ -235,23 +299,19 @@ pub fn load_text(
             }
         }
     };
-    let value = node.to_value();
     let file_stem = file_stem(label);
-    let mut cx =
-        Context { node: &node, file_stem: &file_stem, json5: json5 || yaml, named_by_user, issues: Vec::new() };
-    let drafts = formats::extract(&value, options.format, &mut cx);
+    let mut cx = Context { doc: &doc, file_stem: &file_stem, json5: json5 || yaml, named_by_user, issues: Vec::new() };
+    let drafts = formats::extract(doc.value(), options.format, &mut cx);
     let mut issues = std::mem::take(&mut cx.issues);
     let mut tools = Vec::with_capacity(drafts.len());
     for draft in drafts {
-        let line = lines.line_col(node.locate(&draft.at).0.offset).0;
+        let line = lines.line_col(doc.offset_of(&draft.at)).0;
         if let Some(tool) = finish(draft, label, line, &mut issues) {
             tools.push(tool);
         }
     }
-    let diagnostics = issues
-        .into_iter()
-        .map(|issue| diagnostic(node.locate(&issue.at).0.offset, issue.severity, issue.message))
-        .collect();
+    let diagnostics =
+        issues.into_iter().map(|issue| diagnostic(doc.offset_of(&issue.at), issue.severity, issue.message)).collect();
     (tools, diagnostics)
 }
 

@@ -292,13 +292,39 @@ fn inline_refs(schema: &mut Value, issues: &mut Vec<Issue>) {
     if !contains_ref(schema) {
         return;
     }
-    let mut inliner = Inliner { root: schema.clone(), budget: INLINE_BUDGET, kept_refs: false, issues };
+    // Targets are looked up in a copy taken before inlining. Most schemas only point into their
+    // definitions, so only those are copied, not the whole schema.
+    let root = if only_refs_to_definitions(schema) {
+        let mut definitions = Map::new();
+        for key in ["$defs", "definitions"] {
+            if let Some(defs) = schema.get(key) {
+                definitions.insert(key.to_string(), defs.clone());
+            }
+        }
+        Value::Object(definitions)
+    } else {
+        schema.clone()
+    };
+    let mut inliner = Inliner { root, budget: INLINE_BUDGET, kept_refs: false, issues };
     let mut stack = vec![String::new()];
     inliner.visit(schema, &mut Vec::new(), &mut stack, 0);
     let kept_refs = inliner.kept_refs;
     if !kept_refs && let Some(root) = schema.as_object_mut() {
         root.remove("$defs");
         root.remove("definitions");
+    }
+}
+
+fn only_refs_to_definitions(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => {
+            map.get("$ref")
+                .and_then(Value::as_str)
+                .is_none_or(|r| r.starts_with("#/$defs/") || r.starts_with("#/definitions/"))
+                && map.values().all(only_refs_to_definitions)
+        }
+        Value::Array(items) => items.iter().all(only_refs_to_definitions),
+        _ => true,
     }
 }
 
@@ -453,6 +479,9 @@ fn check_against_meta_schema(schema: &Value, issues: &mut Vec<Issue>) {
             return;
         }
     };
+    if validator.is_valid(schema) {
+        return;
+    }
     let mut seen = HashSet::new();
     for error in validator.iter_errors(schema) {
         let pointer = error.instance_path().as_str().to_string();

@@ -6,21 +6,21 @@
 use serde_json::{Map, Value};
 
 use super::{Context, Draft, child, text};
-use crate::catalog::document::{Node, NodeKind, Segment};
+use crate::catalog::document::{Document, Segment};
 use crate::catalog::infer::infer;
 use crate::catalog::tool::Format;
 
 /// A whole file that is one shorthand `parameters` object. Only tried for JSON5 files and files
 /// that use `NaN` (see [`Context::shorthand_allowed`]), so an unknown JSON document is reported
 /// rather than guessed at.
-pub fn looks_like_parameters(node: &Node) -> bool {
-    matches!(&node.kind, NodeKind::Object(entries) if !entries.is_empty())
+pub fn looks_like_parameters(doc: &Document) -> bool {
+    doc.value().as_object().is_some_and(|o| !o.is_empty())
 }
 
 pub fn bare(cx: &mut Context, out: &mut Vec<Draft>) {
     let name = tool_name_from_file(cx.file_stem);
     let mut draft = Draft::new(Vec::new(), Format::GenAiScript, name);
-    draft.input_schema = infer(cx.node, &mut Vec::new(), &mut cx.issues);
+    draft.input_schema = infer(cx.doc.root(), &mut Vec::new(), &mut cx.issues);
     out.push(draft);
 }
 
@@ -30,10 +30,9 @@ pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Op
     draft.title = text(object, "title");
     draft.description = text(object, "description");
     let parameters_at = child(at, "parameters");
-    let root: &Node = cx.node;
-    let (node, depth) = root.locate(&parameters_at);
-    if depth == parameters_at.len() {
-        draft.input_schema = infer(node, &mut parameters_at.clone(), &mut cx.issues);
+    let doc: &Document = cx.doc;
+    if let Some(parameters) = doc.node_at(&parameters_at) {
+        draft.input_schema = infer(parameters, &mut parameters_at.clone(), &mut cx.issues);
     }
     Some(draft)
 }

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::Issue;
-use super::document::{Node, Segment};
+use super::document::{Document, Segment};
 use super::schema::{kind_of, looks_like_json_schema};
 use super::tool::{Example, FieldCue, Format, Requirements, Tile};
 
@@ -71,7 +71,7 @@ impl Draft {
 /// What an adapter may read besides the value: the positioned tree (GenAIScript needs `NaN`) and
 /// the file's name (a bare `parameters` file is one tool named after it).
 pub struct Context<'a> {
-    pub node: &'a Node,
+    pub doc: &'a Document,
     pub file_stem: &'a str,
     /// JSON5 files may hold a bare shorthand `parameters` object.
     pub json5: bool,
@@ -83,7 +83,7 @@ pub struct Context<'a> {
 
 impl Context<'_> {
     pub fn shorthand_allowed(&self) -> bool {
-        self.json5 || self.node.has_non_finite()
+        self.json5 || self.doc.has_non_finite()
     }
 
     fn unrecognised(&mut self, at: &[Segment], message: String) {
@@ -137,7 +137,7 @@ fn document(value: &Value, at: &[Segment], forced: Option<Format>, cx: &mut Cont
             }
             match detect_item(object) {
                 Some(format) => item(format, object, at, cx, out),
-                None if cx.shorthand_allowed() && genaiscript::looks_like_parameters(cx.node) => {
+                None if cx.shorthand_allowed() && genaiscript::looks_like_parameters(cx.doc) => {
                     genaiscript::bare(cx, out)
                 }
                 None => cx.unrecognised(at, unrecognised(object)),
