@@ -3,4 +3,5 @@
 
 pub mod catalog;
 pub mod cli;
+pub mod form;
 pub mod text;

@@ -79,6 +79,16 @@ impl Document {
         Document { value, spans, non_finite: Vec::new() }
     }
 
+    /// A YAML document: the value from serde-saphyr, positions from the YAML event stream. Where
+    /// the two cannot be matched up (aliases, merge keys), positions fall back to the start.
+    pub fn from_yaml(text: &str, value: Value) -> Document {
+        let mut document = Document::from_value(value);
+        if let Some(spans) = yaml_spans(text).filter(|s| s.len() == document.spans.len()) {
+            document.spans = spans;
+        }
+        document
+    }
+
     /// The plain JSON value; `NaN` and `Infinity` read as `null`.
     pub fn value(&self) -> &Value {
         &self.value
@@ -181,6 +191,74 @@ impl<'a> Node<'a> {
     pub fn get(&self, key: &str) -> Option<Node<'a>> {
         self.entries().find(|(k, _)| *k == key).map(|(_, node)| node)
     }
+}
+
+/// Pre-order spans of the first YAML document's values, or `None` if it uses aliases, merge keys
+/// or complex keys (then the serde value has a different shape than the events).
+fn yaml_spans(text: &str) -> Option<Vec<Span>> {
+    use serde_saphyr::granit_parser::{Event, Parser};
+    enum Frame {
+        Sequence(usize),
+        Mapping { start: usize, expect_key: bool },
+    }
+    let lines: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    let offset = |line: usize, col: usize| {
+        let start = *lines.get(line.saturating_sub(1))?;
+        Some(text[start..].char_indices().nth(col).map_or(text.len(), |(i, _)| start + i))
+    };
+    let mut spans = Vec::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut started = false;
+    for event in Parser::new_from_str(text) {
+        let (event, span) = event.ok()?;
+        let at = || offset(span.start.line(), span.start.col());
+        // A key of a mapping is no value of its own.
+        let is_key = matches!(stack.last(), Some(Frame::Mapping { expect_key: true, .. }));
+        match event {
+            Event::Alias(_) => return None,
+            Event::Scalar(ref text, ..) if is_key => {
+                if text == "<<" {
+                    return None;
+                }
+                if let Some(Frame::Mapping { expect_key, .. }) = stack.last_mut() {
+                    *expect_key = false;
+                }
+                continue;
+            }
+            Event::SequenceStart(..) | Event::MappingStart(..) if is_key => return None,
+            Event::Scalar(..) => {
+                if started && stack.is_empty() {
+                    break;
+                }
+                started = true;
+                spans.push(Span { offset: at()?, size: 1 });
+            }
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                if started && stack.is_empty() {
+                    break;
+                }
+                started = true;
+                let start = spans.len();
+                spans.push(Span { offset: at()?, size: 1 });
+                stack.push(if matches!(event, Event::SequenceStart(..)) {
+                    Frame::Sequence(start)
+                } else {
+                    Frame::Mapping { start, expect_key: true }
+                });
+                continue;
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let (Frame::Sequence(start) | Frame::Mapping { start, .. }) = stack.pop()?;
+                spans[start].size = spans.len() - start;
+            }
+            _ => continue,
+        }
+        // A value just ended: its mapping now expects a key again.
+        if let Some(Frame::Mapping { expect_key, .. }) = stack.last_mut() {
+            *expect_key = true;
+        }
+    }
+    Some(spans)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -645,10 +723,10 @@ mod tests {
         let lines = LineIndex::new(text);
         let at = |path: &[Segment]| lines.line_col(doc.offset_of(path));
         assert_eq!(at(&["é".into(), "b".into()]), (3, 10));
-        assert_eq!(at(&["list".into(), 1.into(), "c".into()]), (5, 22));
+        assert_eq!(at(&["list".into(), 1.into(), "c".into()]), (5, 21));
         assert_eq!(at(&["list".into(), "1".into()]), (5, 15));
         // A missing step points at the deepest ancestor that exists.
-        assert_eq!(at(&["é".into(), "nope".into()]), (2, 10));
+        assert_eq!(at(&["é".into(), "nope".into()]), (2, 8));
         assert!(doc.node_at(&["é".into(), "nope".into()]).is_none());
     }
 

@@ -28,8 +28,12 @@ pub fn infer(node: Node, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) -> Va
         (None, Value::Array(_)) => match node.items().next() {
             Some(first) => {
                 path.push(Segment::Index(0));
-                let items = infer(first, path, issues);
+                let mut items = infer(first, path, issues);
                 path.pop();
+                // Only the first element's type says anything about the items; it is no default.
+                if let Some(map) = items.as_object_mut() {
+                    map.remove("default");
+                }
                 json!({"type": "array", "items": items})
             }
             None => json!({"type": "array"}),

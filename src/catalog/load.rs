@@ -272,7 +272,7 @@ pub fn load_text(
     };
     let doc = if yaml {
         match serde_saphyr::from_str::<Value>(text) {
-            Ok(value) => Document::from_value(value),
+            Ok(value) => Document::from_yaml(text, value),
             Err(e) => {
                 let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
                 let message = e.to_string().lines().next().unwrap_or("invalid YAML").to_string();

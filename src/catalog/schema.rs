@@ -57,6 +57,8 @@ pub fn normalise_input(schema: Value, issues: &mut Vec<Issue>) -> Value {
                 root.insert("type".into(), json!("object"));
             }
             Some(Value::String(t)) if t == "object" => {}
+            // Not a type name at all: the meta-schema check reports it.
+            Some(Value::Number(_) | Value::Bool(_) | Value::Null | Value::Object(_)) => {}
             Some(other) => issues.push(Issue::error(
                 vec!["type".into()],
                 format!("a tool's input schema must describe an object, but its type is {other}"),
@@ -88,8 +90,7 @@ pub fn looks_like_json_schema(value: &Value) -> bool {
     let Some(object) = value.as_object() else {
         return value.is_boolean();
     };
-    object.is_empty()
-        || matches!(object.get("type"), Some(Value::String(_) | Value::Array(_)))
+    let schema_keyword = matches!(object.get("type"), Some(Value::String(_) | Value::Array(_)))
         || [
             "properties",
             "$ref",
@@ -103,7 +104,22 @@ pub fn looks_like_json_schema(value: &Value) -> bool {
             "additionalProperties",
         ]
         .iter()
-        .any(|k| object.contains_key(*k))
+        .any(|k| object.contains_key(*k));
+    object.is_empty() || (schema_keyword && !looks_like_field_map(value))
+}
+
+/// A map of field name → `{type, required?, ...}` with no schema `type` of its own. A field may be
+/// named like a keyword (`items`, `enum`): it is still a field when its value is a field.
+pub fn looks_like_field_map(value: &Value) -> bool {
+    let Some(object) = value.as_object() else { return false };
+    let is_field = |v: &Value| {
+        v.as_object().is_some_and(|f| {
+            f.get("type").is_some_and(Value::is_string) || f.get("required").is_some_and(Value::is_boolean)
+        })
+    };
+    !object.is_empty()
+        && !matches!(object.get("type"), Some(Value::String(_) | Value::Array(_)))
+        && object.values().all(is_field)
 }
 
 pub fn kind_of(value: &Value) -> &'static str {

@@ -128,7 +128,10 @@ fn document(value: &Value, at: &[Segment], forced: Option<Format>, cx: &mut Cont
                 return marketplace::capabilities(object, at, cx, out);
             }
             for key in ["tools", "items", "functions"] {
-                if let Some(Value::Array(items)) = object.get(key) {
+                // In shorthand, `tools: ["fs"]` is a parameter, not a list of tools.
+                if let Some(Value::Array(items)) = object.get(key)
+                    && !(cx.shorthand_allowed() && items.iter().any(|i| !i.is_object()))
+                {
                     return list(items, &child(at, key), None, cx, out);
                 }
             }
@@ -172,6 +175,12 @@ fn forced_document(
 }
 
 fn list(items: &[Value], at: &[Segment], forced: Option<Format>, cx: &mut Context, out: &mut Vec<Draft>) {
+    // A list in which nothing is a tool is some other JSON: one message for it, not one per item.
+    let any_tool = forced.is_some() || items.iter().any(|v| v.as_object().is_some_and(|o| detect_item(o).is_some()));
+    if !any_tool && !items.is_empty() {
+        let first = items.first().map_or("nothing", kind_of);
+        return cx.unrecognised(at, format!("a list with no tool definition in it (its first item is {first})"));
+    }
     for (i, value) in items.iter().enumerate() {
         let at = child(at, i);
         let Value::Object(object) = value else {

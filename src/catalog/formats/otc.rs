@@ -6,18 +6,21 @@ use serde_json::{Map, Value, json};
 
 use super::{Context, Draft, child, required_name, requirements, text};
 use crate::catalog::document::Segment;
-use crate::catalog::schema::looks_like_json_schema;
+use crate::catalog::schema::{looks_like_field_map, looks_like_json_schema};
 use crate::catalog::tool::Format;
 
 pub fn detect(object: &Map<String, Value>) -> bool {
     let versioned_id = text(object, "id").is_some_and(|id| id.contains('@'));
+    let schema = object.get("input_schema");
+    // OTC 1.0's `{"parameters": <JSON Schema>}` wrapper.
+    let wrapped = schema
+        .and_then(|s| s.get("parameters"))
+        .is_some_and(|p| p.get("type").is_some() || p.get("properties").is_some());
     object.contains_key("fully_qualified_name")
         || object.get("input").and_then(|i| i.get("parameters")).is_some_and(Value::is_array)
-        || (object.contains_key("input_schema")
-            && (versioned_id
-                || object.contains_key("version")
-                || object.contains_key("requirements")
-                || object.get("input_schema").and_then(|s| s.get("parameters")).is_some_and(Value::is_object)))
+        || wrapped
+        || (schema.is_some_and(|s| !looks_like_field_map(s))
+            && (versioned_id || object.contains_key("version") || object.contains_key("requirements")))
 }
 
 pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Option<Draft> {

@@ -1,0 +1,236 @@
+//! A tool's parameter schema as an editable form: a tree of [`Field`]s built from the schema,
+//! edited in place, turned back into the JSON arguments and validated after every edit.
+//! No terminal code lives here.
+
+pub mod build;
+pub mod edit;
+pub mod input;
+pub mod tile;
+pub mod validate;
+pub mod value;
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::Value;
+
+pub use input::TextInput;
+pub use validate::Validation;
+
+use crate::catalog::Tool;
+
+/// One field of the form: a property, an array item, a map entry, or the root.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// The property name, `[3]` for an array item, the entry key for a map entry, "" at the root.
+    pub name: String,
+    pub schema: Value,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub required: bool,
+    /// Unset optional fields are left out of the arguments.
+    pub set: bool,
+    /// The value is the schema's default, untouched by the user.
+    pub from_default: bool,
+    /// A boolean the format wants beside the Run hint rather than in the form.
+    pub run_option: bool,
+    /// Folded away in the form (objects and arrays).
+    pub collapsed: bool,
+    pub widget: Widget,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Widget {
+    /// A string; `multiline` for a textarea or a value with newlines.
+    Text {
+        input: TextInput,
+        multiline: bool,
+    },
+    /// Free text with values to pick from (`uiSuggestions`, `examples`).
+    Suggest {
+        input: TextInput,
+        suggestions: Vec<Value>,
+    },
+    /// A number typed as text, parsed when the arguments are built.
+    Number {
+        input: TextInput,
+        integer: bool,
+    },
+    /// `None` is unset (an optional boolean without a default is tri-state).
+    Bool(Option<bool>),
+    /// An enum: one of `choices`.
+    Choice {
+        choices: Vec<Choice>,
+        selected: Option<usize>,
+    },
+    /// A `const`: nothing to edit.
+    Const(Value),
+    /// Properties in schema order; `entries` hold the `additionalProperties` map rows.
+    Object {
+        fields: Vec<Field>,
+        additional: Option<Value>,
+        entries: Vec<Field>,
+    },
+    Array {
+        items: Vec<Field>,
+        item_schema: Value,
+    },
+    /// `oneOf`/`anyOf`/a type list: the picked variant's own field.
+    Variant {
+        variants: Vec<Choice>,
+        selected: usize,
+        inner: Box<Field>,
+    },
+    /// Anything the form cannot represent, edited as JSON text: never a crash, never lost.
+    Raw {
+        input: TextInput,
+    },
+}
+
+/// An option of an enum or a variant picker: its value (or schema) and what to show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice {
+    pub value: Value,
+    pub label: String,
+}
+
+impl Field {
+    pub fn children(&self) -> Vec<&Field> {
+        match &self.widget {
+            Widget::Object { fields, entries, .. } => fields.iter().chain(entries).collect(),
+            Widget::Array { items, .. } => items.iter().collect(),
+            Widget::Variant { inner, .. } => vec![inner],
+            _ => Vec::new(),
+        }
+    }
+
+    /// True for objects and arrays, which show their children below them.
+    pub fn is_group(&self) -> bool {
+        matches!(self.widget, Widget::Object { .. } | Widget::Array { .. })
+    }
+
+    pub fn label(&self) -> &str {
+        if self.name.is_empty() { self.title.as_deref().unwrap_or("arguments") } else { &self.name }
+    }
+
+    /// The text being edited, for widgets that have one.
+    pub fn input(&self) -> Option<&TextInput> {
+        match &self.widget {
+            Widget::Text { input, .. }
+            | Widget::Suggest { input, .. }
+            | Widget::Number { input, .. }
+            | Widget::Raw { input } => Some(input),
+            _ => None,
+        }
+    }
+}
+
+/// A row of the form as shown: a field, how deep it is, and its JSON pointer in the arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// Child indexes from the root (see [`Field::children`]).
+    pub path: Vec<usize>,
+    pub depth: usize,
+    pub pointer: String,
+}
+
+/// The form of one tool: the field tree, the arguments it makes and what is wrong with them.
+#[derive(Debug, Clone)]
+pub struct Form {
+    pub root: Field,
+    /// The tool's whole input schema, for `$ref`s met when adding array items.
+    pub root_schema: Value,
+    /// UI cues by JSON pointer, from the tool definition.
+    pub cues: BTreeMap<String, crate::catalog::FieldCue>,
+    validator: validate::Checker,
+    /// The arguments as last built, and the problems with them.
+    pub validation: Validation,
+}
+
+impl Form {
+    pub fn new(tool: &Tool) -> Form {
+        let root = build::root_field(&tool.input_schema, &tool.ui.fields);
+        let mut form = Form {
+            root,
+            root_schema: tool.input_schema.clone(),
+            cues: tool.ui.fields.clone(),
+            validator: validate::Checker::new(&tool.input_schema),
+            validation: Validation::default(),
+        };
+        form.revalidate();
+        form
+    }
+
+    /// Builds the arguments and checks them; call after every edit.
+    pub fn revalidate(&mut self) {
+        let built = value::build(&self.root);
+        self.validation = self.validator.check(built, &self.rows());
+    }
+
+    pub fn arguments(&self) -> &Value {
+        &self.validation.arguments
+    }
+
+    /// Visible rows, depth-first, skipping the children of collapsed groups. The root itself is
+    /// not a row.
+    pub fn rows(&self) -> Vec<Row> {
+        let mut rows = Vec::new();
+        collect_rows(&self.root, &mut Vec::new(), "", 0, &mut rows, true);
+        rows
+    }
+
+    pub fn field(&self, path: &[usize]) -> Option<&Field> {
+        let mut field = &self.root;
+        for &i in path {
+            field = *field.children().get(i)?;
+        }
+        Some(field)
+    }
+
+    /// Errors by JSON pointer, with parse errors in place of the validator's at the same field.
+    pub fn errors_at(&self, pointer: &str) -> &[String] {
+        self.validation.errors.get(pointer).map_or(&[], Vec::as_slice)
+    }
+
+    /// Replaces every field's content from a whole arguments value (the JSON view's edits).
+    pub fn set_arguments(&mut self, arguments: &Value) {
+        let fresh = build::root_field(&self.root_schema, &self.cues);
+        self.root = fresh;
+        value::set_value(&mut self.root, arguments, &self.root_schema, &self.cues, "");
+        self.revalidate();
+    }
+
+    /// Pointer → rows index, for mapping errors and clicks.
+    pub fn row_index(&self) -> HashMap<String, usize> {
+        self.rows().into_iter().enumerate().map(|(i, r)| (r.pointer, i)).collect()
+    }
+}
+
+fn collect_rows(field: &Field, path: &mut Vec<usize>, pointer: &str, depth: usize, rows: &mut Vec<Row>, is_root: bool) {
+    if !is_root {
+        rows.push(Row { path: path.clone(), depth, pointer: pointer.to_string() });
+        if field.collapsed {
+            return;
+        }
+    }
+    let child_depth = if is_root { 0 } else { depth + 1 };
+    let variant = matches!(field.widget, Widget::Variant { .. });
+    for (i, child) in field.children().into_iter().enumerate() {
+        path.push(i);
+        // A variant's field stands in for the variant itself: same pointer.
+        let child_pointer = if variant {
+            pointer.to_string()
+        } else {
+            format!("{pointer}/{}", crate::catalog::schema::escape_pointer(&child_key(field, child, i)))
+        };
+        collect_rows(child, path, &child_pointer, child_depth, rows, false);
+        path.pop();
+    }
+}
+
+/// The key a child has in its parent's JSON value.
+fn child_key(parent: &Field, child: &Field, index: usize) -> String {
+    match parent.widget {
+        Widget::Array { .. } => index.to_string(),
+        _ => child.name.clone(),
+    }
+}

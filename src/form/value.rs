@@ -1,0 +1,305 @@
+//! Field tree ↔ JSON value, lossless both ways: a value that fits no widget goes into a raw
+//! JSON field rather than being dropped. Also seed 004's input coercion.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Number, Value};
+
+use super::build::{self, resolve};
+use super::{Field, Widget};
+use crate::catalog::FieldCue;
+use crate::catalog::schema::escape_pointer;
+
+/// The arguments a field tree makes, and the texts that did not parse (by JSON pointer).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Built {
+    pub arguments: Value,
+    pub parse_errors: Vec<(String, String)>,
+}
+
+pub fn build(root: &Field) -> Built {
+    let mut parse_errors = Vec::new();
+    let arguments = value_of(root, "", &mut parse_errors).unwrap_or_else(|| Value::Object(Map::new()));
+    Built { arguments, parse_errors }
+}
+
+/// The field's value, or `None` when it is left out (unset and optional).
+fn value_of(field: &Field, pointer: &str, errors: &mut Vec<(String, String)>) -> Option<Value> {
+    match &field.widget {
+        Widget::Object { fields, entries, .. } => {
+            let mut map = Map::new();
+            for child in fields.iter().chain(entries) {
+                let child_pointer = format!("{pointer}/{}", escape_pointer(&child.name));
+                if let Some(value) = value_of(child, &child_pointer, errors) {
+                    map.insert(child.name.clone(), value);
+                }
+            }
+            (field.set || field.required || !map.is_empty()).then_some(Value::Object(map))
+        }
+        Widget::Array { items, .. } => {
+            let values: Vec<Value> = items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| value_of(item, &format!("{pointer}/{i}"), errors).unwrap_or(Value::Null))
+                .collect();
+            (field.set || field.required || !values.is_empty()).then_some(Value::Array(values))
+        }
+        Widget::Variant { inner, .. } => {
+            if !field.set {
+                return None;
+            }
+            value_of(inner, pointer, errors)
+        }
+        _ if !field.set => None,
+        Widget::Text { input, .. } | Widget::Suggest { input, .. } => Some(Value::String(input.text().to_string())),
+        Widget::Number { input, integer } => match parse_number(input.text(), *integer) {
+            Ok(number) => Some(Value::Number(number)),
+            Err(message) => {
+                errors.push((pointer.to_string(), message));
+                // Still sent as typed, so "send anyway" shows the server exactly this text.
+                Some(Value::String(input.text().to_string()))
+            }
+        },
+        Widget::Bool(value) => value.map(Value::Bool),
+        Widget::Choice { choices, selected } => selected.and_then(|i| choices.get(i)).map(|c| c.value.clone()),
+        Widget::Const(value) => Some(value.clone()),
+        Widget::Raw { input } => {
+            if input.text().trim().is_empty() {
+                return None;
+            }
+            match serde_json::from_str(input.text()) {
+                Ok(value) => Some(value),
+                Err(e) => {
+                    errors.push((pointer.to_string(), format!("not valid JSON: {e}")));
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// Parses a number as typed; "12.5" in an integer field is an error that says so.
+pub fn parse_number(text: &str, integer: bool) -> Result<Number, String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err("a number is needed here".into());
+    }
+    if integer {
+        if let Ok(i) = trimmed.parse::<i64>() {
+            return Ok(Number::from(i));
+        }
+        if let Ok(u) = trimmed.parse::<u64>() {
+            return Ok(Number::from(u));
+        }
+        return match trimmed.parse::<f64>() {
+            // 3.0 is an integer in JSON Schema.
+            Ok(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(Number::from(f as i64)),
+            Ok(_) => Err(format!("{trimmed} is not an integer")),
+            Err(_) => Err(format!("\"{trimmed}\" is not a number")),
+        };
+    }
+    if let Ok(i) = trimmed.parse::<i64>() {
+        return Ok(Number::from(i));
+    }
+    match trimmed.parse::<f64>() {
+        Ok(f) => Number::from_f64(f).ok_or_else(|| format!("{trimmed} is too large")),
+        Err(_) => Err(format!("\"{trimmed}\" is not a number")),
+    }
+}
+
+/// Seed 004's coercion of a typed text to what the schema declares: "42" for a number is 42,
+/// "true" for a boolean is true, anything for a string stays a string; JSON text for objects and
+/// arrays. What cannot be coerced stays a string (the validator then says why).
+pub fn coerce(text: &str, schema: &Value) -> Value {
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    for t in &types {
+        let coerced = match *t {
+            "integer" => parse_number(text, true).ok().map(Value::Number),
+            "number" => parse_number(text, false).ok().map(Value::Number),
+            "boolean" => match text.trim() {
+                "true" => Some(Value::Bool(true)),
+                "false" => Some(Value::Bool(false)),
+                _ => None,
+            },
+            "null" if text.trim() == "null" => Some(Value::Null),
+            "object" | "array" => {
+                serde_json::from_str::<Value>(text).ok().filter(|v| v.is_object() == (*t == "object"))
+            }
+            "string" => Some(Value::String(text.to_string())),
+            _ => None,
+        };
+        if let Some(value) = coerced {
+            return value;
+        }
+    }
+    if types.is_empty() {
+        // No declared type: JSON if it reads as JSON, else the text.
+        return serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string()));
+    }
+    Value::String(text.to_string())
+}
+
+/// Puts `value` into `field` (and its children), marking them set. A value the widget cannot
+/// hold turns the field into raw JSON so nothing is lost.
+pub fn set_value(field: &mut Field, value: &Value, root: &Value, cues: &BTreeMap<String, FieldCue>, pointer: &str) {
+    field.set = true;
+    field.from_default = false;
+    let fits = match (&mut field.widget, value) {
+        (Widget::Text { input, multiline }, Value::String(s)) => {
+            *multiline |= s.contains('\n');
+            input.set(s.clone());
+            true
+        }
+        (Widget::Suggest { input, .. }, Value::String(s)) => {
+            input.set(s.clone());
+            true
+        }
+        (Widget::Number { input, integer }, Value::Number(n)) if !*integer || n.is_i64() || n.is_u64() => {
+            input.set(n.to_string());
+            true
+        }
+        (Widget::Bool(b), Value::Bool(v)) => {
+            *b = Some(*v);
+            true
+        }
+        (Widget::Choice { choices, selected }, v) => match choices.iter().position(|c| &c.value == v) {
+            Some(i) => {
+                *selected = Some(i);
+                true
+            }
+            None => false,
+        },
+        (Widget::Const(c), v) => c == v,
+        (Widget::Object { fields, additional, entries }, Value::Object(map)) => {
+            let mut fits = true;
+            for child in fields.iter_mut() {
+                match map.get(&child.name) {
+                    Some(v) => {
+                        let child_pointer = format!("{pointer}/{}", escape_pointer(&child.name));
+                        set_value(child, v, root, cues, &child_pointer);
+                    }
+                    None => unset(child),
+                }
+            }
+            entries.clear();
+            for (key, v) in map {
+                if fields.iter().any(|f| &f.name == key) {
+                    continue;
+                }
+                match additional {
+                    Some(schema) => {
+                        let mut entry = build::build(schema, root, cues, "", key.clone(), true, 0);
+                        set_value(&mut entry, v, root, cues, "");
+                        entries.push(entry);
+                    }
+                    None => fits = false,
+                }
+            }
+            fits
+        }
+        (Widget::Array { items, item_schema }, Value::Array(values)) => {
+            items.clear();
+            for (i, v) in values.iter().enumerate() {
+                let mut item = build::item(item_schema, root, cues, i);
+                set_value(&mut item, v, root, cues, "");
+                items.push(item);
+            }
+            true
+        }
+        (Widget::Variant { variants, selected, inner }, v) => {
+            let fitting = variants.iter().position(|c| fits_schema(&c.value, v, root));
+            let index = fitting.unwrap_or(*selected);
+            if index != *selected || inner.widget_is_raw() {
+                *selected = index;
+                let mut fresh = build::build(&variants[index].value, root, cues, pointer, String::new(), true, 1);
+                fresh.set = true;
+                **inner = fresh;
+            }
+            set_value(inner, v, root, cues, pointer);
+            true
+        }
+        (Widget::Raw { input }, v) => {
+            input.set(pretty(v));
+            true
+        }
+        _ => false,
+    };
+    if !fits {
+        // Lossless: keep the value as JSON text in place of the widget.
+        let name = field.name.clone();
+        field.widget = Widget::Raw { input: super::TextInput::new(pretty(value)) };
+        field.name = name;
+    }
+}
+
+impl Field {
+    fn widget_is_raw(&self) -> bool {
+        matches!(self.widget, Widget::Raw { .. })
+    }
+}
+
+/// Clears a field to its unset state (children too).
+pub fn unset(field: &mut Field) {
+    field.set = false;
+    field.from_default = false;
+    match &mut field.widget {
+        Widget::Text { input, .. }
+        | Widget::Suggest { input, .. }
+        | Widget::Number { input, .. }
+        | Widget::Raw { input } => input.clear(),
+        Widget::Bool(b) => *b = None,
+        Widget::Choice { selected, .. } => *selected = None,
+        Widget::Object { fields, entries, .. } => {
+            fields.iter_mut().for_each(unset);
+            entries.clear();
+        }
+        Widget::Array { items, .. } => items.clear(),
+        Widget::Variant { inner, .. } => unset(inner),
+        Widget::Const(_) => {}
+    }
+}
+
+/// Whether `value` is valid under `schema` (with the tool's root for `$ref`s).
+fn fits_schema(schema: &Value, value: &Value, root: &Value) -> bool {
+    let resolved = resolve(schema, root, 0);
+    let mut with_defs = resolved.clone();
+    if let (Value::Object(map), Some(defs)) = (&mut with_defs, root.get("$defs")) {
+        map.entry("$defs").or_insert_with(|| defs.clone());
+    }
+    jsonschema::options().should_validate_formats(false).build(&with_defs).is_ok_and(|v| v.is_valid(value))
+}
+
+pub fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_parse_with_clear_errors() {
+        assert_eq!(parse_number("42", true), Ok(Number::from(42)));
+        assert_eq!(parse_number("3.0", true), Ok(Number::from(3)));
+        assert_eq!(parse_number("12.5", true), Err("12.5 is not an integer".into()));
+        assert_eq!(parse_number("abc", false), Err("\"abc\" is not a number".into()));
+        assert_eq!(parse_number(" 1e3 ", false).map(|n| n.as_f64()), Ok(Some(1000.0)));
+    }
+
+    #[test]
+    fn seed_004_coercion() {
+        assert_eq!(coerce("42", &json!({"type": "number"})), json!(42));
+        assert_eq!(coerce("42", &json!({"type": "string"})), json!("42"));
+        assert_eq!(coerce("true", &json!({"type": "boolean"})), json!(true));
+        assert_eq!(coerce("{\"key\": \"v\"}", &json!({"type": "number"})), json!("{\"key\": \"v\"}"));
+        assert_eq!(coerce("[1,2]", &json!({"type": "array"})), json!([1, 2]));
+        assert_eq!(coerce("7", &json!({"type": ["integer", "null"]})), json!(7));
+        assert_eq!(coerce("null", &json!({"type": ["integer", "null"]})), json!(null));
+        assert_eq!(coerce("{\"a\":1}", &json!({})), json!({"a": 1}));
+    }
+}
