@@ -1,7 +1,9 @@
 //! tooldeck: exercise LLM tools by hand. The library holds everything; `main.rs` only parses the
 //! command line and runs it.
 
+pub mod app;
 pub mod catalog;
 pub mod cli;
 pub mod form;
 pub mod text;
+pub mod theme;

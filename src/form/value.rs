@@ -175,7 +175,6 @@ pub fn set_value(field: &mut Field, value: &Value, root: &Value, cues: &BTreeMap
         },
         (Widget::Const(c), v) => c == v,
         (Widget::Object { fields, additional, entries }, Value::Object(map)) => {
-            let mut fits = true;
             for child in fields.iter_mut() {
                 match map.get(&child.name) {
                     Some(v) => {
@@ -190,16 +189,14 @@ pub fn set_value(field: &mut Field, value: &Value, root: &Value, cues: &BTreeMap
                 if fields.iter().any(|f| &f.name == key) {
                     continue;
                 }
-                match additional {
-                    Some(schema) => {
-                        let mut entry = build::build(schema, root, cues, "", key.clone(), true, 0);
-                        set_value(&mut entry, v, root, cues, "");
-                        entries.push(entry);
-                    }
-                    None => fits = false,
-                }
+                // A key the schema does not declare still gets a row (raw JSON when nothing says
+                // what it holds), so the value round-trips; the validator says if it is allowed.
+                let schema = additional.clone().unwrap_or_else(|| Value::Object(Map::new()));
+                let mut entry = build::build(&schema, root, cues, "", key.clone(), true, 0);
+                set_value(&mut entry, v, root, cues, "");
+                entries.push(entry);
             }
-            fits
+            true
         }
         (Widget::Array { items, item_schema }, Value::Array(values)) => {
             items.clear();

@@ -1,0 +1,89 @@
+//! Where everything goes on screen, from the terminal size alone: the renderer draws into these
+//! areas and `update` maps mouse clicks through them, so both always agree.
+
+use ratatui::layout::Rect;
+
+/// Smaller than this, the app shows "terminal too small" until it grows again.
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 20;
+/// Lines of the tool's header (title, id, description, examples, requirements, tile) with borders.
+pub const DETAIL_HEIGHT: u16 = 8;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Layout {
+    pub too_small: bool,
+    pub list: Rect,
+    pub detail: Rect,
+    pub form: Rect,
+    pub json: Option<Rect>,
+    pub status: Rect,
+}
+
+impl Layout {
+    pub fn new((width, height): (u16, u16), json_open: bool) -> Layout {
+        if width < MIN_WIDTH || height < MIN_HEIGHT {
+            return Layout { too_small: true, ..Layout::default() };
+        }
+        let body = height - 1;
+        let list_width = (width * 3 / 10).clamp(24, 44);
+        let right_x = list_width;
+        let right_width = width - list_width;
+        let detail = Rect::new(right_x, 0, right_width, DETAIL_HEIGHT);
+        let form_area = Rect::new(right_x, DETAIL_HEIGHT, right_width, body - DETAIL_HEIGHT);
+        let (form, json) = if json_open {
+            let half = form_area.width / 2;
+            (
+                Rect { width: half, ..form_area },
+                Some(Rect { x: form_area.x + half, width: form_area.width - half, ..form_area }),
+            )
+        } else {
+            (form_area, None)
+        };
+        Layout {
+            too_small: false,
+            list: Rect::new(0, 0, list_width, body),
+            detail,
+            form,
+            json,
+            status: Rect::new(0, body, width, 1),
+        }
+    }
+}
+
+/// Inside a bordered block.
+pub fn inner(area: Rect) -> Rect {
+    Rect {
+        x: area.x + 1,
+        y: area.y + 1,
+        width: area.width.saturating_sub(2),
+        height: area.height.saturating_sub(2),
+    }
+}
+
+pub fn contains(area: Rect, column: u16, row: u16) -> bool {
+    column >= area.x && column < area.x + area.width && row >= area.y && row < area.y + area.height
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn areas_tile_the_screen() {
+        let layout = Layout::new((120, 40), false);
+        assert!(!layout.too_small);
+        assert_eq!(layout.list.width + layout.detail.width, 120);
+        assert_eq!(layout.form.y + layout.form.height, 39);
+        assert_eq!(layout.status.y, 39);
+        let with_json = Layout::new((120, 40), true);
+        let json = with_json.json.expect("json area");
+        assert_eq!(with_json.form.width + json.width, layout.form.width);
+    }
+
+    #[test]
+    fn too_small_below_the_minimum() {
+        assert!(Layout::new((59, 40), false).too_small);
+        assert!(Layout::new((120, 19), false).too_small);
+        assert!(!Layout::new((60, 20), false).too_small);
+    }
+}

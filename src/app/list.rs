@@ -1,0 +1,157 @@
+//! The tool list: tools grouped by the file they came from, or ranked by a fuzzy filter.
+
+use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+
+use crate::catalog::Catalog;
+use crate::form::TextInput;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// A group header: the source the tools below came from.
+    Group(String),
+    /// A tool, by its index in the catalog.
+    Tool(usize),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ToolList {
+    pub entries: Vec<Entry>,
+    /// Index into `entries`, always a tool when there is one.
+    pub selected: Option<usize>,
+    /// First visible entry.
+    pub offset: usize,
+    /// The filter text; `filtering` while it is being typed.
+    pub filter: TextInput,
+    pub filtering: bool,
+}
+
+impl ToolList {
+    pub fn new(catalog: &Catalog) -> ToolList {
+        let mut list = ToolList::default();
+        list.refresh(catalog);
+        list
+    }
+
+    pub fn selected_tool(&self) -> Option<usize> {
+        match self.selected.and_then(|i| self.entries.get(i)) {
+            Some(Entry::Tool(t)) => Some(*t),
+            _ => None,
+        }
+    }
+
+    /// Rebuilds the entries for the current filter, keeping the selected tool where it remains.
+    pub fn refresh(&mut self, catalog: &Catalog) {
+        let previous = self.selected_tool();
+        self.entries = if self.filter.text().trim().is_empty() { grouped(catalog) } else { ranked(catalog, self.filter.text()) };
+        self.selected = previous
+            .and_then(|t| self.entries.iter().position(|e| *e == Entry::Tool(t)))
+            .or_else(|| self.entries.iter().position(|e| matches!(e, Entry::Tool(_))));
+        self.offset = 0;
+    }
+
+    /// Moves the selection by `delta` tools, skipping group headers.
+    pub fn move_by(&mut self, delta: isize) {
+        let tools: Vec<usize> =
+            self.entries.iter().enumerate().filter(|(_, e)| matches!(e, Entry::Tool(_))).map(|(i, _)| i).collect();
+        if tools.is_empty() {
+            self.selected = None;
+            return;
+        }
+        let current = self.selected.and_then(|s| tools.iter().position(|&i| i == s)).unwrap_or(0);
+        let target = current.saturating_add_signed(delta).min(tools.len() - 1);
+        self.selected = Some(tools[target]);
+    }
+
+    /// Selects the entry at `index` if it is a tool.
+    pub fn select_entry(&mut self, index: usize) -> bool {
+        if matches!(self.entries.get(index), Some(Entry::Tool(_))) {
+            self.selected = Some(index);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Scrolls so the selection shows in `height` lines.
+    pub fn ensure_visible(&mut self, height: usize) {
+        let Some(selected) = self.selected else { return };
+        if height == 0 {
+            return;
+        }
+        // Keep the group header above the first tool in view too.
+        let top = if selected > 0 && matches!(self.entries.get(selected - 1), Some(Entry::Group(_))) { selected - 1 } else { selected };
+        if top < self.offset {
+            self.offset = top;
+        } else if selected >= self.offset + height {
+            self.offset = selected + 1 - height;
+        }
+    }
+
+    pub fn tool_count(&self) -> usize {
+        self.entries.iter().filter(|e| matches!(e, Entry::Tool(_))).count()
+    }
+}
+
+fn grouped(catalog: &Catalog) -> Vec<Entry> {
+    let mut entries = Vec::new();
+    let mut current: Option<&str> = None;
+    for (i, tool) in catalog.tools().iter().enumerate() {
+        if current != Some(tool.source.path.as_str()) {
+            current = Some(tool.source.path.as_str());
+            entries.push(Entry::Group(tool.source.path.clone()));
+        }
+        entries.push(Entry::Tool(i));
+    }
+    entries
+}
+
+/// Tools matching `filter` fuzzily on id, title or name, best first.
+fn ranked(catalog: &Catalog, filter: &str) -> Vec<Entry> {
+    let pattern = Pattern::parse(filter, CaseMatching::Smart, Normalization::Smart);
+    let mut matcher = Matcher::new(Config::DEFAULT);
+    let mut buffer = Vec::new();
+    let mut scored: Vec<(u32, usize)> = catalog
+        .tools()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, tool)| {
+            let haystack = format!("{} {} {}", tool.id, tool.title.as_deref().unwrap_or_default(), tool.name);
+            pattern.score(Utf32Str::new(&haystack, &mut buffer), &mut matcher).map(|score| (score, i))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().map(|(_, i)| Entry::Tool(i)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{LoadOptions, load_samples};
+
+    #[test]
+    fn grouped_by_source_and_filtered_fuzzily() {
+        let catalog = load_samples(&LoadOptions::default()).catalog;
+        let mut list = ToolList::new(&catalog);
+        assert!(matches!(list.entries[0], Entry::Group(_)));
+        assert!(list.selected_tool().is_some());
+        list.filter.set("shwmap");
+        list.refresh(&catalog);
+        let first = list.selected_tool().map(|i| catalog.tools()[i].id.clone());
+        assert_eq!(first.as_deref(), Some("maps.showMapAtAddressAndZoom"));
+        list.filter.set("zzzzzz-nothing");
+        list.refresh(&catalog);
+        assert_eq!(list.tool_count(), 0);
+        assert_eq!(list.selected_tool(), None);
+    }
+
+    #[test]
+    fn moving_skips_headers_and_stops_at_the_ends() {
+        let catalog = load_samples(&LoadOptions::default()).catalog;
+        let mut list = ToolList::new(&catalog);
+        list.move_by(-5);
+        assert_eq!(list.selected, Some(1));
+        list.move_by(1000);
+        assert_eq!(list.selected_tool(), Some(catalog.len() - 1));
+    }
+}
