@@ -21,6 +21,10 @@ pub struct Cli {
     pub command: Option<Command>,
     #[command(flatten)]
     pub sources: Sources,
+    /// Colour theme: default, light, high-contrast, or a path to a theme .toml file.
+    /// NO_COLOR=1 turns colours off.
+    #[arg(long, value_name = "NAME|PATH")]
+    pub theme: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -70,7 +74,7 @@ impl Sources {
 
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
-        None => list(&cli.sources, false),
+        None => return app(&cli.sources, cli.theme.as_deref()),
         Some(Command::List { sources, json }) => list(&sources, json),
         Some(Command::Check { sources, json }) => check(&sources, json),
     };
@@ -78,6 +82,40 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(code) => code,
         // A closed pipe (`tooldeck list | head`) is not an error worth a message.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tooldeck: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The terminal app.
+fn app(sources: &Sources, theme: Option<&str>) -> ExitCode {
+    use std::io::IsTerminal;
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let styles = match crate::theme::load(theme, no_color) {
+        Ok(styles) => styles,
+        Err(e) => {
+            eprintln!("tooldeck: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
+        eprintln!("tooldeck: the app needs a terminal; `tooldeck list` and `tooldeck check` work without one");
+        return ExitCode::from(2);
+    }
+    let loaded = sources.load();
+    let size = crossterm::terminal::size().unwrap_or((80, 24));
+    let app = crate::app::App::new(loaded.catalog, &loaded.diagnostics, size);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("tooldeck: cannot start: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(crate::runtime::run(app, styles)) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tooldeck: {e}");
             ExitCode::from(1)

@@ -5,5 +5,7 @@ pub mod app;
 pub mod catalog;
 pub mod cli;
 pub mod form;
+pub mod runtime;
 pub mod text;
 pub mod theme;
+pub mod ui;

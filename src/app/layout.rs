@@ -52,12 +52,7 @@ impl Layout {
 
 /// Inside a bordered block.
 pub fn inner(area: Rect) -> Rect {
-    Rect {
-        x: area.x + 1,
-        y: area.y + 1,
-        width: area.width.saturating_sub(2),
-        height: area.height.saturating_sub(2),
-    }
+    Rect { x: area.x + 1, y: area.y + 1, width: area.width.saturating_sub(2), height: area.height.saturating_sub(2) }
 }
 
 pub fn contains(area: Rect, column: u16, row: u16) -> bool {

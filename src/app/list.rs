@@ -43,7 +43,8 @@ impl ToolList {
     /// Rebuilds the entries for the current filter, keeping the selected tool where it remains.
     pub fn refresh(&mut self, catalog: &Catalog) {
         let previous = self.selected_tool();
-        self.entries = if self.filter.text().trim().is_empty() { grouped(catalog) } else { ranked(catalog, self.filter.text()) };
+        self.entries =
+            if self.filter.text().trim().is_empty() { grouped(catalog) } else { ranked(catalog, self.filter.text()) };
         self.selected = previous
             .and_then(|t| self.entries.iter().position(|e| *e == Entry::Tool(t)))
             .or_else(|| self.entries.iter().position(|e| matches!(e, Entry::Tool(_))));
@@ -80,7 +81,11 @@ impl ToolList {
             return;
         }
         // Keep the group header above the first tool in view too.
-        let top = if selected > 0 && matches!(self.entries.get(selected - 1), Some(Entry::Group(_))) { selected - 1 } else { selected };
+        let top = if selected > 0 && matches!(self.entries.get(selected - 1), Some(Entry::Group(_))) {
+            selected - 1
+        } else {
+            selected
+        };
         if top < self.offset {
             self.offset = top;
         } else if selected >= self.offset + height {
@@ -94,16 +99,31 @@ impl ToolList {
 }
 
 fn grouped(catalog: &Catalog) -> Vec<Entry> {
+    let prefix = common_folder(catalog.tools().iter().map(|t| t.source.path.as_str()));
     let mut entries = Vec::new();
     let mut current: Option<&str> = None;
     for (i, tool) in catalog.tools().iter().enumerate() {
         if current != Some(tool.source.path.as_str()) {
             current = Some(tool.source.path.as_str());
-            entries.push(Entry::Group(tool.source.path.clone()));
+            let label = tool.source.path.strip_prefix(prefix.as_str()).unwrap_or(&tool.source.path);
+            entries.push(Entry::Group(label.to_string()));
         }
         entries.push(Entry::Tool(i));
     }
     entries
+}
+
+/// The folder all paths share (with its trailing `/`), so group headers show what differs.
+fn common_folder<'a>(mut paths: impl Iterator<Item = &'a str>) -> String {
+    let Some(first) = paths.next() else { return String::new() };
+    let mut prefix = first.rfind('/').map_or("", |i| &first[..=i]).to_string();
+    for path in paths {
+        while !path.starts_with(&prefix) {
+            prefix.pop();
+            prefix.truncate(prefix.rfind('/').map_or(0, |i| i + 1));
+        }
+    }
+    prefix
 }
 
 /// Tools matching `filter` fuzzily on id, title or name, best first.

@@ -4,7 +4,7 @@
 pub mod keymap;
 pub mod layout;
 pub mod list;
-mod update;
+pub mod update;
 
 use std::collections::HashMap;
 
@@ -43,12 +43,25 @@ pub enum Focus {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Popup {
     /// Pick one of `options` for the field at `path` (an enum, a variant, a suggestion).
-    Picker { path: Vec<usize>, title: String, options: Vec<String>, selected: usize, purpose: PickerPurpose },
+    Picker {
+        path: Vec<usize>,
+        title: String,
+        options: Vec<String>,
+        selected: usize,
+        purpose: PickerPurpose,
+    },
     /// The key of a new map entry.
-    KeyPrompt { path: Vec<usize>, input: TextInput },
+    KeyPrompt {
+        path: Vec<usize>,
+        input: TextInput,
+    },
     Help,
     /// What Run would send (until sending lands).
-    Request { title: String, body: String, valid: bool },
+    Request {
+        title: String,
+        body: String,
+        valid: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,7 +106,7 @@ impl App {
     pub fn new(catalog: Catalog, diagnostics: &[Diagnostic], size: (u16, u16)) -> App {
         let load_errors = diagnostics.iter().filter(|d| d.severity == crate::catalog::Severity::Error).count();
         let list = ToolList::new(&catalog);
-        App {
+        let mut app = App {
             load_errors,
             load_warnings: diagnostics.len() - load_errors,
             list,
@@ -108,7 +121,9 @@ impl App {
             status: None,
             run_armed: false,
             size,
-        }
+        };
+        app.form_mut();
+        app
     }
 
     pub fn selected_tool(&self) -> Option<&Tool> {

@@ -112,8 +112,15 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
 
 fn select_tool(app: &mut App, delta: isize) {
     app.list.move_by(delta);
+    tool_changed(app);
+}
+
+/// A new tool is selected: its form is built (so it shows at once) and the cursor starts over.
+pub fn tool_changed(app: &mut App) {
+    app.form_mut();
     app.cursor = 0;
     app.form_scroll = 0;
+    app.editing = false;
     sync_json_from_form(app);
 }
 
@@ -413,8 +420,7 @@ fn filter_key(app: &mut App, key: KeyEvent) {
         }
     }
     app.list.refresh(&app.catalog);
-    app.cursor = 0;
-    app.form_scroll = 0;
+    tool_changed(app);
 }
 
 fn popup_key(app: &mut App, key: KeyEvent) {
@@ -505,9 +511,7 @@ fn mouse_event(app: &mut App, mouse: MouseEvent) {
                 let index = app.list.offset + usize::from(row - area.y);
                 if app.list.select_entry(index) {
                     app.focus = Focus::List;
-                    app.editing = false;
-                    app.cursor = 0;
-                    app.form_scroll = 0;
+                    tool_changed(app);
                 }
             }
         }
@@ -580,5 +584,41 @@ fn keep_in_view(app: &mut App) {
         app.form_scroll = start;
     } else if end > app.form_scroll + height {
         app.form_scroll = end.saturating_sub(height).min(start);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{LoadOptions, load_samples};
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    fn app() -> App {
+        let loaded = load_samples(&LoadOptions::default());
+        App::new(loaded.catalog, &loaded.diagnostics, (120, 40))
+    }
+
+    fn press(app: &mut App, code: KeyCode) {
+        update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    }
+
+    fn type_text(app: &mut App, text: &str) {
+        text.chars().for_each(|c| press(app, KeyCode::Char(c)));
+    }
+
+    #[test]
+    fn filter_then_fill_a_field() {
+        let mut app = app();
+        press(&mut app, KeyCode::Char('/'));
+        type_text(&mut app, "search_pro");
+        assert_eq!(app.list.filter.text(), "search_pro");
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some("search_products"));
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(app.focus, Focus::Form);
+        press(&mut app, KeyCode::Enter);
+        type_text(&mut app, "laptop");
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(app.form().unwrap().arguments(), &serde_json::json!({"query": "laptop"}));
     }
 }

@@ -1,0 +1,309 @@
+//! The form pane: one line per field (indented by depth), a text area's lines below it, and the
+//! field's errors below that. The focused field's description shows at the bottom.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use serde_json::Value;
+
+use super::detail::wrap;
+use super::pane;
+use crate::app::layout::inner;
+use crate::app::update::TEXTAREA_LINES;
+use crate::app::{App, Focus};
+use crate::form::build::show;
+use crate::form::{Field, TextInput, Widget};
+use crate::text::{truncate, visible, width};
+use crate::theme::Styles;
+
+pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
+    let focused = app.focus == Focus::Form;
+    let Some(form) = app.form() else {
+        let title = if app.selected_tool().is_some() { "arguments (Enter to fill in)" } else { "arguments" };
+        frame.render_widget(pane(title, focused, styles), area);
+        if let Some(tool) = app.selected_tool() {
+            let hint = format!("{} parameter(s). Press Enter or → to fill in the form.", tool.parameter_count());
+            frame.render_widget(Paragraph::new(Line::styled(hint, styles.muted)), inner(area));
+        }
+        return;
+    };
+    let summary = if form.validation.error_count == 0 {
+        "arguments".to_string()
+    } else {
+        format!(
+            "arguments · {} error{}",
+            form.validation.error_count,
+            if form.validation.error_count == 1 { "" } else { "s" }
+        )
+    };
+    frame.render_widget(pane(&summary, focused, styles), area);
+    let mut body = inner(area);
+    let rows = form.rows();
+    if rows.is_empty() {
+        frame.render_widget(Paragraph::new(Line::styled("no parameters: Ctrl-R runs the tool", styles.muted)), body);
+        return;
+    }
+    // The focused field's description, when it has one, takes the bottom lines.
+    let help = rows
+        .get(app.cursor)
+        .and_then(|r| form.field(&r.path))
+        .and_then(|f| f.description.as_deref())
+        .map(|d| wrap(&visible(d), usize::from(body.width), 2))
+        .unwrap_or_default();
+    if !help.is_empty() && body.height > help.len() as u16 + 3 {
+        let help_area = Rect { y: body.y + body.height - help.len() as u16, height: help.len() as u16, ..body };
+        frame.render_widget(
+            Paragraph::new(help.into_iter().map(|l| Line::styled(l, styles.muted)).collect::<Vec<_>>()),
+            help_area,
+        );
+        body.height -= help_area.height + 1;
+    }
+    let label_width = rows
+        .iter()
+        .filter_map(|r| form.field(&r.path).map(|f| r.depth * 2 + width(&visible(f.label())) + 1))
+        .max()
+        .unwrap_or(0)
+        .clamp(8, usize::from(body.width) / 2);
+    let mut lines: Vec<Line> = Vec::new();
+    let mut cursor_at: Option<(usize, usize)> = None;
+    for (index, row) in rows.iter().enumerate() {
+        let Some(field) = form.field(&row.path) else { continue };
+        let is_cursor = index == app.cursor && focused;
+        let editing = is_cursor && app.editing;
+        let (line, column) =
+            field_line(field, row.depth, label_width, is_cursor, editing, usize::from(body.width), styles);
+        if let Some(column) = column {
+            cursor_at = Some((lines.len(), column));
+        }
+        lines.push(line);
+        if let Some((text_lines, cursor)) = text_area(field, row.depth, editing, styles) {
+            if let Some((line, column)) = cursor {
+                cursor_at = Some((lines.len() + line, column));
+            }
+            lines.extend(text_lines);
+        }
+        for message in form.errors_at(&row.pointer) {
+            let indent = " ".repeat(row.depth * 2 + 2);
+            let text =
+                truncate(&visible(message), usize::from(body.width).saturating_sub(indent.len() + 2)).into_owned();
+            lines.push(Line::from(vec![Span::raw(indent), Span::styled(format!("✗ {text}"), styles.error)]));
+        }
+    }
+    // Form-wide problems (a schema that cannot be compiled) come last.
+    for message in form.errors_at("") {
+        lines.push(Line::styled(format!("✗ {}", visible(message)), styles.error));
+    }
+    let visible_lines: Vec<Line> = lines.into_iter().skip(app.form_scroll).take(usize::from(body.height)).collect();
+    frame.render_widget(Paragraph::new(visible_lines), body);
+    if let Some((line, column)) = cursor_at
+        && line >= app.form_scroll
+        && line < app.form_scroll + usize::from(body.height)
+    {
+        let x = body.x + (column as u16).min(body.width.saturating_sub(1));
+        frame.set_cursor_position((x, body.y + (line - app.form_scroll) as u16));
+    }
+}
+
+/// The field's line, and the cursor column when its one-line text is being edited.
+fn field_line(
+    field: &Field,
+    depth: usize,
+    label_width: usize,
+    is_cursor: bool,
+    editing: bool,
+    total_width: usize,
+    styles: &Styles,
+) -> (Line<'static>, Option<usize>) {
+    let indent = " ".repeat(depth * 2);
+    let marker = if is_cursor { "›" } else { " " };
+    let name = visible(field.label()).into_owned();
+    let label_style = if is_cursor { styles.selection } else { styles.text };
+    let mut spans = vec![
+        Span::styled(marker.to_string(), styles.accent),
+        Span::raw(indent.clone()),
+        Span::styled(name.clone(), label_style),
+    ];
+    let mut used = 1 + indent.len() + width(&name);
+    if field.required {
+        spans.push(Span::styled("*", styles.required));
+        used += 1;
+    }
+    let pad = (label_width + 2).saturating_sub(used).max(1);
+    spans.push(Span::raw(" ".repeat(pad)));
+    used += pad;
+    let room = total_width.saturating_sub(used);
+    let (value, value_style, cursor) = value_text(field, editing, room, styles);
+    let value_width = width(&value);
+    spans.push(Span::styled(value, value_style));
+    let hint = hint(field);
+    if !hint.is_empty() && value_width + 2 + width(&hint) <= room {
+        spans.push(Span::styled(format!("  {hint}"), styles.muted));
+    }
+    (Line::from(spans), cursor.map(|c| used + c))
+}
+
+/// What the field's line shows after the label, its style, and the cursor offset in it.
+fn value_text(field: &Field, editing: bool, room: usize, styles: &Styles) -> (String, Style, Option<usize>) {
+    let value_style = if field.from_default { styles.default_value } else { styles.text };
+    let unset = || ("—".to_string(), styles.muted, None);
+    match &field.widget {
+        Widget::Text { multiline: true, .. } => {
+            let note = if field.set { "text below" } else { "unset · Enter to write" };
+            (format!("¶ {note}"), styles.muted, None)
+        }
+        Widget::Raw { input } if input.line_count() > 1 => ("{ JSON below }".into(), styles.muted, None),
+        Widget::Text { input, .. }
+        | Widget::Suggest { input, .. }
+        | Widget::Number { input, .. }
+        | Widget::Raw { input } => {
+            if editing {
+                let (text, cursor) = scrolled(input, room);
+                return (text, styles.text, Some(cursor));
+            }
+            if !field.set {
+                return unset();
+            }
+            let quoted = matches!(field.widget, Widget::Text { .. } | Widget::Suggest { .. });
+            let text =
+                if quoted { format!("\"{}\"", visible(input.text())) } else { visible(input.text()).into_owned() };
+            (truncate(&text, room).into_owned(), value_style, None)
+        }
+        Widget::Bool(value) => match value {
+            Some(true) => ("[x] true".into(), value_style, None),
+            Some(false) => ("[ ] false".into(), value_style, None),
+            None => ("[-] unset".into(), styles.muted, None),
+        },
+        Widget::Choice { choices, selected } => match selected.and_then(|i| choices.get(i)) {
+            Some(choice) => (format!("‹{}› ▾", visible(&choice.label)), value_style, None),
+            None => ("— ▾".into(), styles.muted, None),
+        },
+        Widget::Const(value) => (visible(&show(value)).into_owned(), styles.muted, None),
+        Widget::Object { fields, entries, additional, .. } => {
+            let fold = if field.collapsed { "▸" } else { "▾" };
+            let count = fields.len() + entries.len();
+            let map = if additional.is_some() { " · a: add entry" } else { "" };
+            let state = if field.set || field.required { "" } else { " (unset)" };
+            (format!("{fold} {{{count} field{}}}{state}{map}", if count == 1 { "" } else { "s" }), styles.muted, None)
+        }
+        Widget::Array { items, .. } => {
+            let fold = if field.collapsed { "▸" } else { "▾" };
+            let state = if field.set || field.required || !items.is_empty() { "" } else { " (unset)" };
+            (
+                format!("{fold} [{} item{}]{state} · a: add", items.len(), if items.len() == 1 { "" } else { "s" }),
+                styles.muted,
+                None,
+            )
+        }
+        Widget::Variant { variants, selected, .. } => {
+            let label = variants.get(*selected).map(|c| visible(&c.label).into_owned()).unwrap_or_default();
+            let state = if field.set { "" } else { " (unset)" };
+            (format!("◆ {label} ▾{state}"), styles.accent, None)
+        }
+    }
+}
+
+/// A one-line text cut to `room` cells around the cursor; the cursor's cell offset in it.
+fn scrolled(input: &TextInput, room: usize) -> (String, usize) {
+    let text = visible(input.text()).into_owned();
+    let before = visible(&input.text()[..input.cursor()]).chars().count();
+    let chars: Vec<char> = text.chars().collect();
+    let room = room.max(2);
+    let start = before.saturating_sub(room - 1);
+    let shown: String = chars[start..].iter().take(room).collect();
+    let cursor = width(&chars[start..before].iter().collect::<String>());
+    (shown, cursor)
+}
+
+/// Type, format, bounds and markers, shown dim after the value.
+fn hint(field: &Field) -> String {
+    let schema = &field.schema;
+    let mut parts: Vec<String> = Vec::new();
+    let kind = match &field.widget {
+        Widget::Number { integer: true, .. } => "integer",
+        Widget::Number { .. } => "number",
+        Widget::Suggest { .. } => "text · ↓ suggestions",
+        Widget::Raw { .. } => "JSON",
+        Widget::Choice { choices, .. } => {
+            parts.push(format!("{} options", choices.len()));
+            ""
+        }
+        _ => "",
+    };
+    if !kind.is_empty() {
+        parts.push(kind.into());
+    }
+    if let Some(format) = schema.get("format").and_then(Value::as_str) {
+        parts.push(format.into());
+    }
+    let bound = |key: &str| schema.get(key).map(show);
+    match (bound("minimum").or(bound("exclusiveMinimum")), bound("maximum").or(bound("exclusiveMaximum"))) {
+        (Some(min), Some(max)) => parts.push(format!("{min}…{max}")),
+        (Some(min), None) => parts.push(format!("≥ {min}")),
+        (None, Some(max)) => parts.push(format!("≤ {max}")),
+        _ => {}
+    }
+    match (bound("minLength"), bound("maxLength")) {
+        (Some(min), Some(max)) => parts.push(format!("{min}…{max} chars")),
+        (Some(min), None) => parts.push(format!("≥ {min} chars")),
+        (None, Some(max)) => parts.push(format!("≤ {max} chars")),
+        _ => {}
+    }
+    match (bound("minItems"), bound("maxItems")) {
+        (Some(min), Some(max)) => parts.push(format!("{min}…{max} items")),
+        (Some(min), None) => parts.push(format!("≥ {min} items")),
+        (None, Some(max)) => parts.push(format!("≤ {max} items")),
+        _ => {}
+    }
+    if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
+        parts.push(format!("/{}/", visible(pattern)));
+    }
+    if field.from_default {
+        parts.push("default".into());
+    }
+    if field.run_option {
+        parts.push("run option".into());
+    }
+    parts.join(" · ")
+}
+
+/// The lines of a text area (or multi-line JSON) below its field, and the cursor in them.
+#[allow(clippy::type_complexity)]
+fn text_area(
+    field: &Field,
+    depth: usize,
+    editing: bool,
+    styles: &Styles,
+) -> Option<(Vec<Line<'static>>, Option<(usize, usize)>)> {
+    let input = match &field.widget {
+        Widget::Text { multiline: true, input } => input,
+        Widget::Raw { input } if input.line_count() > 1 => input,
+        _ => return None,
+    };
+    let indent = depth * 2 + 3;
+    let (cursor_line, cursor_column) = input.cursor_line_col();
+    let total = input.line_count();
+    let shown = total.min(TEXTAREA_LINES);
+    // Keep the cursor's line in view while editing.
+    let first = if editing { cursor_line.saturating_sub(shown - 1).min(total - shown) } else { 0 };
+    let lines: Vec<Line<'static>> = input
+        .text()
+        .split('\n')
+        .skip(first)
+        .take(shown)
+        .map(|l| {
+            Line::from(vec![
+                Span::raw(" ".repeat(indent - 2)),
+                Span::styled("│ ", styles.border),
+                Span::styled(visible(l).into_owned(), styles.text),
+            ])
+        })
+        .collect();
+    let cursor = editing.then(|| {
+        let line_text = input.text().split('\n').nth(cursor_line).unwrap_or_default();
+        let before: String = line_text.chars().take(cursor_column).collect();
+        (cursor_line - first, indent + width(&visible(&before)))
+    });
+    Some((lines, cursor))
+}

@@ -1,0 +1,78 @@
+//! The tool list pane.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::pane;
+use crate::app::layout::inner;
+use crate::app::list::Entry;
+use crate::app::{App, Focus};
+use crate::text::{truncate, visible};
+use crate::theme::Styles;
+
+pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
+    let filtering = app.list.filtering || !app.list.filter.text().is_empty();
+    let title = if filtering {
+        format!("tools {}/{}", app.list.tool_count(), app.catalog.len())
+    } else {
+        format!("tools ({})", app.catalog.len())
+    };
+    let focused = app.focus == Focus::List;
+    frame.render_widget(pane(&title, focused, styles), area);
+    let mut body = inner(area);
+    if filtering {
+        let filter = Line::from(vec![
+            Span::styled("/", styles.key_hint),
+            Span::styled(visible(app.list.filter.text()).into_owned(), styles.text),
+        ]);
+        frame.render_widget(Paragraph::new(filter), Rect { height: 1, ..body });
+        if app.list.filtering {
+            let column = app.list.filter.text()[..app.list.filter.cursor()].chars().count() as u16;
+            frame.set_cursor_position((body.x + 1 + column.min(body.width.saturating_sub(2)), body.y));
+        }
+        body.y += 1;
+        body.height = body.height.saturating_sub(1);
+    }
+    let width = usize::from(body.width);
+    let lines: Vec<Line> = app
+        .list
+        .entries
+        .iter()
+        .enumerate()
+        .skip(app.list.offset)
+        .take(usize::from(body.height))
+        .map(|(i, entry)| match entry {
+            Entry::Group(source) => Line::styled(group_label(source, width), styles.muted),
+            Entry::Tool(t) => {
+                let tool = &app.catalog.tools()[*t];
+                let selected = app.list.selected == Some(i);
+                let label = truncate(&visible(tool.display_title()), width.saturating_sub(2)).into_owned();
+                let style = if selected { styles.selection } else { styles.text };
+                let marker = if selected { "› " } else { "  " };
+                Line::from(vec![
+                    Span::styled(marker, style),
+                    Span::styled(format!("{label:<w$}", w = width.saturating_sub(2)), style),
+                ])
+            }
+        })
+        .collect();
+    if lines.is_empty() {
+        let message = if filtering { "no tool matches" } else { "no tools loaded" };
+        frame.render_widget(Paragraph::new(Line::styled(message, styles.muted)), body);
+        return;
+    }
+    frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// A source path cut from the left, so the file name stays readable.
+fn group_label(source: &str, width: usize) -> String {
+    let source = visible(source);
+    let chars: Vec<char> = source.chars().collect();
+    if chars.len() <= width {
+        return source.into_owned();
+    }
+    let keep = width.saturating_sub(1);
+    format!("…{}", chars[chars.len() - keep..].iter().collect::<String>())
+}

@@ -1,0 +1,52 @@
+//! Drawing: `render` reads the app's state and never changes it. Every string that came from a
+//! definition or a user goes through `text::visible` so it cannot move the cursor.
+
+mod detail;
+mod form;
+mod json;
+mod list;
+mod popup;
+mod status;
+
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Paragraph, Wrap};
+
+use crate::app::App;
+use crate::app::layout::{MIN_HEIGHT, MIN_WIDTH};
+use crate::theme::Styles;
+
+pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {
+    let area = frame.area();
+    frame.render_widget(Block::new().style(styles.base), area);
+    let layout = app.layout();
+    if layout.too_small {
+        let message = format!(
+            "terminal too small: {}x{}, tooldeck needs at least {MIN_WIDTH}x{MIN_HEIGHT}",
+            area.width, area.height
+        );
+        let y = area.height / 2;
+        let line = Rect::new(0, y, area.width, area.height.saturating_sub(y));
+        frame.render_widget(
+            Paragraph::new(Line::styled(message, styles.warning))
+                .alignment(Alignment::Center)
+                .wrap(Wrap { trim: true }),
+            line,
+        );
+        return;
+    }
+    list::render(app, styles, frame, layout.list);
+    detail::render(app, styles, frame, layout.detail);
+    form::render(app, styles, frame, layout.form);
+    if let Some(area) = layout.json {
+        json::render(app, styles, frame, area);
+    }
+    status::render(app, styles, frame, layout.status);
+    popup::render(app, styles, frame, area);
+}
+
+/// A bordered pane with a title, its border showing whether it has the focus.
+fn pane<'a>(title: &'a str, focused: bool, styles: &Styles) -> Block<'a> {
+    Block::bordered().border_style(styles.border(focused)).title(Line::styled(format!(" {title} "), styles.title))
+}

@@ -1,0 +1,99 @@
+//! Boxes over the screen: pickers, the map-key prompt, help, and the request Run would send.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use super::pane;
+use crate::app::keymap::BINDINGS;
+use crate::app::layout::inner;
+use crate::app::{App, Popup};
+use crate::text::{truncate, visible, width};
+use crate::theme::Styles;
+
+pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
+    let Some(popup) = &app.popup else { return };
+    match popup {
+        Popup::Picker { title, options, selected, .. } => {
+            let area = centered(screen, 50, options.len() as u16 + 2);
+            let body = open(frame, area, &visible(title), styles);
+            let height = usize::from(body.height).max(1);
+            let first = selected.saturating_sub(height - 1);
+            let lines: Vec<Line> = options
+                .iter()
+                .enumerate()
+                .skip(first)
+                .take(height)
+                .map(|(i, option)| {
+                    let text = truncate(&visible(option), usize::from(body.width).saturating_sub(2)).into_owned();
+                    let style = if i == *selected { styles.selection } else { styles.text };
+                    Line::styled(
+                        format!(
+                            "{} {text:<w$}",
+                            if i == *selected { "›" } else { " " },
+                            w = usize::from(body.width).saturating_sub(2)
+                        ),
+                        style,
+                    )
+                })
+                .collect();
+            frame.render_widget(Paragraph::new(lines), body);
+        }
+        Popup::KeyPrompt { input, .. } => {
+            let area = centered(screen, 50, 3);
+            let body = open(frame, area, "key of the new entry (Enter: add, Esc: cancel)", styles);
+            frame.render_widget(Paragraph::new(Line::styled(visible(input.text()).into_owned(), styles.text)), body);
+            let before = visible(&input.text()[..input.cursor()]).into_owned();
+            frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
+        }
+        Popup::Help => {
+            let area = centered(screen, 76, BINDINGS.len() as u16 + 4);
+            let body = open(frame, area, "keys", styles);
+            let mut lines: Vec<Line> = BINDINGS
+                .iter()
+                .map(|b| {
+                    Line::from(vec![
+                        Span::styled(format!("{:<18}", b.keys), styles.key_hint),
+                        Span::styled(b.help, styles.text),
+                    ])
+                })
+                .collect();
+            lines.push(Line::raw(""));
+            lines.push(Line::styled("any key closes this", styles.muted));
+            frame.render_widget(Paragraph::new(lines), body);
+        }
+        Popup::Request { title, body: json, valid } => {
+            let lines: Vec<&str> = json.lines().collect();
+            let area = centered(screen, 70, lines.len() as u16 + 4);
+            let heading = if *valid {
+                format!("{} · arguments to send", visible(title))
+            } else {
+                format!("{} · INVALID arguments, sent anyway", visible(title))
+            };
+            let body = open(frame, area, &heading, styles);
+            let mut text: Vec<Line> =
+                lines.iter().map(|l| Line::styled(visible(l).into_owned(), styles.text)).collect();
+            text.push(Line::styled("Sending lands with the endpoint support; any key closes this.", styles.muted));
+            frame.render_widget(Paragraph::new(text), body);
+        }
+    }
+}
+
+fn open(frame: &mut Frame, area: Rect, title: &str, styles: &Styles) -> Rect {
+    frame.render_widget(Clear, area);
+    frame.render_widget(pane(title, true, styles).style(styles.base), area);
+    inner(area)
+}
+
+/// A box `width` x `height` in the middle of `screen`, shrunk to fit.
+fn centered(screen: Rect, width: u16, height: u16) -> Rect {
+    let width = width.min(screen.width.saturating_sub(4)).max(10);
+    let height = height.min(screen.height.saturating_sub(2)).max(3);
+    Rect::new(
+        screen.x + (screen.width.saturating_sub(width)) / 2,
+        screen.y + (screen.height.saturating_sub(height)) / 2,
+        width,
+        height,
+    )
+}
