@@ -10,6 +10,14 @@ use serde_json::json;
 use crate::catalog::{Format, LoadOptions, Loaded, Tool, load_paths, load_samples};
 use crate::text::{truncate, visible, width};
 
+/// Like `eprintln!`, but a closed stderr (the terminal went away) is no reason to panic.
+macro_rules! report {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "tooldeck",
@@ -83,7 +91,7 @@ pub fn run(cli: Cli) -> ExitCode {
         // A closed pipe (`tooldeck list | head`) is not an error worth a message.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("tooldeck: {e}");
+            report!("tooldeck: {e}");
             ExitCode::from(1)
         }
     }
@@ -96,12 +104,12 @@ fn app(sources: &Sources, theme: Option<&str>) -> ExitCode {
     let styles = match crate::theme::load(theme, no_color) {
         Ok(styles) => styles,
         Err(e) => {
-            eprintln!("tooldeck: {e}");
+            report!("tooldeck: {e}");
             return ExitCode::from(2);
         }
     };
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
-        eprintln!("tooldeck: the app needs a terminal; `tooldeck list` and `tooldeck check` work without one");
+        report!("tooldeck: the app needs a terminal; `tooldeck list` and `tooldeck check` work without one");
         return ExitCode::from(2);
     }
     let loaded = sources.load();
@@ -110,14 +118,14 @@ fn app(sources: &Sources, theme: Option<&str>) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("tooldeck: cannot start: {e}");
+            report!("tooldeck: cannot start: {e}");
             return ExitCode::from(1);
         }
     };
     match runtime.block_on(crate::runtime::run(app, styles)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("tooldeck: {e}");
+            report!("tooldeck: {e}");
             ExitCode::from(1)
         }
     }
@@ -135,7 +143,7 @@ fn list(sources: &Sources, as_json: bool) -> io::Result<ExitCode> {
     out.flush()?;
     let (errors, warnings) = (loaded.errors().count(), loaded.warnings().count());
     if errors + warnings > 0 {
-        eprintln!("{} (run `tooldeck check` to see them)", count_problems(errors, warnings));
+        report!("{} (run `tooldeck check` to see them)", count_problems(errors, warnings));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -3,6 +3,8 @@
 //! drawn once the queue of pending events is empty.
 
 use std::io::{self, Stdout};
+use std::mem::ManuallyDrop;
+use std::time::Duration;
 
 use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, Event, EventStream,
@@ -20,7 +22,9 @@ use crate::ui;
 
 /// Owns the terminal while the app runs; dropping it (or a panic) puts the terminal back.
 pub struct TerminalGuard {
-    pub terminal: Terminal<CrosstermBackend<Stdout>>,
+    /// Never dropped: ratatui's own drop shows the cursor again and, if the terminal is gone,
+    /// reports that with `eprintln!`, which panics on a closed stderr. `restore` does its work.
+    pub terminal: ManuallyDrop<Terminal<CrosstermBackend<Stdout>>>,
 }
 
 impl TerminalGuard {
@@ -33,7 +37,7 @@ impl TerminalGuard {
             return Err(e);
         }
         match Terminal::new(CrosstermBackend::new(stdout)) {
-            Ok(terminal) => Ok(TerminalGuard { terminal }),
+            Ok(terminal) => Ok(TerminalGuard { terminal: ManuallyDrop::new(terminal) }),
             Err(e) => {
                 restore();
                 Err(e)
@@ -69,6 +73,40 @@ fn install_panic_hook() {
     }));
 }
 
+/// The next event if one is waiting, without waiting. Polled inside this task, not with
+/// `now_or_never`: a no-op waker would leave the stream unable to wake the loop again.
+async fn already_queued(events: &mut EventStream) -> Option<io::Result<Event>> {
+    tokio::select! {
+        biased;
+        next = events.next() => next,
+        _ = std::future::ready(()) => None,
+    }
+}
+
+/// Ends the process when the terminal goes away without a SIGHUP reaching us. crossterm's reader
+/// then spins on the dead terminal while holding its event lock (crossterm-rs/crossterm#793), so
+/// the event loop itself may be stuck: the check runs on a thread of its own. Nothing is lost by
+/// exiting: there is no screen left, and every call is recorded as it happens.
+fn watch_for_hang_up() {
+    std::thread::spawn(|| {
+        loop {
+            std::thread::sleep(Duration::from_millis(500));
+            if terminal_hung_up() {
+                restore();
+                std::process::exit(0);
+            }
+        }
+    });
+}
+
+/// True when the terminal behind stdin has hung up (its window was closed).
+fn terminal_hung_up() -> bool {
+    let mut fd = libc::pollfd { fd: libc::STDIN_FILENO, events: 0, revents: 0 };
+    // SAFETY: one valid pollfd, a zero timeout; poll only writes `revents`.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+    ready > 0 && fd.revents & (libc::POLLHUP | libc::POLLNVAL) != 0
+}
+
 fn to_msg(event: Event) -> Option<Msg> {
     match event {
         // Key releases and repeats (kitty protocol) would double every keystroke.
@@ -80,14 +118,23 @@ fn to_msg(event: Event) -> Option<Msg> {
     }
 }
 
-/// Runs the app until it quits, the input ends, or SIGTERM/SIGHUP arrives.
-pub async fn run(mut app: App, styles: Styles) -> io::Result<()> {
+/// Runs the app until it quits, the input ends, or SIGTERM/SIGHUP arrives. A terminal that goes
+/// away mid-frame ends the app quietly: nobody is left to read an error.
+pub async fn run(app: App, styles: Styles) -> io::Result<()> {
+    match event_loop(app, styles).await {
+        Err(e) if terminal_hung_up() || e.raw_os_error() == Some(libc::EIO) => Ok(()),
+        other => other,
+    }
+}
+
+async fn event_loop(mut app: App, styles: Styles) -> io::Result<()> {
     let mut guard = TerminalGuard::enter()?;
     let size = guard.terminal.size()?;
     update(&mut app, Msg::Resize(size.width, size.height));
     let mut events = EventStream::new();
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+    watch_for_hang_up();
     guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;
     loop {
         let first = tokio::select! {
@@ -98,25 +145,14 @@ pub async fn run(mut app: App, styles: Styles) -> io::Result<()> {
         let Some(first) = first else { return Ok(()) };
         // Handle everything already queued before drawing, so fast typing never lags behind.
         let mut pending = vec![first];
-        // (Polled inside this task, not with `now_or_never`: a no-op waker would leave the
-        // stream unable to wake the loop again.)
-        loop {
-            tokio::select! {
-                biased;
-                next = events.next() => match next {
-                    Some(next) => pending.push(next),
-                    None => break,
-                },
-                _ = std::future::ready(()) => break,
-            }
+        while let Some(next) = already_queued(&mut events).await {
+            pending.push(next);
         }
         for event in pending {
             let event = event?;
             let Some(msg) = to_msg(event) else { continue };
-            for effect in update(&mut app, msg) {
-                match effect {
-                    Effect::Quit => return Ok(()),
-                }
+            if update(&mut app, msg).contains(&Effect::Quit) {
+                return Ok(());
             }
         }
         guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;

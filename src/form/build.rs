@@ -8,9 +8,16 @@ use super::{Choice, Field, TextInput, Widget};
 use crate::catalog::schema::escape_pointer;
 use crate::catalog::{FieldCue, Widget as Cue};
 
-/// `$ref`s are followed at most this deep while building, so a recursive schema builds a finite
-/// form (recursive parts start empty and grow when the user adds to them).
+/// A chain of `$ref`s pointing on to each other is followed at most this far.
 const MAX_REF_DEPTH: usize = 16;
+/// How often one `$ref` may be expanded inside its own expansion: a recursive schema shows this
+/// many levels, and the levels below start as stubs (see [`expand`]) that a value fills.
+const MAX_RECURSION: usize = 2;
+/// Fields built in one go at most, shared fairly between siblings, so a schema whose `$ref`s
+/// fan out builds in bounded time; what does not fit starts as a stub too.
+const MAX_FIELDS: usize = 2_000;
+/// Objects nested deeper than this start as stubs, so building never runs out of stack.
+const MAX_NESTING: usize = 64;
 
 pub fn root_field(schema: &Value, cues: &BTreeMap<String, FieldCue>) -> Field {
     let mut field = build(schema, schema, cues, "", String::new(), true, 0);
@@ -18,7 +25,8 @@ pub fn root_field(schema: &Value, cues: &BTreeMap<String, FieldCue>) -> Field {
     field
 }
 
-/// Builds the field for `schema` at `pointer` (the cue key: property names joined by `/`).
+/// Builds the field for `schema` at `pointer` (the field's JSON pointer in the arguments, which
+/// is also its cue key). `depth` is how deeply nested the field already is.
 pub fn build(
     schema: &Value,
     root: &Value,
@@ -28,124 +36,214 @@ pub fn build(
     required: bool,
     depth: usize,
 ) -> Field {
-    let schema = resolve(schema, root, depth);
-    let cue = cues.get(pointer);
-    let mut field = Field {
-        name,
-        title: text(&schema, "title"),
-        description: text(&schema, "description"),
-        required,
-        set: false,
-        from_default: false,
-        run_option: cue.and_then(|c| c.widget) == Some(Cue::RunOption),
-        collapsed: false,
-        widget: widget(&schema, root, cues, pointer, cue, depth),
-        schema: schema.clone(),
-    };
-    if let Some(default) = schema.get("default") {
-        super::value::set_value(&mut field, default, root, cues, pointer);
-        field.set = true;
-        field.from_default = true;
-    }
-    field
+    Builder { root, cues, chain: Vec::new(), budget: MAX_FIELDS }.field(schema, pointer, name, required, depth)
 }
 
-/// A new field for the value at array index `index` (items are always set).
-pub fn item(item_schema: &Value, root: &Value, cues: &BTreeMap<String, FieldCue>, index: usize) -> Field {
-    let mut field = build(item_schema, root, cues, "", format!("[{index}]"), true, 0);
-    field.set = true;
-    field
-}
-
-fn widget(
-    schema: &Value,
+/// A new field for the array item at `pointer` (items are always set).
+pub fn item(
+    item_schema: &Value,
     root: &Value,
     cues: &BTreeMap<String, FieldCue>,
     pointer: &str,
-    cue: Option<&FieldCue>,
-    depth: usize,
-) -> Widget {
-    if let Some(variants) = variants(schema) {
-        let inner = Box::new(variant_field(&variants[0].value, root, cues, pointer, depth));
-        return Widget::Variant { variants, selected: 0, inner };
-    }
-    if let Some(Value::Array(values)) = schema.get("enum") {
-        let labels = cue.map(|c| c.enum_labels.as_slice()).unwrap_or_default();
-        let choices = values
-            .iter()
-            .map(|v| Choice {
-                value: v.clone(),
-                label: labels.iter().find(|l| &l.value == v).map_or_else(|| show(v), |l| l.label.clone()),
-            })
-            .collect();
-        return Widget::Choice { choices, selected: None };
-    }
-    if let Some(choices) = const_choices(schema) {
-        return Widget::Choice { choices, selected: None };
-    }
-    if let Some(value) = schema.get("const") {
-        return Widget::Const(value.clone());
-    }
-    match schema.get("type").and_then(Value::as_str).or_else(|| implied_type(schema)) {
-        Some("string") => {
-            let suggestions: Vec<Value> = cue
-                .map(|c| c.suggestions.clone())
-                .filter(|s| !s.is_empty())
-                .or_else(|| schema.get("examples").and_then(Value::as_array).cloned())
-                .unwrap_or_default();
-            let multiline = cue.and_then(|c| c.widget) == Some(Cue::Textarea);
-            if !suggestions.is_empty() && !multiline {
-                Widget::Suggest { input: TextInput::default(), suggestions }
-            } else {
-                Widget::Text { input: TextInput::default(), multiline }
-            }
-        }
-        Some("integer") => Widget::Number { input: TextInput::default(), integer: true },
-        Some("number") => Widget::Number { input: TextInput::default(), integer: false },
-        Some("boolean") => Widget::Bool(None),
-        Some("object") => object(schema, root, cues, pointer, depth),
-        Some("array") => {
-            let item_schema = match schema.get("items") {
-                Some(items @ (Value::Object(_) | Value::Bool(_))) => items.clone(),
-                _ => Value::Object(Map::new()),
-            };
-            Widget::Array { items: Vec::new(), item_schema }
-        }
-        Some("null") => Widget::Const(Value::Null),
-        _ => Widget::Raw { input: TextInput::default() },
-    }
+    index: usize,
+) -> Field {
+    added(build(item_schema, root, cues, pointer, format!("[{index}]"), true, 0))
 }
 
-fn object(schema: &Value, root: &Value, cues: &BTreeMap<String, FieldCue>, pointer: &str, depth: usize) -> Widget {
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let fields = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|properties| {
-            properties
+/// A field just added as an array item or map entry: it is set, and a checkbox has a value (an
+/// unset item would be a `null` in the array, an unset entry no entry at all).
+pub fn added(mut field: Field) -> Field {
+    field.set = true;
+    if field.widget == Widget::Bool(None) {
+        field.widget = Widget::Bool(Some(false));
+    }
+    field
+}
+
+/// A stub (a raw field whose schema could build real widgets: a recursion or budget limit) built
+/// out into those widgets, one more round of levels deep. `None` for a field that is raw anyway.
+pub fn expand(field: &Field, root: &Value, cues: &BTreeMap<String, FieldCue>, pointer: &str) -> Option<Field> {
+    if !matches!(field.widget, Widget::Raw { .. }) {
+        return None;
+    }
+    let mut real = build(&field.schema, root, cues, pointer, field.name.clone(), field.required, 0);
+    if matches!(real.widget, Widget::Raw { .. }) {
+        return None;
+    }
+    real.set = field.set;
+    real.collapsed = field.collapsed;
+    Some(real)
+}
+
+struct Builder<'a> {
+    root: &'a Value,
+    cues: &'a BTreeMap<String, FieldCue>,
+    /// The `$ref`s being expanded around the field being built, outermost first.
+    chain: Vec<String>,
+    /// Fields this subtree may still build.
+    budget: usize,
+}
+
+impl Builder<'_> {
+    fn field(&mut self, schema: &Value, pointer: &str, name: String, required: bool, depth: usize) -> Field {
+        let (schema, followed) = self.resolve(schema);
+        let cue = self.cues.get(pointer);
+        let widget = if self.budget == 0 || depth > MAX_NESTING {
+            Widget::Raw { input: TextInput::default() }
+        } else {
+            self.budget -= 1;
+            self.widget(&schema, pointer, cue, depth)
+        };
+        self.chain.truncate(self.chain.len() - followed);
+        let mut field = Field {
+            name,
+            title: text(&schema, "title"),
+            description: text(&schema, "description"),
+            required,
+            set: false,
+            from_default: false,
+            run_option: cue.and_then(|c| c.widget) == Some(Cue::RunOption),
+            collapsed: false,
+            widget,
+            schema,
+        };
+        if let Some(default) = field.schema.get("default").cloned() {
+            if let Widget::Raw { input } = &mut field.widget {
+                // Not through `set_value`, which would grow a stub: a default inside a recursion
+                // would grow it forever.
+                input.set(super::value::pretty(&default));
+                field.set = true;
+            } else {
+                super::value::set_value(&mut field, &default, self.root, self.cues, pointer);
+            }
+            field.from_default = true;
+        }
+        field
+    }
+
+    /// Builds sibling fields, each with a fair share of what is left of the budget (so one huge
+    /// sibling cannot starve the others; what a small one leaves goes on to the next).
+    fn fields(&mut self, children: Vec<(&Value, String, String, bool)>, depth: usize) -> Vec<Field> {
+        let count = children.len();
+        let mut fields = Vec::with_capacity(count);
+        for (i, (schema, pointer, name, required)) in children.into_iter().enumerate() {
+            let share = self.budget / (count - i);
+            let rest = self.budget - share;
+            self.budget = share;
+            fields.push(self.field(schema, &pointer, name, required, depth));
+            self.budget += rest;
+        }
+        fields
+    }
+
+    /// The schema with its `$ref`s followed (except into a recursion already deep enough) and
+    /// `allOf` merged; also how many `$ref`s were pushed on the chain.
+    fn resolve(&mut self, schema: &Value) -> (Value, usize) {
+        let mut schema = schema.clone();
+        let mut followed = 0;
+        for _ in 0..MAX_REF_DEPTH {
+            let Some(reference) = schema.get("$ref").and_then(Value::as_str) else { break };
+            if self.chain.iter().filter(|r| *r == reference).count() >= MAX_RECURSION {
+                break;
+            }
+            let Some(target) = reference.strip_prefix('#').and_then(|p| self.root.pointer(p)) else { break };
+            self.chain.push(reference.to_string());
+            followed += 1;
+            schema = with_siblings(target, &schema);
+        }
+        if let Some(Value::Array(parts)) = schema.get("allOf").cloned() {
+            let mut merged = schema.as_object().cloned().unwrap_or_default();
+            merged.remove("allOf");
+            for part in parts {
+                let (part, pushed) = self.resolve(&part);
+                self.chain.truncate(self.chain.len() - pushed);
+                merge_part(&mut merged, part);
+            }
+            schema = Value::Object(merged);
+        }
+        (schema, followed)
+    }
+
+    fn widget(&mut self, schema: &Value, pointer: &str, cue: Option<&FieldCue>, depth: usize) -> Widget {
+        if let Some(variants) = variants(schema) {
+            let mut inner = self.field(&variants[0].value, pointer, String::new(), true, depth + 1);
+            inner.set = true;
+            return Widget::Variant { variants, selected: 0, inner: Box::new(inner) };
+        }
+        if let Some(Value::Array(values)) = schema.get("enum") {
+            let labels = cue.map(|c| c.enum_labels.as_slice()).unwrap_or_default();
+            let choices = values
                 .iter()
-                .map(|(name, property)| {
-                    let child_pointer = format!("{pointer}/{}", escape_pointer(name));
-                    let is_required = required.contains(&name.as_str());
-                    build(property, root, cues, &child_pointer, name.clone(), is_required, depth + 1)
+                .map(|v| Choice {
+                    value: v.clone(),
+                    label: labels.iter().find(|l| &l.value == v).map_or_else(|| show(v), |l| l.label.clone()),
                 })
-                .collect()
-        })
-        .unwrap_or_default();
-    // Without declared properties, an object is a free map; otherwise only when the schema says so.
-    let has_properties = schema.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
-    let additional = match schema.get("additionalProperties") {
-        Some(Value::Bool(false)) => None,
-        Some(Value::Bool(true)) => Some(Value::Object(Map::new())),
-        Some(extra @ Value::Object(_)) => Some(extra.clone()),
-        _ if !has_properties && schema.get("patternProperties").is_none() => Some(Value::Object(Map::new())),
-        _ => None,
-    };
-    Widget::Object { fields, additional, entries: Vec::new() }
+                .collect();
+            return Widget::Choice { choices, selected: None };
+        }
+        if let Some(choices) = const_choices(schema) {
+            return Widget::Choice { choices, selected: None };
+        }
+        if let Some(value) = schema.get("const") {
+            return Widget::Const(value.clone());
+        }
+        match type_of(schema) {
+            Some("string") => {
+                let suggestions: Vec<Value> = cue
+                    .map(|c| c.suggestions.clone())
+                    .filter(|s| !s.is_empty())
+                    .or_else(|| schema.get("examples").and_then(Value::as_array).cloned())
+                    .unwrap_or_default();
+                let multiline = cue.and_then(|c| c.widget) == Some(Cue::Textarea);
+                if !suggestions.is_empty() && !multiline {
+                    Widget::Suggest { input: TextInput::default(), suggestions }
+                } else {
+                    Widget::Text { input: TextInput::default(), multiline }
+                }
+            }
+            Some("integer") => Widget::Number { input: TextInput::default(), integer: true },
+            Some("number") => Widget::Number { input: TextInput::default(), integer: false },
+            Some("boolean") => Widget::Bool(None),
+            Some("object") => self.object(schema, pointer, depth),
+            Some("array") => {
+                let item_schema = match schema.get("items") {
+                    Some(items @ (Value::Object(_) | Value::Bool(_))) => items.clone(),
+                    _ => Value::Object(Map::new()),
+                };
+                Widget::Array { items: Vec::new(), item_schema }
+            }
+            Some("null") => Widget::Const(Value::Null),
+            _ => Widget::Raw { input: TextInput::default() },
+        }
+    }
+
+    fn object(&mut self, schema: &Value, pointer: &str, depth: usize) -> Widget {
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let properties = schema.get("properties").and_then(Value::as_object);
+        let children = properties
+            .into_iter()
+            .flatten()
+            .map(|(name, property)| {
+                let child_pointer = format!("{pointer}/{}", escape_pointer(name));
+                (property, child_pointer, name.clone(), required.contains(&name.as_str()))
+            })
+            .collect();
+        let fields = self.fields(children, depth + 1);
+        // Without declared properties, an object is a free map; otherwise only when the schema says so.
+        let has_properties = schema.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
+        let additional = match schema.get("additionalProperties") {
+            Some(Value::Bool(false)) => None,
+            Some(Value::Bool(true)) => Some(Value::Object(Map::new())),
+            Some(extra @ Value::Object(_)) => Some(extra.clone()),
+            _ if !has_properties && schema.get("patternProperties").is_none() => Some(Value::Object(Map::new())),
+            _ => None,
+        };
+        Widget::Object { fields, additional, entries: Vec::new() }
+    }
 }
 
 /// `oneOf`/`anyOf`, or a `type` list (`["string", "null"]`), as variants to pick from.
@@ -192,18 +290,6 @@ fn variants(schema: &Value) -> Option<Vec<Choice>> {
     )
 }
 
-fn variant_field(
-    schema: &Value,
-    root: &Value,
-    cues: &BTreeMap<String, FieldCue>,
-    pointer: &str,
-    depth: usize,
-) -> Field {
-    let mut field = build(schema, root, cues, pointer, String::new(), true, depth + 1);
-    field.set = true;
-    field
-}
-
 pub fn variant_label(option: &Value, index: usize) -> String {
     if let Some(title) = text(option, "title") {
         return title;
@@ -234,55 +320,54 @@ fn const_choices(schema: &Value) -> Option<Vec<Choice>> {
     )
 }
 
-fn implied_type(schema: &Value) -> Option<&'static str> {
-    if schema.get("properties").is_some() || schema.get("additionalProperties").is_some() {
-        Some("object")
-    } else if schema.get("items").is_some() {
-        Some("array")
-    } else {
-        None
+/// The one type a schema declares (also as a list of one), or the one its keywords imply.
+fn type_of(schema: &Value) -> Option<&str> {
+    match schema.get("type") {
+        Some(Value::String(t)) => Some(t),
+        Some(Value::Array(types)) if types.len() == 1 => types[0].as_str(),
+        _ if schema.get("properties").is_some() || schema.get("additionalProperties").is_some() => Some("object"),
+        _ if schema.get("items").is_some() => Some("array"),
+        _ => None,
     }
 }
 
-/// Follows a `$ref` (and merges `allOf`) so the widget sees one schema.
+/// Follows a `$ref` (and merges `allOf`) so the widget sees one schema. Past `depth`
+/// [`MAX_REF_DEPTH`] nothing is followed; a recursion is followed [`MAX_RECURSION`] times.
 pub fn resolve(schema: &Value, root: &Value, depth: usize) -> Value {
-    let mut schema = schema.clone();
-    for _ in 0..MAX_REF_DEPTH {
-        let Some(reference) = schema.get("$ref").and_then(Value::as_str) else { break };
-        if depth > MAX_REF_DEPTH {
-            break;
-        }
-        let Some(target) = reference.strip_prefix('#').and_then(|p| root.pointer(p)) else { break };
-        let mut merged = target.clone();
-        if let (Value::Object(merged), Value::Object(own)) = (&mut merged, &schema) {
-            for (k, v) in own {
-                if k != "$ref" {
-                    merged.insert(k.clone(), v.clone());
-                }
+    if depth > MAX_REF_DEPTH {
+        return schema.clone();
+    }
+    let cues = BTreeMap::new();
+    Builder { root, cues: &cues, chain: Vec::new(), budget: 0 }.resolve(schema).0
+}
+
+/// A `$ref`'s target with the referring schema's other keywords laid over it.
+fn with_siblings(target: &Value, referring: &Value) -> Value {
+    let mut merged = target.clone();
+    if let (Value::Object(merged), Value::Object(own)) = (&mut merged, referring) {
+        for (k, v) in own {
+            if k != "$ref" {
+                merged.insert(k.clone(), v.clone());
             }
         }
-        schema = merged;
     }
-    if let Some(Value::Array(parts)) = schema.get("allOf").cloned() {
-        let mut merged = schema.as_object().cloned().unwrap_or_default();
-        merged.remove("allOf");
-        for part in parts {
-            let part = resolve(&part, root, depth + 1);
-            let Value::Object(part) = part else { continue };
-            for (k, v) in part {
-                match (k.as_str(), merged.get_mut(&k), v) {
-                    ("properties", Some(Value::Object(mine)), Value::Object(theirs)) => mine.extend(theirs),
-                    ("required", Some(Value::Array(mine)), Value::Array(theirs)) => mine.extend(theirs),
-                    (_, Some(_), _) => {}
-                    (_, None, v) => {
-                        merged.insert(k, v);
-                    }
-                }
+    merged
+}
+
+/// One `allOf` part into the merged schema: properties and required lists add up, any other
+/// keyword already there stays.
+fn merge_part(merged: &mut Map<String, Value>, part: Value) {
+    let Value::Object(part) = part else { return };
+    for (k, v) in part {
+        match (k.as_str(), merged.get_mut(&k), v) {
+            ("properties", Some(Value::Object(mine)), Value::Object(theirs)) => mine.extend(theirs),
+            ("required", Some(Value::Array(mine)), Value::Array(theirs)) => mine.extend(theirs),
+            (_, Some(_), _) => {}
+            (_, None, v) => {
+                merged.insert(k, v);
             }
         }
-        schema = Value::Object(merged);
     }
-    schema
 }
 
 fn text(schema: &Value, key: &str) -> Option<String> {

@@ -9,7 +9,7 @@ pub mod tile;
 pub mod validate;
 pub mod value;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -163,7 +163,16 @@ impl Form {
     /// Builds the arguments and checks them; call after every edit.
     pub fn revalidate(&mut self) {
         let built = value::build(&self.root);
-        self.validation = self.validator.check(built, &self.rows());
+        // Only `oneOf`/`anyOf` options: a type list's errors come out per type, not per option.
+        let mut picked = HashMap::new();
+        walk(&self.root, "", &mut |field, pointer| {
+            if let Widget::Variant { selected, .. } = field.widget
+                && !field.schema.get("type").is_some_and(Value::is_array)
+            {
+                picked.entry(pointer.to_string()).or_insert(selected);
+            }
+        });
+        self.validation = self.validator.check_picked(built, &self.rows(), &picked);
     }
 
     pub fn arguments(&self) -> &Value {
@@ -191,11 +200,26 @@ impl Form {
         self.validation.errors.get(pointer).map_or(&[], Vec::as_slice)
     }
 
-    /// Replaces every field's content from a whole arguments value (the JSON view's edits).
+    /// Replaces every field's content from a whole arguments value (the JSON view's edits),
+    /// keeping the folded groups folded and each variant's option where the value still fits it.
     pub fn set_arguments(&mut self, arguments: &Value) {
-        let fresh = build::root_field(&self.root_schema, &self.cues);
-        self.root = fresh;
-        value::set_value(&mut self.root, arguments, &self.root_schema, &self.cues, "");
+        let mut picked = HashMap::new();
+        let mut collapsed = HashSet::new();
+        walk(&self.root, "", &mut |field, pointer| {
+            if let Widget::Variant { selected, .. } = field.widget {
+                picked.entry(pointer.to_string()).or_insert(selected);
+            }
+            if field.collapsed {
+                collapsed.insert(pointer.to_string());
+            }
+        });
+        self.root = build::root_field(&self.root_schema, &self.cues);
+        value::set_value_preferring(&mut self.root, arguments, &self.root_schema, &self.cues, "", &picked);
+        if !collapsed.is_empty() {
+            walk_mut(&mut self.root, "", &mut |field, pointer| {
+                field.collapsed |= field.is_group() && collapsed.contains(pointer);
+            });
+        }
         self.revalidate();
     }
 
@@ -213,17 +237,42 @@ fn collect_rows(field: &Field, path: &mut Vec<usize>, pointer: &str, depth: usiz
         }
     }
     let child_depth = if is_root { 0 } else { depth + 1 };
-    let variant = matches!(field.widget, Widget::Variant { .. });
     for (i, child) in field.children().into_iter().enumerate() {
         path.push(i);
-        // A variant's field stands in for the variant itself: same pointer.
-        let child_pointer = if variant {
-            pointer.to_string()
-        } else {
-            format!("{pointer}/{}", crate::catalog::schema::escape_pointer(&child_key(field, child, i)))
-        };
-        collect_rows(child, path, &child_pointer, child_depth, rows, false);
+        collect_rows(child, path, &child_pointer(field, child, i, pointer), child_depth, rows, false);
         path.pop();
+    }
+}
+
+/// Calls `f` on every field below and including `field`, with its JSON pointer.
+fn walk(field: &Field, pointer: &str, f: &mut impl FnMut(&Field, &str)) {
+    f(field, pointer);
+    for (i, child) in field.children().into_iter().enumerate() {
+        walk(child, &child_pointer(field, child, i, pointer), f);
+    }
+}
+
+fn walk_mut(field: &mut Field, pointer: &str, f: &mut impl FnMut(&mut Field, &str)) {
+    f(field, pointer);
+    let pointers: Vec<String> =
+        field.children().into_iter().enumerate().map(|(i, child)| child_pointer(field, child, i, pointer)).collect();
+    let children: Vec<&mut Field> = match &mut field.widget {
+        Widget::Object { fields, entries, .. } => fields.iter_mut().chain(entries.iter_mut()).collect(),
+        Widget::Array { items, .. } => items.iter_mut().collect(),
+        Widget::Variant { inner, .. } => vec![&mut **inner],
+        _ => Vec::new(),
+    };
+    for (child, child_pointer) in children.into_iter().zip(&pointers) {
+        walk_mut(child, child_pointer, f);
+    }
+}
+
+/// A child's JSON pointer; a variant's field stands in for the variant itself, at its pointer.
+fn child_pointer(parent: &Field, child: &Field, index: usize, pointer: &str) -> String {
+    if matches!(parent.widget, Widget::Variant { .. }) {
+        pointer.to_string()
+    } else {
+        format!("{pointer}/{}", crate::catalog::schema::escape_pointer(&child_key(parent, child, index)))
     }
 }
 

@@ -1,8 +1,9 @@
 //! The arguments checked against the tool's schema (compiled once per tool, formats on), with
 //! every error moved to the field it belongs to.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
+use jsonschema::ValidationError;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
@@ -49,39 +50,67 @@ impl Checker {
 
     /// Validates built arguments; each error lands on the nearest row (or the form as a whole).
     pub fn check(&self, built: Built, rows: &[Row]) -> Validation {
+        self.check_picked(built, rows, &HashMap::new())
+    }
+
+    /// Like [`Checker::check`], knowing which `oneOf`/`anyOf` option the form shows at each
+    /// pointer: "valid under none of the options" becomes what is wrong with that option, each
+    /// problem at its own field.
+    pub fn check_picked(&self, built: Built, rows: &[Row], picked: &HashMap<String, usize>) -> Validation {
         let known: HashSet<&str> = rows.iter().map(|r| r.pointer.as_str()).collect();
-        let mut errors: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        let mut parsed_badly = HashSet::new();
+        let mut placer = Placer { known, picked, parsed_badly: HashSet::new(), errors: BTreeMap::new() };
         for (pointer, message) in built.parse_errors {
-            parsed_badly.insert(pointer.clone());
-            errors.entry(nearest(&pointer, &known)).or_default().push(message);
+            placer.parsed_badly.insert(pointer.clone());
+            placer.errors.entry(nearest(&pointer, &placer.known)).or_default().push(message);
         }
         if let Some(problem) = &self.problem {
-            errors.entry(String::new()).or_default().push(problem.clone());
+            placer.errors.entry(String::new()).or_default().push(problem.clone());
         }
         if let Some(validator) = &self.validator {
             for error in validator.iter_errors(&built.arguments) {
-                let mut pointer = error.instance_path().as_str().to_string();
-                let message = match error.kind() {
-                    ValidationErrorKind::Required { property } => {
-                        let name = property.as_str().map_or_else(|| property.to_string(), str::to_string);
-                        pointer = format!("{pointer}/{}", escape_pointer(&name));
-                        "required".to_string()
-                    }
-                    _ => error.to_string(),
-                };
-                // The parse error already says what is wrong with a number typed badly.
-                if parsed_badly.contains(&pointer) {
-                    continue;
-                }
-                let messages = errors.entry(nearest(&pointer, &known)).or_default();
-                if !messages.contains(&message) {
-                    messages.push(message);
-                }
+                placer.place(&error);
             }
         }
+        let errors = placer.errors;
         let error_count = errors.values().map(Vec::len).sum();
         Validation { arguments: built.arguments, errors, error_count }
+    }
+}
+
+struct Placer<'a> {
+    known: HashSet<&'a str>,
+    picked: &'a HashMap<String, usize>,
+    /// Pointers whose parse error already says what is wrong with a number typed badly.
+    parsed_badly: HashSet<String>,
+    errors: BTreeMap<String, Vec<String>>,
+}
+
+impl Placer<'_> {
+    fn place(&mut self, error: &ValidationError<'_>) {
+        let mut pointer = error.instance_path().as_str().to_string();
+        let message = match error.kind() {
+            ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
+                let option = self.picked.get(&pointer).and_then(|&i| context.get(i));
+                if let Some(option_errors) = option.filter(|e| !e.is_empty()) {
+                    option_errors.iter().for_each(|e| self.place(e));
+                    return;
+                }
+                error.to_string()
+            }
+            ValidationErrorKind::Required { property } => {
+                let name = property.as_str().map_or_else(|| property.to_string(), str::to_string);
+                pointer = format!("{pointer}/{}", escape_pointer(&name));
+                "required".to_string()
+            }
+            _ => error.to_string(),
+        };
+        if self.parsed_badly.contains(&pointer) {
+            return;
+        }
+        let messages = self.errors.entry(nearest(&pointer, &self.known)).or_default();
+        if !messages.contains(&message) {
+            messages.push(message);
+        }
     }
 }
 

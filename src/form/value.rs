@@ -1,7 +1,7 @@
 //! Field tree ↔ JSON value, lossless both ways: a value that fits no widget goes into a raw
 //! JSON field rather than being dropped. Also seed 004's input coercion.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Number, Value};
 
@@ -28,13 +28,17 @@ fn value_of(field: &Field, pointer: &str, errors: &mut Vec<(String, String)>) ->
     match &field.widget {
         Widget::Object { fields, entries, .. } => {
             let mut map = Map::new();
+            // An optional object the user never set is still sent when something in it was set
+            // (a default, an entry), but not for its required children alone.
+            let mut wanted = field.set || field.required;
             for child in fields.iter().chain(entries) {
                 let child_pointer = format!("{pointer}/{}", escape_pointer(&child.name));
                 if let Some(value) = value_of(child, &child_pointer, errors) {
+                    wanted |= holds_set(child);
                     map.insert(child.name.clone(), value);
                 }
             }
-            (field.set || field.required || !map.is_empty()).then_some(Value::Object(map))
+            wanted.then_some(Value::Object(map))
         }
         Widget::Array { items, .. } => {
             let values: Vec<Value> = items
@@ -50,6 +54,8 @@ fn value_of(field: &Field, pointer: &str, errors: &mut Vec<(String, String)>) ->
             }
             value_of(inner, pointer, errors)
         }
+        // Nothing to fill in, so a required constant is always there.
+        Widget::Const(value) if field.set || field.required => Some(value.clone()),
         _ if !field.set => None,
         Widget::Text { input, .. } | Widget::Suggest { input, .. } => Some(Value::String(input.text().to_string())),
         Widget::Number { input, integer } => match parse_number(input.text(), *integer) {
@@ -62,7 +68,7 @@ fn value_of(field: &Field, pointer: &str, errors: &mut Vec<(String, String)>) ->
         },
         Widget::Bool(value) => value.map(Value::Bool),
         Widget::Choice { choices, selected } => selected.and_then(|i| choices.get(i)).map(|c| c.value.clone()),
-        Widget::Const(value) => Some(value.clone()),
+        Widget::Const(_) => None,
         Widget::Raw { input } => {
             if input.text().trim().is_empty() {
                 return None;
@@ -76,6 +82,20 @@ fn value_of(field: &Field, pointer: &str, errors: &mut Vec<(String, String)>) ->
             }
         }
     }
+}
+
+/// The value one field makes (`None` when it is left out), without the parse errors.
+pub fn value(field: &Field) -> Option<Value> {
+    value_of(field, "", &mut Vec::new())
+}
+
+/// Whether the field or anything inside it was set (by the user, a value or a default).
+fn holds_set(field: &Field) -> bool {
+    field.set
+        || match &field.widget {
+            Widget::Object { fields, entries, .. } => fields.iter().chain(entries).any(holds_set),
+            _ => false,
+        }
 }
 
 /// Parses a number as typed; "12.5" in an integer field is an error that says so.
@@ -92,14 +112,18 @@ pub fn parse_number(text: &str, integer: bool) -> Result<Number, String> {
             return Ok(Number::from(u));
         }
         return match trimmed.parse::<f64>() {
-            // 3.0 is an integer in JSON Schema.
-            Ok(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(Number::from(f as i64)),
+            // 3.0 and 1e3 are integers in JSON Schema.
+            Ok(f) if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 => Ok(Number::from(f as i64)),
             Ok(_) => Err(format!("{trimmed} is not an integer")),
             Err(_) => Err(format!("\"{trimmed}\" is not a number")),
         };
     }
+    // Whole numbers stay exact rather than going through a float.
     if let Ok(i) = trimmed.parse::<i64>() {
         return Ok(Number::from(i));
+    }
+    if let Ok(u) = trimmed.parse::<u64>() {
+        return Ok(Number::from(u));
     }
     match trimmed.parse::<f64>() {
         Ok(f) => Number::from_f64(f).ok_or_else(|| format!("{trimmed} is too large")),
@@ -146,6 +170,28 @@ pub fn coerce(text: &str, schema: &Value) -> Value {
 /// Puts `value` into `field` (and its children), marking them set. A value the widget cannot
 /// hold turns the field into raw JSON so nothing is lost.
 pub fn set_value(field: &mut Field, value: &Value, root: &Value, cues: &BTreeMap<String, FieldCue>, pointer: &str) {
+    set_value_preferring(field, value, root, cues, pointer, &HashMap::new());
+}
+
+/// Like [`set_value`], picking at each variant the option in `prefer` (by pointer) when the
+/// value fits it, rather than the first that fits.
+pub fn set_value_preferring(
+    field: &mut Field,
+    value: &Value,
+    root: &Value,
+    cues: &BTreeMap<String, FieldCue>,
+    pointer: &str,
+    prefer: &HashMap<String, usize>,
+) {
+    // Shadows the function so every nested call below keeps the preferences.
+    let set_value =
+        |field: &mut Field, value: &Value, root: &Value, cues: &BTreeMap<String, FieldCue>, pointer: &str| {
+            set_value_preferring(field, value, root, cues, pointer, prefer)
+        };
+    // A stub left by a recursion or size limit grows into real widgets for the value it gets.
+    if let Some(real) = build::expand(field, root, cues, pointer) {
+        *field = real;
+    }
     field.set = true;
     field.from_default = false;
     let fits = match (&mut field.widget, value) {
@@ -192,8 +238,9 @@ pub fn set_value(field: &mut Field, value: &Value, root: &Value, cues: &BTreeMap
                 // A key the schema does not declare still gets a row (raw JSON when nothing says
                 // what it holds), so the value round-trips; the validator says if it is allowed.
                 let schema = additional.clone().unwrap_or_else(|| Value::Object(Map::new()));
-                let mut entry = build::build(&schema, root, cues, "", key.clone(), true, 0);
-                set_value(&mut entry, v, root, cues, "");
+                let entry_pointer = format!("{pointer}/{}", escape_pointer(key));
+                let mut entry = build::build(&schema, root, cues, &entry_pointer, key.clone(), true, 0);
+                set_value(&mut entry, v, root, cues, &entry_pointer);
                 entries.push(entry);
             }
             true
@@ -201,14 +248,17 @@ pub fn set_value(field: &mut Field, value: &Value, root: &Value, cues: &BTreeMap
         (Widget::Array { items, item_schema }, Value::Array(values)) => {
             items.clear();
             for (i, v) in values.iter().enumerate() {
-                let mut item = build::item(item_schema, root, cues, i);
-                set_value(&mut item, v, root, cues, "");
+                let item_pointer = format!("{pointer}/{i}");
+                let mut item = build::item(item_schema, root, cues, &item_pointer, i);
+                set_value(&mut item, v, root, cues, &item_pointer);
                 items.push(item);
             }
             true
         }
         (Widget::Variant { variants, selected, inner }, v) => {
-            let fitting = variants.iter().position(|c| fits_schema(&c.value, v, root));
+            let preferred = prefer.get(pointer).copied().filter(|&i| i < variants.len());
+            let preferred = preferred.filter(|&i| fits_schema(&variants[i].value, v, root));
+            let fitting = preferred.or_else(|| variants.iter().position(|c| fits_schema(&c.value, v, root)));
             let index = fitting.unwrap_or(*selected);
             if index != *selected || inner.widget_is_raw() {
                 *selected = index;
@@ -262,10 +312,13 @@ pub fn unset(field: &mut Field) {
 
 /// Whether `value` is valid under `schema` (with the tool's root for `$ref`s).
 fn fits_schema(schema: &Value, value: &Value, root: &Value) -> bool {
-    let resolved = resolve(schema, root, 0);
-    let mut with_defs = resolved.clone();
-    if let (Value::Object(map), Some(defs)) = (&mut with_defs, root.get("$defs")) {
-        map.entry("$defs").or_insert_with(|| defs.clone());
+    let mut with_defs = resolve(schema, root, 0);
+    if let Value::Object(map) = &mut with_defs {
+        for key in ["$defs", "definitions"] {
+            if let Some(defs) = root.get(key) {
+                map.entry(key).or_insert_with(|| defs.clone());
+            }
+        }
     }
     jsonschema::options().should_validate_formats(false).build(&with_defs).is_ok_and(|v| v.is_valid(value))
 }
@@ -286,6 +339,10 @@ mod tests {
         assert_eq!(parse_number("12.5", true), Err("12.5 is not an integer".into()));
         assert_eq!(parse_number("abc", false), Err("\"abc\" is not a number".into()));
         assert_eq!(parse_number(" 1e3 ", false).map(|n| n.as_f64()), Ok(Some(1000.0)));
+        assert_eq!(parse_number("1e3", true), Ok(Number::from(1000)));
+        assert_eq!(parse_number("18446744073709551615", false), Ok(Number::from(u64::MAX)));
+        assert_eq!(parse_number("-9223372036854775808", true), Ok(Number::from(i64::MIN)));
+        assert_eq!(parse_number("", true), Err("a number is needed here".into()));
     }
 
     #[test]

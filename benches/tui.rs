@@ -1,0 +1,92 @@
+//! One keystroke in a 200-field form (edit + coerce + validate + render to a 120x40 TestBackend),
+//! and the first frame of the app on a 1,000-tool catalog (load + state + render).
+
+use std::path::Path;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::{Map, Value, json};
+use tooldeck::app::{App, Msg, update};
+use tooldeck::catalog::{LoadOptions, load_paths, load_text};
+use tooldeck::theme::Styles;
+
+/// A tool with 200 fields of every kind, some nested.
+fn big_tool_definition() -> Value {
+    let mut properties = Map::new();
+    for i in 0..180 {
+        let schema = match i % 9 {
+            0 => json!({"type": "string", "minLength": 2, "maxLength": 40}),
+            1 => json!({"type": "integer", "minimum": 0, "maximum": 100}),
+            2 => json!({"type": "number"}),
+            3 => json!({"type": "boolean"}),
+            4 => json!({"type": "string", "enum": ["a", "b", "c"]}),
+            5 => json!({"type": "string", "format": "email"}),
+            6 => json!({"type": "array", "items": {"type": "string"}}),
+            7 => json!({"type": ["string", "null"]}),
+            _ => json!({"type": "string", "pattern": "^[a-z]+$"}),
+        };
+        properties.insert(format!("field_{i:03}"), schema);
+    }
+    let nested: Map<String, Value> = (0..18).map(|i| (format!("inner_{i}"), json!({"type": "string"}))).collect();
+    properties.insert("group".into(), json!({"type": "object", "properties": nested, "required": ["inner_0"]}));
+    json!({"name": "big", "description": "200 fields", "parameters": {"type": "object", "properties": properties, "required": ["field_000", "field_001"]}})
+}
+
+fn key(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+}
+
+fn bench_keystroke(c: &mut Criterion) {
+    let text = big_tool_definition().to_string();
+    let (tools, _) = load_text("big.json", &text, false, false, true, &LoadOptions::default());
+    let mut catalog = tooldeck::catalog::Catalog::default();
+    tools.into_iter().for_each(|t| {
+        catalog.add(t);
+    });
+    let mut app = App::new(catalog, &[], (120, 40));
+    // Focus the form and start editing the first (string) field.
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    assert!(app.editing);
+    let styles = Styles::default();
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test backend");
+    let mut n = 0u64;
+    c.bench_function("keystroke in a 200-field form (update + validate + render)", |b| {
+        b.iter(|| {
+            n += 1;
+            // Type and delete so the text stays short and the work stays the same.
+            let msg = if n.is_multiple_of(2) {
+                Msg::Key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE))
+            } else {
+                key('x')
+            };
+            update(&mut app, msg);
+            terminal.draw(|frame| tooldeck::ui::render(&app, &styles, frame)).expect("draw");
+        })
+    });
+}
+
+fn bench_first_frame(c: &mut Criterion) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-catalog");
+    if !dir.exists() {
+        eprintln!("run `cargo bench --bench catalog` first: it writes target/bench-catalog");
+        return;
+    }
+    let styles = Styles::default();
+    let mut group = c.benchmark_group("first frame");
+    group.sample_size(20);
+    group.bench_function("1000-tool catalog: load + app + render", |b| {
+        b.iter(|| {
+            let loaded = load_paths(std::slice::from_ref(&dir), &LoadOptions::default());
+            let app = App::new(loaded.catalog, &loaded.diagnostics, (120, 40));
+            let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test backend");
+            terminal.draw(|frame| tooldeck::ui::render(&app, &styles, frame)).expect("draw");
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_keystroke, bench_first_frame);
+criterion_main!(benches);

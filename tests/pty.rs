@@ -1,0 +1,434 @@
+//! The real binary in a real pseudo-terminal: keys go in as bytes, the output is parsed by a vt100
+//! emulator, and the tests look at the screen a user would see. This is the only place where
+//! crossterm's input parsing, the event loop, resizes and the terminal restore on exit are exercised
+//! end to end; everything else is tested against ratatui's TestBackend.
+
+use std::ffi::OsStr;
+use std::io::{Read, Write};
+use std::num::NonZeroU16;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use portable_pty::{Child, CommandBuilder, ExitStatus, MasterPty, PtySize, native_pty_system};
+
+const ROWS: u16 = 40;
+const COLS: u16 = 120;
+/// Generous: a debug build on a busy two-core CI machine can take seconds to draw its first frame.
+/// Nothing here measures time; the timeout only turns a hang into a readable failure.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+const DOWN: &str = "\x1b[B";
+const ENTER: &str = "\r";
+const BACKSPACE: &str = "\x7f";
+const CTRL_C: &str = "\x03";
+
+/// Everything the app wrote, both as raw bytes (to look for exact escape sequences) and as the
+/// screen a terminal would show.
+struct Output {
+    parser: vt100::Parser,
+    raw: Vec<u8>,
+    /// The reader saw end of file (or EIO): the child and every copy of the slave side are gone.
+    /// Also set when the reader stopped because `detach` asked it to.
+    closed: bool,
+    /// Asks the reader to stop after its next read and so close its copy of the master side.
+    detach: bool,
+}
+
+/// Our side of the pseudo-terminal. The terminal hangs up once every copy of it is closed.
+struct Master {
+    pty: Box<dyn MasterPty + Send>,
+    writer: Box<dyn Write + Send>,
+}
+
+/// One run of the binary in a pseudo-terminal. Dropping it kills the child, so a failed assertion
+/// never leaves a stray process behind.
+struct Tui {
+    /// `None` once the test has hung up.
+    master: Option<Master>,
+    child: Box<dyn Child + Send + Sync>,
+    output: Arc<Mutex<Output>>,
+}
+
+impl Tui {
+    /// Runs the binary as a terminal's session leader, as a shell's foreground job would run.
+    fn spawn<S: AsRef<OsStr>>(args: &[S]) -> Tui {
+        Tui::spawn_with(args, true)
+    }
+
+    /// `controlling_tty: false` runs it in a session of its own without a controlling terminal:
+    /// it then gets no SIGHUP when the terminal goes away, as under `nohup`, a shell that does
+    /// not forward SIGHUP, or a host that does not make the terminal the controlling one.
+    fn spawn_with<S: AsRef<OsStr>>(args: &[S], controlling_tty: bool) -> Tui {
+        let pair = native_pty_system().openpty(size(ROWS, COLS)).expect("a pseudo-terminal opens");
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tooldeck"));
+        cmd.args(args);
+        cmd.cwd(env!("CARGO_MANIFEST_DIR"));
+        cmd.env("TERM", "xterm-256color");
+        // The themes' colours are part of what a user sees; a NO_COLOR in the test environment
+        // would take a different rendering path.
+        cmd.env_remove("NO_COLOR");
+        cmd.set_controlling_tty(controlling_tty);
+        let child = pair.slave.spawn_command(cmd).expect("the binary starts");
+        // Our copy of the slave side would keep the terminal open after the child exits, and the
+        // reader would then never see end of file.
+        drop(pair.slave);
+
+        let output = Arc::new(Mutex::new(Output {
+            parser: vt100::Parser::new(nonzero(ROWS), nonzero(COLS), 0),
+            raw: Vec::new(),
+            closed: false,
+            detach: false,
+        }));
+        let mut reader = pair.master.try_clone_reader().expect("the terminal can be read");
+        let sink = Arc::clone(&output);
+        // Read continuously: a terminal whose output is not drained eventually blocks the app's writes.
+        thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        let mut out = sink.lock().unwrap_or_else(|e| e.into_inner());
+                        out.parser.process(&buf[..n]);
+                        out.raw.extend_from_slice(&buf[..n]);
+                        if out.detach {
+                            break;
+                        }
+                    }
+                }
+            }
+            sink.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
+        });
+        let writer = pair.master.take_writer().expect("the terminal can be written");
+        Tui { master: Some(Master { pty: pair.master, writer }), child, output }
+    }
+
+    fn output(&self) -> MutexGuard<'_, Output> {
+        // A panic in another test thread must not hide this test's screen.
+        self.output.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Types keys: plain text, or the byte sequences a terminal sends for special keys.
+    fn send(&mut self, keys: &str) {
+        let writer = &mut self.master().writer;
+        writer.write_all(keys.as_bytes()).expect("the terminal accepts input");
+        writer.flush().expect("the terminal accepts input");
+    }
+
+    fn master(&mut self) -> &mut Master {
+        self.master.as_mut().expect("the terminal is still open")
+    }
+
+    fn screen_text(&self) -> String {
+        self.output().parser.screen().contents()
+    }
+
+    /// Polls the screen's text until `ready` holds for it, and returns that text; panics with the
+    /// screen after `timeout`.
+    fn wait_for(&self, what: &str, timeout: Duration, ready: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let text = self.screen_text();
+            if ready(&text) {
+                return text;
+            }
+            if start.elapsed() > timeout {
+                panic!("timed out waiting for {what}; the screen shows:\n{text}");
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn wait_text(&self, needle: &str) -> String {
+        self.wait_for(&format!("{needle:?} on screen"), TIMEOUT, |text| text.contains(needle))
+    }
+
+    /// Resizes the emulator and the terminal together, as a terminal window would.
+    fn resize(&mut self, rows: u16, cols: u16) {
+        // The emulator first: whatever the app draws after the resize is drawn for the new size.
+        self.output().parser.set_size(nonzero(rows), nonzero(cols));
+        self.master().pty.resize(size(rows, cols)).expect("the terminal resizes");
+    }
+
+    /// Closes the terminal under the app, as closing a terminal window or losing an ssh
+    /// connection does.
+    fn hang_up(&mut self) {
+        // The reader holds a copy of the master side and sits in read(); a key makes the app
+        // redraw, which wakes the reader so that it can stop and close its copy.
+        self.output().detach = true;
+        self.send(DOWN);
+        self.wait_until("the reader to stop", || self.output().closed);
+        self.master = None;
+    }
+
+    fn wait_until(&self, what: &str, done: impl Fn() -> bool) {
+        let start = Instant::now();
+        while !done() {
+            if start.elapsed() > TIMEOUT {
+                panic!("timed out waiting for {what}; the screen shows:\n{}", self.screen_text());
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits for the child to exit and for its last output to be read.
+    fn wait_exit(&mut self) -> ExitStatus {
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("the child can be waited for") {
+                break status;
+            }
+            if start.elapsed() > TIMEOUT {
+                panic!("the app did not exit; the screen shows:\n{}", self.screen_text());
+            }
+            thread::sleep(Duration::from_millis(20));
+        };
+        // The restore sequences are the last thing written; they may still be in flight.
+        self.wait_until("the end of the output", || self.output().closed);
+        status
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.process_id().expect("the child has a process id")
+    }
+
+    /// The raw bytes written since the app last entered the alternate screen.
+    fn raw_after_last_enter(&self) -> Vec<u8> {
+        let out = self.output();
+        let start = rfind(&out.raw, b"\x1b[?1049h").expect("the app entered the alternate screen");
+        out.raw[start..].to_vec()
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn size(rows: u16, cols: u16) -> PtySize {
+    PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }
+}
+
+fn nonzero(n: u16) -> NonZeroU16 {
+    NonZeroU16::new(n).expect("a terminal dimension is not zero")
+}
+
+fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).rposition(|w| w == needle)
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    rfind(haystack, needle).is_some()
+}
+
+/// The last line with text: the status bar with key hints and the validation summary.
+fn bottom_line(text: &str) -> &str {
+    text.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("")
+}
+
+/// The line below the first line matching `row`.
+fn line_after(text: &str, row: impl Fn(&str) -> bool) -> Option<&str> {
+    let mut lines = text.lines();
+    lines.position(row)?;
+    lines.next()
+}
+
+/// A form row starts, inside its panel's border, with the focus marker or a space, then the name.
+fn is_field_row(line: &str, name: &str) -> bool {
+    line.split('│')
+        .any(|cell| cell.trim_start_matches(['›', ' ']).strip_prefix(name).is_some_and(|rest| rest.starts_with(' ')))
+}
+
+/// The tool list has been drawn (any sample tool from the start of the catalog will do).
+fn list_shown(text: &str) -> bool {
+    text.contains("Show Map at Address and Zoom")
+}
+
+/// Whether the terminal's line discipline is cooked (canonical input, echo, signals): what raw
+/// mode turns off. Raw mode is a property of the terminal, not of its output, so only the terminal
+/// can say. `None` where the platform cannot tell.
+fn cooked(tui: &Tui) -> Option<bool> {
+    let termios = tui.master.as_ref()?.pty.get_termios()?;
+    // `nix` is not a dependency of ours; its bitflags' Debug output names the flags that are set.
+    let flags = format!("{:?}", termios.local_flags);
+    let flags: Vec<&str> = flags.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+    Some(["ICANON", "ECHO", "ISIG"].iter().all(|flag| flags.contains(flag)))
+}
+
+/// While the app runs it owns the terminal; checked before quitting so that `assert_restored`
+/// is seen to detect a change rather than a terminal that was never touched.
+fn assert_taken_over(tui: &Tui) {
+    {
+        let out = tui.output();
+        let screen = out.parser.screen();
+        assert!(screen.alternate_screen(), "the app is not on the alternate screen");
+        assert!(screen.bracketed_paste(), "bracketed paste is off");
+        assert_ne!(screen.mouse_protocol_mode(), vt100::MouseProtocolMode::None, "mouse capture is off");
+    }
+    assert_ne!(cooked(tui), Some(true), "the terminal is not in raw mode");
+}
+
+/// After the app exits the terminal must be usable again: main screen, cursor visible, no mouse
+/// reports or paste brackets arriving at the shell, line editing back, and the sequences that
+/// undo all that were actually sent (a vt100 state alone could come from its defaults).
+fn assert_restored(tui: &Tui) {
+    {
+        let out = tui.output();
+        let screen = out.parser.screen();
+        assert!(!screen.alternate_screen(), "still on the alternate screen");
+        assert!(!screen.hide_cursor(), "the cursor is still hidden");
+        assert!(!screen.bracketed_paste(), "bracketed paste is still on");
+        assert_eq!(screen.mouse_protocol_mode(), vt100::MouseProtocolMode::None, "mouse capture is still on");
+    }
+    let tail = tui.raw_after_last_enter();
+    assert!(contains(&tail, b"\x1b[?1000l") || contains(&tail, b"\x1b[?1006l"), "mouse capture was never disabled");
+    assert!(contains(&tail, b"\x1b[?2004l"), "bracketed paste was never disabled");
+    assert!(contains(&tail, b"\x1b[?1049l"), "the alternate screen was never left");
+    assert!(contains(&tail, b"\x1b[?25h"), "the cursor was never shown");
+    assert_ne!(cooked(tui), Some(false), "raw mode is still on");
+}
+
+/// Quits with `keys` and checks the exit status and the terminal left behind.
+fn quit_restored(tui: &mut Tui, keys: &str) {
+    assert_taken_over(tui);
+    tui.send(keys);
+    let status = tui.wait_exit();
+    assert!(status.success(), "exit status {status}");
+    assert_restored(tui);
+}
+
+#[test]
+fn filter_fill_see_inline_error_and_tile_then_quit_restored() {
+    let mut tui = Tui::spawn::<&str>(&[]);
+    tui.wait_for("the tool list", TIMEOUT, list_shown);
+
+    tui.send("/showmap");
+    tui.wait_text("/showmap");
+    tui.send(ENTER);
+    // Enter again moves focus from the list to the form of the (only) matching tool.
+    tui.send(ENTER);
+    tui.wait_text("▶ Show Map");
+
+    tui.send(ENTER);
+    tui.send("Cairo");
+    tui.send(ENTER);
+    tui.wait_text("▶ Show Map Of \"Cairo\"");
+
+    tui.send(DOWN);
+    tui.send(ENTER);
+    tui.send("12.5");
+    tui.send(ENTER);
+    tui.wait_for("the inline error under the zoom field", TIMEOUT, |text| {
+        line_after(text, |line| is_field_row(line, "zoom"))
+            .is_some_and(|line| line.contains("✗ 12.5 is not an integer"))
+    });
+
+    tui.send(ENTER);
+    tui.send(&BACKSPACE.repeat(4));
+    tui.send("12");
+    tui.send(ENTER);
+    // One predicate for the whole expected state: a frame arrives in several writes, so a screen
+    // showing its first rows may not show its status bar yet.
+    tui.wait_for("the fixed tile line, no error, and \"ready\"", TIMEOUT, |text| {
+        text.contains("▶ Show Map Of \"Cairo\" At Zoom Level 12")
+            && !text.contains("is not an integer")
+            && bottom_line(text).contains("ready")
+    });
+
+    quit_restored(&mut tui, "q");
+}
+
+#[test]
+fn too_small_then_recovers_and_ctrl_c_quits() {
+    let mut tui = Tui::spawn::<&str>(&[]);
+    tui.wait_for("the tool list", TIMEOUT, list_shown);
+
+    tui.resize(10, 40);
+    tui.wait_text("terminal too small");
+
+    tui.resize(ROWS, COLS);
+    tui.wait_for("the tool list after growing back", TIMEOUT, |text| {
+        list_shown(text) && !text.contains("terminal too small")
+    });
+
+    quit_restored(&mut tui, CTRL_C);
+}
+
+#[test]
+fn escape_sequences_in_a_definition_are_shown_not_executed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("evil.json");
+    std::fs::write(
+        &path,
+        r#"{"name":"evil","description":"\u001b[2J\u001b[31mred\u0007","parameters":{"type":"object","properties":{}}}"#,
+    )
+    .unwrap();
+    let mut tui = Tui::spawn(&[path.as_os_str()]);
+
+    // The status bar is the last row drawn: once it is there, the whole first frame is.
+    let text = tui.wait_for("the description and the status bar", TIMEOUT, |text| {
+        text.contains("␛[2J␛[31mred␇") && bottom_line(text).contains("q quit")
+    });
+    // Had the sequences reached the terminal, the screen would have been cleared around them.
+    assert!(text.contains("┌ tools (1)") && text.contains("› evil"), "the tool list is gone:\n{text}");
+    assert!(text.contains("evil · jsonschema"), "the header is gone:\n{text}");
+    let raw = tui.raw_after_last_enter();
+    assert!(!contains(&raw, b"\x1b[31mred"), "the definition's colour sequence reached the terminal");
+    assert!(!contains(&raw, b"\x07"), "the definition's bell reached the terminal");
+
+    quit_restored(&mut tui, "q");
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let mut tui = Tui::spawn::<&str>(&[]);
+    tui.wait_for("the tool list", TIMEOUT, list_shown);
+    assert_taken_over(&tui);
+
+    let kill = std::process::Command::new("kill").args(["-TERM", &tui.pid().to_string()]).status();
+    assert!(kill.is_ok_and(|status| status.success()), "kill -TERM failed");
+    let status = tui.wait_exit();
+    assert!(status.success(), "exit status {status}");
+    assert_restored(&tui);
+}
+
+#[test]
+fn closing_the_terminal_ends_the_app() {
+    let mut tui = Tui::spawn::<&str>(&[]);
+    tui.wait_for("the tool list", TIMEOUT, list_shown);
+
+    // The kernel sends SIGHUP to the terminal's session; the app treats it as a quit. Only the
+    // exit itself is checked here (no stray process); its status is the next test's concern.
+    tui.hang_up();
+    tui.wait_exit();
+}
+
+#[test]
+fn closing_the_terminal_exits_cleanly() {
+    let mut tui = Tui::spawn::<&str>(&[]);
+    tui.wait_for("the tool list", TIMEOUT, list_shown);
+
+    // On SIGHUP the app restores the terminal (errors ignored) and drops its ratatui `Terminal`,
+    // whose Drop still thinks the cursor is hidden, fails to show it (EIO), and reports that with
+    // `eprintln!` to the hung-up terminal: printing to stderr fails, and `eprintln!` panics.
+    tui.hang_up();
+    let status = tui.wait_exit();
+    assert!(status.success(), "exit status {status}");
+}
+
+#[test]
+fn closing_the_terminal_ends_the_app_even_without_sighup() {
+    let mut tui = Tui::spawn_with::<&str>(&[], false);
+    tui.wait_for("the tool list", TIMEOUT, list_shown);
+
+    // Reads from a hung-up terminal return end of file / EIO at once. crossterm 0.29's event
+    // source retries them in a tight loop instead of reporting an error, so the event stream
+    // never ends and the app keeps a core busy with no terminal left.
+    tui.hang_up();
+    tui.wait_exit();
+}
