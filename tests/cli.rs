@@ -106,11 +106,21 @@ mod list {
         assert!(stderr(&output).is_empty(), "the samples load cleanly: {}", stderr(&output));
     }
 
+    /// With no command the app starts; without a terminal it says what to use instead.
     #[test]
-    fn no_command_is_list() {
+    fn no_command_without_a_terminal_points_to_list() {
         let output = tooldeck(&[]);
-        assert_eq!(code(&output), 0);
-        assert_eq!(stdout(&output), stdout(&tooldeck(&["list"])));
+        assert_eq!(code(&output), 2);
+        assert!(stderr(&output).contains("needs a terminal"), "{}", stderr(&output));
+        assert!(stderr(&output).contains("tooldeck list"), "{}", stderr(&output));
+        assert!(stdout(&output).is_empty());
+    }
+
+    #[test]
+    fn unknown_theme_is_a_usage_error_naming_the_themes() {
+        let output = tooldeck(&["--theme", "solarised"]);
+        assert_eq!(code(&output), 2);
+        assert!(stderr(&output).contains("high-contrast"), "{}", stderr(&output));
     }
 
     #[test]
