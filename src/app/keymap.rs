@@ -28,6 +28,8 @@ pub enum Action {
     Collapse,
     Expand,
     Run,
+    /// Toggle the n-th run option (Alt-1 is 0).
+    ToggleRunOption(usize),
     Help,
 }
 
@@ -50,6 +52,11 @@ pub const BINDINGS: &[Binding] = &[
     Binding { keys: "Alt-↑ / Alt-↓", action: Action::MoveItemUp, help: "move an array item up / down" },
     Binding { keys: "← / →", action: Action::Collapse, help: "collapse / expand a group" },
     Binding { keys: "Ctrl-R  F5", action: Action::Run, help: "run (press again to send invalid input anyway)" },
+    Binding {
+        keys: "Alt-1 … Alt-9",
+        action: Action::ToggleRunOption(0),
+        help: "toggle the run options shown beside Run",
+    },
     Binding { keys: "PgUp/PgDn  g/G", action: Action::PageUp, help: "page, top, bottom" },
     Binding { keys: "?", action: Action::Help, help: "this help" },
     Binding { keys: "q  Ctrl-C", action: Action::Quit, help: "quit (q only when not editing)" },
@@ -66,6 +73,7 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         KeyCode::F(5) => Action::Run,
         KeyCode::Up if alt => Action::MoveItemUp,
         KeyCode::Down if alt => Action::MoveItemDown,
+        KeyCode::Char(c @ '1'..='9') if alt => Action::ToggleRunOption(c as usize - '1' as usize),
         KeyCode::Char('K') => Action::MoveItemUp,
         KeyCode::Char('J') => Action::MoveItemDown,
         _ if ctrl || alt => return None,

@@ -101,6 +101,13 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Collapse => {}
         Action::Activate | Action::Expand | Action::NextField => open_form(app),
         Action::Help => app.popup = Some(Popup::Help),
+        Action::ToggleRunOption(n) => {
+            let path = app.form().and_then(|f| f.run_options().get(n).map(|(path, _)| path.clone()));
+            match (path, app.form_mut()) {
+                (Some(path), Some(form)) => form.toggle_bool(&path),
+                _ => app.status = Some(format!("this tool has no run option {}", n + 1)),
+            }
+        }
         Action::Run => run(app, false),
         Action::Unset | Action::AddItem | Action::DeleteItem | Action::MoveItemUp | Action::MoveItemDown => {
             app.status = Some("select a tool and press Enter to fill in its form".into());

@@ -223,6 +223,17 @@ impl Form {
         self.revalidate();
     }
 
+    /// The `uiType: runOption` booleans of the top level, shown beside the Run hint.
+    pub fn run_options(&self) -> Vec<(Vec<usize>, &Field)> {
+        self.root
+            .children()
+            .into_iter()
+            .enumerate()
+            .filter(|(_, f)| f.run_option && matches!(f.widget, Widget::Bool(_)))
+            .map(|(i, f)| (vec![i], f))
+            .collect()
+    }
+
     /// Pointer → rows index, for mapping errors and clicks.
     pub fn row_index(&self) -> HashMap<String, usize> {
         self.rows().into_iter().enumerate().map(|(i, r)| (r.pointer, i)).collect()
@@ -230,16 +241,28 @@ impl Form {
 }
 
 fn collect_rows(field: &Field, path: &mut Vec<usize>, pointer: &str, depth: usize, rows: &mut Vec<Row>, is_root: bool) {
-    if !is_root {
+    // The root is no row, unless it is a variant: its picker must be reachable.
+    let own_row = !is_root || matches!(field.widget, Widget::Variant { .. });
+    if own_row {
         rows.push(Row { path: path.clone(), depth, pointer: pointer.to_string() });
         if field.collapsed {
             return;
         }
     }
-    let child_depth = if is_root { 0 } else { depth + 1 };
+    let child_depth = if own_row { depth + 1 } else { depth };
     for (i, child) in field.children().into_iter().enumerate() {
+        // Run options sit beside the Run hint, not among the fields.
+        if child.run_option {
+            continue;
+        }
         path.push(i);
-        collect_rows(child, path, &child_pointer(field, child, i, pointer), child_depth, rows, false);
+        let child_pointer = child_pointer(field, child, i, pointer);
+        if matches!(field.widget, Widget::Variant { .. }) && matches!(child.widget, Widget::Object { .. }) {
+            // A variant's object shows its fields straight under the picker.
+            collect_rows(child, path, &child_pointer, child_depth, rows, true);
+        } else {
+            collect_rows(child, path, &child_pointer, child_depth, rows, false);
+        }
         path.pop();
     }
 }

@@ -6,12 +6,23 @@ use serde_json::Value;
 use crate::catalog::Tile;
 
 pub fn tile_text(tile: &Tile, arguments: &Value) -> String {
+    tile_line(tile, arguments, &Value::Null)
+}
+
+/// [`tile_text`] knowing the input schema: a number typed badly (sent as the text typed) shows
+/// as typed, not quoted like a string.
+pub fn tile_line(tile: &Tile, arguments: &Value, schema: &Value) -> String {
     let mut parts: Vec<String> = Vec::new();
     parts.extend(tile.prefix.clone());
     for arg in &tile.args {
         let Some(value) = arguments.get(&arg.name).filter(|v| !v.is_null()) else { continue };
         parts.extend(arg.prefix.clone());
+        let numeric = matches!(
+            schema.pointer(&format!("/properties/{}/type", crate::catalog::schema::escape_pointer(&arg.name))),
+            Some(Value::String(t)) if t == "number" || t == "integer"
+        );
         parts.push(match value {
+            Value::String(s) if numeric => s.clone(),
             Value::String(s) => format!("\"{s}\""),
             other => other.to_string(),
         });
@@ -45,6 +56,13 @@ mod tests {
         );
         assert_eq!(tile_text(&tile, &json!({"zoom": 3})), "Show Map At Zoom Level 3");
         assert_eq!(tile_text(&tile, &json!({})), "Show Map");
+    }
+
+    #[test]
+    fn a_number_typed_badly_shows_as_typed() {
+        let tile = Tile { prefix: Some("Zoom".into()), args: vec![arg("zoom", Some("To"), None)], suffix: None };
+        let schema = json!({"properties": {"zoom": {"type": "integer"}}});
+        assert_eq!(tile_line(&tile, &json!({"zoom": "12.5"}), &schema), "Zoom To 12.5");
     }
 
     #[test]

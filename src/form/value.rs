@@ -28,8 +28,9 @@ fn value_of(field: &Field, pointer: &str, errors: &mut Vec<(String, String)>) ->
     match &field.widget {
         Widget::Object { fields, entries, .. } => {
             let mut map = Map::new();
-            // An optional object the user never set is still sent when something in it was set
-            // (a default, an entry), but not for its required children alone.
+            // An optional object the user never set is sent once something in it was set by the
+            // user (a value, an entry): not for its defaults or its required children alone, which
+            // would only make it fail validation before the user asked for it.
             let mut wanted = field.set || field.required;
             for child in fields.iter().chain(entries) {
                 let child_pointer = format!("{pointer}/{}", escape_pointer(&child.name));
@@ -91,7 +92,7 @@ pub fn value(field: &Field) -> Option<Value> {
 
 /// Whether the field or anything inside it was set (by the user, a value or a default).
 fn holds_set(field: &Field) -> bool {
-    field.set
+    (field.set && !field.from_default)
         || match &field.widget {
             Widget::Object { fields, entries, .. } => fields.iter().chain(entries).any(holds_set),
             _ => false,

@@ -9,7 +9,7 @@ use super::pane;
 use crate::app::App;
 use crate::app::layout::inner;
 use crate::catalog::{Example, Tool};
-use crate::form::tile::tile_text;
+use crate::form::tile::tile_line;
 use crate::text::{truncate, visible};
 use crate::theme::Styles;
 
@@ -31,7 +31,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     }
     if let Some(tile) = &tool.ui.tile {
         let arguments = app.form().map(|f| f.arguments().clone()).unwrap_or_default();
-        let text = visible(&tile_text(tile, &arguments)).into_owned();
+        let text = visible(&tile_line(tile, &arguments, &tool.input_schema)).into_owned();
         tail.push(Line::from(vec![
             Span::styled("▶ ", styles.accent),
             Span::styled(truncate(&text, width.saturating_sub(2)).into_owned(), styles.tile),

@@ -41,10 +41,6 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     frame.render_widget(pane(&summary, focused, styles), area);
     let mut body = inner(area);
     let rows = form.rows();
-    if rows.is_empty() {
-        frame.render_widget(Paragraph::new(Line::styled("no parameters: Ctrl-R runs the tool", styles.muted)), body);
-        return;
-    }
     // The focused field's description, when it has one, takes the bottom lines.
     let help = rows
         .get(app.cursor)
@@ -59,6 +55,26 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             help_area,
         );
         body.height -= help_area.height + 1;
+    }
+    let options = form.run_options();
+    if !options.is_empty() && body.height > 4 {
+        let mut spans = vec![Span::styled("run options ", styles.muted)];
+        for (i, (_, field)) in options.iter().enumerate().take(9) {
+            let mark = match field.widget {
+                Widget::Bool(Some(true)) => "[x]",
+                Widget::Bool(Some(false)) => "[ ]",
+                _ => "[-]",
+            };
+            spans.push(Span::styled(format!(" Alt-{} ", i + 1), styles.key_hint));
+            spans.push(Span::styled(format!("{mark} {}", visible(field.label())), styles.text));
+        }
+        let line_area = Rect { y: body.y + body.height - 1, height: 1, ..body };
+        frame.render_widget(Paragraph::new(Line::from(spans)), line_area);
+        body.height -= 2;
+    }
+    if rows.is_empty() {
+        frame.render_widget(Paragraph::new(Line::styled("no parameters: Ctrl-R runs the tool", styles.muted)), body);
+        return;
     }
     let label_width = rows
         .iter()

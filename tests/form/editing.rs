@@ -110,7 +110,11 @@ fn unsetting_a_variant_field_unsets_the_variant() {
     }})));
     type_text(&mut form, "/target/id", "3");
     assert_eq!(form.arguments(), &json!({"target": {"id": 3}}));
-    let inner = path(&form, "/target");
+    // The variant's object shows its fields straight under the picker: the row is the picker.
+    let picker = path(&form, "/target");
+    assert!(matches!(form.field(&picker).unwrap().widget, Widget::Variant { .. }));
+    let mut inner = picker.clone();
+    inner.push(0);
     assert!(matches!(form.field(&inner).unwrap().widget, Widget::Object { .. }));
     form.unset(&inner);
     assert_eq!(form.arguments(), &json!({}));

@@ -107,9 +107,13 @@ fn booleans_are_tri_state_without_a_default() {
 #[test]
 fn run_options_are_marked() {
     let form = Form::new(&sample("customer-letter"));
-    assert!(field(&form, "/dryRun").run_option);
+    // Run options sit beside the Run hint: they are no rows of the form.
+    assert!(form.rows().iter().all(|r| r.pointer != "/dryRun"));
+    let options = form.run_options();
+    assert_eq!(options.len(), 1);
+    assert_eq!(options[0].1.name, "dryRun");
+    assert_eq!(options[0].1.widget, Widget::Bool(None));
     assert!(!field(&form, "/subject").run_option);
-    assert_eq!(field(&form, "/dryRun").widget, Widget::Bool(None));
 }
 
 #[test]
