@@ -4,7 +4,9 @@
 pub mod keymap;
 pub mod layout;
 pub mod list;
+mod typing;
 pub mod update;
+pub mod view;
 
 use std::collections::HashMap;
 

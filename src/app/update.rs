@@ -1,9 +1,10 @@
 //! `update`: the one place the app's state changes.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::KeyEvent;
 
 use super::keymap::{Action, action_for, is_force_quit};
-use super::layout::{contains, inner};
+use super::typing::{edit_key, filter_key, json_key, paste, popup_key};
+use super::view::{keep_in_view, mouse_event};
 use super::{App, Effect, Focus, JsonView, Msg, PickerPurpose, Popup};
 use crate::form::{Field, TextInput, Widget, build::show, value::pretty};
 
@@ -117,13 +118,13 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
     Vec::new()
 }
 
-fn select_tool(app: &mut App, delta: isize) {
+pub(super) fn select_tool(app: &mut App, delta: isize) {
     app.list.move_by(delta);
     tool_changed(app);
 }
 
 /// A new tool is selected: its form is built (so it shows at once) and the cursor starts over.
-pub fn tool_changed(app: &mut App) {
+pub(super) fn tool_changed(app: &mut App) {
     app.form_mut();
     app.cursor = 0;
     app.form_scroll = 0;
@@ -139,7 +140,7 @@ fn open_form(app: &mut App) {
     app.focus = Focus::Form;
 }
 
-fn move_cursor(app: &mut App, delta: isize) {
+pub(super) fn move_cursor(app: &mut App, delta: isize) {
     let count = app.form().map_or(0, |f| f.rows().len());
     if count == 0 {
         return;
@@ -148,14 +149,14 @@ fn move_cursor(app: &mut App, delta: isize) {
 }
 
 /// Runs `edit` on the selected form at the focused row's path.
-fn with_focused(app: &mut App, edit: impl FnOnce(&mut crate::form::Form, &[usize])) {
+pub(super) fn with_focused(app: &mut App, edit: impl FnOnce(&mut crate::form::Form, &[usize])) {
     let Some(path) = app.focused_path() else { return };
     if let Some(form) = app.form_mut() {
         edit(form, &path);
     }
 }
 
-fn focused_field(app: &App) -> Option<(Vec<usize>, Field)> {
+pub(super) fn focused_field(app: &App) -> Option<(Vec<usize>, Field)> {
     let path = app.focused_path()?;
     let field = app.form()?.field(&path)?.clone();
     Some((path, field))
@@ -239,7 +240,7 @@ fn move_item(app: &mut App, delta: isize) {
     focus_path(app, new_path);
 }
 
-fn focus_path(app: &mut App, path: Option<Vec<usize>>) {
+pub(super) fn focus_path(app: &mut App, path: Option<Vec<usize>>) {
     let Some(path) = path else { return };
     if let Some(index) = app.form().and_then(|f| f.rows().iter().position(|r| r.path == path)) {
         app.cursor = index;
@@ -261,7 +262,7 @@ fn run(app: &mut App, armed: bool) {
     app.popup = Some(Popup::Request { title, body, valid: errors == 0 });
 }
 
-fn toggle_json(app: &mut App) {
+pub(super) fn toggle_json(app: &mut App) {
     if app.json.is_some() && app.focus == Focus::Json {
         app.json = None;
         app.focus = Focus::Form;
@@ -275,7 +276,7 @@ fn toggle_json(app: &mut App) {
 }
 
 /// The JSON view follows the form, except while it is being edited (its text is the truth then).
-fn sync_json_from_form(app: &mut App) {
+pub(super) fn sync_json_from_form(app: &mut App) {
     if app.focus == Focus::Json {
         return;
     }
@@ -285,312 +286,6 @@ fn sync_json_from_form(app: &mut App) {
     {
         json.input.set(text);
         json.error = None;
-    }
-}
-
-fn json_key(app: &mut App, key: KeyEvent) {
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    match key.code {
-        KeyCode::Esc => {
-            app.focus = Focus::Form;
-            sync_json_from_form(app);
-            return;
-        }
-        KeyCode::Char('j') if ctrl => {
-            toggle_json(app);
-            return;
-        }
-        KeyCode::Tab => {
-            app.focus = Focus::Form;
-            sync_json_from_form(app);
-            return;
-        }
-        _ => {}
-    }
-    let Some(json) = app.json.as_mut() else { return };
-    if !edit_input(&mut json.input, key, true) {
-        return;
-    }
-    apply_json(app);
-}
-
-/// Parses the JSON view; a valid object replaces the form's content, anything else is an error
-/// shown in the view and the form stays as it was.
-fn apply_json(app: &mut App) {
-    let Some(json) = app.json.as_ref() else { return };
-    let parsed: Result<serde_json::Value, String> = serde_json::from_str(json.input.text()).map_err(|e| e.to_string());
-    let error = match parsed {
-        Ok(value @ serde_json::Value::Object(_)) => {
-            if let Some(form) = app.form_mut() {
-                form.set_arguments(&value);
-            }
-            None
-        }
-        Ok(_) => Some("the arguments must be a JSON object".to_string()),
-        Err(e) => Some(e),
-    };
-    if let Some(json) = app.json.as_mut() {
-        json.error = error;
-    }
-}
-
-fn edit_key(app: &mut App, key: KeyEvent) {
-    let Some((path, field)) = focused_field(app) else {
-        app.editing = false;
-        return;
-    };
-    let multiline = matches!(field.widget, Widget::Text { multiline: true, .. } | Widget::Raw { .. });
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    match key.code {
-        KeyCode::Esc => app.editing = false,
-        KeyCode::Enter if !multiline => app.editing = false,
-        KeyCode::Tab => {
-            app.editing = false;
-            move_cursor(app, 1);
-        }
-        KeyCode::BackTab => {
-            app.editing = false;
-            move_cursor(app, -1);
-        }
-        KeyCode::Char('u') if ctrl => {
-            app.editing = false;
-            with_focused(app, |form, path| form.unset(path));
-        }
-        KeyCode::Down if matches!(field.widget, Widget::Suggest { .. }) => {
-            if let Widget::Suggest { suggestions, .. } = &field.widget {
-                app.popup = Some(Popup::Picker {
-                    path,
-                    title: format!("{}: suggestions (other values allowed)", field.label()),
-                    options: suggestions.iter().map(show).collect(),
-                    selected: 0,
-                    purpose: PickerPurpose::Suggestion,
-                });
-            }
-        }
-        KeyCode::Up | KeyCode::Down if !multiline => {
-            app.editing = false;
-            move_cursor(app, if key.code == KeyCode::Up { -1 } else { 1 });
-        }
-        _ => {
-            if let Some(form) = app.form_mut() {
-                form.edit_text(&path, |input, multiline| {
-                    edit_input(input, key, multiline);
-                });
-            }
-        }
-    }
-    sync_json_from_form(app);
-}
-
-/// Applies an editing key to a text; false when the key is not an edit.
-pub fn edit_input(input: &mut TextInput, key: KeyEvent, multiline: bool) -> bool {
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    match key.code {
-        KeyCode::Char('w') if ctrl => input.delete_word_left(),
-        KeyCode::Char('a') if ctrl => input.home(),
-        KeyCode::Char('e') if ctrl => input.end(),
-        KeyCode::Char(c) if !ctrl && !key.modifiers.contains(KeyModifiers::ALT) => input.insert_char(c),
-        KeyCode::Backspace if ctrl => input.delete_word_left(),
-        KeyCode::Backspace => input.backspace(),
-        KeyCode::Delete => input.delete(),
-        KeyCode::Left if ctrl => input.word_left(),
-        KeyCode::Right if ctrl => input.word_right(),
-        KeyCode::Left => input.left(),
-        KeyCode::Right => input.right(),
-        KeyCode::Home => input.home(),
-        KeyCode::End => input.end(),
-        KeyCode::Up if multiline => {
-            input.up();
-        }
-        KeyCode::Down if multiline => {
-            input.down();
-        }
-        KeyCode::Enter if multiline => input.insert_char('\n'),
-        KeyCode::Tab if multiline => input.insert_str("  ", true),
-        _ => return false,
-    }
-    // Movement is not an edit of the value, but the caller only re-parses; harmless.
-    true
-}
-
-fn filter_key(app: &mut App, key: KeyEvent) {
-    match key.code {
-        KeyCode::Esc => {
-            app.list.filtering = false;
-            app.list.filter.clear();
-        }
-        KeyCode::Enter => app.list.filtering = false,
-        KeyCode::Up => app.list.move_by(-1),
-        KeyCode::Down => app.list.move_by(1),
-        _ => {
-            edit_input(&mut app.list.filter, key, false);
-        }
-    }
-    app.list.refresh(&app.catalog);
-    tool_changed(app);
-}
-
-fn popup_key(app: &mut App, key: KeyEvent) {
-    let Some(popup) = app.popup.as_mut() else { return };
-    match popup {
-        Popup::Picker { options, selected, .. } => match key.code {
-            KeyCode::Up | KeyCode::Char('k') => *selected = selected.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => *selected = (*selected + 1).min(options.len().saturating_sub(1)),
-            KeyCode::Esc => app.popup = None,
-            KeyCode::Enter | KeyCode::Char(' ') => pick(app),
-            _ => {}
-        },
-        Popup::KeyPrompt { input, path } => match key.code {
-            KeyCode::Esc => app.popup = None,
-            KeyCode::Enter => {
-                let (key, path) = (input.text().to_string(), path.clone());
-                let added = app.form_mut().and_then(|form| form.add_item(&path, Some(&key)));
-                if added.is_some() {
-                    app.popup = None;
-                    focus_path(app, added);
-                    sync_json_from_form(app);
-                } else {
-                    app.status = Some(format!("\"{key}\" is empty or already there: pick another key"));
-                }
-            }
-            _ => {
-                edit_input(input, key, false);
-            }
-        },
-        Popup::Help | Popup::Request { .. } => app.popup = None,
-    }
-}
-
-fn pick(app: &mut App) {
-    let Some(Popup::Picker { path, selected, purpose, options, .. }) = app.popup.take() else { return };
-    let Some(form) = app.form_mut() else { return };
-    match purpose {
-        PickerPurpose::Enum => form.choose(&path, selected),
-        PickerPurpose::Variant => form.pick_variant(&path, selected),
-        PickerPurpose::Suggestion => {
-            let value = options.get(selected).cloned().unwrap_or_default();
-            form.edit_text(&path, |input, _| input.set(value));
-            app.editing = false;
-        }
-    }
-    sync_json_from_form(app);
-}
-
-fn paste(app: &mut App, text: &str) {
-    if let Some(Popup::KeyPrompt { input, .. }) = app.popup.as_mut() {
-        input.insert_str(text, false);
-    } else if app.list.filtering {
-        app.list.filter.insert_str(text, false);
-        app.list.refresh(&app.catalog);
-    } else if app.focus == Focus::Json {
-        if let Some(json) = app.json.as_mut() {
-            json.input.insert_str(text, true);
-        }
-        apply_json(app);
-    } else if app.focus == Focus::Form {
-        let Some((path, field)) = focused_field(app) else { return };
-        if field.input().is_some() {
-            app.editing = true;
-            if let Some(form) = app.form_mut() {
-                form.edit_text(&path, |input, multiline| input.insert_str(text, multiline));
-            }
-            sync_json_from_form(app);
-        }
-    }
-}
-
-fn mouse_event(app: &mut App, mouse: MouseEvent) {
-    let layout = app.layout();
-    if layout.too_small || app.popup.is_some() {
-        return;
-    }
-    let (column, row) = (mouse.column, mouse.row);
-    let over_list = contains(layout.list, column, row);
-    let over_form = contains(layout.form, column, row);
-    match mouse.kind {
-        MouseEventKind::ScrollUp if over_list => select_tool(app, -1),
-        MouseEventKind::ScrollDown if over_list => select_tool(app, 1),
-        MouseEventKind::ScrollUp if over_form => move_cursor(app, -1),
-        MouseEventKind::ScrollDown if over_form => move_cursor(app, 1),
-        MouseEventKind::Down(MouseButton::Left) if over_list => {
-            let area = inner(layout.list);
-            if row >= area.y {
-                let index = app.list.offset + usize::from(row - area.y);
-                if app.list.select_entry(index) {
-                    app.focus = Focus::List;
-                    tool_changed(app);
-                }
-            }
-        }
-        MouseEventKind::Down(MouseButton::Left) if over_form => {
-            let area = inner(layout.form);
-            if row < area.y {
-                return;
-            }
-            let line = app.form_scroll + usize::from(row - area.y);
-            if let Some(index) = row_at_line(app, line) {
-                app.focus = Focus::Form;
-                app.editing = false;
-                app.cursor = index;
-            }
-        }
-        MouseEventKind::Down(MouseButton::Left) if layout.json.is_some_and(|j| contains(j, column, row)) => {
-            app.focus = Focus::Json;
-            app.editing = false;
-        }
-        _ => {}
-    }
-    sync_json_from_form(app);
-}
-
-/// How many lines each form row takes: the row, its text area, its errors.
-pub fn row_heights(app: &App) -> Vec<usize> {
-    let Some(form) = app.form() else { return Vec::new() };
-    form.rows()
-        .iter()
-        .map(|row| {
-            let text_lines = match form.field(&row.path).map(|f| &f.widget) {
-                Some(Widget::Text { multiline: true, input }) => input.line_count().min(TEXTAREA_LINES),
-                Some(Widget::Raw { input }) if input.line_count() > 1 => input.line_count().min(TEXTAREA_LINES),
-                _ => 0,
-            };
-            1 + text_lines + form.errors_at(&row.pointer).len()
-        })
-        .collect()
-}
-
-fn row_at_line(app: &App, line: usize) -> Option<usize> {
-    let mut start = 0;
-    for (index, height) in row_heights(app).into_iter().enumerate() {
-        if line < start + height {
-            return Some(index);
-        }
-        start += height;
-    }
-    None
-}
-
-/// Scrolls the list and the form so the selection and the cursor show.
-fn keep_in_view(app: &mut App) {
-    let layout = app.layout();
-    if layout.too_small {
-        return;
-    }
-    app.list.ensure_visible(usize::from(inner(layout.list).height));
-    let heights = row_heights(app);
-    if heights.is_empty() {
-        app.cursor = 0;
-        app.form_scroll = 0;
-        return;
-    }
-    app.cursor = app.cursor.min(heights.len() - 1);
-    let start: usize = heights[..app.cursor].iter().sum();
-    let end = start + heights[app.cursor];
-    let height = usize::from(inner(layout.form).height).max(1);
-    if start < app.form_scroll {
-        app.form_scroll = start;
-    } else if end > app.form_scroll + height {
-        app.form_scroll = end.saturating_sub(height).min(start);
     }
 }
 

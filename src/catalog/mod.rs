@@ -4,10 +4,13 @@
 pub mod document;
 pub mod formats;
 pub mod infer;
+mod json5;
 pub mod load;
+mod refs;
 pub mod samples;
 pub mod schema;
 pub mod tool;
+mod yaml;
 
 use std::collections::HashMap;
 use std::fmt;

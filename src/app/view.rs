@@ -1,0 +1,103 @@
+//! What is where in the form and the list: row heights, scrolling, and mouse clicks and wheels.
+
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+
+use super::layout::{contains, inner};
+use super::update::{TEXTAREA_LINES, move_cursor, select_tool, sync_json_from_form, tool_changed};
+use super::{App, Focus};
+use crate::form::Widget;
+
+pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent) {
+    let layout = app.layout();
+    if layout.too_small || app.popup.is_some() {
+        return;
+    }
+    let (column, row) = (mouse.column, mouse.row);
+    let over_list = contains(layout.list, column, row);
+    let over_form = contains(layout.form, column, row);
+    match mouse.kind {
+        MouseEventKind::ScrollUp if over_list => select_tool(app, -1),
+        MouseEventKind::ScrollDown if over_list => select_tool(app, 1),
+        MouseEventKind::ScrollUp if over_form => move_cursor(app, -1),
+        MouseEventKind::ScrollDown if over_form => move_cursor(app, 1),
+        MouseEventKind::Down(MouseButton::Left) if over_list => {
+            let area = inner(layout.list);
+            if row >= area.y {
+                let index = app.list.offset + usize::from(row - area.y);
+                if app.list.select_entry(index) {
+                    app.focus = Focus::List;
+                    tool_changed(app);
+                }
+            }
+        }
+        MouseEventKind::Down(MouseButton::Left) if over_form => {
+            let area = inner(layout.form);
+            if row < area.y {
+                return;
+            }
+            let line = app.form_scroll + usize::from(row - area.y);
+            if let Some(index) = row_at_line(app, line) {
+                app.focus = Focus::Form;
+                app.editing = false;
+                app.cursor = index;
+            }
+        }
+        MouseEventKind::Down(MouseButton::Left) if layout.json.is_some_and(|j| contains(j, column, row)) => {
+            app.focus = Focus::Json;
+            app.editing = false;
+        }
+        _ => {}
+    }
+    sync_json_from_form(app);
+}
+
+/// How many lines each form row takes: the row, its text area, its errors.
+pub fn row_heights(app: &App) -> Vec<usize> {
+    let Some(form) = app.form() else { return Vec::new() };
+    form.rows()
+        .iter()
+        .map(|row| {
+            let text_lines = match form.field(&row.path).map(|f| &f.widget) {
+                Some(Widget::Text { multiline: true, input }) => input.line_count().min(TEXTAREA_LINES),
+                Some(Widget::Raw { input }) if input.line_count() > 1 => input.line_count().min(TEXTAREA_LINES),
+                _ => 0,
+            };
+            1 + text_lines + form.errors_at(&row.pointer).len()
+        })
+        .collect()
+}
+
+fn row_at_line(app: &App, line: usize) -> Option<usize> {
+    let mut start = 0;
+    for (index, height) in row_heights(app).into_iter().enumerate() {
+        if line < start + height {
+            return Some(index);
+        }
+        start += height;
+    }
+    None
+}
+
+/// Scrolls the list and the form so the selection and the cursor show.
+pub(super) fn keep_in_view(app: &mut App) {
+    let layout = app.layout();
+    if layout.too_small {
+        return;
+    }
+    app.list.ensure_visible(usize::from(inner(layout.list).height));
+    let heights = row_heights(app);
+    if heights.is_empty() {
+        app.cursor = 0;
+        app.form_scroll = 0;
+        return;
+    }
+    app.cursor = app.cursor.min(heights.len() - 1);
+    let start: usize = heights[..app.cursor].iter().sum();
+    let end = start + heights[app.cursor];
+    let height = usize::from(inner(layout.form).height).max(1);
+    if start < app.form_scroll {
+        app.form_scroll = start;
+    } else if end > app.form_scroll + height {
+        app.form_scroll = end.saturating_sub(height).min(start);
+    }
+}
