@@ -156,6 +156,17 @@ fn repair(schema: &mut Value, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) 
             issues.push(Issue::warning(at, format!("`{keyword}: null` is not JSON Schema; read as no {keyword}")));
         }
     }
+    if let (Some(default), Some(Value::String(declared))) = (object.get("default"), object.get("type"))
+        && !default_fits(declared, default)
+    {
+        let mut at = path.clone();
+        at.push("default".into());
+        let shown: String = default.to_string().chars().take(40).collect();
+        issues.push(Issue::warning(
+            at,
+            format!("default {shown} is not of type \"{declared}\"; forms leave the field unset"),
+        ));
+    }
     repair_draft4_exclusive(object, "exclusiveMinimum", "minimum", path, issues);
     repair_draft4_exclusive(object, "exclusiveMaximum", "maximum", path, issues);
     if let Some(Value::Object(properties)) = object.get_mut("properties") {
@@ -232,6 +243,16 @@ fn repair_type(object: &mut Map<String, Value>, path: &[Segment], issues: &mut V
             }
         }
         _ => {}
+    }
+}
+
+fn default_fits(declared: &str, default: &Value) -> bool {
+    match (declared, default) {
+        ("null", Value::Null) | ("boolean", Value::Bool(_)) | ("string", Value::String(_)) => true,
+        ("number", Value::Number(_)) | ("array", Value::Array(_)) | ("object", Value::Object(_)) => true,
+        ("integer", Value::Number(n)) => n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0),
+        // Types this pass does not know are the meta-schema check's business.
+        (other, _) => !["null", "boolean", "string", "number", "array", "object", "integer"].contains(&other),
     }
 }
 

@@ -107,7 +107,10 @@ impl Builder<'_> {
             widget,
             schema,
         };
-        if let Some(default) = field.schema.get("default").cloned() {
+        // A default the schema's own type rejects (`"default": null` on a string, common in
+        // generated definitions) is no value to pre-fill: the field starts unset instead.
+        let default = field.schema.get("default").filter(|d| type_allows(&field.schema, d)).cloned();
+        if let Some(default) = default {
             if let Widget::Raw { input } = &mut field.widget {
                 // Not through `set_value`, which would grow a stub: a default inside a recursion
                 // would grow it forever.
@@ -379,5 +382,20 @@ pub fn show(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+/// Whether `value`'s JSON type is one the schema's `type` names (any, when it names none).
+fn type_allows(schema: &Value, value: &Value) -> bool {
+    let allowed = |t: &str| match (t, value) {
+        ("null", Value::Null) | ("boolean", Value::Bool(_)) | ("string", Value::String(_)) => true,
+        ("number", Value::Number(_)) | ("array", Value::Array(_)) | ("object", Value::Object(_)) => true,
+        ("integer", Value::Number(n)) => n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0),
+        _ => false,
+    };
+    match schema.get("type") {
+        Some(Value::String(t)) => allowed(t),
+        Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).any(allowed),
+        _ => true,
     }
 }
