@@ -343,7 +343,7 @@ fn check_against_meta_schema(schema: &Value, issues: &mut Vec<Issue>) {
     let mut seen = HashSet::new();
     for error in validator.iter_errors(schema) {
         let pointer = error.instance_path().as_str().to_string();
-        let message = format!("not valid JSON Schema: {}", error.masked());
+        let message = meta_message(&pointer, error.instance(), &error.masked().to_string());
         if seen.insert((pointer.clone(), message.clone())) {
             issues.push(Issue::error(pointer_segments(&pointer), message));
         }
@@ -353,6 +353,22 @@ fn check_against_meta_schema(schema: &Value, issues: &mut Vec<Issue>) {
 /// One JSON pointer segment, escaped.
 pub fn escape_pointer(segment: &str) -> String {
     segment.replace('~', "~0").replace('/', "~1")
+}
+
+/// What a meta-schema violation means, in words for the two mistakes people make most.
+fn meta_message(pointer: &str, instance: &Value, generic: &str) -> String {
+    let shown: String = instance.to_string().chars().take(60).collect();
+    let keyword = pointer.rsplit('/').next().unwrap_or_default();
+    let parent_is_keyword_map = pointer.rsplit('/').nth(1).is_some_and(|p| p == "properties");
+    match keyword {
+        "type" if !parent_is_keyword_map => format!(
+            "not valid JSON Schema: \"type\" must be \"string\", \"number\", \"integer\", \"boolean\", \"object\", \"array\", \"null\" or a list of them, not {shown}"
+        ),
+        "required" if !parent_is_keyword_map && !instance.is_array() => {
+            format!("not valid JSON Schema: \"required\" must be a list of property names, not {shown}")
+        }
+        _ => format!("not valid JSON Schema: {generic} (found {shown})"),
+    }
 }
 
 /// A JSON pointer as path segments (all keys: `locate` reads numeric keys as array indexes).
