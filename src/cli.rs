@@ -45,6 +45,14 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Call a tool once and print the normalised outcome as JSON.
+    ///
+    /// Exit 0 for a value, nothing or an artifact; 1 for a tool error; 2 for a usage error;
+    /// 3 for invalid arguments; 4 when authorization is required; 5 for a transport or
+    /// protocol failure.
+    Call(crate::call::CallArgs),
+    /// Run the built-in demo server (answers for the sample tools) for other clients.
+    ServeMock(ServeArgs),
     /// Check definition files and report every problem; exit 1 when there is an error.
     Check {
         #[command(flatten)]
@@ -53,6 +61,13 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ServeArgs {
+    /// Port on 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 8765)]
+    pub port: u16,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -85,6 +100,8 @@ pub fn run(cli: Cli) -> ExitCode {
         None => return app(&cli.sources, cli.theme.as_deref()),
         Some(Command::List { sources, json }) => list(&sources, json),
         Some(Command::Check { sources, json }) => check(&sources, json),
+        Some(Command::Call(args)) => return crate::call::run(args),
+        Some(Command::ServeMock(args)) => return serve_mock(&args),
     };
     match result {
         Ok(code) => code,
@@ -95,6 +112,32 @@ pub fn run(cli: Cli) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `tooldeck serve-mock`: the demo server in the foreground until Ctrl-C.
+fn serve_mock(args: &ServeArgs) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            report!("tooldeck: cannot start: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    runtime.block_on(async {
+        let catalog = load_samples(&LoadOptions::default()).catalog;
+        let server = match crate::invoke::mock::MockServer::start(catalog, args.port).await {
+            Ok(server) => server,
+            Err(e) => {
+                report!("tooldeck: cannot serve on 127.0.0.1:{}: {e}", args.port);
+                return ExitCode::from(1);
+            }
+        };
+        println!("tooldeck demo server on {} (Ctrl-C stops it)", server.url());
+        println!("  GET  {}/tools", server.url());
+        println!("  POST {}/tools/call", server.url());
+        let _ = tokio::signal::ctrl_c().await;
+        ExitCode::SUCCESS
+    })
 }
 
 /// The terminal app.

@@ -2,9 +2,11 @@
 //! command line and runs it.
 
 pub mod app;
+pub mod call;
 pub mod catalog;
 pub mod cli;
 pub mod form;
+pub mod invoke;
 pub mod runtime;
 pub mod text;
 pub mod theme;

@@ -2,6 +2,7 @@
 //! edited in place, turned back into the JSON arguments and validated after every edit.
 //! No terminal code lives here.
 
+pub mod args;
 pub mod build;
 pub mod edit;
 pub mod input;

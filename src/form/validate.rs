@@ -77,6 +77,27 @@ impl Checker {
     }
 }
 
+impl Checker {
+    /// Every problem with a whole arguments value, as (JSON pointer, message), for callers without
+    /// a form (`tooldeck call`). A missing required property is reported at its own pointer.
+    pub fn check_value(&self, arguments: &Value) -> Vec<(String, String)> {
+        let mut problems: Vec<(String, String)> = self.problem.iter().map(|p| (String::new(), p.clone())).collect();
+        if let Some(validator) = &self.validator {
+            for error in validator.iter_errors(arguments) {
+                let pointer = error.instance_path().as_str().to_string();
+                problems.push(match error.kind() {
+                    ValidationErrorKind::Required { property } => {
+                        let name = property.as_str().map_or_else(|| property.to_string(), str::to_string);
+                        (format!("{pointer}/{}", escape_pointer(&name)), "required".to_string())
+                    }
+                    _ => (pointer, error.to_string()),
+                });
+            }
+        }
+        problems
+    }
+}
+
 struct Placer<'a> {
     known: HashSet<&'a str>,
     picked: &'a HashMap<String, usize>,

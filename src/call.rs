@@ -1,0 +1,319 @@
+//! `tooldeck call`: one invocation without a screen, through the same catalog, argument, validation
+//! and invoke code as the app. Prints the normalised outcome as JSON.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use serde_json::{Value, json};
+
+use crate::catalog::{Catalog, LoadOptions, Tool, load_samples, load_text};
+use crate::cli::Sources;
+use crate::form::args::apply_pairs;
+use crate::form::validate::Checker;
+use crate::invoke::otc::{CallRequest, OtcEndpoint};
+use crate::invoke::{Exchange, Outcome, Status};
+
+/// Exit codes of `tooldeck call`.
+pub mod exit {
+    pub const OK: u8 = 0;
+    pub const TOOL_ERROR: u8 = 1;
+    pub const USAGE: u8 = 2;
+    pub const INVALID_ARGUMENTS: u8 = 3;
+    pub const AUTHORIZATION_REQUIRED: u8 = 4;
+    pub const TRANSPORT: u8 = 5;
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct EndpointOptions {
+    /// An Open Tool Calling server (http or https). Without one, the built-in demo server answers.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// Path of the call endpoint (older servers use /execute).
+    #[arg(long, value_name = "PATH", default_value = "/tools/call")]
+    pub call_path: String,
+    /// An extra HTTP header, `Name: value` (repeatable). `${ENV}` in the value is expanded.
+    #[arg(long = "header", value_name = "K:V")]
+    pub headers: Vec<String>,
+    /// Seconds to wait for an answer.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub timeout: u64,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CallArgs {
+    /// The tool's id (or its name when only one tool has it).
+    pub tool: String,
+    #[command(flatten)]
+    pub sources: Sources,
+    #[command(flatten)]
+    pub endpoint: EndpointOptions,
+    /// An argument, `key=value`, coerced by the schema; `a.b=1` for nested fields; repeat a key
+    /// for array items.
+    #[arg(long = "arg", value_name = "KEY=VALUE")]
+    pub args: Vec<String>,
+    /// All arguments as a JSON object, or @FILE to read them from a file.
+    #[arg(long, value_name = "JSON|@FILE")]
+    pub args_json: Option<String>,
+    /// A token for an authorization provider, `PROVIDER=TOKEN` (repeatable).
+    #[arg(long = "token", value_name = "PROVIDER=TOKEN")]
+    pub tokens: Vec<String>,
+    /// Print the request that would be sent, and send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Send even when the arguments do not satisfy the schema.
+    #[arg(long)]
+    pub no_validate: bool,
+}
+
+/// Expands `${NAME}` from the environment; an unset variable is an error naming it.
+pub fn expand_env(text: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let Some(end) = rest[start..].find('}') else { return Err(format!("unclosed ${{ in \"{text}\"")) };
+        let name = &rest[start + 2..start + end];
+        let value = std::env::var(name).map_err(|_| format!("environment variable {name} is not set"))?;
+        out.push_str(&value);
+        rest = &rest[start + end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+pub fn parse_headers(headers: &[String]) -> Result<Vec<(String, String)>, String> {
+    headers
+        .iter()
+        .map(|h| match h.split_once(':') {
+            Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), expand_env(value.trim())?)),
+            _ => Err(format!("--header \"{h}\" is not `Name: value`")),
+        })
+        .collect()
+}
+
+fn parse_tokens(tokens: &[String]) -> Result<Vec<(String, String)>, String> {
+    tokens
+        .iter()
+        .map(|t| match t.split_once('=') {
+            Some((provider, token)) if !provider.is_empty() => Ok((provider.to_string(), expand_env(token)?)),
+            _ => Err(format!("--token \"{t}\" is not PROVIDER=TOKEN")),
+        })
+        .collect()
+}
+
+pub fn run(args: CallArgs) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => return fail(exit::TRANSPORT, &format!("cannot start: {e}")),
+    };
+    runtime.block_on(call(args))
+}
+
+async fn call(args: CallArgs) -> ExitCode {
+    let headers = match parse_headers(&args.endpoint.headers) {
+        Ok(h) => h,
+        Err(e) => return fail(exit::USAGE, &e),
+    };
+    let tokens = match parse_tokens(&args.tokens) {
+        Ok(t) => t,
+        Err(e) => return fail(exit::USAGE, &e),
+    };
+    let timeout = Duration::from_secs(args.endpoint.timeout.max(1));
+    // Without an endpoint the built-in demo server answers, for the sample tools.
+    let demo = match &args.endpoint.endpoint {
+        Some(_) => None,
+        None => match crate::invoke::mock::MockServer::start(load_samples(&LoadOptions::default()).catalog, 0).await {
+            Ok(server) => Some(server),
+            Err(e) => return fail(exit::TRANSPORT, &format!("cannot start the built-in demo server: {e}")),
+        },
+    };
+    let base =
+        args.endpoint.endpoint.clone().or_else(|| demo.as_ref().map(|d| d.url().to_string())).unwrap_or_default();
+    let endpoint = match OtcEndpoint::new(&base, &args.endpoint.call_path, headers, timeout) {
+        Ok(e) => e,
+        Err(e) => return fail(exit::TRANSPORT, &e.to_string()),
+    };
+    let mut loaded = args.sources.load();
+    if args.endpoint.endpoint.is_some() {
+        merge_server_tools(&mut loaded.catalog, &endpoint).await;
+    }
+    let Some(tool) = loaded.catalog.find(&args.tool).cloned() else {
+        return fail(exit::USAGE, &unknown_tool(&args.tool, &loaded.catalog));
+    };
+    let arguments = match build_arguments(&args, &tool) {
+        Ok(a) => a,
+        Err(e) => return fail(exit::USAGE, &e),
+    };
+    if !args.no_validate {
+        let validation = Checker::new(&tool.input_schema).check_value(&arguments);
+        if !validation.is_empty() {
+            let mut err = io::stderr().lock();
+            for (pointer, message) in &validation {
+                let at = if pointer.is_empty() { "(arguments)" } else { pointer.as_str() };
+                let _ = writeln!(err, "{at}: {message}");
+            }
+            let _ = writeln!(
+                err,
+                "tooldeck: {}; not sent (--no-validate sends anyway)",
+                plural(validation.len(), "argument error")
+            );
+            return ExitCode::from(exit::INVALID_ARGUMENTS);
+        }
+    }
+    let mut request = CallRequest::new(tool.id.clone(), arguments);
+    request.tokens = tokens;
+    if args.dry_run {
+        print_json(&exchange_json(&endpoint.describe(&request)));
+        return ExitCode::from(exit::OK);
+    }
+    let result = endpoint.call(&request).await;
+    drop(demo);
+    match result {
+        Ok((mut outcome, exchange)) => {
+            if let Some(schema) = &tool.output_schema {
+                crate::invoke::envelope::check_output(&mut outcome, schema);
+            }
+            print_json(&serde_json::to_value(&outcome).unwrap_or(Value::Null));
+            ExitCode::from(exit_code(&outcome, &exchange))
+        }
+        Err(e) => fail(exit::TRANSPORT, &e.to_string()),
+    }
+}
+
+/// The server's own tools join the catalog (files given on the command line come first).
+async fn merge_server_tools(catalog: &mut Catalog, endpoint: &OtcEndpoint) {
+    match endpoint.list_tools().await {
+        Ok(text) => {
+            let label = format!("{}/tools", endpoint.base());
+            let (tools, _) = load_text(&label, &text, false, false, true, &LoadOptions::default());
+            for tool in tools {
+                if catalog.get(&tool.id).is_none() {
+                    catalog.add(tool);
+                }
+            }
+        }
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "tooldeck: warning: could not list the server's tools: {e}");
+        }
+    }
+}
+
+fn build_arguments(args: &CallArgs, tool: &Tool) -> Result<Value, String> {
+    let base = match &args.args_json {
+        None => json!({}),
+        Some(text) => {
+            let text = match text.strip_prefix('@') {
+                Some(path) => std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?,
+                None => text.clone(),
+            };
+            serde_json::from_str(&text).map_err(|e| format!("--args-json is not valid JSON: {e}"))?
+        }
+    };
+    apply_pairs(base, &args.args, &tool.input_schema)
+}
+
+/// Exit 0 for a value, nothing or an artifact; 1 a tool error; 4 authorization needed; 5 when
+/// the server's answer was not the protocol at all.
+fn exit_code(outcome: &Outcome, exchange: &Exchange) -> u8 {
+    let not_protocol = serde_json::from_str::<Value>(&exchange.response_body).is_err() || exchange.response_truncated;
+    match outcome.status {
+        Status::Value | Status::Null | Status::Artifact => exit::OK,
+        Status::RequiresAuthorization => exit::AUTHORIZATION_REQUIRED,
+        Status::Error if not_protocol => exit::TRANSPORT,
+        Status::Error => exit::TOOL_ERROR,
+    }
+}
+
+/// The request as JSON, secrets masked.
+pub fn exchange_json(exchange: &Exchange) -> Value {
+    let headers: serde_json::Map<String, Value> = exchange
+        .request_headers
+        .iter()
+        .map(|(k, v)| {
+            (k.clone(), Value::String(if k.eq_ignore_ascii_case("authorization") { mask(v) } else { v.clone() }))
+        })
+        .collect();
+    let mut body: Value =
+        serde_json::from_str(&exchange.request_body).unwrap_or(Value::String(exchange.request_body.clone()));
+    if let Some(list) = body.pointer_mut("/request/context/authorization").and_then(Value::as_array_mut) {
+        for entry in list {
+            if let Some(token) = entry.get_mut("token") {
+                *token = Value::String(mask(token.as_str().unwrap_or_default()));
+            }
+        }
+    }
+    json!({"method": exchange.method, "url": exchange.url, "headers": headers, "body": body})
+}
+
+/// A secret shown by its length only.
+pub fn mask(secret: &str) -> String {
+    format!("•••• ({} chars)", secret.chars().count())
+}
+
+fn unknown_tool(name: &str, catalog: &Catalog) -> String {
+    let lower = name.to_lowercase();
+    let close: Vec<&str> = catalog
+        .tools()
+        .iter()
+        .filter(|t| t.id.to_lowercase().contains(&lower) || t.name.to_lowercase().contains(&lower))
+        .map(|t| t.id.as_str())
+        .take(5)
+        .collect();
+    if close.is_empty() {
+        format!("no tool \"{name}\" in the catalog (`tooldeck list` shows them)")
+    } else {
+        format!("no tool \"{name}\" in the catalog; did you mean {}?", close.join(", "))
+    }
+}
+
+fn print_json(value: &Value) {
+    let mut out = io::stdout().lock();
+    let _ = serde_json::to_writer_pretty(&mut out, value);
+    let _ = writeln!(out);
+}
+
+fn fail(code: u8, message: &str) -> ExitCode {
+    let _ = writeln!(io::stderr(), "tooldeck: {}", crate::text::visible(message));
+    ExitCode::from(code)
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_expansion() {
+        // SAFETY: tests in this module do not read this variable concurrently.
+        unsafe { std::env::set_var("TOOLDECK_TEST_SECRET", "s3cret") };
+        assert_eq!(expand_env("Bearer ${TOOLDECK_TEST_SECRET}").unwrap(), "Bearer s3cret");
+        assert!(expand_env("${TOOLDECK_SURELY_UNSET_VARIABLE}").unwrap_err().contains("not set"));
+        assert_eq!(expand_env("plain").unwrap(), "plain");
+    }
+
+    #[test]
+    fn headers_and_tokens_parse() {
+        assert_eq!(parse_headers(&["X-Api: 1".into()]).unwrap(), vec![("X-Api".to_string(), "1".to_string())]);
+        assert!(parse_headers(&["nocolon".into()]).is_err());
+        assert_eq!(parse_tokens(&["google=abc".into()]).unwrap(), vec![("google".to_string(), "abc".to_string())]);
+        assert!(parse_tokens(&["=abc".into()]).is_err());
+    }
+
+    #[test]
+    fn secrets_are_masked() {
+        let exchange = Exchange {
+            method: "POST".into(),
+            url: "http://x/tools/call".into(),
+            request_headers: vec![("Authorization".into(), "Bearer abc".into())],
+            request_body: r#"{"request":{"context":{"authorization":[{"id":"g","token":"tok"}]}}}"#.into(),
+            ..Exchange::default()
+        };
+        let shown = exchange_json(&exchange).to_string();
+        assert!(!shown.contains("abc") && !shown.contains("\"tok\""), "{shown}");
+    }
+}

@@ -1,0 +1,164 @@
+//! Talking to tool servers: one normalised [`Outcome`] for every protocol and every way a server
+//! can answer (or fail to). No terminal code here.
+
+pub mod envelope;
+pub mod mock;
+pub mod otc;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Bodies larger than this are cut off with a clear message rather than read whole.
+pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
+/// What a call came to, as `tooldeck call` prints it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Value,
+    Error,
+    RequiresAuthorization,
+    Artifact,
+    /// The tool returned nothing.
+    Null,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Value => "value",
+            Status::Error => "error",
+            Status::RequiresAuthorization => "requires_authorization",
+            Status::Artifact => "artifact",
+            Status::Null => "null",
+        }
+    }
+}
+
+/// The normalised result of one call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    pub status: Status,
+    pub success: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ToolError>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authorization: Option<AuthPrompt>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub artifacts: Vec<Artifact>,
+    /// Every way the response broke its protocol; the raw response is kept in the exchange.
+    pub warnings: Vec<String>,
+    pub duration_ms: u64,
+    /// The call id the server answered with (or the one sent, when it gave none).
+    pub call_id: String,
+}
+
+impl Outcome {
+    /// An outcome of `status` with nothing else filled in yet.
+    pub fn new(status: Status, call_id: impl Into<String>) -> Outcome {
+        Outcome {
+            status,
+            success: matches!(status, Status::Value | Status::Artifact | Status::Null),
+            value: None,
+            error: None,
+            authorization: None,
+            artifacts: Vec::new(),
+            warnings: Vec::new(),
+            duration_ms: 0,
+            call_id: call_id.into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ToolError {
+    /// For the user and the model.
+    pub message: String,
+    /// For the developer only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub developer_message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub can_retry: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub additional_prompt_content: Option<String>,
+    /// A 422's `parameter_errors`: parameter name → message, shown on the form's fields.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub parameter_errors: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AuthPrompt {
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Artifact {
+    pub url: String,
+    pub content_type: Option<String>,
+    /// As declared by the server.
+    pub size: Option<u64>,
+    pub description: Option<String>,
+    /// Content that came inline (MCP `image`/`audio` blocks, embedded resources), base64.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_base64: Option<String>,
+}
+
+/// The exact request and response of one call, for the exchange view and `--dry-run`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Exchange {
+    pub method: String,
+    pub url: String,
+    pub request_headers: Vec<(String, String)>,
+    pub request_body: String,
+    pub status: Option<u16>,
+    pub response_headers: Vec<(String, String)>,
+    pub response_body: String,
+    pub response_truncated: bool,
+    pub duration_ms: u64,
+}
+
+/// Why a call got no answer at all (an answer of any kind is an [`Outcome`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvokeError {
+    #[error("cannot set up the HTTP client: {0}")]
+    Setup(String),
+    #[error("cannot connect to {url}: {reason}")]
+    Connect { url: String, reason: String },
+    #[error("no answer from {url} within the timeout")]
+    Timeout { url: String },
+    #[error("{0}")]
+    Protocol(String),
+    #[error("the call to {url} failed: {reason}")]
+    Transport { url: String, reason: String },
+}
+
+impl InvokeError {
+    pub fn from_reqwest(error: reqwest::Error, url: &str) -> InvokeError {
+        // reqwest's own message is terse; its sources say what actually happened.
+        let mut reason = error.to_string();
+        let mut source = std::error::Error::source(&error);
+        while let Some(cause) = source {
+            reason.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        if error.is_timeout() {
+            InvokeError::Timeout { url: url.to_string() }
+        } else if error.is_connect() {
+            InvokeError::Connect { url: url.to_string(), reason }
+        } else {
+            InvokeError::Transport { url: url.to_string(), reason }
+        }
+    }
+}

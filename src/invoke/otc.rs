@@ -1,0 +1,155 @@
+//! Open Tool Calling over HTTP (PROTOCOLS.md §2): `GET /health`, `GET /tools`, `POST /tools/call`.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::envelope::read_otc_response;
+use super::{Exchange, InvokeError, MAX_BODY_BYTES, Outcome};
+
+/// One call to make: which tool, with what, and the tokens the user supplied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallRequest {
+    pub call_id: String,
+    pub tool_id: String,
+    pub arguments: Value,
+    /// Provider id → token, sent in `context.authorization`.
+    pub tokens: Vec<(String, String)>,
+}
+
+impl CallRequest {
+    pub fn new(tool_id: impl Into<String>, arguments: Value) -> CallRequest {
+        CallRequest {
+            call_id: uuid::Uuid::new_v4().to_string(),
+            tool_id: tool_id.into(),
+            arguments,
+            tokens: Vec::new(),
+        }
+    }
+
+    /// The request body PROTOCOLS.md §2 describes.
+    pub fn body(&self) -> Value {
+        let mut request = json!({"call_id": self.call_id, "tool_id": self.tool_id, "input": self.arguments});
+        if !self.tokens.is_empty() {
+            let authorization: Vec<Value> =
+                self.tokens.iter().map(|(id, token)| json!({"id": id, "token": token})).collect();
+            request["context"] = json!({"authorization": authorization});
+        }
+        json!({ "request": request })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct OtcEndpoint {
+    base: String,
+    call_path: String,
+    headers: Vec<(String, String)>,
+    client: reqwest::Client,
+}
+
+impl OtcEndpoint {
+    /// `base` without a trailing slash; `call_path` is `/tools/call` or an older server's `/execute`.
+    pub fn new(
+        base: &str,
+        call_path: &str,
+        headers: Vec<(String, String)>,
+        timeout: Duration,
+    ) -> Result<Self, InvokeError> {
+        let client = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .user_agent(concat!("tooldeck/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| InvokeError::Setup(e.to_string()))?;
+        let call_path = if call_path.starts_with('/') { call_path.to_string() } else { format!("/{call_path}") };
+        Ok(OtcEndpoint { base: base.trim_end_matches('/').to_string(), call_path, headers, client })
+    }
+
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    pub fn call_url(&self) -> String {
+        format!("{}{}", self.base, self.call_path)
+    }
+
+    /// The request as it would be sent, for `--dry-run` and the exchange view.
+    pub fn describe(&self, request: &CallRequest) -> Exchange {
+        let mut headers = vec![("content-type".to_string(), "application/json".to_string())];
+        headers.extend(self.headers.iter().cloned());
+        Exchange {
+            method: "POST".into(),
+            url: self.call_url(),
+            request_headers: headers,
+            request_body: serde_json::to_string_pretty(&request.body()).unwrap_or_default(),
+            ..Exchange::default()
+        }
+    }
+
+    /// Sends one call. A server that answers (whatever it answers) gives an `Outcome`; one that
+    /// cannot be reached or times out is an error.
+    pub async fn call(&self, request: &CallRequest) -> Result<(Outcome, Exchange), InvokeError> {
+        let mut exchange = self.describe(request);
+        let started = Instant::now();
+        let mut builder = self.client.post(&exchange.url).json(&request.body());
+        for (name, value) in &self.headers {
+            builder = builder.header(name, value);
+        }
+        let response = builder.send().await.map_err(|e| InvokeError::from_reqwest(e, &exchange.url))?;
+        let status = response.status().as_u16();
+        exchange.status = Some(status);
+        exchange.response_headers = response
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .collect();
+        let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).map(str::to_string);
+        let (body, truncated) = read_capped(response).await.map_err(|e| InvokeError::from_reqwest(e, &exchange.url))?;
+        let elapsed = started.elapsed();
+        exchange.duration_ms = elapsed.as_millis() as u64;
+        exchange.response_body = String::from_utf8_lossy(&body).into_owned();
+        exchange.response_truncated = truncated;
+        let mut outcome = read_otc_response(status, content_type.as_deref(), &body, truncated, &request.call_id);
+        outcome.duration_ms = exchange.duration_ms;
+        Ok((outcome, exchange))
+    }
+
+    /// `GET /tools`: the server's own definitions as text, for the catalog to read.
+    pub async fn list_tools(&self) -> Result<String, InvokeError> {
+        let url = format!("{}/tools", self.base);
+        let mut builder = self.client.get(&url);
+        for (name, value) in &self.headers {
+            builder = builder.header(name, value);
+        }
+        let response = builder.send().await.map_err(|e| InvokeError::from_reqwest(e, &url))?;
+        let status = response.status();
+        let (body, truncated) = read_capped(response).await.map_err(|e| InvokeError::from_reqwest(e, &url))?;
+        if !status.is_success() {
+            return Err(InvokeError::Protocol(format!("GET {url} answered {status}")));
+        }
+        if truncated {
+            return Err(InvokeError::Protocol(format!("GET {url}: the tool list is larger than 16 MiB")));
+        }
+        Ok(String::from_utf8_lossy(&body).into_owned())
+    }
+
+    /// `GET /health`: true for 200, false for 503 (not ready).
+    pub async fn health(&self) -> Result<bool, InvokeError> {
+        let url = format!("{}/health", self.base);
+        let response = self.client.get(&url).send().await.map_err(|e| InvokeError::from_reqwest(e, &url))?;
+        Ok(response.status().is_success())
+    }
+}
+
+/// Reads a body up to [`MAX_BODY_BYTES`]; the rest is left unread and reported as truncated.
+async fn read_capped(mut response: reqwest::Response) -> Result<(Vec<u8>, bool), reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len() + chunk.len() > MAX_BODY_BYTES {
+            body.extend_from_slice(&chunk[..MAX_BODY_BYTES - body.len()]);
+            return Ok((body, true));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, false))
+}

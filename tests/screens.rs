@@ -1,0 +1,612 @@
+//! Every screen state of the terminal app, rendered to a `TestBackend` and kept as an insta
+//! snapshot of the screen's text. The app is driven only through `update` with the messages a
+//! user's terminal would send (keys, pastes, mouse, resizes); each test also asserts, in words a
+//! reviewer can read, the specific thing its snapshot is about.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::style::Color;
+use tooldeck::app::{App, Msg, update};
+use tooldeck::catalog::{Catalog, LoadOptions, load_samples, load_text};
+use tooldeck::theme::{self, Styles};
+
+/// The app as a user sees it: the state, and the size of the terminal it is drawn in.
+struct Deck {
+    app: App,
+    size: (u16, u16),
+}
+
+impl Deck {
+    /// `tooldeck` with no paths (the built-in sample tools) in a 120x40 terminal.
+    fn samples() -> Deck {
+        let loaded = load_samples(&LoadOptions::default());
+        Deck::with_catalog(loaded.catalog, &loaded.diagnostics)
+    }
+
+    fn with_catalog(catalog: Catalog, diagnostics: &[tooldeck::catalog::Diagnostic]) -> Deck {
+        Deck { app: App::new(catalog, diagnostics, (120, 40)), size: (120, 40) }
+    }
+
+    fn send(&mut self, msg: Msg) {
+        update(&mut self.app, msg);
+    }
+
+    fn key(&mut self, code: KeyCode, modifiers: KeyModifiers) {
+        self.send(Msg::Key(KeyEvent::new(code, modifiers)));
+    }
+
+    fn press(&mut self, code: KeyCode) {
+        self.key(code, KeyModifiers::NONE);
+    }
+
+    fn ctrl(&mut self, c: char) {
+        self.key(KeyCode::Char(c), KeyModifiers::CONTROL);
+    }
+
+    fn type_text(&mut self, text: &str) {
+        text.chars().for_each(|c| self.press(KeyCode::Char(c)));
+    }
+
+    fn resize(&mut self, width: u16, height: u16) {
+        self.size = (width, height);
+        self.send(Msg::Resize(width, height));
+    }
+
+    fn mouse(&mut self, kind: MouseEventKind, column: u16, row: u16) {
+        self.send(Msg::Mouse(MouseEvent { kind, column, row, modifiers: KeyModifiers::NONE }));
+    }
+
+    /// Filters the list to `filter`, keeps the best match (Enter) and opens its form (Enter).
+    fn open_tool(&mut self, filter: &str) {
+        self.press(KeyCode::Char('/'));
+        self.type_text(filter);
+        self.press(KeyCode::Enter);
+        self.press(KeyCode::Enter);
+    }
+
+    /// Moves the form's cursor down (Tab) until the screen shows it on the field `label`.
+    fn focus_field(&mut self, label: &str) {
+        for _ in 0..60 {
+            if cursor_on(&self.text(), label) {
+                return;
+            }
+            self.press(KeyCode::Tab);
+        }
+        panic!("the form cursor never reached {label:?}:\n{}", self.text());
+    }
+
+    /// Edits the focused text field: Enter, type `text`, Enter.
+    fn fill(&mut self, text: &str) {
+        self.press(KeyCode::Enter);
+        self.type_text(text);
+        self.press(KeyCode::Enter);
+    }
+
+    fn draw(&self, styles: &Styles) -> Terminal<TestBackend> {
+        let mut terminal = Terminal::new(TestBackend::new(self.size.0, self.size.1)).expect("test terminal");
+        terminal.draw(|frame| tooldeck::ui::render(&self.app, styles, frame)).expect("draw");
+        terminal
+    }
+
+    /// The screen's text (one quoted line per row) with the default theme.
+    fn text(&self) -> String {
+        self.draw(&Styles::default()).backend().to_string()
+    }
+
+    /// Snapshots the screen as `name` and returns its text for the test's own assertions.
+    fn snapshot(&self, name: &str) -> String {
+        let terminal = self.draw(&Styles::default());
+        insta::assert_snapshot!(name, terminal.backend());
+        terminal.backend().to_string()
+    }
+}
+
+/// The form line of the field `label`, and whether the form's cursor (`›`) is on it. The form
+/// pane starts right after the list pane's border, so its lines read `││›  label*  value`.
+fn field_line<'a>(screen: &'a str, label: &str) -> Option<(&'a str, bool)> {
+    screen.lines().find_map(|line| {
+        let (_, rest) = line.split_once("││")?;
+        let cursor = rest.starts_with('›');
+        let after = rest.trim_start_matches('›').trim_start().strip_prefix(label)?;
+        after.starts_with([' ', '*']).then_some((line, cursor))
+    })
+}
+
+/// The form line of the field `label`; panics when it is not on screen.
+fn field<'a>(screen: &'a str, label: &str) -> &'a str {
+    field_line(screen, label).unwrap_or_else(|| panic!("no form line for {label:?}:\n{screen}")).0
+}
+
+/// The screen row (0-based) of the field `label`'s form line.
+fn field_row(screen: &str, label: &str) -> usize {
+    let line = field(screen, label);
+    screen.lines().position(|l| std::ptr::eq(l, line)).expect("a line of the screen")
+}
+
+fn cursor_on(screen: &str, label: &str) -> bool {
+    field_line(screen, label).is_some_and(|(_, cursor)| cursor)
+}
+
+/// The screen row (0-based) of the first line containing `needle`.
+fn row_of(screen: &str, needle: &str) -> u16 {
+    let row = screen.lines().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("{needle:?} not on screen"));
+    u16::try_from(row).expect("row fits")
+}
+
+/// Folds `ship_from` and `ship_to` (←), checking the screen shows them folded.
+fn fold_addresses(deck: &mut Deck) {
+    for address in ["ship_from", "ship_to"] {
+        deck.focus_field(address);
+        deck.press(KeyCode::Left);
+        assert!(field(&deck.text(), address).contains("▸ {6 fields}"), "{address} folded:\n{}", deck.text());
+    }
+}
+
+#[test]
+fn start_screen_shows_grouped_list_first_tool_and_hints() {
+    let deck = Deck::samples();
+    let screen = deck.snapshot("01_start_screen");
+    // The list: its title counts the tools, group headers are the sample files, the first tool is selected.
+    assert!(screen.contains("tools (35)"), "{screen}");
+    assert!(screen.contains("│genaiscript/sum.json5"), "{screen}");
+    assert!(screen.contains("│jsonschema/search_products.json"), "{screen}");
+    assert!(screen.contains("│› customer-letter"), "{screen}");
+    // The header: title, then id · format · source.
+    assert!(screen.contains("┌ customer-letter ─"), "{screen}");
+    assert!(screen.contains("customer-letter · genaiscript · sample-tools/genaiscript/customer-letter"), "{screen}");
+    // The form, with required markers and defaults.
+    assert!(screen.contains("customer*"), "{screen}");
+    assert!(field(&screen, "tone").contains("\"friendly\"  default"), "{screen}");
+    // The status bar: the list's key hints and the validation summary.
+    let status = screen.lines().last().expect("status line");
+    assert!(status.contains("↑↓ tools  Enter form  / filter"), "{status}");
+    assert!(status.contains(" 2 errors "), "{status}");
+}
+
+#[test]
+fn fuzzy_filter_narrows_the_list() {
+    let mut deck = Deck::samples();
+    deck.press(KeyCode::Char('/'));
+    deck.type_text("showmap");
+    let screen = deck.snapshot("02_filter_showmap");
+    assert!(screen.contains("│/showmap "), "{screen}");
+    assert!(screen.contains("tools 1/35"), "{screen}");
+    assert!(screen.contains("│› Show Map at Address and Zoom"), "{screen}");
+    assert!(!screen.contains("search_products"), "other tools are filtered out:\n{screen}");
+    assert!(screen.lines().last().is_some_and(|l| l.contains("type filter")), "{screen}");
+}
+
+#[test]
+fn gloodata_tile_follows_the_arguments() {
+    let mut deck = Deck::samples();
+    deck.open_tool("showmap");
+    deck.focus_field("address");
+    deck.fill("Cairo");
+    deck.press(KeyCode::Down);
+    deck.fill("12");
+    let screen = deck.snapshot("03_gloodata_tile");
+    assert!(screen.contains("▶ Show Map Of \"Cairo\" At Zoom Level 12"), "{screen}");
+    assert!(field(&screen, "address").contains("\"Cairo\""), "{screen}");
+    assert!(cursor_on(&screen, "zoom"), "{screen}");
+    assert!(screen.lines().last().is_some_and(|l| l.ends_with(" ready \"")), "{screen}");
+}
+
+#[test]
+fn inline_errors_under_their_fields_and_the_count() {
+    let mut deck = Deck::samples();
+    deck.open_tool("search_products");
+    deck.focus_field("limit");
+    deck.fill("12.5");
+    let screen = deck.snapshot("04_inline_errors");
+    let lines: Vec<&str> = screen.lines().collect();
+    let query = field_row(&screen, "query");
+    assert!(lines[query + 1].contains("✗ required"), "the required error sits under query:\n{screen}");
+    let limit = field_row(&screen, "limit");
+    assert!(lines[limit].contains("12.5"), "{screen}");
+    assert!(lines[limit + 1].contains("✗ 12.5 is not an integer"), "the parse error sits under limit:\n{screen}");
+    assert!(screen.contains("arguments · 2 errors"), "{screen}");
+    assert!(lines.last().is_some_and(|l| l.ends_with(" 2 errors \"")), "{screen}");
+}
+
+#[test]
+fn enum_picker_lists_the_values() {
+    let mut deck = Deck::samples();
+    deck.open_tool("search_products");
+    deck.focus_field("category");
+    deck.press(KeyCode::Enter);
+    let screen = deck.snapshot("05_enum_picker");
+    assert!(screen.contains("category: pick a value"), "{screen}");
+    for value in ["› electronics", "  clothing", "  home", "  sports"] {
+        assert!(screen.contains(value), "{value} in the picker:\n{screen}");
+    }
+    assert!(screen.lines().last().is_some_and(|l| l.contains("↑↓ choose  Enter ok  Esc cancel")), "{screen}");
+    // Picking a value shows it on the field's line.
+    deck.press(KeyCode::Down);
+    deck.press(KeyCode::Enter);
+    assert!(field(&deck.text(), "category").contains("‹clothing› ▾"));
+}
+
+#[test]
+fn nested_object_and_array_items() {
+    let mut deck = Deck::samples();
+    deck.open_tool("search_products");
+    deck.focus_field("min");
+    deck.fill("10");
+    deck.focus_field("tags");
+    for tag in ["red", "blue"] {
+        deck.press(KeyCode::Char('a'));
+        deck.fill(tag);
+    }
+    let screen = deck.snapshot("06_nested_object_and_array");
+    let price = field(&screen, "priceRange");
+    assert!(price.contains("▾ {2 fields}"), "{price}");
+    let min = field(&screen, "min");
+    assert!(min.contains("│   min") && min.contains("10"), "min is indented under priceRange: {min}");
+    assert!(field(&screen, "tags").contains("▾ [2 items] · a: add"), "{screen}");
+    let first = field(&screen, "[0]");
+    let (second, cursor) = field_line(&screen, "[1]").expect("second item");
+    assert!(first.contains("\"red\""), "{first}");
+    assert!(second.contains("\"blue\""), "{second}");
+    assert!(cursor, "the cursor is on the item just added: {second}");
+}
+
+#[test]
+fn json_view_beside_the_form_and_its_errors() {
+    let mut deck = Deck::samples();
+    deck.open_tool("search_products");
+    deck.focus_field("query");
+    deck.fill("laptop");
+    deck.ctrl('j');
+    let screen = deck.snapshot("07a_json_view");
+    assert!(screen.contains("JSON · editing (Esc: back to form)"), "{screen}");
+    assert!(screen.contains("\"query\": \"laptop\""), "{screen}");
+    assert!(screen.contains(" query* ") && screen.contains("\"laptop\""), "the form stays beside the JSON:\n{screen}");
+
+    // The cursor is after the closing brace: typing there breaks the JSON.
+    deck.type_text("x");
+    let screen = deck.snapshot("07b_json_view_invalid");
+    assert!(screen.contains("✗ trailing characters at line 3 column 2"), "{screen}");
+    assert!(screen.contains("}x"), "{screen}");
+    let query = field(&screen, "query");
+    assert!(query.contains("\"laptop\""), "the form keeps its value: {query}");
+    assert!(screen.lines().last().is_some_and(|l| l.ends_with(" ready \"")), "{screen}");
+
+    // Undo that, then a valid edit inside the string flows to the form.
+    deck.press(KeyCode::Backspace);
+    deck.press(KeyCode::Up);
+    deck.press(KeyCode::End);
+    deck.press(KeyCode::Left);
+    deck.type_text("s");
+    deck.press(KeyCode::Esc);
+    let screen = deck.snapshot("07c_json_view_edit_applied");
+    assert!(!screen.contains('✗'), "{screen}");
+    assert!(screen.contains("\"query\": \"laptops\""), "{screen}");
+    assert!(field(&screen, "query").contains("\"laptops\""), "{screen}");
+    assert!(screen.contains("┌ JSON ─"), "Esc goes back to the form and leaves the JSON view open:\n{screen}");
+}
+
+#[test]
+fn textarea_holds_several_lines() {
+    let mut deck = Deck::samples();
+    deck.open_tool("customer-letter");
+    deck.focus_field("notes");
+    deck.press(KeyCode::Enter);
+    deck.type_text("Order 1042 arrived late.");
+    deck.press(KeyCode::Enter);
+    deck.type_text("Offer 10% off the next one.");
+    // A paste keeps its newlines in a text area.
+    deck.send(Msg::Paste("\nSign as Ana.".into()));
+    let screen = deck.snapshot("08_textarea_editing");
+    let lines: Vec<&str> = screen.lines().collect();
+    let notes = field_row(&screen, "notes");
+    assert!(lines[notes].contains("¶ text below"), "{screen}");
+    assert!(lines[notes + 1].contains("│ Order 1042 arrived late."), "{screen}");
+    assert!(lines[notes + 2].contains("│ Offer 10% off the next one."), "{screen}");
+    assert!(lines[notes + 3].contains("│ Sign as Ana."), "{screen}");
+    assert_eq!(field_row(&screen, "model"), notes + 4, "the next field follows the text:\n{screen}");
+    let status = lines.last().expect("status line");
+    assert!(status.contains("Tab next") && !status.contains("Enter edit"), "still editing after Enter: {status}");
+}
+
+#[test]
+fn help_popup_lists_the_keys() {
+    let mut deck = Deck::samples();
+    deck.press(KeyCode::Char('?'));
+    let screen = deck.snapshot("09_help");
+    assert!(screen.contains("┌ keys ─"), "{screen}");
+    for hint in ["filter tools (fuzzy)", "arguments as editable JSON beside the form", "any key closes this"] {
+        assert!(screen.contains(hint), "{hint}:\n{screen}");
+    }
+    deck.press(KeyCode::Char('x'));
+    assert!(!deck.text().contains("┌ keys ─"), "any key closes the help");
+}
+
+#[test]
+fn run_with_valid_arguments_shows_the_request() {
+    let mut deck = Deck::samples();
+    deck.open_tool("search_products");
+    deck.focus_field("query");
+    deck.fill("laptop");
+    deck.ctrl('r');
+    let screen = deck.snapshot("10a_run_valid");
+    assert!(screen.contains("search_products · arguments to send"), "{screen}");
+    assert!(screen.contains("\"query\": \"laptop\""), "{screen}");
+    assert!(!screen.contains("INVALID"), "{screen}");
+}
+
+#[test]
+fn run_with_invalid_arguments_refuses_once_then_sends_anyway() {
+    let mut deck = Deck::samples();
+    deck.open_tool("search_products");
+    deck.ctrl('r');
+    let screen = deck.snapshot("10b_run_invalid_refused");
+    let status = screen.lines().last().expect("status line");
+    assert!(status.contains("1 error: not sent. Press Ctrl-R again to send it anyway"), "{status}");
+    assert!(!screen.contains("arguments to send"), "{screen}");
+
+    deck.ctrl('r');
+    let screen = deck.snapshot("10c_run_invalid_sent_anyway");
+    assert!(screen.contains("search_products · INVALID arguments, sent anyway"), "{screen}");
+}
+
+#[test]
+fn map_entry_added_through_the_key_prompt() {
+    let mut deck = Deck::samples();
+    // Tall enough for the whole form: no scrolling, no folding (see the ignored tests below).
+    deck.resize(120, 60);
+    deck.open_tool("create_shipment");
+    deck.focus_field("metadata");
+    deck.press(KeyCode::Char('a'));
+    deck.type_text("order_id");
+    let screen = deck.snapshot("11a_map_key_prompt");
+    assert!(screen.contains("key of the new entry (Enter: add, Esc: cancel)"), "{screen}");
+    assert!(screen.contains("│order_id "), "{screen}");
+
+    deck.press(KeyCode::Enter);
+    deck.fill("A-1042");
+    let screen = deck.snapshot("11b_map_entry");
+    assert!(field(&screen, "metadata").contains("{1 field}"), "{screen}");
+    let (entry, cursor) = field_line(&screen, "order_id").expect("the new entry");
+    assert!(entry.contains("\"A-1042\""), "{entry}");
+    assert!(cursor, "the cursor is on the new entry: {entry}");
+}
+
+#[test]
+fn variant_picker_for_one_of() {
+    let mut deck = Deck::samples();
+    deck.open_tool("schedule_reminder");
+    deck.focus_field("when");
+    let before = deck.text();
+    deck.press(KeyCode::Enter);
+    let screen = deck.snapshot("12a_variant_picker");
+    assert!(screen.contains("when: pick a variant"), "{screen}");
+    assert!(field(&before, "when").contains("◆ string ▾"), "{before}");
+
+    // The second variant is the object with `in_minutes`.
+    deck.press(KeyCode::Down);
+    deck.press(KeyCode::Enter);
+    let screen = deck.snapshot("12b_variant_object_picked");
+    assert!(screen.contains("in_minutes*"), "{screen}");
+}
+
+#[test]
+fn nullable_string_is_a_variant_pair() {
+    let mut deck = Deck::samples();
+    deck.resize(120, 60);
+    deck.open_tool("create_shipment");
+    deck.focus_field("reference");
+    deck.press(KeyCode::Enter);
+    let screen = deck.snapshot("12c_nullable_picker");
+    assert!(screen.contains("reference: pick a variant"), "{screen}");
+    assert!(screen.contains("│› string ") && screen.contains("│  null "), "{screen}");
+
+    // Picking null sends null.
+    deck.press(KeyCode::Down);
+    deck.press(KeyCode::Enter);
+    deck.ctrl('j');
+    let screen = deck.text();
+    assert!(field(&screen, "reference").contains("◆ null ▾"), "{screen}");
+    assert!(screen.contains("\"reference\": null"), "{screen}");
+}
+
+#[test]
+fn too_small_terminal_and_recovery() {
+    let mut deck = Deck::samples();
+    deck.resize(50, 15);
+    let screen = deck.snapshot("13a_too_small");
+    assert!(screen.contains("terminal too small: 50x15"), "{screen}");
+    assert!(!screen.contains("tools ("), "{screen}");
+
+    deck.resize(120, 40);
+    let screen = deck.snapshot("13b_recovered");
+    assert!(!screen.contains("too small"), "{screen}");
+    assert!(screen.contains("tools (35)") && screen.contains("│› customer-letter"), "{screen}");
+}
+
+#[test]
+fn minimum_size_shows_list_and_form() {
+    let mut deck = Deck::samples();
+    deck.resize(60, 20);
+    deck.open_tool("search_products");
+    let screen = deck.snapshot("14_minimum_60x20");
+    assert_eq!(screen.lines().count(), 20);
+    assert!(screen.contains("│› search_products"), "the list shows:\n{screen}");
+    assert!(screen.contains("┌ search_products ─"), "the header shows:\n{screen}");
+    assert!(screen.contains("query*"), "the form shows:\n{screen}");
+    assert!(screen.lines().last().is_some_and(|l| l.ends_with(" 1 error \"")), "{screen}");
+}
+
+#[test]
+fn no_color_and_light_theme() {
+    let mut deck = Deck::samples();
+    deck.open_tool("search_products");
+    let coloured = deck.text();
+
+    let plain = theme::load(None, true).expect("default theme without colours");
+    let terminal = deck.draw(&plain);
+    assert_eq!(terminal.backend().to_string(), coloured, "NO_COLOR changes colours, not text");
+    for cell in terminal.backend().buffer().content() {
+        assert_eq!(cell.fg, Color::Reset, "a foreground colour under NO_COLOR at {cell:?}");
+        assert_eq!(cell.bg, Color::Reset, "a background colour under NO_COLOR at {cell:?}");
+    }
+
+    let light = theme::load(Some("light"), false).expect("the light theme loads");
+    assert_ne!(light, Styles::default());
+    assert_eq!(deck.draw(&light).backend().to_string(), coloured);
+    let light_plain = theme::load(Some("light"), true).expect("the light theme without colours");
+    assert!(light_plain.no_color);
+    let terminal = deck.draw(&light_plain);
+    assert!(terminal.backend().buffer().content().iter().all(|c| c.fg == Color::Reset && c.bg == Color::Reset));
+}
+
+#[test]
+fn mouse_click_selects_and_wheel_moves() {
+    let mut deck = Deck::samples();
+    let screen = deck.text();
+    let row = row_of(&screen, "│  search_products");
+    deck.mouse(MouseEventKind::Down(MouseButton::Left), 5, row);
+    let screen = deck.snapshot("16a_mouse_click_selects");
+    assert!(screen.contains("│› search_products"), "{screen}");
+    assert!(screen.contains("search_products · "), "the header follows the click:\n{screen}");
+
+    deck.mouse(MouseEventKind::ScrollDown, 5, 10);
+    let screen = deck.snapshot("16b_mouse_wheel_moves");
+    assert!(screen.contains("│› extract_invoice"), "{screen}");
+    assert!(screen.contains("│  search_products"), "{screen}");
+
+    // A click on a field of the form focuses it.
+    let row = u16::try_from(field_row(&screen, "currency")).expect("row fits");
+    deck.mouse(MouseEventKind::Down(MouseButton::Left), 60, row);
+    let screen = deck.text();
+    assert!(cursor_on(&screen, "currency"), "{screen}");
+    assert!(screen.lines().last().is_some_and(|l| l.contains("Enter edit")), "the form has the focus:\n{screen}");
+}
+
+#[test]
+fn control_characters_from_a_definition_are_made_visible() {
+    let (tools, diagnostics) = load_text(
+        "evil.json",
+        r#"{"name":"evil","description":"\u001b[2Jboom\u0007","parameters":{"type":"object","properties":{}}}"#,
+        false,
+        false,
+        true,
+        &LoadOptions::default(),
+    );
+    let mut catalog = Catalog::default();
+    for tool in tools {
+        assert_eq!(catalog.add(tool), None);
+    }
+    let deck = Deck::with_catalog(catalog, &diagnostics);
+    let screen = deck.snapshot("17_control_characters");
+    assert!(screen.contains("␛[2Jboom␇"), "{screen}");
+    assert!(!screen.contains('\u{1b}') && !screen.contains('\u{7}'), "{screen:?}");
+}
+
+// App bugs found while reviewing the snapshots. Each test asserts the correct behaviour and is
+// ignored until the app is fixed; the report that came with these tests describes them.
+
+#[test]
+#[ignore = "app bug: keep_in_view scrolls by the form pane's whole inner height, but the pane also \
+            draws the focused field's description (and the run options line) at its bottom, so the \
+            focused row of a long form can sit below the last drawn line"]
+fn focused_row_stays_visible_in_a_long_form() {
+    let mut deck = Deck::samples();
+    deck.open_tool("create_shipment");
+    deck.press(KeyCode::End);
+    let screen = deck.text();
+    assert!(cursor_on(&screen, "dry_run"), "End goes to the last field, which must show:\n{screen}");
+    deck.press(KeyCode::Up);
+    let screen = deck.text();
+    assert!(cursor_on(&screen, "saturday_delivery"), "{screen}");
+}
+
+#[test]
+#[ignore = "app bug: the inner field of a oneOf / [X, null] variant has an empty name, so Field::label \
+            calls it `arguments` (the root's label), marks it required and shows `\"\"` while unset"]
+fn variant_inner_field_is_not_labelled_arguments() {
+    let mut deck = Deck::samples();
+    deck.open_tool("schedule_reminder");
+    let screen = deck.text();
+    assert!(field_line(&screen, "arguments").is_none(), "{screen}");
+}
+
+#[test]
+#[ignore = "app bug: an unset required oneOf field shows its `required` error twice (under the field \
+            and under its variant's inner field, which has the same pointer): 3 ✗ lines for 2 errors"]
+fn each_error_shows_once() {
+    let mut deck = Deck::samples();
+    deck.open_tool("schedule_reminder");
+    let screen = deck.text();
+    assert!(screen.contains("arguments · 2 errors"), "{screen}");
+    assert_eq!(screen.matches('✗').count(), 2, "{screen}");
+}
+
+#[test]
+#[ignore = "app bug: validation maps errors through the visible rows only (Form::rows skips the \
+            children of folded groups), so folding ship_from/ship_to and editing anything turns \
+            11 errors into 5, with a misleading `✗ required` under the folded (present) address"]
+fn error_count_does_not_depend_on_folding() {
+    let mut deck = Deck::samples();
+    deck.open_tool("create_shipment");
+    assert!(deck.text().contains("arguments · 11 errors"), "{}", deck.text());
+    fold_addresses(&mut deck);
+    deck.focus_field("dry_run");
+    deck.press(KeyCode::Enter);
+    let screen = deck.text();
+    assert!(field(&screen, "dry_run").contains("[x] true"), "{screen}");
+    assert!(screen.contains("arguments · 11 errors"), "{screen}");
+}
+
+#[test]
+#[ignore = "app bug: run() leaves the status message of the refused first Ctrl-R in place, so the \
+            status bar says `not sent` under the popup that says `sent anyway`"]
+fn sending_anyway_clears_the_not_sent_message() {
+    let mut deck = Deck::samples();
+    deck.open_tool("search_products");
+    deck.ctrl('r');
+    deck.ctrl('r');
+    let screen = deck.text();
+    assert!(screen.contains("INVALID arguments, sent anyway"), "{screen}");
+    assert!(!screen.contains("not sent"), "{screen}");
+}
+
+#[test]
+#[ignore = "app bug: the status bar shows the picker's hints (↑↓ choose, Enter ok, Esc cancel) for \
+            every popup, also the help and Run popups, which any key closes, and the key prompt"]
+fn status_hints_fit_the_popup() {
+    let mut deck = Deck::samples();
+    deck.press(KeyCode::Char('?'));
+    let screen = deck.text();
+    let status = screen.lines().last().expect("status line");
+    assert!(!status.contains("↑↓ choose"), "the help popup has nothing to choose: {status}");
+    deck.press(KeyCode::Esc);
+    deck.open_tool("search_products");
+    deck.ctrl('r');
+    deck.ctrl('r');
+    let screen = deck.text();
+    let status = screen.lines().last().expect("status line");
+    assert!(!status.contains("↑↓ choose"), "the Run popup has nothing to choose: {status}");
+}
+
+#[test]
+#[ignore = "app bug: while editing, the status bar always shows `Esc/Enter done` and `↓ suggestions`: \
+            in a text area Enter inserts a newline and ↓ moves down, and only fields with \
+            suggestions open them with ↓"]
+fn editing_hints_fit_the_field() {
+    let mut deck = Deck::samples();
+    deck.open_tool("search_products");
+    deck.press(KeyCode::Enter);
+    let screen = deck.text();
+    let status = screen.lines().last().expect("status line");
+    assert!(status.contains("Esc/Enter done"), "{status}");
+    assert!(!status.contains("suggestions"), "query has no suggestions: {status}");
+
+    let mut deck = Deck::samples();
+    deck.open_tool("customer-letter");
+    deck.focus_field("notes");
+    deck.press(KeyCode::Enter);
+    let screen = deck.text();
+    let status = screen.lines().last().expect("status line");
+    assert!(!status.contains("Esc/Enter done"), "Enter inserts a newline in a text area: {status}");
+}
