@@ -69,6 +69,37 @@ pub fn human_bytes(bytes: u64) -> String {
     format!("{size:.1} {}", UNITS[unit])
 }
 
+/// Word-wraps `text` (newlines already made visible) into at most `max_lines` lines of `width`
+/// cells; the last line ends with `…` when text was left out.
+pub fn wrap(text: &str, columns: usize, max_lines: usize) -> Vec<String> {
+    if columns == 0 || max_lines == 0 {
+        return Vec::new();
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for word in text.split_whitespace() {
+        let candidate = if current.is_empty() { word.to_string() } else { format!("{current} {word}") };
+        if width(&candidate) <= columns {
+            current = candidate;
+            continue;
+        }
+        if !current.is_empty() {
+            lines.push(std::mem::take(&mut current));
+        }
+        current = truncate(word, columns).into_owned();
+    }
+    if !current.is_empty() {
+        lines.push(current);
+    }
+    if lines.len() > max_lines {
+        lines.truncate(max_lines);
+        if let Some(last) = lines.last_mut() {
+            *last = format!("{}…", truncate(last, columns.saturating_sub(1)).trim_end_matches('…'));
+        }
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

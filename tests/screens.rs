@@ -160,7 +160,7 @@ fn start_screen_shows_grouped_list_first_tool_and_hints() {
     assert!(field(&screen, "tone").contains("\"friendly\"  default"), "{screen}");
     // The status bar: the list's key hints and the validation summary.
     let status = screen.lines().last().expect("status line");
-    assert!(status.contains("↑↓ tools  Enter form  / filter"), "{status}");
+    assert!(status.contains("↑↓ tools  Enter form  ? help  / filter"), "{status}");
     assert!(status.contains(" 2 errors "), "{status}");
 }
 
@@ -220,7 +220,7 @@ fn enum_picker_lists_the_values() {
     for value in ["› electronics", "  clothing", "  home", "  sports"] {
         assert!(screen.contains(value), "{value} in the picker:\n{screen}");
     }
-    assert!(screen.lines().last().is_some_and(|l| l.contains("↑↓ choose  Enter ok  Esc cancel")), "{screen}");
+    assert!(screen.lines().last().is_some_and(|l| l.contains("↑↓ choose  Enter pick  Esc cancel")), "{screen}");
     // Picking a value shows it on the field's line.
     deck.press(KeyCode::Down);
     deck.press(KeyCode::Enter);
@@ -270,7 +270,8 @@ fn json_view_beside_the_form_and_its_errors() {
     assert!(screen.contains("}x"), "{screen}");
     let query = field(&screen, "query");
     assert!(query.contains("\"laptop\""), "the form keeps its value: {query}");
-    assert!(screen.lines().last().is_some_and(|l| l.ends_with(" ready \"")), "{screen}");
+    // The summary speaks for the text being edited: it does not parse.
+    assert!(screen.lines().last().is_some_and(|l| l.contains(" JSON invalid ")), "{screen}");
 
     // Undo that, then a valid edit inside the string flows to the form.
     deck.press(KeyCode::Backspace);
@@ -415,7 +416,7 @@ fn too_small_terminal_and_recovery() {
     let mut deck = Deck::samples();
     deck.resize(50, 15);
     let screen = deck.snapshot("13a_too_small");
-    assert!(screen.contains("terminal too small: 50x15"), "{screen}");
+    assert!(screen.contains("terminal too small") && screen.contains("50x15, needs 60x20"), "{screen}");
     assert!(!screen.contains("tools ("), "{screen}");
 
     deck.resize(120, 40);
@@ -507,9 +508,6 @@ fn control_characters_from_a_definition_are_made_visible() {
 // ignored until the app is fixed; the report that came with these tests describes them.
 
 #[test]
-#[ignore = "app bug: keep_in_view scrolls by the form pane's whole inner height, but the pane also \
-            draws the focused field's description (and the run options line) at its bottom, so the \
-            focused row of a long form can sit below the last drawn line"]
 fn focused_row_stays_visible_in_a_long_form() {
     let mut deck = Deck::samples();
     deck.open_tool("create_shipment");
@@ -522,8 +520,6 @@ fn focused_row_stays_visible_in_a_long_form() {
 }
 
 #[test]
-#[ignore = "app bug: the inner field of a oneOf / [X, null] variant has an empty name, so Field::label \
-            calls it `arguments` (the root's label), marks it required and shows `\"\"` while unset"]
 fn variant_inner_field_is_not_labelled_arguments() {
     let mut deck = Deck::samples();
     deck.open_tool("schedule_reminder");
@@ -532,8 +528,6 @@ fn variant_inner_field_is_not_labelled_arguments() {
 }
 
 #[test]
-#[ignore = "app bug: an unset required oneOf field shows its `required` error twice (under the field \
-            and under its variant's inner field, which has the same pointer): 3 ✗ lines for 2 errors"]
 fn each_error_shows_once() {
     let mut deck = Deck::samples();
     deck.open_tool("schedule_reminder");
@@ -543,9 +537,6 @@ fn each_error_shows_once() {
 }
 
 #[test]
-#[ignore = "app bug: validation maps errors through the visible rows only (Form::rows skips the \
-            children of folded groups), so folding ship_from/ship_to and editing anything turns \
-            11 errors into 5, with a misleading `✗ required` under the folded (present) address"]
 fn error_count_does_not_depend_on_folding() {
     let mut deck = Deck::samples();
     deck.open_tool("create_shipment");
@@ -559,8 +550,6 @@ fn error_count_does_not_depend_on_folding() {
 }
 
 #[test]
-#[ignore = "app bug: run() leaves the status message of the refused first Ctrl-R in place, so the \
-            status bar says `not sent` under the popup that says `sent anyway`"]
 fn sending_anyway_clears_the_not_sent_message() {
     let mut deck = Deck::samples();
     deck.open_tool("search_products");
@@ -572,8 +561,6 @@ fn sending_anyway_clears_the_not_sent_message() {
 }
 
 #[test]
-#[ignore = "app bug: the status bar shows the picker's hints (↑↓ choose, Enter ok, Esc cancel) for \
-            every popup, also the help and Run popups, which any key closes, and the key prompt"]
 fn status_hints_fit_the_popup() {
     let mut deck = Deck::samples();
     deck.press(KeyCode::Char('?'));
@@ -590,9 +577,6 @@ fn status_hints_fit_the_popup() {
 }
 
 #[test]
-#[ignore = "app bug: while editing, the status bar always shows `Esc/Enter done` and `↓ suggestions`: \
-            in a text area Enter inserts a newline and ↓ moves down, and only fields with \
-            suggestions open them with ↓"]
 fn editing_hints_fit_the_field() {
     let mut deck = Deck::samples();
     deck.open_tool("search_products");

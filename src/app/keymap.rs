@@ -49,8 +49,10 @@ pub const BINDINGS: &[Binding] = &[
     Binding { keys: "Ctrl-J", action: Action::ToggleJson, help: "arguments as editable JSON beside the form" },
     Binding { keys: "Ctrl-U", action: Action::Unset, help: "unset the focused optional field" },
     Binding { keys: "a / d", action: Action::AddItem, help: "add / delete an array item or map entry" },
-    Binding { keys: "Alt-↑ / Alt-↓", action: Action::MoveItemUp, help: "move an array item up / down" },
-    Binding { keys: "← / →", action: Action::Collapse, help: "collapse / expand a group" },
+    Binding {
+        keys: "Alt-↑ / Alt-↓", action: Action::MoveItemUp, help: "move an array item up / down (also K / J)"
+    },
+    Binding { keys: "← / →  h / l", action: Action::Collapse, help: "fold / unfold a group" },
     Binding { keys: "Ctrl-R  F5", action: Action::Run, help: "run (press again to send invalid input anyway)" },
     Binding {
         keys: "Alt-1 … Alt-9",

@@ -259,6 +259,7 @@ fn run(app: &mut App, armed: bool) {
         app.status = Some(format!("{errors} {plural}: not sent. Press Ctrl-R again to send it anyway"));
         return;
     }
+    app.status = None;
     app.popup = Some(Popup::Request { title, body, valid: errors == 0 });
 }
 

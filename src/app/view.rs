@@ -1,6 +1,7 @@
 //! What is where in the form and the list: row heights, scrolling, and mouse clicks and wheels.
 
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::Rect;
 
 use super::layout::{contains, inner};
 use super::update::{TEXTAREA_LINES, move_cursor, select_tool, sync_json_from_form, tool_changed};
@@ -51,18 +52,38 @@ pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent) {
     sync_json_from_form(app);
 }
 
+/// The error lines each form row shows: a pointer's errors under its first row only (a variant
+/// and its field share one), and for a folded group how many errors it hides.
+pub fn row_errors(form: &crate::form::Form, rows: &[crate::form::Row]) -> Vec<Vec<String>> {
+    let mut shown = std::collections::HashSet::new();
+    rows.iter()
+        .map(|row| {
+            let mut lines: Vec<String> =
+                if shown.insert(row.pointer.clone()) { form.errors_at(&row.pointer).to_vec() } else { Vec::new() };
+            let folded = form.field(&row.path).is_some_and(|f| f.collapsed);
+            let hidden = if folded { form.errors_inside(&row.pointer) } else { 0 };
+            if hidden > 0 {
+                lines.push(format!("{hidden} error{} inside (→ unfolds)", if hidden == 1 { "" } else { "s" }));
+            }
+            lines
+        })
+        .collect()
+}
+
 /// How many lines each form row takes: the row, its text area, its errors.
 pub fn row_heights(app: &App) -> Vec<usize> {
     let Some(form) = app.form() else { return Vec::new() };
-    form.rows()
-        .iter()
-        .map(|row| {
+    let rows = form.rows();
+    let errors = row_errors(form, &rows);
+    rows.iter()
+        .zip(errors)
+        .map(|(row, errors)| {
             let text_lines = match form.field(&row.path).map(|f| &f.widget) {
                 Some(Widget::Text { multiline: true, input }) => input.line_count().min(TEXTAREA_LINES),
                 Some(Widget::Raw { input }) if input.line_count() > 1 => input.line_count().min(TEXTAREA_LINES),
                 _ => 0,
             };
-            1 + text_lines + form.errors_at(&row.pointer).len()
+            1 + text_lines + errors.len()
         })
         .collect()
 }
@@ -76,6 +97,38 @@ fn row_at_line(app: &App, line: usize) -> Option<usize> {
         start += height;
     }
     None
+}
+
+/// How the form pane's inner area is shared: the rows, then at the bottom the run options line
+/// and the focused field's description. `ui` draws into it and scrolling measures with it.
+pub struct FormArea {
+    pub rows: Rect,
+    pub run_options: Option<Rect>,
+    pub help: Option<(Rect, Vec<String>)>,
+}
+
+pub fn form_area(app: &App, inner_area: Rect) -> FormArea {
+    let mut rows = inner_area;
+    let Some(form) = app.form() else { return FormArea { rows, run_options: None, help: None } };
+    let description = form
+        .rows()
+        .get(app.cursor)
+        .and_then(|r| form.field(&r.path))
+        .and_then(|f| f.description.as_deref())
+        .map(|d| crate::text::wrap(&crate::text::visible(d), usize::from(rows.width), 2))
+        .unwrap_or_default();
+    let mut help = None;
+    if !description.is_empty() && rows.height > description.len() as u16 + 3 {
+        let height = description.len() as u16;
+        help = Some((Rect { y: rows.y + rows.height - height, height, ..rows }, description));
+        rows.height -= height + 1;
+    }
+    let mut run_options = None;
+    if !form.run_options().is_empty() && rows.height > 4 {
+        run_options = Some(Rect { y: rows.y + rows.height - 1, height: 1, ..rows });
+        rows.height -= 2;
+    }
+    FormArea { rows, run_options, help }
 }
 
 /// Scrolls the list and the form so the selection and the cursor show.
@@ -94,7 +147,7 @@ pub(super) fn keep_in_view(app: &mut App) {
     app.cursor = app.cursor.min(heights.len() - 1);
     let start: usize = heights[..app.cursor].iter().sum();
     let end = start + heights[app.cursor];
-    let height = usize::from(inner(layout.form).height).max(1);
+    let height = usize::from(form_area(app, inner(layout.form)).rows.height).max(1);
     if start < app.form_scroll {
         app.form_scroll = start;
     } else if end > app.form_scroll + height {

@@ -300,6 +300,13 @@ pub fn variant_label(option: &Value, index: usize) -> String {
     if let Some(reference) = option.get("$ref").and_then(Value::as_str) {
         return reference.rsplit('/').next().unwrap_or(reference).to_string();
     }
+    // Options that differ by what they require read best by that: "with email" / "with customer_id".
+    if let Some(Value::Array(required)) = option.get("required")
+        && !required.is_empty()
+    {
+        let names: Vec<&str> = required.iter().filter_map(Value::as_str).collect();
+        return format!("with {}", names.join(" + "));
+    }
     match option.get("type") {
         Some(Value::String(t)) => t.clone(),
         Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" | "),

@@ -173,7 +173,9 @@ impl Form {
                 picked.entry(pointer.to_string()).or_insert(selected);
             }
         });
-        self.validation = self.validator.check_picked(built, &self.rows(), &picked);
+        // Errors belong to fields whether or not their group is folded: the count must not change
+        // when the user folds something.
+        self.validation = self.validator.check_picked(built, &self.all_rows(), &picked);
     }
 
     pub fn arguments(&self) -> &Value {
@@ -184,8 +186,21 @@ impl Form {
     /// not a row.
     pub fn rows(&self) -> Vec<Row> {
         let mut rows = Vec::new();
-        collect_rows(&self.root, &mut Vec::new(), "", 0, &mut rows, true);
+        collect_rows(&self.root, &mut Vec::new(), "", 0, &mut rows, true, true);
         rows
+    }
+
+    /// Every row, folded groups' children included.
+    pub fn all_rows(&self) -> Vec<Row> {
+        let mut rows = Vec::new();
+        collect_rows(&self.root, &mut Vec::new(), "", 0, &mut rows, true, false);
+        rows
+    }
+
+    /// How many errors sit below `pointer` (for a folded group's summary).
+    pub fn errors_inside(&self, pointer: &str) -> usize {
+        let prefix = format!("{pointer}/");
+        self.validation.errors.iter().filter(|(p, _)| p.starts_with(&prefix)).map(|(_, m)| m.len()).sum()
     }
 
     pub fn field(&self, path: &[usize]) -> Option<&Field> {
@@ -241,12 +256,20 @@ impl Form {
     }
 }
 
-fn collect_rows(field: &Field, path: &mut Vec<usize>, pointer: &str, depth: usize, rows: &mut Vec<Row>, is_root: bool) {
+fn collect_rows(
+    field: &Field,
+    path: &mut Vec<usize>,
+    pointer: &str,
+    depth: usize,
+    rows: &mut Vec<Row>,
+    is_root: bool,
+    respect_folds: bool,
+) {
     // The root is no row, unless it is a variant: its picker must be reachable.
     let own_row = !is_root || matches!(field.widget, Widget::Variant { .. });
     if own_row {
         rows.push(Row { path: path.clone(), depth, pointer: pointer.to_string() });
-        if field.collapsed {
+        if field.collapsed && respect_folds {
             return;
         }
     }
@@ -260,9 +283,9 @@ fn collect_rows(field: &Field, path: &mut Vec<usize>, pointer: &str, depth: usiz
         let child_pointer = child_pointer(field, child, i, pointer);
         if matches!(field.widget, Widget::Variant { .. }) && matches!(child.widget, Widget::Object { .. }) {
             // A variant's object shows its fields straight under the picker.
-            collect_rows(child, path, &child_pointer, child_depth, rows, true);
+            collect_rows(child, path, &child_pointer, child_depth, rows, true, respect_folds);
         } else {
-            collect_rows(child, path, &child_pointer, child_depth, rows, false);
+            collect_rows(child, path, &child_pointer, child_depth, rows, false, respect_folds);
         }
         path.pop();
     }

@@ -41,7 +41,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let mut lines = vec![Line::styled(truncate(&visible(&heading), width).into_owned(), styles.muted)];
     let room = usize::from(body.height).saturating_sub(1 + tail.len());
     let description = tool.description.as_deref().unwrap_or("(no description)");
-    lines.extend(wrap(&visible(description), width, room).into_iter().map(|l| Line::styled(l, styles.text)));
+    lines.extend(
+        crate::text::wrap(&visible(description), width, room).into_iter().map(|l| Line::styled(l, styles.text)),
+    );
     lines.extend(tail);
     frame.render_widget(Paragraph::new(lines), body);
 }
@@ -81,35 +83,4 @@ fn requirements_line(tool: &Tool) -> Option<String> {
         parts.push(format!("secrets: {}", tool.requirements.secrets.join(", ")));
     }
     (!parts.is_empty()).then(|| parts.join(" · "))
-}
-
-/// Word-wraps `text` (newlines already made visible) into at most `max_lines` lines of `width`
-/// cells; the last line ends with `…` when text was left out.
-pub fn wrap(text: &str, width: usize, max_lines: usize) -> Vec<String> {
-    if width == 0 || max_lines == 0 {
-        return Vec::new();
-    }
-    let mut lines: Vec<String> = Vec::new();
-    let mut current = String::new();
-    for word in text.split_whitespace() {
-        let candidate = if current.is_empty() { word.to_string() } else { format!("{current} {word}") };
-        if crate::text::width(&candidate) <= width {
-            current = candidate;
-            continue;
-        }
-        if !current.is_empty() {
-            lines.push(std::mem::take(&mut current));
-        }
-        current = truncate(word, width).into_owned();
-    }
-    if !current.is_empty() {
-        lines.push(current);
-    }
-    if lines.len() > max_lines {
-        lines.truncate(max_lines);
-        if let Some(last) = lines.last_mut() {
-            *last = format!("{}…", truncate(last, width.saturating_sub(1)).trim_end_matches('…'));
-        }
-    }
-    lines
 }

@@ -8,10 +8,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use serde_json::Value;
 
-use super::detail::wrap;
 use super::pane;
 use crate::app::layout::inner;
 use crate::app::update::TEXTAREA_LINES;
+use crate::app::view::{form_area, row_errors};
 use crate::app::{App, Focus};
 use crate::form::build::show;
 use crate::form::{Field, TextInput, Widget};
@@ -39,27 +39,16 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         )
     };
     frame.render_widget(pane(&summary, focused, styles), area);
-    let mut body = inner(area);
+    let body = inner(area);
     let rows = form.rows();
-    // The focused field's description, when it has one, takes the bottom lines.
-    let help = rows
-        .get(app.cursor)
-        .and_then(|r| form.field(&r.path))
-        .and_then(|f| f.description.as_deref())
-        .map(|d| wrap(&visible(d), usize::from(body.width), 2))
-        .unwrap_or_default();
-    if !help.is_empty() && body.height > help.len() as u16 + 3 {
-        let help_area = Rect { y: body.y + body.height - help.len() as u16, height: help.len() as u16, ..body };
-        frame.render_widget(
-            Paragraph::new(help.into_iter().map(|l| Line::styled(l, styles.muted)).collect::<Vec<_>>()),
-            help_area,
-        );
-        body.height -= help_area.height + 1;
+    let area = form_area(app, body);
+    if let Some((help_area, help)) = area.help {
+        let lines: Vec<Line> = help.into_iter().map(|l| Line::styled(l, styles.muted)).collect();
+        frame.render_widget(Paragraph::new(lines), help_area);
     }
-    let options = form.run_options();
-    if !options.is_empty() && body.height > 4 {
+    if let Some(line_area) = area.run_options {
         let mut spans = vec![Span::styled("run options ", styles.muted)];
-        for (i, (_, field)) in options.iter().enumerate().take(9) {
+        for (i, (_, field)) in form.run_options().iter().enumerate().take(9) {
             let mark = match field.widget {
                 Widget::Bool(Some(true)) => "[x]",
                 Widget::Bool(Some(false)) => "[ ]",
@@ -68,10 +57,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             spans.push(Span::styled(format!(" Alt-{} ", i + 1), styles.key_hint));
             spans.push(Span::styled(format!("{mark} {}", visible(field.label())), styles.text));
         }
-        let line_area = Rect { y: body.y + body.height - 1, height: 1, ..body };
         frame.render_widget(Paragraph::new(Line::from(spans)), line_area);
-        body.height -= 2;
     }
+    let body = area.rows;
     if rows.is_empty() {
         frame.render_widget(Paragraph::new(Line::styled("no parameters: Ctrl-R runs the tool", styles.muted)), body);
         return;
@@ -84,12 +72,24 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         .clamp(8, usize::from(body.width) / 2);
     let mut lines: Vec<Line> = Vec::new();
     let mut cursor_at: Option<(usize, usize)> = None;
-    for (index, row) in rows.iter().enumerate() {
+    let errors = row_errors(form, &rows);
+    for ((index, row), row_errors) in rows.iter().enumerate().zip(errors) {
         let Some(field) = form.field(&row.path) else { continue };
         let is_cursor = index == app.cursor && focused;
         let editing = is_cursor && app.editing;
-        let (line, column) =
-            field_line(field, row.depth, label_width, is_cursor, editing, usize::from(body.width), styles);
+        let parent = row.path.split_last().and_then(|(_, parent)| form.field(parent));
+        let label = match parent.map(|p| &p.widget) {
+            // A variant's own field: named after the picked variant, never "required" itself.
+            Some(Widget::Variant { variants, selected, .. }) => {
+                Some(format!("↳ {}", variants.get(*selected).map(|c| c.label.as_str()).unwrap_or("value")))
+            }
+            _ => None,
+        };
+        let required = field.required && label.is_none() && !form.is_item(&row.path);
+        // An unset variant's field is unset too, whatever it holds for when it is picked.
+        let inside_unset = label.is_some() && parent.is_some_and(|p| !p.set);
+        let shape = RowShape { label, required, inside_unset, depth: row.depth, label_width, is_cursor, editing };
+        let (line, column) = field_line(field, &shape, usize::from(body.width), styles);
         if let Some(column) = column {
             cursor_at = Some((lines.len(), column));
         }
@@ -100,10 +100,10 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             }
             lines.extend(text_lines);
         }
-        for message in form.errors_at(&row.pointer) {
+        for message in row_errors {
             let indent = " ".repeat(row.depth * 2 + 2);
             let text =
-                truncate(&visible(message), usize::from(body.width).saturating_sub(indent.len() + 2)).into_owned();
+                truncate(&visible(&message), usize::from(body.width).saturating_sub(indent.len() + 2)).into_owned();
             lines.push(Line::from(vec![Span::raw(indent), Span::styled(format!("✗ {text}"), styles.error)]));
         }
     }
@@ -122,35 +122,43 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     }
 }
 
-/// The field's line, and the cursor column when its one-line text is being edited.
-fn field_line(
-    field: &Field,
+/// How one row is drawn, beside its field.
+struct RowShape {
+    /// In place of the field's own label.
+    label: Option<String>,
+    required: bool,
+    inside_unset: bool,
     depth: usize,
     label_width: usize,
     is_cursor: bool,
     editing: bool,
-    total_width: usize,
-    styles: &Styles,
-) -> (Line<'static>, Option<usize>) {
-    let indent = " ".repeat(depth * 2);
-    let marker = if is_cursor { "›" } else { " " };
-    let name = visible(field.label()).into_owned();
-    let label_style = if is_cursor { styles.selection } else { styles.text };
+}
+
+/// The field's line, and the cursor column when its one-line text is being edited.
+fn field_line(field: &Field, shape: &RowShape, total_width: usize, styles: &Styles) -> (Line<'static>, Option<usize>) {
+    let indent = " ".repeat(shape.depth * 2);
+    let marker = if shape.is_cursor { "›" } else { " " };
+    let name = shape.label.clone().unwrap_or_else(|| visible(field.label()).into_owned());
+    let label_style = if shape.is_cursor { styles.selection } else { styles.text };
     let mut spans = vec![
         Span::styled(marker.to_string(), styles.accent),
         Span::raw(indent.clone()),
         Span::styled(name.clone(), label_style),
     ];
     let mut used = 1 + indent.len() + width(&name);
-    if field.required {
+    if shape.required {
         spans.push(Span::styled("*", styles.required));
         used += 1;
     }
-    let pad = (label_width + 2).saturating_sub(used).max(1);
+    let pad = (shape.label_width + 2).saturating_sub(used).max(1);
     spans.push(Span::raw(" ".repeat(pad)));
     used += pad;
     let room = total_width.saturating_sub(used);
-    let (value, value_style, cursor) = value_text(field, editing, room, styles);
+    let (value, value_style, cursor) = if shape.inside_unset && !shape.editing && !field.is_group() {
+        ("—".to_string(), styles.muted, None)
+    } else {
+        value_text(field, shape.editing, room, styles)
+    };
     let value_width = width(&value);
     spans.push(Span::styled(value, value_style));
     let hint = hint(field);

@@ -22,18 +22,13 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {
     frame.render_widget(Block::new().style(styles.base), area);
     let layout = app.layout();
     if layout.too_small {
-        let message = format!(
-            "terminal too small: {}x{}, tooldeck needs at least {MIN_WIDTH}x{MIN_HEIGHT}",
-            area.width, area.height
-        );
-        let y = area.height / 2;
+        let lines = vec![
+            Line::styled("terminal too small", styles.warning),
+            Line::styled(format!("{}x{}, needs {MIN_WIDTH}x{MIN_HEIGHT}", area.width, area.height), styles.muted),
+        ];
+        let y = area.height.saturating_sub(2) / 2;
         let line = Rect::new(0, y, area.width, area.height.saturating_sub(y));
-        frame.render_widget(
-            Paragraph::new(Line::styled(message, styles.warning))
-                .alignment(Alignment::Center)
-                .wrap(Wrap { trim: true }),
-            line,
-        );
+        frame.render_widget(Paragraph::new(lines).alignment(Alignment::Center).wrap(Wrap { trim: true }), line);
         return;
     }
     list::render(app, styles, frame, layout.list);

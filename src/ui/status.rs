@@ -5,12 +5,15 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::app::{App, Focus};
+use crate::app::{App, Focus, Popup};
+use crate::form::Widget;
 use crate::text::{truncate, visible, width};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
+    let json_invalid = app.json.as_ref().is_some_and(|j| j.error.is_some());
     let summary = match app.form() {
+        Some(_) if json_invalid => Span::styled(" JSON invalid ", styles.error),
         Some(form) if form.validation.error_count > 0 => {
             let n = form.validation.error_count;
             Span::styled(format!(" {n} error{} ", if n == 1 { "" } else { "s" }), styles.error)
@@ -32,27 +35,34 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
 }
 
 fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
-    let pairs: &[(&str, &str)] = if app.popup.is_some() {
-        &[("↑↓", "choose"), ("Enter", "ok"), ("Esc", "cancel")]
-    } else if app.list.filtering {
-        &[("type", "filter"), ("↑↓", "move"), ("Enter", "keep"), ("Esc", "clear")]
-    } else if app.focus == Focus::Json {
-        &[("type", "edit JSON"), ("Esc", "back to form"), ("Ctrl-J", "close")]
-    } else if app.editing {
-        &[("Esc/Enter", "done"), ("Tab", "next"), ("Ctrl-U", "unset"), ("↓", "suggestions")]
-    } else if app.focus == Focus::Form {
-        &[
+    let editing_field =
+        if app.editing { app.focused_path().and_then(|p| app.form()?.field(&p).cloned()) } else { None };
+    let pairs: &[(&str, &str)] = match (&app.popup, &editing_field) {
+        (Some(Popup::Picker { .. }), _) => &[("↑↓", "choose"), ("Enter", "pick"), ("Esc", "cancel")],
+        (Some(Popup::KeyPrompt { .. }), _) => &[("type", "the key"), ("Enter", "add"), ("Esc", "cancel")],
+        (Some(Popup::Help | Popup::Request { .. }), _) => &[("any key", "close")],
+        _ if app.list.filtering => &[("type", "filter"), ("↑↓", "move"), ("Enter", "keep"), ("Esc", "clear")],
+        _ if app.focus == Focus::Json => &[("type", "edit JSON"), ("Esc", "back to form"), ("Ctrl-J", "close")],
+        (None, Some(field)) => match field.widget {
+            Widget::Text { multiline: true, .. } | Widget::Raw { .. } => {
+                &[("Enter", "new line"), ("Esc", "done"), ("Tab", "next"), ("Ctrl-U", "unset")]
+            }
+            Widget::Suggest { .. } => {
+                &[("Esc/Enter", "done"), ("↓", "suggestions"), ("Tab", "next"), ("Ctrl-U", "unset")]
+            }
+            _ => &[("Esc/Enter", "done"), ("Tab", "next"), ("Ctrl-U", "unset")],
+        },
+        _ if app.focus == Focus::Form => &[
             ("Enter", "edit"),
+            ("?", "help"),
             ("Tab", "next"),
             ("Ctrl-U", "unset"),
+            ("Ctrl-R", "run"),
             ("a/d", "add/del"),
             ("Ctrl-J", "JSON"),
-            ("Ctrl-R", "run"),
             ("Esc", "back"),
-            ("?", "help"),
-        ]
-    } else {
-        &[("↑↓", "tools"), ("Enter", "form"), ("/", "filter"), ("Ctrl-R", "run"), ("?", "help"), ("q", "quit")]
+        ],
+        _ => &[("↑↓", "tools"), ("Enter", "form"), ("?", "help"), ("/", "filter"), ("Ctrl-R", "run"), ("q", "quit")],
     };
     let mut spans = Vec::new();
     let mut used = 0;

@@ -46,14 +46,18 @@ fn nested_required_shows_at_the_missing_field() {
 }
 
 #[test]
-fn a_missing_field_of_a_collapsed_group_shows_on_the_group() {
+fn folding_a_group_keeps_its_errors_where_they_are() {
     let mut form = Form::new(&tool(json!({"type": "object", "required": ["a"], "properties": {
         "a": {"type": "object", "required": ["b"], "properties": {"b": {"type": "string"}}},
     }})));
     let a = path(&form, "/a");
     form.toggle_collapsed(&a);
     form.revalidate();
-    assert_eq!(form.errors_at("/a"), ["required"]);
+    // The error stays at its field (so the count does not change); the folded group counts it.
+    assert_eq!(form.errors_at("/a/b"), ["required"]);
+    assert!(form.errors_at("/a").is_empty());
+    assert_eq!(form.errors_inside("/a"), 1);
+    assert_eq!(form.validation.error_count, 1);
 }
 
 #[test]
