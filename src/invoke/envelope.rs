@@ -1,8 +1,7 @@
-//! Reading what a tool server answered into one [`Outcome`]: every OTC response form of PROTOCOLS.md
-//! §2 (OTC 1.0 `result`, the RFC's bare result, the seed-003 envelope, 422, 400, 401, and whatever a
-//! broken server sends instead), MCP `CallToolResult`s (§3), and the tool's output schema. Pure
-//! functions: the transports do the I/O. Tolerant in what it accepts, precise in what it reports: a
-//! response that breaks its format still becomes the closest outcome, each deviation a warning.
+//! What a tool server answered, as one [`Outcome`]: every OTC response form of PROTOCOLS.md §2 and
+//! whatever a broken server sends instead, MCP `CallToolResult`s (§3), the tool's output schema. Pure
+//! functions (the transports do the I/O), tolerant in what they accept and precise in what they
+//! report: a response that breaks its format still becomes the closest outcome, each deviation a warning.
 
 use std::sync::OnceLock;
 
@@ -14,13 +13,11 @@ use super::{Artifact, AuthPrompt, MAX_BODY_BYTES, Outcome, Status, ToolError};
 use crate::catalog::schema::kind_of;
 use crate::text::truncate;
 
-/// Seed 003 (the result envelope) without its comments and line noise, plus what the RFC draft's
-/// `execute_tool_response` schema (corpus/otc-spec) adds, since older `/execute` servers send it:
-/// `execution_id`, `call_id`, `duration`; `can_retry`, `retry_after_ms`, `additional_prompt_content`
-/// in `error`; its `requires_authorization {id, url, scopes, status}` (`$defs`). `output` stays
-/// `"type": "object"` here, but the seed's comment allows null: [`schemas`] compiles it so. `$defs`
-/// also holds OTC 1.0's `CallToolResponse` with `ToolError` (otc-1.0-draft-openapi), minus the
-/// `value`-or-`error` `oneOf`, which is checked by hand for a clearer warning.
+/// Seed 003 without its comments and line noise, plus what the RFC draft's `execute_tool_response`
+/// (corpus/otc-spec) adds, as older `/execute` servers send it: `execution_id`, `call_id`, `duration`,
+/// `error`'s retry fields, its `requires_authorization {id, url, scopes, status}`. The seed's comment
+/// allows a null `output`: [`schemas`] compiles it so. `otc_result`: OTC 1.0's `CallToolResponse`
+/// (otc-1.0-draft-openapi) minus its `value`-or-`error` `oneOf`, checked by hand for a clearer warning.
 const ENVELOPE_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
   "properties": {
@@ -58,8 +55,7 @@ const ENVELOPE_SCHEMA: &str = r#"{
         "duration": { "type": "number", "minimum": 0 }, "value": true, "error": { "type": "object", "properties": {
           "message": { "type": "string" }, "developer_message": { "type": "string" }, "can_retry": { "type": "boolean" },
           "retry_after_ms": { "type": "integer", "minimum": 0 }, "additional_prompt_content": { "type": "string" } },
-        "required": ["message"] } },
-      "required": ["call_id", "success"], "additionalProperties": false }
+        "required": ["message"] } }, "required": ["call_id", "success"], "additionalProperties": false }
   }
 }"#;
 
@@ -68,14 +64,11 @@ const OUTPUT_KEYS: [&str; 4] = ["value", "error", "requires_authorization", "art
 /// At most this many schema violations are listed: a huge broken value must not flood the view.
 const MAX_VIOLATIONS: usize = 50;
 
-/// Reads a `POST /tools/call` (or `/execute`) answer to the call `sent` (its call id). `truncated`:
-/// the transport stopped reading at [`MAX_BODY_BYTES`]. `duration_ms` is the server's own
-/// `duration` when it gave one (else 0).
+/// Reads a `POST /tools/call` (or `/execute`) answer to the call id `sent`. `truncated`: the transport
+/// stopped at [`MAX_BODY_BYTES`]. `duration_ms` is the server's own `duration` if it gave one, else 0.
 pub fn read_otc_response(status: u16, content_type: Option<&str>, body: &[u8], truncated: bool, sent: &str) -> Outcome {
     let (mut w, http, empty) = (Vec::new(), format!("HTTP {status}"), body.iter().all(u8::is_ascii_whitespace));
-    if truncated {
-        w.push(format!("the response was larger than {} MiB and was cut off", MAX_BODY_BYTES >> 20));
-    }
+    w.extend(truncated.then(|| format!("the response was larger than {} MiB and was cut off", MAX_BODY_BYTES >> 20)));
     let essence = content_type.map(|c| c.split(';').next().unwrap_or("").trim().to_ascii_lowercase());
     if !empty && !essence.as_deref().is_some_and(|e| e == "application/json" || e.ends_with("+json")) {
         w.push(format!("expected application/json, got {}", essence.as_deref().unwrap_or("no content type")));
@@ -90,38 +83,34 @@ pub fn read_otc_response(status: u16, content_type: Option<&str>, body: &[u8], t
         Err(e) => {
             // Keep the message short and readable: a page's title, a text's first line, or where
             // the JSON broke (serde_json says at which line and column).
-            let text = String::from_utf8_lossy(&body[..body.len().min(64 * 1024)]);
-            let text = text.trim_start();
+            let text = String::from_utf8_lossy(&body[..body.len().min(64 * 1024)]).trim_start().to_string();
             let html = essence.as_deref().is_some_and(|e| e.contains("html")) || text.starts_with('<');
             let not_json = format!("the body is not JSON{}", if html { " but an HTML page" } else { "" });
             w.push(format!("{not_json} ({e})"));
             let looks_json = text.starts_with(['{', '[', '"']);
-            let line = if html { html_headline(text) } else { text.lines().map(clean).find(|l| !l.is_empty()) };
+            let line = if html { html_headline(&text) } else { text.lines().map(clean).find(|l| !l.is_empty()) };
             let detail = match line {
                 _ if truncated && looks_json => "the response was cut off, so its JSON is incomplete".to_string(),
                 _ if looks_json => format!("the body is not valid JSON ({e})"),
                 line => line.unwrap_or(not_json),
             };
-            match status {
-                401 => bearer_prompt(Some(detail), sent),
-                _ => error_outcome(format!("{http}: {detail}"), None, sent),
+            if status == 401 {
+                bearer_prompt(Some(detail), sent)
+            } else {
+                error_outcome(format!("{http}: {detail}"), None, sent)
             }
         }
     };
     w.append(&mut outcome.warnings);
-    outcome.warnings = w;
-    outcome
+    Outcome { warnings: w, ..outcome }
 }
 
 /// A JSON body, by status and shape.
 fn read_json(status: u16, http: &str, json: &mut Value, sent: &str, w: &mut Vec<String>) -> Outcome {
     let Some(obj) = json.as_object() else {
         w.push(format!("the body is {}, not an object", kind_of(json)));
-        let text = json.as_str().map(str::to_string);
-        return match status {
-            401 => bearer_prompt(text, sent),
-            _ => error_outcome(text.unwrap_or_else(|| format!("{http}: the body is not a tool result")), None, sent),
-        };
+        let text = json.as_str().map_or_else(|| format!("{http}: the body is not a tool result"), str::to_string);
+        return if status == 401 { bearer_prompt(Some(text), sent) } else { error_outcome(text, None, sent) };
     };
     let (has, ok) = (|key: &str| obj.contains_key(key), (200..300).contains(&status));
     let mut expect = |what: &str, wanted: u16| {
@@ -130,7 +119,9 @@ fn read_json(status: u16, http: &str, json: &mut Value, sent: &str, w: &mut Vec<
         }
     };
     let (wrapped, bare) = (has("result"), ["call_id", "success", "value", "duration"].into_iter().any(has));
-    let envelope = !wrapped && ["output", "invocation_id", "execution_id", "finished_at"].into_iter().any(has);
+    // Seed keys beside a top-level `value`/`error`: a bare result with a stray key (keep its value).
+    let seed_keys = ["invocation_id", "execution_id", "finished_at"].into_iter().any(has);
+    let envelope = !wrapped && (has("output") || seed_keys && !has("value") && !has("error"));
     if status == 401 {
         bearer_prompt(server_message(obj).map(|m| m.0), sent)
     } else if has("missing_requirements") {
@@ -216,21 +207,16 @@ fn check_envelope(json: &Value, w: &mut Vec<String>) {
     let words = |at: &str, p| envelope_words(&format!("/output{at}"), p);
     for (key, branch) in OUTPUT_KEYS.iter().zip(&s.branches).filter(|(k, _)| present.contains(k)) {
         let auth = &output[*key];
-        let older = ["id", "status", "scopes", "url"].iter().any(|k| auth.get(k).is_some());
-        let branch = if *key == "requires_authorization" && older && auth.get("message").is_none() {
-            w.push("\"output/requires_authorization\" is the older draft's {id, url, scopes, status}".into());
-            &s.older_auth
-        } else {
-            branch
-        };
+        let older = *key == "requires_authorization" && auth.get("message").is_none() && auth.get("id").is_some();
+        w.extend(older.then(|| "\"output/requires_authorization\" has the older draft's form".into()));
+        let branch = if older { &s.older_auth } else { branch };
         w.extend(violations(branch, &json["output"], &skip, &words));
     }
 }
 
 struct Schemas {
     top: Validator,
-    /// One per [`OUTPUT_KEYS`] entry, in that order.
-    branches: Vec<Validator>,
+    branches: Vec<Validator>, // one per `OUTPUT_KEYS` entry, in that order
     older_auth: Validator,
     otc_result: Validator,
 }
@@ -252,9 +238,8 @@ fn schemas() -> &'static Schemas {
     })
 }
 
-/// Settles a draft holding what the result carried: the status from what is present (error, then
-/// authorization, then artifact, then value; nothing with `success: false` is an error), a warning
-/// when `success` says otherwise, the call id and duration from `obj` (`at`: where it sits).
+/// Settles a draft of what the result carried: the status from what is present (nothing with
+/// `success: false` is an error), a warning when `success` disagrees, the call id and duration.
 fn finish(draft: Outcome, obj: &Map<String, Value>, at: &str, sent: &str, w: &mut Vec<String>) -> Outcome {
     let success = obj.get("success").and_then(Value::as_bool);
     let value = draft.value.filter(|v| !v.is_null());
@@ -279,8 +264,7 @@ fn finish(draft: Outcome, obj: &Map<String, Value>, at: &str, sent: &str, w: &mu
     let fresh = Outcome::new(status, id.unwrap_or(sent));
     let failure = ToolError { message: "the tool reported a failure without an error".into(), ..ToolError::default() };
     let error = draft.error.or((status == Status::Error).then_some(failure));
-    let duration = obj.get("duration").and_then(Value::as_f64).filter(|d| *d >= 0.0);
-    let duration_ms = duration.map_or(0, |d| d.round() as u64);
+    let duration_ms = obj.get("duration").and_then(Value::as_f64).filter(|d| *d >= 0.0).map_or(0, |d| d.round() as u64);
     Outcome { value, error, duration_ms, artifacts: draft.artifacts, authorization: draft.authorization, ..fresh }
 }
 
@@ -323,9 +307,8 @@ fn read_envelope_auth(a: &Value) -> AuthPrompt {
     AuthPrompt { message, provider: str_at(a, "id"), url: str_at(oauth2, "url").or_else(|| str_at(a, "url")), scopes }
 }
 
-/// `400 {message, developer_message, missing_requirements: {authorization: [{id, url}], user_id}}`:
-/// an auth prompt for the first provider. `error` keeps the message pair too, since `AuthPrompt` has
-/// no place for `developer_message`.
+/// `400 {message, developer_message, missing_requirements: {authorization: [{id, url}]}}`: an auth
+/// prompt for the first provider; `error` keeps the pair too (`AuthPrompt` has no `developer_message`).
 fn read_missing_requirements(obj: &Map<String, Value>, sent: &str, w: &mut Vec<String>) -> Outcome {
     let (message, developer_message) = message_or(obj, "the tool has missing requirements", w);
     let requirements = &obj["missing_requirements"];
@@ -337,17 +320,13 @@ fn read_missing_requirements(obj: &Map<String, Value>, sent: &str, w: &mut Vec<S
         w.push("\"missing_requirements\" names no authorization and no user_id".into());
         return error_outcome(message, developer_message, sent);
     };
-    for key in ["id", "url"].into_iter().filter(|k| first.get(k).is_none()) {
-        w.push(format!("missing \"missing_requirements/authorization/0/{key}\""));
-    }
+    w.extend(first.get("url").is_none().then(|| "missing \"missing_requirements/authorization/0/url\"".into()));
     let others: Vec<String> = auths[1..].iter().filter_map(|a| str_at(a, "id")).collect();
     let prompt = if others.is_empty() { message.clone() } else { format!("{message} (also: {})", others.join(", ")) };
     let (provider, url, scopes) = (str_at(first, "id"), str_at(first, "url"), strings_at(first, "scopes"));
-    Outcome {
-        authorization: Some(AuthPrompt { message: prompt, provider, url, scopes }),
-        error: Some(ToolError { message, developer_message, ..ToolError::default() }),
-        ..Outcome::new(Status::RequiresAuthorization, sent)
-    }
+    let authorization = Some(AuthPrompt { message: prompt, provider, url, scopes });
+    let error = Some(ToolError { message, developer_message, ..ToolError::default() });
+    Outcome { authorization, error, ..Outcome::new(Status::RequiresAuthorization, sent) }
 }
 
 /// `422 {message, parameter_errors: {param: message}}`; a list of messages is joined with "; ".
@@ -357,19 +336,17 @@ fn read_parameter_errors(obj: &Map<String, Value>, sent: &str, w: &mut Vec<Strin
     if !params.is_object() && !params.is_null() {
         w.push(format!("\"parameter_errors\" is {}, not an object", kind_of(params)));
     }
-    let joined =
+    let text =
         |m: &Value| m.as_array().map_or_else(|| text_of(m), |l| l.iter().map(text_of).collect::<Vec<_>>().join("; "));
-    let parameter_errors = params.as_object().into_iter().flatten().map(|(k, m)| (k.clone(), joined(m))).collect();
+    let parameter_errors = params.as_object().into_iter().flatten().map(|(k, m)| (k.clone(), text(m))).collect();
     let error = ToolError { message, developer_message, parameter_errors, ..ToolError::default() };
     Outcome { error: Some(error), ..Outcome::new(Status::Error, sent) }
 }
 
 /// The body's message, or `default` with a warning that it has none.
 fn message_or(obj: &Map<String, Value>, default: &str, w: &mut Vec<String>) -> (String, Option<String>) {
-    server_message(obj).unwrap_or_else(|| {
-        w.push("missing \"message\"".into());
-        (default.to_string(), None)
-    })
+    w.extend((!obj.get("message").is_some_and(Value::is_string)).then(|| "missing \"message\"".to_string()));
+    server_message(obj).unwrap_or((default.to_string(), None))
 }
 
 /// A string as is, anything else as compact JSON.
@@ -379,12 +356,10 @@ fn text_of(v: &Value) -> String {
 
 /// `401`: the server's message, if any, after ours.
 fn bearer_prompt(detail: Option<String>, sent: &str) -> Outcome {
-    let base = "the endpoint wants a bearer token";
-    let message = detail.filter(|d| !d.is_empty()).map_or_else(|| base.to_string(), |d| format!("{base}: {d}"));
-    Outcome {
-        authorization: Some(AuthPrompt { message, ..AuthPrompt::default() }),
-        ..Outcome::new(Status::RequiresAuthorization, sent)
-    }
+    let detail = detail.filter(|d| !d.is_empty()).map_or_else(String::new, |d| format!(": {d}"));
+    let authorization =
+        Some(AuthPrompt { message: format!("the endpoint wants a bearer token{detail}"), ..Default::default() });
+    Outcome { authorization, ..Outcome::new(Status::RequiresAuthorization, sent) }
 }
 
 fn error_outcome(message: String, developer_message: Option<String>, call_id: &str) -> Outcome {
@@ -404,13 +379,10 @@ fn server_message(obj: &Map<String, Value>) -> Option<(String, Option<String>)> 
 fn html_headline(html: &str) -> Option<String> {
     let lower = html.to_ascii_lowercase(); // the same byte offsets as `html`
     let after = |from: usize, pat: &str| lower[from..].find(pat).map(|i| from + i);
-    if let Some(open) = after(0, "<title").and_then(|t| after(t, ">")) {
-        let title = clean(&strip_tags(&html[open + 1..after(open, "</title").unwrap_or(html.len())]));
-        if !title.is_empty() {
-            return Some(title);
-        }
-    }
-    strip_tags(&html[after(0, "<body").unwrap_or(0)..]).lines().map(clean).find(|l| !l.is_empty())
+    let open = after(0, "<title").and_then(|t| after(t, ">"));
+    let title = open.map(|o| clean(&strip_tags(&html[o + 1..after(o, "</title").unwrap_or(html.len())])));
+    let text = || strip_tags(&html[after(0, "<body").unwrap_or(0)..]).lines().map(clean).find(|l| !l.is_empty());
+    title.filter(|t| !t.is_empty()).or_else(text)
 }
 
 /// Tags removed (each ends a line, so that headings and paragraphs stay apart), a few entities decoded.
@@ -433,26 +405,26 @@ fn clean(text: &str) -> String {
     truncate(&words.collect::<Vec<_>>().join(" "), 200).into_owned()
 }
 
-/// What one schema violation says, apart from where: ("missing" or "unexpected", and the property),
-/// or (the words, and no property).
+/// A violation apart from where: ("missing"/"unexpected", the property) or (the words, None).
 type Problem = (String, Option<String>);
+type Words<'a> = &'a dyn Fn(&str, Problem) -> String;
 
 /// Readable words for a violation. The library's own messages quote the whole instance (which may
 /// be a 50 MB value), so they are used only for scalars.
 fn describe(error: &ValidationError<'_>) -> Vec<Problem> {
     let (instance, other) = (error.instance(), |text: String| vec![(text, None)]);
+    let is = |expected: String| other(format!("is {}, expected {expected}", kind_of(instance)));
     match error.kind() {
         Kind::Required { property } => vec![("missing".into(), property.as_str().map(str::to_string))],
         Kind::AdditionalProperties { unexpected } | Kind::UnevaluatedProperties { unexpected } => {
             unexpected.iter().map(|u| ("unexpected".into(), Some(u.clone()))).collect()
         }
-        Kind::Type { kind } => other(format!("is {}, expected {}", kind_of(instance), type_names(&[kind]))),
+        Kind::Type { kind } => is(type_names(&[kind])),
         Kind::OneOfNotValid { context } | Kind::AnyOf { context } => {
-            // Every option wanting another type: name the types ("an array, not an object or a number").
+            // Every option wanting another type, and only that: name them all ("is an array, expected
+            // object, number, string or boolean") rather than "matches none".
             match context.iter().map(|option| type_only(option)).collect::<Option<Vec<_>>>() {
-                Some(kinds) if !kinds.is_empty() => {
-                    other(format!("is {}, expected {}", kind_of(instance), type_names(&kinds)))
-                }
+                Some(kinds) if !kinds.is_empty() => is(type_names(&kinds)),
                 _ => other(format!("matches none of the {} allowed forms", context.len())),
             }
         }
@@ -488,15 +460,9 @@ fn type_names(kinds: &[&TypeKind]) -> String {
     }
 }
 
-/// One line per violation (`words` puts it in words, given its instance pointer), at most
-/// [`MAX_VIOLATIONS`], then how many more.
-fn violations(
-    validator: &Validator,
-    instance: &Value,
-    skip: &dyn Fn(&Problem) -> bool,
-    words: &dyn Fn(&str, Problem) -> String,
-) -> Vec<String> {
-    let mut all = validator.iter_errors(instance).flat_map(|error| {
+/// One line per violation (`words` puts it in words, given its pointer), at most [`MAX_VIOLATIONS`].
+fn violations(v: &Validator, of: &Value, skip: &dyn Fn(&Problem) -> bool, words: Words) -> Vec<String> {
+    let mut all = v.iter_errors(of).flat_map(|error| {
         let at = error.instance_path().as_str().to_string();
         describe(&error).into_iter().filter(|p| !skip(p)).map(move |p| (at.clone(), p)).collect::<Vec<_>>()
     });
@@ -547,8 +513,8 @@ pub fn read_mcp_result(result: &Value, call_id: &str) -> Outcome {
     }
     for (i, block) in content.as_array().into_iter().flatten().enumerate() {
         let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
-        // Where the artifact's fields are, and its inline content (base64; an embedded text
-        // resource is encoded so that it travels like a blob).
+        // Where the artifact's fields are, and its inline content (an embedded text resource is
+        // base64-encoded so that it travels like a blob).
         let res = block.get("resource").unwrap_or(&Value::Null);
         let (from, data) = match kind {
             "text" if block.get("text").is_some_and(Value::is_string) => {
@@ -559,7 +525,7 @@ pub fn read_mcp_result(result: &Value, call_id: &str) -> Outcome {
             "resource_link" => (block, None),
             "resource" => (res, str_at(res, "blob").or_else(|| str_at(res, "text").map(|t| base64(t.as_bytes())))),
             _ => {
-                w.push(format!("\"content/{i}\" is not a content block tooldeck knows (type {kind:?})"));
+                w.push(format!("\"content/{i}\" (type {kind:?}) is not a content block tooldeck can read"));
                 continue;
             }
         };
@@ -580,14 +546,13 @@ pub fn read_mcp_result(result: &Value, call_id: &str) -> Outcome {
             data_base64: data,
         });
     }
+    for (key, wanted) in [("structuredContent", "an object"), ("isError", "a boolean")] {
+        if let Some(v) = obj.get(key).filter(|v| !v.is_null() && kind_of(v) != wanted) {
+            w.push(format!("\"{key}\" is {}, not {wanted}", kind_of(v)));
+        }
+    }
     let structured = obj.get("structuredContent").filter(|s| !s.is_null());
-    if let Some(s) = structured.filter(|s| !s.is_object()) {
-        w.push(format!("\"structuredContent\" is {}, not an object", kind_of(s)));
-    }
     let is_error = obj.get("isError") == Some(&Value::Bool(true));
-    if let Some(e) = obj.get("isError").filter(|e| !e.is_boolean() && !e.is_null()) {
-        w.push(format!("\"isError\" is {}, not a boolean", kind_of(e)));
-    }
     let value = match (structured, texts.as_slice()) {
         (Some(s), _) => Some(s.clone()),
         (None, []) => None,
@@ -595,18 +560,12 @@ pub fn read_mcp_result(result: &Value, call_id: &str) -> Outcome {
         (None, [only]) => Some(serde_json::from_str(only).unwrap_or_else(|_| Value::String(only.clone()))),
         (None, many) => Some(Value::String(many.join("\n"))),
     };
-    let status = first_of(&[
-        (is_error, Status::Error),
-        (value.is_some(), Status::Value),
-        (!artifacts.is_empty(), Status::Artifact),
-    ]);
-    let mut outcome = Outcome { value, artifacts, warnings: w, ..Outcome::new(status, call_id) };
-    if is_error {
-        let message =
-            if texts.is_empty() { "the tool reported an error without a message".into() } else { texts.join("\n") };
-        outcome.error = Some(ToolError { message, ..ToolError::default() });
-    }
-    outcome
+    let found = !artifacts.is_empty();
+    let status = first_of(&[(is_error, Status::Error), (value.is_some(), Status::Value), (found, Status::Artifact)]);
+    let message =
+        if texts.is_empty() { "the tool reported an error without a message".into() } else { texts.join("\n") };
+    let error = is_error.then(|| ToolError { message, ..ToolError::default() });
+    Outcome { value, error, artifacts, warnings: w, ..Outcome::new(status, call_id) }
 }
 
 /// The number of bytes base64 text decodes to.
@@ -620,9 +579,8 @@ fn base64(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
-        out.extend(
-            (0..4).map(|i| if i <= chunk.len() { ABC[((n >> (18 - 6 * i)) & 63) as usize] as char } else { '=' }),
-        );
+        let digit = |i: usize| if i <= chunk.len() { ABC[((n >> (18 - 6 * i)) & 63) as usize] as char } else { '=' };
+        out.extend((0..4).map(digit));
     }
     out
 }
@@ -632,8 +590,8 @@ pub fn summary(outcome: &Outcome) -> String {
     let (ms, n) = (outcome.duration_ms, outcome.warnings.len());
     let time = if ms < 1000 { format!("{ms} ms") } else { format!("{:.1} s", ms as f64 / 1000.0) };
     let warnings = if n == 0 { String::new() } else { format!(" · {n} warning{}", if n == 1 { "" } else { "s" }) };
-    let status = outcome.status.name().replace('_', " ");
-    format!("{status} · {time} · call {}{warnings}", truncate(&outcome.call_id, 8).into_owned())
+    let (status, call) = (outcome.status.name().replace('_', " "), truncate(&outcome.call_id, 9));
+    format!("{status} · {time} · call {call}{warnings}")
 }
 
 #[cfg(test)]
