@@ -2,6 +2,10 @@
 //! objects and `$ref`s. The files are written to `target/bench-catalog/` and kept, so the whole
 //! process can be timed too: `hyperfine 'target/release/tooldeck list --json target/bench-catalog'`.
 
+// The same allocator as the binary, so the figures are the ones a user gets.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 

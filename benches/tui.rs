@@ -1,6 +1,10 @@
 //! One keystroke in a 200-field form (edit + coerce + validate + render to a 120x40 TestBackend),
 //! and the first frame of the app on a 1,000-tool catalog (load + state + render).
 
+// The same allocator as the binary, so the figures are the ones a user gets.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
