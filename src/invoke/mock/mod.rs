@@ -107,7 +107,7 @@ impl Drop for MockServer {
 /// (the caller prints `server.url()`; this function prints nothing), then serves until Ctrl-C
 /// (SIGINT) or an accept error. After Ctrl-C, calls in progress get two seconds to finish.
 ///
-/// ```ignore
+/// ```text
 /// serve_forever(catalog, port, |server| println!("{}", server.url())).await?;
 /// ```
 pub async fn serve_forever(catalog: Catalog, port: u16, on_ready: impl FnOnce(&MockServer)) -> io::Result<()> {
