@@ -103,6 +103,25 @@ impl Document {
         !self.non_finite.is_empty()
     }
 
+    /// Moves the value at `path` out (leaving `null`). Positions stay as parsed, so paths into
+    /// what was taken no longer resolve: re-parse the text for those.
+    pub fn take(&mut self, path: &[Segment]) -> Value {
+        let mut value = &mut self.value;
+        for segment in path {
+            let next = match (segment, value) {
+                (Segment::Key(key), Value::Object(map)) => map.get_mut(key.as_str()),
+                (Segment::Index(i), Value::Array(items)) => items.get_mut(*i),
+                (Segment::Key(key), Value::Array(items)) => key.parse::<usize>().ok().and_then(|i| items.get_mut(i)),
+                _ => None,
+            };
+            match next {
+                Some(v) => value = v,
+                None => return Value::Null,
+            }
+        }
+        std::mem::take(value)
+    }
+
     /// The node at `path`, if every step exists.
     pub fn node_at<'a>(&self, path: impl IntoIterator<Item = &'a Segment>) -> Option<Node<'_>> {
         let (node, complete) = self.walk(path);

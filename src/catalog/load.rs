@@ -270,39 +270,25 @@ pub fn load_text(
         let (line, column) = lines.line_col(offset);
         Diagnostic { path: label.to_string(), line, column, severity, message }
     };
-    let doc = if yaml {
-        match serde_saphyr::from_str::<Value>(text) {
-            Ok(value) => Document::from_yaml(text, value),
-            Err(e) => {
-                let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
-                let message = e.to_string().lines().next().unwrap_or("invalid YAML").to_string();
-                return (
-                    Vec::new(),
-                    vec![Diagnostic {
-                        path: label.into(),
-                        line,
-                        column,
-                        severity: Severity::Error,
-                        message: format!("invalid YAML: {message}"),
-                    }],
-                );
-            }
-        }
-    } else {
-        match Document::parse(text) {
-            Ok(doc) => doc,
-            Err(e) => {
-                return (
-                    Vec::new(),
-                    vec![diagnostic(e.offset, Severity::Error, format!("invalid JSON: {}", e.message))],
-                );
-            }
-        }
+    let mut doc = match parse_document(label, text, yaml) {
+        Ok(doc) => doc,
+        Err(diagnostic) => return (Vec::new(), vec![diagnostic]),
     };
     let file_stem = file_stem(label);
     let mut cx = Context { doc: &doc, file_stem: &file_stem, json5: json5 || yaml, named_by_user, issues: Vec::new() };
-    let drafts = formats::extract(doc.value(), options.format, &mut cx);
+    let mut drafts = formats::extract(doc.value(), options.format, &mut cx);
     let mut issues = std::mem::take(&mut cx.issues);
+    let mut moved = false;
+    for draft in &mut drafts {
+        if let (true, Some(at)) = (draft.input_from_document, &draft.input_schema_at) {
+            draft.input_schema = doc.take(at);
+            moved = true;
+        }
+        if let (true, Some(at)) = (draft.output_from_document, &draft.output_schema_at) {
+            draft.output_schema = Some(doc.take(at));
+            moved = true;
+        }
+    }
     let mut tools = Vec::with_capacity(drafts.len());
     for draft in drafts {
         let line = lines.line_col(doc.offset_of(&draft.at)).0;
@@ -310,9 +296,45 @@ pub fn load_text(
             tools.push(tool);
         }
     }
-    let diagnostics =
-        issues.into_iter().map(|issue| diagnostic(doc.offset_of(&issue.at), issue.severity, issue.message)).collect();
+    // Schemas were moved out of `doc`; only a file with something to report pays for a second
+    // parse to find where in them each problem is.
+    let positions = if moved && !issues.is_empty() { parse_document(label, text, yaml).unwrap_or(doc) } else { doc };
+    let diagnostics = issues
+        .into_iter()
+        .map(|issue| diagnostic(positions.offset_of(&issue.at), issue.severity, issue.message))
+        .collect();
     (tools, diagnostics)
+}
+
+fn parse_document(label: &str, text: &str, yaml: bool) -> Result<Document, Diagnostic> {
+    let lines = LineIndex::new(text);
+    if yaml {
+        match serde_saphyr::from_str::<Value>(text) {
+            Ok(value) => Ok(Document::from_yaml(text, value)),
+            Err(e) => {
+                let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
+                let message = e.to_string().lines().next().unwrap_or("invalid YAML").to_string();
+                Err(Diagnostic {
+                    path: label.into(),
+                    line,
+                    column,
+                    severity: Severity::Error,
+                    message: format!("invalid YAML: {message}"),
+                })
+            }
+        }
+    } else {
+        Document::parse(text).map_err(|e| {
+            let (line, column) = lines.line_col(e.offset);
+            Diagnostic {
+                path: label.into(),
+                line,
+                column,
+                severity: Severity::Error,
+                message: format!("invalid JSON: {}", e.message),
+            }
+        })
+    }
 }
 
 fn file_stem(label: &str) -> String {

@@ -18,15 +18,17 @@ pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Op
     draft.description = text(object, "description");
     for key in ["parameters", "input_schema"] {
         if let Some(schema) = object.get(key) {
-            draft.input_schema = schema.clone();
+            draft.input_from_document = schema.is_object() || schema.is_boolean();
+            draft.input_schema = if draft.input_from_document { Value::Null } else { schema.clone() };
             draft.input_schema_at = Some(child(at, key));
             break;
         }
     }
     // BFCL's multi-turn sets describe results under `response`.
     for key in ["output_schema", "response", "returns"] {
-        if let Some(schema @ Value::Object(_)) = object.get(key) {
-            draft.output_schema = Some(schema.clone());
+        if let Some(Value::Object(_)) = object.get(key) {
+            draft.output_schema = Some(Value::Null);
+            draft.output_from_document = true;
             draft.output_schema_at = Some(child(at, key));
             break;
         }

@@ -16,13 +16,15 @@ pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Op
     draft.description = text(object, "description");
     match object.get("inputSchema") {
         Some(schema) => {
-            draft.input_schema = schema.clone();
+            draft.input_from_document = schema.is_object() || schema.is_boolean();
+            draft.input_schema = if draft.input_from_document { Value::Null } else { schema.clone() };
             draft.input_schema_at = Some(child(at, "inputSchema"));
         }
         None => cx.warning(at, "MCP requires `inputSchema`; read as a tool without parameters"),
     }
-    if let Some(schema) = object.get("outputSchema") {
-        draft.output_schema = Some(schema.clone());
+    if object.get("outputSchema").is_some() {
+        draft.output_schema = Some(Value::Null);
+        draft.output_from_document = true;
         draft.output_schema_at = Some(child(at, "outputSchema"));
     }
     draft.annotations = annotations.cloned();

@@ -32,6 +32,10 @@ pub struct Draft {
     /// Where `input_schema` sits verbatim in the document, when it does (not when it was built
     /// from another form), so schema problems can point inside it.
     pub input_schema_at: Option<Vec<Segment>>,
+    /// The input schema is the document's own value at `input_schema_at`: the loader moves it out
+    /// of the document instead of the adapter copying it (loading is mostly this copying).
+    pub input_from_document: bool,
+    pub output_from_document: bool,
     /// Where the input schema's `properties` came from, for formats that build the schema around
     /// a map of their own (gloodata `schema.fields`, marketplace field maps).
     pub properties_at: Option<Vec<Segment>>,
@@ -56,6 +60,8 @@ impl Draft {
             description: None,
             input_schema: Value::Null,
             input_schema_at: None,
+            input_from_document: false,
+            output_from_document: false,
             properties_at: None,
             output_schema: None,
             output_schema_at: None,

@@ -16,7 +16,8 @@ pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Op
     let mut draft = Draft::new(at.clone(), Format::OpenAi, name);
     draft.description = text(function, "description");
     if let Some(schema) = function.get("parameters") {
-        draft.input_schema = schema.clone();
+        draft.input_from_document = schema.is_object() || schema.is_boolean();
+        draft.input_schema = if draft.input_from_document { Value::Null } else { schema.clone() };
         draft.input_schema_at = Some(child(&at, "parameters"));
     }
     if let Some(strict @ Value::Bool(_)) = function.get("strict").or_else(|| object.get("strict")) {

@@ -39,15 +39,17 @@ pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Op
             }
             _ => (schema, child(at, "input_schema")),
         };
-        draft.input_schema = schema.clone();
+        draft.input_from_document = schema.is_object() || schema.is_boolean();
+        draft.input_schema = if draft.input_from_document { Value::Null } else { schema.clone() };
         draft.input_schema_at = Some(schema_at);
     } else if let Some(Value::Array(parameters)) = object.get("input").and_then(|i| i.get("parameters")) {
         draft.input_schema = arcade_parameters(parameters, &child(&child(at, "input"), "parameters"), cx);
     }
     match object.get("output_schema") {
         Some(Value::Null) | None => {}
-        Some(schema) => {
-            draft.output_schema = Some(schema.clone());
+        Some(_) => {
+            draft.output_schema = Some(Value::Null);
+            draft.output_from_document = true;
             draft.output_schema_at = Some(child(at, "output_schema"));
         }
     }
