@@ -29,6 +29,8 @@ pub struct Cli {
     pub command: Option<Command>,
     #[command(flatten)]
     pub sources: Sources,
+    #[command(flatten)]
+    pub endpoint: crate::call::EndpointOptions,
     /// Colour theme: default, light, high-contrast, or a path to a theme .toml file.
     /// NO_COLOR=1 turns colours off.
     #[arg(long, value_name = "NAME|PATH")]
@@ -97,7 +99,7 @@ impl Sources {
 
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
-        None => return app(&cli.sources, cli.theme.as_deref()),
+        None => return app(&cli.sources, &cli.endpoint, cli.theme.as_deref()),
         Some(Command::List { sources, json }) => list(&sources, json),
         Some(Command::Check { sources, json }) => check(&sources, json),
         Some(Command::Call(args)) => return crate::call::run(args),
@@ -141,7 +143,7 @@ fn serve_mock(args: &ServeArgs) -> ExitCode {
 }
 
 /// The terminal app.
-fn app(sources: &Sources, theme: Option<&str>) -> ExitCode {
+fn app(sources: &Sources, endpoint: &crate::call::EndpointOptions, theme: Option<&str>) -> ExitCode {
     use std::io::IsTerminal;
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let styles = match crate::theme::load(theme, no_color) {
@@ -155,6 +157,19 @@ fn app(sources: &Sources, theme: Option<&str>) -> ExitCode {
         report!("tooldeck: the app needs a terminal; `tooldeck list` and `tooldeck check` work without one");
         return ExitCode::from(2);
     }
+    let headers = match crate::call::parse_headers(&endpoint.headers) {
+        Ok(headers) => headers,
+        Err(e) => {
+            report!("tooldeck: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let endpoint = crate::runtime::EndpointConfig {
+        url: endpoint.endpoint.clone(),
+        call_path: endpoint.call_path.clone(),
+        headers,
+        timeout: std::time::Duration::from_secs(endpoint.timeout.max(1)),
+    };
     let loaded = sources.load();
     let size = crossterm::terminal::size().unwrap_or((80, 24));
     let app = crate::app::App::new(loaded.catalog, &loaded.diagnostics, size);
@@ -165,7 +180,7 @@ fn app(sources: &Sources, theme: Option<&str>) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match runtime.block_on(crate::runtime::run(app, styles)) {
+    match runtime.block_on(crate::runtime::run(app, styles, endpoint)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             report!("tooldeck: {e}");

@@ -16,7 +16,16 @@ use futures_util::StreamExt;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+
 use crate::app::{App, Effect, Msg, update};
+use crate::catalog::{LoadOptions, load_samples};
+use crate::invoke::mock::MockServer;
+use crate::invoke::otc::OtcEndpoint;
 use crate::theme::Styles;
 use crate::ui;
 
@@ -118,16 +127,84 @@ fn to_msg(event: Event) -> Option<Msg> {
     }
 }
 
+/// Where the app's calls go: an OTC server, or (none given) the built-in demo server.
+#[derive(Debug, Clone)]
+pub struct EndpointConfig {
+    pub url: Option<String>,
+    pub call_path: String,
+    pub headers: Vec<(String, String)>,
+    pub timeout: Duration,
+}
+
+/// Calls in flight, by run id: their tasks (to cancel) and when they started (for the ticks).
+struct Calls {
+    endpoint: Arc<OtcEndpoint>,
+    running: HashMap<u64, (tokio::task::JoinHandle<()>, Instant)>,
+    done: mpsc::Sender<Msg>,
+}
+
+impl Calls {
+    fn carry_out(&mut self, effect: Effect) {
+        match effect {
+            Effect::Quit => {}
+            Effect::Invoke { id, request } => {
+                let endpoint = Arc::clone(&self.endpoint);
+                let done = self.done.clone();
+                let task = tokio::spawn(async move {
+                    let result = endpoint.call(&request).await.map_err(|e| e.to_string());
+                    // The loop may be gone (quitting); then nobody wants the result.
+                    let _ = done.send(Msg::InvocationDone { id, result }).await;
+                });
+                self.running.insert(id, (task, Instant::now()));
+            }
+            Effect::Cancel { id } => {
+                if let Some((task, _)) = self.running.remove(&id) {
+                    task.abort();
+                }
+            }
+        }
+    }
+
+    fn finished(&mut self, id: u64) {
+        self.running.remove(&id);
+    }
+
+    fn ticks(&self) -> Vec<Msg> {
+        self.running
+            .values()
+            .map(|(_, started)| Msg::Tick { elapsed_ms: started.elapsed().as_millis() as u64 })
+            .collect()
+    }
+}
+
 /// Runs the app until it quits, the input ends, or SIGTERM/SIGHUP arrives. A terminal that goes
 /// away mid-frame ends the app quietly: nobody is left to read an error.
-pub async fn run(app: App, styles: Styles) -> io::Result<()> {
-    match event_loop(app, styles).await {
+pub async fn run(app: App, styles: Styles, endpoint: EndpointConfig) -> io::Result<()> {
+    match event_loop(app, styles, endpoint).await {
         Err(e) if terminal_hung_up() || e.raw_os_error() == Some(libc::EIO) => Ok(()),
         other => other,
     }
 }
 
-async fn event_loop(mut app: App, styles: Styles) -> io::Result<()> {
+async fn event_loop(mut app: App, styles: Styles, config: EndpointConfig) -> io::Result<()> {
+    // The demo server lives as long as the app: dropping it stops it.
+    let (demo, base) = match &config.url {
+        Some(url) => (None, url.clone()),
+        None => {
+            let server = MockServer::start(load_samples(&LoadOptions::default()).catalog, 0).await?;
+            let url = server.url().to_string();
+            (Some(server), url)
+        }
+    };
+    app.endpoint = if demo.is_some() { format!("demo server {base}") } else { base.clone() };
+    let endpoint = OtcEndpoint::new(&base, &config.call_path, config.headers.clone(), config.timeout)
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    // Bounded: a flood of results waits for the loop instead of growing without limit.
+    let (done_tx, mut done_rx) = mpsc::channel::<Msg>(64);
+    let mut calls = Calls { endpoint: Arc::new(endpoint), running: HashMap::new(), done: done_tx };
+    let mut ticker = tokio::time::interval(Duration::from_millis(100));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+
     let mut guard = TerminalGuard::enter()?;
     let size = guard.terminal.size()?;
     update(&mut app, Msg::Resize(size.width, size.height));
@@ -137,22 +214,35 @@ async fn event_loop(mut app: App, styles: Styles) -> io::Result<()> {
     watch_for_hang_up();
     guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;
     loop {
-        let first = tokio::select! {
-            event = events.next() => event,
+        let mut messages: Vec<Msg> = Vec::new();
+        tokio::select! {
+            event = events.next() => {
+                let Some(first) = event else { return Ok(()) };
+                // Handle everything already queued before drawing, so fast typing never lags.
+                let mut pending = vec![first];
+                while let Some(next) = already_queued(&mut events).await {
+                    pending.push(next);
+                }
+                for event in pending {
+                    messages.extend(to_msg(event?));
+                }
+            }
+            Some(msg) = done_rx.recv() => {
+                if let Msg::InvocationDone { id, .. } = &msg {
+                    calls.finished(*id);
+                }
+                messages.push(msg);
+            }
+            _ = ticker.tick(), if !calls.running.is_empty() => messages.extend(calls.ticks()),
             _ = terminate.recv() => return Ok(()),
             _ = hangup.recv() => return Ok(()),
-        };
-        let Some(first) = first else { return Ok(()) };
-        // Handle everything already queued before drawing, so fast typing never lags behind.
-        let mut pending = vec![first];
-        while let Some(next) = already_queued(&mut events).await {
-            pending.push(next);
         }
-        for event in pending {
-            let event = event?;
-            let Some(msg) = to_msg(event) else { continue };
-            if update(&mut app, msg).contains(&Effect::Quit) {
-                return Ok(());
+        for msg in messages {
+            for effect in update(&mut app, msg) {
+                if effect == Effect::Quit {
+                    return Ok(());
+                }
+                calls.carry_out(effect);
             }
         }
         guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;

@@ -7,8 +7,11 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
-use tooldeck::app::{App, Msg, update};
+use tooldeck::app::{App, Effect, Msg, update};
 use tooldeck::catalog::{Catalog, LoadOptions, load_samples, load_text};
+use tooldeck::invoke::Exchange;
+use tooldeck::invoke::envelope::read_otc_response;
+use tooldeck::invoke::otc::CallRequest;
 use tooldeck::theme::{self, Styles};
 
 /// The app as a user sees it: the state, and the size of the terminal it is drawn in.
@@ -28,8 +31,25 @@ impl Deck {
         Deck { app: App::new(catalog, diagnostics, (120, 40)), size: (120, 40) }
     }
 
-    fn send(&mut self, msg: Msg) {
-        update(&mut self.app, msg);
+    fn send(&mut self, msg: Msg) -> Vec<Effect> {
+        update(&mut self.app, msg)
+    }
+
+    /// Ctrl-R, returning the call the app asked the runtime to make.
+    fn run(&mut self) -> Option<(u64, CallRequest)> {
+        self.send(Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))).into_iter().find_map(
+            |e| match e {
+                Effect::Invoke { id, request } => Some((id, request)),
+                _ => None,
+            },
+        )
+    }
+
+    /// The answer to call `id`, as a server's HTTP response would give it.
+    fn answer(&mut self, id: u64, request: &CallRequest, status: u16, body: &str) {
+        let outcome = read_otc_response(status, Some("application/json"), body.as_bytes(), false, &request.call_id);
+        let exchange = Exchange { status: Some(status), response_body: body.into(), ..Exchange::default() };
+        self.send(Msg::InvocationDone { id, result: Ok((outcome, exchange)) });
     }
 
     fn key(&mut self, code: KeyCode, modifiers: KeyModifiers) {
@@ -97,7 +117,10 @@ impl Deck {
     /// Snapshots the screen as `name` and returns its text for the test's own assertions.
     fn snapshot(&self, name: &str) -> String {
         let terminal = self.draw(&Styles::default());
-        insta::assert_snapshot!(name, terminal.backend());
+        // Call ids are random: the snapshot shows where one is, not which.
+        insta::with_settings!({ filters => vec![(r"call [0-9a-f]{8}…", "call ########…")] }, {
+            insta::assert_snapshot!(name, terminal.backend());
+        });
         terminal.backend().to_string()
     }
 }
@@ -329,26 +352,70 @@ fn run_with_valid_arguments_shows_the_request() {
     deck.open_tool("search_products");
     deck.focus_field("query");
     deck.fill("laptop");
-    deck.ctrl('r');
-    let screen = deck.snapshot("10a_run_valid");
-    assert!(screen.contains("search_products · arguments to send"), "{screen}");
-    assert!(screen.contains("\"query\": \"laptop\""), "{screen}");
-    assert!(!screen.contains("INVALID"), "{screen}");
+    let (id, request) = deck.run().expect("valid arguments are sent");
+    assert_eq!(request.arguments, serde_json::json!({"query": "laptop"}));
+    let screen = deck.snapshot("10a_run_running");
+    assert!(screen.contains("running 0.0 s"), "{screen}");
+    deck.send(Msg::Tick { elapsed_ms: 1200 });
+    assert!(deck.text().contains("running 1.2 s"));
+    let body = format!(
+        r#"{{"result": {{"call_id": "{}", "success": true, "value": {{"items": ["laptop stand"]}}}}}}"#,
+        request.call_id
+    );
+    deck.answer(id, &request, 200, &body);
+    let screen = deck.snapshot("10b_run_value");
+    assert!(screen.contains("● value"), "{screen}");
+    assert!(screen.contains("\"laptop stand\""), "{screen}");
+    // A late answer to a call no longer current changes nothing.
+    deck.answer(id, &request, 500, "<html>late</html>");
+    assert!(deck.text().contains("● value"));
 }
 
 #[test]
 fn run_with_invalid_arguments_refuses_once_then_sends_anyway() {
     let mut deck = Deck::samples();
     deck.open_tool("search_products");
-    deck.ctrl('r');
-    let screen = deck.snapshot("10b_run_invalid_refused");
+    assert!(deck.run().is_none(), "invalid input is not sent on the first press");
+    let screen = deck.snapshot("10c_run_invalid_refused");
     let status = screen.lines().last().expect("status line");
     assert!(status.contains("1 error: not sent. Press Ctrl-R again to send it anyway"), "{status}");
-    assert!(!screen.contains("arguments to send"), "{screen}");
 
-    deck.ctrl('r');
-    let screen = deck.snapshot("10c_run_invalid_sent_anyway");
-    assert!(screen.contains("search_products · INVALID arguments, sent anyway"), "{screen}");
+    let (id, request) = deck.run().expect("the second press sends anyway");
+    assert_eq!(request.arguments, serde_json::json!({}));
+    deck.answer(id, &request, 422, r#"{"message": "invalid input", "parameter_errors": {"query": "required"}}"#);
+    let screen = deck.snapshot("10d_run_server_rejects");
+    assert!(screen.contains("✗ error"), "{screen}");
+    assert!(screen.contains("query: required"), "{screen}");
+    assert!(!screen.contains("not sent"), "{screen}");
+}
+
+#[test]
+fn authorization_prompt_then_token_runs_again() {
+    let mut deck = Deck::samples();
+    deck.open_tool("Gmail_ListEmails");
+    deck.focus_field("query");
+    deck.fill("invoices");
+    let (id, request) = deck.run().expect("sent");
+    let body = format!(
+        r#"{{"invocation_id": "{}", "finished_at": "2025-01-01T00:00:00Z", "success": false, "output": {{"requires_authorization": {{"message": "Sign in to Google", "oauth2": {{"url": "http://127.0.0.1:1/oauth/authorize", "scope": "gmail.readonly"}}}}}}}}"#,
+        request.call_id
+    );
+    deck.answer(id, &request, 200, &body);
+    let screen = deck.snapshot("10e_run_needs_authorization");
+    assert!(screen.contains("requires_authorization"), "{screen}");
+    assert!(screen.contains("http://127.0.0.1:1/oauth/authorize"), "{screen}");
+    deck.press(KeyCode::Char('t'));
+    deck.type_text("s3cret");
+    let screen = deck.text();
+    assert!(screen.contains("token for google"), "{screen}");
+    assert!(screen.contains("••••••") && !screen.contains("s3cret"), "the token is masked: {screen}");
+    let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    let retried = effects.iter().find_map(|e| match e {
+        Effect::Invoke { request, .. } => Some(request.clone()),
+        _ => None,
+    });
+    let retried = retried.expect("the token runs the call again");
+    assert_eq!(retried.tokens, vec![("google".to_string(), "s3cret".to_string())]);
 }
 
 #[test]
@@ -550,17 +617,6 @@ fn error_count_does_not_depend_on_folding() {
 }
 
 #[test]
-fn sending_anyway_clears_the_not_sent_message() {
-    let mut deck = Deck::samples();
-    deck.open_tool("search_products");
-    deck.ctrl('r');
-    deck.ctrl('r');
-    let screen = deck.text();
-    assert!(screen.contains("INVALID arguments, sent anyway"), "{screen}");
-    assert!(!screen.contains("not sent"), "{screen}");
-}
-
-#[test]
 fn status_hints_fit_the_popup() {
     let mut deck = Deck::samples();
     deck.press(KeyCode::Char('?'));
@@ -569,11 +625,10 @@ fn status_hints_fit_the_popup() {
     assert!(!status.contains("↑↓ choose"), "the help popup has nothing to choose: {status}");
     deck.press(KeyCode::Esc);
     deck.open_tool("search_products");
-    deck.ctrl('r');
-    deck.ctrl('r');
+    deck.press(KeyCode::Char('t'));
     let screen = deck.text();
     let status = screen.lines().last().expect("status line");
-    assert!(!status.contains("↑↓ choose"), "the Run popup has nothing to choose: {status}");
+    assert!(!status.contains("↑↓ choose"), "no popup, nothing to choose: {status}");
 }
 
 #[test]

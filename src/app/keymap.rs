@@ -30,6 +30,12 @@ pub enum Action {
     Run,
     /// Toggle the n-th run option (Alt-1 is 0).
     ToggleRunOption(usize),
+    /// Focus the result pane.
+    FocusResult,
+    /// Run the last call again.
+    Retry,
+    /// Give a token for the provider the result asks for.
+    GiveToken,
     Help,
 }
 
@@ -72,6 +78,7 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         KeyCode::Char('j') if ctrl => Action::ToggleJson,
         KeyCode::Char('u') if ctrl => Action::Unset,
         KeyCode::Char('r') if ctrl => Action::Run,
+        KeyCode::Char('o') if ctrl => Action::FocusResult,
         KeyCode::F(5) => Action::Run,
         KeyCode::Up if alt => Action::MoveItemUp,
         KeyCode::Down if alt => Action::MoveItemDown,
@@ -80,6 +87,8 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         KeyCode::Char('J') => Action::MoveItemDown,
         _ if ctrl || alt => return None,
         KeyCode::Char('q') => Action::Quit,
+        KeyCode::Char('t') => Action::GiveToken,
+        KeyCode::Char('r') => Action::Retry,
         KeyCode::Up | KeyCode::Char('k') => Action::Up,
         KeyCode::Down | KeyCode::Char('j') => Action::Down,
         KeyCode::PageUp => Action::PageUp,

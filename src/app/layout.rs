@@ -16,11 +16,17 @@ pub struct Layout {
     pub detail: Rect,
     pub form: Rect,
     pub json: Option<Rect>,
+    /// The last call's result, below the form, once there is one.
+    pub result: Option<Rect>,
     pub status: Rect,
 }
 
 impl Layout {
-    pub fn new((width, height): (u16, u16), json_open: bool) -> Layout {
+    pub fn new(size: (u16, u16), json_open: bool) -> Layout {
+        Layout::with_result(size, json_open, false)
+    }
+
+    pub fn with_result((width, height): (u16, u16), json_open: bool, result_open: bool) -> Layout {
         if width < MIN_WIDTH || height < MIN_HEIGHT {
             return Layout { too_small: true, ..Layout::default() };
         }
@@ -29,7 +35,13 @@ impl Layout {
         let right_x = list_width;
         let right_width = width - list_width;
         let detail = Rect::new(right_x, 0, right_width, DETAIL_HEIGHT);
-        let form_area = Rect::new(right_x, DETAIL_HEIGHT, right_width, body - DETAIL_HEIGHT);
+        let mut form_area = Rect::new(right_x, DETAIL_HEIGHT, right_width, body - DETAIL_HEIGHT);
+        let result = result_open.then(|| {
+            // The result takes the lower half, the form keeps at least 6 lines.
+            let height = (form_area.height / 2).min(form_area.height.saturating_sub(6)).max(4);
+            form_area.height -= height;
+            Rect { y: form_area.y + form_area.height, height, ..form_area }
+        });
         let (form, json) = if json_open {
             let half = form_area.width / 2;
             (
@@ -45,6 +57,7 @@ impl Layout {
             detail,
             form,
             json,
+            result,
             status: Rect::new(0, body, width, 1),
         }
     }

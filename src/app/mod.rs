@@ -4,14 +4,19 @@
 pub mod keymap;
 pub mod layout;
 pub mod list;
+pub mod run;
 mod typing;
 pub mod update;
 pub mod view;
 
 use std::collections::HashMap;
 
+use std::collections::BTreeMap;
+
 use crate::catalog::{Catalog, Diagnostic, Tool};
 use crate::form::{Form, TextInput};
+use crate::invoke::otc::CallRequest;
+use crate::invoke::{Exchange, Outcome};
 
 pub use keymap::Action;
 pub use layout::Layout;
@@ -19,24 +24,61 @@ pub use list::ToolList;
 pub use update::update;
 
 /// Everything that can happen to the app.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
     Key(crossterm::event::KeyEvent),
     Mouse(crossterm::event::MouseEvent),
     Paste(String),
     Resize(u16, u16),
+    /// Time passes while a call runs (for the spinner and the elapsed time).
+    Tick {
+        elapsed_ms: u64,
+    },
+    /// A call came back (or could not be made). Results of calls no longer current are dropped.
+    InvocationDone {
+        id: u64,
+        result: Result<(Outcome, Exchange), String>,
+    },
 }
 
 /// What `update` asks the runtime to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Quit,
+    Invoke { id: u64, request: CallRequest },
+    Cancel { id: u64 },
+}
+
+/// The current (or last) call of the selected tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub id: u64,
+    pub tool_id: String,
+    pub request: CallRequest,
+    pub elapsed_ms: u64,
+    pub state: RunState,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunState {
+    Running,
+    Done {
+        outcome: Outcome,
+        exchange: Exchange,
+    },
+    /// No answer at all: connection refused, timeout...
+    Failed {
+        error: String,
+    },
+    Cancelled,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
     List,
     Form,
+    /// The result pane (scrolling it).
+    Result,
     /// The editable JSON view of the arguments (Ctrl-J).
     Json,
 }
@@ -58,11 +100,10 @@ pub enum Popup {
         input: TextInput,
     },
     Help,
-    /// What Run would send (until sending lands).
-    Request {
-        title: String,
-        body: String,
-        valid: bool,
+    /// A token for an authorization provider (shown masked).
+    TokenPrompt {
+        provider: String,
+        input: TextInput,
     },
 }
 
@@ -101,6 +142,15 @@ pub struct App {
     pub status: Option<String>,
     /// Run was just refused for invalid input; pressing it again sends anyway.
     pub run_armed: bool,
+    /// The last call, shown below the form.
+    pub run: Option<Run>,
+    pub next_run_id: u64,
+    /// Tokens the user gave, by provider, kept in memory only.
+    pub tokens: BTreeMap<String, String>,
+    /// Where calls go, for the status line ("demo server", "http://...").
+    pub endpoint: String,
+    /// First visible line of the result pane.
+    pub result_scroll: usize,
     pub size: (u16, u16),
 }
 
@@ -122,6 +172,11 @@ impl App {
             popup: None,
             status: None,
             run_armed: false,
+            run: None,
+            next_run_id: 1,
+            tokens: BTreeMap::new(),
+            endpoint: String::from("demo server"),
+            result_scroll: 0,
             size,
         };
         app.form_mut();
@@ -149,7 +204,7 @@ impl App {
     }
 
     pub fn layout(&self) -> Layout {
-        Layout::new(self.size, self.json.is_some())
+        Layout::with_result(self.size, self.json.is_some(), self.run.is_some())
     }
 
     /// The row path under the cursor.

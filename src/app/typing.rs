@@ -150,8 +150,8 @@ pub(super) fn filter_key(app: &mut App, key: KeyEvent) {
     tool_changed(app);
 }
 
-pub(super) fn popup_key(app: &mut App, key: KeyEvent) {
-    let Some(popup) = app.popup.as_mut() else { return };
+pub(super) fn popup_key(app: &mut App, key: KeyEvent) -> Vec<super::Effect> {
+    let Some(popup) = app.popup.as_mut() else { return Vec::new() };
     match popup {
         Popup::Picker { options, selected, .. } => match key.code {
             KeyCode::Up | KeyCode::Char('k') => *selected = selected.saturating_sub(1),
@@ -177,8 +177,19 @@ pub(super) fn popup_key(app: &mut App, key: KeyEvent) {
                 edit_input(input, key, false);
             }
         },
-        Popup::Help | Popup::Request { .. } => app.popup = None,
+        Popup::TokenPrompt { provider, input } => match key.code {
+            KeyCode::Esc => app.popup = None,
+            KeyCode::Enter => {
+                let (provider, token) = (provider.clone(), input.text().to_string());
+                return super::run::token_given(app, provider, token);
+            }
+            _ => {
+                edit_input(input, key, false);
+            }
+        },
+        Popup::Help => app.popup = None,
     }
+    Vec::new()
 }
 
 pub(super) fn pick(app: &mut App) {

@@ -27,6 +27,14 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             mouse_event(app, mouse);
             Vec::new()
         }
+        Msg::Tick { elapsed_ms } => {
+            super::run::tick(app, elapsed_ms);
+            Vec::new()
+        }
+        Msg::InvocationDone { id, result } => {
+            super::run::done(app, id, result);
+            Vec::new()
+        }
     };
     keep_in_view(app);
     effects
@@ -36,8 +44,7 @@ fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     // Only a second Run straight after the first sends invalid input.
     let run_armed = std::mem::take(&mut app.run_armed);
     if app.popup.is_some() {
-        popup_key(app, key);
-        return Vec::new();
+        return popup_key(app, key);
     }
     if app.list.filtering {
         filter_key(app, key);
@@ -47,16 +54,20 @@ fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         json_key(app, key);
         return Vec::new();
     }
+    if app.focus == Focus::Result {
+        return super::run::result_key(app, key);
+    }
     if app.editing {
         edit_key(app, key);
         return Vec::new();
     }
+    let running = app.run.as_ref().is_some_and(|r| r.state == super::RunState::Running);
     match action_for(key) {
-        Some(Action::Run) => run(app, run_armed),
-        Some(action) => return act(app, action),
-        None => {}
+        Some(Action::Run) => super::run::start(app, run_armed),
+        Some(Action::Back) if running => super::run::cancel(app),
+        Some(action) => act(app, action),
+        None => Vec::new(),
     }
-    Vec::new()
 }
 
 fn act(app: &mut App, action: Action) -> Vec<Effect> {
@@ -109,7 +120,11 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
                 _ => app.status = Some(format!("this tool has no run option {}", n + 1)),
             }
         }
-        Action::Run => run(app, false),
+        Action::Run => return super::run::start(app, false),
+        Action::Retry => return super::run::retry(app),
+        Action::GiveToken => super::run::ask_token(app),
+        Action::FocusResult if app.run.is_some() => app.focus = Focus::Result,
+        Action::FocusResult => app.status = Some("no result yet: Ctrl-R runs the tool".into()),
         Action::Unset | Action::AddItem | Action::DeleteItem | Action::MoveItemUp | Action::MoveItemDown => {
             app.status = Some("select a tool and press Enter to fill in its form".into());
         }
@@ -245,22 +260,6 @@ pub(super) fn focus_path(app: &mut App, path: Option<Vec<usize>>) {
     if let Some(index) = app.form().and_then(|f| f.rows().iter().position(|r| r.path == path)) {
         app.cursor = index;
     }
-}
-
-fn run(app: &mut App, armed: bool) {
-    let Some(tool) = app.selected_tool() else { return };
-    let title = tool.display_title().to_string();
-    let Some(form) = app.form_mut() else { return };
-    let body = pretty(form.arguments());
-    let errors = form.validation.error_count;
-    if errors > 0 && !armed {
-        app.run_armed = true;
-        let plural = if errors == 1 { "error" } else { "errors" };
-        app.status = Some(format!("{errors} {plural}: not sent. Press Ctrl-R again to send it anyway"));
-        return;
-    }
-    app.status = None;
-    app.popup = Some(Popup::Request { title, body, valid: errors == 0 });
 }
 
 pub(super) fn toggle_json(app: &mut App) {

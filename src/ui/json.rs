@@ -38,7 +38,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
 }
 
 /// Colours one line of JSON text by token: keys, strings, numbers, literals.
-fn highlight(line: &str, styles: &Styles) -> Line<'static> {
+pub(super) fn highlight(line: &str, styles: &Styles) -> Line<'static> {
     let mut spans = Vec::new();
     let chars: Vec<char> = line.chars().collect();
     let mut i = 0;

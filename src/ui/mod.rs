@@ -6,6 +6,7 @@ mod form;
 mod json;
 mod list;
 mod popup;
+mod result;
 mod status;
 
 use ratatui::Frame;
@@ -36,6 +37,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {
     form::render(app, styles, frame, layout.form);
     if let Some(area) = layout.json {
         json::render(app, styles, frame, area);
+    }
+    if let Some(area) = layout.result {
+        result::render(app, styles, frame, area);
     }
     status::render(app, styles, frame, layout.status);
     popup::render(app, styles, frame, area);

@@ -47,6 +47,20 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             let before = visible(&input.text()[..input.cursor()]).into_owned();
             frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
         }
+        Popup::TokenPrompt { provider, input } => {
+            let area = centered(screen, 60, 4);
+            let body = open(frame, area, &format!("token for {} (kept in memory only)", visible(provider)), styles);
+            let masked = "•".repeat(input.text().chars().count());
+            let lines = vec![
+                Line::styled(masked.clone(), styles.text),
+                Line::styled("Enter: use it and run again · Esc: cancel", styles.muted),
+            ];
+            frame.render_widget(Paragraph::new(lines), body);
+            frame.set_cursor_position((
+                body.x + (masked.chars().count() as u16).min(body.width.saturating_sub(1)),
+                body.y,
+            ));
+        }
         Popup::Help => {
             let area = centered(screen, 76, BINDINGS.len() as u16 + 4);
             let body = open(frame, area, "keys", styles);
@@ -62,20 +76,6 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             lines.push(Line::raw(""));
             lines.push(Line::styled("any key closes this", styles.muted));
             frame.render_widget(Paragraph::new(lines), body);
-        }
-        Popup::Request { title, body: json, valid } => {
-            let lines: Vec<&str> = json.lines().collect();
-            let area = centered(screen, 70, lines.len() as u16 + 4);
-            let heading = if *valid {
-                format!("{} · arguments to send", visible(title))
-            } else {
-                format!("{} · INVALID arguments, sent anyway", visible(title))
-            };
-            let body = open(frame, area, &heading, styles);
-            let mut text: Vec<Line> =
-                lines.iter().map(|l| Line::styled(visible(l).into_owned(), styles.text)).collect();
-            text.push(Line::styled("Sending lands with the endpoint support; any key closes this.", styles.muted));
-            frame.render_widget(Paragraph::new(text), body);
         }
     }
 }

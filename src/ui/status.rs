@@ -40,7 +40,8 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
     let pairs: &[(&str, &str)] = match (&app.popup, &editing_field) {
         (Some(Popup::Picker { .. }), _) => &[("↑↓", "choose"), ("Enter", "pick"), ("Esc", "cancel")],
         (Some(Popup::KeyPrompt { .. }), _) => &[("type", "the key"), ("Enter", "add"), ("Esc", "cancel")],
-        (Some(Popup::Help | Popup::Request { .. }), _) => &[("any key", "close")],
+        (Some(Popup::Help), _) => &[("any key", "close")],
+        (Some(Popup::TokenPrompt { .. }), _) => &[("type", "the token"), ("Enter", "use it"), ("Esc", "cancel")],
         _ if app.list.filtering => &[("type", "filter"), ("↑↓", "move"), ("Enter", "keep"), ("Esc", "clear")],
         _ if app.focus == Focus::Json => &[("type", "edit JSON"), ("Esc", "back to form"), ("Ctrl-J", "close")],
         (None, Some(field)) => match field.widget {

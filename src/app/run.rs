@@ -1,0 +1,126 @@
+//! Running the selected tool: Run asks the runtime to send it, the result comes back as a
+//! message, stale results (of a call since replaced or cancelled) are dropped.
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::{App, Effect, Focus, Popup, Run, RunState};
+use crate::form::TextInput;
+use crate::invoke::otc::CallRequest;
+use crate::invoke::{Exchange, Outcome, Status};
+
+/// Ctrl-R: sends the form's arguments; invalid input only on a second press (`armed`).
+pub fn start(app: &mut App, armed: bool) -> Vec<Effect> {
+    let Some(tool_id) = app.selected_tool().map(|t| t.id.clone()) else { return Vec::new() };
+    let Some(form) = app.form_mut() else { return Vec::new() };
+    let arguments = form.arguments().clone();
+    let errors = form.validation.error_count;
+    if errors > 0 && !armed {
+        app.run_armed = true;
+        let plural = if errors == 1 { "error" } else { "errors" };
+        app.status = Some(format!("{errors} {plural}: not sent. Press Ctrl-R again to send it anyway"));
+        return Vec::new();
+    }
+    app.status = None;
+    let mut request = CallRequest::new(tool_id.clone(), arguments);
+    request.tokens = app.tokens.iter().map(|(p, t)| (p.clone(), t.clone())).collect();
+    send(app, request)
+}
+
+/// Sends `request` as a new run, cancelling the one still in flight.
+fn send(app: &mut App, request: CallRequest) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    if let Some(Run { id, state: RunState::Running, .. }) = &app.run {
+        effects.push(Effect::Cancel { id: *id });
+    }
+    let id = app.next_run_id;
+    app.next_run_id += 1;
+    app.result_scroll = 0;
+    app.run = Some(Run {
+        id,
+        tool_id: request.tool_id.clone(),
+        request: request.clone(),
+        elapsed_ms: 0,
+        state: RunState::Running,
+    });
+    effects.push(Effect::Invoke { id, request });
+    effects
+}
+
+/// The same call again (after a token, or when the server said it can be retried).
+pub fn retry(app: &mut App) -> Vec<Effect> {
+    let Some(run) = &app.run else { return Vec::new() };
+    let mut request = CallRequest::new(run.request.tool_id.clone(), run.request.arguments.clone());
+    request.tokens = app.tokens.iter().map(|(p, t)| (p.clone(), t.clone())).collect();
+    send(app, request)
+}
+
+pub fn cancel(app: &mut App) -> Vec<Effect> {
+    match &mut app.run {
+        Some(run) if run.state == RunState::Running => {
+            run.state = RunState::Cancelled;
+            vec![Effect::Cancel { id: run.id }]
+        }
+        _ => Vec::new(),
+    }
+}
+
+pub fn tick(app: &mut App, elapsed_ms: u64) {
+    if let Some(run) = app.run.as_mut().filter(|r| r.state == RunState::Running) {
+        run.elapsed_ms = elapsed_ms;
+    }
+}
+
+pub fn done(app: &mut App, id: u64, result: Result<(Outcome, Exchange), String>) {
+    let Some(run) = app.run.as_mut().filter(|r| r.id == id && r.state == RunState::Running) else { return };
+    run.state = match result {
+        Ok((outcome, exchange)) => {
+            run.elapsed_ms = outcome.duration_ms.max(exchange.duration_ms);
+            RunState::Done { outcome, exchange }
+        }
+        Err(error) => RunState::Failed { error },
+    };
+}
+
+/// Keys while the result pane has the focus.
+pub fn result_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
+    match key.code {
+        KeyCode::Esc | KeyCode::Tab => app.focus = Focus::Form,
+        KeyCode::Up | KeyCode::Char('k') => app.result_scroll = app.result_scroll.saturating_sub(1),
+        KeyCode::Down | KeyCode::Char('j') => app.result_scroll += 1,
+        KeyCode::PageUp => app.result_scroll = app.result_scroll.saturating_sub(10),
+        KeyCode::PageDown => app.result_scroll += 10,
+        KeyCode::Home | KeyCode::Char('g') => app.result_scroll = 0,
+        KeyCode::Char('r') => return retry(app),
+        KeyCode::Char('t') => ask_token(app),
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// `t` on an authorization prompt: the token for its provider.
+pub fn ask_token(app: &mut App) {
+    let provider = match app.run.as_ref().map(|r| &r.state) {
+        Some(RunState::Done { outcome, .. }) if outcome.status == Status::RequiresAuthorization => outcome
+            .authorization
+            .as_ref()
+            .and_then(|a| a.provider.clone())
+            .or_else(|| app.selected_tool().and_then(|t| t.requirements.authorization.first().map(|a| a.id.clone())))
+            .unwrap_or_else(|| "default".to_string()),
+        _ => {
+            app.status = Some("t gives a token when the result asks for authorization".into());
+            return;
+        }
+    };
+    app.popup = Some(Popup::TokenPrompt { provider, input: TextInput::default() });
+}
+
+/// Enter in the token prompt: keep the token (memory only) and run again with it.
+pub fn token_given(app: &mut App, provider: String, token: String) -> Vec<Effect> {
+    app.popup = None;
+    if token.trim().is_empty() {
+        app.status = Some("no token given".into());
+        return Vec::new();
+    }
+    app.tokens.insert(provider, token);
+    retry(app)
+}

@@ -1,0 +1,127 @@
+//! The result pane: how the last call went, then what came back (value, error, authorization
+//! prompt, artifacts), then every way the response broke its protocol.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::json::highlight;
+use super::pane;
+use crate::app::layout::inner;
+use crate::app::{App, Focus, RunState};
+use crate::invoke::{Outcome, Status};
+use crate::text::{human_bytes, visible};
+use crate::theme::Styles;
+
+const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
+
+pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
+    let Some(run) = &app.run else { return };
+    let focused = app.focus == Focus::Result;
+    let title = format!("result · {}", visible(&run.tool_id));
+    frame.render_widget(pane(&title, focused, styles), area);
+    let body = inner(area);
+    let mut lines: Vec<Line> = Vec::new();
+    match &run.state {
+        RunState::Running => {
+            let frame_index = (run.elapsed_ms / 100) as usize % SPINNER.len();
+            lines.push(Line::from(vec![
+                Span::styled(format!("{} running ", SPINNER[frame_index]), styles.accent),
+                Span::styled(
+                    format!("{:.1} s · {} · Esc cancels", run.elapsed_ms as f64 / 1000.0, app.endpoint),
+                    styles.muted,
+                ),
+            ]));
+        }
+        RunState::Cancelled => lines.push(Line::styled("cancelled · Ctrl-R runs again", styles.warning)),
+        RunState::Failed { error } => {
+            lines.push(Line::styled("✗ no answer", styles.error));
+            lines.push(Line::styled(visible(error).into_owned(), styles.text));
+            lines.push(Line::styled("r tries again", styles.muted));
+        }
+        RunState::Done { outcome, exchange } => {
+            let http = exchange.status.map(|s| format!(" · HTTP {s}")).unwrap_or_default();
+            let call = outcome.call_id.chars().take(8).collect::<String>();
+            let (mark, style) = match outcome.status {
+                Status::Value | Status::Null | Status::Artifact => ("●", styles.ok),
+                Status::RequiresAuthorization => ("⚿", styles.warning),
+                Status::Error => ("✗", styles.error),
+            };
+            lines.push(Line::from(vec![
+                Span::styled(format!("{mark} {} ", outcome.status.name()), style),
+                Span::styled(format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms, app.endpoint), styles.muted),
+            ]));
+            outcome_lines(outcome, styles, &mut lines);
+        }
+    }
+    let visible_lines: Vec<Line> = lines.into_iter().skip(app.result_scroll).take(usize::from(body.height)).collect();
+    frame.render_widget(Paragraph::new(visible_lines), body);
+}
+
+fn outcome_lines(outcome: &Outcome, styles: &Styles, lines: &mut Vec<Line<'static>>) {
+    let labelled = |label: &'static str, text: &str| {
+        Line::from(vec![Span::styled(label, styles.key_hint), Span::styled(visible(text).into_owned(), styles.text)])
+    };
+    match outcome.status {
+        Status::Value => {
+            let text = outcome.value.as_ref().map(crate::form::value::pretty).unwrap_or_default();
+            // Long values are cut here; the whole value is in the exchange (and `tooldeck call`).
+            lines.extend(text.lines().take(2000).map(|l| highlight(l, styles)));
+        }
+        Status::Null => lines.push(Line::styled("the tool returned nothing", styles.muted)),
+        Status::Error => {
+            if let Some(error) = &outcome.error {
+                lines.push(labelled("message            ", &error.message));
+                if let Some(developer) = &error.developer_message {
+                    lines.push(labelled("developer message  ", developer));
+                }
+                if error.can_retry == Some(true) {
+                    let after = error.retry_after_ms.map(|ms| format!(" after {ms} ms")).unwrap_or_default();
+                    lines.push(Line::styled(
+                        format!("the server says it can be retried{after} · r retries"),
+                        styles.muted,
+                    ));
+                }
+                for (parameter, message) in &error.parameter_errors {
+                    lines.push(labelled("parameter          ", &format!("{parameter}: {message}")));
+                }
+                if let Some(extra) = &error.additional_prompt_content {
+                    lines.push(labelled("for the model      ", extra));
+                }
+            }
+        }
+        Status::RequiresAuthorization => {
+            if let Some(auth) = &outcome.authorization {
+                lines.push(labelled("message   ", &auth.message));
+                if let Some(provider) = &auth.provider {
+                    lines.push(labelled("provider  ", provider));
+                }
+                if let Some(url) = &auth.url {
+                    lines.push(labelled("open      ", url));
+                }
+                if !auth.scopes.is_empty() {
+                    lines.push(labelled("scopes    ", &auth.scopes.join(" ")));
+                }
+            }
+            lines.push(Line::styled("t gives a token (kept in memory) and runs again", styles.muted));
+        }
+        Status::Artifact => {
+            for artifact in &outcome.artifacts {
+                lines.push(labelled("url           ", &artifact.url));
+                if let Some(kind) = &artifact.content_type {
+                    lines.push(labelled("content type  ", kind));
+                }
+                if let Some(size) = artifact.size {
+                    lines.push(labelled("size          ", &format!("{} ({size} bytes)", human_bytes(size))));
+                }
+                if let Some(description) = &artifact.description {
+                    lines.push(labelled("description   ", description));
+                }
+            }
+        }
+    }
+    for warning in &outcome.warnings {
+        lines.push(Line::styled(format!("⚠ {}", visible(warning)), styles.warning));
+    }
+}
