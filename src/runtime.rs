@@ -151,7 +151,7 @@ impl Calls {
                 let endpoint = Arc::clone(&self.endpoint);
                 let done = self.done.clone();
                 let task = tokio::spawn(async move {
-                    let result = endpoint.call(&request).await.map_err(|e| e.to_string());
+                    let result = endpoint.call(&request).await.map(Box::new).map_err(|e| e.to_string());
                     // The loop may be gone (quitting); then nobody wants the result.
                     let _ = done.send(Msg::InvocationDone { id, result }).await;
                 });

@@ -49,7 +49,7 @@ impl Deck {
     fn answer(&mut self, id: u64, request: &CallRequest, status: u16, body: &str) {
         let outcome = read_otc_response(status, Some("application/json"), body.as_bytes(), false, &request.call_id);
         let exchange = Exchange { status: Some(status), response_body: body.into(), ..Exchange::default() };
-        self.send(Msg::InvocationDone { id, result: Ok((outcome, exchange)) });
+        self.send(Msg::InvocationDone { id, result: Ok(Box::new((outcome, exchange))) });
     }
 
     fn key(&mut self, code: KeyCode, modifiers: KeyModifiers) {

@@ -70,12 +70,13 @@ pub fn tick(app: &mut App, elapsed_ms: u64) {
     }
 }
 
-pub fn done(app: &mut App, id: u64, result: Result<(Outcome, Exchange), String>) {
+pub fn done(app: &mut App, id: u64, result: Result<Box<(Outcome, Exchange)>, String>) {
     let Some(run) = app.run.as_mut().filter(|r| r.id == id && r.state == RunState::Running) else { return };
     run.state = match result {
-        Ok((outcome, exchange)) => {
+        Ok(answer) => {
+            let (outcome, exchange) = *answer;
             run.elapsed_ms = outcome.duration_ms.max(exchange.duration_ms);
-            RunState::Done { outcome, exchange }
+            RunState::Done { outcome: Box::new(outcome), exchange: Box::new(exchange) }
         }
         Err(error) => RunState::Failed { error },
     };
