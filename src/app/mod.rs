@@ -37,7 +37,7 @@ pub enum Msg {
     /// A call came back (or could not be made). Results of calls no longer current are dropped.
     InvocationDone {
         id: u64,
-        result: Result<(Outcome, Exchange), String>,
+        result: Result<Box<(Outcome, Exchange)>, String>,
     },
 }
 
@@ -63,8 +63,8 @@ pub struct Run {
 pub enum RunState {
     Running,
     Done {
-        outcome: Outcome,
-        exchange: Exchange,
+        outcome: Box<Outcome>,
+        exchange: Box<Exchange>,
     },
     /// No answer at all: connection refused, timeout...
     Failed {
