@@ -175,10 +175,29 @@ async fn call(args: CallArgs) -> ExitCode {
             if let Some(schema) = &tool.output_schema {
                 crate::invoke::envelope::check_output(&mut outcome, schema);
             }
+            record(&tool.id, &request, endpoint.base(), &outcome, &exchange);
             print_json(&serde_json::to_value(&outcome).unwrap_or(Value::Null));
             ExitCode::from(exit_code(&outcome, &exchange))
         }
         Err(e) => fail(exit::TRANSPORT, &e.to_string()),
+    }
+}
+
+/// Appends the call to the history; a history that cannot be written is only a warning.
+fn record(tool: &str, request: &CallRequest, endpoint: &str, outcome: &Outcome, exchange: &Exchange) {
+    let Some(path) = crate::history::default_path() else { return };
+    let entry = crate::history::Entry {
+        at: crate::text::rfc3339_now(),
+        tool: tool.to_string(),
+        arguments: request.arguments.clone(),
+        endpoint: endpoint.to_string(),
+        outcome: outcome.status.name().to_string(),
+        duration_ms: outcome.duration_ms.max(exchange.duration_ms),
+        call_id: outcome.call_id.clone(),
+        http_status: exchange.status,
+    };
+    if let Err(e) = crate::history::append(&path, &entry) {
+        let _ = writeln!(io::stderr(), "tooldeck: warning: cannot write the history {}: {e}", path.display());
     }
 }
 

@@ -6,6 +6,7 @@ pub mod call;
 pub mod catalog;
 pub mod cli;
 pub mod form;
+pub mod history;
 pub mod invoke;
 pub mod runtime;
 pub mod text;

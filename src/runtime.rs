@@ -139,6 +139,7 @@ pub struct EndpointConfig {
 /// Calls in flight, by run id: their tasks (to cancel) and when they started (for the ticks).
 struct Calls {
     endpoint: Arc<OtcEndpoint>,
+    history: Option<std::path::PathBuf>,
     running: HashMap<u64, (tokio::task::JoinHandle<()>, Instant)>,
     done: mpsc::Sender<Msg>,
 }
@@ -161,6 +162,12 @@ impl Calls {
                 if let Some((task, _)) = self.running.remove(&id) {
                     task.abort();
                 }
+            }
+            Effect::Record(mut entry) => {
+                let Some(path) = self.history.clone() else { return };
+                entry.at = crate::text::rfc3339_now();
+                // Off the UI thread; a history that cannot be written costs only the history.
+                tokio::task::spawn_blocking(move || crate::history::append(&path, &entry));
             }
         }
     }
@@ -201,7 +208,11 @@ async fn event_loop(mut app: App, styles: Styles, config: EndpointConfig) -> io:
         .map_err(|e| io::Error::other(e.to_string()))?;
     // Bounded: a flood of results waits for the loop instead of growing without limit.
     let (done_tx, mut done_rx) = mpsc::channel::<Msg>(64);
-    let mut calls = Calls { endpoint: Arc::new(endpoint), running: HashMap::new(), done: done_tx };
+    let history = crate::history::default_path();
+    if let Some(path) = &history {
+        app.history = crate::history::read_last(path, 500).unwrap_or_default();
+    }
+    let mut calls = Calls { endpoint: Arc::new(endpoint), history, running: HashMap::new(), done: done_tx };
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
 

@@ -8,8 +8,28 @@ use std::thread;
 
 use serde_json::Value;
 
+/// Runs the binary with its history in a temporary file, never the user's.
 fn tooldeck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tooldeck")).args(args).output().expect("the binary runs")
+    let history = std::env::temp_dir().join(format!("tooldeck-test-history-{}.jsonl", std::process::id()));
+    Command::new(env!("CARGO_BIN_EXE_tooldeck")).args(args).env("TOOLDECK_HISTORY", history).output().expect("the binary runs")
+}
+
+#[test]
+fn calls_are_recorded_in_the_history_without_tokens() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let history = dir.path().join("history.jsonl");
+    let output = Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["call", "Gmail.ListEmails@1.0.0", "--arg", "query=x", "--token", "google=s3cret-token"])
+        .env("TOOLDECK_HISTORY", &history)
+        .output()
+        .expect("runs");
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = std::fs::read_to_string(&history).expect("history written");
+    let entry: Value = serde_json::from_str(text.lines().next().expect("one line")).expect("JSON line");
+    assert_eq!(entry["tool"], "Gmail.ListEmails@1.0.0");
+    assert_eq!(entry["outcome"], "value");
+    assert_eq!(entry["arguments"]["query"], "x");
+    assert!(!text.contains("s3cret-token"), "no token in the history: {text}");
 }
 
 fn outcome(output: &Output) -> Value {

@@ -36,6 +36,8 @@ pub enum Action {
     Retry,
     /// Give a token for the provider the result asks for.
     GiveToken,
+    /// Past calls.
+    History,
     Help,
 }
 
@@ -88,6 +90,7 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         _ if ctrl || alt => return None,
         KeyCode::Char('q') => Action::Quit,
         KeyCode::Char('t') => Action::GiveToken,
+        KeyCode::Char('H') => Action::History,
         KeyCode::Char('r') => Action::Retry,
         KeyCode::Up | KeyCode::Char('k') => Action::Up,
         KeyCode::Down | KeyCode::Char('j') => Action::Down,

@@ -47,6 +47,8 @@ pub enum Effect {
     Quit,
     Invoke { id: u64, request: CallRequest },
     Cancel { id: u64 },
+    /// Append to the history file (the runtime writes it).
+    Record(Box<crate::history::Entry>),
 }
 
 /// The current (or last) call of the selected tool.
@@ -100,6 +102,8 @@ pub enum Popup {
         input: TextInput,
     },
     Help,
+    /// Past calls, newest first; Enter re-opens one's arguments.
+    History { selected: usize },
     /// A token for an authorization provider (shown masked).
     TokenPrompt {
         provider: String,
@@ -151,6 +155,8 @@ pub struct App {
     pub endpoint: String,
     /// First visible line of the result pane.
     pub result_scroll: usize,
+    /// Past calls, oldest first (what the runtime read at start plus this session's).
+    pub history: Vec<crate::history::Entry>,
     pub size: (u16, u16),
 }
 
@@ -177,6 +183,7 @@ impl App {
             tokens: BTreeMap::new(),
             endpoint: String::from("demo server"),
             result_scroll: 0,
+            history: Vec::new(),
             size,
         };
         app.form_mut();

@@ -70,8 +70,10 @@ pub fn tick(app: &mut App, elapsed_ms: u64) {
     }
 }
 
-pub fn done(app: &mut App, id: u64, result: Result<Box<(Outcome, Exchange)>, String>) {
-    let Some(run) = app.run.as_mut().filter(|r| r.id == id && r.state == RunState::Running) else { return };
+/// A call came back: show it, and record it in the history.
+pub fn done(app: &mut App, id: u64, result: Result<Box<(Outcome, Exchange)>, String>) -> Vec<Effect> {
+    let endpoint = app.endpoint.clone();
+    let Some(run) = app.run.as_mut().filter(|r| r.id == id && r.state == RunState::Running) else { return Vec::new() };
     run.state = match result {
         Ok(answer) => {
             let (outcome, exchange) = *answer;
@@ -80,6 +82,42 @@ pub fn done(app: &mut App, id: u64, result: Result<Box<(Outcome, Exchange)>, Str
         }
         Err(error) => RunState::Failed { error },
     };
+    let (outcome, call_id, http_status) = match &run.state {
+        RunState::Done { outcome, exchange } => (outcome.status.name().to_string(), outcome.call_id.clone(), exchange.status),
+        _ => ("no_answer".to_string(), run.request.call_id.clone(), None),
+    };
+    let entry = crate::history::Entry {
+        at: String::new(),
+        tool: run.tool_id.clone(),
+        arguments: run.request.arguments.clone(),
+        endpoint,
+        outcome,
+        duration_ms: run.elapsed_ms,
+        call_id,
+        http_status,
+    };
+    app.history.push(entry.clone());
+    vec![Effect::Record(Box::new(entry))]
+}
+
+/// Enter on a history entry: select its tool and put its arguments back in the form.
+pub fn reopen(app: &mut App, index: usize) {
+    let Some(entry) = app.history.iter().rev().nth(index).cloned() else { return };
+    let Some(position) = app.catalog.tools().iter().position(|t| t.id == entry.tool) else {
+        app.status = Some(format!("{} is not in this catalog", entry.tool));
+        return;
+    };
+    app.list.filter.clear();
+    app.list.refresh(&app.catalog);
+    if let Some(entry_index) = app.list.entries.iter().position(|e| *e == super::list::Entry::Tool(position)) {
+        app.list.select_entry(entry_index);
+    }
+    super::update::tool_changed(app);
+    if let Some(form) = app.form_mut() {
+        form.set_arguments(&entry.arguments);
+    }
+    app.focus = Focus::Form;
+    app.status = Some(format!("arguments of the call at {} back in the form: Ctrl-R runs it again", entry.at));
 }
 
 /// Keys while the result pane has the focus.

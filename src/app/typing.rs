@@ -187,6 +187,16 @@ pub(super) fn popup_key(app: &mut App, key: KeyEvent) -> Vec<super::Effect> {
                 edit_input(input, key, false);
             }
         },
+        Popup::History { selected } => match key.code {
+            KeyCode::Up | KeyCode::Char('k') => *selected = selected.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => *selected = (*selected + 1).min(app.history.len().saturating_sub(1)),
+            KeyCode::Enter => {
+                let index = *selected;
+                app.popup = None;
+                super::run::reopen(app, index);
+            }
+            _ => app.popup = None,
+        },
         Popup::Help => app.popup = None,
     }
     Vec::new()

@@ -31,10 +31,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             super::run::tick(app, elapsed_ms);
             Vec::new()
         }
-        Msg::InvocationDone { id, result } => {
-            super::run::done(app, id, result);
-            Vec::new()
-        }
+        Msg::InvocationDone { id, result } => super::run::done(app, id, result),
     };
     keep_in_view(app);
     effects
@@ -124,6 +121,8 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Retry => return super::run::retry(app),
         Action::GiveToken => super::run::ask_token(app),
         Action::FocusResult if app.run.is_some() => app.focus = Focus::Result,
+        Action::History if app.history.is_empty() => app.status = Some("no calls yet".into()),
+        Action::History => app.popup = Some(Popup::History { selected: 0 }),
         Action::FocusResult => app.status = Some("no result yet: Ctrl-R runs the tool".into()),
         Action::Unset | Action::AddItem | Action::DeleteItem | Action::MoveItemUp | Action::MoveItemDown => {
             app.status = Some("select a tool and press Enter to fill in its form".into());

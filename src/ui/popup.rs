@@ -61,6 +61,27 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
                 body.y,
             ));
         }
+        Popup::History { selected } => {
+            let area = centered(screen, 100, app.history.len().min(20) as u16 + 2);
+            let body = open(frame, area, "past calls (newest first) · Enter puts the arguments back", styles);
+            let height = usize::from(body.height).max(1);
+            let first = selected.saturating_sub(height - 1);
+            let lines: Vec<Line> = app
+                .history
+                .iter()
+                .rev()
+                .enumerate()
+                .skip(first)
+                .take(height)
+                .map(|(i, e)| {
+                    let text = format!("{} {:<24} {:<22} {:>6} ms  {}", if e.at.is_empty() { "just now           " } else { e.at.get(..19).unwrap_or(&e.at) }, e.tool, e.outcome, e.duration_ms, e.arguments);
+                    let text = truncate(&visible(&text), usize::from(body.width).saturating_sub(2)).into_owned();
+                    let style = if i == *selected { styles.selection } else { styles.text };
+                    Line::styled(format!("{} {text}", if i == *selected { "›" } else { " " }), style)
+                })
+                .collect();
+            frame.render_widget(Paragraph::new(lines), body);
+        }
         Popup::Help => {
             let area = centered(screen, 76, BINDINGS.len() as u16 + 4);
             let body = open(frame, area, "keys", styles);

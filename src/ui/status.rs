@@ -41,6 +41,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::Picker { .. }), _) => &[("↑↓", "choose"), ("Enter", "pick"), ("Esc", "cancel")],
         (Some(Popup::KeyPrompt { .. }), _) => &[("type", "the key"), ("Enter", "add"), ("Esc", "cancel")],
         (Some(Popup::Help), _) => &[("any key", "close")],
+        (Some(Popup::History { .. }), _) => &[("↑↓", "choose"), ("Enter", "put back"), ("Esc", "close")],
         (Some(Popup::TokenPrompt { .. }), _) => &[("type", "the token"), ("Enter", "use it"), ("Esc", "cancel")],
         _ if app.list.filtering => &[("type", "filter"), ("↑↓", "move"), ("Enter", "keep"), ("Esc", "clear")],
         _ if app.focus == Focus::Json => &[("type", "edit JSON"), ("Esc", "back to form"), ("Ctrl-J", "close")],

@@ -17,7 +17,9 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
+
+pub(crate) use crate::text::civil_from_days;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -387,7 +389,7 @@ impl Reply {
                 json!({"result": {"call_id": call_id, "duration": duration, "success": false, "error": error}})
             }
             Reply::Envelope { success, output } => {
-                let mut body = json!({"invocation_id": call_id, "finished_at": rfc3339_now(), "success": success});
+                let mut body = json!({"invocation_id": call_id, "finished_at": crate::text::rfc3339_now(), "success": success});
                 if let Some(output) = output {
                     body["output"] = output;
                 }
@@ -472,35 +474,6 @@ fn percent_encode(text: &str) -> String {
     out
 }
 
-/// The current UTC time as RFC 3339 with milliseconds (`2025-06-02T14:00:00.123Z`).
-fn rfc3339_now() -> String {
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = now.as_secs();
-    let (year, month, day) = civil_from_days(i64::try_from(secs / 86_400).unwrap_or_default());
-    let rem = secs % 86_400;
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        now.subsec_millis()
-    )
-}
-
-/// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar (Howard
-/// Hinnant's algorithm), so no date crate is needed.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
-    let month = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
 
 /// The inverse of [`civil_from_days`].
 fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
@@ -531,7 +504,7 @@ mod tests {
 
     #[test]
     fn now_is_rfc3339() {
-        let now = rfc3339_now();
+        let now = crate::text::rfc3339_now();
         assert_eq!(now.len(), "2025-06-02T14:00:00.123Z".len(), "{now}");
         assert!(now.ends_with('Z') && now.as_bytes()[10] == b'T', "{now}");
     }

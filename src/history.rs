@@ -1,0 +1,110 @@
+//! Past invocations, one JSON line each, in the data dir. Tokens are never written: they live
+//! in the request's context, which is not part of an entry.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// RFC 3339, UTC.
+    pub at: String,
+    pub tool: String,
+    pub arguments: Value,
+    pub endpoint: String,
+    /// `value`, `error`, `requires_authorization`, `artifact`, `null`, or `no_answer` / `cancelled`.
+    pub outcome: String,
+    pub duration_ms: u64,
+    pub call_id: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub http_status: Option<u16>,
+}
+
+/// `$TOOLDECK_HISTORY`, else `$XDG_DATA_HOME/tooldeck/history.jsonl`, else
+/// `~/.local/share/tooldeck/history.jsonl`.
+pub fn default_path() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("TOOLDECK_HISTORY") {
+        return Some(PathBuf::from(path));
+    }
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/share")))?;
+    Some(data.join("tooldeck").join("history.jsonl"))
+}
+
+/// Appends one entry (creating the folder and the file as needed).
+pub fn append(path: &Path, entry: &Entry) -> io::Result<()> {
+    if let Some(folder) = path.parent() {
+        fs::create_dir_all(folder)?;
+    }
+    let mut line = serde_json::to_string(entry).map_err(io::Error::other)?;
+    line.push('\n');
+    // One write per line, so concurrent tooldecks interleave whole lines.
+    OpenOptions::new().create(true).append(true).open(path)?.write_all(line.as_bytes())
+}
+
+/// The last `limit` entries, oldest first. Lines that do not parse (a crash mid-write, an older
+/// format) are skipped rather than failing the whole history.
+pub fn read_last(path: &Path, limit: usize) -> io::Result<Vec<Entry>> {
+    let file = match fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut entries: std::collections::VecDeque<Entry> = std::collections::VecDeque::with_capacity(limit.min(1024));
+    for line in BufReader::new(file).lines() {
+        let Ok(line) = line else { continue };
+        if let Ok(entry) = serde_json::from_str::<Entry>(&line) {
+            if entries.len() == limit {
+                entries.pop_front();
+            }
+            entries.push_back(entry);
+        }
+    }
+    Ok(entries.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn entry(n: u64) -> Entry {
+        Entry {
+            at: "2026-01-01T00:00:00.000Z".into(),
+            tool: "Math.Add@1.0.0".into(),
+            arguments: json!({"a": n}),
+            endpoint: "demo".into(),
+            outcome: "value".into(),
+            duration_ms: n,
+            call_id: format!("id-{n}"),
+            http_status: Some(200),
+        }
+    }
+
+    #[test]
+    fn appends_and_reads_back_the_last_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested/history.jsonl");
+        for n in 0..5 {
+            append(&path, &entry(n)).unwrap();
+        }
+        let last = read_last(&path, 3).unwrap();
+        assert_eq!(last.iter().map(|e| e.duration_ms).collect::<Vec<_>>(), vec![2, 3, 4]);
+    }
+
+    #[test]
+    fn broken_lines_are_skipped_and_a_missing_file_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.jsonl");
+        assert!(read_last(&path, 10).unwrap().is_empty());
+        append(&path, &entry(1)).unwrap();
+        fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{not json\n").unwrap();
+        append(&path, &entry(2)).unwrap();
+        assert_eq!(read_last(&path, 10).unwrap().len(), 2);
+    }
+}
