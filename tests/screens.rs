@@ -386,6 +386,8 @@ fn run_with_invalid_arguments_refuses_once_then_sends_anyway() {
     let screen = deck.snapshot("10d_run_server_rejects");
     assert!(screen.contains("✗ error"), "{screen}");
     assert!(screen.contains("query: required"), "{screen}");
+    // The server's rejection also shows at the field it names.
+    assert!(field_line(&screen, "query").is_some() && screen.contains("✗ server: required"), "{screen}");
     assert!(!screen.contains("not sent"), "{screen}");
 }
 

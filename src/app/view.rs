@@ -54,7 +54,8 @@ pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent) {
 
 /// The error lines each form row shows: a pointer's errors under its first row only (a variant
 /// and its field share one), and for a folded group how many errors it hides.
-pub fn row_errors(form: &crate::form::Form, rows: &[crate::form::Row]) -> Vec<Vec<String>> {
+pub fn row_errors(app: &App, form: &crate::form::Form, rows: &[crate::form::Row]) -> Vec<Vec<String>> {
+    let server = server_errors(app);
     let mut shown = std::collections::HashSet::new();
     rows.iter()
         .map(|row| {
@@ -65,7 +66,28 @@ pub fn row_errors(form: &crate::form::Form, rows: &[crate::form::Row]) -> Vec<Ve
             if hidden > 0 {
                 lines.push(format!("{hidden} error{} inside (→ unfolds)", if hidden == 1 { "" } else { "s" }));
             }
+            if let Some(message) = server.get(&row.pointer).filter(|_| lines.len() < 8) {
+                lines.push(format!("server: {message}"));
+            }
             lines
+        })
+        .collect()
+}
+
+/// A 422's `parameter_errors` for the selected tool's last call, by the field's JSON pointer.
+fn server_errors(app: &App) -> std::collections::BTreeMap<String, String> {
+    let Some(run) = app.run.as_ref().filter(|r| Some(r.tool_id.as_str()) == app.selected_tool().map(|t| t.id.as_str())) else {
+        return Default::default();
+    };
+    let super::RunState::Done { outcome, .. } = &run.state else { return Default::default() };
+    let Some(error) = &outcome.error else { return Default::default() };
+    error
+        .parameter_errors
+        .iter()
+        .map(|(name, message)| {
+            // A name that is already a pointer stays one; a plain name is a top-level field.
+            let pointer = if name.starts_with('/') || name.is_empty() { name.clone() } else { format!("/{}", crate::catalog::schema::escape_pointer(name)) };
+            (pointer, message.clone())
         })
         .collect()
 }
@@ -74,7 +96,7 @@ pub fn row_errors(form: &crate::form::Form, rows: &[crate::form::Row]) -> Vec<Ve
 pub fn row_heights(app: &App) -> Vec<usize> {
     let Some(form) = app.form() else { return Vec::new() };
     let rows = form.rows();
-    let errors = row_errors(form, &rows);
+    let errors = row_errors(app, form, &rows);
     rows.iter()
         .zip(errors)
         .map(|(row, errors)| {

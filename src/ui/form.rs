@@ -72,7 +72,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         .clamp(8, usize::from(body.width) / 2);
     let mut lines: Vec<Line> = Vec::new();
     let mut cursor_at: Option<(usize, usize)> = None;
-    let errors = row_errors(form, &rows);
+    let errors = row_errors(app, form, &rows);
     for ((index, row), row_errors) in rows.iter().enumerate().zip(errors) {
         let Some(field) = form.field(&row.path) else { continue };
         let is_cursor = index == app.cursor && focused;
