@@ -163,6 +163,17 @@ impl Calls {
                     task.abort();
                 }
             }
+            Effect::Copy(text) => {
+                // OSC 52: the terminal puts it on the clipboard, locally or over SSH.
+                use std::io::Write;
+                let sequence = format!("\x1b]52;c;{}\x07", crate::invoke::envelope::base64(text.as_bytes()));
+                let mut out = io::stdout();
+                let _ = out.write_all(sequence.as_bytes()).and_then(|()| out.flush());
+            }
+            Effect::Open(url) => {
+                // The system opener directly, no shell: a URL cannot smuggle in a command.
+                tokio::task::spawn_blocking(move || webbrowser::open(&url));
+            }
             Effect::Record(mut entry) => {
                 let Some(path) = self.history.clone() else { return };
                 entry.at = crate::text::rfc3339_now();

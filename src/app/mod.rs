@@ -45,10 +45,19 @@ pub enum Msg {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Quit,
-    Invoke { id: u64, request: CallRequest },
-    Cancel { id: u64 },
+    Invoke {
+        id: u64,
+        request: CallRequest,
+    },
+    Cancel {
+        id: u64,
+    },
     /// Append to the history file (the runtime writes it).
     Record(Box<crate::history::Entry>),
+    /// Put text on the clipboard (OSC 52, so it works over SSH too).
+    Copy(String),
+    /// Open a URL with the system's opener (no shell involved).
+    Open(String),
 }
 
 /// The current (or last) call of the selected tool.
@@ -103,7 +112,9 @@ pub enum Popup {
     },
     Help,
     /// Past calls, newest first; Enter re-opens one's arguments.
-    History { selected: usize },
+    History {
+        selected: usize,
+    },
     /// A token for an authorization provider (shown masked).
     TokenPrompt {
         provider: String,
@@ -155,6 +166,8 @@ pub struct App {
     pub endpoint: String,
     /// First visible line of the result pane.
     pub result_scroll: usize,
+    /// The result pane shows the exact request and response instead of the outcome.
+    pub show_exchange: bool,
     /// Past calls, oldest first (what the runtime read at start plus this session's).
     pub history: Vec<crate::history::Entry>,
     pub size: (u16, u16),
@@ -183,6 +196,7 @@ impl App {
             tokens: BTreeMap::new(),
             endpoint: String::from("demo server"),
             result_scroll: 0,
+            show_exchange: false,
             history: Vec::new(),
             size,
         };

@@ -83,7 +83,9 @@ pub fn done(app: &mut App, id: u64, result: Result<Box<(Outcome, Exchange)>, Str
         Err(error) => RunState::Failed { error },
     };
     let (outcome, call_id, http_status) = match &run.state {
-        RunState::Done { outcome, exchange } => (outcome.status.name().to_string(), outcome.call_id.clone(), exchange.status),
+        RunState::Done { outcome, exchange } => {
+            (outcome.status.name().to_string(), outcome.call_id.clone(), exchange.status)
+        }
         _ => ("no_answer".to_string(), run.request.call_id.clone(), None),
     };
     let entry = crate::history::Entry {
@@ -131,6 +133,13 @@ pub fn result_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         KeyCode::Home | KeyCode::Char('g') => app.result_scroll = 0,
         KeyCode::Char('r') => return retry(app),
         KeyCode::Char('t') => ask_token(app),
+        KeyCode::Char('x') => {
+            app.show_exchange = !app.show_exchange;
+            app.result_scroll = 0;
+        }
+        KeyCode::Char('c') => return copy_curl(app),
+        KeyCode::Char('y') => return link(app).map(Effect::Copy).into_iter().collect(),
+        KeyCode::Char('o') => return link(app).map(Effect::Open).into_iter().collect(),
         _ => {}
     }
     Vec::new()
@@ -162,4 +171,51 @@ pub fn token_given(app: &mut App, provider: String, token: String) -> Vec<Effect
     }
     app.tokens.insert(provider, token);
     retry(app)
+}
+
+/// The URL the result points at: the authorization page, else the first artifact.
+fn link(app: &mut App) -> Option<String> {
+    let url = match app.run.as_ref().map(|r| &r.state) {
+        Some(RunState::Done { outcome, .. }) => outcome
+            .authorization
+            .as_ref()
+            .and_then(|a| a.url.clone())
+            .or_else(|| outcome.artifacts.first().map(|a| a.url.clone())),
+        _ => None,
+    };
+    match &url {
+        // Only web links go to the opener: a server must not make us launch something else.
+        Some(u) if u.starts_with("http://") || u.starts_with("https://") => app.status = Some(format!("{u}")),
+        Some(u) => {
+            app.status = Some(format!("not an http(s) link, left alone: {u}"));
+            return None;
+        }
+        None => app.status = Some("this result has no link".into()),
+    }
+    url
+}
+
+/// `c`: the request as a curl command, token masked.
+fn copy_curl(app: &mut App) -> Vec<Effect> {
+    let Some(run) = &app.run else { return Vec::new() };
+    let body = crate::call::exchange_json(&crate::invoke::Exchange {
+        method: "POST".into(),
+        url: String::new(),
+        request_body: serde_json::to_string(&run.request.body()).unwrap_or_default(),
+        ..crate::invoke::Exchange::default()
+    })["body"]
+        .to_string();
+    let url = match &run.state {
+        RunState::Done { exchange, .. } if !exchange.url.is_empty() => exchange.url.clone(),
+        _ => format!("{}/tools/call", app.endpoint.rsplit(' ').next().unwrap_or_default()),
+    };
+    let command =
+        format!("curl -sS -X POST {} -H 'content-type: application/json' --data {}", quote(&url), quote(&body));
+    app.status = Some("the request is on the clipboard as a curl command (token masked)".into());
+    vec![Effect::Copy(command)]
+}
+
+/// Single-quoted for a POSIX shell.
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }

@@ -76,7 +76,8 @@ pub fn row_errors(app: &App, form: &crate::form::Form, rows: &[crate::form::Row]
 
 /// A 422's `parameter_errors` for the selected tool's last call, by the field's JSON pointer.
 fn server_errors(app: &App) -> std::collections::BTreeMap<String, String> {
-    let Some(run) = app.run.as_ref().filter(|r| Some(r.tool_id.as_str()) == app.selected_tool().map(|t| t.id.as_str())) else {
+    let Some(run) = app.run.as_ref().filter(|r| Some(r.tool_id.as_str()) == app.selected_tool().map(|t| t.id.as_str()))
+    else {
         return Default::default();
     };
     let super::RunState::Done { outcome, .. } = &run.state else { return Default::default() };
@@ -86,7 +87,11 @@ fn server_errors(app: &App) -> std::collections::BTreeMap<String, String> {
         .iter()
         .map(|(name, message)| {
             // A name that is already a pointer stays one; a plain name is a top-level field.
-            let pointer = if name.starts_with('/') || name.is_empty() { name.clone() } else { format!("/{}", crate::catalog::schema::escape_pointer(name)) };
+            let pointer = if name.starts_with('/') || name.is_empty() {
+                name.clone()
+            } else {
+                format!("/{}", crate::catalog::schema::escape_pointer(name))
+            };
             (pointer, message.clone())
         })
         .collect()

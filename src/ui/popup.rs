@@ -74,7 +74,14 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
                 .skip(first)
                 .take(height)
                 .map(|(i, e)| {
-                    let text = format!("{} {:<24} {:<22} {:>6} ms  {}", if e.at.is_empty() { "just now           " } else { e.at.get(..19).unwrap_or(&e.at) }, e.tool, e.outcome, e.duration_ms, e.arguments);
+                    let text = format!(
+                        "{} {:<24} {:<22} {:>6} ms  {}",
+                        if e.at.is_empty() { "just now           " } else { e.at.get(..19).unwrap_or(&e.at) },
+                        e.tool,
+                        e.outcome,
+                        e.duration_ms,
+                        e.arguments
+                    );
                     let text = truncate(&visible(&text), usize::from(body.width).saturating_sub(2)).into_owned();
                     let style = if i == *selected { styles.selection } else { styles.text };
                     Line::styled(format!("{} {text}", if i == *selected { "›" } else { " " }), style)

@@ -10,7 +10,7 @@ use super::json::highlight;
 use super::pane;
 use crate::app::layout::inner;
 use crate::app::{App, Focus, RunState};
-use crate::invoke::{Outcome, Status};
+use crate::invoke::{Exchange, Outcome, Status};
 use crate::text::{human_bytes, visible};
 use crate::theme::Styles;
 
@@ -52,7 +52,11 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
                 Span::styled(format!("{mark} {} ", outcome.status.name()), style),
                 Span::styled(format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms, app.endpoint), styles.muted),
             ]));
-            outcome_lines(outcome, styles, &mut lines);
+            if app.show_exchange {
+                exchange_lines(exchange, styles, &mut lines);
+            } else {
+                outcome_lines(outcome, styles, &mut lines);
+            }
         }
     }
     let visible_lines: Vec<Line> = lines.into_iter().skip(app.result_scroll).take(usize::from(body.height)).collect();
@@ -123,5 +127,31 @@ fn outcome_lines(outcome: &Outcome, styles: &Styles, lines: &mut Vec<Line<'stati
     }
     for warning in &outcome.warnings {
         lines.push(Line::styled(format!("⚠ {}", visible(warning)), styles.warning));
+    }
+}
+
+/// The exact request and response (secrets masked), for `x`.
+fn exchange_lines(exchange: &Exchange, styles: &Styles, lines: &mut Vec<Line<'static>>) {
+    let request = crate::call::exchange_json(exchange);
+    lines.push(Line::styled(format!("{} {}", exchange.method, visible(&exchange.url)), styles.title));
+    if let Some(headers) = request["headers"].as_object() {
+        for (name, value) in headers {
+            lines.push(Line::styled(format!("{name}: {}", visible(value.as_str().unwrap_or_default())), styles.muted));
+        }
+    }
+    let body = crate::form::value::pretty(&request["body"]);
+    lines.extend(body.lines().map(|l| highlight(l, styles)));
+    lines.push(Line::raw(""));
+    let status = exchange.status.map_or("no status".to_string(), |s| format!("HTTP {s}"));
+    lines.push(Line::styled(format!("{status} · {} ms", exchange.duration_ms), styles.title));
+    for (name, value) in &exchange.response_headers {
+        lines.push(Line::styled(format!("{name}: {}", visible(value)), styles.muted));
+    }
+    // The body as received; made visible, cut to keep the pane light.
+    for line in exchange.response_body.lines().take(500) {
+        lines.push(Line::styled(visible(line).into_owned(), styles.text));
+    }
+    if exchange.response_truncated {
+        lines.push(Line::styled("… the body was cut off at 16 MiB", styles.warning));
     }
 }

@@ -44,6 +44,15 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::History { .. }), _) => &[("↑↓", "choose"), ("Enter", "put back"), ("Esc", "close")],
         (Some(Popup::TokenPrompt { .. }), _) => &[("type", "the token"), ("Enter", "use it"), ("Esc", "cancel")],
         _ if app.list.filtering => &[("type", "filter"), ("↑↓", "move"), ("Enter", "keep"), ("Esc", "clear")],
+        _ if app.focus == Focus::Result => &[
+            ("↑↓", "scroll"),
+            ("x", "exchange"),
+            ("c", "copy as curl"),
+            ("y/o", "copy/open link"),
+            ("t", "token"),
+            ("r", "again"),
+            ("Esc", "back"),
+        ],
         _ if app.focus == Focus::Json => &[("type", "edit JSON"), ("Esc", "back to form"), ("Ctrl-J", "close")],
         (None, Some(field)) => match field.widget {
             Widget::Text { multiline: true, .. } | Widget::Raw { .. } => {
