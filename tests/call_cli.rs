@@ -11,7 +11,11 @@ use serde_json::Value;
 /// Runs the binary with its history in a temporary file, never the user's.
 fn tooldeck(args: &[&str]) -> Output {
     let history = std::env::temp_dir().join(format!("tooldeck-test-history-{}.jsonl", std::process::id()));
-    Command::new(env!("CARGO_BIN_EXE_tooldeck")).args(args).env("TOOLDECK_HISTORY", history).output().expect("the binary runs")
+    Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(args)
+        .env("TOOLDECK_HISTORY", history)
+        .output()
+        .expect("the binary runs")
 }
 
 #[test]

@@ -185,7 +185,7 @@ fn link(app: &mut App) -> Option<String> {
     };
     match &url {
         // Only web links go to the opener: a server must not make us launch something else.
-        Some(u) if u.starts_with("http://") || u.starts_with("https://") => app.status = Some(format!("{u}")),
+        Some(u) if u.starts_with("http://") || u.starts_with("https://") => app.status = Some(u.clone()),
         Some(u) => {
             app.status = Some(format!("not an http(s) link, left alone: {u}"));
             return None;

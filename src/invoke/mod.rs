@@ -2,6 +2,7 @@
 //! can answer (or fail to). No terminal code here.
 
 pub mod envelope;
+pub mod mcp;
 pub mod mock;
 pub mod otc;
 

@@ -389,7 +389,8 @@ impl Reply {
                 json!({"result": {"call_id": call_id, "duration": duration, "success": false, "error": error}})
             }
             Reply::Envelope { success, output } => {
-                let mut body = json!({"invocation_id": call_id, "finished_at": crate::text::rfc3339_now(), "success": success});
+                let mut body =
+                    json!({"invocation_id": call_id, "finished_at": crate::text::rfc3339_now(), "success": success});
                 if let Some(output) = output {
                     body["output"] = output;
                 }
@@ -473,7 +474,6 @@ fn percent_encode(text: &str) -> String {
     }
     out
 }
-
 
 /// The inverse of [`civil_from_days`].
 fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {

@@ -1,0 +1,383 @@
+//! The Model Context Protocol (PROTOCOLS.md §3) over stdio (a child process) or Streamable HTTP,
+//! through the rmcp crate: `initialize` → `tools/list` (paginated) → `tools/call`.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
+use rmcp::service::{ClientInitializeError, RunningService, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
+
+use super::envelope::read_mcp_result;
+use super::otc::CallRequest;
+use super::{Exchange, InvokeError, Outcome};
+
+/// How long `connect_*` and each request wait unless told otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How much of a child's stderr is kept, to explain why it went away.
+const STDERR_TAIL_BYTES: usize = 2048;
+
+/// A guard against a server whose `nextCursor` never ends.
+const MAX_PAGES: usize = 10_000;
+
+/// A connected MCP server. Dropping it closes the connection and kills a stdio child.
+pub struct McpEndpoint {
+    client: RunningService<RoleClient, ()>,
+    /// `mcp:stdio COMMAND` or the server's URL: what the exchange view and errors call it.
+    label: String,
+    timeout: Duration,
+    /// The last few KiB the child wrote to stderr (stdio only).
+    stderr_tail: Option<Arc<Mutex<Vec<u8>>>>,
+    /// The stdio child's process id.
+    child_pid: Option<u32>,
+}
+
+impl std::fmt::Debug for McpEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpEndpoint").field("label", &self.label).field("timeout", &self.timeout).finish()
+    }
+}
+
+impl McpEndpoint {
+    /// Spawns `command_line` (split like a POSIX shell would, without running one) and speaks MCP
+    /// on its stdin/stdout. Its stderr is captured (never shown on the terminal); the child is
+    /// killed when the endpoint is dropped.
+    pub async fn connect_stdio(command_line: &str) -> Result<McpEndpoint, InvokeError> {
+        McpEndpoint::connect_stdio_with_timeout(command_line, DEFAULT_TIMEOUT).await
+    }
+
+    pub async fn connect_stdio_with_timeout(command_line: &str, timeout: Duration) -> Result<McpEndpoint, InvokeError> {
+        let label = format!("mcp:stdio {}", command_line.trim());
+        let words =
+            split_command_line(command_line).map_err(|reason| InvokeError::Connect { url: label.clone(), reason })?;
+        let Some((program, args)) = words.split_first() else {
+            return Err(InvokeError::Connect { url: label, reason: "the MCP command is empty".into() });
+        };
+        let mut command = tokio::process::Command::new(program);
+        command.args(args).kill_on_drop(true);
+        let (transport, stderr) = TokioChildProcess::builder(command).stderr(Stdio::piped()).spawn().map_err(|e| {
+            InvokeError::Connect { url: label.clone(), reason: format!("cannot start {program:?}: {e}") }
+        })?;
+        let child_pid = transport.id();
+        let tail = Arc::new(Mutex::new(Vec::new()));
+        if let Some(mut stderr) = stderr {
+            let tail = Arc::clone(&tail);
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = stderr.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    let mut kept = tail.lock().unwrap_or_else(|e| e.into_inner());
+                    kept.extend_from_slice(&buf[..n]);
+                    if kept.len() > STDERR_TAIL_BYTES {
+                        let excess = kept.len() - STDERR_TAIL_BYTES;
+                        kept.drain(..excess);
+                    }
+                }
+            });
+        }
+        let served = tokio::time::timeout(timeout, ().serve(transport)).await;
+        let mut endpoint = McpEndpoint::finish_connect(served, label, timeout, Some(tail)).await?;
+        endpoint.child_pid = child_pid;
+        Ok(endpoint)
+    }
+
+    /// Connects to a Streamable HTTP server at `url`, sending `headers` with every request.
+    pub async fn connect_http(url: &str, headers: Vec<(String, String)>) -> Result<McpEndpoint, InvokeError> {
+        McpEndpoint::connect_http_with_timeout(url, headers, DEFAULT_TIMEOUT).await
+    }
+
+    pub async fn connect_http_with_timeout(
+        url: &str,
+        headers: Vec<(String, String)>,
+        timeout: Duration,
+    ) -> Result<McpEndpoint, InvokeError> {
+        let label = url.to_string();
+        let mut custom = HashMap::new();
+        for (name, value) in headers {
+            let bad = |what: &str| InvokeError::Setup(format!("the header {name:?} has an invalid {what}"));
+            let header_name =
+                reqwest::header::HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| bad("name"))?;
+            let header_value = reqwest::header::HeaderValue::from_str(value.trim()).map_err(|_| bad("value"))?;
+            custom.insert(header_name, header_value);
+        }
+        let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+        let transport = StreamableHttpClientTransport::from_config(config);
+        let served = tokio::time::timeout(timeout, ().serve(transport)).await;
+        McpEndpoint::finish_connect(served, label, timeout, None).await
+    }
+
+    /// Speaks MCP over any byte stream (one end of a `tokio::io::duplex`, a socket...). `label`
+    /// names the server in exchanges and errors.
+    pub async fn connect_io<S>(stream: S, label: &str) -> Result<McpEndpoint, InvokeError>
+    where
+        S: AsyncRead + AsyncWrite + Send + 'static,
+    {
+        let served = tokio::time::timeout(DEFAULT_TIMEOUT, ().serve(stream)).await;
+        McpEndpoint::finish_connect(served, label.to_string(), DEFAULT_TIMEOUT, None).await
+    }
+
+    async fn finish_connect(
+        served: Result<Result<RunningService<RoleClient, ()>, ClientInitializeError>, tokio::time::error::Elapsed>,
+        label: String,
+        timeout: Duration,
+        stderr_tail: Option<Arc<Mutex<Vec<u8>>>>,
+    ) -> Result<McpEndpoint, InvokeError> {
+        match served {
+            Err(_) => Err(InvokeError::Timeout { url: label }),
+            Ok(Err(error)) => {
+                let mut reason = match &error {
+                    ClientInitializeError::ConnectionClosed(_) | ClientInitializeError::TransportError { .. } => {
+                        "the server closed the connection during initialize (did it exit or crash?)".to_string()
+                    }
+                    other => format!("initialize failed: {other}"),
+                };
+                if let Some(tail) = &stderr_tail {
+                    // Give the reader a moment to catch the child's last words.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    if let Some(text) = tail_text(tail) {
+                        reason.push_str(&format!("; its stderr ended with: {text}"));
+                    }
+                }
+                Err(InvokeError::Connect { url: label, reason })
+            }
+            Ok(Ok(client)) => Ok(McpEndpoint { client, label, timeout, stderr_tail, child_pid: None }),
+        }
+    }
+
+    /// How long each request waits for its answer.
+    pub fn with_timeout(mut self, timeout: Duration) -> McpEndpoint {
+        self.timeout = timeout;
+        self
+    }
+
+    /// `mcp:stdio COMMAND` or the URL.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The stdio child's process id (none for other transports).
+    pub fn child_pid(&self) -> Option<u32> {
+        self.child_pid
+    }
+
+    /// The server's name and version as it gave them in `initialize`, when it did.
+    pub fn server_info(&self) -> Option<(String, String)> {
+        let peer = self.client.peer_info()?;
+        let info = peer.server_info.as_ref()?;
+        Some((info.name.clone(), info.version.clone()))
+    }
+
+    /// Every tool across all `tools/list` pages, as the JSON text `{"tools": [...]}` (the shape of
+    /// one `tools/list` result) for the catalog to read.
+    pub async fn list_tools(&self) -> Result<String, InvokeError> {
+        let mut tools: Vec<Value> = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = PaginatedRequestParams::default().with_cursor(cursor.take());
+            let page = self.request("tools/list", self.client.list_tools(Some(params))).await?;
+            for tool in &page.tools {
+                tools.push(
+                    serde_json::to_value(tool)
+                        .map_err(|e| InvokeError::Protocol(format!("{}: cannot re-encode a tool: {e}", self.label)))?,
+                );
+            }
+            match page.next_cursor {
+                Some(next) if !next.is_empty() => cursor = Some(next),
+                _ => return Ok(json!({ "tools": tools }).to_string()),
+            }
+        }
+        Err(InvokeError::Protocol(format!("{}: tools/list still had a nextCursor after {MAX_PAGES} pages", self.label)))
+    }
+
+    /// The `tools/call` parameters for `request`; MCP arguments must be an object (`null` sends none).
+    fn params(&self, request: &CallRequest) -> Result<CallToolRequestParams, InvokeError> {
+        let params = CallToolRequestParams::new(request.tool_id.clone());
+        match &request.arguments {
+            Value::Null => Ok(params),
+            Value::Object(map) => Ok(params.with_arguments(map.clone())),
+            other => Err(InvokeError::Protocol(format!(
+                "MCP tool arguments must be a JSON object, not {}",
+                match other {
+                    Value::Array(_) => "an array",
+                    Value::String(_) => "a string",
+                    Value::Number(_) => "a number",
+                    _ => "a boolean",
+                }
+            ))),
+        }
+    }
+
+    /// The request as it would be sent, for `--dry-run` and the exchange view.
+    pub fn describe(&self, request: &CallRequest) -> Exchange {
+        let body = match self.params(request) {
+            Ok(params) => serde_json::to_string_pretty(&params).unwrap_or_default(),
+            Err(_) => serde_json::to_string_pretty(&json!({"name": request.tool_id, "arguments": request.arguments}))
+                .unwrap_or_default(),
+        };
+        Exchange { method: "tools/call".into(), url: self.label.clone(), request_body: body, ..Exchange::default() }
+    }
+
+    /// `tools/call {name, arguments}` with `request.tool_id` as the name. Any result the server
+    /// gives (including `isError`) is an `Outcome`; no answer (a crash, a closed pipe, a timeout,
+    /// a JSON-RPC error) is an error.
+    pub async fn call(&self, request: &CallRequest) -> Result<(Outcome, Exchange), InvokeError> {
+        let params = self.params(request)?;
+        let mut exchange = self.describe(request);
+        let started = Instant::now();
+        let result = self.request("tools/call", self.client.call_tool(params)).await?;
+        exchange.duration_ms = started.elapsed().as_millis() as u64;
+        let value = serde_json::to_value(&result)
+            .map_err(|e| InvokeError::Protocol(format!("{}: cannot re-encode the result: {e}", self.label)))?;
+        exchange.response_body = serde_json::to_string_pretty(&value).unwrap_or_default();
+        let mut outcome = read_mcp_result(&value, &request.call_id);
+        outcome.duration_ms = exchange.duration_ms;
+        Ok((outcome, exchange))
+    }
+
+    /// Closes the connection (a stdio child sees its stdin close and is then killed).
+    pub async fn close(self) {
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.client.cancel()).await;
+    }
+
+    /// Awaits one request within the timeout, turning rmcp's errors into ours.
+    async fn request<T>(
+        &self,
+        method: &str,
+        future: impl Future<Output = Result<T, ServiceError>>,
+    ) -> Result<T, InvokeError> {
+        match tokio::time::timeout(self.timeout, future).await {
+            Err(_) => Err(InvokeError::Timeout { url: self.label.clone() }),
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => Err(self.map_error(method, error)),
+        }
+    }
+
+    fn map_error(&self, method: &str, error: ServiceError) -> InvokeError {
+        let label = &self.label;
+        match error {
+            ServiceError::McpError(e) => {
+                let mut message = format!("{label}: {method} failed with JSON-RPC error {}: {}", e.code.0, e.message);
+                if let Some(data) = e.data {
+                    message.push_str(&format!(" ({data})"));
+                }
+                InvokeError::Protocol(message)
+            }
+            ServiceError::Timeout { .. } => InvokeError::Timeout { url: label.clone() },
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                let mut reason = format!("the server closed the connection during {method} (did it exit or crash?)");
+                if let ServiceError::TransportSend(e) = &error {
+                    reason.push_str(&format!(": {e}"));
+                }
+                if let Some(tail) = self.stderr_tail.as_deref().and_then(tail_text) {
+                    reason.push_str(&format!("; its stderr ended with: {tail}"));
+                }
+                InvokeError::Transport { url: label.clone(), reason }
+            }
+            ServiceError::UnexpectedResponse => {
+                InvokeError::Protocol(format!("{label}: the server answered {method} with the wrong kind of result"))
+            }
+            other => InvokeError::Protocol(format!("{label}: {method} failed: {other}")),
+        }
+    }
+}
+
+/// The end of what a child wrote to stderr, trimmed and with control characters escaped.
+fn tail_text(tail: &Mutex<Vec<u8>>) -> Option<String> {
+    let bytes = tail.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let text = String::from_utf8_lossy(&bytes);
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let start = text.char_indices().rev().nth(299).map_or(0, |(i, _)| i);
+    Some(text[start..].escape_debug().to_string())
+}
+
+/// Splits a command line into words the way a POSIX shell would (quotes and backslashes), without
+/// expanding anything.
+pub fn split_command_line(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err("the command has an unclosed ' quote".into()),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
+                            Some('\n') => {}
+                            Some(c) => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                            None => return Err("the command has an unclosed \" quote".into()),
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err("the command has an unclosed \" quote".into()),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some('\n') => {}
+                    Some(c) => word.push(c),
+                    None => word.push('\\'),
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_command_line;
+
+    #[test]
+    fn splits_like_a_shell() {
+        let split = |s: &str| split_command_line(s).unwrap();
+        assert_eq!(split("  node  server.js --port 3 "), ["node", "server.js", "--port", "3"]);
+        assert_eq!(split(r#"sh -c 'exit 3'"#), ["sh", "-c", "exit 3"]);
+        assert_eq!(split(r#"a "b \"c\" d" e\ f ''"#), ["a", r#"b "c" d"#, "e f", ""]);
+        assert_eq!(split(""), Vec::<String>::new());
+        assert!(split_command_line("a 'b").is_err());
+        assert!(split_command_line("a \"b").is_err());
+    }
+}

@@ -1,0 +1,333 @@
+//! MCP endpoints against a server built here with rmcp's server side: over an in-memory duplex
+//! pipe, over Streamable HTTP on 127.0.0.1, and over stdio by re-running this test binary as the
+//! server (`TOOLDECK_TEST_MCP_SERVER=1`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::handler::server::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServiceExt};
+use serde_json::{Value, json};
+use tooldeck::invoke::mcp::McpEndpoint;
+use tooldeck::invoke::otc::CallRequest;
+use tooldeck::invoke::{InvokeError, Status};
+
+const SERVER_ENV: &str = "TOOLDECK_TEST_MCP_SERVER";
+/// A 1×1 PNG, base64.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+/// tools/list pages hold this many tools.
+const PAGE: usize = 2;
+
+#[derive(Debug, Clone)]
+struct TestServer;
+
+fn schema(value: Value) -> Arc<serde_json::Map<String, Value>> {
+    Arc::new(value.as_object().cloned().unwrap())
+}
+
+fn all_tools() -> Vec<Tool> {
+    let numbers = json!({
+        "type": "object",
+        "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+        "required": ["a", "b"]
+    });
+    vec![
+        Tool::new("add", "Adds two numbers", schema(numbers))
+            .with_raw_output_schema(schema(json!({"type": "object", "properties": {"sum": {"type": "number"}}}))),
+        Tool::new("fail", "Always fails", schema(json!({"type": "object"}))),
+        Tool::new("image", "Returns a tiny PNG", schema(json!({"type": "object"}))),
+        Tool::new("crash", "Exits the server process mid-call", schema(json!({"type": "object"}))),
+        Tool::new("slow", "Takes ten seconds", schema(json!({"type": "object"}))),
+    ]
+}
+
+impl ServerHandler for TestServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools = all_tools();
+        let start: usize = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(cursor) => cursor.parse().map_err(|_| ErrorData::invalid_params("bad cursor", None))?,
+        };
+        let end = (start + PAGE).min(tools.len());
+        let mut page = ListToolsResult::with_all_items(tools[start.min(end)..end].to_vec());
+        if end < tools.len() {
+            page.next_cursor = Some(end.to_string());
+        }
+        Ok(page)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request.arguments.unwrap_or_default();
+        let result = match &*request.name {
+            "add" => {
+                let number = |key: &str| arguments.get(key).and_then(Value::as_f64);
+                match (number("a"), number("b")) {
+                    (Some(a), Some(b)) => CallToolResult::structured(json!({"sum": a + b})),
+                    _ => CallToolResult::error(vec![ContentBlock::text("a and b must be numbers")]),
+                }
+            }
+            "fail" => CallToolResult::error(vec![ContentBlock::text("it failed, as it always does")]),
+            "image" => CallToolResult::success(vec![ContentBlock::image(PNG, "image/png")]),
+            "crash" => {
+                eprintln!("test server: crashing on purpose");
+                std::process::exit(7)
+            }
+            "slow" => {
+                tokio::time::sleep(Duration::from_secs(10)).await;
+                CallToolResult::success(vec![ContentBlock::text("finally")])
+            }
+            other => return Err(ErrorData::invalid_params(format!("no tool named {other}"), None)),
+        };
+        Ok(result.into())
+    }
+}
+
+/// Not a test: the stdio server that `stdio_command` starts (does nothing in a normal run).
+#[tokio::test]
+async fn stdio_server_mode() {
+    if std::env::var(SERVER_ENV).is_err() {
+        return;
+    }
+    // libtest has written "test stdio_server_mode ... " without a newline: end that line so that
+    // the first JSON-RPC message starts a line of its own.
+    {
+        use std::io::Write;
+        let mut stdout = std::io::stdout();
+        let _ = stdout.write_all(b"\n").and_then(|()| stdout.flush());
+    }
+    let server = TestServer.serve(rmcp::transport::stdio()).await.expect("serve stdio");
+    let _ = server.waiting().await;
+    std::process::exit(0);
+}
+
+/// The command line that runs this test binary as a stdio MCP server. libtest's own "running 1
+/// test" line lands on stdout before the server starts: the client must shrug off such garbage.
+fn stdio_command() -> String {
+    let exe = std::env::current_exe().unwrap();
+    format!("env {SERVER_ENV}=1 '{}' --exact stdio_server_mode --nocapture --test-threads=1", exe.display())
+}
+
+/// An endpoint talking to a `TestServer` over an in-memory pipe.
+async fn duplex_endpoint() -> McpEndpoint {
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(server) = TestServer.serve(server_side).await {
+            let _ = server.waiting().await;
+        }
+    });
+    McpEndpoint::connect_io(client_side, "mcp:test").await.expect("connect over duplex")
+}
+
+fn tool_names(list: &str) -> Vec<String> {
+    let value: Value = serde_json::from_str(list).expect("list_tools gives JSON");
+    value["tools"].as_array().expect("a tools array").iter().map(|t| t["name"].as_str().unwrap().to_string()).collect()
+}
+
+#[tokio::test]
+async fn list_tools_follows_every_page() {
+    let endpoint = duplex_endpoint().await;
+    let list = endpoint.list_tools().await.unwrap();
+    assert_eq!(tool_names(&list), ["add", "fail", "image", "crash", "slow"]);
+    let value: Value = serde_json::from_str(&list).unwrap();
+    assert_eq!(value["tools"][0]["inputSchema"]["required"], json!(["a", "b"]));
+    assert_eq!(value["tools"][0]["outputSchema"]["properties"]["sum"]["type"], "number");
+    assert_eq!(value["tools"][0]["description"], "Adds two numbers");
+}
+
+#[tokio::test]
+async fn a_value_call() {
+    let endpoint = duplex_endpoint().await;
+    let request = CallRequest::new("add", json!({"a": 2, "b": 3}));
+    let (outcome, exchange) = endpoint.call(&request).await.unwrap();
+    assert_eq!(outcome.status, Status::Value, "{outcome:?}");
+    assert!(outcome.success);
+    assert_eq!(outcome.value, Some(json!({"sum": 5.0})));
+    assert_eq!(outcome.call_id, request.call_id);
+    assert_eq!(exchange.method, "tools/call");
+    assert_eq!(exchange.url, "mcp:test");
+    let sent: Value = serde_json::from_str(&exchange.request_body).unwrap();
+    assert_eq!(sent, json!({"name": "add", "arguments": {"a": 2, "b": 3}}));
+    let received: Value = serde_json::from_str(&exchange.response_body).unwrap();
+    assert_eq!(received["structuredContent"], json!({"sum": 5.0}));
+}
+
+#[tokio::test]
+async fn is_error_is_an_error_outcome() {
+    let endpoint = duplex_endpoint().await;
+    let (outcome, exchange) = endpoint.call(&CallRequest::new("fail", json!({}))).await.unwrap();
+    assert_eq!(outcome.status, Status::Error, "{outcome:?}");
+    assert!(!outcome.success);
+    assert!(outcome.error.as_ref().unwrap().message.contains("it failed"), "{outcome:?}");
+    assert!(exchange.response_body.contains("\"isError\": true"), "{}", exchange.response_body);
+
+    // A bad argument is an isError result too, not a transport failure.
+    let (outcome, _) = endpoint.call(&CallRequest::new("add", json!({"a": "x"}))).await.unwrap();
+    assert_eq!(outcome.status, Status::Error);
+}
+
+#[tokio::test]
+async fn an_image_is_an_artifact() {
+    let endpoint = duplex_endpoint().await;
+    let (outcome, _) = endpoint.call(&CallRequest::new("image", Value::Null)).await.unwrap();
+    assert_eq!(outcome.artifacts.len(), 1, "{outcome:?}");
+    assert_eq!(outcome.artifacts[0].content_type.as_deref(), Some("image/png"));
+    assert_eq!(outcome.artifacts[0].data_base64.as_deref(), Some(PNG));
+}
+
+#[tokio::test]
+async fn json_rpc_errors_and_bad_arguments_are_protocol_errors() {
+    let endpoint = duplex_endpoint().await;
+    let error = endpoint.call(&CallRequest::new("nope", json!({}))).await.unwrap_err();
+    assert!(matches!(&error, InvokeError::Protocol(m) if m.contains("no tool named nope")), "{error:?}");
+    let error = endpoint.call(&CallRequest::new("add", json!([1, 2]))).await.unwrap_err();
+    assert!(matches!(&error, InvokeError::Protocol(m) if m.contains("must be a JSON object")), "{error:?}");
+}
+
+#[tokio::test]
+async fn a_slow_call_times_out() {
+    let endpoint = duplex_endpoint().await.with_timeout(Duration::from_millis(300));
+    let error = endpoint.call(&CallRequest::new("slow", json!({}))).await.unwrap_err();
+    assert!(matches!(error, InvokeError::Timeout { .. }), "{error:?}");
+    // The connection is still usable afterwards.
+    let endpoint = endpoint.with_timeout(Duration::from_secs(30));
+    let (outcome, _) = endpoint.call(&CallRequest::new("add", json!({"a": 1, "b": 1}))).await.unwrap();
+    assert_eq!(outcome.value, Some(json!({"sum": 2.0})));
+}
+
+#[tokio::test]
+async fn stdio_list_and_call() {
+    let endpoint = McpEndpoint::connect_stdio(&stdio_command()).await.unwrap();
+    assert!(endpoint.label().starts_with("mcp:stdio env "));
+    assert_eq!(tool_names(&endpoint.list_tools().await.unwrap()).len(), 5);
+    let (outcome, exchange) = endpoint.call(&CallRequest::new("add", json!({"a": 40, "b": 2}))).await.unwrap();
+    assert_eq!(outcome.value, Some(json!({"sum": 42.0})));
+    assert_eq!(exchange.url, endpoint.label());
+    endpoint.close().await;
+}
+
+/// True while `pid` is a live process (not gone, not a zombie).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+#[tokio::test]
+async fn dropping_the_endpoint_kills_the_child() {
+    let endpoint = McpEndpoint::connect_stdio(&stdio_command()).await.unwrap();
+    let pid = endpoint.child_pid().expect("a child pid");
+    // `env` execs the test binary, so the pid is the server itself.
+    assert!(alive(pid));
+    drop(endpoint);
+    for _ in 0..100 {
+        if !alive(pid) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the MCP child {pid} outlived its endpoint");
+}
+
+#[tokio::test]
+async fn stdio_server_crashing_mid_call_is_a_transport_error() {
+    let endpoint = McpEndpoint::connect_stdio(&stdio_command()).await.unwrap();
+    let error = endpoint.call(&CallRequest::new("crash", json!({}))).await.unwrap_err();
+    let InvokeError::Transport { reason, .. } = &error else { panic!("{error:?}") };
+    assert!(reason.contains("closed the connection during tools/call"), "{reason}");
+    // A second call fails the same way rather than hanging.
+    let error = endpoint.call(&CallRequest::new("add", json!({"a": 1, "b": 1}))).await.unwrap_err();
+    assert!(matches!(error, InvokeError::Transport { .. }), "{error:?}");
+}
+
+#[tokio::test]
+async fn a_command_that_does_not_exist() {
+    let error = McpEndpoint::connect_stdio("tooldeck-no-such-command-xyz --flag").await.unwrap_err();
+    let InvokeError::Connect { url, reason } = &error else { panic!("{error:?}") };
+    assert_eq!(url, "mcp:stdio tooldeck-no-such-command-xyz --flag");
+    assert!(reason.contains("cannot start"), "{reason}");
+}
+
+#[tokio::test]
+async fn a_child_that_exits_at_once() {
+    let error = McpEndpoint::connect_stdio("sh -c 'echo going away >&2; exit 3'").await.unwrap_err();
+    let InvokeError::Connect { reason, .. } = &error else { panic!("{error:?}") };
+    assert!(reason.contains("during initialize"), "{reason}");
+    assert!(reason.contains("going away"), "{reason}");
+    let error = McpEndpoint::connect_stdio("false").await.unwrap_err();
+    assert!(matches!(error, InvokeError::Connect { .. }), "{error:?}");
+}
+
+#[tokio::test]
+async fn a_child_that_only_prints_garbage_times_out() {
+    let error = McpEndpoint::connect_stdio_with_timeout(
+        "sh -c 'echo this is not JSON-RPC; echo {oops; exec sleep 30'",
+        Duration::from_millis(500),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(error, InvokeError::Timeout { .. }), "{error:?}");
+}
+
+#[tokio::test]
+async fn empty_and_unbalanced_commands() {
+    let error = McpEndpoint::connect_stdio("   ").await.unwrap_err();
+    assert!(matches!(&error, InvokeError::Connect { reason, .. } if reason.contains("empty")), "{error:?}");
+    let error = McpEndpoint::connect_stdio("node 'server.js").await.unwrap_err();
+    assert!(matches!(&error, InvokeError::Connect { reason, .. } if reason.contains("unclosed")), "{error:?}");
+}
+
+#[tokio::test]
+async fn streamable_http() {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+    let service = StreamableHttpService::new(
+        || Ok(TestServer),
+        LocalSessionManager::default().into(),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+
+    let url = format!("http://{address}/mcp");
+    let headers = vec![("x-test".to_string(), "1".to_string())];
+    let endpoint = McpEndpoint::connect_http(&url, headers).await.unwrap();
+    assert_eq!(tool_names(&endpoint.list_tools().await.unwrap()).len(), 5);
+    let (outcome, exchange) = endpoint.call(&CallRequest::new("add", json!({"a": 1, "b": 2}))).await.unwrap();
+    assert_eq!(outcome.value, Some(json!({"sum": 3.0})));
+    assert_eq!(exchange.url, url);
+    let (outcome, _) = endpoint.call(&CallRequest::new("fail", json!({}))).await.unwrap();
+    assert_eq!(outcome.status, Status::Error);
+}
+
+#[tokio::test]
+async fn http_connection_refused() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    let error =
+        McpEndpoint::connect_http_with_timeout(&format!("http://{address}/mcp"), vec![], Duration::from_secs(10))
+            .await
+            .unwrap_err();
+    assert!(matches!(error, InvokeError::Connect { .. } | InvokeError::Timeout { .. }), "{error:?}");
+}
