@@ -12,8 +12,9 @@ use crate::catalog::{Catalog, LoadOptions, Tool, load_samples, load_text};
 use crate::cli::Sources;
 use crate::form::args::apply_pairs;
 use crate::form::validate::Checker;
+use crate::invoke::mcp::McpEndpoint;
 use crate::invoke::otc::{CallRequest, OtcEndpoint};
-use crate::invoke::{Exchange, Outcome, Status};
+use crate::invoke::{Endpoint, Exchange, InvokeError, Outcome, Status};
 
 /// Exit codes of `tooldeck call`.
 pub mod exit {
@@ -39,6 +40,36 @@ pub struct EndpointOptions {
     /// Seconds to wait for an answer.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub timeout: u64,
+    /// An MCP server to start and talk to over stdio, e.g. 'node server.js --port 0'.
+    #[arg(long, value_name = "COMMAND ARGS", conflicts_with_all = ["endpoint", "mcp_url"])]
+    pub mcp: Option<String>,
+    /// An MCP server over Streamable HTTP.
+    #[arg(long, value_name = "URL", conflicts_with = "endpoint")]
+    pub mcp_url: Option<String>,
+}
+
+impl EndpointOptions {
+    /// True when the user named a server (so its own tools join the catalog).
+    pub fn names_a_server(&self) -> bool {
+        self.endpoint.is_some() || self.mcp.is_some() || self.mcp_url.is_some()
+    }
+
+    /// Connects to the chosen server; `demo_url` answers when none was chosen.
+    pub async fn connect(
+        &self,
+        headers: Vec<(String, String)>,
+        demo_url: Option<&str>,
+    ) -> Result<Endpoint, InvokeError> {
+        let timeout = Duration::from_secs(self.timeout.max(1));
+        if let Some(command) = &self.mcp {
+            return Ok(Endpoint::Mcp(McpEndpoint::connect_stdio_with_timeout(command, timeout).await?));
+        }
+        if let Some(url) = &self.mcp_url {
+            return Ok(Endpoint::Mcp(McpEndpoint::connect_http_with_timeout(url, headers, timeout).await?));
+        }
+        let base = self.endpoint.as_deref().or(demo_url).unwrap_or_default();
+        Ok(Endpoint::Otc(OtcEndpoint::new(base, &self.call_path, headers, timeout)?))
+    }
 }
 
 #[derive(Debug, Args, Clone)]
@@ -120,23 +151,20 @@ async fn call(args: CallArgs) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(exit::USAGE, &e),
     };
-    let timeout = Duration::from_secs(args.endpoint.timeout.max(1));
-    // Without an endpoint the built-in demo server answers, for the sample tools.
-    let demo = match &args.endpoint.endpoint {
-        Some(_) => None,
-        None => match crate::invoke::mock::MockServer::start(load_samples(&LoadOptions::default()).catalog, 0).await {
+    // Without a server named, the built-in demo server answers, for the sample tools.
+    let demo = match args.endpoint.names_a_server() {
+        true => None,
+        false => match crate::invoke::mock::MockServer::start(load_samples(&LoadOptions::default()).catalog, 0).await {
             Ok(server) => Some(server),
             Err(e) => return fail(exit::TRANSPORT, &format!("cannot start the built-in demo server: {e}")),
         },
     };
-    let base =
-        args.endpoint.endpoint.clone().or_else(|| demo.as_ref().map(|d| d.url().to_string())).unwrap_or_default();
-    let endpoint = match OtcEndpoint::new(&base, &args.endpoint.call_path, headers, timeout) {
+    let endpoint = match args.endpoint.connect(headers, demo.as_ref().map(|d| d.url())).await {
         Ok(e) => e,
         Err(e) => return fail(exit::TRANSPORT, &e.to_string()),
     };
     let mut loaded = args.sources.load();
-    if args.endpoint.endpoint.is_some() {
+    if args.endpoint.names_a_server() {
         merge_server_tools(&mut loaded.catalog, &endpoint).await;
     }
     let Some(tool) = loaded.catalog.find(&args.tool).cloned() else {
@@ -175,7 +203,7 @@ async fn call(args: CallArgs) -> ExitCode {
             if let Some(schema) = &tool.output_schema {
                 crate::invoke::envelope::check_output(&mut outcome, schema);
             }
-            record(&tool.id, &request, endpoint.base(), &outcome, &exchange);
+            record(&tool.id, &request, &endpoint.label(), &outcome, &exchange);
             print_json(&serde_json::to_value(&outcome).unwrap_or(Value::Null));
             ExitCode::from(exit_code(&outcome, &exchange))
         }
@@ -202,10 +230,10 @@ fn record(tool: &str, request: &CallRequest, endpoint: &str, outcome: &Outcome, 
 }
 
 /// The server's own tools join the catalog (files given on the command line come first).
-async fn merge_server_tools(catalog: &mut Catalog, endpoint: &OtcEndpoint) {
+pub async fn merge_server_tools(catalog: &mut Catalog, endpoint: &Endpoint) {
     match endpoint.list_tools().await {
         Ok(text) => {
-            let label = format!("{}/tools", endpoint.base());
+            let label = endpoint.label();
             let (tools, _) = load_text(&label, &text, false, false, true, &LoadOptions::default());
             for tool in tools {
                 if catalog.get(&tool.id).is_none() {

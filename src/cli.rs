@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::json;
 
 use crate::catalog::{Format, LoadOptions, Loaded, Tool, load_paths, load_samples};
+use crate::invoke::mock::MockServer;
 use crate::text::{truncate, visible, width};
 
 /// Like `eprintln!`, but a closed stderr (the terminal went away) is no reason to panic.
@@ -37,6 +38,8 @@ pub struct Cli {
     pub theme: Option<String>,
 }
 
+// Parsed once per process, so the size of the `call` variant costs nothing worth boxing for.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List the tools in the catalog.
@@ -164,15 +167,6 @@ fn app(sources: &Sources, endpoint: &crate::call::EndpointOptions, theme: Option
             return ExitCode::from(2);
         }
     };
-    let endpoint = crate::runtime::EndpointConfig {
-        url: endpoint.endpoint.clone(),
-        call_path: endpoint.call_path.clone(),
-        headers,
-        timeout: std::time::Duration::from_secs(endpoint.timeout.max(1)),
-    };
-    let loaded = sources.load();
-    let size = crossterm::terminal::size().unwrap_or((80, 24));
-    let app = crate::app::App::new(loaded.catalog, &loaded.diagnostics, size);
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -180,7 +174,29 @@ fn app(sources: &Sources, endpoint: &crate::call::EndpointOptions, theme: Option
             return ExitCode::from(1);
         }
     };
-    match runtime.block_on(crate::runtime::run(app, styles, endpoint)) {
+    let result = runtime.block_on(async {
+        // Without a server named, the built-in demo server answers (it lives as long as the app).
+        let demo = match endpoint.names_a_server() {
+            true => None,
+            false => Some(MockServer::start(load_samples(&LoadOptions::default()).catalog, 0).await?),
+        };
+        let connected = endpoint
+            .connect(headers, demo.as_ref().map(|d| d.url()))
+            .await
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        let mut loaded = sources.load();
+        if endpoint.names_a_server() {
+            crate::call::merge_server_tools(&mut loaded.catalog, &connected).await;
+        }
+        let size = crossterm::terminal::size().unwrap_or((80, 24));
+        let mut app = crate::app::App::new(loaded.catalog, &loaded.diagnostics, size);
+        app.endpoint = match &demo {
+            Some(server) => format!("demo server {}", server.url()),
+            None => connected.label(),
+        };
+        crate::runtime::run(app, styles, connected).await
+    });
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             report!("tooldeck: {e}");

@@ -23,9 +23,7 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 
 use crate::app::{App, Effect, Msg, update};
-use crate::catalog::{LoadOptions, load_samples};
-use crate::invoke::mock::MockServer;
-use crate::invoke::otc::OtcEndpoint;
+use crate::invoke::Endpoint;
 use crate::theme::Styles;
 use crate::ui;
 
@@ -127,18 +125,9 @@ fn to_msg(event: Event) -> Option<Msg> {
     }
 }
 
-/// Where the app's calls go: an OTC server, or (none given) the built-in demo server.
-#[derive(Debug, Clone)]
-pub struct EndpointConfig {
-    pub url: Option<String>,
-    pub call_path: String,
-    pub headers: Vec<(String, String)>,
-    pub timeout: Duration,
-}
-
 /// Calls in flight, by run id: their tasks (to cancel) and when they started (for the ticks).
 struct Calls {
-    endpoint: Arc<OtcEndpoint>,
+    endpoint: Arc<Endpoint>,
     history: Option<std::path::PathBuf>,
     running: HashMap<u64, (tokio::task::JoinHandle<()>, Instant)>,
     done: mpsc::Sender<Msg>,
@@ -197,26 +186,14 @@ impl Calls {
 
 /// Runs the app until it quits, the input ends, or SIGTERM/SIGHUP arrives. A terminal that goes
 /// away mid-frame ends the app quietly: nobody is left to read an error.
-pub async fn run(app: App, styles: Styles, endpoint: EndpointConfig) -> io::Result<()> {
+pub async fn run(app: App, styles: Styles, endpoint: Endpoint) -> io::Result<()> {
     match event_loop(app, styles, endpoint).await {
         Err(e) if terminal_hung_up() || e.raw_os_error() == Some(libc::EIO) => Ok(()),
         other => other,
     }
 }
 
-async fn event_loop(mut app: App, styles: Styles, config: EndpointConfig) -> io::Result<()> {
-    // The demo server lives as long as the app: dropping it stops it.
-    let (demo, base) = match &config.url {
-        Some(url) => (None, url.clone()),
-        None => {
-            let server = MockServer::start(load_samples(&LoadOptions::default()).catalog, 0).await?;
-            let url = server.url().to_string();
-            (Some(server), url)
-        }
-    };
-    app.endpoint = if demo.is_some() { format!("demo server {base}") } else { base.clone() };
-    let endpoint = OtcEndpoint::new(&base, &config.call_path, config.headers.clone(), config.timeout)
-        .map_err(|e| io::Error::other(e.to_string()))?;
+async fn event_loop(mut app: App, styles: Styles, endpoint: Endpoint) -> io::Result<()> {
     // Bounded: a flood of results waits for the loop instead of growing without limit.
     let (done_tx, mut done_rx) = mpsc::channel::<Msg>(64);
     let history = crate::history::default_path();

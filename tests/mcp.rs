@@ -331,3 +331,25 @@ async fn http_connection_refused() {
             .unwrap_err();
     assert!(matches!(error, InvokeError::Connect { .. } | InvokeError::Timeout { .. }), "{error:?}");
 }
+
+/// `tooldeck call --mcp` end to end: the real binary starts this test binary as its MCP server,
+/// reads its tools into the catalog and calls one.
+#[test]
+fn tooldeck_call_with_mcp_stdio() {
+    let history = tempfile::tempdir().expect("temp dir");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+            .args(args)
+            .env("TOOLDECK_HISTORY", history.path().join("h.jsonl"))
+            .output()
+            .expect("tooldeck runs")
+    };
+    let server = stdio_command();
+    let output = run(&["call", "add", "--mcp", &server, "--arg", "a=2", "--arg", "b=3"]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let outcome: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON outcome");
+    assert_eq!(outcome["status"], "value");
+    assert_eq!(outcome["value"]["sum"], 5.0);
+    let output = run(&["call", "fail", "--mcp", &server]);
+    assert_eq!(output.status.code(), Some(1), "isError is a tool error");
+}

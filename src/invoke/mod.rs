@@ -163,3 +163,46 @@ impl InvokeError {
         }
     }
 }
+
+/// The endpoint the user chose: one way to list tools and call them, whatever the protocol.
+pub enum Endpoint {
+    Otc(otc::OtcEndpoint),
+    Mcp(mcp::McpEndpoint),
+}
+
+impl Endpoint {
+    pub async fn call(&self, request: &otc::CallRequest) -> Result<(Outcome, Exchange), InvokeError> {
+        let (mut outcome, exchange) = match self {
+            Endpoint::Otc(e) => e.call(request).await?,
+            Endpoint::Mcp(e) => e.call(request).await?,
+        };
+        // MCP results carry no duration of their own: the round trip is the duration.
+        if outcome.duration_ms == 0 {
+            outcome.duration_ms = exchange.duration_ms;
+        }
+        Ok((outcome, exchange))
+    }
+
+    /// The server's own tool definitions as text the catalog loader reads.
+    pub async fn list_tools(&self) -> Result<String, InvokeError> {
+        match self {
+            Endpoint::Otc(e) => e.list_tools().await,
+            Endpoint::Mcp(e) => e.list_tools().await,
+        }
+    }
+
+    pub fn describe(&self, request: &otc::CallRequest) -> Exchange {
+        match self {
+            Endpoint::Otc(e) => e.describe(request),
+            Endpoint::Mcp(e) => e.describe(request),
+        }
+    }
+
+    /// For status lines and the catalog's source labels.
+    pub fn label(&self) -> String {
+        match self {
+            Endpoint::Otc(e) => e.base().to_string(),
+            Endpoint::Mcp(e) => e.label().to_string(),
+        }
+    }
+}
