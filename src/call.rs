@@ -163,7 +163,12 @@ async fn call(args: CallArgs) -> ExitCode {
         Ok(e) => e,
         Err(e) => return fail(exit::TRANSPORT, &e.to_string()),
     };
-    let mut loaded = args.sources.load();
+    // A named server brings its own tools; the samples are only for the demo server.
+    let mut loaded = if args.endpoint.names_a_server() && args.sources.paths.is_empty() {
+        crate::catalog::Loaded::default()
+    } else {
+        args.sources.load()
+    };
     if args.endpoint.names_a_server() {
         merge_server_tools(&mut loaded.catalog, &endpoint).await;
     }

@@ -184,7 +184,9 @@ fn app(sources: &Sources, endpoint: &crate::call::EndpointOptions, theme: Option
             .connect(headers, demo.as_ref().map(|d| d.url()))
             .await
             .map_err(|e| io::Error::other(e.to_string()))?;
-        let mut loaded = sources.load();
+        // A named server brings its own tools; the samples are only for the demo server.
+        let mut loaded =
+            if endpoint.names_a_server() && sources.paths.is_empty() { Loaded::default() } else { sources.load() };
         if endpoint.names_a_server() {
             crate::call::merge_server_tools(&mut loaded.catalog, &connected).await;
         }
