@@ -172,8 +172,21 @@ async fn call(args: CallArgs) -> ExitCode {
     if args.endpoint.names_a_server() {
         merge_server_tools(&mut loaded.catalog, &endpoint).await;
     }
-    let Some(tool) = loaded.catalog.find(&args.tool).cloned() else {
-        return fail(exit::USAGE, &unknown_tool(&args.tool, &loaded.catalog));
+    let tool = match loaded.catalog.find(&args.tool).cloned() {
+        Some(tool) => tool,
+        // A server may answer for tools it does not list (or cannot list): send it unchecked.
+        None if args.endpoint.names_a_server() => {
+            let _ = writeln!(
+                io::stderr(),
+                "tooldeck: warning: \"{}\" is not among the server's listed tools; its arguments are sent unchecked",
+                args.tool
+            );
+            match unlisted_tool(&args.tool) {
+                Some(tool) => tool,
+                None => return fail(exit::USAGE, "the tool id is empty"),
+            }
+        }
+        None => return fail(exit::USAGE, &unknown_tool(&args.tool, &loaded.catalog)),
     };
     let arguments = match build_arguments(&args, &tool) {
         Ok(a) => a,
@@ -302,6 +315,15 @@ pub fn exchange_json(exchange: &Exchange) -> Value {
 /// A secret shown by its length only.
 pub fn mask(secret: &str) -> String {
     format!("•••• ({} chars)", secret.chars().count())
+}
+
+/// A tool known only by its id: any object of arguments goes.
+fn unlisted_tool(id: &str) -> Option<Tool> {
+    let text = json!({"name": id, "parameters": {"type": "object"}}).to_string();
+    let (mut tools, _) = load_text("(command line)", &text, false, false, true, &LoadOptions::default());
+    let mut tool = tools.pop()?;
+    tool.id = id.to_string();
+    Some(tool)
 }
 
 fn unknown_tool(name: &str, catalog: &Catalog) -> String {
