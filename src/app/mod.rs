@@ -76,6 +76,9 @@ pub enum RunState {
     Done {
         outcome: Box<Outcome>,
         exchange: Box<Exchange>,
+        /// The value pretty-printed once, line by line: a large value must not be formatted
+        /// again on every frame.
+        value_lines: Vec<String>,
     },
     /// No answer at all: connection refused, timeout...
     Failed {

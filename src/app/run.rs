@@ -78,12 +78,17 @@ pub fn done(app: &mut App, id: u64, result: Result<Box<(Outcome, Exchange)>, Str
         Ok(answer) => {
             let (outcome, exchange) = *answer;
             run.elapsed_ms = outcome.duration_ms.max(exchange.duration_ms);
-            RunState::Done { outcome: Box::new(outcome), exchange: Box::new(exchange) }
+            let value_lines = outcome
+                .value
+                .as_ref()
+                .map(|v| crate::form::value::pretty(v).lines().map(str::to_string).collect())
+                .unwrap_or_default();
+            RunState::Done { outcome: Box::new(outcome), exchange: Box::new(exchange), value_lines }
         }
         Err(error) => RunState::Failed { error },
     };
     let (outcome, call_id, http_status) = match &run.state {
-        RunState::Done { outcome, exchange } => {
+        RunState::Done { outcome, exchange, .. } => {
             (outcome.status.name().to_string(), outcome.call_id.clone(), exchange.status)
         }
         _ => ("no_answer".to_string(), run.request.call_id.clone(), None),

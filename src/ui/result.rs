@@ -40,7 +40,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             lines.push(Line::styled(visible(error).into_owned(), styles.text));
             lines.push(Line::styled("r tries again", styles.muted));
         }
-        RunState::Done { outcome, exchange } => {
+        RunState::Done { outcome, exchange, value_lines } => {
             let http = exchange.status.map(|s| format!(" · HTTP {s}")).unwrap_or_default();
             let call = outcome.call_id.chars().take(8).collect::<String>();
             let (mark, style) = match outcome.status {
@@ -54,6 +54,24 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             ]));
             if app.show_exchange {
                 exchange_lines(exchange, styles, &mut lines);
+            } else if outcome.status == Status::Value {
+                // Virtual: only the value lines in view are styled, so a huge value scrolls as
+                // fast as a small one.
+                let height = usize::from(body.height);
+                let mut shown: Vec<Line> = lines.into_iter().skip(app.result_scroll).collect();
+                let first = app.result_scroll.saturating_sub(1);
+                shown.extend(value_lines.iter().skip(first).take(height).map(|l| highlight(l, styles)));
+                let rest = first.saturating_sub(value_lines.len());
+                shown.extend(
+                    outcome
+                        .warnings
+                        .iter()
+                        .skip(rest)
+                        .map(|w| Line::styled(format!("⚠ {}", visible(w)), styles.warning)),
+                );
+                shown.truncate(height);
+                frame.render_widget(Paragraph::new(shown), body);
+                return;
             } else {
                 outcome_lines(outcome, styles, &mut lines);
             }
@@ -68,11 +86,8 @@ fn outcome_lines(outcome: &Outcome, styles: &Styles, lines: &mut Vec<Line<'stati
         Line::from(vec![Span::styled(label, styles.key_hint), Span::styled(visible(text).into_owned(), styles.text)])
     };
     match outcome.status {
-        Status::Value => {
-            let text = outcome.value.as_ref().map(crate::form::value::pretty).unwrap_or_default();
-            // Long values are cut here; the whole value is in the exchange (and `tooldeck call`).
-            lines.extend(text.lines().take(2000).map(|l| highlight(l, styles)));
-        }
+        // Drawn by `render` itself, a window at a time.
+        Status::Value => {}
         Status::Null => lines.push(Line::styled("the tool returned nothing", styles.muted)),
         Status::Error => {
             if let Some(error) = &outcome.error {
