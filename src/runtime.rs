@@ -163,6 +163,30 @@ impl Calls {
                 // The system opener directly, no shell: a URL cannot smuggle in a command.
                 tokio::task::spawn_blocking(move || webbrowser::open(&url));
             }
+            Effect::Fetch(url) => {
+                let done = self.done.clone();
+                tokio::spawn(async move {
+                    let progress_to = done.clone();
+                    let result =
+                        crate::invoke::artifact::fetch(&url, Duration::from_secs(120), move |received, total| {
+                            // Progress is best effort: a full queue skips an update, never blocks.
+                            let _ = progress_to.try_send(Msg::ArtifactProgress { received, total });
+                        })
+                        .await;
+                    let _ = done.send(Msg::ArtifactFetched(result.map(Box::new).map_err(|e| e.to_string()))).await;
+                });
+            }
+            Effect::Save { path, bytes } => {
+                let done = self.done.clone();
+                tokio::spawn(async move {
+                    let written =
+                        tokio::task::spawn_blocking(move || std::fs::write(&path, bytes.as_slice()).map(|()| path))
+                            .await
+                            .map_err(|e| e.to_string())
+                            .and_then(|r| r.map_err(|e| e.to_string()));
+                    let _ = done.send(Msg::Saved(written)).await;
+                });
+            }
             Effect::Record(mut entry) => {
                 let Some(path) = self.history.clone() else { return };
                 entry.at = crate::text::rfc3339_now();

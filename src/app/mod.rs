@@ -34,6 +34,15 @@ pub enum Msg {
     Tick {
         elapsed_ms: u64,
     },
+    /// An artifact download advanced.
+    ArtifactProgress {
+        received: u64,
+        total: Option<u64>,
+    },
+    /// An artifact download ended.
+    ArtifactFetched(Result<Box<crate::invoke::artifact::Fetched>, String>),
+    /// Saving an artifact ended (the path written, or why not).
+    Saved(Result<String, String>),
     /// A call came back (or could not be made). Results of calls no longer current are dropped.
     InvocationDone {
         id: u64,
@@ -58,6 +67,30 @@ pub enum Effect {
     Copy(String),
     /// Open a URL with the system's opener (no shell involved).
     Open(String),
+    /// Download an artifact (http(s) only), reporting progress.
+    Fetch(String),
+    /// Write fetched bytes to a file.
+    Save {
+        path: String,
+        bytes: std::sync::Arc<Vec<u8>>,
+    },
+}
+
+/// An artifact fetched with `f`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArtifactView {
+    pub url: String,
+    pub declared_size: Option<u64>,
+    pub received: u64,
+    pub total: Option<u64>,
+    pub state: ArtifactState,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArtifactState {
+    Fetching,
+    Ready { lines: Vec<String>, bytes: std::sync::Arc<Vec<u8>> },
+    Failed(String),
 }
 
 /// The current (or last) call of the selected tool.
@@ -114,6 +147,10 @@ pub enum Popup {
         input: TextInput,
     },
     Help,
+    /// Where to save the fetched artifact.
+    SavePrompt {
+        input: TextInput,
+    },
     /// Past calls, newest first; Enter re-opens one's arguments.
     History {
         selected: usize,
@@ -171,6 +208,8 @@ pub struct App {
     pub result_scroll: usize,
     /// The result pane shows the exact request and response instead of the outcome.
     pub show_exchange: bool,
+    /// The artifact being fetched or shown.
+    pub artifact: Option<ArtifactView>,
     /// Past calls, oldest first (what the runtime read at start plus this session's).
     pub history: Vec<crate::history::Entry>,
     pub size: (u16, u16),
@@ -200,6 +239,7 @@ impl App {
             endpoint: String::from("demo server"),
             result_scroll: 0,
             show_exchange: false,
+            artifact: None,
             history: Vec::new(),
             size,
         };

@@ -35,6 +35,7 @@ fn send(app: &mut App, request: CallRequest) -> Vec<Effect> {
     let id = app.next_run_id;
     app.next_run_id += 1;
     app.result_scroll = 0;
+    app.artifact = None;
     app.run = Some(Run {
         id,
         tool_id: request.tool_id.clone(),
@@ -143,6 +144,8 @@ pub fn result_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
             app.result_scroll = 0;
         }
         KeyCode::Char('c') => return copy_curl(app),
+        KeyCode::Char('f') => return fetch_artifact(app),
+        KeyCode::Char('s') => save_artifact(app),
         KeyCode::Char('y') => return link(app).map(Effect::Copy).into_iter().collect(),
         KeyCode::Char('o') => return link(app).map(Effect::Open).into_iter().collect(),
         _ => {}
@@ -223,4 +226,73 @@ fn copy_curl(app: &mut App) -> Vec<Effect> {
 /// Single-quoted for a POSIX shell.
 fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// `f`: download the result's first artifact and preview it.
+fn fetch_artifact(app: &mut App) -> Vec<Effect> {
+    let artifact = match app.run.as_ref().map(|r| &r.state) {
+        Some(RunState::Done { outcome, .. }) => outcome.artifacts.first().cloned(),
+        _ => None,
+    };
+    let Some(artifact) = artifact else {
+        app.status = Some("f fetches an artifact; this result has none".into());
+        return Vec::new();
+    };
+    if !(artifact.url.starts_with("http://") || artifact.url.starts_with("https://")) {
+        app.status = Some(format!("only http(s) artifacts are fetched, not {}", artifact.url));
+        return Vec::new();
+    }
+    app.artifact = Some(super::ArtifactView {
+        url: artifact.url.clone(),
+        declared_size: artifact.size,
+        received: 0,
+        total: artifact.size,
+        state: super::ArtifactState::Fetching,
+    });
+    vec![Effect::Fetch(artifact.url)]
+}
+
+/// `s`: ask where to save the fetched artifact.
+fn save_artifact(app: &mut App) {
+    match &app.artifact {
+        Some(view) if matches!(view.state, super::ArtifactState::Ready { .. }) => {
+            let name = crate::invoke::artifact::file_name(&view.url);
+            app.popup = Some(Popup::SavePrompt { input: TextInput::new(name) });
+        }
+        _ => app.status = Some("f fetches the artifact first; then s saves it".into()),
+    }
+}
+
+pub fn artifact_progress(app: &mut App, received: u64, total: Option<u64>) {
+    if let Some(view) = app.artifact.as_mut() {
+        view.received = received;
+        view.total = total.or(view.total);
+    }
+}
+
+pub fn artifact_fetched(app: &mut App, result: Result<Box<crate::invoke::artifact::Fetched>, String>) {
+    let Some(view) = app.artifact.as_mut() else { return };
+    view.state = match result {
+        Ok(fetched) => {
+            let mut lines =
+                crate::invoke::artifact::preview(&fetched.bytes, fetched.content_type.as_deref(), view.declared_size);
+            if fetched.truncated {
+                lines.insert(0, "⚠ larger than 16 MiB: cut off".into());
+            }
+            view.received = fetched.bytes.len() as u64;
+            super::ArtifactState::Ready { lines, bytes: std::sync::Arc::new(fetched.bytes) }
+        }
+        Err(error) => super::ArtifactState::Failed(error),
+    };
+}
+
+/// Enter in the save prompt.
+pub fn save_to(app: &mut App, path: String) -> Vec<Effect> {
+    app.popup = None;
+    match app.artifact.as_ref().map(|v| &v.state) {
+        Some(super::ArtifactState::Ready { bytes, .. }) if !path.trim().is_empty() => {
+            vec![Effect::Save { path, bytes: std::sync::Arc::clone(bytes) }]
+        }
+        _ => Vec::new(),
+    }
 }

@@ -187,6 +187,16 @@ pub(super) fn popup_key(app: &mut App, key: KeyEvent) -> Vec<super::Effect> {
                 edit_input(input, key, false);
             }
         },
+        Popup::SavePrompt { input } => match key.code {
+            KeyCode::Esc => app.popup = None,
+            KeyCode::Enter => {
+                let path = input.text().to_string();
+                return super::run::save_to(app, path);
+            }
+            _ => {
+                edit_input(input, key, false);
+            }
+        },
         Popup::History { selected } => match key.code {
             KeyCode::Up | KeyCode::Char('k') => *selected = selected.saturating_sub(1),
             KeyCode::Down | KeyCode::Char('j') => *selected = (*selected + 1).min(app.history.len().saturating_sub(1)),

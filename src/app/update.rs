@@ -32,6 +32,21 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::InvocationDone { id, result } => super::run::done(app, id, result),
+        Msg::ArtifactProgress { received, total } => {
+            super::run::artifact_progress(app, received, total);
+            Vec::new()
+        }
+        Msg::ArtifactFetched(result) => {
+            super::run::artifact_fetched(app, result);
+            Vec::new()
+        }
+        Msg::Saved(result) => {
+            app.status = Some(match result {
+                Ok(path) => format!("saved to {path}"),
+                Err(e) => format!("not saved: {e}"),
+            });
+            Vec::new()
+        }
     };
     keep_in_view(app);
     effects

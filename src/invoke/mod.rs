@@ -1,6 +1,7 @@
 //! Talking to tool servers: one normalised [`Outcome`] for every protocol and every way a server
 //! can answer (or fail to). No terminal code here.
 
+pub mod artifact;
 pub mod envelope;
 pub mod mcp;
 pub mod mock;

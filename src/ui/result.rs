@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 use super::json::highlight;
 use super::pane;
 use crate::app::layout::inner;
-use crate::app::{App, Focus, RunState};
+use crate::app::{App, ArtifactState, Focus, RunState};
 use crate::invoke::{Exchange, Outcome, Status};
 use crate::text::{human_bytes, visible};
 use crate::theme::Styles;
@@ -74,6 +74,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
                 return;
             } else {
                 outcome_lines(outcome, styles, &mut lines);
+                artifact_lines(app, styles, &mut lines);
             }
         }
     }
@@ -126,6 +127,7 @@ fn outcome_lines(outcome: &Outcome, styles: &Styles, lines: &mut Vec<Line<'stati
             lines.push(Line::styled("t gives a token (kept in memory) and runs again", styles.muted));
         }
         Status::Artifact => {
+            lines.push(Line::styled("f fetches and previews it · s saves it · o opens it", styles.muted));
             for artifact in &outcome.artifacts {
                 lines.push(labelled("url           ", &artifact.url));
                 if let Some(kind) = &artifact.content_type {
@@ -168,5 +170,36 @@ fn exchange_lines(exchange: &Exchange, styles: &Styles, lines: &mut Vec<Line<'st
     }
     if exchange.response_truncated {
         lines.push(Line::styled("… the body was cut off at 16 MiB", styles.warning));
+    }
+}
+
+/// The fetched artifact: a progress bar while it comes, then its preview.
+fn artifact_lines(app: &App, styles: &Styles, lines: &mut Vec<Line<'static>>) {
+    let Some(view) = &app.artifact else { return };
+    lines.push(Line::raw(""));
+    match &view.state {
+        ArtifactState::Fetching => {
+            let bar = match view.total.filter(|t| *t > 0) {
+                Some(total) => {
+                    let done = (view.received.min(total) * 30 / total) as usize;
+                    format!(
+                        "[{}{}] {} of {}",
+                        "█".repeat(done),
+                        "░".repeat(30 - done),
+                        human_bytes(view.received),
+                        human_bytes(total)
+                    )
+                }
+                None => format!("{} received", human_bytes(view.received)),
+            };
+            lines.push(Line::styled(format!("fetching {bar}"), styles.accent));
+        }
+        ArtifactState::Failed(error) => {
+            lines.push(Line::styled(format!("✗ fetch failed: {}", visible(error)), styles.error))
+        }
+        ArtifactState::Ready { lines: preview, bytes } => {
+            lines.push(Line::styled(format!("fetched {} · s saves it", human_bytes(bytes.len() as u64)), styles.ok));
+            lines.extend(preview.iter().take(2000).map(|l| Line::styled(visible(l).into_owned(), styles.text)));
+        }
     }
 }

@@ -10,7 +10,7 @@
 //! Every answer is deterministic for the same input (apart from timestamps and durations), so tests
 //! can rely on it; what each sample tool answers is in [`tools`].
 
-mod png;
+pub mod png;
 mod tools;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};

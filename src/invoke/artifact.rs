@@ -1,0 +1,200 @@
+//! Artifacts: fetched over http(s) only, with progress, previewed by content type, saved to a
+//! file. The preview is pure so the screen and the tests share it.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{InvokeError, MAX_BODY_BYTES};
+use crate::text::{human_bytes, visible};
+
+/// What a fetch brought back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fetched {
+    pub bytes: Vec<u8>,
+    pub content_type: Option<String>,
+    pub truncated: bool,
+}
+
+/// Downloads `url`, calling `progress(received, total)` as chunks arrive. Only http(s): an
+/// artifact URL comes from a server and must not make us read local files.
+pub async fn fetch(
+    url: &str,
+    timeout: Duration,
+    mut progress: impl FnMut(u64, Option<u64>),
+) -> Result<Fetched, InvokeError> {
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(InvokeError::Protocol(format!("only http(s) artifacts are fetched, not {}", visible(url))));
+    }
+    let client = reqwest::Client::builder().timeout(timeout).build().map_err(|e| InvokeError::Setup(e.to_string()))?;
+    let mut response = client.get(url).send().await.map_err(|e| InvokeError::from_reqwest(e, url))?;
+    if !response.status().is_success() {
+        return Err(InvokeError::Protocol(format!("GET {url} answered {}", response.status())));
+    }
+    let total = response.content_length();
+    let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| InvokeError::from_reqwest(e, url))? {
+        if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+            bytes.extend_from_slice(&chunk[..MAX_BODY_BYTES - bytes.len()]);
+            return Ok(Fetched { bytes, content_type, truncated: true });
+        }
+        bytes.extend_from_slice(&chunk);
+        progress(bytes.len() as u64, total);
+    }
+    Ok(Fetched { bytes, content_type, truncated: false })
+}
+
+/// Lines to show for an artifact's content.
+pub fn preview(bytes: &[u8], content_type: Option<&str>, declared_size: Option<u64>) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(declared) = declared_size
+        && declared != bytes.len() as u64
+    {
+        lines.push(format!(
+            "⚠ declared size {} ({declared} bytes), received {} ({} bytes)",
+            human_bytes(declared),
+            human_bytes(bytes.len() as u64),
+            bytes.len()
+        ));
+    }
+    let kind = content_type.unwrap_or_default().split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    let text = std::str::from_utf8(bytes).ok();
+    match (kind.as_str(), text) {
+        ("image/png", _) => lines.push(png_summary(bytes)),
+        (k, _) if k.starts_with("image/") => lines.push(format!("{k} image, {}", human_bytes(bytes.len() as u64))),
+        ("application/json", Some(text)) | (_, Some(text)) if kind.ends_with("json") || kind == "application/json" => {
+            match serde_json::from_str::<Value>(text) {
+                Ok(value) => lines.extend(crate::form::value::pretty(&value).lines().map(str::to_string)),
+                Err(e) => {
+                    lines.push(format!("⚠ not valid JSON: {e}"));
+                    lines.extend(text.lines().map(|l| visible(l).into_owned()));
+                }
+            }
+        }
+        ("text/csv", Some(text)) => lines.extend(csv_table(text)),
+        (_, Some(text)) => lines.extend(text.lines().map(|l| visible(l).into_owned())),
+        (_, None) => lines.extend(hex_dump(bytes)),
+    }
+    lines
+}
+
+/// A PNG's size from its IHDR chunk.
+fn png_summary(bytes: &[u8]) -> String {
+    let signature = bytes.starts_with(&[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A]);
+    if signature && bytes.len() >= 24 && &bytes[12..16] == b"IHDR" {
+        let width = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
+        let height = u32::from_be_bytes([bytes[20], bytes[21], bytes[22], bytes[23]]);
+        format!("PNG image, {width}×{height} pixels, {}", human_bytes(bytes.len() as u64))
+    } else {
+        format!("⚠ declared image/png, but this is not a PNG ({})", human_bytes(bytes.len() as u64))
+    }
+}
+
+/// CSV as aligned columns (simple quoting understood), at most 200 rows.
+fn csv_table(text: &str) -> Vec<String> {
+    let rows: Vec<Vec<String>> = text.lines().take(200).map(split_csv_line).collect();
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().filter_map(|r| r.get(c)).map(|cell| crate::text::width(cell).min(30)).max().unwrap_or(0))
+        .collect();
+    rows.iter()
+        .map(|row| {
+            row.iter()
+                .enumerate()
+                .map(|(c, cell)| {
+                    let cell = crate::text::truncate(&visible(cell), 30).into_owned();
+                    format!("{cell:<w$}", w = widths[c])
+                })
+                .collect::<Vec<_>>()
+                .join(" │ ")
+        })
+        .collect()
+}
+
+fn split_csv_line(line: &str) -> Vec<String> {
+    let mut cells = Vec::new();
+    let mut cell = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cell.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => cells.push(std::mem::take(&mut cell)),
+            (c, _) => cell.push(c),
+        }
+    }
+    cells.push(cell);
+    cells
+}
+
+/// Bytes as hex with a printable column, at most 64 lines.
+fn hex_dump(bytes: &[u8]) -> Vec<String> {
+    bytes
+        .chunks(16)
+        .take(64)
+        .enumerate()
+        .map(|(i, chunk)| {
+            let hex: Vec<String> = chunk.iter().map(|b| format!("{b:02x}")).collect();
+            let ascii: String =
+                chunk.iter().map(|&b| if b.is_ascii_graphic() || b == b' ' { b as char } else { '.' }).collect();
+            format!("{:08x}  {:<48} {ascii}", i * 16, hex.join(" "))
+        })
+        .collect()
+}
+
+/// A file name for saving: the URL's last segment, made safe.
+pub fn file_name(url: &str) -> String {
+    let last = url.split(['?', '#']).next().unwrap_or(url).rsplit('/').next().unwrap_or_default();
+    let safe: String = last.chars().map(|c| if c.is_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+    if safe.trim_matches(['.', '_']).is_empty() { "artifact.bin".into() } else { safe }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_becomes_a_table() {
+        let lines = preview(b"day,total\n2025-01-01,\"1,200\"\n", Some("text/csv"), None);
+        assert_eq!(lines, vec!["day        │ total", "2025-01-01 │ 1,200"]);
+    }
+
+    #[test]
+    fn json_is_pretty_and_bad_json_says_so() {
+        assert_eq!(preview(br#"{"a":1}"#, Some("application/json"), None), vec!["{", "  \"a\": 1", "}"]);
+        assert!(preview(b"{oops", Some("application/json"), None)[0].starts_with("⚠ not valid JSON"));
+    }
+
+    #[test]
+    fn png_size_and_size_mismatch() {
+        let png = crate::invoke::mock::png::encode_rgb(3, 2, |_, _| [0, 0, 0]);
+        let lines = preview(&png, Some("image/png"), Some(png.len() as u64 + 1));
+        assert!(lines[0].contains("declared size"), "{lines:?}");
+        assert!(lines[1].starts_with("PNG image, 3×2 pixels"), "{lines:?}");
+        assert!(preview(b"nope", Some("image/png"), None)[0].contains("not a PNG"));
+    }
+
+    #[test]
+    fn bytes_as_hex_and_text_made_visible() {
+        assert!(preview(&[0, 159, 255], Some("application/octet-stream"), None)[0].starts_with("00000000  00 9f ff"));
+        assert_eq!(preview(b"a\x1b[2Jb", Some("text/plain"), None), vec!["a␛[2Jb"]);
+    }
+
+    #[test]
+    fn safe_file_names() {
+        assert_eq!(file_name("http://x/artifacts/abc.csv?x=1"), "abc.csv");
+        assert_eq!(file_name("http://x/a/../"), "artifact.bin");
+        assert_eq!(file_name("http://x/r%20p;rm -rf.txt"), "r_20p_rm_-rf.txt");
+    }
+
+    #[tokio::test]
+    async fn only_http_urls_are_fetched() {
+        let error = fetch("file:///etc/passwd", Duration::from_secs(1), |_, _| {}).await.unwrap_err();
+        assert!(error.to_string().contains("only http(s)"));
+    }
+}
