@@ -46,9 +46,51 @@ pub struct EndpointOptions {
     /// An MCP server over Streamable HTTP.
     #[arg(long, value_name = "URL", conflicts_with = "endpoint")]
     pub mcp_url: Option<String>,
+    /// The config file with named endpoints (default: ~/.config/tooldeck/config.toml);
+    /// `--endpoint NAME` picks one.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<std::path::PathBuf>,
 }
 
 impl EndpointOptions {
+    /// `--endpoint NAME` (not a URL) becomes the named endpoint of the config file; flags given
+    /// on the command line still win over the file's values.
+    pub fn resolve(&self) -> Result<EndpointOptions, String> {
+        let Some(name) = self.endpoint.as_deref().filter(|e| !e.contains("://")) else { return Ok(self.clone()) };
+        let path = self
+            .config
+            .clone()
+            .or_else(crate::config::default_path)
+            .ok_or("no config file to find named endpoints in")?;
+        let config = crate::config::load(&path)?;
+        let Some(named) = config.endpoints.get(name) else {
+            let known: Vec<&str> = config.endpoints.keys().map(String::as_str).collect();
+            return Err(format!(
+                "\"{name}\" is neither a URL nor an endpoint named in {} (named: {})",
+                path.display(),
+                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+            ));
+        };
+        let mut resolved = self.clone();
+        resolved.endpoint = named.url.clone();
+        resolved.mcp = named.mcp.clone();
+        resolved.mcp_url = named.mcp_url.clone();
+        if self.call_path == "/tools/call"
+            && let Some(call_path) = &named.call_path
+        {
+            resolved.call_path = call_path.clone();
+        }
+        if self.timeout == 60
+            && let Some(timeout) = named.timeout
+        {
+            resolved.timeout = timeout;
+        }
+        let mut headers: Vec<String> = named.headers.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        headers.extend(self.headers.iter().cloned());
+        resolved.headers = headers;
+        Ok(resolved)
+    }
+
     /// True when the user named a server (so its own tools join the catalog).
     pub fn names_a_server(&self) -> bool {
         self.endpoint.is_some() || self.mcp.is_some() || self.mcp_url.is_some()
@@ -142,7 +184,11 @@ pub fn run(args: CallArgs) -> ExitCode {
     runtime.block_on(call(args))
 }
 
-async fn call(args: CallArgs) -> ExitCode {
+async fn call(mut args: CallArgs) -> ExitCode {
+    args.endpoint = match args.endpoint.resolve() {
+        Ok(endpoint) => endpoint,
+        Err(e) => return fail(exit::USAGE, &e),
+    };
     let headers = match parse_headers(&args.endpoint.headers) {
         Ok(h) => h,
         Err(e) => return fail(exit::USAGE, &e),

@@ -160,6 +160,13 @@ fn app(sources: &Sources, endpoint: &crate::call::EndpointOptions, theme: Option
         report!("tooldeck: the app needs a terminal; `tooldeck list` and `tooldeck check` work without one");
         return ExitCode::from(2);
     }
+    let endpoint = match endpoint.resolve() {
+        Ok(endpoint) => endpoint,
+        Err(e) => {
+            report!("tooldeck: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let headers = match crate::call::parse_headers(&endpoint.headers) {
         Ok(headers) => headers,
         Err(e) => {

@@ -5,6 +5,7 @@ pub mod app;
 pub mod call;
 pub mod catalog;
 pub mod cli;
+pub mod config;
 pub mod form;
 pub mod history;
 pub mod invoke;

@@ -176,3 +176,23 @@ fn connection_refused_exits_5() {
     assert_eq!(code(&output), 5);
     assert!(stderr(&output).contains("cannot connect"), "{}", stderr(&output));
 }
+
+#[test]
+fn a_named_endpoint_comes_from_the_config_file() {
+    let body = r#"{"result": {"call_id": "x", "success": true, "value": 7}}"#;
+    let response = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let url = misbehaving_server(Box::leak(response.into_boxed_str()));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, format!("[endpoints.staging]\nurl = \"{url}\"\n")).expect("config written");
+    let config = config.display().to_string();
+    let output = tooldeck(&["call", "Seven", "--endpoint", "staging", "--config", &config]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(outcome(&output)["value"], 7);
+    let output = tooldeck(&["call", "Seven", "--endpoint", "prod", "--config", &config]);
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains("named: staging"), "{}", stderr(&output));
+}

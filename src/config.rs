@@ -1,0 +1,94 @@
+//! The config file: named endpoints, so `--endpoint prod` means what the file says. A missing
+//! file is the defaults; a broken one is an error that names its line.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub endpoints: BTreeMap<String, NamedEndpoint>,
+}
+
+/// One named endpoint: an OTC `url`, an MCP `mcp` command, or an MCP `mcp_url`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamedEndpoint {
+    pub url: Option<String>,
+    pub call_path: Option<String>,
+    pub mcp: Option<String>,
+    pub mcp_url: Option<String>,
+    /// Values may use `${ENV}`; they are expanded when the endpoint is used.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    pub timeout: Option<u64>,
+}
+
+/// `$TOOLDECK_CONFIG`, else `$XDG_CONFIG_HOME/tooldeck/config.toml`, else `~/.config/tooldeck/config.toml`.
+pub fn default_path() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("TOOLDECK_CONFIG") {
+        return Some(PathBuf::from(path));
+    }
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(base.join("tooldeck").join("config.toml"))
+}
+
+/// Reads `path`; a missing file is the default config.
+pub fn load(path: &Path) -> Result<Config, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    parse(&text, &path.display().to_string())
+}
+
+pub fn parse(text: &str, origin: &str) -> Result<Config, String> {
+    let config: Config = toml::from_str(text).map_err(|e| {
+        let line = e.span().map_or(1, |span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+        format!("{origin}:{line}: {}", e.message())
+    })?;
+    for (name, endpoint) in &config.endpoints {
+        let kinds = [&endpoint.url, &endpoint.mcp, &endpoint.mcp_url].iter().filter(|k| k.is_some()).count();
+        if kinds != 1 {
+            return Err(format!("{origin}: endpoint \"{name}\" needs exactly one of url, mcp, mcp_url"));
+        }
+    }
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_endpoints() {
+        let config = parse(
+            "[endpoints.prod]\nurl = \"https://tools.example.com\"\ncall_path = \"/execute\"\nheaders = { Authorization = \"Bearer ${T}\" }\n\n[endpoints.local]\nmcp = \"node server.js\"\n",
+            "c.toml",
+        )
+        .unwrap();
+        assert_eq!(config.endpoints["prod"].call_path.as_deref(), Some("/execute"));
+        assert_eq!(config.endpoints["prod"].headers["Authorization"], "Bearer ${T}");
+        assert_eq!(config.endpoints["local"].mcp.as_deref(), Some("node server.js"));
+    }
+
+    #[test]
+    fn mistakes_name_their_line() {
+        let error = parse("[endpoints.prod]\nurl = \"x\"\nurll = \"y\"\n", "c.toml").unwrap_err();
+        assert!(error.starts_with("c.toml:3:"), "{error}");
+        let error = parse("[endpoints.both]\nurl = \"x\"\nmcp = \"y\"\n", "c.toml").unwrap_err();
+        assert!(error.contains("exactly one of"), "{error}");
+    }
+
+    #[test]
+    fn a_missing_file_is_the_defaults() {
+        assert_eq!(load(Path::new("/nonexistent/tooldeck.toml")).unwrap(), Config::default());
+    }
+}
