@@ -68,6 +68,11 @@ impl Tui {
         // The themes' colours are part of what a user sees; a NO_COLOR in the test environment
         // would take a different rendering path.
         cmd.env_remove("NO_COLOR");
+        // Calls made in a test go to a history of their own, never the user's.
+        cmd.env(
+            "TOOLDECK_HISTORY",
+            std::env::temp_dir().join(format!("tooldeck-pty-history-{}.jsonl", std::process::id())),
+        );
         cmd.set_controlling_tty(controlling_tty);
         let child = pair.slave.spawn_command(cmd).expect("the binary starts");
         // Our copy of the slave side would keep the terminal open after the child exits, and the
@@ -300,6 +305,30 @@ fn quit_restored(tui: &mut Tui, keys: &str) {
     let status = tui.wait_exit();
     assert!(status.success(), "exit status {status}");
     assert_restored(tui);
+}
+
+/// Ctrl-R sends the call to the built-in demo server and the result shows on screen.
+#[test]
+fn run_a_tool_and_read_the_result() {
+    let mut tui = Tui::spawn::<&str>(&[]);
+    tui.wait_for("the tool list", TIMEOUT, list_shown);
+    tui.send("/Math.Add");
+    tui.wait_text("/Math.Add");
+    tui.send(ENTER);
+    tui.send(ENTER);
+    tui.send(ENTER);
+    tui.send("2");
+    tui.send(ENTER);
+    tui.send(DOWN);
+    tui.send(ENTER);
+    tui.send("40");
+    tui.send(ENTER);
+    tui.wait_for("a valid form", TIMEOUT, |text| bottom_line(text).contains("ready"));
+    tui.send("\x12"); // Ctrl-R
+    tui.wait_for("the value 42 in the result pane", TIMEOUT, |text| {
+        text.contains("result · Math.Add@1.0.0") && text.contains("● value") && text.lines().any(|l| l.contains("││42"))
+    });
+    quit_restored(&mut tui, "q");
 }
 
 #[test]

@@ -74,10 +74,17 @@ pub fn tick(app: &mut App, elapsed_ms: u64) {
 /// A call came back: show it, and record it in the history.
 pub fn done(app: &mut App, id: u64, result: Result<Box<(Outcome, Exchange)>, String>) -> Vec<Effect> {
     let endpoint = app.endpoint.clone();
+    let tool_id = app.run.as_ref().map(|r| r.tool_id.clone()).unwrap_or_default();
+    let app_output_schema = app.catalog.get(&tool_id).and_then(|t| t.output_schema.clone());
     let Some(run) = app.run.as_mut().filter(|r| r.id == id && r.state == RunState::Running) else { return Vec::new() };
     run.state = match result {
         Ok(answer) => {
-            let (outcome, exchange) = *answer;
+            let (mut outcome, exchange) = *answer;
+            // The value is checked against what the tool says it returns.
+            let output_schema = app_output_schema.as_ref();
+            if let Some(schema) = output_schema {
+                crate::invoke::envelope::check_output(&mut outcome, schema);
+            }
             run.elapsed_ms = outcome.duration_ms.max(exchange.duration_ms);
             let value_lines = outcome
                 .value
