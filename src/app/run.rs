@@ -153,7 +153,7 @@ pub fn result_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         KeyCode::Char('c') => return copy_curl(app),
         KeyCode::Char('f') => return fetch_artifact(app),
         KeyCode::Char('s') => save_artifact(app),
-        KeyCode::Char('y') => return link(app).map(Effect::Copy).into_iter().collect(),
+        KeyCode::Char('y') => return copy_link_or_value(app),
         KeyCode::Char('o') => return link(app).map(Effect::Open).into_iter().collect(),
         _ => {}
     }
@@ -186,6 +186,21 @@ pub fn token_given(app: &mut App, provider: String, token: String) -> Vec<Effect
     }
     app.tokens.insert(provider, token);
     retry(app)
+}
+
+/// `y`: the result's link when it has one, else its value as JSON.
+fn copy_link_or_value(app: &mut App) -> Vec<Effect> {
+    let value = match app.run.as_ref().map(|r| &r.state) {
+        Some(RunState::Done { outcome, .. }) if outcome.authorization.is_none() && outcome.artifacts.is_empty() => {
+            outcome.value.as_ref().map(crate::form::value::pretty)
+        }
+        _ => None,
+    };
+    if let Some(value) = value {
+        app.status = Some(format!("the value is on the clipboard ({})", crate::text::human_bytes(value.len() as u64)));
+        return vec![Effect::Copy(value)];
+    }
+    link(app).map(Effect::Copy).into_iter().collect()
 }
 
 /// The URL the result points at: the authorization page, else the first artifact.
