@@ -29,14 +29,19 @@ pub struct NamedEndpoint {
 
 /// `$TOOLDECK_CONFIG`, else `$XDG_CONFIG_HOME/tooldeck/config.toml`, else `~/.config/tooldeck/config.toml`.
 pub fn default_path() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("TOOLDECK_CONFIG") {
+    user_file("TOOLDECK_CONFIG", "XDG_CONFIG_HOME", ".config", "config.toml")
+}
+
+/// `$override_var`, else `$xdg_var/tooldeck/file`, else `~/home_dir/tooldeck/file`.
+pub fn user_file(override_var: &str, xdg_var: &str, home_dir: &str, file: &str) -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(override_var) {
         return Some(PathBuf::from(path));
     }
-    let base = std::env::var_os("XDG_CONFIG_HOME")
+    let base = std::env::var_os(xdg_var)
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
-    Some(base.join("tooldeck").join("config.toml"))
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(home_dir)))?;
+    Some(base.join("tooldeck").join(file))
 }
 
 /// Reads `path`; a missing file is the default config.

@@ -26,14 +26,7 @@ pub struct Entry {
 /// `$TOOLDECK_HISTORY`, else `$XDG_DATA_HOME/tooldeck/history.jsonl`, else
 /// `~/.local/share/tooldeck/history.jsonl`.
 pub fn default_path() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("TOOLDECK_HISTORY") {
-        return Some(PathBuf::from(path));
-    }
-    let data = std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/share")))?;
-    Some(data.join("tooldeck").join("history.jsonl"))
+    crate::config::user_file("TOOLDECK_HISTORY", "XDG_DATA_HOME", ".local/share", "history.jsonl")
 }
 
 /// Appends one entry (creating the folder and the file as needed).

@@ -394,15 +394,10 @@ pub fn show(value: &Value) -> String {
 
 /// Whether `value`'s JSON type is one the schema's `type` names (any, when it names none).
 fn type_allows(schema: &Value, value: &Value) -> bool {
-    let allowed = |t: &str| match (t, value) {
-        ("null", Value::Null) | ("boolean", Value::Bool(_)) | ("string", Value::String(_)) => true,
-        ("number", Value::Number(_)) | ("array", Value::Array(_)) | ("object", Value::Object(_)) => true,
-        ("integer", Value::Number(n)) => n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0),
-        _ => false,
-    };
+    use crate::catalog::schema::value_has_type;
     match schema.get("type") {
-        Some(Value::String(t)) => allowed(t),
-        Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).any(allowed),
+        Some(Value::String(t)) => value_has_type(t, value),
+        Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).any(|t| value_has_type(t, value)),
         _ => true,
     }
 }
