@@ -163,6 +163,13 @@ impl Calls {
                 // The system opener directly, no shell: a URL cannot smuggle in a command.
                 tokio::task::spawn_blocking(move || webbrowser::open(&url));
             }
+            Effect::RetryAfter { id, ms } => {
+                let done = self.done.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(ms)).await;
+                    let _ = done.send(Msg::RetryDue { id }).await;
+                });
+            }
             Effect::Fetch(url) => {
                 let done = self.done.clone();
                 tokio::spawn(async move {

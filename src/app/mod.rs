@@ -34,6 +34,10 @@ pub enum Msg {
     Tick {
         elapsed_ms: u64,
     },
+    /// A scheduled retry is due (waiting for the user to authorize in the browser).
+    RetryDue {
+        id: u64,
+    },
     /// An artifact download advanced.
     ArtifactProgress {
         received: u64,
@@ -67,6 +71,11 @@ pub enum Effect {
     Copy(String),
     /// Open a URL with the system's opener (no shell involved).
     Open(String),
+    /// Send `Msg::RetryDue { id }` after `ms` milliseconds.
+    RetryAfter {
+        id: u64,
+        ms: u64,
+    },
     /// Download an artifact (http(s) only), reporting progress.
     Fetch(String),
     /// Write fetched bytes to a file.
@@ -208,6 +217,8 @@ pub struct App {
     pub result_scroll: usize,
     /// The result pane shows the exact request and response instead of the outcome.
     pub show_exchange: bool,
+    /// Retrying every few seconds until the authorization prompt goes away (`w`).
+    pub waiting_for_authorization: bool,
     /// The artifact being fetched or shown.
     pub artifact: Option<ArtifactView>,
     /// Past calls, oldest first (what the runtime read at start plus this session's).
@@ -240,6 +251,7 @@ impl App {
             result_scroll: 0,
             show_exchange: false,
             artifact: None,
+            waiting_for_authorization: false,
             history: Vec::new(),
             size,
         };

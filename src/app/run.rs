@@ -112,7 +112,41 @@ pub fn done(app: &mut App, id: u64, result: Result<Box<(Outcome, Exchange)>, Str
         http_status,
     };
     app.history.push(entry.clone());
-    vec![Effect::Record(Box::new(entry))]
+    let mut effects = vec![Effect::Record(Box::new(entry))];
+    // Waiting for the user to finish authorizing in the browser: ask again in a moment.
+    let still_asking =
+        matches!(&run.state, RunState::Done { outcome, .. } if outcome.status == Status::RequiresAuthorization);
+    if app.waiting_for_authorization {
+        if still_asking {
+            effects.push(Effect::RetryAfter { id, ms: RETRY_EVERY_MS });
+        } else {
+            app.waiting_for_authorization = false;
+        }
+    }
+    effects
+}
+
+/// How often `w` asks again while the user authorizes.
+pub const RETRY_EVERY_MS: u64 = 3000;
+
+/// `w` on an authorization prompt: retry every few seconds until it is granted (or `w` again).
+fn toggle_waiting(app: &mut App) -> Vec<Effect> {
+    let asking = matches!(app.run.as_ref().map(|r| &r.state), Some(RunState::Done { outcome, .. }) if outcome.status == Status::RequiresAuthorization);
+    if app.waiting_for_authorization || !asking {
+        app.waiting_for_authorization = false;
+        app.status = Some(if asking { "stopped waiting".into() } else { "w waits on an authorization prompt".into() });
+        return Vec::new();
+    }
+    app.waiting_for_authorization = true;
+    app.status = Some(format!("asking again every {} s until authorized (w stops)", RETRY_EVERY_MS / 1000));
+    let id = app.run.as_ref().map_or(0, |r| r.id);
+    vec![Effect::RetryAfter { id, ms: RETRY_EVERY_MS }]
+}
+
+/// A scheduled retry: only if still waiting and nothing newer was run meanwhile.
+pub fn retry_due(app: &mut App, id: u64) -> Vec<Effect> {
+    let current = app.run.as_ref().is_some_and(|r| r.id == id && r.state != RunState::Running);
+    if app.waiting_for_authorization && current { retry(app) } else { Vec::new() }
 }
 
 /// Enter on a history entry: select its tool and put its arguments back in the form.
@@ -152,6 +186,7 @@ pub fn result_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         }
         KeyCode::Char('c') => return copy_curl(app),
         KeyCode::Char('f') => return fetch_artifact(app),
+        KeyCode::Char('w') => return toggle_waiting(app),
         KeyCode::Char('s') => save_artifact(app),
         KeyCode::Char('y') => return copy_link_or_value(app),
         KeyCode::Char('o') => return link(app).map(Effect::Open).into_iter().collect(),

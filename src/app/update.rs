@@ -32,6 +32,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::InvocationDone { id, result } => super::run::done(app, id, result),
+        Msg::RetryDue { id } => super::run::retry_due(app, id),
         Msg::ArtifactProgress { received, total } => {
             super::run::artifact_progress(app, received, total);
             Vec::new()
@@ -336,5 +337,45 @@ mod tests {
         type_text(&mut app, "laptop");
         press(&mut app, KeyCode::Enter);
         assert_eq!(app.form().unwrap().arguments(), &serde_json::json!({"query": "laptop"}));
+    }
+
+    fn invoked(effects: &[Effect]) -> Option<(u64, crate::invoke::otc::CallRequest)> {
+        effects.iter().find_map(|e| match e {
+            Effect::Invoke { id, request } => Some((*id, request.clone())),
+            _ => None,
+        })
+    }
+
+    fn answer(app: &mut App, id: u64, body: &str) -> Vec<Effect> {
+        let outcome =
+            crate::invoke::envelope::read_otc_response(200, Some("application/json"), body.as_bytes(), false, "x");
+        update(app, Msg::InvocationDone { id, result: Ok(Box::new((outcome, crate::invoke::Exchange::default()))) })
+    }
+
+    #[test]
+    fn waiting_for_authorization_asks_again_until_granted() {
+        let mut app = app();
+        press(&mut app, KeyCode::Char('/'));
+        type_text(&mut app, "Math.Add");
+        press(&mut app, KeyCode::Enter);
+        let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
+        let first = invoked(&effects);
+        assert!(first.is_none(), "invalid input is not sent at once");
+        let (id, _) = invoked(&update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))))
+            .expect("sent anyway");
+        let auth = r#"{"invocation_id":"x","finished_at":"2025-01-01T00:00:00Z","success":false,"output":{"requires_authorization":{"message":"sign in","oauth2":{"url":"http://127.0.0.1:1/a"}}}}"#;
+        answer(&mut app, id, auth);
+        update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+        let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('w'), KeyModifiers::NONE)));
+        assert!(effects.contains(&Effect::RetryAfter { id, ms: super::super::run::RETRY_EVERY_MS }), "{effects:?}");
+        let (again, _) = invoked(&update(&mut app, Msg::RetryDue { id })).expect("asked again");
+        let effects = answer(&mut app, again, auth);
+        assert!(effects.iter().any(|e| matches!(e, Effect::RetryAfter { .. })), "still waiting: {effects:?}");
+        let (last, _) = invoked(&update(&mut app, Msg::RetryDue { id: again })).expect("asked again");
+        let effects = answer(&mut app, last, r#"{"result":{"call_id":"x","success":true,"value":3}}"#);
+        assert!(!effects.iter().any(|e| matches!(e, Effect::RetryAfter { .. })), "granted: {effects:?}");
+        assert!(!app.waiting_for_authorization);
+        // A stale retry after that changes nothing.
+        assert!(invoked(&update(&mut app, Msg::RetryDue { id: last })).is_none());
     }
 }

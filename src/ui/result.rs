@@ -124,7 +124,10 @@ fn outcome_lines(outcome: &Outcome, styles: &Styles, lines: &mut Vec<Line<'stati
                     lines.push(labelled("scopes    ", &auth.scopes.join(" ")));
                 }
             }
-            lines.push(Line::styled("t gives a token (kept in memory) and runs again", styles.muted));
+            lines.push(Line::styled(
+                "t gives a token (kept in memory) and runs again · w asks again every 3 s",
+                styles.muted,
+            ));
         }
         Status::Artifact => {
             lines.push(Line::styled("f fetches and previews it · s saves it · o opens it", styles.muted));
