@@ -28,8 +28,9 @@ pub mod exit {
 
 #[derive(Debug, Args, Clone)]
 pub struct EndpointOptions {
-    /// An Open Tool Calling server (http or https). Without one, the built-in demo server answers.
-    #[arg(long, value_name = "URL")]
+    /// An Open Tool Calling server (http or https), or the name of an endpoint in the config
+    /// file. Without one, the built-in demo server answers.
+    #[arg(long, value_name = "URL|NAME")]
     pub endpoint: Option<String>,
     /// Path of the call endpoint (older servers use /execute).
     #[arg(long, value_name = "PATH", default_value = "/tools/call")]

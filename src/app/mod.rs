@@ -156,6 +156,10 @@ pub enum Popup {
         input: TextInput,
     },
     Help,
+    /// Text to find in the result.
+    Search {
+        input: TextInput,
+    },
     /// Where to save the fetched artifact.
     SavePrompt {
         input: TextInput,
@@ -217,6 +221,8 @@ pub struct App {
     pub result_scroll: usize,
     /// The result pane shows the exact request and response instead of the outcome.
     pub show_exchange: bool,
+    /// The last text searched for in the result (`n` finds the next).
+    pub result_search: String,
     /// Retrying every few seconds until the authorization prompt goes away (`w`).
     pub waiting_for_authorization: bool,
     /// The artifact being fetched or shown.
@@ -252,6 +258,7 @@ impl App {
             show_exchange: false,
             artifact: None,
             waiting_for_authorization: false,
+            result_search: String::new(),
             history: Vec::new(),
             size,
         };

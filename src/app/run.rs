@@ -187,6 +187,8 @@ pub fn result_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         KeyCode::Char('c') => return copy_curl(app),
         KeyCode::Char('f') => return fetch_artifact(app),
         KeyCode::Char('w') => return toggle_waiting(app),
+        KeyCode::Char('/') => app.popup = Some(Popup::Search { input: TextInput::new(app.result_search.clone()) }),
+        KeyCode::Char('n') => find_next(app),
         KeyCode::Char('s') => save_artifact(app),
         KeyCode::Char('y') => return copy_link_or_value(app),
         KeyCode::Char('o') => return link(app).map(Effect::Open).into_iter().collect(),
@@ -351,5 +353,30 @@ pub fn save_to(app: &mut App, path: String) -> Vec<Effect> {
             vec![Effect::Save { path, bytes: std::sync::Arc::clone(bytes) }]
         }
         _ => Vec::new(),
+    }
+}
+
+/// Scrolls the result to the next line (after the one at the top) holding the search text.
+pub fn find_next(app: &mut App) {
+    let needle = app.result_search.to_lowercase();
+    if needle.is_empty() {
+        return;
+    }
+    let Some(RunState::Done { value_lines, .. }) = app.run.as_ref().map(|r| &r.state) else { return };
+    // Value lines start one line below the status line.
+    let from = app.result_scroll;
+    let found = value_lines
+        .iter()
+        .enumerate()
+        .skip(from)
+        .chain(value_lines.iter().enumerate().take(from))
+        .find(|(_, line)| line.to_lowercase().contains(&needle))
+        .map(|(i, _)| i);
+    match found {
+        Some(i) => {
+            app.result_scroll = i + 1;
+            app.status = Some(format!("\"{}\" on line {} · n finds the next", app.result_search, i + 1));
+        }
+        None => app.status = Some(format!("\"{}\" is not in the value", app.result_search)),
     }
 }

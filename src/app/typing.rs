@@ -187,6 +187,17 @@ pub(super) fn popup_key(app: &mut App, key: KeyEvent) -> Vec<super::Effect> {
                 edit_input(input, key, false);
             }
         },
+        Popup::Search { input } => match key.code {
+            KeyCode::Esc => app.popup = None,
+            KeyCode::Enter => {
+                app.result_search = input.text().to_string();
+                app.popup = None;
+                super::run::find_next(app);
+            }
+            _ => {
+                edit_input(input, key, false);
+            }
+        },
         Popup::SavePrompt { input } => match key.code {
             KeyCode::Esc => app.popup = None,
             KeyCode::Enter => {

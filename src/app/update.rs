@@ -378,4 +378,26 @@ mod tests {
         // A stale retry after that changes nothing.
         assert!(invoked(&update(&mut app, Msg::RetryDue { id: last })).is_none());
     }
+
+    #[test]
+    fn find_in_the_result_scrolls_to_the_match() {
+        let mut app = app();
+        press(&mut app, KeyCode::Char('/'));
+        type_text(&mut app, "Math.Add");
+        press(&mut app, KeyCode::Enter);
+        update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
+        let (id, _) = invoked(&update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))))
+            .expect("sent anyway");
+        answer(&mut app, id, r#"{"result":{"call_id":"x","success":true,"value":{"a":1,"b":2,"needle":3,"c":4}}}"#);
+        update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+        press(&mut app, KeyCode::Char('/'));
+        type_text(&mut app, "NEEDLE");
+        press(&mut app, KeyCode::Enter);
+        // Line 0 is "{", then a, b, needle: the needle's line is the fourth value line.
+        assert_eq!(app.result_scroll, 4);
+        press(&mut app, KeyCode::Char('/'));
+        type_text(&mut app, "x");
+        press(&mut app, KeyCode::Enter);
+        assert!(app.status.as_deref().is_some_and(|s| s.contains("is not in the value")), "{:?}", app.status);
+    }
 }

@@ -61,6 +61,13 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
                 body.y,
             ));
         }
+        Popup::Search { input } => {
+            let area = centered(screen, 60, 3);
+            let body = open(frame, area, "find in the result (Enter: find, Esc: cancel)", styles);
+            frame.render_widget(Paragraph::new(Line::styled(visible(input.text()).into_owned(), styles.text)), body);
+            let before = visible(&input.text()[..input.cursor()]).into_owned();
+            frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
+        }
         Popup::SavePrompt { input } => {
             let area = centered(screen, 70, 4);
             let body = open(frame, area, "save the artifact as (Enter: save, Esc: cancel)", styles);
