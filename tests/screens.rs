@@ -174,9 +174,10 @@ fn start_screen_shows_grouped_list_first_tool_and_hints() {
     assert!(screen.contains("tools (35)"), "{screen}");
     assert!(screen.contains("│genaiscript/sum.json5"), "{screen}");
     assert!(screen.contains("│jsonschema/search_products.json"), "{screen}");
-    assert!(screen.contains("│› customer-letter"), "{screen}");
-    // The header: title, then id · format · source.
-    assert!(screen.contains("┌ customer-letter ─"), "{screen}");
+    assert!(screen.contains("│› Customer letter"), "{screen}");
+    // The header: title, then id · format · source, then the description.
+    assert!(screen.contains("┌ Customer letter ─"), "{screen}");
+    assert!(screen.contains("Drafts a letter to a customer"), "{screen}");
     assert!(screen.contains("customer-letter · genaiscript · sample-tools/genaiscript/customer-letter"), "{screen}");
     // The form, with required markers and defaults.
     assert!(screen.contains("customer*"), "{screen}");
@@ -491,7 +492,7 @@ fn too_small_terminal_and_recovery() {
     deck.resize(120, 40);
     let screen = deck.snapshot("13b_recovered");
     assert!(!screen.contains("too small"), "{screen}");
-    assert!(screen.contains("tools (35)") && screen.contains("│› customer-letter"), "{screen}");
+    assert!(screen.contains("tools (35)") && screen.contains("│› Customer letter"), "{screen}");
 }
 
 #[test]
