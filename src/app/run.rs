@@ -297,6 +297,22 @@ fn fetch_artifact(app: &mut App) -> Vec<Effect> {
         app.status = Some("f fetches an artifact; this result has none".into());
         return Vec::new();
     };
+    // Content that came inline (MCP image, audio, embedded resources) needs no download.
+    if let Some(data) = &artifact.data_base64 {
+        let Some(bytes) = crate::invoke::artifact::decode_base64(data) else {
+            app.status = Some("the inline content is not valid base64".into());
+            return Vec::new();
+        };
+        let lines = crate::invoke::artifact::preview(&bytes, artifact.content_type.as_deref(), artifact.size);
+        app.artifact = Some(super::ArtifactView {
+            url: artifact.url.clone(),
+            declared_size: artifact.size,
+            received: bytes.len() as u64,
+            total: Some(bytes.len() as u64),
+            state: super::ArtifactState::Ready { lines, bytes: std::sync::Arc::new(bytes) },
+        });
+        return Vec::new();
+    }
     if !(artifact.url.starts_with("http://") || artifact.url.starts_with("https://")) {
         app.status = Some(format!("only http(s) artifacts are fetched, not {}", artifact.url));
         return Vec::new();

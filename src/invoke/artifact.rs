@@ -147,6 +147,32 @@ fn hex_dump(bytes: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// Standard base64 (padding optional, whitespace ignored), for artifacts that came inline.
+pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' | b'-' => Some(62),
+        b'/' | b'_' => Some(63),
+        _ => None,
+    };
+    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace() && *b != b'=').collect();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let values: Vec<u8> = chunk.iter().map(|&c| value(c)).collect::<Option<_>>()?;
+        let n = values.iter().enumerate().fold(0u32, |n, (i, v)| n | (u32::from(*v) << (18 - 6 * i)));
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        match values.len() {
+            4 => out.extend_from_slice(&bytes),
+            3 => out.extend_from_slice(&bytes[..2]),
+            2 => out.push(bytes[0]),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
 /// A file name for saving: the URL's last segment, made safe.
 pub fn file_name(url: &str) -> String {
     let last = url.split(['?', '#']).next().unwrap_or(url).rsplit('/').next().unwrap_or_default();
@@ -183,6 +209,15 @@ mod tests {
     fn bytes_as_hex_and_text_made_visible() {
         assert!(preview(&[0, 159, 255], Some("application/octet-stream"), None)[0].starts_with("00000000  00 9f ff"));
         assert_eq!(preview(b"a\x1b[2Jb", Some("text/plain"), None), vec!["a␛[2Jb"]);
+    }
+
+    #[test]
+    fn base64_round_trips() {
+        for bytes in [&b""[..], b"a", b"ab", b"abc", b"\x00\xff\x10tooldeck"] {
+            let encoded = crate::invoke::envelope::base64(bytes);
+            assert_eq!(decode_base64(&encoded).as_deref(), Some(bytes), "{encoded}");
+        }
+        assert_eq!(decode_base64("not*base64"), None);
     }
 
     #[test]
