@@ -140,8 +140,14 @@ impl Calls {
             Effect::Invoke { id, request } => {
                 let endpoint = Arc::clone(&self.endpoint);
                 let done = self.done.clone();
+                let progress_to = self.done.clone();
                 let task = tokio::spawn(async move {
-                    let result = endpoint.call(&request).await.map(Box::new).map_err(|e| e.to_string());
+                    let report = move |progress| {
+                        // Best effort: a full queue skips a report rather than stalling the call.
+                        let _ = progress_to.try_send(Msg::Progress { id, progress });
+                    };
+                    let result =
+                        endpoint.call_with_progress(&request, report).await.map(Box::new).map_err(|e| e.to_string());
                     // The loop may be gone (quitting); then nobody wants the result.
                     let _ = done.send(Msg::InvocationDone { id, result }).await;
                 });

@@ -43,6 +43,7 @@ fn all_tools() -> Vec<Tool> {
         Tool::new("image", "Returns a tiny PNG", schema(json!({"type": "object"}))),
         Tool::new("crash", "Exits the server process mid-call", schema(json!({"type": "object"}))),
         Tool::new("slow", "Takes ten seconds", schema(json!({"type": "object"}))),
+        Tool::new("count", "Counts to three, reporting progress", schema(json!({"type": "object"}))),
     ]
 }
 
@@ -72,7 +73,7 @@ impl ServerHandler for TestServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.unwrap_or_default();
         let result = match &*request.name {
@@ -88,6 +89,21 @@ impl ServerHandler for TestServer {
             "crash" => {
                 eprintln!("test server: crashing on purpose");
                 std::process::exit(7)
+            }
+            "count" => {
+                let token = context
+                    .meta
+                    .get_progress_token()
+                    .or_else(|| request.meta.as_ref().and_then(|m| m.get_progress_token()));
+                if let Some(token) = token {
+                    for step in 1..=3 {
+                        let mut report = rmcp::model::ProgressNotificationParam::new(token.clone(), f64::from(step));
+                        report.total = Some(3.0);
+                        report.message = Some(format!("step {step}"));
+                        let _ = context.peer.notify_progress(report).await;
+                    }
+                }
+                CallToolResult::success(vec![ContentBlock::text("3")])
             }
             "slow" => {
                 tokio::time::sleep(Duration::from_secs(10)).await;
@@ -144,7 +160,7 @@ fn tool_names(list: &str) -> Vec<String> {
 async fn list_tools_follows_every_page() {
     let endpoint = duplex_endpoint().await;
     let list = endpoint.list_tools().await.unwrap();
-    assert_eq!(tool_names(&list), ["add", "fail", "image", "crash", "slow"]);
+    assert_eq!(tool_names(&list), ["add", "fail", "image", "crash", "slow", "count"]);
     let value: Value = serde_json::from_str(&list).unwrap();
     assert_eq!(value["tools"][0]["inputSchema"]["required"], json!(["a", "b"]));
     assert_eq!(value["tools"][0]["outputSchema"]["properties"]["sum"]["type"], "number");
@@ -215,7 +231,7 @@ async fn a_slow_call_times_out() {
 async fn stdio_list_and_call() {
     let endpoint = McpEndpoint::connect_stdio(&stdio_command()).await.unwrap();
     assert!(endpoint.label().starts_with("mcp:stdio env "));
-    assert_eq!(tool_names(&endpoint.list_tools().await.unwrap()).len(), 5);
+    assert_eq!(tool_names(&endpoint.list_tools().await.unwrap()).len(), 6);
     let (outcome, exchange) = endpoint.call(&CallRequest::new("add", json!({"a": 40, "b": 2}))).await.unwrap();
     assert_eq!(outcome.value, Some(json!({"sum": 42.0})));
     assert_eq!(exchange.url, endpoint.label());
@@ -312,7 +328,7 @@ async fn streamable_http() {
     let url = format!("http://{address}/mcp");
     let headers = vec![("x-test".to_string(), "1".to_string())];
     let endpoint = McpEndpoint::connect_http(&url, headers).await.unwrap();
-    assert_eq!(tool_names(&endpoint.list_tools().await.unwrap()).len(), 5);
+    assert_eq!(tool_names(&endpoint.list_tools().await.unwrap()).len(), 6);
     let (outcome, exchange) = endpoint.call(&CallRequest::new("add", json!({"a": 1, "b": 2}))).await.unwrap();
     assert_eq!(outcome.value, Some(json!({"sum": 3.0})));
     assert_eq!(exchange.url, url);
@@ -352,4 +368,25 @@ fn tooldeck_call_with_mcp_stdio() {
     assert_eq!(outcome["value"]["sum"], 5.0);
     let output = run(&["call", "fail", "--mcp", &server]);
     assert_eq!(output.status.code(), Some(1), "isError is a tool error");
+}
+
+/// A call asks for progress (its call id is the token) and every report reaches the caller.
+#[tokio::test]
+async fn progress_reports_reach_the_caller() {
+    let endpoint = duplex_endpoint().await;
+    let reports = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&reports);
+    let request = CallRequest::new("count", json!({}));
+    let (outcome, _) = endpoint
+        .call_with_progress(&request, move |p| sink.lock().unwrap().push((p.progress, p.total, p.message)))
+        .await
+        .expect("an answer");
+    assert_eq!(outcome.value, Some(json!(3)));
+    let reports = reports.lock().unwrap().clone();
+    // Reports are sent before the result; each carries the count, the total and a message.
+    assert!(!reports.is_empty(), "no progress reached the caller");
+    for (progress, total, message) in &reports {
+        assert_eq!(*total, Some(3.0));
+        assert_eq!(message.as_deref(), Some(format!("step {progress}").as_str()));
+    }
 }

@@ -34,6 +34,11 @@ pub enum Msg {
     Tick {
         elapsed_ms: u64,
     },
+    /// A running call reported progress.
+    Progress {
+        id: u64,
+        progress: crate::invoke::Progress,
+    },
     /// A scheduled retry is due (waiting for the user to authorize in the browser).
     RetryDue {
         id: u64,
@@ -109,6 +114,8 @@ pub struct Run {
     pub tool_id: String,
     pub request: CallRequest,
     pub elapsed_ms: u64,
+    /// The server's last progress report, while it runs.
+    pub progress: Option<crate::invoke::Progress>,
     pub state: RunState,
 }
 

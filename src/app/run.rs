@@ -41,6 +41,7 @@ fn send(app: &mut App, request: CallRequest) -> Vec<Effect> {
         tool_id: request.tool_id.clone(),
         request: request.clone(),
         elapsed_ms: 0,
+        progress: None,
         state: RunState::Running,
     });
     effects.push(Effect::Invoke { id, request });
@@ -62,6 +63,12 @@ pub fn cancel(app: &mut App) -> Vec<Effect> {
             vec![Effect::Cancel { id: run.id }]
         }
         _ => Vec::new(),
+    }
+}
+
+pub fn progress(app: &mut App, id: u64, progress: crate::invoke::Progress) {
+    if let Some(run) = app.run.as_mut().filter(|r| r.id == id && r.state == RunState::Running) {
+        run.progress = Some(progress);
     }
 }
 

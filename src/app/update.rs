@@ -33,6 +33,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::InvocationDone { id, result } => super::run::done(app, id, result),
         Msg::RetryDue { id } => super::run::retry_due(app, id),
+        Msg::Progress { id, progress } => {
+            super::run::progress(app, id, progress);
+            Vec::new()
+        }
         Msg::ArtifactProgress { received, total } => {
             super::run::artifact_progress(app, received, total);
             Vec::new()

@@ -6,7 +6,11 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
+use rmcp::model::{
+    CallToolRequestParams, NumberOrString, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    RequestParamsMeta,
+};
+use rmcp::service::NotificationContext;
 use rmcp::service::{ClientInitializeError, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -29,7 +33,7 @@ const MAX_PAGES: usize = 10_000;
 
 /// A connected MCP server. Dropping it closes the connection and kills a stdio child.
 pub struct McpEndpoint {
-    client: RunningService<RoleClient, ()>,
+    client: RunningService<RoleClient, ProgressRelay>,
     /// `mcp:stdio COMMAND` or the server's URL: what the exchange view and errors call it.
     label: String,
     timeout: Duration,
@@ -84,7 +88,7 @@ impl McpEndpoint {
                 }
             });
         }
-        let served = tokio::time::timeout(timeout, ().serve(transport)).await;
+        let served = tokio::time::timeout(timeout, ProgressRelay::default().serve(transport)).await;
         let mut endpoint = McpEndpoint::finish_connect(served, label, timeout, Some(tail)).await?;
         endpoint.child_pid = child_pid;
         Ok(endpoint)
@@ -111,7 +115,7 @@ impl McpEndpoint {
         }
         let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
         let transport = StreamableHttpClientTransport::from_config(config);
-        let served = tokio::time::timeout(timeout, ().serve(transport)).await;
+        let served = tokio::time::timeout(timeout, ProgressRelay::default().serve(transport)).await;
         McpEndpoint::finish_connect(served, label, timeout, None).await
     }
 
@@ -121,12 +125,15 @@ impl McpEndpoint {
     where
         S: AsyncRead + AsyncWrite + Send + 'static,
     {
-        let served = tokio::time::timeout(DEFAULT_TIMEOUT, ().serve(stream)).await;
+        let served = tokio::time::timeout(DEFAULT_TIMEOUT, ProgressRelay::default().serve(stream)).await;
         McpEndpoint::finish_connect(served, label.to_string(), DEFAULT_TIMEOUT, None).await
     }
 
     async fn finish_connect(
-        served: Result<Result<RunningService<RoleClient, ()>, ClientInitializeError>, tokio::time::error::Elapsed>,
+        served: Result<
+            Result<RunningService<RoleClient, ProgressRelay>, ClientInitializeError>,
+            tokio::time::error::Elapsed,
+        >,
         label: String,
         timeout: Duration,
         stderr_tail: Option<Arc<Mutex<Vec<u8>>>>,
@@ -230,7 +237,22 @@ impl McpEndpoint {
     /// gives (including `isError`) is an `Outcome`; no answer (a crash, a closed pipe, a timeout,
     /// a JSON-RPC error) is an error.
     pub async fn call(&self, request: &CallRequest) -> Result<(Outcome, Exchange), InvokeError> {
-        let params = self.params(request)?;
+        self.call_with_progress(request, |_| {}).await
+    }
+
+    /// Like [`McpEndpoint::call`], asking the server for progress (the call id is the progress
+    /// token) and passing each report to `on_progress`.
+    pub async fn call_with_progress(
+        &self,
+        request: &CallRequest,
+        on_progress: impl Fn(super::Progress) + Send + Sync + 'static,
+    ) -> Result<(Outcome, Exchange), InvokeError> {
+        let mut params = self.params(request)?;
+        params.set_progress_token(ProgressToken(NumberOrString::String(request.call_id.clone().into())));
+        let listeners = self.client.service().listeners.clone();
+        lock(&listeners).push((request.call_id.clone(), Box::new(on_progress)));
+        // Whatever happens to the call, its listener goes with it.
+        let _forget = Forget { listeners, key: request.call_id.clone() };
         let mut exchange = self.describe(request);
         let started = Instant::now();
         let result = self.request("tools/call", self.client.call_tool(params)).await?;
@@ -379,5 +401,45 @@ mod tests {
         assert_eq!(split(""), Vec::<String>::new());
         assert!(split_command_line("a 'b").is_err());
         assert!(split_command_line("a \"b").is_err());
+    }
+}
+
+type Listener = Box<dyn Fn(super::Progress) + Send + Sync>;
+
+/// The client side's handler: passes `notifications/progress` to the call waiting on that token.
+/// rmcp puts its own request id in the token, so a report whose token names no call goes to the
+/// newest call (the app runs one call per endpoint at a time).
+#[derive(Clone, Default)]
+pub struct ProgressRelay {
+    listeners: Arc<Mutex<Vec<(String, Listener)>>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl rmcp::ClientHandler for ProgressRelay {
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        let key = match &params.progress_token.0 {
+            NumberOrString::String(s) => s.to_string(),
+            NumberOrString::Number(n) => n.to_string(),
+        };
+        let listeners = lock(&self.listeners);
+        let listener = listeners.iter().find(|(k, _)| *k == key).or_else(|| listeners.last());
+        if let Some((_, listener)) = listener {
+            listener(super::Progress { progress: params.progress, total: params.total, message: params.message });
+        }
+    }
+}
+
+/// Removes a call's progress listener when the call ends (or is dropped).
+struct Forget {
+    listeners: Arc<Mutex<Vec<(String, Listener)>>>,
+    key: String,
+}
+
+impl Drop for Forget {
+    fn drop(&mut self) {
+        lock(&self.listeners).retain(|(k, _)| *k != self.key);
     }
 }

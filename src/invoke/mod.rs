@@ -165,6 +165,14 @@ impl InvokeError {
     }
 }
 
+/// How far a running call has come, as the server reported it (MCP `notifications/progress`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
 /// The endpoint the user chose: one way to list tools and call them, whatever the protocol.
 pub enum Endpoint {
     Otc(otc::OtcEndpoint),
@@ -173,9 +181,18 @@ pub enum Endpoint {
 
 impl Endpoint {
     pub async fn call(&self, request: &otc::CallRequest) -> Result<(Outcome, Exchange), InvokeError> {
+        self.call_with_progress(request, |_| {}).await
+    }
+
+    /// Like [`Endpoint::call`], reporting progress where the protocol carries it (MCP).
+    pub async fn call_with_progress(
+        &self,
+        request: &otc::CallRequest,
+        on_progress: impl Fn(Progress) + Send + Sync + 'static,
+    ) -> Result<(Outcome, Exchange), InvokeError> {
         let (mut outcome, exchange) = match self {
             Endpoint::Otc(e) => e.call(request).await?,
-            Endpoint::Mcp(e) => e.call(request).await?,
+            Endpoint::Mcp(e) => e.call_with_progress(request, on_progress).await?,
         };
         // MCP results carry no duration of their own: the round trip is the duration.
         if outcome.duration_ms == 0 {

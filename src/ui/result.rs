@@ -33,6 +33,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
                     styles.muted,
                 ),
             ]));
+            if let Some(progress) = &run.progress {
+                lines.push(progress_line(progress, styles));
+            }
         }
         RunState::Cancelled => lines.push(Line::styled("cancelled · Ctrl-R runs again", styles.warning)),
         RunState::Failed { error } => {
@@ -205,4 +208,17 @@ fn artifact_lines(app: &App, styles: &Styles, lines: &mut Vec<Line<'static>>) {
             lines.extend(preview.iter().take(2000).map(|l| Line::styled(visible(l).into_owned(), styles.text)));
         }
     }
+}
+
+/// The server's progress report: a bar when it gave a total, the count otherwise.
+fn progress_line(progress: &crate::invoke::Progress, styles: &Styles) -> Line<'static> {
+    let count = match progress.total.filter(|t| *t > 0.0) {
+        Some(total) => {
+            let done = ((progress.progress / total).clamp(0.0, 1.0) * 30.0) as usize;
+            format!("[{}{}] {} of {}", "█".repeat(done), "░".repeat(30 - done), progress.progress, total)
+        }
+        None => format!("{} so far", progress.progress),
+    };
+    let message = progress.message.as_deref().map(|m| format!(" · {}", visible(m))).unwrap_or_default();
+    Line::styled(format!("{count}{message}"), styles.accent)
 }
