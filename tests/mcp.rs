@@ -390,3 +390,22 @@ async fn progress_reports_reach_the_caller() {
         assert_eq!(message.as_deref(), Some(format!("step {progress}").as_str()));
     }
 }
+
+/// An MCP HTTP server that wants a token says so in words, with what its WWW-Authenticate asks.
+#[tokio::test]
+async fn http_401_says_authorization_is_needed() {
+    use axum::http::{HeaderMap, StatusCode};
+    let router = axum::Router::new().fallback(|| async {
+        let mut headers = HeaderMap::new();
+        headers.insert("www-authenticate", "Bearer realm=\"tools\", scope=\"files:read\"".parse().unwrap());
+        (StatusCode::UNAUTHORIZED, headers, "sign in first")
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let error = McpEndpoint::connect_http(&format!("http://{address}/mcp"), Vec::new()).await.unwrap_err();
+    let message = error.to_string();
+    assert!(message.contains("wants authorization: HTTP 401"), "{message}");
+    assert!(message.contains("scope=\"files:read\""), "{message}");
+    assert!(message.contains("--header 'Authorization: Bearer"), "{message}");
+}

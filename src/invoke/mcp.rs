@@ -113,10 +113,15 @@ impl McpEndpoint {
             let header_value = reqwest::header::HeaderValue::from_str(value.trim()).map_err(|_| bad("value"))?;
             custom.insert(header_name, header_value);
         }
-        let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+        let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom.clone());
         let transport = StreamableHttpClientTransport::from_config(config);
         let served = tokio::time::timeout(timeout, ProgressRelay::default().serve(transport)).await;
-        McpEndpoint::finish_connect(served, label, timeout, None).await
+        match McpEndpoint::finish_connect(served, label, timeout, None).await {
+            Ok(endpoint) => Ok(endpoint),
+            // rmcp reports a refused initialize only as a closed connection; ask the server
+            // directly whether it wants authorization, to say so instead.
+            Err(error) => Err(wants_authorization(url, custom.into_iter().collect(), timeout).await.unwrap_or(error)),
+        }
     }
 
     /// Speaks MCP over any byte stream (one end of a `tokio::io::duplex`, a socket...). `label`
@@ -402,6 +407,28 @@ mod tests {
         assert!(split_command_line("a 'b").is_err());
         assert!(split_command_line("a \"b").is_err());
     }
+}
+
+/// `Some` error explaining a 401 (with the server's `WWW-Authenticate`), when that is what `url`
+/// answers to an `initialize`.
+async fn wants_authorization(url: &str, headers: reqwest::header::HeaderMap, timeout: Duration) -> Option<InvokeError> {
+    let client = reqwest::Client::builder().timeout(timeout).default_headers(headers).build().ok()?;
+    let initialize = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "tooldeck", "version": env!("CARGO_PKG_VERSION")}
+    }});
+    let response =
+        client.post(url).header("accept", "application/json, text/event-stream").json(&initialize).send().await.ok()?;
+    if response.status() != reqwest::StatusCode::UNAUTHORIZED {
+        return None;
+    }
+    let challenge = response.headers().get("www-authenticate").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let asks = challenge.map(|c| format!(" (WWW-Authenticate: {c})")).unwrap_or_default();
+    Some(InvokeError::Connect {
+        url: url.to_string(),
+        reason: format!(
+            "the server wants authorization: HTTP 401{asks}; give a token with --header 'Authorization: Bearer …'"
+        ),
+    })
 }
 
 type Listener = Box<dyn Fn(super::Progress) + Send + Sync>;
