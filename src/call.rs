@@ -178,7 +178,7 @@ fn parse_tokens(tokens: &[String]) -> Result<Vec<(String, String)>, String> {
 }
 
 pub fn run(args: CallArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match crate::cli::tokio_runtime() {
         Ok(runtime) => runtime,
         Err(e) => return fail(exit::TRANSPORT, &format!("cannot start: {e}")),
     };

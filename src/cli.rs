@@ -121,28 +121,32 @@ pub fn run(cli: Cli) -> ExitCode {
 
 /// `tooldeck serve-mock`: the demo server in the foreground until Ctrl-C.
 fn serve_mock(args: &ServeArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio_runtime() {
         Ok(runtime) => runtime,
         Err(e) => {
             report!("tooldeck: cannot start: {e}");
             return ExitCode::from(1);
         }
     };
-    runtime.block_on(async {
-        let catalog = load_samples(&LoadOptions::default()).catalog;
-        let server = match crate::invoke::mock::MockServer::start(catalog, args.port).await {
-            Ok(server) => server,
-            Err(e) => {
-                report!("tooldeck: cannot serve on 127.0.0.1:{}: {e}", args.port);
-                return ExitCode::from(1);
-            }
-        };
+    let catalog = load_samples(&LoadOptions::default()).catalog;
+    let served = runtime.block_on(crate::invoke::mock::serve_forever(catalog, args.port, |server| {
         println!("tooldeck demo server on {} (Ctrl-C stops it)", server.url());
         println!("  GET  {}/tools", server.url());
         println!("  POST {}/tools/call", server.url());
-        let _ = tokio::signal::ctrl_c().await;
-        ExitCode::SUCCESS
-    })
+    }));
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            report!("tooldeck: cannot serve on 127.0.0.1:{}: {e}", args.port);
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The async runtime every command that talks to servers runs on: two workers, as the machines
+/// we target have few cores and the UI needs only one.
+pub fn tokio_runtime() -> io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()
 }
 
 /// The terminal app.
@@ -174,7 +178,7 @@ fn app(sources: &Sources, endpoint: &crate::call::EndpointOptions, theme: Option
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio_runtime() {
         Ok(runtime) => runtime,
         Err(e) => {
             report!("tooldeck: cannot start: {e}");

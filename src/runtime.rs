@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use crate::app::{App, Effect, Msg, update};
+use crate::app::{Answer, App, Effect, Msg, update};
 use crate::invoke::Endpoint;
 use crate::theme::Styles;
 use crate::ui;
@@ -137,7 +137,7 @@ impl Calls {
     fn carry_out(&mut self, effect: Effect) {
         match effect {
             Effect::Quit => {}
-            Effect::Invoke { id, request } => {
+            Effect::Invoke { id, request, output_schema } => {
                 let endpoint = Arc::clone(&self.endpoint);
                 let done = self.done.clone();
                 let progress_to = self.done.clone();
@@ -146,8 +146,11 @@ impl Calls {
                         // Best effort: a full queue skips a report rather than stalling the call.
                         let _ = progress_to.try_send(Msg::Progress { id, progress });
                     };
-                    let result =
-                        endpoint.call_with_progress(&request, report).await.map(Box::new).map_err(|e| e.to_string());
+                    let result = endpoint
+                        .call_with_progress(&request, report)
+                        .await
+                        .map(|(outcome, exchange)| Box::new(Answer::new(outcome, exchange, output_schema.as_ref())))
+                        .map_err(|e| e.to_string());
                     // The loop may be gone (quitting); then nobody wants the result.
                     let _ = done.send(Msg::InvocationDone { id, result }).await;
                 });

@@ -7,7 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
-use tooldeck::app::{App, Effect, Msg, update};
+use tooldeck::app::{Answer, App, Effect, Msg, update};
 use tooldeck::catalog::{Catalog, LoadOptions, load_samples, load_text};
 use tooldeck::invoke::Exchange;
 use tooldeck::invoke::envelope::read_otc_response;
@@ -39,7 +39,7 @@ impl Deck {
     fn run(&mut self) -> Option<(u64, CallRequest)> {
         self.send(Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))).into_iter().find_map(
             |e| match e {
-                Effect::Invoke { id, request } => Some((id, request)),
+                Effect::Invoke { id, request, .. } => Some((id, request)),
                 _ => None,
             },
         )
@@ -49,7 +49,7 @@ impl Deck {
     fn answer(&mut self, id: u64, request: &CallRequest, status: u16, body: &str) {
         let outcome = read_otc_response(status, Some("application/json"), body.as_bytes(), false, &request.call_id);
         let exchange = Exchange { status: Some(status), response_body: body.into(), ..Exchange::default() };
-        self.send(Msg::InvocationDone { id, result: Ok(Box::new((outcome, exchange))) });
+        self.send(Msg::InvocationDone { id, result: Ok(Box::new(Answer::new(outcome, exchange, None))) });
     }
 
     fn key(&mut self, code: KeyCode, modifiers: KeyModifiers) {

@@ -55,7 +55,7 @@ pub enum Msg {
     /// A call came back (or could not be made). Results of calls no longer current are dropped.
     InvocationDone {
         id: u64,
-        result: Result<Box<(Outcome, Exchange)>, String>,
+        result: Result<Box<Answer>, String>,
     },
 }
 
@@ -63,9 +63,11 @@ pub enum Msg {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Quit,
+    /// Send `request`; the answer is checked against `output_schema` off the UI thread.
     Invoke {
         id: u64,
         request: CallRequest,
+        output_schema: Option<serde_json::Value>,
     },
     Cancel {
         id: u64,
@@ -105,6 +107,30 @@ pub enum ArtifactState {
     Fetching,
     Ready { lines: Vec<String>, bytes: std::sync::Arc<Vec<u8>> },
     Failed(String),
+}
+
+/// A call's answer, made ready for the screen where it arrives (a large value is formatted and
+/// checked there, not on the UI thread).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub outcome: Outcome,
+    pub exchange: Exchange,
+    /// The value pretty-printed, line by line.
+    pub value_lines: Vec<String>,
+}
+
+impl Answer {
+    pub fn new(mut outcome: Outcome, exchange: Exchange, output_schema: Option<&serde_json::Value>) -> Answer {
+        if let Some(schema) = output_schema {
+            crate::invoke::envelope::check_output(&mut outcome, schema);
+        }
+        let value_lines = outcome
+            .value
+            .as_ref()
+            .map(|v| crate::form::value::pretty(v).lines().map(str::to_string).collect())
+            .unwrap_or_default();
+        Answer { outcome, exchange, value_lines }
+    }
 }
 
 /// The current (or last) call of the selected tool.

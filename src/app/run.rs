@@ -5,8 +5,8 @@ use crossterm::event::{KeyCode, KeyEvent};
 
 use super::{App, Effect, Focus, Popup, Run, RunState};
 use crate::form::TextInput;
+use crate::invoke::Status;
 use crate::invoke::otc::CallRequest;
-use crate::invoke::{Exchange, Outcome, Status};
 
 /// Ctrl-R: sends the form's arguments; invalid input only on a second press (`armed`).
 pub fn start(app: &mut App, armed: bool) -> Vec<Effect> {
@@ -44,7 +44,8 @@ fn send(app: &mut App, request: CallRequest) -> Vec<Effect> {
         progress: None,
         state: RunState::Running,
     });
-    effects.push(Effect::Invoke { id, request });
+    let output_schema = app.catalog.get(&request.tool_id).and_then(|t| t.output_schema.clone());
+    effects.push(Effect::Invoke { id, request, output_schema });
     effects
 }
 
@@ -79,25 +80,13 @@ pub fn tick(app: &mut App, elapsed_ms: u64) {
 }
 
 /// A call came back: show it, and record it in the history.
-pub fn done(app: &mut App, id: u64, result: Result<Box<(Outcome, Exchange)>, String>) -> Vec<Effect> {
+pub fn done(app: &mut App, id: u64, result: Result<Box<super::Answer>, String>) -> Vec<Effect> {
     let endpoint = app.endpoint.clone();
-    let tool_id = app.run.as_ref().map(|r| r.tool_id.clone()).unwrap_or_default();
-    let app_output_schema = app.catalog.get(&tool_id).and_then(|t| t.output_schema.clone());
     let Some(run) = app.run.as_mut().filter(|r| r.id == id && r.state == RunState::Running) else { return Vec::new() };
     run.state = match result {
         Ok(answer) => {
-            let (mut outcome, exchange) = *answer;
-            // The value is checked against what the tool says it returns.
-            let output_schema = app_output_schema.as_ref();
-            if let Some(schema) = output_schema {
-                crate::invoke::envelope::check_output(&mut outcome, schema);
-            }
+            let super::Answer { outcome, exchange, value_lines } = *answer;
             run.elapsed_ms = outcome.duration_ms.max(exchange.duration_ms);
-            let value_lines = outcome
-                .value
-                .as_ref()
-                .map(|v| crate::form::value::pretty(v).lines().map(str::to_string).collect())
-                .unwrap_or_default();
             RunState::Done { outcome: Box::new(outcome), exchange: Box::new(exchange), value_lines }
         }
         Err(error) => RunState::Failed { error },

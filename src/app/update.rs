@@ -345,7 +345,7 @@ mod tests {
 
     fn invoked(effects: &[Effect]) -> Option<(u64, crate::invoke::otc::CallRequest)> {
         effects.iter().find_map(|e| match e {
-            Effect::Invoke { id, request } => Some((*id, request.clone())),
+            Effect::Invoke { id, request, .. } => Some((*id, request.clone())),
             _ => None,
         })
     }
@@ -353,7 +353,8 @@ mod tests {
     fn answer(app: &mut App, id: u64, body: &str) -> Vec<Effect> {
         let outcome =
             crate::invoke::envelope::read_otc_response(200, Some("application/json"), body.as_bytes(), false, "x");
-        update(app, Msg::InvocationDone { id, result: Ok(Box::new((outcome, crate::invoke::Exchange::default()))) })
+        let answer = super::super::Answer::new(outcome, crate::invoke::Exchange::default(), None);
+        update(app, Msg::InvocationDone { id, result: Ok(Box::new(answer)) })
     }
 
     #[test]

@@ -585,15 +585,6 @@ pub fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// A one-line summary for status lines: `value · 12 ms · call 1f3a9c2e…`, plus the warning count.
-pub fn summary(outcome: &Outcome) -> String {
-    let (ms, n) = (outcome.duration_ms, outcome.warnings.len());
-    let time = if ms < 1000 { format!("{ms} ms") } else { format!("{:.1} s", ms as f64 / 1000.0) };
-    let warnings = if n == 0 { String::new() } else { format!(" · {n} warning{}", if n == 1 { "" } else { "s" }) };
-    let (status, call) = (outcome.status.name().replace('_', " "), truncate(&outcome.call_id, 9));
-    format!("{status} · {time} · call {call}{warnings}")
-}
-
 #[cfg(test)]
 #[path = "envelope_tests.rs"]
 mod tests;

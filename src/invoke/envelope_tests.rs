@@ -459,7 +459,7 @@ fn mcp_odd_results() {
     assert_eq!((o.status, o.warnings.clone()), (Status::Null, vec!["\"content\" is null, not an array".to_string()]));
 }
 
-// --- the output schema, the summary, base64 ---
+// --- the output schema, base64 ---
 
 #[test]
 fn output_schema_violations() {
@@ -501,15 +501,6 @@ fn output_schema_edge_cases() {
     check_output(&mut o, &json!({"items": {"type": "number"}}));
     assert_eq!(o.warnings.len(), MAX_VIOLATIONS + 1);
     assert_eq!(o.warnings.last().unwrap(), "output schema: … and 950 more violations");
-}
-
-#[test]
-fn summary_line() {
-    let mut o = Outcome { duration_ms: 12, ..Outcome::new(Status::Value, "1f3a9c2e-0000-4000-8000-000000000000") };
-    assert_eq!(summary(&o), "value · 12 ms · call 1f3a9c2e…");
-    o.warnings.push("w".into());
-    (o.status, o.duration_ms, o.call_id) = (Status::RequiresAuthorization, 1500, "c1".into());
-    assert_eq!(summary(&o), "requires authorization · 1.5 s · call c1 · 1 warning");
 }
 
 #[test]
