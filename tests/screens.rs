@@ -373,6 +373,30 @@ fn run_with_valid_arguments_shows_the_request() {
 }
 
 #[test]
+fn a_value_folds_in_the_result_pane() {
+    let mut deck = Deck::samples();
+    deck.open_tool("search_products");
+    deck.focus_field("query");
+    deck.fill("laptop");
+    let (id, request) = deck.run().expect("valid arguments are sent");
+    let body = format!(
+        r#"{{"result": {{"call_id": "{}", "success": true, "value": {{"items": ["a", "b", "c"], "total": 3}}}}}}"#,
+        request.call_id
+    );
+    deck.answer(id, &request, 200, &body);
+    deck.ctrl('o');
+    deck.press(KeyCode::Down);
+    deck.press(KeyCode::Left);
+    let screen = deck.snapshot("10e_value_folded");
+    assert!(screen.contains("\"items\": [ … ],  3 lines folded"), "{screen}");
+    assert!(!screen.contains("\"b\""), "the folded items are hidden:\n{screen}");
+    assert!(screen.contains("\"total\": 3"), "{screen}");
+    assert!(screen.contains("fold all/none"), "the hints say how to fold:\n{screen}");
+    deck.press(KeyCode::Enter);
+    assert!(deck.text().contains("\"b\""), "Enter unfolds");
+}
+
+#[test]
 fn run_with_invalid_arguments_refuses_once_then_sends_anyway() {
     let mut deck = Deck::samples();
     deck.open_tool("search_products");

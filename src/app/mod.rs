@@ -7,6 +7,7 @@ pub mod list;
 pub mod run;
 mod typing;
 pub mod update;
+pub mod value_view;
 pub mod view;
 
 use std::collections::HashMap;
@@ -115,8 +116,8 @@ pub enum ArtifactState {
 pub struct Answer {
     pub outcome: Outcome,
     pub exchange: Exchange,
-    /// The value pretty-printed, line by line.
-    pub value_lines: Vec<String>,
+    /// The value pretty-printed, line by line, with its brackets paired for folding.
+    pub value_lines: value_view::ValueLines,
 }
 
 impl Answer {
@@ -127,7 +128,7 @@ impl Answer {
         let value_lines = outcome
             .value
             .as_ref()
-            .map(|v| crate::form::value::pretty(v).lines().map(str::to_string).collect())
+            .map(|v| value_view::ValueLines::new(&crate::form::value::pretty(v)))
             .unwrap_or_default();
         Answer { outcome, exchange, value_lines }
     }
@@ -153,7 +154,7 @@ pub enum RunState {
         exchange: Box<Exchange>,
         /// The value pretty-printed once, line by line: a large value must not be formatted
         /// again on every frame.
-        value_lines: Vec<String>,
+        value_lines: value_view::ValueLines,
     },
     /// No answer at all: connection refused, timeout...
     Failed {
@@ -250,8 +251,10 @@ pub struct App {
     pub tokens: BTreeMap<String, String>,
     /// Where calls go, for the status line ("demo server", "http://...").
     pub endpoint: String,
-    /// First visible line of the result pane.
+    /// First visible line of the result pane (outside the value viewer).
     pub result_scroll: usize,
+    /// Cursor, window and folds of the value viewer.
+    pub value_view: value_view::ValueView,
     /// The result pane shows the exact request and response instead of the outcome.
     pub show_exchange: bool,
     /// The last text searched for in the result (`n` finds the next).
@@ -288,6 +291,7 @@ impl App {
             tokens: BTreeMap::new(),
             endpoint: String::from("demo server"),
             result_scroll: 0,
+            value_view: value_view::ValueView::default(),
             show_exchange: false,
             artifact: None,
             waiting_for_authorization: false,

@@ -35,6 +35,7 @@ fn send(app: &mut App, request: CallRequest) -> Vec<Effect> {
     let id = app.next_run_id;
     app.next_run_id += 1;
     app.result_scroll = 0;
+    app.value_view = super::value_view::ValueView::default();
     app.artifact = None;
     app.run = Some(Run {
         id,
@@ -167,6 +168,9 @@ pub fn reopen(app: &mut App, index: usize) {
 
 /// Keys while the result pane has the focus.
 pub fn result_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
+    if value_key(app, key) {
+        return Vec::new();
+    }
     match key.code {
         KeyCode::Esc | KeyCode::Tab => app.focus = Focus::Form,
         KeyCode::Up | KeyCode::Char('k') => app.result_scroll = app.result_scroll.saturating_sub(1),
@@ -191,6 +195,44 @@ pub fn result_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         _ => {}
     }
     Vec::new()
+}
+
+/// The result pane shows a value (in the foldable viewer).
+pub fn shows_value(app: &App) -> bool {
+    !app.show_exchange
+        && matches!(app.run.as_ref().map(|r| &r.state), Some(RunState::Done { outcome, .. }) if outcome.status == Status::Value)
+}
+
+/// Keys of the value viewer (moving, folding), when the result shows a value. True when taken.
+fn value_key(app: &mut App, key: KeyEvent) -> bool {
+    let height = value_height(app);
+    if !shows_value(app) {
+        return false;
+    }
+    let Some(RunState::Done { value_lines: lines, .. }) = app.run.as_ref().map(|r| &r.state) else {
+        return false;
+    };
+    let view = &mut app.value_view;
+    match key.code {
+        KeyCode::Up | KeyCode::Char('k') => view.move_by(lines, -1, height),
+        KeyCode::Down | KeyCode::Char('j') => view.move_by(lines, 1, height),
+        KeyCode::PageUp => view.move_by(lines, -(height as isize), height),
+        KeyCode::PageDown => view.move_by(lines, height as isize, height),
+        KeyCode::Home | KeyCode::Char('g') => view.to_top(),
+        KeyCode::End | KeyCode::Char('G') => view.to_bottom(lines, height),
+        KeyCode::Left | KeyCode::Char('h') => view.fold(lines, height),
+        KeyCode::Right | KeyCode::Char('l') => view.unfold(view.cursor),
+        KeyCode::Enter | KeyCode::Char(' ') => view.toggle(lines, height),
+        KeyCode::Char('-') => view.fold_all(lines),
+        KeyCode::Char('+') | KeyCode::Char('=') => view.unfold_all(),
+        _ => return false,
+    }
+    true
+}
+
+/// Lines of value the result pane shows (below its status line).
+fn value_height(app: &App) -> usize {
+    app.layout().result.map_or(1, |r| usize::from(r.height.saturating_sub(3)).max(1))
 }
 
 /// `t` on an authorization prompt: the token for its provider.
@@ -374,19 +416,20 @@ pub fn find_next(app: &mut App) {
     if needle.is_empty() {
         return;
     }
+    let height = value_height(app);
     let Some(RunState::Done { value_lines, .. }) = app.run.as_ref().map(|r| &r.state) else { return };
-    // Value lines start one line below the status line.
-    let from = app.result_scroll;
+    let from = app.value_view.cursor + 1;
     let found = value_lines
+        .lines
         .iter()
         .enumerate()
         .skip(from)
-        .chain(value_lines.iter().enumerate().take(from))
+        .chain(value_lines.lines.iter().enumerate().take(from))
         .find(|(_, line)| line.to_lowercase().contains(&needle))
         .map(|(i, _)| i);
     match found {
         Some(i) => {
-            app.result_scroll = i + 1;
+            app.value_view.reveal(value_lines, i, height);
             app.status = Some(format!("\"{}\" on line {} · n finds the next", app.result_search, i + 1));
         }
         None => app.status = Some(format!("\"{}\" is not in the value", app.result_search)),

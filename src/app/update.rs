@@ -311,6 +311,7 @@ pub(super) fn sync_json_from_form(app: &mut App) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::RunState;
     use crate::catalog::{LoadOptions, load_samples};
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -385,7 +386,7 @@ mod tests {
     }
 
     #[test]
-    fn find_in_the_result_scrolls_to_the_match() {
+    fn find_in_the_result_moves_to_the_match() {
         let mut app = app();
         press(&mut app, KeyCode::Char('/'));
         type_text(&mut app, "Math.Add");
@@ -398,11 +399,36 @@ mod tests {
         press(&mut app, KeyCode::Char('/'));
         type_text(&mut app, "NEEDLE");
         press(&mut app, KeyCode::Enter);
-        // Line 0 is "{", then a, b, needle: the needle's line is the fourth value line.
-        assert_eq!(app.result_scroll, 4);
+        // Line 0 is "{", then a, b, needle.
+        assert_eq!(app.value_view.cursor, 3);
         press(&mut app, KeyCode::Char('/'));
         type_text(&mut app, "x");
         press(&mut app, KeyCode::Enter);
         assert!(app.status.as_deref().is_some_and(|s| s.contains("is not in the value")), "{:?}", app.status);
+    }
+
+    #[test]
+    fn the_value_folds_and_a_search_unfolds_the_way_to_its_hit() {
+        let mut app = app();
+        press(&mut app, KeyCode::Char('/'));
+        type_text(&mut app, "Math.Add");
+        press(&mut app, KeyCode::Enter);
+        update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
+        let (id, _) = invoked(&update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))))
+            .expect("sent anyway");
+        answer(&mut app, id, r#"{"result":{"call_id":"x","success":true,"value":{"a":{"deep":{"needle":1}},"b":2}}}"#);
+        update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+        press(&mut app, KeyCode::Char('-'));
+        let Some(RunState::Done { value_lines, .. }) = app.run.as_ref().map(|r| &r.state) else { panic!("a value") };
+        let shown: Vec<usize> = app.value_view.window(value_lines).collect();
+        assert_eq!(shown.len(), 4, "{{, a folded, b, }}: {shown:?}");
+        press(&mut app, KeyCode::Down);
+        press(&mut app, KeyCode::Right);
+        press(&mut app, KeyCode::Char('/'));
+        type_text(&mut app, "needle");
+        press(&mut app, KeyCode::Enter);
+        let Some(RunState::Done { value_lines, .. }) = app.run.as_ref().map(|r| &r.state) else { panic!("a value") };
+        assert!(value_lines.lines[app.value_view.cursor].contains("needle"));
+        assert_eq!(app.value_view.window(value_lines).count(), value_lines.len(), "nothing left folded on the way");
     }
 }

@@ -9,6 +9,7 @@ use ratatui::widgets::Paragraph;
 use super::json::highlight;
 use super::pane;
 use crate::app::layout::inner;
+use crate::app::value_view::{ValueLines, ValueView};
 use crate::app::{App, ArtifactState, Focus, RunState};
 use crate::invoke::{Exchange, Outcome, Status};
 use crate::text::{human_bytes, visible};
@@ -58,22 +59,16 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             if app.show_exchange {
                 exchange_lines(exchange, styles, &mut lines);
             } else if outcome.status == Status::Value {
-                // Virtual: only the value lines in view are styled, so a huge value scrolls as
-                // fast as a small one.
                 let height = usize::from(body.height);
-                let mut shown: Vec<Line> = lines.into_iter().skip(app.result_scroll).collect();
-                let first = app.result_scroll.saturating_sub(1);
-                shown.extend(value_lines.iter().skip(first).take(height).map(|l| highlight(l, styles)));
-                let rest = first.saturating_sub(value_lines.len());
-                shown.extend(
-                    outcome
-                        .warnings
-                        .iter()
-                        .skip(rest)
-                        .map(|w| Line::styled(format!("⚠ {}", visible(w)), styles.warning)),
-                );
-                shown.truncate(height);
-                frame.render_widget(Paragraph::new(shown), body);
+                lines.extend(value_window(app, value_lines, focused, height.saturating_sub(1), styles));
+                let shown_all = app.value_view.window(value_lines).nth(height).is_none();
+                if shown_all {
+                    lines.extend(
+                        outcome.warnings.iter().map(|w| Line::styled(format!("⚠ {}", visible(w)), styles.warning)),
+                    );
+                }
+                lines.truncate(height);
+                frame.render_widget(Paragraph::new(lines), body);
                 return;
             } else {
                 outcome_lines(outcome, styles, &mut lines);
@@ -83,6 +78,35 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     }
     let visible_lines: Vec<Line> = lines.into_iter().skip(app.result_scroll).take(usize::from(body.height)).collect();
     frame.render_widget(Paragraph::new(visible_lines), body);
+}
+
+/// The value lines in view. Virtual: only these are styled, so a huge value scrolls as fast as
+/// a small one. A folded container shows as its first line with how much it hides.
+fn value_window(
+    app: &App,
+    value_lines: &ValueLines,
+    focused: bool,
+    height: usize,
+    styles: &Styles,
+) -> Vec<Line<'static>> {
+    let view = &app.value_view;
+    view.window(value_lines)
+        .take(height)
+        .map(|i| {
+            let mut line = highlight(&value_lines.lines[i], styles);
+            if view.is_folded(i) {
+                let closer = value_lines.closer(i).map_or("", |c| value_lines.lines[c].trim());
+                line.spans.push(Span::styled(format!(" … {closer}"), styles.text));
+                let hidden = ValueView::hidden_lines(value_lines, i);
+                let plural = if hidden == 1 { "" } else { "s" };
+                line.spans.push(Span::styled(format!("  {hidden} line{plural} folded"), styles.muted));
+            }
+            if focused && i == view.cursor {
+                line = line.style(styles.selection);
+            }
+            line
+        })
+        .collect()
 }
 
 fn outcome_lines(outcome: &Outcome, styles: &Styles, lines: &mut Vec<Line<'static>>) {

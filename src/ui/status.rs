@@ -46,6 +46,17 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::History { .. }), _) => &[("↑↓", "choose"), ("Enter", "put back"), ("Esc", "close")],
         (Some(Popup::TokenPrompt { .. }), _) => &[("type", "the token"), ("Enter", "use it"), ("Esc", "cancel")],
         _ if app.list.filtering => &[("type", "filter"), ("↑↓", "move"), ("Enter", "keep"), ("Esc", "clear")],
+        _ if app.focus == Focus::Result && crate::app::run::shows_value(app) => &[
+            ("↑↓", "move"),
+            ("←→ Enter", "fold"),
+            ("- +", "fold all/none"),
+            ("/ n", "find"),
+            ("y", "copy"),
+            ("x", "exchange"),
+            ("c", "copy as curl"),
+            ("r", "again"),
+            ("Esc", "back"),
+        ],
         _ if app.focus == Focus::Result => &[
             ("↑↓", "scroll"),
             ("/ n", "find"),
