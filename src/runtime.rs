@@ -189,7 +189,17 @@ impl Calls {
                             let _ = progress_to.try_send(Msg::ArtifactProgress { received, total });
                         })
                         .await;
-                    let _ = done.send(Msg::ArtifactFetched(result.map(Box::new).map_err(|e| e.to_string()))).await;
+                    // Decoding a picture is CPU work: on a blocking thread, not the UI's.
+                    let result = match result {
+                        Ok(mut fetched) => tokio::task::spawn_blocking(move || {
+                            fetched.thumbnail = crate::invoke::artifact::picture(&fetched.bytes);
+                            fetched
+                        })
+                        .await
+                        .map_err(|e| e.to_string()),
+                        Err(e) => Err(e.to_string()),
+                    };
+                    let _ = done.send(Msg::ArtifactFetched(result.map(Box::new))).await;
                 });
             }
             Effect::Save { path, bytes } => {

@@ -331,6 +331,68 @@ fn run_a_tool_and_read_the_result() {
     quit_restored(&mut tui, "q");
 }
 
+/// The authorization flow as a user goes through it: the prompt, `t`, a token typed (and never
+/// shown), and the same call run again with it.
+#[test]
+fn authorization_prompt_then_a_token_then_the_value() {
+    let mut tui = Tui::spawn::<&str>(&[]);
+    tui.wait_for("the tool list", TIMEOUT, list_shown);
+    tui.send("/Gmail.List");
+    tui.wait_text("/Gmail.List");
+    tui.send(ENTER);
+    tui.wait_text("Gmail_ListEmails");
+    tui.send("\x12"); // Ctrl-R
+    let screen = tui.wait_text("requires_authorization");
+    assert!(screen.contains("/oauth/authorize?provider=google"), "the URL to open:\n{screen}");
+    assert!(screen.contains("gmail.readonly"), "the scope:\n{screen}");
+    tui.send("\x0f"); // Ctrl-O: into the result
+    tui.send("t");
+    tui.wait_text("type the token");
+    tui.send("demo-google");
+    let screen = tui.wait_for("the typed token", TIMEOUT, |text| text.contains("•••••••••••"));
+    assert!(!screen.contains("demo-google"), "the token is masked:\n{screen}");
+    tui.send(ENTER);
+    let screen = tui.wait_text("● value");
+    assert!(!screen.contains("demo-google"), "the token is never shown:\n{screen}");
+    quit_restored(&mut tui, CTRL_C);
+}
+
+/// An artifact: fetched with a progress bar, previewed as a picture drawn in colour, saved to a
+/// file that holds the same PNG.
+#[test]
+fn artifact_is_fetched_previewed_as_a_picture_and_saved() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let path = folder.path().join("map.png");
+    let mut tui = Tui::spawn::<&str>(&[]);
+    tui.wait_for("the tool list", TIMEOUT, list_shown);
+    tui.send("/showMap");
+    tui.wait_text("/showMap");
+    tui.send(ENTER);
+    tui.send("\t");
+    tui.send(ENTER);
+    tui.send("Cairo");
+    tui.send("\x1b");
+    tui.wait_text("Show Map Of \"Cairo\"");
+    tui.send("\x12"); // Ctrl-R
+    tui.wait_text("● artifact");
+    tui.send("\x0f"); // Ctrl-O
+    tui.send("f");
+    let screen = tui.wait_text("fetched 12.1 KiB");
+    assert!(screen.contains("▀▀▀▀▀▀▀▀"), "a picture of the PNG:\n{screen}");
+    assert!(contains(&tui.raw_after_last_enter(), b"48;2;"), "the picture is drawn in true colour");
+    tui.send("s");
+    tui.wait_text("save the artifact as");
+    // The prompt offers the artifact's own file name; replace it with ours.
+    tui.send(&BACKSPACE.repeat(80));
+    tui.send(path.to_str().expect("a UTF-8 path"));
+    tui.send(ENTER);
+    tui.wait_text("saved to");
+    let saved = std::fs::read(&path).expect("the artifact was saved");
+    assert!(saved.starts_with(b"\x89PNG\r\n\x1a\n"), "the file is the PNG");
+    assert_eq!(saved.len(), 12420);
+    quit_restored(&mut tui, CTRL_C);
+}
+
 #[test]
 fn filter_fill_see_inline_error_and_tile_then_quit_restored() {
     let mut tui = Tui::spawn::<&str>(&[]);

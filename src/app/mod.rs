@@ -106,7 +106,12 @@ pub struct ArtifactView {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ArtifactState {
     Fetching,
-    Ready { lines: Vec<String>, bytes: std::sync::Arc<Vec<u8>> },
+    Ready {
+        lines: Vec<String>,
+        bytes: std::sync::Arc<Vec<u8>>,
+        /// A picture of an image artifact.
+        image: Option<crate::invoke::thumbnail::Thumbnail>,
+    },
     Failed(String),
 }
 

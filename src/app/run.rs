@@ -341,13 +341,15 @@ fn fetch_artifact(app: &mut App) -> Vec<Effect> {
             app.status = Some("the inline content is not valid base64".into());
             return Vec::new();
         };
-        let lines = crate::invoke::artifact::preview(&bytes, artifact.content_type.as_deref(), artifact.size);
+        let mut lines = crate::invoke::artifact::preview(&bytes, artifact.content_type.as_deref(), artifact.size);
+        // Inline content is small (it came in the answer), so its picture is made right here.
+        let image = picture_or_why(crate::invoke::artifact::picture(&bytes), &mut lines);
         app.artifact = Some(super::ArtifactView {
             url: artifact.url.clone(),
             declared_size: artifact.size,
             received: bytes.len() as u64,
             total: Some(bytes.len() as u64),
-            state: super::ArtifactState::Ready { lines, bytes: std::sync::Arc::new(bytes) },
+            state: super::ArtifactState::Ready { lines, bytes: std::sync::Arc::new(bytes), image },
         });
         return Vec::new();
     }
@@ -393,10 +395,25 @@ pub fn artifact_fetched(app: &mut App, result: Result<Box<crate::invoke::artifac
                 lines.insert(0, "⚠ larger than 16 MiB: cut off".into());
             }
             view.received = fetched.bytes.len() as u64;
-            super::ArtifactState::Ready { lines, bytes: std::sync::Arc::new(fetched.bytes) }
+            let image = picture_or_why(fetched.thumbnail, &mut lines);
+            super::ArtifactState::Ready { lines, bytes: std::sync::Arc::new(fetched.bytes), image }
         }
         Err(error) => super::ArtifactState::Failed(error),
     };
+}
+
+/// The picture, or a line saying why there is none.
+fn picture_or_why(
+    picture: Option<Result<crate::invoke::thumbnail::Thumbnail, String>>,
+    lines: &mut Vec<String>,
+) -> Option<crate::invoke::thumbnail::Thumbnail> {
+    match picture? {
+        Ok(thumbnail) => Some(thumbnail),
+        Err(why) => {
+            lines.push(format!("⚠ {why}"));
+            None
+        }
+    }
 }
 
 /// Enter in the save prompt.

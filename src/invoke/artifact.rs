@@ -14,6 +14,8 @@ pub struct Fetched {
     pub bytes: Vec<u8>,
     pub content_type: Option<String>,
     pub truncated: bool,
+    /// A picture of a PNG (or why it cannot be drawn), made off the UI thread after the fetch.
+    pub thumbnail: Option<Result<super::thumbnail::Thumbnail, String>>,
 }
 
 /// Downloads `url`, calling `progress(received, total)` as chunks arrive. Only http(s): an
@@ -37,12 +39,22 @@ pub async fn fetch(
     while let Some(chunk) = response.chunk().await.map_err(|e| InvokeError::from_reqwest(e, url))? {
         if bytes.len() + chunk.len() > MAX_BODY_BYTES {
             bytes.extend_from_slice(&chunk[..MAX_BODY_BYTES - bytes.len()]);
-            return Ok(Fetched { bytes, content_type, truncated: true });
+            return Ok(Fetched { bytes, content_type, truncated: true, thumbnail: None });
         }
         bytes.extend_from_slice(&chunk);
         progress(bytes.len() as u64, total);
     }
-    Ok(Fetched { bytes, content_type, truncated: false })
+    Ok(Fetched { bytes, content_type, truncated: false, thumbnail: None })
+}
+
+/// Thumbnails are at most this many pixels (columns, and twice the rows they take).
+pub const THUMBNAIL_WIDTH: usize = 64;
+pub const THUMBNAIL_HEIGHT: usize = 32;
+
+/// A picture of the content when it is a PNG (by its signature, whatever it was declared as).
+pub fn picture(bytes: &[u8]) -> Option<Result<super::thumbnail::Thumbnail, String>> {
+    let png = bytes.starts_with(&[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A]);
+    png.then(|| super::thumbnail::thumbnail(bytes, THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT))
 }
 
 /// Lines to show for an artifact's content.

@@ -6,6 +6,7 @@ pub mod envelope;
 pub mod mcp;
 pub mod mock;
 pub mod otc;
+pub mod thumbnail;
 
 use std::collections::BTreeMap;
 

@@ -3,6 +3,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -11,6 +12,7 @@ use super::pane;
 use crate::app::layout::inner;
 use crate::app::value_view::{ValueLines, ValueView};
 use crate::app::{App, ArtifactState, Focus, RunState};
+use crate::invoke::thumbnail::Thumbnail;
 use crate::invoke::{Exchange, Outcome, Status};
 use crate::text::{human_bytes, visible};
 use crate::theme::Styles;
@@ -227,11 +229,29 @@ fn artifact_lines(app: &App, styles: &Styles, lines: &mut Vec<Line<'static>>) {
         ArtifactState::Failed(error) => {
             lines.push(Line::styled(format!("✗ fetch failed: {}", visible(error)), styles.error))
         }
-        ArtifactState::Ready { lines: preview, bytes } => {
+        ArtifactState::Ready { lines: preview, bytes, image } => {
             lines.push(Line::styled(format!("fetched {} · s saves it", human_bytes(bytes.len() as u64)), styles.ok));
+            // Without colours a picture would be blank blocks: the size line says enough.
+            if let Some(image) = image.as_ref().filter(|_| !styles.no_color) {
+                lines.extend(picture_lines(image));
+            }
             lines.extend(preview.iter().take(2000).map(|l| Line::styled(visible(l).into_owned(), styles.text)));
         }
     }
+}
+
+/// Two pixels per cell: `▀` in the upper pixel's colour over the lower one's.
+fn picture_lines(image: &Thumbnail) -> impl Iterator<Item = Line<'static>> + '_ {
+    (0..image.height / 2).map(move |row| {
+        let spans: Vec<Span> = (0..image.width)
+            .map(|x| {
+                let [r, g, b] = image.pixel(x, row * 2);
+                let [r2, g2, b2] = image.pixel(x, row * 2 + 1);
+                Span::styled("▀", Style::new().fg(Color::Rgb(r, g, b)).bg(Color::Rgb(r2, g2, b2)))
+            })
+            .collect();
+        Line::from(spans)
+    })
 }
 
 /// The server's progress report: a bar when it gave a total, the count otherwise.
