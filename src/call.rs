@@ -13,6 +13,7 @@ use crate::cli::Sources;
 use crate::form::args::apply_pairs;
 use crate::form::validate::Checker;
 use crate::invoke::mcp::McpEndpoint;
+use crate::invoke::mcp_http::McpHttpEndpoint;
 use crate::invoke::otc::{CallRequest, OtcEndpoint};
 use crate::invoke::{Endpoint, Exchange, InvokeError, Outcome, Status};
 
@@ -108,7 +109,7 @@ impl EndpointOptions {
             return Ok(Endpoint::Mcp(McpEndpoint::connect_stdio_with_timeout(command, timeout).await?));
         }
         if let Some(url) = &self.mcp_url {
-            return Ok(Endpoint::Mcp(McpEndpoint::connect_http_with_timeout(url, headers, timeout).await?));
+            return Ok(Endpoint::McpHttp(McpHttpEndpoint::connect(url, headers, timeout).await?));
         }
         let base = self.endpoint.as_deref().or(demo_url).unwrap_or_default();
         Ok(Endpoint::Otc(OtcEndpoint::new(base, &self.call_path, headers, timeout)?))
@@ -210,6 +211,14 @@ async fn call(mut args: CallArgs) -> ExitCode {
         Ok(e) => e,
         Err(e) => return fail(exit::TRANSPORT, &e.to_string()),
     };
+    // A token for the server itself (MCP over HTTP) is needed before its tools can be listed.
+    for (provider, token) in &tokens {
+        match endpoint.authorize(provider, token).await {
+            // Refused: the call says so as an authorization prompt (exit 4).
+            Ok(()) | Err(InvokeError::Unauthorized { .. }) => {}
+            Err(e) => return fail(exit::TRANSPORT, &e.to_string()),
+        }
+    }
     // A named server brings its own tools; the samples are only for the demo server.
     let mut loaded = if args.endpoint.names_a_server() && args.sources.paths.is_empty() {
         crate::catalog::Loaded::default()

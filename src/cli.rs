@@ -196,13 +196,13 @@ fn app(sources: &Sources, endpoint: &crate::call::EndpointOptions, theme: Option
             .await
             .map_err(|e| io::Error::other(e.to_string()))?;
         // A named server brings its own tools; the samples are only for the demo server.
-        let mut loaded =
+        let loaded =
             if endpoint.names_a_server() && sources.paths.is_empty() { Loaded::default() } else { sources.load() };
-        if endpoint.names_a_server() {
-            crate::call::merge_server_tools(&mut loaded.catalog, &connected).await;
-        }
         let size = crossterm::terminal::size().unwrap_or((80, 24));
         let mut app = crate::app::App::new(loaded.catalog, &loaded.diagnostics, size);
+        if endpoint.names_a_server() {
+            server_tools_into(&mut app, &connected).await;
+        }
         app.endpoint = match &demo {
             Some(server) => format!("demo server {}", server.url()),
             None => connected.label(),
@@ -215,6 +215,20 @@ fn app(sources: &Sources, endpoint: &crate::call::EndpointOptions, theme: Option
             report!("tooldeck: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// The server's own tools join the app's catalog. A server that wants a token first gets a
+/// prompt for one as soon as the app opens; other failures are said in the status bar, where
+/// the user sees them (stderr is hidden behind the app's screen).
+async fn server_tools_into(app: &mut crate::app::App, endpoint: &crate::invoke::Endpoint) {
+    use crate::invoke::InvokeError;
+    let listed = endpoint.list_tools().await;
+    match listed {
+        Err(InvokeError::Unauthorized { url, challenge }) => {
+            crate::app::run::server_wants_token(app, &url, challenge.as_deref())
+        }
+        listed => crate::app::run::server_tools(app, &endpoint.label(), listed.map_err(|e| e.to_string())),
     }
 }
 

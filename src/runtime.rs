@@ -179,6 +179,18 @@ impl Calls {
                     let _ = done.send(Msg::RetryDue { id }).await;
                 });
             }
+            Effect::Authorize { provider, token } => {
+                let endpoint = Arc::clone(&self.endpoint);
+                let done = self.done.clone();
+                tokio::spawn(async move {
+                    let listed = match endpoint.authorize(&provider, &token).await {
+                        Ok(()) => endpoint.list_tools().await,
+                        Err(e) => Err(e),
+                    };
+                    let result = listed.map_err(|e| e.to_string());
+                    let _ = done.send(Msg::ServerTools { label: endpoint.label(), result }).await;
+                });
+            }
             Effect::Fetch(url) => {
                 let done = self.done.clone();
                 tokio::spawn(async move {

@@ -409,3 +409,98 @@ async fn http_401_says_authorization_is_needed() {
     assert!(message.contains("scope=\"files:read\""), "{message}");
     assert!(message.contains("--header 'Authorization: Bearer"), "{message}");
 }
+
+/// An rmcp server over Streamable HTTP that answers 401 without `Authorization: Bearer s3cret`.
+async fn http_server_wanting_a_token() -> String {
+    use axum::extract::Request;
+    use axum::http::StatusCode;
+    use axum::middleware::Next;
+    use axum::response::IntoResponse;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+    async fn bearer(request: Request, next: Next) -> axum::response::Response {
+        let given = request.headers().get("authorization").and_then(|v| v.to_str().ok());
+        if given == Some("Bearer s3cret") {
+            return next.run(request).await;
+        }
+        let challenge =
+            r#"Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource", scope="tools:call""#;
+        (StatusCode::UNAUTHORIZED, [("www-authenticate", challenge)], "sign in first").into_response()
+    }
+
+    let service = StreamableHttpService::new(
+        || Ok(TestServer),
+        LocalSessionManager::default().into(),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service).layer(axum::middleware::from_fn(bearer));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{address}/mcp")
+}
+
+/// A 401 is an authorization prompt, not a dead end: the endpoint waits for a token, a wrong
+/// token is refused in words, and the right one makes the same call work.
+#[tokio::test]
+async fn http_401_then_a_token() {
+    use tooldeck::invoke::mcp_http::McpHttpEndpoint;
+    let url = http_server_wanting_a_token().await;
+    let endpoint =
+        McpHttpEndpoint::connect(&url, Vec::new(), Duration::from_secs(10)).await.expect("waits for a token");
+    assert!(matches!(endpoint.list_tools().await, Err(InvokeError::Unauthorized { .. })));
+
+    let mut request = CallRequest::new("add", json!({"a": 1, "b": 2}));
+    let (outcome, exchange) = endpoint.call_with_progress(&request, |_| {}).await.expect("an outcome");
+    assert_eq!(outcome.status, Status::RequiresAuthorization);
+    let auth = outcome.authorization.expect("a prompt");
+    assert_eq!(auth.provider.as_deref(), Some("mcp"));
+    assert_eq!(auth.scopes, ["tools:call"]);
+    assert_eq!(auth.url.as_deref(), Some("http://127.0.0.1/.well-known/oauth-protected-resource"));
+    assert_eq!(exchange.status, Some(401));
+
+    request.tokens = vec![("mcp".into(), "wrong".into())];
+    let (outcome, _) = endpoint.call_with_progress(&request, |_| {}).await.expect("an outcome");
+    assert!(outcome.authorization.expect("a prompt").message.contains("refused the token"));
+
+    request.tokens = vec![("mcp".into(), "s3cret".into())];
+    let (outcome, _) = endpoint.call_with_progress(&request, |_| {}).await.expect("an outcome");
+    assert_eq!(outcome.value, Some(json!({"sum": 3.0})));
+    // The token given once serves the listing and later calls too.
+    assert_eq!(tool_names(&endpoint.list_tools().await.unwrap()).len(), 6);
+    let (outcome, _) = endpoint.call_with_progress(&CallRequest::new("fail", json!({})), |_| {}).await.unwrap();
+    assert_eq!(outcome.status, Status::Error);
+}
+
+/// `tooldeck call --mcp-url`: exit 4 without the token, the value with `--token mcp=…`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tooldeck_call_with_mcp_http_and_a_token() {
+    let url = http_server_wanting_a_token().await;
+    let history = tempfile::tempdir().expect("temp dir");
+    let run = move |args: Vec<String>| {
+        let history = history.path().join("h.jsonl");
+        tokio::task::spawn_blocking(move || {
+            std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+                .args(args)
+                .env("TOOLDECK_HISTORY", history)
+                .output()
+                .expect("tooldeck runs")
+        })
+    };
+    let args = |extra: &[&str]| {
+        let mut args: Vec<String> =
+            ["call", "add", "--mcp-url", &url, "--arg", "a=1", "--arg", "b=2"].map(String::from).to_vec();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let without = run(args(&[])).await.unwrap();
+    assert_eq!(without.status.code(), Some(4), "{}", String::from_utf8_lossy(&without.stderr));
+    let printed: Value = serde_json::from_slice(&without.stdout).expect("JSON");
+    assert_eq!(printed["status"], "requires_authorization");
+    assert_eq!(printed["authorization"]["scopes"], json!(["tools:call"]));
+    let with = run(args(&["--token", "mcp=s3cret"])).await.unwrap();
+    assert_eq!(with.status.code(), Some(0), "{}", String::from_utf8_lossy(&with.stderr));
+    let printed: Value = serde_json::from_slice(&with.stdout).expect("JSON");
+    assert_eq!(printed["value"], json!({"sum": 3.0}));
+}

@@ -387,7 +387,7 @@ fn a_value_folds_in_the_result_pane() {
     deck.ctrl('o');
     deck.press(KeyCode::Down);
     deck.press(KeyCode::Left);
-    let screen = deck.snapshot("10e_value_folded");
+    let screen = deck.snapshot("10f_value_folded");
     assert!(screen.contains("\"items\": [ … ],  3 lines folded"), "{screen}");
     assert!(!screen.contains("\"b\""), "the folded items are hidden:\n{screen}");
     assert!(screen.contains("\"total\": 3"), "{screen}");
@@ -443,6 +443,38 @@ fn authorization_prompt_then_token_runs_again() {
     });
     let retried = retried.expect("the token runs the call again");
     assert_eq!(retried.tokens, vec![("google".to_string(), "s3cret".to_string())]);
+}
+
+/// An MCP server over HTTP that wants a token: the app opens asking for it, gives it to the
+/// server, and the server's tools join the (empty) catalog.
+#[test]
+fn a_server_wanting_a_token_asks_for_it_at_start() {
+    let mut deck = Deck::with_catalog(Catalog::default(), &[]);
+    tooldeck::app::run::server_wants_token(
+        &mut deck.app,
+        "http://127.0.0.1:9/mcp",
+        Some("Bearer scope=\"tools:call\""),
+    );
+    let screen = deck.snapshot("10g_server_wants_a_token");
+    assert!(screen.contains("token for mcp"), "{screen}");
+    assert!(screen.contains("wants authorization (HTTP 401"), "{screen}");
+    deck.type_text("s3cret");
+    assert!(!deck.text().contains("s3cret"), "masked");
+    let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    assert!(
+        effects.contains(&Effect::Authorize { provider: "mcp".into(), token: "s3cret".into() }),
+        "the token goes to the server: {effects:?}"
+    );
+    let tools =
+        r#"{"tools": [{"name": "add", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}}}}]}"#;
+    deck.send(Msg::ServerTools { label: "http://127.0.0.1:9/mcp".into(), result: Ok(tools.into()) });
+    let screen = deck.text();
+    assert!(screen.contains("› add"), "the server's tool is listed and selected:\n{screen}");
+    assert!(screen.contains("1 tool from http://127.0.0.1:9/mcp"), "{screen}");
+    // Calls now carry the token, which the endpoint turns into the bearer header.
+    deck.press(KeyCode::Enter);
+    let (_, request) = deck.run().expect("sent");
+    assert_eq!(request.tokens, vec![("mcp".to_string(), "s3cret".to_string())]);
 }
 
 #[test]

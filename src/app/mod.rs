@@ -53,6 +53,11 @@ pub enum Msg {
     ArtifactFetched(Result<Box<crate::invoke::artifact::Fetched>, String>),
     /// Saving an artifact ended (the path written, or why not).
     Saved(Result<String, String>),
+    /// The server's own tools, listed again after it was given a token (or why they could not be).
+    ServerTools {
+        label: String,
+        result: Result<String, String>,
+    },
     /// A call came back (or could not be made). Results of calls no longer current are dropped.
     InvocationDone {
         id: u64,
@@ -83,6 +88,12 @@ pub enum Effect {
     RetryAfter {
         id: u64,
         ms: u64,
+    },
+    /// Give the server a token for `provider` and list its tools again (an MCP server over
+    /// HTTP that answered 401).
+    Authorize {
+        provider: String,
+        token: String,
     },
     /// Download an artifact (http(s) only), reporting progress.
     Fetch(String),
@@ -211,6 +222,8 @@ pub enum Popup {
     TokenPrompt {
         provider: String,
         input: TextInput,
+        /// Why a token is asked for, when the prompt opens by itself (a server that answered 401).
+        why: Option<String>,
     },
 }
 

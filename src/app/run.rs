@@ -249,7 +249,7 @@ pub fn ask_token(app: &mut App) {
             return;
         }
     };
-    app.popup = Some(Popup::TokenPrompt { provider, input: TextInput::default() });
+    app.popup = Some(Popup::TokenPrompt { provider, input: TextInput::default(), why: None });
 }
 
 /// Enter in the token prompt: keep the token (memory only) and run again with it.
@@ -259,8 +259,51 @@ pub fn token_given(app: &mut App, provider: String, token: String) -> Vec<Effect
         app.status = Some("no token given".into());
         return Vec::new();
     }
+    let mut effects = Vec::new();
+    // The server itself wants the token (MCP over HTTP): it may have tools to show only now.
+    if provider == crate::invoke::mcp_http::MCP_PROVIDER {
+        effects.push(Effect::Authorize { provider: provider.clone(), token: token.clone() });
+        app.status = Some("token given to the server; listing its tools again".into());
+    }
     app.tokens.insert(provider, token);
-    retry(app)
+    effects.extend(retry(app));
+    effects
+}
+
+/// The server answered 401 to the listing of its tools: ask for its token straight away.
+pub fn server_wants_token(app: &mut App, url: &str, challenge: Option<&str>) {
+    let asks = challenge.map(|c| format!(", WWW-Authenticate: {c}")).unwrap_or_default();
+    app.popup = Some(Popup::TokenPrompt {
+        provider: crate::invoke::mcp_http::MCP_PROVIDER.to_string(),
+        input: TextInput::default(),
+        why: Some(format!("{url} wants authorization (HTTP 401{asks}). Type its bearer token:")),
+    });
+}
+
+/// The server's tools after a token: those not yet in the catalog join it.
+pub fn server_tools(app: &mut App, label: &str, result: Result<String, String>) {
+    let text = match result {
+        Ok(text) => text,
+        Err(e) => {
+            app.status = Some(format!("the server's tools could not be listed: {e}"));
+            return;
+        }
+    };
+    let options = crate::catalog::LoadOptions::default();
+    let (tools, _) = crate::catalog::load_text(label, &text, false, false, true, &options);
+    let mut added = 0;
+    for tool in tools {
+        if app.catalog.get(&tool.id).is_none() {
+            app.catalog.add(tool);
+            added += 1;
+        }
+    }
+    app.list.refresh(&app.catalog);
+    super::update::tool_changed(app);
+    app.status = Some(match added {
+        0 => format!("{label} listed no new tools"),
+        n => format!("{n} tool{} from {label}", if n == 1 { "" } else { "s" }),
+    });
 }
 
 /// `y`: the result's link when it has one, else its value as JSON.

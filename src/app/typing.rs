@@ -177,7 +177,7 @@ pub(super) fn popup_key(app: &mut App, key: KeyEvent) -> Vec<super::Effect> {
                 edit_input(input, key, false);
             }
         },
-        Popup::TokenPrompt { provider, input } => match key.code {
+        Popup::TokenPrompt { provider, input, .. } => match key.code {
             KeyCode::Esc => app.popup = None,
             KeyCode::Enter => {
                 let (provider, token) = (provider.clone(), input.text().to_string());

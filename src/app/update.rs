@@ -41,6 +41,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             super::run::artifact_progress(app, received, total);
             Vec::new()
         }
+        Msg::ServerTools { label, result } => {
+            super::run::server_tools(app, &label, result);
+            Vec::new()
+        }
         Msg::ArtifactFetched(result) => {
             super::run::artifact_fetched(app, result);
             Vec::new()

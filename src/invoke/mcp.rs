@@ -210,32 +210,23 @@ impl McpEndpoint {
         Err(InvokeError::Protocol(format!("{}: tools/list still had a nextCursor after {MAX_PAGES} pages", self.label)))
     }
 
-    /// The `tools/call` parameters for `request`; MCP arguments must be an object (`null` sends none).
     fn params(&self, request: &CallRequest) -> Result<CallToolRequestParams, InvokeError> {
-        let params = CallToolRequestParams::new(request.tool_id.clone());
-        match &request.arguments {
-            Value::Null => Ok(params),
-            Value::Object(map) => Ok(params.with_arguments(map.clone())),
-            other => Err(InvokeError::Protocol(format!(
-                "MCP tool arguments must be a JSON object, not {}",
-                match other {
-                    Value::Array(_) => "an array",
-                    Value::String(_) => "a string",
-                    Value::Number(_) => "a number",
-                    _ => "a boolean",
-                }
-            ))),
-        }
+        call_params(request)
     }
 
     /// The request as it would be sent, for `--dry-run` and the exchange view.
     pub fn describe(&self, request: &CallRequest) -> Exchange {
-        let body = match self.params(request) {
+        McpEndpoint::describe_call(&self.label, request)
+    }
+
+    /// The `tools/call` request to the server `label` names, as it would be sent.
+    pub fn describe_call(label: &str, request: &CallRequest) -> Exchange {
+        let body = match call_params(request) {
             Ok(params) => serde_json::to_string_pretty(&params).unwrap_or_default(),
             Err(_) => serde_json::to_string_pretty(&json!({"name": request.tool_id, "arguments": request.arguments}))
                 .unwrap_or_default(),
         };
-        Exchange { method: "tools/call".into(), url: self.label.clone(), request_body: body, ..Exchange::default() }
+        Exchange { method: "tools/call".into(), url: label.to_string(), request_body: body, ..Exchange::default() }
     }
 
     /// `tools/call {name, arguments}` with `request.tool_id` as the name. Any result the server
@@ -314,6 +305,24 @@ impl McpEndpoint {
             }
             other => InvokeError::Protocol(format!("{label}: {method} failed: {other}")),
         }
+    }
+}
+
+/// The `tools/call` parameters for `request`; MCP arguments must be an object (`null` sends none).
+fn call_params(request: &CallRequest) -> Result<CallToolRequestParams, InvokeError> {
+    let params = CallToolRequestParams::new(request.tool_id.clone());
+    match &request.arguments {
+        Value::Null => Ok(params),
+        Value::Object(map) => Ok(params.with_arguments(map.clone())),
+        other => Err(InvokeError::Protocol(format!(
+            "MCP tool arguments must be a JSON object, not {}",
+            match other {
+                Value::Array(_) => "an array",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                _ => "a boolean",
+            }
+        ))),
     }
 }
 
@@ -422,13 +431,7 @@ async fn wants_authorization(url: &str, headers: reqwest::header::HeaderMap, tim
         return None;
     }
     let challenge = response.headers().get("www-authenticate").and_then(|v| v.to_str().ok()).map(str::to_string);
-    let asks = challenge.map(|c| format!(" (WWW-Authenticate: {c})")).unwrap_or_default();
-    Some(InvokeError::Connect {
-        url: url.to_string(),
-        reason: format!(
-            "the server wants authorization: HTTP 401{asks}; give a token with --header 'Authorization: Bearer …'"
-        ),
-    })
+    Some(InvokeError::Unauthorized { url: url.to_string(), challenge })
 }
 
 type Listener = Box<dyn Fn(super::Progress) + Send + Sync>;

@@ -4,6 +4,7 @@
 pub mod artifact;
 pub mod envelope;
 pub mod mcp;
+pub mod mcp_http;
 pub mod mock;
 pub mod otc;
 pub mod thumbnail;
@@ -145,6 +146,12 @@ pub enum InvokeError {
     Protocol(String),
     #[error("the call to {url} failed: {reason}")]
     Transport { url: String, reason: String },
+    /// The server answered 401: it wants a token (the app asks for one; `--token mcp=…`).
+    #[error(
+        "{url} wants authorization: HTTP 401{}; give a token with --token mcp=TOKEN or --header 'Authorization: Bearer …'",
+        .challenge.as_deref().map(|c| format!(" (WWW-Authenticate: {c})")).unwrap_or_default()
+    )]
+    Unauthorized { url: String, challenge: Option<String> },
 }
 
 impl InvokeError {
@@ -178,6 +185,8 @@ pub struct Progress {
 pub enum Endpoint {
     Otc(otc::OtcEndpoint),
     Mcp(mcp::McpEndpoint),
+    /// MCP over Streamable HTTP: a token can be given after a 401.
+    McpHttp(mcp_http::McpHttpEndpoint),
 }
 
 impl Endpoint {
@@ -194,6 +203,7 @@ impl Endpoint {
         let (mut outcome, exchange) = match self {
             Endpoint::Otc(e) => e.call(request).await?,
             Endpoint::Mcp(e) => e.call_with_progress(request, on_progress).await?,
+            Endpoint::McpHttp(e) => e.call_with_progress(request, on_progress).await?,
         };
         // MCP results carry no duration of their own: the round trip is the duration.
         if outcome.duration_ms == 0 {
@@ -207,6 +217,7 @@ impl Endpoint {
         match self {
             Endpoint::Otc(e) => e.list_tools().await,
             Endpoint::Mcp(e) => e.list_tools().await,
+            Endpoint::McpHttp(e) => e.list_tools().await,
         }
     }
 
@@ -214,6 +225,16 @@ impl Endpoint {
         match self {
             Endpoint::Otc(e) => e.describe(request),
             Endpoint::Mcp(e) => e.describe(request),
+            Endpoint::McpHttp(e) => e.describe(request),
+        }
+    }
+
+    /// Gives the server the token for `provider` (MCP over HTTP takes it as a bearer token;
+    /// OTC tokens travel in each request instead, so there is nothing to do for them).
+    pub async fn authorize(&self, provider: &str, token: &str) -> Result<(), InvokeError> {
+        match self {
+            Endpoint::McpHttp(e) if provider == mcp_http::MCP_PROVIDER => e.authorize(token).await,
+            _ => Ok(()),
         }
     }
 
@@ -222,6 +243,7 @@ impl Endpoint {
         match self {
             Endpoint::Otc(e) => e.base().to_string(),
             Endpoint::Mcp(e) => e.label().to_string(),
+            Endpoint::McpHttp(e) => e.label().to_string(),
         }
     }
 }

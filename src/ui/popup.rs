@@ -9,7 +9,7 @@ use super::pane;
 use crate::app::keymap::BINDINGS;
 use crate::app::layout::inner;
 use crate::app::{App, Popup};
-use crate::text::{truncate, visible, width};
+use crate::text::{truncate, visible, width, wrap};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
@@ -47,18 +47,22 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             let before = visible(&input.text()[..input.cursor()]).into_owned();
             frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
         }
-        Popup::TokenPrompt { provider, input } => {
-            let area = centered(screen, 60, 4);
+        Popup::TokenPrompt { provider, input, why } => {
+            let why_lines: Vec<Line> = why
+                .as_deref()
+                .map(|why| wrap(&visible(why), 74, 4).into_iter().map(|l| Line::styled(l, styles.warning)).collect())
+                .unwrap_or_default();
+            let area = centered(screen, 80, 4 + why_lines.len() as u16);
             let body = open(frame, area, &format!("token for {} (kept in memory only)", visible(provider)), styles);
             let masked = "•".repeat(input.text().chars().count());
-            let lines = vec![
-                Line::styled(masked.clone(), styles.text),
-                Line::styled("Enter: use it and run again · Esc: cancel", styles.muted),
-            ];
+            let input_row = why_lines.len() as u16;
+            let mut lines = why_lines;
+            lines.push(Line::styled(masked.clone(), styles.text));
+            lines.push(Line::styled("Enter: use it and run again · Esc: cancel", styles.muted));
             frame.render_widget(Paragraph::new(lines), body);
             frame.set_cursor_position((
                 body.x + (masked.chars().count() as u16).min(body.width.saturating_sub(1)),
-                body.y,
+                body.y + input_row.min(body.height.saturating_sub(1)),
             ));
         }
         Popup::Search { input } => {

@@ -1,0 +1,168 @@
+//! MCP over Streamable HTTP with a bearer token the user can give later. A server that answers
+//! 401 is not a dead end: the connection waits for a token (`--token mcp=…`, or `t` in the app),
+//! and a call made meanwhile comes back as an authorization prompt that says what the server's
+//! `WWW-Authenticate` asks for.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Mutex;
+
+use super::mcp::McpEndpoint;
+use super::otc::CallRequest;
+use super::{AuthPrompt, Exchange, InvokeError, Outcome, Status};
+
+/// The provider name an MCP server's token goes by (`--token mcp=TOKEN`).
+pub const MCP_PROVIDER: &str = "mcp";
+
+pub struct McpHttpEndpoint {
+    url: String,
+    /// From `--header` and the config file; a token given later replaces its Authorization.
+    headers: Vec<(String, String)>,
+    timeout: Duration,
+    /// The live connection and the token it was made with.
+    connection: Mutex<Option<(Option<String>, Arc<McpEndpoint>)>>,
+}
+
+impl McpHttpEndpoint {
+    /// Connects at once, so a wrong URL says so straight away; a server that wants authorization
+    /// leaves the endpoint waiting for a token instead of failing.
+    pub async fn connect(
+        url: &str,
+        headers: Vec<(String, String)>,
+        timeout: Duration,
+    ) -> Result<McpHttpEndpoint, InvokeError> {
+        let endpoint = McpHttpEndpoint { url: url.to_string(), headers, timeout, connection: Mutex::new(None) };
+        match endpoint.connection(None).await {
+            Ok(_) | Err(InvokeError::Unauthorized { .. }) => Ok(endpoint),
+            Err(error) => Err(error),
+        }
+    }
+
+    pub fn label(&self) -> &str {
+        &self.url
+    }
+
+    /// Connects with `token` (the same connection is kept while the token stays the same).
+    pub async fn authorize(&self, token: &str) -> Result<(), InvokeError> {
+        self.connection(Some(token)).await.map(|_| ())
+    }
+
+    /// The connection for `token`; without one, whatever connection there is (a token given
+    /// once serves every later call).
+    async fn connection(&self, token: Option<&str>) -> Result<Arc<McpEndpoint>, InvokeError> {
+        let mut slot = self.connection.lock().await;
+        if let Some((used, connection)) = slot.as_ref()
+            && (token.is_none() || used.as_deref() == token)
+        {
+            return Ok(Arc::clone(connection));
+        }
+        let mut headers = self.headers.clone();
+        if let Some(token) = token {
+            headers.retain(|(name, _)| !name.eq_ignore_ascii_case("authorization"));
+            headers.push(("Authorization".to_string(), format!("Bearer {token}")));
+        }
+        let connection = Arc::new(McpEndpoint::connect_http_with_timeout(&self.url, headers, self.timeout).await?);
+        *slot = Some((token.map(str::to_string), Arc::clone(&connection)));
+        Ok(connection)
+    }
+
+    pub async fn list_tools(&self) -> Result<String, InvokeError> {
+        self.connection(None).await?.list_tools().await
+    }
+
+    /// A call with the request's `mcp` token if it has one. A 401 is an authorization prompt.
+    pub async fn call_with_progress(
+        &self,
+        request: &CallRequest,
+        on_progress: impl Fn(super::Progress) + Send + Sync + 'static,
+    ) -> Result<(Outcome, Exchange), InvokeError> {
+        let token = request.tokens.iter().find(|(provider, _)| provider == MCP_PROVIDER).map(|(_, t)| t.as_str());
+        match self.connection(token).await {
+            Ok(connection) => connection.call_with_progress(request, on_progress).await,
+            Err(InvokeError::Unauthorized { url, challenge }) => {
+                Ok(authorization_prompt(request, &url, challenge.as_deref(), token.is_some()))
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    pub fn describe(&self, request: &CallRequest) -> Exchange {
+        McpEndpoint::describe_call(&self.url, request)
+    }
+}
+
+/// The outcome of a call the server refused with 401: what it asks for, parsed from its
+/// `WWW-Authenticate` (`scope="…"`, `resource_metadata="…"`), and how to give a token.
+fn authorization_prompt(
+    request: &CallRequest,
+    url: &str,
+    challenge: Option<&str>,
+    had_token: bool,
+) -> (Outcome, Exchange) {
+    let parameter = |name: &str| challenge.and_then(|c| challenge_parameter(c, name));
+    let mut outcome = Outcome::new(Status::RequiresAuthorization, request.call_id.clone());
+    let refused = if had_token { "refused the token (HTTP 401)" } else { "wants authorization (HTTP 401)" };
+    outcome.authorization = Some(AuthPrompt {
+        message: format!("the MCP server {refused}; t gives it a bearer token ({MCP_PROVIDER})"),
+        provider: Some(MCP_PROVIDER.to_string()),
+        url: parameter("resource_metadata").or_else(|| parameter("authorization_uri")),
+        scopes: parameter("scope").map(|s| s.split_whitespace().map(str::to_string).collect()).unwrap_or_default(),
+    });
+    let mut exchange = McpEndpoint::describe_call(url, request);
+    exchange.status = Some(401);
+    if let Some(challenge) = challenge {
+        exchange.response_headers.push(("www-authenticate".to_string(), challenge.to_string()));
+    }
+    (outcome, exchange)
+}
+
+/// One `name="value"` (or `name=value`) parameter of a `WWW-Authenticate` challenge.
+fn challenge_parameter(challenge: &str, name: &str) -> Option<String> {
+    let mut rest = challenge;
+    while let Some(at) = rest.find(name) {
+        let before_ok = rest[..at].chars().next_back().is_none_or(|c| c == ' ' || c == ',');
+        let after = rest[at + name.len()..].trim_start();
+        if before_ok && let Some(value) = after.strip_prefix('=') {
+            let value = value.trim_start();
+            return Some(match value.strip_prefix('"') {
+                Some(quoted) => quoted.split('"').next().unwrap_or_default().to_string(),
+                None => value.split([',', ' ']).next().unwrap_or_default().to_string(),
+            });
+        }
+        rest = &rest[at + name.len()..];
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn challenge_parameters_are_read_quoted_or_not() {
+        let challenge = r#"Bearer realm="tools", scope="files:read files:write", resource_metadata="https://x/.well-known/oauth-protected-resource", error=invalid_token"#;
+        assert_eq!(challenge_parameter(challenge, "scope").as_deref(), Some("files:read files:write"));
+        assert_eq!(
+            challenge_parameter(challenge, "resource_metadata").as_deref(),
+            Some("https://x/.well-known/oauth-protected-resource")
+        );
+        assert_eq!(challenge_parameter(challenge, "error").as_deref(), Some("invalid_token"));
+        assert_eq!(challenge_parameter(challenge, "realm").as_deref(), Some("tools"));
+        assert_eq!(challenge_parameter(challenge, "missing"), None);
+        assert_eq!(challenge_parameter("Bearer xscope=\"no\"", "scope"), None, "only whole names");
+    }
+
+    #[test]
+    fn a_401_is_an_authorization_prompt_naming_the_provider_and_scopes() {
+        let request = CallRequest::new("read_file", serde_json::json!({"path": "/x"}));
+        let (outcome, exchange) =
+            authorization_prompt(&request, "http://h/mcp", Some(r#"Bearer scope="files:read""#), false);
+        assert_eq!(outcome.status, Status::RequiresAuthorization);
+        let auth = outcome.authorization.unwrap();
+        assert_eq!(auth.provider.as_deref(), Some("mcp"));
+        assert_eq!(auth.scopes, ["files:read"]);
+        assert!(auth.message.contains("wants authorization"), "{}", auth.message);
+        assert_eq!(exchange.status, Some(401));
+    }
+}
