@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod call;
+pub mod cases;
 pub mod catalog;
 pub mod cli;
 pub mod config;

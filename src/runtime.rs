@@ -214,6 +214,18 @@ impl Calls {
                     let _ = done.send(Msg::ArtifactFetched(result.map(Box::new))).await;
                 });
             }
+            Effect::SaveCase { path, case } => {
+                let done = self.done.clone();
+                tokio::spawn(async move {
+                    let appended = tokio::task::spawn_blocking(move || {
+                        crate::cases::record::append_case(std::path::Path::new(&path), &case).map(|()| path)
+                    })
+                    .await
+                    .map_err(|e| e.to_string())
+                    .and_then(|r| r.map_err(|e| e.to_string()));
+                    let _ = done.send(Msg::CaseSaved(appended)).await;
+                });
+            }
             Effect::Save { path, bytes } => {
                 let done = self.done.clone();
                 tokio::spawn(async move {

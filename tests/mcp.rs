@@ -23,8 +23,11 @@ const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z
 /// tools/list pages hold this many tools.
 const PAGE: usize = 2;
 
-#[derive(Debug, Clone)]
-struct TestServer;
+#[derive(Debug, Clone, Default)]
+struct TestServer {
+    /// The reasons given in every `notifications/cancelled` this server received.
+    cancelled: Arc<std::sync::Mutex<Vec<String>>>,
+}
 
 fn schema(value: Value) -> Arc<serde_json::Map<String, Value>> {
     Arc::new(value.as_object().cloned().unwrap())
@@ -50,6 +53,14 @@ fn all_tools() -> Vec<Tool> {
 impl ServerHandler for TestServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn on_cancelled(
+        &self,
+        notification: rmcp::model::CancelledNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleServer>,
+    ) {
+        self.cancelled.lock().unwrap().push(notification.reason.unwrap_or_default());
     }
 
     async fn list_tools(
@@ -128,7 +139,7 @@ async fn stdio_server_mode() {
         let mut stdout = std::io::stdout();
         let _ = stdout.write_all(b"\n").and_then(|()| stdout.flush());
     }
-    let server = TestServer.serve(rmcp::transport::stdio()).await.expect("serve stdio");
+    let server = TestServer::default().serve(rmcp::transport::stdio()).await.expect("serve stdio");
     let _ = server.waiting().await;
     std::process::exit(0);
 }
@@ -144,11 +155,36 @@ fn stdio_command() -> String {
 async fn duplex_endpoint() -> McpEndpoint {
     let (server_side, client_side) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
-        if let Ok(server) = TestServer.serve(server_side).await {
+        if let Ok(server) = TestServer::default().serve(server_side).await {
             let _ = server.waiting().await;
         }
     });
     McpEndpoint::connect_io(client_side, "mcp:test").await.expect("connect over duplex")
+}
+
+/// Esc in the app aborts the call's task: the server hears `notifications/cancelled`.
+#[tokio::test]
+async fn an_abandoned_call_is_cancelled_at_the_server() {
+    let server = TestServer::default();
+    let cancelled = Arc::clone(&server.cancelled);
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let endpoint = Arc::new(McpEndpoint::connect_io(client_side, "mcp:test").await.expect("connect"));
+    let calling = Arc::clone(&endpoint);
+    let call = tokio::spawn(async move { calling.call(&CallRequest::new("slow", json!({}))).await });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    call.abort();
+    for _ in 0..250 {
+        if !cancelled.lock().unwrap().is_empty() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the server never heard notifications/cancelled");
 }
 
 fn tool_names(list: &str) -> Vec<String> {
@@ -316,7 +352,7 @@ async fn streamable_http() {
     use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
     let service = StreamableHttpService::new(
-        || Ok(TestServer),
+        || Ok(TestServer::default()),
         LocalSessionManager::default().into(),
         StreamableHttpServerConfig::default(),
     );
@@ -430,7 +466,7 @@ async fn http_server_wanting_a_token() -> String {
     }
 
     let service = StreamableHttpService::new(
-        || Ok(TestServer),
+        || Ok(TestServer::default()),
         LocalSessionManager::default().into(),
         StreamableHttpServerConfig::default(),
     );

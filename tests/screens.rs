@@ -477,6 +477,67 @@ fn a_server_wanting_a_token_asks_for_it_at_start() {
     assert_eq!(request.tokens, vec![("mcp".to_string(), "s3cret".to_string())]);
 }
 
+/// `S` saves the call on screen as a test case: the file is asked for once, `expect` comes from
+/// the outcome; from the history pane, `S` saves a past call and `r` runs it again.
+#[test]
+fn a_result_is_saved_as_a_test_case() {
+    let mut deck = Deck::samples();
+    deck.open_tool("search_products");
+    deck.focus_field("query");
+    deck.fill("laptop");
+    let (id, request) = deck.run().expect("sent");
+    let body = format!(
+        r#"{{"result": {{"call_id": "{}", "success": true, "value": {{"items": ["laptop stand"]}}}}}}"#,
+        request.call_id
+    );
+    deck.answer(id, &request, 200, &body);
+    deck.ctrl('o');
+    assert!(deck.send(Msg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT))).is_empty());
+    let screen = deck.snapshot("10h_case_file_prompt");
+    assert!(screen.contains("append test cases to"), "{screen}");
+    assert!(screen.contains("tooldeck-cases.yaml"), "the default file:\n{screen}");
+    let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    let [Effect::SaveCase { path, case }] = effects.as_slice() else { panic!("one case to save: {effects:?}") };
+    assert_eq!(path, "tooldeck-cases.yaml");
+    assert_eq!(case["tool"], "search_products");
+    assert_eq!(case["args"], serde_json::json!({"query": "laptop"}));
+    assert_eq!(case["expect"], serde_json::json!({"status": "value", "value": {"items": ["laptop stand"]}}));
+    assert!(case.get("validate").is_none(), "valid arguments need no validate: false");
+    deck.send(Msg::CaseSaved(Ok(path.clone())));
+    assert!(deck.text().contains("case saved to tooldeck-cases.yaml"));
+    // The second time, straight to the same file.
+    let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT)));
+    assert!(
+        matches!(effects.as_slice(), [Effect::SaveCase { path, .. }] if path == "tooldeck-cases.yaml"),
+        "{effects:?}"
+    );
+
+    // From the history pane (the runtime records each call; here, by hand).
+    deck.app.history.push(tooldeck::history::Entry {
+        at: "2026-11-22T10:00:00Z".into(),
+        tool: "search_products".into(),
+        arguments: serde_json::json!({}),
+        endpoint: "demo".into(),
+        outcome: "error".into(),
+        duration_ms: 3,
+        call_id: "c".into(),
+        http_status: Some(200),
+    });
+    deck.press(KeyCode::Esc);
+    deck.press(KeyCode::Char('H'));
+    let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT)));
+    let [Effect::SaveCase { case, .. }] = effects.as_slice() else { panic!("one case to save: {effects:?}") };
+    assert_eq!(case["expect"], serde_json::json!({"status": "error"}));
+    assert_eq!(case["validate"], false, "the past call's arguments were invalid (query is required)");
+    deck.press(KeyCode::Char('H'));
+    let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::NONE)));
+    let rerun = effects.iter().find_map(|e| match e {
+        Effect::Invoke { request, .. } => Some(request.clone()),
+        _ => None,
+    });
+    assert_eq!(rerun.expect("r runs the past call again").arguments, serde_json::json!({}));
+}
+
 #[test]
 fn map_entry_added_through_the_key_prompt() {
     let mut deck = Deck::samples();

@@ -38,6 +38,8 @@ pub enum Action {
     GiveToken,
     /// Past calls.
     History,
+    /// Save the last call and its outcome as a test case.
+    SaveCase,
     Help,
 }
 
@@ -67,6 +69,9 @@ pub const BINDINGS: &[Binding] = &[
         action: Action::ToggleRunOption(0),
         help: "toggle the run options shown beside Run",
     },
+    Binding { keys: "Ctrl-O", action: Action::FocusResult, help: "into the result (fold, find, exchange, fetch…)" },
+    Binding { keys: "S", action: Action::SaveCase, help: "save the last call as a test case (tooldeck test)" },
+    Binding { keys: "H", action: Action::History, help: "past calls: Enter puts back, r runs again, S saves" },
     Binding { keys: "PgUp/PgDn  g/G", action: Action::PageUp, help: "page, top, bottom" },
     Binding { keys: "?", action: Action::Help, help: "this help" },
     Binding { keys: "q  Ctrl-C", action: Action::Quit, help: "quit (q only when not editing)" },
@@ -91,6 +96,7 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         KeyCode::Char('q') => Action::Quit,
         KeyCode::Char('t') => Action::GiveToken,
         KeyCode::Char('H') => Action::History,
+        KeyCode::Char('S') => Action::SaveCase,
         KeyCode::Char('r') => Action::Retry,
         KeyCode::Up | KeyCode::Char('k') => Action::Up,
         KeyCode::Down | KeyCode::Char('j') => Action::Down,

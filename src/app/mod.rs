@@ -1,6 +1,7 @@
 //! The app's state and how it changes. No terminal I/O here: `update` takes a [`Msg`] and
 //! returns [`Effect`]s for the runtime to carry out; `ui` only reads this state.
 
+pub mod cases;
 pub mod keymap;
 pub mod layout;
 pub mod list;
@@ -53,6 +54,8 @@ pub enum Msg {
     ArtifactFetched(Result<Box<crate::invoke::artifact::Fetched>, String>),
     /// Saving an artifact ended (the path written, or why not).
     Saved(Result<String, String>),
+    /// Appending a test case ended (the case file, or why not).
+    CaseSaved(Result<String, String>),
     /// The server's own tools, listed again after it was given a token (or why they could not be).
     ServerTools {
         label: String,
@@ -97,6 +100,11 @@ pub enum Effect {
     },
     /// Download an artifact (http(s) only), reporting progress.
     Fetch(String),
+    /// Append a test case to a case file.
+    SaveCase {
+        path: String,
+        case: serde_json::Value,
+    },
     /// Write fetched bytes to a file.
     Save {
         path: String,
@@ -214,6 +222,10 @@ pub enum Popup {
     SavePrompt {
         input: TextInput,
     },
+    /// Which file test cases are appended to (asked once per run of the app).
+    CaseFile {
+        input: TextInput,
+    },
     /// Past calls, newest first; Enter re-opens one's arguments.
     History {
         selected: usize,
@@ -283,6 +295,10 @@ pub struct App {
     pub artifact: Option<ArtifactView>,
     /// Past calls, oldest first (what the runtime read at start plus this session's).
     pub history: Vec<crate::history::Entry>,
+    /// The file `S` appends test cases to, once chosen.
+    pub case_file: Option<String>,
+    /// A case waiting for its file to be chosen.
+    pub pending_case: Option<serde_json::Value>,
     pub size: (u16, u16),
 }
 
@@ -315,6 +331,8 @@ impl App {
             waiting_for_authorization: false,
             result_search: String::new(),
             history: Vec::new(),
+            case_file: None,
+            pending_case: None,
             size,
         };
         app.form_mut();

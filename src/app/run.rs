@@ -190,6 +190,7 @@ pub fn result_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         KeyCode::Char('/') => app.popup = Some(Popup::Search { input: TextInput::new(app.result_search.clone()) }),
         KeyCode::Char('n') => find_next(app),
         KeyCode::Char('s') => save_artifact(app),
+        KeyCode::Char('S') => return super::cases::save_current(app),
         KeyCode::Char('y') => return copy_link_or_value(app),
         KeyCode::Char('o') => return link(app).map(Effect::Open).into_iter().collect(),
         _ => {}

@@ -208,6 +208,19 @@ pub(super) fn popup_key(app: &mut App, key: KeyEvent) -> Vec<super::Effect> {
                 edit_input(input, key, false);
             }
         },
+        Popup::CaseFile { input } => match key.code {
+            KeyCode::Esc => {
+                app.popup = None;
+                app.pending_case = None;
+            }
+            KeyCode::Enter => {
+                let path = input.text().to_string();
+                return super::cases::file_chosen(app, path);
+            }
+            _ => {
+                edit_input(input, key, false);
+            }
+        },
         Popup::History { selected } => match key.code {
             KeyCode::Up | KeyCode::Char('k') => *selected = selected.saturating_sub(1),
             KeyCode::Down | KeyCode::Char('j') => *selected = (*selected + 1).min(app.history.len().saturating_sub(1)),
@@ -215,6 +228,17 @@ pub(super) fn popup_key(app: &mut App, key: KeyEvent) -> Vec<super::Effect> {
                 let index = *selected;
                 app.popup = None;
                 super::run::reopen(app, index);
+            }
+            KeyCode::Char('r') => {
+                let index = *selected;
+                app.popup = None;
+                super::run::reopen(app, index);
+                // It was sent before: send it again as it was, valid or not.
+                return super::run::start(app, true);
+            }
+            KeyCode::Char('S') => {
+                let index = *selected;
+                return super::cases::save_from_history(app, index);
             }
             _ => app.popup = None,
         },

@@ -49,6 +49,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             super::run::artifact_fetched(app, result);
             Vec::new()
         }
+        Msg::CaseSaved(result) => {
+            super::cases::saved(app, result);
+            Vec::new()
+        }
         Msg::Saved(result) => {
             app.status = Some(match result {
                 Ok(path) => format!("saved to {path}"),
@@ -147,6 +151,7 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::FocusResult if app.run.is_some() => app.focus = Focus::Result,
         Action::History if app.history.is_empty() => app.status = Some("no calls yet".into()),
         Action::History => app.popup = Some(Popup::History { selected: 0 }),
+        Action::SaveCase => return super::cases::save_current(app),
         Action::FocusResult => app.status = Some("no result yet: Ctrl-R runs the tool".into()),
         Action::Unset | Action::AddItem | Action::DeleteItem | Action::MoveItemUp | Action::MoveItemDown => {
             app.status = Some("select a tool and press Enter to fill in its form".into());

@@ -79,9 +79,25 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             let before = visible(&input.text()[..input.cursor()]).into_owned();
             frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
         }
+        Popup::CaseFile { input } => {
+            let area = centered(screen, 70, 5);
+            let body = open(frame, area, "append test cases to (Enter: save, Esc: cancel)", styles);
+            let lines = vec![
+                Line::styled(visible(input.text()).into_owned(), styles.text),
+                Line::styled("asked once; later cases go to the same file", styles.muted),
+            ];
+            frame.render_widget(Paragraph::new(lines), body);
+            let before = visible(&input.text()[..input.cursor()]).into_owned();
+            frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
+        }
         Popup::History { selected } => {
             let area = centered(screen, 100, app.history.len().min(20) as u16 + 2);
-            let body = open(frame, area, "past calls (newest first) · Enter puts the arguments back", styles);
+            let body = open(
+                frame,
+                area,
+                "past calls (newest first) · Enter puts back · r runs again · S saves as a case",
+                styles,
+            );
             let height = usize::from(body.height).max(1);
             let first = selected.saturating_sub(height - 1);
             let lines: Vec<Line> = app

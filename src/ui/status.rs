@@ -43,7 +43,10 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::Help), _) => &[("any key", "close")],
         (Some(Popup::Search { .. }), _) => &[("type", "text"), ("Enter", "find"), ("Esc", "cancel")],
         (Some(Popup::SavePrompt { .. }), _) => &[("type", "a path"), ("Enter", "save"), ("Esc", "cancel")],
-        (Some(Popup::History { .. }), _) => &[("↑↓", "choose"), ("Enter", "put back"), ("Esc", "close")],
+        (Some(Popup::CaseFile { .. }), _) => &[("type", "a path"), ("Enter", "save"), ("Esc", "cancel")],
+        (Some(Popup::History { .. }), _) => {
+            &[("↑↓", "choose"), ("Enter", "put back"), ("r", "run again"), ("S", "save as case"), ("Esc", "close")]
+        }
         (Some(Popup::TokenPrompt { .. }), _) => &[("type", "the token"), ("Enter", "use it"), ("Esc", "cancel")],
         _ if app.list.filtering => &[("type", "filter"), ("↑↓", "move"), ("Enter", "keep"), ("Esc", "clear")],
         _ if app.focus == Focus::Result && crate::app::run::shows_value(app) => &[
@@ -54,6 +57,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
             ("y", "copy"),
             ("x", "exchange"),
             ("c", "copy as curl"),
+            ("S", "save as case"),
             ("r", "again"),
             ("Esc", "back"),
         ],
@@ -66,6 +70,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
             ("y", "copy"),
             ("o", "open link"),
             ("t", "token"),
+            ("S", "save case"),
             ("r", "again"),
             ("Esc", "back"),
         ],

@@ -1,0 +1,3 @@
+//! Saved test cases: case files, what a case expects, and `tooldeck test`.
+
+pub mod record;

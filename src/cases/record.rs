@@ -1,0 +1,128 @@
+//! Writing cases: a call and its outcome as a case whose `expect` is what came back, appended to
+//! a YAML case file. Every scalar is written as JSON, which YAML reads as the same value, so no
+//! string (quotes, colons, newlines, `#`, unicode) can change meaning on the way.
+
+use std::fs::OpenOptions;
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use crate::invoke::{Outcome, Status};
+
+/// A case for `tool_id` called with `arguments`, expecting what `outcome` was.
+pub fn case_from_outcome(name: &str, tool_id: &str, arguments: &Value, outcome: &Outcome) -> Value {
+    let mut expect = Map::new();
+    expect.insert("status".into(), json!(outcome.status.name()));
+    match outcome.status {
+        Status::Value => {
+            if let Some(value) = &outcome.value {
+                expect.insert("value".into(), value.clone());
+            }
+        }
+        Status::Error => {
+            if let Some(error) = outcome.error.as_ref().filter(|e| !e.message.is_empty()) {
+                expect.insert("error_contains".into(), json!(error.message));
+            }
+        }
+        Status::RequiresAuthorization | Status::Artifact | Status::Null => {}
+    }
+    json!({"name": name, "tool": tool_id, "args": arguments, "expect": expect})
+}
+
+/// Appends `case` to the case file at `path`, creating it (with a `cases:` list) when missing.
+pub fn append_case(path: &Path, case: &Value) -> io::Result<()> {
+    let existing = match std::fs::read_to_string(path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let mut text = String::new();
+    match &existing {
+        None => text.push_str("# tooldeck test cases: `tooldeck test FILE` runs them.\ncases:\n"),
+        // Items can only be added at the end when the `cases:` block list is the last key.
+        Some(old) if last_top_level_line(old) != Some("cases:") => {
+            return Err(io::Error::other(format!(
+                "{} does not end with a `cases:` list to append to (add cases by hand there)",
+                path.display()
+            )));
+        }
+        Some(old) if !old.is_empty() && !old.ends_with('\n') => text.push('\n'),
+        Some(_) => {}
+    }
+    text.push_str(&yaml_item(case));
+    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+    file.write_all(text.as_bytes())
+}
+
+fn last_top_level_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim_end).rfind(|l| !l.is_empty() && !l.starts_with([' ', '\t', '#', '-']))
+}
+
+/// One `  - key: value` list item, keys on their own lines, values as JSON.
+fn yaml_item(case: &Value) -> String {
+    let mut out = String::new();
+    let Value::Object(map) = case else {
+        return format!("  - {case}\n");
+    };
+    for (i, (key, value)) in map.iter().enumerate() {
+        let lead = if i == 0 { "  - " } else { "    " };
+        match value {
+            Value::Object(inner) if !inner.is_empty() => {
+                out.push_str(&format!("{lead}{}:\n", Value::String(key.clone())));
+                for (k, v) in inner {
+                    out.push_str(&format!("      {}: {v}\n", Value::String(k.clone())));
+                }
+            }
+            _ => out.push_str(&format!("{lead}{}: {value}\n", Value::String(key.clone()))),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_back(text: &str) -> Value {
+        serde_saphyr::from_str::<Value>(text).expect("valid YAML")
+    }
+
+    #[test]
+    fn a_value_outcome_expects_that_value() {
+        let mut outcome = Outcome::new(Status::Value, "c");
+        outcome.value = Some(json!({"sum": 3}));
+        let case = case_from_outcome("adds", "Math.Add", &json!({"a": 1, "b": 2}), &outcome);
+        assert_eq!(case["expect"], json!({"status": "value", "value": {"sum": 3}}));
+        assert_eq!(case["args"], json!({"a": 1, "b": 2}));
+    }
+
+    #[test]
+    fn appended_cases_read_back_exactly() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cases.yaml");
+        let tricky = json!({
+            "name": "quotes \" and 'single', colon: here # not a comment\nnew line, ünïcödé, - dash",
+            "tool": "t",
+            "args": {"text": "a: b", "list": [1, "two", null], "nested": {"x": {"y": true}}},
+            "expect": {"status": "value", "value": {"k": "v: w"}},
+        });
+        append_case(&path, &tricky).unwrap();
+        append_case(&path, &json!({"name": "second", "tool": "u", "args": {}, "expect": {"status": "null"}})).unwrap();
+        let read = read_back(&std::fs::read_to_string(&path).unwrap());
+        assert_eq!(read["cases"][0], tricky);
+        assert_eq!(read["cases"][1]["name"], "second");
+        assert_eq!(read["cases"][1]["args"], json!({}));
+    }
+
+    #[test]
+    fn a_file_without_a_cases_list_is_not_touched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("other.yaml");
+        for text in ["endpoint: x\n", "cases:\n  - name: a\nendpoint: x\n", "{\"cases\": []}"] {
+            std::fs::write(&path, text).unwrap();
+            assert!(append_case(&path, &json!({"name": "n"})).is_err(), "{text}");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        }
+    }
+}
