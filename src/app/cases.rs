@@ -91,7 +91,13 @@ fn save(app: &mut App, case: Value) -> Vec<Effect> {
 /// "tool {args}" cut short: enough to tell cases apart in a report; the user can rename it.
 fn case_name(tool: &str, arguments: &Value) -> String {
     let arguments = match arguments {
-        Value::Object(map) if map.is_empty() => String::new(),
+        Value::Object(map) => map
+            .iter()
+            .map(|(key, value)| match value {
+                Value::String(text) => format!(" {key}={text}"),
+                other => format!(" {key}={other}"),
+            })
+            .collect(),
         Value::Null => String::new(),
         other => format!(" {other}"),
     };
@@ -109,7 +115,10 @@ mod tests {
 
     #[test]
     fn names_are_short_and_plain() {
-        assert_eq!(case_name("Math.Add", &json!({"a": 1})), "Math.Add {\"a\":1}");
+        assert_eq!(
+            case_name("Math.Add", &json!({"a": 1, "s": "x y", "o": {"k": 1}})),
+            "Math.Add a=1 s=x y o={\"k\":1}"
+        );
         assert_eq!(case_name("ping", &json!({})), "ping");
         let long = case_name("t", &json!({"text": "x".repeat(200)}));
         assert!(crate::text::width(&long) <= 72, "{long}");

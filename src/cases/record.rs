@@ -59,6 +59,14 @@ fn last_top_level_line(text: &str) -> Option<&str> {
     text.lines().map(str::trim_end).rfind(|l| !l.is_empty() && !l.starts_with([' ', '\t', '#', '-']))
 }
 
+/// A key as it is when YAML reads it as that plain string, else quoted.
+fn yaml_key(key: &str) -> String {
+    let plain = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || "_-./@".contains(c))
+        && !["true", "false", "null", "yes", "no", "on", "off", "y", "n"].contains(&key.to_ascii_lowercase().as_str());
+    if plain { key.to_string() } else { Value::String(key.to_string()).to_string() }
+}
+
 /// One `  - key: value` list item, keys on their own lines, values as JSON.
 fn yaml_item(case: &Value) -> String {
     let mut out = String::new();
@@ -69,12 +77,12 @@ fn yaml_item(case: &Value) -> String {
         let lead = if i == 0 { "  - " } else { "    " };
         match value {
             Value::Object(inner) if !inner.is_empty() => {
-                out.push_str(&format!("{lead}{}:\n", Value::String(key.clone())));
+                out.push_str(&format!("{lead}{}:\n", yaml_key(key)));
                 for (k, v) in inner {
-                    out.push_str(&format!("      {}: {v}\n", Value::String(k.clone())));
+                    out.push_str(&format!("      {}: {v}\n", yaml_key(k)));
                 }
             }
-            _ => out.push_str(&format!("{lead}{}: {value}\n", Value::String(key.clone()))),
+            _ => out.push_str(&format!("{lead}{}: {value}\n", yaml_key(key))),
         }
     }
     out
@@ -104,7 +112,7 @@ mod tests {
         let tricky = json!({
             "name": "quotes \" and 'single', colon: here # not a comment\nnew line, ünïcödé, - dash",
             "tool": "t",
-            "args": {"text": "a: b", "list": [1, "two", null], "nested": {"x": {"y": true}}},
+            "args": {"text": "a: b", "list": [1, "two", null], "nested": {"x": {"y": true}}, "on": 1, "a key": 2, "-x": 3},
             "expect": {"status": "value", "value": {"k": "v: w"}},
         });
         append_case(&path, &tricky).unwrap();
