@@ -1,5 +1,6 @@
 //! One keystroke in a 200-field form (edit + coerce + validate + render to a 120x40 TestBackend),
-//! and the first frame of the app on a 1,000-tool catalog (load + state + render).
+//! the first frame of the app on a 1,000-tool catalog (load + state + render), and a 50 MB
+//! result in the value viewer (format, first frame, paging, folding).
 
 // The same allocator as the binary, so the figures are the ones a user gets.
 #[global_allocator]
@@ -92,5 +93,89 @@ fn bench_first_frame(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_keystroke, bench_first_frame);
+/// A value of about 50 MB: 240,000 records of a few nested fields.
+fn large_value() -> Value {
+    let records: Vec<Value> = (0..240_000)
+        .map(|i| {
+            json!({
+                "id": i,
+                "name": format!("record number {i} with a name long enough to be realistic"),
+                "tags": ["alpha", "beta", "gamma"],
+                "position": {"x": i as f64 * 0.5, "y": -(i as f64), "label": "a point somewhere on the map"},
+                "active": i % 3 == 0,
+            })
+        })
+        .collect();
+    json!({"records": records})
+}
+
+fn ctrl(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+fn bench_large_value(c: &mut Criterion) {
+    use tooldeck::app::{Answer, Effect};
+    use tooldeck::invoke::{Exchange, Outcome, Status};
+    let value = large_value();
+    let bytes = serde_json::to_string(&value).expect("JSON").len();
+    eprintln!("large value: {:.1} MB", bytes as f64 / 1e6);
+    let mut outcome = Outcome::new(Status::Value, "bench");
+    outcome.value = Some(value);
+    let styles = Styles::default();
+    let mut group = c.benchmark_group("50 MB value");
+    group.sample_size(10);
+    group.bench_function("format and index (in the call's task, off the UI thread)", |b| {
+        b.iter(|| Answer::new(outcome.clone(), Exchange::default(), None))
+    });
+    let answer = Answer::new(outcome.clone(), Exchange::default(), None);
+    let loaded = tooldeck::catalog::load_samples(&LoadOptions::default());
+    let mut app = App::new(loaded.catalog, &loaded.diagnostics, (120, 40));
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test backend");
+    let run = |app: &mut App| {
+        update(app, ctrl('r'));
+        let effects = update(app, ctrl('r'));
+        effects
+            .into_iter()
+            .find_map(|e| match e {
+                Effect::Invoke { id, .. } => Some(id),
+                _ => None,
+            })
+            .expect("the call is sent")
+    };
+    group.bench_function("the answer arrives: update + first frame", |b| {
+        b.iter_custom(|iterations| {
+            let mut spent = std::time::Duration::ZERO;
+            for _ in 0..iterations {
+                let id = run(&mut app);
+                let answer = Box::new(answer.clone());
+                let start = std::time::Instant::now();
+                update(&mut app, Msg::InvocationDone { id, result: Ok(answer) });
+                terminal.draw(|frame| tooldeck::ui::render(&app, &styles, frame)).expect("draw");
+                spent += start.elapsed();
+            }
+            spent
+        })
+    });
+    update(&mut app, ctrl('o'));
+    let mut n = 0u64;
+    group.bench_function("page down + render", |b| {
+        b.iter(|| {
+            n += 1;
+            let code = if n.is_multiple_of(1000) { KeyCode::Home } else { KeyCode::PageDown };
+            update(&mut app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+            terminal.draw(|frame| tooldeck::ui::render(&app, &styles, frame)).expect("draw");
+        })
+    });
+    group.bench_function("fold all, unfold all + render", |b| {
+        b.iter(|| {
+            update(&mut app, key('-'));
+            terminal.draw(|frame| tooldeck::ui::render(&app, &styles, frame)).expect("draw");
+            update(&mut app, key('+'));
+            terminal.draw(|frame| tooldeck::ui::render(&app, &styles, frame)).expect("draw");
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_keystroke, bench_first_frame, bench_large_value);
 criterion_main!(benches);

@@ -393,6 +393,40 @@ fn artifact_is_fetched_previewed_as_a_picture_and_saved() {
     quit_restored(&mut tui, CTRL_C);
 }
 
+/// `S` on a result writes a case file that reads back as the call and what it returned.
+#[test]
+fn a_result_saved_as_a_test_case_lands_in_the_case_file() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let path = folder.path().join("cases.yaml");
+    let mut tui = Tui::spawn::<&str>(&[]);
+    tui.wait_for("the tool list", TIMEOUT, list_shown);
+    tui.send("/Math.Add");
+    tui.wait_text("/Math.Add");
+    tui.send(ENTER);
+    tui.send(ENTER);
+    tui.send(ENTER);
+    tui.send("2");
+    tui.send(ENTER);
+    tui.send(DOWN);
+    tui.send(ENTER);
+    tui.send("40");
+    tui.send(ENTER);
+    tui.wait_for("a valid form", TIMEOUT, |text| bottom_line(text).contains("ready"));
+    tui.send("\x12"); // Ctrl-R
+    tui.wait_text("● value");
+    tui.send("S");
+    tui.wait_text("append test cases to");
+    tui.send(&BACKSPACE.repeat(40));
+    tui.send(path.to_str().expect("a UTF-8 path"));
+    tui.send(ENTER);
+    tui.wait_text("case saved to");
+    let text = std::fs::read_to_string(&path).expect("the case file was written");
+    assert!(text.contains("tool: \"Math.Add@1.0.0\""), "{text}");
+    assert!(text.contains("status: \"value\""), "{text}");
+    assert!(text.contains("value: 42"), "{text}");
+    quit_restored(&mut tui, "q");
+}
+
 #[test]
 fn filter_fill_see_inline_error_and_tile_then_quit_restored() {
     let mut tui = Tui::spawn::<&str>(&[]);
