@@ -1,6 +1,7 @@
 //! The app's state and how it changes. No terminal I/O here: `update` takes a [`Msg`] and
 //! returns [`Effect`]s for the runtime to carry out; `ui` only reads this state.
 
+pub mod artifact;
 pub mod cases;
 pub mod keymap;
 pub mod layout;

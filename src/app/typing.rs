@@ -202,7 +202,7 @@ pub(super) fn popup_key(app: &mut App, key: KeyEvent) -> Vec<super::Effect> {
             KeyCode::Esc => app.popup = None,
             KeyCode::Enter => {
                 let path = input.text().to_string();
-                return super::run::save_to(app, path);
+                return super::artifact::save_to(app, path);
             }
             _ => {
                 edit_input(input, key, false);

@@ -38,7 +38,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::ArtifactProgress { received, total } => {
-            super::run::artifact_progress(app, received, total);
+            super::artifact::progress(app, received, total);
             Vec::new()
         }
         Msg::ServerTools { label, result } => {
@@ -46,7 +46,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::ArtifactFetched(result) => {
-            super::run::artifact_fetched(app, result);
+            super::artifact::fetched(app, result);
             Vec::new()
         }
         Msg::CaseSaved(result) => {
