@@ -1,3 +1,6 @@
-//! Saved test cases: case files, what a case expects, and `tooldeck test`.
+//! Saved test cases: case files, what a case expects, running them (`tooldeck test`), and
+//! writing new ones from the app (`S`).
 
+pub mod expect;
+pub mod file;
 pub mod record;

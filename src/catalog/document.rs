@@ -211,6 +211,11 @@ impl<'a> Node<'a> {
     pub fn get(&self, key: &str) -> Option<Node<'a>> {
         self.entries().find(|(k, _)| *k == key).map(|(_, node)| node)
     }
+
+    /// Byte offset of the value's first character in the text it was parsed from.
+    pub fn offset(&self) -> usize {
+        self.doc.spans.get(self.index).map_or(0, |s| s.offset)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,389 @@
+//! Case files (YAML, JSON or JSON5) → cases to run, and every problem in them with its
+//! `path:line:column`. A bad case is reported and left out; the others still run.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::expect::Expect;
+use crate::catalog::document::{Document, LineIndex, Node};
+
+const TOP_KEYS: &[&str] = &["endpoint", "mcp", "mcp_url", "call_path", "headers", "timeout", "defs", "tokens", "cases"];
+const CASE_KEYS: &[&str] = &["name", "tool", "args", "validate", "expect"];
+
+/// A problem in a case file, where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: {}", self.path, self.line, self.column, self.message)
+    }
+}
+
+/// Where a case file's calls go, unless the command line says otherwise.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Target {
+    pub endpoint: Option<String>,
+    pub mcp: Option<String>,
+    pub mcp_url: Option<String>,
+    pub call_path: Option<String>,
+    pub headers: Vec<String>,
+    pub timeout: Option<u64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub name: String,
+    pub tool: String,
+    pub args: Value,
+    /// False sends the arguments even when the schema says no.
+    pub validate: bool,
+    pub expect: Expect,
+    /// `path:line:column` of the case, for reports.
+    pub location: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CaseFile {
+    pub path: PathBuf,
+    pub target: Target,
+    /// Definition files, relative to the case file.
+    pub defs: Vec<PathBuf>,
+    /// Provider → token, `${ENV}` expanded.
+    pub tokens: Vec<(String, String)>,
+    pub cases: Vec<Case>,
+    pub problems: Vec<Problem>,
+}
+
+/// Reads and checks a case file. An unreadable or unparseable file is one problem and no cases.
+pub fn load(path: &Path) -> CaseFile {
+    let label = path.display().to_string();
+    let mut file = CaseFile { path: path.to_path_buf(), ..CaseFile::default() };
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => {
+            file.problems.push(Problem { path: label, line: 1, column: 1, message: format!("cannot read: {e}") });
+            return file;
+        }
+    };
+    parse_into(&mut file, &label, &text);
+    file
+}
+
+/// Parses `text` (YAML unless the name ends in .json or .json5) into `file`.
+pub fn parse_into(file: &mut CaseFile, label: &str, text: &str) {
+    let json = [".json", ".json5", ".jsonc"].iter().any(|ext| label.to_ascii_lowercase().ends_with(ext));
+    let lines = LineIndex::new(text);
+    let document = if json {
+        Document::parse(text).map_err(|e| {
+            let (line, column) = lines.line_col(e.offset);
+            Problem { path: label.into(), line, column, message: format!("invalid JSON: {}", e.message) }
+        })
+    } else {
+        serde_saphyr::from_str::<Value>(text).map(|value| Document::from_yaml(text, value)).map_err(|e| {
+            let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
+            let message = e.to_string().lines().next().unwrap_or("invalid YAML").to_string();
+            Problem { path: label.into(), line, column, message: format!("invalid YAML: {message}") }
+        })
+    };
+    let document = match document {
+        Ok(document) => document,
+        Err(problem) => return file.problems.push(problem),
+    };
+    let mut reader = Reader { label, lines: &lines, problems: Vec::new() };
+    reader.file(document.root(), file);
+    file.problems.append(&mut reader.problems);
+}
+
+struct Reader<'a> {
+    label: &'a str,
+    lines: &'a LineIndex<'a>,
+    problems: Vec<Problem>,
+}
+
+impl Reader<'_> {
+    fn problem(&mut self, node: Node, message: impl Into<String>) {
+        let (line, column) = self.lines.line_col(node.offset());
+        self.problems.push(Problem { path: self.label.into(), line, column, message: message.into() });
+    }
+
+    fn location(&self, node: Node) -> String {
+        let (line, column) = self.lines.line_col(node.offset());
+        format!("{}:{line}:{column}", self.label)
+    }
+
+    fn file(&mut self, root: Node, file: &mut CaseFile) {
+        let Value::Object(_) = root.value() else {
+            return self.problem(root, "a case file is an object with a `cases` list");
+        };
+        for (key, node) in root.entries() {
+            match key {
+                "endpoint" => file.target.endpoint = self.string(node, key),
+                "mcp" => file.target.mcp = self.string(node, key),
+                "mcp_url" => file.target.mcp_url = self.string(node, key),
+                "call_path" => file.target.call_path = self.string(node, key),
+                "timeout" => match node.value().as_u64() {
+                    Some(seconds) => file.target.timeout = Some(seconds),
+                    None => self.problem(node, "`timeout` is a whole number of seconds"),
+                },
+                "headers" => file.target.headers = self.string_map(node, key).into_iter().map(|(k, v)| format!("{k}: {v}")).collect(),
+                "tokens" => file.tokens = self.string_map(node, key),
+                "defs" => file.defs = self.defs(node, &file.path),
+                "cases" => match node.value() {
+                    Value::Array(_) => {
+                        for item in node.items() {
+                            if let Some(case) = self.case(item) {
+                                file.cases.push(case);
+                            }
+                        }
+                    }
+                    _ => self.problem(node, "`cases` is a list of cases"),
+                },
+                other => {
+                    let message = unknown_key("a case file", other, TOP_KEYS);
+                    self.problem(node, message);
+                }
+            }
+        }
+        if root.get("cases").is_none() {
+            self.problem(root, "no `cases` list");
+        }
+    }
+
+    fn case(&mut self, node: Node) -> Option<Case> {
+        let Value::Object(_) = node.value() else {
+            self.problem(node, "a case is an object with `tool`, `args` and `expect`");
+            return None;
+        };
+        let before = self.problems.len();
+        for (key, child) in node.entries() {
+            if !CASE_KEYS.contains(&key) {
+                let message = unknown_key("a case", key, CASE_KEYS);
+                self.problem(child, message);
+            }
+        }
+        let tool = match node.get("tool") {
+            Some(child) => self.string(child, "tool"),
+            None => {
+                self.problem(node, "the case has no `tool`");
+                None
+            }
+        };
+        let args = match node.get("args") {
+            None => Value::Object(Default::default()),
+            Some(child) => match self.expand(child) {
+                Some(value @ (Value::Object(_) | Value::Null)) => value,
+                Some(_) => {
+                    self.problem(child, "`args` is an object of arguments");
+                    Value::Null
+                }
+                None => Value::Null,
+            },
+        };
+        let validate = match node.get("validate") {
+            None => true,
+            Some(child) => child.value().as_bool().unwrap_or_else(|| {
+                self.problem(child, "`validate` is true or false");
+                true
+            }),
+        };
+        let expect = match node.get("expect") {
+            Some(child) => match self.expand(child) {
+                Some(value) => match Expect::parse(&value) {
+                    Ok(expect) => expect,
+                    Err((key, message)) => {
+                        let at = key.and_then(|k| child.get(&k)).unwrap_or(child);
+                        self.problem(at, message);
+                        Expect::default()
+                    }
+                },
+                None => Expect::default(),
+            },
+            None => {
+                self.problem(node, "the case has no `expect`");
+                Expect::default()
+            }
+        };
+        let tool = tool?;
+        let name = match node.get("name") {
+            Some(child) => self.string(child, "name").unwrap_or_default(),
+            None => tool.clone(),
+        };
+        (self.problems.len() == before).then(|| Case {
+            name,
+            tool,
+            args,
+            validate,
+            expect,
+            location: self.location(node),
+        })
+    }
+
+    fn string(&mut self, node: Node, key: &str) -> Option<String> {
+        match node.value() {
+            Value::String(text) => self.expand_string(node, text),
+            _ => {
+                self.problem(node, format!("`{key}` is a string"));
+                None
+            }
+        }
+    }
+
+    fn string_map(&mut self, node: Node, key: &str) -> Vec<(String, String)> {
+        let Value::Object(_) = node.value() else {
+            self.problem(node, format!("`{key}` maps names to strings"));
+            return Vec::new();
+        };
+        node.entries().filter_map(|(name, child)| Some((name.to_string(), self.string(child, name)?))).collect()
+    }
+
+    fn defs(&mut self, node: Node, case_file: &Path) -> Vec<PathBuf> {
+        let base = case_file.parent().unwrap_or(Path::new("."));
+        let items: Vec<Node> = match node.value() {
+            Value::String(_) => vec![node],
+            Value::Array(_) => node.items().collect(),
+            _ => {
+                self.problem(node, "`defs` is a path or a list of paths");
+                return Vec::new();
+            }
+        };
+        items.into_iter().filter_map(|item| self.string(item, "defs").map(|p| base.join(p))).collect()
+    }
+
+    fn expand_string(&mut self, node: Node, text: &str) -> Option<String> {
+        match crate::call::expand_env(text) {
+            Ok(expanded) => Some(expanded),
+            Err(message) => {
+                self.problem(node, message);
+                None
+            }
+        }
+    }
+
+    /// The value with `${ENV}` expanded in every string; `None` (with problems) when a variable
+    /// is not set.
+    fn expand(&mut self, node: Node) -> Option<Value> {
+        Some(match node.value() {
+            Value::String(text) => Value::String(self.expand_string(node, text)?),
+            Value::Array(_) => Value::Array(node.items().map(|item| self.expand(item)).collect::<Option<_>>()?),
+            Value::Object(_) => Value::Object(
+                node.entries().map(|(key, child)| Some((key.to_string(), self.expand(child)?))).collect::<Option<_>>()?,
+            ),
+            other => other.clone(),
+        })
+    }
+}
+
+/// "unknown key" with the closest known one, when one is close.
+pub(super) fn unknown_key(what: &str, key: &str, known: &[&str]) -> String {
+    let close = known.iter().min_by_key(|k| edit_distance(key, k)).filter(|k| edit_distance(key, k) <= 2);
+    match close {
+        Some(close) => format!("{what} has no key `{key}`; did you mean `{close}`?"),
+        None => format!("{what} has no key `{key}` (known: {})", known.join(", ")),
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != *cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(label: &str, text: &str) -> CaseFile {
+        let mut file = CaseFile { path: PathBuf::from(label), ..CaseFile::default() };
+        parse_into(&mut file, label, text);
+        file
+    }
+
+    #[test]
+    fn the_issue_example_reads() {
+        let text = r#"
+endpoint: http://127.0.0.1:8765
+defs: [./tools]
+cases:
+  - name: adds two numbers
+    tool: Math.Add@1.0.0
+    args: {a: 1, b: 2}
+    expect:
+      status: value
+      value: 3
+  - name: rejects bad input
+    tool: weather
+    args: {city: ""}
+    validate: false
+    expect: {status: error, error_contains: "city"}
+"#;
+        let file = parse("dir/cases.yaml", text);
+        assert!(file.problems.is_empty(), "{:?}", file.problems);
+        assert_eq!(file.target.endpoint.as_deref(), Some("http://127.0.0.1:8765"));
+        assert_eq!(file.defs, [PathBuf::from("dir/./tools")]);
+        assert_eq!(file.cases.len(), 2);
+        assert_eq!(file.cases[0].args, json!({"a": 1, "b": 2}));
+        assert_eq!(file.cases[0].location, "dir/cases.yaml:5:5");
+        assert!(!file.cases[1].validate);
+    }
+
+    #[test]
+    fn problems_name_their_line_and_a_bad_case_does_not_hide_the_others() {
+        let text = "cases:\n  - tool: a\n    expect: {status: value}\n  - tool: b\n    expcet: {status: value}\n  - tool: c\n    expect: {status: maybe}\n  - tool: d\n    expect: {max_ms: soon}\n";
+        let file = parse("c.yaml", text);
+        assert_eq!(file.cases.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(), ["a"]);
+        let shown: Vec<String> = file.problems.iter().map(ToString::to_string).collect();
+        assert!(shown[0].starts_with("c.yaml:5:13: a case has no key `expcet`; did you mean `expect`?"), "{shown:?}");
+        assert!(shown.iter().any(|p| p.starts_with("c.yaml:7:") && p.contains("maybe")), "{shown:?}");
+        assert!(shown.iter().any(|p| p.starts_with("c.yaml:9:") && p.contains("max_ms")), "{shown:?}");
+    }
+
+    #[test]
+    fn json_files_and_syntax_errors() {
+        let file = parse("c.json", r#"{"cases": [{"tool": "t", "expect": {"status": "null"}}]}"#);
+        assert!(file.problems.is_empty() && file.cases.len() == 1);
+        let file = parse("c.json", "{\"cases\": [\n  {\"tool\": }\n]}");
+        assert_eq!(file.problems.len(), 1);
+        assert!(file.problems[0].to_string().starts_with("c.json:2:"), "{}", file.problems[0]);
+        let file = parse("c.yaml", "cases:\n  - tool: [unclosed\n");
+        assert!(file.problems[0].message.starts_with("invalid YAML"), "{:?}", file.problems);
+        let file = parse("c.yaml", "- just a list\n");
+        assert!(file.problems[0].message.contains("`cases` list"), "{:?}", file.problems);
+    }
+
+    #[test]
+    fn environment_variables_expand_in_strings() {
+        // SAFETY: no other test reads this variable.
+        unsafe { std::env::set_var("TOOLDECK_CASES_TEST_TOKEN", "s3cret") };
+        let text = "tokens: {google: \"${TOOLDECK_CASES_TEST_TOKEN}\"}\ncases:\n  - tool: t\n    args: {q: \"x ${TOOLDECK_CASES_TEST_TOKEN}\"}\n    expect: {status: value}\n  - tool: u\n    args: {q: \"${TOOLDECK_SURELY_UNSET}\"}\n    expect: {status: value}\n";
+        let file = parse("c.yaml", text);
+        assert_eq!(file.tokens, [("google".to_string(), "s3cret".to_string())]);
+        assert_eq!(file.cases.len(), 1);
+        assert_eq!(file.cases[0].args, json!({"q": "x s3cret"}));
+        assert!(file.problems[0].to_string().starts_with("c.yaml:7:"), "{:?}", file.problems);
+        assert!(file.problems[0].message.contains("TOOLDECK_SURELY_UNSET"));
+    }
+
+    #[test]
+    fn close_keys_are_suggested() {
+        assert!(unknown_key("a case", "too", CASE_KEYS).contains("did you mean `tool`"));
+        assert!(unknown_key("a case", "zzzzzz", CASE_KEYS).contains("known: name, tool"));
+    }
+}
