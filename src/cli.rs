@@ -56,6 +56,11 @@ pub enum Command {
     /// 3 for invalid arguments; 4 when authorization is required; 5 for a transport or
     /// protocol failure.
     Call(crate::call::CallArgs),
+    /// Run saved test cases (YAML or JSON case files) and report which pass.
+    ///
+    /// Exit 0 when all pass, 1 when any fails, 2 when a case file has a problem (its other
+    /// cases still run).
+    Test(crate::cases::TestArgs),
     /// Run the built-in demo server (answers for the sample tools) for other clients.
     ServeMock(ServeArgs),
     /// Check definition files and report every problem; exit 1 when there is an error.
@@ -107,6 +112,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Check { sources, json }) => check(&sources, json),
         Some(Command::Call(args)) => return crate::call::run(args),
         Some(Command::ServeMock(args)) => return serve_mock(&args),
+        Some(Command::Test(args)) => return crate::cases::command::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,98 @@
+//! `tooldeck test CASES...`: loads every case file (reporting each problem), runs the good cases,
+//! ends with `N passed, N failed`. Exit 0 when all pass, 1 when any fails, 2 when a case file
+//! has a problem (its good cases still run).
+
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use super::file::{self, CaseFile};
+use super::report::{Collect, Lines, Report};
+use super::run::{TestArgs, options_for, run_file};
+use crate::invoke::mock::MockServer;
+
+pub fn run(args: TestArgs) -> ExitCode {
+    let runtime = match crate::cli::tokio_runtime() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "tooldeck: cannot start: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    runtime.block_on(test(args))
+}
+
+async fn test(args: TestArgs) -> ExitCode {
+    let files: Vec<CaseFile> = args.files.iter().map(|path| file::load(path)).collect();
+    let mut stderr = io::stderr().lock();
+    for problem in files.iter().flat_map(|f| &f.problems) {
+        let _ = writeln!(stderr, "{}", crate::text::visible(&problem.to_string()));
+    }
+    drop(stderr);
+    let bad_files = files.iter().any(|f| !f.problems.is_empty());
+    let total: usize = files.iter().map(|f| f.cases.len()).sum();
+
+    // The built-in demo server answers for files (and a command line) that name no server.
+    let needs_demo = files.iter().any(|f| !options_for(f, &args.endpoint).names_a_server() && !f.cases.is_empty());
+    let demo = match needs_demo {
+        false => None,
+        true => match MockServer::start(crate::catalog::load_samples(&Default::default()).catalog, 0).await {
+            Ok(server) => Some(server),
+            Err(e) => {
+                let _ = writeln!(io::stderr(), "tooldeck: cannot start the built-in demo server: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let demo_url = demo.as_ref().map(|d| d.url());
+    let jobs = usize::from(args.jobs);
+    let filter = args.filter.as_deref();
+
+    let (counts, results) = if args.json {
+        let mut collect = Collect::default();
+        for file in &files {
+            run_file(file, &options_for(file, &args.endpoint), demo_url, jobs, filter, &mut collect).await;
+        }
+        let mut results = collect.results;
+        results.sort_by(|a, b| (&a.file, a.index).cmp(&(&b.file, b.index)));
+        let report = json!({
+            "cases": results,
+            "problems": files.iter().flat_map(|f| &f.problems).map(ToString::to_string).collect::<Vec<_>>(),
+            "passed": collect.counts.passed,
+            "failed": collect.counts.failed,
+            "skipped": collect.counts.skipped,
+        });
+        let mut out = io::stdout().lock();
+        let _ = serde_json::to_writer_pretty(&mut out, &report).map(|()| writeln!(out));
+        (collect.counts, results)
+    } else {
+        let bar = io::stderr().is_terminal();
+        let mut lines = Lines::new(total, bar, args.junit.is_some());
+        for file in &files {
+            run_file(file, &options_for(file, &args.endpoint), demo_url, jobs, filter, &mut lines as &mut dyn Report)
+                .await;
+        }
+        lines.finish();
+        let _ = writeln!(io::stdout(), "{}", lines.counts.summary());
+        (lines.counts, lines.kept.unwrap_or_default())
+    };
+    drop(demo);
+
+    if let Some(path) = &args.junit {
+        let suites: Vec<(String, Vec<file::Problem>)> =
+            files.iter().map(|f| (f.path.display().to_string(), f.problems.clone())).collect();
+        if let Err(e) = std::fs::write(path, super::junit::write(&suites, &results)) {
+            let _ = writeln!(io::stderr(), "tooldeck: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    if bad_files {
+        let _ = writeln!(io::stderr(), "tooldeck: some case files have problems (above); their other cases ran");
+        ExitCode::from(2)
+    } else if counts.failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,192 @@
+//! `tooldeck test`: each case file's cases against its server, N at a time, through the same
+//! catalog, validation and invoke code as `tooldeck call`. Results stream to a [`Report`] as they
+//! come, so memory stays flat however many cases there are.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use futures_util::StreamExt;
+
+use super::file::{Case, CaseFile};
+use super::report::{CaseResult, Report, Verdict};
+use crate::call::EndpointOptions;
+use crate::catalog::{Catalog, LoadOptions, load_paths, load_samples};
+use crate::form::validate::Checker;
+use crate::invoke::otc::CallRequest;
+use crate::invoke::{Endpoint, InvokeError};
+
+#[derive(Debug, Args, Clone)]
+pub struct TestArgs {
+    /// Case files (YAML or JSON).
+    #[arg(required = true, value_name = "CASES")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub endpoint: EndpointOptions,
+    /// How many cases run at a time.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: u16,
+    /// Also write the results as JUnit XML to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Print one JSON report on stdout instead of lines.
+    #[arg(long)]
+    pub json: bool,
+    /// Run only the cases whose name or tool contains TEXT (case-insensitive); the rest are
+    /// skipped.
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
+}
+
+/// Where the calls of one case file go: the command line's server, else the file's, else the
+/// built-in demo server.
+pub fn options_for(file: &CaseFile, command_line: &EndpointOptions) -> EndpointOptions {
+    if command_line.names_a_server() {
+        return command_line.clone();
+    }
+    let target = &file.target;
+    let mut options = command_line.clone();
+    options.endpoint = target.endpoint.clone();
+    options.mcp = target.mcp.clone();
+    options.mcp_url = target.mcp_url.clone();
+    if let Some(call_path) = &target.call_path {
+        options.call_path = call_path.clone();
+    }
+    if let Some(timeout) = target.timeout {
+        options.timeout = timeout;
+    }
+    options.headers = target.headers.iter().chain(&command_line.headers).cloned().collect();
+    options
+}
+
+/// Runs one case file's cases (those `filter` keeps) against `options`' server, or `demo_url`
+/// when it names none, `jobs` at a time; each result goes to `report` as it comes.
+pub async fn run_file(
+    file: &CaseFile,
+    options: &EndpointOptions,
+    demo_url: Option<&str>,
+    jobs: usize,
+    filter: Option<&str>,
+    report: &mut dyn Report,
+) {
+    let keep = |case: &Case| filter.is_none_or(|f| matches(case, f));
+    let (kept, skipped): (Vec<(usize, &Case)>, Vec<(usize, &Case)>) = file.cases.iter().enumerate().partition(|(_, c)| keep(c));
+    for (index, case) in skipped {
+        report.case(CaseResult::new(file, index, case, Verdict::Skipped));
+    }
+    let setup = async {
+        let options = options.resolve()?;
+        let headers = crate::call::parse_headers(&options.headers)?;
+        let endpoint = options.connect(headers, demo_url).await.map_err(|e| e.to_string())?;
+        for (provider, token) in &file.tokens {
+            match endpoint.authorize(provider, token).await {
+                Ok(()) | Err(InvokeError::Unauthorized { .. }) => {}
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        let catalog = catalog_for(file, &options, &endpoint).await;
+        Ok::<_, String>((endpoint, catalog))
+    };
+    let (endpoint, catalog) = match setup.await {
+        Ok(ready) => ready,
+        Err(why) => {
+            for (index, case) in kept {
+                let failure = format!("no answer: {why}");
+                report.case(CaseResult::new(file, index, case, Verdict::Failed(vec![failure])));
+            }
+            return;
+        }
+    };
+    // Each tool's schema is compiled once, however many cases call it.
+    let mut checkers: HashMap<&str, Checker> = HashMap::new();
+    for (_, case) in &kept {
+        if let Some(tool) = catalog.find(&case.tool) {
+            checkers.entry(case.tool.as_str()).or_insert_with(|| Checker::new(&tool.input_schema));
+        }
+    }
+    let names_a_server = options.names_a_server();
+    let results = futures_util::stream::iter(kept)
+        .map(|(index, case)| {
+            let checker = checkers.get(case.tool.as_str());
+            let endpoint = &endpoint;
+            let tokens = &file.tokens;
+            async move {
+                let verdict = run_case(case, checker, names_a_server, tokens, endpoint).await;
+                (index, case, verdict)
+            }
+        })
+        .buffer_unordered(jobs.max(1));
+    futures_util::pin_mut!(results);
+    while let Some((index, case, (verdict, call_id, duration_ms))) = results.next().await {
+        let mut result = CaseResult::new(file, index, case, verdict);
+        result.call_id = call_id;
+        result.duration_ms = duration_ms;
+        report.case(result);
+    }
+}
+
+/// One case: checked, sent, and its outcome held against what it expects.
+async fn run_case(
+    case: &Case,
+    checker: Option<&Checker>,
+    names_a_server: bool,
+    tokens: &[(String, String)],
+    endpoint: &Endpoint,
+) -> (Verdict, Option<String>, u64) {
+    let Some(checker) = checker else {
+        // A server may answer for tools it does not list: those are sent unchecked.
+        if !names_a_server {
+            let failure = format!("no tool \"{}\" in the catalog (`tooldeck list` shows them)", case.tool);
+            return (Verdict::Failed(vec![failure]), None, 0);
+        }
+        return send(case, tokens, endpoint).await;
+    };
+    if case.validate {
+        let problems = checker.check_value(&case.args);
+        if !problems.is_empty() {
+            let mut failures = vec!["the arguments do not satisfy the tool's schema, so nothing was sent (validate: false sends anyway):".to_string()];
+            failures.extend(problems.iter().map(|(at, message)| format!("  {}: {message}", if at.is_empty() { "/" } else { at })));
+            return (Verdict::Failed(failures), None, 0);
+        }
+    }
+    send(case, tokens, endpoint).await
+}
+
+async fn send(case: &Case, tokens: &[(String, String)], endpoint: &Endpoint) -> (Verdict, Option<String>, u64) {
+    let mut request = CallRequest::new(case.tool.clone(), case.args.clone());
+    request.tokens = tokens.to_vec();
+    let started = Instant::now();
+    match endpoint.call(&request).await {
+        Ok((outcome, _)) => {
+            let duration_ms = started.elapsed().as_millis() as u64;
+            let failures = case.expect.check(&outcome, duration_ms);
+            let verdict = if failures.is_empty() { Verdict::Passed } else { Verdict::Failed(failures) };
+            (verdict, Some(outcome.call_id), duration_ms)
+        }
+        Err(e) => (
+            Verdict::Failed(vec![format!("no answer: {e}")]),
+            Some(request.call_id),
+            started.elapsed().as_millis() as u64,
+        ),
+    }
+}
+
+/// The tools a file's cases may call: its `defs`, and a named server's own tools; the sample
+/// tools when neither (the demo server answers for them).
+async fn catalog_for(file: &CaseFile, options: &EndpointOptions, endpoint: &Endpoint) -> Catalog {
+    let mut catalog = match (file.defs.is_empty(), options.names_a_server()) {
+        (false, _) => load_paths(&file.defs, &LoadOptions::default()).catalog,
+        (true, true) => Catalog::default(),
+        (true, false) => load_samples(&LoadOptions::default()).catalog,
+    };
+    if options.names_a_server() {
+        crate::call::merge_server_tools(&mut catalog, endpoint).await;
+    }
+    catalog
+}
+
+fn matches(case: &Case, filter: &str) -> bool {
+    let filter = filter.to_lowercase();
+    case.name.to_lowercase().contains(&filter) || case.tool.to_lowercase().contains(&filter)
+}
