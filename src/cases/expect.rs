@@ -42,9 +42,10 @@ impl Expect {
                 "status" => {
                     let name = value.as_str().unwrap_or_default();
                     let status = STATUSES.iter().position(|s| *s == name).map(|i| STATUS_VALUES[i]);
-                    expect.status = Some(status.ok_or_else(|| {
-                        (at(), format!("`status` is one of {}, not {value}", STATUSES.join(", ")))
-                    })?);
+                    expect.status =
+                        Some(status.ok_or_else(|| {
+                            (at(), format!("`status` is one of {}, not {value}", STATUSES.join(", ")))
+                        })?);
                 }
                 "value" => expect.value = Some(value.clone()),
                 "contains" => expect.contains = Some(value.clone()),
@@ -65,8 +66,11 @@ impl Expect {
                     expect.schema = Some(Arc::new(validator));
                 }
                 "max_ms" => {
-                    expect.max_ms =
-                        Some(value.as_u64().ok_or_else(|| (at(), format!("`max_ms` is a number of milliseconds, not {value}")))?)
+                    expect.max_ms = Some(
+                        value
+                            .as_u64()
+                            .ok_or_else(|| (at(), format!("`max_ms` is a number of milliseconds, not {value}")))?,
+                    )
                 }
                 "error_contains" => {
                     expect.error_contains = Some(
@@ -104,7 +108,9 @@ impl Expect {
         }
         for (pointer, expected) in &self.pointer {
             match value.pointer(pointer) {
-                None => failures.push(format!("{pointer}: expected {}, but the value has nothing there", shown(expected))),
+                None => {
+                    failures.push(format!("{pointer}: expected {}, but the value has nothing there", shown(expected)))
+                }
                 Some(found) if !same(expected, found) => {
                     failures.push(format!("{pointer}: expected {}, got {}", shown(expected), shown(found)))
                 }
@@ -133,7 +139,9 @@ impl Expect {
             let texts = [error.map(|e| e.message.as_str()), error.and_then(|e| e.developer_message.as_deref())];
             if !texts.iter().flatten().any(|t| t.contains(needle.as_str())) {
                 failures.push(match error {
-                    Some(e) => format!("the error does not contain \"{needle}\": {}", shown(&Value::String(e.message.clone()))),
+                    Some(e) => {
+                        format!("the error does not contain \"{needle}\": {}", shown(&Value::String(e.message.clone())))
+                    }
                     None => format!("expected an error containing \"{needle}\", got {}", outcome.status.name()),
                 });
             }
@@ -286,7 +294,8 @@ mod tests {
 
     #[test]
     fn contains_is_a_subset_match() {
-        let outcome = value_outcome(json!({"unit": "celsius", "temp": 20, "days": [{"d": "mon", "t": 1}, {"d": "tue"}]}));
+        let outcome =
+            value_outcome(json!({"unit": "celsius", "temp": 20, "days": [{"d": "mon", "t": 1}, {"d": "tue"}]}));
         assert!(check(json!({"contains": {"unit": "celsius", "days": [{"d": "tue"}]}}), &outcome).is_empty());
         let failures = check(json!({"contains": {"unit": "kelvin", "days": [{"d": "sun"}], "wind": 3}}), &outcome);
         let failure = &failures[0];

@@ -97,13 +97,14 @@ pub fn parse_into(file: &mut CaseFile, label: &str, text: &str) {
         Ok(document) => document,
         Err(problem) => return file.problems.push(problem),
     };
-    let mut reader = Reader { label, lines: &lines, problems: Vec::new() };
+    let mut reader = Reader { label, text, lines: &lines, problems: Vec::new() };
     reader.file(document.root(), file);
     file.problems.append(&mut reader.problems);
 }
 
 struct Reader<'a> {
     label: &'a str,
+    text: &'a str,
     lines: &'a LineIndex<'a>,
     problems: Vec<Problem>,
 }
@@ -111,6 +112,14 @@ struct Reader<'a> {
 impl Reader<'_> {
     fn problem(&mut self, node: Node, message: impl Into<String>) {
         let (line, column) = self.lines.line_col(node.offset());
+        self.problems.push(Problem { path: self.label.into(), line, column, message: message.into() });
+    }
+
+    /// A problem with a key rather than its value: reported where the key is written (the
+    /// document knows where values start; the key is the last mention of it before its value).
+    fn key_problem(&mut self, value: Node, key: &str, message: impl Into<String>) {
+        let offset = self.text.get(..value.offset()).and_then(|before| before.rfind(key)).unwrap_or(value.offset());
+        let (line, column) = self.lines.line_col(offset);
         self.problems.push(Problem { path: self.label.into(), line, column, message: message.into() });
     }
 
@@ -133,7 +142,10 @@ impl Reader<'_> {
                     Some(seconds) => file.target.timeout = Some(seconds),
                     None => self.problem(node, "`timeout` is a whole number of seconds"),
                 },
-                "headers" => file.target.headers = self.string_map(node, key).into_iter().map(|(k, v)| format!("{k}: {v}")).collect(),
+                "headers" => {
+                    file.target.headers =
+                        self.string_map(node, key).into_iter().map(|(k, v)| format!("{k}: {v}")).collect()
+                }
                 "tokens" => file.tokens = self.string_map(node, key),
                 "defs" => file.defs = self.defs(node, &file.path),
                 "cases" => match node.value() {
@@ -146,10 +158,7 @@ impl Reader<'_> {
                     }
                     _ => self.problem(node, "`cases` is a list of cases"),
                 },
-                other => {
-                    let message = unknown_key("a case file", other, TOP_KEYS);
-                    self.problem(node, message);
-                }
+                other => self.key_problem(node, other, unknown_key("a case file", other, TOP_KEYS)),
             }
         }
         if root.get("cases").is_none() {
@@ -165,8 +174,7 @@ impl Reader<'_> {
         let before = self.problems.len();
         for (key, child) in node.entries() {
             if !CASE_KEYS.contains(&key) {
-                let message = unknown_key("a case", key, CASE_KEYS);
-                self.problem(child, message);
+                self.key_problem(child, key, unknown_key("a case", key, CASE_KEYS));
             }
         }
         let tool = match node.get("tool") {
@@ -199,8 +207,10 @@ impl Reader<'_> {
                 Some(value) => match Expect::parse(&value) {
                     Ok(expect) => expect,
                     Err((key, message)) => {
-                        let at = key.and_then(|k| child.get(&k)).unwrap_or(child);
-                        self.problem(at, message);
+                        match key.as_deref().and_then(|k| Some((k, child.get(k)?))) {
+                            Some((key, at)) => self.key_problem(at, key, message),
+                            None => self.problem(child, message),
+                        }
                         Expect::default()
                     }
                 },
@@ -274,7 +284,9 @@ impl Reader<'_> {
             Value::String(text) => Value::String(self.expand_string(node, text)?),
             Value::Array(_) => Value::Array(node.items().map(|item| self.expand(item)).collect::<Option<_>>()?),
             Value::Object(_) => Value::Object(
-                node.entries().map(|(key, child)| Some((key.to_string(), self.expand(child)?))).collect::<Option<_>>()?,
+                node.entries()
+                    .map(|(key, child)| Some((key.to_string(), self.expand(child)?)))
+                    .collect::<Option<_>>()?,
             ),
             other => other.clone(),
         })
@@ -350,7 +362,7 @@ cases:
         let file = parse("c.yaml", text);
         assert_eq!(file.cases.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(), ["a"]);
         let shown: Vec<String> = file.problems.iter().map(ToString::to_string).collect();
-        assert!(shown[0].starts_with("c.yaml:5:13: a case has no key `expcet`; did you mean `expect`?"), "{shown:?}");
+        assert!(shown[0].starts_with("c.yaml:5:5: a case has no key `expcet`; did you mean `expect`?"), "{shown:?}");
         assert!(shown.iter().any(|p| p.starts_with("c.yaml:7:") && p.contains("maybe")), "{shown:?}");
         assert!(shown.iter().any(|p| p.starts_with("c.yaml:9:") && p.contains("max_ms")), "{shown:?}");
     }

@@ -47,9 +47,9 @@ pub fn write(files: &[(String, Vec<Problem>)], results: &[CaseResult]) -> String
                 Verdict::Skipped => xml.push_str(">\n      <skipped/>\n    </testcase>\n"),
                 Verdict::Failed(failures) => {
                     // The first failure on one line: what a CI server shows before the details.
-                    let first = failures.first().map_or("failed".to_string(), |f| {
-                        f.lines().map(str::trim).collect::<Vec<_>>().join(" ")
-                    });
+                    let first = failures
+                        .first()
+                        .map_or("failed".to_string(), |f| f.lines().map(str::trim).collect::<Vec<_>>().join(" "));
                     let _ = writeln!(
                         xml,
                         ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
@@ -116,7 +116,12 @@ mod tests {
             result("skipped", 2, Verdict::Skipped),
         ];
         let xml = write(&[("c.yaml".into(), Vec::new())], &results);
-        assert!(xml.contains("<testsuite name=\"c.yaml\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\" time=\"3.702\">"), "{xml}");
+        assert!(
+            xml.contains(
+                "<testsuite name=\"c.yaml\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\" time=\"3.702\">"
+            ),
+            "{xml}"
+        );
         let passes = xml.find("name=\"passes\"").unwrap();
         let fails = xml.find("name=\"fails &lt;&amp;&gt;\"").unwrap();
         assert!(passes < fails, "file order: {xml}");

@@ -70,10 +70,12 @@ pub async fn run_file(
     filter: Option<&str>,
     report: &mut dyn Report,
 ) {
-    let keep = |case: &Case| filter.is_none_or(|f| matches(case, f));
-    let (kept, skipped): (Vec<(usize, &Case)>, Vec<(usize, &Case)>) = file.cases.iter().enumerate().partition(|(_, c)| keep(c));
-    for (index, case) in skipped {
-        report.case(CaseResult::new(file, index, case, Verdict::Skipped));
+    let mut kept: Vec<(usize, &Case)> = Vec::new();
+    for (index, case) in file.cases.iter().enumerate() {
+        match filter.is_none_or(|f| matches(case, f)) {
+            true => kept.push((index, case)),
+            false => report.case(CaseResult::new(file, index, case, Verdict::Skipped)),
+        }
     }
     let setup = async {
         let options = options.resolve()?;
@@ -145,8 +147,12 @@ async fn run_case(
     if case.validate {
         let problems = checker.check_value(&case.args);
         if !problems.is_empty() {
-            let mut failures = vec!["the arguments do not satisfy the tool's schema, so nothing was sent (validate: false sends anyway):".to_string()];
-            failures.extend(problems.iter().map(|(at, message)| format!("  {}: {message}", if at.is_empty() { "/" } else { at })));
+            let mut failures = vec![
+                "not sent: the arguments do not satisfy the tool's schema (validate: false sends them):".to_string(),
+            ];
+            failures.extend(
+                problems.iter().map(|(at, message)| format!("  {}: {message}", if at.is_empty() { "/" } else { at })),
+            );
             return (Verdict::Failed(failures), None, 0);
         }
     }
@@ -159,7 +165,8 @@ async fn send(case: &Case, tokens: &[(String, String)], endpoint: &Endpoint) -> 
     let started = Instant::now();
     match endpoint.call(&request).await {
         Ok((outcome, _)) => {
-            let duration_ms = started.elapsed().as_millis() as u64;
+            // Rounded up: a call that took any time at all took at least a millisecond.
+            let duration_ms = started.elapsed().as_micros().div_ceil(1000) as u64;
             let failures = case.expect.check(&outcome, duration_ms);
             let verdict = if failures.is_empty() { Verdict::Passed } else { Verdict::Failed(failures) };
             (verdict, Some(outcome.call_id), duration_ms)

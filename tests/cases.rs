@@ -1,0 +1,207 @@
+//! `tooldeck test` end to end: the real binary runs case files against the built-in demo server
+//! and against a server on 127.0.0.1 that the test breaks, and the tests read what a person
+//! (or a CI server, from the JUnit file) would see.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+const DEMO_CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cases/demo.yaml");
+const OTC_TOOLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-tools/otc/tools.json");
+
+fn tooldeck(args: &[&str]) -> Output {
+    let history = std::env::temp_dir().join(format!("tooldeck-cases-history-{}.jsonl", std::process::id()));
+    Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(args)
+        .env("TOOLDECK_HISTORY", history)
+        .env("TOOLDECK_CASES_TOKEN", "demo-google")
+        .output()
+        .expect("the binary runs")
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("an exit code")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn last_line(text: &str) -> &str {
+    text.lines().last().unwrap_or_default()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("case file written");
+    path
+}
+
+/// An OTC server that answers every call with `value` (a broken Math.Add, say), on 127.0.0.1.
+fn server_answering(value: Value) -> (String, tokio::runtime::Runtime) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let router = axum::Router::new().route(
+        "/tools/call",
+        axum::routing::post(move |axum::Json(body): axum::Json<Value>| {
+            let value = value.clone();
+            async move {
+                let call_id = body["request"]["call_id"].clone();
+                axum::Json(json!({"result": {"call_id": call_id, "success": true, "value": value}}))
+            }
+        }),
+    );
+    runtime.spawn(async move { axum::serve(listener, router).await });
+    (url, runtime)
+}
+
+#[test]
+fn the_demo_cases_pass() {
+    let output = tooldeck(&["test", DEMO_CASES]);
+    assert_eq!(code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+    let out = stdout(&output);
+    assert_eq!(last_line(&out), "6 passed, 0 failed", "{out}");
+    assert!(out.contains("ok    adds two numbers"), "a line per case when not on a terminal: {out}");
+}
+
+/// Record a case, break the server, and see exactly which case failed and why: in the terminal
+/// and in the JUnit file, with the call id.
+#[test]
+fn a_broken_server_fails_the_case_that_catches_it() {
+    let (url, _server) = server_answering(json!(4));
+    let dir = tempfile::tempdir().unwrap();
+    let cases = write(
+        dir.path(),
+        "math.yaml",
+        &format!(
+            "endpoint: {url}\ndefs: [{OTC_TOOLS}]\ncases:\n  - name: adds two numbers\n    tool: Math.Add@1.0.0\n    args: {{a: 1, b: 2}}\n    expect: {{status: value, value: 3}}\n  - name: four is fine\n    tool: Math.Add@1.0.0\n    args: {{a: 2, b: 2}}\n    expect: {{value: 4}}\n"
+        ),
+    );
+    let junit = dir.path().join("junit.xml");
+    let output = tooldeck(&["test", cases.to_str().unwrap(), "--junit", junit.to_str().unwrap()]);
+    assert_eq!(code(&output), 1, "{}{}", stdout(&output), stderr(&output));
+    let out = stdout(&output);
+    assert_eq!(last_line(&out), "1 passed, 1 failed", "{out}");
+    let failure = out.lines().find(|l| l.starts_with("FAIL")).expect("a FAIL line");
+    assert!(failure.contains("adds two numbers") && failure.contains("math.yaml:4:5"), "{failure}");
+    assert!(failure.contains(", call "), "the call id: {failure}");
+    assert!(out.contains("/: expected 3, got 4"), "what came back: {out}");
+
+    let xml = std::fs::read_to_string(&junit).expect("the JUnit file");
+    assert!(xml.contains("tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\""), "{xml}");
+    assert!(xml.contains("<testcase name=\"four is fine\" classname=\"Math.Add@1.0.0\""), "{xml}");
+    assert!(xml.contains("<failure message=\"value differs: /: expected 3, got 4\">"), "{xml}");
+}
+
+/// The command line's endpoint wins over the file's.
+#[test]
+fn flags_override_the_file_target() {
+    let (url, _server) = server_answering(json!(4));
+    let dir = tempfile::tempdir().unwrap();
+    let cases = write(
+        dir.path(),
+        "c.yaml",
+        &format!(
+            "endpoint: http://127.0.0.1:9\ndefs: [{OTC_TOOLS}]\ncases:\n  - tool: Math.Add@1.0.0\n    args: {{a: 1, b: 3}}\n    expect: {{value: 4}}\n"
+        ),
+    );
+    let output = tooldeck(&["test", cases.to_str().unwrap(), "--endpoint", &url]);
+    assert_eq!(code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+    // Without the flag, the file's (closed) port: a failure that says there was no answer.
+    let output = tooldeck(&["test", cases.to_str().unwrap(), "--timeout", "5"]);
+    assert_eq!(code(&output), 1);
+    assert!(stdout(&output).contains("no answer"), "{}", stdout(&output));
+}
+
+/// A bad case is reported with path:line:column and exit 2, and never hides the good ones.
+#[test]
+fn a_bad_case_file_exits_2_and_the_good_cases_still_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = write(
+        dir.path(),
+        "bad.yaml",
+        "cases:\n  - tool: Math.Add@1.0.0\n    args: {a: 1, b: 1}\n    expect: {value: 2}\n  - tool: Math.Add@1.0.0\n    expect: {staus: value}\n",
+    );
+    let broken = write(dir.path(), "broken.json", "{\"cases\": [\n  {\"tool\": }]}");
+    let missing = dir.path().join("missing.yaml");
+    let output = tooldeck(&["test", cases.to_str().unwrap(), broken.to_str().unwrap(), missing.to_str().unwrap()]);
+    assert_eq!(code(&output), 2, "{}{}", stdout(&output), stderr(&output));
+    let err = stderr(&output);
+    assert!(err.contains("bad.yaml:6:14: `expect` has no key `staus`; did you mean `status`?"), "{err}");
+    assert!(err.contains("broken.json:2:12: invalid JSON"), "{err}");
+    assert!(err.contains("missing.yaml:1:1: cannot read"), "{err}");
+    assert_eq!(last_line(&stdout(&output)), "1 passed, 0 failed", "the good case ran: {}", stdout(&output));
+}
+
+#[test]
+fn filter_skips_and_says_so() {
+    let output = tooldeck(&["test", DEMO_CASES, "--filter", "WEATHER"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(last_line(&stdout(&output)), "1 passed, 0 failed, 5 skipped");
+}
+
+#[test]
+fn json_report() {
+    let output = tooldeck(&["test", DEMO_CASES, "--json", "--filter", "adds"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    assert_eq!(
+        (report["passed"].as_u64(), report["failed"].as_u64(), report["skipped"].as_u64()),
+        (Some(1), Some(0), Some(5))
+    );
+    let first = &report["cases"][0];
+    assert_eq!(first["name"], "adds two numbers");
+    assert_eq!(first["result"], "passed");
+    assert!(first["call_id"].is_string());
+    assert!(first["location"].as_str().unwrap().ends_with("demo.yaml:4:5"), "{first}");
+}
+
+/// Tokens from the environment authorize a call that otherwise asks for authorization; every
+/// expectation kind fails with a message saying what came back.
+#[test]
+fn tokens_and_every_kind_of_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = write(
+        dir.path(),
+        "c.yaml",
+        r#"tokens: {google: "${TOOLDECK_CASES_TOKEN}"}
+cases:
+  - name: authorized
+    tool: Gmail.ListEmails@1.0.0
+    expect: {status: value, schema: {type: object, required: [emails]}}
+  - name: every kind wrong
+    tool: get_weather
+    args: {location: Paris, unit: celsius}
+    expect:
+      status: error
+      value: {city: Paris}
+      contains: {unit: kelvin}
+      pointer: {"/city": "Rome"}
+      schema: {type: object, required: [wind]}
+      max_ms: 0
+      error_contains: boom
+"#,
+    );
+    let output = tooldeck(&["test", cases.to_str().unwrap(), "--jobs", "1"]);
+    assert_eq!(code(&output), 1, "{}{}", stdout(&output), stderr(&output));
+    let out = stdout(&output);
+    assert!(out.contains("ok    authorized"), "{out}");
+    for expected in [
+        "status: expected error, got value",
+        "value differs:",
+        "/temperature: not expected, got",
+        "/unit: expected \"kelvin\", got \"celsius\"",
+        "/city: expected \"Rome\", got \"Paris\"",
+        "value does not match the schema:",
+        "more than max_ms 0",
+        "expected an error containing \"boom\", got value",
+    ] {
+        assert!(out.contains(expected), "{expected:?} in:\n{out}");
+    }
+}
