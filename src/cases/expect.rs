@@ -32,6 +32,12 @@ pub struct Expect {
 impl Expect {
     /// The `expect` object of a case; an error names the key it is about.
     pub fn parse(value: &Value) -> Result<Expect, (Option<String>, String)> {
+        Expect::parse_sharing(value, &mut Schemas::default())
+    }
+
+    /// Like [`Expect::parse`], compiling each distinct `schema` once across the cases of a file
+    /// (a compiled schema is far larger than its text; thousands of cases share a few).
+    pub fn parse_sharing(value: &Value, schemas: &mut Schemas) -> Result<Expect, (Option<String>, String)> {
         let Value::Object(map) = value else {
             return Err((None, "`expect` is an object (status, value, contains, pointer, schema, ...)".into()));
         };
@@ -61,9 +67,19 @@ impl Expect {
                     }
                 }
                 "schema" => {
-                    let validator = jsonschema::validator_for(value)
-                        .map_err(|e| (at(), format!("`schema` is not a usable JSON Schema: {e}")))?;
-                    expect.schema = Some(Arc::new(validator));
+                    let text = value.to_string();
+                    let validator = match schemas.0.get(&text) {
+                        Some(validator) => Arc::clone(validator),
+                        None => {
+                            let validator = Arc::new(
+                                jsonschema::validator_for(value)
+                                    .map_err(|e| (at(), format!("`schema` is not a usable JSON Schema: {e}")))?,
+                            );
+                            schemas.0.insert(text, Arc::clone(&validator));
+                            validator
+                        }
+                    };
+                    expect.schema = Some(validator);
                 }
                 "max_ms" => {
                     expect.max_ms = Some(
@@ -149,6 +165,10 @@ impl Expect {
         failures
     }
 }
+
+/// Compiled `schema` expectations by their text.
+#[derive(Default)]
+pub struct Schemas(std::collections::HashMap<String, Arc<jsonschema::Validator>>);
 
 const STATUS_VALUES: [Status; 5] =
     [Status::Value, Status::Error, Status::RequiresAuthorization, Status::Artifact, Status::Null];

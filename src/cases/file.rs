@@ -97,13 +97,14 @@ pub fn parse_into(file: &mut CaseFile, label: &str, text: &str) {
         Ok(document) => document,
         Err(problem) => return file.problems.push(problem),
     };
-    let mut reader = Reader { label, text, lines: &lines, problems: Vec::new() };
+    let mut reader = Reader { label, schemas: Default::default(), text, lines: &lines, problems: Vec::new() };
     reader.file(document.root(), file);
     file.problems.append(&mut reader.problems);
 }
 
 struct Reader<'a> {
     label: &'a str,
+    schemas: super::expect::Schemas,
     text: &'a str,
     lines: &'a LineIndex<'a>,
     problems: Vec<Problem>,
@@ -204,7 +205,7 @@ impl Reader<'_> {
         };
         let expect = match node.get("expect") {
             Some(child) => match self.expand(child) {
-                Some(value) => match Expect::parse(&value) {
+                Some(value) => match Expect::parse_sharing(&value, &mut self.schemas) {
                     Ok(expect) => expect,
                     Err((key, message)) => {
                         match key.as_deref().and_then(|k| Some((k, child.get(k)?))) {
