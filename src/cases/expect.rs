@@ -25,7 +25,7 @@ pub struct Expect {
     pub pointer: Vec<(String, Value)>,
     pub schema: Option<Arc<jsonschema::Validator>>,
     pub max_ms: Option<u64>,
-    /// Found in the error's message or developer message.
+    /// Found in the error's message, developer message or parameter errors (a 422's).
     pub error_contains: Option<String>,
 }
 
@@ -153,7 +153,14 @@ impl Expect {
         if let Some(needle) = &self.error_contains {
             let error = outcome.error.as_ref();
             let texts = [error.map(|e| e.message.as_str()), error.and_then(|e| e.developer_message.as_deref())];
-            if !texts.iter().flatten().any(|t| t.contains(needle.as_str())) {
+            let parameter_errors = error.into_iter().flat_map(|e| &e.parameter_errors).flat_map(|(k, v)| [k, v]);
+            let found = texts
+                .iter()
+                .flatten()
+                .copied()
+                .chain(parameter_errors.map(String::as_str))
+                .any(|t| t.contains(needle.as_str()));
+            if !found {
                 failures.push(match error {
                     Some(e) => {
                         format!("the error does not contain \"{needle}\": {}", shown(&Value::String(e.message.clone())))
@@ -364,6 +371,13 @@ mod tests {
         });
         assert!(check(json!({"status": "error", "error_contains": "city"}), &outcome).is_empty());
         assert!(check(json!({"error_contains": "bad"}), &outcome).is_empty());
+        let mut invalid = Outcome::new(Status::Error, "c");
+        invalid.error = Some(ToolError {
+            message: "invalid input".into(),
+            parameter_errors: [("a".to_string(), "\"one\" is not of type \"number\"".to_string())].into(),
+            ..ToolError::default()
+        });
+        assert!(check(json!({"error_contains": "number"}), &invalid).is_empty(), "parameter errors count");
         let failures = check(json!({"error_contains": "zip"}), &outcome);
         assert_eq!(failures, ["the error does not contain \"zip\": \"bad input\""]);
         let failures = check(json!({"error_contains": "zip"}), &value_outcome(json!(1)));
