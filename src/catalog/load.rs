@@ -24,11 +24,14 @@ pub struct LoadOptions {
     /// Skip detection and read every file as this format (`--format`).
     pub format: Option<super::Format>,
     pub max_file_bytes: u64,
+    /// Check schemas against the JSON Schema meta-schema. Commands that only need a server's
+    /// tools to call them (and show no diagnostics) skip it: the first check costs ~2 ms.
+    pub meta_check: bool,
 }
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions { format: None, max_file_bytes: MAX_FILE_BYTES }
+        LoadOptions { format: None, max_file_bytes: MAX_FILE_BYTES, meta_check: true }
     }
 }
 
@@ -292,7 +295,7 @@ pub fn load_text(
     let mut tools = Vec::with_capacity(drafts.len());
     for draft in drafts {
         let line = lines.line_col(doc.offset_of(&draft.at)).0;
-        if let Some(tool) = finish(draft, label, line, &mut issues) {
+        if let Some(tool) = finish(draft, label, line, options.meta_check, &mut issues) {
             tools.push(tool);
         }
     }
@@ -350,9 +353,9 @@ fn file_stem(label: &str) -> String {
 }
 
 /// Normalises a draft's schemas and gathers its cues. A schema error drops the tool.
-fn finish(draft: Draft, label: &str, line: usize, issues: &mut Vec<Issue>) -> Option<Tool> {
+fn finish(draft: Draft, label: &str, line: usize, meta_check: bool, issues: &mut Vec<Issue>) -> Option<Tool> {
     let mut schema_issues = Vec::new();
-    let input_schema = schema::normalise_input(draft.input_schema, &mut schema_issues);
+    let input_schema = schema::normalise_input(draft.input_schema, meta_check, &mut schema_issues);
     let input_place = SchemaPlace {
         tool: &draft.id,
         which: "input",
@@ -363,7 +366,7 @@ fn finish(draft: Draft, label: &str, line: usize, issues: &mut Vec<Issue>) -> Op
     let mut failed = input_place.relocate(schema_issues, issues);
     let output_schema = draft.output_schema.map(|schema| {
         let mut schema_issues = Vec::new();
-        let schema = schema::normalise_output(schema, &mut schema_issues);
+        let schema = schema::normalise_output(schema, meta_check, &mut schema_issues);
         let output_place = SchemaPlace {
             which: "output",
             schema_at: draft.output_schema_at.as_deref(),

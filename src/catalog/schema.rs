@@ -33,7 +33,7 @@ pub(super) const SUBSCHEMA_MAP: &[&str] =
 
 /// Repairs, inlines and checks an input schema, which must describe an object.
 /// Paths in the issues are relative to the schema.
-pub fn normalise_input(schema: Value, issues: &mut Vec<Issue>) -> Value {
+pub fn normalise_input(schema: Value, meta_check: bool, issues: &mut Vec<Issue>) -> Value {
     let mut schema = match schema {
         Value::Object(_) => schema,
         Value::Null => json!({"type": "object", "properties": {}}),
@@ -61,12 +61,14 @@ pub fn normalise_input(schema: Value, issues: &mut Vec<Issue>) -> Value {
         }
     }
     super::refs::inline_refs(&mut schema, issues);
-    check_against_meta_schema(&schema, issues);
+    if meta_check {
+        check_against_meta_schema(&schema, issues);
+    }
     schema
 }
 
 /// Like [`normalise_input`], for a schema of results: any type is fine at the root.
-pub fn normalise_output(mut schema: Value, issues: &mut Vec<Issue>) -> Value {
+pub fn normalise_output(mut schema: Value, meta_check: bool, issues: &mut Vec<Issue>) -> Value {
     if !schema.is_object() && !schema.is_boolean() {
         issues.push(Issue::error(
             vec![],
@@ -76,7 +78,9 @@ pub fn normalise_output(mut schema: Value, issues: &mut Vec<Issue>) -> Value {
     }
     repair(&mut schema, &mut Vec::new(), issues);
     super::refs::inline_refs(&mut schema, issues);
-    check_against_meta_schema(&schema, issues);
+    if meta_check {
+        check_against_meta_schema(&schema, issues);
+    }
     schema
 }
 
@@ -389,7 +393,7 @@ mod tests {
 
     fn input(schema: Value) -> (Value, Vec<Issue>) {
         let mut issues = Vec::new();
-        let out = normalise_input(schema, &mut issues);
+        let out = normalise_input(schema, true, &mut issues);
         (out, issues)
     }
 

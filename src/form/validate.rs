@@ -48,6 +48,12 @@ impl Checker {
         }
     }
 
+    /// Does the one-time work of the first compile (the validator crate's meta-schemas, about
+    /// 2 ms), so a command can have it done on another core while it waits for a server.
+    pub fn warm_up() {
+        let _ = Checker::new(&serde_json::json!({"type": "object"}));
+    }
+
     /// Validates built arguments; each error lands on the nearest row (or the form as a whole).
     pub fn check(&self, built: Built, rows: &[Row]) -> Validation {
         self.check_picked(built, rows, &HashMap::new())

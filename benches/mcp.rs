@@ -1,0 +1,126 @@
+//! `tooldeck call --mcp` against a minimal MCP client doing only initialize + tools/call, both as
+//! whole processes against the same stdio server (this bench binary, re-run as an rmcp server).
+//! Needs the release binary: `cargo build --release && cargo bench --bench mcp`.
+
+// The same allocator as the binary, so the figures are the ones a user gets.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::Criterion;
+use rmcp::handler::server::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ErrorData, RoleServer, ServiceExt};
+use serde_json::{Value, json};
+
+const SERVER_ENV: &str = "TOOLDECK_BENCH_MCP_SERVER";
+const CLIENT_ENV: &str = "TOOLDECK_BENCH_MCP_CLIENT";
+
+#[derive(Clone)]
+struct AddServer;
+
+impl ServerHandler for AddServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]});
+        let schema = Arc::new(schema.as_object().cloned().unwrap_or_default());
+        Ok(ListToolsResult::with_all_items(vec![Tool::new("add", "Adds two numbers", schema)]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request.arguments.unwrap_or_default();
+        let number = |key: &str| arguments.get(key).and_then(Value::as_f64).unwrap_or(0.0);
+        Ok(CallToolResult::structured(json!({"sum": number("a") + number("b")})).into())
+    }
+}
+
+/// Serves `add` on stdin/stdout until the client goes away.
+async fn serve() {
+    if let Ok(server) = AddServer.serve(rmcp::transport::stdio()).await {
+        let _ = server.waiting().await;
+    }
+}
+
+/// The least a client can do: start the server, initialize, call `add` once, print the result.
+async fn minimal_client() {
+    let exe = std::env::current_exe().expect("this binary");
+    let mut command = tokio::process::Command::new(exe);
+    command.env(SERVER_ENV, "1").env_remove(CLIENT_ENV);
+    let transport = TokioChildProcess::new(command).expect("the server starts");
+    let client = ().serve(transport).await.expect("initialize");
+    let arguments = json!({"a": 1, "b": 2}).as_object().cloned();
+    let mut params = CallToolRequestParams::new("add");
+    if let Some(arguments) = arguments {
+        params = params.with_arguments(arguments);
+    }
+    let result = client.call_tool(params).await.expect("tools/call");
+    println!("{}", serde_json::to_string(&result).unwrap_or_default());
+    let _ = client.cancel().await;
+}
+
+fn run_to_end(command: &mut Command) {
+    let status = command.stdout(Stdio::null()).stderr(Stdio::null()).status().expect("the process runs");
+    assert!(status.success(), "{command:?} failed: {status}");
+}
+
+fn bench_mcp_call(c: &mut Criterion) {
+    let exe = std::env::current_exe().expect("this binary");
+    let tooldeck = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/tooldeck");
+    if !tooldeck.exists() {
+        eprintln!("build the release binary first: cargo build --release");
+        return;
+    }
+    let history = std::env::temp_dir().join("tooldeck-bench-history.jsonl");
+    let server = format!("'{}'", exe.display());
+    let mut group = c.benchmark_group("MCP stdio call, whole process");
+    group.sample_size(30).measurement_time(Duration::from_secs(15));
+    group.bench_function("minimal rmcp client: initialize + tools/call", |b| {
+        b.iter(|| run_to_end(Command::new(&exe).env(CLIENT_ENV, "1")))
+    });
+    group.bench_function("tooldeck call --mcp", |b| {
+        b.iter(|| {
+            run_to_end(
+                Command::new(&tooldeck)
+                    .args(["call", "add", "--mcp", &server, "--arg", "a=1", "--arg", "b=2"])
+                    .env(SERVER_ENV, "1")
+                    .env("TOOLDECK_HISTORY", &history),
+            )
+        })
+    });
+    group.finish();
+}
+
+fn main() {
+    let role = |name: &str| std::env::var_os(name).is_some();
+    if role(SERVER_ENV) || role(CLIENT_ENV) {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        match role(SERVER_ENV) {
+            true => runtime.block_on(serve()),
+            false => runtime.block_on(minimal_client()),
+        }
+        return;
+    }
+    let mut criterion = Criterion::default().configure_from_args();
+    bench_mcp_call(&mut criterion);
+    criterion.final_summary();
+}
