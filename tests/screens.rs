@@ -505,7 +505,16 @@ fn a_result_is_saved_as_a_test_case() {
     assert!(case.get("validate").is_none(), "valid arguments need no validate: false");
     deck.send(Msg::CaseSaved(Ok(path.clone())));
     assert!(deck.text().contains("case saved to tooldeck-cases.yaml"));
-    // The second time, straight to the same file.
+    // The same call again is not saved twice.
+    assert!(deck.send(Msg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT))).is_empty());
+    assert!(deck.text().contains("already saved"), "{}", deck.text());
+    // Another call goes straight to the same file.
+    deck.press(KeyCode::Esc);
+    deck.focus_field("query");
+    deck.fill("desk");
+    let (id, request) = deck.run().expect("sent");
+    let body = format!(r#"{{"result": {{"call_id": "{}", "success": true, "value": []}}}}"#, request.call_id);
+    deck.answer(id, &request, 200, &body);
     let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT)));
     assert!(
         matches!(effects.as_slice(), [Effect::SaveCase { path, .. }] if path == "tooldeck-cases.yaml"),

@@ -77,7 +77,23 @@ pub fn saved(app: &mut App, result: Result<String, String>) {
     });
 }
 
+/// Esc in the case-file prompt: the waiting case is not saved (and can be, later).
+pub fn cancel(app: &mut App) {
+    app.popup = None;
+    if let Some(case) = app.pending_case.take() {
+        app.saved_cases.remove(&saved_key(&case));
+    }
+}
+
+fn saved_key(case: &Value) -> String {
+    format!("{}\n{}", case["tool"], case["args"])
+}
+
 fn save(app: &mut App, case: Value) -> Vec<Effect> {
+    if !app.saved_cases.insert(saved_key(&case)) {
+        app.status = Some("this call is already saved as a case".into());
+        return Vec::new();
+    }
     match app.case_file.clone() {
         Some(path) => vec![Effect::SaveCase { path, case }],
         None => {

@@ -300,6 +300,9 @@ pub struct App {
     pub case_file: Option<String>,
     /// A case waiting for its file to be chosen.
     pub pending_case: Option<serde_json::Value>,
+    /// Calls saved as cases in this run of the app (tool and arguments), so `S` twice on the
+    /// same call does not write it twice.
+    pub saved_cases: std::collections::HashSet<String>,
     pub size: (u16, u16),
 }
 
@@ -334,6 +337,7 @@ impl App {
             history: Vec::new(),
             case_file: None,
             pending_case: None,
+            saved_cases: Default::default(),
             size,
         };
         app.form_mut();

@@ -209,10 +209,7 @@ pub(super) fn popup_key(app: &mut App, key: KeyEvent) -> Vec<super::Effect> {
             }
         },
         Popup::CaseFile { input } => match key.code {
-            KeyCode::Esc => {
-                app.popup = None;
-                app.pending_case = None;
-            }
+            KeyCode::Esc => super::cases::cancel(app),
             KeyCode::Enter => {
                 let path = input.text().to_string();
                 return super::cases::file_chosen(app, path);
