@@ -406,6 +406,29 @@ fn tooldeck_call_with_mcp_stdio() {
     assert_eq!(output.status.code(), Some(1), "isError is a tool error");
 }
 
+/// `tooldeck test` with the MCP server named in the case file: cases run over one stdio
+/// connection, several at a time, and an `isError` result is an error to expect.
+#[test]
+fn tooldeck_test_against_an_mcp_stdio_server() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases = dir.path().join("mcp.yaml");
+    let server = serde_json::to_string(&stdio_command()).unwrap();
+    let text = format!(
+        "mcp: {server}\ncases:\n  - name: adds\n    tool: add\n    args: {{a: 2, b: 3}}\n    expect: {{value: {{sum: 5}}}}\n  - name: fails\n    tool: fail\n    expect: {{status: error, error_contains: always}}\n  - name: wrong\n    tool: add\n    args: {{a: 1, b: 1}}\n    expect: {{pointer: {{\"/sum\": 3}}}}\n"
+    );
+    std::fs::write(&cases, text).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["test", cases.to_str().unwrap(), "--jobs", "3"])
+        .env("TOOLDECK_HISTORY", dir.path().join("h.jsonl"))
+        .output()
+        .expect("tooldeck runs");
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{out}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(out.contains("ok    adds") && out.contains("ok    fails"), "{out}");
+    assert!(out.contains("FAIL  wrong") && out.contains("/sum: expected 3, got 2"), "{out}");
+    assert_eq!(out.lines().last(), Some("2 passed, 1 failed"));
+}
+
 /// A call asks for progress (its call id is the token) and every report reaches the caller.
 #[tokio::test]
 async fn progress_reports_reach_the_caller() {
