@@ -427,6 +427,21 @@ fn a_result_saved_as_a_test_case_lands_in_the_case_file() {
     quit_restored(&mut tui, "q");
 }
 
+/// `tooldeck test` on a terminal: a progress bar instead of a line per passing case, cleared
+/// before the closing line.
+#[test]
+fn tooldeck_test_draws_a_progress_bar_on_a_terminal() {
+    let mut tui = Tui::spawn(&["test", "tests/cases/demo.yaml"]);
+    let status = tui.wait_exit();
+    assert!(status.success(), "exit status {status}: {}", tui.screen_text());
+    let raw = tui.output().raw.clone();
+    assert!(contains(&raw, "░".as_bytes()) || contains(&raw, "█".as_bytes()), "a bar was drawn");
+    let screen = tui.screen_text();
+    assert!(screen.contains("6 passed, 0 failed"), "{screen}");
+    assert!(!screen.contains("ok    "), "no line per passing case on a terminal: {screen}");
+    assert!(!screen.contains('░'), "the bar is gone at the end: {screen}");
+}
+
 #[test]
 fn filter_fill_see_inline_error_and_tile_then_quit_restored() {
     let mut tui = Tui::spawn::<&str>(&[]);

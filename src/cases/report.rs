@@ -96,11 +96,13 @@ pub struct Lines {
     bar: bool,
     /// Keep every result (for --junit), not just the counts.
     pub kept: Option<Vec<CaseResult>>,
+    /// When the bar was last drawn: thousands of cases a second need not mean thousands of draws.
+    drawn: Option<std::time::Instant>,
 }
 
 impl Lines {
     pub fn new(total: usize, bar: bool, keep: bool) -> Lines {
-        Lines { counts: Counts::default(), total, bar, kept: keep.then(Vec::new) }
+        Lines { counts: Counts::default(), total, bar, kept: keep.then(Vec::new), drawn: None }
     }
 
     fn draw_bar(&self) {
@@ -129,7 +131,9 @@ impl Report for Lines {
     fn case(&mut self, result: CaseResult) {
         self.counts.add(&result.verdict);
         let mut out = io::stdout().lock();
-        if self.bar {
+        let failed = matches!(result.verdict, Verdict::Failed(_));
+        let due = self.drawn.is_none_or(|at| at.elapsed() >= std::time::Duration::from_millis(50));
+        if self.bar && failed {
             // The bar's line is cleared so a failure prints on a line of its own.
             let _ = write!(io::stderr(), "\r\x1b[2K");
         }
@@ -148,8 +152,9 @@ impl Report for Lines {
             _ => {}
         }
         let _ = out.flush();
-        if self.bar {
+        if self.bar && (due || failed) {
             self.draw_bar();
+            self.drawn = Some(std::time::Instant::now());
         }
         if let Some(kept) = &mut self.kept {
             kept.push(result);
