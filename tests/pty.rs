@@ -307,10 +307,8 @@ fn quit_restored(tui: &mut Tui, keys: &str) {
     assert_restored(tui);
 }
 
-/// Ctrl-R sends the call to the built-in demo server and the result shows on screen.
-#[test]
-fn run_a_tool_and_read_the_result() {
-    let mut tui = Tui::spawn::<&str>(&[]);
+/// Picks Math.Add, fills a = 2 and b = 40, and runs it (Ctrl-R) against the demo server.
+fn run_math_add_2_plus_40(tui: &mut Tui) {
     tui.wait_for("the tool list", TIMEOUT, list_shown);
     tui.send("/Math.Add");
     tui.wait_text("/Math.Add");
@@ -325,6 +323,13 @@ fn run_a_tool_and_read_the_result() {
     tui.send(ENTER);
     tui.wait_for("a valid form", TIMEOUT, |text| bottom_line(text).contains("ready"));
     tui.send("\x12"); // Ctrl-R
+}
+
+/// Ctrl-R sends the call to the built-in demo server and the result shows on screen.
+#[test]
+fn run_a_tool_and_read_the_result() {
+    let mut tui = Tui::spawn::<&str>(&[]);
+    run_math_add_2_plus_40(&mut tui);
     tui.wait_for("the value 42 in the result pane", TIMEOUT, |text| {
         text.contains("result · Math.Add@1.0.0") && text.contains("● value") && text.lines().any(|l| l.contains("││42"))
     });
@@ -399,20 +404,7 @@ fn a_result_saved_as_a_test_case_lands_in_the_case_file() {
     let folder = tempfile::tempdir().expect("a temporary folder");
     let path = folder.path().join("cases.yaml");
     let mut tui = Tui::spawn::<&str>(&[]);
-    tui.wait_for("the tool list", TIMEOUT, list_shown);
-    tui.send("/Math.Add");
-    tui.wait_text("/Math.Add");
-    tui.send(ENTER);
-    tui.send(ENTER);
-    tui.send(ENTER);
-    tui.send("2");
-    tui.send(ENTER);
-    tui.send(DOWN);
-    tui.send(ENTER);
-    tui.send("40");
-    tui.send(ENTER);
-    tui.wait_for("a valid form", TIMEOUT, |text| bottom_line(text).contains("ready"));
-    tui.send("\x12"); // Ctrl-R
+    run_math_add_2_plus_40(&mut tui);
     tui.wait_text("● value");
     tui.send("S");
     tui.wait_text("append test cases to");

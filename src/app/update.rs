@@ -394,8 +394,8 @@ mod tests {
         assert!(invoked(&update(&mut app, Msg::RetryDue { id: last })).is_none());
     }
 
-    #[test]
-    fn find_in_the_result_moves_to_the_match() {
+    /// Math.Add sent (as it is, invalid) and answered with `value`, the result pane in focus.
+    fn result_in_focus(value: &str) -> App {
         let mut app = app();
         press(&mut app, KeyCode::Char('/'));
         type_text(&mut app, "Math.Add");
@@ -403,8 +403,14 @@ mod tests {
         update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
         let (id, _) = invoked(&update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))))
             .expect("sent anyway");
-        answer(&mut app, id, r#"{"result":{"call_id":"x","success":true,"value":{"a":1,"b":2,"needle":3,"c":4}}}"#);
+        answer(&mut app, id, &format!(r#"{{"result":{{"call_id":"x","success":true,"value":{value}}}}}"#));
         update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+        app
+    }
+
+    #[test]
+    fn find_in_the_result_moves_to_the_match() {
+        let mut app = result_in_focus(r#"{"a":1,"b":2,"needle":3,"c":4}"#);
         press(&mut app, KeyCode::Char('/'));
         type_text(&mut app, "NEEDLE");
         press(&mut app, KeyCode::Enter);
@@ -418,15 +424,7 @@ mod tests {
 
     #[test]
     fn the_value_folds_and_a_search_unfolds_the_way_to_its_hit() {
-        let mut app = app();
-        press(&mut app, KeyCode::Char('/'));
-        type_text(&mut app, "Math.Add");
-        press(&mut app, KeyCode::Enter);
-        update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
-        let (id, _) = invoked(&update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))))
-            .expect("sent anyway");
-        answer(&mut app, id, r#"{"result":{"call_id":"x","success":true,"value":{"a":{"deep":{"needle":1}},"b":2}}}"#);
-        update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+        let mut app = result_in_focus(r#"{"a":{"deep":{"needle":1}},"b":2}"#);
         press(&mut app, KeyCode::Char('-'));
         let Some(RunState::Done { value_lines, .. }) = app.run.as_ref().map(|r| &r.state) else { panic!("a value") };
         let shown: Vec<usize> = app.value_view.window(value_lines).collect();
