@@ -229,10 +229,13 @@ async fn call(mut args: CallArgs) -> ExitCode {
     } else {
         args.sources.load()
     };
-    let _ = warm_up.await;
-    if args.endpoint.names_a_server() {
-        merge_server_tools(&mut loaded.catalog, &endpoint).await;
-    }
+    // The server lists its tools while the validator's setup finishes.
+    let listing = async {
+        if args.endpoint.names_a_server() {
+            merge_server_tools(&mut loaded.catalog, &endpoint).await;
+        }
+    };
+    let _ = tokio::join!(warm_up, listing);
     let tool = match loaded.catalog.find(&args.tool).cloned() {
         Some(tool) => tool,
         // A server may answer for tools it does not list (or cannot list): send it unchecked.
