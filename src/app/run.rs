@@ -1,7 +1,7 @@
 //! Running the selected tool: Run asks the runtime to send it, the result comes back as a
 //! message, stale results (of a call since replaced or cancelled) are dropped.
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{App, Effect, Focus, Popup, Run, RunState};
 use crate::form::TextInput;
@@ -167,7 +167,14 @@ pub fn reopen(app: &mut App, index: usize) {
 }
 
 /// Keys while the result pane has the focus.
-pub fn result_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
+pub fn result_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
+    // Ctrl-R and F5 run the form again, as everywhere; other chords are not the letters they hold.
+    if key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) || key.code == KeyCode::F(5) {
+        return match super::keymap::action_for(key) {
+            Some(super::Action::Run) => start(app, run_armed),
+            _ => Vec::new(),
+        };
+    }
     if value_key(app, key) {
         return Vec::new();
     }

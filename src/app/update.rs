@@ -80,7 +80,7 @@ fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         return Vec::new();
     }
     if app.focus == Focus::Result {
-        return super::run::result_key(app, key);
+        return super::run::result_key(app, key, run_armed);
     }
     if app.editing {
         edit_key(app, key);
@@ -406,6 +406,17 @@ mod tests {
         answer(&mut app, id, &format!(r#"{{"result":{{"call_id":"x","success":true,"value":{value}}}}}"#));
         update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
         app
+    }
+
+    #[test]
+    fn chords_in_the_result_pane_are_not_letters() {
+        let mut app = result_in_focus("1");
+        let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+        assert!(effects.is_empty() && app.status.is_none(), "Ctrl-O is not o (open): {:?}", app.status);
+        // The form is invalid: refused once, sent on the second press, as from the form.
+        let ctrl_r = || Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+        assert!(invoked(&update(&mut app, ctrl_r())).is_none());
+        assert!(invoked(&update(&mut app, ctrl_r())).is_some(), "sent anyway");
     }
 
     #[test]
