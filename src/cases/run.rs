@@ -50,10 +50,11 @@ pub fn options_for(file: &CaseFile, command_line: &EndpointOptions) -> EndpointO
     options.endpoint = target.endpoint.clone();
     options.mcp = target.mcp.clone();
     options.mcp_url = target.mcp_url.clone();
-    if let Some(call_path) = &target.call_path {
+    // A flag given on the command line wins; clap leaves the defaults when none was.
+    if let Some(call_path) = target.call_path.as_ref().filter(|_| command_line.call_path == "/tools/call") {
         options.call_path = call_path.clone();
     }
-    if let Some(timeout) = target.timeout {
+    if let Some(timeout) = target.timeout.filter(|_| command_line.timeout == 60) {
         options.timeout = timeout;
     }
     options.headers = target.headers.iter().chain(&command_line.headers).cloned().collect();
