@@ -198,3 +198,43 @@ fn matches(case: &Case, filter: &str) -> bool {
     let filter = filter.to_lowercase();
     case.name.to_lowercase().contains(&filter) || case.tool.to_lowercase().contains(&filter)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cases::file::Target;
+
+    fn command_line(endpoint: Option<&str>, timeout: u64) -> EndpointOptions {
+        EndpointOptions {
+            endpoint: endpoint.map(str::to_string),
+            call_path: "/tools/call".into(),
+            headers: vec!["X-From: flag".into()],
+            timeout,
+            mcp: None,
+            mcp_url: None,
+            config: None,
+        }
+    }
+
+    #[test]
+    fn the_file_names_the_server_unless_the_command_line_does() {
+        let file = CaseFile {
+            target: Target {
+                endpoint: Some("http://file".into()),
+                call_path: Some("/execute".into()),
+                headers: vec!["X-From: file".into()],
+                timeout: Some(5),
+                ..Target::default()
+            },
+            ..CaseFile::default()
+        };
+        let options = options_for(&file, &command_line(None, 60));
+        assert_eq!(options.endpoint.as_deref(), Some("http://file"));
+        assert_eq!((options.call_path.as_str(), options.timeout), ("/execute", 5));
+        assert_eq!(options.headers, ["X-From: file", "X-From: flag"]);
+        assert_eq!(options_for(&file, &command_line(None, 9)).timeout, 9, "an explicit --timeout wins");
+        let options = options_for(&file, &command_line(Some("http://flag"), 60));
+        assert_eq!(options.endpoint.as_deref(), Some("http://flag"));
+        assert_eq!(options.call_path, "/tools/call", "nothing of the file's server is kept");
+    }
+}
