@@ -30,11 +30,10 @@ async fn test(args: TestArgs) -> ExitCode {
         let _ = writeln!(stderr, "{}", crate::text::visible(&problem.to_string()));
     }
     drop(stderr);
-    let bad_files = files.iter().any(|f| !f.problems.is_empty());
-    let total: usize = files.iter().map(|f| f.cases.len()).sum();
+    let total: usize = files.iter().map(CaseFile::case_count).sum();
 
     // The built-in demo server answers for files (and a command line) that name no server.
-    let needs_demo = files.iter().any(|f| !options_for(f, &args.endpoint).names_a_server() && !f.cases.is_empty());
+    let needs_demo = files.iter().any(|f| !options_for(f, &args.endpoint).names_a_server() && f.case_count() > 0);
     let demo = match needs_demo {
         false => None,
         true => match MockServer::start(crate::catalog::load_samples(&Default::default()).catalog, 0).await {
@@ -49,23 +48,24 @@ async fn test(args: TestArgs) -> ExitCode {
     let jobs = usize::from(args.jobs);
     let filter = args.filter.as_deref();
 
-    let (counts, results) = if args.json {
+    let (counts, results, case_problems) = if args.json {
         let mut collect = Collect::default();
         for file in &files {
             run_file(file, &options_for(file, &args.endpoint), demo_url, jobs, filter, &mut collect).await;
         }
         let mut results = collect.results;
         results.sort_by(|a, b| (&a.file, a.index).cmp(&(&b.file, b.index)));
+        let problems = files.iter().flat_map(|f| &f.problems).chain(&collect.problems);
         let report = json!({
             "cases": results,
-            "problems": files.iter().flat_map(|f| &f.problems).map(ToString::to_string).collect::<Vec<_>>(),
+            "problems": problems.map(ToString::to_string).collect::<Vec<_>>(),
             "passed": collect.counts.passed,
             "failed": collect.counts.failed,
             "skipped": collect.counts.skipped,
         });
         let mut out = io::stdout().lock();
         let _ = serde_json::to_writer_pretty(&mut out, &report).map(|()| writeln!(out));
-        (collect.counts, results)
+        (collect.counts, results, collect.problems)
     } else {
         let bar = io::stderr().is_terminal();
         let mut lines = Lines::new(total, bar, args.junit.is_some());
@@ -75,13 +75,21 @@ async fn test(args: TestArgs) -> ExitCode {
         }
         lines.finish();
         let _ = writeln!(io::stdout(), "{}", lines.counts.summary());
-        (lines.counts, lines.kept.unwrap_or_default())
+        (lines.counts, lines.kept.unwrap_or_default(), lines.problems)
     };
+    let bad_files = files.iter().any(|f| !f.problems.is_empty()) || !case_problems.is_empty();
     drop(demo);
 
     if let Some(path) = &args.junit {
-        let suites: Vec<(String, Vec<file::Problem>)> =
-            files.iter().map(|f| (f.path.display().to_string(), f.problems.clone())).collect();
+        let suites: Vec<(String, Vec<file::Problem>)> = files
+            .iter()
+            .map(|f| {
+                let path = f.path.display().to_string();
+                let of_cases = case_problems.iter().filter(|p| p.path == path).cloned();
+                let problems = f.problems.iter().cloned().chain(of_cases).collect();
+                (path, problems)
+            })
+            .collect();
         if let Err(e) = std::fs::write(path, super::junit::write(&suites, &results)) {
             let _ = writeln!(io::stderr(), "tooldeck: cannot write {}: {e}", path.display());
             return ExitCode::from(2);

@@ -58,8 +58,95 @@ pub struct CaseFile {
     pub defs: Vec<PathBuf>,
     /// Provider → token, `${ENV}` expanded.
     pub tokens: Vec<(String, String)>,
+    /// Cases of a file read whole (JSON, or YAML that needs it); bad ones are in `problems`.
     pub cases: Vec<Case>,
+    /// Cases of a block-style YAML list, read one at a time by [`CaseFile::each_case`].
+    unread: Option<Unread>,
+    /// Problems of the file itself (and of its cases when read whole).
     pub problems: Vec<Problem>,
+}
+
+#[derive(Debug, Clone)]
+struct Unread {
+    label: String,
+    text: String,
+    items: Vec<(usize, usize)>,
+}
+
+impl CaseFile {
+    pub fn case_count(&self) -> usize {
+        self.cases.len() + self.unread.as_ref().map_or(0, |u| u.items.len())
+    }
+
+    /// Every case in file order: the case, or what is wrong with it. A file of many cases is read
+    /// here, one case at a time, as the caller goes.
+    pub fn each_case(&self) -> Box<dyn Iterator<Item = Result<Case, Vec<Problem>>> + Send + '_> {
+        let Some(unread) = &self.unread else { return Box::new(self.cases.iter().cloned().map(Ok)) };
+        let lines = LineIndex::new(&unread.text);
+        let mut schemas = super::expect::Schemas::default();
+        Box::new(unread.items.iter().map(move |&range| unread.read(range, &lines, &mut schemas)))
+    }
+
+    /// Every good case and every problem, read at once (for tests and small files).
+    pub fn read_all(&self) -> (Vec<Case>, Vec<Problem>) {
+        let mut problems = self.problems.clone();
+        let mut cases = Vec::new();
+        for item in self.each_case() {
+            match item {
+                Ok(case) => cases.push(case),
+                Err(mut more) => problems.append(&mut more),
+            }
+        }
+        (cases, problems)
+    }
+}
+
+impl Unread {
+    fn read(
+        &self,
+        range: (usize, usize),
+        lines: &LineIndex,
+        schemas: &mut super::expect::Schemas,
+    ) -> Result<Case, Vec<Problem>> {
+        let (base, fragment) = super::outline::fragment(&self.text, range);
+        let value = match serde_saphyr::from_str::<Value>(&fragment) {
+            Ok(value) => value,
+            Err(e) => {
+                let (base_line, _) = lines.line_col(base);
+                let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
+                let message = e.to_string().lines().next().unwrap_or("invalid YAML").to_string();
+                let at = Problem {
+                    path: self.label.clone(),
+                    line: base_line + line - 1,
+                    column,
+                    message: format!("invalid YAML: {message}"),
+                };
+                return Err(vec![at]);
+            }
+        };
+        // Positions cost a second pass over the text: a good case needs only its own (where
+        // it starts); a bad one is read again with them, to say where each problem is.
+        let mut reader = Reader {
+            label: &self.label,
+            schemas: std::mem::take(schemas),
+            text: &self.text,
+            base,
+            lines,
+            problems: Vec::new(),
+        };
+        let case = reader.case(Document::from_value(value).root());
+        if let Some(mut case) = case.filter(|_| reader.problems.is_empty()) {
+            *schemas = std::mem::take(&mut reader.schemas);
+            let (line, column) = lines.line_col(range.0);
+            case.location = format!("{}:{line}:{column}", self.label);
+            return Ok(case);
+        }
+        reader.problems.clear();
+        let value = serde_saphyr::from_str::<Value>(&fragment).unwrap_or_default();
+        let _ = reader.case(Document::from_yaml(&fragment, value).root());
+        *schemas = std::mem::take(&mut reader.schemas);
+        Err(reader.problems)
+    }
 }
 
 /// Reads and checks a case file. An unreadable or unparseable file is one problem and no cases.
@@ -80,6 +167,19 @@ pub fn load(path: &Path) -> CaseFile {
 /// Parses `text` (YAML unless the name ends in .json or .json5) into `file`.
 pub fn parse_into(file: &mut CaseFile, label: &str, text: &str) {
     let json = [".json", ".json5", ".jsonc"].iter().any(|ext| label.to_ascii_lowercase().ends_with(ext));
+    // A block-style YAML list is read a case at a time: the rest of the file now, the cases as
+    // they run, so memory does not grow with their number.
+    let outline = if json { None } else { super::outline::outline(text) };
+    let rest;
+    let text = match &outline {
+        Some(outline) => {
+            rest = super::outline::without_cases(text, outline.cases);
+            file.unread =
+                Some(Unread { label: label.to_string(), text: text.to_string(), items: outline.items.clone() });
+            rest.as_str()
+        }
+        None => text,
+    };
     let lines = LineIndex::new(text);
     let document = if json {
         Document::parse(text).map_err(|e| {
@@ -97,7 +197,7 @@ pub fn parse_into(file: &mut CaseFile, label: &str, text: &str) {
         Ok(document) => document,
         Err(problem) => return file.problems.push(problem),
     };
-    let mut reader = Reader { label, schemas: Default::default(), text, lines: &lines, problems: Vec::new() };
+    let mut reader = Reader { label, schemas: Default::default(), text, base: 0, lines: &lines, problems: Vec::new() };
     reader.file(document.root(), file);
     file.problems.append(&mut reader.problems);
 }
@@ -105,27 +205,30 @@ pub fn parse_into(file: &mut CaseFile, label: &str, text: &str) {
 struct Reader<'a> {
     label: &'a str,
     schemas: super::expect::Schemas,
+    /// The whole file's text, and where in it the parsed document starts.
     text: &'a str,
+    base: usize,
     lines: &'a LineIndex<'a>,
     problems: Vec<Problem>,
 }
 
 impl Reader<'_> {
     fn problem(&mut self, node: Node, message: impl Into<String>) {
-        let (line, column) = self.lines.line_col(node.offset());
+        let (line, column) = self.lines.line_col(self.base + node.offset());
         self.problems.push(Problem { path: self.label.into(), line, column, message: message.into() });
     }
 
     /// A problem with a key rather than its value: reported where the key is written (the
     /// document knows where values start; the key is the last mention of it before its value).
     fn key_problem(&mut self, value: Node, key: &str, message: impl Into<String>) {
-        let offset = self.text.get(..value.offset()).and_then(|before| before.rfind(key)).unwrap_or(value.offset());
+        let at = self.base + value.offset();
+        let offset = self.text.get(..at).and_then(|before| before.rfind(key)).unwrap_or(at);
         let (line, column) = self.lines.line_col(offset);
         self.problems.push(Problem { path: self.label.into(), line, column, message: message.into() });
     }
 
     fn location(&self, node: Node) -> String {
-        let (line, column) = self.lines.line_col(node.offset());
+        let (line, column) = self.lines.line_col(self.base + node.offset());
         format!("{}:{line}:{column}", self.label)
     }
 
@@ -348,30 +451,65 @@ cases:
     expect: {status: error, error_contains: "city"}
 "#;
         let file = parse("dir/cases.yaml", text);
-        assert!(file.problems.is_empty(), "{:?}", file.problems);
         assert_eq!(file.target.endpoint.as_deref(), Some("http://127.0.0.1:8765"));
         assert_eq!(file.defs, [PathBuf::from("dir/./tools")]);
-        assert_eq!(file.cases.len(), 2);
-        assert_eq!(file.cases[0].args, json!({"a": 1, "b": 2}));
-        assert_eq!(file.cases[0].location, "dir/cases.yaml:5:5");
-        assert!(!file.cases[1].validate);
+        assert_eq!(file.case_count(), 2);
+        assert!(file.cases.is_empty(), "a block list is read a case at a time");
+        let (cases, problems) = file.read_all();
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(cases[0].args, json!({"a": 1, "b": 2}));
+        assert_eq!(cases[0].location, "dir/cases.yaml:5:5");
+        assert!(!cases[1].validate);
     }
 
     #[test]
     fn problems_name_their_line_and_a_bad_case_does_not_hide_the_others() {
         let text = "cases:\n  - tool: a\n    expect: {status: value}\n  - tool: b\n    expcet: {status: value}\n  - tool: c\n    expect: {status: maybe}\n  - tool: d\n    expect: {max_ms: soon}\n";
-        let file = parse("c.yaml", text);
-        assert_eq!(file.cases.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(), ["a"]);
-        let shown: Vec<String> = file.problems.iter().map(ToString::to_string).collect();
+        // Read a case at a time, and read whole (an alias makes it so): the same answers.
+        let with_alias = text.replace("  - tool: a\n", "  - tool: a\n    args: {p: &v 1, q: *v}\n");
+        for file in [parse("c.yaml", text), parse("c.yaml", &with_alias)] {
+            let (cases, problems) = file.read_all();
+            assert_eq!(cases.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(), ["a"]);
+            let shown: Vec<String> = problems.iter().map(ToString::to_string).collect();
+            assert!(
+                shown.iter().any(|p| p.contains("a case has no key `expcet`; did you mean `expect`?")),
+                "{shown:?}"
+            );
+            assert!(shown.iter().any(|p| p.contains("maybe")), "{shown:?}");
+            assert!(shown.iter().any(|p| p.contains("max_ms")), "{shown:?}");
+        }
+        let (_, problems) = parse("c.yaml", text).read_all();
+        let shown: Vec<String> = problems.iter().map(ToString::to_string).collect();
         assert!(shown[0].starts_with("c.yaml:5:5: a case has no key `expcet`; did you mean `expect`?"), "{shown:?}");
         assert!(shown.iter().any(|p| p.starts_with("c.yaml:7:") && p.contains("maybe")), "{shown:?}");
         assert!(shown.iter().any(|p| p.starts_with("c.yaml:9:") && p.contains("max_ms")), "{shown:?}");
     }
 
     #[test]
+    fn read_whole_or_a_case_at_a_time_the_same() {
+        let text = "cases:\n  - tool: a\n    expect: {status: value}\n  - tool: b\n    expcet: {status: value}\n";
+        let lazy = parse("c.yaml", text);
+        let whole = parse("c.yaml", &text.replace("  - tool: a\n", "  - tool: a\n    args: {p: &v 1, q: *v}\n"));
+        assert!(whole.cases.len() == 1 && lazy.cases.is_empty());
+        assert_eq!(lazy.case_count(), 2);
+        assert_eq!(lazy.read_all().0[0].location, "c.yaml:2:5");
+        assert_eq!(whole.read_all().0.len(), 1, "read whole, the same good case");
+        assert_eq!(lazy.read_all().1[0].to_string(), "c.yaml:5:5: a case has no key `expcet`; did you mean `expect`?");
+    }
+
+    #[test]
+    fn yaml_that_does_not_parse_is_one_problem_where_it_breaks() {
+        let text = "cases:\n  - tool: a\n    expect: {status: value}\n  - tool: b\n    args: {a: [1, 2}\n    expect: {status: value}\n";
+        let (cases, problems) = parse("c.yaml", text).read_all();
+        assert!(cases.is_empty());
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].to_string().starts_with("c.yaml:5:15: invalid YAML"), "{problems:?}");
+    }
+
+    #[test]
     fn json_files_and_syntax_errors() {
         let file = parse("c.json", r#"{"cases": [{"tool": "t", "expect": {"status": "null"}}]}"#);
-        assert!(file.problems.is_empty() && file.cases.len() == 1);
+        assert!(file.problems.is_empty() && file.cases.len() == 1, "JSON is read whole");
         let file = parse("c.json", "{\"cases\": [\n  {\"tool\": }\n]}");
         assert_eq!(file.problems.len(), 1);
         assert!(file.problems[0].to_string().starts_with("c.json:2:"), "{}", file.problems[0]);
@@ -388,10 +526,11 @@ cases:
         let text = "tokens: {google: \"${TOOLDECK_CASES_TEST_TOKEN}\"}\ncases:\n  - tool: t\n    args: {q: \"x ${TOOLDECK_CASES_TEST_TOKEN}\"}\n    expect: {status: value}\n  - tool: u\n    args: {q: \"${TOOLDECK_SURELY_UNSET}\"}\n    expect: {status: value}\n";
         let file = parse("c.yaml", text);
         assert_eq!(file.tokens, [("google".to_string(), "s3cret".to_string())]);
-        assert_eq!(file.cases.len(), 1);
-        assert_eq!(file.cases[0].args, json!({"q": "x s3cret"}));
-        assert!(file.problems[0].to_string().starts_with("c.yaml:7:"), "{:?}", file.problems);
-        assert!(file.problems[0].message.contains("TOOLDECK_SURELY_UNSET"));
+        let (cases, problems) = file.read_all();
+        assert_eq!(cases.len(), 1);
+        assert_eq!(cases[0].args, json!({"q": "x s3cret"}));
+        assert!(problems[0].to_string().starts_with("c.yaml:7:"), "{problems:?}");
+        assert!(problems[0].message.contains("TOOLDECK_SURELY_UNSET"));
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod command;
 pub mod expect;
 pub mod file;
 pub mod junit;
+pub mod outline;
 pub mod record;
 pub mod report;
 pub mod run;

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::file::{Case, CaseFile};
+use super::file::{Case, CaseFile, Problem};
 use crate::text::visible;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -52,6 +52,8 @@ impl CaseResult {
 /// Where results go as they come.
 pub trait Report {
     fn case(&mut self, result: CaseResult);
+    /// A case that could not be read (its file is read a case at a time, as the cases run).
+    fn problems(&mut self, problems: Vec<Problem>);
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -98,11 +100,13 @@ pub struct Lines {
     pub kept: Option<Vec<CaseResult>>,
     /// When the bar was last drawn: thousands of cases a second need not mean thousands of draws.
     drawn: Option<std::time::Instant>,
+    /// Cases that could not be read.
+    pub problems: Vec<Problem>,
 }
 
 impl Lines {
     pub fn new(total: usize, bar: bool, keep: bool) -> Lines {
-        Lines { counts: Counts::default(), total, bar, kept: keep.then(Vec::new), drawn: None }
+        Lines { counts: Counts::default(), total, bar, kept: keep.then(Vec::new), drawn: None, problems: Vec::new() }
     }
 
     fn draw_bar(&self) {
@@ -128,6 +132,16 @@ impl Lines {
 }
 
 impl Report for Lines {
+    fn problems(&mut self, problems: Vec<Problem>) {
+        if self.bar {
+            let _ = write!(io::stderr(), "\r\x1b[2K");
+        }
+        for problem in &problems {
+            let _ = writeln!(io::stderr(), "{}", visible(&problem.to_string()));
+        }
+        self.problems.extend(problems);
+    }
+
     fn case(&mut self, result: CaseResult) {
         self.counts.add(&result.verdict);
         let mut out = io::stdout().lock();
@@ -167,9 +181,14 @@ impl Report for Lines {
 pub struct Collect {
     pub counts: Counts,
     pub results: Vec<CaseResult>,
+    pub problems: Vec<Problem>,
 }
 
 impl Report for Collect {
+    fn problems(&mut self, mut problems: Vec<Problem>) {
+        self.problems.append(&mut problems);
+    }
+
     fn case(&mut self, result: CaseResult) {
         self.counts.add(&result.verdict);
         self.results.push(result);
@@ -180,9 +199,14 @@ impl Report for Collect {
 #[derive(Default)]
 pub struct Quiet {
     pub counts: Counts,
+    pub problems: usize,
 }
 
 impl Report for Quiet {
+    fn problems(&mut self, problems: Vec<Problem>) {
+        self.problems += problems.len();
+    }
+
     fn case(&mut self, result: CaseResult) {
         self.counts.add(&result.verdict);
     }

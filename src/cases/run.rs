@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use clap::Args;
 use futures_util::StreamExt;
+use futures_util::future::Either;
 
 use super::file::{Case, CaseFile};
 use super::report::{CaseResult, Report, Verdict};
@@ -71,13 +72,6 @@ pub async fn run_file(
     filter: Option<&str>,
     report: &mut dyn Report,
 ) {
-    let mut kept: Vec<(usize, &Case)> = Vec::new();
-    for (index, case) in file.cases.iter().enumerate() {
-        match filter.is_none_or(|f| matches(case, f)) {
-            true => kept.push((index, case)),
-            false => report.case(CaseResult::new(file, index, case, Verdict::Skipped)),
-        }
-    }
     let setup = async {
         let options = options.resolve()?;
         let headers = crate::call::parse_headers(&options.headers)?;
@@ -91,42 +85,65 @@ pub async fn run_file(
         let catalog = catalog_for(file, &options, &endpoint).await;
         Ok::<_, String>((endpoint, catalog))
     };
-    let (endpoint, catalog) = match setup.await {
-        Ok(ready) => ready,
-        Err(why) => {
-            for (index, case) in kept {
-                let failure = format!("no answer: {why}");
-                report.case(CaseResult::new(file, index, case, Verdict::Failed(vec![failure])));
-            }
-            return;
-        }
-    };
-    // Each tool's schema is compiled once, however many cases call it.
-    let mut checkers: HashMap<&str, Checker> = HashMap::new();
-    for (_, case) in &kept {
-        if let Some(tool) = catalog.find(&case.tool) {
-            checkers.entry(case.tool.as_str()).or_insert_with(|| Checker::new(&tool.input_schema));
-        }
-    }
+    let setup = setup.await;
     let names_a_server = options.names_a_server();
-    let results = futures_util::stream::iter(kept)
-        .map(|(index, case)| {
-            let checker = checkers.get(case.tool.as_str());
-            let endpoint = &endpoint;
+    // Each tool's schema is compiled once, however many cases call it.
+    let mut checkers: HashMap<String, Option<Checker>> = HashMap::new();
+    // Cases are read as they are needed (a large file is never held whole), so a bad one is
+    // found, and reported, in its turn.
+    let results = futures_util::stream::iter(file.each_case().enumerate())
+        .map(|(index, item)| {
+            let case = match item {
+                Err(problems) => return Either::Left(std::future::ready(Step::Problems(problems))),
+                Ok(case) => case,
+            };
+            let work = match &setup {
+                _ if filter.is_some_and(|f| !matches(&case, f)) => Work::Skip,
+                Err(why) => Work::NoServer(why.clone()),
+                Ok((endpoint, catalog)) => {
+                    let checker = checkers
+                        .entry(case.tool.clone())
+                        .or_insert_with(|| catalog.find(&case.tool).map(|t| Checker::new(&t.input_schema)))
+                        .clone();
+                    Work::Run(endpoint, checker)
+                }
+            };
             let tokens = &file.tokens;
-            async move {
-                let verdict = run_case(case, checker, names_a_server, tokens, endpoint).await;
-                (index, case, verdict)
-            }
+            Either::Right(async move {
+                let (verdict, call_id, duration_ms) = match work {
+                    Work::Skip => (Verdict::Skipped, None, 0),
+                    Work::NoServer(why) => (Verdict::Failed(vec![format!("no answer: {why}")]), None, 0),
+                    Work::Run(endpoint, checker) => {
+                        run_case(&case, checker.as_ref(), names_a_server, tokens, endpoint).await
+                    }
+                };
+                let mut result = CaseResult::new(file, index, &case, verdict);
+                result.call_id = call_id;
+                result.duration_ms = duration_ms;
+                Step::Done(Box::new(result))
+            })
         })
         .buffer_unordered(jobs.max(1));
     futures_util::pin_mut!(results);
-    while let Some((index, case, (verdict, call_id, duration_ms))) = results.next().await {
-        let mut result = CaseResult::new(file, index, case, verdict);
-        result.call_id = call_id;
-        result.duration_ms = duration_ms;
-        report.case(result);
+    while let Some(step) = results.next().await {
+        match step {
+            Step::Done(result) => report.case(*result),
+            Step::Problems(problems) => report.problems(problems),
+        }
     }
+}
+
+/// What becomes of one case.
+enum Work<'a> {
+    Skip,
+    NoServer(String),
+    Run(&'a Endpoint, Option<Checker>),
+}
+
+/// What comes out of the stream of cases: a result, or the problems of a case that is not one.
+enum Step {
+    Done(Box<CaseResult>),
+    Problems(Vec<super::file::Problem>),
 }
 
 /// One case: checked, sent, and its outcome held against what it expects.
@@ -218,15 +235,13 @@ mod tests {
 
     #[test]
     fn the_file_names_the_server_unless_the_command_line_does() {
-        let file = CaseFile {
-            target: Target {
-                endpoint: Some("http://file".into()),
-                call_path: Some("/execute".into()),
-                headers: vec!["X-From: file".into()],
-                timeout: Some(5),
-                ..Target::default()
-            },
-            ..CaseFile::default()
+        let mut file = CaseFile::default();
+        file.target = Target {
+            endpoint: Some("http://file".into()),
+            call_path: Some("/execute".into()),
+            headers: vec!["X-From: file".into()],
+            timeout: Some(5),
+            ..Target::default()
         };
         let options = options_for(&file, &command_line(None, 60));
         assert_eq!(options.endpoint.as_deref(), Some("http://file"));
