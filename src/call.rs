@@ -168,7 +168,7 @@ pub fn parse_headers(headers: &[String]) -> Result<Vec<(String, String)>, String
         .collect()
 }
 
-fn parse_tokens(tokens: &[String]) -> Result<Vec<(String, String)>, String> {
+pub fn parse_tokens(tokens: &[String]) -> Result<Vec<(String, String)>, String> {
     tokens
         .iter()
         .map(|t| match t.split_once('=') {

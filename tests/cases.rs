@@ -139,6 +139,20 @@ fn a_bad_case_file_exits_2_and_the_good_cases_still_run() {
     assert_eq!(last_line(&stdout(&output)), "1 passed, 0 failed", "the good case ran: {}", stdout(&output));
 }
 
+/// `--token` authorizes without a `tokens:` in the file.
+#[test]
+fn a_token_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = write(dir.path(), "c.yaml", "cases:\n  - tool: Gmail.ListEmails@1.0.0\n    expect: {status: value}\n");
+    let output = tooldeck(&["test", cases.to_str().unwrap()]);
+    assert_eq!(code(&output), 1, "without a token: {}", stdout(&output));
+    assert!(stdout(&output).contains("status: expected value, got requires_authorization"), "{}", stdout(&output));
+    let output = tooldeck(&["test", cases.to_str().unwrap(), "--token", "google=demo-google"]);
+    assert_eq!(code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+    let output = tooldeck(&["test", cases.to_str().unwrap(), "--token", "nonsense"]);
+    assert_eq!(code(&output), 2, "a malformed --token is a usage error");
+}
+
 #[test]
 fn filter_skips_and_says_so() {
     let output = tooldeck(&["test", DEMO_CASES, "--filter", "WEATHER"]);

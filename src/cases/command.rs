@@ -24,7 +24,19 @@ pub fn run(args: TestArgs) -> ExitCode {
 }
 
 async fn test(args: TestArgs) -> ExitCode {
-    let files: Vec<CaseFile> = args.files.iter().map(|path| file::load(path)).collect();
+    let tokens = match crate::call::parse_tokens(&args.tokens) {
+        Ok(tokens) => tokens,
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "tooldeck: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut files: Vec<CaseFile> = args.files.iter().map(|path| file::load(path)).collect();
+    // Tokens from the command line win over a file's own for the same provider.
+    for file in &mut files {
+        file.tokens.retain(|(provider, _)| !tokens.iter().any(|(p, _)| p == provider));
+        file.tokens.extend(tokens.iter().cloned());
+    }
     let mut stderr = io::stderr().lock();
     for problem in files.iter().flat_map(|f| &f.problems) {
         let _ = writeln!(stderr, "{}", crate::text::visible(&problem.to_string()));

@@ -25,6 +25,10 @@ pub struct TestArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub endpoint: EndpointOptions,
+    /// A token for an authorization provider, `PROVIDER=TOKEN` (repeatable); wins over the case
+    /// file's `tokens`.
+    #[arg(long = "token", value_name = "PROVIDER=TOKEN")]
+    pub tokens: Vec<String>,
     /// How many cases run at a time.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: u16,
