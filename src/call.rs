@@ -315,12 +315,7 @@ fn record(tool: &str, request: &CallRequest, endpoint: &str, outcome: &Outcome, 
 pub async fn merge_server_tools(catalog: &mut Catalog, endpoint: &Endpoint) {
     match endpoint.list_tools().await {
         Ok(text) => {
-            let label = endpoint.label();
-            // Only to call them: their schemas are compiled to check arguments anyway, and no
-            // diagnostics are shown, so the meta-schema check is skipped.
-            let options = LoadOptions { meta_check: false, ..LoadOptions::default() };
-            let (tools, _) = load_text(&label, &text, false, false, true, &options);
-            for tool in tools {
+            for tool in server_tools(&endpoint.label(), &text) {
                 if catalog.get(&tool.id).is_none() {
                     catalog.add(tool);
                 }
@@ -330,6 +325,14 @@ pub async fn merge_server_tools(catalog: &mut Catalog, endpoint: &Endpoint) {
             let _ = writeln!(io::stderr(), "tooldeck: warning: could not list the server's tools: {e}");
         }
     }
+}
+
+/// A server's tool list (the text `Endpoint::list_tools` gives) as tools. They are read only to
+/// be called: their schemas are compiled to check arguments anyway and no diagnostics are shown,
+/// so the meta-schema check is skipped.
+pub fn server_tools(label: &str, text: &str) -> Vec<Tool> {
+    let options = LoadOptions { meta_check: false, ..LoadOptions::default() };
+    load_text(label, text, false, false, true, &options).0
 }
 
 fn build_arguments(args: &CallArgs, tool: &Tool) -> Result<Value, String> {

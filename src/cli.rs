@@ -234,7 +234,11 @@ async fn server_tools_into(app: &mut crate::app::App, endpoint: &crate::invoke::
         Err(InvokeError::Unauthorized { url, challenge }) => {
             crate::app::run::server_wants_token(app, &url, challenge.as_deref())
         }
-        listed => crate::app::run::server_tools(app, &endpoint.label(), listed.map_err(|e| e.to_string())),
+        listed => {
+            let label = endpoint.label();
+            let tools = listed.map(|text| crate::call::server_tools(&label, &text)).map_err(|e| e.to_string());
+            crate::app::run::server_tools(app, &label, tools)
+        }
     }
 }
 

@@ -187,8 +187,17 @@ impl Calls {
                         Ok(()) => endpoint.list_tools().await,
                         Err(e) => Err(e),
                     };
-                    let result = listed.map_err(|e| e.to_string());
-                    let _ = done.send(Msg::ServerTools { label: endpoint.label(), result }).await;
+                    let label = endpoint.label();
+                    let result = match listed {
+                        Ok(text) => {
+                            let label = label.clone();
+                            tokio::task::spawn_blocking(move || crate::call::server_tools(&label, &text))
+                                .await
+                                .map_err(|e| e.to_string())
+                        }
+                        Err(e) => Err(e.to_string()),
+                    };
+                    let _ = done.send(Msg::ServerTools { label, result }).await;
                 });
             }
             Effect::Fetch(url) => {

@@ -57,10 +57,11 @@ pub enum Msg {
     Saved(Result<String, String>),
     /// Appending a test case ended (the case file, or why not).
     CaseSaved(Result<String, String>),
-    /// The server's own tools, listed again after it was given a token (or why they could not be).
+    /// The server's own tools, listed again after it was given a token (or why they could not be);
+    /// read from the server's text off the UI thread.
     ServerTools {
         label: String,
-        result: Result<String, String>,
+        result: Result<Vec<crate::catalog::Tool>, String>,
     },
     /// A call came back (or could not be made). Results of calls no longer current are dropped.
     InvocationDone {

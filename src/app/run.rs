@@ -289,16 +289,14 @@ pub fn server_wants_token(app: &mut App, url: &str, challenge: Option<&str>) {
 }
 
 /// The server's tools after a token: those not yet in the catalog join it.
-pub fn server_tools(app: &mut App, label: &str, result: Result<String, String>) {
-    let text = match result {
-        Ok(text) => text,
+pub fn server_tools(app: &mut App, label: &str, result: Result<Vec<crate::catalog::Tool>, String>) {
+    let tools = match result {
+        Ok(tools) => tools,
         Err(e) => {
             app.status = Some(format!("the server's tools could not be listed: {e}"));
             return;
         }
     };
-    let options = crate::catalog::LoadOptions::default();
-    let (tools, _) = crate::catalog::load_text(label, &text, false, false, true, &options);
     let mut added = 0;
     for tool in tools {
         if app.catalog.get(&tool.id).is_none() {
