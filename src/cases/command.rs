@@ -71,6 +71,7 @@ async fn test(args: TestArgs) -> ExitCode {
         let report = json!({
             "cases": results,
             "problems": problems.map(ToString::to_string).collect::<Vec<_>>(),
+            "definition_errors": collect.definition_errors,
             "passed": collect.counts.passed,
             "failed": collect.counts.failed,
             "skipped": collect.counts.skipped,

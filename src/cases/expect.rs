@@ -46,7 +46,8 @@ impl Expect {
             let at = || Some(key.clone());
             match key.as_str() {
                 "status" => {
-                    let name = value.as_str().unwrap_or_default();
+                    // `status: null` in YAML is the null value, not the string: both mean null.
+                    let name = if value.is_null() { "null" } else { value.as_str().unwrap_or_default() };
                     let status = STATUSES.iter().position(|s| *s == name).map(|i| STATUS_VALUES[i]);
                     expect.status =
                         Some(status.ok_or_else(|| {
@@ -300,6 +301,20 @@ mod tests {
     fn status() {
         let outcome = value_outcome(json!(3));
         assert!(check(json!({"status": "value"}), &outcome).is_empty());
+        let nothing = Outcome::new(Status::Null, "c");
+        assert!(check(json!({"status": null}), &nothing).is_empty(), "YAML's `status: null`");
+        assert!(check(json!({"status": "null"}), &nothing).is_empty());
+        assert_eq!(check(json!({"status": null}), &outcome), ["status: expected null, got value"]);
+        let mut artifact = Outcome::new(Status::Artifact, "c");
+        artifact.value = Some(json!({"url": "http://x/a.csv"}));
+        assert!(check(json!({"status": "artifact"}), &artifact).is_empty());
+        assert_eq!(check(json!({"status": "artifact"}), &nothing), ["status: expected artifact, got null"]);
+        let authorization = Outcome::new(Status::RequiresAuthorization, "c");
+        assert!(check(json!({"status": "requires_authorization"}), &authorization).is_empty());
+        assert_eq!(
+            check(json!({"status": "error"}), &authorization),
+            ["status: expected error, got requires_authorization"]
+        );
         let mut error = Outcome::new(Status::Error, "c");
         error.error = Some(ToolError { message: "city is required".into(), ..ToolError::default() });
         let failures = check(json!({"status": "value"}), &error);

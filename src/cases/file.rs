@@ -368,11 +368,22 @@ impl Reader<'_> {
                 return Vec::new();
             }
         };
-        items.into_iter().filter_map(|item| self.string(item, "defs").map(|p| base.join(p))).collect()
+        let mut paths = Vec::new();
+        for item in items {
+            let Some(path) = self.string(item, "defs").map(|p| base.join(p)) else { continue };
+            // Found here, a missing path is named where the case file gives it; later it would
+            // only show as cases calling tools that are not there.
+            if path.exists() {
+                paths.push(path);
+            } else {
+                self.problem(item, format!("`defs`: no file or folder {}", path.display()));
+            }
+        }
+        paths
     }
 
     fn expand_string(&mut self, node: Node, text: &str) -> Option<String> {
-        match crate::call::expand_env(text) {
+        match expand_text(text) {
             Ok(expanded) => Some(expanded),
             Err(message) => {
                 self.problem(node, message);
@@ -396,6 +407,24 @@ impl Reader<'_> {
         })
     }
 }
+
+/// `${NAME}` replaced by the environment variable, and `$${` by a literal `${`: a recorded
+/// case holds whatever a server sent, templates included, and must read back as it was written.
+pub fn expand_text(text: &str) -> Result<String, String> {
+    if !text.contains("${") {
+        return Ok(text.to_string());
+    }
+    let mut parts = text.split(ESCAPED).map(crate::call::expand_env);
+    let mut out = parts.next().unwrap_or_else(|| Ok(String::new()))?;
+    for part in parts {
+        out.push_str("${");
+        out.push_str(&part?);
+    }
+    Ok(out)
+}
+
+/// How a literal `${` is written in a case file.
+pub const ESCAPED: &str = "$${";
 
 /// "unknown key" with the closest known one, when one is close.
 pub(super) fn unknown_key(what: &str, key: &str, known: &[&str]) -> String {
@@ -452,11 +481,12 @@ cases:
 "#;
         let file = parse("dir/cases.yaml", text);
         assert_eq!(file.target.endpoint.as_deref(), Some("http://127.0.0.1:8765"));
-        assert_eq!(file.defs, [PathBuf::from("dir/./tools")]);
+        assert!(file.defs.is_empty(), "dir/tools does not exist");
+        assert_eq!(file.problems[0].to_string(), "dir/cases.yaml:3:8: `defs`: no file or folder dir/./tools");
         assert_eq!(file.case_count(), 2);
         assert!(file.cases.is_empty(), "a block list is read a case at a time");
         let (cases, problems) = file.read_all();
-        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(problems, file.problems, "only the missing defs");
         assert_eq!(cases[0].args, json!({"a": 1, "b": 2}));
         assert_eq!(cases[0].location, "dir/cases.yaml:5:5");
         assert!(!cases[1].validate);
@@ -531,6 +561,28 @@ cases:
         assert_eq!(cases[0].args, json!({"q": "x s3cret"}));
         assert!(problems[0].to_string().starts_with("c.yaml:7:"), "{problems:?}");
         assert!(problems[0].message.contains("TOOLDECK_SURELY_UNSET"));
+    }
+
+    #[test]
+    fn defs_are_relative_to_the_case_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("tools")).unwrap();
+        let label = dir.path().join("c.yaml").display().to_string();
+        let file = parse(&label, "defs: tools\ncases:\n  - tool: t\n    expect: {status: null}\n");
+        assert!(file.problems.is_empty(), "{:?}", file.problems);
+        assert_eq!(file.defs, [dir.path().join("tools")]);
+    }
+
+    #[test]
+    fn a_doubled_dollar_is_a_literal() {
+        // SAFETY: no other test reads this variable.
+        unsafe { std::env::set_var("TOOLDECK_CASES_TEST_NAME", "Ann") };
+        assert_eq!(expand_text("${TOOLDECK_CASES_TEST_NAME}").unwrap(), "Ann");
+        assert_eq!(expand_text("$${TOOLDECK_CASES_TEST_NAME}").unwrap(), "${TOOLDECK_CASES_TEST_NAME}");
+        assert_eq!(expand_text("$$${x} $${TOOLDECK_CASES_TEST_NAME}").unwrap(), "$${x} ${TOOLDECK_CASES_TEST_NAME}");
+        assert_eq!(expand_text("$${a} ${TOOLDECK_CASES_TEST_NAME}").unwrap(), "${a} Ann");
+        assert_eq!(expand_text("$ {x} $$ plain").unwrap(), "$ {x} $$ plain");
+        assert!(expand_text("$${a} ${TOOLDECK_SURELY_UNSET}").unwrap_err().contains("TOOLDECK_SURELY_UNSET"));
     }
 
     #[test]

@@ -50,9 +50,20 @@ pub fn append_case(path: &Path, case: &Value) -> io::Result<()> {
         Some(old) if !old.is_empty() && !old.ends_with('\n') => text.push('\n'),
         Some(_) => {}
     }
-    text.push_str(&yaml_item(case));
+    text.push_str(&yaml_item(&escaped(case)));
     let mut file = OpenOptions::new().create(true).append(true).open(path)?;
     file.write_all(text.as_bytes())
+}
+
+/// `case` with every `${` in its strings written `$${`, which the loader reads back as `${`
+/// instead of expanding an environment variable (keys are never expanded).
+fn escaped(value: &Value) -> Value {
+    match value {
+        Value::String(text) if text.contains("${") => Value::String(text.replace("${", super::file::ESCAPED)),
+        Value::Array(items) => Value::Array(items.iter().map(escaped).collect()),
+        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), escaped(v))).collect()),
+        other => other.clone(),
+    }
 }
 
 fn last_top_level_line(text: &str) -> Option<&str> {
@@ -121,6 +132,43 @@ mod tests {
         assert_eq!(read["cases"][0], tricky);
         assert_eq!(read["cases"][1]["name"], "second");
         assert_eq!(read["cases"][1]["args"], json!({}));
+    }
+
+    /// What `tooldeck test` reads back is what was saved: through the case file loader itself,
+    /// `${...}` in a server's answer included (it is not an environment variable there).
+    #[test]
+    fn saved_cases_run_as_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cases.yaml");
+        let mut outcome = Outcome::new(Status::Value, "c");
+        let value = json!({
+            "template": "Hello ${TOOLDECK_SURELY_UNSET_VAR}, $${x} $$${y} $ {z} ${",
+            "quote": "say \"hi\": 'ok' # not a comment\n\tnext line",
+            "unicode": "ünïcödé 漢字 🙂",
+            "number": 3.5, "list": [null, true, {"a: b": "c"}], "empty": {},
+        });
+        outcome.value = Some(value.clone());
+        let args = json!({"q": "${HOME} and $${HOME}", "yes": "no", "n": -1e300});
+        let case = case_from_outcome("tricky: ${name} \"q\"", "Tool.X@1.0.0", &args, &outcome);
+        append_case(&path, &case).unwrap();
+        let mut error = Outcome::new(Status::Error, "c");
+        error.error = Some(crate::invoke::ToolError { message: "bad ${city}".into(), ..Default::default() });
+        append_case(&path, &case_from_outcome("err", "T", &json!({}), &error)).unwrap();
+        let mut artifact = Outcome::new(Status::Artifact, "c");
+        artifact.value = Some(json!({"url": "x"}));
+        append_case(&path, &case_from_outcome("art", "T", &json!({}), &artifact)).unwrap();
+
+        let (cases, problems) = crate::cases::file::load(&path).read_all();
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(cases.len(), 3);
+        assert_eq!(cases[0].name, "tricky: ${name} \"q\"");
+        assert_eq!(cases[0].args, args);
+        assert_eq!(cases[0].expect.value.as_ref(), Some(&value));
+        assert!(cases[0].expect.check(&outcome, 1).is_empty(), "the recorded outcome passes its own case");
+        assert_eq!(cases[1].expect.error_contains.as_deref(), Some("bad ${city}"));
+        assert!(cases[1].expect.check(&error, 1).is_empty());
+        assert_eq!(cases[2].expect.value, None, "an artifact is expected by its status only");
+        assert!(cases[2].expect.check(&artifact, 1).is_empty());
     }
 
     #[test]

@@ -54,6 +54,9 @@ pub trait Report {
     fn case(&mut self, result: CaseResult);
     /// A case that could not be read (its file is read a case at a time, as the cases run).
     fn problems(&mut self, problems: Vec<Problem>);
+    /// Errors in a case file's `defs` (a tool that did not load): shown, since its cases will
+    /// fail for it, but not a problem of the case file.
+    fn definition_errors(&mut self, _errors: Vec<String>) {}
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -132,6 +135,15 @@ impl Lines {
 }
 
 impl Report for Lines {
+    fn definition_errors(&mut self, errors: Vec<String>) {
+        if self.bar {
+            let _ = write!(io::stderr(), "\r\x1b[2K");
+        }
+        for error in &errors {
+            let _ = writeln!(io::stderr(), "{}", visible(error));
+        }
+    }
+
     fn problems(&mut self, problems: Vec<Problem>) {
         if self.bar {
             let _ = write!(io::stderr(), "\r\x1b[2K");
@@ -182,9 +194,14 @@ pub struct Collect {
     pub counts: Counts,
     pub results: Vec<CaseResult>,
     pub problems: Vec<Problem>,
+    pub definition_errors: Vec<String>,
 }
 
 impl Report for Collect {
+    fn definition_errors(&mut self, mut errors: Vec<String>) {
+        self.definition_errors.append(&mut errors);
+    }
+
     fn problems(&mut self, mut problems: Vec<Problem>) {
         self.problems.append(&mut problems);
     }

@@ -13,7 +13,7 @@ use futures_util::future::Either;
 use super::file::{Case, CaseFile};
 use super::report::{CaseResult, Report, Verdict};
 use crate::call::EndpointOptions;
-use crate::catalog::{Catalog, LoadOptions, load_paths, load_samples};
+use crate::catalog::{Catalog, LoadOptions, Severity, load_paths, load_samples};
 use crate::form::validate::Checker;
 use crate::invoke::otc::CallRequest;
 use crate::invoke::{Endpoint, InvokeError};
@@ -86,10 +86,18 @@ pub async fn run_file(
                 Err(e) => return Err(e.to_string()),
             }
         }
-        let catalog = catalog_for(file, &options, &endpoint).await;
-        Ok::<_, String>((endpoint, catalog))
+        let (catalog, errors) = catalog_for(file, &options, &endpoint).await;
+        Ok::<_, String>((endpoint, catalog, errors))
     };
-    let setup = setup.await;
+    let setup = match setup.await {
+        Ok((endpoint, catalog, errors)) => {
+            if !errors.is_empty() {
+                report.definition_errors(errors);
+            }
+            Ok((endpoint, catalog))
+        }
+        Err(e) => Err(e),
+    };
     let names_a_server = options.names_a_server();
     // Each tool's schema is compiled once, however many cases call it.
     let mut checkers: HashMap<String, Option<Checker>> = HashMap::new();
@@ -202,17 +210,22 @@ async fn send(case: &Case, tokens: &[(String, String)], endpoint: &Endpoint) -> 
 }
 
 /// The tools a file's cases may call: its `defs`, and a named server's own tools; the sample
-/// tools when neither (the demo server answers for them).
-async fn catalog_for(file: &CaseFile, options: &EndpointOptions, endpoint: &Endpoint) -> Catalog {
-    let mut catalog = match (file.defs.is_empty(), options.names_a_server()) {
-        (false, _) => load_paths(&file.defs, &LoadOptions::default()).catalog,
-        (true, true) => Catalog::default(),
-        (true, false) => load_samples(&LoadOptions::default()).catalog,
+/// tools when neither (the demo server answers for them). Also the errors in the `defs`.
+async fn catalog_for(file: &CaseFile, options: &EndpointOptions, endpoint: &Endpoint) -> (Catalog, Vec<String>) {
+    let (mut catalog, errors) = match (file.defs.is_empty(), options.names_a_server()) {
+        (false, _) => {
+            let loaded = load_paths(&file.defs, &LoadOptions::default());
+            let errors = loaded.diagnostics.iter().filter(|d| d.severity == Severity::Error);
+            let errors = errors.map(|d| format!("{d} (in the defs of {})", file.path.display())).collect();
+            (loaded.catalog, errors)
+        }
+        (true, true) => (Catalog::default(), Vec::new()),
+        (true, false) => (load_samples(&LoadOptions::default()).catalog, Vec::new()),
     };
     if options.names_a_server() {
         crate::call::merge_server_tools(&mut catalog, endpoint).await;
     }
-    catalog
+    (catalog, errors)
 }
 
 fn matches(case: &Case, filter: &str) -> bool {
