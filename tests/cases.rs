@@ -77,7 +77,7 @@ fn the_demo_cases_pass_and_leave_no_history() {
     let output = tooldeck_with_history(&["test", DEMO_CASES], &history);
     assert_eq!(code(&output), 0, "{}{}", stdout(&output), stderr(&output));
     let out = stdout(&output);
-    assert_eq!(last_line(&out), "7 passed, 0 failed", "{out}");
+    assert_eq!(last_line(&out), "6 passed, 0 failed", "{out}");
     assert!(out.contains("ok    adds two numbers"), "a line per case when not on a terminal: {out}");
     assert!(!history.exists(), "test runs are not past calls of the user's");
 }
@@ -307,7 +307,7 @@ fn a_token_from_the_command_line() {
 fn filter_skips_and_says_so() {
     let output = tooldeck(&["test", DEMO_CASES, "--filter", "WEATHER"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
-    assert_eq!(last_line(&stdout(&output)), "1 passed, 0 failed, 6 skipped");
+    assert_eq!(last_line(&stdout(&output)), "1 passed, 0 failed, 5 skipped");
 }
 
 #[test]
@@ -317,7 +317,7 @@ fn json_report() {
     let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
     assert_eq!(
         (report["passed"].as_u64(), report["failed"].as_u64(), report["skipped"].as_u64()),
-        (Some(1), Some(0), Some(6))
+        (Some(1), Some(0), Some(5))
     );
     let first = &report["cases"][0];
     assert_eq!(first["name"], "adds two numbers");
@@ -339,6 +339,14 @@ cases:
   - name: authorized
     tool: Gmail.ListEmails@1.0.0
     expect: {status: value, schema: {type: object, required: [emails]}}
+  - name: writing a file answers nothing
+    tool: write_file
+    args: {path: notes/todo.txt, content: "buy milk"}
+    expect: {status: null}
+  - name: null expected, value came
+    tool: Math.Add@1.0.0
+    args: {a: 1, b: 1}
+    expect: {status: "null"}
   - name: every kind wrong
     tool: get_weather
     args: {location: Paris, unit: celsius}
@@ -356,6 +364,8 @@ cases:
     assert_eq!(code(&output), 1, "{}{}", stdout(&output), stderr(&output));
     let out = stdout(&output);
     assert!(out.contains("ok    authorized"), "{out}");
+    assert!(out.contains("ok    writing a file answers nothing"), "{out}");
+    assert!(out.contains("status: expected null, got value"), "{out}");
     for expected in [
         "status: expected error, got value",
         "value differs:",

@@ -160,26 +160,30 @@ pub fn load(path: &Path) -> CaseFile {
             return file;
         }
     };
-    parse_into(&mut file, &label, &text);
+    parse_owned(&mut file, &label, text);
     file
 }
 
 /// Parses `text` (YAML unless the name ends in .json or .json5) into `file`.
 pub fn parse_into(file: &mut CaseFile, label: &str, text: &str) {
+    parse_owned(file, label, text.to_string());
+}
+
+/// [`parse_into`], keeping `text` itself (no copy) when its cases are read one at a time.
+fn parse_owned(file: &mut CaseFile, label: &str, text: String) {
     let json = [".json", ".json5", ".jsonc"].iter().any(|ext| label.to_ascii_lowercase().ends_with(ext));
     // A block-style YAML list is read a case at a time: the rest of the file now, the cases as
     // they run, so memory does not grow with their number.
-    let outline = if json { None } else { super::outline::outline(text) };
-    let rest;
-    let text = match &outline {
+    let outline = if json { None } else { super::outline::outline(&text) };
+    let text = match outline {
         Some(outline) => {
-            rest = super::outline::without_cases(text, outline.cases);
-            file.unread =
-                Some(Unread { label: label.to_string(), text: text.to_string(), items: outline.items.clone() });
-            rest.as_str()
+            let rest = super::outline::without_cases(&text, outline.cases);
+            file.unread = Some(Unread { label: label.to_string(), text, items: outline.items });
+            rest
         }
         None => text,
     };
+    let text = text.as_str();
     let lines = LineIndex::new(text);
     let document = if json {
         Document::parse(text).map_err(|e| {

@@ -116,19 +116,19 @@ pub fn fragment(text: &str, (start, end): (usize, usize)) -> (usize, String) {
     (line_start, fragment)
 }
 
-/// The file without its cases, positions unchanged: the list becomes `[]` and blanks.
+/// The file without its cases, every line where it was: the list becomes `[]` and as many line
+/// breaks as it had (not a blanked copy: the cases are most of a large file).
 pub fn without_cases(text: &str, (start, end): (usize, usize)) -> String {
-    let mut bytes = text.as_bytes().to_vec();
-    for byte in &mut bytes[start..end] {
-        if *byte != b'\n' {
-            *byte = b' ';
-        }
+    let (before, cases, after) = (&text[..start], &text[start..end], &text[end..]);
+    let breaks = cases.bytes().filter(|&b| b == b'\n').count();
+    let mut rest = String::with_capacity(before.len() + 2 + breaks + after.len());
+    rest.push_str(before);
+    if !cases.is_empty() {
+        rest.push_str("[]");
     }
-    if end - start >= 2 {
-        bytes[start] = b'[';
-        bytes[start + 1] = b']';
-    }
-    String::from_utf8(bytes).unwrap_or_default()
+    rest.extend(std::iter::repeat_n('\n', breaks));
+    rest.push_str(after);
+    rest
 }
 
 #[cfg(test)]
@@ -151,7 +151,9 @@ mod tests {
         assert!(!second.contains("defs"), "the list ends at the next top-level key: {second:?}");
         let rest: serde_json::Value = serde_saphyr::from_str(&without_cases(TEXT, outline.cases)).unwrap();
         assert_eq!(rest, serde_json::json!({"endpoint": "http://x", "cases": [], "defs": ["d"]}));
-        assert_eq!(without_cases(TEXT, outline.cases).len(), TEXT.len(), "positions unchanged");
+        let rest = without_cases(TEXT, outline.cases);
+        assert_eq!(rest.lines().count(), TEXT.lines().count(), "lines unchanged");
+        assert_eq!(rest.lines().position(|l| l.starts_with("defs")), TEXT.lines().position(|l| l.starts_with("defs")));
     }
 
     #[test]
