@@ -185,7 +185,11 @@ pub fn run(args: CallArgs) -> ExitCode {
         Ok(runtime) => runtime,
         Err(e) => return fail(exit::TRANSPORT, &format!("cannot start: {e}")),
     };
-    runtime.block_on(call(args))
+    let code = runtime.block_on(call(args));
+    // Everything was awaited; a blocking task that never returns (a stuck DNS lookup) must not
+    // hold the exit.
+    runtime.shutdown_background();
+    code
 }
 
 async fn call(mut args: CallArgs) -> ExitCode {
@@ -209,12 +213,69 @@ async fn call(mut args: CallArgs) -> ExitCode {
             Err(e) => return fail(exit::TRANSPORT, &format!("cannot start the built-in demo server: {e}")),
         },
     };
-    // Checking the arguments compiles a schema; its first-time setup runs while the server starts.
-    let warm_up = tokio::task::spawn_blocking(Checker::warm_up);
-    let endpoint = match args.endpoint.connect(headers, demo.as_ref().map(|d| d.url())).await {
-        Ok(e) => e,
-        Err(e) => return fail(exit::TRANSPORT, &e.to_string()),
+    // Start the server first: a child process takes milliseconds to start, and meanwhile this
+    // thread reads the definition files and does the validator's first-time setup (on a
+    // current-thread runtime the spawned task runs as soon as this one yields).
+    let connecting = tokio::spawn({
+        let options = args.endpoint.clone();
+        let demo_url = demo.as_ref().map(|d| d.url().to_string());
+        async move { options.connect(headers, demo_url.as_deref()).await }
+    });
+    tokio::task::yield_now().await;
+    // A named server brings its own tools; the samples are only for the demo server.
+    let loaded = if args.endpoint.names_a_server() && args.sources.paths.is_empty() {
+        crate::catalog::Loaded::default()
+    } else {
+        args.sources.load()
     };
+    Checker::warm_up();
+    let endpoint = match connecting.await {
+        Ok(Ok(endpoint)) => endpoint,
+        Ok(Err(e)) => return fail(exit::TRANSPORT, &e.to_string()),
+        Err(e) => return fail(exit::TRANSPORT, &format!("connecting failed: {e}")),
+    };
+    let label = endpoint.label();
+    let ending = send(&args, &endpoint, loaded.catalog, tokens).await;
+    // The server shuts down (an MCP child sees its input close and has a moment to exit) while
+    // the outcome is recorded and printed.
+    let closing = tokio::spawn(endpoint.close());
+    tokio::task::yield_now().await;
+    let code = ending.report(&label);
+    let _ = closing.await;
+    drop(demo);
+    code
+}
+
+/// What a call came to.
+// One per process: the size of `Answered` costs nothing worth boxing for.
+#[allow(clippy::large_enum_variant)]
+enum Ending {
+    /// Already said on stderr (a usage error, invalid arguments, a dry run...).
+    Reported(ExitCode),
+    /// The server answered: to be recorded in the history and printed.
+    Answered { tool: Tool, request: CallRequest, outcome: Outcome, exchange: Exchange },
+}
+
+impl Ending {
+    fn report(self, endpoint: &str) -> ExitCode {
+        match self {
+            Ending::Reported(code) => code,
+            Ending::Answered { tool, request, mut outcome, exchange } => {
+                if let Some(schema) = &tool.output_schema {
+                    crate::invoke::envelope::check_output(&mut outcome, schema);
+                }
+                print_json(&serde_json::to_value(&outcome).unwrap_or(Value::Null));
+                record(&tool.id, &request, endpoint, &outcome, &exchange);
+                ExitCode::from(exit_code(&outcome, &exchange))
+            }
+        }
+    }
+}
+
+/// Finds the tool (the server's own tools join `catalog`), builds and checks its arguments, and
+/// sends the call.
+async fn send(args: &CallArgs, endpoint: &Endpoint, mut catalog: Catalog, tokens: Vec<(String, String)>) -> Ending {
+    let fail = |code, message: &str| Ending::Reported(fail(code, message));
     // A token for the server itself (MCP over HTTP) is needed before its tools can be listed.
     for (provider, token) in &tokens {
         match endpoint.authorize(provider, token).await {
@@ -223,20 +284,10 @@ async fn call(mut args: CallArgs) -> ExitCode {
             Err(e) => return fail(exit::TRANSPORT, &e.to_string()),
         }
     }
-    // A named server brings its own tools; the samples are only for the demo server.
-    let mut loaded = if args.endpoint.names_a_server() && args.sources.paths.is_empty() {
-        crate::catalog::Loaded::default()
-    } else {
-        args.sources.load()
-    };
-    // The server lists its tools while the validator's setup finishes.
-    let listing = async {
-        if args.endpoint.names_a_server() {
-            merge_server_tools(&mut loaded.catalog, &endpoint).await;
-        }
-    };
-    let _ = tokio::join!(warm_up, listing);
-    let tool = match loaded.catalog.find(&args.tool).cloned() {
+    if args.endpoint.names_a_server() {
+        merge_server_tools(&mut catalog, endpoint).await;
+    }
+    let tool = match catalog.find(&args.tool).cloned() {
         Some(tool) => tool,
         // A server may answer for tools it does not list (or cannot list): send it unchecked.
         None if args.endpoint.names_a_server() => {
@@ -250,9 +301,9 @@ async fn call(mut args: CallArgs) -> ExitCode {
                 None => return fail(exit::USAGE, "the tool id is empty"),
             }
         }
-        None => return fail(exit::USAGE, &unknown_tool(&args.tool, &loaded.catalog)),
+        None => return fail(exit::USAGE, &unknown_tool(&args.tool, &catalog)),
     };
-    let arguments = match build_arguments(&args, &tool) {
+    let arguments = match build_arguments(args, &tool) {
         Ok(a) => a,
         Err(e) => return fail(exit::USAGE, &e),
     };
@@ -269,26 +320,17 @@ async fn call(mut args: CallArgs) -> ExitCode {
                 "tooldeck: {}; not sent (--no-validate sends anyway)",
                 plural(validation.len(), "argument error")
             );
-            return ExitCode::from(exit::INVALID_ARGUMENTS);
+            return Ending::Reported(ExitCode::from(exit::INVALID_ARGUMENTS));
         }
     }
     let mut request = CallRequest::new(tool.id.clone(), arguments);
     request.tokens = tokens;
     if args.dry_run {
         print_json(&exchange_json(&endpoint.describe(&request)));
-        return ExitCode::from(exit::OK);
+        return Ending::Reported(ExitCode::from(exit::OK));
     }
-    let result = endpoint.call(&request).await;
-    drop(demo);
-    match result {
-        Ok((mut outcome, exchange)) => {
-            if let Some(schema) = &tool.output_schema {
-                crate::invoke::envelope::check_output(&mut outcome, schema);
-            }
-            record(&tool.id, &request, &endpoint.label(), &outcome, &exchange);
-            print_json(&serde_json::to_value(&outcome).unwrap_or(Value::Null));
-            ExitCode::from(exit_code(&outcome, &exchange))
-        }
+    match endpoint.call(&request).await {
+        Ok((outcome, exchange)) => Ending::Answered { tool, request, outcome, exchange },
         Err(e) => fail(exit::TRANSPORT, &e.to_string()),
     }
 }

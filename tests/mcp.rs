@@ -18,6 +18,10 @@ use tooldeck::invoke::otc::CallRequest;
 use tooldeck::invoke::{InvokeError, Status};
 
 const SERVER_ENV: &str = "TOOLDECK_TEST_MCP_SERVER";
+/// A file the stdio server writes its pid to, and then "input closed" when its input closes.
+const NOTES_ENV: &str = "TOOLDECK_TEST_MCP_NOTES";
+/// Set: the stdio server stays on after its input closes, as some servers do.
+const LINGER_ENV: &str = "TOOLDECK_TEST_MCP_LINGER";
 /// A 1×1 PNG, base64.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 /// tools/list pages hold this many tools.
@@ -139,16 +143,33 @@ async fn stdio_server_mode() {
         let mut stdout = std::io::stdout();
         let _ = stdout.write_all(b"\n").and_then(|()| stdout.flush());
     }
+    let notes = std::env::var(NOTES_ENV).ok();
+    if let Some(path) = &notes {
+        std::fs::write(path, format!("{}\n", std::process::id())).expect("write the notes");
+    }
     let server = TestServer::default().serve(rmcp::transport::stdio()).await.expect("serve stdio");
     let _ = server.waiting().await;
+    if let Some(path) = &notes {
+        let mut text = std::fs::read_to_string(path).unwrap_or_default();
+        text.push_str("input closed\n");
+        std::fs::write(path, text).expect("write the notes");
+    }
+    if std::env::var_os(LINGER_ENV).is_some() {
+        std::thread::sleep(Duration::from_secs(600));
+    }
     std::process::exit(0);
 }
 
 /// The command line that runs this test binary as a stdio MCP server. libtest's own "running 1
 /// test" line lands on stdout before the server starts: the client must shrug off such garbage.
 fn stdio_command() -> String {
+    stdio_command_with("")
+}
+
+/// `stdio_command` with more environment for the server (`NAME=value ...`).
+fn stdio_command_with(env: &str) -> String {
     let exe = std::env::current_exe().unwrap();
-    format!("env {SERVER_ENV}=1 '{}' --exact stdio_server_mode --nocapture --test-threads=1", exe.display())
+    format!("env {SERVER_ENV}=1 {env} '{}' --exact stdio_server_mode --nocapture --test-threads=1", exe.display())
 }
 
 /// An endpoint talking to a `TestServer` over an in-memory pipe.
@@ -404,6 +425,64 @@ fn tooldeck_call_with_mcp_stdio() {
     assert_eq!(outcome["value"]["sum"], 5.0);
     let output = run(&["call", "fail", "--mcp", &server]);
     assert_eq!(output.status.code(), Some(1), "isError is a tool error");
+}
+
+/// Runs `tooldeck call add` against a stdio server started with `env`, and returns the server's
+/// notes (its pid, then whether it saw its input close) once tooldeck has exited.
+fn call_and_read_notes(env: &str) -> (std::process::Output, u32, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let notes = dir.path().join("notes");
+    let server = stdio_command_with(&format!("{NOTES_ENV}='{}' {env}", notes.display()));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["call", "add", "--mcp", &server, "--arg", "a=2", "--arg", "b=3"])
+        .env("TOOLDECK_HISTORY", dir.path().join("h.jsonl"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("tooldeck runs");
+    // The lingering server sleeps for ten minutes: tooldeck must not wait for it.
+    for _ in 0..600 {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if child.try_wait().expect("wait").is_none() {
+        let _ = child.kill();
+        panic!("tooldeck call did not exit within 30 s of a server that outlives its input");
+    }
+    let output = child.wait_with_output().expect("output");
+    let text = std::fs::read_to_string(&notes).expect("the server wrote its notes");
+    let pid = text.lines().next().and_then(|line| line.parse().ok()).expect("a pid");
+    (output, pid, text)
+}
+
+/// The spec's shutdown: after the outcome, the server sees its input close and exits by itself
+/// (it is not killed first), and tooldeck waits for that.
+#[test]
+fn tooldeck_call_lets_the_server_exit_by_itself() {
+    let (output, pid, notes) = call_and_read_notes("");
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(notes.ends_with("input closed\n"), "the server never saw its input close: {notes:?}");
+    assert!(!alive(pid), "the server {pid} outlived tooldeck");
+}
+
+/// A server that stays on after its input closes is killed, not waited for.
+#[test]
+fn tooldeck_call_kills_a_server_that_stays_on() {
+    let (output, pid, notes) = call_and_read_notes(&format!("{LINGER_ENV}=1"));
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let outcome: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON outcome");
+    assert_eq!(outcome["value"]["sum"], 5.0, "the outcome is printed whatever the server does after");
+    assert!(notes.ends_with("input closed\n"), "{notes:?}");
+    // Killed before tooldeck exited; the kernel may take a moment to show it gone.
+    for _ in 0..100 {
+        if !alive(pid) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("the lingering server {pid} outlived tooldeck");
 }
 
 /// `tooldeck test` with the MCP server named in the case file: cases run over one stdio

@@ -103,7 +103,7 @@ pub async fn run_file(
     let mut checkers: HashMap<String, Option<Checker>> = HashMap::new();
     // Cases are read as they are needed (a large file is never held whole), so a bad one is
     // found, and reported, in its turn.
-    let results = futures_util::stream::iter(file.each_case().enumerate())
+    let mut results = futures_util::stream::iter(file.each_case().enumerate())
         .map(|(index, item)| {
             let case = match item {
                 Err(problems) => return Either::Left(std::future::ready(Step::Problems(problems))),
@@ -135,13 +135,18 @@ pub async fn run_file(
                 Step::Done(Box::new(result))
             })
         })
-        .buffer_unordered(jobs.max(1));
-    futures_util::pin_mut!(results);
+        .buffer_unordered(jobs.max(1))
+        .boxed();
     while let Some(step) = results.next().await {
         match step {
             Step::Done(result) => report.case(*result),
             Step::Problems(problems) => report.problems(problems),
         }
+    }
+    drop(results);
+    // The server is shut down as its protocol asks (an MCP child has a moment to exit by itself).
+    if let Ok((endpoint, _)) = setup {
+        endpoint.close().await;
     }
 }
 

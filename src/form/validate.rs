@@ -48,8 +48,8 @@ impl Checker {
         }
     }
 
-    /// Does the one-time work of the first compile (the validator crate's meta-schemas, about
-    /// 2 ms), so a command can have it done on another core while it waits for a server.
+    /// Does the one-time work of the first compile, so a command can have it done while it waits
+    /// for a server to start.
     pub fn warm_up() {
         let _ = Checker::new(&serde_json::json!({"type": "object"}));
     }

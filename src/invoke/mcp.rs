@@ -25,6 +25,9 @@ use super::{Exchange, InvokeError, Outcome};
 /// How long `connect_*` and each request wait unless told otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How long a stdio server has to exit by itself once its input is closed.
+const CLOSE_GRACE: Duration = Duration::from_secs(1);
+
 /// How much of a child's stderr is kept, to explain why it went away.
 const STDERR_TAIL_BYTES: usize = 2048;
 
@@ -261,9 +264,18 @@ impl McpEndpoint {
         Ok((outcome, exchange))
     }
 
-    /// Closes the connection (a stdio child sees its stdin close and is then killed).
+    /// Ends the session the way the MCP spec asks: a stdio server sees its input close and has
+    /// `CLOSE_GRACE` to exit by itself (and so to save what it keeps); one that does not is
+    /// killed.
     pub async fn close(self) {
-        let _ = tokio::time::timeout(Duration::from_secs(5), self.client.cancel()).await;
+        let child_pid = self.child_pid;
+        if tokio::time::timeout(CLOSE_GRACE, self.client.cancel()).await.is_err()
+            && let Some(pid) = child_pid.and_then(|pid| libc::pid_t::try_from(pid).ok())
+        {
+            // Nothing has waited for the child yet, so the pid is still this child's.
+            // SAFETY: kill(2) only sends a signal.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
     }
 
     /// Awaits one request within the timeout, turning rmcp's errors into ours.

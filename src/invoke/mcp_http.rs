@@ -67,6 +67,15 @@ impl McpHttpEndpoint {
         Ok(connection)
     }
 
+    /// Ends the session at the server (when no call still holds the connection).
+    pub async fn close(self) {
+        if let Some((_, endpoint)) = self.connection.into_inner()
+            && let Ok(endpoint) = Arc::try_unwrap(endpoint)
+        {
+            endpoint.close().await;
+        }
+    }
+
     pub async fn list_tools(&self) -> Result<String, InvokeError> {
         self.connection(None).await?.list_tools().await
     }

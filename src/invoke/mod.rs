@@ -238,6 +238,16 @@ impl Endpoint {
         }
     }
 
+    /// Ends the session the way its protocol asks: an MCP stdio server sees its input close and
+    /// is given a moment to exit before it is stopped; an HTTP session is ended at the server.
+    pub async fn close(self) {
+        match self {
+            Endpoint::Otc(_) => {}
+            Endpoint::Mcp(e) => e.close().await,
+            Endpoint::McpHttp(e) => e.close().await,
+        }
+    }
+
     /// For status lines and the catalog's source labels.
     pub fn label(&self) -> String {
         match self {
