@@ -1,7 +1,5 @@
 use std::process::ExitCode;
 
-use clap::Parser;
-
 // The catalog and the UI allocate many small values; mimalloc is markedly faster at that than
 // the system allocator (measured on the load benchmark). Its v2 loads as fast as v3 and starts
 // with fewer page faults, which is a twentieth of a `tooldeck call` (benches/mcp.rs).
@@ -9,5 +7,5 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    tooldeck::cli::run(tooldeck::cli::Cli::parse())
+    tooldeck::cli::main()
 }

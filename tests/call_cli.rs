@@ -95,6 +95,24 @@ fn usage_errors_exit_2() {
     assert_eq!(code(&tooldeck(&["call", "Math.Add@1.0.0", "--args-json", "{nope"])), 2);
 }
 
+/// `call` is parsed by a command line of its own (see `cli::main`): it must read as the same
+/// command, whichever way it is reached.
+#[test]
+fn the_call_command_line_is_the_same_whichever_way_it_is_parsed() {
+    let missing = tooldeck(&["call"]);
+    assert_eq!(code(&missing), 2);
+    assert!(stderr(&missing).contains("Usage: tooldeck call <TOOL>"), "{}", stderr(&missing));
+    let help = String::from_utf8_lossy(&tooldeck(&["call", "--help"]).stdout).to_string();
+    let via_help = String::from_utf8_lossy(&tooldeck(&["help", "call"]).stdout).to_string();
+    assert_eq!(help, via_help, "`call --help` and `help call` differ");
+    assert!(help.contains("Exit 0 for a value") && help.contains("--args-json"), "{help}");
+    let summary = String::from_utf8_lossy(&tooldeck(&["--help"]).stdout).to_string();
+    assert!(summary.contains("call        Call a tool once and print the normalised outcome as JSON\n"), "{summary}");
+    // With an option before it, `call` goes through the whole command line and still works.
+    let themed = tooldeck(&["--theme", "light", "call", "Math.Add@1.0.0", "--arg", "a=1", "--arg", "b=2"]);
+    assert_eq!(code(&themed), 0, "{}", stderr(&themed));
+}
+
 #[test]
 fn invalid_arguments_exit_3_with_each_error_at_its_path() {
     let output = tooldeck(&["call", "Math.Add@1.0.0", "--arg", "a=two"]);
