@@ -78,6 +78,32 @@ async fn minimal_client() {
     let _ = client.cancel().await;
 }
 
+/// Criterion measures one command after the other, so a machine whose speed drifts (a shared
+/// VM) skews their ratio; this runs them in alternating pairs and compares the medians.
+fn interleaved_ratio(minimal: &mut Command, tooldeck: &mut Command, pairs: usize) {
+    let time = |command: &mut Command| {
+        let started = std::time::Instant::now();
+        run_to_end(command);
+        started.elapsed().as_secs_f64() * 1000.0
+    };
+    let (mut a, mut b) = (Vec::with_capacity(pairs), Vec::with_capacity(pairs));
+    for pair in 0..pairs {
+        if pair % 2 == 0 {
+            a.push(time(minimal));
+            b.push(time(tooldeck));
+        } else {
+            b.push(time(tooldeck));
+            a.push(time(minimal));
+        }
+    }
+    let median = |times: &mut Vec<f64>| {
+        times.sort_by(f64::total_cmp);
+        times[times.len() / 2]
+    };
+    let (a, b) = (median(&mut a), median(&mut b));
+    println!("interleaved, {pairs} pairs: minimal client {a:.2} ms, tooldeck call {b:.2} ms (medians): {:.3}×", b / a);
+}
+
 fn run_to_end(command: &mut Command) {
     let status = command.stdout(Stdio::null()).stderr(Stdio::null()).status().expect("the process runs");
     assert!(status.success(), "{command:?} failed: {status}");
@@ -92,22 +118,18 @@ fn bench_mcp_call(c: &mut Criterion) {
     }
     let history = std::env::temp_dir().join("tooldeck-bench-history.jsonl");
     let server = format!("'{}'", exe.display());
+    let mut minimal = Command::new(&exe);
+    minimal.env(CLIENT_ENV, "1");
+    let mut call = Command::new(&tooldeck);
+    call.args(["call", "add", "--mcp", &server, "--arg", "a=1", "--arg", "b=2"])
+        .env(SERVER_ENV, "1")
+        .env("TOOLDECK_HISTORY", &history);
     let mut group = c.benchmark_group("MCP stdio call, whole process");
     group.sample_size(30).measurement_time(Duration::from_secs(15));
-    group.bench_function("minimal rmcp client: initialize + tools/call", |b| {
-        b.iter(|| run_to_end(Command::new(&exe).env(CLIENT_ENV, "1")))
-    });
-    group.bench_function("tooldeck call --mcp", |b| {
-        b.iter(|| {
-            run_to_end(
-                Command::new(&tooldeck)
-                    .args(["call", "add", "--mcp", &server, "--arg", "a=1", "--arg", "b=2"])
-                    .env(SERVER_ENV, "1")
-                    .env("TOOLDECK_HISTORY", &history),
-            )
-        })
-    });
+    group.bench_function("minimal rmcp client: initialize + tools/call", |b| b.iter(|| run_to_end(&mut minimal)));
+    group.bench_function("tooldeck call --mcp", |b| b.iter(|| run_to_end(&mut call)));
     group.finish();
+    interleaved_ratio(&mut minimal, &mut call, 400);
 }
 
 fn main() {
