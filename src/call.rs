@@ -275,13 +275,13 @@ impl Ending {
 /// Finds the tool (the server's own tools join `catalog`), builds and checks its arguments, and
 /// sends the call.
 async fn send(args: &CallArgs, endpoint: &Endpoint, mut catalog: Catalog, tokens: Vec<(String, String)>) -> Ending {
-    let fail = |code, message: &str| Ending::Reported(fail(code, message));
+    let reported = |code, message: &str| Ending::Reported(fail(code, message));
     // A token for the server itself (MCP over HTTP) is needed before its tools can be listed.
     for (provider, token) in &tokens {
         match endpoint.authorize(provider, token).await {
             // Refused: the call says so as an authorization prompt (exit 4).
             Ok(()) | Err(InvokeError::Unauthorized { .. }) => {}
-            Err(e) => return fail(exit::TRANSPORT, &e.to_string()),
+            Err(e) => return reported(exit::TRANSPORT, &e.to_string()),
         }
     }
     if args.endpoint.names_a_server() {
@@ -298,14 +298,14 @@ async fn send(args: &CallArgs, endpoint: &Endpoint, mut catalog: Catalog, tokens
             );
             match unlisted_tool(&args.tool) {
                 Some(tool) => tool,
-                None => return fail(exit::USAGE, "the tool id is empty"),
+                None => return reported(exit::USAGE, "the tool id is empty"),
             }
         }
-        None => return fail(exit::USAGE, &unknown_tool(&args.tool, &catalog)),
+        None => return reported(exit::USAGE, &unknown_tool(&args.tool, &catalog)),
     };
     let arguments = match build_arguments(args, &tool) {
         Ok(a) => a,
-        Err(e) => return fail(exit::USAGE, &e),
+        Err(e) => return reported(exit::USAGE, &e),
     };
     if !args.no_validate {
         let validation = Checker::new(&tool.input_schema).check_value(&arguments);
@@ -331,7 +331,7 @@ async fn send(args: &CallArgs, endpoint: &Endpoint, mut catalog: Catalog, tokens
     }
     match endpoint.call(&request).await {
         Ok((outcome, exchange)) => Ending::Answered { tool, request, outcome, exchange },
-        Err(e) => fail(exit::TRANSPORT, &e.to_string()),
+        Err(e) => reported(exit::TRANSPORT, &e.to_string()),
     }
 }
 

@@ -272,7 +272,9 @@ impl McpEndpoint {
         if tokio::time::timeout(CLOSE_GRACE, self.client.cancel()).await.is_err()
             && let Some(pid) = child_pid.and_then(|pid| libc::pid_t::try_from(pid).ok())
         {
-            // Nothing has waited for the child yet, so the pid is still this child's.
+            // rmcp's shutdown is still waiting on the child, so it has not been reaped and the pid
+            // is still its own. (Dropping that shutdown would kill it too, but only when the
+            // runtime drops the task; a server kept alive until then could hold its files.)
             // SAFETY: kill(2) only sends a signal.
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
