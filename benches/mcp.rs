@@ -1,12 +1,9 @@
-//! `tooldeck call --mcp` against a minimal MCP client doing only initialize + tools/call, both as
-//! whole processes against the same stdio server (this bench binary, re-run as an rmcp server).
-//! Needs the release binary: `cargo build --release && cargo bench --bench mcp`.
+//! `tooldeck call --mcp` against a minimal MCP client doing only initialize + tools/call
+//! (benches/mcp_minimal_client.rs, a program of its own), both as whole processes against the same
+//! stdio server: this bench binary, re-run as an rmcp server. Needs the release binary and the
+//! client: `cargo build --release && cargo bench --bench mcp_minimal_client --bench mcp`.
 
-// The same allocator as the binary, so the figures are the ones a user gets.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,12 +15,10 @@ use rmcp::model::{
     ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::TokioChildProcess;
 use rmcp::{ErrorData, RoleServer, ServiceExt};
 use serde_json::{Value, json};
 
 const SERVER_ENV: &str = "TOOLDECK_BENCH_MCP_SERVER";
-const CLIENT_ENV: &str = "TOOLDECK_BENCH_MCP_CLIENT";
 
 #[derive(Clone)]
 struct AddServer;
@@ -59,23 +54,6 @@ async fn serve() {
     if let Ok(server) = AddServer.serve(rmcp::transport::stdio()).await {
         let _ = server.waiting().await;
     }
-}
-
-/// The least a client can do: start the server, initialize, call `add` once, print the result.
-async fn minimal_client() {
-    let exe = std::env::current_exe().expect("this binary");
-    let mut command = tokio::process::Command::new(exe);
-    command.env(SERVER_ENV, "1").env_remove(CLIENT_ENV);
-    let transport = TokioChildProcess::new(command).expect("the server starts");
-    let client = ().serve(transport).await.expect("initialize");
-    let arguments = json!({"a": 1, "b": 2}).as_object().cloned();
-    let mut params = CallToolRequestParams::new("add");
-    if let Some(arguments) = arguments {
-        params = params.with_arguments(arguments);
-    }
-    let result = client.call_tool(params).await.expect("tools/call");
-    println!("{}", serde_json::to_string(&result).unwrap_or_default());
-    let _ = client.cancel().await;
 }
 
 /// Criterion measures one command after the other, so a machine whose speed drifts (a shared
@@ -116,10 +94,14 @@ fn bench_mcp_call(c: &mut Criterion) {
         eprintln!("build the release binary first: cargo build --release");
         return;
     }
+    let Some(client) = exe.parent().and_then(minimal_client) else {
+        eprintln!("build the minimal client first: cargo bench --bench mcp_minimal_client");
+        return;
+    };
     let history = std::env::temp_dir().join("tooldeck-bench-history.jsonl");
     let server = format!("'{}'", exe.display());
-    let mut minimal = Command::new(&exe);
-    minimal.env(CLIENT_ENV, "1");
+    let mut minimal = Command::new(&client);
+    minimal.arg(&exe);
     let mut call = Command::new(&tooldeck);
     call.args(["call", "add", "--mcp", &server, "--arg", "a=1", "--arg", "b=2"])
         .env(SERVER_ENV, "1")
@@ -132,14 +114,24 @@ fn bench_mcp_call(c: &mut Criterion) {
     interleaved_ratio(&mut minimal, &mut call, 400);
 }
 
+/// The newest build of benches/mcp_minimal_client.rs, beside this bench binary.
+fn minimal_client(deps: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(deps)
+        .ok()?
+        .flatten()
+        .filter(|entry| {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("mcp_minimal_client-") && !name.contains('.')
+        })
+        .max_by_key(|entry| entry.metadata().and_then(|m| m.modified()).ok())
+        .map(|entry| entry.path())
+}
+
 fn main() {
-    let role = |name: &str| std::env::var_os(name).is_some();
-    if role(SERVER_ENV) || role(CLIENT_ENV) {
+    if std::env::var_os(SERVER_ENV).is_some() {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-        match role(SERVER_ENV) {
-            true => runtime.block_on(serve()),
-            false => runtime.block_on(minimal_client()),
-        }
+        runtime.block_on(serve());
         return;
     }
     let mut criterion = Criterion::default().configure_from_args();
