@@ -123,11 +123,11 @@ enum CallCommand {
     Call(crate::call::CallArgs),
 }
 
-/// Parses the command line and runs what it asks for.
+/// Parses the command line and runs what it asks for (`call` ends the process itself).
 pub fn main() -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|first| first == "call") {
         let CallCommandLine { command: CallCommand::Call(args) } = CallCommandLine::parse();
-        return crate::call::run(args);
+        crate::call::run_and_exit(args);
     }
     run(Cli::parse())
 }
