@@ -31,13 +31,20 @@ pub fn default_path() -> Option<PathBuf> {
 
 /// Appends one entry (creating the folder and the file as needed).
 pub fn append(path: &Path, entry: &Entry) -> io::Result<()> {
-    if let Some(folder) = path.parent() {
-        fs::create_dir_all(folder)?;
-    }
     let mut line = serde_json::to_string(entry).map_err(io::Error::other)?;
     line.push('\n');
+    let open = || OpenOptions::new().create(true).append(true).open(path);
+    // The folder is made only the first time (a call is short enough for its syscalls to count).
+    let mut file = match open() {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let Some(folder) = path.parent() else { return Err(e) };
+            fs::create_dir_all(folder)?;
+            open()?
+        }
+        opened => opened?,
+    };
     // One write per line, so concurrent tooldecks interleave whole lines.
-    OpenOptions::new().create(true).append(true).open(path)?.write_all(line.as_bytes())
+    file.write_all(line.as_bytes())
 }
 
 /// The last `limit` entries, oldest first. Lines that do not parse (a crash mid-write, an older
