@@ -15,6 +15,7 @@ use crate::form::validate::Checker;
 use crate::invoke::mcp::McpEndpoint;
 use crate::invoke::mcp_http::McpHttpEndpoint;
 use crate::invoke::otc::{CallRequest, OtcEndpoint};
+use crate::invoke::stdio_server::StdioServer;
 use crate::invoke::{Endpoint, Exchange, InvokeError, Outcome, Status};
 
 /// Exit codes of `tooldeck call`.
@@ -93,6 +94,11 @@ impl EndpointOptions {
         Ok(resolved)
     }
 
+    /// How long to wait for an answer.
+    pub fn wait(&self) -> Duration {
+        Duration::from_secs(self.timeout.max(1))
+    }
+
     /// True when the user named a server (so its own tools join the catalog).
     pub fn names_a_server(&self) -> bool {
         self.endpoint.is_some() || self.mcp.is_some() || self.mcp_url.is_some()
@@ -104,7 +110,7 @@ impl EndpointOptions {
         headers: Vec<(String, String)>,
         demo_url: Option<&str>,
     ) -> Result<Endpoint, InvokeError> {
-        let timeout = Duration::from_secs(self.timeout.max(1));
+        let timeout = self.wait();
         if let Some(command) = &self.mcp {
             return Ok(Endpoint::Mcp(McpEndpoint::connect_stdio_with_timeout(command, timeout).await?));
         }
@@ -193,21 +199,7 @@ pub fn run_and_exit(args: CallArgs) -> ! {
     unsafe { libc::_exit(code.into()) }
 }
 
-fn run_for_code(args: CallArgs) -> u8 {
-    // One call needs no worker threads: the current thread drives it (measured faster to start
-    // and to finish than a multi-threaded runtime).
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(e) => return fail(exit::TRANSPORT, &format!("cannot start: {e}")),
-    };
-    let code = runtime.block_on(call(args));
-    // Everything was awaited; a blocking task that never returns (a stuck DNS lookup) must not
-    // hold the exit.
-    runtime.shutdown_background();
-    code
-}
-
-async fn call(mut args: CallArgs) -> u8 {
+fn run_for_code(mut args: CallArgs) -> u8 {
     args.endpoint = match args.endpoint.resolve() {
         Ok(endpoint) => endpoint,
         Err(e) => return fail(exit::USAGE, &e),
@@ -220,6 +212,33 @@ async fn call(mut args: CallArgs) -> u8 {
         Ok(t) => t,
         Err(e) => return fail(exit::USAGE, &e),
     };
+    // An MCP server over stdio is started before anything else: it takes milliseconds to boot,
+    // and meanwhile the runtime is built, the definition files are read and the validator is set
+    // up.
+    let started = match args.endpoint.mcp.as_deref().map(StdioServer::spawn) {
+        None => None,
+        Some(Ok(server)) => Some(server),
+        Some(Err(e)) => return fail(exit::TRANSPORT, &e.to_string()),
+    };
+    // One call needs no worker threads: the current thread drives it (measured faster to start
+    // and to finish than a multi-threaded runtime).
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => return fail(exit::TRANSPORT, &format!("cannot start: {e}")),
+    };
+    let code = runtime.block_on(call(args, headers, tokens, started));
+    // Everything was awaited; a blocking task that never returns (a stuck DNS lookup) must not
+    // hold the exit.
+    runtime.shutdown_background();
+    code
+}
+
+async fn call(
+    args: CallArgs,
+    headers: Vec<(String, String)>,
+    tokens: Vec<(String, String)>,
+    started: Option<StdioServer>,
+) -> u8 {
     // Without a server named, the built-in demo server answers, for the sample tools.
     let demo = match args.endpoint.names_a_server() {
         true => None,
@@ -228,13 +247,18 @@ async fn call(mut args: CallArgs) -> u8 {
             Err(e) => return fail(exit::TRANSPORT, &format!("cannot start the built-in demo server: {e}")),
         },
     };
-    // Start the server first: a child process takes milliseconds to start, and meanwhile this
-    // thread reads the definition files and does the validator's first-time setup (on a
-    // current-thread runtime the spawned task runs as soon as this one yields).
+    // Connecting goes first: while it waits for the server, this thread reads the definition
+    // files and does the validator's first-time setup (on a current-thread runtime the spawned
+    // task runs as soon as this one yields).
     let connecting = tokio::spawn({
         let options = args.endpoint.clone();
         let demo_url = demo.as_ref().map(|d| d.url().to_string());
-        async move { options.connect(headers, demo_url.as_deref()).await }
+        async move {
+            match started {
+                Some(server) => McpEndpoint::connect_started(server, options.wait()).await.map(Endpoint::Mcp),
+                None => options.connect(headers, demo_url.as_deref()).await,
+            }
+        }
     });
     tokio::task::yield_now().await;
     // A named server brings its own tools; the samples are only for the demo server.

@@ -2,7 +2,6 @@
 //! through the rmcp crate: `initialize` → `tools/list` (paginated) → `tools/call`.
 
 use std::collections::HashMap;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -12,14 +11,15 @@ use rmcp::model::{
 };
 use rmcp::service::NotificationContext;
 use rmcp::service::{ClientInitializeError, RunningService, ServiceError};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 
 use super::envelope::read_mcp_result;
 use super::otc::CallRequest;
+use super::stdio_server::{ServerProcess, StdioServer};
 use super::{Exchange, InvokeError, Outcome};
 
 /// How long `connect_*` and each request wait unless told otherwise.
@@ -42,8 +42,8 @@ pub struct McpEndpoint {
     timeout: Duration,
     /// The last few KiB the child wrote to stderr (stdio only).
     stderr_tail: Option<Arc<Mutex<Vec<u8>>>>,
-    /// The stdio child's process id.
-    child_pid: Option<u32>,
+    /// The stdio server's process (killed if still running when this is dropped).
+    process: Option<ServerProcess>,
 }
 
 impl std::fmt::Debug for McpEndpoint {
@@ -61,20 +61,18 @@ impl McpEndpoint {
     }
 
     pub async fn connect_stdio_with_timeout(command_line: &str, timeout: Duration) -> Result<McpEndpoint, InvokeError> {
-        let label = format!("mcp:stdio {}", command_line.trim());
-        let words =
-            split_command_line(command_line).map_err(|reason| InvokeError::Connect { url: label.clone(), reason })?;
-        let Some((program, args)) = words.split_first() else {
-            return Err(InvokeError::Connect { url: label, reason: "the MCP command is empty".into() });
-        };
-        let mut command = tokio::process::Command::new(program);
-        command.args(args).kill_on_drop(true);
-        let (transport, stderr) = TokioChildProcess::builder(command).stderr(Stdio::piped()).spawn().map_err(|e| {
-            InvokeError::Connect { url: label.clone(), reason: format!("cannot start {program:?}: {e}") }
+        McpEndpoint::connect_started(StdioServer::spawn(command_line)?, timeout).await
+    }
+
+    /// Speaks MCP with a server already started (`tooldeck call` starts it before its runtime).
+    pub async fn connect_started(server: StdioServer, timeout: Duration) -> Result<McpEndpoint, InvokeError> {
+        let label = server.label.clone();
+        let (pipes, process) = server.into_pipes().map_err(|e| InvokeError::Connect {
+            url: label.clone(),
+            reason: format!("cannot read the server's output: {e}"),
         })?;
-        let child_pid = transport.id();
         let tail = Arc::new(Mutex::new(Vec::new()));
-        if let Some(mut stderr) = stderr {
+        if let Some(mut stderr) = pipes.stderr {
             let tail = Arc::clone(&tail);
             tokio::spawn(async move {
                 let mut buf = [0u8; 4096];
@@ -91,9 +89,10 @@ impl McpEndpoint {
                 }
             });
         }
-        let served = tokio::time::timeout(timeout, ProgressRelay::default().serve(transport)).await;
+        let served = tokio::time::timeout(timeout, ProgressRelay::default().serve((pipes.stdout, pipes.stdin))).await;
+        // On an error `process` is dropped here, which kills the server.
         let mut endpoint = McpEndpoint::finish_connect(served, label, timeout, Some(tail)).await?;
-        endpoint.child_pid = child_pid;
+        endpoint.process = Some(process);
         Ok(endpoint)
     }
 
@@ -164,7 +163,7 @@ impl McpEndpoint {
                 }
                 Err(InvokeError::Connect { url: label, reason })
             }
-            Ok(Ok(client)) => Ok(McpEndpoint { client, label, timeout, stderr_tail, child_pid: None }),
+            Ok(Ok(client)) => Ok(McpEndpoint { client, label, timeout, stderr_tail, process: None }),
         }
     }
 
@@ -181,7 +180,7 @@ impl McpEndpoint {
 
     /// The stdio child's process id (none for other transports).
     pub fn child_pid(&self) -> Option<u32> {
-        self.child_pid
+        self.process.as_ref().and_then(ServerProcess::id)
     }
 
     /// The server's name and version as it gave them in `initialize`, when it did.
@@ -268,15 +267,12 @@ impl McpEndpoint {
     /// `CLOSE_GRACE` to exit by itself (and so to save what it keeps); one that does not is
     /// killed.
     pub async fn close(self) {
-        let child_pid = self.child_pid;
-        if tokio::time::timeout(CLOSE_GRACE, self.client.cancel()).await.is_err()
-            && let Some(pid) = child_pid.and_then(|pid| libc::pid_t::try_from(pid).ok())
-        {
-            // rmcp's shutdown is still waiting on the child, so it has not been reaped and the pid
-            // is still its own. (Dropping that shutdown would kill it too, but only when the
-            // runtime drops the task; a server kept alive until then could hold its files.)
-            // SAFETY: kill(2) only sends a signal.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+        let McpEndpoint { client, process, .. } = self;
+        let started = Instant::now();
+        // Cancelling the client ends its transport, which closes the server's input.
+        let _ = tokio::time::timeout(CLOSE_GRACE, client.cancel()).await;
+        if let Some(process) = process {
+            process.wait_or_kill(CLOSE_GRACE.saturating_sub(started.elapsed())).await;
         }
     }
 

@@ -7,6 +7,7 @@ pub mod mcp;
 pub mod mcp_http;
 pub mod mock;
 pub mod otc;
+pub mod stdio_server;
 pub mod thumbnail;
 
 use std::collections::BTreeMap;
