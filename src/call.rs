@@ -94,8 +94,8 @@ impl EndpointOptions {
         Ok(resolved)
     }
 
-    /// How long to wait for an answer.
-    pub fn wait(&self) -> Duration {
+    /// How long to wait for an answer (`--timeout`, at least a second).
+    pub fn answer_timeout(&self) -> Duration {
         Duration::from_secs(self.timeout.max(1))
     }
 
@@ -110,7 +110,7 @@ impl EndpointOptions {
         headers: Vec<(String, String)>,
         demo_url: Option<&str>,
     ) -> Result<Endpoint, InvokeError> {
-        let timeout = self.wait();
+        let timeout = self.answer_timeout();
         if let Some(command) = &self.mcp {
             return Ok(Endpoint::Mcp(McpEndpoint::connect_stdio_with_timeout(command, timeout).await?));
         }
@@ -255,7 +255,7 @@ async fn call(
         let demo_url = demo.as_ref().map(|d| d.url().to_string());
         async move {
             match started {
-                Some(server) => McpEndpoint::connect_started(server, options.wait()).await.map(Endpoint::Mcp),
+                Some(server) => McpEndpoint::connect_started(server, options.answer_timeout()).await.map(Endpoint::Mcp),
                 None => options.connect(headers, demo_url.as_deref()).await,
             }
         }

@@ -17,30 +17,25 @@ struct Allocator;
 
 static USE_SYSTEM: AtomicBool = AtomicBool::new(false);
 
+fn chosen() -> &'static dyn GlobalAlloc {
+    match USE_SYSTEM.load(Ordering::Relaxed) {
+        true => &System,
+        false => &mimalloc::MiMalloc,
+    }
+}
+
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        match USE_SYSTEM.load(Ordering::Relaxed) {
-            true => unsafe { System.alloc(layout) },
-            false => unsafe { mimalloc::MiMalloc.alloc(layout) },
-        }
+        unsafe { chosen().alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        match USE_SYSTEM.load(Ordering::Relaxed) {
-            true => unsafe { System.alloc_zeroed(layout) },
-            false => unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) },
-        }
+        unsafe { chosen().alloc_zeroed(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        match USE_SYSTEM.load(Ordering::Relaxed) {
-            true => unsafe { System.dealloc(ptr, layout) },
-            false => unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) },
-        }
+        unsafe { chosen().dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        match USE_SYSTEM.load(Ordering::Relaxed) {
-            true => unsafe { System.realloc(ptr, layout, new_size) },
-            false => unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) },
-        }
+        unsafe { chosen().realloc(ptr, layout, new_size) }
     }
 }
 
