@@ -12,11 +12,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tooldeck::call::EndpointOptions;
 use tooldeck::cases::file;
 use tooldeck::cases::report::Quiet;
 use tooldeck::cases::run::run_file;
 use tooldeck::catalog::{LoadOptions, load_samples};
+use tooldeck::invoke::endpoint::EndpointOptions;
 use tooldeck::invoke::mock::MockServer;
 
 /// A case file of `count` cases over a few sample tools and every kind of expectation.
@@ -58,15 +58,7 @@ fn bench_cases(c: &mut Criterion) {
     assert!(cases.problems.is_empty(), "{:?}", cases.problems);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let server = runtime.block_on(MockServer::start(load_samples(&LoadOptions::default()).catalog, 0)).expect("server");
-    let options = EndpointOptions {
-        endpoint: None,
-        call_path: "/tools/call".into(),
-        headers: Vec::new(),
-        timeout: 60,
-        mcp: None,
-        mcp_url: None,
-        config: None,
-    };
+    let options = EndpointOptions::default();
     let mut group = c.benchmark_group("tooldeck test");
     group.sample_size(10).measurement_time(Duration::from_secs(20));
     group.throughput(Throughput::Elements(cases.case_count() as u64));

@@ -2,7 +2,6 @@
 //! command line and runs it.
 
 pub mod app;
-pub mod call;
 pub mod cases;
 pub mod catalog;
 pub mod cli;
@@ -10,6 +9,7 @@ pub mod config;
 pub mod form;
 pub mod history;
 pub mod invoke;
+pub mod redact;
 pub mod runtime;
 pub mod text;
 pub mod theme;

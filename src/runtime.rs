@@ -22,8 +22,11 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
+use futures_util::future::{BoxFuture, FutureExt, Shared};
+
 use crate::app::{Answer, App, Effect, Msg, update};
-use crate::invoke::Endpoint;
+use crate::invoke::endpoint::EndpointOptions;
+use crate::invoke::{Endpoint, InvokeError};
 use crate::theme::Styles;
 use crate::ui;
 
@@ -125,9 +128,48 @@ fn to_msg(event: Event) -> Option<Msg> {
     }
 }
 
+/// The server the app talks to, as the user named it; connected after the first frame.
+pub struct Server {
+    pub options: EndpointOptions,
+    pub headers: Vec<(String, String)>,
+    /// The built-in demo server, when no server was named.
+    pub demo_url: Option<String>,
+}
+
+/// The connection, made once and awaited by every task that needs it (the first frame does not
+/// wait for a server to start).
+type Connection = Shared<BoxFuture<'static, Result<Arc<Endpoint>, InvokeError>>>;
+
+impl Server {
+    fn connect(self) -> Connection {
+        async move { self.options.connect(self.headers, self.demo_url.as_deref()).await.map(Arc::new) }.boxed().shared()
+    }
+}
+
+/// The server's tool list, read off the UI thread, as the message that brings it to the app.
+async fn list_server_tools(endpoint: Result<Arc<Endpoint>, InvokeError>, label: String) -> Msg {
+    let listed = match endpoint {
+        Ok(endpoint) => endpoint.list_tools().await,
+        Err(e) => Err(e),
+    };
+    let result = match listed {
+        Err(InvokeError::Unauthorized { url, challenge }) => return Msg::ServerWantsToken { url, challenge },
+        Ok(text) => {
+            let label = label.clone();
+            tokio::task::spawn_blocking(move || crate::invoke::endpoint::server_tools(&label, &text))
+                .await
+                .map_err(|e| e.to_string())
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    Msg::ServerTools { label, result }
+}
+
 /// Calls in flight, by run id: their tasks (to cancel) and when they started (for the ticks).
 struct Calls {
-    endpoint: Arc<Endpoint>,
+    endpoint: Connection,
+    /// The server as status lines and tool sources name it.
+    label: String,
     history: Option<std::path::PathBuf>,
     running: HashMap<u64, (tokio::task::JoinHandle<()>, Instant)>,
     done: mpsc::Sender<Msg>,
@@ -138,7 +180,7 @@ impl Calls {
         match effect {
             Effect::Quit => {}
             Effect::Invoke { id, request, output_schema } => {
-                let endpoint = Arc::clone(&self.endpoint);
+                let endpoint = self.endpoint.clone();
                 let done = self.done.clone();
                 let progress_to = self.done.clone();
                 let task = tokio::spawn(async move {
@@ -146,9 +188,11 @@ impl Calls {
                         // Best effort: a full queue skips a report rather than stalling the call.
                         let _ = progress_to.try_send(Msg::Progress { id, progress });
                     };
-                    let result = endpoint
-                        .call_with_progress(&request, report)
-                        .await
+                    let result = match endpoint.await {
+                        Ok(endpoint) => endpoint.call_with_progress(&request, report).await,
+                        Err(e) => Err(e),
+                    };
+                    let result = result
                         .map(|(outcome, exchange)| Box::new(Answer::new(outcome, exchange, output_schema.as_ref())))
                         .map_err(|e| e.to_string());
                     // The loop may be gone (quitting); then nobody wants the result.
@@ -180,24 +224,23 @@ impl Calls {
                 });
             }
             Effect::Authorize { provider, token } => {
-                let endpoint = Arc::clone(&self.endpoint);
+                let endpoint = self.endpoint.clone();
                 let done = self.done.clone();
+                let label = self.label.clone();
                 tokio::spawn(async move {
-                    let listed = match endpoint.authorize(&provider, &token).await {
-                        Ok(()) => endpoint.list_tools().await,
+                    let authorized = match endpoint.await {
+                        Ok(endpoint) => endpoint.authorize(&provider, &token).await.map(|()| endpoint),
                         Err(e) => Err(e),
                     };
-                    let label = endpoint.label();
-                    let result = match listed {
-                        Ok(text) => {
-                            let label = label.clone();
-                            tokio::task::spawn_blocking(move || crate::call::server_tools(&label, &text))
-                                .await
-                                .map_err(|e| e.to_string())
-                        }
-                        Err(e) => Err(e.to_string()),
-                    };
-                    let _ = done.send(Msg::ServerTools { label, result }).await;
+                    let _ = done.send(list_server_tools(authorized, label).await).await;
+                });
+            }
+            Effect::ListServerTools => {
+                let endpoint = self.endpoint.clone();
+                let done = self.done.clone();
+                let label = self.label.clone();
+                tokio::spawn(async move {
+                    let _ = done.send(list_server_tools(endpoint.await, label).await).await;
                 });
             }
             Effect::Fetch(url) => {
@@ -269,27 +312,39 @@ impl Calls {
 
 /// Runs the app until it quits, the input ends, or SIGTERM/SIGHUP arrives. A terminal that goes
 /// away mid-frame ends the app quietly: nobody is left to read an error.
-pub async fn run(app: App, styles: Styles, endpoint: Endpoint) -> io::Result<()> {
-    match event_loop(app, styles, endpoint).await {
+pub async fn run(app: App, styles: Styles, server: Server) -> io::Result<()> {
+    match event_loop(app, styles, server).await {
         Err(e) if terminal_hung_up() || e.raw_os_error() == Some(libc::EIO) => Ok(()),
         other => other,
     }
 }
 
-async fn event_loop(mut app: App, styles: Styles, endpoint: Endpoint) -> io::Result<()> {
+async fn event_loop(mut app: App, styles: Styles, server: Server) -> io::Result<()> {
     // Bounded: a flood of results waits for the loop instead of growing without limit.
     let (done_tx, mut done_rx) = mpsc::channel::<Msg>(64);
     let history = crate::history::default_path();
-    if let Some(path) = &history {
-        app.history = crate::history::read_last(path, 500).unwrap_or_default();
+    if let Some(path) = history.clone() {
+        let done = done_tx.clone();
+        tokio::spawn(async move {
+            let read = tokio::task::spawn_blocking(move || crate::history::read_last(&path, 500).unwrap_or_default());
+            if let Ok(entries) = read.await {
+                let _ = done.send(Msg::HistoryRead(entries)).await;
+            }
+        });
     }
-    let mut calls = Calls { endpoint: Arc::new(endpoint), history, running: HashMap::new(), done: done_tx };
+    let label = server.options.label(server.demo_url.as_deref());
+    let names_a_server = server.options.names_a_server();
+    let mut calls =
+        Calls { endpoint: server.connect(), label: label.clone(), history, running: HashMap::new(), done: done_tx };
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
 
     let mut guard = TerminalGuard::enter()?;
     let size = guard.terminal.size()?;
     update(&mut app, Msg::Resize(size.width, size.height));
+    for effect in update(&mut app, Msg::ServerNamed { label, lists_tools: names_a_server }) {
+        calls.carry_out(effect);
+    }
     let mut events = EventStream::new();
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;

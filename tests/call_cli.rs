@@ -95,10 +95,9 @@ fn usage_errors_exit_2() {
     assert_eq!(code(&tooldeck(&["call", "Math.Add@1.0.0", "--args-json", "{nope"])), 2);
 }
 
-/// `call` is parsed by a command line of its own (see `cli::main`): it must read as the same
-/// command, whichever way it is reached.
+/// `call --help`, `help call` and the summary all describe the same command.
 #[test]
-fn the_call_command_line_is_the_same_whichever_way_it_is_parsed() {
+fn the_call_command_line_is_the_same_whichever_way_it_is_asked_about() {
     let missing = tooldeck(&["call"]);
     assert_eq!(code(&missing), 2);
     assert!(stderr(&missing).contains("Usage: tooldeck call <TOOL>"), "{}", stderr(&missing));
@@ -108,9 +107,12 @@ fn the_call_command_line_is_the_same_whichever_way_it_is_parsed() {
     assert!(help.contains("Exit 0 for a value") && help.contains("--args-json"), "{help}");
     let summary = String::from_utf8_lossy(&tooldeck(&["--help"]).stdout).to_string();
     assert!(summary.contains("call        Call a tool once and print the normalised outcome as JSON\n"), "{summary}");
-    // With an option before it, `call` goes through the whole command line and still works.
+    // An app option before a subcommand would be ignored: it is a usage error instead.
     let themed = tooldeck(&["--theme", "light", "call", "Math.Add@1.0.0", "--arg", "a=1", "--arg", "b=2"]);
-    assert_eq!(code(&themed), 0, "{}", stderr(&themed));
+    assert_eq!(code(&themed), 2, "{}", stderr(&themed));
+    assert!(stderr(&themed).contains("go after the subcommand"), "{}", stderr(&themed));
+    let server_first = tooldeck(&["--mcp", "some-server", "list"]);
+    assert_eq!(code(&server_first), 2, "{}", stderr(&server_first));
 }
 
 #[test]

@@ -467,7 +467,7 @@ fn a_server_wanting_a_token_asks_for_it_at_start() {
     );
     let tools =
         r#"{"tools": [{"name": "add", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}}}}]}"#;
-    let tools = tooldeck::call::server_tools("http://127.0.0.1:9/mcp", tools);
+    let tools = tooldeck::invoke::endpoint::server_tools("http://127.0.0.1:9/mcp", tools);
     deck.send(Msg::ServerTools { label: "http://127.0.0.1:9/mcp".into(), result: Ok(tools) });
     let screen = deck.text();
     assert!(screen.contains("› add"), "the server's tool is listed and selected:\n{screen}");

@@ -57,8 +57,21 @@ pub enum Msg {
     Saved(Result<String, String>),
     /// Appending a test case ended (the case file, or why not).
     CaseSaved(Result<String, String>),
-    /// The server's own tools, listed again after it was given a token (or why they could not be);
-    /// read from the server's text off the UI thread.
+    /// Where calls go, known before the first frame; a named server is then connected and its
+    /// tools listed (`Effect::ListServerTools`).
+    ServerNamed {
+        label: String,
+        lists_tools: bool,
+    },
+    /// The server answered the tool listing with 401: it wants a token first.
+    ServerWantsToken {
+        url: String,
+        challenge: Option<String>,
+    },
+    /// Past calls, read from the history file after the first frame.
+    HistoryRead(Vec<crate::history::Entry>),
+    /// The server's own tools (or why they could not be listed), read from the server's text off
+    /// the UI thread: once it is connected, and again after it was given a token.
     ServerTools {
         label: String,
         result: Result<Vec<crate::catalog::Tool>, String>,
@@ -94,6 +107,8 @@ pub enum Effect {
         id: u64,
         ms: u64,
     },
+    /// Connect to the named server and list its tools.
+    ListServerTools,
     /// Give the server a token for `provider` and list its tools again (an MCP server over
     /// HTTP that answered 401).
     Authorize {

@@ -352,12 +352,13 @@ fn link(app: &mut App) -> Option<String> {
 /// `c`: the request as a curl command, token masked.
 fn copy_curl(app: &mut App) -> Vec<Effect> {
     let Some(run) = &app.run else { return Vec::new() };
-    let body = crate::call::exchange_json(&crate::invoke::Exchange {
+    let body = (crate::invoke::Exchange {
         method: "POST".into(),
         url: String::new(),
         request_body: serde_json::to_string(&run.request.body()).unwrap_or_default(),
         ..crate::invoke::Exchange::default()
-    })["body"]
+    })
+    .request_json()["body"]
         .to_string();
     let url = match &run.state {
         RunState::Done { exchange, .. } if !exchange.url.is_empty() => exchange.url.clone(),

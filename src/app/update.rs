@@ -41,6 +41,24 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             super::artifact::progress(app, received, total);
             Vec::new()
         }
+        Msg::ServerNamed { label, lists_tools } => {
+            if lists_tools {
+                app.status = Some(format!("connecting to {label} and listing its tools…"));
+            }
+            app.endpoint = label;
+            if lists_tools { vec![Effect::ListServerTools] } else { Vec::new() }
+        }
+        Msg::ServerWantsToken { url, challenge } => {
+            app.status = None;
+            super::run::server_wants_token(app, &url, challenge.as_deref());
+            Vec::new()
+        }
+        Msg::HistoryRead(mut entries) => {
+            // Calls made before the file was read stay the newest.
+            entries.append(&mut app.history);
+            app.history = entries;
+            Vec::new()
+        }
         Msg::ServerTools { label, result } => {
             super::run::server_tools(app, &label, result);
             Vec::new()

@@ -27,17 +27,6 @@ impl fmt::Display for Problem {
     }
 }
 
-/// Where a case file's calls go, unless the command line says otherwise.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Target {
-    pub endpoint: Option<String>,
-    pub mcp: Option<String>,
-    pub mcp_url: Option<String>,
-    pub call_path: Option<String>,
-    pub headers: Vec<String>,
-    pub timeout: Option<u64>,
-}
-
 #[derive(Debug, Clone)]
 pub struct Case {
     pub name: String,
@@ -53,7 +42,8 @@ pub struct Case {
 #[derive(Debug, Clone, Default)]
 pub struct CaseFile {
     pub path: PathBuf,
-    pub target: Target,
+    /// Where the file's calls go, unless the command line says otherwise.
+    pub target: crate::invoke::endpoint::EndpointOptions,
     /// Definition files, relative to the case file.
     pub defs: Vec<PathBuf>,
     /// Provider → token, `${ENV}` expanded.
@@ -418,7 +408,7 @@ pub fn expand_text(text: &str) -> Result<String, String> {
     if !text.contains("${") {
         return Ok(text.to_string());
     }
-    let mut parts = text.split(ESCAPED).map(crate::call::expand_env);
+    let mut parts = text.split(ESCAPED).map(crate::invoke::endpoint::expand_env);
     let mut out = parts.next().unwrap_or_else(|| Ok(String::new()))?;
     for part in parts {
         out.push_str("${");

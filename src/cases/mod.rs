@@ -1,7 +1,6 @@
 //! Saved test cases: case files, what a case expects, running them (`tooldeck test`), and
 //! writing new ones from the app (`S`).
 
-pub mod command;
 pub mod expect;
 pub mod file;
 pub mod junit;
@@ -9,5 +8,3 @@ pub mod outline;
 pub mod record;
 pub mod report;
 pub mod run;
-
-pub use run::TestArgs;

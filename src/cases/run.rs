@@ -3,67 +3,23 @@
 //! come, so memory stays flat however many cases there are.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::time::Instant;
 
-use clap::Args;
 use futures_util::StreamExt;
 use futures_util::future::Either;
 
 use super::file::{Case, CaseFile};
 use super::report::{CaseResult, Report, Verdict};
-use crate::call::EndpointOptions;
 use crate::catalog::{Catalog, LoadOptions, Severity, load_paths, load_samples};
 use crate::form::validate::Checker;
+use crate::invoke::endpoint::{EndpointOptions, merge_server_tools, parse_headers};
 use crate::invoke::otc::CallRequest;
 use crate::invoke::{Endpoint, InvokeError};
-
-#[derive(Debug, Args, Clone)]
-pub struct TestArgs {
-    /// Case files (YAML or JSON).
-    #[arg(required = true, value_name = "CASES")]
-    pub files: Vec<PathBuf>,
-    #[command(flatten)]
-    pub endpoint: EndpointOptions,
-    /// A token for an authorization provider, `PROVIDER=TOKEN` (repeatable); wins over the case
-    /// file's `tokens`.
-    #[arg(long = "token", value_name = "PROVIDER=TOKEN")]
-    pub tokens: Vec<String>,
-    /// How many cases run at a time.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
-    pub jobs: u16,
-    /// Also write the results as JUnit XML to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
-    /// Print one JSON report on stdout instead of lines.
-    #[arg(long)]
-    pub json: bool,
-    /// Run only the cases whose name or tool contains TEXT (case-insensitive); the rest are
-    /// skipped.
-    #[arg(long, value_name = "TEXT")]
-    pub filter: Option<String>,
-}
 
 /// Where the calls of one case file go: the command line's server, else the file's, else the
 /// built-in demo server.
 pub fn options_for(file: &CaseFile, command_line: &EndpointOptions) -> EndpointOptions {
-    if command_line.names_a_server() {
-        return command_line.clone();
-    }
-    let target = &file.target;
-    let mut options = command_line.clone();
-    options.endpoint = target.endpoint.clone();
-    options.mcp = target.mcp.clone();
-    options.mcp_url = target.mcp_url.clone();
-    // A flag given on the command line wins; clap leaves the defaults when none was.
-    if let Some(call_path) = target.call_path.as_ref().filter(|_| command_line.call_path == "/tools/call") {
-        options.call_path = call_path.clone();
-    }
-    if let Some(timeout) = target.timeout.filter(|_| command_line.timeout == 60) {
-        options.timeout = timeout;
-    }
-    options.headers = target.headers.iter().chain(&command_line.headers).cloned().collect();
-    options
+    command_line.or(&file.target)
 }
 
 /// Runs one case file's cases (those `filter` keeps) against `options`' server, or `demo_url`
@@ -78,7 +34,7 @@ pub async fn run_file(
 ) {
     let setup = async {
         let options = options.resolve()?;
-        let headers = crate::call::parse_headers(&options.headers)?;
+        let headers = parse_headers(&options.headers)?;
         let endpoint = options.connect(headers, demo_url).await.map_err(|e| e.to_string())?;
         for (provider, token) in &file.tokens {
             match endpoint.authorize(provider, token).await {
@@ -217,7 +173,7 @@ async fn send(case: &Case, tokens: &[(String, String)], endpoint: &Endpoint) -> 
 /// The tools a file's cases may call: its `defs`, and a named server's own tools; the sample
 /// tools when neither (the demo server answers for them). Also the errors in the `defs`.
 async fn catalog_for(file: &CaseFile, options: &EndpointOptions, endpoint: &Endpoint) -> (Catalog, Vec<String>) {
-    let (mut catalog, errors) = match (file.defs.is_empty(), options.names_a_server()) {
+    let (mut catalog, mut errors) = match (file.defs.is_empty(), options.names_a_server()) {
         (false, _) => {
             let loaded = load_paths(&file.defs, &LoadOptions::default());
             let errors = loaded.diagnostics.iter().filter(|d| d.severity == Severity::Error);
@@ -228,7 +184,9 @@ async fn catalog_for(file: &CaseFile, options: &EndpointOptions, endpoint: &Endp
         (true, false) => (load_samples(&LoadOptions::default()).catalog, Vec::new()),
     };
     if options.names_a_server() {
-        crate::call::merge_server_tools(&mut catalog, endpoint).await;
+        if let Err(e) = merge_server_tools(&mut catalog, endpoint).await {
+            errors.push(format!("could not list the server's tools: {e}"));
+        }
     }
     (catalog, errors)
 }
@@ -236,42 +194,4 @@ async fn catalog_for(file: &CaseFile, options: &EndpointOptions, endpoint: &Endp
 fn matches(case: &Case, filter: &str) -> bool {
     let filter = filter.to_lowercase();
     case.name.to_lowercase().contains(&filter) || case.tool.to_lowercase().contains(&filter)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cases::file::Target;
-
-    fn command_line(endpoint: Option<&str>, timeout: u64) -> EndpointOptions {
-        EndpointOptions {
-            endpoint: endpoint.map(str::to_string),
-            call_path: "/tools/call".into(),
-            headers: vec!["X-From: flag".into()],
-            timeout,
-            mcp: None,
-            mcp_url: None,
-            config: None,
-        }
-    }
-
-    #[test]
-    fn the_file_names_the_server_unless_the_command_line_does() {
-        let mut file = CaseFile::default();
-        file.target = Target {
-            endpoint: Some("http://file".into()),
-            call_path: Some("/execute".into()),
-            headers: vec!["X-From: file".into()],
-            timeout: Some(5),
-            ..Target::default()
-        };
-        let options = options_for(&file, &command_line(None, 60));
-        assert_eq!(options.endpoint.as_deref(), Some("http://file"));
-        assert_eq!((options.call_path.as_str(), options.timeout), ("/execute", 5));
-        assert_eq!(options.headers, ["X-From: file", "X-From: flag"]);
-        assert_eq!(options_for(&file, &command_line(None, 9)).timeout, 9, "an explicit --timeout wins");
-        let options = options_for(&file, &command_line(Some("http://flag"), 60));
-        assert_eq!(options.endpoint.as_deref(), Some("http://flag"));
-        assert_eq!(options.call_path, "/tools/call", "nothing of the file's server is kept");
-    }
 }

@@ -2,13 +2,17 @@
 //! can answer (or fail to). No terminal code here.
 
 pub mod artifact;
+pub mod endpoint;
 pub mod envelope;
+mod exchange;
 pub mod mcp;
 pub mod mcp_http;
 pub mod mock;
 pub mod otc;
 pub mod stdio_server;
 pub mod thumbnail;
+
+pub use exchange::Exchange;
 
 use std::collections::BTreeMap;
 
@@ -118,20 +122,6 @@ pub struct Artifact {
     /// Content that came inline (MCP `image`/`audio` blocks, embedded resources), base64.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data_base64: Option<String>,
-}
-
-/// The exact request and response of one call, for the exchange view and `--dry-run`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Exchange {
-    pub method: String,
-    pub url: String,
-    pub request_headers: Vec<(String, String)>,
-    pub request_body: String,
-    pub status: Option<u16>,
-    pub response_headers: Vec<(String, String)>,
-    pub response_body: String,
-    pub response_truncated: bool,
-    pub duration_ms: u64,
 }
 
 /// Why a call got no answer at all (an answer of any kind is an [`Outcome`]).

@@ -181,8 +181,11 @@ fn outcome_lines(outcome: &Outcome, styles: &Styles, lines: &mut Vec<Line<'stati
 
 /// The exact request and response (secrets masked), for `x`.
 fn exchange_lines(exchange: &Exchange, styles: &Styles, lines: &mut Vec<Line<'static>>) {
-    let request = crate::call::exchange_json(exchange);
-    lines.push(Line::styled(format!("{} {}", exchange.method, visible(&exchange.url)), styles.title));
+    let request = exchange.request_json();
+    lines.push(Line::styled(
+        format!("{} {}", exchange.method, visible(request["url"].as_str().unwrap_or_default())),
+        styles.title,
+    ));
     if let Some(headers) = request["headers"].as_object() {
         for (name, value) in headers {
             lines.push(Line::styled(format!("{name}: {}", visible(value.as_str().unwrap_or_default())), styles.muted));
@@ -193,8 +196,8 @@ fn exchange_lines(exchange: &Exchange, styles: &Styles, lines: &mut Vec<Line<'st
     lines.push(Line::raw(""));
     let status = exchange.status.map_or("no status".to_string(), |s| format!("HTTP {s}"));
     lines.push(Line::styled(format!("{status} · {} ms", exchange.duration_ms), styles.title));
-    for (name, value) in &exchange.response_headers {
-        lines.push(Line::styled(format!("{name}: {}", visible(value)), styles.muted));
+    for (name, value) in exchange.response_headers_shown() {
+        lines.push(Line::styled(format!("{name}: {}", visible(&value)), styles.muted));
     }
     // The body as received; made visible, cut to keep the pane light.
     for line in exchange.response_body.lines().take(500) {

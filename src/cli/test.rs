@@ -3,17 +3,47 @@
 //! has a problem (its good cases still run).
 
 use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::Args;
 use serde_json::json;
 
-use super::file::{self, CaseFile};
-use super::report::{Collect, Lines, Report};
-use super::run::{TestArgs, options_for, run_file};
+use super::ServerArgs;
+use crate::cases::file::{self, CaseFile};
+use crate::cases::report::{Collect, Lines, Report};
+use crate::cases::run::{options_for, run_file};
+use crate::invoke::endpoint::parse_tokens;
 use crate::invoke::mock::MockServer;
 
+#[derive(Debug, Args, Clone)]
+pub struct TestArgs {
+    /// Case files (YAML or JSON).
+    #[arg(required = true, value_name = "CASES")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// A token for an authorization provider, `PROVIDER=TOKEN` (repeatable); wins over the case
+    /// file's `tokens`.
+    #[arg(long = "token", value_name = "PROVIDER=TOKEN")]
+    pub tokens: Vec<String>,
+    /// How many cases run at a time.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: u16,
+    /// Also write the results as JUnit XML to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Print one JSON report on stdout instead of lines.
+    #[arg(long)]
+    pub json: bool,
+    /// Run only the cases whose name or tool contains TEXT (case-insensitive); the rest are
+    /// skipped.
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
+}
+
 pub fn run(args: TestArgs) -> ExitCode {
-    let runtime = match crate::cli::tokio_runtime() {
+    let runtime = match super::tokio_runtime() {
         Ok(runtime) => runtime,
         Err(e) => {
             let _ = writeln!(io::stderr(), "tooldeck: cannot start: {e}");
@@ -24,13 +54,14 @@ pub fn run(args: TestArgs) -> ExitCode {
 }
 
 async fn test(args: TestArgs) -> ExitCode {
-    let tokens = match crate::call::parse_tokens(&args.tokens) {
+    let tokens = match parse_tokens(&args.tokens) {
         Ok(tokens) => tokens,
         Err(e) => {
             let _ = writeln!(io::stderr(), "tooldeck: {e}");
             return ExitCode::from(2);
         }
     };
+    let command_line = args.server.options();
     let mut files: Vec<CaseFile> = args.files.iter().map(|path| file::load(path)).collect();
     // Tokens from the command line win over a file's own for the same provider.
     for file in &mut files {
@@ -45,7 +76,7 @@ async fn test(args: TestArgs) -> ExitCode {
     let total: usize = files.iter().map(CaseFile::case_count).sum();
 
     // The built-in demo server answers for files (and a command line) that name no server.
-    let needs_demo = files.iter().any(|f| !options_for(f, &args.endpoint).names_a_server() && f.case_count() > 0);
+    let needs_demo = files.iter().any(|f| !options_for(f, &command_line).names_a_server() && f.case_count() > 0);
     let demo = match needs_demo {
         false => None,
         true => match MockServer::start(crate::catalog::load_samples(&Default::default()).catalog, 0).await {
@@ -63,7 +94,7 @@ async fn test(args: TestArgs) -> ExitCode {
     let (counts, results, case_problems) = if args.json {
         let mut collect = Collect::default();
         for file in &files {
-            run_file(file, &options_for(file, &args.endpoint), demo_url, jobs, filter, &mut collect).await;
+            run_file(file, &options_for(file, &command_line), demo_url, jobs, filter, &mut collect).await;
         }
         let mut results = collect.results;
         results.sort_by(|a, b| (&a.file, a.index).cmp(&(&b.file, b.index)));
@@ -83,7 +114,7 @@ async fn test(args: TestArgs) -> ExitCode {
         let bar = io::stderr().is_terminal();
         let mut lines = Lines::new(total, bar, args.junit.is_some());
         for file in &files {
-            run_file(file, &options_for(file, &args.endpoint), demo_url, jobs, filter, &mut lines as &mut dyn Report)
+            run_file(file, &options_for(file, &command_line), demo_url, jobs, filter, &mut lines as &mut dyn Report)
                 .await;
         }
         lines.finish();
@@ -103,7 +134,7 @@ async fn test(args: TestArgs) -> ExitCode {
                 (path, problems)
             })
             .collect();
-        if let Err(e) = std::fs::write(path, super::junit::write(&suites, &results)) {
+        if let Err(e) = std::fs::write(path, crate::cases::junit::write(&suites, &results)) {
             let _ = writeln!(io::stderr(), "tooldeck: cannot write {}: {e}", path.display());
             return ExitCode::from(2);
         }

@@ -1,0 +1,39 @@
+//! `tooldeck check`: every problem in the definition files; exit 1 when there is an error.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use super::{Sources, count_problems};
+use crate::text::visible;
+
+pub fn run(sources: &Sources, as_json: bool) -> io::Result<ExitCode> {
+    let loaded = sources.load();
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    if as_json {
+        let report = json!({
+            "tools": loaded.catalog.len(),
+            "errors": loaded.errors().collect::<Vec<_>>(),
+            "warnings": loaded.warnings().collect::<Vec<_>>(),
+        });
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        for diagnostic in &loaded.diagnostics {
+            writeln!(out, "{}", visible(&diagnostic.to_string()))?;
+        }
+        let (errors, warnings) = (loaded.errors().count(), loaded.warnings().count());
+        writeln!(
+            out,
+            "checked {} {}: {} {}, {}",
+            loaded.files,
+            if loaded.files == 1 { "file" } else { "files" },
+            loaded.catalog.len(),
+            if loaded.catalog.len() == 1 { "tool" } else { "tools" },
+            count_problems(errors, warnings)
+        )?;
+    }
+    out.flush()?;
+    Ok(if loaded.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

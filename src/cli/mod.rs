@@ -1,0 +1,206 @@
+//! The command line: the app (default) and the headless commands, one file each. Only `main.rs`
+//! uses this module; it uses everything else.
+
+use std::io;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::catalog::{Format, LoadOptions, Loaded, load_paths, load_samples};
+use crate::invoke::endpoint::EndpointOptions;
+
+pub use call::exit;
+
+/// Like `eprintln!`, but a closed stderr (the terminal went away) is no reason to panic.
+macro_rules! report {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+mod app;
+mod call;
+mod check;
+mod list;
+mod serve_mock;
+mod test;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tooldeck",
+    version,
+    about = "Exercise LLM tools by hand: load tool definitions in every common format, fill forms, call servers."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub sources: Sources,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Colour theme: default, light, high-contrast, or a path to a theme .toml file.
+    /// NO_COLOR=1 turns colours off.
+    #[arg(long, value_name = "NAME|PATH")]
+    pub theme: Option<String>,
+}
+
+// Parsed once per process, so the size of the `call` variant costs nothing worth boxing for.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the tools in the catalog.
+    List {
+        #[command(flatten)]
+        sources: Sources,
+        /// Print a JSON array of the normalised tools.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Call a tool once and print the normalised outcome as JSON.
+    ///
+    /// Exit 0 for a value, nothing or an artifact; 1 for a tool error; 2 for a usage error; 3 for
+    /// invalid arguments; 4 when authorization is required; 5 for a transport or protocol failure.
+    Call(call::CallArgs),
+    /// Run saved test cases (YAML or JSON case files) and report which pass.
+    ///
+    /// Exit 0 when all pass, 1 when any fails, 2 when a case file has a problem (its other
+    /// cases still run).
+    Test(test::TestArgs),
+    /// Run the built-in demo server (answers for the sample tools) for other clients.
+    ServeMock(serve_mock::ServeArgs),
+    /// Check definition files and report every problem; exit 1 when there is an error.
+    Check {
+        #[command(flatten)]
+        sources: Sources,
+        /// Print {"tools": N, "errors": [...], "warnings": [...]}.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct Sources {
+    /// Definition files or folders (searched recursively), or - for standard input.
+    /// With none, the built-in sample tools.
+    pub paths: Vec<PathBuf>,
+    /// Read every file as this format instead of detecting it:
+    /// jsonschema, openai, mcp, genaiscript, gloodata, otc, marketplace.
+    #[arg(long, value_name = "NAME", value_parser = parse_format)]
+    pub format: Option<Format>,
+}
+
+fn parse_format(name: &str) -> Result<Format, String> {
+    Format::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        format!("unknown format \"{name}\"; expected one of {}", names.join(", "))
+    })
+}
+
+impl Sources {
+    pub fn load(&self) -> Loaded {
+        let options = LoadOptions { format: self.format, ..LoadOptions::default() };
+        if self.paths.is_empty() { load_samples(&options) } else { load_paths(&self.paths, &options) }
+    }
+}
+
+/// Parses the command line and runs what it asks for.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if cli.command.is_some() && cli.has_app_options() {
+        // They would be silently ignored: say where they go instead.
+        use clap::CommandFactory;
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "options and paths go after the subcommand (tooldeck call TOOL --mcp ..., tooldeck list PATHS)",
+            )
+            .exit();
+    }
+    run(cli)
+}
+
+impl Cli {
+    /// True when the app's own options or paths were given (before any subcommand).
+    fn has_app_options(&self) -> bool {
+        let server = self.server.options();
+        !self.sources.paths.is_empty()
+            || self.sources.format.is_some()
+            || self.theme.is_some()
+            || server != EndpointOptions::default()
+    }
+}
+
+pub fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command {
+        None => return app::run(&cli.sources, &cli.server.options(), cli.theme.as_deref()),
+        Some(Command::List { sources, json }) => list::run(&sources, json),
+        Some(Command::Check { sources, json }) => check::run(&sources, json),
+        Some(Command::Call(args)) => return call::run(args),
+        Some(Command::ServeMock(args)) => return serve_mock::run(&args),
+        Some(Command::Test(args)) => return test::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        // A closed pipe (`tooldeck list | head`) is not an error worth a message.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            report!("tooldeck: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The async runtime every command that talks to servers runs on: two workers, as the machines
+/// we target have few cores and the UI needs only one.
+pub fn tokio_runtime() -> io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()
+}
+
+/// Where calls go, as the command line says it (`tooldeck`, `call` and `test` take the same).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ServerArgs {
+    /// An Open Tool Calling server (http or https), or the name of an endpoint in the config
+    /// file. Without one, the built-in demo server answers.
+    #[arg(long, value_name = "URL|NAME")]
+    pub endpoint: Option<String>,
+    /// Path of the call endpoint [default: /tools/call] (older servers use /execute).
+    #[arg(long, value_name = "PATH")]
+    pub call_path: Option<String>,
+    /// An extra HTTP header, `Name: value` (repeatable). `${ENV}` in the value is expanded.
+    #[arg(long = "header", value_name = "K:V")]
+    pub headers: Vec<String>,
+    /// Seconds to wait for an answer [default: 60].
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<u64>,
+    /// An MCP server to start and talk to over stdio, e.g. 'node server.js --port 0'.
+    #[arg(long, value_name = "COMMAND ARGS", conflicts_with_all = ["endpoint", "mcp_url"])]
+    pub mcp: Option<String>,
+    /// An MCP server over Streamable HTTP.
+    #[arg(long, value_name = "URL", conflicts_with = "endpoint")]
+    pub mcp_url: Option<String>,
+    /// The config file with named endpoints (default: ~/.config/tooldeck/config.toml);
+    /// `--endpoint NAME` picks one.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+}
+
+impl ServerArgs {
+    pub fn options(&self) -> EndpointOptions {
+        EndpointOptions {
+            endpoint: self.endpoint.clone(),
+            call_path: self.call_path.clone(),
+            headers: self.headers.clone(),
+            timeout: self.timeout,
+            mcp: self.mcp.clone(),
+            mcp_url: self.mcp_url.clone(),
+            config: self.config.clone(),
+        }
+    }
+}
+
+fn count_problems(errors: usize, warnings: usize) -> String {
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    format!("{}, {}", plural(errors, "error"), plural(warnings, "warning"))
+}

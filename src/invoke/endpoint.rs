@@ -1,0 +1,231 @@
+//! Where calls go and how: a server's URL or command, headers, tokens, `${ENV}` expansion,
+//! timeouts, named endpoints from the config file, and the server's own tool list. The command
+//! line, case files and the app all describe a server with [`EndpointOptions`].
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::mcp::McpEndpoint;
+use super::mcp_http::McpHttpEndpoint;
+use super::otc::OtcEndpoint;
+use super::{Endpoint, InvokeError};
+use crate::catalog::{Catalog, LoadOptions, Tool, load_text};
+
+/// The path OTC servers take calls on, unless told otherwise (older servers use `/execute`).
+pub const DEFAULT_CALL_PATH: &str = "/tools/call";
+/// Seconds to wait for an answer, unless told otherwise.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
+
+/// A server as the user named it. `None` means "not given", so that a value given on the command
+/// line can win over a file's without comparing against defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EndpointOptions {
+    /// An Open Tool Calling server URL, or the name of an endpoint in the config file.
+    pub endpoint: Option<String>,
+    pub call_path: Option<String>,
+    /// `Name: value` lines; `${ENV}` in a value is expanded when the server is connected.
+    pub headers: Vec<String>,
+    pub timeout: Option<u64>,
+    /// An MCP server to start and talk to over stdio.
+    pub mcp: Option<String>,
+    /// An MCP server over Streamable HTTP.
+    pub mcp_url: Option<String>,
+    /// The config file with named endpoints (default: ~/.config/tooldeck/config.toml).
+    pub config: Option<PathBuf>,
+}
+
+impl EndpointOptions {
+    /// `--endpoint NAME` (not a URL) becomes the named endpoint of the config file; values given
+    /// here still win over the file's.
+    pub fn resolve(&self) -> Result<EndpointOptions, String> {
+        let Some(name) = self.endpoint.as_deref().filter(|e| !e.contains("://")) else { return Ok(self.clone()) };
+        let path = self
+            .config
+            .clone()
+            .or_else(crate::config::default_path)
+            .ok_or("no config file to find named endpoints in")?;
+        let config = crate::config::load(&path)?;
+        let Some(named) = config.endpoints.get(name) else {
+            let known: Vec<&str> = config.endpoints.keys().map(String::as_str).collect();
+            return Err(format!(
+                "\"{name}\" is neither a URL nor an endpoint named in {} (named: {})",
+                path.display(),
+                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+            ));
+        };
+        let mut headers: Vec<String> = named.headers.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        headers.extend(self.headers.iter().cloned());
+        Ok(EndpointOptions {
+            endpoint: named.url.clone(),
+            mcp: named.mcp.clone(),
+            mcp_url: named.mcp_url.clone(),
+            call_path: self.call_path.clone().or_else(|| named.call_path.clone()),
+            timeout: self.timeout.or(named.timeout),
+            headers,
+            config: self.config.clone(),
+        })
+    }
+
+    /// `self` where it names a server, else `fallback`'s server; a call path and timeout given
+    /// here win either way, and both sets of headers are sent (`fallback`'s first).
+    pub fn or(&self, fallback: &EndpointOptions) -> EndpointOptions {
+        if self.names_a_server() {
+            return self.clone();
+        }
+        EndpointOptions {
+            endpoint: fallback.endpoint.clone(),
+            mcp: fallback.mcp.clone(),
+            mcp_url: fallback.mcp_url.clone(),
+            call_path: self.call_path.clone().or_else(|| fallback.call_path.clone()),
+            timeout: self.timeout.or(fallback.timeout),
+            headers: fallback.headers.iter().chain(&self.headers).cloned().collect(),
+            config: self.config.clone().or_else(|| fallback.config.clone()),
+        }
+    }
+
+    pub fn call_path(&self) -> &str {
+        self.call_path.as_deref().unwrap_or(DEFAULT_CALL_PATH)
+    }
+
+    /// How long to wait for an answer (at least a second).
+    pub fn answer_timeout(&self) -> Duration {
+        Duration::from_secs(self.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS).max(1))
+    }
+
+    /// True when the user named a server (so its own tools join the catalog).
+    pub fn names_a_server(&self) -> bool {
+        self.endpoint.is_some() || self.mcp.is_some() || self.mcp_url.is_some()
+    }
+
+    /// The server for status lines and tool sources, before it is connected (the same text the
+    /// connected endpoint's label gives); `demo_url` when none was chosen.
+    pub fn label(&self, demo_url: Option<&str>) -> String {
+        match (&self.mcp, &self.mcp_url, &self.endpoint) {
+            (Some(command), _, _) => format!("mcp:stdio {}", command.trim()),
+            (None, Some(url), _) | (None, None, Some(url)) => url.trim_end_matches('/').to_string(),
+            (None, None, None) => format!("demo server {}", demo_url.unwrap_or_default()),
+        }
+    }
+
+    /// Connects to the chosen server; `demo_url` answers when none was chosen.
+    pub async fn connect(
+        &self,
+        headers: Vec<(String, String)>,
+        demo_url: Option<&str>,
+    ) -> Result<Endpoint, InvokeError> {
+        let timeout = self.answer_timeout();
+        if let Some(command) = &self.mcp {
+            return Ok(Endpoint::Mcp(McpEndpoint::connect_stdio_with_timeout(command, timeout).await?));
+        }
+        if let Some(url) = &self.mcp_url {
+            return Ok(Endpoint::McpHttp(McpHttpEndpoint::connect(url, headers, timeout).await?));
+        }
+        let base = self.endpoint.as_deref().or(demo_url).unwrap_or_default();
+        Ok(Endpoint::Otc(OtcEndpoint::new(base, self.call_path(), headers, timeout)?))
+    }
+}
+
+/// Expands `${NAME}` from the environment; an unset variable is an error naming it.
+pub fn expand_env(text: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let Some(end) = rest[start..].find('}') else { return Err("an unclosed ${ in a value".to_string()) };
+        let name = &rest[start + 2..start + end];
+        let value = std::env::var(name).map_err(|_| format!("environment variable {name} is not set"))?;
+        out.push_str(&value);
+        rest = &rest[start + end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// `Name: value` lines as pairs, `${ENV}` expanded. A malformed line is named by its header
+/// name only: the value may be a secret.
+pub fn parse_headers(headers: &[String]) -> Result<Vec<(String, String)>, String> {
+    headers
+        .iter()
+        .map(|h| match h.split_once(':') {
+            Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), expand_env(value.trim())?)),
+            _ => Err("a --header is not `Name: value`".to_string()),
+        })
+        .collect()
+}
+
+/// `PROVIDER=TOKEN` pairs, `${ENV}` expanded; an error never repeats the token.
+pub fn parse_tokens(tokens: &[String]) -> Result<Vec<(String, String)>, String> {
+    tokens
+        .iter()
+        .map(|t| match t.split_once('=') {
+            Some((provider, token)) if !provider.is_empty() => Ok((provider.to_string(), expand_env(token)?)),
+            _ => Err("a --token is not PROVIDER=TOKEN".to_string()),
+        })
+        .collect()
+}
+
+/// A server's tool list (the text `Endpoint::list_tools` gives) as tools. They are read only to
+/// be called: their schemas are compiled to check arguments anyway and no diagnostics are shown,
+/// so the meta-schema check is skipped.
+pub fn server_tools(label: &str, text: &str) -> Vec<Tool> {
+    let options = LoadOptions { meta_check: false, ..LoadOptions::default() };
+    load_text(label, text, false, false, true, &options).0
+}
+
+/// The server's own tools join the catalog (tools already in it, from files, come first). Why
+/// they could not be listed is returned for the caller to say.
+pub async fn merge_server_tools(catalog: &mut Catalog, endpoint: &Endpoint) -> Result<(), InvokeError> {
+    let text = endpoint.list_tools().await?;
+    for tool in server_tools(&endpoint.label(), &text) {
+        if catalog.get(&tool.id).is_none() {
+            catalog.add(tool);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_expansion() {
+        // SAFETY: no other test reads this variable.
+        unsafe { std::env::set_var("TOOLDECK_TEST_SECRET", "s3cret") };
+        assert_eq!(expand_env("Bearer ${TOOLDECK_TEST_SECRET}").unwrap(), "Bearer s3cret");
+        assert!(expand_env("${TOOLDECK_SURELY_UNSET_VARIABLE}").unwrap_err().contains("not set"));
+        assert_eq!(expand_env("plain").unwrap(), "plain");
+    }
+
+    #[test]
+    fn headers_and_tokens_parse_and_errors_hold_no_secret() {
+        assert_eq!(parse_headers(&["X-Api: 1".into()]).unwrap(), vec![("X-Api".to_string(), "1".to_string())]);
+        let error = parse_headers(&["Authorization Bearer SECRET".into()]).unwrap_err();
+        assert!(!error.contains("SECRET"), "{error}");
+        assert_eq!(parse_tokens(&["google=abc".into()]).unwrap(), vec![("google".to_string(), "abc".to_string())]);
+        let error = parse_tokens(&["SECRET".into()]).unwrap_err();
+        assert!(!error.contains("SECRET"), "{error}");
+    }
+
+    #[test]
+    fn the_first_options_win_where_they_name_something() {
+        let file = EndpointOptions {
+            endpoint: Some("http://file".into()),
+            call_path: Some("/execute".into()),
+            headers: vec!["X-From: file".into()],
+            timeout: Some(5),
+            ..EndpointOptions::default()
+        };
+        let flags = EndpointOptions { headers: vec!["X-From: flag".into()], ..EndpointOptions::default() };
+        let options = flags.or(&file);
+        assert_eq!(options.endpoint.as_deref(), Some("http://file"));
+        assert_eq!((options.call_path(), options.answer_timeout()), ("/execute", Duration::from_secs(5)));
+        assert_eq!(options.headers, ["X-From: file", "X-From: flag"]);
+        let flags = EndpointOptions { timeout: Some(9), ..EndpointOptions::default() };
+        assert_eq!(flags.or(&file).answer_timeout(), Duration::from_secs(9), "an explicit timeout wins");
+        let flags = EndpointOptions { endpoint: Some("http://flag".into()), ..EndpointOptions::default() };
+        let options = flags.or(&file);
+        assert_eq!(options.endpoint.as_deref(), Some("http://flag"));
+        assert_eq!(options.call_path(), DEFAULT_CALL_PATH, "nothing of the file's server is kept");
+    }
+}
