@@ -1,5 +1,5 @@
 //! The real binary: `list`, `list --json`, `check`, `check --json`, exit codes, stdin, and the
-//! real-world corpus in `../shared/corpus`.
+//! real-world corpus in `../shared/corpus` (skipped where there is none; see support/corpus.rs).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -7,7 +7,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+#[path = "support/corpus.rs"]
+mod corpus_dir;
 
 fn tooldeck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tooldeck")).args(args).output().expect("the binary runs")
@@ -414,19 +415,9 @@ mod corpus {
         ("otc", 5),
     ];
 
-    fn corpus() -> PathBuf {
-        let path = PathBuf::from(CORPUS);
-        assert!(
-            path.is_dir(),
-            "the real-world corpus is missing: expected it at {} (CI checks out ../shared beside the repo)",
-            path.display()
-        );
-        path
-    }
-
     #[test]
     fn each_folder_loads_without_errors() {
-        let root = corpus();
+        let Some(root) = corpus_dir::find() else { return };
         for (folder, tools) in EXPECTED {
             let path = root.join(folder);
             let output = tooldeck(&["check", "--json", arg(&path)]);
@@ -439,7 +430,7 @@ mod corpus {
 
     #[test]
     fn the_whole_corpus_lists() {
-        let root = corpus();
+        let Some(root) = corpus_dir::find() else { return };
         let output = tooldeck(&["list", "--json", arg(&root)]);
         assert_eq!(code(&output), 0);
         let tools = json_out(&output);
@@ -459,7 +450,7 @@ mod corpus {
     /// The 1.4 MB Arcade definition and the 117 MCP tools load with their real features.
     #[test]
     fn corpus_features() {
-        let root = corpus();
+        let Some(root) = corpus_dir::find() else { return };
         let mcp = json_out(&tooldeck(&["list", "--json", arg(&root.join("mcp"))]));
         assert!(mcp.as_array().unwrap().iter().all(|t| t["format"] == "mcp"));
         assert!(mcp.as_array().unwrap().iter().any(|t| t.get("annotations").is_some()));
@@ -468,5 +459,25 @@ mod corpus {
         assert_eq!(gmail["requirements"]["authorization"][0]["id"], "google");
         let gloodata = json_out(&tooldeck(&["list", "--json", arg(&root.join("gloodata"))]));
         assert!(gloodata.as_array().unwrap().iter().all(|t| t["id"].as_str().unwrap().contains('.')));
+    }
+
+    /// The two ways the folder can be missing: unset, the tests skip; set, they must fail.
+    #[test]
+    fn a_missing_corpus_skips_unless_the_variable_asks_for_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("corpus");
+        assert_eq!(corpus_dir::locate(None, &missing), Ok(None));
+        let error = corpus_dir::locate(Some(missing.into()), dir.path()).unwrap_err();
+        assert!(error.contains(corpus_dir::VARIABLE) && error.contains("is not a folder"), "{error}");
+        assert!(corpus_dir::locate(Some("".into()), dir.path()).is_err(), "an empty variable is still set");
+    }
+
+    #[test]
+    fn the_variable_wins_over_the_default() {
+        let default = tempfile::tempdir().unwrap();
+        let chosen = tempfile::tempdir().unwrap();
+        assert_eq!(corpus_dir::locate(None, default.path()), Ok(Some(default.path().to_path_buf())));
+        let found = corpus_dir::locate(Some(chosen.path().into()), default.path());
+        assert_eq!(found, Ok(Some(chosen.path().to_path_buf())));
     }
 }

@@ -3,7 +3,6 @@
 //! validation errors land on their own fields, and the tile line reads as gloodata shows it.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 use tooldeck::catalog::{
@@ -108,6 +107,8 @@ fn any_raw(field: &Field) -> bool {
     is_raw(field) || field.children().into_iter().any(any_raw)
 }
 
+#[path = "support/corpus.rs"]
+mod corpus_dir;
 #[path = "form/editing.rs"]
 mod editing;
 #[path = "form/round_trip.rs"]

@@ -92,19 +92,25 @@ pub(super) fn edit_key(app: &mut App, key: KeyEvent) {
             move_cursor(app, if key.code == KeyCode::Up { -1 } else { 1 });
         }
         _ => {
+            let mut changed = false;
             if let Some(form) = app.form_mut() {
-                form.edit_text(&path, |input, multiline| {
-                    edit_input(input, key, multiline);
-                });
+                form.edit_text(&path, |input, multiline| changed = edit_input(input, key, multiline));
+            }
+            if !changed {
+                // The form is as it was: nothing new for the JSON view.
+                return;
             }
         }
     }
     sync_json_from_form(app);
 }
 
-/// Applies an editing key to a text; false when the key is not an edit.
+/// Applies an editing key to a text: true when the text changed. Moving the cursor is no change,
+/// nor is a key that is not an edit, nor a deletion with nothing to delete: the callers re-parse
+/// and mark a field set only on a change.
 pub fn edit_input(input: &mut TextInput, key: KeyEvent, multiline: bool) -> bool {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let length = input.text().len();
     match key.code {
         KeyCode::Char('w') if ctrl => input.delete_word_left(),
         KeyCode::Char('a') if ctrl => input.home(),
@@ -129,8 +135,8 @@ pub fn edit_input(input: &mut TextInput, key: KeyEvent, multiline: bool) -> bool
         KeyCode::Tab if multiline => input.insert_str("  ", true),
         _ => return false,
     }
-    // Movement is not an edit of the value, but the caller only re-parses; harmless.
-    true
+    // Every edit above inserts or deletes, so the length tells whether one happened.
+    input.text().len() != length
 }
 
 pub(super) fn filter_key(app: &mut App, key: KeyEvent) {

@@ -371,6 +371,31 @@ mod tests {
         assert_eq!(app.form().unwrap().arguments(), &serde_json::json!({"query": "laptop"}));
     }
 
+    /// ← in an empty optional number field used to mark it set: "a number is needed here" for a
+    /// field the user never filled in. Keys that change nothing leave it out; typing sets it.
+    #[test]
+    fn cursor_keys_in_an_empty_optional_number_change_nothing() {
+        let mut app = app();
+        press(&mut app, KeyCode::Char('/'));
+        type_text(&mut app, "search_pro");
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Enter);
+        app.cursor = app.form().unwrap().row_index()["/limit"];
+        press(&mut app, KeyCode::Enter);
+        assert!(app.editing);
+        let errors = |app: &App| app.form().unwrap().validation.errors.get("/limit").cloned();
+        for code in [KeyCode::Left, KeyCode::Right, KeyCode::Home, KeyCode::End, KeyCode::Backspace, KeyCode::Delete] {
+            press(&mut app, code);
+            assert_eq!(errors(&app), None, "{code:?}");
+        }
+        assert!(app.editing);
+        assert_eq!(app.form().unwrap().arguments().get("limit"), None);
+        press(&mut app, KeyCode::Char('5'));
+        assert_eq!(app.form().unwrap().arguments()["limit"], 5);
+        press(&mut app, KeyCode::Backspace);
+        assert_eq!(errors(&app), Some(vec!["a number is needed here".to_string()]));
+    }
+
     fn invoked(effects: &[Effect]) -> Option<(u64, crate::invoke::otc::CallRequest)> {
         effects.iter().find_map(|e| match e {
             Effect::Invoke { id, request, .. } => Some((*id, request.clone())),

@@ -78,6 +78,9 @@ impl Form {
     }
 
     /// Applies a text edit to the field's input, if it has one. Returns false otherwise.
+    /// The field is set only when its text changed: a key that just moves the cursor (or does
+    /// nothing, at an edge or in an empty field) must leave an optional field out of the
+    /// arguments, or an empty number field would turn into an error the user never made.
     pub fn edit_text(&mut self, path: &[usize], edit: impl FnOnce(&mut TextInput, bool)) -> bool {
         let Some(field) = self.field_mut(path) else { return false };
         let (input, multiline) = match &mut field.widget {
@@ -86,9 +89,12 @@ impl Form {
             Widget::Suggest { input, .. } | Widget::Number { input, .. } => (input, false),
             _ => return false,
         };
+        let before = input.text().to_owned();
         edit(input, multiline);
-        self.touch(path);
-        self.revalidate();
+        if input.text() != before {
+            self.touch(path);
+            self.revalidate();
+        }
         true
     }
 
@@ -313,5 +319,51 @@ fn fill(field: &mut Field, value: &Value, root: &Value, cues: &BTreeMap<String, 
 fn renumber(items: &mut [Field]) {
     for (i, item) in items.iter_mut().enumerate() {
         item.name = format!("[{i}]");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::catalog::{Format, Source, Tool};
+
+    fn form(schema: Value) -> Form {
+        let tool = Tool {
+            id: "t".into(),
+            name: "t".into(),
+            title: None,
+            description: None,
+            format: Format::JsonSchema,
+            source: Source { path: "<test>".into(), line: 1 },
+            input_schema: schema,
+            output_schema: None,
+            ui: Default::default(),
+            examples: Vec::new(),
+            requirements: Default::default(),
+            annotations: None,
+        };
+        Form::new(&tool)
+    }
+
+    #[test]
+    fn only_a_changed_text_sets_the_field() {
+        let mut form = form(json!({"type": "object", "properties": {"n": {"type": "number"}}}));
+        let at = form.rows()[0].path.clone();
+        let moves: [fn(&mut TextInput); 5] =
+            [TextInput::left, TextInput::right, TextInput::home, TextInput::end, TextInput::backspace];
+        for step in moves {
+            assert!(form.edit_text(&at, |input, _| step(input)));
+        }
+        assert!(!form.field(&at).unwrap().set);
+        assert!(form.validation.is_valid(), "{:?}", form.validation.errors);
+        assert_eq!(form.arguments(), &json!({}));
+
+        form.edit_text(&at, |input, _| input.insert_char('4'));
+        assert_eq!(form.arguments(), &json!({"n": 4}));
+        form.edit_text(&at, |input, _| input.backspace());
+        assert!(form.field(&at).unwrap().set, "deleting is an edit: the field stays set");
+        assert_eq!(form.validation.errors["/n"], ["a number is needed here"]);
     }
 }

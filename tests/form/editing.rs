@@ -73,6 +73,32 @@ fn an_empty_string_only_when_typed_and_deleted() {
     assert!(!form.field(&at).unwrap().set);
 }
 
+/// Cursor keys (and deleting nothing) in an empty optional field are no edit: it stays unset
+/// and without an error. Through the public API with the keys' own text operations.
+#[test]
+fn moving_the_cursor_leaves_an_optional_field_unset() {
+    let mut form = Form::new(&optional_tool());
+    for pointer in ["/name", "/count", "/anything"] {
+        let at = path(&form, pointer);
+        form.edit_text(&at, |input, _| {
+            input.left();
+            input.right();
+            input.word_left();
+            input.home();
+            input.end();
+            input.backspace();
+            input.delete();
+            input.delete_word_left();
+        });
+        assert!(!form.field(&at).unwrap().set, "{pointer}");
+    }
+    assert_eq!(form.arguments(), &json!({}));
+    assert!(form.validation.is_valid(), "{:#?}", form.validation.errors);
+    let count = path(&form, "/count");
+    form.edit_text(&count, |input, _| input.insert_char('7'));
+    assert_eq!(form.arguments(), &json!({"count": 7}));
+}
+
 #[test]
 fn unset_removes_any_kind_of_field() {
     let mut form = Form::new(&optional_tool());
