@@ -46,7 +46,7 @@ pub fn user_file(override_var: &str, xdg_var: &str, home_dir: &str, file: &str) 
 
 /// Reads `path`; a missing file is the default config.
 pub fn load(path: &Path) -> Result<Config, String> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::files::read_text(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),

@@ -1,7 +1,7 @@
 //! Past invocations, one JSON line each, in the data dir. Tokens are never written: they live
 //! in the request's context, which is not part of an entry.
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -31,18 +31,12 @@ pub fn default_path() -> Option<PathBuf> {
 
 /// Appends one entry (creating the folder and the file as needed).
 pub fn append(path: &Path, entry: &Entry) -> io::Result<()> {
-    let mut line = serde_json::to_string(entry).map_err(io::Error::other)?;
+    // Where the call went may carry a secret (a URL's password, a server's `--api-key`).
+    let entry = Entry { endpoint: crate::redact::command(&entry.endpoint), ..entry.clone() };
+    let mut line = serde_json::to_string(&entry).map_err(io::Error::other)?;
     line.push('\n');
-    let open = || OpenOptions::new().create(true).append(true).open(path);
-    // The folder is made only the first time (a call is short enough for its syscalls to count).
-    let mut file = match open() {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let Some(folder) = path.parent() else { return Err(e) };
-            fs::create_dir_all(folder)?;
-            open()?
-        }
-        opened => opened?,
-    };
+    // Private to the user (it holds every call's arguments), and never a FIFO that would hang.
+    let mut file = crate::files::append_private(path)?;
     // One write per line, so concurrent tooldecks interleave whole lines.
     file.write_all(line.as_bytes())
 }
@@ -50,6 +44,10 @@ pub fn append(path: &Path, entry: &Entry) -> io::Result<()> {
 /// The last `limit` entries, oldest first. Lines that do not parse (a crash mid-write, an older
 /// format) are skipped rather than failing the whole history.
 pub fn read_last(path: &Path, limit: usize) -> io::Result<Vec<Entry>> {
+    // Bounded by the lines kept, not the file: only a regular file is read.
+    if fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "the history is not a regular file"));
+    }
     let file = match fs::File::open(path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),

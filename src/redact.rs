@@ -69,6 +69,7 @@ pub fn command(line: &str) -> String {
             continue;
         }
         let shown = match word.split_once('=') {
+            _ if word.contains("://") => url(word),
             Some((name, value)) if is_secret_name(name) && !value.is_empty() => format!("{name}=••••"),
             _ if word.starts_with('-') && is_secret_name(word) => {
                 hide_next = true;
@@ -112,6 +113,7 @@ mod tests {
         assert_eq!(command("server --token S --port 1"), "server --token •••• --port 1");
         assert_eq!(command("API_KEY=S node s.js"), "API_KEY=•••• node s.js");
         assert_eq!(command("node s.js http://u:p@h/"), "node s.js http://u:••••@h/");
+        assert_eq!(command("http://u:p@h/?api_key=k"), "http://u:••••@h/?api_key=••••");
         assert_eq!(command("node build/index.js /tmp"), "node build/index.js /tmp");
     }
 }

@@ -143,7 +143,7 @@ impl Unread {
 pub fn load(path: &Path) -> CaseFile {
     let label = path.display().to_string();
     let mut file = CaseFile { path: path.to_path_buf(), ..CaseFile::default() };
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::files::read_text(path) {
         Ok(text) => text,
         Err(e) => {
             file.problems.push(Problem { path: label, line: 1, column: 1, message: format!("cannot read: {e}") });

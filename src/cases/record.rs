@@ -2,7 +2,6 @@
 //! a YAML case file. Every scalar is written as JSON, which YAML reads as the same value, so no
 //! string (quotes, colons, newlines, `#`, unicode) can change meaning on the way.
 
-use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -32,7 +31,7 @@ pub fn case_from_outcome(name: &str, tool_id: &str, arguments: &Value, outcome: 
 
 /// Appends `case` to the case file at `path`, creating it (with a `cases:` list) when missing.
 pub fn append_case(path: &Path, case: &Value) -> io::Result<()> {
-    let existing = match std::fs::read_to_string(path) {
+    let existing = match crate::files::read_text(path) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
@@ -51,7 +50,8 @@ pub fn append_case(path: &Path, case: &Value) -> io::Result<()> {
         Some(_) => {}
     }
     text.push_str(&yaml_item(&escaped(case)));
-    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+    // Private to the user: cases hold a call's arguments and where it went.
+    let mut file = crate::files::append_private(path)?;
     file.write_all(text.as_bytes())
 }
 

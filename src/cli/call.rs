@@ -261,7 +261,8 @@ fn build_arguments(args: &CallArgs, tool: &Tool) -> Result<Value, String> {
         None => json!({}),
         Some(text) => {
             let text = match text.strip_prefix('@') {
-                Some(path) => std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?,
+                Some(path) => crate::files::read_text(std::path::Path::new(path))
+                    .map_err(|e| format!("cannot read {path}: {e}"))?,
                 None => text.clone(),
             };
             serde_json::from_str(&text).map_err(|e| format!("--args-json is not valid JSON: {e}"))?

@@ -129,17 +129,18 @@ pub struct Artifact {
 pub enum InvokeError {
     #[error("cannot set up the HTTP client: {0}")]
     Setup(String),
-    #[error("cannot connect to {url}: {reason}")]
+    #[error("cannot connect to {}: {}", crate::redact::command(.url), crate::redact::command(.reason))]
     Connect { url: String, reason: String },
-    #[error("no answer from {url} within the timeout")]
+    #[error("no answer from {} within the timeout", crate::redact::command(.url))]
     Timeout { url: String },
     #[error("{0}")]
     Protocol(String),
-    #[error("the call to {url} failed: {reason}")]
+    #[error("the call to {} failed: {}", crate::redact::command(.url), crate::redact::command(.reason))]
     Transport { url: String, reason: String },
     /// The server answered 401: it wants a token (the app asks for one; `--token mcp=…`).
     #[error(
-        "{url} wants authorization: HTTP 401{}; give a token with --token mcp=TOKEN or --header 'Authorization: Bearer …'",
+        "{} wants authorization: HTTP 401{}; give a token with --token mcp=TOKEN or --header 'Authorization: Bearer …'",
+        crate::redact::url(.url),
         .challenge.as_deref().map(|c| format!(" (WWW-Authenticate: {c})")).unwrap_or_default()
     )]
     Unauthorized { url: String, challenge: Option<String> },

@@ -59,6 +59,7 @@ impl OtcEndpoint {
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
             .user_agent(concat!("tooldeck/", env!("CARGO_PKG_VERSION")))
+            .redirect(same_origin_redirects())
             .build()
             .map_err(|e| InvokeError::Setup(e.to_string()))?;
         let call_path = if call_path.starts_with('/') { call_path.to_string() } else { format!("/{call_path}") };
@@ -111,6 +112,16 @@ impl OtcEndpoint {
         exchange.response_truncated = truncated;
         let mut outcome = read_otc_response(status, content_type.as_deref(), &body, truncated, &request.call_id);
         outcome.duration_ms = exchange.duration_ms;
+        if (300..400).contains(&status)
+            && let Some((_, location)) =
+                exchange.response_headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("location"))
+        {
+            outcome.warnings.push(format!(
+                "HTTP {status}: the server redirected to {} (another origin); not followed, so neither the \
+                 arguments nor any header or token went there",
+                crate::redact::url(location)
+            ));
+        }
         Ok((outcome, exchange))
     }
 
@@ -139,6 +150,20 @@ impl OtcEndpoint {
         let response = self.client.get(&url).send().await.map_err(|e| InvokeError::from_reqwest(e, &url))?;
         Ok(response.status().is_success())
     }
+}
+
+/// Redirects are followed only within the server's own origin (scheme, host and port): a call
+/// carries arguments, headers and tokens meant for that server alone. A 307/308 keeps its body.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt.previous().first().is_some_and(|first| {
+            let origin = |url: &reqwest::Url| {
+                (url.scheme().to_string(), url.host_str().map(str::to_string), url.port_or_known_default())
+            };
+            origin(first) == origin(attempt.url())
+        });
+        if !same_origin || attempt.previous().len() > 10 { attempt.stop() } else { attempt.follow() }
+    })
 }
 
 /// Reads a body up to [`MAX_BODY_BYTES`]; the rest is left unread and reported as truncated.

@@ -10,6 +10,7 @@
 //! Every answer is deterministic for the same input (apart from timestamps and durations), so tests
 //! can rely on it; what each sample tool answers is in [`tools`].
 
+mod guard;
 pub mod png;
 mod tools;
 
@@ -238,6 +239,7 @@ fn router(shared: Arc<Shared>) -> Router {
         // Bodies up to what tooldeck itself reads, rather than axum's 2 MB default, so large
         // inputs (a whole file for `write_file`) can be tried.
         .layer(DefaultBodyLimit::max(super::MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(guard::local_only))
         .with_state(shared)
 }
 

@@ -1,0 +1,219 @@
+//! Trust: what a hostile server, web page or file tries, each made here on 127.0.0.1 or in a temp
+//! folder, and what tooldeck does instead (secrets stay masked, nothing hangs, nothing is sent
+//! where it should not go).
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::Value;
+use tooldeck::catalog::{LoadOptions, load_samples};
+use tooldeck::invoke::mock::MockServer;
+
+fn tooldeck(args: &[&str], history: &std::path::Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(args)
+        .env("TOOLDECK_HISTORY", history)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A server that answers every request with `response` and counts the requests it got.
+fn raw_server(response: String) -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("address"));
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&hits);
+    thread::spawn(move || {
+        for stream in listener.incoming().take(16) {
+            let Ok(mut stream) = stream else { continue };
+            counted.fetch_add(1, Ordering::SeqCst);
+            let mut buffer = [0u8; 65536];
+            let _ = stream.read(&mut buffer);
+            let _ = stream.write_all(response.as_bytes());
+        }
+    });
+    (url, hits)
+}
+
+#[test]
+fn a_redirect_to_another_origin_is_not_followed() {
+    let (elsewhere, elsewhere_hits) = raw_server("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}".into());
+    // "localhost" is another origin than "127.0.0.1", though the same machine.
+    let target = elsewhere.replace("127.0.0.1", "localhost") + "/steal";
+    let redirect = format!("HTTP/1.1 307 Temporary Redirect\r\nlocation: {target}\r\ncontent-length: 0\r\n\r\n");
+    let (server, _) = raw_server(redirect);
+    let dir = tempfile::tempdir().unwrap();
+    let output = tooldeck(
+        &[
+            "call",
+            "Math.Add@1.0.0",
+            "--endpoint",
+            &server,
+            "--arg",
+            "a=1",
+            "--arg",
+            "b=2",
+            "--header",
+            "X-Api-Key: k3y",
+            "--token",
+            "google=t0ken",
+        ],
+        &dir.path().join("history.jsonl"),
+    );
+    let outcome: Value = serde_json::from_slice(&output.stdout).expect("an outcome");
+    let warnings = outcome["warnings"].to_string();
+    assert!(warnings.contains("redirected to") && warnings.contains("/steal"), "{outcome}");
+    assert_eq!(elsewhere_hits.load(Ordering::SeqCst), 0, "the other origin got a request");
+}
+
+#[test]
+fn usage_errors_never_repeat_a_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = dir.path().join("history.jsonl");
+    for args in [
+        ["call", "Math.Add@1.0.0", "--token", "SECRETVALUE"],
+        ["call", "Math.Add@1.0.0", "--header", "Authorization Bearer SECRETVALUE"],
+    ] {
+        let output = tooldeck(&args, &history);
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        assert!(!stderr(&output).contains("SECRETVALUE"), "{}", stderr(&output));
+        assert!(stderr(&output).contains("--token") || stderr(&output).contains("--header"), "{}", stderr(&output));
+    }
+}
+
+#[test]
+fn secrets_in_the_dry_run_are_masked() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = tooldeck(
+        &[
+            "call",
+            "Math.Add@1.0.0",
+            "--arg",
+            "a=1",
+            "--arg",
+            "b=2",
+            "--dry-run",
+            "--endpoint",
+            "http://user:PASSW0RD@127.0.0.1:9/?api_key=QUERYK3Y",
+            "--header",
+            "X-Api-Key: HEADERK3Y",
+            "--header",
+            "Cookie: sid=C00KIE",
+            "--header",
+            "Proxy-Authorization: Basic PR0XY",
+            "--header",
+            "X-Auth-Token: T0KEN",
+        ],
+        &dir.path().join("history.jsonl"),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let shown = format!("{}{}", String::from_utf8_lossy(&output.stdout), stderr(&output));
+    for secret in ["PASSW0RD", "QUERYK3Y", "HEADERK3Y", "C00KIE", "PR0XY", "T0KEN"] {
+        assert!(!shown.contains(secret), "{secret} shown: {shown}");
+    }
+    assert!(shown.contains("X-Api-Key"), "{shown}");
+}
+
+#[test]
+fn the_history_is_private_and_holds_no_url_password() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let demo = runtime.block_on(MockServer::start(load_samples(&LoadOptions::default()).catalog, 0)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let history = dir.path().join("new-folder/history.jsonl");
+    let endpoint = demo.url().replace("http://", "http://user:PASSW0RD@");
+    let output =
+        tooldeck(&["call", "Math.Add@1.0.0", "--endpoint", &endpoint, "--arg", "a=1", "--arg", "b=2"], &history);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = std::fs::read_to_string(&history).expect("history written");
+    assert!(!text.contains("PASSW0RD"), "{text}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&history), 0o600);
+        assert_eq!(mode(history.parent().unwrap()), 0o700);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn fifos_and_devices_never_hang_a_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    // A FIFO as the history: the call is made, the history is only a warning.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["call", "Math.Add@1.0.0", "--arg", "a=1", "--arg", "b=2"])
+        .env("TOOLDECK_HISTORY", &fifo)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = wait_at_most(&mut child, Duration::from_secs(20));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).contains("not a regular file"), "{}", stderr(&output));
+    // /dev/zero and a FIFO as --args-json @FILE, a case file and a config file: refused at once.
+    let history = dir.path().join("history.jsonl");
+    let args_json = format!("@{}", fifo.display());
+    for args in [
+        vec!["call", "Math.Add@1.0.0", "--args-json", "@/dev/zero"],
+        vec!["call", "Math.Add@1.0.0", "--args-json", &args_json],
+        vec!["call", "Math.Add@1.0.0", "--endpoint", "named", "--config", "/dev/zero"],
+        vec!["test", "/dev/zero"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+            .args(&args)
+            .env("TOOLDECK_HISTORY", &history)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let output = wait_at_most(&mut child, Duration::from_secs(20));
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        assert!(stderr(&output).contains("not a regular file"), "{args:?}: {}", stderr(&output));
+    }
+}
+
+/// The child's output once it exits; killed (and the test failed) if it takes longer than `limit`.
+fn wait_at_most(child: &mut std::process::Child, limit: Duration) -> Output {
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("still running after {limit:?}");
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut stdout).unwrap();
+    child.stderr.take().unwrap().read_to_end(&mut stderr).unwrap();
+    Output { status: child.wait().unwrap(), stdout, stderr }
+}
+
+#[tokio::test]
+async fn the_demo_server_answers_only_local_pages() {
+    let demo = MockServer::start(load_samples(&LoadOptions::default()).catalog, 0).await.unwrap();
+    let client = reqwest::Client::new();
+    let call = format!("{}/tools/call", demo.url());
+    let body = r#"{"request":{"call_id":"c1","tool_id":"Math.Add@1.0.0","input":{"a":1,"b":2}}}"#;
+    let json = |request: reqwest::RequestBuilder| request.header("content-type", "application/json").body(body);
+    let ok = json(client.post(&call)).send().await.unwrap();
+    assert_eq!(ok.status(), 200);
+    let rebound = json(client.post(&call)).header("host", "evil.example").send().await.unwrap();
+    assert_eq!(rebound.status(), 403, "a foreign Host (DNS rebinding)");
+    let foreign = json(client.post(&call)).header("origin", "https://evil.example").send().await.unwrap();
+    assert_eq!(foreign.status(), 403, "a foreign Origin");
+    let plain = client.post(&call).header("content-type", "text/plain").body(body).send().await.unwrap();
+    assert_eq!(plain.status(), 415, "a simple (no preflight) POST");
+}
