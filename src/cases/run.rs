@@ -183,10 +183,10 @@ async fn catalog_for(file: &CaseFile, options: &EndpointOptions, endpoint: &Endp
         (true, true) => (Catalog::default(), Vec::new()),
         (true, false) => (load_samples(&LoadOptions::default()).catalog, Vec::new()),
     };
-    if options.names_a_server() {
-        if let Err(e) = merge_server_tools(&mut catalog, endpoint).await {
-            errors.push(format!("could not list the server's tools: {e}"));
-        }
+    if options.names_a_server()
+        && let Err(e) = merge_server_tools(&mut catalog, endpoint).await
+    {
+        errors.push(format!("could not list the server's tools: {e}"));
     }
     (catalog, errors)
 }

@@ -18,7 +18,7 @@ pub async fn local_only(request: Request, next: Next) -> Response {
 
 fn refusal(method: &Method, headers: &HeaderMap) -> Option<(StatusCode, &'static str)> {
     let text = |name| headers.get(name).map(|v| v.to_str().unwrap_or("\u{fffd}"));
-    if !text(header::HOST).is_some_and(|host| is_loopback(host)) {
+    if !text(header::HOST).is_some_and(is_loopback) {
         return Some((StatusCode::FORBIDDEN, "the demo server answers only Host 127.0.0.1, localhost or [::1]"));
     }
     if let Some(origin) = text(header::ORIGIN) {
