@@ -148,17 +148,35 @@ pub struct Form {
 }
 
 impl Form {
+    /// The form with its schema compiled here and now (headless use, tests).
     pub fn new(tool: &Tool) -> Form {
+        Form::with_checker(tool, validate::Checker::new(&tool.input_schema))
+    }
+
+    /// The form with a checker compiled elsewhere, or [`validate::Checker::pending`] while it is
+    /// compiled off the UI thread ([`Form::set_checker`] brings it in).
+    pub fn with_checker(tool: &Tool, validator: validate::Checker) -> Form {
         let root = build::root_field(&tool.input_schema, &tool.ui.fields);
         let mut form = Form {
             root,
             root_schema: tool.input_schema.clone(),
             cues: tool.ui.fields.clone(),
-            validator: validate::Checker::new(&tool.input_schema),
+            validator,
             validation: Validation::default(),
         };
         form.revalidate();
         form
+    }
+
+    /// The compiled checker arrived: check the arguments with it.
+    pub fn set_checker(&mut self, validator: validate::Checker) {
+        self.validator = validator;
+        self.revalidate();
+    }
+
+    /// True while the schema is still being compiled (only the form's own checks apply).
+    pub fn checking(&self) -> bool {
+        self.validator.is_pending()
     }
 
     /// Builds the arguments and checks them; call after every edit.

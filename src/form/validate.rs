@@ -30,22 +30,39 @@ impl Validation {
 pub struct Checker {
     validator: Option<std::sync::Arc<jsonschema::Validator>>,
     problem: Option<String>,
+    /// Not compiled yet (it is being compiled off the UI thread).
+    pending: bool,
 }
 
 impl std::fmt::Debug for Checker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Checker").field("compiled", &self.validator.is_some()).field("problem", &self.problem).finish()
+        f.debug_struct("Checker")
+            .field("compiled", &self.validator.is_some())
+            .field("problem", &self.problem)
+            .field("pending", &self.pending)
+            .finish()
     }
 }
 
 impl Checker {
     pub fn new(schema: &Value) -> Checker {
         match jsonschema::options().should_validate_formats(true).build(schema) {
-            Ok(v) => Checker { validator: Some(std::sync::Arc::new(v)), problem: None },
-            Err(e) => {
-                Checker { validator: None, problem: Some(format!("the schema cannot be used to check input: {e}")) }
-            }
+            Ok(v) => Checker { validator: Some(std::sync::Arc::new(v)), problem: None, pending: false },
+            Err(e) => Checker {
+                validator: None,
+                problem: Some(format!("the schema cannot be used to check input: {e}")),
+                pending: false,
+            },
         }
+    }
+
+    /// A checker still being compiled: only the form's own checks (parse errors) apply.
+    pub fn pending() -> Checker {
+        Checker { validator: None, problem: None, pending: true }
+    }
+
+    pub fn is_pending(&self) -> bool {
+        self.pending
     }
 
     /// Does the one-time work of the first compile, so a command can have it done while it waits

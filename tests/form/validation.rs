@@ -225,3 +225,19 @@ mod tile {
         assert_eq!(tile_text(&tile, form.arguments()), "Show Map At Zoom Level 12");
     }
 }
+
+#[test]
+fn a_form_whose_checker_is_still_compiling_shows_its_own_checks_then_the_schemas() {
+    let tool = tool(json!({"type": "object", "required": ["count"], "properties": {
+        "count": {"type": "integer", "minimum": 20},
+    }}));
+    let mut form = Form::with_checker(&tool, tooldeck::form::validate::Checker::pending());
+    assert!(form.checking());
+    type_text(&mut form, "/count", "abc");
+    assert_eq!(form.errors_at("/count"), ["\"abc\" is not a number"], "parse errors need no schema");
+    type_text(&mut form, "/count", "12");
+    assert!(form.validation.is_valid(), "nothing compiled to say otherwise yet");
+    form.set_checker(tooldeck::form::validate::Checker::new(&tool.input_schema));
+    assert!(!form.checking());
+    assert!(form.errors_at("/count")[0].contains("minimum of 20"), "{:?}", form.errors_at("/count"));
+}
