@@ -642,3 +642,37 @@ async fn tooldeck_call_with_mcp_http_and_a_token() {
     let printed: Value = serde_json::from_slice(&with.stdout).expect("JSON");
     assert_eq!(printed["value"], json!({"sum": 3.0}));
 }
+
+/// `tooldeck list --mcp` and `check --mcp`: the server's own tools, as a table, as a snapshot that
+/// loads back as a definition file, and checked; a server that cannot start is exit 5.
+#[test]
+fn tooldeck_list_and_check_a_live_server() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+            .args(args)
+            .env("TOOLDECK_HISTORY", dir.path().join("h.jsonl"))
+            .output()
+            .expect("tooldeck runs")
+    };
+    let server = stdio_command();
+    let table = run(&["list", "--mcp", &server]);
+    assert_eq!(table.status.code(), Some(0), "{}", String::from_utf8_lossy(&table.stderr));
+    let table = String::from_utf8_lossy(&table.stdout).to_string();
+    for name in ["add", "fail", "image", "crash", "slow", "count"] {
+        assert!(table.lines().any(|line| line.starts_with(name)), "{name} missing:\n{table}");
+    }
+    let snapshot = run(&["list", "--json", "--mcp", &server]);
+    assert_eq!(snapshot.status.code(), Some(0));
+    let path = dir.path().join("snapshot.json");
+    std::fs::write(&path, &snapshot.stdout).expect("snapshot written");
+    let listed = run(&["list", "--json", path.to_str().expect("utf-8 path")]);
+    let tools: Vec<Value> = serde_json::from_slice(&listed.stdout).expect("JSON");
+    assert_eq!(tools.len(), 6, "the snapshot loads back");
+    assert_eq!(tools[0]["input_schema"]["required"], json!(["a", "b"]));
+    let checked = run(&["check", "--mcp", &server]);
+    assert_eq!(checked.status.code(), Some(0), "{}", String::from_utf8_lossy(&checked.stdout));
+    assert!(String::from_utf8_lossy(&checked.stdout).contains("6 tools, 0 errors"));
+    let missing = run(&["list", "--mcp", "no-such-command-for-tooldeck"]);
+    assert_eq!(missing.status.code(), Some(5), "{}", String::from_utf8_lossy(&missing.stderr));
+}

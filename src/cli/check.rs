@@ -5,11 +5,11 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use super::{Sources, count_problems};
+use super::count_problems;
+use crate::catalog::Loaded;
 use crate::text::visible;
 
-pub fn run(sources: &Sources, as_json: bool) -> io::Result<ExitCode> {
-    let loaded = sources.load();
+pub fn run(loaded: &Loaded, as_json: bool) -> io::Result<ExitCode> {
     let mut out = io::BufWriter::new(io::stdout().lock());
     if as_json {
         let report = json!({

@@ -3,12 +3,12 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use super::{Sources, count_problems};
+use super::count_problems;
+use crate::catalog::Loaded;
 use crate::catalog::Tool;
 use crate::text::{truncate, visible, width};
 
-pub fn run(sources: &Sources, as_json: bool) -> io::Result<ExitCode> {
-    let loaded = sources.load();
+pub fn run(loaded: &Loaded, as_json: bool) -> io::Result<ExitCode> {
     let mut out = io::BufWriter::new(io::stdout().lock());
     if as_json {
         serde_json::to_writer_pretty(&mut out, loaded.catalog.tools())?;

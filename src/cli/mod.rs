@@ -50,11 +50,14 @@ pub struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List the tools in the catalog.
+    /// List the tools in the catalog (files, or a live server's own tools).
     List {
         #[command(flatten)]
         sources: Sources,
-        /// Print a JSON array of the normalised tools.
+        #[command(flatten)]
+        server: ServerArgs,
+        /// Print a JSON array of the normalised tools (a snapshot that loads back as a
+        /// definition file).
         #[arg(long)]
         json: bool,
     },
@@ -70,10 +73,13 @@ pub enum Command {
     Test(test::TestArgs),
     /// Run the built-in demo server (answers for the sample tools) for other clients.
     ServeMock(serve_mock::ServeArgs),
-    /// Check definition files and report every problem; exit 1 when there is an error.
+    /// Check definition files (or a live server's tools) and report every problem; exit 1 when
+    /// there is an error, 5 when the server cannot be reached.
     Check {
         #[command(flatten)]
         sources: Sources,
+        #[command(flatten)]
+        server: ServerArgs,
         /// Print {"tools": N, "errors": [...], "warnings": [...]}.
         #[arg(long)]
         json: bool,
@@ -135,8 +141,14 @@ impl Cli {
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         None => return app::run(&cli.sources, &cli.server.options(), cli.theme.as_deref()),
-        Some(Command::List { sources, json }) => list::run(&sources, json),
-        Some(Command::Check { sources, json }) => check::run(&sources, json),
+        Some(Command::List { sources, server, json }) => match load(&sources, &server) {
+            Ok(loaded) => list::run(&loaded, json),
+            Err(code) => return code,
+        },
+        Some(Command::Check { sources, server, json }) => match load(&sources, &server) {
+            Ok(loaded) => check::run(&loaded, json),
+            Err(code) => return code,
+        },
         Some(Command::Call(args)) => return call::run(args),
         Some(Command::ServeMock(args)) => return serve_mock::run(&args),
         Some(Command::Test(args)) => return test::run(args),
@@ -150,6 +162,41 @@ pub fn run(cli: Cli) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// The files named, and a named server's own tools after them; why not as the exit code, said
+/// on stderr (2 for usage, 5 for a server that cannot be reached or listed).
+fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, ExitCode> {
+    let options = server.options();
+    if !options.names_a_server() {
+        return Ok(sources.load());
+    }
+    let fail = |code: u8, message: String| {
+        report!("tooldeck: {}", crate::text::visible(&message));
+        ExitCode::from(code)
+    };
+    let options = options.resolve().map_err(|e| fail(exit::USAGE, e))?;
+    let headers = crate::invoke::endpoint::parse_headers(&options.headers).map_err(|e| fail(exit::USAGE, e))?;
+    let runtime = tokio_runtime().map_err(|e| fail(exit::TRANSPORT, format!("cannot start: {e}")))?;
+    let mut loaded = if sources.paths.is_empty() { Loaded::default() } else { sources.load() };
+    let listed = runtime.block_on(async {
+        let endpoint = options.connect(headers, None).await?;
+        // A label may hold a secret (`--api-key=S` in the command, a URL's password).
+        let label = crate::redact::command(&endpoint.label());
+        let text = endpoint.list_tools().await;
+        endpoint.close().await;
+        text.map(|text| (label, text))
+    });
+    let (label, text) = listed.map_err(|e| fail(exit::TRANSPORT, e.to_string()))?;
+    let (tools, diagnostics) = crate::catalog::load_text(&label, &text, false, false, true, &LoadOptions::default());
+    for tool in tools {
+        if loaded.catalog.get(&tool.id).is_none() {
+            loaded.catalog.add(tool);
+        }
+    }
+    loaded.diagnostics.extend(diagnostics);
+    loaded.files += 1;
+    Ok(loaded)
 }
 
 /// The async runtime every command that talks to servers runs on: two workers, as the machines
