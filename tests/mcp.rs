@@ -676,3 +676,19 @@ fn tooldeck_list_and_check_a_live_server() {
     let missing = run(&["list", "--mcp", "no-such-command-for-tooldeck"]);
     assert_eq!(missing.status.code(), Some(5), "{}", String::from_utf8_lossy(&missing.stderr));
 }
+
+/// The server is told who is calling: tooldeck and its version, not the MCP library's name.
+#[tokio::test]
+async fn the_client_introduces_itself_as_tooldeck() {
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    let (told, heard) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        if let Ok(server) = TestServer::default().serve(server_side).await {
+            let _ = told.send(server.peer_info().map(|info| info.client_info.clone()));
+            let _ = server.waiting().await;
+        }
+    });
+    let _endpoint = McpEndpoint::connect_io(client_side, "mcp:test").await.expect("connect over duplex");
+    let client = heard.await.expect("the server started").expect("the client said who it is");
+    assert_eq!((client.name.as_str(), client.version.as_str()), ("tooldeck", env!("CARGO_PKG_VERSION")));
+}

@@ -459,6 +459,12 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl rmcp::ClientHandler for ProgressRelay {
+    /// tooldeck introduces itself by its own name and version (rmcp's default is "rmcp").
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let me = rmcp::model::Implementation::new("tooldeck", env!("CARGO_PKG_VERSION")).with_title("tooldeck");
+        rmcp::model::ClientConfig::new(rmcp::model::ClientCapabilities::default(), me)
+    }
+
     async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
         let key = match &params.progress_token.0 {
             NumberOrString::String(s) => s.to_string(),
