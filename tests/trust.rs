@@ -217,3 +217,25 @@ async fn the_demo_server_answers_only_local_pages() {
     let plain = client.post(&call).header("content-type", "text/plain").body(body).send().await.unwrap();
     assert_eq!(plain.status(), 415, "a simple (no preflight) POST");
 }
+
+#[test]
+fn a_token_goes_only_to_tools_that_ask_for_its_provider() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = dir.path().join("history.jsonl");
+    let dry_run = |tool: &str, args: &[&str]| {
+        let mut all = vec!["call", tool, "--token", "google=T0KEN", "--dry-run"];
+        all.extend_from_slice(args);
+        tooldeck(&all, &history)
+    };
+    let unasked = dry_run("Math.Add@1.0.0", &["--arg", "a=1", "--arg", "b=2"]);
+    assert_eq!(unasked.status.code(), Some(0), "{}", stderr(&unasked));
+    let request: Value = serde_json::from_slice(&unasked.stdout).unwrap();
+    let sent = request["body"]["request"]["context"]["authorization"].as_array().map_or(0, Vec::len);
+    assert_eq!(sent, 0, "a tool with no requirement got the token: {request}");
+    assert!(stderr(&unasked).contains("not sent"), "{}", stderr(&unasked));
+    let asked = dry_run("Gmail.ListEmails@1.0.0", &["--arg", "query=x"]);
+    let request: Value = serde_json::from_slice(&asked.stdout).unwrap();
+    let sent = &request["body"]["request"]["context"]["authorization"];
+    assert_eq!(sent[0]["id"], "google", "{request}");
+    assert!(!request.to_string().contains("T0KEN"), "masked in the dry run: {request}");
+}

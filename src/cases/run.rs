@@ -12,7 +12,7 @@ use super::file::{Case, CaseFile};
 use super::report::{CaseResult, Report, Verdict};
 use crate::catalog::{Catalog, LoadOptions, Severity, load_paths, load_samples};
 use crate::form::validate::Checker;
-use crate::invoke::endpoint::{EndpointOptions, merge_server_tools, parse_headers};
+use crate::invoke::endpoint::{EndpointOptions, merge_server_tools, parse_headers, tokens_for};
 use crate::invoke::otc::CallRequest;
 use crate::invoke::{Endpoint, InvokeError};
 
@@ -56,7 +56,7 @@ pub async fn run_file(
     };
     let names_a_server = options.names_a_server();
     // Each tool's schema is compiled once, however many cases call it.
-    let mut checkers: HashMap<String, Option<Checker>> = HashMap::new();
+    let mut prepared: HashMap<String, Prepared> = HashMap::new();
     // Cases are read as they are needed (a large file is never held whole), so a bad one is
     // found, and reported, in its turn.
     let mut results = futures_util::stream::iter(file.each_case().enumerate())
@@ -69,20 +69,25 @@ pub async fn run_file(
                 _ if filter.is_some_and(|f| !matches(&case, f)) => Work::Skip,
                 Err(why) => Work::NoServer(why.clone()),
                 Ok((endpoint, catalog)) => {
-                    let checker = checkers
+                    let tool = prepared
                         .entry(case.tool.clone())
-                        .or_insert_with(|| catalog.find(&case.tool).map(|t| Checker::new(&t.input_schema)))
+                        .or_insert_with(|| {
+                            let tool = catalog.find(&case.tool);
+                            Prepared {
+                                checker: tool.map(|t| Checker::new(&t.input_schema)),
+                                tokens: tokens_for(tool, &file.tokens),
+                            }
+                        })
                         .clone();
-                    Work::Run(endpoint, checker)
+                    Work::Run(endpoint, tool)
                 }
             };
-            let tokens = &file.tokens;
             Either::Right(async move {
                 let (verdict, call_id, duration_ms) = match work {
                     Work::Skip => (Verdict::Skipped, None, 0),
                     Work::NoServer(why) => (Verdict::Failed(vec![format!("no answer: {why}")]), None, 0),
-                    Work::Run(endpoint, checker) => {
-                        run_case(&case, checker.as_ref(), names_a_server, tokens, endpoint).await
+                    Work::Run(endpoint, tool) => {
+                        run_case(&case, tool.checker.as_ref(), names_a_server, &tool.tokens, endpoint).await
                     }
                 };
                 let mut result = CaseResult::new(file, index, &case, verdict);
@@ -110,7 +115,15 @@ pub async fn run_file(
 enum Work<'a> {
     Skip,
     NoServer(String),
-    Run(&'a Endpoint, Option<Checker>),
+    Run(&'a Endpoint, Prepared),
+}
+
+/// What every case of one tool shares: its compiled schema (none for a tool the catalog does not
+/// have) and the tokens its calls carry.
+#[derive(Clone)]
+struct Prepared {
+    checker: Option<Checker>,
+    tokens: Vec<(String, String)>,
 }
 
 /// What comes out of the stream of cases: a result, or the problems of a case that is not one.

@@ -227,7 +227,10 @@ async fn send(
         }
     }
     let mut request = CallRequest::new(tool.id.clone(), arguments);
-    request.tokens = tokens;
+    request.tokens = crate::invoke::endpoint::tokens_for(Some(&tool), &tokens);
+    for (provider, _) in tokens.iter().filter(|token| !request.tokens.contains(token)) {
+        warn(&format!("the token for {provider} is not sent: {} declares no requirement for it", tool.id));
+    }
     if args.dry_run {
         print_json(&endpoint.describe(&request).request_json());
         return Ending::Reported(exit::OK);

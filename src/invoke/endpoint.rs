@@ -164,6 +164,19 @@ pub fn parse_tokens(tokens: &[String]) -> Result<Vec<(String, String)>, String> 
         .collect()
 }
 
+/// The tokens a call of `tool` carries: those for a provider the tool declares a requirement
+/// for, and the server's own bearer token (MCP over HTTP). A token given for one tool's provider
+/// is never sent with calls of tools that do not ask for it.
+pub fn tokens_for(tool: Option<&Tool>, tokens: &[(String, String)]) -> Vec<(String, String)> {
+    let declared =
+        |provider: &str| tool.is_some_and(|tool| tool.requirements.authorization.iter().any(|a| a.id == provider));
+    tokens
+        .iter()
+        .filter(|(provider, _)| provider == super::mcp_http::MCP_PROVIDER || declared(provider))
+        .cloned()
+        .collect()
+}
+
 /// A server's tool list (the text `Endpoint::list_tools` gives) as tools. They are read only to
 /// be called: their schemas are compiled to check arguments anyway and no diagnostics are shown,
 /// so the meta-schema check is skipped.
