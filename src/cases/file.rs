@@ -108,7 +108,7 @@ impl Unread {
         lines: &LineIndex,
         schemas: &mut super::expect::Schemas,
     ) -> Result<Case, Vec<Problem>> {
-        let (base, fragment) = super::outline::fragment(&self.text, range);
+        let (base, fragment) = super::outline::fragment(lines, range);
         let value = match serde_saphyr::from_str::<Value>(&fragment) {
             Ok(value) => value,
             Err(e) => {

@@ -21,6 +21,40 @@ pub struct Document {
     pub(super) spans: Vec<Span>,
     /// Pre-order indexes of the values that were `NaN` or `Infinity`, ascending.
     pub(super) non_finite: Vec<(usize, NonFinite)>,
+    /// Every value's children, so that the n-th item of a list is found without stepping over the
+    /// n before it: one lookup per tool would otherwise make a file of many tools quadratic.
+    children: Children,
+}
+
+/// The children of every value, by pre-order index: those of value `v` are
+/// `list[first[v]..first[v + 1]]`.
+#[derive(Debug, Clone, Default)]
+struct Children {
+    first: Vec<usize>,
+    list: Vec<usize>,
+}
+
+impl Children {
+    fn new(spans: &[Span]) -> Children {
+        let mut first = Vec::with_capacity(spans.len() + 1);
+        let mut list = Vec::with_capacity(spans.len().saturating_sub(1));
+        for (index, span) in spans.iter().enumerate() {
+            first.push(list.len());
+            let end = index.saturating_add(span.size).min(spans.len());
+            let mut child = index + 1;
+            while child < end {
+                list.push(child);
+                child += spans[child].size.max(1);
+            }
+        }
+        first.push(list.len());
+        Children { first, list }
+    }
+
+    fn of(&self, index: usize) -> &[usize] {
+        let range = self.first.get(index).zip(self.first.get(index + 1));
+        range.and_then(|(&start, &end)| self.list.get(start..end)).unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +92,11 @@ impl From<usize> for Segment {
 }
 
 impl Document {
+    pub(super) fn new(value: Value, spans: Vec<Span>, non_finite: Vec<(usize, NonFinite)>) -> Document {
+        let children = Children::new(&spans);
+        Document { value, spans, non_finite, children }
+    }
+
     /// Parses JSON, JSONC or JSON5 text.
     pub fn parse(text: &str) -> Result<Document, SyntaxError> {
         super::json5::parse(text)
@@ -77,17 +116,17 @@ impl Document {
         }
         let mut spans = Vec::new();
         index(&value, &mut spans);
-        Document { value, spans, non_finite: Vec::new() }
+        Document::new(value, spans, Vec::new())
     }
 
     /// A YAML document: the value from serde-saphyr, positions from the YAML event stream. Where
     /// the two cannot be matched up (aliases, merge keys), positions fall back to the start.
     pub fn from_yaml(text: &str, value: Value) -> Document {
-        let mut document = Document::from_value(value);
-        if let Some(spans) = super::yaml::spans(text).filter(|s| s.len() == document.spans.len()) {
-            document.spans = spans;
+        let document = Document::from_value(value);
+        match super::yaml::spans(text).filter(|s| s.len() == document.spans.len()) {
+            Some(spans) => Document::new(document.value, spans, Vec::new()),
+            None => document,
         }
-        document
     }
 
     /// The plain JSON value; `NaN` and `Infinity` read as `null`.
@@ -140,9 +179,9 @@ impl Document {
         for segment in path {
             let next = match (segment, node.value) {
                 (Segment::Key(key), Value::Object(_)) => node.get(key),
-                (Segment::Index(i), Value::Array(_)) => node.items().nth(*i),
+                (Segment::Index(i), Value::Array(_)) => node.item(*i),
                 // JSON pointers from validators name array items by number.
-                (Segment::Key(key), Value::Array(_)) => key.parse::<usize>().ok().and_then(|i| node.items().nth(i)),
+                (Segment::Key(key), Value::Array(_)) => key.parse::<usize>().ok().and_then(|i| node.item(i)),
                 _ => None,
             };
             match next {
@@ -180,18 +219,19 @@ impl<'a> Node<'a> {
     }
 
     fn children(&self) -> impl Iterator<Item = (usize, &'a Value)> + 'a {
-        let doc = self.doc;
         let values: Box<dyn Iterator<Item = &'a Value>> = match self.value {
             Value::Array(items) => Box::new(items.iter()),
             Value::Object(map) => Box::new(map.values()),
             _ => Box::new(std::iter::empty()),
         };
-        let mut next = self.index + 1;
-        values.map(move |value| {
-            let index = next;
-            next += doc.spans.get(index).map_or(1, |s| s.size);
-            (index, value)
-        })
+        self.doc.children.of(self.index).iter().copied().zip(values)
+    }
+
+    /// The `n`-th item of a list, without walking the ones before it.
+    pub fn item(&self, n: usize) -> Option<Node<'a>> {
+        let Value::Array(items) = self.value else { return None };
+        let (value, &index) = items.get(n).zip(self.doc.children.of(self.index).get(n))?;
+        Some(Node { doc: self.doc, value, index })
     }
 
     pub fn items(&self) -> impl Iterator<Item = Node<'a>> + 'a {
@@ -224,25 +264,86 @@ pub struct SyntaxError {
     pub message: String,
 }
 
-/// Maps byte offsets to 1-based line and column (columns count characters, not bytes).
+/// Maps byte offsets to 1-based line and column (columns count characters, not bytes), and back.
+///
+/// A lookup counts at most about one block of bytes, however long the line: minified definition
+/// files are one line of many megabytes, and counting from the line's start on every lookup (one
+/// per tool) made loading them quadratic.
 pub struct LineIndex<'a> {
     text: &'a str,
     line_starts: Vec<usize>,
+    /// `chars_before[k]`: how many characters start in `text[..k * BLOCK]`.
+    chars_before: Vec<usize>,
+}
+
+const BLOCK: usize = 1024;
+
+/// Characters that start in `bytes` (UTF-8 continuation bytes are `0b10xx_xxxx`). Counted on
+/// bytes so that a range need not fall on character boundaries.
+fn chars_in(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
 }
 
 impl<'a> LineIndex<'a> {
     pub fn new(text: &'a str) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { text, line_starts }
+        let mut chars_before = Vec::with_capacity(text.len() / BLOCK + 2);
+        chars_before.push(0);
+        for block in text.as_bytes().chunks(BLOCK) {
+            chars_before.push(chars_before.last().copied().unwrap_or(0) + chars_in(block));
+        }
+        LineIndex { text, line_starts, chars_before }
+    }
+
+    pub fn text(&self) -> &'a str {
+        self.text
     }
 
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
         let start = self.line_starts[line];
-        let column = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        let column = if offset - start <= BLOCK {
+            chars_in(&self.text.as_bytes()[start..offset])
+        } else {
+            self.chars_before(offset) - self.chars_before(start)
+        };
         (line + 1, column + 1)
+    }
+
+    /// Byte offset where the line that holds `offset` starts.
+    pub fn line_start(&self, offset: usize) -> usize {
+        let line = self.line_starts.partition_point(|&start| start <= offset);
+        self.line_starts[line.saturating_sub(1)]
+    }
+
+    /// Byte offset of the character `column` characters (0-based) after the start of `line`
+    /// (1-based), as YAML parsers give positions; past the end of the text, the text's length.
+    pub fn offset(&self, line: usize, column: usize) -> Option<usize> {
+        let start = *self.line_starts.get(line.checked_sub(1)?)?;
+        let target = self.chars_before(start).saturating_add(column);
+        // The last block boundary with at most `target` characters before it: the character
+        // wanted starts in that block (or after `start`, if that is later).
+        let block = self.chars_before.partition_point(|&n| n <= target).saturating_sub(1);
+        let from = (block * BLOCK).max(start).min(self.text.len());
+        let mut seen = self.chars_before(from);
+        for (i, &byte) in self.text.as_bytes()[from..].iter().enumerate() {
+            if byte & 0xC0 != 0x80 {
+                if seen == target {
+                    return Some(from + i);
+                }
+                seen += 1;
+            }
+        }
+        Some(self.text.len())
+    }
+
+    /// Characters that start in `text[..offset]`.
+    fn chars_before(&self, offset: usize) -> usize {
+        let block = offset / BLOCK;
+        let counted = self.chars_before.get(block).copied().unwrap_or(0);
+        counted + chars_in(self.text.as_bytes().get(block * BLOCK..offset).unwrap_or_default())
     }
 }
 
@@ -301,6 +402,41 @@ mod tests {
         // A missing step points at the deepest ancestor that exists.
         assert_eq!(at(&["é".into(), "nope".into()]), (2, 8));
         assert!(doc.node_at(&["é".into(), "nope".into()]).is_none());
+    }
+
+    #[test]
+    fn a_long_single_line_gives_character_columns_both_ways() {
+        // Several blocks long, with two- and four-byte characters straddling block boundaries.
+        let line: String = (0..5_000).map(|i| ["a", "é", "😀", "xyz"][i % 4]).collect();
+        let text = format!("first\n{line}\nlast");
+        let lines = LineIndex::new(&text);
+        let line_start = "first\n".len();
+        for (column, (at, _)) in line.char_indices().enumerate().step_by(97) {
+            let offset = line_start + at;
+            assert_eq!(lines.line_col(offset), (2, column + 1), "column {column}");
+            assert_eq!(lines.offset(2, column), Some(offset), "column {column}");
+            assert_eq!(lines.line_start(offset), line_start);
+        }
+        let end = line_start + line.len();
+        assert_eq!(lines.line_col(end), (2, line.chars().count() + 1));
+        assert_eq!(lines.line_col(text.len()), (3, 5));
+        assert_eq!(lines.line_col(usize::MAX), (3, 5));
+        assert_eq!(lines.offset(3, 2), Some(end + 3));
+        assert_eq!(lines.offset(3, 99), Some(text.len()));
+        assert_eq!((lines.offset(0, 0), lines.offset(4, 0)), (None, None));
+        assert_eq!(lines.line_start(end - 1), line_start);
+    }
+
+    #[test]
+    fn many_items_are_found_by_index() {
+        let text = format!("[{}]", (0..3_000).map(|i| format!("{{\"n\": [{i}]}}")).collect::<Vec<_>>().join(","));
+        let doc = Document::parse(&text).unwrap();
+        for i in [0, 1, 1_500, 2_999] {
+            let node = doc.node_at(&[i.into(), "n".into(), 0.into()]).unwrap();
+            assert_eq!(node.value(), &json!(i));
+            assert_eq!(node.offset(), text.find(&format!("[{i}]")).unwrap() + 1);
+        }
+        assert!(doc.node_at(&[3_000.into()]).is_none());
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub(super) fn parse(text: &str) -> Result<Document, SyntaxError> {
     if parser.pos < parser.bytes.len() {
         return Err(parser.error("unexpected text after the end of the JSON value"));
     }
-    Ok(Document { value, spans: parser.spans, non_finite: parser.non_finite })
+    Ok(Document::new(value, parser.spans, parser.non_finite))
 }
 
 struct Parser<'a> {
