@@ -554,6 +554,7 @@ cases:
     }
 
     #[test]
+    #[allow(unsafe_code)]
     fn environment_variables_expand_in_strings() {
         // SAFETY: no other test reads this variable.
         unsafe { std::env::set_var("TOOLDECK_CASES_TEST_TOKEN", "s3cret") };
@@ -578,6 +579,7 @@ cases:
     }
 
     #[test]
+    #[allow(unsafe_code)]
     fn a_doubled_dollar_is_a_literal() {
         // SAFETY: no other test reads this variable.
         unsafe { std::env::set_var("TOOLDECK_CASES_TEST_NAME", "Ann") };
