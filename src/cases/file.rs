@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::expect::Expect;
-use crate::catalog::document::{Document, LineIndex, Node};
+use crate::catalog::document::{Document, Node};
+use crate::text::LineIndex;
 
 const TOP_KEYS: &[&str] = &["endpoint", "mcp", "mcp_url", "call_path", "headers", "timeout", "defs", "tokens", "cases"];
 const CASE_KEYS: &[&str] = &["name", "tool", "args", "validate", "expect"];

@@ -4,7 +4,7 @@
 
 use serde_saphyr::granit_parser::{Event, Parser};
 
-use crate::catalog::document::LineIndex;
+use crate::text::LineIndex;
 
 /// Byte ranges in a YAML case file: the `cases` list's value, and each case in it.
 #[derive(Debug, Clone, PartialEq, Eq)]

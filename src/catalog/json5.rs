@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::document::{Document, LineIndex, MAX_DEPTH, NonFinite, Span, SyntaxError};
+use super::document::{Document, MAX_DEPTH, NonFinite, Span, SyntaxError};
+use crate::text::LineIndex;
 
 pub(super) fn parse(text: &str) -> Result<Document, SyntaxError> {
     let mut parser =

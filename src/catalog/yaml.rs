@@ -1,7 +1,8 @@
 //! Positions for YAML documents, read from the YAML event stream (serde-saphyr gives the value
 //! but no positions).
 
-use super::document::{LineIndex, Span};
+use super::document::Span;
+use crate::text::LineIndex;
 
 /// Pre-order spans of the first YAML document's values, or `None` if it uses aliases, merge keys
 /// or complex keys (then the serde value has a different shape than the events).
