@@ -1,6 +1,7 @@
 //! PNG pictures for the demo server's image artifact: 8-bit RGB, written by the `png` crate (the
-//! same crate reads them back for thumbnails). The output is the same for the same input, so
-//! tests can rely on it.
+//! same crate reads them back for thumbnails). Stored without compression, as the demo server
+//! always served them: a 64×64 map stays 12 KiB, enough for a fetch to show its progress, and the
+//! output is the same for the same input, so tests can rely on its size.
 
 /// A `width` × `height` image where `pixel(x, y)` gives each pixel's RGB colour. PNG has no empty
 /// images, so a zero side is drawn as one pixel.
@@ -22,6 +23,7 @@ fn encode(width: u32, height: u32, rgb: &[u8]) -> Result<Vec<u8>, png::EncodingE
     let mut encoder = png::Encoder::new(&mut png, width, height);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::NoCompression);
     let mut writer = encoder.write_header()?;
     writer.write_image_data(rgb)?;
     writer.finish()?;
@@ -65,6 +67,8 @@ mod tests {
     fn same_input_same_bytes_and_no_empty_images() {
         let draw = |x: u32, y: u32| [(x * 3) as u8, (y * 5) as u8, 9];
         assert_eq!(encode_rgb(64, 64, draw), encode_rgb(64, 64, draw));
+        // Signature, IHDR, one IDAT of zlib-stored scanlines (a filter byte each), IEND.
+        assert_eq!(encode_rgb(64, 64, draw).len(), 8 + 25 + 12 + (2 + 5 + 64 * (1 + 64 * 3) + 4) + 12);
         let dot = encode_rgb(0, 0, |_, _| [1, 2, 3]);
         assert_eq!(&dot[16..24], &[0, 0, 0, 1, 0, 0, 0, 1]);
     }
