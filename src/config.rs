@@ -56,7 +56,7 @@ pub fn load(path: &Path) -> Result<Config, String> {
 
 pub fn parse(text: &str, origin: &str) -> Result<Config, String> {
     let config: Config = toml::from_str(text).map_err(|e| {
-        let line = e.span().map_or(1, |span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+        let line = e.span().map_or(1, |span| crate::text::LineIndex::new(text).line_col(span.start).0);
         format!("{origin}:{line}: {}", e.message())
     })?;
     for (name, endpoint) in &config.endpoints {

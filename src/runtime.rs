@@ -110,11 +110,28 @@ fn watch_for_hang_up() {
 }
 
 /// True when the terminal behind stdin has hung up (its window was closed).
+#[cfg(unix)]
+#[allow(unsafe_code)]
 fn terminal_hung_up() -> bool {
     let mut fd = libc::pollfd { fd: libc::STDIN_FILENO, events: 0, revents: 0 };
     // SAFETY: one valid pollfd, a zero timeout; poll only writes `revents`.
     let ready = unsafe { libc::poll(&mut fd, 1, 0) };
     ready > 0 && fd.revents & (libc::POLLHUP | libc::POLLNVAL) != 0
+}
+
+/// Windows has no hang-up to poll for: closing the console window sends a close event instead
+/// (see [`StopSignals`]).
+#[cfg(not(unix))]
+fn terminal_hung_up() -> bool {
+    false
+}
+
+/// True for the error a read or write gets once the terminal is gone.
+fn terminal_gone(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    return e.raw_os_error() == Some(libc::EIO);
+    #[cfg(not(unix))]
+    return e.kind() == io::ErrorKind::BrokenPipe;
 }
 
 fn to_msg(event: Event) -> Option<Msg> {
@@ -314,7 +331,7 @@ impl Calls {
 /// away mid-frame ends the app quietly: nobody is left to read an error.
 pub async fn run(app: App, styles: Styles, server: Server) -> io::Result<()> {
     match event_loop(app, styles, server).await {
-        Err(e) if terminal_hung_up() || e.raw_os_error() == Some(libc::EIO) => Ok(()),
+        Err(e) if terminal_hung_up() || terminal_gone(&e) => Ok(()),
         other => other,
     }
 }
@@ -346,8 +363,7 @@ async fn event_loop(mut app: App, styles: Styles, server: Server) -> io::Result<
         calls.carry_out(effect);
     }
     let mut events = EventStream::new();
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+    let mut stop = StopSignals::new()?;
     watch_for_hang_up();
     guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;
     loop {
@@ -371,8 +387,7 @@ async fn event_loop(mut app: App, styles: Styles, server: Server) -> io::Result<
                 messages.push(msg);
             }
             _ = ticker.tick(), if !calls.running.is_empty() => messages.extend(calls.ticks()),
-            _ = terminate.recv() => return Ok(()),
-            _ = hangup.recv() => return Ok(()),
+            () = stop.recv() => return Ok(()),
         }
         for msg in messages {
             for effect in update(&mut app, msg) {
@@ -383,5 +398,51 @@ async fn event_loop(mut app: App, styles: Styles, server: Server) -> io::Result<
             }
         }
         guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;
+    }
+}
+
+/// What ends the app from outside, the terminal restored: SIGTERM and SIGHUP on Unix; on Windows
+/// the console closing (its window, a logoff, a shutdown).
+struct StopSignals {
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    hangup: tokio::signal::unix::Signal,
+    #[cfg(windows)]
+    close: tokio::signal::windows::CtrlClose,
+    #[cfg(windows)]
+    shutdown: tokio::signal::windows::CtrlShutdown,
+}
+
+impl StopSignals {
+    fn new() -> io::Result<StopSignals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(StopSignals { terminate: signal(SignalKind::terminate())?, hangup: signal(SignalKind::hangup())? })
+        }
+        #[cfg(windows)]
+        {
+            use tokio::signal::windows::{ctrl_close, ctrl_shutdown};
+            Ok(StopSignals { close: ctrl_close()?, shutdown: ctrl_shutdown()? })
+        }
+        #[cfg(not(any(unix, windows)))]
+        Ok(StopSignals {})
+    }
+
+    /// Ends when one of the signals arrives.
+    async fn recv(&mut self) {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = self.terminate.recv() => {}
+            _ = self.hangup.recv() => {}
+        }
+        #[cfg(windows)]
+        tokio::select! {
+            _ = self.close.recv() => {}
+            _ = self.shutdown.recv() => {}
+        }
+        #[cfg(not(any(unix, windows)))]
+        std::future::pending::<()>().await
     }
 }

@@ -193,7 +193,7 @@ impl Theme {
     /// Parses theme TOML; `origin` names it in errors. Roles left out stay unset here and fall back
     /// to the default theme in [`Theme::styles`].
     pub fn parse(source: &str, origin: &str) -> Result<Self, ThemeError> {
-        let cx = Cx { source, origin };
+        let cx = Cx { source, origin, lines: crate::text::LineIndex::new(source) };
         let doc = DeTable::parse(source).map_err(|e| {
             let (origin, line) = cx.at(&e.span().unwrap_or_default());
             ThemeError::Invalid { origin, line, message: e.message().to_string() }
@@ -243,13 +243,13 @@ fn in_file_order<'t, 'i>(table: &'t DeTable<'i>) -> Vec<(&'t Spanned<DeString<'i
 struct Cx<'a> {
     source: &'a str,
     origin: &'a str,
+    lines: crate::text::LineIndex<'a>,
 }
 
 impl Cx<'_> {
     /// The origin and 1-based line of `span`, the first fields of every located error.
     fn at(&self, span: &Range<usize>) -> (String, usize) {
-        let end = span.start.min(self.source.len());
-        (self.origin.to_string(), self.source.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1)
+        (self.origin.to_string(), self.lines.line_col(span.start).0)
     }
 
     fn raw(&self, span: &Range<usize>) -> String {

@@ -142,7 +142,7 @@ fn record_three_cases_run_them_break_the_server() {
     assert!(failure.starts_with("FAIL  fractions  (") && failure.contains(", call "), "{failure}");
     assert!(out.contains("/: expected 0.75, got 0.0"), "{out}");
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert!(xml.contains("tests=\"3\" failures=\"1\""), "{xml}");
+    assert!(xml.contains("tests=\"3\" skipped=\"0\" errors=\"0\" failures=\"1\""), "{xml}");
     assert!(xml.contains("<testcase name=\"fractions\" classname=\"Math.Add@1.0.0\""), "{xml}");
     assert!(xml.contains("<failure message=\"value differs: /: expected 0.75, got 0.0\">"), "{xml}");
     assert!(
@@ -244,7 +244,7 @@ fn a_broken_server_fails_the_case_that_catches_it() {
     assert!(out.contains("/: expected 3, got 4"), "what came back: {out}");
 
     let xml = std::fs::read_to_string(&junit).expect("the JUnit file");
-    assert!(xml.contains("tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\""), "{xml}");
+    assert!(xml.contains("tests=\"2\" skipped=\"0\" errors=\"0\" failures=\"1\""), "{xml}");
     assert!(xml.contains("<testcase name=\"four is fine\" classname=\"Math.Add@1.0.0\""), "{xml}");
     assert!(xml.contains("<failure message=\"value differs: /: expected 3, got 4\">"), "{xml}");
 }

@@ -370,9 +370,9 @@ fn copy_curl(app: &mut App) -> Vec<Effect> {
     vec![Effect::Copy(command)]
 }
 
-/// Single-quoted for a POSIX shell.
+/// Quoted for a POSIX shell. No shell argument can hold a NUL byte, so one is left out.
 fn quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
+    shlex::try_quote(&text.replace('\0', "")).unwrap_or_default().into_owned()
 }
 
 /// Scrolls the result to the next line (after the one at the top) holding the search text.

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::expect::Expect;
-use crate::catalog::document::{Document, LineIndex, Node};
+use crate::catalog::document::{Document, Node};
+use crate::text::LineIndex;
 
 const TOP_KEYS: &[&str] = &["endpoint", "mcp", "mcp_url", "call_path", "headers", "timeout", "defs", "tokens", "cases"];
 const CASE_KEYS: &[&str] = &["name", "tool", "args", "validate", "expect"];
@@ -98,7 +99,7 @@ impl Unread {
         lines: &LineIndex,
         schemas: &mut super::expect::Schemas,
     ) -> Result<Case, Vec<Problem>> {
-        let (base, fragment) = super::outline::fragment(&self.text, range);
+        let (base, fragment) = super::outline::fragment(lines, range);
         let value = match serde_saphyr::from_str::<Value>(&fragment) {
             Ok(value) => value,
             Err(e) => {
@@ -544,6 +545,7 @@ cases:
     }
 
     #[test]
+    #[allow(unsafe_code)]
     fn environment_variables_expand_in_strings() {
         // SAFETY: no other test reads this variable.
         unsafe { std::env::set_var("TOOLDECK_CASES_TEST_TOKEN", "s3cret") };
@@ -568,6 +570,7 @@ cases:
     }
 
     #[test]
+    #[allow(unsafe_code)]
     fn a_doubled_dollar_is_a_literal() {
         // SAFETY: no other test reads this variable.
         unsafe { std::env::set_var("TOOLDECK_CASES_TEST_NAME", "Ann") };

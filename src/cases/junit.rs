@@ -1,87 +1,61 @@
 //! JUnit XML, the report format CI servers read: a suite per case file, a test case per case,
 //! `<failure>` with what was expected and what came back, `<skipped/>` for filtered cases, and a
-//! case file's own problems as an `<error>`.
+//! case file's own problems as an `<error>`. quick-junit writes the XML and keeps the counts.
 
 use std::fmt::Write;
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Report, SerializeError, TestCase, TestCaseStatus, TestSuite};
 
 use super::file::Problem;
 use super::report::{CaseResult, Verdict, failure_lines};
 
 /// The whole report. `results` in any order; they are grouped by file, in file order.
-pub fn write(files: &[(String, Vec<Problem>)], results: &[CaseResult]) -> String {
-    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"tooldeck test\">\n");
+pub fn write(files: &[(String, Vec<Problem>)], results: &[CaseResult]) -> Result<String, SerializeError> {
+    let mut report = Report::new("tooldeck test");
     for (file, problems) in files {
         let mut cases: Vec<&CaseResult> = results.iter().filter(|r| &r.file == file).collect();
         cases.sort_by_key(|r| r.index);
-        let failures = cases.iter().filter(|r| matches!(r.verdict, Verdict::Failed(_))).count();
-        let skipped = cases.iter().filter(|r| r.verdict == Verdict::Skipped).count();
-        let errors = usize::from(!problems.is_empty());
-        let seconds: u64 = cases.iter().map(|r| r.duration_ms).sum();
-        let _ = writeln!(
-            xml,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{}\">",
-            escape(file),
-            cases.len() + errors,
-            seconds_text(seconds)
-        );
+        let mut suite = TestSuite::new(readable(file));
+        suite.set_time(Duration::from_millis(cases.iter().map(|r| r.duration_ms).sum()));
         if !problems.is_empty() {
             let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
-            let _ = writeln!(
-                xml,
-                "    <testcase name=\"case file\" classname=\"{}\">\n      <error message=\"{}\">{}</error>\n    </testcase>",
-                escape(file),
-                escape(&text[0]),
-                escape(&text.join("\n"))
-            );
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+            status.set_message(readable(&text[0])).set_description(readable(&text.join("\n")));
+            let mut case = TestCase::new("case file", status);
+            case.set_classname(readable(file));
+            suite.add_test_case(case);
         }
-        for case in cases {
-            let _ = write!(
-                xml,
-                "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\"",
-                escape(&case.name),
-                escape(&case.tool),
-                seconds_text(case.duration_ms)
-            );
-            match &case.verdict {
-                Verdict::Passed => xml.push_str("/>\n"),
-                Verdict::Skipped => xml.push_str(">\n      <skipped/>\n    </testcase>\n"),
+        for result in cases {
+            let status = match &result.verdict {
+                Verdict::Passed => TestCaseStatus::success(),
+                Verdict::Skipped => TestCaseStatus::skipped(),
                 Verdict::Failed(failures) => {
                     // The first failure on one line: what a CI server shows before the details.
                     let first = failures
                         .first()
                         .map_or("failed".to_string(), |f| f.lines().map(str::trim).collect::<Vec<_>>().join(" "));
-                    let _ = writeln!(
-                        xml,
-                        ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
-                        escape(&first),
-                        escape(&failure_lines(case).join("\n"))
-                    );
+                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    status.set_message(readable(&first)).set_description(readable(&failure_lines(result).join("\n")));
+                    status
                 }
-            }
+            };
+            let mut case = TestCase::new(readable(&result.name), status);
+            case.set_classname(readable(&result.tool)).set_time(Duration::from_millis(result.duration_ms));
+            suite.add_test_case(case);
         }
-        xml.push_str("  </testsuite>\n");
+        report.add_test_suite(suite);
     }
-    xml.push_str("</testsuites>\n");
-    xml
+    report.to_string()
 }
 
-fn seconds_text(ms: u64) -> String {
-    format!("{}.{:03}", ms / 1000, ms % 1000)
-}
-
-/// Text for an XML attribute or element. Characters XML 1.0 forbids (most control characters)
-/// cannot be escaped at all, so they are written as `\u{..}`.
-fn escape(text: &str) -> String {
+/// Characters XML 1.0 forbids (most control characters) cannot be escaped, and quick-junit drops
+/// them (and whole ANSI sequences) silently; written as `\u{..}` they stay readable instead.
+fn readable(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
             '\n' | '\t' => out.push(c),
-            '\r' => out.push_str("&#13;"),
             c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {
                 let _ = write!(out, "\\u{{{:x}}}", c as u32);
             }
@@ -115,10 +89,10 @@ mod tests {
             result("passes", 0, Verdict::Passed),
             result("skipped", 2, Verdict::Skipped),
         ];
-        let xml = write(&[("c.yaml".into(), Vec::new())], &results);
+        let xml = write(&[("c.yaml".into(), Vec::new())], &results).unwrap();
         assert!(
             xml.contains(
-                "<testsuite name=\"c.yaml\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\" time=\"3.702\">"
+                "<testsuite name=\"c.yaml\" tests=\"3\" skipped=\"1\" errors=\"0\" failures=\"1\" time=\"3.702\">"
             ),
             "{xml}"
         );
@@ -134,7 +108,7 @@ mod tests {
     fn problems_are_errors_and_control_characters_cannot_break_the_xml() {
         let problem = Problem { path: "bad.yaml".into(), line: 3, column: 7, message: "a case has no key `x`".into() };
         let results = [result("esc \u{1b}[2J \u{0}", 0, Verdict::Passed)];
-        let xml = write(&[("bad.yaml".into(), vec![problem]), ("c.yaml".into(), Vec::new())], &results);
+        let xml = write(&[("bad.yaml".into(), vec![problem]), ("c.yaml".into(), Vec::new())], &results).unwrap();
         assert!(xml.contains("<error message=\"bad.yaml:3:7: a case has no key `x`\">"), "{xml}");
         assert!(xml.contains("errors=\"1\""));
         assert!(!xml.contains('\u{1b}') && !xml.contains('\u{0}'), "{xml}");

@@ -4,6 +4,8 @@
 
 use serde_saphyr::granit_parser::{Event, Parser};
 
+use crate::text::LineIndex;
+
 /// Byte ranges in a YAML case file: the `cases` list's value, and each case in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outline {
@@ -21,12 +23,8 @@ pub fn outline(text: &str) -> Option<Outline> {
         Sequence,
         Mapping { expect_key: bool },
     }
-    let line_starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
-    let offset = |line: usize, col: usize| {
-        let start = *line_starts.get(line.saturating_sub(1))?;
-        Some(text[start..].char_indices().nth(col).map_or(text.len(), |(i, _)| start + i))
-    };
-    let line_start = |at: usize| line_starts[line_starts.partition_point(|&s| s <= at) - 1];
+    let lines = LineIndex::new(text);
+    let line_start = |at: usize| lines.line_start(at);
     let mut stack: Vec<Frame> = Vec::new();
     let mut next_is_cases = false;
     let mut starts: Vec<usize> = Vec::new();
@@ -34,7 +32,7 @@ pub fn outline(text: &str) -> Option<Outline> {
     let mut inside_cases = false;
     for event in Parser::new_from_str(text) {
         let (event, span) = event.ok()?;
-        let at = offset(span.start.line(), span.start.col())?;
+        let at = lines.offset(span.start.line(), span.start.col())?;
         let is_key = matches!(stack.last(), Some(Frame::Mapping { expect_key: true }));
         let depth = stack.len();
         match event {
@@ -109,8 +107,9 @@ pub fn outline(text: &str) -> Option<Outline> {
 
 /// `text[range]` as a YAML text of its own, positions unchanged: the range's line up to its
 /// start (indentation, `- `, a key) becomes spaces, so an indented block still lines up.
-pub fn fragment(text: &str, (start, end): (usize, usize)) -> (usize, String) {
-    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+pub fn fragment(lines: &LineIndex, (start, end): (usize, usize)) -> (usize, String) {
+    let text = lines.text();
+    let line_start = lines.line_start(start);
     let mut fragment = " ".repeat(start - line_start);
     fragment.push_str(&text[start..end]);
     (line_start, fragment)
@@ -141,11 +140,11 @@ mod tests {
     fn each_case_is_found_and_reads_alone() {
         let outline = outline(TEXT).expect("a block list");
         assert_eq!(outline.items.len(), 2);
-        let (base, first) = fragment(TEXT, outline.items[0]);
+        let (base, first) = fragment(&LineIndex::new(TEXT), outline.items[0]);
         assert_eq!(&TEXT[base..base + 4], "  - ");
         let value: serde_json::Value = serde_saphyr::from_str(&first).unwrap();
         assert_eq!(value["name"], "a");
-        let (_, second) = fragment(TEXT, outline.items[1]);
+        let (_, second) = fragment(&LineIndex::new(TEXT), outline.items[1]);
         let value: serde_json::Value = serde_saphyr::from_str(&second).unwrap();
         assert_eq!(value["args"]["k"], serde_json::json!([1, 2]));
         assert!(!second.contains("defs"), "the list ends at the next top-level key: {second:?}");

@@ -21,6 +21,40 @@ pub struct Document {
     pub(super) spans: Vec<Span>,
     /// Pre-order indexes of the values that were `NaN` or `Infinity`, ascending.
     pub(super) non_finite: Vec<(usize, NonFinite)>,
+    /// Every value's children, so that the n-th item of a list is found without stepping over the
+    /// n before it: one lookup per tool would otherwise make a file of many tools quadratic.
+    children: Children,
+}
+
+/// The children of every value, by pre-order index: those of value `v` are
+/// `list[first[v]..first[v + 1]]`.
+#[derive(Debug, Clone, Default)]
+struct Children {
+    first: Vec<usize>,
+    list: Vec<usize>,
+}
+
+impl Children {
+    fn new(spans: &[Span]) -> Children {
+        let mut first = Vec::with_capacity(spans.len() + 1);
+        let mut list = Vec::with_capacity(spans.len().saturating_sub(1));
+        for (index, span) in spans.iter().enumerate() {
+            first.push(list.len());
+            let end = index.saturating_add(span.size).min(spans.len());
+            let mut child = index + 1;
+            while child < end {
+                list.push(child);
+                child += spans[child].size.max(1);
+            }
+        }
+        first.push(list.len());
+        Children { first, list }
+    }
+
+    fn of(&self, index: usize) -> &[usize] {
+        let range = self.first.get(index).zip(self.first.get(index + 1));
+        range.and_then(|(&start, &end)| self.list.get(start..end)).unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +92,11 @@ impl From<usize> for Segment {
 }
 
 impl Document {
+    pub(super) fn new(value: Value, spans: Vec<Span>, non_finite: Vec<(usize, NonFinite)>) -> Document {
+        let children = Children::new(&spans);
+        Document { value, spans, non_finite, children }
+    }
+
     /// Parses JSON, JSONC or JSON5 text.
     pub fn parse(text: &str) -> Result<Document, SyntaxError> {
         super::json5::parse(text)
@@ -77,17 +116,17 @@ impl Document {
         }
         let mut spans = Vec::new();
         index(&value, &mut spans);
-        Document { value, spans, non_finite: Vec::new() }
+        Document::new(value, spans, Vec::new())
     }
 
     /// A YAML document: the value from serde-saphyr, positions from the YAML event stream. Where
     /// the two cannot be matched up (aliases, merge keys), positions fall back to the start.
     pub fn from_yaml(text: &str, value: Value) -> Document {
-        let mut document = Document::from_value(value);
-        if let Some(spans) = super::yaml::spans(text).filter(|s| s.len() == document.spans.len()) {
-            document.spans = spans;
+        let document = Document::from_value(value);
+        match super::yaml::spans(text).filter(|s| s.len() == document.spans.len()) {
+            Some(spans) => Document::new(document.value, spans, Vec::new()),
+            None => document,
         }
-        document
     }
 
     /// The plain JSON value; `NaN` and `Infinity` read as `null`.
@@ -140,9 +179,9 @@ impl Document {
         for segment in path {
             let next = match (segment, node.value) {
                 (Segment::Key(key), Value::Object(_)) => node.get(key),
-                (Segment::Index(i), Value::Array(_)) => node.items().nth(*i),
+                (Segment::Index(i), Value::Array(_)) => node.item(*i),
                 // JSON pointers from validators name array items by number.
-                (Segment::Key(key), Value::Array(_)) => key.parse::<usize>().ok().and_then(|i| node.items().nth(i)),
+                (Segment::Key(key), Value::Array(_)) => key.parse::<usize>().ok().and_then(|i| node.item(i)),
                 _ => None,
             };
             match next {
@@ -180,18 +219,19 @@ impl<'a> Node<'a> {
     }
 
     fn children(&self) -> impl Iterator<Item = (usize, &'a Value)> + 'a {
-        let doc = self.doc;
         let values: Box<dyn Iterator<Item = &'a Value>> = match self.value {
             Value::Array(items) => Box::new(items.iter()),
             Value::Object(map) => Box::new(map.values()),
             _ => Box::new(std::iter::empty()),
         };
-        let mut next = self.index + 1;
-        values.map(move |value| {
-            let index = next;
-            next += doc.spans.get(index).map_or(1, |s| s.size);
-            (index, value)
-        })
+        self.doc.children.of(self.index).iter().copied().zip(values)
+    }
+
+    /// The `n`-th item of a list, without walking the ones before it.
+    pub fn item(&self, n: usize) -> Option<Node<'a>> {
+        let Value::Array(items) = self.value else { return None };
+        let (value, &index) = items.get(n).zip(self.doc.children.of(self.index).get(n))?;
+        Some(Node { doc: self.doc, value, index })
     }
 
     pub fn items(&self) -> impl Iterator<Item = Node<'a>> + 'a {
@@ -224,31 +264,10 @@ pub struct SyntaxError {
     pub message: String,
 }
 
-/// Maps byte offsets to 1-based line and column (columns count characters, not bytes).
-pub struct LineIndex<'a> {
-    text: &'a str,
-    line_starts: Vec<usize>,
-}
-
-impl<'a> LineIndex<'a> {
-    pub fn new(text: &'a str) -> Self {
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { text, line_starts }
-    }
-
-    pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
-        let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
-        let start = self.line_starts[line];
-        let column = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
-        (line + 1, column + 1)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::LineIndex;
     use serde_json::json;
 
     fn value(text: &str) -> Value {
@@ -301,6 +320,18 @@ mod tests {
         // A missing step points at the deepest ancestor that exists.
         assert_eq!(at(&["é".into(), "nope".into()]), (2, 8));
         assert!(doc.node_at(&["é".into(), "nope".into()]).is_none());
+    }
+
+    #[test]
+    fn many_items_are_found_by_index() {
+        let text = format!("[{}]", (0..3_000).map(|i| format!("{{\"n\": [{i}]}}")).collect::<Vec<_>>().join(","));
+        let doc = Document::parse(&text).unwrap();
+        for i in [0, 1, 1_500, 2_999] {
+            let node = doc.node_at(&[i.into(), "n".into(), 0.into()]).unwrap();
+            assert_eq!(node.value(), &json!(i));
+            assert_eq!(node.offset(), text.find(&format!("[{i}]")).unwrap() + 1);
+        }
+        assert!(doc.node_at(&[3_000.into()]).is_none());
     }
 
     #[test]

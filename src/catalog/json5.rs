@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::document::{Document, LineIndex, MAX_DEPTH, NonFinite, Span, SyntaxError};
+use super::document::{Document, MAX_DEPTH, NonFinite, Span, SyntaxError};
+use crate::text::LineIndex;
 
 pub(super) fn parse(text: &str) -> Result<Document, SyntaxError> {
     let mut parser =
@@ -18,7 +19,7 @@ pub(super) fn parse(text: &str) -> Result<Document, SyntaxError> {
     if parser.pos < parser.bytes.len() {
         return Err(parser.error("unexpected text after the end of the JSON value"));
     }
-    Ok(Document { value, spans: parser.spans, non_finite: parser.non_finite })
+    Ok(Document::new(value, parser.spans, parser.non_finite))
 }
 
 struct Parser<'a> {

@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::document::{self, Document, LineIndex, Segment};
+use super::document::{self, Document, Segment};
 use super::formats::{self, Context, Draft};
 use super::schema::{self, escape_pointer};
 use super::tool::{EnumLabel, FieldCue, Source, Tool, ToolUi, Widget};
 use super::{Diagnostic, Issue, Loaded, Severity};
+use crate::text::LineIndex;
 
 /// Definition files larger than this are refused with a message instead of being parsed: the
 /// largest real definition we know of is 1.4 MB.

@@ -2,6 +2,7 @@
 //! but no positions).
 
 use super::document::Span;
+use crate::text::LineIndex;
 
 /// Pre-order spans of the first YAML document's values, or `None` if it uses aliases, merge keys
 /// or complex keys (then the serde value has a different shape than the events).
@@ -11,17 +12,13 @@ pub(super) fn spans(text: &str) -> Option<Vec<Span>> {
         Sequence(usize),
         Mapping { start: usize, expect_key: bool },
     }
-    let lines: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
-    let offset = |line: usize, col: usize| {
-        let start = *lines.get(line.saturating_sub(1))?;
-        Some(text[start..].char_indices().nth(col).map_or(text.len(), |(i, _)| start + i))
-    };
+    let lines = LineIndex::new(text);
     let mut spans = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut started = false;
     for event in Parser::new_from_str(text) {
         let (event, span) = event.ok()?;
-        let at = || offset(span.start.line(), span.start.col());
+        let at = || lines.offset(span.start.line(), span.start.col());
         // A key of a mapping is no value of its own.
         let is_key = matches!(stack.last(), Some(Frame::Mapping { expect_key: true, .. }));
         match event {

@@ -134,7 +134,8 @@ async fn test(args: TestArgs) -> ExitCode {
                 (path, problems)
             })
             .collect();
-        if let Err(e) = std::fs::write(path, crate::cases::junit::write(&suites, &results)) {
+        let xml = crate::cases::junit::write(&suites, &results).map_err(io::Error::other);
+        if let Err(e) = xml.and_then(|xml| std::fs::write(path, xml)) {
             let _ = writeln!(io::stderr(), "tooldeck: cannot write {}: {e}", path.display());
             return ExitCode::from(2);
         }

@@ -159,30 +159,29 @@ fn hex_dump(bytes: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// Standard base64 (padding optional, whitespace ignored), for artifacts that came inline.
+/// Base64 as servers send it, for artifacts that came inline: standard or URL-safe digits (even
+/// mixed), padded or not, wrapped over lines or not. Only the padding at the end is skipped: an
+/// `=` in the middle means two texts were glued together, and their bytes would be wrong.
 pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'+' | b'-' => Some(62),
-        b'/' | b'_' => Some(63),
-        _ => None,
-    };
-    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace() && *b != b'=').collect();
-    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
-    for chunk in digits.chunks(4) {
-        let values: Vec<u8> = chunk.iter().map(|&c| value(c)).collect::<Option<_>>()?;
-        let n = values.iter().enumerate().fold(0u32, |n, (i, v)| n | (u32::from(*v) << (18 - 6 * i)));
-        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-        match values.len() {
-            4 => out.extend_from_slice(&bytes),
-            3 => out.extend_from_slice(&bytes[..2]),
-            2 => out.push(bytes[0]),
-            _ => return None,
-        }
-    }
-    Some(out)
+    use base64::Engine as _;
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::RequireNone)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let digits: Vec<u8> = text
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace())
+        .map(|b| match b {
+            b'-' => b'+',
+            b'_' => b'/',
+            b => b,
+        })
+        .collect();
+    let end = digits.iter().rposition(|&b| b != b'=').map_or(0, |last| last + 1);
+    LENIENT.decode(&digits[..end]).ok()
 }
 
 /// A file name for saving: the URL's last segment, made safe.
@@ -230,6 +229,22 @@ mod tests {
             assert_eq!(decode_base64(&encoded).as_deref(), Some(bytes), "{encoded}");
         }
         assert_eq!(decode_base64("not*base64"), None);
+    }
+
+    #[test]
+    fn base64_is_read_leniently() {
+        let hello = Some(b"hello?>".to_vec());
+        assert_eq!(decode_base64("aGVsbG8/Pg=="), hello);
+        assert_eq!(decode_base64("aGVsbG8/Pg"), hello, "no padding");
+        assert_eq!(decode_base64("aGVsbG8/Pg="), hello, "short padding");
+        assert_eq!(decode_base64("aGVsbG8_Pg"), hello, "URL-safe");
+        assert_eq!(decode_base64(" aGVs\r\nbG8/\n Pg==\n"), hello, "wrapped over lines");
+        assert_eq!(decode_base64("+-/_"), decode_base64("++//"), "mixed alphabets");
+        assert_eq!(decode_base64("YR=="), Some(b"a".to_vec()), "leftover bits are ignored");
+        assert_eq!(decode_base64(""), Some(Vec::new()));
+        assert_eq!(decode_base64("===="), Some(Vec::new()));
+        assert_eq!(decode_base64("YWJjZ"), None, "one digit alone encodes no byte");
+        assert_eq!(decode_base64("YQ==YQ=="), None, "padding in the middle");
     }
 
     #[test]

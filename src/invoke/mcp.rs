@@ -348,68 +348,10 @@ fn tail_text(tail: &Mutex<Vec<u8>>) -> Option<String> {
     Some(text[start..].escape_debug().to_string())
 }
 
-/// Splits a command line into words the way a POSIX shell would (quotes and backslashes), without
-/// expanding anything.
+/// Splits a command line into words the way a POSIX shell would (quotes, backslashes and `#`
+/// comments), without expanding anything.
 pub fn split_command_line(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => word.push(c),
-                        None => return Err("the command has an unclosed ' quote".into()),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
-                            Some('\n') => {}
-                            Some(c) => {
-                                word.push('\\');
-                                word.push(c);
-                            }
-                            None => return Err("the command has an unclosed \" quote".into()),
-                        },
-                        Some(c) => word.push(c),
-                        None => return Err("the command has an unclosed \" quote".into()),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                match chars.next() {
-                    Some('\n') => {}
-                    Some(c) => word.push(c),
-                    None => word.push('\\'),
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
-    Ok(words)
+    shlex::split(line).ok_or_else(|| format!("the command {line:?} has an unclosed quote or ends in a lone backslash"))
 }
 
 #[cfg(test)]
@@ -423,8 +365,11 @@ mod tests {
         assert_eq!(split(r#"sh -c 'exit 3'"#), ["sh", "-c", "exit 3"]);
         assert_eq!(split(r#"a "b \"c\" d" e\ f ''"#), ["a", r#"b "c" d"#, "e f", ""]);
         assert_eq!(split(""), Vec::<String>::new());
-        assert!(split_command_line("a 'b").is_err());
-        assert!(split_command_line("a \"b").is_err());
+        assert_eq!(split("node s.js # a comment"), ["node", "s.js"]);
+        for unbalanced in ["a 'b", "a \"b", "a b\\"] {
+            let error = split_command_line(unbalanced).unwrap_err();
+            assert!(error.contains("has an unclosed quote"), "{error}");
+        }
     }
 }
 

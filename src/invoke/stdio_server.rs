@@ -117,6 +117,7 @@ async fn exits_within(child: &mut Child, grace: Duration) -> bool {
 }
 
 #[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
 mod pidfd {
     use std::os::fd::{FromRawFd, OwnedFd};
 
