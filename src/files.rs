@@ -37,12 +37,18 @@ fn open_regular(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// The first `limit` bytes of a regular file (callers that report an oversized file themselves
+/// ask for one byte more than they accept).
+pub fn read_at_most(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    open_regular(path)?.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// The whole file, if it is a regular file of at most `max` bytes. Errors do not name the path:
 /// the caller says which file it was.
 pub fn read_bounded(path: &Path, max: u64) -> io::Result<Vec<u8>> {
-    let file = open_regular(path)?;
-    let mut bytes = Vec::new();
-    file.take(max + 1).read_to_end(&mut bytes)?;
+    let bytes = read_at_most(path, max + 1)?;
     if bytes.len() as u64 > max {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,

@@ -239,3 +239,32 @@ fn a_token_goes_only_to_tools_that_ask_for_its_provider() {
     assert_eq!(sent[0]["id"], "google", "{request}");
     assert!(!request.to_string().contains("T0KEN"), "masked in the dry run: {request}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_a_folder_of_definitions_is_skipped_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("good.json"), r#"{"name": "good", "parameters": {"type": "object"}}"#).unwrap();
+    assert!(Command::new("mkfifo").arg(dir.path().join("stuck.json")).status().unwrap().success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .arg("check")
+        .arg(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = wait_at_most(&mut child, Duration::from_secs(20));
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(report.contains("stuck.json") && report.contains("not a regular file"), "{report}");
+    assert!(report.contains("1 tool, 0 errors, 1 warning"), "{report}");
+    // A FIFO named directly is an error, at once.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .arg("check")
+        .arg(dir.path().join("stuck.json"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = wait_at_most(&mut child, Duration::from_secs(20));
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stdout));
+}

@@ -88,11 +88,8 @@ impl Job {
             Job::File { path, named_by_user } => {
                 let label = path.display().to_string();
                 let json5 = matches!(extension(path).as_str(), "json5" | "jsonc");
-                let bytes = fs::File::open(path).and_then(|file| {
-                    let mut bytes = Vec::new();
-                    file.take(options.max_file_bytes + 1).read_to_end(&mut bytes)?;
-                    Ok(bytes)
-                });
+                // One byte over the cap, so an oversized file is reported as such.
+                let bytes = crate::files::read_at_most(path, options.max_file_bytes + 1);
                 match bytes {
                     Ok(bytes) => parse_bytes(&label, &bytes, json5, *named_by_user, options),
                     Err(e) => FileOutcome::problem(whole_file(&label, format!("cannot read: {e}"))),
@@ -188,13 +185,17 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, visited: &mut HashSet<PathBuf>, di
         if hidden {
             continue;
         }
-        if path.is_dir() {
+        let definition = EXTENSIONS.contains(&extension(&path).as_str());
+        let kind = fs::metadata(&path).map(|m| m.file_type());
+        if kind.as_ref().is_ok_and(|k| k.is_dir()) {
             walk(&path, files, visited, diagnostics);
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
-        {
+        } else if definition && kind.as_ref().is_ok_and(|k| !k.is_file()) {
+            // A FIFO would block the read forever, a device would never end.
+            let message = "skipped: not a regular file (a FIFO, socket or device)".to_string();
+            diagnostics
+                .push(Diagnostic { severity: Severity::Warning, ..whole_file(&path.display().to_string(), message) });
+        } else if definition {
+            // A regular file, or one that cannot be looked at: reading it says which.
             files.push(path);
         }
     }
