@@ -12,6 +12,7 @@ pub mod history;
 pub mod invoke;
 pub mod redact;
 pub mod runtime;
+pub mod signals;
 pub mod text;
 pub mod theme;
 pub mod ui;

@@ -363,7 +363,7 @@ async fn event_loop(mut app: App, styles: Styles, server: Server) -> io::Result<
         calls.carry_out(effect);
     }
     let mut events = EventStream::new();
-    let mut stop = StopSignals::new()?;
+    let mut stop = crate::signals::StopSignals::new()?;
     watch_for_hang_up();
     guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;
     loop {
@@ -387,7 +387,7 @@ async fn event_loop(mut app: App, styles: Styles, server: Server) -> io::Result<
                 messages.push(msg);
             }
             _ = ticker.tick(), if !calls.running.is_empty() => messages.extend(calls.ticks()),
-            () = stop.recv() => return Ok(()),
+            _ = stop.recv() => return Ok(()),
         }
         for msg in messages {
             for effect in update(&mut app, msg) {
@@ -398,51 +398,5 @@ async fn event_loop(mut app: App, styles: Styles, server: Server) -> io::Result<
             }
         }
         guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;
-    }
-}
-
-/// What ends the app from outside, the terminal restored: SIGTERM and SIGHUP on Unix; on Windows
-/// the console closing (its window, a logoff, a shutdown).
-struct StopSignals {
-    #[cfg(unix)]
-    terminate: tokio::signal::unix::Signal,
-    #[cfg(unix)]
-    hangup: tokio::signal::unix::Signal,
-    #[cfg(windows)]
-    close: tokio::signal::windows::CtrlClose,
-    #[cfg(windows)]
-    shutdown: tokio::signal::windows::CtrlShutdown,
-}
-
-impl StopSignals {
-    fn new() -> io::Result<StopSignals> {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            Ok(StopSignals { terminate: signal(SignalKind::terminate())?, hangup: signal(SignalKind::hangup())? })
-        }
-        #[cfg(windows)]
-        {
-            use tokio::signal::windows::{ctrl_close, ctrl_shutdown};
-            Ok(StopSignals { close: ctrl_close()?, shutdown: ctrl_shutdown()? })
-        }
-        #[cfg(not(any(unix, windows)))]
-        Ok(StopSignals {})
-    }
-
-    /// Ends when one of the signals arrives.
-    async fn recv(&mut self) {
-        #[cfg(unix)]
-        tokio::select! {
-            _ = self.terminate.recv() => {}
-            _ = self.hangup.recv() => {}
-        }
-        #[cfg(windows)]
-        tokio::select! {
-            _ = self.close.recv() => {}
-            _ = self.shutdown.recv() => {}
-        }
-        #[cfg(not(any(unix, windows)))]
-        std::future::pending::<()>().await
     }
 }

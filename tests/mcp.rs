@@ -22,6 +22,13 @@ const SERVER_ENV: &str = "TOOLDECK_TEST_MCP_SERVER";
 const NOTES_ENV: &str = "TOOLDECK_TEST_MCP_NOTES";
 /// Set: the stdio server stays on after its input closes, as some servers do.
 const LINGER_ENV: &str = "TOOLDECK_TEST_MCP_LINGER";
+/// Set: the stdio server ignores SIGTERM (only SIGKILL ends it).
+const STUBBORN_ENV: &str = "TOOLDECK_TEST_MCP_STUBBORN";
+/// Set: the stdio server starts a child of its own (`sleep 600`) and notes its pid.
+const FORK_ENV: &str = "TOOLDECK_TEST_MCP_FORK";
+
+#[path = "mcp/lifecycle.rs"]
+mod lifecycle;
 /// A 1×1 PNG, base64.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 /// tools/list pages hold this many tools.
@@ -144,8 +151,19 @@ async fn stdio_server_mode() {
         let _ = stdout.write_all(b"\n").and_then(|()| stdout.flush());
     }
     let notes = std::env::var(NOTES_ENV).ok();
+    let mut first_notes = format!("{}\n", std::process::id());
+    // Kept alive (not waited for) for as long as this process runs.
+    let _forked = std::env::var_os(FORK_ENV).map(|_| {
+        let child = std::process::Command::new("sleep").arg("600").spawn().expect("sleep starts");
+        first_notes.push_str(&format!("child {}\n", child.id()));
+        child
+    });
+    // Listening for SIGTERM replaces its default action (ending the process) with nothing.
+    #[cfg(unix)]
+    let _stubborn = std::env::var_os(STUBBORN_ENV)
+        .map(|_| tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler"));
     if let Some(path) = &notes {
-        std::fs::write(path, format!("{}\n", std::process::id())).expect("write the notes");
+        std::fs::write(path, first_notes).expect("write the notes");
     }
     let server = TestServer::default().serve(rmcp::transport::stdio()).await.expect("serve stdio");
     let _ = server.waiting().await;

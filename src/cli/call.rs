@@ -84,7 +84,17 @@ fn run_for_code(args: CallArgs) -> u8 {
         Ok(runtime) => runtime,
         Err(e) => return fail(exit::TRANSPORT, &format!("cannot start: {e}")),
     };
-    let code = runtime.block_on(call(args, options, headers, tokens, started));
+    let code = runtime.block_on(async {
+        let mut stop = match crate::signals::StopSignals::new() {
+            Ok(stop) => stop,
+            Err(e) => return fail(exit::TRANSPORT, &format!("cannot listen for signals: {e}")),
+        };
+        // A signal drops the call, and with it the server, which is then ended as on any way out.
+        tokio::select! {
+            code = call(args, options, headers, tokens, started) => code,
+            code = stop.recv() => code,
+        }
+    });
     // Everything was awaited; a blocking task that never returns (a stuck DNS lookup) must not
     // hold the exit.
     runtime.shutdown_background();

@@ -124,7 +124,10 @@ pub fn main() -> ExitCode {
             )
             .exit();
     }
-    run(cli)
+    let code = run(cli);
+    // Servers being ended (dropped on the way out) are gone before tooldeck is.
+    crate::invoke::stdio_server::wait_for_endings();
+    code
 }
 
 impl Cli {

@@ -50,7 +50,14 @@ pub fn run(args: TestArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    runtime.block_on(test(args))
+    runtime.block_on(async {
+        let Ok(mut stop) = crate::signals::StopSignals::new() else { return test(args).await };
+        // A signal drops the run, and with it the servers, which are then ended as on any way out.
+        tokio::select! {
+            code = test(args) => code,
+            code = stop.recv() => ExitCode::from(code),
+        }
+    })
 }
 
 async fn test(args: TestArgs) -> ExitCode {

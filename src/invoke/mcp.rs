@@ -25,7 +25,7 @@ use super::{Exchange, InvokeError, Outcome};
 /// How long `connect_*` and each request wait unless told otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// How long a stdio server has to exit by itself once its input is closed.
+/// How long the client has to close the server's input.
 const CLOSE_GRACE: Duration = Duration::from_secs(1);
 
 /// How much of a child's stderr is kept, to explain why it went away.
@@ -263,16 +263,15 @@ impl McpEndpoint {
         Ok((outcome, exchange))
     }
 
-    /// Ends the session the way the MCP spec asks: a stdio server sees its input close and has
-    /// `CLOSE_GRACE` to exit by itself (and so to save what it keeps); one that does not is
-    /// killed.
+    /// Ends the session the way the MCP spec asks: a stdio server sees its input close and has a
+    /// moment to exit by itself, then its process group gets SIGTERM and, a second later, SIGKILL
+    /// (see [`ServerProcess::end`]).
     pub async fn close(self) {
         let McpEndpoint { client, process, .. } = self;
-        let started = Instant::now();
         // Cancelling the client ends its transport, which closes the server's input.
         let _ = tokio::time::timeout(CLOSE_GRACE, client.cancel()).await;
         if let Some(process) = process {
-            process.wait_or_kill(CLOSE_GRACE.saturating_sub(started.elapsed())).await;
+            process.end(super::stdio_server::EXIT_GRACE).await;
         }
     }
 

@@ -1,7 +1,11 @@
 //! An MCP server's process, spoken to over its stdin and stdout. It is started with std, which
 //! needs no async runtime, so `tooldeck call` can start it before anything else and set up while
-//! the server boots; its pipes go to tokio once a runtime runs. It never outlives its endpoint:
-//! it has a moment to exit once its input closes and is killed otherwise, or when dropped.
+//! the server boots; its pipes go to tokio once a runtime runs.
+//!
+//! Neither it nor anything it starts outlives tooldeck: on Unix it leads a process group of its
+//! own, and however it ends (closed, dropped when the app quits or a signal arrives) the group is
+//! ended the same way: its input closed, a short grace to exit by itself, SIGTERM to the whole
+//! group, SIGKILL a second later. [`wait_for_endings`] lets `main` wait for those in flight.
 
 use std::io;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -37,13 +41,16 @@ impl StdioServer {
         let Some((program, args)) = words.split_first() else {
             return Err(failed("the MCP command is empty".into()));
         };
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| failed(format!("cannot start {program:?}: {e}")))?;
+        let mut command = Command::new(program);
+        command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            // A group of its own: what the server forks is ended with it, and a Ctrl-C meant for
+            // tooldeck's terminal is not delivered to it behind tooldeck's back.
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        let mut child = command.spawn().map_err(|e| failed(format!("cannot start {program:?}: {e}")))?;
         let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let process = ServerProcess(Some(child));
         let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
@@ -64,7 +71,14 @@ impl StdioServer {
     }
 }
 
-/// The server's process: killed, and reaped, when dropped while it still runs.
+/// How long a server has to exit by itself once its input is closed, before SIGTERM. Short: a
+/// server that saves state on SIGTERM (as Node's do) is not harmed by it, and a call is not held
+/// up by a runtime that takes its time to exit (Node: ~0.35 s).
+pub const EXIT_GRACE: Duration = Duration::from_millis(50);
+/// How long after SIGTERM before SIGKILL.
+pub const TERM_GRACE: Duration = Duration::from_secs(1);
+
+/// The server's process (and its group): ended as the module says when closed or dropped.
 pub struct ServerProcess(Option<Child>);
 
 impl ServerProcess {
@@ -72,28 +86,133 @@ impl ServerProcess {
         self.0.as_ref().map(Child::id)
     }
 
-    /// Gives the process `grace` to exit by itself (its input should be closed by now), then kills
-    /// it.
-    pub async fn wait_or_kill(mut self, grace: Duration) {
-        if let Some(child) = self.0.as_mut()
-            && exits_within(child, grace).await
-        {
-            self.0 = None;
+    /// Ends the server whose input was just closed: `grace` to exit by itself, then SIGTERM to its
+    /// group and SIGKILL a second later. Returns once the process is reaped.
+    pub async fn end(mut self, grace: Duration) {
+        let Some(mut child) = self.0.take() else { return };
+        if !exits_within(&mut child, grace).await {
+            group::signal(&mut child, group::Signal::Term);
+            if !exits_within(&mut child, TERM_GRACE).await {
+                group::signal(&mut child, group::Signal::Kill);
+                let _ = tokio::task::spawn_blocking(move || child.wait()).await;
+                return;
+            }
         }
+        let _ = tokio::task::spawn_blocking(move || group::end_leftovers(&child)).await;
     }
 }
 
 impl Drop for ServerProcess {
+    /// Dropped without [`ServerProcess::end`] (the app quit, a signal): the same ending, on a
+    /// thread of its own, since this may run on the runtime's thread.
     fn drop(&mut self) {
         let Some(mut child) = self.0.take() else { return };
+        let ending = std::thread::Builder::new().name("end-server".into()).spawn(move || {
+            if !exits_within_blocking(&mut child, EXIT_GRACE) {
+                group::signal(&mut child, group::Signal::Term);
+                if !exits_within_blocking(&mut child, TERM_GRACE) {
+                    group::signal(&mut child, group::Signal::Kill);
+                    let _ = child.wait();
+                    return;
+                }
+            }
+            group::end_leftovers(&child);
+        });
+        if let Ok(ending) = ending {
+            lock_endings().push(ending);
+        }
+    }
+}
+
+static ENDINGS: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>> = std::sync::Mutex::new(Vec::new());
+
+fn lock_endings() -> std::sync::MutexGuard<'static, Vec<std::thread::JoinHandle<()>>> {
+    ENDINGS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Waits for servers being ended by a drop, so the process does not exit (and leave them running)
+/// before they are gone. Bounded by the graces above.
+pub fn wait_for_endings() {
+    let endings = std::mem::take(&mut *lock_endings());
+    for ending in endings {
+        let _ = ending.join();
+    }
+}
+
+fn exits_within_blocking(child: &mut Child, grace: Duration) -> bool {
+    let deadline = std::time::Instant::now() + grace;
+    loop {
         if matches!(child.try_wait(), Ok(Some(_))) {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Signals to a server's whole process group (on Unix; elsewhere the process alone is killed).
+#[cfg(unix)]
+#[allow(unsafe_code)]
+mod group {
+    use std::process::Child;
+
+    pub enum Signal {
+        Term,
+        Kill,
+    }
+
+    pub fn signal(child: &mut Child, signal: Signal) {
+        let Ok(group) = libc::pid_t::try_from(child.id()) else { return };
+        let number = match signal {
+            Signal::Term => libc::SIGTERM,
+            Signal::Kill => libc::SIGKILL,
+        };
+        // SAFETY: kill(2) with a negative pid signals the process group the server leads (it was
+        // started with process_group(0), so the group id is its pid). The leader is our child and
+        // not yet reaped, so the id cannot have been reused.
+        unsafe { libc::kill(-group, number) };
+    }
+
+    /// After the leader exited by itself: what it forked may still run in its group. Asked to end,
+    /// then killed. The leader was reaped just now, and Linux does not reuse a pid that is still
+    /// a group's id, so while the group has members its id is still ours.
+    pub fn end_leftovers(child: &Child) {
+        let Ok(group) = libc::pid_t::try_from(child.id()) else { return };
+        // SAFETY: as above; signal 0 only asks whether the group has members.
+        let alive = || unsafe { libc::kill(-group, 0) } == 0;
+        if !alive() {
             return;
         }
-        let _ = child.kill();
-        // A killed process takes a moment to go, and this may run on the runtime's thread: it is
-        // reaped on a thread of its own.
-        let _ = std::thread::Builder::new().name("reap".into()).spawn(move || child.wait());
+        // SAFETY: as in `signal`, for the group whose leader is gone.
+        unsafe { libc::kill(-group, libc::SIGTERM) };
+        let deadline = std::time::Instant::now() + super::TERM_GRACE;
+        while alive() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        if alive() {
+            // SAFETY: as above.
+            unsafe { libc::kill(-group, libc::SIGKILL) };
+        }
     }
+}
+
+#[cfg(not(unix))]
+mod group {
+    use std::process::Child;
+
+    pub enum Signal {
+        Term,
+        Kill,
+    }
+
+    /// No process groups and no SIGTERM here: the server itself is killed.
+    pub fn signal(child: &mut Child, _signal: Signal) {
+        let _ = child.kill();
+    }
+
+    pub fn end_leftovers(_child: &Child) {}
 }
 
 /// True when `child` exits (and is reaped) within `grace`. On Linux a pidfd says the moment it
