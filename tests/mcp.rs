@@ -127,6 +127,8 @@ impl ServerHandler for TestServer {
                 }
                 CallToolResult::success(vec![ContentBlock::text("3")])
             }
+            // Not listed: an answer over tooldeck's 16 MiB cap.
+            "huge" => CallToolResult::success(vec![ContentBlock::text("x".repeat(17 << 20))]),
             "slow" => {
                 tokio::time::sleep(Duration::from_secs(10)).await;
                 CallToolResult::success(vec![ContentBlock::text("finally")])

@@ -44,6 +44,8 @@ pub struct McpEndpoint {
     stderr_tail: Option<Arc<Mutex<Vec<u8>>>>,
     /// The stdio server's process (killed if still running when this is dropped).
     process: Option<ServerProcess>,
+    /// Set when the server wrote a message over the size cap (and the connection was ended).
+    oversized: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl std::fmt::Debug for McpEndpoint {
@@ -89,10 +91,13 @@ impl McpEndpoint {
                 }
             });
         }
-        let served = tokio::time::timeout(timeout, ProgressRelay::default().serve((pipes.stdout, pipes.stdin))).await;
+        let oversized = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stdout = super::line_cap::LineCap::new(pipes.stdout, super::MAX_BODY_BYTES, Arc::clone(&oversized));
+        let served = tokio::time::timeout(timeout, ProgressRelay::default().serve((stdout, pipes.stdin))).await;
         // On an error `process` is dropped here, which kills the server.
         let mut endpoint = McpEndpoint::finish_connect(served, label, timeout, Some(tail)).await?;
         endpoint.process = Some(process);
+        endpoint.oversized = Some(oversized);
         Ok(endpoint)
     }
 
@@ -163,7 +168,7 @@ impl McpEndpoint {
                 }
                 Err(InvokeError::Connect { url: label, reason })
             }
-            Ok(Ok(client)) => Ok(McpEndpoint { client, label, timeout, stderr_tail, process: None }),
+            Ok(Ok(client)) => Ok(McpEndpoint { client, label, timeout, stderr_tail, process: None, oversized: None }),
         }
     }
 
@@ -299,6 +304,13 @@ impl McpEndpoint {
                 InvokeError::Protocol(message)
             }
             ServiceError::Timeout { .. } => InvokeError::Timeout { url: label.clone() },
+            ServiceError::TransportClosed | ServiceError::TransportSend(_)
+                if self.oversized.as_ref().is_some_and(|o| o.load(std::sync::atomic::Ordering::Relaxed)) =>
+            {
+                let limit = super::MAX_BODY_BYTES >> 20;
+                let reason = format!("its answer to {method} is larger than {limit} MiB, so the connection was ended");
+                InvokeError::Transport { url: label.clone(), reason }
+            }
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 let mut reason = format!("the server closed the connection during {method} (did it exit or crash?)");
                 if let ServiceError::TransportSend(e) = &error {

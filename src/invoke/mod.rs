@@ -5,6 +5,7 @@ pub mod artifact;
 pub mod endpoint;
 pub mod envelope;
 mod exchange;
+mod line_cap;
 pub mod mcp;
 pub mod mcp_http;
 pub mod mock;

@@ -84,3 +84,19 @@ fn a_signal_to_call_ends_a_stubborn_server_and_its_children() {
         }
     }
 }
+
+/// An answer over the cap is said to be one at once, not waited for until the timeout.
+#[test]
+fn an_oversized_answer_is_reported_as_such() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let started = Instant::now();
+    let output = Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["call", "huge", "--mcp", &stdio_command(), "--timeout", "60"])
+        .env("TOOLDECK_HISTORY", dir.path().join("h.jsonl"))
+        .output()
+        .expect("tooldeck runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(5), "{stderr}");
+    assert!(stderr.contains("larger than 16 MiB"), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(30), "waited {:?}", started.elapsed());
+}
