@@ -450,11 +450,10 @@ fn authorization_prompt_then_token_runs_again() {
 #[test]
 fn a_server_wanting_a_token_asks_for_it_at_start() {
     let mut deck = Deck::with_catalog(Catalog::default(), &[]);
-    tooldeck::app::run::server_wants_token(
-        &mut deck.app,
-        "http://127.0.0.1:9/mcp",
-        Some("Bearer scope=\"tools:call\""),
-    );
+    deck.send(Msg::ServerWantsToken {
+        url: "http://127.0.0.1:9/mcp".into(),
+        challenge: Some("Bearer scope=\"tools:call\"".into()),
+    });
     let screen = deck.snapshot("10g_server_wants_a_token");
     assert!(screen.contains("token for mcp"), "{screen}");
     assert!(screen.contains("wants authorization (HTTP 401"), "{screen}");
@@ -523,7 +522,7 @@ fn a_result_is_saved_as_a_test_case() {
     );
 
     // From the history pane (the runtime records each call; here, by hand).
-    deck.app.history.push(tooldeck::history::Entry {
+    deck.app.recorder.record(tooldeck::history::Entry {
         at: "2026-11-22T10:00:00Z".into(),
         tool: "search_products".into(),
         arguments: serde_json::json!({}),
