@@ -41,7 +41,7 @@ impl Context {
         match self {
             Context::Anywhere => "anywhere",
             Context::Main => "list and form",
-            Context::Result => "result (Ctrl-O)",
+            Context::Result => "result",
             Context::Value => "a value in the result",
             Context::History => "past calls",
             Context::Picker => "pickers",

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::pane;
-use crate::app::keymap::Context;
+use crate::app::keymap::{Action, Context};
 use crate::app::layout::inner;
 use crate::app::{App, Popup};
 use crate::text::{truncate, visible, width, wrap};
@@ -141,7 +141,12 @@ fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             if !lines.is_empty() {
                 lines.push(Line::raw(""));
             }
-            lines.push(Line::styled(context.title(), styles.title));
+            let title = match app.keymap.name(Context::Main, Action::FocusResult) {
+                // How to get there, since its keys work only there.
+                Some(key) if *context == Context::Result => format!("{} ({key})", context.title()),
+                _ => context.title().to_string(),
+            };
+            lines.push(Line::styled(title, styles.title));
             lines.extend(bindings.iter().map(|(keys, help)| {
                 let pad = " ".repeat(key_width.saturating_sub(width(keys)) + 2);
                 Line::from(vec![
