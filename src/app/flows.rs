@@ -221,7 +221,11 @@ impl App {
                     self.prompts.popup = None;
                     return self.apply(reply);
                 }
-                Err(reply) => return self.apply(reply),
+                Err(why) => {
+                    if let Some(why) = why {
+                        self.status = Some(why);
+                    }
+                }
             },
         }
         Vec::new()

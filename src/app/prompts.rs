@@ -104,7 +104,7 @@ impl Prompts {
                 None
             }
         };
-        let prompted = match popup {
+        match popup {
             Popup::Picker { options, selected, .. } => match keymap.action_for(Context::Picker, key) {
                 Some(Action::Up) => move_selection(selected, -1, options.len()),
                 Some(Action::Down) => move_selection(selected, 1, options.len()),
@@ -171,8 +171,7 @@ impl Prompts {
                 _ => self.close(),
             },
             Popup::Help => self.close(),
-        };
-        prompted
+        }
     }
 
     fn close(&mut self) -> Prompted {

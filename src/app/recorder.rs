@@ -71,12 +71,13 @@ impl Recorder {
     }
 
     /// `S` in the history list: a past call as a case expecting the same status (the history
-    /// keeps no values). `Err` when it cannot be: the list stays open with the reason.
-    pub fn save_past_call(&mut self, newest_first: usize, catalog: &Catalog) -> Result<Reply, Reply> {
-        let Some(entry) = self.past_call(newest_first).cloned() else { return Err(Reply::default()) };
+    /// keeps no values). `Err` when it cannot be, with why if there is a call: the list stays
+    /// open.
+    pub fn save_past_call(&mut self, newest_first: usize, catalog: &Catalog) -> Result<Reply, Option<String>> {
+        let Some(entry) = self.past_call(newest_first).cloned() else { return Err(None) };
         let expectable = ["value", "error", "requires_authorization", "artifact", "null"];
         if !expectable.contains(&entry.outcome.as_str()) {
-            return Err(Reply::status(format!("a call that ended as \"{}\" has no outcome to expect", entry.outcome)));
+            return Err(Some(format!("a call that ended as \"{}\" has no outcome to expect", entry.outcome)));
         }
         let mut case = json!({
             "name": case_name(&entry.tool, &entry.arguments),
