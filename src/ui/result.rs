@@ -11,7 +11,7 @@ use super::json::highlight;
 use super::pane;
 use crate::app::layout::inner;
 use crate::app::value_view::{ValueLines, ValueView};
-use crate::app::{App, ArtifactState, Focus, RunState};
+use crate::app::{Action, App, ArtifactState, Context, Focus, RunState};
 use crate::invoke::thumbnail::Thumbnail;
 use crate::invoke::{Exchange, Outcome, Status};
 use crate::text::{human_bytes, visible};
@@ -32,7 +32,12 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             lines.push(Line::from(vec![
                 Span::styled(format!("{} running ", SPINNER[frame_index]), styles.accent),
                 Span::styled(
-                    format!("{:.1} s · {} · Esc cancels", run.elapsed_ms as f64 / 1000.0, app.server.endpoint),
+                    format!(
+                        "{:.1} s · {} · {} cancels",
+                        run.elapsed_ms as f64 / 1000.0,
+                        app.server.endpoint,
+                        app.key_name(Context::Main, Action::Back)
+                    ),
                     styles.muted,
                 ),
             ]));
@@ -40,11 +45,17 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
                 lines.push(progress_line(progress, styles));
             }
         }
-        RunState::Cancelled => lines.push(Line::styled("cancelled · Ctrl-R runs again", styles.warning)),
+        RunState::Cancelled => {
+            let run_key = app.key_name(Context::Main, Action::Run);
+            lines.push(Line::styled(format!("cancelled · {run_key} runs again"), styles.warning))
+        }
         RunState::Failed { error } => {
             lines.push(Line::styled("✗ no answer", styles.error));
             lines.push(Line::styled(visible(error).into_owned(), styles.text));
-            lines.push(Line::styled("r tries again", styles.muted));
+            lines.push(Line::styled(
+                format!("{} tries again", app.key_name(Context::Result, Action::Retry)),
+                styles.muted,
+            ));
         }
         RunState::Done { outcome, exchange, value_lines } => {
             let http = exchange.status.map(|s| format!(" · HTTP {s}")).unwrap_or_default();
