@@ -54,7 +54,7 @@ fn bench_keystroke(c: &mut Criterion) {
     // Focus the form and start editing the first (string) field.
     update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
     update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
-    assert!(app.editing);
+    assert!(app.form_pane.editing);
     let styles = Styles::default();
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test backend");
     let mut n = 0u64;

@@ -1,16 +1,51 @@
-//! The config file: named endpoints, so `--endpoint prod` means what the file says. A missing
-//! file is the defaults; a broken one is an error that names its line.
+//! The config file: named endpoints, so `--endpoint prod` means what the file says, and the
+//! app's keys. A missing file is the defaults; a broken one is an error that names its line.
+//!
+//! ```toml
+//! [keys]
+//! run = "ctrl-r"          # one key
+//! quit = ["q", "ctrl-q"]  # or several; [] unbinds
+//! ```
+//!
+//! Keys replace the action's default keys in every pane it works in; the action names and
+//! their defaults are in `app/keymap/table.rs` (and in the app's help, `?`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use toml::Spanned;
+
+use crate::app::Keymap;
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     #[serde(default)]
     pub endpoints: BTreeMap<String, NamedEndpoint>,
+    /// `[keys]`: action name → its keys, as written (with where, for errors).
+    #[serde(default)]
+    pub keys: BTreeMap<String, Spanned<KeyList>>,
+    /// The defaults with `keys` patched over them, checked when the file is read.
+    #[serde(skip)]
+    pub keymap: Keymap,
+}
+
+/// One key or several.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum KeyList {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl KeyList {
+    pub fn keys(&self) -> &[String] {
+        match self {
+            KeyList::One(key) => std::slice::from_ref(key),
+            KeyList::Many(keys) => keys,
+        }
+    }
 }
 
 /// One named endpoint: an OTC `url`, an MCP `mcp` command, or an MCP `mcp_url`.
@@ -54,11 +89,28 @@ pub fn load(path: &Path) -> Result<Config, String> {
     parse(&text, &path.display().to_string())
 }
 
+/// The app's keys from the config file at `path` (else the default place): the defaults when
+/// there is no file.
+pub fn keymap(path: Option<&Path>) -> Result<Keymap, String> {
+    match path.map(Path::to_path_buf).or_else(default_path) {
+        Some(path) => load(&path).map(|config| config.keymap),
+        None => Ok(Keymap::default()),
+    }
+}
+
 pub fn parse(text: &str, origin: &str) -> Result<Config, String> {
-    let config: Config = toml::from_str(text).map_err(|e| {
-        let line = e.span().map_or(1, |span| crate::text::LineIndex::new(text).line_col(span.start).0);
+    let lines = crate::text::LineIndex::new(text);
+    let line_of = |offset: usize| lines.line_col(offset.min(text.len())).0;
+    let mut config: Config = toml::from_str(text).map_err(|e| {
+        let line = e.span().map_or(1, |span| line_of(span.start));
         format!("{origin}:{line}: {}", e.message())
     })?;
+    config.keymap =
+        Keymap::with_overrides(config.keys.iter().map(|(action, keys)| (action.as_str(), keys.get_ref().keys())))
+            .map_err(|e| {
+                let line = config.keys.get(e.action()).map_or(1, |keys| line_of(keys.span().start));
+                format!("{origin}:{line}: [keys] {e}")
+            })?;
     for (name, endpoint) in &config.endpoints {
         let kinds = [&endpoint.url, &endpoint.mcp, &endpoint.mcp_url].iter().filter(|k| k.is_some()).count();
         if kinds != 1 {
@@ -90,6 +142,30 @@ mod tests {
         assert!(error.starts_with("c.toml:3:"), "{error}");
         let error = parse("[endpoints.both]\nurl = \"x\"\nmcp = \"y\"\n", "c.toml").unwrap_err();
         assert!(error.contains("exactly one of"), "{error}");
+    }
+
+    #[test]
+    fn keys_are_patched_over_the_defaults() {
+        use crate::app::{Action, Context};
+        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+        let config = parse("[keys]\nrun = \"f9\"\nquit = [\"q\", \"ctrl-q\"]\n", "c.toml").unwrap();
+        let f9 = KeyEvent::new(KeyCode::F(9), KeyModifiers::NONE);
+        assert_eq!(config.keymap.action_for(Context::Main, f9), Some(Action::Run));
+        let ctrl_q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::CONTROL);
+        assert_eq!(config.keymap.action_for(Context::Main, ctrl_q), Some(Action::Quit));
+        assert_eq!(parse("", "c.toml").unwrap().keymap, Keymap::default());
+    }
+
+    #[test]
+    fn a_bad_key_names_itself_and_its_line() {
+        let error = parse("[keys]\nrun = \"f9\"\nhelp = \"ctrl-banana\"\n", "c.toml").unwrap_err();
+        assert_eq!(error, "c.toml:3: [keys] help: \"ctrl-banana\" is not a key");
+        let error = parse("[keys]\n\nrunn = \"f9\"\n", "c.toml").unwrap_err();
+        assert!(error.starts_with("c.toml:3: [keys] \"runn\" is not an action"), "{error}");
+        let error = parse("[keys]\nretry = \"j\"\n", "c.toml").unwrap_err();
+        assert!(error.starts_with("c.toml:2: [keys] retry: j would also mean down"), "{error}");
+        let error = parse("[keys]\nrun = 5\n", "c.toml").unwrap_err();
+        assert!(error.starts_with("c.toml:2:"), "{error}");
     }
 
     #[test]

@@ -347,6 +347,28 @@ fn help_popup_lists_the_keys() {
     assert!(!deck.text().contains("┌ keys ─"), "any key closes the help");
 }
 
+/// Keys from the config file: the help and the hints name them, and they do what they say.
+#[test]
+fn help_and_hints_follow_the_users_keys() {
+    let config =
+        tooldeck::config::parse("[keys]\nrun = \"f9\"\nquit = [\"ctrl-q\"]\nfilter = [\"f\", \"/\"]\n", "c.toml")
+            .expect("a valid config");
+    let loaded = load_samples(&LoadOptions::default());
+    let app = App::new(loaded.catalog, &loaded.diagnostics, (120, 40)).with_keymap(config.keymap);
+    let mut deck = Deck { app, size: (120, 40) };
+    let screen = deck.text();
+    let status = screen.lines().last().expect("status line");
+    assert!(status.contains("f filter  F9 run  Ctrl-Q quit"), "{status}");
+    deck.press(KeyCode::Char('?'));
+    let screen = deck.snapshot("09b_help_with_the_users_keys");
+    assert!(screen.contains("F9                 run (again: send invalid input anyway)"), "{screen}");
+    assert!(screen.contains("F9              run the form"), "the result pane's Run follows too:\n{screen}");
+    assert!(!screen.contains("Ctrl-R"), "{screen}");
+    deck.press(KeyCode::Esc);
+    deck.press(KeyCode::Char('f'));
+    assert!(deck.app.list.filtering, "f filters");
+}
+
 #[test]
 fn run_with_valid_arguments_shows_the_request() {
     let mut deck = Deck::samples();
@@ -450,11 +472,10 @@ fn authorization_prompt_then_token_runs_again() {
 #[test]
 fn a_server_wanting_a_token_asks_for_it_at_start() {
     let mut deck = Deck::with_catalog(Catalog::default(), &[]);
-    tooldeck::app::run::server_wants_token(
-        &mut deck.app,
-        "http://127.0.0.1:9/mcp",
-        Some("Bearer scope=\"tools:call\""),
-    );
+    deck.send(Msg::ServerWantsToken {
+        url: "http://127.0.0.1:9/mcp".into(),
+        challenge: Some("Bearer scope=\"tools:call\"".into()),
+    });
     let screen = deck.snapshot("10g_server_wants_a_token");
     assert!(screen.contains("token for mcp"), "{screen}");
     assert!(screen.contains("wants authorization (HTTP 401"), "{screen}");
@@ -523,7 +544,7 @@ fn a_result_is_saved_as_a_test_case() {
     );
 
     // From the history pane (the runtime records each call; here, by hand).
-    deck.app.history.push(tooldeck::history::Entry {
+    deck.app.recorder.record(tooldeck::history::Entry {
         at: "2026-11-22T10:00:00Z".into(),
         tool: "search_products".into(),
         arguments: serde_json::json!({}),

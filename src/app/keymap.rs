@@ -1,20 +1,79 @@
-//! What a key means when no text field has it. One table, so the help screen and the key
-//! handling can never disagree (and user overrides can later patch it).
+//! Every key that is a command, in one table: (context, action, default keys, help). Dispatch
+//! (`Keymap::action_for`), the status-bar hints and the help overlay all read it, so they can
+//! never disagree. A user's `[keys]` overrides are patched over the defaults at startup (as
+//! gitui's key_list does); the app is handed the result and never reads a file.
+//!
+//! Keys that type stay with the text box that has them (characters, Backspace, arrows and Enter
+//! and Esc in a box): they are not commands and are not rebindable.
+
+use std::fmt;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+mod table;
+
+pub use table::DEFAULTS;
+
+/// Where a binding applies. Contexts are checked in layers: `Anywhere` first, then the one the
+/// focus is in (in the result pane, `Value` before `Result` while a value is shown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Context {
+    /// Even while typing in a text box, so only chords and function keys.
+    Anywhere,
+    /// The tool list and the form, when no text field is being edited.
+    Main,
+    /// The result pane.
+    Result,
+    /// The value viewer inside the result pane (moving, folding).
+    Value,
+    /// The list of past calls.
+    History,
+    /// A list to pick a value from.
+    Picker,
+}
+
+impl Context {
+    pub const ALL: [Context; 6] =
+        [Context::Anywhere, Context::Main, Context::Result, Context::Value, Context::History, Context::Picker];
+
+    /// The heading the help overlay gives it.
+    pub fn title(self) -> &'static str {
+        match self {
+            Context::Anywhere => "anywhere",
+            Context::Main => "list and form",
+            Context::Result => "result",
+            Context::Value => "a value in the result",
+            Context::History => "past calls",
+            Context::Picker => "pickers",
+        }
+    }
+
+    /// The contexts whose keys are live together, so one key must not mean two actions there.
+    fn layers() -> [&'static [Context]; 4] {
+        [
+            &[Context::Anywhere, Context::Main],
+            &[Context::Anywhere, Context::Value, Context::Result],
+            &[Context::Anywhere, Context::History],
+            &[Context::Anywhere, Context::Picker],
+        ]
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Action {
     Quit,
+    /// Ctrl-C: quits from anywhere, even from a text box.
+    ForceQuit,
     Up,
     Down,
     PageUp,
     PageDown,
     Top,
     Bottom,
-    /// Select a tool, edit a field, toggle a checkbox, open a picker.
+    /// Select a tool, edit a field, toggle a checkbox, open a picker; in the value viewer, fold
+    /// or unfold; in a popup, take the choice.
     Activate,
-    /// Leave editing, then go back.
+    /// Leave editing, then go back; in a popup, close it.
     Back,
     NextField,
     PreviousField,
@@ -28,7 +87,7 @@ pub enum Action {
     Collapse,
     Expand,
     Run,
-    /// Toggle the n-th run option (Alt-1 is 0).
+    /// Toggle the n-th run option: the binding's n-th key (Alt-1 is 0).
     ToggleRunOption(usize),
     /// Focus the result pane.
     FocusResult,
@@ -38,87 +97,406 @@ pub enum Action {
     GiveToken,
     /// Past calls.
     History,
-    /// Save the last call and its outcome as a test case.
+    /// Save a call and its outcome as a test case.
     SaveCase,
     Help,
+    /// The result pane shows the exact request and response instead of the outcome.
+    ToggleExchange,
+    CopyCurl,
+    FetchArtifact,
+    SaveArtifact,
+    /// Ask again every few seconds until the user has authorized in the browser.
+    WaitForAuthorization,
+    /// The result's link, else its value, to the clipboard.
+    Copy,
+    OpenLink,
+    Find,
+    FindNext,
+    FoldAll,
+    UnfoldAll,
 }
 
-pub struct Binding {
-    pub keys: &'static str,
-    pub action: Action,
-    pub help: &'static str,
+impl Action {
+    /// The name a config file uses for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Quit => "quit",
+            Action::ForceQuit => "force_quit",
+            Action::Up => "up",
+            Action::Down => "down",
+            Action::PageUp => "page_up",
+            Action::PageDown => "page_down",
+            Action::Top => "top",
+            Action::Bottom => "bottom",
+            Action::Activate => "activate",
+            Action::Back => "back",
+            Action::NextField => "next_field",
+            Action::PreviousField => "previous_field",
+            Action::Filter => "filter",
+            Action::ToggleJson => "toggle_json",
+            Action::Unset => "unset",
+            Action::AddItem => "add_item",
+            Action::DeleteItem => "delete_item",
+            Action::MoveItemUp => "move_item_up",
+            Action::MoveItemDown => "move_item_down",
+            Action::Collapse => "collapse",
+            Action::Expand => "expand",
+            Action::Run => "run",
+            Action::ToggleRunOption(_) => "toggle_run_option",
+            Action::FocusResult => "focus_result",
+            Action::Retry => "retry",
+            Action::GiveToken => "give_token",
+            Action::History => "history",
+            Action::SaveCase => "save_case",
+            Action::Help => "help",
+            Action::ToggleExchange => "toggle_exchange",
+            Action::CopyCurl => "copy_curl",
+            Action::FetchArtifact => "fetch_artifact",
+            Action::SaveArtifact => "save_artifact",
+            Action::WaitForAuthorization => "wait_for_authorization",
+            Action::Copy => "copy",
+            Action::OpenLink => "open_link",
+            Action::Find => "find",
+            Action::FindNext => "find_next",
+            Action::FoldAll => "fold_all",
+            Action::UnfoldAll => "unfold_all",
+        }
+    }
+
+    /// The action a config file or a hint names.
+    pub fn from_name(name: &str) -> Option<Action> {
+        DEFAULTS.iter().map(|d| d.action).find(|a| a.name() == name)
+    }
+
+    /// The same action whatever its payload (a run option's number).
+    fn kind(self) -> Action {
+        match self {
+            Action::ToggleRunOption(_) => Action::ToggleRunOption(0),
+            other => other,
+        }
+    }
 }
 
-/// Every binding, in the order the help screen lists them.
-pub const BINDINGS: &[Binding] = &[
-    Binding { keys: "↑/↓  j/k", action: Action::Up, help: "move in the list or the form" },
-    Binding { keys: "Enter", action: Action::Activate, help: "select a tool, edit a field, toggle, open a picker" },
-    Binding { keys: "Tab / Shift-Tab", action: Action::NextField, help: "next / previous field" },
-    Binding { keys: "Esc", action: Action::Back, help: "stop editing, then go back" },
-    Binding { keys: "/", action: Action::Filter, help: "filter tools (fuzzy)" },
-    Binding { keys: "Ctrl-J", action: Action::ToggleJson, help: "arguments as editable JSON beside the form" },
-    Binding { keys: "Ctrl-U", action: Action::Unset, help: "unset the focused optional field" },
-    Binding { keys: "a / d", action: Action::AddItem, help: "add / delete an array item or map entry" },
-    Binding {
-        keys: "Alt-↑ / Alt-↓", action: Action::MoveItemUp, help: "move an array item up / down (also K / J)"
-    },
-    Binding { keys: "← / →  h / l", action: Action::Collapse, help: "fold / unfold a group" },
-    Binding { keys: "Ctrl-R  F5", action: Action::Run, help: "run (press again to send invalid input anyway)" },
-    Binding {
-        keys: "Alt-1 … Alt-9",
-        action: Action::ToggleRunOption(0),
-        help: "toggle the run options shown beside Run",
-    },
-    Binding { keys: "Ctrl-O", action: Action::FocusResult, help: "into the result (fold, find, exchange, fetch…)" },
-    Binding { keys: "S", action: Action::SaveCase, help: "save the last call as a test case (tooldeck test)" },
-    Binding { keys: "H", action: Action::History, help: "past calls: Enter puts back, r runs again, S saves" },
-    Binding { keys: "PgUp/PgDn  g/G", action: Action::PageUp, help: "page, top, bottom" },
-    Binding { keys: "?", action: Action::Help, help: "this help" },
-    Binding { keys: "q  Ctrl-C", action: Action::Quit, help: "quit (q only when not editing)" },
-];
+/// One key, as a binding names it: Shift is not a modifier here, it is in the character ('K')
+/// or the key (BackTab), which is how terminals report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub code: KeyCode,
+    pub ctrl: bool,
+    pub alt: bool,
+}
 
-pub fn action_for(key: KeyEvent) -> Option<Action> {
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let alt = key.modifiers.contains(KeyModifiers::ALT);
-    Some(match key.code {
-        KeyCode::Char('c') if ctrl => Action::Quit,
-        KeyCode::Char('j') if ctrl => Action::ToggleJson,
-        KeyCode::Char('u') if ctrl => Action::Unset,
-        KeyCode::Char('r') if ctrl => Action::Run,
-        KeyCode::Char('o') if ctrl => Action::FocusResult,
-        KeyCode::F(5) => Action::Run,
-        KeyCode::Up if alt => Action::MoveItemUp,
-        KeyCode::Down if alt => Action::MoveItemDown,
-        KeyCode::Char(c @ '1'..='9') if alt => Action::ToggleRunOption(c as usize - '1' as usize),
-        KeyCode::Char('K') => Action::MoveItemUp,
-        KeyCode::Char('J') => Action::MoveItemDown,
-        _ if ctrl || alt => return None,
-        KeyCode::Char('q') => Action::Quit,
-        KeyCode::Char('t') => Action::GiveToken,
-        KeyCode::Char('H') => Action::History,
-        KeyCode::Char('S') => Action::SaveCase,
-        KeyCode::Char('r') => Action::Retry,
-        KeyCode::Up | KeyCode::Char('k') => Action::Up,
-        KeyCode::Down | KeyCode::Char('j') => Action::Down,
-        KeyCode::PageUp => Action::PageUp,
-        KeyCode::PageDown => Action::PageDown,
-        KeyCode::Home | KeyCode::Char('g') => Action::Top,
-        KeyCode::End | KeyCode::Char('G') => Action::Bottom,
-        KeyCode::Enter | KeyCode::Char(' ') => Action::Activate,
-        KeyCode::Esc => Action::Back,
-        KeyCode::Tab => Action::NextField,
-        KeyCode::BackTab => Action::PreviousField,
-        KeyCode::Char('/') => Action::Filter,
-        KeyCode::Char('a') | KeyCode::Insert => Action::AddItem,
-        KeyCode::Char('d') | KeyCode::Delete => Action::DeleteItem,
-        KeyCode::Left | KeyCode::Char('h') => Action::Collapse,
-        KeyCode::Right | KeyCode::Char('l') => Action::Expand,
-        KeyCode::F(1) | KeyCode::Char('?') => Action::Help,
+impl Key {
+    pub const fn plain(code: KeyCode) -> Key {
+        Key { code, ctrl: false, alt: false }
+    }
+
+    pub const fn char(c: char) -> Key {
+        Key::plain(KeyCode::Char(c))
+    }
+
+    pub const fn ctrl(c: char) -> Key {
+        Key { code: KeyCode::Char(c), ctrl: true, alt: false }
+    }
+
+    pub const fn alt(code: KeyCode) -> Key {
+        Key { code, ctrl: false, alt: true }
+    }
+
+    /// The key a terminal event is, for matching against bindings.
+    pub fn of(event: KeyEvent) -> Key {
+        Key {
+            code: event.code,
+            ctrl: event.modifiers.contains(KeyModifiers::CONTROL),
+            alt: event.modifiers.contains(KeyModifiers::ALT),
+        }
+    }
+
+    /// A key that cannot be typed into a text: a chord or a function key.
+    pub fn is_command_only(&self) -> bool {
+        self.ctrl || self.alt || matches!(self.code, KeyCode::F(_))
+    }
+
+    /// `ctrl-r`, `alt-up`, `f5`, `q`, `K`, `shift-tab`, `space`, `?`: modifiers and named keys in
+    /// any case, a single character as it is typed.
+    pub fn parse(text: &str) -> Result<Key, String> {
+        let mut rest = text;
+        let (mut ctrl, mut alt, mut shift) = (false, false, false);
+        // A lone "-" is a key, not a separator.
+        while let Some((modifier, after)) = rest.split_once('-').filter(|(_, after)| !after.is_empty()) {
+            match modifier.to_ascii_lowercase().as_str() {
+                "ctrl" | "control" => ctrl = true,
+                "alt" | "meta" => alt = true,
+                "shift" => shift = true,
+                _ => break,
+            }
+            rest = after;
+        }
+        let mut chars = rest.chars();
+        let code = match (chars.next(), chars.next()) {
+            (Some(c), None) => KeyCode::Char(if ctrl { c.to_ascii_lowercase() } else { c }),
+            _ => named(&rest.to_ascii_lowercase()).ok_or_else(|| format!("\"{text}\" is not a key"))?,
+        };
+        let code = match (shift, code) {
+            (false, code) => code,
+            (true, KeyCode::Char(c)) if c.is_alphabetic() && !ctrl => KeyCode::Char(c.to_ascii_uppercase()),
+            (true, KeyCode::Tab | KeyCode::BackTab) => KeyCode::BackTab,
+            (true, _) => {
+                return Err(format!("\"{text}\": shift goes with a letter or tab (write \"K\", not \"shift-k\")"));
+            }
+        };
+        Ok(Key { code, ctrl, alt })
+    }
+}
+
+fn named(name: &str) -> Option<KeyCode> {
+    Some(match name {
+        "up" => KeyCode::Up,
+        "down" => KeyCode::Down,
+        "left" => KeyCode::Left,
+        "right" => KeyCode::Right,
+        "enter" | "return" => KeyCode::Enter,
+        "esc" | "escape" => KeyCode::Esc,
+        "tab" => KeyCode::Tab,
+        "backtab" => KeyCode::BackTab,
+        "space" => KeyCode::Char(' '),
+        "pageup" | "pgup" => KeyCode::PageUp,
+        "pagedown" | "pgdn" => KeyCode::PageDown,
+        "home" => KeyCode::Home,
+        "end" => KeyCode::End,
+        "insert" | "ins" => KeyCode::Insert,
+        "delete" | "del" => KeyCode::Delete,
+        "backspace" => KeyCode::Backspace,
+        "minus" => KeyCode::Char('-'),
+        f if f.starts_with('f') => KeyCode::F(f[1..].parse().ok().filter(|n| (1..=24).contains(n))?),
         _ => return None,
     })
 }
 
-/// True for Ctrl-C, which quits from anywhere, even while editing.
-pub fn is_force_quit(key: KeyEvent) -> bool {
-    key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c')
+/// How the help and the hints show it: `Ctrl-R`, `Alt-↑`, `PgUp`, `Space`, `K`.
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.ctrl {
+            f.write_str("Ctrl-")?;
+        }
+        if self.alt {
+            f.write_str("Alt-")?;
+        }
+        match self.code {
+            KeyCode::Char(' ') => f.write_str("Space"),
+            KeyCode::Char(c) if self.ctrl => write!(f, "{}", c.to_ascii_uppercase()),
+            KeyCode::Char(c) => write!(f, "{c}"),
+            KeyCode::Up => f.write_str("↑"),
+            KeyCode::Down => f.write_str("↓"),
+            KeyCode::Left => f.write_str("←"),
+            KeyCode::Right => f.write_str("→"),
+            KeyCode::Enter => f.write_str("Enter"),
+            KeyCode::Esc => f.write_str("Esc"),
+            KeyCode::Tab => f.write_str("Tab"),
+            KeyCode::BackTab => f.write_str("Shift-Tab"),
+            KeyCode::PageUp => f.write_str("PgUp"),
+            KeyCode::PageDown => f.write_str("PgDn"),
+            KeyCode::Home => f.write_str("Home"),
+            KeyCode::End => f.write_str("End"),
+            KeyCode::Insert => f.write_str("Ins"),
+            KeyCode::Delete => f.write_str("Del"),
+            KeyCode::Backspace => f.write_str("Backspace"),
+            KeyCode::F(n) => write!(f, "F{n}"),
+            other => write!(f, "{other:?}"),
+        }
+    }
 }
+
+/// A row of the default table.
+pub struct DefaultBinding {
+    pub context: Context,
+    pub action: Action,
+    pub keys: &'static [Key],
+    /// What the help overlay says. Neighbours in a context with the same text share one line.
+    pub help: &'static str,
+}
+
+/// A binding in force: the default's keys, or the user's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Binding {
+    pub context: Context,
+    pub action: Action,
+    pub keys: Vec<Key>,
+    pub help: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum KeymapError {
+    #[error("\"{0}\" is not an action (actions: {all})", all = action_names().join(", "))]
+    UnknownAction(String),
+    #[error("{action}: {why}")]
+    BadKey { action: String, why: String },
+    #[error("{action}: {key} would also mean {other} in {context}")]
+    Conflict { action: String, key: String, other: String, context: &'static str },
+    #[error("{action}: {key} works even while typing, so it must be a Ctrl or Alt chord or a function key")]
+    Typeable { action: String, key: String },
+}
+
+impl KeymapError {
+    /// The action whose override is wrong (a config file points at its line).
+    pub fn action(&self) -> &str {
+        match self {
+            KeymapError::UnknownAction(action)
+            | KeymapError::BadKey { action, .. }
+            | KeymapError::Conflict { action, .. }
+            | KeymapError::Typeable { action, .. } => action,
+        }
+    }
+}
+
+fn action_names() -> Vec<&'static str> {
+    let mut names: Vec<&str> = DEFAULTS.iter().map(|d| d.action.name()).collect();
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|n| seen.insert(*n));
+    names
+}
+
+/// The bindings in force.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Keymap {
+    bindings: Vec<Binding>,
+}
+
+impl Default for Keymap {
+    fn default() -> Keymap {
+        Keymap {
+            bindings: DEFAULTS
+                .iter()
+                .map(|d| Binding { context: d.context, action: d.action, keys: d.keys.to_vec(), help: d.help })
+                .collect(),
+        }
+    }
+}
+
+impl Keymap {
+    /// The defaults with `overrides` (action name → its keys) patched over them. An override
+    /// gives the action these keys in every context it has; an empty list unbinds it.
+    pub fn with_overrides<'a>(
+        overrides: impl IntoIterator<Item = (&'a str, &'a [String])>,
+    ) -> Result<Keymap, KeymapError> {
+        let mut keymap = Keymap::default();
+        let mut changed = Vec::new();
+        for (name, keys) in overrides {
+            let Some(action) = Action::from_name(name) else {
+                return Err(KeymapError::UnknownAction(name.to_string()));
+            };
+            let keys = keys
+                .iter()
+                .map(|k| Key::parse(k))
+                .collect::<Result<Vec<Key>, String>>()
+                .map_err(|why| KeymapError::BadKey { action: name.to_string(), why })?;
+            for binding in keymap.bindings.iter_mut().filter(|b| b.action == action) {
+                binding.keys = keys.clone();
+            }
+            changed.push(action);
+        }
+        keymap.check(&changed)?;
+        Ok(keymap)
+    }
+
+    /// No key means two actions where both are live; keys live while typing cannot type.
+    /// Errors name an overridden action (the defaults are checked by a test).
+    fn check(&self, changed: &[Action]) -> Result<(), KeymapError> {
+        for binding in self.bindings.iter().filter(|b| b.context == Context::Anywhere) {
+            if let Some(key) = binding.keys.iter().find(|k| !k.is_command_only()) {
+                return Err(KeymapError::Typeable { action: binding.action.name().into(), key: key.to_string() });
+            }
+        }
+        for layer in Context::layers() {
+            let live: Vec<&Binding> = self.bindings.iter().filter(|b| layer.contains(&b.context)).collect();
+            for (i, first) in live.iter().enumerate() {
+                for second in &live[i + 1..] {
+                    if first.action == second.action {
+                        continue;
+                    }
+                    let Some(key) = first.keys.iter().find(|k| second.keys.contains(k)) else { continue };
+                    // Blame the one the user changed.
+                    let (blamed, other) =
+                        if changed.contains(&second.action) { (second, first) } else { (first, second) };
+                    return Err(KeymapError::Conflict {
+                        action: blamed.action.name().into(),
+                        key: key.to_string(),
+                        other: other.action.name().into(),
+                        context: other.context.title(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn bindings(&self) -> &[Binding] {
+        &self.bindings
+    }
+
+    /// The action `event` means in `context`, if any.
+    pub fn action_for(&self, context: Context, event: KeyEvent) -> Option<Action> {
+        let key = Key::of(event);
+        self.bindings.iter().filter(|b| b.context == context).find_map(|b| {
+            let index = b.keys.iter().position(|k| *k == key)?;
+            Some(match b.action {
+                Action::ToggleRunOption(_) => Action::ToggleRunOption(index),
+                action => action,
+            })
+        })
+    }
+
+    /// True when `event` is `action` in `context`.
+    pub fn is(&self, context: Context, event: KeyEvent, action: Action) -> bool {
+        self.action_for(context, event).is_some_and(|a| a.kind() == action.kind())
+    }
+
+    /// The keys of `action` in `context` (none when unbound).
+    pub fn keys(&self, context: Context, action: Action) -> &[Key] {
+        self.bindings
+            .iter()
+            .find(|b| b.context == context && b.action.kind() == action.kind())
+            .map_or(&[], |b| b.keys.as_slice())
+    }
+
+    /// The first key of `action` in `context`, as hints and messages name it.
+    pub fn name(&self, context: Context, action: Action) -> Option<String> {
+        self.keys(context, action).first().map(Key::to_string)
+    }
+
+    /// The help overlay's lines, context by context: (keys, what they do). Neighbouring
+    /// bindings with the same help share a line ("↑ k / ↓ j").
+    pub fn help(&self) -> Vec<(Context, Vec<(String, &'static str)>)> {
+        Context::ALL
+            .iter()
+            .map(|&context| {
+                let mut lines: Vec<(String, &'static str)> = Vec::new();
+                let mut previous_help = None;
+                for binding in self.bindings.iter().filter(|b| b.context == context) {
+                    let keys = keys_label(&binding.keys);
+                    match lines.last_mut() {
+                        Some((label, _)) if previous_help == Some(binding.help) => {
+                            label.push_str(" / ");
+                            label.push_str(&keys);
+                        }
+                        _ => lines.push((keys, binding.help)),
+                    }
+                    previous_help = Some(binding.help);
+                }
+                (context, lines)
+            })
+            .collect()
+    }
+}
+
+/// "Ctrl-R F5"; a long run of keys as its ends ("Alt-1 … Alt-9"); "(none)" when unbound.
+fn keys_label(keys: &[Key]) -> String {
+    match keys {
+        [] => "(none)".to_string(),
+        [first, .., last] if keys.len() > 3 => format!("{first} … {last}"),
+        keys => keys.iter().map(Key::to_string).collect::<Vec<_>>().join(" "),
+    }
+}
+
+#[cfg(test)]
+mod tests;

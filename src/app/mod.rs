@@ -1,29 +1,39 @@
 //! The app's state and how it changes. No terminal I/O here: `update` takes a [`Msg`] and
 //! returns [`Effect`]s for the runtime to carry out; `ui` only reads this state.
+//!
+//! `App` composes a few components, each owning its state and the updates to it: the tool
+//! [`list`], the [`form`] pane, the [`result`] pane, the [`server`] calls go to, the [`prompts`]
+//! (popups) and the [`recorder`] (history and test cases). `update` dispatches to them; what
+//! spans several of them (running a call, a token, a past call put back) is in `flows`.
 
-pub mod artifact;
-pub mod cases;
+mod actions;
+mod artifact;
+mod flows;
+pub mod form;
 pub mod keymap;
 pub mod layout;
 pub mod list;
-pub mod run;
+pub mod prompts;
+pub mod recorder;
+pub mod result;
+pub mod server;
 mod typing;
 pub mod update;
 pub mod value_view;
 pub mod view;
 
-use std::collections::HashMap;
-
-use std::collections::BTreeMap;
-
 use crate::catalog::{Catalog, Diagnostic, Tool};
-use crate::form::{Form, TextInput};
+use crate::form::Form;
 use crate::invoke::otc::CallRequest;
-use crate::invoke::{Exchange, Outcome};
 
-pub use keymap::Action;
+pub use form::{FormPane, JsonView};
+pub use keymap::{Action, Context, Keymap};
 pub use layout::Layout;
 pub use list::ToolList;
+pub use prompts::{PickerPurpose, Popup, Prompts};
+pub use recorder::Recorder;
+pub use result::{Answer, ArtifactState, ArtifactView, ResultPane, Run, RunState};
+pub use server::Server;
 pub use update::update;
 
 /// Everything that can happen to the app.
@@ -129,81 +139,6 @@ pub enum Effect {
     },
 }
 
-/// An artifact fetched with `f`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ArtifactView {
-    pub url: String,
-    pub declared_size: Option<u64>,
-    pub received: u64,
-    pub total: Option<u64>,
-    pub state: ArtifactState,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum ArtifactState {
-    Fetching,
-    Ready {
-        lines: Vec<String>,
-        bytes: std::sync::Arc<Vec<u8>>,
-        /// A picture of an image artifact.
-        image: Option<crate::invoke::thumbnail::Thumbnail>,
-    },
-    Failed(String),
-}
-
-/// A call's answer, made ready for the screen where it arrives (a large value is formatted and
-/// checked there, not on the UI thread).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
-    pub outcome: Outcome,
-    pub exchange: Exchange,
-    /// The value pretty-printed, line by line, with its brackets paired for folding.
-    pub value_lines: value_view::ValueLines,
-}
-
-impl Answer {
-    pub fn new(mut outcome: Outcome, exchange: Exchange, output_schema: Option<&serde_json::Value>) -> Answer {
-        if let Some(schema) = output_schema {
-            crate::invoke::envelope::check_output(&mut outcome, schema);
-        }
-        let value_lines = outcome
-            .value
-            .as_ref()
-            .map(|v| value_view::ValueLines::new(&crate::form::value::pretty(v)))
-            .unwrap_or_default();
-        Answer { outcome, exchange, value_lines }
-    }
-}
-
-/// The current (or last) call of the selected tool.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Run {
-    pub id: u64,
-    pub tool_id: String,
-    pub request: CallRequest,
-    pub elapsed_ms: u64,
-    /// The server's last progress report, while it runs.
-    pub progress: Option<crate::invoke::Progress>,
-    pub state: RunState,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum RunState {
-    Running,
-    Done {
-        outcome: Box<Outcome>,
-        exchange: Box<Exchange>,
-        /// The value pretty-printed once, line by line: a large value must not be formatted
-        /// again on every frame.
-        value_lines: value_view::ValueLines,
-    },
-    /// No answer at all: connection refused, timeout...
-    Failed {
-        error: String,
-    },
-    Cancelled,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
     List,
@@ -214,60 +149,43 @@ pub enum Focus {
     Json,
 }
 
-/// A box over the screen that takes the keys until it closes.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Popup {
-    /// Pick one of `options` for the field at `path` (an enum, a variant, a suggestion).
-    Picker {
-        path: Vec<usize>,
-        title: String,
-        options: Vec<String>,
-        selected: usize,
-        purpose: PickerPurpose,
-    },
-    /// The key of a new map entry.
-    KeyPrompt {
-        path: Vec<usize>,
-        input: TextInput,
-    },
-    Help,
-    /// Text to find in the result.
-    Search {
-        input: TextInput,
-    },
-    /// Where to save the fetched artifact.
-    SavePrompt {
-        input: TextInput,
-    },
-    /// Which file test cases are appended to (asked once per run of the app).
-    CaseFile {
-        input: TextInput,
-    },
-    /// Past calls, newest first; Enter re-opens one's arguments.
-    History {
-        selected: usize,
-    },
-    /// A token for an authorization provider (shown masked).
-    TokenPrompt {
-        provider: String,
-        input: TextInput,
-        /// Why a token is asked for, when the prompt opens by itself (a server that answered 401).
-        why: Option<String>,
-    },
+/// What a component's update hands back: effects for the runtime, and maybe a line for the
+/// status bar or a popup to open (the app owns both, so a component only asks for them).
+#[derive(Debug, Default, PartialEq)]
+#[must_use]
+pub struct Reply {
+    pub effects: Vec<Effect>,
+    pub status: Option<String>,
+    pub popup: Option<Popup>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PickerPurpose {
-    Enum,
-    Variant,
-    Suggestion,
+impl Reply {
+    pub fn status(message: impl Into<String>) -> Reply {
+        Reply { status: Some(message.into()), ..Reply::default() }
+    }
+
+    pub fn popup(popup: Popup) -> Reply {
+        Reply { popup: Some(popup), ..Reply::default() }
+    }
+
+    pub fn effects(effects: Vec<Effect>) -> Reply {
+        Reply { effects, ..Reply::default() }
+    }
+
+    pub fn effect(effect: Effect) -> Reply {
+        Reply::effects(vec![effect])
+    }
+
+    pub fn with_status(mut self, message: impl Into<String>) -> Reply {
+        self.status = Some(message.into());
+        self
+    }
 }
 
-/// The editable JSON view: its text, and why it does not parse (if it does not).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct JsonView {
-    pub input: TextInput,
-    pub error: Option<String>,
+impl From<Vec<Effect>> for Reply {
+    fn from(effects: Vec<Effect>) -> Reply {
+        Reply::effects(effects)
+    }
 }
 
 pub struct App {
@@ -275,51 +193,18 @@ pub struct App {
     /// Problems found loading the catalog, summarised in the status bar.
     pub load_errors: usize,
     pub load_warnings: usize,
-    pub list: ToolList,
-    /// One form per tool, kept while the user looks at other tools: nothing typed is lost.
-    pub forms: HashMap<String, Form>,
     pub focus: Focus,
-    /// Index into the selected form's rows.
-    pub cursor: usize,
-    /// First visible line of the form (lines, not rows: errors and text areas take several).
-    pub form_scroll: usize,
-    /// A text field is being edited (keys go to it).
-    pub editing: bool,
-    pub json: Option<JsonView>,
-    pub popup: Option<Popup>,
     /// A one-line message for the status bar.
     pub status: Option<String>,
-    /// Run was just refused for invalid input; pressing it again sends anyway.
-    pub run_armed: bool,
-    /// The last call, shown below the form.
-    pub run: Option<Run>,
-    pub next_run_id: u64,
-    /// Tokens the user gave, by provider, kept in memory only.
-    pub tokens: BTreeMap<String, String>,
-    /// Where calls go, for the status line ("demo server", "http://...").
-    pub endpoint: String,
-    /// First visible line of the result pane (outside the value viewer).
-    pub result_scroll: usize,
-    /// Cursor, window and folds of the value viewer.
-    pub value_view: value_view::ValueView,
-    /// The result pane shows the exact request and response instead of the outcome.
-    pub show_exchange: bool,
-    /// The last text searched for in the result (`n` finds the next).
-    pub result_search: String,
-    /// Retrying every few seconds until the authorization prompt goes away (`w`).
-    pub waiting_for_authorization: bool,
-    /// The artifact being fetched or shown.
-    pub artifact: Option<ArtifactView>,
-    /// Past calls, oldest first (what the runtime read at start plus this session's).
-    pub history: Vec<crate::history::Entry>,
-    /// The file `S` appends test cases to, once chosen.
-    pub case_file: Option<String>,
-    /// A case waiting for its file to be chosen.
-    pub pending_case: Option<serde_json::Value>,
-    /// Calls saved as cases in this run of the app (tool and arguments), so `S` twice on the
-    /// same call does not write it twice.
-    pub saved_cases: std::collections::HashSet<String>,
     pub size: (u16, u16),
+    /// What the keys mean: the defaults, or the user's, given at startup.
+    pub keymap: Keymap,
+    pub list: ToolList,
+    pub form_pane: FormPane,
+    pub result: ResultPane,
+    pub server: Server,
+    pub prompts: Prompts,
+    pub recorder: Recorder,
 }
 
 impl App {
@@ -331,61 +216,70 @@ impl App {
             load_warnings: diagnostics.len() - load_errors,
             list,
             catalog,
-            forms: HashMap::new(),
             focus: Focus::List,
-            cursor: 0,
-            form_scroll: 0,
-            editing: false,
-            json: None,
-            popup: None,
             status: None,
-            run_armed: false,
-            run: None,
-            next_run_id: 1,
-            tokens: BTreeMap::new(),
-            endpoint: String::from("demo server"),
-            result_scroll: 0,
-            value_view: value_view::ValueView::default(),
-            show_exchange: false,
-            artifact: None,
-            waiting_for_authorization: false,
-            result_search: String::new(),
-            history: Vec::new(),
-            case_file: None,
-            pending_case: None,
-            saved_cases: Default::default(),
             size,
+            keymap: Keymap::default(),
+            form_pane: FormPane::default(),
+            result: ResultPane::default(),
+            server: Server::default(),
+            prompts: Prompts::default(),
+            recorder: Recorder::default(),
         };
         app.form_mut();
         app
+    }
+
+    /// The user's keys in place of the defaults (read from the config file by the caller).
+    pub fn with_keymap(mut self, keymap: Keymap) -> App {
+        self.keymap = keymap;
+        self
     }
 
     pub fn selected_tool(&self) -> Option<&Tool> {
         self.list.selected_tool().and_then(|i| self.catalog.tools().get(i))
     }
 
+    fn selected_id(&self) -> Option<String> {
+        self.selected_tool().map(|t| t.id.clone())
+    }
+
     /// The selected tool's form, if it has been opened.
     pub fn form(&self) -> Option<&Form> {
-        self.selected_tool().and_then(|t| self.forms.get(&t.id))
+        self.selected_tool().and_then(|t| self.form_pane.get(&t.id))
     }
 
     /// The selected tool's form, opened (built) on first use.
     pub fn form_mut(&mut self) -> Option<&mut Form> {
         let tool = self.list.selected_tool().and_then(|i| self.catalog.tools().get(i))?;
-        let id = tool.id.clone();
-        if !self.forms.contains_key(&id) {
-            let form = Form::new(tool);
-            self.forms.insert(id.clone(), form);
-        }
-        self.forms.get_mut(&id)
+        Some(self.form_pane.open(tool))
     }
 
     pub fn layout(&self) -> Layout {
-        Layout::with_result(self.size, self.json.is_some(), self.run.is_some())
+        Layout::with_result(self.size, self.form_pane.json.is_some(), self.result.run.is_some())
     }
 
     /// The row path under the cursor.
     pub fn focused_path(&self) -> Option<Vec<usize>> {
-        self.form().and_then(|f| f.rows().get(self.cursor).map(|r| r.path.clone()))
+        self.form().and_then(|f| self.form_pane.focused_path(f))
+    }
+
+    /// The name of the first key bound to `action` in `context`, for messages ("Ctrl-R runs").
+    pub fn key_name(&self, context: Context, action: Action) -> String {
+        self.keymap.name(context, action).unwrap_or_else(|| action.name().to_string())
+    }
+
+    /// Takes what a component asked for; returns its effects.
+    fn apply(&mut self, reply: Reply) -> Vec<Effect> {
+        if let Some(message) = reply.status {
+            self.status = Some(message);
+        }
+        if let Some(popup) = reply.popup {
+            self.prompts.popup = Some(popup);
+        }
+        reply.effects
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -4,30 +4,32 @@ use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
 
 use super::layout::{contains, inner};
-use super::update::{TEXTAREA_LINES, move_cursor, select_tool, sync_json_from_form, tool_changed};
 use super::{App, Focus};
 use crate::form::Widget;
 
+/// Lines a text area shows at most before it scrolls within itself.
+pub const TEXTAREA_LINES: usize = 6;
+
 pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent) {
     let layout = app.layout();
-    if layout.too_small || app.popup.is_some() {
+    if layout.too_small || app.prompts.popup.is_some() {
         return;
     }
     let (column, row) = (mouse.column, mouse.row);
     let over_list = contains(layout.list, column, row);
     let over_form = contains(layout.form, column, row);
     match mouse.kind {
-        MouseEventKind::ScrollUp if over_list => select_tool(app, -1),
-        MouseEventKind::ScrollDown if over_list => select_tool(app, 1),
-        MouseEventKind::ScrollUp if over_form => move_cursor(app, -1),
-        MouseEventKind::ScrollDown if over_form => move_cursor(app, 1),
+        MouseEventKind::ScrollUp if over_list => app.select_tool(-1),
+        MouseEventKind::ScrollDown if over_list => app.select_tool(1),
+        MouseEventKind::ScrollUp if over_form => app.form_op(|pane, id| pane.move_cursor(id, -1)),
+        MouseEventKind::ScrollDown if over_form => app.form_op(|pane, id| pane.move_cursor(id, 1)),
         MouseEventKind::Down(MouseButton::Left) if over_list => {
             let area = inner(layout.list);
             if row >= area.y {
                 let index = app.list.offset + usize::from(row - area.y);
                 if app.list.select_entry(index) {
                     app.focus = Focus::List;
-                    tool_changed(app);
+                    app.tool_changed();
                 }
             }
         }
@@ -36,20 +38,20 @@ pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent) {
             if row < area.y {
                 return;
             }
-            let line = app.form_scroll + usize::from(row - area.y);
+            let line = app.form_pane.scroll + usize::from(row - area.y);
             if let Some(index) = row_at_line(app, line) {
                 app.focus = Focus::Form;
-                app.editing = false;
-                app.cursor = index;
+                app.form_pane.editing = false;
+                app.form_pane.cursor = index;
             }
         }
         MouseEventKind::Down(MouseButton::Left) if layout.json.is_some_and(|j| contains(j, column, row)) => {
             app.focus = Focus::Json;
-            app.editing = false;
+            app.form_pane.editing = false;
         }
         _ => {}
     }
-    sync_json_from_form(app);
+    app.sync_json();
 }
 
 /// The error lines each form row shows: a pointer's errors under its first row only (a variant
@@ -76,7 +78,8 @@ pub fn row_errors(app: &App, form: &crate::form::Form, rows: &[crate::form::Row]
 
 /// A 422's `parameter_errors` for the selected tool's last call, by the field's JSON pointer.
 fn server_errors(app: &App) -> std::collections::BTreeMap<String, String> {
-    let Some(run) = app.run.as_ref().filter(|r| Some(r.tool_id.as_str()) == app.selected_tool().map(|t| t.id.as_str()))
+    let Some(run) =
+        app.result.run.as_ref().filter(|r| Some(r.tool_id.as_str()) == app.selected_tool().map(|t| t.id.as_str()))
     else {
         return Default::default();
     };
@@ -139,7 +142,7 @@ pub fn form_area(app: &App, inner_area: Rect) -> FormArea {
     let Some(form) = app.form() else { return FormArea { rows, run_options: None, help: None } };
     let description = form
         .rows()
-        .get(app.cursor)
+        .get(app.form_pane.cursor)
         .and_then(|r| form.field(&r.path))
         .and_then(|f| f.description.as_deref())
         .map(|d| crate::text::wrap(&crate::text::visible(d), usize::from(rows.width), 2))
@@ -167,17 +170,19 @@ pub(super) fn keep_in_view(app: &mut App) {
     app.list.ensure_visible(usize::from(inner(layout.list).height));
     let heights = row_heights(app);
     if heights.is_empty() {
-        app.cursor = 0;
-        app.form_scroll = 0;
+        app.form_pane.cursor = 0;
+        app.form_pane.scroll = 0;
         return;
     }
-    app.cursor = app.cursor.min(heights.len() - 1);
-    let start: usize = heights[..app.cursor].iter().sum();
-    let end = start + heights[app.cursor];
+    app.form_pane.cursor = app.form_pane.cursor.min(heights.len() - 1);
+    // The focused field's description takes room at the bottom: measured with the cursor clamped.
     let height = usize::from(form_area(app, inner(layout.form)).rows.height).max(1);
-    if start < app.form_scroll {
-        app.form_scroll = start;
-    } else if end > app.form_scroll + height {
-        app.form_scroll = end.saturating_sub(height).min(start);
+    let pane = &mut app.form_pane;
+    let start: usize = heights[..pane.cursor].iter().sum();
+    let end = start + heights[pane.cursor];
+    if start < pane.scroll {
+        pane.scroll = start;
+    } else if end > pane.scroll + height {
+        pane.scroll = end.saturating_sub(height).min(start);
     }
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::pane;
 use crate::app::layout::inner;
-use crate::app::update::TEXTAREA_LINES;
+use crate::app::view::TEXTAREA_LINES;
 use crate::app::view::{form_area, row_errors};
 use crate::app::{App, Focus};
 use crate::form::build::show;
@@ -75,8 +75,8 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let errors = row_errors(app, form, &rows);
     for ((index, row), row_errors) in rows.iter().enumerate().zip(errors) {
         let Some(field) = form.field(&row.path) else { continue };
-        let is_cursor = index == app.cursor && focused;
-        let editing = is_cursor && app.editing;
+        let is_cursor = index == app.form_pane.cursor && focused;
+        let editing = is_cursor && app.form_pane.editing;
         let parent = row.path.split_last().and_then(|(_, parent)| form.field(parent));
         let label = match parent.map(|p| &p.widget) {
             // A variant's own field: named after the picked variant, never "required" itself.
@@ -111,14 +111,15 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     for message in form.errors_at("") {
         lines.push(Line::styled(format!("✗ {}", visible(message)), styles.error));
     }
-    let visible_lines: Vec<Line> = lines.into_iter().skip(app.form_scroll).take(usize::from(body.height)).collect();
+    let visible_lines: Vec<Line> =
+        lines.into_iter().skip(app.form_pane.scroll).take(usize::from(body.height)).collect();
     frame.render_widget(Paragraph::new(visible_lines), body);
     if let Some((line, column)) = cursor_at
-        && line >= app.form_scroll
-        && line < app.form_scroll + usize::from(body.height)
+        && line >= app.form_pane.scroll
+        && line < app.form_pane.scroll + usize::from(body.height)
     {
         let x = body.x + (column as u16).min(body.width.saturating_sub(1));
-        frame.set_cursor_position((x, body.y + (line - app.form_scroll) as u16));
+        frame.set_cursor_position((x, body.y + (line - app.form_pane.scroll) as u16));
     }
 }
 

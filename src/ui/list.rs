@@ -14,11 +14,15 @@ use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let filtering = app.list.filtering || !app.list.filter.text().is_empty();
-    let title = if filtering {
+    let mut title = if filtering {
         format!("tools {}/{}", app.list.tool_count(), app.catalog.len())
     } else {
         format!("tools ({})", app.catalog.len())
     };
+    // The server's tools are on their way: the list is not all there is yet.
+    if app.server.listing {
+        title.push_str(" · listing…");
+    }
     let focused = app.focus == Focus::List;
     frame.render_widget(pane(&title, focused, styles), area);
     let mut body = inner(area);

@@ -1,4 +1,4 @@
-//! Boxes over the screen: pickers, the map-key prompt, help, and the request Run would send.
+//! Boxes over the screen: pickers, the prompts, past calls, and the help (read from the keymap).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -6,14 +6,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::pane;
-use crate::app::keymap::BINDINGS;
+use crate::app::keymap::{Action, Context};
 use crate::app::layout::inner;
 use crate::app::{App, Popup};
 use crate::text::{truncate, visible, width, wrap};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
-    let Some(popup) = &app.popup else { return };
+    let Some(popup) = &app.prompts.popup else { return };
     match popup {
         Popup::Picker { title, options, selected, .. } => {
             let area = centered(screen, 50, options.len() as u16 + 2);
@@ -91,7 +91,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
         }
         Popup::History { selected } => {
-            let area = centered(screen, 100, app.history.len().min(20) as u16 + 2);
+            let area = centered(screen, 100, app.recorder.history.len().min(20) as u16 + 2);
             let body = open(
                 frame,
                 area,
@@ -101,6 +101,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             let height = usize::from(body.height).max(1);
             let first = selected.saturating_sub(height - 1);
             let lines: Vec<Line> = app
+                .recorder
                 .history
                 .iter()
                 .rev()
@@ -123,23 +124,66 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
                 .collect();
             frame.render_widget(Paragraph::new(lines), body);
         }
-        Popup::Help => {
-            let area = centered(screen, 76, BINDINGS.len() as u16 + 4);
-            let body = open(frame, area, "keys", styles);
-            let mut lines: Vec<Line> = BINDINGS
-                .iter()
-                .map(|b| {
-                    Line::from(vec![
-                        Span::styled(format!("{:<18}", b.keys), styles.key_hint),
-                        Span::styled(b.help, styles.text),
-                    ])
-                })
-                .collect();
-            lines.push(Line::raw(""));
-            lines.push(Line::styled("any key closes this", styles.muted));
-            frame.render_widget(Paragraph::new(lines), body);
-        }
+        Popup::Help => help(app, styles, frame, screen),
     }
+}
+
+/// Every binding of the keymap, context by context: the list and form on the left, the result
+/// pane and past calls on the right, or one column under the other on a narrow screen.
+fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
+    let sections = app.keymap.help();
+    let column = |contexts: &[Context]| -> Vec<Line<'static>> {
+        let chosen: Vec<_> = contexts.iter().filter_map(|c| sections.iter().find(|(s, _)| s == c)).collect();
+        let key_width =
+            chosen.iter().flat_map(|(_, lines)| lines.iter().map(|(keys, _)| width(keys))).max().unwrap_or(0);
+        let mut lines = Vec::new();
+        for (context, bindings) in chosen {
+            if !lines.is_empty() {
+                lines.push(Line::raw(""));
+            }
+            let title = match app.keymap.name(Context::Main, Action::FocusResult) {
+                // How to get there, since its keys work only there.
+                Some(key) if *context == Context::Result => format!("{} ({key})", context.title()),
+                _ => context.title().to_string(),
+            };
+            lines.push(Line::styled(title, styles.title));
+            lines.extend(bindings.iter().map(|(keys, help)| {
+                let pad = " ".repeat(key_width.saturating_sub(width(keys)) + 2);
+                Line::from(vec![
+                    Span::styled(format!("{keys}{pad}"), styles.key_hint),
+                    Span::styled(*help, styles.text),
+                ])
+            }));
+        }
+        lines
+    };
+    let left = column(&[Context::Main, Context::Anywhere, Context::Picker]);
+    let right = column(&[Context::Result, Context::Value, Context::History]);
+    let line_width = |lines: &[Line]| lines.iter().map(Line::width).max().unwrap_or(0) as u16;
+    let (left_width, right_width) = (line_width(&left), line_width(&right));
+    let side_by_side = left_width + 2 + right_width + 2 <= screen.width.saturating_sub(4);
+    let (width, height) = if side_by_side {
+        (left_width + 2 + right_width + 2, left.len().max(right.len()) as u16 + 4)
+    } else {
+        (left_width.max(right_width) + 2, (left.len() + 1 + right.len()) as u16 + 4)
+    };
+    let body = open(frame, centered(screen, width, height), "keys", styles);
+    let footer = Rect { y: body.y + body.height.saturating_sub(1), height: 1.min(body.height), ..body };
+    let columns = Rect { height: body.height.saturating_sub(2), ..body };
+    if side_by_side {
+        frame.render_widget(Paragraph::new(left), Rect { width: left_width, ..columns });
+        let x = columns.x + left_width + 2;
+        frame.render_widget(
+            Paragraph::new(right),
+            Rect { x, width: columns.width.saturating_sub(left_width + 2), ..columns },
+        );
+    } else {
+        let mut lines = left;
+        lines.push(Line::raw(""));
+        lines.extend(right);
+        frame.render_widget(Paragraph::new(lines), columns);
+    }
+    frame.render_widget(Paragraph::new(Line::styled("any key closes this", styles.muted)), footer);
 }
 
 fn open(frame: &mut Frame, area: Rect, title: &str, styles: &Styles) -> Rect {

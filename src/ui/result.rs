@@ -11,7 +11,7 @@ use super::json::highlight;
 use super::pane;
 use crate::app::layout::inner;
 use crate::app::value_view::{ValueLines, ValueView};
-use crate::app::{App, ArtifactState, Focus, RunState};
+use crate::app::{Action, App, ArtifactState, Context, Focus, RunState};
 use crate::invoke::thumbnail::Thumbnail;
 use crate::invoke::{Exchange, Outcome, Status};
 use crate::text::{human_bytes, visible};
@@ -20,7 +20,7 @@ use crate::theme::Styles;
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
-    let Some(run) = &app.run else { return };
+    let Some(run) = &app.result.run else { return };
     let focused = app.focus == Focus::Result;
     let title = format!("result · {}", visible(&run.tool_id));
     frame.render_widget(pane(&title, focused, styles), area);
@@ -32,7 +32,12 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             lines.push(Line::from(vec![
                 Span::styled(format!("{} running ", SPINNER[frame_index]), styles.accent),
                 Span::styled(
-                    format!("{:.1} s · {} · Esc cancels", run.elapsed_ms as f64 / 1000.0, app.endpoint),
+                    format!(
+                        "{:.1} s · {} · {} cancels",
+                        run.elapsed_ms as f64 / 1000.0,
+                        app.server.endpoint,
+                        app.key_name(Context::Main, Action::Back)
+                    ),
                     styles.muted,
                 ),
             ]));
@@ -40,11 +45,17 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
                 lines.push(progress_line(progress, styles));
             }
         }
-        RunState::Cancelled => lines.push(Line::styled("cancelled · Ctrl-R runs again", styles.warning)),
+        RunState::Cancelled => {
+            let run_key = app.key_name(Context::Main, Action::Run);
+            lines.push(Line::styled(format!("cancelled · {run_key} runs again"), styles.warning))
+        }
         RunState::Failed { error } => {
             lines.push(Line::styled("✗ no answer", styles.error));
             lines.push(Line::styled(visible(error).into_owned(), styles.text));
-            lines.push(Line::styled("r tries again", styles.muted));
+            lines.push(Line::styled(
+                format!("{} tries again", app.key_name(Context::Result, Action::Retry)),
+                styles.muted,
+            ));
         }
         RunState::Done { outcome, exchange, value_lines } => {
             let http = exchange.status.map(|s| format!(" · HTTP {s}")).unwrap_or_default();
@@ -56,14 +67,17 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             };
             lines.push(Line::from(vec![
                 Span::styled(format!("{mark} {} ", outcome.status.name()), style),
-                Span::styled(format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms, app.endpoint), styles.muted),
+                Span::styled(
+                    format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms, app.server.endpoint),
+                    styles.muted,
+                ),
             ]));
-            if app.show_exchange {
+            if app.result.show_exchange {
                 exchange_lines(exchange, styles, &mut lines);
             } else if outcome.status == Status::Value {
                 let height = usize::from(body.height);
                 lines.extend(value_window(app, value_lines, focused, height.saturating_sub(1), styles));
-                let shown_all = app.value_view.window(value_lines).nth(height).is_none();
+                let shown_all = app.result.value_view.window(value_lines).nth(height).is_none();
                 if shown_all {
                     lines.extend(
                         outcome.warnings.iter().map(|w| Line::styled(format!("⚠ {}", visible(w)), styles.warning)),
@@ -78,7 +92,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             }
         }
     }
-    let visible_lines: Vec<Line> = lines.into_iter().skip(app.result_scroll).take(usize::from(body.height)).collect();
+    let visible_lines: Vec<Line> = lines.into_iter().skip(app.result.scroll).take(usize::from(body.height)).collect();
     frame.render_widget(Paragraph::new(visible_lines), body);
 }
 
@@ -91,7 +105,7 @@ fn value_window(
     height: usize,
     styles: &Styles,
 ) -> Vec<Line<'static>> {
-    let view = &app.value_view;
+    let view = &app.result.value_view;
     view.window(value_lines)
         .take(height)
         .map(|i| {
@@ -210,7 +224,7 @@ fn exchange_lines(exchange: &Exchange, styles: &Styles, lines: &mut Vec<Line<'st
 
 /// The fetched artifact: a progress bar while it comes, then its preview.
 fn artifact_lines(app: &App, styles: &Styles, lines: &mut Vec<Line<'static>>) {
-    let Some(view) = &app.artifact else { return };
+    let Some(view) = &app.result.artifact else { return };
     lines.push(Line::raw(""));
     match &view.state {
         ArtifactState::Fetching => {

@@ -1,17 +1,19 @@
-//! The bottom line: what the keys do here, a message, and whether the arguments are ready.
+//! The bottom line: what the keys do here, a message, and whether the arguments are ready. The
+//! keys are named from the keymap, so the hints follow the user's bindings.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use crate::app::keymap::{Action, Context, Keymap};
 use crate::app::{App, Focus, Popup};
 use crate::form::Widget;
 use crate::text::{truncate, visible, width};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
-    let json_invalid = app.json.as_ref().is_some_and(|j| j.error.is_some());
+    let json_invalid = app.form_pane.json.as_ref().is_some_and(|j| j.error.is_some());
     let summary = match app.form() {
         Some(_) if json_invalid => Span::styled(" JSON invalid ", styles.error),
         Some(form) if form.validation.error_count > 0 => {
@@ -34,72 +36,102 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// Keys, then what they do. In the keys, `{action}` is the first key bound to that action in
+/// the hint list's contexts (the first that binds it); other text is shown as it is (the keys
+/// of a text box, which are not rebindable).
+type Hint = (&'static str, &'static str);
+
+const PICKER: &[Hint] = &[("{up}{down}", "choose"), ("{activate}", "pick"), ("{back}", "cancel")];
+const KEY_PROMPT: &[Hint] = &[("type", "the key"), ("Enter", "add"), ("Esc", "cancel")];
+const HELP: &[Hint] = &[("any key", "close")];
+const SEARCH: &[Hint] = &[("type", "text"), ("Enter", "find"), ("Esc", "cancel")];
+const PATH_PROMPT: &[Hint] = &[("type", "a path"), ("Enter", "save"), ("Esc", "cancel")];
+const HISTORY: &[Hint] = &[
+    ("{up}{down}", "choose"),
+    ("{activate}", "put back"),
+    ("{retry}", "run again"),
+    ("{save_case}", "save as case"),
+    ("{back}", "close"),
+];
+const TOKEN_PROMPT: &[Hint] = &[("type", "the token"), ("Enter", "use it"), ("Esc", "cancel")];
+const FILTER: &[Hint] = &[("type", "filter"), ("↑↓", "move"), ("Enter", "keep"), ("Esc", "clear")];
+const VALUE: &[Hint] = &[
+    ("{up}{down}", "move"),
+    ("{collapse}{expand} {activate}", "fold"),
+    ("{fold_all} {unfold_all}", "fold all/none"),
+    ("{find} {find_next}", "find"),
+    ("{copy}", "copy"),
+    ("{toggle_exchange}", "exchange"),
+    ("{copy_curl}", "copy as curl"),
+    ("{save_case}", "save as case"),
+    ("{retry}", "again"),
+    ("{back}", "back"),
+];
+const RESULT: &[Hint] = &[
+    ("{up}{down}", "scroll"),
+    ("{find} {find_next}", "find"),
+    ("{toggle_exchange}", "exchange"),
+    ("{copy_curl}", "copy as curl"),
+    ("{fetch_artifact}/{save_artifact}", "fetch/save artifact"),
+    ("{copy}", "copy"),
+    ("{open_link}", "open link"),
+    ("{give_token}", "token"),
+    ("{save_case}", "save case"),
+    ("{retry}", "again"),
+    ("{back}", "back"),
+];
+const JSON: &[Hint] = &[("type", "edit JSON"), ("Esc", "back to form"), ("{toggle_json}", "close")];
+const EDIT_TEXT_AREA: &[Hint] = &[("Enter", "new line"), ("Esc", "done"), ("Tab", "next"), ("{unset}", "unset")];
+const EDIT_SUGGEST: &[Hint] = &[("Esc/Enter", "done"), ("↓", "suggestions"), ("Tab", "next"), ("{unset}", "unset")];
+const EDIT: &[Hint] = &[("Esc/Enter", "done"), ("Tab", "next"), ("{unset}", "unset")];
+const FORM: &[Hint] = &[
+    ("{activate}", "edit"),
+    ("{help}", "help"),
+    ("{next_field}", "next"),
+    ("{unset}", "unset"),
+    ("{run}", "run"),
+    ("{add_item}/{delete_item}", "add/del"),
+    ("{toggle_json}", "JSON"),
+    ("{back}", "back"),
+];
+const LIST: &[Hint] = &[
+    ("{up}{down}", "tools"),
+    ("{activate}", "form"),
+    ("{help}", "help"),
+    ("{filter}", "filter"),
+    ("{run}", "run"),
+    ("{quit}", "quit"),
+];
+
 fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
     let editing_field =
-        if app.editing { app.focused_path().and_then(|p| app.form()?.field(&p).cloned()) } else { None };
-    let pairs: &[(&str, &str)] = match (&app.popup, &editing_field) {
-        (Some(Popup::Picker { .. }), _) => &[("↑↓", "choose"), ("Enter", "pick"), ("Esc", "cancel")],
-        (Some(Popup::KeyPrompt { .. }), _) => &[("type", "the key"), ("Enter", "add"), ("Esc", "cancel")],
-        (Some(Popup::Help), _) => &[("any key", "close")],
-        (Some(Popup::Search { .. }), _) => &[("type", "text"), ("Enter", "find"), ("Esc", "cancel")],
-        (Some(Popup::SavePrompt { .. }), _) => &[("type", "a path"), ("Enter", "save"), ("Esc", "cancel")],
-        (Some(Popup::CaseFile { .. }), _) => &[("type", "a path"), ("Enter", "save"), ("Esc", "cancel")],
-        (Some(Popup::History { .. }), _) => {
-            &[("↑↓", "choose"), ("Enter", "put back"), ("r", "run again"), ("S", "save as case"), ("Esc", "close")]
-        }
-        (Some(Popup::TokenPrompt { .. }), _) => &[("type", "the token"), ("Enter", "use it"), ("Esc", "cancel")],
-        _ if app.list.filtering => &[("type", "filter"), ("↑↓", "move"), ("Enter", "keep"), ("Esc", "clear")],
-        _ if app.focus == Focus::Result && crate::app::run::shows_value(app) => &[
-            ("↑↓", "move"),
-            ("←→ Enter", "fold"),
-            ("- +", "fold all/none"),
-            ("/ n", "find"),
-            ("y", "copy"),
-            ("x", "exchange"),
-            ("c", "copy as curl"),
-            ("S", "save as case"),
-            ("r", "again"),
-            ("Esc", "back"),
-        ],
-        _ if app.focus == Focus::Result => &[
-            ("↑↓", "scroll"),
-            ("/ n", "find"),
-            ("x", "exchange"),
-            ("c", "copy as curl"),
-            ("f/s", "fetch/save artifact"),
-            ("y", "copy"),
-            ("o", "open link"),
-            ("t", "token"),
-            ("S", "save case"),
-            ("r", "again"),
-            ("Esc", "back"),
-        ],
-        _ if app.focus == Focus::Json => &[("type", "edit JSON"), ("Esc", "back to form"), ("Ctrl-J", "close")],
+        if app.form_pane.editing { app.focused_path().and_then(|p| app.form()?.field(&p).cloned()) } else { None };
+    let (contexts, hints): (&[Context], &[Hint]) = match (&app.prompts.popup, &editing_field) {
+        (Some(Popup::Picker { .. }), _) => (&[Context::Picker], PICKER),
+        (Some(Popup::KeyPrompt { .. }), _) => (&[], KEY_PROMPT),
+        (Some(Popup::Help), _) => (&[], HELP),
+        (Some(Popup::Search { .. }), _) => (&[], SEARCH),
+        (Some(Popup::SavePrompt { .. } | Popup::CaseFile { .. }), _) => (&[], PATH_PROMPT),
+        (Some(Popup::History { .. }), _) => (&[Context::History], HISTORY),
+        (Some(Popup::TokenPrompt { .. }), _) => (&[], TOKEN_PROMPT),
+        _ if app.list.filtering => (&[], FILTER),
+        _ if app.focus == Focus::Result && app.result.shows_value() => (&[Context::Value, Context::Result], VALUE),
+        _ if app.focus == Focus::Result => (&[Context::Result], RESULT),
+        _ if app.focus == Focus::Json => (&[Context::Main], JSON),
         (None, Some(field)) => match field.widget {
-            Widget::Text { multiline: true, .. } | Widget::Raw { .. } => {
-                &[("Enter", "new line"), ("Esc", "done"), ("Tab", "next"), ("Ctrl-U", "unset")]
-            }
-            Widget::Suggest { .. } => {
-                &[("Esc/Enter", "done"), ("↓", "suggestions"), ("Tab", "next"), ("Ctrl-U", "unset")]
-            }
-            _ => &[("Esc/Enter", "done"), ("Tab", "next"), ("Ctrl-U", "unset")],
+            Widget::Text { multiline: true, .. } | Widget::Raw { .. } => (&[Context::Main], EDIT_TEXT_AREA),
+            Widget::Suggest { .. } => (&[Context::Main], EDIT_SUGGEST),
+            _ => (&[Context::Main], EDIT),
         },
-        _ if app.focus == Focus::Form => &[
-            ("Enter", "edit"),
-            ("?", "help"),
-            ("Tab", "next"),
-            ("Ctrl-U", "unset"),
-            ("Ctrl-R", "run"),
-            ("a/d", "add/del"),
-            ("Ctrl-J", "JSON"),
-            ("Esc", "back"),
-        ],
-        _ => &[("↑↓", "tools"), ("Enter", "form"), ("?", "help"), ("/", "filter"), ("Ctrl-R", "run"), ("q", "quit")],
+        _ if app.focus == Focus::Form => (&[Context::Main], FORM),
+        _ => (&[Context::Main], LIST),
     };
     let mut spans = Vec::new();
     let mut used = 0;
-    for (key, what) in pairs {
-        let cost = width(key) + width(what) + 3;
+    for (template, what) in hints {
+        // A hint whose action the user unbound is left out.
+        let Some(key) = fill(template, &app.keymap, contexts) else { continue };
+        let cost = width(&key) + width(what) + 3;
         if used + cost > room {
             break;
         }
@@ -108,4 +140,59 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         used += cost;
     }
     spans
+}
+
+/// The template with each `{action}` replaced by its key; `None` if one is unbound.
+fn fill(template: &str, keymap: &Keymap, contexts: &[Context]) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let end = start + rest[start..].find('}')?;
+        let action = Action::from_name(&rest[start + 1..end])?;
+        out.push_str(&contexts.iter().find_map(|&context| keymap.name(context, action))?);
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: &[(&[Context], &[Hint])] = &[
+        (&[Context::Picker], PICKER),
+        (&[Context::History], HISTORY),
+        (&[Context::Value, Context::Result], VALUE),
+        (&[Context::Result], RESULT),
+        (&[Context::Main], JSON),
+        (&[Context::Main], EDIT_TEXT_AREA),
+        (&[Context::Main], EDIT_SUGGEST),
+        (&[Context::Main], EDIT),
+        (&[Context::Main], FORM),
+        (&[Context::Main], LIST),
+    ];
+
+    #[test]
+    fn every_hint_names_a_bound_key() {
+        let keymap = Keymap::default();
+        for (contexts, hints) in ALL {
+            for (template, what) in *hints {
+                assert!(fill(template, &keymap, contexts).is_some(), "{template} ({what})");
+            }
+        }
+        assert_eq!(fill("{collapse}{expand} {activate}", &keymap, &[Context::Value]).as_deref(), Some("←→ Enter"));
+        assert_eq!(fill("{add_item}/{delete_item}", &keymap, &[Context::Main]).as_deref(), Some("a/d"));
+    }
+
+    #[test]
+    fn hints_follow_overrides() {
+        let run = ["F9".to_string()];
+        let keymap = Keymap::with_overrides([("run", &run[..])]).expect("a valid override");
+        assert_eq!(fill("{run}", &keymap, &[Context::Main]).as_deref(), Some("F9"));
+        let none: [String; 0] = [];
+        let keymap = Keymap::with_overrides([("filter", &none[..])]).expect("unbinding is allowed");
+        assert_eq!(fill("{filter}", &keymap, &[Context::Main]), None);
+    }
 }

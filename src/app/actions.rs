@@ -1,0 +1,185 @@
+//! Where a key goes: the open popup, the text being typed, or the keymap's action for the
+//! focused pane; and what the list-and-form and result-pane actions do.
+
+use crossterm::event::KeyEvent;
+
+use super::keymap::{Action, Context};
+use super::{App, Effect, Focus, Popup};
+
+pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
+    // Only a second Run straight after the first sends invalid input.
+    let run_armed = std::mem::take(&mut app.form_pane.run_armed);
+    if app.prompts.popup.is_some() {
+        let prompted = app.prompts.key(&app.keymap, key, app.recorder.history.len());
+        return app.prompted(prompted);
+    }
+    if app.list.filtering {
+        app.filter_key(key);
+        return Vec::new();
+    }
+    if app.focus == Focus::Json {
+        app.json_key(key);
+        return Vec::new();
+    }
+    if app.focus == Focus::Result {
+        return result_key(app, key, run_armed);
+    }
+    if app.form_pane.editing {
+        app.edit_key(key);
+        return Vec::new();
+    }
+    match app.keymap.action_for(Context::Main, key) {
+        Some(Action::Run) => app.start_run(run_armed),
+        Some(Action::Back) if app.result.running() => app.result.cancel(),
+        Some(action) => act(app, action),
+        None => Vec::new(),
+    }
+}
+
+/// An action in the list or the form.
+fn act(app: &mut App, action: Action) -> Vec<Effect> {
+    app.status = None;
+    let in_form = app.focus == Focus::Form;
+    match action {
+        Action::Quit | Action::ForceQuit => return vec![Effect::Quit],
+        Action::Up if in_form => app.form_op(|pane, id| pane.move_cursor(id, -1)),
+        Action::Down if in_form => app.form_op(|pane, id| pane.move_cursor(id, 1)),
+        Action::PageUp if in_form => app.form_op(|pane, id| pane.move_cursor(id, -10)),
+        Action::PageDown if in_form => app.form_op(|pane, id| pane.move_cursor(id, 10)),
+        Action::Top if in_form => app.form_op(|pane, id| pane.move_cursor(id, isize::MIN / 2)),
+        Action::Bottom if in_form => app.form_op(|pane, id| pane.move_cursor(id, isize::MAX / 2)),
+        Action::Up => app.select_tool(-1),
+        Action::Down => app.select_tool(1),
+        Action::PageUp => app.select_tool(-10),
+        Action::PageDown => app.select_tool(10),
+        Action::Top => app.select_tool(isize::MIN / 2),
+        Action::Bottom => app.select_tool(isize::MAX / 2),
+        Action::Activate if in_form => {
+            let reply = app.form_op(|pane, id| pane.activate(id));
+            app.apply(reply);
+        }
+        Action::Back if in_form => app.focus = Focus::List,
+        Action::Back => {
+            if !app.list.filter.text().is_empty() {
+                app.list.filter.clear();
+                app.list.refresh(&app.catalog);
+            }
+        }
+        Action::NextField if in_form => app.form_op(|pane, id| pane.move_cursor(id, 1)),
+        Action::PreviousField if in_form => app.form_op(|pane, id| pane.move_cursor(id, -1)),
+        Action::PreviousField => {}
+        Action::Filter => {
+            app.focus = Focus::List;
+            app.list.filtering = true;
+        }
+        Action::ToggleJson => app.toggle_json(),
+        Action::Unset if in_form => app.form_op(|pane, id| pane.with_focused(id, |form, path| form.unset(path))),
+        Action::AddItem if in_form => {
+            let reply = app.form_op(|pane, id| pane.add_item(id));
+            app.apply(reply);
+        }
+        Action::DeleteItem if in_form => {
+            let reply = app.form_op(|pane, id| pane.delete_item(id));
+            app.apply(reply);
+        }
+        Action::MoveItemUp if in_form => app.form_op(|pane, id| pane.move_item(id, -1)),
+        Action::MoveItemDown if in_form => app.form_op(|pane, id| pane.move_item(id, 1)),
+        Action::Collapse if in_form => app.form_op(|pane, id| pane.set_collapsed(id, true)),
+        Action::Expand if in_form => app.form_op(|pane, id| pane.set_collapsed(id, false)),
+        Action::Collapse => {}
+        Action::Activate | Action::Expand | Action::NextField => open_form(app),
+        Action::Help => app.prompts.popup = Some(Popup::Help),
+        Action::ToggleRunOption(n) => {
+            let reply = app.form_op(|pane, id| pane.toggle_run_option(id, n));
+            // The option's form is built if it was not (its Alt-key works from the list too).
+            app.form_mut();
+            app.apply(reply);
+        }
+        Action::Run => return app.start_run(false),
+        Action::Retry => return app.retry(),
+        Action::GiveToken => app.ask_token(),
+        Action::FocusResult if app.result.run.is_some() => app.focus = Focus::Result,
+        Action::FocusResult => {
+            let run_key = app.key_name(Context::Main, Action::Run);
+            app.status = Some(format!("no result yet: {run_key} runs the tool"));
+        }
+        Action::History if app.recorder.history.is_empty() => app.status = Some("no calls yet".into()),
+        Action::History => app.prompts.popup = Some(Popup::History { selected: 0 }),
+        Action::SaveCase => return app.save_case(),
+        Action::Unset | Action::AddItem | Action::DeleteItem | Action::MoveItemUp | Action::MoveItemDown => {
+            app.status = Some("select a tool and press Enter to fill in its form".into());
+        }
+        // The result pane's own actions are not bound here.
+        Action::ToggleExchange
+        | Action::CopyCurl
+        | Action::FetchArtifact
+        | Action::SaveArtifact
+        | Action::WaitForAuthorization
+        | Action::Copy
+        | Action::OpenLink
+        | Action::Find
+        | Action::FindNext
+        | Action::FoldAll
+        | Action::UnfoldAll => {}
+    }
+    app.sync_json();
+    Vec::new()
+}
+
+fn open_form(app: &mut App) {
+    let Some(form) = app.form_mut() else { return };
+    if form.rows().is_empty() {
+        let run_key = app.key_name(Context::Main, Action::Run);
+        app.status = Some(format!("this tool takes no parameters: {run_key} runs it"));
+    }
+    app.focus = Focus::Form;
+}
+
+/// Keys while the result pane has the focus: the value viewer's first while it shows a value.
+fn result_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
+    if app.result.shows_value()
+        && let Some(action) = app.keymap.action_for(Context::Value, key)
+    {
+        let height = app.value_height();
+        if app.result.value_action(action, height) {
+            return Vec::new();
+        }
+    }
+    let Some(action) = app.keymap.action_for(Context::Result, key) else { return Vec::new() };
+    if app.result.scroll_action(action) {
+        return Vec::new();
+    }
+    let reply = match action {
+        Action::Back => {
+            app.focus = Focus::Form;
+            return Vec::new();
+        }
+        Action::Run => return app.start_run(run_armed),
+        Action::Retry => return app.retry(),
+        Action::GiveToken => {
+            app.ask_token();
+            return Vec::new();
+        }
+        Action::ToggleExchange => {
+            app.result.toggle_exchange();
+            return Vec::new();
+        }
+        Action::Find => {
+            app.prompts.popup = Some(app.result.ask_search());
+            return Vec::new();
+        }
+        Action::FindNext => {
+            app.find_next();
+            return Vec::new();
+        }
+        Action::SaveCase => return app.save_case(),
+        Action::CopyCurl => app.result.copy_curl(&app.server.endpoint),
+        Action::FetchArtifact => app.result.fetch_artifact(),
+        Action::WaitForAuthorization => app.result.toggle_waiting(),
+        Action::SaveArtifact => app.result.ask_where_to_save(),
+        Action::Copy => app.result.copy_link_or_value(),
+        Action::OpenLink => app.result.open_link(),
+        _ => return Vec::new(),
+    };
+    app.apply(reply)
+}

@@ -1,0 +1,233 @@
+//! What spans several components: running a call (the form's arguments, the server's tokens,
+//! the result pane), a call coming back (result and history), a token given, the server's
+//! tools arriving, a past call put back, and what the user chose in a popup.
+
+use super::keymap::{Action, Context};
+use super::prompts::Prompted;
+use super::{App, Effect, Focus, FormPane, Popup};
+use crate::form::TextInput;
+use crate::invoke::otc::CallRequest;
+
+impl App {
+    /// Run: sends the form's arguments; invalid input only on a second press (`armed`).
+    pub(super) fn start_run(&mut self, armed: bool) -> Vec<Effect> {
+        let Some(tool_id) = self.selected_id() else { return Vec::new() };
+        let run_key = self.key_name(Context::Main, Action::Run);
+        let Some(form) = self.form_mut() else { return Vec::new() };
+        let arguments = form.arguments().clone();
+        let errors = form.validation.error_count;
+        if errors > 0 && !armed {
+            self.form_pane.run_armed = true;
+            let plural = if errors == 1 { "error" } else { "errors" };
+            self.status = Some(format!("{errors} {plural}: not sent. Press {run_key} again to send it anyway"));
+            return Vec::new();
+        }
+        self.status = None;
+        self.send(tool_id, arguments)
+    }
+
+    fn send(&mut self, tool_id: String, arguments: serde_json::Value) -> Vec<Effect> {
+        let mut request = CallRequest::new(tool_id, arguments);
+        request.tokens = self.server.tokens();
+        let output_schema = self.catalog.get(&request.tool_id).and_then(|t| t.output_schema.clone());
+        self.result.send(request, output_schema)
+    }
+
+    /// The same call again (after a token, or when the server said it can be retried).
+    pub(super) fn retry(&mut self) -> Vec<Effect> {
+        let Some((tool_id, arguments)) = self.result.last_call() else { return Vec::new() };
+        self.send(tool_id, arguments)
+    }
+
+    /// A call came back: shown, and recorded in the history.
+    pub(super) fn call_done(&mut self, id: u64, result: Result<Box<super::Answer>, String>) -> Vec<Effect> {
+        let Some((entry, then)) = self.result.done(id, result, self.server.endpoint.clone()) else { return Vec::new() };
+        self.recorder.record(entry.clone());
+        let mut effects = vec![Effect::Record(Box::new(entry))];
+        effects.extend(then);
+        effects
+    }
+
+    pub(super) fn retry_due(&mut self, id: u64) -> Vec<Effect> {
+        if self.result.retry_due(id) { self.retry() } else { Vec::new() }
+    }
+
+    /// `t` on an authorization prompt: the token for its provider.
+    pub(super) fn ask_token(&mut self) {
+        let tool_provider =
+            self.selected_tool().and_then(|t| t.requirements.authorization.first().map(|a| a.id.clone()));
+        match self.result.token_provider(|| tool_provider) {
+            Some(provider) => {
+                self.prompts.popup = Some(Popup::TokenPrompt { provider, input: TextInput::default(), why: None })
+            }
+            None => self.status = Some("t gives a token when the result asks for authorization".into()),
+        }
+    }
+
+    /// Enter in the token prompt: keep the token (memory only) and run again with it.
+    fn token_given(&mut self, provider: String, token: String) -> Vec<Effect> {
+        if token.trim().is_empty() {
+            self.status = Some("no token given".into());
+            return Vec::new();
+        }
+        let reply = self.server.give_token(provider, token);
+        let mut effects = self.apply(reply);
+        effects.extend(self.retry());
+        effects
+    }
+
+    /// The server's tools (after it connected, or after a token): those not yet in the
+    /// catalog join it.
+    pub(super) fn server_tools(&mut self, label: &str, result: Result<Vec<crate::catalog::Tool>, String>) {
+        self.server.listed();
+        let tools = match result {
+            Ok(tools) => tools,
+            Err(e) => {
+                self.status = Some(format!("the server's tools could not be listed: {e}"));
+                return;
+            }
+        };
+        let mut added = 0;
+        for tool in tools {
+            if self.catalog.get(&tool.id).is_none() {
+                self.catalog.add(tool);
+                added += 1;
+            }
+        }
+        self.list.refresh(&self.catalog);
+        self.tool_changed();
+        self.status = Some(match added {
+            0 => format!("{label} listed no new tools"),
+            n => format!("{n} tool{} from {label}", if n == 1 { "" } else { "s" }),
+        });
+    }
+
+    pub(super) fn select_tool(&mut self, delta: isize) {
+        self.list.move_by(delta);
+        self.tool_changed();
+    }
+
+    /// A new tool is selected: its form is built (so it shows at once) and the cursor starts
+    /// over.
+    pub(super) fn tool_changed(&mut self) {
+        self.form_mut();
+        self.form_pane.reset();
+        self.sync_json();
+    }
+
+    /// Runs `op` on the form pane with the selected tool's id (nothing without one).
+    pub(super) fn form_op<R: Default>(&mut self, op: impl FnOnce(&mut FormPane, &str) -> R) -> R {
+        match self.selected_id() {
+            Some(id) => op(&mut self.form_pane, &id),
+            None => R::default(),
+        }
+    }
+
+    pub(super) fn sync_json(&mut self) {
+        let json_focused = self.focus == Focus::Json;
+        let id = self.selected_id();
+        self.form_pane.sync_json(id.as_deref(), json_focused);
+    }
+
+    /// Ctrl-J: the JSON view opens beside the form and takes the focus, or closes.
+    pub(super) fn toggle_json(&mut self) {
+        let json_focused = self.focus == Focus::Json;
+        self.form_mut();
+        match self.form_op(|pane, id| pane.toggle_json(id, json_focused)) {
+            Some(true) => self.focus = Focus::Json,
+            Some(false) => self.focus = Focus::Form,
+            None => {}
+        }
+    }
+
+    /// Lines of value the result pane shows (below its status line).
+    pub(super) fn value_height(&self) -> usize {
+        self.layout().result.map_or(1, |r| usize::from(r.height.saturating_sub(3)).max(1))
+    }
+
+    pub(super) fn find_next(&mut self) {
+        let height = self.value_height();
+        if let Some(message) = self.result.find_next(height) {
+            self.status = Some(message);
+        }
+    }
+
+    /// `S` on the call on screen.
+    pub(super) fn save_case(&mut self) -> Vec<Effect> {
+        let reply = self.recorder.save_run(self.result.run.as_ref(), &self.catalog);
+        self.apply(reply)
+    }
+
+    /// Enter on a past call: select its tool and put its arguments back in the form.
+    fn reopen(&mut self, index: usize) {
+        let Some(entry) = self.recorder.past_call(index).cloned() else { return };
+        let Some(position) = self.catalog.tools().iter().position(|t| t.id == entry.tool) else {
+            self.status = Some(format!("{} is not in this catalog", entry.tool));
+            return;
+        };
+        self.list.filter.clear();
+        self.list.refresh(&self.catalog);
+        if let Some(entry_index) = self.list.entries.iter().position(|e| *e == super::list::Entry::Tool(position)) {
+            self.list.select_entry(entry_index);
+        }
+        self.tool_changed();
+        if let Some(form) = self.form_mut() {
+            form.set_arguments(&entry.arguments);
+        }
+        self.focus = Focus::Form;
+        let run_key = self.key_name(Context::Main, Action::Run);
+        self.status = Some(format!("arguments of the call at {} back in the form: {run_key} runs it again", entry.at));
+    }
+
+    /// Carries out what the user chose in a popup.
+    pub(super) fn prompted(&mut self, prompted: Prompted) -> Vec<Effect> {
+        match prompted {
+            Prompted::Nothing => {}
+            Prompted::Picked { path, purpose, selected, option } => {
+                if self.form_mut().is_none() {
+                    return Vec::new();
+                }
+                self.form_op(|pane, id| pane.pick(id, &path, purpose, selected, option));
+                self.sync_json();
+            }
+            Prompted::MapKey { path, key } => {
+                let added = self.form_mut().is_some() && self.form_op(|pane, id| pane.add_entry(id, &path, &key));
+                if added {
+                    self.prompts.popup = None;
+                    self.sync_json();
+                } else {
+                    self.status = Some(format!("\"{key}\" is empty or already there: pick another key"));
+                }
+            }
+            Prompted::Token { provider, token } => return self.token_given(provider, token),
+            Prompted::Search(text) => {
+                self.result.search = text;
+                self.find_next();
+            }
+            Prompted::SaveArtifact(path) => return self.result.save_artifact(path),
+            Prompted::CaseFile(path) => {
+                let reply = self.recorder.file_chosen(path);
+                return self.apply(reply);
+            }
+            Prompted::NoCaseFile => self.recorder.no_file(),
+            Prompted::Reopen(index) => self.reopen(index),
+            Prompted::RunAgain(index) => {
+                self.reopen(index);
+                // It was sent before: send it again as it was, valid or not.
+                return self.start_run(true);
+            }
+            Prompted::SaveAsCase(index) => match self.recorder.save_past_call(index, &self.catalog) {
+                Ok(reply) => {
+                    self.prompts.popup = None;
+                    return self.apply(reply);
+                }
+                Err(why) => {
+                    if let Some(why) = why {
+                        self.status = Some(why);
+                    }
+                }
+            },
+        }
+        Vec::new()
+    }
+}

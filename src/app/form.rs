@@ -1,0 +1,350 @@
+//! The form pane: the forms of the tools the user looked at, the cursor in the selected one,
+//! its scroll, whether a field is being edited, the JSON view beside it, and whether Run was
+//! just refused. Methods take the selected tool's id: the list owns the selection.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{PickerPurpose, Popup, Reply};
+use crate::catalog::Tool;
+use crate::form::{Field, Form, TextInput, Widget, build::show, value::pretty};
+
+/// Forms kept built at most. A form can be huge (its schema's every field, with validators),
+/// so the least recently used go; see [`FormCache`].
+pub const FORMS_KEPT: usize = 16;
+
+/// The editable JSON view: its text, and why it does not parse (if it does not).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JsonView {
+    pub input: TextInput,
+    pub error: Option<String>,
+}
+
+#[derive(Default)]
+pub struct FormPane {
+    forms: FormCache,
+    /// Index into the selected form's rows.
+    pub cursor: usize,
+    /// First visible line of the form (lines, not rows: errors and text areas take several).
+    pub scroll: usize,
+    /// A text field is being edited (keys go to it).
+    pub editing: bool,
+    pub json: Option<JsonView>,
+    /// Run was just refused for invalid input; pressing it again sends anyway.
+    pub run_armed: bool,
+}
+
+/// The [`FORMS_KEPT`] most recently used forms. One that goes keeps the arguments the user made
+/// (not the form: they are small where the form is not) and is built again from them when its
+/// tool comes back, so nothing typed is lost; its folds and half-typed text that makes no value
+/// (a number field holding "12x") are.
+#[derive(Default)]
+struct FormCache {
+    kept: HashMap<String, Kept>,
+    /// Arguments of forms that were dropped holding user edits, by tool id.
+    parked: HashMap<String, Value>,
+    /// Counts uses, to find the least recently used.
+    clock: u64,
+}
+
+struct Kept {
+    form: Form,
+    /// The arguments as first built: a form still making them holds no edits.
+    pristine: Value,
+    used: u64,
+}
+
+impl FormCache {
+    fn get(&self, id: &str) -> Option<&Form> {
+        self.kept.get(id).map(|k| &k.form)
+    }
+
+    fn get_mut(&mut self, id: &str) -> Option<&mut Form> {
+        self.clock += 1;
+        let kept = self.kept.get_mut(id)?;
+        kept.used = self.clock;
+        Some(&mut kept.form)
+    }
+
+    fn open(&mut self, tool: &Tool) -> &mut Form {
+        if !self.kept.contains_key(&tool.id) {
+            let mut form = Form::new(tool);
+            let pristine = form.arguments().clone();
+            if let Some(arguments) = self.parked.remove(&tool.id) {
+                form.set_arguments(&arguments);
+            }
+            self.kept.insert(tool.id.clone(), Kept { form, pristine, used: self.clock });
+            self.evict(&tool.id);
+        }
+        self.clock += 1;
+        let kept = self.kept.get_mut(&tool.id).expect("kept just above");
+        kept.used = self.clock;
+        &mut kept.form
+    }
+
+    /// Drops the least recently used forms past the limit, never `keep`.
+    fn evict(&mut self, keep: &str) {
+        while self.kept.len() > FORMS_KEPT {
+            let Some(oldest) = self
+                .kept
+                .iter()
+                .filter(|(id, _)| id.as_str() != keep)
+                .min_by_key(|(_, k)| k.used)
+                .map(|(id, _)| id.clone())
+            else {
+                return;
+            };
+            if let Some(kept) = self.kept.remove(&oldest)
+                && kept.form.arguments() != &kept.pristine
+            {
+                self.parked.insert(oldest, kept.form.arguments().clone());
+            }
+        }
+    }
+}
+
+impl FormPane {
+    pub fn get(&self, id: &str) -> Option<&Form> {
+        self.forms.get(id)
+    }
+
+    /// The form of `tool`, built on first use (or again from what the user had made).
+    pub fn open(&mut self, tool: &Tool) -> &mut Form {
+        self.forms.open(tool)
+    }
+
+    /// How many forms are built (for tests of the bound).
+    pub fn built(&self) -> usize {
+        self.forms.kept.len()
+    }
+
+    fn get_mut(&mut self, id: &str) -> Option<&mut Form> {
+        self.forms.get_mut(id)
+    }
+
+    /// A new tool is selected: the cursor starts over.
+    pub fn reset(&mut self) {
+        self.cursor = 0;
+        self.scroll = 0;
+        self.editing = false;
+    }
+
+    pub fn focused_path(&self, form: &Form) -> Option<Vec<usize>> {
+        form.rows().get(self.cursor).map(|r| r.path.clone())
+    }
+
+    pub fn focused_field(&self, id: &str) -> Option<(Vec<usize>, Field)> {
+        let form = self.get(id)?;
+        let path = self.focused_path(form)?;
+        let field = form.field(&path)?.clone();
+        Some((path, field))
+    }
+
+    /// Runs `edit` on the form at the focused row's path.
+    pub fn with_focused(&mut self, id: &str, edit: impl FnOnce(&mut Form, &[usize])) {
+        let Some(path) = self.get(id).and_then(|f| self.focused_path(f)) else { return };
+        if let Some(form) = self.get_mut(id) {
+            edit(form, &path);
+        }
+    }
+
+    pub fn move_cursor(&mut self, id: &str, delta: isize) {
+        let count = self.get(id).map_or(0, |f| f.rows().len());
+        if count == 0 {
+            return;
+        }
+        self.cursor = self.cursor.saturating_add_signed(delta).min(count - 1);
+    }
+
+    pub fn focus_path(&mut self, id: &str, path: Option<Vec<usize>>) {
+        let Some(path) = path else { return };
+        if let Some(index) = self.get(id).and_then(|f| f.rows().iter().position(|r| r.path == path)) {
+            self.cursor = index;
+        }
+    }
+
+    /// Enter on a field: edit its text, toggle it, or pick its value from a list.
+    pub fn activate(&mut self, id: &str) -> Reply {
+        let Some((path, field)) = self.focused_field(id) else { return Reply::default() };
+        match &field.widget {
+            Widget::Text { .. } | Widget::Number { .. } | Widget::Suggest { .. } | Widget::Raw { .. } => {
+                self.editing = true
+            }
+            Widget::Bool(_) => self.with_focused(id, |form, path| form.toggle_bool(path)),
+            Widget::Choice { choices, selected } => {
+                return Reply::popup(Popup::Picker {
+                    path,
+                    title: format!("{}: pick a value", field.label()),
+                    options: choices.iter().map(|c| c.label.clone()).collect(),
+                    selected: selected.unwrap_or(0),
+                    purpose: PickerPurpose::Enum,
+                });
+            }
+            Widget::Variant { variants, selected, .. } => {
+                return Reply::popup(Popup::Picker {
+                    path,
+                    title: format!("{}: pick a variant", field.label()),
+                    options: variants.iter().map(|c| c.label.clone()).collect(),
+                    selected: *selected,
+                    purpose: PickerPurpose::Variant,
+                });
+            }
+            Widget::Const(value) => return Reply::status(format!("{} is fixed to {}", field.label(), show(value))),
+            Widget::Object { .. } | Widget::Array { .. } => {
+                self.with_focused(id, |form, path| form.toggle_collapsed(path))
+            }
+        }
+        Reply::default()
+    }
+
+    pub fn set_collapsed(&mut self, id: &str, collapsed: bool) {
+        let Some((path, field)) = self.focused_field(id) else { return };
+        if field.is_group() && field.collapsed != collapsed {
+            self.with_focused(id, |form, path| form.toggle_collapsed(path));
+        } else if collapsed && !field.is_group() && !path.is_empty() {
+            // ← on a field inside a group goes to the group.
+            if let Some(index) =
+                self.get(id).and_then(|f| f.rows().iter().position(|r| r.path == path[..path.len() - 1]))
+            {
+                self.cursor = index;
+            }
+        }
+    }
+
+    pub fn add_item(&mut self, id: &str) -> Reply {
+        let Some((path, field)) = self.focused_field(id) else { return Reply::default() };
+        let Some(form) = self.get(id) else { return Reply::default() };
+        // On an item, add to the array it is in.
+        let target = match &field.widget {
+            Widget::Array { .. } | Widget::Object { additional: Some(_), .. } => path,
+            _ if form.is_item(&path) => path[..path.len() - 1].to_vec(),
+            _ => return Reply::status("a / d add and delete items of an array or entries of a map"),
+        };
+        let target_is_map = matches!(form.field(&target).map(|f| &f.widget), Some(Widget::Object { .. }));
+        if target_is_map {
+            return Reply::popup(Popup::KeyPrompt { path: target, input: TextInput::default() });
+        }
+        let new_path = self.get_mut(id).and_then(|form| form.add_item(&target, None));
+        self.focus_path(id, new_path);
+        Reply::default()
+    }
+
+    /// Enter in the map-key prompt: false when the key is empty or taken.
+    pub fn add_entry(&mut self, id: &str, path: &[usize], key: &str) -> bool {
+        let added = self.get_mut(id).and_then(|form| form.add_item(path, Some(key)));
+        let done = added.is_some();
+        self.focus_path(id, added);
+        done
+    }
+
+    pub fn delete_item(&mut self, id: &str) -> Reply {
+        let Some(path) = self.get(id).and_then(|f| self.focused_path(f)) else { return Reply::default() };
+        let Some(form) = self.get_mut(id) else { return Reply::default() };
+        if !form.is_item(&path) {
+            return Reply::status("only array items and map entries can be deleted; Ctrl-U unsets a field");
+        }
+        form.remove_item(&path);
+        self.move_cursor(id, 0);
+        Reply::default()
+    }
+
+    pub fn move_item(&mut self, id: &str, delta: isize) {
+        let Some(path) = self.get(id).and_then(|f| self.focused_path(f)) else { return };
+        let new_path = self.get_mut(id).and_then(|form| form.move_item(&path, delta));
+        self.focus_path(id, new_path);
+    }
+
+    pub fn toggle_run_option(&mut self, id: &str, n: usize) -> Reply {
+        let path = self.get(id).and_then(|f| f.run_options().get(n).map(|(path, _)| path.clone()));
+        match (path, self.get_mut(id)) {
+            (Some(path), Some(form)) => form.toggle_bool(&path),
+            _ => return Reply::status(format!("this tool has no run option {}", n + 1)),
+        }
+        Reply::default()
+    }
+
+    /// A choice from a picker the form opened.
+    pub fn pick(&mut self, id: &str, path: &[usize], purpose: PickerPurpose, selected: usize, option: String) {
+        let Some(form) = self.get_mut(id) else { return };
+        match purpose {
+            PickerPurpose::Enum => form.choose(path, selected),
+            PickerPurpose::Variant => form.pick_variant(path, selected),
+            PickerPurpose::Suggestion => {
+                form.edit_text(path, |input, _| input.set(option));
+                self.editing = false;
+            }
+        }
+    }
+
+    /// Opens the JSON view of the arguments (true: it takes the focus), or closes it when it
+    /// has the focus already (false).
+    pub fn toggle_json(&mut self, id: &str, json_focused: bool) -> Option<bool> {
+        if self.json.is_some() && json_focused {
+            self.json = None;
+            return Some(false);
+        }
+        let text = pretty(self.get(id)?.arguments());
+        self.json = Some(JsonView { input: TextInput::new(text), error: None });
+        self.editing = false;
+        Some(true)
+    }
+
+    /// The JSON view follows the form, except while it is being edited (its text is the truth
+    /// then).
+    pub fn sync_json(&mut self, id: Option<&str>, json_focused: bool) {
+        if json_focused {
+            return;
+        }
+        let text = id.and_then(|id| self.get(id)).map(|f| pretty(f.arguments()));
+        if let (Some(json), Some(text)) = (self.json.as_mut(), text)
+            && json.input.text() != text
+        {
+            json.input.set(text);
+            json.error = None;
+        }
+    }
+
+    /// Parses the JSON view; a valid object replaces the form's content, anything else is an
+    /// error shown in the view and the form stays as it was.
+    pub fn apply_json(&mut self, id: &str) {
+        let Some(json) = self.json.as_ref() else { return };
+        let parsed: Result<Value, String> = serde_json::from_str(json.input.text()).map_err(|e| e.to_string());
+        let error = match parsed {
+            Ok(value @ Value::Object(_)) => {
+                if let Some(form) = self.get_mut(id) {
+                    form.set_arguments(&value);
+                }
+                None
+            }
+            Ok(_) => Some("the arguments must be a JSON object".to_string()),
+            Err(e) => Some(e),
+        };
+        if let Some(json) = self.json.as_mut() {
+            json.error = error;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{LoadOptions, load_samples};
+
+    #[test]
+    fn at_most_the_recently_used_forms_are_kept_and_edits_come_back() {
+        let catalog = load_samples(&LoadOptions::default()).catalog;
+        assert!(catalog.len() > FORMS_KEPT + 2, "enough sample tools to overflow the cache");
+        let mut pane = FormPane::default();
+        let first = catalog.get("search_products").expect("a sample tool");
+        pane.open(first).set_arguments(&serde_json::json!({"query": "laptop"}));
+        for tool in catalog.tools().iter().filter(|t| t.id != first.id) {
+            pane.open(tool);
+            assert!(pane.built() <= FORMS_KEPT);
+        }
+        assert!(pane.get(&first.id).is_none(), "the least recently used form went");
+        let form = pane.open(first);
+        assert_eq!(form.arguments(), &serde_json::json!({"query": "laptop"}), "built again with the user's edits");
+        assert_eq!(pane.built(), FORMS_KEPT);
+    }
+}

@@ -1,0 +1,146 @@
+use super::*;
+
+fn event(key: Key) -> KeyEvent {
+    let mut modifiers = KeyModifiers::NONE;
+    if key.ctrl {
+        modifiers |= KeyModifiers::CONTROL;
+    }
+    if key.alt {
+        modifiers |= KeyModifiers::ALT;
+    }
+    // Terminals report Shift with capitals and Shift-Tab: it must not get in the way.
+    if matches!(key.code, KeyCode::Char(c) if c.is_uppercase()) || key.code == KeyCode::BackTab {
+        modifiers |= KeyModifiers::SHIFT;
+    }
+    KeyEvent::new(key.code, modifiers)
+}
+
+fn overrides(pairs: &[(&str, &[&str])]) -> Result<Keymap, KeymapError> {
+    let owned: Vec<(String, Vec<String>)> =
+        pairs.iter().map(|(a, keys)| (a.to_string(), keys.iter().map(|k| k.to_string()).collect())).collect();
+    Keymap::with_overrides(owned.iter().map(|(a, keys)| (a.as_str(), keys.as_slice())))
+}
+
+#[test]
+fn the_defaults_hold_together() {
+    let keymap = Keymap::default();
+    keymap.check(&[]).expect("no key means two things where both are live");
+    assert!(DEFAULTS.iter().all(|d| !d.keys.is_empty()), "every action has a key");
+    assert!(DEFAULTS.iter().all(|d| !d.help.is_empty()), "every action says what it does");
+}
+
+#[test]
+fn every_default_key_dispatches_to_its_action_in_its_context() {
+    let keymap = Keymap::default();
+    for binding in DEFAULTS {
+        for (index, key) in binding.keys.iter().enumerate() {
+            let expected = match binding.action {
+                Action::ToggleRunOption(_) => Action::ToggleRunOption(index),
+                action => action,
+            };
+            assert_eq!(
+                keymap.action_for(binding.context, event(*key)),
+                Some(expected),
+                "{key} in {:?}",
+                binding.context
+            );
+        }
+    }
+}
+
+#[test]
+fn chords_are_not_their_letters() {
+    let keymap = Keymap::default();
+    let ctrl_o = KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL);
+    assert_eq!(keymap.action_for(Context::Result, ctrl_o), None, "Ctrl-O is not o (open)");
+    assert_eq!(keymap.action_for(Context::Main, ctrl_o), Some(Action::FocusResult));
+    let ctrl_k = KeyEvent::new(KeyCode::Char('k'), KeyModifiers::CONTROL);
+    assert_eq!(keymap.action_for(Context::Main, ctrl_k), None);
+}
+
+#[test]
+fn keys_parse_as_a_config_file_writes_them() {
+    let cases = [
+        ("ctrl-r", Key::ctrl('r')),
+        ("Ctrl-R", Key::ctrl('r')),
+        ("alt-up", Key::alt(KeyCode::Up)),
+        ("F5", Key::plain(KeyCode::F(5))),
+        ("K", Key::char('K')),
+        ("shift-k", Key::char('K')),
+        ("shift-tab", Key::plain(KeyCode::BackTab)),
+        ("space", Key::char(' ')),
+        ("-", Key::char('-')),
+        ("ctrl--", Key { code: KeyCode::Char('-'), ctrl: true, alt: false }),
+        ("?", Key::char('?')),
+        ("pgdn", Key::plain(KeyCode::PageDown)),
+        ("alt-1", Key::alt(KeyCode::Char('1'))),
+    ];
+    for (text, key) in cases {
+        assert_eq!(Key::parse(text), Ok(key), "{text}");
+    }
+    for bad in ["", "ctrl-foo", "shift-up", "f0", "f99", "hyper-x", "ctrl-"] {
+        assert!(Key::parse(bad).is_err(), "{bad} parsed");
+    }
+}
+
+#[test]
+fn keys_show_as_the_help_names_them() {
+    let shown: Vec<String> =
+        [Key::ctrl('r'), Key::alt(KeyCode::Up), Key::plain(KeyCode::PageUp), Key::char(' '), Key::char('K')]
+            .iter()
+            .map(Key::to_string)
+            .collect();
+    assert_eq!(shown, ["Ctrl-R", "Alt-↑", "PgUp", "Space", "K"]);
+}
+
+#[test]
+fn an_override_changes_dispatch_and_help_everywhere_the_action_is() {
+    let keymap = overrides(&[("run", &["ctrl-x"]), ("quit", &["q", "ctrl-q"])]).expect("valid overrides");
+    let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+    for context in [Context::Main, Context::Result] {
+        assert_eq!(keymap.action_for(context, ctrl('x')), Some(Action::Run));
+        assert_eq!(keymap.action_for(context, ctrl('r')), None, "the default is gone");
+    }
+    assert_eq!(keymap.action_for(Context::Main, ctrl('q')), Some(Action::Quit));
+    assert_eq!(keymap.name(Context::Main, Action::Run).as_deref(), Some("Ctrl-X"));
+    let main = &keymap.help()[1];
+    assert_eq!(main.0, Context::Main);
+    assert!(main.1.contains(&("Ctrl-X".to_string(), "run (again: send invalid input anyway)")), "{main:?}");
+    assert!(main.1.contains(&("q Ctrl-Q".to_string(), "quit")), "{main:?}");
+}
+
+#[test]
+fn the_run_options_are_the_keys_in_order() {
+    let keymap = overrides(&[("toggle_run_option", &["f7", "f8"])]).expect("valid");
+    assert_eq!(
+        keymap.action_for(Context::Main, KeyEvent::new(KeyCode::F(8), KeyModifiers::NONE)),
+        Some(Action::ToggleRunOption(1))
+    );
+}
+
+#[test]
+fn bad_overrides_are_errors_that_name_them() {
+    let error = overrides(&[("runn", &["ctrl-r"])]).unwrap_err();
+    assert_eq!(error.action(), "runn");
+    assert!(error.to_string().contains("\"runn\" is not an action"), "{error}");
+    let error = overrides(&[("run", &["ctrl-rr"])]).unwrap_err();
+    assert_eq!(error, KeymapError::BadKey { action: "run".into(), why: "\"ctrl-rr\" is not a key".into() });
+    let error = overrides(&[("retry", &["j"])]).unwrap_err();
+    assert_eq!(error.action(), "retry", "the override is blamed, not the default it collides with");
+    assert!(error.to_string().contains("j would also mean down"), "{error}");
+    let error = overrides(&[("force_quit", &["q"])]).unwrap_err();
+    assert!(matches!(error, KeymapError::Typeable { .. }), "{error}");
+}
+
+#[test]
+fn the_help_lists_every_binding() {
+    let keymap = Keymap::default();
+    let help = keymap.help();
+    for binding in keymap.bindings() {
+        let (_, lines) = help.iter().find(|(context, _)| *context == binding.context).expect("a section");
+        assert!(lines.iter().any(|(_, text)| *text == binding.help), "{binding:?}");
+    }
+    let main = &help[1].1;
+    assert!(main.contains(&("↑ k / ↓ j".to_string(), "move in the list or the form")), "{main:?}");
+    assert!(main.contains(&("Alt-1 … Alt-9".to_string(), "toggle the run options shown beside Run")), "{main:?}");
+}

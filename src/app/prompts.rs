@@ -1,0 +1,198 @@
+//! The popups: a box over the screen that takes the keys until it closes. A popup handles its
+//! own keys; what the user chose comes back as a [`Prompted`] for the app to carry out.
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::keymap::{Action, Context, Keymap};
+use super::typing::edit_input;
+use crate::form::TextInput;
+
+#[derive(Debug, Default)]
+pub struct Prompts {
+    pub popup: Option<Popup>,
+}
+
+/// A box over the screen that takes the keys until it closes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Popup {
+    /// Pick one of `options` for the field at `path` (an enum, a variant, a suggestion).
+    Picker {
+        path: Vec<usize>,
+        title: String,
+        options: Vec<String>,
+        selected: usize,
+        purpose: PickerPurpose,
+    },
+    /// The key of a new map entry.
+    KeyPrompt {
+        path: Vec<usize>,
+        input: TextInput,
+    },
+    Help,
+    /// Text to find in the result.
+    Search {
+        input: TextInput,
+    },
+    /// Where to save the fetched artifact.
+    SavePrompt {
+        input: TextInput,
+    },
+    /// Which file test cases are appended to (asked once per run of the app).
+    CaseFile {
+        input: TextInput,
+    },
+    /// Past calls, newest first; Enter re-opens one's arguments.
+    History {
+        selected: usize,
+    },
+    /// A token for an authorization provider (shown masked).
+    TokenPrompt {
+        provider: String,
+        input: TextInput,
+        /// Why a token is asked for, when the prompt opens by itself (a server that answered 401).
+        why: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PickerPurpose {
+    Enum,
+    Variant,
+    Suggestion,
+}
+
+/// What the user chose in a popup.
+#[derive(Debug, PartialEq)]
+pub enum Prompted {
+    Nothing,
+    Picked {
+        path: Vec<usize>,
+        purpose: PickerPurpose,
+        selected: usize,
+        option: String,
+    },
+    /// A map key (the prompt stays open until the app has added the entry).
+    MapKey {
+        path: Vec<usize>,
+        key: String,
+    },
+    Token {
+        provider: String,
+        token: String,
+    },
+    Search(String),
+    SaveArtifact(String),
+    CaseFile(String),
+    /// The case-file prompt was closed without a file.
+    NoCaseFile,
+    /// Past call `n` (newest first) back in the form, or also run again.
+    Reopen(usize),
+    RunAgain(usize),
+    /// Past call `n` saved as a case (the list stays open if it cannot be).
+    SaveAsCase(usize),
+}
+
+impl Prompts {
+    /// A key while a popup is open (`history_len`: how many past calls the list shows).
+    pub fn key(&mut self, keymap: &Keymap, key: KeyEvent, history_len: usize) -> Prompted {
+        let Some(popup) = self.popup.as_mut() else { return Prompted::Nothing };
+        let text_box = |input: &mut TextInput| match key.code {
+            KeyCode::Esc => Some(None),
+            KeyCode::Enter => Some(Some(input.text().to_string())),
+            _ => {
+                edit_input(input, key, false);
+                None
+            }
+        };
+        match popup {
+            Popup::Picker { options, selected, .. } => match keymap.action_for(Context::Picker, key) {
+                Some(Action::Up) => move_selection(selected, -1, options.len()),
+                Some(Action::Down) => move_selection(selected, 1, options.len()),
+                Some(Action::Back) => self.close(),
+                Some(Action::Activate) => match self.popup.take() {
+                    Some(Popup::Picker { path, selected, purpose, options, .. }) => Prompted::Picked {
+                        option: options.get(selected).cloned().unwrap_or_default(),
+                        path,
+                        purpose,
+                        selected,
+                    },
+                    _ => Prompted::Nothing,
+                },
+                _ => Prompted::Nothing,
+            },
+            Popup::KeyPrompt { input, path } => match text_box(input) {
+                Some(Some(key)) => Prompted::MapKey { path: path.clone(), key },
+                Some(None) => self.close(),
+                None => Prompted::Nothing,
+            },
+            Popup::TokenPrompt { provider, input, .. } => match text_box(input) {
+                Some(Some(token)) => {
+                    let provider = provider.clone();
+                    self.popup = None;
+                    Prompted::Token { provider, token }
+                }
+                Some(None) => self.close(),
+                None => Prompted::Nothing,
+            },
+            Popup::Search { input } => {
+                let entered = text_box(input);
+                self.closing(entered, Prompted::Search)
+            }
+            Popup::SavePrompt { input } => {
+                let entered = text_box(input);
+                self.closing(entered, Prompted::SaveArtifact)
+            }
+            Popup::CaseFile { input } => match text_box(input) {
+                Some(Some(path)) => {
+                    self.popup = None;
+                    Prompted::CaseFile(path)
+                }
+                Some(None) => {
+                    self.popup = None;
+                    Prompted::NoCaseFile
+                }
+                None => Prompted::Nothing,
+            },
+            Popup::History { selected } => match keymap.action_for(Context::History, key) {
+                Some(Action::Up) => move_selection(selected, -1, history_len),
+                Some(Action::Down) => move_selection(selected, 1, history_len),
+                Some(Action::Activate) => {
+                    let index = *selected;
+                    self.popup = None;
+                    Prompted::Reopen(index)
+                }
+                Some(Action::Retry) => {
+                    let index = *selected;
+                    self.popup = None;
+                    Prompted::RunAgain(index)
+                }
+                Some(Action::SaveCase) => Prompted::SaveAsCase(*selected),
+                // Esc, and any other key, closes the list.
+                _ => self.close(),
+            },
+            Popup::Help => self.close(),
+        }
+    }
+
+    fn close(&mut self) -> Prompted {
+        self.popup = None;
+        Prompted::Nothing
+    }
+
+    /// A text prompt that closes on Enter and Esc alike; Enter gives its text.
+    fn closing(&mut self, entered: Option<Option<String>>, then: fn(String) -> Prompted) -> Prompted {
+        match entered {
+            Some(Some(text)) => {
+                self.popup = None;
+                then(text)
+            }
+            Some(None) => self.close(),
+            None => Prompted::Nothing,
+        }
+    }
+}
+
+fn move_selection(selected: &mut usize, delta: isize, count: usize) -> Prompted {
+    *selected = selected.saturating_add_signed(delta).min(count.saturating_sub(1));
+    Prompted::Nothing
+}

@@ -1,0 +1,196 @@
+//! What the app records: past calls (read from the history file after the first frame, plus
+//! this session's), and calls saved as test cases for `tooldeck test` with `expect` filled from
+//! what came back. The case file is asked for once per run of the app; the runtime appends to
+//! it.
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+
+use super::result::{Run, RunState};
+use super::{Effect, Popup, Reply};
+use crate::catalog::Catalog;
+use crate::form::TextInput;
+use crate::form::validate::Checker;
+use crate::history::Entry;
+
+/// Where cases go unless the user names another file.
+pub const DEFAULT_CASE_FILE: &str = "tooldeck-cases.yaml";
+
+#[derive(Debug, Default)]
+pub struct Recorder {
+    /// Past calls, oldest first.
+    pub history: Vec<Entry>,
+    /// The file `S` appends test cases to, once chosen.
+    pub case_file: Option<String>,
+    /// A case waiting for its file to be chosen.
+    pending_case: Option<Value>,
+    /// Calls saved as cases in this run of the app (tool and arguments), so `S` twice on the
+    /// same call does not write it twice.
+    saved_cases: HashSet<String>,
+}
+
+impl Recorder {
+    /// The history file was read: its calls go before this session's.
+    pub fn history_read(&mut self, mut entries: Vec<Entry>) {
+        // Calls made before the file was read stay the newest.
+        entries.append(&mut self.history);
+        self.history = entries;
+    }
+
+    /// A call came back.
+    pub fn record(&mut self, entry: Entry) {
+        self.history.push(entry);
+    }
+
+    /// Past call `n`, newest first.
+    pub fn past_call(&self, newest_first: usize) -> Option<&Entry> {
+        self.history.iter().rev().nth(newest_first)
+    }
+
+    /// `S` on a result: the call and its outcome as a case.
+    pub fn save_run(&mut self, run: Option<&Run>, catalog: &Catalog) -> Reply {
+        let Some(run) = run else {
+            return Reply::status("S saves a call as a test case: run one first (Ctrl-R)");
+        };
+        let RunState::Done { outcome, .. } = &run.state else {
+            return Reply::status("S saves a call that has come back; this one has no outcome");
+        };
+        let arguments = &run.request.arguments;
+        let mut case = crate::cases::record::case_from_outcome(
+            &case_name(&run.tool_id, arguments),
+            &run.tool_id,
+            arguments,
+            outcome,
+        );
+        if !arguments_valid(catalog, &run.tool_id, arguments) {
+            // It was sent anyway; the case must be too, or `tooldeck test` would refuse it.
+            case["validate"] = json!(false);
+        }
+        self.save(case)
+    }
+
+    /// `S` in the history list: a past call as a case expecting the same status (the history
+    /// keeps no values). `Err` when it cannot be, with why if there is a call: the list stays
+    /// open.
+    pub fn save_past_call(&mut self, newest_first: usize, catalog: &Catalog) -> Result<Reply, Option<String>> {
+        let Some(entry) = self.past_call(newest_first).cloned() else { return Err(None) };
+        let expectable = ["value", "error", "requires_authorization", "artifact", "null"];
+        if !expectable.contains(&entry.outcome.as_str()) {
+            return Err(Some(format!("a call that ended as \"{}\" has no outcome to expect", entry.outcome)));
+        }
+        let mut case = json!({
+            "name": case_name(&entry.tool, &entry.arguments),
+            "tool": entry.tool,
+            "args": entry.arguments,
+            "expect": {"status": entry.outcome},
+        });
+        if !arguments_valid(catalog, &entry.tool, &entry.arguments) {
+            case["validate"] = json!(false);
+        }
+        Ok(self.save(case))
+    }
+
+    /// Enter in the case-file prompt: that file from now on, and the case waiting for it.
+    pub fn file_chosen(&mut self, path: String) -> Reply {
+        let path = path.trim().to_string();
+        if path.is_empty() {
+            self.pending_case = None;
+            return Reply::status("no case file given: not saved");
+        }
+        self.case_file = Some(path.clone());
+        match self.pending_case.take() {
+            Some(case) => Reply::effect(Effect::SaveCase { path, case }),
+            None => Reply::default(),
+        }
+    }
+
+    /// The runtime appended the case (or could not).
+    pub fn saved(result: Result<String, String>) -> String {
+        match result {
+            Ok(path) => format!("case saved to {path} · `tooldeck test {path}` runs it"),
+            Err(e) => format!("case not saved: {e}"),
+        }
+    }
+
+    /// Esc in the case-file prompt: the waiting case is not saved (and can be, later).
+    pub fn no_file(&mut self) {
+        if let Some(case) = self.pending_case.take() {
+            self.saved_cases.remove(&saved_key(&case));
+        }
+    }
+
+    fn save(&mut self, case: Value) -> Reply {
+        if !self.saved_cases.insert(saved_key(&case)) {
+            return Reply::status("this call is already saved as a case");
+        }
+        match self.case_file.clone() {
+            Some(path) => Reply::effect(Effect::SaveCase { path, case }),
+            None => {
+                self.pending_case = Some(case);
+                Reply::popup(Popup::CaseFile { input: TextInput::new(DEFAULT_CASE_FILE.to_string()) })
+            }
+        }
+    }
+}
+
+fn saved_key(case: &Value) -> String {
+    format!("{}\n{}", case["tool"], case["args"])
+}
+
+/// "tool {args}" cut short: enough to tell cases apart in a report; the user can rename it.
+fn case_name(tool: &str, arguments: &Value) -> String {
+    let arguments = match arguments {
+        Value::Object(map) => map
+            .iter()
+            .map(|(key, value)| match value {
+                Value::String(text) => format!(" {key}={text}"),
+                other => format!(" {key}={other}"),
+            })
+            .collect(),
+        Value::Null => String::new(),
+        other => format!(" {other}"),
+    };
+    let name = format!("{tool}{arguments}");
+    crate::text::truncate(&crate::text::visible(&name), 72).into_owned()
+}
+
+fn arguments_valid(catalog: &Catalog, tool: &str, arguments: &Value) -> bool {
+    catalog.get(tool).is_none_or(|t| Checker::new(&t.input_schema).check_value(arguments).is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_short_and_plain() {
+        assert_eq!(
+            case_name("Math.Add", &json!({"a": 1, "s": "x y", "o": {"k": 1}})),
+            "Math.Add a=1 s=x y o={\"k\":1}"
+        );
+        assert_eq!(case_name("ping", &json!({})), "ping");
+        let long = case_name("t", &json!({"text": "x".repeat(200)}));
+        assert!(crate::text::width(&long) <= 72, "{long}");
+        assert_eq!(case_name("t\u{1b}[2J", &json!(null)), "t␛[2J");
+    }
+
+    #[test]
+    fn past_calls_come_before_this_sessions() {
+        let entry = |tool: &str| Entry {
+            at: String::new(),
+            tool: tool.into(),
+            arguments: json!({}),
+            endpoint: String::new(),
+            outcome: "value".into(),
+            duration_ms: 0,
+            call_id: String::new(),
+            http_status: None,
+        };
+        let mut recorder = Recorder::default();
+        recorder.record(entry("now"));
+        recorder.history_read(vec![entry("before")]);
+        assert_eq!(recorder.past_call(0).map(|e| e.tool.as_str()), Some("now"));
+        assert_eq!(recorder.past_call(1).map(|e| e.tool.as_str()), Some("before"));
+    }
+}

@@ -1,0 +1,400 @@
+//! The result pane: the current (or last) call of a tool, and how the user looks at what came
+//! back: scrolled, as a foldable value, as the exact exchange, searched; an artifact fetched.
+//! Running a call starts here (`send`); results of calls no longer current are dropped.
+
+use serde_json::Value;
+
+use super::value_view::{ValueLines, ValueView};
+use super::{Action, Effect, Popup, Reply};
+use crate::form::TextInput;
+use crate::invoke::otc::CallRequest;
+use crate::invoke::{Exchange, Outcome, Status};
+
+/// How often `w` asks again while the user authorizes.
+pub const RETRY_EVERY_MS: u64 = 3000;
+
+#[derive(Debug, Default)]
+pub struct ResultPane {
+    /// The last call, shown below the form.
+    pub run: Option<Run>,
+    next_run_id: u64,
+    /// First visible line of the pane (outside the value viewer).
+    pub scroll: usize,
+    /// Cursor, window and folds of the value viewer.
+    pub value_view: ValueView,
+    /// The pane shows the exact request and response instead of the outcome.
+    pub show_exchange: bool,
+    /// The last text searched for (`n` finds the next).
+    pub search: String,
+    /// Retrying every few seconds until the authorization prompt goes away (`w`).
+    pub waiting_for_authorization: bool,
+    /// The artifact being fetched or shown.
+    pub artifact: Option<ArtifactView>,
+}
+
+/// An artifact fetched with `f`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArtifactView {
+    pub url: String,
+    pub declared_size: Option<u64>,
+    pub received: u64,
+    pub total: Option<u64>,
+    pub state: ArtifactState,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArtifactState {
+    Fetching,
+    Ready {
+        lines: Vec<String>,
+        bytes: std::sync::Arc<Vec<u8>>,
+        /// A picture of an image artifact.
+        image: Option<crate::invoke::thumbnail::Thumbnail>,
+    },
+    Failed(String),
+}
+
+/// A call's answer, made ready for the screen where it arrives (a large value is formatted and
+/// checked there, not on the UI thread).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub outcome: Outcome,
+    pub exchange: Exchange,
+    /// The value pretty-printed, line by line, with its brackets paired for folding.
+    pub value_lines: ValueLines,
+}
+
+impl Answer {
+    pub fn new(mut outcome: Outcome, exchange: Exchange, output_schema: Option<&Value>) -> Answer {
+        if let Some(schema) = output_schema {
+            crate::invoke::envelope::check_output(&mut outcome, schema);
+        }
+        let value_lines =
+            outcome.value.as_ref().map(|v| ValueLines::new(&crate::form::value::pretty(v))).unwrap_or_default();
+        Answer { outcome, exchange, value_lines }
+    }
+}
+
+/// The current (or last) call of the selected tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub id: u64,
+    pub tool_id: String,
+    pub request: CallRequest,
+    pub elapsed_ms: u64,
+    /// The server's last progress report, while it runs.
+    pub progress: Option<crate::invoke::Progress>,
+    pub state: RunState,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunState {
+    Running,
+    Done {
+        outcome: Box<Outcome>,
+        exchange: Box<Exchange>,
+        /// The value pretty-printed once, line by line: a large value must not be formatted
+        /// again on every frame.
+        value_lines: ValueLines,
+    },
+    /// No answer at all: connection refused, timeout...
+    Failed {
+        error: String,
+    },
+    Cancelled,
+}
+
+impl ResultPane {
+    pub fn running(&self) -> bool {
+        self.run.as_ref().is_some_and(|r| r.state == RunState::Running)
+    }
+
+    /// Sends `request` as a new run, cancelling the one still in flight.
+    pub fn send(&mut self, request: CallRequest, output_schema: Option<Value>) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        if let Some(Run { id, state: RunState::Running, .. }) = &self.run {
+            effects.push(Effect::Cancel { id: *id });
+        }
+        self.next_run_id += 1;
+        let id = self.next_run_id;
+        self.scroll = 0;
+        self.value_view = ValueView::default();
+        self.artifact = None;
+        self.run = Some(Run {
+            id,
+            tool_id: request.tool_id.clone(),
+            request: request.clone(),
+            elapsed_ms: 0,
+            progress: None,
+            state: RunState::Running,
+        });
+        effects.push(Effect::Invoke { id, request, output_schema });
+        effects
+    }
+
+    /// The tool and arguments of the last call, to send again.
+    pub fn last_call(&self) -> Option<(String, Value)> {
+        self.run.as_ref().map(|run| (run.request.tool_id.clone(), run.request.arguments.clone()))
+    }
+
+    pub fn cancel(&mut self) -> Vec<Effect> {
+        match &mut self.run {
+            Some(run) if run.state == RunState::Running => {
+                run.state = RunState::Cancelled;
+                vec![Effect::Cancel { id: run.id }]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    pub fn progress(&mut self, id: u64, progress: crate::invoke::Progress) {
+        if let Some(run) = self.run.as_mut().filter(|r| r.id == id && r.state == RunState::Running) {
+            run.progress = Some(progress);
+        }
+    }
+
+    pub fn tick(&mut self, elapsed_ms: u64) {
+        if let Some(run) = self.run.as_mut().filter(|r| r.state == RunState::Running) {
+            run.elapsed_ms = elapsed_ms;
+        }
+    }
+
+    /// Call `id` came back: it is shown, and returned as a history entry (made against
+    /// `endpoint`) with what to do next (ask again while waiting for authorization). A stale
+    /// answer is dropped: `None`.
+    pub fn done(
+        &mut self,
+        id: u64,
+        result: Result<Box<Answer>, String>,
+        endpoint: String,
+    ) -> Option<(crate::history::Entry, Vec<Effect>)> {
+        let run = self.run.as_mut().filter(|r| r.id == id && r.state == RunState::Running)?;
+        run.state = match result {
+            Ok(answer) => {
+                let Answer { outcome, exchange, value_lines } = *answer;
+                run.elapsed_ms = outcome.duration_ms.max(exchange.duration_ms);
+                RunState::Done { outcome: Box::new(outcome), exchange: Box::new(exchange), value_lines }
+            }
+            Err(error) => RunState::Failed { error },
+        };
+        let (outcome, call_id, http_status) = match &run.state {
+            RunState::Done { outcome, exchange, .. } => {
+                (outcome.status.name().to_string(), outcome.call_id.clone(), exchange.status)
+            }
+            _ => ("no_answer".to_string(), run.request.call_id.clone(), None),
+        };
+        let entry = crate::history::Entry {
+            at: String::new(),
+            tool: run.tool_id.clone(),
+            arguments: run.request.arguments.clone(),
+            endpoint,
+            outcome,
+            duration_ms: run.elapsed_ms,
+            call_id,
+            http_status,
+        };
+        let mut effects = Vec::new();
+        // Waiting for the user to finish authorizing in the browser: ask again in a moment.
+        if self.waiting_for_authorization {
+            if self.asks_authorization() {
+                effects.push(Effect::RetryAfter { id, ms: RETRY_EVERY_MS });
+            } else {
+                self.waiting_for_authorization = false;
+            }
+        }
+        Some((entry, effects))
+    }
+
+    fn outcome(&self) -> Option<&Outcome> {
+        match self.run.as_ref().map(|r| &r.state) {
+            Some(RunState::Done { outcome, .. }) => Some(outcome),
+            _ => None,
+        }
+    }
+
+    /// The result is an authorization prompt.
+    pub fn asks_authorization(&self) -> bool {
+        self.outcome().is_some_and(|o| o.status == Status::RequiresAuthorization)
+    }
+
+    /// `w` on an authorization prompt: retry every few seconds until it is granted (or `w`
+    /// again).
+    pub fn toggle_waiting(&mut self) -> Reply {
+        let asking = self.asks_authorization();
+        if self.waiting_for_authorization || !asking {
+            self.waiting_for_authorization = false;
+            return Reply::status(if asking { "stopped waiting" } else { "w waits on an authorization prompt" });
+        }
+        self.waiting_for_authorization = true;
+        let id = self.run.as_ref().map_or(0, |r| r.id);
+        Reply::effect(Effect::RetryAfter { id, ms: RETRY_EVERY_MS })
+            .with_status(format!("asking again every {} s until authorized (w stops)", RETRY_EVERY_MS / 1000))
+    }
+
+    /// A scheduled retry is due: only if still waiting and nothing newer was run meanwhile.
+    pub fn retry_due(&self, id: u64) -> bool {
+        let current = self.run.as_ref().is_some_and(|r| r.id == id && r.state != RunState::Running);
+        self.waiting_for_authorization && current
+    }
+
+    /// The provider the authorization prompt wants a token for (`fallback` when it names
+    /// none); `None` when the result is no such prompt.
+    pub fn token_provider(&self, fallback: impl FnOnce() -> Option<String>) -> Option<String> {
+        let outcome = self.outcome().filter(|o| o.status == Status::RequiresAuthorization)?;
+        Some(
+            outcome
+                .authorization
+                .as_ref()
+                .and_then(|a| a.provider.clone())
+                .or_else(fallback)
+                .unwrap_or_else(|| "default".to_string()),
+        )
+    }
+
+    /// The pane shows a value (in the foldable viewer).
+    pub fn shows_value(&self) -> bool {
+        !self.show_exchange && self.outcome().is_some_and(|o| o.status == Status::Value)
+    }
+
+    fn value_lines(&self) -> Option<&ValueLines> {
+        match self.run.as_ref().map(|r| &r.state) {
+            Some(RunState::Done { value_lines, .. }) => Some(value_lines),
+            _ => None,
+        }
+    }
+
+    /// A value-viewer action (moving, folding) over `height` lines; false when it is none.
+    pub fn value_action(&mut self, action: Action, height: usize) -> bool {
+        if !self.shows_value() {
+            return false;
+        }
+        let Some(RunState::Done { value_lines: lines, .. }) = self.run.as_ref().map(|r| &r.state) else {
+            return false;
+        };
+        let view = &mut self.value_view;
+        match action {
+            Action::Up => view.move_by(lines, -1, height),
+            Action::Down => view.move_by(lines, 1, height),
+            Action::PageUp => view.move_by(lines, -(height as isize), height),
+            Action::PageDown => view.move_by(lines, height as isize, height),
+            Action::Top => view.to_top(),
+            Action::Bottom => view.to_bottom(lines, height),
+            Action::Collapse => view.fold(lines, height),
+            Action::Expand => view.unfold(view.cursor),
+            Action::Activate => view.toggle(lines, height),
+            Action::FoldAll => view.fold_all(lines),
+            Action::UnfoldAll => view.unfold_all(),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Scrolling the pane outside the value viewer; false when `action` is no scroll.
+    pub fn scroll_action(&mut self, action: Action) -> bool {
+        match action {
+            Action::Up => self.scroll = self.scroll.saturating_sub(1),
+            Action::Down => self.scroll += 1,
+            Action::PageUp => self.scroll = self.scroll.saturating_sub(10),
+            Action::PageDown => self.scroll += 10,
+            Action::Top => self.scroll = 0,
+            _ => return false,
+        }
+        true
+    }
+
+    pub fn toggle_exchange(&mut self) {
+        self.show_exchange = !self.show_exchange;
+        self.scroll = 0;
+    }
+
+    /// `/`: what to find, starting from the last search.
+    pub fn ask_search(&self) -> Popup {
+        Popup::Search { input: TextInput::new(self.search.clone()) }
+    }
+
+    /// Moves the value viewer (`height` lines) to the next line after the cursor holding the
+    /// search text; what happened, for the status bar.
+    pub fn find_next(&mut self, height: usize) -> Option<String> {
+        let needle = self.search.to_lowercase();
+        if needle.is_empty() {
+            return None;
+        }
+        let value_lines = self.value_lines()?;
+        let from = self.value_view.cursor + 1;
+        let found = value_lines
+            .lines
+            .iter()
+            .enumerate()
+            .skip(from)
+            .chain(value_lines.lines.iter().enumerate().take(from))
+            .find(|(_, line)| line.to_lowercase().contains(&needle))
+            .map(|(i, _)| i);
+        let Some(i) = found else { return Some(format!("\"{}\" is not in the value", self.search)) };
+        let Some(RunState::Done { value_lines, .. }) = self.run.as_ref().map(|r| &r.state) else { return None };
+        self.value_view.reveal(value_lines, i, height);
+        Some(format!("\"{}\" on line {} · n finds the next", self.search, i + 1))
+    }
+
+    /// `y`: the result's value as JSON, else its link.
+    pub fn copy_link_or_value(&self) -> Reply {
+        let value = self
+            .outcome()
+            .filter(|o| o.authorization.is_none() && o.artifacts.is_empty())
+            .and_then(|o| o.value.as_ref().map(crate::form::value::pretty));
+        if let Some(value) = value {
+            let size = crate::text::human_bytes(value.len() as u64);
+            return Reply::effect(Effect::Copy(value)).with_status(format!("the value is on the clipboard ({size})"));
+        }
+        self.link_then(Effect::Copy)
+    }
+
+    /// `o`: the link opened.
+    pub fn open_link(&self) -> Reply {
+        self.link_then(Effect::Open)
+    }
+
+    /// `effect` on the URL the result points at (the authorization page, else the first
+    /// artifact), only for a web link: a server must not make us launch something else.
+    fn link_then(&self, effect: fn(String) -> Effect) -> Reply {
+        let url = self.outcome().and_then(|outcome| {
+            outcome
+                .authorization
+                .as_ref()
+                .and_then(|a| a.url.clone())
+                .or_else(|| outcome.artifacts.first().map(|a| a.url.clone()))
+        });
+        match url {
+            Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
+                Reply::effect(effect(u.clone())).with_status(u)
+            }
+            Some(u) => Reply::status(format!("not an http(s) link, left alone: {u}")),
+            None => Reply::status("this result has no link"),
+        }
+    }
+
+    /// `c`: the request as a curl command, token masked.
+    pub fn copy_curl(&self, endpoint: &str) -> Reply {
+        let Some(run) = &self.run else { return Reply::default() };
+        let body = (Exchange {
+            method: "POST".into(),
+            url: String::new(),
+            request_body: serde_json::to_string(&run.request.body()).unwrap_or_default(),
+            ..Exchange::default()
+        })
+        .request_json()["body"]
+            .to_string();
+        let url = match &run.state {
+            RunState::Done { exchange, .. } if !exchange.url.is_empty() => crate::redact::url(&exchange.url),
+            _ => format!("{}/tools/call", endpoint.rsplit(' ').next().unwrap_or_default()),
+        };
+        let command =
+            format!("curl -sS -X POST {} -H 'content-type: application/json' --data {}", quote(&url), quote(&body));
+        Reply::effect(Effect::Copy(command))
+            .with_status("the request is on the clipboard as a curl command (token masked)")
+    }
+}
+
+/// Quoted for a POSIX shell (a NUL cannot be passed on a command line at all).
+fn quote(text: &str) -> String {
+    shlex::try_quote(&text.replace('\0', "")).unwrap_or_default().into_owned()
+}

@@ -1,0 +1,284 @@
+//! The app driven through `update` alone, as the runtime drives it.
+
+use super::*;
+use crate::app::RunState;
+use crate::app::update;
+use crate::catalog::{LoadOptions, load_samples};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+fn app() -> App {
+    let loaded = load_samples(&LoadOptions::default());
+    App::new(loaded.catalog, &loaded.diagnostics, (120, 40))
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn type_text(app: &mut App, text: &str) {
+    text.chars().for_each(|c| press(app, KeyCode::Char(c)));
+}
+
+#[test]
+fn filter_then_fill_a_field() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "search_pro");
+    assert_eq!(app.list.filter.text(), "search_pro");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some("search_products"));
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Focus::Form);
+    press(&mut app, KeyCode::Enter);
+    type_text(&mut app, "laptop");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.form().unwrap().arguments(), &serde_json::json!({"query": "laptop"}));
+}
+
+/// ← in an empty optional number field used to mark it set: "a number is needed here" for a
+/// field the user never filled in. Keys that change nothing leave it out; typing sets it.
+#[test]
+fn cursor_keys_in_an_empty_optional_number_change_nothing() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "search_pro");
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Enter);
+    app.form_pane.cursor = app.form().unwrap().row_index()["/limit"];
+    press(&mut app, KeyCode::Enter);
+    assert!(app.form_pane.editing);
+    let errors = |app: &App| app.form().unwrap().validation.errors.get("/limit").cloned();
+    for code in [KeyCode::Left, KeyCode::Right, KeyCode::Home, KeyCode::End, KeyCode::Backspace, KeyCode::Delete] {
+        press(&mut app, code);
+        assert_eq!(errors(&app), None, "{code:?}");
+    }
+    assert!(app.form_pane.editing);
+    assert_eq!(app.form().unwrap().arguments().get("limit"), None);
+    press(&mut app, KeyCode::Char('5'));
+    assert_eq!(app.form().unwrap().arguments()["limit"], 5);
+    press(&mut app, KeyCode::Backspace);
+    assert_eq!(errors(&app), Some(vec!["a number is needed here".to_string()]));
+}
+
+fn invoked(effects: &[Effect]) -> Option<(u64, crate::invoke::otc::CallRequest)> {
+    effects.iter().find_map(|e| match e {
+        Effect::Invoke { id, request, .. } => Some((*id, request.clone())),
+        _ => None,
+    })
+}
+
+fn answer(app: &mut App, id: u64, body: &str) -> Vec<Effect> {
+    let outcome =
+        crate::invoke::envelope::read_otc_response(200, Some("application/json"), body.as_bytes(), false, "x");
+    let answer = crate::app::Answer::new(outcome, crate::invoke::Exchange::default(), None);
+    update(app, Msg::InvocationDone { id, result: Ok(Box::new(answer)) })
+}
+
+#[test]
+fn waiting_for_authorization_asks_again_until_granted() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "Math.Add");
+    press(&mut app, KeyCode::Enter);
+    let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
+    let first = invoked(&effects);
+    assert!(first.is_none(), "invalid input is not sent at once");
+    let (id, _) = invoked(&update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))))
+        .expect("sent anyway");
+    let auth = r#"{"invocation_id":"x","finished_at":"2025-01-01T00:00:00Z","success":false,"output":{"requires_authorization":{"message":"sign in","oauth2":{"url":"http://127.0.0.1:1/a"}}}}"#;
+    answer(&mut app, id, auth);
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+    let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('w'), KeyModifiers::NONE)));
+    assert!(effects.contains(&Effect::RetryAfter { id, ms: crate::app::result::RETRY_EVERY_MS }), "{effects:?}");
+    let (again, _) = invoked(&update(&mut app, Msg::RetryDue { id })).expect("asked again");
+    let effects = answer(&mut app, again, auth);
+    assert!(effects.iter().any(|e| matches!(e, Effect::RetryAfter { .. })), "still waiting: {effects:?}");
+    let (last, _) = invoked(&update(&mut app, Msg::RetryDue { id: again })).expect("asked again");
+    let effects = answer(&mut app, last, r#"{"result":{"call_id":"x","success":true,"value":3}}"#);
+    assert!(!effects.iter().any(|e| matches!(e, Effect::RetryAfter { .. })), "granted: {effects:?}");
+    assert!(!app.result.waiting_for_authorization);
+    // A stale retry after that changes nothing.
+    assert!(invoked(&update(&mut app, Msg::RetryDue { id: last })).is_none());
+}
+
+/// Math.Add sent (as it is, invalid) and answered with `value`, the result pane in focus.
+fn result_in_focus(value: &str) -> App {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "Math.Add");
+    press(&mut app, KeyCode::Enter);
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
+    let (id, _) = invoked(&update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))))
+        .expect("sent anyway");
+    answer(&mut app, id, &format!(r#"{{"result":{{"call_id":"x","success":true,"value":{value}}}}}"#));
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+    app
+}
+
+#[test]
+fn chords_in_the_result_pane_are_not_letters() {
+    let mut app = result_in_focus("1");
+    let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+    assert!(effects.is_empty() && app.status.is_none(), "Ctrl-O is not o (open): {:?}", app.status);
+    // The form is invalid: refused once, sent on the second press, as from the form.
+    let ctrl_r = || Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+    assert!(invoked(&update(&mut app, ctrl_r())).is_none());
+    assert!(invoked(&update(&mut app, ctrl_r())).is_some(), "sent anyway");
+}
+
+#[test]
+fn find_in_the_result_moves_to_the_match() {
+    let mut app = result_in_focus(r#"{"a":1,"b":2,"needle":3,"c":4}"#);
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "NEEDLE");
+    press(&mut app, KeyCode::Enter);
+    // Line 0 is "{", then a, b, needle.
+    assert_eq!(app.result.value_view.cursor, 3);
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "x");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.status.as_deref().is_some_and(|s| s.contains("is not in the value")), "{:?}", app.status);
+}
+
+#[test]
+fn the_value_folds_and_a_search_unfolds_the_way_to_its_hit() {
+    let mut app = result_in_focus(r#"{"a":{"deep":{"needle":1}},"b":2}"#);
+    press(&mut app, KeyCode::Char('-'));
+    let Some(RunState::Done { value_lines, .. }) = app.result.run.as_ref().map(|r| &r.state) else { panic!("a value") };
+    let shown: Vec<usize> = app.result.value_view.window(value_lines).collect();
+    assert_eq!(shown.len(), 4, "{{, a folded, b, }}: {shown:?}");
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Right);
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "needle");
+    press(&mut app, KeyCode::Enter);
+    let Some(RunState::Done { value_lines, .. }) = app.result.run.as_ref().map(|r| &r.state) else { panic!("a value") };
+    assert!(value_lines.lines[app.result.value_view.cursor].contains("needle"));
+    assert_eq!(app.result.value_view.window(value_lines).count(), value_lines.len(), "nothing left folded on the way");
+}
+
+fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+}
+
+fn status(app: &App) -> &str {
+    app.status.as_deref().unwrap_or_default()
+}
+
+/// Every result-pane action by its default key, with the change it makes.
+#[test]
+fn the_result_pane_actions_answer_their_keys() {
+    let mut app = result_in_focus(r#"{"a":{"b":1},"c":2}"#);
+    assert!(matches!(key(&mut app, KeyCode::Char('y')).as_slice(), [Effect::Copy(v)] if v.contains("\"c\": 2")));
+    assert!(matches!(key(&mut app, KeyCode::Char('c')).as_slice(), [Effect::Copy(c)] if c.starts_with("curl ")));
+    key(&mut app, KeyCode::Char('o'));
+    assert_eq!(status(&app), "this result has no link");
+    key(&mut app, KeyCode::Char('f'));
+    assert!(status(&app).starts_with("f fetches an artifact"), "{}", status(&app));
+    key(&mut app, KeyCode::Char('s'));
+    assert!(status(&app).starts_with("f fetches the artifact first"), "{}", status(&app));
+    key(&mut app, KeyCode::Char('t'));
+    assert!(status(&app).starts_with("t gives a token"), "{}", status(&app));
+    key(&mut app, KeyCode::Char('w'));
+    assert!(status(&app).starts_with("w waits on an authorization prompt"), "{}", status(&app));
+    // Folding: all, none, and one by one with the cursor.
+    key(&mut app, KeyCode::Char('-'));
+    assert!(app.result.value_view.is_folded(1), "an outline: \"a\" folded");
+    key(&mut app, KeyCode::Char('='));
+    assert!(!app.result.value_view.is_folded(1));
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Enter);
+    assert!(app.result.value_view.is_folded(1), "Enter folds the container under the cursor");
+    key(&mut app, KeyCode::Char('l'));
+    assert!(!app.result.value_view.is_folded(1));
+    key(&mut app, KeyCode::Char('G'));
+    assert_eq!(app.result.value_view.cursor, 5, "the last line");
+    key(&mut app, KeyCode::Char('g'));
+    assert_eq!(app.result.value_view.cursor, 0);
+    // Find, then find the next.
+    key(&mut app, KeyCode::Char('/'));
+    assert!(matches!(app.prompts.popup, Some(Popup::Search { .. })));
+    type_text(&mut app, "\"b\"");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.result.value_view.cursor, 2);
+    key(&mut app, KeyCode::Char('n'));
+    assert!(status(&app).contains("on line 3"), "{}", status(&app));
+    // The exact exchange, scrolled like any text.
+    key(&mut app, KeyCode::Char('x'));
+    assert!(app.result.show_exchange && !app.result.shows_value());
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::PageDown);
+    assert_eq!(app.result.scroll, 11);
+    key(&mut app, KeyCode::Char('k'));
+    key(&mut app, KeyCode::PageUp);
+    assert_eq!(app.result.scroll, 0);
+    key(&mut app, KeyCode::PageDown);
+    key(&mut app, KeyCode::Home);
+    assert_eq!(app.result.scroll, 0);
+    // The call again, saved as a case, and back to the form.
+    let (id, _) = invoked(&key(&mut app, KeyCode::Char('r'))).expect("r sends the same call");
+    answer(&mut app, id, r#"{"result":{"call_id":"x","success":true,"value":1}}"#);
+    assert!(invoked(&key(&mut app, KeyCode::F(5))).is_none(), "F5 runs the (invalid) form: refused once");
+    assert!(status(&app).contains("not sent"), "{}", status(&app));
+    key(&mut app, KeyCode::Char('S'));
+    assert!(matches!(app.prompts.popup, Some(Popup::CaseFile { .. })), "the case file is asked for");
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Focus::Form, "Tab goes back to the form");
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.focus, Focus::Form, "and Esc");
+}
+
+/// The user's keys replace the defaults in dispatch, in the hints and in the help.
+#[test]
+fn overridden_keys_drive_the_app() {
+    let run = ["f9".to_string()];
+    let quit = ["ctrl-q".to_string()];
+    let keymap = Keymap::with_overrides([("run", &run[..]), ("quit", &quit[..])]).expect("valid");
+    let loaded = load_samples(&LoadOptions::default());
+    let mut app = App::new(loaded.catalog, &loaded.diagnostics, (120, 40)).with_keymap(keymap);
+    assert!(key(&mut app, KeyCode::Char('q')).is_empty(), "q no longer quits");
+    let ctrl_q = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::CONTROL)));
+    assert_eq!(ctrl_q, vec![Effect::Quit]);
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "Math.Add");
+    press(&mut app, KeyCode::Enter);
+    let ctrl_r = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
+    assert!(ctrl_r.is_empty() && app.status.is_none(), "Ctrl-R is unbound: {:?}", app.status);
+    key(&mut app, KeyCode::F(9));
+    assert!(status(&app).contains("Press F9 again to send it anyway"), "{}", status(&app));
+    assert!(invoked(&key(&mut app, KeyCode::F(9))).is_some(), "F9 sends it");
+}
+
+/// A named server's tools are listed after the first frame: the app says so until the answer.
+#[test]
+fn the_server_listing_shows_until_it_is_answered() {
+    let mut app = App::new(crate::catalog::Catalog::default(), &[], (120, 40));
+    let effects = update(&mut app, Msg::ServerNamed { label: "http://x/mcp".into(), lists_tools: true });
+    assert_eq!(effects, vec![Effect::ListServerTools]);
+    assert!(app.server.listing);
+    update(&mut app, Msg::ServerTools { label: "http://x/mcp".into(), result: Err("refused".into()) });
+    assert!(!app.server.listing);
+    update(&mut app, Msg::ServerNamed { label: "http://x/mcp".into(), lists_tools: true });
+    update(&mut app, Msg::ServerWantsToken { url: "http://x/mcp".into(), challenge: None });
+    assert!(!app.server.listing, "it asks for a token instead");
+    type_text(&mut app, "t0k");
+    let effects = key(&mut app, KeyCode::Enter);
+    assert!(effects.iter().any(|e| matches!(e, Effect::Authorize { .. })), "{effects:?}");
+    assert!(app.server.listing, "listed again with the token");
+    let demo = &mut App::new(crate::catalog::Catalog::default(), &[], (120, 40));
+    assert!(update(demo, Msg::ServerNamed { label: "demo server".into(), lists_tools: false }).is_empty());
+    assert!(!demo.server.listing);
+}
+
+/// Going through many tools keeps only the recently used forms built.
+#[test]
+fn the_forms_kept_are_bounded() {
+    let mut app = app();
+    for _ in 0..app.catalog.len() {
+        press(&mut app, KeyCode::Down);
+    }
+    assert!(app.form_pane.built() <= form::FORMS_KEPT, "{}", app.form_pane.built());
+    assert!(app.form().is_some(), "the selected tool's form is there");
+}
