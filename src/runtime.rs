@@ -252,12 +252,33 @@ impl Calls {
                     let _ = done.send(list_server_tools(authorized, label).await).await;
                 });
             }
+            Effect::CompileChecker { tool_id, schema } => {
+                let done = self.done.clone();
+                tokio::spawn(async move {
+                    let compiled = tokio::task::spawn_blocking(move || crate::form::validate::Checker::new(&schema));
+                    if let Ok(checker) = compiled.await {
+                        let _ = done.send(Msg::CheckerCompiled { tool_id, checker }).await;
+                    }
+                });
+            }
             Effect::ListServerTools => {
                 let endpoint = self.endpoint.clone();
                 let done = self.done.clone();
                 let label = self.label.clone();
                 tokio::spawn(async move {
                     let _ = done.send(list_server_tools(endpoint.await, label).await).await;
+                });
+            }
+            Effect::DecodeInline { data_base64, content_type } => {
+                let done = self.done.clone();
+                tokio::spawn(async move {
+                    let decoded = tokio::task::spawn_blocking(move || {
+                        crate::invoke::artifact::decode_inline(&data_base64, content_type)
+                    })
+                    .await
+                    .map_err(|e| e.to_string())
+                    .and_then(|r| r);
+                    let _ = done.send(Msg::ArtifactFetched(decoded.map(Box::new))).await;
                 });
             }
             Effect::Fetch(url) => {

@@ -18,22 +18,17 @@ impl ResultPane {
         let Some(artifact) = artifact else {
             return Reply::status("f fetches an artifact; this result has none");
         };
-        // Content that came inline (MCP image, audio, embedded resources) needs no download.
-        if let Some(data) = &artifact.data_base64 {
-            let Some(bytes) = crate::invoke::artifact::decode_base64(data) else {
-                return Reply::status("the inline content is not valid base64");
-            };
-            let mut lines = crate::invoke::artifact::preview(&bytes, artifact.content_type.as_deref(), artifact.size);
-            // Inline content is small (it came in the answer), so its picture is made right here.
-            let image = picture_or_why(crate::invoke::artifact::picture(&bytes), &mut lines);
+        // Content that came inline (MCP image, audio, embedded resources) needs no download, only
+        // decoding, which is done off the UI thread like a download's picture.
+        if let Some(data) = artifact.data_base64.clone() {
             self.artifact = Some(ArtifactView {
                 url: artifact.url.clone(),
                 declared_size: artifact.size,
-                received: bytes.len() as u64,
-                total: Some(bytes.len() as u64),
-                state: ArtifactState::Ready { lines, bytes: Arc::new(bytes), image },
+                received: 0,
+                total: artifact.size,
+                state: ArtifactState::Fetching,
             });
-            return Reply::default();
+            return Reply::effect(Effect::DecodeInline { data_base64: data, content_type: artifact.content_type });
         }
         if !(artifact.url.starts_with("http://") || artifact.url.starts_with("https://")) {
             return Reply::status(format!("only http(s) artifacts are fetched, not {}", artifact.url));

@@ -13,7 +13,14 @@ impl App {
     pub(super) fn start_run(&mut self, armed: bool) -> Vec<Effect> {
         let Some(tool_id) = self.selected_id() else { return Vec::new() };
         let run_key = self.key_name(Context::Main, Action::Run);
+        let schema = self.catalog.get(&tool_id).map(|t| t.input_schema.clone());
         let Some(form) = self.form_mut() else { return Vec::new() };
+        // Run came before the schema compiled off the UI thread: compile it now, once.
+        if form.checking()
+            && let Some(schema) = schema
+        {
+            form.set_checker(crate::form::validate::Checker::new(&schema));
+        }
         let arguments = form.arguments().clone();
         let errors = form.validation.error_count;
         if errors > 0 && !armed {
@@ -28,7 +35,7 @@ impl App {
 
     fn send(&mut self, tool_id: String, arguments: serde_json::Value) -> Vec<Effect> {
         let mut request = CallRequest::new(tool_id, arguments);
-        request.tokens = self.server.tokens();
+        request.tokens = self.server.tokens_for(self.catalog.get(&request.tool_id));
         let output_schema = self.catalog.get(&request.tool_id).and_then(|t| t.output_schema.clone());
         self.result.send(request, output_schema)
     }
@@ -70,7 +77,8 @@ impl App {
             self.status = Some("no token given".into());
             return Vec::new();
         }
-        let reply = self.server.give_token(provider, token);
+        let asked_by = self.result.last_call().map(|(tool_id, _)| tool_id);
+        let reply = self.server.give_token(provider, token, asked_by);
         let mut effects = self.apply(reply);
         effects.extend(self.retry());
         effects

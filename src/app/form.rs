@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::{PickerPurpose, Popup, Reply};
 use crate::catalog::Tool;
+use crate::form::validate::Checker;
 use crate::form::{Field, Form, TextInput, Widget, build::show, value::pretty};
 
 /// Forms kept built at most. A form can be huge (its schema's every field, with validators),
@@ -42,6 +43,11 @@ pub struct FormPane {
 #[derive(Default)]
 struct FormCache {
     kept: HashMap<String, Kept>,
+    /// Schemas are compiled off the UI thread (`Effect::CompileChecker`) instead of when a form
+    /// opens; the form checks only what it can by itself until the compiled checker arrives.
+    compile_elsewhere: bool,
+    /// Schemas to compile, by tool id, for the runtime to pick up.
+    to_compile: Vec<(String, Value)>,
     /// Arguments of forms that were dropped holding user edits, by tool id.
     parked: HashMap<String, Value>,
     /// Counts uses, to find the least recently used.
@@ -69,7 +75,12 @@ impl FormCache {
 
     fn open(&mut self, tool: &Tool) -> &mut Form {
         if !self.kept.contains_key(&tool.id) {
-            let mut form = Form::new(tool);
+            let mut form = if self.compile_elsewhere {
+                self.to_compile.push((tool.id.clone(), tool.input_schema.clone()));
+                Form::with_checker(tool, Checker::pending())
+            } else {
+                Form::new(tool)
+            };
             let pristine = form.arguments().clone();
             if let Some(arguments) = self.parked.remove(&tool.id) {
                 form.set_arguments(&arguments);
@@ -107,6 +118,23 @@ impl FormCache {
 impl FormPane {
     pub fn get(&self, id: &str) -> Option<&Form> {
         self.forms.get(id)
+    }
+
+    /// From now on schemas are compiled off the UI thread: see [`FormPane::take_compiles`].
+    pub fn compile_elsewhere(&mut self) {
+        self.forms.compile_elsewhere = true;
+    }
+
+    /// The schemas of forms opened since the last call, to be compiled elsewhere.
+    pub fn take_compiles(&mut self) -> Vec<(String, Value)> {
+        std::mem::take(&mut self.forms.to_compile)
+    }
+
+    /// A schema compiled elsewhere arrived: its form (if still kept) checks with it.
+    pub fn checker_compiled(&mut self, id: &str, checker: Checker) {
+        if let Some(kept) = self.forms.kept.get_mut(id) {
+            kept.form.set_checker(checker);
+        }
     }
 
     /// The form of `tool`, built on first use (or again from what the user had made).

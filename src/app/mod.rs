@@ -78,6 +78,11 @@ pub enum Msg {
         url: String,
         challenge: Option<String>,
     },
+    /// A tool's schema, compiled off the UI thread (`Effect::CompileChecker`).
+    CheckerCompiled {
+        tool_id: String,
+        checker: crate::form::validate::Checker,
+    },
     /// Past calls, read from the history file after the first frame.
     HistoryRead(Vec<crate::history::Entry>),
     /// The server's own tools (or why they could not be listed), read from the server's text off
@@ -119,11 +124,22 @@ pub enum Effect {
     },
     /// Connect to the named server and list its tools.
     ListServerTools,
+    /// Compile a tool's input schema into a checker, off the UI thread.
+    CompileChecker {
+        tool_id: String,
+        schema: serde_json::Value,
+    },
     /// Give the server a token for `provider` and list its tools again (an MCP server over
     /// HTTP that answered 401).
     Authorize {
         provider: String,
         token: String,
+    },
+    /// Decode content that came inline in the answer (base64) and draw its picture, off the UI
+    /// thread; it comes back as `Msg::ArtifactFetched`.
+    DecodeInline {
+        data_base64: String,
+        content_type: Option<String>,
     },
     /// Download an artifact (http(s) only), reporting progress.
     Fetch(String),
@@ -231,6 +247,13 @@ impl App {
     }
 
     /// The user's keys in place of the defaults (read from the config file by the caller).
+    /// Schemas of forms opened from now on are compiled off the UI thread (the runtime carries
+    /// out `Effect::CompileChecker`); without this they are compiled as a form opens.
+    pub fn with_background_checks(mut self) -> App {
+        self.form_pane.compile_elsewhere();
+        self
+    }
+
     pub fn with_keymap(mut self, keymap: Keymap) -> App {
         self.keymap = keymap;
         self

@@ -1,7 +1,7 @@
 //! The server calls go to: its label for the screen, the tokens the user gave it (memory only),
 //! and whether its tools are still being listed (the app draws before the server answers).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Effect, Popup, Reply};
 use crate::form::TextInput;
@@ -13,13 +13,21 @@ pub struct Server {
     pub endpoint: String,
     /// Tokens the user gave, by provider, kept in memory only.
     tokens: BTreeMap<String, String>,
+    /// Tools that asked for a provider's token without declaring it (the server's prompt said
+    /// so): they receive it too.
+    asked_by: BTreeMap<String, BTreeSet<String>>,
     /// The server was asked for its tools and has not answered yet.
     pub listing: bool,
 }
 
 impl Default for Server {
     fn default() -> Server {
-        Server { endpoint: String::from("demo server"), tokens: BTreeMap::new(), listing: false }
+        Server {
+            endpoint: String::from("demo server"),
+            tokens: BTreeMap::new(),
+            asked_by: BTreeMap::new(),
+            listing: false,
+        }
     }
 }
 
@@ -53,9 +61,12 @@ impl Server {
         self.listing = false;
     }
 
-    /// Keeps a token for `provider`; the server's own (MCP over HTTP) goes to it too, and its
-    /// tools are listed again: it may have some to show only now.
-    pub fn give_token(&mut self, provider: String, token: String) -> Reply {
+    /// Keeps a token for `provider`, given when `tool` asked for it; the server's own (MCP over
+    /// HTTP) goes to it too, and its tools are listed again: it may have some to show only now.
+    pub fn give_token(&mut self, provider: String, token: String, tool: Option<String>) -> Reply {
+        if let Some(tool) = tool {
+            self.asked_by.entry(provider.clone()).or_default().insert(tool);
+        }
         let mut reply = Reply::default();
         if provider == MCP_PROVIDER {
             reply = Reply::effect(Effect::Authorize { provider: provider.clone(), token: token.clone() })
@@ -66,8 +77,34 @@ impl Server {
         reply
     }
 
-    /// The tokens a call carries.
-    pub fn tokens(&self) -> Vec<(String, String)> {
-        self.tokens.iter().map(|(p, t)| (p.clone(), t.clone())).collect()
+    /// The tokens a call of `tool` carries: for the providers it declares, or that the server
+    /// asked it for (one rule with `tooldeck call` and `test`: `invoke::endpoint::tokens_for`).
+    pub fn tokens_for(&self, tool: Option<&crate::catalog::Tool>) -> Vec<(String, String)> {
+        let all: Vec<(String, String)> = self.tokens.iter().map(|(p, t)| (p.clone(), t.clone())).collect();
+        let declared = crate::invoke::endpoint::tokens_for(tool, &all);
+        let asked = |provider: &str| {
+            tool.is_some_and(|tool| self.asked_by.get(provider).is_some_and(|tools| tools.contains(&tool.id)))
+        };
+        all.into_iter().filter(|token| declared.contains(token) || asked(&token.0)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_goes_only_to_tools_that_declare_or_asked_for_its_provider() {
+        let samples = crate::catalog::load_samples(&Default::default()).catalog;
+        let gmail = samples.get("Gmail.ListEmails@1.0.0").expect("a sample that needs google");
+        let add = samples.get("Math.Add@1.0.0").expect("a sample that needs nothing");
+        let mut server = Server::default();
+        let _ = server.give_token("google".into(), "T".into(), Some(gmail.id.clone()));
+        assert_eq!(server.tokens_for(Some(gmail)), [("google".to_string(), "T".to_string())]);
+        assert!(server.tokens_for(Some(add)).is_empty(), "Math.Add declares no google requirement");
+        // A server may ask for a provider the tool never declared: that tool gets it, no other.
+        let _ = server.give_token("ad-hoc".into(), "A".into(), Some(add.id.clone()));
+        assert_eq!(server.tokens_for(Some(add)), [("ad-hoc".to_string(), "A".to_string())]);
+        assert_eq!(server.tokens_for(Some(gmail)), [("google".to_string(), "T".to_string())]);
     }
 }

@@ -282,3 +282,28 @@ fn the_forms_kept_are_bounded() {
     assert!(app.form_pane.built() <= form::FORMS_KEPT, "{}", app.form_pane.built());
     assert!(app.form().is_some(), "the selected tool's form is there");
 }
+
+/// With background checks, a newly opened form asks for its schema to be compiled elsewhere and
+/// checks only what it can by itself until the compiled checker comes back as a message.
+#[test]
+fn schemas_are_compiled_off_the_ui_thread_and_arrive_as_messages() {
+    let loaded = load_samples(&LoadOptions::default());
+    let mut app = App::new(loaded.catalog, &loaded.diagnostics, (120, 40)).with_background_checks();
+    let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)));
+    let tool = app.selected_tool().expect("a tool").clone();
+    let compile = effects.iter().find_map(|effect| match effect {
+        Effect::CompileChecker { tool_id, schema } => Some((tool_id.clone(), schema.clone())),
+        _ => None,
+    });
+    let (tool_id, schema) = compile.expect("the new form's schema is sent off to compile");
+    assert_eq!(tool_id, tool.id);
+    assert!(app.form().expect("a form").checking());
+    let errors_before = app.form().expect("a form").validation.error_count;
+    let checker = crate::form::validate::Checker::new(&schema);
+    update(&mut app, Msg::CheckerCompiled { tool_id, checker });
+    let form = app.form().expect("a form");
+    assert!(!form.checking());
+    let expected = crate::form::Form::new(&tool).validation.error_count;
+    assert_eq!(form.validation.error_count, expected, "the same errors as a form compiled in place");
+    assert!(errors_before <= expected);
+}

@@ -6,7 +6,7 @@ use super::view::{keep_in_view, mouse_event};
 use super::{App, Effect, Msg, Recorder};
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
-    let effects = match msg {
+    let mut effects = match msg {
         Msg::Resize(width, height) => {
             app.size = (width, height);
             Vec::new()
@@ -44,6 +44,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.prompts.popup = Some(app.server.wants_token(&url, challenge.as_deref()));
             Vec::new()
         }
+        Msg::CheckerCompiled { tool_id, checker } => {
+            app.form_pane.checker_compiled(&tool_id, checker);
+            Vec::new()
+        }
         Msg::HistoryRead(entries) => {
             app.recorder.history_read(entries);
             Vec::new()
@@ -69,5 +73,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
     };
     keep_in_view(app);
+    // Forms opened by this message have their schemas compiled elsewhere.
+    let compiles = app.form_pane.take_compiles().into_iter();
+    effects.extend(compiles.map(|(tool_id, schema)| Effect::CompileChecker { tool_id, schema }));
     effects
 }

@@ -53,7 +53,8 @@ pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
             if options.names_a_server() && sources.paths.is_empty() { Loaded::default() } else { sources.load() };
         let size = crossterm::terminal::size().unwrap_or((80, 24));
         let app = crate::app::App::new(loaded.catalog, &loaded.diagnostics, size)
-            .with_keymap(crate::config::keymap(options.config.as_deref()).map_err(io::Error::other)?);
+            .with_keymap(crate::config::keymap(options.config.as_deref()).map_err(io::Error::other)?)
+            .with_background_checks();
         // The server is connected, and its tools listed, after the first frame: the runtime
         // does it and the app shows that it waits.
         let server = crate::runtime::Server { options, headers, demo_url: demo.as_ref().map(|d| d.url().to_string()) };

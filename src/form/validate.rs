@@ -44,6 +44,18 @@ impl std::fmt::Debug for Checker {
     }
 }
 
+/// Two checkers are the same when they share their compiled validator (or both have none).
+impl PartialEq for Checker {
+    fn eq(&self, other: &Checker) -> bool {
+        let same_validator = match (&self.validator, &other.validator) {
+            (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        same_validator && self.problem == other.problem && self.pending == other.pending
+    }
+}
+
 impl Checker {
     pub fn new(schema: &Value) -> Checker {
         match jsonschema::options().should_validate_formats(true).build(schema) {

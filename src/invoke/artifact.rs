@@ -18,6 +18,13 @@ pub struct Fetched {
     pub thumbnail: Option<Result<super::thumbnail::Thumbnail, String>>,
 }
 
+/// Content that came inline in an answer, decoded from base64, with its picture made.
+pub fn decode_inline(data_base64: &str, content_type: Option<String>) -> Result<Fetched, String> {
+    let bytes = decode_base64(data_base64).ok_or("the inline content is not valid base64")?;
+    let thumbnail = picture(&bytes);
+    Ok(Fetched { bytes, content_type, truncated: false, thumbnail })
+}
+
 /// Downloads `url`, calling `progress(received, total)` as chunks arrive. Only http(s): an
 /// artifact URL comes from a server and must not make us read local files.
 pub async fn fetch(
@@ -193,6 +200,16 @@ pub fn file_name(url: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn inline_content_is_decoded_with_its_picture() {
+        let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+        let fetched = decode_inline(png, Some("image/png".into())).expect("decodes");
+        assert!(fetched.bytes.starts_with(b"\x89PNG"));
+        assert!(matches!(fetched.thumbnail, Some(Ok(_))), "a picture is made with it");
+        assert!(decode_inline("not base64!", None).unwrap_err().contains("not valid base64"));
+    }
+
     use super::*;
 
     #[test]

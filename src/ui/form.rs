@@ -29,7 +29,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         }
         return;
     };
-    let summary = if form.validation.error_count == 0 {
+    let summary = if form.checking() {
+        "arguments · checking…".to_string()
+    } else if form.validation.error_count == 0 {
         "arguments".to_string()
     } else {
         format!(
