@@ -153,6 +153,9 @@ pub struct Server {
     pub demo_url: Option<String>,
 }
 
+/// Reads the definition files, after the first frame and off the UI thread.
+pub type LoadCatalog = Box<dyn FnOnce() -> crate::catalog::Loaded + Send>;
+
 /// The connection, made once and awaited by every task that needs it (the first frame does not
 /// wait for a server to start).
 type Connection = Shared<BoxFuture<'static, Result<Arc<Endpoint>, InvokeError>>>;
@@ -350,16 +353,25 @@ impl Calls {
 
 /// Runs the app until it quits, the input ends, or SIGTERM/SIGHUP arrives. A terminal that goes
 /// away mid-frame ends the app quietly: nobody is left to read an error.
-pub async fn run(app: App, styles: Styles, server: Server) -> io::Result<()> {
-    match event_loop(app, styles, server).await {
+pub async fn run(app: App, styles: Styles, server: Server, load: Option<LoadCatalog>) -> io::Result<()> {
+    match event_loop(app, styles, server, load).await {
         Err(e) if terminal_hung_up() || terminal_gone(&e) => Ok(()),
         other => other,
     }
 }
 
-async fn event_loop(mut app: App, styles: Styles, server: Server) -> io::Result<()> {
+async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<LoadCatalog>) -> io::Result<()> {
     // Bounded: a flood of results waits for the loop instead of growing without limit.
     let (done_tx, mut done_rx) = mpsc::channel::<Msg>(64);
+    if let Some(load) = load {
+        let done = done_tx.clone();
+        tokio::spawn(async move {
+            if let Ok(loaded) = tokio::task::spawn_blocking(load).await {
+                let msg = Msg::CatalogLoaded { tools: loaded.catalog.into_tools(), diagnostics: loaded.diagnostics };
+                let _ = done.send(msg).await;
+            }
+        });
+    }
     let history = crate::history::default_path();
     if let Some(path) = history.clone() {
         let done = done_tx.clone();

@@ -800,3 +800,12 @@ fn editing_hints_fit_the_field() {
     let status = screen.lines().last().expect("status line");
     assert!(!status.contains("Esc/Enter done"), "Enter inserts a newline in a text area: {status}");
 }
+
+/// The first frame comes before the files are read: the list says it is reading them.
+#[test]
+fn the_first_frame_while_the_files_load() {
+    let mut deck = Deck::with_catalog(tooldeck::catalog::Catalog::default(), &[]);
+    deck.app = App::new(tooldeck::catalog::Catalog::default(), &[], (120, 40)).loading();
+    let screen = deck.snapshot("31_loading");
+    assert!(screen.contains("tools (0) · loading…") && screen.contains("reading the definition files…"), "{screen}");
+}

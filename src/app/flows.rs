@@ -8,6 +8,8 @@ use super::{App, Effect, Focus, FormPane, Popup};
 use crate::form::TextInput;
 use crate::invoke::otc::CallRequest;
 
+use crate::catalog::Diagnostic;
+
 impl App {
     /// Run: sends the form's arguments; invalid input only on a second press (`armed`).
     pub(super) fn start_run(&mut self, armed: bool) -> Vec<Effect> {
@@ -108,6 +110,23 @@ impl App {
             0 => format!("{label} listed no new tools"),
             n => format!("{n} tool{} from {label}", if n == 1 { "" } else { "s" }),
         });
+    }
+
+    /// The definition files were read: their tools come first, before any the server listed
+    /// meanwhile.
+    pub(super) fn catalog_loaded(&mut self, tools: Vec<crate::catalog::Tool>, diagnostics: &[Diagnostic]) {
+        self.loading = false;
+        let mut catalog = crate::catalog::Catalog::default();
+        for tool in tools.into_iter().chain(std::mem::take(&mut self.catalog).into_tools()) {
+            if catalog.get(&tool.id).is_none() {
+                catalog.add(tool);
+            }
+        }
+        self.catalog = catalog;
+        self.load_errors = diagnostics.iter().filter(|d| d.severity == crate::catalog::Severity::Error).count();
+        self.load_warnings = diagnostics.len() - self.load_errors;
+        self.list.refresh(&self.catalog);
+        self.tool_changed();
     }
 
     pub(super) fn select_tool(&mut self, delta: isize) {

@@ -78,6 +78,11 @@ pub enum Msg {
         url: String,
         challenge: Option<String>,
     },
+    /// The definition files, read after the first frame: their tools and problems.
+    CatalogLoaded {
+        tools: Vec<Tool>,
+        diagnostics: Vec<Diagnostic>,
+    },
     /// A tool's schema, compiled off the UI thread (`Effect::CompileChecker`).
     CheckerCompiled {
         tool_id: String,
@@ -209,6 +214,8 @@ pub struct App {
     /// Problems found loading the catalog, summarised in the status bar.
     pub load_errors: usize,
     pub load_warnings: usize,
+    /// The definition files are still being read (the app draws before they are).
+    pub loading: bool,
     pub focus: Focus,
     /// A one-line message for the status bar.
     pub status: Option<String>,
@@ -230,6 +237,7 @@ impl App {
         let mut app = App {
             load_errors,
             load_warnings: diagnostics.len() - load_errors,
+            loading: false,
             list,
             catalog,
             focus: Focus::List,
@@ -244,6 +252,12 @@ impl App {
         };
         app.form_mut();
         app
+    }
+
+    /// An app whose definition files are read after its first frame (`Msg::CatalogLoaded`).
+    pub fn loading(mut self) -> App {
+        self.loading = true;
+        self
     }
 
     /// The user's keys in place of the defaults (read from the config file by the caller).

@@ -307,3 +307,23 @@ fn schemas_are_compiled_off_the_ui_thread_and_arrive_as_messages() {
     assert_eq!(form.validation.error_count, expected, "the same errors as a form compiled in place");
     assert!(errors_before <= expected);
 }
+
+/// The files are read after the first frame: until then the list says so; when they arrive their
+/// tools come first, and tools a server listed meanwhile stay.
+#[test]
+fn the_catalog_arrives_after_the_first_frame() {
+    let loaded = load_samples(&LoadOptions::default());
+    let mut app = App::new(crate::catalog::Catalog::default(), &[], (120, 40)).loading();
+    assert!(app.loading && app.selected_tool().is_none());
+    let server_tool = loaded.catalog.tools()[0].clone();
+    let mut from_server = server_tool.clone();
+    from_server.id = "from.server".into();
+    update(&mut app, Msg::ServerTools { label: "server".into(), result: Ok(vec![from_server]) });
+    let tools = loaded.catalog.tools().to_vec();
+    update(&mut app, Msg::CatalogLoaded { tools: tools.clone(), diagnostics: loaded.diagnostics });
+    assert!(!app.loading);
+    assert_eq!(app.catalog.len(), tools.len() + 1);
+    assert_eq!(app.catalog.tools()[0].id, tools[0].id, "the files' tools come first");
+    assert!(app.catalog.get("from.server").is_some(), "the server's tool stays");
+    assert!(app.selected_tool().is_some() && app.form().is_some());
+}

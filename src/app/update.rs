@@ -44,6 +44,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.prompts.popup = Some(app.server.wants_token(&url, challenge.as_deref()));
             Vec::new()
         }
+        Msg::CatalogLoaded { tools, diagnostics } => {
+            app.catalog_loaded(tools, &diagnostics);
+            Vec::new()
+        }
         Msg::CheckerCompiled { tool_id, checker } => {
             app.form_pane.checker_compiled(&tool_id, checker);
             Vec::new()

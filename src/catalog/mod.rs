@@ -80,6 +80,10 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    pub fn into_tools(self) -> Vec<Tool> {
+        self.tools
+    }
+
     pub fn tools(&self) -> &[Tool] {
         &self.tools
     }

@@ -4,7 +4,7 @@ use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
 use super::Sources;
-use crate::catalog::{LoadOptions, Loaded, load_samples};
+use crate::catalog::{Catalog, LoadOptions, load_samples};
 use crate::invoke::endpoint::{EndpointOptions, parse_headers};
 use crate::invoke::mock::MockServer;
 
@@ -48,17 +48,26 @@ pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
             true => None,
             false => Some(MockServer::start(load_samples(&LoadOptions::default()).catalog, 0).await?),
         };
-        // A named server brings its own tools; the samples are only for the demo server.
-        let loaded =
-            if options.names_a_server() && sources.paths.is_empty() { Loaded::default() } else { sources.load() };
+        // The files are read after the first frame (a big catalog takes a while); a named
+        // server brings its own tools, and the samples are only for the demo server.
+        let load: Option<crate::runtime::LoadCatalog> = match options.names_a_server() && sources.paths.is_empty() {
+            true => None,
+            false => {
+                let sources = sources.clone();
+                Some(Box::new(move || sources.load()))
+            }
+        };
         let size = crossterm::terminal::size().unwrap_or((80, 24));
-        let app = crate::app::App::new(loaded.catalog, &loaded.diagnostics, size)
+        let mut app = crate::app::App::new(Catalog::default(), &[], size)
             .with_keymap(crate::config::keymap(options.config.as_deref()).map_err(io::Error::other)?)
             .with_background_checks();
+        if load.is_some() {
+            app = app.loading();
+        }
         // The server is connected, and its tools listed, after the first frame: the runtime
         // does it and the app shows that it waits.
         let server = crate::runtime::Server { options, headers, demo_url: demo.as_ref().map(|d| d.url().to_string()) };
-        crate::runtime::run(app, styles, server).await
+        crate::runtime::run(app, styles, server, load).await
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

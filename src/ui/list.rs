@@ -23,6 +23,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     if app.server.listing {
         title.push_str(" · listing…");
     }
+    if app.loading {
+        title.push_str(" · loading…");
+    }
     let focused = app.focus == Focus::List;
     frame.render_widget(pane(&title, focused, styles), area);
     let mut body = inner(area);
@@ -63,7 +66,11 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         })
         .collect();
     if lines.is_empty() {
-        let message = if filtering { "no tool matches" } else { "no tools loaded" };
+        let message = match (filtering, app.loading) {
+            (true, _) => "no tool matches",
+            (false, true) => "reading the definition files…",
+            (false, false) => "no tools loaded",
+        };
         frame.render_widget(Paragraph::new(Line::styled(message, styles.muted)), body);
         return;
     }

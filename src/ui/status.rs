@@ -21,7 +21,14 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             Span::styled(format!(" {n} error{} ", if n == 1 { "" } else { "s" }), styles.error)
         }
         Some(_) => Span::styled(" ready ", styles.ok),
-        None if app.load_errors > 0 => Span::styled(format!(" catalog: {} errors ", app.load_errors), styles.warning),
+        None if app.load_errors > 0 => Span::styled(
+            format!(
+                " catalog: {} error{} (tooldeck check shows them) ",
+                app.load_errors,
+                if app.load_errors == 1 { "" } else { "s" }
+            ),
+            styles.warning,
+        ),
         None => Span::raw(""),
     };
     let room = usize::from(area.width).saturating_sub(width(&summary.content) + 1);
