@@ -564,3 +564,43 @@ fn closing_the_terminal_ends_the_app_even_without_sighup() {
     tui.hang_up();
     tui.wait_exit();
 }
+
+/// SIGINT from outside (the terminal is raw, so Ctrl-C is a key; `kill -INT` is not): the app
+/// ends as on `q`, the terminal restored, and the server's whole process group (here a "server"
+/// that forked a child and never answers) is gone.
+#[cfg(target_os = "linux")] // reads /proc
+#[test]
+fn sigint_restores_the_terminal_and_ends_the_servers_process_group() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let notes = dir.path().join("pids");
+    let server = format!("sh -c 'echo $$ > {0}; sleep 600 & echo $! >> {0}; wait'", notes.display());
+    let mut tui = Tui::spawn(&["--mcp", &server]);
+    tui.wait_for("the app", TIMEOUT, |text| text.contains("listing"));
+    let pids = tui_wait_for_pids(&notes);
+    assert_taken_over(&tui);
+    let kill = std::process::Command::new("kill").args(["-INT", &tui.pid().to_string()]).status();
+    assert!(kill.is_ok_and(|status| status.success()), "kill -INT failed");
+    let status = tui.wait_exit();
+    assert!(status.success(), "exit status {status}");
+    assert_restored(&tui);
+    for pid in pids {
+        let gone = !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z"));
+        assert!(gone, "{pid} of the server's group outlived the app");
+    }
+}
+
+/// The pids the fake server wrote (itself, then its child).
+#[cfg(target_os = "linux")]
+fn tui_wait_for_pids(notes: &std::path::Path) -> Vec<u32> {
+    let start = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(notes).unwrap_or_default();
+        let pids: Vec<u32> = text.lines().filter_map(|line| line.trim().parse().ok()).collect();
+        if pids.len() == 2 {
+            return pids;
+        }
+        assert!(start.elapsed() < TIMEOUT, "the server never wrote its pids: {text:?}");
+        thread::sleep(Duration::from_millis(20));
+    }
+}
