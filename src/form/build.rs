@@ -20,9 +20,48 @@ const MAX_FIELDS: usize = 2_000;
 const MAX_NESTING: usize = 64;
 
 pub fn root_field(schema: &Value, cues: &BTreeMap<String, FieldCue>) -> Field {
+    let size = serialized_size(schema);
+    if size > MAX_FORM_SCHEMA_BYTES {
+        return too_large(schema, size);
+    }
     let mut field = build(schema, schema, cues, "", String::new(), true, 0);
     field.set = true;
     field
+}
+
+/// A schema past this size (serialized, `$ref`s inlined) gets the raw JSON editor instead of a
+/// form: each field keeps its part of the schema, so a form costs some multiple of it (a 4 KB file
+/// of nested `$ref`s inlines to 5 MB and made a form of 525 MB).
+pub const MAX_FORM_SCHEMA_BYTES: usize = 1 << 20;
+
+/// The whole arguments as one JSON editor, with a note that says why.
+fn too_large(schema: &Value, size: usize) -> Field {
+    let mut builder = Builder { root: schema, cues: &BTreeMap::new(), chain: Vec::new(), budget: 0 };
+    let mut field = builder.field(&Value::Bool(true), "", "arguments".to_string(), true, 0);
+    field.schema = schema.clone();
+    field.set = true;
+    field.description = Some(format!(
+        "This tool's schema is {} (its $refs inlined), too large for a form: write the arguments as JSON.",
+        crate::text::human_bytes(size as u64)
+    ));
+    field
+}
+
+/// The length of `value` as compact JSON, without building the text.
+fn serialized_size(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 /// Builds the field for `schema` at `pointer` (the field's JSON pointer in the arguments, which

@@ -283,8 +283,9 @@ fn collect_rows(
     is_root: bool,
     respect_folds: bool,
 ) {
-    // The root is no row, unless it is a variant: its picker must be reachable.
-    let own_row = !is_root || matches!(field.widget, Widget::Variant { .. });
+    // The root is no row, unless it is a variant (its picker must be reachable) or the raw
+    // editor of a schema too large for a form.
+    let own_row = !is_root || matches!(field.widget, Widget::Variant { .. } | Widget::Raw { .. });
     if own_row {
         rows.push(Row { path: path.clone(), depth, pointer: pointer.to_string() });
         if field.collapsed && respect_folds {

@@ -215,3 +215,32 @@ fn refs_that_double_at_every_level_build_quickly() {
     assert_eq!(form.arguments(), &json!({"x": {"a": {"b": {}}}}));
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
 }
+
+/// A 4 KB file of `$ref`s that double at every level inlines to megabytes; a form of it would
+/// hold hundreds of MB. It gets one JSON editor for the whole arguments, with a note saying why.
+#[test]
+fn a_schema_too_large_for_a_form_gets_the_json_editor_with_a_note() {
+    let mut defs = serde_json::Map::new();
+    defs.insert("d0".into(), json!({"type": "string", "description": "x".repeat(200)}));
+    for i in 1..48 {
+        let prev = format!("#/$defs/d{}", i - 1);
+        defs.insert(
+            format!("d{i}"),
+            json!({"type": "object", "properties": {"a": {"$ref": prev}, "b": {"$ref": prev}}}),
+        );
+    }
+    let text = json!({"tools": [{"name": "bomb", "inputSchema": {
+        "type": "object", "properties": {"x": {"$ref": "#/$defs/d47"}}, "$defs": defs
+    }}]})
+    .to_string();
+    assert!(text.len() < 10_000);
+    let tool = load_one("bomb.json", &text);
+    let mut form = Form::new(&tool);
+    let rows = form.rows();
+    assert_eq!(rows.len(), 1, "one editor, not a form of thousands of fields");
+    let root = form.field(&rows[0].path).expect("the editor");
+    assert!(is_raw(root));
+    assert!(root.description.as_deref().is_some_and(|d| d.contains("too large for a form")), "{:?}", root.description);
+    type_text(&mut form, "", r#"{"x": {"a": "s"}}"#);
+    assert_eq!(form.arguments(), &json!({"x": {"a": "s"}}));
+}
