@@ -190,6 +190,8 @@ struct Calls {
     endpoint: Connection,
     /// The server as status lines and tool sources name it.
     label: String,
+    /// How long to wait for an answer: a call's, and a fetch's or a save's silence.
+    timeout: Duration,
     history: Option<std::path::PathBuf>,
     running: HashMap<u64, (tokio::task::JoinHandle<()>, Instant)>,
     done: mpsc::Sender<Msg>,
@@ -286,14 +288,14 @@ impl Calls {
             }
             Effect::Fetch(url) => {
                 let done = self.done.clone();
+                let timeout = self.timeout;
                 tokio::spawn(async move {
                     let progress_to = done.clone();
-                    let result =
-                        crate::invoke::artifact::fetch(&url, Duration::from_secs(120), move |received, total| {
-                            // Progress is best effort: a full queue skips an update, never blocks.
-                            let _ = progress_to.try_send(Msg::ArtifactProgress { received, total });
-                        })
-                        .await;
+                    let result = crate::invoke::artifact::fetch(&url, timeout, move |received, total| {
+                        // Progress is best effort: a full queue skips an update, never blocks.
+                        let _ = progress_to.try_send(Msg::ArtifactProgress { received, total });
+                    })
+                    .await;
                     // Decoding a picture is CPU work: on a blocking thread, not the UI's.
                     let result = match result {
                         Ok(mut fetched) => tokio::task::spawn_blocking(move || {
@@ -319,15 +321,17 @@ impl Calls {
                     let _ = done.send(Msg::CaseSaved(appended)).await;
                 });
             }
-            Effect::Save { path, bytes } => {
+            Effect::Save { path, source, overwrite } => {
                 let done = self.done.clone();
+                let timeout = self.timeout;
                 tokio::spawn(async move {
-                    let written =
-                        tokio::task::spawn_blocking(move || std::fs::write(&path, bytes.as_slice()).map(|()| path))
-                            .await
-                            .map_err(|e| e.to_string())
-                            .and_then(|r| r.map_err(|e| e.to_string()));
-                    let _ = done.send(Msg::Saved(written)).await;
+                    let progress_to = done.clone();
+                    let report = move |written, total| {
+                        // Best effort: a full queue skips an update, never the save.
+                        let _ = progress_to.try_send(Msg::SaveProgress { written, total });
+                    };
+                    let saved = crate::invoke::save::save(&path, source, overwrite, timeout, report).await;
+                    let _ = done.send(Msg::Saved(saved)).await;
                 });
             }
             Effect::Record(mut entry) => {
@@ -384,8 +388,15 @@ async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<L
     }
     let label = server.options.label(server.demo_url.as_deref());
     let names_a_server = server.options.names_a_server();
-    let mut calls =
-        Calls { endpoint: server.connect(), label: label.clone(), history, running: HashMap::new(), done: done_tx };
+    let timeout = server.options.answer_timeout();
+    let mut calls = Calls {
+        endpoint: server.connect(),
+        label: label.clone(),
+        timeout,
+        history,
+        running: HashMap::new(),
+        done: done_tx,
+    };
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
 

@@ -391,10 +391,19 @@ fn artifact_is_fetched_previewed_as_a_picture_and_saved() {
     tui.send(&BACKSPACE.repeat(80));
     tui.send(path.to_str().expect("a UTF-8 path"));
     tui.send(ENTER);
-    tui.wait_text("saved to");
+    tui.wait_text("saved 12.1 KiB to");
     let saved = std::fs::read(&path).expect("the artifact was saved");
     assert!(saved.starts_with(b"\x89PNG\r\n\x1a\n"), "the file is the PNG");
     assert_eq!(saved.len(), 12420);
+    // Saving again over it asks first; any key but y keeps the file.
+    tui.send("s");
+    tui.wait_text("save the artifact as");
+    tui.send(&BACKSPACE.repeat(80));
+    tui.send(path.to_str().expect("a UTF-8 path"));
+    tui.send(ENTER);
+    tui.wait_text("replace the file?");
+    tui.send("n");
+    tui.wait_text("is left as it was");
     quit_restored(&mut tui, CTRL_C);
 }
 

@@ -268,3 +268,70 @@ fn a_fifo_in_a_folder_of_definitions_is_skipped_with_a_warning() {
     let output = wait_at_most(&mut child, Duration::from_secs(20));
     assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stdout));
 }
+
+/// A server that answers a GET with `length` bytes of body, sent in pieces; if `stall`, it sends
+/// the headers and then nothing.
+fn artifact_server(length: usize, stall: bool) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/big.bin", listener.local_addr().expect("address"));
+    thread::spawn(move || {
+        for stream in listener.incoming().take(4) {
+            let Ok(mut stream) = stream else { continue };
+            thread::spawn(move || {
+                let mut buffer = [0u8; 4096];
+                let _ = stream.read(&mut buffer);
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\ncontent-length: {length}\r\n\r\n"
+                );
+                let _ = stream.write_all(head.as_bytes());
+                if stall {
+                    thread::sleep(Duration::from_secs(30));
+                    return;
+                }
+                let piece = vec![b'x'; 1 << 20];
+                let mut left = length;
+                while left > 0 {
+                    let n = left.min(piece.len());
+                    if stream.write_all(&piece[..n]).is_err() {
+                        return;
+                    }
+                    left -= n;
+                }
+            });
+        }
+    });
+    url
+}
+
+/// Saving streams the whole artifact (not the 16 MiB preview) and a server that stalls after its
+/// headers is given up on after the timeout.
+#[tokio::test]
+async fn saves_stream_the_whole_artifact_and_a_stall_times_out() {
+    use tooldeck::invoke::save::{SaveSource, Saved, save};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.bin");
+    let at = path.to_str().unwrap();
+    let size = 20 << 20;
+    let mut last = 0;
+    let saved = save(at, SaveSource::Download(artifact_server(size, false)), false, Duration::from_secs(10), |n, _| {
+        last = n;
+    })
+    .await
+    .expect("saved");
+    assert_eq!(saved, Saved::Written { path: at.into(), bytes: size as u64 });
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), size as u64);
+    assert_eq!(last, size as u64, "progress reached the end");
+    let stalled = dir.path().join("stalled.bin");
+    let started = std::time::Instant::now();
+    let result = save(
+        stalled.to_str().unwrap(),
+        SaveSource::Download(artifact_server(1000, true)),
+        false,
+        Duration::from_secs(1),
+        |_, _| {},
+    )
+    .await;
+    assert!(result.is_err(), "{result:?}");
+    assert!(started.elapsed() < Duration::from_secs(10), "waited {:?}", started.elapsed());
+    assert!(!stalled.exists(), "nothing half-written is left under the name");
+}

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::result::{ArtifactState, ArtifactView, ResultPane, RunState};
 use super::{Effect, Popup, Reply};
 use crate::form::TextInput;
+use crate::invoke::save::SaveSource;
 use crate::invoke::thumbnail::Thumbnail;
 
 impl ResultPane {
@@ -75,20 +76,24 @@ impl ResultPane {
                 }
                 view.received = fetched.bytes.len() as u64;
                 let image = picture_or_why(fetched.thumbnail, &mut lines);
-                ArtifactState::Ready { lines, bytes: Arc::new(fetched.bytes), image }
+                ArtifactState::Ready { lines, bytes: Arc::new(fetched.bytes), image, cut_off: fetched.truncated }
             }
             Err(error) => ArtifactState::Failed(error),
         };
     }
 
-    /// Enter in the save prompt.
-    pub fn save_artifact(&self, path: String) -> Vec<Effect> {
-        match self.artifact.as_ref().map(|v| &v.state) {
-            Some(ArtifactState::Ready { bytes, .. }) if !path.trim().is_empty() => {
-                vec![Effect::Save { path, bytes: Arc::clone(bytes) }]
-            }
-            _ => Vec::new(),
+    /// Enter in the save prompt (`overwrite`: the user said `y` to replacing what is there).
+    pub fn save_artifact(&self, path: String, overwrite: bool) -> Vec<Effect> {
+        let Some(view) = &self.artifact else { return Vec::new() };
+        let source = match &view.state {
+            ArtifactState::Ready { cut_off: true, .. } => SaveSource::Download(view.url.clone()),
+            ArtifactState::Ready { bytes, .. } => SaveSource::Bytes(Arc::clone(bytes)),
+            _ => return Vec::new(),
+        };
+        if path.trim().is_empty() {
+            return Vec::new();
         }
+        vec![Effect::Save { path, source, overwrite }]
     }
 }
 

@@ -231,7 +231,9 @@ impl App {
                 self.result.search = text;
                 self.find_next();
             }
-            Prompted::SaveArtifact(path) => return self.result.save_artifact(path),
+            Prompted::SaveArtifact(path) => return self.result.save_artifact(path, false),
+            Prompted::Overwrite(path) => return self.result.save_artifact(path, true),
+            Prompted::KeptFile(path) => self.status = Some(format!("not saved: {path} is left as it was")),
             Prompted::CaseFile(path) => {
                 let reply = self.recorder.file_chosen(path);
                 return self.apply(reply);

@@ -64,7 +64,12 @@ pub enum Msg {
     /// An artifact download ended.
     ArtifactFetched(Result<Box<crate::invoke::artifact::Fetched>, String>),
     /// Saving an artifact ended (the path written, or why not).
-    Saved(Result<String, String>),
+    Saved(Result<crate::invoke::save::Saved, String>),
+    /// A save advanced (bytes written, of how many if known).
+    SaveProgress {
+        written: u64,
+        total: Option<u64>,
+    },
     /// Appending a test case ended (the case file, or why not).
     CaseSaved(Result<String, String>),
     /// Where calls go, known before the first frame; a named server is then connected and its
@@ -153,10 +158,11 @@ pub enum Effect {
         path: String,
         case: serde_json::Value,
     },
-    /// Write fetched bytes to a file.
+    /// Write an artifact to a file (`overwrite`: replace what is there, the user said so).
     Save {
         path: String,
-        bytes: std::sync::Arc<Vec<u8>>,
+        source: crate::invoke::save::SaveSource,
+        overwrite: bool,
     },
 }
 

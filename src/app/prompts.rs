@@ -37,6 +37,10 @@ pub enum Popup {
     SavePrompt {
         input: TextInput,
     },
+    /// Something is already at `path`: `y` replaces it.
+    ConfirmOverwrite {
+        path: String,
+    },
     /// Which file test cases are appended to (asked once per run of the app).
     CaseFile {
         input: TextInput,
@@ -82,7 +86,11 @@ pub enum Prompted {
     },
     Search(String),
     SaveArtifact(String),
+    /// `y` to replacing the file at this path.
+    Overwrite(String),
     CaseFile(String),
+    /// The user would not replace the file at this path.
+    KeptFile(String),
     /// The case-file prompt was closed without a file.
     NoCaseFile,
     /// Past call `n` (newest first) back in the form, or also run again.
@@ -141,6 +149,14 @@ impl Prompts {
             Popup::SavePrompt { input } => {
                 let entered = text_box(input);
                 self.closing(entered, Prompted::SaveArtifact)
+            }
+            Popup::ConfirmOverwrite { path } => {
+                let path = path.clone();
+                self.popup = None;
+                match key.code {
+                    KeyCode::Char('y') | KeyCode::Char('Y') => Prompted::Overwrite(path),
+                    _ => Prompted::KeptFile(path),
+                }
             }
             Popup::CaseFile { input } => match text_box(input) {
                 Some(Some(path)) => {

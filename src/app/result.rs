@@ -50,6 +50,8 @@ pub enum ArtifactState {
         bytes: std::sync::Arc<Vec<u8>>,
         /// A picture of an image artifact.
         image: Option<crate::invoke::thumbnail::Thumbnail>,
+        /// Only the first 16 MiB came (for the preview): saving downloads it again, whole.
+        cut_off: bool,
     },
     Failed(String),
 }

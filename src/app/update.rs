@@ -3,7 +3,8 @@
 
 use super::keymap::{Action, Context};
 use super::view::{keep_in_view, mouse_event};
-use super::{App, Effect, Msg, Recorder};
+use super::{App, Effect, Msg, Popup, Recorder};
+use crate::invoke::save::Saved;
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     let mut effects = match msg {
@@ -69,10 +70,21 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::Saved(result) => {
-            app.status = Some(match result {
-                Ok(path) => format!("saved to {path}"),
-                Err(e) => format!("not saved: {e}"),
-            });
+            match result {
+                Ok(Saved::Written { path, bytes }) => {
+                    app.status = Some(format!("saved {} to {path}", crate::text::human_bytes(bytes)));
+                }
+                Ok(Saved::Exists { path }) => {
+                    app.status = Some(format!("{path} exists: y replaces it, any other key keeps it"));
+                    app.prompts.popup = Some(Popup::ConfirmOverwrite { path });
+                }
+                Err(e) => app.status = Some(format!("not saved: {e}")),
+            }
+            Vec::new()
+        }
+        Msg::SaveProgress { written, total } => {
+            let of = total.map(|t| format!(" of {}", crate::text::human_bytes(t))).unwrap_or_default();
+            app.status = Some(format!("saving… {}{of}", crate::text::human_bytes(written)));
             Vec::new()
         }
     };

@@ -195,7 +195,9 @@ pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
 pub fn file_name(url: &str) -> String {
     let last = url.split(['?', '#']).next().unwrap_or(url).rsplit('/').next().unwrap_or_default();
     let safe: String = last.chars().map(|c| if c.is_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
-    if safe.trim_matches(['.', '_']).is_empty() { "artifact.bin".into() } else { safe }
+    // No leading dot: a server must not be able to suggest `.bashrc` or `.ssh`-like names.
+    let safe = safe.trim_start_matches('.');
+    if safe.trim_matches(['.', '_']).is_empty() { "artifact.bin".into() } else { safe.to_string() }
 }
 
 #[cfg(test)]
@@ -211,6 +213,14 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn suggested_names_have_no_path_and_no_leading_dot() {
+        assert_eq!(file_name("http://x/a/.bashrc"), "bashrc");
+        assert_eq!(file_name("http://x/../../etc/passwd"), "passwd");
+        assert_eq!(file_name("http://x/..."), "artifact.bin");
+        assert_eq!(file_name("http://x/report.csv?sig=1"), "report.csv");
+    }
 
     #[test]
     fn csv_becomes_a_table() {

@@ -10,6 +10,7 @@ pub mod mcp;
 pub mod mcp_http;
 pub mod mock;
 pub mod otc;
+pub mod save;
 pub mod stdio_server;
 pub mod thumbnail;
 

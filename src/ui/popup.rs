@@ -79,6 +79,12 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             let before = visible(&input.text()[..input.cursor()]).into_owned();
             frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
         }
+        Popup::ConfirmOverwrite { path } => {
+            let area = centered(screen, 70, 4);
+            let body = open(frame, area, "replace the file? (y: replace, any other key: keep it)", styles);
+            let line = Line::styled(format!("{} already exists", visible(path)), styles.warning);
+            frame.render_widget(Paragraph::new(line), body);
+        }
         Popup::CaseFile { input } => {
             let area = centered(screen, 70, 5);
             let body = open(frame, area, "append test cases to (Enter: save, Esc: cancel)", styles);

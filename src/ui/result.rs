@@ -246,7 +246,7 @@ fn artifact_lines(app: &App, styles: &Styles, lines: &mut Vec<Line<'static>>) {
         ArtifactState::Failed(error) => {
             lines.push(Line::styled(format!("✗ fetch failed: {}", visible(error)), styles.error))
         }
-        ArtifactState::Ready { lines: preview, bytes, image } => {
+        ArtifactState::Ready { lines: preview, bytes, image, .. } => {
             lines.push(Line::styled(format!("fetched {} · s saves it", human_bytes(bytes.len() as u64)), styles.ok));
             // Without colours a picture would be blank blocks: the size line says enough.
             if let Some(image) = image.as_ref().filter(|_| !styles.no_color) {

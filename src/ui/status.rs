@@ -60,6 +60,7 @@ const HISTORY: &[Hint] = &[
     ("{save_case}", "save as case"),
     ("{back}", "close"),
 ];
+const CONFIRM: &[Hint] = &[("y", "replace"), ("any other key", "keep it")];
 const TOKEN_PROMPT: &[Hint] = &[("type", "the token"), ("Enter", "use it"), ("Esc", "cancel")];
 const FILTER: &[Hint] = &[("type", "filter"), ("↑↓", "move"), ("Enter", "keep"), ("Esc", "clear")];
 const VALUE: &[Hint] = &[
@@ -121,6 +122,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::SavePrompt { .. } | Popup::CaseFile { .. }), _) => (&[], PATH_PROMPT),
         (Some(Popup::History { .. }), _) => (&[Context::History], HISTORY),
         (Some(Popup::TokenPrompt { .. }), _) => (&[], TOKEN_PROMPT),
+        (Some(Popup::ConfirmOverwrite { .. }), _) => (&[], CONFIRM),
         _ if app.list.filtering => (&[], FILTER),
         _ if app.focus == Focus::Result && app.result.shows_value() => (&[Context::Value, Context::Result], VALUE),
         _ if app.focus == Focus::Result => (&[Context::Result], RESULT),
