@@ -335,3 +335,29 @@ async fn saves_stream_the_whole_artifact_and_a_stall_times_out() {
     assert!(started.elapsed() < Duration::from_secs(10), "waited {:?}", started.elapsed());
     assert!(!stalled.exists(), "nothing half-written is left under the name");
 }
+
+/// Header values that came from the environment or the config file are secrets whatever the
+/// header is called.
+#[test]
+fn headers_from_the_environment_or_the_config_file_are_masked() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[endpoints.staging]\nurl = \"http://127.0.0.1:9\"\nheaders = { X-Plain-Name = \"FR0M-C0NFIG\" }\n",
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["call", "Math.Add@1.0.0", "--arg", "a=1", "--arg", "b=2", "--dry-run", "--endpoint", "staging"])
+        .arg("--config")
+        .arg(&config)
+        .args(["--header", "X-Other: ${TOOLDECK_TRUST_TEST_VALUE}"])
+        .env("TOOLDECK_TRUST_TEST_VALUE", "FR0M-ENV")
+        .env("TOOLDECK_HISTORY", dir.path().join("h.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let shown = format!("{}{}", String::from_utf8_lossy(&output.stdout), stderr(&output));
+    assert!(!shown.contains("FR0M-C0NFIG") && !shown.contains("FR0M-ENV"), "{shown}");
+    assert!(shown.contains("X-Plain-Name") && shown.contains("X-Other"), "{shown}");
+}

@@ -246,6 +246,7 @@ impl ServerArgs {
             mcp: self.mcp.clone(),
             mcp_url: self.mcp_url.clone(),
             config: self.config.clone(),
+            secret_headers: Vec::new(),
         }
     }
 }

@@ -32,6 +32,9 @@ pub struct EndpointOptions {
     pub mcp_url: Option<String>,
     /// The config file with named endpoints (default: ~/.config/tooldeck/config.toml).
     pub config: Option<PathBuf>,
+    /// Headers whose values are secrets by where they came from (the config file), whatever
+    /// their names; see [`EndpointOptions::masked_headers`].
+    pub secret_headers: Vec<String>,
 }
 
 impl EndpointOptions {
@@ -56,6 +59,7 @@ impl EndpointOptions {
         let mut headers: Vec<String> = named.headers.iter().map(|(k, v)| format!("{k}: {v}")).collect();
         headers.extend(self.headers.iter().cloned());
         Ok(EndpointOptions {
+            secret_headers: named.headers.keys().cloned().collect(),
             endpoint: named.url.clone(),
             mcp: named.mcp.clone(),
             mcp_url: named.mcp_url.clone(),
@@ -80,7 +84,15 @@ impl EndpointOptions {
             timeout: self.timeout.or(fallback.timeout),
             headers: fallback.headers.iter().chain(&self.headers).cloned().collect(),
             config: self.config.clone().or_else(|| fallback.config.clone()),
+            secret_headers: fallback.secret_headers.iter().chain(&self.secret_headers).cloned().collect(),
         }
+    }
+
+    /// Headers shown masked whatever their names: those from the config file and those whose
+    /// values came from the environment (`${NAME}`).
+    pub fn masked_headers(&self) -> Vec<String> {
+        let from_env = self.headers.iter().filter(|h| h.contains("${")).filter_map(|h| h.split_once(':'));
+        self.secret_headers.iter().cloned().chain(from_env.map(|(name, _)| name.trim().to_string())).collect()
     }
 
     pub fn call_path(&self) -> &str {
@@ -121,7 +133,8 @@ impl EndpointOptions {
             return Ok(Endpoint::McpHttp(McpHttpEndpoint::connect(url, headers, timeout).await?));
         }
         let base = self.endpoint.as_deref().or(demo_url).unwrap_or_default();
-        Ok(Endpoint::Otc(OtcEndpoint::new(base, self.call_path(), headers, timeout)?))
+        let endpoint = OtcEndpoint::new(base, self.call_path(), headers, timeout)?;
+        Ok(Endpoint::Otc(endpoint.masking(self.masked_headers())))
     }
 }
 

@@ -18,6 +18,9 @@ pub struct Exchange {
     pub response_body: String,
     pub response_truncated: bool,
     pub duration_ms: u64,
+    /// Request headers whose values are secrets by where they came from, whatever their names.
+    #[serde(skip)]
+    pub masked_headers: Vec<String>,
 }
 
 impl Exchange {
@@ -27,7 +30,11 @@ impl Exchange {
         let headers: serde_json::Map<String, Value> = self
             .request_headers
             .iter()
-            .map(|(name, value)| (name.clone(), Value::String(redact::header_value(name, value))))
+            .map(|(name, value)| {
+                let masked = self.masked_headers.iter().any(|m| m.eq_ignore_ascii_case(name));
+                let shown = if masked { redact::mask(value) } else { redact::header_value(name, value) };
+                (name.clone(), Value::String(shown))
+            })
             .collect();
         let mut body: Value =
             serde_json::from_str(&self.request_body).unwrap_or(Value::String(self.request_body.clone()));

@@ -45,6 +45,8 @@ pub struct OtcEndpoint {
     call_path: String,
     headers: Vec<(String, String)>,
     client: reqwest::Client,
+    /// Headers shown masked whatever their names.
+    masked: Vec<String>,
 }
 
 impl OtcEndpoint {
@@ -63,7 +65,14 @@ impl OtcEndpoint {
             .build()
             .map_err(|e| InvokeError::Setup(e.to_string()))?;
         let call_path = if call_path.starts_with('/') { call_path.to_string() } else { format!("/{call_path}") };
-        Ok(OtcEndpoint { base: base.trim_end_matches('/').to_string(), call_path, headers, client })
+        Ok(OtcEndpoint { base: base.trim_end_matches('/').to_string(), call_path, headers, client, masked: Vec::new() })
+    }
+
+    /// Shows these headers' values masked whatever their names (they came from the environment
+    /// or the config file).
+    pub fn masking(mut self, names: Vec<String>) -> OtcEndpoint {
+        self.masked = names;
+        self
     }
 
     pub fn base(&self) -> &str {
@@ -83,6 +92,7 @@ impl OtcEndpoint {
             url: self.call_url(),
             request_headers: headers,
             request_body: serde_json::to_string_pretty(&request.body()).unwrap_or_default(),
+            masked_headers: self.masked.clone(),
             ..Exchange::default()
         }
     }
