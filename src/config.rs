@@ -16,8 +16,6 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::app::Keymap;
-
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
@@ -26,9 +24,19 @@ pub struct Config {
     /// `[keys]`: action name → its keys, as written (with where, for errors).
     #[serde(default)]
     pub keys: BTreeMap<String, Spanned<KeyList>>,
-    /// The defaults with `keys` patched over them, checked when the file is read.
+    /// Where the file is, for errors found later (a bad key).
     #[serde(skip)]
-    pub keymap: Keymap,
+    pub origin: String,
+    /// The line each `[keys]` entry is on.
+    #[serde(skip)]
+    key_lines: BTreeMap<String, usize>,
+}
+
+impl Config {
+    /// The line of `[keys]`'s `action` (1 when there is none).
+    pub fn key_line(&self, action: &str) -> usize {
+        self.key_lines.get(action).copied().unwrap_or(1)
+    }
 }
 
 /// One key or several.
@@ -89,15 +97,6 @@ pub fn load(path: &Path) -> Result<Config, String> {
     parse(&text, &path.display().to_string())
 }
 
-/// The app's keys from the config file at `path` (else the default place): the defaults when
-/// there is no file.
-pub fn keymap(path: Option<&Path>) -> Result<Keymap, String> {
-    match path.map(Path::to_path_buf).or_else(default_path) {
-        Some(path) => load(&path).map(|config| config.keymap),
-        None => Ok(Keymap::default()),
-    }
-}
-
 pub fn parse(text: &str, origin: &str) -> Result<Config, String> {
     let lines = crate::text::LineIndex::new(text);
     let line_of = |offset: usize| lines.line_col(offset.min(text.len())).0;
@@ -105,12 +104,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Config, String> {
         let line = e.span().map_or(1, |span| line_of(span.start));
         format!("{origin}:{line}: {}", e.message())
     })?;
-    config.keymap =
-        Keymap::with_overrides(config.keys.iter().map(|(action, keys)| (action.as_str(), keys.get_ref().keys())))
-            .map_err(|e| {
-                let line = config.keys.get(e.action()).map_or(1, |keys| line_of(keys.span().start));
-                format!("{origin}:{line}: [keys] {e}")
-            })?;
+    config.origin = origin.to_string();
+    config.key_lines = config.keys.iter().map(|(action, keys)| (action.clone(), line_of(keys.span().start))).collect();
     for (name, endpoint) in &config.endpoints {
         let kinds = [&endpoint.url, &endpoint.mcp, &endpoint.mcp_url].iter().filter(|k| k.is_some()).count();
         if kinds != 1 {
@@ -145,31 +140,7 @@ mod tests {
     }
 
     #[test]
-    fn keys_are_patched_over_the_defaults() {
-        use crate::app::{Action, Context};
-        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-        let config = parse("[keys]\nrun = \"f9\"\nquit = [\"q\", \"ctrl-q\"]\n", "c.toml").unwrap();
-        let f9 = KeyEvent::new(KeyCode::F(9), KeyModifiers::NONE);
-        assert_eq!(config.keymap.action_for(Context::Main, f9), Some(Action::Run));
-        let ctrl_q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::CONTROL);
-        assert_eq!(config.keymap.action_for(Context::Main, ctrl_q), Some(Action::Quit));
-        assert_eq!(parse("", "c.toml").unwrap().keymap, Keymap::default());
-    }
-
-    #[test]
-    fn a_bad_key_names_itself_and_its_line() {
-        let error = parse("[keys]\nrun = \"f9\"\nhelp = \"ctrl-banana\"\n", "c.toml").unwrap_err();
-        assert_eq!(error, "c.toml:3: [keys] help: \"ctrl-banana\" is not a key");
-        let error = parse("[keys]\n\nrunn = \"f9\"\n", "c.toml").unwrap_err();
-        assert!(error.starts_with("c.toml:3: [keys] \"runn\" is not an action"), "{error}");
-        let error = parse("[keys]\nretry = \"j\"\n", "c.toml").unwrap_err();
-        assert!(error.starts_with("c.toml:2: [keys] retry: j would also mean down"), "{error}");
-        let error = parse("[keys]\nrun = 5\n", "c.toml").unwrap_err();
-        assert!(error.starts_with("c.toml:2:"), "{error}");
-    }
-
-    #[test]
     fn a_missing_file_is_the_defaults() {
-        assert_eq!(load(Path::new("/nonexistent/tooldeck.toml")).unwrap(), Config::default());
+        assert_eq!(load(Path::new("/nonexistent/tooldeck.toml")).unwrap().endpoints, BTreeMap::new());
     }
 }

@@ -603,7 +603,7 @@ async fn http_server_wanting_a_token() -> String {
 /// token is refused in words, and the right one makes the same call work.
 #[tokio::test]
 async fn http_401_then_a_token() {
-    use tooldeck::invoke::mcp_http::McpHttpEndpoint;
+    use tooldeck::invoke::mcp::http::McpHttpEndpoint;
     let url = http_server_wanting_a_token().await;
     let endpoint =
         McpHttpEndpoint::connect(&url, Vec::new(), Duration::from_secs(10)).await.expect("waits for a token");

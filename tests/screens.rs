@@ -354,7 +354,8 @@ fn help_and_hints_follow_the_users_keys() {
         tooldeck::config::parse("[keys]\nrun = \"f9\"\nquit = [\"ctrl-q\"]\nfilter = [\"f\", \"/\"]\n", "c.toml")
             .expect("a valid config");
     let loaded = load_samples(&LoadOptions::default());
-    let app = App::new(loaded.catalog, &loaded.diagnostics, (120, 40)).with_keymap(config.keymap);
+    let app = App::new(loaded.catalog, &loaded.diagnostics, (120, 40))
+        .with_keymap(tooldeck::app::Keymap::from_config(&config).expect("a good [keys]"));
     let mut deck = Deck { app, size: (120, 40) };
     let screen = deck.text();
     let status = screen.lines().last().expect("status line");

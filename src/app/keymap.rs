@@ -374,6 +374,14 @@ impl Default for Keymap {
 }
 
 impl Keymap {
+    /// The defaults with the config file's `[keys]` patched over them; a bad entry is an error
+    /// naming its file and line.
+    pub fn from_config(config: &crate::config::Config) -> Result<Keymap, String> {
+        let overrides = config.keys.iter().map(|(action, keys)| (action.as_str(), keys.get_ref().keys()));
+        Keymap::with_overrides(overrides)
+            .map_err(|e| format!("{}:{}: [keys] {e}", config.origin, config.key_line(e.action())))
+    }
+
     /// The defaults with `overrides` (action name → its keys) patched over them. An override
     /// gives the action these keys in every context it has; an empty list unbinds it.
     pub fn with_overrides<'a>(

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Effect, Popup, Reply};
 use crate::form::TextInput;
-use crate::invoke::mcp_http::MCP_PROVIDER;
+use crate::invoke::mcp::http::MCP_PROVIDER;
 
 #[derive(Debug)]
 pub struct Server {

@@ -59,7 +59,7 @@ pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
         };
         let size = crossterm::terminal::size().unwrap_or((80, 24));
         let mut app = crate::app::App::new(Catalog::default(), &[], size)
-            .with_keymap(crate::config::keymap(options.config.as_deref()).map_err(io::Error::other)?)
+            .with_keymap(keymap(options.config.as_deref()).map_err(io::Error::other)?)
             .with_background_checks();
         if load.is_some() {
             app = app.loading();
@@ -75,5 +75,14 @@ pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
             report!("tooldeck: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// The app's keys from the config file at `path` (else the default place): the defaults when
+/// there is no file.
+fn keymap(path: Option<&std::path::Path>) -> Result<crate::app::Keymap, String> {
+    match path.map(std::path::Path::to_path_buf).or_else(crate::config::default_path) {
+        Some(path) => crate::app::Keymap::from_config(&crate::config::load(&path)?),
+        None => Ok(crate::app::Keymap::default()),
     }
 }

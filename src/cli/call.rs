@@ -13,8 +13,8 @@ use crate::form::args::apply_pairs;
 use crate::form::validate::Checker;
 use crate::invoke::endpoint::{EndpointOptions, merge_server_tools, parse_headers, parse_tokens};
 use crate::invoke::mcp::McpEndpoint;
+use crate::invoke::mcp::process::StdioServer;
 use crate::invoke::otc::CallRequest;
-use crate::invoke::stdio_server::StdioServer;
 use crate::invoke::{Endpoint, Exchange, InvokeError, Outcome, Status};
 
 /// Exit codes of `tooldeck call`.

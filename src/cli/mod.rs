@@ -126,7 +126,7 @@ pub fn main() -> ExitCode {
     }
     let code = run(cli);
     // Servers being ended (dropped on the way out) are gone before tooldeck is.
-    crate::invoke::stdio_server::wait_for_endings();
+    crate::invoke::mcp::process::wait_for_endings();
     code
 }
 

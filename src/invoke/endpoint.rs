@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::mcp::McpEndpoint;
-use super::mcp_http::McpHttpEndpoint;
+use super::mcp::http::McpHttpEndpoint;
 use super::otc::OtcEndpoint;
 use super::{Endpoint, InvokeError};
 use crate::catalog::{Catalog, LoadOptions, Tool, load_text};
@@ -185,7 +185,7 @@ pub fn tokens_for(tool: Option<&Tool>, tokens: &[(String, String)]) -> Vec<(Stri
         |provider: &str| tool.is_some_and(|tool| tool.requirements.authorization.iter().any(|a| a.id == provider));
     tokens
         .iter()
-        .filter(|(provider, _)| provider == super::mcp_http::MCP_PROVIDER || declared(provider))
+        .filter(|(provider, _)| provider == super::mcp::http::MCP_PROVIDER || declared(provider))
         .cloned()
         .collect()
 }

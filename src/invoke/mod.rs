@@ -5,13 +5,10 @@ pub mod artifact;
 pub mod endpoint;
 pub mod envelope;
 mod exchange;
-mod line_cap;
 pub mod mcp;
-pub mod mcp_http;
 pub mod mock;
 pub mod otc;
 pub mod save;
-pub mod stdio_server;
 pub mod thumbnail;
 
 pub use exchange::Exchange;
@@ -180,7 +177,7 @@ pub enum Endpoint {
     Otc(otc::OtcEndpoint),
     Mcp(mcp::McpEndpoint),
     /// MCP over Streamable HTTP: a token can be given after a 401.
-    McpHttp(mcp_http::McpHttpEndpoint),
+    McpHttp(mcp::http::McpHttpEndpoint),
 }
 
 impl Endpoint {
@@ -227,7 +224,7 @@ impl Endpoint {
     /// OTC tokens travel in each request instead, so there is nothing to do for them).
     pub async fn authorize(&self, provider: &str, token: &str) -> Result<(), InvokeError> {
         match self {
-            Endpoint::McpHttp(e) if provider == mcp_http::MCP_PROVIDER => e.authorize(token).await,
+            Endpoint::McpHttp(e) if provider == mcp::http::MCP_PROVIDER => e.authorize(token).await,
             _ => Ok(()),
         }
     }

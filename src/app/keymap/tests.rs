@@ -144,3 +144,38 @@ fn the_help_lists_every_binding() {
     assert!(main.contains(&("↑ k / ↓ j".to_string(), "move in the list or the form")), "{main:?}");
     assert!(main.contains(&("Alt-1 … Alt-9".to_string(), "toggle the run options shown beside Run")), "{main:?}");
 }
+
+/// What the config file's `[keys]` makes of `text`: the file's own error, or the keymap's.
+fn keys_error(text: &str, origin: &str) -> String {
+    match crate::config::parse(text, origin) {
+        Err(e) => e,
+        Ok(config) => Keymap::from_config(&config).expect_err("a bad [keys] is an error"),
+    }
+}
+
+#[test]
+fn keys_are_patched_over_the_defaults() {
+    use crate::app::{Action, Context};
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let config = Keymap::from_config(
+        &crate::config::parse("[keys]\nrun = \"f9\"\nquit = [\"q\", \"ctrl-q\"]\n", "c.toml").unwrap(),
+    )
+    .unwrap();
+    let f9 = KeyEvent::new(KeyCode::F(9), KeyModifiers::NONE);
+    assert_eq!(config.action_for(Context::Main, f9), Some(Action::Run));
+    let ctrl_q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::CONTROL);
+    assert_eq!(config.action_for(Context::Main, ctrl_q), Some(Action::Quit));
+    assert_eq!(Keymap::from_config(&crate::config::parse("", "c.toml").unwrap()).unwrap(), Keymap::default());
+}
+
+#[test]
+fn a_bad_key_names_itself_and_its_line() {
+    let error = keys_error("[keys]\nrun = \"f9\"\nhelp = \"ctrl-banana\"\n", "c.toml");
+    assert_eq!(error, "c.toml:3: [keys] help: \"ctrl-banana\" is not a key");
+    let error = keys_error("[keys]\n\nrunn = \"f9\"\n", "c.toml");
+    assert!(error.starts_with("c.toml:3: [keys] \"runn\" is not an action"), "{error}");
+    let error = keys_error("[keys]\nretry = \"j\"\n", "c.toml");
+    assert!(error.starts_with("c.toml:2: [keys] retry: j would also mean down"), "{error}");
+    let error = keys_error("[keys]\nrun = 5\n", "c.toml");
+    assert!(error.starts_with("c.toml:2:"), "{error}");
+}

@@ -11,8 +11,8 @@ use std::io;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
-use super::InvokeError;
-use super::mcp::split_command_line;
+use super::split_command_line;
+use crate::invoke::InvokeError;
 
 /// A started server whose pipes have not been handed to a client yet.
 pub struct StdioServer {

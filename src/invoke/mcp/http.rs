@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use tokio::sync::Mutex;
 
-use super::mcp::McpEndpoint;
-use super::otc::CallRequest;
-use super::{AuthPrompt, Exchange, InvokeError, Outcome, Status};
+use super::McpEndpoint;
+use crate::invoke::otc::CallRequest;
+use crate::invoke::{AuthPrompt, Exchange, InvokeError, Outcome, Status};
 
 /// The provider name an MCP server's token goes by (`--token mcp=TOKEN`).
 pub const MCP_PROVIDER: &str = "mcp";
@@ -84,7 +84,7 @@ impl McpHttpEndpoint {
     pub async fn call_with_progress(
         &self,
         request: &CallRequest,
-        on_progress: impl Fn(super::Progress) + Send + Sync + 'static,
+        on_progress: impl Fn(crate::invoke::Progress) + Send + Sync + 'static,
     ) -> Result<(Outcome, Exchange), InvokeError> {
         let token = request.tokens.iter().find(|(provider, _)| provider == MCP_PROVIDER).map(|(_, t)| t.as_str());
         match self.connection(token).await {

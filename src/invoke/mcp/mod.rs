@@ -1,6 +1,10 @@
 //! The Model Context Protocol (PROTOCOLS.md §3) over stdio (a child process) or Streamable HTTP,
 //! through the rmcp crate: `initialize` → `tools/list` (paginated) → `tools/call`.
 
+pub mod http;
+mod line_cap;
+pub mod process;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -19,8 +23,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 
 use super::envelope::read_mcp_result;
 use super::otc::CallRequest;
-use super::stdio_server::{ServerProcess, StdioServer};
 use super::{Exchange, InvokeError, Outcome};
+use process::{ServerProcess, StdioServer};
 
 /// How long `connect_*` and each request wait unless told otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -92,7 +96,7 @@ impl McpEndpoint {
             });
         }
         let oversized = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let stdout = super::line_cap::LineCap::new(pipes.stdout, super::MAX_BODY_BYTES, Arc::clone(&oversized));
+        let stdout = line_cap::LineCap::new(pipes.stdout, super::MAX_BODY_BYTES, Arc::clone(&oversized));
         let served = tokio::time::timeout(timeout, ProgressRelay::default().serve((stdout, pipes.stdin))).await;
         // On an error `process` is dropped here, which kills the server.
         let mut endpoint = McpEndpoint::finish_connect(served, label, timeout, Some(tail)).await?;
@@ -276,7 +280,7 @@ impl McpEndpoint {
         // Cancelling the client ends its transport, which closes the server's input.
         let _ = tokio::time::timeout(CLOSE_GRACE, client.cancel()).await;
         if let Some(process) = process {
-            process.end(super::stdio_server::EXIT_GRACE).await;
+            process.end(process::EXIT_GRACE).await;
         }
     }
 
