@@ -74,7 +74,7 @@ impl StdioServer {
 /// How long a server has to exit by itself once its input is closed, before SIGTERM. Short: a
 /// server that saves state on SIGTERM (as Node's do) is not harmed by it, and a call is not held
 /// up by a runtime that takes its time to exit (Node: ~0.35 s).
-pub const EXIT_GRACE: Duration = Duration::from_millis(50);
+pub const EXIT_GRACE: Duration = Duration::from_millis(20);
 /// How long after SIGTERM before SIGKILL.
 pub const TERM_GRACE: Duration = Duration::from_secs(1);
 
