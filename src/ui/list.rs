@@ -66,10 +66,11 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         })
         .collect();
     if lines.is_empty() {
-        let message = match (filtering, app.loading) {
-            (true, _) => "no tool matches",
-            (false, true) => "reading the definition files…",
-            (false, false) => "no tools loaded",
+        let message = match (filtering, app.loading, app.server.listing) {
+            (true, _, _) => "no tool matches",
+            (false, true, _) => "reading the definition files…",
+            (false, false, true) => "asking the server for its tools…",
+            (false, false, false) => "no tools loaded",
         };
         frame.render_widget(Paragraph::new(Line::styled(message, styles.muted)), body);
         return;
