@@ -261,6 +261,9 @@ fn decode(bytes: &[u8]) -> Result<&str, Diagnostic> {
     })
 }
 
+/// From this many tools in one file, they are checked on all cores.
+const PARALLEL_TOOLS: usize = 64;
+
 /// Parses and reads one document's text: its tools and its diagnostics.
 pub fn load_text(
     label: &str,
@@ -294,12 +297,26 @@ pub fn load_text(
             moved = true;
         }
     }
-    let mut tools = Vec::with_capacity(drafts.len());
-    for draft in drafts {
-        let line = lines.line_col(doc.offset_of(&draft.at)).0;
-        if let Some(tool) = finish(draft, label, line, options.meta_check, &mut issues) {
-            tools.push(tool);
-        }
+    // Each tool is checked on its own: a file of thousands of tools uses every core.
+    let drafts: Vec<(usize, std::sync::Mutex<Option<Draft>>)> = drafts
+        .into_iter()
+        .map(|draft| (lines.line_col(doc.offset_of(&draft.at)).0, std::sync::Mutex::new(Some(draft))))
+        .collect();
+    let finish_one = |(line, draft): &(usize, std::sync::Mutex<Option<Draft>>)| {
+        let mut tool_issues = Vec::new();
+        let draft = draft.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let tool = draft.and_then(|draft| finish(draft, label, *line, options.meta_check, &mut tool_issues));
+        (tool, tool_issues)
+    };
+    let finished = if drafts.len() < PARALLEL_TOOLS {
+        drafts.iter().map(finish_one).collect()
+    } else {
+        run_in_parallel(&drafts, finish_one)
+    };
+    let mut tools = Vec::with_capacity(finished.len());
+    for (tool, tool_issues) in finished {
+        tools.extend(tool);
+        issues.extend(tool_issues);
     }
     // Schemas were moved out of `doc`; only a file with something to report pays for a second
     // parse to find where in them each problem is.
