@@ -10,6 +10,7 @@ pub mod files;
 pub mod form;
 pub mod history;
 pub mod invoke;
+pub mod lint;
 pub mod redact;
 pub mod runtime;
 pub mod text;
