@@ -11,6 +11,25 @@ use serde::Deserialize;
 pub struct Config {
     #[serde(default)]
     pub endpoints: BTreeMap<String, NamedEndpoint>,
+    #[serde(default)]
+    pub lint: LintConfig,
+}
+
+/// `[lint]`: which rules `tooldeck lint` runs and how seriously (the command line adds to it).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LintConfig {
+    /// Rules switched off: `group/name`, `group/*` or `group`.
+    #[serde(default)]
+    pub off: Vec<String>,
+    /// Rules raised to errors.
+    #[serde(default)]
+    pub error: Vec<String>,
+    /// Providers to check (openai, openai-strict, anthropic, gemini, mcp); what they would
+    /// refuse is then an error. Unset: all of them, as warnings.
+    pub targets: Option<Vec<String>>,
+    /// `cost/large-tool` notes tools over this many tokens.
+    pub max_tool_tokens: Option<usize>,
 }
 
 /// One named endpoint: an OTC `url`, an MCP `mcp` command, or an MCP `mcp_url`.
@@ -90,6 +109,15 @@ mod tests {
         assert!(error.starts_with("c.toml:3:"), "{error}");
         let error = parse("[endpoints.both]\nurl = \"x\"\nmcp = \"y\"\n", "c.toml").unwrap_err();
         assert!(error.contains("exactly one of"), "{error}");
+    }
+
+    #[test]
+    fn lint_section() {
+        let config = parse("[lint]\noff = [\"tips/*\"]\nerror = [\"schema/unknown-format\"]\ntargets = [\"openai\"]\n", "c.toml").unwrap();
+        assert_eq!(config.lint.off, ["tips/*"]);
+        assert_eq!(config.lint.error, ["schema/unknown-format"]);
+        assert_eq!(config.lint.targets.as_deref(), Some(&["openai".to_string()][..]));
+        assert!(parse("[lint]\nof = []\n", "c.toml").unwrap_err().starts_with("c.toml:2:"));
     }
 
     #[test]

@@ -33,7 +33,11 @@ fn check_schema(sink: &mut Sink, visit: &Visit, part: Part, root: &Value) {
             part,
             &format!("{}/default", visit.pointer),
             format!("default {} at {} is not valid: {why}", shown(default), shown_pointer(visit.pointer)),
-            "change the default to a value the schema accepts, or drop it".into(),
+            if default.is_null() {
+                "drop `\"default\": null` (leaving the parameter out already means no value), or allow null in its type".into()
+            } else {
+                "change the default to a value the schema accepts, or drop it".into()
+            },
         );
     }
     if sink.on("schema/invalid-enum")
@@ -238,7 +242,15 @@ fn description_default(sink: &mut Sink, visit: &Visit, part: Part) {
     };
     let default_text = schema.get("default").and_then(Value::as_str);
     let accepts = |t: &str| members.iter().any(|m| m.eq_ignore_ascii_case(t)) || default_text.is_some_and(|d| d.eq_ignore_ascii_case(t));
-    let Some(stated) = stated_default(description, &accepts) else { return };
+    let Some(mut stated) = stated_default(description, &accepts) else { return };
+    // "Default: `true`" on a boolean states the boolean, not a text.
+    let inner = stated.trim_matches('"');
+    if stated.starts_with('"')
+        && !types(schema).contains(&"string")
+        && (matches!(inner, "true" | "false" | "null") || inner.parse::<f64>().is_ok())
+    {
+        stated = inner.to_string();
+    }
     let pointer = format!("{}/description", visit.pointer);
     match schema.get("default") {
         Some(default) if same_default(&stated, default) => {}

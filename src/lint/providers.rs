@@ -266,27 +266,43 @@ fn strict(sink: &mut Sink) {
             objects.push((visit.pointer.to_string(), optional, closed));
         }
     });
-    for (pointer, optional, closed) in objects {
-        if !optional.is_empty() {
-            let shown: Vec<String> = optional.iter().take(6).map(|n| format!("\"{n}\"")).collect();
-            let more = if optional.len() > 6 { format!(" and {} more", optional.len() - 6) } else { String::new() };
-            sink.push(
-                "openai-strict/optional-property",
-                Part::Input,
-                &pointer,
-                format!("at {}, {}{more} not in `required`; strict mode needs every property required", shown_pointer(&pointer), shown.join(", ")),
-                "list every property in `required`; give the optional ones a null type ([\"string\", \"null\"])".into(),
-            );
-        }
-        if !closed {
-            sink.push(
-                "openai-strict/open-object",
-                Part::Input,
-                &pointer,
-                format!("the object at {} does not say `additionalProperties: false`, which strict mode needs", shown_pointer(&pointer)),
-                "add \"additionalProperties\": false to it".into(),
-            );
-        }
+    let with_optional: Vec<&(String, Vec<String>, bool)> = objects.iter().filter(|(_, o, _)| !o.is_empty()).collect();
+    if let Some((pointer, optional, _)) = with_optional.first() {
+        let shown: Vec<String> = optional.iter().take(6).map(|n| format!("\"{n}\"")).collect();
+        let more = if optional.len() > 6 { format!(" and {} more", optional.len() - 6) } else { String::new() };
+        let others = match with_optional.len() {
+            1 => String::new(),
+            n => format!(" (and optional properties in {} more objects)", n - 1),
+        };
+        sink.push(
+            "openai-strict/optional-property",
+            Part::Input,
+            pointer,
+            format!(
+                "at {}, {}{more} not in `required`{others}; strict mode needs every property required",
+                shown_pointer(pointer),
+                shown.join(", ")
+            ),
+            "list every property in `required`; give the optional ones a null type ([\"string\", \"null\"])".into(),
+        );
+    }
+    let open: Vec<&str> = objects.iter().filter(|(_, _, closed)| !closed).map(|(p, _, _)| p.as_str()).collect();
+    if let Some(first) = open.first() {
+        let shown: Vec<String> = open.iter().take(4).map(|p| shown_pointer(p)).collect();
+        let more = if open.len() > 4 { format!(" and {} more", open.len() - 4) } else { String::new() };
+        sink.push(
+            "openai-strict/open-object",
+            Part::Input,
+            first,
+            format!(
+                "{} {} ({}{more}) {} not say `additionalProperties: false`, which strict mode needs",
+                open.len(),
+                if open.len() == 1 { "object" } else { "objects" },
+                shown.join(", "),
+                if open.len() == 1 { "does" } else { "do" }
+            ),
+            "add \"additionalProperties\": false to every object".into(),
+        );
     }
     for (keyword, pointer, n) in keywords.seen {
         sink.push(

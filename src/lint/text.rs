@@ -82,6 +82,15 @@ const ABSENCE: &[&str] = &[
     "when missing",
     "if left",
     "null",
+    // Conditional parameters say when they matter, which is what a model needs.
+    "required for",
+    "required when",
+    "required if",
+    "only used",
+    "used only",
+    "only for",
+    "only when",
+    "ignored",
 ];
 
 pub fn says_what_absence_means(description: &str) -> bool {

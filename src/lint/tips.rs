@@ -135,34 +135,52 @@ fn parameter_description(sink: &mut Sink, visit: &Visit, name: &str) {
         );
         return;
     };
-    let states_values = ["enum", "const", "format", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength"]
-        .iter()
-        .any(|k| visit.schema.contains_key(*k))
+    // Only values with a syntax need the description to spell it out: a repository owner or an
+    // issue title is understood from two words, a search query or a date is not.
+    let states_values = ["enum", "const", "format", "pattern"].iter().any(|k| visit.schema.contains_key(*k))
         || visit.schema.get("items").and_then(Value::as_object).is_some_and(|i| i.contains_key("enum"))
-        || types(visit.schema).iter().any(|t| matches!(*t, "boolean" | "integer" | "number"));
+        || is_object(visit.schema)
+        || types(visit.schema).iter().any(|t| !matches!(*t, "string" | "array" | "null"));
+    if states_values || !name_words(name).iter().any(|w| SYNTAX.contains(&w.as_str())) {
+        return;
+    }
     let informative = informative_words(description, name);
-    let short = informative == 0 || (!states_values && words(description).len() <= 2 && name_words(name).len() <= 2);
-    if short {
+    if informative == 0 || words(description).len() <= 3 {
         let why = if informative == 0 { "only repeats its name" } else { "does not say which values are valid" };
         sink.push(
             "tips/short-description",
             Part::Input,
             visit.pointer,
             format!("parameter {} is described as \"{}\", which {why}", shown_pointer(visit.pointer), clip(description)),
-            format!("say what \"{name}\" is, which values are valid and give an example (e.g. 'London', 'Tokyo')"),
+            format!("say which values \"{name}\" takes (its syntax or format) and give an example"),
         );
     }
 }
 
+/// Name words of parameters whose values follow a syntax a model has to be told.
+const SYNTAX: &[&str] = &[
+    "query", "q", "filter", "filters", "search", "expression", "expr", "regex", "sql", "jql", "cql", "date", "time",
+    "datetime", "timestamp", "since", "until", "before", "after", "range", "sort", "order", "orderby", "cron",
+    "duration", "selector", "glob",
+];
+
 fn optional_absence(sink: &mut Sink, visit: &Visit, name: &str) {
     let schema = visit.schema;
-    let boolean_only = types(schema) == ["boolean"];
-    // Absent means false for a flag, by every convention a model knows; a `const` has one value.
-    if schema.contains_key("default") || schema.contains_key("const") || boolean_only {
+    // Only a choice among values needs its default said: a count, a limit, an enum. Leaving out
+    // free text, a flag or an object means "none", by every convention a model knows.
+    let chooses = types(schema).iter().any(|t| matches!(*t, "integer" | "number"))
+        || schema.contains_key("enum")
+        || schema.get("items").and_then(Value::as_object).is_some_and(|i| i.contains_key("enum"));
+    // An identifier left out is no identifier ("after_id": from the start).
+    let identifier = name_words(name).last().is_some_and(|w| matches!(w.as_str(), "id" | "ids" | "uuid" | "key"));
+    if !chooses || identifier || schema.contains_key("default") || schema.contains_key("const") {
         return;
     }
-    if text_of(schema).is_some_and(says_what_absence_means) {
-        return;
+    match text_of(schema) {
+        Some(text) if says_what_absence_means(text) => return,
+        // No text at all is tips/missing-description's finding; one is enough.
+        None if sink.on("tips/missing-description") => return,
+        _ => {}
     }
     sink.push(
         "tips/undocumented-optional",
@@ -173,12 +191,12 @@ fn optional_absence(sink: &mut Sink, visit: &Visit, name: &str) {
     );
 }
 
-/// An enum member a reader cannot understand on its own: a number, or text of one or two
-/// characters or with no letters.
+/// An enum member a reader cannot understand on its own: one letter or one digit ("D", "2"),
+/// as text or as a number. Longer values (ISO codes, "15" minutes) mean something by themselves.
 fn opaque(value: &Value) -> bool {
     match value {
-        Value::Number(_) => true,
-        Value::String(s) => s.chars().count() <= 2 || !s.chars().any(char::is_alphabetic),
+        Value::Number(n) => n.as_i64().is_some_and(|n| (0..10).contains(&n)),
+        Value::String(s) => s.chars().count() == 1 && s.chars().all(char::is_alphanumeric),
         _ => false,
     }
 }
@@ -199,9 +217,9 @@ fn opaque_enum(sink: &mut Sink, visit: &Visit) {
             Value::String(s) => s.clone(),
             other => other.to_string(),
         })
-        .filter(|code| !mentions(text, code))
         .collect();
-    if unexplained.is_empty() {
+    // A description that explains one code ("1 = low, ...", "from 1 to 5") explains the scale.
+    if unexplained.iter().any(|code| mentions(text, code)) {
         return;
     }
     let shown: Vec<String> = unexplained.iter().take(5).map(|c| format!("\"{c}\"")).collect();
