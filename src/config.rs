@@ -113,7 +113,11 @@ mod tests {
 
     #[test]
     fn lint_section() {
-        let config = parse("[lint]\noff = [\"tips/*\"]\nerror = [\"schema/unknown-format\"]\ntargets = [\"openai\"]\n", "c.toml").unwrap();
+        let config = parse(
+            "[lint]\noff = [\"tips/*\"]\nerror = [\"schema/unknown-format\"]\ntargets = [\"openai\"]\n",
+            "c.toml",
+        )
+        .unwrap();
         assert_eq!(config.lint.off, ["tips/*"]);
         assert_eq!(config.lint.error, ["schema/unknown-format"]);
         assert_eq!(config.lint.targets.as_deref(), Some(&["openai".to_string()][..]));

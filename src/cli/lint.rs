@@ -236,10 +236,7 @@ fn print_text(loaded: &Loaded, report: &Report, placed: &[Placed]) -> io::Result
     );
     let (load_errors, load_warnings) = (loaded.errors().count(), loaded.warnings().count());
     if load_errors + load_warnings > 0 {
-        summary.push_str(&format!(
-            "; loading: {}",
-            super::count_problems(load_errors, load_warnings)
-        ));
+        summary.push_str(&format!("; loading: {}", super::count_problems(load_errors, load_warnings)));
         if load_errors > 0 {
             summary.push_str(" (definitions that did not load were not linted)");
         }
@@ -342,6 +339,9 @@ fn print_rules() -> io::Result<()> {
         writeln!(out, "{:<width$}  {:<7}  {}", rule.id, rule.severity.name(), rule.summary)?;
         writeln!(out, "{:<width$}           {}", "", rule.url)?;
     }
-    writeln!(out, "Provider rules (openai, openai-strict, anthropic, gemini, mcp) are errors for the providers --target names.")?;
+    writeln!(
+        out,
+        "Provider rules (openai, openai-strict, anthropic, gemini, mcp) are errors for the providers --target names."
+    )?;
     out.flush()
 }

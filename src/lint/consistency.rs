@@ -34,7 +34,8 @@ fn check_schema(sink: &mut Sink, visit: &Visit, part: Part, root: &Value) {
             &format!("{}/default", visit.pointer),
             format!("default {} at {} is not valid: {why}", shown(default), shown_pointer(visit.pointer)),
             if default.is_null() {
-                "drop `\"default\": null` (leaving the parameter out already means no value), or allow null in its type".into()
+                "drop `\"default\": null` (leaving the parameter out already means no value), or allow null in its type"
+                    .into()
             } else {
                 "change the default to a value the schema accepts, or drop it".into()
             },
@@ -223,7 +224,12 @@ fn example_arguments(sink: &mut Sink) {
                 "schema/invalid-example",
                 Part::Tool,
                 "",
-                format!("example {} of tool \"{}\" does not fit its input schema{place}: {}", i + 1, tool.name, clip(&error.to_string())),
+                format!(
+                    "example {} of tool \"{}\" does not fit its input schema{place}: {}",
+                    i + 1,
+                    tool.name,
+                    clip(&error.to_string())
+                ),
                 "fix the example's arguments so the input schema accepts them".into(),
             );
         }
@@ -241,7 +247,9 @@ fn description_default(sink: &mut Sink, visit: &Visit, part: Part) {
         _ => Vec::new(),
     };
     let default_text = schema.get("default").and_then(Value::as_str);
-    let accepts = |t: &str| members.iter().any(|m| m.eq_ignore_ascii_case(t)) || default_text.is_some_and(|d| d.eq_ignore_ascii_case(t));
+    let accepts = |t: &str| {
+        members.iter().any(|m| m.eq_ignore_ascii_case(t)) || default_text.is_some_and(|d| d.eq_ignore_ascii_case(t))
+    };
     let Some(mut stated) = stated_default(description, &accepts) else { return };
     // "Default: `true`" on a boolean states the boolean, not a text.
     let inner = stated.trim_matches('"');
@@ -269,7 +277,10 @@ fn description_default(sink: &mut Sink, visit: &Visit, part: Part) {
             "schema/description-default",
             part,
             &pointer,
-            format!("the description of {} says the default is {stated}, but there is no `default`", shown_pointer(visit.pointer)),
+            format!(
+                "the description of {} says the default is {stated}, but there is no `default`",
+                shown_pointer(visit.pointer)
+            ),
             format!("add \"default\": {stated} so forms, validators and models all see it"),
         ),
     }
@@ -303,7 +314,8 @@ fn names_elsewhere(schema: &Map<String, Value>) -> bool {
 
 fn required_missing(sink: &mut Sink, visit: &Visit, part: Part) {
     let Some(Value::Array(required)) = visit.schema.get("required") else { return };
-    if !sink.on("schema/required-missing") || names_elsewhere(visit.schema) || visit.owner.is_some_and(names_elsewhere) {
+    if !sink.on("schema/required-missing") || names_elsewhere(visit.schema) || visit.owner.is_some_and(names_elsewhere)
+    {
         return;
     }
     let mut names = HashSet::new();
@@ -318,7 +330,10 @@ fn required_missing(sink: &mut Sink, visit: &Visit, part: Part) {
                 "schema/required-missing",
                 part,
                 &format!("{}/required/{i}", visit.pointer),
-                format!("`required` at {} names \"{name}\", which is not among its properties", shown_pointer(visit.pointer)),
+                format!(
+                    "`required` at {} names \"{name}\", which is not among its properties",
+                    shown_pointer(visit.pointer)
+                ),
                 format!("define \"{name}\" under `properties`, or remove it from `required` (a typo?)"),
             );
         }
@@ -378,7 +393,11 @@ fn patterns(sink: &mut Sink, visit: &Visit, part: Part) {
                 "schema/invalid-pattern",
                 part,
                 &pointer,
-                format!("pattern \"{}\" at {} is not an ECMA-262 regular expression: {why}", clip(pattern), shown_pointer(visit.pointer)),
+                format!(
+                    "pattern \"{}\" at {} is not an ECMA-262 regular expression: {why}",
+                    clip(pattern),
+                    shown_pointer(visit.pointer)
+                ),
                 "write it in ECMA-262 (JavaScript) syntax: no (?P<name>), (?i), \\A or \\Z".into(),
             );
         }
@@ -388,10 +407,45 @@ fn patterns(sink: &mut Sink, visit: &Visit, part: Part) {
 /// JSON Schema 2020-12's formats (§7.3) and the OpenAPI Format Registry's
 /// (spec.openapis.org/registry/format), which OpenAPI-derived tools use.
 const FORMATS: &[&str] = &[
-    "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6", "uri",
-    "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer", "relative-json-pointer", "regex",
-    "int8", "int16", "int32", "int64", "uint8", "float", "double", "decimal", "decimal128", "byte", "binary",
-    "base64url", "password", "char", "commonmark", "html", "media-range", "http-date", "date-time-local", "time-local",
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "float",
+    "double",
+    "decimal",
+    "decimal128",
+    "byte",
+    "binary",
+    "base64url",
+    "password",
+    "char",
+    "commonmark",
+    "html",
+    "media-range",
+    "http-date",
+    "date-time-local",
+    "time-local",
 ];
 
 fn format(sink: &mut Sink, visit: &Visit, part: Part) {
@@ -404,13 +458,19 @@ fn format(sink: &mut Sink, visit: &Visit, part: Part) {
         (Some(f), _) => format!("write \"{f}\""),
         (None, "url") => "write \"uri\"".to_string(),
         (None, "datetime" | "timestamp") => "write \"date-time\"".to_string(),
-        _ => "use a registered format (date-time, date, email, uri, uuid, ...) or describe the shape in the description".to_string(),
+        _ => {
+            "use a registered format (date-time, date, email, uri, uuid, ...) or describe the shape in the description"
+                .to_string()
+        }
     };
     sink.push(
         "schema/unknown-format",
         part,
         &format!("{}/format", visit.pointer),
-        format!("format \"{format}\" at {} is not a known format: validators and models ignore it", shown_pointer(visit.pointer)),
+        format!(
+            "format \"{format}\" at {} is not a known format: validators and models ignore it",
+            shown_pointer(visit.pointer)
+        ),
         fix,
     );
 }
@@ -423,9 +483,20 @@ fn open_object(sink: &mut Sink, visit: &Visit, part: Part) {
         return;
     }
     let has_properties = schema.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
-    let shaped = ["additionalProperties", "patternProperties", "unevaluatedProperties", "$ref", "anyOf", "oneOf", "allOf", "propertyNames", "const", "enum"]
-        .iter()
-        .any(|k| schema.contains_key(*k));
+    let shaped = [
+        "additionalProperties",
+        "patternProperties",
+        "unevaluatedProperties",
+        "$ref",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "propertyNames",
+        "const",
+        "enum",
+    ]
+    .iter()
+    .any(|k| schema.contains_key(*k));
     if has_properties || shaped {
         return;
     }

@@ -57,7 +57,8 @@ pub fn measure(tools: &[Tool]) -> Cost {
 }
 
 pub fn large_tools(tools: &[Tool], cost: &Cost, options: &Options) -> Vec<Finding> {
-    let by_id: std::collections::HashMap<&str, usize> = cost.tools.iter().map(|c| (c.tool.as_str(), c.tokens)).collect();
+    let by_id: std::collections::HashMap<&str, usize> =
+        cost.tools.iter().map(|c| (c.tool.as_str(), c.tokens)).collect();
     let mut findings = Vec::new();
     for tool in tools {
         let Some(&tokens) = by_id.get(tool.id.as_str()) else { continue };

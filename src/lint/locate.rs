@@ -63,9 +63,9 @@ impl Locator {
         let Some(draft) = file.by_tool.get(&tool.id).and_then(|&i| file.drafts.get(i)) else { return fallback };
         let path = document_path(&file.doc, draft, part, pointer);
         let exact = path.as_ref().and_then(|p| file.doc.node_at(p)).map(|node| node.offset());
-        let offset = exact.or_else(|| searched(&file.doc, draft, part, pointer)).unwrap_or_else(|| {
-            file.doc.offset_of(path.as_deref().unwrap_or(&draft.at))
-        });
+        let offset = exact
+            .or_else(|| searched(&file.doc, draft, part, pointer))
+            .unwrap_or_else(|| file.doc.offset_of(path.as_deref().unwrap_or(&draft.at)));
         LineIndex::new(&file.text).line_col(offset)
     }
 }
@@ -86,13 +86,15 @@ fn searched(doc: &Document, draft: &Draft, part: Part, pointer: &str) -> Option<
     let mut found = false;
     for pair in segments.chunks(2) {
         match pair {
-            [Segment::Key(keyword), Segment::Key(name)] if keyword == "properties" => match named(node, name, shorthand) {
-                Some(next) => {
-                    node = next;
-                    found = true;
+            [Segment::Key(keyword), Segment::Key(name)] if keyword == "properties" => {
+                match named(node, name, shorthand) {
+                    Some(next) => {
+                        node = next;
+                        found = true;
+                    }
+                    None => break,
                 }
-                None => break,
-            },
+            }
             _ => break,
         }
     }
@@ -135,7 +137,10 @@ impl File {
         } else {
             Document::parse(&text).ok()?
         };
-        let json5 = lower.ends_with(".json5") || lower.ends_with(".jsonc") || lower.ends_with(".yaml") || lower.ends_with(".yml");
+        let json5 = lower.ends_with(".json5")
+            || lower.ends_with(".jsonc")
+            || lower.ends_with(".yaml")
+            || lower.ends_with(".yml");
         let stem = file_stem(path);
         let mut cx = Context { doc: &doc, file_stem: &stem, json5, named_by_user: true, issues: Vec::new() };
         let drafts = formats::extract(doc.value(), format, &mut cx);

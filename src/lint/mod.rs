@@ -214,7 +214,8 @@ pub fn lint_tool(tool: &Tool, options: &Options) -> Vec<Finding> {
 /// Every rule over a whole catalog: each tool's own, the ones across tools, and the cost.
 pub fn lint_catalog(catalog: &Catalog, options: &Options) -> Report {
     let tools = catalog.tools();
-    let mut findings: Vec<Finding> = run_in_parallel(tools, |tool| lint_tool(tool, options)).into_iter().flatten().collect();
+    let mut findings: Vec<Finding> =
+        run_in_parallel(tools, |tool| lint_tool(tool, options)).into_iter().flatten().collect();
     findings.extend(providers::check_catalog(tools, options));
     let cost = cost::measure(tools);
     if options.is_on("cost/large-tool") {

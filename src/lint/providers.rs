@@ -56,11 +56,21 @@ fn mcp_char(c: char) -> bool {
     openai_char(c) || c == '.'
 }
 
-const OPENAI_NAMES: NameRule =
-    NameRule { rule: "openai/name", provider: "OpenAI", allowed: openai_char, allowed_text: "a-z A-Z 0-9 _ -", max: 64 };
+const OPENAI_NAMES: NameRule = NameRule {
+    rule: "openai/name",
+    provider: "OpenAI",
+    allowed: openai_char,
+    allowed_text: "a-z A-Z 0-9 _ -",
+    max: 64,
+};
 const ANTHROPIC_NAMES: NameRule = NameRule { rule: "anthropic/name", provider: "Anthropic", ..OPENAI_NAMES };
-const GEMINI_NAMES: NameRule =
-    NameRule { rule: "gemini/name", provider: "Gemini", allowed: gemini_char, allowed_text: "a-z A-Z 0-9 _ : . -", max: 64 };
+const GEMINI_NAMES: NameRule = NameRule {
+    rule: "gemini/name",
+    provider: "Gemini",
+    allowed: gemini_char,
+    allowed_text: "a-z A-Z 0-9 _ : . -",
+    max: 64,
+};
 const MCP_NAMES: NameRule =
     NameRule { rule: "mcp/name", provider: "MCP", allowed: mcp_char, allowed_text: "A-Z a-z 0-9 _ - .", max: 128 };
 
@@ -115,7 +125,8 @@ pub fn check(sink: &mut Sink) {
     if options.targets(Target::Gemini) {
         gemini(sink);
     }
-    if options.targets(Target::Mcp) && sink.on("mcp/output-root")
+    if options.targets(Target::Mcp)
+        && sink.on("mcp/output-root")
         && let Some(Value::Object(output)) = &sink.tool.output_schema
         && let Some(kind) = output.get("type").filter(|t| t.as_str() != Some("object"))
     {
@@ -140,7 +151,8 @@ fn name(sink: &mut Sink, rule: &NameRule) {
     let mut problems = Vec::new();
     if !refused.is_empty() {
         let shown: String = refused.iter().take(8).map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(" ");
-        problems.push(format!("has characters {} does not allow ({shown}; allowed: {})", rule.provider, rule.allowed_text));
+        problems
+            .push(format!("has characters {} does not allow ({shown}; allowed: {})", rule.provider, rule.allowed_text));
     }
     if length > rule.max {
         problems.push(format!("is {length} characters long ({} allows {})", rule.provider, rule.max));
@@ -259,7 +271,9 @@ fn strict(sink: &mut Sink) {
                 _ => Vec::new(),
             };
             let optional: Vec<String> = match schema.get("properties") {
-                Some(Value::Object(props)) => props.keys().filter(|k| !required.contains(&k.as_str())).cloned().collect(),
+                Some(Value::Object(props)) => {
+                    props.keys().filter(|k| !required.contains(&k.as_str())).cloned().collect()
+                }
                 _ => Vec::new(),
             };
             let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
@@ -318,7 +332,11 @@ fn strict(sink: &mut Sink) {
             "openai-strict/format",
             Part::Input,
             &pointer,
-            format!("format \"{format}\"{} is not one strict mode supports ({})", Grouped::places(n), STRICT_FORMATS.join(", ")),
+            format!(
+                "format \"{format}\"{} is not one strict mode supports ({})",
+                Grouped::places(n),
+                STRICT_FORMATS.join(", ")
+            ),
             "drop the format and describe it in the description, or use a supported one".into(),
         );
     }
@@ -479,7 +497,10 @@ pub fn check_catalog(tools: &[Tool], options: &Options) -> Vec<Finding> {
             tool,
             "openai/too-many-tools",
             Part::Tool,
-            format!("the catalog has {} tools; OpenAI takes at most 128 functions in one request (this is the 129th)", tools.len()),
+            format!(
+                "the catalog has {} tools; OpenAI takes at most 128 functions in one request (this is the 129th)",
+                tools.len()
+            ),
             "send a subset per request, chosen for the task".into(),
         );
     }

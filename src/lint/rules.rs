@@ -15,8 +15,7 @@ pub struct Rule {
 
 /// The tips rules come from seed 001 (a tool-writing guide kept with the project, whose address
 /// we do not have); Anthropic's best practices for tool definitions give the same advice.
-const TIPS: &str =
-    "https://platform.claude.com/docs/en/agents-and-tools/tool-use/implement-tool-use#best-practices-for-tool-definitions";
+const TIPS: &str = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/implement-tool-use#best-practices-for-tool-definitions";
 const SCHEMA: &str = "https://json-schema.org/draft/2020-12/json-schema-validation";
 
 pub const OPENAI_FUNCTIONS: &str = "https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools";
@@ -121,7 +120,12 @@ pub const RULES: &[Rule] = &[
         "Gemini function names are a-z, A-Z, 0-9, `_`, `:`, `.`, `-`, at most 64 characters",
         GEMINI_FUNCTIONS,
     ),
-    rule("gemini/keyword", Warning, "A keyword outside the OpenAPI subset Gemini's `parameters` accepts", GEMINI_SCHEMA),
+    rule(
+        "gemini/keyword",
+        Warning,
+        "A keyword outside the OpenAPI subset Gemini's `parameters` accepts",
+        GEMINI_SCHEMA,
+    ),
     rule("gemini/type-list", Warning, "Gemini's `type` is one type, not a list (use `nullable`)", GEMINI_SCHEMA),
     rule("gemini/enum", Warning, "Gemini's `enum` holds strings only", GEMINI_SCHEMA),
     rule("mcp/name", Warning, "MCP tool names SHOULD be 1-128 characters of A-Z a-z 0-9 _ - .", MCP_TOOL_NAMES),

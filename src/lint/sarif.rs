@@ -69,7 +69,10 @@ pub fn log(results: &[Located]) -> Value {
         json!({"id": id, "shortDescription": {"text": text}, "defaultConfiguration": {"level": severity}})
     }));
     let index = |id: &str| {
-        RULES.iter().position(|r| r.id == id).or_else(|| LOAD_RULES.iter().position(|(l, _)| *l == id).map(|i| RULES.len() + i))
+        RULES
+            .iter()
+            .position(|r| r.id == id)
+            .or_else(|| LOAD_RULES.iter().position(|(l, _)| *l == id).map(|i| RULES.len() + i))
     };
     let results: Vec<Value> = results
         .iter()

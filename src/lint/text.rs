@@ -35,8 +35,35 @@ pub fn name_words(name: &str) -> Vec<String> {
 
 /// Words that carry no information about a value on their own.
 const FILLER: &[&str] = &[
-    "a", "an", "the", "of", "for", "to", "in", "on", "by", "and", "or", "is", "be", "this", "that", "it", "its", "with",
-    "value", "parameter", "param", "field", "argument", "input", "optional", "required", "id", "name", "string",
+    "a",
+    "an",
+    "the",
+    "of",
+    "for",
+    "to",
+    "in",
+    "on",
+    "by",
+    "and",
+    "or",
+    "is",
+    "be",
+    "this",
+    "that",
+    "it",
+    "its",
+    "with",
+    "value",
+    "parameter",
+    "param",
+    "field",
+    "argument",
+    "input",
+    "optional",
+    "required",
+    "id",
+    "name",
+    "string",
 ];
 
 /// The description's words that neither repeat the name nor are filler.
@@ -100,7 +127,9 @@ pub fn says_what_absence_means(description: &str) -> bool {
 
 /// A schema's own text: its description, else its title (either non-blank).
 pub fn own_text(schema: &Map<String, Value>) -> Option<&str> {
-    ["description", "title"].iter().find_map(|k| schema.get(*k).and_then(Value::as_str).filter(|s| !s.trim().is_empty()))
+    ["description", "title"]
+        .iter()
+        .find_map(|k| schema.get(*k).and_then(Value::as_str).filter(|s| !s.trim().is_empty()))
 }
 
 /// The text of a schema or, failing that, of its `anyOf`/`oneOf` branches (generators often put

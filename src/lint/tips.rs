@@ -26,7 +26,10 @@ pub fn check(sink: &mut Sink) {
             }
         }
         opaque_enum(sink, visit);
-        if is_object(visit.schema) && visit.objects_above == 3 && !deep.iter().any(|d| visit.pointer.starts_with(d.as_str())) {
+        if is_object(visit.schema)
+            && visit.objects_above == 3
+            && !deep.iter().any(|d| visit.pointer.starts_with(d.as_str()))
+        {
             deep.push(visit.pointer.to_string());
         }
     });
@@ -39,7 +42,10 @@ pub fn check(sink: &mut Sink) {
             "tips/deep-nesting",
             Part::Input,
             first,
-            format!("an object nested three objects deep at {}{more}: nested objects are harder for a model to fill", shown_pointer(first)),
+            format!(
+                "an object nested three objects deep at {}{more}: nested objects are harder for a model to fill",
+                shown_pointer(first)
+            ),
             "flatten it: lift its fields into the object above, or into top-level parameters".into(),
         );
     }
@@ -90,7 +96,11 @@ fn tool_description(sink: &mut Sink) {
             "tips/short-description",
             Part::Description,
             "",
-            format!("tool \"{}\" is described as \"{}\", which barely says more than its name", tool.name, clip(description)),
+            format!(
+                "tool \"{}\" is described as \"{}\", which barely says more than its name",
+                tool.name,
+                clip(description)
+            ),
             "say what the tool does, when to use it and what it returns, in a sentence or two".into(),
         );
     }
@@ -109,7 +119,8 @@ fn required_first(sink: &mut Sink, visit: &Visit) {
             (false, None) => first_optional = Some(name),
             (true, Some(optional)) => {
                 let pointer = format!("{}/properties/{}", visit.pointer, escape_pointer(name));
-                let place = if visit.is_root() { String::new() } else { format!(" in {}", shown_pointer(visit.pointer)) };
+                let place =
+                    if visit.is_root() { String::new() } else { format!(" in {}", shown_pointer(visit.pointer)) };
                 sink.push(
                     "tips/required-after-optional",
                     Part::Input,
@@ -151,7 +162,11 @@ fn parameter_description(sink: &mut Sink, visit: &Visit, name: &str) {
             "tips/short-description",
             Part::Input,
             visit.pointer,
-            format!("parameter {} is described as \"{}\", which {why}", shown_pointer(visit.pointer), clip(description)),
+            format!(
+                "parameter {} is described as \"{}\", which {why}",
+                shown_pointer(visit.pointer),
+                clip(description)
+            ),
             format!("say which values \"{name}\" takes (its syntax or format) and give an example"),
         );
     }
@@ -159,9 +174,33 @@ fn parameter_description(sink: &mut Sink, visit: &Visit, name: &str) {
 
 /// Name words of parameters whose values follow a syntax a model has to be told.
 const SYNTAX: &[&str] = &[
-    "query", "q", "filter", "filters", "search", "expression", "expr", "regex", "sql", "jql", "cql", "date", "time",
-    "datetime", "timestamp", "since", "until", "before", "after", "range", "sort", "order", "orderby", "cron",
-    "duration", "selector", "glob",
+    "query",
+    "q",
+    "filter",
+    "filters",
+    "search",
+    "expression",
+    "expr",
+    "regex",
+    "sql",
+    "jql",
+    "cql",
+    "date",
+    "time",
+    "datetime",
+    "timestamp",
+    "since",
+    "until",
+    "before",
+    "after",
+    "range",
+    "sort",
+    "order",
+    "orderby",
+    "cron",
+    "duration",
+    "selector",
+    "glob",
 ];
 
 fn optional_absence(sink: &mut Sink, visit: &Visit, name: &str) {
@@ -236,7 +275,16 @@ fn opaque_enum(sink: &mut Sink, visit: &Visit) {
 /// Labels for enum values given beside the schema: Apify `enumTitles`, the `x-enum*` spellings,
 /// or the field cues a format gave (gloodata enum entries).
 fn labelled(sink: &Sink, schema: &Map<String, Value>, pointer: &str) -> bool {
-    const LABEL_KEYS: &[&str] = &["enumTitles", "enumNames", "enumDescriptions", "x-enumNames", "x-enum-varnames", "x-enumDescriptions", "x-enum-descriptions", "markdownEnumDescriptions"];
+    const LABEL_KEYS: &[&str] = &[
+        "enumTitles",
+        "enumNames",
+        "enumDescriptions",
+        "x-enumNames",
+        "x-enum-varnames",
+        "x-enumDescriptions",
+        "x-enum-descriptions",
+        "markdownEnumDescriptions",
+    ];
     if LABEL_KEYS.iter().any(|k| schema.get(*k).is_some_and(|v| !v.is_null())) {
         return true;
     }

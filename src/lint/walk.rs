@@ -11,7 +11,8 @@ use crate::catalog::schema::escape_pointer;
 const SAME_LEVEL: &[&str] = &["not", "if", "then", "else"];
 const SAME_LEVEL_LISTS: &[&str] = &["allOf", "anyOf", "oneOf"];
 /// Keywords whose subschemas describe values inside this one.
-const INSIDE: &[&str] = &["additionalProperties", "unevaluatedProperties", "additionalItems", "contains", "propertyNames"];
+const INSIDE: &[&str] =
+    &["additionalProperties", "unevaluatedProperties", "additionalItems", "contains", "propertyNames"];
 const INSIDE_MAPS: &[&str] = &["patternProperties", "dependentSchemas"];
 const DEFINITIONS: &[&str] = &["$defs", "definitions"];
 
@@ -134,7 +135,9 @@ fn go<'a>(value: &'a Value, pointer: &mut String, place: Place<'a>, depth: usize
                 go(child, pointer, inner, depth + 1, visit);
             }
             Value::Object(_) if SAME_LEVEL.contains(&keyword) => go(child, pointer, same, depth + 1, visit),
-            Value::Array(list) if keyword == "items" || keyword == "prefixItems" || SAME_LEVEL_LISTS.contains(&keyword) => {
+            Value::Array(list)
+                if keyword == "items" || keyword == "prefixItems" || SAME_LEVEL_LISTS.contains(&keyword) =>
+            {
                 let same_level = SAME_LEVEL_LISTS.contains(&keyword);
                 for (i, sub) in list.iter().enumerate() {
                     let len = pointer.len();
