@@ -6,6 +6,7 @@ pub mod cases;
 pub mod catalog;
 pub mod cli;
 pub mod config;
+pub mod diff;
 pub mod files;
 pub mod form;
 pub mod history;

@@ -20,6 +20,7 @@ use serde::Serialize;
 use crate::catalog::{Catalog, Tool};
 pub use cost::Cost;
 pub use rules::{RULES, Rule};
+pub use tips::shown_pointer;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
