@@ -278,11 +278,12 @@ impl Compare<'_> {
             }
             pointer.truncate(len);
         }
-        // `required` names without a property of their own (open objects).
-        let undeclared = |r: &BTreeSet<&str>, props: &Map<String, Value>| -> BTreeSet<String> {
-            r.iter().filter(|n| !props.contains_key(**n)).map(|n| n.to_string()).collect()
+        // `required` names without a property on either side (open objects); the others were
+        // compared with their properties above.
+        let undeclared = |r: &BTreeSet<&str>| -> BTreeSet<String> {
+            r.iter().filter(|n| !a.contains_key(**n) && !b.contains_key(**n)).map(|n| n.to_string()).collect()
         };
-        let (ua, ub) = (undeclared(&required_a, a), undeclared(&required_b, b));
+        let (ua, ub) = (undeclared(&required_a), undeclared(&required_b));
         if ua != ub {
             let what = self.what(pointer);
             let moved =
