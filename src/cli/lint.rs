@@ -64,10 +64,13 @@ pub fn run(args: &LintArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
+    // The tokenizer's table takes a moment to build: build it while the files load.
+    let warm = std::thread::spawn(crate::lint::cost::warm_up);
     let loaded = match load(&args.sources, &args.server) {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
+    let _ = warm.join();
     let report = lint_catalog(&loaded.catalog, &options);
     let locator = Locator::new(loaded.catalog.tools(), args.sources.format, &read_again);
     let server_named = args.server.options().names_a_server();
@@ -169,7 +172,13 @@ struct Placed<'a> {
 /// `server_named`: a server's tools are in the catalog; those whose source is no file that can be
 /// read again are its tools, shown by name.
 fn place<'a>(loaded: &'a Loaded, report: &'a Report, locator: &Locator, server_named: bool) -> Vec<Placed<'a>> {
-    let mut placed: Vec<Placed> = report
+    // Files in the order they were loaded; findings by file, then line and column.
+    let mut order: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for tool in loaded.catalog.tools() {
+        let next = order.len();
+        order.entry(tool.source.path.as_str()).or_insert(next);
+    }
+    let mut placed: Vec<(usize, Placed)> = report
         .findings
         .iter()
         .filter_map(|finding| {
@@ -177,23 +186,14 @@ fn place<'a>(loaded: &'a Loaded, report: &'a Report, locator: &Locator, server_n
             let from_file = !server_named || locator.has_file(tool);
             let (line, column) = locator.locate(tool, finding.part, &finding.pointer);
             let at = if from_file { format!("{}:{line}:{column}", tool.source.path) } else { tool.name.clone() };
-            Some(Placed { finding, tool, at, path: tool.source.path.clone(), line, column, from_file })
+            let rank = order.get(tool.source.path.as_str()).copied().unwrap_or(usize::MAX);
+            Some((rank, Placed { finding, tool, at, path: tool.source.path.clone(), line, column, from_file }))
         })
         .collect();
-    let order: Vec<&str> = {
-        let mut seen: Vec<&str> = Vec::new();
-        for tool in loaded.catalog.tools() {
-            if !seen.contains(&tool.source.path.as_str()) {
-                seen.push(&tool.source.path);
-            }
-        }
-        seen
-    };
-    let rank = |path: &str| order.iter().position(|p| *p == path).unwrap_or(usize::MAX);
-    placed.sort_by(|a, b| {
-        (rank(&a.path), a.line, a.column, a.finding.rule).cmp(&(rank(&b.path), b.line, b.column, b.finding.rule))
+    placed.sort_by(|(ra, a), (rb, b)| {
+        (ra, a.line, a.column, a.finding.rule).cmp(&(rb, b.line, b.column, b.finding.rule))
     });
-    placed
+    placed.into_iter().map(|(_, p)| p).collect()
 }
 
 fn print_text(loaded: &Loaded, report: &Report, placed: &[Placed]) -> io::Result<()> {
@@ -249,7 +249,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -90,12 +90,12 @@ impl Compare<'_> {
         pointer: &mut String,
         depth: usize,
     ) {
-        self.types(&old, &new, pointer);
-        self.enums(&old, &new, pointer);
-        self.bounds(&old, &new, pointer);
-        self.constraints(&old, &new, pointer);
-        self.properties(&old, &new, pointer, depth);
-        self.closed(&old, &new, pointer, depth);
+        self.types(old, new, pointer);
+        self.enums(old, new, pointer);
+        self.bounds(old, new, pointer);
+        self.constraints(old, new, pointer);
+        self.properties(old, new, pointer, depth);
+        self.closed(old, new, pointer, depth);
         for keyword in ["items", "contains", "propertyNames", "additionalItems"] {
             if let (Some(a @ Value::Object(_)), Some(b @ Value::Object(_))) = (old.get(keyword), new.get(keyword)) {
                 let len = pointer.len();
@@ -106,7 +106,7 @@ impl Compare<'_> {
             }
         }
         for keyword in ["prefixItems", "anyOf", "oneOf", "allOf"] {
-            self.lists(keyword, &old, &new, pointer, depth);
+            self.lists(keyword, old, new, pointer, depth);
         }
         for keyword in ["not", "if", "then", "else", "dependentSchemas", "dependentRequired", "patternProperties"] {
             if old.get(keyword) != new.get(keyword) {
@@ -115,9 +115,9 @@ impl Compare<'_> {
             }
         }
         for keyword in ["$defs", "definitions"] {
-            self.definitions(keyword, &old, &new, pointer, depth);
+            self.definitions(keyword, old, new, pointer, depth);
         }
-        self.annotations(&old, &new, pointer);
+        self.annotations(old, new, pointer);
     }
 
     fn types(&mut self, old: &Map<String, Value>, new: &Map<String, Value>, pointer: &str) {

@@ -90,24 +90,42 @@ fn shown(value: &Value) -> String {
     if text.chars().count() > 40 { format!("{}...", text.chars().take(37).collect::<String>()) } else { text }
 }
 
-/// Keywords the quick check below understands; any other constraint goes to the validator.
-const SIMPLE: &[&str] = &[
-    "type",
-    "enum",
-    "const",
-    "nullable",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "minLength",
-    "maxLength",
-    "description",
-    "title",
-    "$comment",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
+/// Validation keywords the quick check below does not understand: a schema with any of them
+/// goes to the validator. Anything else (annotations, `x-` fields, a format's own keys) only
+/// describes the value.
+const COMPLEX: &[&str] = &[
+    "pattern",
+    "format",
+    "multipleOf",
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "$ref",
+    "$dynamicRef",
 ];
 
 /// Whether `value` fits `schema` without the keywords in `without` (the value's own keyword:
@@ -119,8 +137,7 @@ fn fits(value: &Value, schema: &Map<String, Value>, without: &[&str], root: &Val
     if value.is_null() && schema.get("nullable") == Some(&Value::Bool(true)) {
         return Ok(());
     }
-    let relevant = schema.keys().filter(|k| !without.contains(&k.as_str()));
-    if relevant.clone().all(|k| SIMPLE.contains(&k.as_str()) || k.starts_with("x-")) {
+    if !schema.keys().any(|k| COMPLEX.contains(&k.as_str()) && !without.contains(&k.as_str())) {
         return quick_fit(value, schema, without);
     }
     let mut sub: Map<String, Value> =
@@ -166,7 +183,8 @@ fn quick_fit(value: &Value, schema: &Map<String, Value>, without: &[&str]) -> Re
     }
     if let Some(n) = value.as_f64() {
         let bound = |k: &str| schema.get(k).and_then(Value::as_f64);
-        let checks: [(&str, fn(f64, f64) -> bool, &str); 4] = [
+        type Check = (&'static str, fn(f64, f64) -> bool, &'static str);
+        let checks: [Check; 4] = [
             ("minimum", |n, b| n >= b, "less than the minimum"),
             ("maximum", |n, b| n <= b, "more than the maximum"),
             ("exclusiveMinimum", |n, b| n > b, "not above the exclusive minimum"),

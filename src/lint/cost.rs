@@ -44,6 +44,11 @@ pub fn tokens(text: &str) -> usize {
     tiktoken_rs::o200k_base_singleton().encode_ordinary(text).len()
 }
 
+/// Builds the encoder now, so that a caller can do it on another thread while it loads.
+pub fn warm_up() {
+    let _ = tiktoken_rs::o200k_base_singleton();
+}
+
 pub fn measure(tools: &[Tool]) -> Cost {
     let counts = super::run_in_parallel(tools, |tool| tokens(&definition_text(tool)));
     let mut costs: Vec<ToolCost> = tools

@@ -17,6 +17,8 @@ use super::Part;
 /// One file parsed again, with the draft each of its tools came from.
 struct File {
     text: String,
+    /// Byte offsets where each line starts.
+    line_starts: Vec<usize>,
     doc: Document,
     drafts: Vec<Draft>,
     /// Tool id → index into `drafts`.
@@ -66,7 +68,7 @@ impl Locator {
         let offset = exact
             .or_else(|| searched(&file.doc, draft, part, pointer))
             .unwrap_or_else(|| file.doc.offset_of(path.as_deref().unwrap_or(&draft.at)));
-        LineIndex::new(&file.text).line_col(offset)
+        file.line_col(offset)
     }
 }
 
@@ -75,7 +77,9 @@ impl Locator {
 /// `properties/NAME` step is looked for as the key NAME (at the start, or in a `properties` or
 /// `fields` map) or as a list item whose `name` is NAME, nearest first.
 fn searched(doc: &Document, draft: &Draft, part: Part, pointer: &str) -> Option<usize> {
-    if part != Part::Input {
+    // A schema that is in the file as written is followed exactly (into an inlined `$ref` only as
+    // far as the `$ref`); searching is for schemas a format built.
+    if part != Part::Input || draft.input_schema_at.is_some() || draft.properties_at.is_some() {
         return None;
     }
     let parameters: Vec<Segment> = draft.at.iter().cloned().chain([Segment::from("parameters")]).collect();
@@ -145,20 +149,31 @@ impl File {
         let mut cx = Context { doc: &doc, file_stem: &stem, json5, named_by_user: true, issues: Vec::new() };
         let drafts = formats::extract(doc.value(), format, &mut cx);
         let lines = LineIndex::new(&text);
-        let line_of = |draft: &Draft| lines.line_col(doc.offset_of(&draft.at)).0;
+        let draft_lines: Vec<usize> = drafts.iter().map(|d| lines.line_col(doc.offset_of(&d.at)).0).collect();
         let mut used = vec![false; drafts.len()];
         let mut by_tool = HashMap::new();
         for tool in tools {
             let found = drafts
                 .iter()
                 .enumerate()
-                .position(|(i, d)| !used[i] && d.name == tool.name && line_of(d) == tool.source.line);
+                .position(|(i, d)| !used[i] && d.name == tool.name && draft_lines[i] == tool.source.line);
             if let Some(i) = found {
                 used[i] = true;
                 by_tool.insert(tool.id.clone(), i);
             }
         }
-        Some(File { text, doc, drafts, by_tool })
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Some(File { text, line_starts, doc, drafts, by_tool })
+    }
+
+    /// What `LineIndex::line_col` gives, without building the index again for every finding.
+    fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = self.line_starts.partition_point(|&start| start <= offset).saturating_sub(1);
+        let start = self.line_starts.get(line).copied().unwrap_or(0);
+        let column = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        (line + 1, column + 1)
     }
 }
 

@@ -231,7 +231,7 @@ pub fn same_default(stated: &str, default: &Value) -> bool {
         Value::Bool(b) => stated.eq_ignore_ascii_case(if *b { "true" } else { "false" }),
         Value::Null => stated == "null",
         Value::String(s) => s.eq_ignore_ascii_case(stated_text) || s.trim() == stated_text.trim(),
-        other => other.to_string() == stated,
+        other => serde_json::from_str::<Value>(stated).is_ok_and(|v| &v == other),
     }
 }
 

@@ -4,7 +4,6 @@
 use serde_json::{Map, Value};
 
 use crate::catalog::document::MAX_DEPTH;
-use crate::catalog::schema::escape_pointer;
 
 /// Keywords whose value is one subschema at the same level of the data (an alternative or a
 /// condition on the value itself).
@@ -65,6 +64,15 @@ pub fn types(schema: &Map<String, Value>) -> Vec<&str> {
     }
 }
 
+/// Appends one escaped pointer segment without allocating for the usual plain key.
+pub fn push_escaped(pointer: &mut String, segment: &str) {
+    if segment.contains(['~', '/']) {
+        pointer.push_str(&segment.replace('~', "~0").replace('/', "~1"));
+    } else {
+        pointer.push_str(segment);
+    }
+}
+
 /// Calls `visit` for the root and every subschema under it, parents before children.
 pub fn walk(root: &Value, visit: &mut dyn FnMut(&Visit<'_>)) {
     let mut pointer = String::new();
@@ -104,14 +112,14 @@ fn go<'a>(value: &'a Value, pointer: &mut String, place: Place<'a>, depth: usize
     for (keyword, child) in schema {
         let len = pointer.len();
         pointer.push('/');
-        pointer.push_str(&escape_pointer(keyword));
+        push_escaped(pointer, keyword);
         let keyword = keyword.as_str();
         match child {
             Value::Object(map) if keyword == "properties" => {
                 for (name, property_schema) in map {
                     let len = pointer.len();
                     pointer.push('/');
-                    pointer.push_str(&escape_pointer(name));
+                    push_escaped(pointer, name);
                     let property = Property { name, required: required.contains(&name.as_str()) };
                     go(property_schema, pointer, Place { property: Some(property), ..inner }, depth + 1, visit);
                     pointer.truncate(len);
@@ -126,7 +134,7 @@ fn go<'a>(value: &'a Value, pointer: &mut String, place: Place<'a>, depth: usize
                 for (name, sub) in map {
                     let len = pointer.len();
                     pointer.push('/');
-                    pointer.push_str(&escape_pointer(name));
+                    push_escaped(pointer, name);
                     go(sub, pointer, under, depth + 1, visit);
                     pointer.truncate(len);
                 }
