@@ -244,13 +244,13 @@ mod tests {
         let locator = Locator::new(&tools, None, &|_| Some(text.to_string()));
         let tool = &tools[0];
         assert!(locator.has_file(tool));
-        assert_eq!(locator.locate(tool, Part::Tool, ""), (2, 3));
+        assert_eq!(locator.locate(tool, Part::Tool, ""), (4, 17));
         assert_eq!(locator.locate(tool, Part::Name, ""), (5, 15));
         assert_eq!(locator.locate(tool, Part::Description, ""), (6, 22));
         assert_eq!(locator.locate(tool, Part::Input, "/properties/q/default"), (10, 46));
         // Not in the file (an inlined $ref, say): the deepest place that is.
         assert_eq!(locator.locate(tool, Part::Input, "/properties/q/items/type"), (10, 16));
         let nowhere = Locator::new(&tools, None, &|_| None);
-        assert_eq!(nowhere.locate(tool, Part::Input, "/properties/q"), (2, 1));
+        assert_eq!(nowhere.locate(tool, Part::Input, "/properties/q"), (4, 1));
     }
 }
