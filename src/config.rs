@@ -30,6 +30,8 @@ pub struct Config {
     /// The line each `[keys]` entry is on.
     #[serde(skip)]
     key_lines: BTreeMap<String, usize>,
+    #[serde(default)]
+    pub lint: LintConfig,
 }
 
 impl Config {
@@ -54,6 +56,23 @@ impl KeyList {
             KeyList::Many(keys) => keys,
         }
     }
+}
+
+/// `[lint]`: which rules `tooldeck lint` runs and how seriously (the command line adds to it).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LintConfig {
+    /// Rules switched off: `group/name`, `group/*` or `group`.
+    #[serde(default)]
+    pub off: Vec<String>,
+    /// Rules raised to errors.
+    #[serde(default)]
+    pub error: Vec<String>,
+    /// Providers to check (openai, openai-strict, anthropic, gemini, mcp); what they would
+    /// refuse is then an error. Unset: all of them, as warnings.
+    pub targets: Option<Vec<String>>,
+    /// `cost/large-tool` notes tools over this many tokens.
+    pub max_tool_tokens: Option<usize>,
 }
 
 /// One named endpoint: an OTC `url`, an MCP `mcp` command, or an MCP `mcp_url`.
@@ -137,6 +156,19 @@ mod tests {
         assert!(error.starts_with("c.toml:3:"), "{error}");
         let error = parse("[endpoints.both]\nurl = \"x\"\nmcp = \"y\"\n", "c.toml").unwrap_err();
         assert!(error.contains("exactly one of"), "{error}");
+    }
+
+    #[test]
+    fn lint_section() {
+        let config = parse(
+            "[lint]\noff = [\"tips/*\"]\nerror = [\"schema/unknown-format\"]\ntargets = [\"openai\"]\n",
+            "c.toml",
+        )
+        .unwrap();
+        assert_eq!(config.lint.off, ["tips/*"]);
+        assert_eq!(config.lint.error, ["schema/unknown-format"]);
+        assert_eq!(config.lint.targets.as_deref(), Some(&["openai".to_string()][..]));
+        assert!(parse("[lint]\nof = []\n", "c.toml").unwrap_err().starts_with("c.toml:2:"));
     }
 
     #[test]

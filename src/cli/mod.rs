@@ -23,6 +23,8 @@ macro_rules! report {
 mod app;
 mod call;
 mod check;
+mod diff;
+mod lint;
 mod list;
 mod serve_mock;
 mod test;
@@ -84,6 +86,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Check tool definitions against seed 001's advice, themselves, and what OpenAI, Anthropic,
+    /// Gemini and MCP accept; estimate their context cost.
+    ///
+    /// Exit 0 without error findings, 1 with some, 2 for a usage error, 5 when the server
+    /// cannot be reached.
+    Lint(lint::LintArgs),
+    /// Compare two catalogs (files, `list --json` snapshots or servers): tools added and removed,
+    /// and each changed tool's changes, breaking for callers or not.
+    ///
+    /// Exit 0 with no breaking change, 1 with one (any change with `--fail-on any`), 2 for a
+    /// usage error, 5 when a server cannot be reached.
+    Diff(diff::DiffArgs),
 }
 
 #[derive(Debug, Args, Clone)]
@@ -155,6 +169,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Call(args)) => return call::run(args),
         Some(Command::ServeMock(args)) => return serve_mock::run(&args),
         Some(Command::Test(args)) => return test::run(args),
+        Some(Command::Lint(args)) => return lint::run(&args),
+        Some(Command::Diff(args)) => return diff::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,242 @@
+//! Rules over the catalog: seed 001's advice on writing tools, definitions that contradict
+//! themselves, what each model provider would refuse, and what the tools cost in a model's
+//! context. Findings name a place inside a tool (a JSON pointer); [`locate`] turns that into a
+//! line and column of the file it came from.
+
+mod consistency;
+pub mod cost;
+pub mod locate;
+mod providers;
+pub mod rules;
+pub mod sarif;
+mod text;
+mod tips;
+mod walk;
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::catalog::{Catalog, Tool};
+pub use cost::Cost;
+pub use rules::{RULES, Rule};
+pub use tips::shown_pointer;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which part of a tool a finding is about; `pointer` in [`Finding`] goes further inside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Part {
+    /// The definition as a whole.
+    Tool,
+    Name,
+    Description,
+    Input,
+    Output,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub severity: Severity,
+    /// The tool's id in the catalog.
+    pub tool: String,
+    pub part: Part,
+    /// JSON pointer into the part's schema ("" for the part itself).
+    pub pointer: String,
+    pub message: String,
+    /// One line: what to change.
+    pub fix: String,
+}
+
+/// The providers whose limits `--target` checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Target {
+    #[serde(rename = "openai")]
+    OpenAi,
+    #[serde(rename = "openai-strict")]
+    OpenAiStrict,
+    #[serde(rename = "anthropic")]
+    Anthropic,
+    #[serde(rename = "gemini")]
+    Gemini,
+    #[serde(rename = "mcp")]
+    Mcp,
+}
+
+impl Target {
+    pub const ALL: [Target; 5] = [Target::OpenAi, Target::OpenAiStrict, Target::Anthropic, Target::Gemini, Target::Mcp];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::OpenAi => "openai",
+            Target::OpenAiStrict => "openai-strict",
+            Target::Anthropic => "anthropic",
+            Target::Gemini => "gemini",
+            Target::Mcp => "mcp",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub targets: Vec<Target>,
+    /// The user named the targets (`--target` or the config file): what those providers would
+    /// refuse is then an error, not a warning.
+    pub targets_chosen: bool,
+    /// Rule patterns switched off (`group/name`, `group/*`, `group`).
+    pub off: Vec<String>,
+    /// Rule patterns raised to errors.
+    pub error: Vec<String>,
+    /// `cost/large-tool` reports tools over this many tokens.
+    pub max_tool_tokens: usize,
+}
+
+/// A tool's definition past this many tokens is worth a note: a few such tools fill a
+/// small model's context before the conversation starts. Our own threshold, not a provider's.
+pub const DEFAULT_MAX_TOOL_TOKENS: usize = 1_500;
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            targets: Target::ALL.to_vec(),
+            targets_chosen: false,
+            off: Vec::new(),
+            error: Vec::new(),
+            max_tool_tokens: DEFAULT_MAX_TOOL_TOKENS,
+        }
+    }
+}
+
+impl Options {
+    /// The severity a rule has in this run, or `None` when it is off.
+    pub fn severity(&self, id: &str) -> Option<Severity> {
+        let rule = rules::find(id)?;
+        if self.off.iter().any(|p| rules::matches(p, id)) {
+            return None;
+        }
+        if self.error.iter().any(|p| rules::matches(p, id)) {
+            return Some(Severity::Error);
+        }
+        if self.targets_chosen && rules::is_provider_rule(id) {
+            return Some(Severity::Error);
+        }
+        Some(rule.severity)
+    }
+
+    pub fn is_on(&self, id: &str) -> bool {
+        self.severity(id).is_some()
+    }
+
+    pub fn targets(&self, target: Target) -> bool {
+        self.targets.contains(&target)
+    }
+}
+
+/// What one run found over a catalog.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Report {
+    pub findings: Vec<Finding>,
+    pub cost: Cost,
+}
+
+impl Report {
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings.iter().filter(|f| f.severity == severity).count()
+    }
+}
+
+/// Collects one tool's findings, dropping the rules that are off.
+pub(crate) struct Sink<'a> {
+    pub tool: &'a Tool,
+    pub options: &'a Options,
+    pub findings: Vec<Finding>,
+}
+
+impl<'a> Sink<'a> {
+    fn new(tool: &'a Tool, options: &'a Options) -> Self {
+        Sink { tool, options, findings: Vec::new() }
+    }
+
+    pub fn on(&self, rule: &str) -> bool {
+        self.options.is_on(rule)
+    }
+
+    pub fn push(&mut self, rule: &'static str, part: Part, pointer: &str, message: String, fix: String) {
+        let Some(severity) = self.options.severity(rule) else { return };
+        self.findings.push(Finding {
+            rule,
+            severity,
+            tool: self.tool.id.clone(),
+            part,
+            pointer: pointer.to_string(),
+            message,
+            fix,
+        });
+    }
+}
+
+/// Every rule about one tool on its own (not the ones that compare tools, nor cost).
+pub fn lint_tool(tool: &Tool, options: &Options) -> Vec<Finding> {
+    let mut sink = Sink::new(tool, options);
+    tips::check(&mut sink);
+    consistency::check(&mut sink);
+    providers::check(&mut sink);
+    sink.findings
+}
+
+/// Every rule over a whole catalog: each tool's own, the ones across tools, and the cost.
+pub fn lint_catalog(catalog: &Catalog, options: &Options) -> Report {
+    let tools = catalog.tools();
+    let mut findings: Vec<Finding> =
+        run_in_parallel(tools, |tool| lint_tool(tool, options)).into_iter().flatten().collect();
+    findings.extend(providers::check_catalog(tools, options));
+    let cost = cost::measure(tools);
+    if options.is_on("cost/large-tool") {
+        findings.extend(cost::large_tools(tools, &cost, options));
+    }
+    Report { findings, cost }
+}
+
+/// `work` over every tool on the machine's cores, results in the tools' order. The rules are
+/// independent per tool; checking a default compiles a validator, which is the bulk of the time.
+pub(crate) fn run_in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len() / 16 + 1);
+    if threads <= 1 {
+        return items.iter().map(work).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> =
+            items.chunks(chunk).map(|part| scope.spawn(|| part.iter().map(&work).collect::<Vec<R>>())).collect();
+        // A worker that panicked loses its tools' findings, not the run.
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+    })
+}
