@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use tooldeck::catalog::{Format, Source, Tool, ToolUi};
 use tooldeck::form::Form;
 
-use super::strategies::{any_string, json_value};
+use super::strategies::{any_string, json_leaf, json_value};
 
 fn tool(schema: Value) -> Tool {
     Tool {
@@ -236,8 +236,94 @@ fn schema_and_instance() -> impl Strategy<Value = (Value, Value)> {
     root_spec().prop_flat_map(|spec| (Just(schema(&spec)), instance(&spec)))
 }
 
+const TYPES: &[&str] = &["object", "string", "integer", "number", "boolean", "array", "null", "dict"];
+const KEYWORDS: &[&str] = &[
+    "type",
+    "type",
+    "properties",
+    "properties",
+    "required",
+    "items",
+    "additionalProperties",
+    "enum",
+    "const",
+    "default",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "$ref",
+    "$defs",
+    "minimum",
+    "maxLength",
+    "format",
+    "pattern",
+    "title",
+    "examples",
+    "not",
+    "if",
+    "then",
+    "patternProperties",
+    "prefixItems",
+    "minItems",
+];
+
+/// Schemas made of real keywords holding plausible values (and sometimes not): `$ref`s into
+/// `$defs`, to the root and to siblings, variants, `allOf`, defaults of any kind.
+fn schema_like() -> BoxedStrategy<Value> {
+    let leaf = prop_oneof![
+        2 => prop::sample::select(TYPES).prop_map(|t| json!({"type": t})),
+        1 => prop::sample::select(vec!["#/$defs/a", "#", "#/properties/p", "#/$defs/missing", "other.json"])
+            .prop_map(|r| json!({"$ref": r})),
+        1 => prop::sample::select(vec![json!(true), json!(false), json!({})]),
+        1 => json_leaf(),
+    ];
+    leaf.prop_recursive(4, 32, 5, |inner| {
+        let member = (
+            prop::sample::select(KEYWORDS),
+            inner.clone(),
+            prop::collection::vec(inner.clone(), 0..3),
+            prop::collection::vec((prop::sample::select(vec!["p", "q", "a", "x y"]), inner), 0..3),
+            json_value(),
+            prop::collection::vec(prop::sample::select(TYPES), 1..3),
+        )
+            .prop_map(|(keyword, one, list, map, any, types)| {
+                let value = match keyword {
+                    "properties" | "$defs" | "patternProperties" => {
+                        Value::Object(map.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+                    }
+                    "oneOf" | "anyOf" | "allOf" | "prefixItems" => Value::Array(list),
+                    "items" | "additionalProperties" | "not" | "if" | "then" => one,
+                    "type" if types.len() == 1 => json!(types[0]),
+                    "type" => json!(types),
+                    "required" => json!(["p", "q"]),
+                    "enum" | "examples" => Value::Array(list.into_iter().filter(|v| !v.is_object()).collect()),
+                    "$ref" => json!("#/$defs/a"),
+                    _ => any,
+                };
+                (keyword.to_string(), value)
+            });
+        prop::collection::vec(member, 0..5).prop_map(|m| Value::Object(m.into_iter().collect()))
+    })
+    .boxed()
+}
+
 proptest! {
     #![proptest_config(crate::config(128))]
+
+    /// Schemas of real keywords: the form builds, and the arguments it starts with, put back
+    /// in, come back unchanged.
+    #[test]
+    fn schema_like_forms_keep_their_own_arguments(schema in schema_like(), defs in schema_like(), arguments in json_value()) {
+        let mut schema = json!({"type": "object", "properties": {"p": schema}});
+        schema["$defs"] = json!({"a": defs});
+        let tool = tool(schema);
+        let mut form = Form::new(&tool);
+        let first = form.arguments().clone();
+        form.set_arguments(&first);
+        prop_assert_eq!(form.arguments(), &first, "schema {}", tool.input_schema);
+        form.set_arguments(&json!({"p": arguments}));
+        let _ = form.rows();
+    }
 
     #[test]
     fn valid_instances_round_trip((schema, instance) in schema_and_instance()) {
@@ -262,6 +348,7 @@ proptest! {
         let mut form = Form::new(&tool);
         let first = form.arguments().clone();
         form.set_arguments(&first);
+        prop_assert_eq!(form.arguments(), &first, "schema {}", tool.input_schema);
         form.set_arguments(&arguments);
         let _ = form.rows();
     }
