@@ -60,7 +60,7 @@ impl Style {
         self.0
     }
     fn one_in(&mut self, n: u64) -> bool {
-        self.next() % n == 0
+        self.next().is_multiple_of(n)
     }
     fn pick<'a>(&mut self, options: &[&'a str]) -> &'a str {
         options[(self.next() % options.len() as u64) as usize]
