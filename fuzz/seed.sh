@@ -21,5 +21,8 @@ printf '\x00\x03\x00{"message": "bad", "parameter_errors": {"a": "no"}}' > corpu
 printf '\x00\x00\x00{"content": [{"type": "text", "text": "{\\"a\\": 1}"}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}], "isError": false}' > corpus/envelope/mcp.json
 printf '\x00\x00\x03<html><title>Bad gateway</title></html>' > corpus/envelope/html
 printf '{"type": "object", "properties": {"s": {"type": "string", "minLength": 1}, "n": {"type": ["integer", "null"]}, "o": {"oneOf": [{"type": "object", "properties": {"a": {"enum": [1, 2]}}}, {"type": "array", "items": {"$ref": "#/$defs/x"}}]}}, "required": ["s"], "$defs": {"x": {"type": "boolean"}}}\x00{"s": "x", "n": 3, "o": [true]}' > corpus/form/mixed.json
+# Recursive schemas with a default, and a variant of itself: both once overflowed the stack.
+printf '{"type": "object", "properties": {"p": {"$ref": "#/$defs/node"}}, "$defs": {"node": {"type": "object", "properties": {"q": {"$ref": "#/$defs/node"}}, "default": {"q": {}}}}}' > corpus/form/tree-default.json
+printf '{"type": "object", "properties": {"p": {"$ref": "#/$defs/node"}}, "$defs": {"node": {"anyOf": [{"$ref": "#/$defs/node"}]}}}\x00{"p": {"x": [1]}}' > corpus/form/self-variant.json
 for f in ../sample-tools/jsonschema/*.json; do cp "$f" "corpus/form/$(basename "$f")"; done
 echo "seeded: $(find corpus -type f | wc -l) files"
