@@ -2,7 +2,7 @@
 //! file's whole value: a case file of 10,000 cases is then read one case at a time, and memory
 //! stays flat however many it holds.
 
-use serde_saphyr::granit_parser::{Event, Parser};
+use serde_saphyr::granit_parser::{Event, Parser, StructureStyle};
 
 use crate::text::LineIndex;
 
@@ -53,7 +53,9 @@ pub fn outline(text: &str) -> Option<Outline> {
             Event::SequenceStart(..) | Event::MappingStart(..) if is_key => return None,
             Event::Scalar(..) | Event::SequenceStart(..) | Event::MappingStart(..) => {
                 if depth == 1 && next_is_cases {
-                    if !matches!(event, Event::SequenceStart(..)) {
+                    // A flow list (`[...]`, also every list in a `{...}` file) has no lines to cut
+                    // it at: the range below would run on past its closing brackets.
+                    if !matches!(event, Event::SequenceStart(StructureStyle::Block, ..)) {
                         return None;
                     }
                     next_is_cases = false;
@@ -163,5 +165,9 @@ mod tests {
         assert_eq!(outline("cases:\n  - [unclosed\n"), None, "broken YAML");
         assert_eq!(outline("- tool: a\n"), None, "no cases key");
         assert_eq!(outline("cases:\n  -\n    tool: a\n"), None, "a dash alone on its line");
+        // Found by the property tests: the range ran to the end of the file, `}` included, and
+        // the rest of the file no longer parsed.
+        assert_eq!(outline("{\"cases\":[]}"), None, "a flow mapping");
+        assert_eq!(outline("cases: []\n"), None, "an empty flow list");
     }
 }

@@ -75,14 +75,36 @@ fn yaml_key(key: &str) -> String {
     let plain = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && key.chars().all(|c| c.is_ascii_alphanumeric() || "_-./@".contains(c))
         && !["true", "false", "null", "yes", "no", "on", "off", "y", "n"].contains(&key.to_ascii_lowercase().as_str());
-    if plain { key.to_string() } else { Value::String(key.to_string()).to_string() }
+    if plain { key.to_string() } else { yaml_json(&Value::String(key.to_string())) }
+}
+
+/// `value` as JSON that YAML reads as the same value. JSON leaves some characters raw that a YAML
+/// stream may not hold (DEL, C1 controls, U+FFFE/U+FFFF) or that YAML 1.1 reads as line breaks
+/// (U+0085, U+2028, U+2029), plus the BOM: those are written as `\uXXXX`, which both read alike.
+/// serde_json writes no raw character outside a string, so the escapes land inside strings.
+fn yaml_json(value: &Value) -> String {
+    let json = value.to_string();
+    let unsafe_in_yaml =
+        |c: char| matches!(c, '\u{7F}'..='\u{9F}' | '\u{2028}' | '\u{2029}' | '\u{FEFF}' | '\u{FFFE}' | '\u{FFFF}');
+    if !json.contains(unsafe_in_yaml) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if unsafe_in_yaml(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// One `  - key: value` list item, keys on their own lines, values as JSON.
 fn yaml_item(case: &Value) -> String {
     let mut out = String::new();
     let Value::Object(map) = case else {
-        return format!("  - {case}\n");
+        return format!("  - {}\n", yaml_json(case));
     };
     for (i, (key, value)) in map.iter().enumerate() {
         let lead = if i == 0 { "  - " } else { "    " };
@@ -90,10 +112,10 @@ fn yaml_item(case: &Value) -> String {
             Value::Object(inner) if !inner.is_empty() => {
                 out.push_str(&format!("{lead}{}:\n", yaml_key(key)));
                 for (k, v) in inner {
-                    out.push_str(&format!("      {}: {v}\n", yaml_key(k)));
+                    out.push_str(&format!("      {}: {}\n", yaml_key(k), yaml_json(v)));
                 }
             }
-            _ => out.push_str(&format!("{lead}{}: {value}\n", yaml_key(key))),
+            _ => out.push_str(&format!("{lead}{}: {}\n", yaml_key(key), yaml_json(value))),
         }
     }
     out
@@ -132,6 +154,18 @@ mod tests {
         assert_eq!(read["cases"][0], tricky);
         assert_eq!(read["cases"][1]["name"], "second");
         assert_eq!(read["cases"][1]["args"], json!({}));
+    }
+
+    /// Found by the property tests: JSON leaves DEL and U+FFFF raw, which no YAML stream may hold,
+    /// so a server answer holding one made a case file that no longer read at all.
+    #[test]
+    fn characters_yaml_refuses_are_escaped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cases.yaml");
+        let odd = "del \u{7f} c1 \u{85}\u{9f} ls \u{2028} bom \u{feff} nc \u{ffff}";
+        let case = json!({"name": odd, "tool": "t", "args": {odd: odd}, "expect": {"status": "value", "value": [odd]}});
+        append_case(&path, &case).unwrap();
+        assert_eq!(read_back(&std::fs::read_to_string(&path).unwrap())["cases"][0], case);
     }
 
     /// What `tooldeck test` reads back is what was saved: through the case file loader itself,

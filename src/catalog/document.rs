@@ -288,6 +288,13 @@ mod tests {
         assert_eq!(value(text), json!({"unquoted": "single", "trailing": [1, 2], "hex": 31, "half": 0.5, "plus": 3}));
     }
 
+    /// Found by the property tests: i64::MIN in hex was "out of range".
+    #[test]
+    fn hex_numbers_reach_both_ends() {
+        assert_eq!(value("[-0x8000000000000000, 0xFFFFFFFFFFFFFFFF, -0x0, +0x1f]"), json!([i64::MIN, u64::MAX, 0, 31]));
+        assert!(Document::parse("-0x8000000000000001").unwrap_err().message.contains("out of range"));
+    }
+
     #[test]
     fn nan_is_kept_apart_from_null() {
         let doc = Document::parse("{ year: NaN, n: null, inf: -Infinity, list: [1, NaN] }").unwrap();

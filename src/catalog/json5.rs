@@ -356,7 +356,8 @@ impl<'a> Parser<'a> {
             let magnitude =
                 u64::from_str_radix(digits, 16).map_err(|_| self.error_at(start, "bad hexadecimal number"))?;
             let number = if negative {
-                i64::try_from(magnitude).map(|m| Number::from(-m)).ok()
+                // Down to -0x8000000000000000 (i64::MIN), whose magnitude is no i64.
+                0i64.checked_sub_unsigned(magnitude).map(Number::from)
             } else {
                 Some(Number::from(magnitude))
             };

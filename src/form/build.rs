@@ -156,7 +156,7 @@ impl Builder<'_> {
                 input.set(super::value::pretty(&default));
                 field.set = true;
             } else {
-                super::value::set_value(&mut field, &default, self.root, self.cues, pointer);
+                super::value::set_default(&mut field, &default, self.root, self.cues, pointer);
             }
             field.from_default = true;
         }

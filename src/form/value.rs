@@ -184,13 +184,46 @@ pub fn set_value_preferring(
     pointer: &str,
     prefer: &HashMap<String, usize>,
 ) {
-    // Shadows the function so every nested call below keeps the preferences.
+    put(field, value, root, cues, pointer, prefer, Some(0));
+}
+
+/// A schema's default into the field just built for it. Stubs inside stay stubs holding their
+/// part as raw JSON: each stub grown would build the schema again, default and all, and a
+/// recursive schema with a default (a tree whose default has a child) grew forever.
+pub(super) fn set_default(
+    field: &mut Field,
+    value: &Value,
+    root: &Value,
+    cues: &BTreeMap<String, FieldCue>,
+    pointer: &str,
+) {
+    put(field, value, root, cues, pointer, &HashMap::new(), None);
+}
+
+/// Variants in a row that may pass one value on to a grown stub: `anyOf: [{$ref: itself}]`
+/// would otherwise grow a stub, pick the variant and grow its stub again, forever.
+const MAX_VARIANT_CHAIN: usize = 16;
+
+/// [`set_value_preferring`]; `chain` counts the variants in a row that passed this same value
+/// down (a stub grows only below [`MAX_VARIANT_CHAIN`]), `None` when no stub may grow.
+fn put(
+    field: &mut Field,
+    value: &Value,
+    root: &Value,
+    cues: &BTreeMap<String, FieldCue>,
+    pointer: &str,
+    prefer: &HashMap<String, usize>,
+    chain: Option<usize>,
+) {
+    // Shadows the function so every nested call below keeps the preferences. A child's value is
+    // part of this one, so the chain starts again there.
     let set_value =
         |field: &mut Field, value: &Value, root: &Value, cues: &BTreeMap<String, FieldCue>, pointer: &str| {
-            set_value_preferring(field, value, root, cues, pointer, prefer)
+            put(field, value, root, cues, pointer, prefer, chain.map(|_| 0))
         };
+    let may_grow = chain.is_some_and(|n| n < MAX_VARIANT_CHAIN);
     // A stub left by a recursion or size limit grows into real widgets for the value it gets.
-    if let Some(real) = build::expand(field, root, cues, pointer) {
+    if may_grow && let Some(real) = build::expand(field, root, cues, pointer) {
         *field = real;
     }
     field.set = true;
@@ -261,13 +294,14 @@ pub fn set_value_preferring(
             let preferred = preferred.filter(|&i| fits_schema(&variants[i].value, v, root));
             let fitting = preferred.or_else(|| variants.iter().position(|c| fits_schema(&c.value, v, root)));
             let index = fitting.unwrap_or(*selected);
-            if index != *selected || inner.widget_is_raw() {
+            // A raw inner is a stub (or a value that fitted no option): build the option anew.
+            if index != *selected || (inner.widget_is_raw() && may_grow) {
                 *selected = index;
                 let mut fresh = build::build(&variants[index].value, root, cues, pointer, String::new(), true, 1);
                 fresh.set = true;
                 **inner = fresh;
             }
-            set_value(inner, v, root, cues, pointer);
+            put(inner, v, root, cues, pointer, prefer, chain.map(|n| n + 1));
             true
         }
         (Widget::Raw { input }, v) => {
@@ -344,6 +378,42 @@ mod tests {
         assert_eq!(parse_number("18446744073709551615", false), Ok(Number::from(u64::MAX)));
         assert_eq!(parse_number("-9223372036854775808", true), Ok(Number::from(i64::MIN)));
         assert_eq!(parse_number("", true), Err("a number is needed here".into()));
+    }
+
+    fn round_trip(schema: &Value, value: &Value) -> Value {
+        let cues = BTreeMap::new();
+        let mut root = build::root_field(schema, &cues);
+        set_value_preferring(&mut root, value, schema, &cues, "", &HashMap::new());
+        build(&root).arguments
+    }
+
+    /// Found by the property tests: building the form overflowed the stack, however large. Each
+    /// stub grown for the default built the schema again, default and all.
+    #[test]
+    fn a_recursive_schema_with_a_default_builds() {
+        let schema = json!({"type": "object", "properties": {"p": {"$ref": "#/$defs/node"}}, "$defs": {"node":
+            {"type": "object", "properties": {"q": {"$ref": "#/$defs/node"}}, "default": {"q": {}}}}});
+        let root = build::root_field(&schema, &BTreeMap::new());
+        assert_eq!(build(&root).arguments, json!({"p": {"q": {}}}), "the default is filled in");
+        let deep = json!({"p": {"q": {"q": {"q": {"q": {}}}}}});
+        assert_eq!(round_trip(&schema, &deep), deep);
+    }
+
+    /// Found by the property tests: `anyOf: [{$ref: itself}]` took a value into a stub, grew it
+    /// into the same variant with a stub, and so on until the stack overflowed.
+    #[test]
+    fn a_variant_of_itself_takes_a_value() {
+        for node in [
+            json!({"anyOf": [{"$ref": "#/$defs/node"}]}),
+            json!({"anyOf": [{"$ref": "#/$defs/node"}], "default": {}}),
+            json!({"type": ["object", "number"], "anyOf": [{"$ref": "#/$defs/node"}, {"$ref": "other.json"}]}),
+        ] {
+            let schema =
+                json!({"type": "object", "properties": {"p": {"$ref": "#/$defs/node"}}, "$defs": {"node": node}});
+            for value in [json!({"p": {}}), json!({"p": {"x": [1, {"y": null}]}}), json!({"p": 3})] {
+                assert_eq!(round_trip(&schema, &value), value, "{schema}");
+            }
+        }
     }
 
     #[test]

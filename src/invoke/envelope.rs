@@ -557,7 +557,11 @@ pub fn read_mcp_result(result: &Value, call_id: &str) -> Outcome {
         (Some(s), _) => Some(s.clone()),
         (None, []) => None,
         _ if is_error => None,
-        (None, [only]) => Some(serde_json::from_str(only).unwrap_or_else(|_| Value::String(only.clone()))),
+        // A text of `null` is the tool returning nothing, as an OTC `value` of null is.
+        (None, [only]) => match serde_json::from_str(only) {
+            Ok(Value::Null) => None,
+            parsed => Some(parsed.unwrap_or_else(|_| Value::String(only.clone()))),
+        },
         (None, many) => Some(Value::String(many.join("\n"))),
     };
     let found = !artifacts.is_empty();

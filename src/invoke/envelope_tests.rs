@@ -388,6 +388,16 @@ fn mcp_text_blocks() {
     assert!(o.warnings.is_empty(), "{:?}", o.warnings);
 }
 
+/// Found by the property tests: a text block of `null` made status `value` with a null value,
+/// where an OTC `value: null` is status `null`.
+#[test]
+fn mcp_text_null_is_the_null_status() {
+    for text in ["null", " null\n"] {
+        let o = read_mcp_result(&json!({"content": [{"type": "text", "text": text}]}), "7");
+        assert_eq!((o.status, o.value, o.success), (Status::Null, None, true), "{text:?}");
+    }
+}
+
 #[test]
 fn mcp_structured_content_wins_over_text() {
     let result = json!({"content": [{"type": "text", "text": "{\"temperature\": 22}"}],
