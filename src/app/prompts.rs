@@ -41,6 +41,13 @@ pub enum Popup {
     ConfirmOverwrite {
         path: String,
     },
+    /// The tool is marked destructive: `y` runs it with these arguments (and it is not asked
+    /// about again this session); any other key does not.
+    ConfirmRun {
+        tool_id: String,
+        title: String,
+        arguments: serde_json::Value,
+    },
     /// Which file test cases are appended to (asked once per run of the app).
     CaseFile {
         input: TextInput,
@@ -91,6 +98,13 @@ pub enum Prompted {
     CaseFile(String),
     /// The user would not replace the file at this path.
     KeptFile(String),
+    /// `y` to running a destructive tool.
+    RunConfirmed {
+        tool_id: String,
+        arguments: serde_json::Value,
+    },
+    /// Any other key: the destructive tool (its title) is not run.
+    RunDeclined(String),
     /// The case-file prompt was closed without a file.
     NoCaseFile,
     /// Past call `n` (newest first) back in the form, or also run again.
@@ -158,6 +172,15 @@ impl Prompts {
                     _ => Prompted::KeptFile(path),
                 }
             }
+            Popup::ConfirmRun { .. } => match self.popup.take() {
+                Some(Popup::ConfirmRun { tool_id, arguments, .. })
+                    if matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y')) && key.modifiers.is_empty() =>
+                {
+                    Prompted::RunConfirmed { tool_id, arguments }
+                }
+                Some(Popup::ConfirmRun { title, .. }) => Prompted::RunDeclined(title),
+                _ => Prompted::Nothing,
+            },
             Popup::CaseFile { input } => match text_box(input) {
                 Some(Some(path)) => {
                     self.popup = None;

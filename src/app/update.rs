@@ -65,6 +65,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.result.artifact_fetched(result);
             Vec::new()
         }
+        Msg::ItemDecoded { run, item, result } | Msg::ResourceRead { run, item, result } => {
+            app.result.item_previewed(run, item, result);
+            Vec::new()
+        }
         Msg::CaseSaved(result) => {
             app.status = Some(Recorder::saved(result));
             Vec::new()

@@ -85,6 +85,24 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             let line = Line::styled(format!("{} already exists", visible(path)), styles.warning);
             frame.render_widget(Paragraph::new(line), body);
         }
+        Popup::ConfirmRun { tool_id, title, arguments } => {
+            let area = centered(screen, 70, 6);
+            let body = open(frame, area, "run a destructive tool? (y: run it, any other key: do not)", styles);
+            let width = usize::from(body.width);
+            let lines = vec![
+                Line::styled(truncate(&format!("{title} ({})", visible(tool_id)), width).into_owned(), styles.warning),
+                Line::styled(truncate(&visible(&arguments.to_string()), width).into_owned(), styles.text),
+                Line::styled(
+                    truncate(
+                        "the server marks it destructive; asked once a session ([app] confirm_destructive)",
+                        width,
+                    )
+                    .into_owned(),
+                    styles.muted,
+                ),
+            ];
+            frame.render_widget(Paragraph::new(lines), body);
+        }
         Popup::CaseFile { input } => {
             let area = centered(screen, 70, 5);
             let body = open(frame, area, "append test cases to (Enter: save, Esc: cancel)", styles);

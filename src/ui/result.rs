@@ -74,6 +74,12 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             ]));
             if app.result.show_exchange {
                 exchange_lines(exchange, styles, &mut lines);
+            } else if app.result.shows_items() {
+                // The status line stays; the items scroll below it.
+                let height = usize::from(body.height).saturating_sub(1);
+                lines.extend(super::content::lines(app, focused, height, styles));
+                frame.render_widget(Paragraph::new(lines), body);
+                return;
             } else if outcome.status == Status::Value {
                 let height = usize::from(body.height);
                 lines.extend(value_window(app, value_lines, focused, height.saturating_sub(1), styles));
