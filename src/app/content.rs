@@ -120,17 +120,21 @@ impl ResultPane {
     }
 
     /// An item's preview came back (`Msg::ItemDecoded`, `Msg::ResourceRead`); dropped when
-    /// another run or another item's preview has taken its place.
-    pub fn item_previewed(&mut self, run: u64, item: usize, result: Result<Box<Fetched>, String>) {
+    /// another run or another item's preview has taken its place. What happened, for the status
+    /// bar.
+    pub fn item_previewed(&mut self, run: u64, item: usize, result: Result<Box<Fetched>, String>) -> Option<String> {
         let current = self.run_id() == run;
-        let Some(view) = self.artifact.as_mut().filter(|v| current && v.item == Some(item)) else { return };
-        view.state = match result {
+        let view = self.artifact.as_mut().filter(|v| current && v.item == Some(item))?;
+        let (state, said) = match result {
             Ok(fetched) => {
                 view.received = fetched.bytes.len() as u64;
-                super::artifact::ready(*fetched, view.declared_size)
+                let said = format!("item {} previewed ({}) · s saves it", item + 1, human_bytes(view.received));
+                (super::artifact::ready(*fetched, view.declared_size), said)
             }
-            Err(error) => ArtifactState::Failed(error),
+            Err(error) => (ArtifactState::Failed(error.clone()), format!("item {}: {error}", item + 1)),
         };
+        view.state = state;
+        Some(said)
     }
 
     /// `s` on an item: where to save it (a link is read first).
@@ -176,13 +180,18 @@ impl App {
         }
         let index = self.result.item.saturating_add_signed(delta).min(count - 1);
         self.result.item = index;
-        if let Some(line) =
-            document(self).iter().position(|l| matches!(l, DocLine::Item { index: i, .. } if *i == index))
-        {
+        let (found, end) = {
+            let doc = document(self);
+            (doc.iter().position(|l| matches!(l, DocLine::Item { index: i, .. } if *i == index)), doc.len())
+        };
+        if let Some(line) = found {
+            // Just far enough for the item to show, the window kept full.
             let height = self.value_height();
             let scroll = &mut self.result.scroll;
-            if line < *scroll || line >= *scroll + height {
+            if line < *scroll {
                 *scroll = line;
+            } else if line >= *scroll + height {
+                *scroll = line.min(end.saturating_sub(height));
             }
         }
         let items = self.result.items();

@@ -1,7 +1,7 @@
 //! The popups: a box over the screen that takes the keys until it closes. A popup handles its
 //! own keys; what the user chose comes back as a [`Prompted`] for the app to carry out.
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::keymap::{Action, Context, Keymap};
 use super::typing::edit_input;
@@ -174,7 +174,8 @@ impl Prompts {
             }
             Popup::ConfirmRun { .. } => match self.popup.take() {
                 Some(Popup::ConfirmRun { tool_id, arguments, .. })
-                    if matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y')) && key.modifiers.is_empty() =>
+                    if matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y'))
+                        && !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
                 {
                     Prompted::RunConfirmed { tool_id, arguments }
                 }

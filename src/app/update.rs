@@ -66,7 +66,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::ItemDecoded { run, item, result } | Msg::ResourceRead { run, item, result } => {
-            app.result.item_previewed(run, item, result);
+            if let Some(said) = app.result.item_previewed(run, item, result) {
+                app.status = Some(said);
+            }
             Vec::new()
         }
         Msg::CaseSaved(result) => {

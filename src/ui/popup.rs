@@ -74,7 +74,8 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         }
         Popup::SavePrompt { input } => {
             let area = centered(screen, 70, 4);
-            let body = open(frame, area, "save the artifact as (Enter: save, Esc: cancel)", styles);
+            let what = if app.result.shows_items() { "the item" } else { "the artifact" };
+            let body = open(frame, area, &format!("save {what} as (Enter: save, Esc: cancel)"), styles);
             frame.render_widget(Paragraph::new(Line::styled(visible(input.text()).into_owned(), styles.text)), body);
             let before = visible(&input.text()[..input.cursor()]).into_owned();
             frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
@@ -86,18 +87,14 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             frame.render_widget(Paragraph::new(line), body);
         }
         Popup::ConfirmRun { tool_id, title, arguments } => {
-            let area = centered(screen, 70, 6);
+            let area = centered(screen, 70, 5);
             let body = open(frame, area, "run a destructive tool? (y: run it, any other key: do not)", styles);
             let width = usize::from(body.width);
             let lines = vec![
                 Line::styled(truncate(&format!("{title} ({})", visible(tool_id)), width).into_owned(), styles.warning),
                 Line::styled(truncate(&visible(&arguments.to_string()), width).into_owned(), styles.text),
                 Line::styled(
-                    truncate(
-                        "the server marks it destructive; asked once a session ([app] confirm_destructive)",
-                        width,
-                    )
-                    .into_owned(),
+                    truncate("asked once a session (config: [app] confirm_destructive)", width).into_owned(),
                     styles.muted,
                 ),
             ];
