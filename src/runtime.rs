@@ -284,13 +284,14 @@ impl Calls {
             Effect::ReadResource { run, item, uri } => {
                 let endpoint = self.endpoint.clone();
                 let done = self.done.clone();
-                let timeout = self.timeout;
                 tokio::spawn(async move {
+                    // The request waits as long as a call does (the endpoint's timeout).
                     let read = match endpoint.await {
-                        Ok(endpoint) => match tokio::time::timeout(timeout, endpoint.read_resource(&uri)).await {
-                            Ok(read) => read.map_err(|e| e.to_string()),
-                            Err(_) => Err(format!("no answer to resources/read within {} s", timeout.as_secs())),
-                        },
+                        Ok(endpoint) => endpoint.read_resource(&uri).await.map_err(|e| {
+                            // The pane names the server already.
+                            let said = e.to_string();
+                            said.strip_prefix(&format!("{}: ", endpoint.label())).map_or(said.clone(), str::to_string)
+                        }),
                         Err(e) => Err(e.to_string()),
                     };
                     let result = match read {

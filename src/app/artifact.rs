@@ -15,7 +15,7 @@ impl ResultPane {
     /// `f`: download the result's first artifact and preview it; for an MCP result, preview the
     /// selected item.
     pub fn fetch_artifact(&mut self) -> Reply {
-        if self.shows_items() {
+        if self.has_items() {
             return self.preview_item();
         }
         let artifact = match self.run.as_ref().map(|r| &r.state) {
@@ -41,7 +41,7 @@ impl ResultPane {
 
     /// `s`: ask where to save the fetched artifact (or the selected item).
     pub fn ask_where_to_save(&self) -> Reply {
-        if self.shows_items() {
+        if self.has_items() {
             return self.ask_where_to_save_item();
         }
         match &self.artifact {
@@ -74,7 +74,7 @@ impl ResultPane {
 
     /// Enter in the save prompt (`overwrite`: the user said `y` to replacing what is there).
     pub fn save_artifact(&self, path: String, overwrite: bool) -> Vec<Effect> {
-        if self.shows_items() {
+        if self.has_items() {
             return self.save_item(path, overwrite);
         }
         let Some(view) = &self.artifact else { return Vec::new() };

@@ -70,9 +70,14 @@ impl ResultPane {
         }
     }
 
+    /// The answer has content items: `f` and `s` act on the selected one.
+    pub fn has_items(&self) -> bool {
+        !self.items().is_empty()
+    }
+
     /// The pane lists content items (instead of a value, an error or an artifact).
     pub fn shows_items(&self) -> bool {
-        !self.show_exchange && !self.items().is_empty()
+        !self.show_exchange && self.has_items()
     }
 
     fn run_id(&self) -> u64 {
@@ -174,7 +179,7 @@ impl App {
     /// `]` / `[`: the next or previous item; the pane scrolls to it, an image is drawn.
     pub(super) fn select_item(&mut self, delta: isize) -> Vec<Effect> {
         let count = self.result.items().len();
-        if !self.result.shows_items() || count == 0 {
+        if count == 0 {
             self.status = Some("] and [ choose among an MCP result's content items; this result has none".into());
             return Vec::new();
         }
@@ -184,7 +189,7 @@ impl App {
             let doc = document(self);
             (doc.iter().position(|l| matches!(l, DocLine::Item { index: i, .. } if *i == index)), doc.len())
         };
-        if let Some(line) = found {
+        if let Some(line) = found.filter(|_| self.result.shows_items()) {
             // Just far enough for the item to show, the window kept full.
             let height = self.value_height();
             let scroll = &mut self.result.scroll;
@@ -279,7 +284,21 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
         }
     }
     doc.extend(outcome.warnings.iter().map(|w| DocLine::Warning(format!("⚠ {}", visible(w)))));
-    doc
+    // What went wrong is read whole: long errors and warnings are wrapped to the pane (indented 4).
+    let width = app.layout().result.map_or(80, |r| usize::from(r.width).saturating_sub(6)).max(20);
+    let mut wrapped = Vec::with_capacity(doc.len());
+    for line in doc {
+        match line {
+            DocLine::Error(t) if crate::text::width(&t) > width => {
+                wrapped.extend(crate::text::wrap(&t, width, 4).into_iter().map(DocLine::Error))
+            }
+            DocLine::Warning(t) if crate::text::width(&t) > width => {
+                wrapped.extend(crate::text::wrap(&t, width, 4).into_iter().map(DocLine::Warning))
+            }
+            other => wrapped.push(other),
+        }
+    }
+    wrapped
 }
 
 /// `2 image · image/png · 4.0 KiB · for user · priority 0.8`.

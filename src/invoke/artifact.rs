@@ -280,6 +280,18 @@ mod tests {
     }
 
     #[test]
+    fn a_huge_inline_blob_is_decoded_only_as_far_as_the_preview_goes() {
+        let data: std::sync::Arc<str> = "QUJD".repeat(10 << 20).into(); // 40 MiB of base64, 30 MiB of bytes
+        let inline = Inline::Base64(std::sync::Arc::clone(&data));
+        let fetched = decode_inline(&inline, Some("application/octet-stream".into())).unwrap();
+        assert_eq!((fetched.bytes.len(), fetched.truncated, fetched.thumbnail.is_none()), (MAX_BODY_BYTES, true, true));
+        let Some(Inline::Base64(whole)) = &fetched.whole else { panic!() };
+        assert!(std::sync::Arc::ptr_eq(whole, &data), "kept for a save, not copied");
+        let lines = preview(&fetched.bytes, None, None);
+        assert!(lines.len() <= PREVIEW_LINES + 1, "{}", lines.len());
+    }
+
+    #[test]
     fn a_large_blob_is_previewed_by_its_start_only() {
         let whole: Vec<u8> = (0..100u32).map(|i| i as u8).collect();
         let encoded = crate::invoke::envelope::base64(&whole);

@@ -30,7 +30,7 @@ fn styled(line: &DocLine<'_>, focused: bool, picture: Option<&Thumbnail>, styles
             Line::styled(format!("› {text}"), style)
         }
         DocLine::Item { text, .. } => Line::styled(format!("  {text}"), styles.key_hint),
-        DocLine::Text(text) => Line::styled(format!("{INDENT}{}", visible(text)), styles.text),
+        DocLine::Text(text) => Line::styled(format!("{INDENT}{}", super::result::drawable(text)), styles.text),
         DocLine::Muted(text) => Line::styled(format!("{INDENT}{}", visible(text)), styles.muted),
         DocLine::Ok(text) => Line::styled(format!("{INDENT}{text}"), styles.ok),
         DocLine::Warning(text) => Line::styled(format!("{INDENT}{}", visible(text)), styles.warning),

@@ -74,7 +74,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         }
         Popup::SavePrompt { input } => {
             let area = centered(screen, 70, 4);
-            let what = if app.result.shows_items() { "the item" } else { "the artifact" };
+            let what = if app.result.has_items() { "the item" } else { "the artifact" };
             let body = open(frame, area, &format!("save {what} as (Enter: save, Esc: cancel)"), styles);
             frame.render_widget(Paragraph::new(Line::styled(visible(input.text()).into_owned(), styles.text)), body);
             let before = visible(&input.text()[..input.cursor()]).into_owned();

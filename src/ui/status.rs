@@ -140,7 +140,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::ConfirmRun { .. }), _) => (&[], CONFIRM_RUN),
         _ if app.list.filtering => (&[], FILTER),
         _ if app.focus == Focus::Result && app.result.shows_value() => (&[Context::Value, Context::Result], VALUE),
-        _ if app.focus == Focus::Result && app.result.shows_items() => (&[Context::Result], ITEMS),
+        _ if app.focus == Focus::Result && app.result.has_items() => (&[Context::Result], ITEMS),
         _ if app.focus == Focus::Result => (&[Context::Result], RESULT),
         _ if app.focus == Focus::Json => (&[Context::Main], JSON),
         (None, Some(field)) => match field.widget {
