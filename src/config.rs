@@ -5,6 +5,9 @@
 //! [keys]
 //! run = "ctrl-r"          # one key
 //! quit = ["q", "ctrl-q"]  # or several; [] unbinds
+//!
+//! [app]
+//! confirm_destructive = false  # tools marked destructive run without asking for y first
 //! ```
 //!
 //! Keys replace the action's default keys in every pane it works in; the action names and
@@ -24,6 +27,9 @@ pub struct Config {
     /// `[keys]`: action name → its keys, as written (with where, for errors).
     #[serde(default)]
     pub keys: BTreeMap<String, Spanned<KeyList>>,
+    /// `[app]`: how the app behaves.
+    #[serde(default)]
+    pub app: AppSettings,
     /// Where the file is, for errors found later (a bad key).
     #[serde(skip)]
     pub origin: String,
@@ -39,6 +45,24 @@ impl Config {
     pub fn key_line(&self, action: &str) -> usize {
         self.key_lines.get(action).copied().unwrap_or(1)
     }
+}
+
+/// `[app]`; `confirm_destructive = false`: a tool marked destructive runs without asking for `y`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppSettings {
+    #[serde(default = "yes")]
+    pub confirm_destructive: bool,
+}
+
+impl Default for AppSettings {
+    fn default() -> AppSettings {
+        AppSettings { confirm_destructive: true }
+    }
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// One key or several.
@@ -169,6 +193,15 @@ mod tests {
         assert_eq!(config.lint.error, ["schema/unknown-format"]);
         assert_eq!(config.lint.targets.as_deref(), Some(&["openai".to_string()][..]));
         assert!(parse("[lint]\nof = []\n", "c.toml").unwrap_err().starts_with("c.toml:2:"));
+    }
+
+    #[test]
+    fn the_app_table() {
+        assert!(parse("", "c.toml").unwrap().app.confirm_destructive, "on by default");
+        assert!(parse("[app]\n", "c.toml").unwrap().app.confirm_destructive);
+        assert!(!parse("[app]\nconfirm_destructive = false\n", "c.toml").unwrap().app.confirm_destructive);
+        let error = parse("[app]\nconfirm = false\n", "c.toml").unwrap_err();
+        assert!(error.starts_with("c.toml:2:"), "{error}");
     }
 
     #[test]

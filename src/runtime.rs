@@ -28,7 +28,7 @@ use crate::app::{Answer, App, Effect, Msg, update};
 use crate::invoke::endpoint::EndpointOptions;
 use crate::invoke::{Endpoint, InvokeError};
 use crate::theme::Styles;
-use crate::ui;
+use crate::{text, ui};
 
 /// Owns the terminal while the app runs; dropping it (or a panic) puts the terminal back.
 pub struct TerminalGuard {
@@ -274,16 +274,47 @@ impl Calls {
                     let _ = done.send(list_server_tools(endpoint.await, label).await).await;
                 });
             }
-            Effect::DecodeInline { data_base64, content_type } => {
+            Effect::DecodeInline { run, item, data, content_type } => {
                 let done = self.done.clone();
                 tokio::spawn(async move {
-                    let decoded = tokio::task::spawn_blocking(move || {
-                        crate::invoke::artifact::decode_inline(&data_base64, content_type)
-                    })
-                    .await
-                    .map_err(|e| e.to_string())
-                    .and_then(|r| r);
-                    let _ = done.send(Msg::ArtifactFetched(decoded.map(Box::new))).await;
+                    let result = decode(data, content_type, Vec::new()).await;
+                    let _ = done.send(Msg::ItemDecoded { run, item, result }).await;
+                });
+            }
+            Effect::ReadResource { run, item, uri } => {
+                let endpoint = self.endpoint.clone();
+                let done = self.done.clone();
+                tokio::spawn(async move {
+                    // The request waits as long as a call does (the endpoint's timeout).
+                    let read = match endpoint.await {
+                        Ok(endpoint) => endpoint.read_resource(&uri).await.map_err(|e| {
+                            // The pane names the server already.
+                            let said = e.to_string();
+                            said.strip_prefix(&format!("{}: ", endpoint.label())).map_or(said.clone(), str::to_string)
+                        }),
+                        Err(e) => Err(e.to_string()),
+                    };
+                    let result = match read {
+                        Ok((contents, warnings)) => {
+                            let mut notes: Vec<String> = warnings.iter().map(|w| format!("⚠ {w}")).collect();
+                            let count = contents.len();
+                            match contents.into_iter().next() {
+                                None => Err(format!("the server read {} as no contents at all", text::visible(&uri))),
+                                Some(first) => {
+                                    if count > 1 {
+                                        notes
+                                            .insert(0, format!("the server sent {count} contents; the first is shown"));
+                                    }
+                                    if first.uri != uri {
+                                        notes.insert(0, format!("read as {}", text::visible(&first.uri)));
+                                    }
+                                    decode(first.body, first.mime_type, notes).await
+                                }
+                            }
+                        }
+                        Err(e) => Err(format!("cannot read {}: {e}", text::visible(&uri))),
+                    };
+                    let _ = done.send(Msg::ResourceRead { run, item, result }).await;
                 });
             }
             Effect::Fetch(url) => {
@@ -353,6 +384,18 @@ impl Calls {
             .map(|(_, started)| Msg::Tick { elapsed_ms: started.elapsed().as_millis() as u64 })
             .collect()
     }
+}
+
+/// Inline content decoded (and its picture drawn) on a blocking thread, `notes` before its preview.
+async fn decode(
+    data: crate::invoke::mcp::content::Inline,
+    content_type: Option<String>,
+    notes: Vec<String>,
+) -> Result<Box<crate::invoke::artifact::Fetched>, String> {
+    let decoded = tokio::task::spawn_blocking(move || crate::invoke::artifact::decode_inline(&data, content_type));
+    let mut fetched = decoded.await.map_err(|e| e.to_string())??;
+    fetched.notes = notes;
+    Ok(Box::new(fetched))
 }
 
 /// Runs the app until it quits, the input ends, or SIGTERM/SIGHUP arrives. A terminal that goes

@@ -7,15 +7,17 @@ use std::time::Duration;
 
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    Annotations, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, EmbeddedResource,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, Role, ServerCapabilities, ServerConfig, TextContent, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServiceExt};
 use serde_json::{Value, json};
 use tooldeck::invoke::mcp::McpEndpoint;
+use tooldeck::invoke::mcp::content::Inline;
 use tooldeck::invoke::otc::CallRequest;
-use tooldeck::invoke::{InvokeError, Status};
+use tooldeck::invoke::{ContentItem, InvokeError, Status};
 
 const SERVER_ENV: &str = "TOOLDECK_TEST_MCP_SERVER";
 /// A file the stdio server writes its pid to, and then "input closed" when its input closes.
@@ -31,6 +33,11 @@ const FORK_ENV: &str = "TOOLDECK_TEST_MCP_FORK";
 mod lifecycle;
 /// A 1×1 PNG, base64.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+/// The start of a WAV file, base64 ("RIFF", a size, "WAVE").
+const WAV: &str = "UklGRiQAAABXQVZF";
+/// A resource `resources/read` answers with text.
+const NOTES_URI: &str = "test://notes/today";
+const NOTES: &str = "first line\nsecond line";
 /// tools/list pages hold this many tools.
 const PAGE: usize = 2;
 
@@ -58,12 +65,27 @@ fn all_tools() -> Vec<Tool> {
         Tool::new("crash", "Exits the server process mid-call", schema(json!({"type": "object"}))),
         Tool::new("slow", "Takes ten seconds", schema(json!({"type": "object"}))),
         Tool::new("count", "Counts to three, reporting progress", schema(json!({"type": "object"}))),
+        Tool::new("everything", "Returns one content item of every kind", schema(json!({"type": "object"})))
+            .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
+        Tool::new("wipe", "Deletes everything it is given", schema(json!({"type": "object"})))
+            .with_annotations(ToolAnnotations::new().destructive(true).idempotent(true)),
     ]
 }
 
 impl ServerHandler for TestServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_resources().enable_tools().build())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        match request.uri.as_str() {
+            NOTES_URI => Ok(ReadResourceResult::new(vec![ResourceContents::text(NOTES, NOTES_URI)]).into()),
+            other => Err(ErrorData::resource_not_found(format!("no resource {other}"), None)),
+        }
     }
 
     async fn on_cancelled(
@@ -108,6 +130,8 @@ impl ServerHandler for TestServer {
             }
             "fail" => CallToolResult::error(vec![ContentBlock::text("it failed, as it always does")]),
             "image" => CallToolResult::success(vec![ContentBlock::image(PNG, "image/png")]),
+            "everything" => CallToolResult::success(every_kind()),
+            "wipe" => CallToolResult::success(vec![ContentBlock::text("wiped")]),
             "crash" => {
                 eprintln!("test server: crashing on purpose");
                 std::process::exit(7)
@@ -137,6 +161,26 @@ impl ServerHandler for TestServer {
         };
         Ok(result.into())
     }
+}
+
+/// One content item of every kind MCP has, in this order: text (two lines, for the user, important),
+/// image, audio, a link to a resource `resources/read` answers, another to one it does not, an
+/// embedded text resource, an embedded blob.
+fn every_kind() -> Vec<ContentBlock> {
+    let for_user = Annotations::default().with_audience(vec![Role::User]).with_priority(0.9);
+    vec![
+        ContentBlock::Text(TextContent::new("line one\nline two").with_annotations(for_user)),
+        ContentBlock::image(PNG, "image/png"),
+        ContentBlock::audio(WAV, "audio/wav"),
+        ContentBlock::resource_link(
+            Resource::new(NOTES_URI, "today.txt").with_mime_type("text/plain").with_size(NOTES.len() as u64),
+        ),
+        ContentBlock::resource_link(Resource::new("test://gone", "gone.txt")),
+        ContentBlock::embedded_text("test://embedded/readme", "embedded text"),
+        ContentBlock::Resource(EmbeddedResource::new(
+            ResourceContents::blob("AAEC/w==", "test://embedded/blob").with_mime_type("application/octet-stream"),
+        )),
+    ]
 }
 
 /// Not a test: the stdio server that `stdio_command` starts (does nothing in a normal run).
@@ -237,7 +281,7 @@ fn tool_names(list: &str) -> Vec<String> {
 async fn list_tools_follows_every_page() {
     let endpoint = duplex_endpoint().await;
     let list = endpoint.list_tools().await.unwrap();
-    assert_eq!(tool_names(&list), ["add", "fail", "image", "crash", "slow", "count"]);
+    assert_eq!(tool_names(&list), ["add", "fail", "image", "crash", "slow", "count", "everything", "wipe"]);
     let value: Value = serde_json::from_str(&list).unwrap();
     assert_eq!(value["tools"][0]["inputSchema"]["required"], json!(["a", "b"]));
     assert_eq!(value["tools"][0]["outputSchema"]["properties"]["sum"]["type"], "number");
@@ -276,12 +320,30 @@ async fn is_error_is_an_error_outcome() {
 }
 
 #[tokio::test]
-async fn an_image_is_an_artifact() {
+async fn an_image_is_a_content_item_with_its_data() {
     let endpoint = duplex_endpoint().await;
     let (outcome, _) = endpoint.call(&CallRequest::new("image", Value::Null)).await.unwrap();
-    assert_eq!(outcome.artifacts.len(), 1, "{outcome:?}");
-    assert_eq!(outcome.artifacts[0].content_type.as_deref(), Some("image/png"));
-    assert_eq!(outcome.artifacts[0].data_base64.as_deref(), Some(PNG));
+    assert_eq!(outcome.status, Status::Artifact);
+    let [ContentItem::Image(image)] = outcome.content.as_slice() else { panic!("{outcome:?}") };
+    assert_eq!((image.mime_type.as_deref(), &*image.data), (Some("image/png"), PNG));
+}
+
+#[tokio::test]
+async fn every_content_kind_in_order_and_a_link_read_with_resources_read() {
+    let endpoint = duplex_endpoint().await;
+    let (outcome, _) = endpoint.call(&CallRequest::new("everything", json!({}))).await.unwrap();
+    assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
+    let kinds: Vec<&str> = outcome.content.iter().map(ContentItem::kind).collect();
+    assert_eq!(kinds, ["text", "image", "audio", "resource_link", "resource_link", "resource", "resource"]);
+    let annotations = outcome.content[0].annotations().expect("the text's annotations");
+    assert_eq!((annotations.audience.as_slice(), annotations.priority), (&["user".to_string()][..], Some(0.9)));
+    let Some(uri) = outcome.content[3].uri() else { panic!() };
+    let (contents, warnings) = endpoint.read_resource(uri).await.expect("resources/read");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(contents.len(), 1);
+    assert_eq!(contents[0].body, Inline::Text(NOTES.into()));
+    let error = endpoint.read_resource("test://gone").await.unwrap_err();
+    assert!(error.to_string().contains("no resource test://gone"), "{error}");
 }
 
 #[tokio::test]
@@ -308,7 +370,7 @@ async fn a_slow_call_times_out() {
 async fn stdio_list_and_call() {
     let endpoint = McpEndpoint::connect_stdio(&stdio_command()).await.unwrap();
     assert!(endpoint.label().starts_with("mcp:stdio env "));
-    assert_eq!(tool_names(&endpoint.list_tools().await.unwrap()).len(), 6);
+    assert_eq!(tool_names(&endpoint.list_tools().await.unwrap()).len(), 8);
     let (outcome, exchange) = endpoint.call(&CallRequest::new("add", json!({"a": 40, "b": 2}))).await.unwrap();
     assert_eq!(outcome.value, Some(json!({"sum": 42.0})));
     assert_eq!(exchange.url, endpoint.label());
@@ -405,7 +467,7 @@ async fn streamable_http() {
     let url = format!("http://{address}/mcp");
     let headers = vec![("x-test".to_string(), "1".to_string())];
     let endpoint = McpEndpoint::connect_http(&url, headers).await.unwrap();
-    assert_eq!(tool_names(&endpoint.list_tools().await.unwrap()).len(), 6);
+    assert_eq!(tool_names(&endpoint.list_tools().await.unwrap()).len(), 8);
     let (outcome, exchange) = endpoint.call(&CallRequest::new("add", json!({"a": 1, "b": 2}))).await.unwrap();
     assert_eq!(outcome.value, Some(json!({"sum": 3.0})));
     assert_eq!(exchange.url, url);
@@ -445,6 +507,42 @@ fn tooldeck_call_with_mcp_stdio() {
     assert_eq!(outcome["value"]["sum"], 5.0);
     let output = run(&["call", "fail", "--mcp", &server]);
     assert_eq!(output.status.code(), Some(1), "isError is a tool error");
+}
+
+/// `tooldeck call` prints every content item of an MCP result, in order, each with its data.
+#[test]
+fn tooldeck_call_prints_every_content_item_with_its_data() {
+    let history = tempfile::tempdir().expect("temp dir");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["call", "everything", "--mcp", &stdio_command()])
+        .env("TOOLDECK_HISTORY", history.path().join("h.jsonl"))
+        .output()
+        .expect("tooldeck runs");
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let outcome: Value = serde_json::from_slice(&output.stdout).expect("JSON outcome");
+    let content = outcome["content"].as_array().expect("content items");
+    assert_eq!(
+        content[0],
+        json!({"type": "text", "text": "line one\nline two", "annotations": {"audience": ["user"], "priority": 0.9}})
+    );
+    assert_eq!(content[1], json!({"type": "image", "mimeType": "image/png", "data": PNG, "size": 70}));
+    assert_eq!(content[2], json!({"type": "audio", "mimeType": "audio/wav", "data": WAV, "size": 12}));
+    assert_eq!(
+        content[3],
+        json!({"type": "resource_link", "uri": NOTES_URI, "name": "today.txt", "mimeType": "text/plain", "size": 22})
+    );
+    assert_eq!(content[4], json!({"type": "resource_link", "uri": "test://gone", "name": "gone.txt"}));
+    assert_eq!(
+        content[5],
+        json!({"type": "resource", "uri": "test://embedded/readme", "mimeType": "text/plain", "text": "embedded text", "size": 13})
+    );
+    assert_eq!(
+        content[6],
+        json!({"type": "resource", "uri": "test://embedded/blob", "mimeType": "application/octet-stream", "blob": "AAEC/w==", "size": 4})
+    );
+    assert_eq!(content.len(), 7);
+    assert_eq!(outcome["value"], "line one\nline two");
+    assert_eq!(outcome.get("artifacts"), None, "no second copy of the data");
 }
 
 /// Runs `tooldeck call add` against a stdio server started with `env`, and returns the server's
@@ -626,7 +724,7 @@ async fn http_401_then_a_token() {
     let (outcome, _) = endpoint.call_with_progress(&request, |_| {}).await.expect("an outcome");
     assert_eq!(outcome.value, Some(json!({"sum": 3.0})));
     // The token given once serves the listing and later calls too.
-    assert_eq!(tool_names(&endpoint.list_tools().await.unwrap()).len(), 6);
+    assert_eq!(tool_names(&endpoint.list_tools().await.unwrap()).len(), 8);
     let (outcome, _) = endpoint.call_with_progress(&CallRequest::new("fail", json!({})), |_| {}).await.unwrap();
     assert_eq!(outcome.status, Status::Error);
 }
@@ -679,7 +777,7 @@ fn tooldeck_list_and_check_a_live_server() {
     let table = run(&["list", "--mcp", &server]);
     assert_eq!(table.status.code(), Some(0), "{}", String::from_utf8_lossy(&table.stderr));
     let table = String::from_utf8_lossy(&table.stdout).to_string();
-    for name in ["add", "fail", "image", "crash", "slow", "count"] {
+    for name in ["add", "fail", "image", "crash", "slow", "count", "everything", "wipe"] {
         assert!(table.lines().any(|line| line.starts_with(name)), "{name} missing:\n{table}");
     }
     let snapshot = run(&["list", "--json", "--mcp", &server]);
@@ -688,11 +786,11 @@ fn tooldeck_list_and_check_a_live_server() {
     std::fs::write(&path, &snapshot.stdout).expect("snapshot written");
     let listed = run(&["list", "--json", path.to_str().expect("utf-8 path")]);
     let tools: Vec<Value> = serde_json::from_slice(&listed.stdout).expect("JSON");
-    assert_eq!(tools.len(), 6, "the snapshot loads back");
+    assert_eq!(tools.len(), 8, "the snapshot loads back");
     assert_eq!(tools[0]["input_schema"]["required"], json!(["a", "b"]));
     let checked = run(&["check", "--mcp", &server]);
     assert_eq!(checked.status.code(), Some(0), "{}", String::from_utf8_lossy(&checked.stdout));
-    assert!(String::from_utf8_lossy(&checked.stdout).contains("6 tools, 0 errors"));
+    assert!(String::from_utf8_lossy(&checked.stdout).contains("8 tools, 0 errors"));
     let missing = run(&["list", "--mcp", "no-such-command-for-tooldeck"]);
     assert_eq!(missing.status.code(), Some(5), "{}", String::from_utf8_lossy(&missing.stderr));
 }

@@ -810,3 +810,100 @@ fn the_first_frame_while_the_files_load() {
     let screen = deck.snapshot("31_loading");
     assert!(screen.contains("tools (0) · loading…") && screen.contains("reading the definition files…"), "{screen}");
 }
+
+/// A deck whose catalog is these MCP tools (a server's `tools/list` result).
+fn mcp_deck(tools: serde_json::Value) -> Deck {
+    let text = serde_json::json!({ "tools": tools }).to_string();
+    let (tools, diagnostics) = load_text("mcp:test", &text, false, false, true, &LoadOptions::default());
+    let mut catalog = Catalog::default();
+    for tool in tools {
+        catalog.add(tool);
+    }
+    Deck::with_catalog(catalog, &diagnostics)
+}
+
+/// A 4×4 PNG: red above, blue below.
+fn tiny_png() -> String {
+    use base64::Engine as _;
+    let png = tooldeck::invoke::mock::png::encode_rgb(4, 4, |_, y| if y < 2 { [255, 0, 0] } else { [0, 0, 255] });
+    base64::engine::general_purpose::STANDARD.encode(png)
+}
+
+/// An MCP result of every content kind: listed in order with their annotations, the image
+/// drawn, the link to be read, the embedded text shown, the block tooldeck cannot read said so,
+/// the structured content checked against the output schema.
+#[test]
+fn mcp_content_items_in_the_result_pane() {
+    let mut deck = mcp_deck(serde_json::json!([{
+        "name": "everything", "title": "Every kind", "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "required": ["n"]},
+    }]));
+    deck.resize(120, 68);
+    let (id, request) = deck.run().expect("sent");
+    let png = tiny_png();
+    let result = serde_json::json!({"content": [
+        {"type": "text", "text": "Here is what you asked for:\nfive kinds of content", "annotations": {"audience": ["user"], "priority": 0.9}},
+        {"type": "image", "data": png, "mimeType": "image/png", "annotations": {"audience": ["assistant"]}},
+        {"type": "audio", "data": "UklGRiQAAABXQVZF", "mimeType": "audio/wav"},
+        {"type": "resource_link", "uri": "file:///project/notes.md", "name": "notes.md", "description": "The meeting notes",
+            "mimeType": "text/markdown", "size": 2048},
+        {"type": "resource", "resource": {"uri": "file:///project/todo.txt", "mimeType": "text/plain", "text": "buy milk\ncall Ada"}},
+        {"type": "video", "url": "https://example.com/v.mp4"},
+    ], "structuredContent": {"n": 5}});
+    let outcome = tooldeck::invoke::envelope::read_mcp_result(&result, &request.call_id);
+    let answer =
+        Answer::new(outcome, Exchange::default(), deck.app.catalog.get("everything").unwrap().output_schema.as_ref());
+    let effects = deck.send(Msg::InvocationDone { id, result: Ok(Box::new(answer)) });
+    // The image is selected and decoded off the UI thread; the decoded picture comes back.
+    let Some(Effect::DecodeInline { run, item, data, content_type }) =
+        effects.into_iter().find(|e| matches!(e, Effect::DecodeInline { .. }))
+    else {
+        panic!("the image is decoded")
+    };
+    let decoded = tooldeck::invoke::artifact::decode_inline(&data, content_type).expect("a PNG");
+    deck.send(Msg::ItemDecoded { run, item, result: Ok(Box::new(decoded)) });
+    deck.ctrl('o');
+    let screen = deck.snapshot("32a_mcp_content_items");
+    for expected in [
+        "content · 6 items · ] [ choose",
+        "1 text · 2 lines · for user · priority 0.9",
+        "    five kinds of content",
+        "› 2 image · image/png · 120 B · for assistant",
+        "▀▀▀▀",
+        "PNG image, 4×4 pixels",
+        "3 audio · audio/wav · 12 B",
+        "4 resource_link · notes.md · text/markdown · 2.0 KiB",
+        "f reads it from the server (resources/read)",
+        "5 resource · file:///project/todo.txt · text/plain · 17 B",
+        "    call Ada",
+        "6 unreadable · type \"video\"",
+        "✗ cannot be read: \"video\" is not an MCP content type",
+        "✓ matches the tool's output schema",
+    ] {
+        assert!(screen.contains(expected), "{expected:?} missing:\n{screen}");
+    }
+}
+
+/// The detail pane says what a tool says of itself, quietly where only the spec's default
+/// speaks; a tool marked destructive asks before its first run.
+#[test]
+fn detail_pane_hints_and_the_destructive_prompt() {
+    let mut deck = mcp_deck(serde_json::json!([
+        {"name": "wipe", "title": "Wipe the disk", "description": "Deletes everything.", "inputSchema": {"type": "object"},
+            "annotations": {"destructiveHint": true, "idempotentHint": true, "openWorldHint": false}},
+        {"name": "look", "description": "Reads.", "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true, "idempotentHint": true},
+            "execution": {"taskSupport": "optional"}},
+        {"name": "unsaid", "description": "Says nothing of itself.", "inputSchema": {"type": "object"}},
+    ]));
+    assert!(deck.run().is_none(), "not sent before y");
+    let screen = deck.snapshot("33a_destructive_prompt");
+    assert!(screen.contains("traits destructive · idempotent · closed world"), "{screen}");
+    assert!(screen.contains("run a destructive tool?") && screen.contains("Wipe the disk (wipe)"), "{screen}");
+    deck.press(KeyCode::Esc);
+    deck.press(KeyCode::Down);
+    let screen = deck.snapshot("33b_read_only_hints");
+    assert!(screen.contains("traits read-only · output schema · tasks: optional"), "{screen}");
+    deck.press(KeyCode::Down);
+    assert!(deck.text().contains("traits may be destructive"), "the spec's default, said quietly");
+}

@@ -120,7 +120,9 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         | Action::Find
         | Action::FindNext
         | Action::FoldAll
-        | Action::UnfoldAll => {}
+        | Action::UnfoldAll
+        | Action::NextItem
+        | Action::PreviousItem => {}
     }
     app.sync_json();
     Vec::new()
@@ -173,6 +175,8 @@ fn result_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
             return Vec::new();
         }
         Action::SaveCase => return app.save_case(),
+        Action::NextItem => return app.select_item(1),
+        Action::PreviousItem => return app.select_item(-1),
         Action::CopyCurl => app.result.copy_curl(&app.server.endpoint),
         Action::FetchArtifact => app.result.fetch_artifact(),
         Action::WaitForAuthorization => app.result.toggle_waiting(),

@@ -1,17 +1,23 @@
-//! Artifacts in the result: `f` fetches one (or takes inline content as it is), its preview and
-//! picture are made off the UI thread where they can be large, `s` saves it.
+//! Artifacts in the result: `f` fetches one (for an MCP result, previews the selected content item:
+//! see `content`), its preview and picture are made off the UI thread where they can be large, `s`
+//! saves it.
 
 use std::sync::Arc;
 
 use super::result::{ArtifactState, ArtifactView, ResultPane, RunState};
 use super::{Effect, Popup, Reply};
 use crate::form::TextInput;
+use crate::invoke::artifact::Fetched;
 use crate::invoke::save::SaveSource;
 use crate::invoke::thumbnail::Thumbnail;
 
 impl ResultPane {
-    /// `f`: download the result's first artifact and preview it.
+    /// `f`: download the result's first artifact and preview it; for an MCP result, preview the
+    /// selected item.
     pub fn fetch_artifact(&mut self) -> Reply {
+        if self.has_items() {
+            return self.preview_item();
+        }
         let artifact = match self.run.as_ref().map(|r| &r.state) {
             Some(RunState::Done { outcome, .. }) => outcome.artifacts.first().cloned(),
             _ => None,
@@ -19,18 +25,6 @@ impl ResultPane {
         let Some(artifact) = artifact else {
             return Reply::status("f fetches an artifact; this result has none");
         };
-        // Content that came inline (MCP image, audio, embedded resources) needs no download, only
-        // decoding, which is done off the UI thread like a download's picture.
-        if let Some(data) = artifact.data_base64.clone() {
-            self.artifact = Some(ArtifactView {
-                url: artifact.url.clone(),
-                declared_size: artifact.size,
-                received: 0,
-                total: artifact.size,
-                state: ArtifactState::Fetching,
-            });
-            return Reply::effect(Effect::DecodeInline { data_base64: data, content_type: artifact.content_type });
-        }
         if !(artifact.url.starts_with("http://") || artifact.url.starts_with("https://")) {
             return Reply::status(format!("only http(s) artifacts are fetched, not {}", artifact.url));
         }
@@ -40,12 +34,16 @@ impl ResultPane {
             received: 0,
             total: artifact.size,
             state: ArtifactState::Fetching,
+            item: None,
         });
         Reply::effect(Effect::Fetch(artifact.url))
     }
 
-    /// `s`: ask where to save the fetched artifact.
+    /// `s`: ask where to save the fetched artifact (or the selected item).
     pub fn ask_where_to_save(&self) -> Reply {
+        if self.has_items() {
+            return self.ask_where_to_save_item();
+        }
         match &self.artifact {
             Some(view) if matches!(view.state, ArtifactState::Ready { .. }) => {
                 let name = crate::invoke::artifact::file_name(&view.url);
@@ -62,21 +60,13 @@ impl ResultPane {
         }
     }
 
-    pub fn artifact_fetched(&mut self, result: Result<Box<crate::invoke::artifact::Fetched>, String>) {
-        let Some(view) = self.artifact.as_mut() else { return };
+    /// A download ended (`Msg::ArtifactFetched`); an item's preview comes as its own message.
+    pub fn artifact_fetched(&mut self, result: Result<Box<Fetched>, String>) {
+        let Some(view) = self.artifact.as_mut().filter(|v| v.item.is_none()) else { return };
         view.state = match result {
             Ok(fetched) => {
-                let mut lines = crate::invoke::artifact::preview(
-                    &fetched.bytes,
-                    fetched.content_type.as_deref(),
-                    view.declared_size,
-                );
-                if fetched.truncated {
-                    lines.insert(0, "⚠ larger than 16 MiB: cut off".into());
-                }
                 view.received = fetched.bytes.len() as u64;
-                let image = picture_or_why(fetched.thumbnail, &mut lines);
-                ArtifactState::Ready { lines, bytes: Arc::new(fetched.bytes), image, cut_off: fetched.truncated }
+                ready(*fetched, view.declared_size)
             }
             Err(error) => ArtifactState::Failed(error),
         };
@@ -84,6 +74,9 @@ impl ResultPane {
 
     /// Enter in the save prompt (`overwrite`: the user said `y` to replacing what is there).
     pub fn save_artifact(&self, path: String, overwrite: bool) -> Vec<Effect> {
+        if self.has_items() {
+            return self.save_item(path, overwrite);
+        }
         let Some(view) = &self.artifact else { return Vec::new() };
         let source = match &view.state {
             ArtifactState::Ready { cut_off: true, .. } => SaveSource::Download(view.url.clone()),
@@ -94,6 +87,24 @@ impl ResultPane {
             return Vec::new();
         }
         vec![Effect::Save { path, source, overwrite }]
+    }
+}
+
+/// What a fetch or a decode brought, made ready to show: its preview lines (the server's notes
+/// first) and its picture.
+pub(super) fn ready(fetched: Fetched, declared_size: Option<u64>) -> ArtifactState {
+    let mut lines = fetched.notes;
+    if fetched.truncated {
+        lines.push("⚠ larger than 16 MiB: cut off".into());
+    }
+    lines.extend(crate::invoke::artifact::preview(&fetched.bytes, fetched.content_type.as_deref(), declared_size));
+    let image = picture_or_why(fetched.thumbnail, &mut lines);
+    ArtifactState::Ready {
+        lines,
+        bytes: Arc::new(fetched.bytes),
+        image,
+        cut_off: fetched.truncated,
+        whole: fetched.whole,
     }
 }
 

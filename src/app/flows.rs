@@ -35,7 +35,19 @@ impl App {
         self.send(tool_id, arguments)
     }
 
+    /// Sends a call, unless the tool is marked destructive and not yet run this session: then
+    /// the user is asked for `y` first.
     fn send(&mut self, tool_id: String, arguments: serde_json::Value) -> Vec<Effect> {
+        if let Some(tool) = self.catalog.get(&tool_id).filter(|t| self.confirmations.needed(t)) {
+            let title = crate::text::visible(tool.display_title()).into_owned();
+            self.status = Some(format!("{title} is marked destructive: y runs it, any other key does not"));
+            self.prompts.popup = Some(Popup::ConfirmRun { tool_id, title, arguments });
+            return Vec::new();
+        }
+        self.send_now(tool_id, arguments)
+    }
+
+    fn send_now(&mut self, tool_id: String, arguments: serde_json::Value) -> Vec<Effect> {
         let mut request = CallRequest::new(tool_id, arguments);
         request.tokens = self.server.tokens_for(self.catalog.get(&request.tool_id));
         let output_schema = self.catalog.get(&request.tool_id).and_then(|t| t.output_schema.clone());
@@ -173,6 +185,9 @@ impl App {
     }
 
     pub(super) fn find_next(&mut self) {
+        if self.result.shows_items() {
+            return self.find_in_items();
+        }
         let height = self.value_height();
         if let Some(message) = self.result.find_next(height) {
             self.status = Some(message);
@@ -234,6 +249,12 @@ impl App {
             Prompted::SaveArtifact(path) => return self.result.save_artifact(path, false),
             Prompted::Overwrite(path) => return self.result.save_artifact(path, true),
             Prompted::KeptFile(path) => self.status = Some(format!("not saved: {path} is left as it was")),
+            Prompted::RunConfirmed { tool_id, arguments } => {
+                self.confirmations.confirm(&tool_id);
+                self.status = None;
+                return self.send_now(tool_id, arguments);
+            }
+            Prompted::RunDeclined(title) => self.status = Some(format!("{title} was not run")),
             Prompted::CaseFile(path) => {
                 let reply = self.recorder.file_chosen(path);
                 return self.apply(reply);

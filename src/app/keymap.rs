@@ -114,6 +114,9 @@ pub enum Action {
     FindNext,
     FoldAll,
     UnfoldAll,
+    /// The next or previous content item of an MCP result (the one `f` and `s` act on).
+    NextItem,
+    PreviousItem,
 }
 
 impl Action {
@@ -160,6 +163,8 @@ impl Action {
             Action::FindNext => "find_next",
             Action::FoldAll => "fold_all",
             Action::UnfoldAll => "unfold_all",
+            Action::NextItem => "next_item",
+            Action::PreviousItem => "previous_item",
         }
     }
 

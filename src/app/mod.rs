@@ -8,6 +8,8 @@
 
 mod actions;
 mod artifact;
+mod confirm;
+pub mod content;
 mod flows;
 pub mod form;
 pub mod keymap;
@@ -63,6 +65,18 @@ pub enum Msg {
     },
     /// An artifact download ended.
     ArtifactFetched(Result<Box<crate::invoke::artifact::Fetched>, String>),
+    /// Content item `item` of run `run`, decoded (`Effect::DecodeInline`).
+    ItemDecoded {
+        run: u64,
+        item: usize,
+        result: Result<Box<crate::invoke::artifact::Fetched>, String>,
+    },
+    /// The resource a `resource_link` item names, read from the server (`Effect::ReadResource`).
+    ResourceRead {
+        run: u64,
+        item: usize,
+        result: Result<Box<crate::invoke::artifact::Fetched>, String>,
+    },
     /// Saving an artifact ended (the path written, or why not).
     Saved(Result<crate::invoke::save::Saved, String>),
     /// A save advanced (bytes written, of how many if known).
@@ -145,11 +159,20 @@ pub enum Effect {
         provider: String,
         token: String,
     },
-    /// Decode content that came inline in the answer (base64) and draw its picture, off the UI
-    /// thread; it comes back as `Msg::ArtifactFetched`.
+    /// Decode content item `item` of run `run` (it came inline: base64 or text) and draw its
+    /// picture, off the UI thread; it comes back as `Msg::ItemDecoded`.
     DecodeInline {
-        data_base64: String,
+        run: u64,
+        item: usize,
+        data: crate::invoke::mcp::content::Inline,
         content_type: Option<String>,
+    },
+    /// Read the resource at `uri` with MCP `resources/read` (a `resource_link` item) and preview
+    /// it, off the UI thread; it comes back as `Msg::ResourceRead`.
+    ReadResource {
+        run: u64,
+        item: usize,
+        uri: String,
     },
     /// Download an artifact (http(s) only), reporting progress.
     Fetch(String),
@@ -234,6 +257,8 @@ pub struct App {
     pub server: Server,
     pub prompts: Prompts,
     pub recorder: Recorder,
+    /// Which destructive tools the user has said `y` to running.
+    pub confirmations: confirm::Confirmations,
 }
 
 impl App {
@@ -255,6 +280,7 @@ impl App {
             server: Server::default(),
             prompts: Prompts::default(),
             recorder: Recorder::default(),
+            confirmations: confirm::Confirmations::default(),
         };
         app.form_mut();
         app
@@ -276,6 +302,13 @@ impl App {
 
     pub fn with_keymap(mut self, keymap: Keymap) -> App {
         self.keymap = keymap;
+        self
+    }
+
+    /// Whether a tool marked destructive asks for `y` before its first run (`[app]
+    /// confirm_destructive` in the config file; on by default).
+    pub fn with_confirm_destructive(mut self, confirm: bool) -> App {
+        self.confirmations.ask = confirm;
         self
     }
 

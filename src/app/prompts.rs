@@ -1,7 +1,7 @@
 //! The popups: a box over the screen that takes the keys until it closes. A popup handles its
 //! own keys; what the user chose comes back as a [`Prompted`] for the app to carry out.
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::keymap::{Action, Context, Keymap};
 use super::typing::edit_input;
@@ -40,6 +40,13 @@ pub enum Popup {
     /// Something is already at `path`: `y` replaces it.
     ConfirmOverwrite {
         path: String,
+    },
+    /// The tool is marked destructive: `y` runs it with these arguments (and it is not asked
+    /// about again this session); any other key does not.
+    ConfirmRun {
+        tool_id: String,
+        title: String,
+        arguments: serde_json::Value,
     },
     /// Which file test cases are appended to (asked once per run of the app).
     CaseFile {
@@ -91,6 +98,13 @@ pub enum Prompted {
     CaseFile(String),
     /// The user would not replace the file at this path.
     KeptFile(String),
+    /// `y` to running a destructive tool.
+    RunConfirmed {
+        tool_id: String,
+        arguments: serde_json::Value,
+    },
+    /// Any other key: the destructive tool (its title) is not run.
+    RunDeclined(String),
     /// The case-file prompt was closed without a file.
     NoCaseFile,
     /// Past call `n` (newest first) back in the form, or also run again.
@@ -158,6 +172,16 @@ impl Prompts {
                     _ => Prompted::KeptFile(path),
                 }
             }
+            Popup::ConfirmRun { .. } => match self.popup.take() {
+                Some(Popup::ConfirmRun { tool_id, arguments, .. })
+                    if matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y'))
+                        && !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+                {
+                    Prompted::RunConfirmed { tool_id, arguments }
+                }
+                Some(Popup::ConfirmRun { title, .. }) => Prompted::RunDeclined(title),
+                _ => Prompted::Nothing,
+            },
             Popup::CaseFile { input } => match text_box(input) {
                 Some(Some(path)) => {
                     self.popup = None;

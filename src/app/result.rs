@@ -28,8 +28,10 @@ pub struct ResultPane {
     pub search: String,
     /// Retrying every few seconds until the authorization prompt goes away (`w`).
     pub waiting_for_authorization: bool,
-    /// The artifact being fetched or shown.
+    /// The artifact being fetched or shown (for an MCP result, the preview of one of its items).
     pub artifact: Option<ArtifactView>,
+    /// The content item of an MCP result that `f` and `s` act on.
+    pub item: usize,
 }
 
 /// An artifact fetched with `f`.
@@ -40,6 +42,8 @@ pub struct ArtifactView {
     pub received: u64,
     pub total: Option<u64>,
     pub state: ArtifactState,
+    /// The content item previewed (an MCP result's); `None`: the outcome's artifact.
+    pub item: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +56,8 @@ pub enum ArtifactState {
         image: Option<crate::invoke::thumbnail::Thumbnail>,
         /// Only the first 16 MiB came (for the preview): saving downloads it again, whole.
         cut_off: bool,
+        /// Content that came inline, whole: what a save writes when the preview was cut off.
+        whole: Option<crate::invoke::mcp::content::Inline>,
     },
     Failed(String),
 }
@@ -122,6 +128,7 @@ impl ResultPane {
         self.scroll = 0;
         self.value_view = ValueView::default();
         self.artifact = None;
+        self.item = 0;
         self.run = Some(Run {
             id,
             tool_id: request.tool_id.clone(),
@@ -195,7 +202,7 @@ impl ResultPane {
             call_id,
             http_status,
         };
-        let mut effects = Vec::new();
+        let mut effects = self.answer_items();
         // Waiting for the user to finish authorizing in the browser: ask again in a moment.
         if self.waiting_for_authorization {
             if self.asks_authorization() {
@@ -253,9 +260,9 @@ impl ResultPane {
         )
     }
 
-    /// The pane shows a value (in the foldable viewer).
+    /// The pane shows a value (in the foldable viewer); an MCP result lists its items instead.
     pub fn shows_value(&self) -> bool {
-        !self.show_exchange && self.outcome().is_some_and(|o| o.status == Status::Value)
+        !self.show_exchange && self.outcome().is_some_and(|o| o.status == Status::Value && o.content.is_empty())
     }
 
     fn value_lines(&self) -> Option<&ValueLines> {
@@ -356,7 +363,7 @@ impl ResultPane {
     }
 
     /// `effect` on the URL the result points at (the authorization page, else the first
-    /// artifact), only for a web link: a server must not make us launch something else.
+    /// artifact, else the selected item's resource), only for a web link: a server must not make us launch something else.
     fn link_then(&self, effect: fn(String) -> Effect) -> Reply {
         let url = self.outcome().and_then(|outcome| {
             outcome
@@ -364,6 +371,7 @@ impl ResultPane {
                 .as_ref()
                 .and_then(|a| a.url.clone())
                 .or_else(|| outcome.artifacts.first().map(|a| a.url.clone()))
+                .or_else(|| outcome.content.get(self.item).and_then(|i| i.uri()).map(str::to_string))
         });
         match url {
             Some(u) if u.starts_with("http://") || u.starts_with("https://") => {

@@ -327,3 +327,132 @@ fn the_catalog_arrives_after_the_first_frame() {
     assert!(app.catalog.get("from.server").is_some(), "the server's tool stays");
     assert!(app.selected_tool().is_some() && app.form().is_some());
 }
+
+/// An app whose catalog is these MCP tools (a `tools/list` result), the first selected.
+fn mcp_app(tools: serde_json::Value) -> App {
+    let text = serde_json::json!({ "tools": tools }).to_string();
+    let (tools, _) =
+        crate::catalog::load_text("server", &text, false, false, true, &crate::catalog::LoadOptions::default());
+    let mut catalog = crate::catalog::Catalog::default();
+    for tool in tools {
+        catalog.add(tool);
+    }
+    App::new(catalog, &[], (120, 40))
+}
+
+fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
+    update(app, Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)))
+}
+
+/// Ctrl-R on the selected tool, answered with this MCP `tools/call` result; what the answer asked
+/// the runtime to do, and the run's id.
+fn mcp_answer(app: &mut App, result: serde_json::Value) -> (u64, Vec<Effect>) {
+    let (id, request) = invoked(&ctrl(app, 'r')).expect("sent");
+    let outcome = crate::invoke::envelope::read_mcp_result(&result, &request.call_id);
+    let answer = crate::app::Answer::new(outcome, crate::invoke::Exchange::default(), None);
+    (id, update(app, Msg::InvocationDone { id, result: Ok(Box::new(answer)) }))
+}
+
+fn every_kind() -> serde_json::Value {
+    serde_json::json!({"content": [
+        {"type": "text", "text": "two\nlines", "annotations": {"audience": ["user"], "priority": 0.9}},
+        {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+        {"type": "resource_link", "uri": "test://notes", "name": "notes.txt", "mimeType": "text/plain"},
+        {"type": "resource", "resource": {"uri": "test://blob", "blob": "AAEC", "mimeType": "application/octet-stream"}},
+        {"type": "video", "url": "x"},
+    ]})
+}
+
+#[test]
+fn content_items_are_chosen_previewed_read_and_saved() {
+    let mut app = mcp_app(serde_json::json!([{"name": "everything", "inputSchema": {"type": "object"}}]));
+    let (run, effects) = mcp_answer(&mut app, every_kind());
+    // The first item that is not text is selected, and an image is decoded to be drawn at once.
+    assert_eq!(app.result.item, 1);
+    assert!(
+        effects.iter().any(|e| matches!(e, Effect::DecodeInline { run: r, item: 1, content_type: Some(t), .. }
+            if *r == run && t == "image/png")),
+        "{effects:?}"
+    );
+    assert!(app.result.shows_items() && !app.result.shows_value());
+    ctrl(&mut app, 'o');
+    // `]` moves to the link; `f` reads it with resources/read.
+    key(&mut app, KeyCode::Char(']'));
+    assert_eq!(app.result.item, 2);
+    assert!(status(&app).starts_with("item 3 of 5: resource_link"), "{}", status(&app));
+    let effects = key(&mut app, KeyCode::Char('f'));
+    assert_eq!(effects, [Effect::ReadResource { run, item: 2, uri: "test://notes".into() }]);
+    // `s` before it was read: nothing to save yet.
+    key(&mut app, KeyCode::Char('s'));
+    assert!(status(&app).starts_with("f reads the resource first"), "{}", status(&app));
+    // A preview for an item no longer previewed is dropped; a failed read says why.
+    update(&mut app, Msg::ItemDecoded { run, item: 1, result: Err("late".into()) });
+    update(&mut app, Msg::ResourceRead { run, item: 2, result: Err("cannot read test://notes: gone".into()) });
+    let view = app.result.artifact.as_ref().expect("the link's preview");
+    assert_eq!((view.item, &view.state), (Some(2), &ArtifactState::Failed("cannot read test://notes: gone".into())));
+    assert!(status(&app).contains("gone"), "{}", status(&app));
+    // Read after all: it can be saved.
+    key(&mut app, KeyCode::Char('f'));
+    let fetched = crate::invoke::artifact::Fetched { bytes: b"notes".to_vec(), ..Default::default() };
+    update(&mut app, Msg::ResourceRead { run, item: 2, result: Ok(Box::new(fetched)) });
+    key(&mut app, KeyCode::Char('s'));
+    let Some(Popup::SavePrompt { input }) = &app.prompts.popup else { panic!("a save prompt: {}", status(&app)) };
+    assert_eq!(input.text(), "notes");
+    key(&mut app, KeyCode::Esc);
+    // The embedded blob saves without a preview: decoded as it is written.
+    key(&mut app, KeyCode::Char(']'));
+    key(&mut app, KeyCode::Char('s'));
+    let Some(Popup::SavePrompt { input }) = &app.prompts.popup else { panic!("a save prompt") };
+    assert_eq!(input.text(), "blob");
+    let effects = key(&mut app, KeyCode::Enter);
+    let inline = crate::invoke::mcp::content::Inline::Base64("AAEC".into());
+    let saved = crate::invoke::save::SaveSource::Inline(inline);
+    assert_eq!(effects, [Effect::Save { path: "blob".into(), source: saved, overwrite: false }]);
+    // The unreadable block: selected, said why, never past the end.
+    key(&mut app, KeyCode::Char(']'));
+    key(&mut app, KeyCode::Char(']'));
+    assert_eq!(app.result.item, 4);
+    assert!(key(&mut app, KeyCode::Char('f')).is_empty());
+    assert!(status(&app).contains("\"video\" is not an MCP content type"), "{}", status(&app));
+    // Back to the text: its lines are on screen, `s` offers them as a file.
+    for _ in 0..9 {
+        key(&mut app, KeyCode::Char('['));
+    }
+    assert_eq!((app.result.item, app.result.scroll), (0, 0));
+    key(&mut app, KeyCode::Char('s'));
+    let Some(Popup::SavePrompt { input }) = &app.prompts.popup else { panic!("a save prompt") };
+    assert_eq!(input.text(), "text-1.txt");
+    key(&mut app, KeyCode::Esc);
+    let doc = crate::app::content::document(&app);
+    let words: Vec<&str> = doc.iter().map(|l| l.words()).collect();
+    assert!(words.contains(&"1 text · 2 lines · for user · priority 0.9"), "{words:?}");
+    assert!(words.contains(&"two") && words.contains(&"lines"), "{words:?}");
+    // A new answer starts over.
+    let (_, effects) = mcp_answer(&mut app, serde_json::json!({"content": [{"type": "text", "text": "x"}]}));
+    assert!(effects.iter().all(|e| !matches!(e, Effect::DecodeInline { .. })));
+    assert_eq!((app.result.item, app.result.artifact.is_none()), (0, true));
+}
+
+#[test]
+fn a_tool_marked_destructive_asks_for_y_once() {
+    let tools = serde_json::json!([
+        {"name": "wipe", "inputSchema": {"type": "object"}, "annotations": {"destructiveHint": true}},
+        {"name": "plain", "inputSchema": {"type": "object"}},
+    ]);
+    let mut app = mcp_app(tools.clone());
+    assert!(invoked(&ctrl(&mut app, 'r')).is_none(), "asked first");
+    assert!(matches!(&app.prompts.popup, Some(Popup::ConfirmRun { tool_id, .. }) if tool_id == "wipe"));
+    assert!(key(&mut app, KeyCode::Char('n')).is_empty(), "any other key: not run");
+    assert_eq!((app.prompts.popup.is_none(), status(&app)), (true, "wipe was not run"));
+    ctrl(&mut app, 'r');
+    let (_, request) = invoked(&key(&mut app, KeyCode::Char('y'))).expect("y runs it");
+    assert_eq!(request.tool_id, "wipe");
+    assert!(invoked(&ctrl(&mut app, 'r')).is_some(), "not asked again this session");
+    // A tool that does not say it is destructive is not asked about (the spec's default is a "may").
+    key(&mut app, KeyCode::Down);
+    assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some("plain"));
+    assert!(invoked(&ctrl(&mut app, 'r')).is_some());
+    // `[app] confirm_destructive = false`.
+    let mut app = mcp_app(tools).with_confirm_destructive(false);
+    assert!(invoked(&ctrl(&mut app, 'r')).is_some());
+}

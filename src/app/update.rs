@@ -65,6 +65,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.result.artifact_fetched(result);
             Vec::new()
         }
+        Msg::ItemDecoded { run, item, result } | Msg::ResourceRead { run, item, result } => {
+            if let Some(said) = app.result.item_previewed(run, item, result) {
+                app.status = Some(said);
+            }
+            Vec::new()
+        }
         Msg::CaseSaved(result) => {
             app.status = Some(Recorder::saved(result));
             Vec::new()

@@ -413,6 +413,7 @@ fn finish(draft: Draft, label: &str, line: usize, meta_check: bool, issues: &mut
         examples: draft.examples,
         requirements: draft.requirements,
         annotations: draft.annotations,
+        task_support: draft.task_support,
     })
 }
 

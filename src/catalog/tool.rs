@@ -26,6 +26,9 @@ pub struct Tool {
     /// MCP annotations (`readOnlyHint`, ...) as the server sent them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
+    /// MCP `execution.taskSupport`: `forbidden`, `optional` or `required` (as given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_support: Option<String>,
 }
 
 impl Tool {
@@ -36,6 +39,39 @@ impl Tool {
 
     pub fn display_title(&self) -> &str {
         self.title.as_deref().unwrap_or(&self.name)
+    }
+
+    /// MCP's behaviour hints, from the annotations (any format may carry them).
+    pub fn hints(&self) -> Hints {
+        let hint = |key: &str| self.annotations.as_ref()?.get(key)?.as_bool();
+        Hints {
+            read_only: hint("readOnlyHint"),
+            destructive: hint("destructiveHint"),
+            idempotent: hint("idempotentHint"),
+            open_world: hint("openWorldHint"),
+        }
+    }
+}
+
+/// MCP's tool behaviour hints; `None`: not given, so the spec's default holds (not read-only,
+/// destructive, not idempotent, open world). Hints, not promises: a server says them of itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Hints {
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+}
+
+impl Hints {
+    /// `destructiveHint: true` on a tool not marked read-only (on a read-only one it means nothing).
+    pub fn marked_destructive(&self) -> bool {
+        self.read_only != Some(true) && self.destructive == Some(true)
+    }
+
+    /// No hint either way on a tool not marked read-only: by the spec's default it may be destructive.
+    pub fn may_be_destructive(&self) -> bool {
+        self.read_only != Some(true) && self.destructive.is_none()
     }
 }
 

@@ -58,8 +58,10 @@ pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
             }
         };
         let size = crossterm::terminal::size().unwrap_or((80, 24));
+        let (keymap, confirm_destructive) = settings(options.config.as_deref()).map_err(io::Error::other)?;
         let mut app = crate::app::App::new(Catalog::default(), &[], size)
-            .with_keymap(keymap(options.config.as_deref()).map_err(io::Error::other)?)
+            .with_keymap(keymap)
+            .with_confirm_destructive(confirm_destructive)
             .with_background_checks();
         if load.is_some() {
             app = app.loading();
@@ -78,11 +80,14 @@ pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
     }
 }
 
-/// The app's keys from the config file at `path` (else the default place): the defaults when
-/// there is no file.
-fn keymap(path: Option<&std::path::Path>) -> Result<crate::app::Keymap, String> {
+/// The app's keys and whether destructive tools ask first, from the config file at `path` (else
+/// the default place): the defaults when there is no file.
+fn settings(path: Option<&std::path::Path>) -> Result<(crate::app::Keymap, bool), String> {
     match path.map(std::path::Path::to_path_buf).or_else(crate::config::default_path) {
-        Some(path) => crate::app::Keymap::from_config(&crate::config::load(&path)?),
-        None => Ok(crate::app::Keymap::default()),
+        Some(path) => {
+            let config = crate::config::load(&path)?;
+            Ok((crate::app::Keymap::from_config(&config)?, config.app.confirm_destructive))
+        }
+        None => Ok((crate::app::Keymap::default(), true)),
     }
 }

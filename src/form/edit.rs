@@ -343,6 +343,7 @@ mod tests {
             examples: Vec::new(),
             requirements: Default::default(),
             annotations: None,
+            task_support: None,
         };
         Form::new(&tool)
     }

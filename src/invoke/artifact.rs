@@ -5,24 +5,42 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::mcp::content::Inline;
 use super::{InvokeError, MAX_BODY_BYTES};
 use crate::text::{human_bytes, visible};
 
 /// What a fetch brought back.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Fetched {
     pub bytes: Vec<u8>,
     pub content_type: Option<String>,
     pub truncated: bool,
     /// A picture of a PNG (or why it cannot be drawn), made off the UI thread after the fetch.
     pub thumbnail: Option<Result<super::thumbnail::Thumbnail, String>>,
+    /// Content that came inline, whole: what a save writes when `bytes` were cut off.
+    pub whole: Option<Inline>,
+    /// Lines to show before the preview (what else the server said).
+    pub notes: Vec<String>,
 }
 
-/// Content that came inline in an answer, decoded from base64, with its picture made.
-pub fn decode_inline(data_base64: &str, content_type: Option<String>) -> Result<Fetched, String> {
-    let bytes = decode_base64(data_base64).ok_or("the inline content is not valid base64")?;
-    let thumbnail = picture(&bytes);
-    Ok(Fetched { bytes, content_type, truncated: false, thumbnail })
+/// Content that came inline in an answer (MCP image, audio, embedded or read resources), decoded
+/// (at most its first [`MAX_BODY_BYTES`]: a preview is bounded, a save decodes it whole), with its
+/// picture made. Off the UI thread: a large blob takes a while.
+pub fn decode_inline(data: &Inline, content_type: Option<String>) -> Result<Fetched, String> {
+    let (bytes, truncated) = match data {
+        Inline::Base64(text) => {
+            decode_base64_prefix(text, MAX_BODY_BYTES).ok_or("the inline content is not valid base64")?
+        }
+        Inline::Text(text) => {
+            let mut end = text.len().min(MAX_BODY_BYTES);
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            (text.as_bytes()[..end].to_vec(), end < text.len())
+        }
+    };
+    let thumbnail = if truncated { None } else { picture(&bytes) };
+    Ok(Fetched { bytes, content_type, truncated, thumbnail, whole: Some(data.clone()), notes: Vec::new() })
 }
 
 /// Downloads `url`, calling `progress(received, total)` as chunks arrive. Only http(s): an
@@ -46,12 +64,12 @@ pub async fn fetch(
     while let Some(chunk) = response.chunk().await.map_err(|e| InvokeError::from_reqwest(e, url))? {
         if bytes.len() + chunk.len() > MAX_BODY_BYTES {
             bytes.extend_from_slice(&chunk[..MAX_BODY_BYTES - bytes.len()]);
-            return Ok(Fetched { bytes, content_type, truncated: true, thumbnail: None });
+            return Ok(Fetched { bytes, content_type, truncated: true, ..Fetched::default() });
         }
         bytes.extend_from_slice(&chunk);
         progress(bytes.len() as u64, total);
     }
-    Ok(Fetched { bytes, content_type, truncated: false, thumbnail: None })
+    Ok(Fetched { bytes, content_type, ..Fetched::default() })
 }
 
 /// Thumbnails are at most this many pixels (columns, and twice the rows they take).
@@ -64,7 +82,12 @@ pub fn picture(bytes: &[u8]) -> Option<Result<super::thumbnail::Thumbnail, Strin
     png.then(|| super::thumbnail::thumbnail(bytes, THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT))
 }
 
-/// Lines to show for an artifact's content.
+/// A preview shows at most this many lines (the screen shows no more).
+pub const PREVIEW_LINES: usize = 2000;
+/// JSON larger than this is previewed as text, not parsed and pretty-printed.
+const PRETTY_JSON_BYTES: usize = 4 << 20;
+
+/// Lines to show for an artifact's content (at most [`PREVIEW_LINES`] and a note).
 pub fn preview(bytes: &[u8], content_type: Option<&str>, declared_size: Option<u64>) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(declared) = declared_size
@@ -79,22 +102,31 @@ pub fn preview(bytes: &[u8], content_type: Option<&str>, declared_size: Option<u
     }
     let kind = content_type.unwrap_or_default().split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
     let text = std::str::from_utf8(bytes).ok();
-    match (kind.as_str(), text) {
-        ("image/png", _) => lines.push(png_summary(bytes)),
-        (k, _) if k.starts_with("image/") => lines.push(format!("{k} image, {}", human_bytes(bytes.len() as u64))),
-        ("application/json", Some(text)) | (_, Some(text)) if kind.ends_with("json") || kind == "application/json" => {
+    let text_lines = |text: &str| text.lines().take(PREVIEW_LINES + 1).map(|l| visible(l).into_owned()).collect();
+    let shown: Vec<String> = match (kind.as_str(), text) {
+        ("image/png", _) => vec![png_summary(bytes)],
+        (k, _) if k.starts_with("image/") => vec![format!("{k} image, {}", human_bytes(bytes.len() as u64))],
+        // Pretty-printing is for what a person reads: a huge document is shown as it came.
+        ("application/json", Some(text)) | (_, Some(text))
+            if (kind.ends_with("json") || kind == "application/json") && text.len() <= PRETTY_JSON_BYTES =>
+        {
             match serde_json::from_str::<Value>(text) {
-                Ok(value) => lines.extend(crate::form::value::pretty(&value).lines().map(str::to_string)),
+                Ok(value) => {
+                    crate::form::value::pretty(&value).lines().take(PREVIEW_LINES + 1).map(str::to_string).collect()
+                }
                 Err(e) => {
                     lines.push(format!("⚠ not valid JSON: {e}"));
-                    lines.extend(text.lines().map(|l| visible(l).into_owned()));
+                    text_lines(text)
                 }
             }
         }
-        ("text/csv", Some(text)) => lines.extend(csv_table(text)),
-        (_, Some(text)) => lines.extend(text.lines().map(|l| visible(l).into_owned())),
-        (_, None) => lines.extend(hex_dump(bytes)),
-    }
+        ("text/csv", Some(text)) => csv_table(text),
+        (_, Some(text)) => text_lines(text),
+        (_, None) => hex_dump(bytes),
+    };
+    let more = shown.len() > PREVIEW_LINES;
+    lines.extend(shown.into_iter().take(PREVIEW_LINES));
+    lines.extend(more.then(|| format!("… the preview stops after {PREVIEW_LINES} lines; s saves it whole")));
     lines
 }
 
@@ -191,6 +223,37 @@ pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
     LENIENT.decode(&digits[..end]).ok()
 }
 
+/// The bytes of at most the first `max` bytes' worth of `text` (base64 read as [`decode_base64`]
+/// does), and whether there was more.
+pub fn decode_base64_prefix(text: &str, max: usize) -> Option<(Vec<u8>, bool)> {
+    // Four digits make three bytes: the prefix ends on a whole group, so it decodes on its own.
+    let digits = max.div_ceil(3) * 4;
+    let mut kept = 0;
+    let mut cut = text.len();
+    for (at, b) in text.bytes().enumerate() {
+        if b.is_ascii_whitespace() {
+            continue;
+        }
+        if kept == digits {
+            cut = at;
+            break;
+        }
+        kept += 1;
+    }
+    let rest = text[cut..].bytes().any(|b| !b.is_ascii_whitespace() && b != b'=');
+    let mut bytes = decode_base64(&text[..cut])?;
+    bytes.truncate(max);
+    Some((bytes, rest))
+}
+
+/// Inline content whole, for a save (off the UI thread: it may be large).
+pub fn inline_bytes(data: &Inline) -> Result<Vec<u8>, String> {
+    match data {
+        Inline::Base64(text) => decode_base64(text).ok_or_else(|| "the inline content is not valid base64".into()),
+        Inline::Text(text) => Ok(text.as_bytes().to_vec()),
+    }
+}
+
 /// A file name for saving: the URL's last segment, made safe.
 pub fn file_name(url: &str) -> String {
     let last = url.split(['?', '#']).next().unwrap_or(url).rsplit('/').next().unwrap_or_default();
@@ -206,10 +269,41 @@ mod tests {
     #[test]
     fn inline_content_is_decoded_with_its_picture() {
         let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
-        let fetched = decode_inline(png, Some("image/png".into())).expect("decodes");
+        let base64 = |text: &str| Inline::Base64(std::sync::Arc::from(text));
+        let fetched = decode_inline(&base64(png), Some("image/png".into())).expect("decodes");
         assert!(fetched.bytes.starts_with(b"\x89PNG"));
         assert!(matches!(fetched.thumbnail, Some(Ok(_))), "a picture is made with it");
-        assert!(decode_inline("not base64!", None).unwrap_err().contains("not valid base64"));
+        assert!(!fetched.truncated);
+        assert!(decode_inline(&base64("not base64!"), None).unwrap_err().contains("not valid base64"));
+        let text = decode_inline(&Inline::Text("héllo".into()), None).unwrap();
+        assert_eq!(text.bytes, "héllo".as_bytes());
+    }
+
+    #[test]
+    fn a_huge_inline_blob_is_decoded_only_as_far_as_the_preview_goes() {
+        let data: std::sync::Arc<str> = "QUJD".repeat(10 << 20).into(); // 40 MiB of base64, 30 MiB of bytes
+        let inline = Inline::Base64(std::sync::Arc::clone(&data));
+        let fetched = decode_inline(&inline, Some("application/octet-stream".into())).unwrap();
+        assert_eq!((fetched.bytes.len(), fetched.truncated, fetched.thumbnail.is_none()), (MAX_BODY_BYTES, true, true));
+        let Some(Inline::Base64(whole)) = &fetched.whole else { panic!() };
+        assert!(std::sync::Arc::ptr_eq(whole, &data), "kept for a save, not copied");
+        let lines = preview(&fetched.bytes, None, None);
+        assert!(lines.len() <= PREVIEW_LINES + 1, "{}", lines.len());
+    }
+
+    #[test]
+    fn a_large_blob_is_previewed_by_its_start_only() {
+        let whole: Vec<u8> = (0..100u32).map(|i| i as u8).collect();
+        let encoded = crate::invoke::envelope::base64(&whole);
+        for max in [1, 2, 3, 4, 30, 99] {
+            let (start, more) = decode_base64_prefix(&encoded, max).unwrap();
+            assert_eq!((start.as_slice(), more), (&whole[..max], true), "{max}");
+        }
+        assert_eq!(decode_base64_prefix(&encoded, 100), Some((whole.clone(), false)));
+        assert_eq!(decode_base64_prefix(&encoded, 1000), Some((whole.clone(), false)));
+        let wrapped =
+            encoded.as_bytes().chunks(7).map(|c| std::str::from_utf8(c).unwrap()).collect::<Vec<_>>().join("\n");
+        assert_eq!(decode_base64_prefix(&wrapped, 10).unwrap().0, &whole[..10]);
     }
 
     use super::*;

@@ -9,6 +9,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
 use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Value};
 
+use super::mcp::content::{ContentItem, read_items};
 use super::{Artifact, AuthPrompt, MAX_BODY_BYTES, Outcome, Status, ToolError};
 use crate::catalog::schema::kind_of;
 use crate::text::truncate;
@@ -182,7 +183,6 @@ fn draft_of(holder: &mut Map<String, Value>) -> Outcome {
         content_type: str_at(a, "content_type"),
         size: a.get("size").and_then(Value::as_u64),
         description: a.get("meta").and_then(|m| str_at(m, "description")),
-        data_base64: None,
     }));
     draft
 }
@@ -483,9 +483,14 @@ fn envelope_words(at: &str, (words, property): Problem) -> String {
     }
 }
 
-/// Validates `outcome.value` against the tool's output schema (formats checked); one warning per
-/// violation, `output schema: <pointer>: <message>` (pointer "/" is the value itself).
+/// Validates `outcome.value` against the tool's output schema (formats checked; for MCP, the
+/// `structuredContent`, which must be there); one warning per violation, `output schema: <pointer>: <message>` (pointer "/" is the value itself).
 pub fn check_output(outcome: &mut Outcome, output_schema: &Value) {
+    // MCP: the structured content is what the schema describes; the text beside it is for people.
+    if !outcome.content.is_empty() && !outcome.structured && outcome.status != Status::Error {
+        outcome.warnings.push("output schema: the tool declares one, but the result has no structuredContent".into());
+        return;
+    }
     let Some(value) = &outcome.value else { return };
     let found = match jsonschema::options().should_validate_formats(true).build(output_schema) {
         Err(e) => vec![format!("cannot be used to check the value: {e}")],
@@ -497,84 +502,63 @@ pub fn check_output(outcome: &mut Outcome, output_schema: &Value) {
     outcome.warnings.extend(found.into_iter().map(|f| format!("output schema: {f}")));
 }
 
-/// An MCP `tools/call` result: `isError` → error (text blocks as the message); else
-/// `structuredContent`, else one text block that is JSON, else the text → value; images, audio,
-/// resource links and embedded resources → artifacts; nothing at all → null.
+/// An MCP `tools/call` result: every `content` item in order (see [`super::mcp::content`]);
+/// `isError` → error (text items as the message); else `structuredContent`, else one text item
+/// that is JSON, else the text → value; else images, audio, links or resources → artifact; nothing
+/// at all → null.
 pub fn read_mcp_result(result: &Value, call_id: &str) -> Outcome {
-    let Some(obj) = result.as_object() else {
+    read_mcp_owned(result.clone(), call_id)
+}
+
+/// [`read_mcp_result`] taking the answer apart instead of copying it: inline data is moved into
+/// the items.
+pub fn read_mcp_owned(result: Value, call_id: &str) -> Outcome {
+    let Value::Object(mut obj) = result else {
         let mut outcome = error_outcome("the MCP server's result is not an object".into(), None, call_id);
-        outcome.warnings.push(format!("the result is {}, not an object", kind_of(result)));
+        outcome.warnings.push(format!("the result is {}, not an object", kind_of(&result)));
         return outcome;
     };
-    let (mut w, mut texts, mut artifacts) = (Vec::new(), Vec::new(), Vec::new());
-    let content = obj.get("content").unwrap_or(&Value::Null);
-    if !content.is_array() {
-        w.push(format!("\"content\" is {}, not an array", kind_of(content)));
-    }
-    for (i, block) in content.as_array().into_iter().flatten().enumerate() {
-        let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
-        // Where the artifact's fields are, and its inline content (an embedded text resource is
-        // base64-encoded so that it travels like a blob).
-        let res = block.get("resource").unwrap_or(&Value::Null);
-        let (from, data) = match kind {
-            "text" if block.get("text").is_some_and(Value::is_string) => {
-                texts.extend(str_at(block, "text"));
-                continue;
-            }
-            "image" | "audio" => (block, str_at(block, "data")),
-            "resource_link" => (block, None),
-            "resource" => (res, str_at(res, "blob").or_else(|| str_at(res, "text").map(|t| base64(t.as_bytes())))),
-            _ => {
-                w.push(format!("\"content/{i}\" (type {kind:?}) is not a content block tooldeck can read"));
-                continue;
-            }
-        };
-        if data.is_none() && kind != "resource_link" {
-            w.push(format!("\"content/{i}\" ({kind}) has no data"));
+    let mut w = Vec::new();
+    let blocks = match obj.remove("content") {
+        Some(Value::Array(blocks)) => blocks,
+        other => {
+            w.push(format!("\"content\" is {}, not an array", kind_of(other.as_ref().unwrap_or(&Value::Null))));
+            Vec::new()
         }
-        if from.get("uri").is_none() && kind.starts_with("resource") {
-            w.push(format!("\"content/{i}\" ({kind}) has no \"uri\""));
-        }
-        let mime = str_at(from, "mimeType");
-        let description: Vec<String> =
-            [str_at(from, "name"), str_at(from, "description")].into_iter().flatten().collect();
-        artifacts.push(Artifact {
-            url: str_at(from, "uri").unwrap_or_else(|| format!("data:{};base64", mime.as_deref().unwrap_or(""))),
-            content_type: mime,
-            size: data.as_deref().map(decoded_len).or_else(|| from.get("size").and_then(Value::as_u64)),
-            description: Some(description.join(": ")).filter(|d| !d.is_empty()),
-            data_base64: data,
-        });
-    }
+    };
+    let content = read_items(blocks, &mut w);
+    let texts: Vec<&str> = content
+        .iter()
+        .filter_map(|item| match item {
+            ContentItem::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
     for (key, wanted) in [("structuredContent", "an object"), ("isError", "a boolean")] {
         if let Some(v) = obj.get(key).filter(|v| !v.is_null() && kind_of(v) != wanted) {
             w.push(format!("\"{key}\" is {}, not {wanted}", kind_of(v)));
         }
     }
-    let structured = obj.get("structuredContent").filter(|s| !s.is_null());
+    let structured = obj.remove("structuredContent").filter(|s| !s.is_null());
     let is_error = obj.get("isError") == Some(&Value::Bool(true));
+    let from_structured = structured.is_some();
     let value = match (structured, texts.as_slice()) {
-        (Some(s), _) => Some(s.clone()),
+        (Some(s), _) => Some(s),
         (None, []) => None,
         _ if is_error => None,
         // A text of `null` is the tool returning nothing, as an OTC `value` of null is.
         (None, [only]) => match serde_json::from_str(only) {
             Ok(Value::Null) => None,
-            parsed => Some(parsed.unwrap_or_else(|_| Value::String(only.clone()))),
+            parsed => Some(parsed.unwrap_or_else(|_| Value::String(only.to_string()))),
         },
         (None, many) => Some(Value::String(many.join("\n"))),
     };
-    let found = !artifacts.is_empty();
+    let found = content.iter().any(|i| !matches!(i, ContentItem::Text(_) | ContentItem::Unreadable(_)));
     let status = first_of(&[(is_error, Status::Error), (value.is_some(), Status::Value), (found, Status::Artifact)]);
     let message =
         if texts.is_empty() { "the tool reported an error without a message".into() } else { texts.join("\n") };
     let error = is_error.then(|| ToolError { message, ..ToolError::default() });
-    Outcome { value, error, artifacts, warnings: w, ..Outcome::new(status, call_id) }
-}
-
-/// The number of bytes base64 text decodes to.
-fn decoded_len(b64: &str) -> u64 {
-    (b64.bytes().filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_')).count() * 3 / 4) as u64
+    Outcome { value, error, content, structured: from_structured, warnings: w, ..Outcome::new(status, call_id) }
 }
 
 /// Standard base64, padded.

@@ -423,7 +423,7 @@ fn mcp_is_error() {
 }
 
 #[test]
-fn mcp_media_links_and_resources_are_artifacts() {
+fn mcp_media_links_and_resources_are_content_items() {
     let result = json!({"content": [
         {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
         {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
@@ -432,21 +432,52 @@ fn mcp_media_links_and_resources_are_artifacts() {
         {"type": "resource", "resource": {"uri": "file:///notes.txt", "mimeType": "text/plain", "text": "hello"}}]});
     let o = read_mcp_result(&result, "1");
     assert_eq!((o.status, o.value.clone()), (Status::Artifact, None));
-    let [image, audio, link, resource] = o.artifacts.as_slice() else { panic!("{:?}", o.artifacts) };
-    assert_eq!((image.url.as_str(), image.content_type.as_deref()), ("data:image/png;base64", Some("image/png")));
-    assert_eq!((image.data_base64.as_deref(), image.size), (Some("iVBORw0KGgo="), Some(8)));
-    assert_eq!((audio.content_type.as_deref(), audio.size), (Some("audio/wav"), Some(4)));
+    assert!(o.artifacts.is_empty(), "the items carry it all: {:?}", o.artifacts);
+    let [
+        ContentItem::Image(image),
+        ContentItem::Audio(audio),
+        ContentItem::ResourceLink(link),
+        ContentItem::Resource(resource),
+    ] = o.content.as_slice()
+    else {
+        panic!("{:?}", o.content)
+    };
+    assert_eq!((&*image.data, image.mime_type.as_deref(), image.size), ("iVBORw0KGgo=", Some("image/png"), 8));
+    assert_eq!((audio.mime_type.as_deref(), audio.size), (Some("audio/wav"), 4));
     assert_eq!(
-        (link.url.as_str(), link.size, link.data_base64.clone()),
-        ("file:///project/README.md", Some(1234), None)
+        (link.uri.as_str(), link.size, link.description.as_deref()),
+        ("file:///project/README.md", Some(1234), Some("Project readme"))
     );
-    assert_eq!(link.description.as_deref(), Some("README.md: Project readme"));
-    // Embedded text travels like a blob.
-    assert_eq!(
-        (resource.url.as_str(), resource.data_base64.as_deref(), resource.size),
-        ("file:///notes.txt", Some("aGVsbG8="), Some(5))
-    );
+    assert_eq!((resource.uri.as_str(), resource.size), ("file:///notes.txt", 5));
     assert!(o.warnings.is_empty(), "{:?}", o.warnings);
+    // `tooldeck call` prints every item with its data.
+    let printed = serde_json::to_value(&o).unwrap();
+    assert_eq!(printed["content"][0]["data"], "iVBORw0KGgo=");
+    assert_eq!(printed["content"][3]["text"], "hello");
+    assert_eq!(printed.get("artifacts"), None);
+}
+
+#[test]
+fn mcp_text_beside_an_image_is_the_value_and_both_are_items() {
+    let result = json!({"content": [{"type": "text", "text": "here it is"},
+        {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}], "structuredContent": {"n": 1}});
+    let o = read_mcp_result(&result, "1");
+    assert_eq!((o.status, o.value.clone(), o.structured), (Status::Value, Some(json!({"n": 1})), true));
+    assert_eq!(o.content.iter().map(ContentItem::kind).collect::<Vec<_>>(), ["text", "image"]);
+}
+
+#[test]
+fn mcp_output_schema_wants_structured_content() {
+    let schema = json!({"type": "object", "required": ["n"]});
+    let mut o = read_mcp_result(&json!({"content": [{"type": "text", "text": "{\"n\": 1}"}]}), "1");
+    check_output(&mut o, &schema);
+    assert_eq!(o.warnings, ["output schema: the tool declares one, but the result has no structuredContent"]);
+    let mut o = read_mcp_result(&json!({"content": [], "structuredContent": {"m": 1}}), "1");
+    check_output(&mut o, &schema);
+    assert_eq!(o.warnings, ["output schema: /: missing \"n\""]);
+    let mut o = read_mcp_result(&json!({"content": [{"type": "text", "text": "no"}], "isError": true}), "1");
+    check_output(&mut o, &schema);
+    assert!(o.warnings.is_empty(), "an error is not held to the schema: {:?}", o.warnings);
 }
 
 #[test]
@@ -460,6 +491,7 @@ fn mcp_odd_results() {
             "\"content/1\" (type \"\") is not a content block tooldeck can read",
         ]
     );
+    assert_eq!(o.content.iter().map(ContentItem::kind).collect::<Vec<_>>(), ["unreadable", "unreadable"]);
     let o = read_mcp_result(&json!("oops"), "1");
     assert_eq!(
         (o.status, o.warnings.clone()),
@@ -517,6 +549,6 @@ fn output_schema_edge_cases() {
 fn base64_pads_like_the_standard() {
     for (text, encoded) in [("", ""), ("a", "YQ=="), ("ab", "YWI="), ("abc", "YWJj"), ("hello", "aGVsbG8=")] {
         assert_eq!(base64(text.as_bytes()), encoded);
-        assert_eq!(decoded_len(encoded), text.len() as u64);
+        assert_eq!(crate::invoke::mcp::content::decoded_len(encoded), text.len() as u64);
     }
 }

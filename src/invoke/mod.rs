@@ -12,6 +12,7 @@ pub mod save;
 pub mod thumbnail;
 
 pub use exchange::Exchange;
+pub use mcp::content::ContentItem;
 
 use std::collections::BTreeMap;
 
@@ -58,6 +59,12 @@ pub struct Outcome {
     pub authorization: Option<AuthPrompt>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub artifacts: Vec<Artifact>,
+    /// MCP: every item of the result's `content`, in order, each with its data.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub content: Vec<ContentItem>,
+    /// MCP: `value` is the result's `structuredContent` (not read from its text).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub structured: bool,
     /// Every way the response broke its protocol; the raw response is kept in the exchange.
     pub warnings: Vec<String>,
     pub duration_ms: u64,
@@ -75,6 +82,8 @@ impl Outcome {
             error: None,
             authorization: None,
             artifacts: Vec::new(),
+            content: Vec::new(),
+            structured: false,
             warnings: Vec::new(),
             duration_ms: 0,
             call_id: call_id.into(),
@@ -118,9 +127,6 @@ pub struct Artifact {
     /// As declared by the server.
     pub size: Option<u64>,
     pub description: Option<String>,
-    /// Content that came inline (MCP `image`/`audio` blocks, embedded resources), base64.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub data_base64: Option<String>,
 }
 
 /// Why a call got no answer at all (an answer of any kind is an [`Outcome`]).
@@ -209,6 +215,15 @@ impl Endpoint {
             Endpoint::Otc(e) => e.list_tools().await,
             Endpoint::Mcp(e) => e.list_tools().await,
             Endpoint::McpHttp(e) => e.list_tools().await,
+        }
+    }
+
+    /// MCP `resources/read` (a `resource_link` in a result); OTC has nothing like it.
+    pub async fn read_resource(&self, uri: &str) -> Result<(Vec<mcp::content::Embedded>, Vec<String>), InvokeError> {
+        match self {
+            Endpoint::Otc(_) => Err(InvokeError::Protocol("resources/read is MCP's: this endpoint speaks OTC".into())),
+            Endpoint::Mcp(e) => e.read_resource(uri).await,
+            Endpoint::McpHttp(e) => e.read_resource(uri).await,
         }
     }
 

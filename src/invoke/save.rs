@@ -15,6 +15,8 @@ pub enum SaveSource {
     Bytes(Arc<Vec<u8>>),
     /// Downloaded again, straight to disk (the preview was cut off at 16 MiB).
     Download(String),
+    /// Content that came inline in an MCP answer, decoded whole as it is written.
+    Inline(super::mcp::content::Inline),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -99,6 +101,14 @@ async fn write(
             file.write_all(&bytes).await.map_err(disk)?;
             bytes.len() as u64
         }
+        SaveSource::Inline(data) => {
+            // Decoding a large blob is CPU work: not on the runtime's threads.
+            let bytes = tokio::task::spawn_blocking(move || super::artifact::inline_bytes(&data))
+                .await
+                .map_err(|e| e.to_string())??;
+            file.write_all(&bytes).await.map_err(disk)?;
+            bytes.len() as u64
+        }
         SaveSource::Download(url) => {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(format!("only http(s) artifacts are downloaded, not {}", crate::text::visible(&url)));
@@ -167,5 +177,23 @@ mod tests {
             .unwrap()
             .filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".part")));
         assert_eq!(leftovers.count(), 0);
+    }
+
+    #[tokio::test]
+    async fn inline_content_is_decoded_as_it_is_written() {
+        use crate::invoke::mcp::content::Inline;
+        let dir = tempfile::tempdir().unwrap();
+        let at = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+        let blob = SaveSource::Inline(Inline::Base64(Arc::from("AAEC/w==")));
+        let saved = save(&at("b.bin"), blob, false, Duration::from_secs(5), |_, _| {}).await.unwrap();
+        assert_eq!(saved, Saved::Written { path: at("b.bin"), bytes: 4 });
+        assert_eq!(std::fs::read(at("b.bin")).unwrap(), [0, 1, 2, 255]);
+        let text = SaveSource::Inline(Inline::Text(Arc::from("héllo")));
+        save(&at("t.txt"), text, false, Duration::from_secs(5), |_, _| {}).await.unwrap();
+        assert_eq!(std::fs::read_to_string(at("t.txt")).unwrap(), "héllo");
+        let broken = SaveSource::Inline(Inline::Base64(Arc::from("not*base64")));
+        let error = save(&at("x.bin"), broken, false, Duration::from_secs(5), |_, _| {}).await.unwrap_err();
+        assert!(error.contains("not valid base64"), "{error}");
+        assert!(!dir.path().join("x.bin").exists());
     }
 }

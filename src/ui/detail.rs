@@ -1,4 +1,5 @@
-//! The selected tool's header: title, id, source, description, examples, requirements, tile.
+//! The selected tool's header: title, id, source, description, what the tool says of itself (MCP
+//! hints, output schema, task support), examples, requirements, tile.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -23,6 +24,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let body = inner(area);
     let width = usize::from(body.width);
     let mut tail: Vec<Line> = Vec::new();
+    tail.extend(badges(tool, width, styles));
     if let Some(examples) = examples_line(tool) {
         tail.push(labelled("examples ", &examples, width, styles));
     }
@@ -46,6 +48,55 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     );
     lines.extend(tail);
     frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// `read-only · idempotent · closed world · output schema · tasks: optional`: the hints the tool
+/// gives (an explicit `destructiveHint` stands out), and the one default worth a word: a tool not
+/// marked read-only nor said to be harmless "may be destructive" (MCP tools only, quietly).
+fn badges(tool: &Tool, width: usize, styles: &Styles) -> Option<Line<'static>> {
+    let hints = tool.hints();
+    let mut badges: Vec<(String, ratatui::style::Style)> = Vec::new();
+    if hints.read_only == Some(true) {
+        badges.push(("read-only".into(), styles.ok));
+    } else if hints.marked_destructive() {
+        badges.push(("destructive".into(), styles.error));
+    } else if hints.destructive == Some(false) {
+        badges.push(("not destructive".into(), styles.text));
+    } else if hints.may_be_destructive() && tool.format == crate::catalog::Format::Mcp {
+        badges.push(("may be destructive".into(), styles.muted));
+    }
+    // Idempotence means something only for a tool that changes things.
+    if hints.idempotent == Some(true) && hints.read_only != Some(true) {
+        badges.push(("idempotent".into(), styles.text));
+    }
+    match hints.open_world {
+        Some(true) => badges.push(("open world".into(), styles.text)),
+        Some(false) => badges.push(("closed world".into(), styles.text)),
+        None => {}
+    }
+    if tool.output_schema.is_some() {
+        badges.push(("output schema".into(), styles.text));
+    }
+    if let Some(support) = tool.task_support.as_deref().filter(|s| *s != "forbidden") {
+        badges.push((format!("tasks: {}", visible(support)), styles.text));
+    }
+    if badges.is_empty() {
+        return None;
+    }
+    let label = "traits ";
+    let mut spans = vec![Span::styled(label, styles.key_hint)];
+    let mut used = label.len();
+    for (i, (badge, style)) in badges.into_iter().enumerate() {
+        let separator = if i == 0 { "" } else { " · " };
+        let needed = crate::text::width(separator) + crate::text::width(&badge);
+        if used + needed > width {
+            break;
+        }
+        used += needed;
+        spans.push(Span::styled(separator, styles.muted));
+        spans.push(Span::styled(badge, style));
+    }
+    Some(Line::from(spans))
 }
 
 fn labelled<'a>(label: &'a str, text: &str, width: usize, styles: &Styles) -> Line<'a> {

@@ -1,6 +1,7 @@
 //! Drawing: `render` reads the app's state and never changes it. Every string that came from a
 //! definition or a user goes through `text::visible` so it cannot move the cursor.
 
+mod content;
 mod detail;
 mod form;
 mod json;

@@ -74,7 +74,8 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         }
         Popup::SavePrompt { input } => {
             let area = centered(screen, 70, 4);
-            let body = open(frame, area, "save the artifact as (Enter: save, Esc: cancel)", styles);
+            let what = if app.result.has_items() { "the item" } else { "the artifact" };
+            let body = open(frame, area, &format!("save {what} as (Enter: save, Esc: cancel)"), styles);
             frame.render_widget(Paragraph::new(Line::styled(visible(input.text()).into_owned(), styles.text)), body);
             let before = visible(&input.text()[..input.cursor()]).into_owned();
             frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
@@ -84,6 +85,20 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             let body = open(frame, area, "replace the file? (y: replace, any other key: keep it)", styles);
             let line = Line::styled(format!("{} already exists", visible(path)), styles.warning);
             frame.render_widget(Paragraph::new(line), body);
+        }
+        Popup::ConfirmRun { tool_id, title, arguments } => {
+            let area = centered(screen, 70, 5);
+            let body = open(frame, area, "run a destructive tool? (y: run it, any other key: do not)", styles);
+            let width = usize::from(body.width);
+            let lines = vec![
+                Line::styled(truncate(&format!("{title} ({})", visible(tool_id)), width).into_owned(), styles.warning),
+                Line::styled(truncate(&visible(&arguments.to_string()), width).into_owned(), styles.text),
+                Line::styled(
+                    truncate("asked once a session (config: [app] confirm_destructive)", width).into_owned(),
+                    styles.muted,
+                ),
+            ];
+            frame.render_widget(Paragraph::new(lines), body);
         }
         Popup::CaseFile { input } => {
             let area = centered(screen, 70, 5);

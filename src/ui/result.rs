@@ -17,6 +17,20 @@ use crate::invoke::{Exchange, Outcome, Status};
 use crate::text::{human_bytes, visible};
 use crate::theme::Styles;
 
+/// The most of one line of server text the pane draws (an inline blob is one line of megabytes:
+/// only its start can show).
+const LINE_BYTES: usize = 4096;
+
+/// A line of server text as drawn: made visible, and only as much of it as could show.
+pub(super) fn drawable(line: &str) -> String {
+    let mut end = line.len().min(LINE_BYTES);
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = if end < line.len() { "…" } else { "" };
+    format!("{}{cut}", visible(&line[..end]))
+}
+
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
@@ -51,7 +65,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         }
         RunState::Failed { error } => {
             lines.push(Line::styled("✗ no answer", styles.error));
-            lines.push(Line::styled(visible(error).into_owned(), styles.text));
+            // Read whole: why there was no answer is the one thing this pane says.
+            let wrapped = crate::text::wrap(&visible(error), usize::from(body.width), 6);
+            lines.extend(wrapped.into_iter().map(|l| Line::styled(l, styles.text)));
             lines.push(Line::styled(
                 format!("{} tries again", app.key_name(Context::Result, Action::Retry)),
                 styles.muted,
@@ -74,6 +90,12 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             ]));
             if app.result.show_exchange {
                 exchange_lines(exchange, styles, &mut lines);
+            } else if app.result.shows_items() {
+                // The status line stays; the items scroll below it.
+                let height = usize::from(body.height).saturating_sub(1);
+                lines.extend(super::content::lines(app, focused, height, styles));
+                frame.render_widget(Paragraph::new(lines), body);
+                return;
             } else if outcome.status == Status::Value {
                 let height = usize::from(body.height);
                 lines.extend(value_window(app, value_lines, focused, height.saturating_sub(1), styles));
@@ -215,7 +237,7 @@ fn exchange_lines(exchange: &Exchange, styles: &Styles, lines: &mut Vec<Line<'st
     }
     // The body as received; made visible, cut to keep the pane light.
     for line in exchange.response_body.lines().take(500) {
-        lines.push(Line::styled(visible(line).into_owned(), styles.text));
+        lines.push(Line::styled(drawable(line), styles.text));
     }
     if exchange.response_truncated {
         lines.push(Line::styled("… the body was cut off at 16 MiB", styles.warning));
@@ -252,7 +274,7 @@ fn artifact_lines(app: &App, styles: &Styles, lines: &mut Vec<Line<'static>>) {
             if let Some(image) = image.as_ref().filter(|_| !styles.no_color) {
                 lines.extend(picture_lines(image));
             }
-            lines.extend(preview.iter().take(2000).map(|l| Line::styled(visible(l).into_owned(), styles.text)));
+            lines.extend(preview.iter().take(2000).map(|l| Line::styled(drawable(l), styles.text)));
         }
     }
 }

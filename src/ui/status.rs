@@ -61,6 +61,7 @@ const HISTORY: &[Hint] = &[
     ("{back}", "close"),
 ];
 const CONFIRM: &[Hint] = &[("y", "replace"), ("any other key", "keep it")];
+const CONFIRM_RUN: &[Hint] = &[("y", "run it"), ("any other key", "do not")];
 const TOKEN_PROMPT: &[Hint] = &[("type", "the token"), ("Enter", "use it"), ("Esc", "cancel")];
 const FILTER: &[Hint] = &[("type", "filter"), ("↑↓", "move"), ("Enter", "keep"), ("Esc", "clear")];
 const VALUE: &[Hint] = &[
@@ -84,6 +85,19 @@ const RESULT: &[Hint] = &[
     ("{copy}", "copy"),
     ("{open_link}", "open link"),
     ("{give_token}", "token"),
+    ("{save_case}", "save case"),
+    ("{retry}", "again"),
+    ("{back}", "back"),
+];
+const ITEMS: &[Hint] = &[
+    ("{next_item}{previous_item}", "item"),
+    ("{fetch_artifact}", "preview/read"),
+    ("{save_artifact}", "save"),
+    ("{up}{down}", "scroll"),
+    ("{find} {find_next}", "find"),
+    ("{toggle_exchange}", "exchange"),
+    ("{copy}", "copy"),
+    ("{open_link}", "open link"),
     ("{save_case}", "save case"),
     ("{retry}", "again"),
     ("{back}", "back"),
@@ -123,8 +137,10 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::History { .. }), _) => (&[Context::History], HISTORY),
         (Some(Popup::TokenPrompt { .. }), _) => (&[], TOKEN_PROMPT),
         (Some(Popup::ConfirmOverwrite { .. }), _) => (&[], CONFIRM),
+        (Some(Popup::ConfirmRun { .. }), _) => (&[], CONFIRM_RUN),
         _ if app.list.filtering => (&[], FILTER),
         _ if app.focus == Focus::Result && app.result.shows_value() => (&[Context::Value, Context::Result], VALUE),
+        _ if app.focus == Focus::Result && app.result.has_items() => (&[Context::Result], ITEMS),
         _ if app.focus == Focus::Result => (&[Context::Result], RESULT),
         _ if app.focus == Focus::Json => (&[Context::Main], JSON),
         (None, Some(field)) => match field.widget {

@@ -24,6 +24,7 @@ fn tool(schema: Value) -> Tool {
         examples: Vec::new(),
         requirements: Default::default(),
         annotations: None,
+        task_support: None,
     }
 }
 

@@ -1,5 +1,5 @@
 //! MCP `tools/list` results: `{"tools": [{name, title?, description, inputSchema, outputSchema?,
-//! annotations?}]}`.
+//! annotations?, execution?: {taskSupport}}]}`.
 
 use serde_json::{Map, Value};
 
@@ -28,5 +28,7 @@ pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Op
         draft.output_schema_at = Some(child(at, "outputSchema"));
     }
     draft.annotations = annotations.cloned();
+    draft.task_support =
+        object.get("execution").and_then(|e| e.get("taskSupport")).and_then(Value::as_str).map(str::to_string);
     Some(draft)
 }

@@ -47,6 +47,8 @@ pub struct Draft {
     pub examples: Vec<Example>,
     pub requirements: Requirements,
     pub annotations: Option<Value>,
+    /// MCP `execution.taskSupport`.
+    pub task_support: Option<String>,
 }
 
 impl Draft {
@@ -70,6 +72,7 @@ impl Draft {
             examples: Vec::new(),
             requirements: Requirements::default(),
             annotations: None,
+            task_support: None,
         }
     }
 }

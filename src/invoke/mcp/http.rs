@@ -96,6 +96,11 @@ impl McpHttpEndpoint {
         }
     }
 
+    /// `resources/read` over the connection there is (or a new one without a token).
+    pub async fn read_resource(&self, uri: &str) -> Result<(Vec<super::content::Embedded>, Vec<String>), InvokeError> {
+        self.connection(None).await?.read_resource(uri).await
+    }
+
     pub fn describe(&self, request: &CallRequest) -> Exchange {
         McpEndpoint::describe_call(&self.url, request)
     }

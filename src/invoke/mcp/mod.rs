@@ -1,6 +1,7 @@
 //! The Model Context Protocol (PROTOCOLS.md §3) over stdio (a child process) or Streamable HTTP,
 //! through the rmcp crate: `initialize` → `tools/list` (paginated) → `tools/call`.
 
+pub mod content;
 pub mod http;
 mod line_cap;
 pub mod process;
@@ -11,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, NumberOrString, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    RequestParamsMeta,
+    ReadResourceRequestParams, RequestParamsMeta,
 };
 use rmcp::service::NotificationContext;
 use rmcp::service::{ClientInitializeError, RunningService, ServiceError};
@@ -21,7 +22,7 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 
-use super::envelope::read_mcp_result;
+use super::envelope::read_mcp_owned;
 use super::otc::CallRequest;
 use super::{Exchange, InvokeError, Outcome};
 use process::{ServerProcess, StdioServer};
@@ -267,9 +268,27 @@ impl McpEndpoint {
         let value = serde_json::to_value(&result)
             .map_err(|e| InvokeError::Protocol(format!("{}: cannot re-encode the result: {e}", self.label)))?;
         exchange.response_body = serde_json::to_string_pretty(&value).unwrap_or_default();
-        let mut outcome = read_mcp_result(&value, &request.call_id);
+        // Taken apart, not copied: a large inline blob is held by the exchange and its item only.
+        let mut outcome = read_mcp_owned(value, &request.call_id);
         outcome.duration_ms = exchange.duration_ms;
         Ok((outcome, exchange))
+    }
+
+    /// `resources/read {uri}`: the resource's contents (text or blob each), for a `resource_link`
+    /// in a result. Contents that cannot be read are left out, each with a warning beside them.
+    pub async fn read_resource(&self, uri: &str) -> Result<(Vec<content::Embedded>, Vec<String>), InvokeError> {
+        let params = ReadResourceRequestParams::new(uri);
+        let result = self.request("resources/read", self.client.read_resource(params)).await?;
+        let contents = result
+            .contents
+            .iter()
+            .map(serde_json::to_value)
+            .collect::<Result<Vec<Value>, _>>()
+            .map_err(|e| InvokeError::Protocol(format!("{}: cannot re-encode a resource: {e}", self.label)))?;
+        drop(result);
+        let mut warnings = Vec::new();
+        let read = content::read_resource_contents(contents, &mut warnings);
+        Ok((read, warnings))
     }
 
     /// Ends the session the way the MCP spec asks: a stdio server sees its input close and has a
@@ -325,9 +344,12 @@ impl McpEndpoint {
                 }
                 InvokeError::Transport { url: label.clone(), reason }
             }
-            ServiceError::UnexpectedResponse => {
-                InvokeError::Protocol(format!("{label}: the server answered {method} with the wrong kind of result"))
-            }
+            // rmcp reads results by their type: a result it cannot read (a content block of a type
+            // MCP does not define, a field of the wrong type) is no result at all to it.
+            ServiceError::UnexpectedResponse => InvokeError::Protocol(format!(
+                "{label}: the server's {method} result could not be read (a content block of a type MCP does \
+                 not define, or a field of the wrong type?)"
+            )),
             other => InvokeError::Protocol(format!("{label}: {method} failed: {other}")),
         }
     }

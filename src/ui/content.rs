@@ -1,0 +1,72 @@
+//! An MCP result's content items in the result pane: the lines `app::content::document` lays out,
+//! styled; the selected item marked; a preview's picture drawn (as shades without colours).
+
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+
+use super::json::highlight;
+use crate::app::App;
+use crate::app::content::DocLine;
+use crate::invoke::thumbnail::Thumbnail;
+use crate::text::visible;
+use crate::theme::Styles;
+
+/// `height` lines of the items view from its scroll position on.
+pub fn lines(app: &App, focused: bool, height: usize, styles: &Styles) -> Vec<Line<'static>> {
+    let doc = crate::app::content::document(app);
+    let picture = match app.result.artifact.as_ref().map(|v| &v.state) {
+        Some(crate::app::ArtifactState::Ready { image: Some(image), .. }) => Some(image),
+        _ => None,
+    };
+    doc.iter().skip(app.result.scroll).take(height).map(|line| styled(line, focused, picture, styles)).collect()
+}
+
+fn styled(line: &DocLine<'_>, focused: bool, picture: Option<&Thumbnail>, styles: &Styles) -> Line<'static> {
+    const INDENT: &str = "    ";
+    match line {
+        DocLine::Heading(text) => Line::styled(text.clone(), styles.title),
+        DocLine::Item { selected: true, text, .. } => {
+            let style = if focused { styles.selection } else { styles.accent };
+            Line::styled(format!("› {text}"), style)
+        }
+        DocLine::Item { text, .. } => Line::styled(format!("  {text}"), styles.key_hint),
+        DocLine::Text(text) => Line::styled(format!("{INDENT}{}", super::result::drawable(text)), styles.text),
+        DocLine::Muted(text) => Line::styled(format!("{INDENT}{}", visible(text)), styles.muted),
+        DocLine::Ok(text) => Line::styled(format!("{INDENT}{text}"), styles.ok),
+        DocLine::Warning(text) => Line::styled(format!("{INDENT}{}", visible(text)), styles.warning),
+        DocLine::Error(text) => Line::styled(format!("{INDENT}{}", visible(text)), styles.error),
+        DocLine::Json(text) => {
+            let mut line = highlight(text, styles);
+            line.spans.insert(0, Span::raw(INDENT));
+            line
+        }
+        DocLine::Picture(row) => match picture {
+            Some(image) => picture_row(image, *row, styles.no_color),
+            None => Line::raw(""),
+        },
+    }
+}
+
+/// Row `row` of the picture, two pixels per cell: `▀` in the upper pixel's colour over the lower
+/// one's; without colours, a shade for how bright the two are together.
+fn picture_row(image: &Thumbnail, row: usize, no_color: bool) -> Line<'static> {
+    let mut spans = vec![Span::raw("    ")];
+    if no_color {
+        let shades = [' ', '░', '▒', '▓', '█'];
+        let text: String = (0..image.width)
+            .map(|x| {
+                let light = |[r, g, b]: [u8; 3]| u32::from(r) * 3 + u32::from(g) * 6 + u32::from(b);
+                let sum = light(image.pixel(x, row * 2)) + light(image.pixel(x, row * 2 + 1));
+                shades[(sum * 5 / (2 * 255 * 10 + 1)) as usize]
+            })
+            .collect();
+        spans.push(Span::raw(text));
+    } else {
+        spans.extend((0..image.width).map(|x| {
+            let [r, g, b] = image.pixel(x, row * 2);
+            let [r2, g2, b2] = image.pixel(x, row * 2 + 1);
+            Span::styled("▀", Style::new().fg(Color::Rgb(r, g, b)).bg(Color::Rgb(r2, g2, b2)))
+        }));
+    }
+    Line::from(spans)
+}
