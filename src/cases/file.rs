@@ -544,17 +544,29 @@ cases:
         assert!(file.problems[0].message.contains("`cases` list"), "{:?}", file.problems);
     }
 
+    /// A variable this process has, with a value that reads back plainly in YAML (setting one
+    /// would need `unsafe`).
+    fn some_variable() -> (String, String) {
+        std::env::vars()
+            .find(|(name, value)| {
+                name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !value.is_empty()
+                    && value.chars().all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c))
+            })
+            .expect("the environment has a plain variable")
+    }
+
     #[test]
-    #[allow(unsafe_code)]
     fn environment_variables_expand_in_strings() {
-        // SAFETY: no other test reads this variable.
-        unsafe { std::env::set_var("TOOLDECK_CASES_TEST_TOKEN", "s3cret") };
-        let text = "tokens: {google: \"${TOOLDECK_CASES_TEST_TOKEN}\"}\ncases:\n  - tool: t\n    args: {q: \"x ${TOOLDECK_CASES_TEST_TOKEN}\"}\n    expect: {status: value}\n  - tool: u\n    args: {q: \"${TOOLDECK_SURELY_UNSET}\"}\n    expect: {status: value}\n";
-        let file = parse("c.yaml", text);
-        assert_eq!(file.tokens, [("google".to_string(), "s3cret".to_string())]);
+        let (name, value) = some_variable();
+        let text = format!(
+            "tokens: {{google: \"${{{name}}}\"}}\ncases:\n  - tool: t\n    args: {{q: \"x ${{{name}}}\"}}\n    expect: {{status: value}}\n  - tool: u\n    args: {{q: \"${{TOOLDECK_SURELY_UNSET}}\"}}\n    expect: {{status: value}}\n"
+        );
+        let file = parse("c.yaml", &text);
+        assert_eq!(file.tokens, [("google".to_string(), value.clone())]);
         let (cases, problems) = file.read_all();
         assert_eq!(cases.len(), 1);
-        assert_eq!(cases[0].args, json!({"q": "x s3cret"}));
+        assert_eq!(cases[0].args, json!({"q": format!("x {value}")}));
         assert!(problems[0].to_string().starts_with("c.yaml:7:"), "{problems:?}");
         assert!(problems[0].message.contains("TOOLDECK_SURELY_UNSET"));
     }
@@ -570,14 +582,12 @@ cases:
     }
 
     #[test]
-    #[allow(unsafe_code)]
     fn a_doubled_dollar_is_a_literal() {
-        // SAFETY: no other test reads this variable.
-        unsafe { std::env::set_var("TOOLDECK_CASES_TEST_NAME", "Ann") };
-        assert_eq!(expand_text("${TOOLDECK_CASES_TEST_NAME}").unwrap(), "Ann");
-        assert_eq!(expand_text("$${TOOLDECK_CASES_TEST_NAME}").unwrap(), "${TOOLDECK_CASES_TEST_NAME}");
-        assert_eq!(expand_text("$$${x} $${TOOLDECK_CASES_TEST_NAME}").unwrap(), "$${x} ${TOOLDECK_CASES_TEST_NAME}");
-        assert_eq!(expand_text("$${a} ${TOOLDECK_CASES_TEST_NAME}").unwrap(), "${a} Ann");
+        let (name, value) = some_variable();
+        assert_eq!(expand_text(&format!("${{{name}}}")).unwrap(), value);
+        assert_eq!(expand_text(&format!("$${{{name}}}")).unwrap(), format!("${{{name}}}"));
+        assert_eq!(expand_text(&format!("$$${{x}} $${{{name}}}")).unwrap(), format!("$${{x}} ${{{name}}}"));
+        assert_eq!(expand_text(&format!("$${{a}} ${{{name}}}")).unwrap(), format!("${{a}} {value}"));
         assert_eq!(expand_text("$ {x} $$ plain").unwrap(), "$ {x} $$ plain");
         assert!(expand_text("$${a} ${TOOLDECK_SURELY_UNSET}").unwrap_err().contains("TOOLDECK_SURELY_UNSET"));
     }

@@ -154,7 +154,6 @@ fn exits_within_blocking(child: &mut Child, grace: Duration) -> bool {
 
 /// Signals to a server's whole process group (on Unix; elsewhere the process alone is killed).
 #[cfg(unix)]
-#[allow(unsafe_code)]
 mod group {
     use std::process::Child;
 
@@ -163,38 +162,34 @@ mod group {
         Kill,
     }
 
+    /// Sends `number` to the group the server leads; true when the group has members.
+    #[allow(unsafe_code)]
+    fn kill_group(child: &Child, number: libc::c_int) -> bool {
+        let Ok(group) = libc::pid_t::try_from(child.id()) else { return false };
+        // SAFETY: kill(2) takes ids and a signal number and touches no memory of ours. A negative
+        // pid names the process group the server leads (started with process_group(0), so the
+        // group id is its pid). While the leader is our unreaped child, or the group still has
+        // members, that id cannot have been given to anyone else.
+        unsafe { libc::kill(-group, number) == 0 }
+    }
+
     pub fn signal(child: &mut Child, signal: Signal) {
-        let Ok(group) = libc::pid_t::try_from(child.id()) else { return };
-        let number = match signal {
-            Signal::Term => libc::SIGTERM,
-            Signal::Kill => libc::SIGKILL,
-        };
-        // SAFETY: kill(2) with a negative pid signals the process group the server leads (it was
-        // started with process_group(0), so the group id is its pid). The leader is our child and
-        // not yet reaped, so the id cannot have been reused.
-        unsafe { libc::kill(-group, number) };
+        kill_group(child, if matches!(signal, Signal::Term) { libc::SIGTERM } else { libc::SIGKILL });
     }
 
     /// After the leader exited by itself: what it forked may still run in its group. Asked to end,
-    /// then killed. The leader was reaped just now, and Linux does not reuse a pid that is still
-    /// a group's id, so while the group has members its id is still ours.
+    /// then killed.
     pub fn end_leftovers(child: &Child) {
-        let Ok(group) = libc::pid_t::try_from(child.id()) else { return };
-        // SAFETY: as above; signal 0 only asks whether the group has members.
-        let alive = || unsafe { libc::kill(-group, 0) } == 0;
-        if !alive() {
+        // Signal 0 only asks whether the group has members.
+        if !kill_group(child, 0) {
             return;
         }
-        // SAFETY: as in `signal`, for the group whose leader is gone.
-        unsafe { libc::kill(-group, libc::SIGTERM) };
+        kill_group(child, libc::SIGTERM);
         let deadline = std::time::Instant::now() + super::TERM_GRACE;
-        while alive() && std::time::Instant::now() < deadline {
+        while kill_group(child, 0) && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        if alive() {
-            // SAFETY: as above.
-            unsafe { libc::kill(-group, libc::SIGKILL) };
-        }
+        kill_group(child, libc::SIGKILL);
     }
 }
 
