@@ -266,6 +266,16 @@ impl Calls {
                     }
                 });
             }
+            Effect::Lint { tool, options } => {
+                let done = self.done.clone();
+                tokio::spawn(async move {
+                    let tool_id = tool.id.clone();
+                    let linted = tokio::task::spawn_blocking(move || crate::lint::lint_tool(&tool, &options));
+                    if let Ok(findings) = linted.await {
+                        let _ = done.send(Msg::Linted { tool_id, findings }).await;
+                    }
+                });
+            }
             Effect::ListServerTools => {
                 let endpoint = self.endpoint.clone();
                 let done = self.done.clone();

@@ -907,3 +907,34 @@ fn detail_pane_hints_and_the_destructive_prompt() {
     deck.press(KeyCode::Down);
     assert!(deck.text().contains("traits may be destructive"), "the spec's default, said quietly");
 }
+
+/// The detail pane says what `tooldeck lint` says of the tool: the rules run off the UI thread
+/// when its form opens (an effect), and their findings come back as a message.
+#[test]
+fn lint_findings_in_the_detail_pane() {
+    let file = r#"{"name": "search_docs", "description": "Searches.", "parameters": {"type": "object",
+        "properties": {"limit": {"type": "integer", "description": "Maximum results (default: 20)", "default": 50},
+                       "query": {"type": "string", "description": "Words to look for"}},
+        "required": ["query"]}}"#;
+    let (tools, _) = load_text("search.json", file, false, false, true, &LoadOptions::default());
+    let options = tooldeck::lint::Options::default();
+    let app = App::new(Catalog::default(), &[], (120, 40)).with_background_checks().with_lint(options).loading();
+    let mut deck = Deck { app, size: (120, 40) };
+    let effects = deck.send(Msg::CatalogLoaded { tools, diagnostics: Vec::new() });
+    let (tool, options) = effects
+        .into_iter()
+        .find_map(|e| match e {
+            Effect::Lint { tool, options } => Some((tool, options)),
+            _ => None,
+        })
+        .expect("opening the form asks for the tool to be linted");
+    assert!(!deck.text().contains("lint "), "nothing is shown before the findings arrive");
+    let findings = tooldeck::lint::lint_tool(&tool, &options);
+    let rules: Vec<&str> = findings.iter().map(|f| f.rule).collect();
+    assert!(rules.contains(&"schema/description-default"), "{rules:?}");
+    deck.send(Msg::Linted { tool_id: tool.id.clone(), findings });
+    let screen = deck.snapshot("lint_findings_in_the_detail_pane");
+    assert!(screen.contains("lint "), "{screen}");
+    assert!(screen.contains("lint 5 warnings · 3 more in `tooldeck lint`"), "{screen}");
+    assert!(screen.contains("! tips/short-description tool \"search_docs\""), "the most serious first: {screen}");
+}

@@ -102,6 +102,7 @@ impl App {
     /// catalog join it.
     pub(super) fn server_tools(&mut self, label: &str, result: Result<Vec<crate::catalog::Tool>, String>) {
         self.server.listed();
+        self.lint.forget();
         let tools = match result {
             Ok(tools) => tools,
             Err(e) => {
@@ -128,6 +129,7 @@ impl App {
     /// meanwhile.
     pub(super) fn catalog_loaded(&mut self, tools: Vec<crate::catalog::Tool>, diagnostics: &[Diagnostic]) {
         self.loading = false;
+        self.lint.forget();
         let mut catalog = crate::catalog::Catalog::default();
         for tool in tools.into_iter().chain(std::mem::take(&mut self.catalog).into_tools()) {
             if catalog.get(&tool.id).is_none() {

@@ -14,6 +14,7 @@ mod flows;
 pub mod form;
 pub mod keymap;
 pub mod layout;
+pub mod lint;
 pub mod list;
 pub mod prompts;
 pub mod recorder;
@@ -107,6 +108,11 @@ pub enum Msg {
         tool_id: String,
         checker: crate::form::validate::Checker,
     },
+    /// What the lint rules say of a tool (`Effect::Lint`).
+    Linted {
+        tool_id: String,
+        findings: Vec<crate::lint::Finding>,
+    },
     /// Past calls, read from the history file after the first frame.
     HistoryRead(Vec<crate::history::Entry>),
     /// The server's own tools (or why they could not be listed), read from the server's text off
@@ -152,6 +158,11 @@ pub enum Effect {
     CompileChecker {
         tool_id: String,
         schema: serde_json::Value,
+    },
+    /// Run the lint rules over a tool, off the UI thread (`Msg::Linted`).
+    Lint {
+        tool: Box<Tool>,
+        options: crate::lint::Options,
     },
     /// Give the server a token for `provider` and list its tools again (an MCP server over
     /// HTTP that answered 401).
@@ -259,6 +270,8 @@ pub struct App {
     pub recorder: Recorder,
     /// Which destructive tools the user has said `y` to running.
     pub confirmations: confirm::Confirmations,
+    /// What the lint rules say of the tools opened so far.
+    pub lint: lint::LintNotes,
 }
 
 impl App {
@@ -281,6 +294,7 @@ impl App {
             prompts: Prompts::default(),
             recorder: Recorder::default(),
             confirmations: confirm::Confirmations::default(),
+            lint: lint::LintNotes::default(),
         };
         app.form_mut();
         app
@@ -297,6 +311,13 @@ impl App {
     /// out `Effect::CompileChecker`); without this they are compiled as a form opens.
     pub fn with_background_checks(mut self) -> App {
         self.form_pane.compile_elsewhere();
+        self
+    }
+
+    /// Tools are linted as their forms open, with these rules, and the detail pane shows what
+    /// the rules found.
+    pub fn with_lint(mut self, options: crate::lint::Options) -> App {
+        self.lint = lint::LintNotes::new(options);
         self
     }
 

@@ -53,6 +53,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.form_pane.checker_compiled(&tool_id, checker);
             Vec::new()
         }
+        Msg::Linted { tool_id, findings } => {
+            app.lint.linted(tool_id, findings);
+            Vec::new()
+        }
         Msg::HistoryRead(entries) => {
             app.recorder.history_read(entries);
             Vec::new()
@@ -96,7 +100,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     };
     keep_in_view(app);
     // Forms opened by this message have their schemas compiled elsewhere.
-    let compiles = app.form_pane.take_compiles().into_iter();
-    effects.extend(compiles.map(|(tool_id, schema)| Effect::CompileChecker { tool_id, schema }));
+    for (tool_id, schema) in app.form_pane.take_compiles() {
+        if let Some(tool) = app.catalog.get(&tool_id) {
+            effects.extend(app.lint.lint(tool));
+        }
+        effects.push(Effect::CompileChecker { tool_id, schema });
+    }
     effects
 }

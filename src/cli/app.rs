@@ -58,10 +58,11 @@ pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
             }
         };
         let size = crossterm::terminal::size().unwrap_or((80, 24));
-        let (keymap, confirm_destructive) = settings(options.config.as_deref()).map_err(io::Error::other)?;
+        let (keymap, confirm_destructive, lint) = settings(options.config.as_deref()).map_err(io::Error::other)?;
         let mut app = crate::app::App::new(Catalog::default(), &[], size)
             .with_keymap(keymap)
             .with_confirm_destructive(confirm_destructive)
+            .with_lint(lint)
             .with_background_checks();
         if load.is_some() {
             app = app.loading();
@@ -80,14 +81,16 @@ pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
     }
 }
 
-/// The app's keys and whether destructive tools ask first, from the config file at `path` (else
-/// the default place): the defaults when there is no file.
-fn settings(path: Option<&std::path::Path>) -> Result<(crate::app::Keymap, bool), String> {
+/// The app's keys, whether destructive tools ask first and the lint rules for the detail pane,
+/// from the config file at `path` (else the default place): the defaults when there is no file.
+fn settings(path: Option<&std::path::Path>) -> Result<(crate::app::Keymap, bool, crate::lint::Options), String> {
     match path.map(std::path::Path::to_path_buf).or_else(crate::config::default_path) {
         Some(path) => {
             let config = crate::config::load(&path)?;
-            Ok((crate::app::Keymap::from_config(&config)?, config.app.confirm_destructive))
+            let lint = crate::lint::Options::from_config(&config.lint)
+                .map_err(|e| format!("{}: [lint]: {e}", path.display()))?;
+            Ok((crate::app::Keymap::from_config(&config)?, config.app.confirm_destructive, lint))
         }
-        None => Ok((crate::app::Keymap::default(), true)),
+        None => Ok((crate::app::Keymap::default(), true, crate::lint::Options::default())),
     }
 }

@@ -24,7 +24,7 @@ pub struct LintArgs {
     pub server: ServerArgs,
     /// Providers to check, comma-separated: openai, openai-strict, anthropic, gemini, mcp.
     /// Named providers' refusals are errors; by default all are checked, as warnings.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_target)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Target::parse)]
     pub target: Vec<Target>,
     /// Switch a rule off (`group/name`, `group/*` or `group`; repeatable).
     #[arg(long = "allow", value_name = "RULE")]
@@ -44,13 +44,6 @@ pub struct LintArgs {
     /// List the rules, their default severity and where each is documented, and exit.
     #[arg(long)]
     pub rules: bool,
-}
-
-fn parse_target(name: &str) -> Result<Target, String> {
-    Target::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
-        format!("unknown target \"{name}\"; expected one of {}", names.join(", "))
-    })
 }
 
 pub fn run(args: &LintArgs) -> ExitCode {
@@ -122,26 +115,21 @@ fn options(args: &LintArgs) -> Result<Options, String> {
         Some(path) => crate::config::load(path)?.lint,
         None => Default::default(),
     };
-    let mut options = Options::default();
-    for pattern in config.off.iter().chain(&config.error).chain(&args.allow).chain(&args.deny) {
+    for pattern in args.allow.iter().chain(&args.deny) {
         rules::check_pattern(pattern)?;
     }
-    if let Some(names) = &config.targets {
-        options.targets = names.iter().map(|n| parse_target(n)).collect::<Result<_, _>>()?;
-        options.targets_chosen = true;
-    }
+    let mut options = Options::from_config(&config)?;
     if !args.target.is_empty() {
         options.targets = args.target.clone();
         options.targets_chosen = true;
     }
     // The command line wins over the file: a rule it allows is off even if the file raises it,
     // and one it denies is an error even if the file switched it off.
-    options.off = config.off.iter().filter(|p| !args.deny.iter().any(|d| d == *p)).cloned().collect();
-    options.off.extend(args.allow.iter().cloned());
-    options.error = config.error.iter().filter(|p| !args.allow.iter().any(|a| a == *p)).cloned().collect();
-    options.error.extend(args.deny.iter().cloned());
     options.off.retain(|p| !args.deny.contains(p));
-    options.max_tool_tokens = args.max_tool_tokens.or(config.max_tool_tokens).unwrap_or(options.max_tool_tokens);
+    options.off.extend(args.allow.iter().cloned());
+    options.error.retain(|p| !args.allow.contains(p));
+    options.error.extend(args.deny.iter().cloned());
+    options.max_tool_tokens = args.max_tool_tokens.unwrap_or(options.max_tool_tokens);
     Ok(options)
 }
 

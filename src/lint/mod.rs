@@ -103,6 +103,14 @@ impl Target {
     pub fn from_name(name: &str) -> Option<Target> {
         Target::ALL.into_iter().find(|t| t.name().eq_ignore_ascii_case(name.trim()))
     }
+
+    /// [`Target::from_name`], with a message listing the names it knows.
+    pub fn parse(name: &str) -> Result<Target, String> {
+        Target::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
+            format!("unknown target \"{name}\"; expected one of {}", names.join(", "))
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,6 +144,23 @@ impl Default for Options {
 }
 
 impl Options {
+    /// The rules as the config file's `[lint]` sets them (the app's detail pane uses this;
+    /// `tooldeck lint` lays its command line on top).
+    pub fn from_config(config: &crate::config::LintConfig) -> Result<Options, String> {
+        let mut options = Options::default();
+        for pattern in config.off.iter().chain(&config.error) {
+            rules::check_pattern(pattern)?;
+        }
+        if let Some(names) = &config.targets {
+            options.targets = names.iter().map(|n| Target::parse(n)).collect::<Result<_, _>>()?;
+            options.targets_chosen = true;
+        }
+        options.off.clone_from(&config.off);
+        options.error.clone_from(&config.error);
+        options.max_tool_tokens = config.max_tool_tokens.unwrap_or(options.max_tool_tokens);
+        Ok(options)
+    }
+
     /// The severity a rule has in this run, or `None` when it is off.
     pub fn severity(&self, id: &str) -> Option<Severity> {
         let rule = rules::find(id)?;

@@ -11,6 +11,7 @@ use crate::app::App;
 use crate::app::layout::inner;
 use crate::catalog::{Example, Tool};
 use crate::form::tile::tile_line;
+use crate::lint::{Finding, Severity};
 use crate::text::{truncate, visible};
 use crate::theme::Styles;
 
@@ -27,6 +28,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     tail.extend(badges(tool, width, styles));
     if let Some(examples) = examples_line(tool) {
         tail.push(labelled("examples ", &examples, width, styles));
+    }
+    if let Some(findings) = app.lint.findings(&tool.id) {
+        tail.extend(lint_lines(findings, width, styles));
     }
     if let Some(needs) = requirements_line(tool) {
         tail.push(labelled("needs ", &needs, width, styles));
@@ -97,6 +101,44 @@ fn badges(tool: &Tool, width: usize, styles: &Styles) -> Option<Line<'static>> {
         spans.push(Span::styled(badge, style));
     }
     Some(Line::from(spans))
+}
+
+/// How many findings the pane lists before it points to `tooldeck lint` for the rest.
+const LINT_LINES: usize = 2;
+
+/// `lint 2 warnings, 1 note` and the most serious findings, one line each; nothing when the
+/// rules found nothing.
+fn lint_lines(findings: &[Finding], width: usize, styles: &Styles) -> Vec<Line<'static>> {
+    if findings.is_empty() {
+        return Vec::new();
+    }
+    let mut counts: Vec<String> = Vec::new();
+    for severity in [Severity::Error, Severity::Warning, Severity::Note] {
+        let n = findings.iter().filter(|f| f.severity == severity).count();
+        if n > 0 {
+            counts.push(format!("{n} {}{}", severity.name(), if n == 1 { "" } else { "s" }));
+        }
+    }
+    let more = match findings.len() > LINT_LINES {
+        true => format!(" · {} more in `tooldeck lint`", findings.len() - LINT_LINES),
+        false => String::new(),
+    };
+    let mut lines = vec![labelled("lint ", &format!("{}{more}", counts.join(", ")), width, styles)];
+    let mut worst: Vec<&Finding> = findings.iter().collect();
+    worst.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    for finding in worst.into_iter().take(LINT_LINES) {
+        let (mark, style) = match finding.severity {
+            Severity::Error => ("✗ ", styles.error),
+            Severity::Warning => ("! ", styles.warning),
+            Severity::Note => ("· ", styles.muted),
+        };
+        let text = format!("{} {}", finding.rule, finding.message);
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {mark}"), style),
+            Span::styled(truncate(&visible(&text), width.saturating_sub(4)).into_owned(), styles.text),
+        ]));
+    }
+    lines
 }
 
 fn labelled<'a>(label: &'a str, text: &str, width: usize, styles: &Styles) -> Line<'a> {
