@@ -65,7 +65,7 @@ fn bench_cases(c: &mut Criterion) {
     group.bench_function("10,000 cases, --jobs 32, demo server", |b| {
         b.to_async(&runtime).iter(|| async {
             let mut quiet = Quiet::default();
-            run_file(&cases, &options, Some(server.url()), 32, None, &mut quiet).await;
+            run_file(&cases, &options, None, Some(server.url()), 32, None, &mut quiet).await;
             assert_eq!((quiet.counts.failed, quiet.problems), (0, 0), "every case passes");
             quiet.counts
         })

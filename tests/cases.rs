@@ -379,3 +379,46 @@ cases:
         assert!(out.contains(expected), "{expected:?} in:\n{out}");
     }
 }
+
+/// `--compare-with`: the same cases against a second server, passing where both servers agree
+/// and naming each place where they do not; a compared server that is down fails every case
+/// and says which server it was; bad options are a usage error that echoes no value.
+#[test]
+fn outcomes_compared_across_two_servers() {
+    let (good, _, _good_server) = math_server();
+    let (changed, broken, _changed_server) = math_server();
+    broken.store(true, Ordering::SeqCst);
+    let dir = tempfile::tempdir().unwrap();
+    let cases = write(
+        dir.path(),
+        "math.yaml",
+        &format!(
+            "defs: [{OTC_TOOLS}]\ncases:\n  - name: whole\n    tool: Math.Add@1.0.0\n    args: {{a: 1, b: 2}}\n    expect: {{status: value}}\n  \
+             - name: fractions\n    tool: Math.Add@1.0.0\n    args: {{a: 0.5, b: 0.25}}\n    expect: {{value: 99}}\n"
+        ),
+    );
+    let compare = format!("--endpoint {changed}");
+    let output = tooldeck(&["test", cases.to_str().unwrap(), "--endpoint", &good, "--compare-with", &compare]);
+    assert_eq!(code(&output), 1, "{}{}", stdout(&output), stderr(&output));
+    let out = stdout(&output);
+    assert_eq!(last_line(&out), "1 passed, 1 failed", "what the case expects is not checked: {out}");
+    assert!(out.contains("ok    whole"), "{out}");
+    assert!(out.contains("FAIL  fractions"), "{out}");
+    assert!(out.contains("value /: 0.75 here, 0.0 from the compared server"), "{out}");
+
+    let same = format!("--endpoint {good}");
+    let output = tooldeck(&["test", cases.to_str().unwrap(), "--endpoint", &good, "--compare-with", &same]);
+    assert_eq!(code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+
+    let down = "--endpoint http://127.0.0.1:9";
+    let output = tooldeck(&["test", cases.to_str().unwrap(), "--endpoint", &good, "--compare-with", down]);
+    assert_eq!(code(&output), 1, "{}{}", stdout(&output), stderr(&output));
+    assert!(stdout(&output).contains("no answer from the compared server"), "{}", stdout(&output));
+
+    for bad in ["--header 'X-Api-Key: s3cret' --bogus", "--timeout", "--header 'X: s3cret'"] {
+        let output = tooldeck(&["test", cases.to_str().unwrap(), "--compare-with", bad]);
+        assert_eq!(code(&output), 2, "{bad}: {}", stderr(&output));
+        let err = stderr(&output);
+        assert!(err.contains("--compare-with") && !err.contains("s3cret"), "{err}");
+    }
+}

@@ -1,6 +1,7 @@
 //! Saved test cases: case files, what a case expects, running them (`tooldeck test`), and
 //! writing new ones from the app (`S`).
 
+pub mod compare;
 pub mod expect;
 pub mod file;
 pub mod junit;

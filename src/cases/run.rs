@@ -23,26 +23,20 @@ pub fn options_for(file: &CaseFile, command_line: &EndpointOptions) -> EndpointO
 }
 
 /// Runs one case file's cases (those `filter` keeps) against `options`' server, or `demo_url`
-/// when it names none, `jobs` at a time; each result goes to `report` as it comes.
+/// when it names none, `jobs` at a time; each result goes to `report` as it comes. With
+/// `compare`, each case also goes to that server and passes when both outcomes agree.
 pub async fn run_file(
     file: &CaseFile,
     options: &EndpointOptions,
+    compare: Option<&EndpointOptions>,
     demo_url: Option<&str>,
     jobs: usize,
     filter: Option<&str>,
     report: &mut dyn Report,
 ) {
     let setup = async {
-        let options = options.resolve()?;
-        let headers = parse_headers(&options.headers)?;
-        let endpoint = options.connect(headers, demo_url).await.map_err(|e| e.to_string())?;
-        for (provider, token) in &file.tokens {
-            match endpoint.authorize(provider, token).await {
-                Ok(()) | Err(InvokeError::Unauthorized { .. }) => {}
-                Err(e) => return Err(e.to_string()),
-            }
-        }
-        let (catalog, errors) = catalog_for(file, &options, &endpoint).await;
+        let endpoint = connect(file, options, demo_url).await?;
+        let (catalog, errors) = catalog_for(file, options, &endpoint).await;
         Ok::<_, String>((endpoint, catalog, errors))
     };
     let setup = match setup.await {
@@ -53,6 +47,10 @@ pub async fn run_file(
             Ok((endpoint, catalog))
         }
         Err(e) => Err(e),
+    };
+    let compared = match compare {
+        Some(compare) => Some(connect(file, compare, demo_url).await.map_err(|e| format!("the compared server: {e}"))),
+        None => None,
     };
     let names_a_server = options.names_a_server();
     // Each tool's schema is compiled once, however many cases call it.
@@ -65,10 +63,10 @@ pub async fn run_file(
                 Err(problems) => return Either::Left(std::future::ready(Step::Problems(problems))),
                 Ok(case) => case,
             };
-            let work = match &setup {
+            let work = match (&setup, &compared) {
                 _ if filter.is_some_and(|f| !matches(&case, f)) => Work::Skip,
-                Err(why) => Work::NoServer(why.clone()),
-                Ok((endpoint, catalog)) => {
+                (Err(why), _) | (_, Some(Err(why))) => Work::NoServer(why.clone()),
+                (Ok((endpoint, catalog)), compared) => {
                     let tool = prepared
                         .entry(case.tool.clone())
                         .or_insert_with(|| {
@@ -79,15 +77,16 @@ pub async fn run_file(
                             }
                         })
                         .clone();
-                    Work::Run(endpoint, tool)
+                    let compared = compared.as_ref().and_then(|c| c.as_ref().ok());
+                    Work::Run(Servers { ours: endpoint, theirs: compared }, tool)
                 }
             };
             Either::Right(async move {
                 let (verdict, call_id, duration_ms) = match work {
                     Work::Skip => (Verdict::Skipped, None, 0),
                     Work::NoServer(why) => (Verdict::Failed(vec![format!("no answer: {why}")]), None, 0),
-                    Work::Run(endpoint, tool) => {
-                        run_case(&case, tool.checker.as_ref(), names_a_server, &tool.tokens, endpoint).await
+                    Work::Run(servers, tool) => {
+                        run_case(&case, tool.checker.as_ref(), names_a_server, &tool.tokens, servers).await
                     }
                 };
                 let mut result = CaseResult::new(file, index, &case, verdict);
@@ -109,13 +108,37 @@ pub async fn run_file(
     if let Ok((endpoint, _)) = setup {
         endpoint.close().await;
     }
+    if let Some(Ok(endpoint)) = compared {
+        endpoint.close().await;
+    }
+}
+
+/// Connects to `options`' server (`demo_url` when it names none) and gives it the file's tokens.
+async fn connect(file: &CaseFile, options: &EndpointOptions, demo_url: Option<&str>) -> Result<Endpoint, String> {
+    let options = options.resolve()?;
+    let headers = parse_headers(&options.headers)?;
+    let endpoint = options.connect(headers, demo_url).await.map_err(|e| e.to_string())?;
+    for (provider, token) in &file.tokens {
+        match endpoint.authorize(provider, token).await {
+            Ok(()) | Err(InvokeError::Unauthorized { .. }) => {}
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    Ok(endpoint)
 }
 
 /// What becomes of one case.
 enum Work<'a> {
     Skip,
     NoServer(String),
-    Run(&'a Endpoint, Prepared),
+    Run(Servers<'a>, Prepared),
+}
+
+/// Where a case goes: its server, and the one it is compared with (`--compare-with`).
+#[derive(Clone, Copy)]
+struct Servers<'a> {
+    ours: &'a Endpoint,
+    theirs: Option<&'a Endpoint>,
 }
 
 /// What every case of one tool shares: its compiled schema (none for a tool the catalog does not
@@ -138,7 +161,7 @@ async fn run_case(
     checker: Option<&Checker>,
     names_a_server: bool,
     tokens: &[(String, String)],
-    endpoint: &Endpoint,
+    servers: Servers<'_>,
 ) -> (Verdict, Option<String>, u64) {
     let Some(checker) = checker else {
         // A server may answer for tools it does not list: those are sent unchecked.
@@ -146,7 +169,7 @@ async fn run_case(
             let failure = format!("no tool \"{}\" in the catalog (`tooldeck list` shows them)", case.tool);
             return (Verdict::Failed(vec![failure]), None, 0);
         }
-        return send(case, tokens, endpoint).await;
+        return send(case, tokens, servers).await;
     };
     if case.validate {
         let problems = checker.check_value(&case.args);
@@ -160,10 +183,29 @@ async fn run_case(
             return (Verdict::Failed(failures), None, 0);
         }
     }
-    send(case, tokens, endpoint).await
+    send(case, tokens, servers).await
 }
 
-async fn send(case: &Case, tokens: &[(String, String)], endpoint: &Endpoint) -> (Verdict, Option<String>, u64) {
+async fn send(case: &Case, tokens: &[(String, String)], servers: Servers<'_>) -> (Verdict, Option<String>, u64) {
+    let Some(theirs) = servers.theirs else { return send_to(case, tokens, servers.ours).await };
+    let mut request = CallRequest::new(case.tool.clone(), case.args.clone());
+    request.tokens = tokens.to_vec();
+    let started = Instant::now();
+    let (ours, theirs) = tokio::join!(servers.ours.call(&request), theirs.call(&request));
+    let duration_ms = started.elapsed().as_micros().div_ceil(1000) as u64;
+    let verdict = match (ours, theirs) {
+        (Ok((ours, _)), Ok((theirs, _))) => {
+            let differences = super::compare::differences(&ours, &theirs);
+            if differences.is_empty() { Verdict::Passed } else { Verdict::Failed(differences) }
+        }
+        (Err(e), _) => Verdict::Failed(vec![format!("no answer: {e}")]),
+        (_, Err(e)) => Verdict::Failed(vec![format!("no answer from the compared server: {e}")]),
+    };
+    (verdict, Some(request.call_id), duration_ms)
+}
+
+/// One case to one server, its outcome held against what the case expects.
+async fn send_to(case: &Case, tokens: &[(String, String)], endpoint: &Endpoint) -> (Verdict, Option<String>, u64) {
     let mut request = CallRequest::new(case.tool.clone(), case.args.clone());
     request.tokens = tokens.to_vec();
     let started = Instant::now();

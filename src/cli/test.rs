@@ -13,7 +13,7 @@ use super::ServerArgs;
 use crate::cases::file::{self, CaseFile};
 use crate::cases::report::{Collect, Lines, Report};
 use crate::cases::run::{options_for, run_file};
-use crate::invoke::endpoint::parse_tokens;
+use crate::invoke::endpoint::{EndpointOptions, parse_tokens};
 use crate::invoke::mock::MockServer;
 
 #[derive(Debug, Args, Clone)]
@@ -36,10 +36,47 @@ pub struct TestArgs {
     /// Print one JSON report on stdout instead of lines.
     #[arg(long)]
     pub json: bool,
+    /// Also send each case to a second server, given by its server options in one argument
+    /// (`--compare-with "--mcp 'node v2.js'"`), and report the cases whose outcomes differ
+    /// (status, value by meaning, error) instead of checking what they expect.
+    #[arg(long, value_name = "SERVER-OPTIONS", allow_hyphen_values = true)]
+    pub compare_with: Option<String>,
     /// Run only the cases whose name or tool contains TEXT (case-insensitive); the rest are
     /// skipped.
     #[arg(long, value_name = "TEXT")]
     pub filter: Option<String>,
+}
+
+/// `--compare-with`'s one argument, split like a shell would and read as server options. It is
+/// read here rather than by clap's value parser, whose errors repeat the value: its errors name
+/// the option at fault, never a value (a header or URL may hold a secret).
+fn parse_compare_with(text: &str) -> Result<EndpointOptions, String> {
+    #[derive(clap::Parser)]
+    #[command(name = "--compare-with", no_binary_name = true, disable_help_flag = true)]
+    struct Compared {
+        #[command(flatten)]
+        server: ServerArgs,
+    }
+    let words = shlex::split(text).ok_or("it has an unclosed quote")?;
+    let compared = <Compared as clap::Parser>::try_parse_from(words).map_err(|e| {
+        let option = match e.get(clap::error::ContextKind::InvalidArg) {
+            Some(clap::error::ContextValue::String(option)) => {
+                option.split_whitespace().next().unwrap_or("").to_string()
+            }
+            _ => String::new(),
+        };
+        let known = "--endpoint, --call-path, --header, --timeout, --mcp, --mcp-url, --config";
+        match (option.is_empty(), e.kind()) {
+            (true, _) => format!("it takes server options ({known})"),
+            (false, clap::error::ErrorKind::UnknownArgument) => format!("{option} is not a server option ({known})"),
+            (false, _) => format!("{option} needs a valid value"),
+        }
+    })?;
+    let options = compared.server.options();
+    if !options.names_a_server() {
+        return Err("it names no server: give --endpoint, --mcp or --mcp-url".into());
+    }
+    Ok(options)
 }
 
 pub fn run(args: TestArgs) -> ExitCode {
@@ -65,6 +102,13 @@ async fn test(args: TestArgs) -> ExitCode {
         Ok(tokens) => tokens,
         Err(e) => {
             let _ = writeln!(io::stderr(), "tooldeck: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let compare = match args.compare_with.as_deref().map(parse_compare_with).transpose() {
+        Ok(compare) => compare,
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "tooldeck: --compare-with: {e}");
             return ExitCode::from(2);
         }
     };
@@ -97,11 +141,13 @@ async fn test(args: TestArgs) -> ExitCode {
     let demo_url = demo.as_ref().map(|d| d.url());
     let jobs = usize::from(args.jobs);
     let filter = args.filter.as_deref();
+    let compare = compare.as_ref();
 
     let (counts, results, case_problems) = if args.json {
         let mut collect = Collect::default();
         for file in &files {
-            run_file(file, &options_for(file, &command_line), demo_url, jobs, filter, &mut collect).await;
+            let options = options_for(file, &command_line);
+            run_file(file, &options, compare, demo_url, jobs, filter, &mut collect).await;
         }
         let mut results = collect.results;
         results.sort_by(|a, b| (&a.file, a.index).cmp(&(&b.file, b.index)));
@@ -121,8 +167,8 @@ async fn test(args: TestArgs) -> ExitCode {
         let bar = io::stderr().is_terminal();
         let mut lines = Lines::new(total, bar, args.junit.is_some());
         for file in &files {
-            run_file(file, &options_for(file, &command_line), demo_url, jobs, filter, &mut lines as &mut dyn Report)
-                .await;
+            let options = options_for(file, &command_line);
+            run_file(file, &options, compare, demo_url, jobs, filter, &mut lines as &mut dyn Report).await;
         }
         lines.finish();
         let _ = writeln!(io::stdout(), "{}", lines.counts.summary());
