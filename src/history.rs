@@ -2,7 +2,7 @@
 //! in the request's context, which is not part of an entry.
 
 use std::fs;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -41,22 +41,39 @@ pub fn append(path: &Path, entry: &Entry) -> io::Result<()> {
     file.write_all(line.as_bytes())
 }
 
+/// How much of the history's end is read: the last entries are there, and a history that grew
+/// for years (or a single enormous line) costs no more than this to open.
+const TAIL_BYTES: u64 = 8 * 1024 * 1024;
+
 /// The last `limit` entries, oldest first. Lines that do not parse (a crash mid-write, an older
 /// format) are skipped rather than failing the whole history.
 pub fn read_last(path: &Path, limit: usize) -> io::Result<Vec<Entry>> {
-    // Bounded by the lines kept, not the file: only a regular file is read.
+    read_tail(path, limit, TAIL_BYTES)
+}
+
+fn read_tail(path: &Path, limit: usize, tail_bytes: u64) -> io::Result<Vec<Entry>> {
+    use std::io::{Read, Seek, SeekFrom};
+    // Only a regular file is read (a FIFO or a device would never end).
     if fs::metadata(path).is_ok_and(|m| !m.is_file()) {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "the history is not a regular file"));
     }
-    let file = match fs::File::open(path) {
+    let mut file = match fs::File::open(path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
+    let start = file.metadata()?.len().saturating_sub(tail_bytes);
+    file.seek(SeekFrom::Start(start))?;
+    let mut tail = Vec::new();
+    file.take(tail_bytes).read_to_end(&mut tail)?;
+    let mut lines = tail.split(|&b| b == b'\n');
+    if start > 0 {
+        // Read from the middle of a line: its end is no entry.
+        lines.next();
+    }
     let mut entries: std::collections::VecDeque<Entry> = std::collections::VecDeque::with_capacity(limit.min(1024));
-    for line in BufReader::new(file).lines() {
-        let Ok(line) = line else { continue };
-        if let Ok(entry) = serde_json::from_str::<Entry>(&line) {
+    for line in lines {
+        if let Ok(entry) = serde_json::from_slice::<Entry>(line) {
             if entries.len() == limit {
                 entries.pop_front();
             }
@@ -104,5 +121,22 @@ mod tests {
         fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{not json\n").unwrap();
         append(&path, &entry(2)).unwrap();
         assert_eq!(read_last(&path, 10).unwrap().len(), 2);
+    }
+
+    /// Only the history's end is read: a line far longer than that end is not held whole, and
+    /// the entries after it are all there.
+    #[test]
+    fn only_the_end_of_a_long_history_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.jsonl");
+        append(&path, &entry(1)).unwrap();
+        let huge = format!("{{\"at\": \"{}\"}}\n", "x".repeat(100_000));
+        fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(huge.as_bytes()).unwrap();
+        for n in 2..=4 {
+            append(&path, &entry(n)).unwrap();
+        }
+        let last = read_tail(&path, 10, 4096).unwrap();
+        assert_eq!(last.iter().map(|e| e.duration_ms).collect::<Vec<_>>(), vec![2, 3, 4]);
+        assert_eq!(read_last(&path, 10).unwrap().len(), 4, "all of it when it is small");
     }
 }
