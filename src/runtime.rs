@@ -154,7 +154,7 @@ pub struct Server {
 }
 
 /// Reads the definition files, after the first frame and off the UI thread.
-pub type LoadCatalog = Box<dyn FnOnce() -> crate::catalog::Loaded + Send>;
+pub type LoadCatalog = Box<dyn FnOnce(&(dyn Fn(crate::catalog::LoadProgress) + Sync)) -> crate::catalog::Loaded + Send>;
 
 /// The connection, made once and awaited by every task that needs it (the first frame does not
 /// wait for a server to start).
@@ -423,7 +423,10 @@ async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<L
     if let Some(load) = load {
         let done = done_tx.clone();
         tokio::spawn(async move {
-            if let Ok(loaded) = tokio::task::spawn_blocking(load).await {
+            let progress = done.clone();
+            // A report the loop has no room for is dropped: the next one says more.
+            let report = move |p| drop(progress.try_send(Msg::LoadProgress(p)));
+            if let Ok(loaded) = tokio::task::spawn_blocking(move || load(&report)).await {
                 let msg = Msg::CatalogLoaded { tools: loaded.catalog.into_tools(), diagnostics: loaded.diagnostics };
                 let _ = done.send(msg).await;
             }

@@ -98,6 +98,8 @@ pub enum Msg {
         url: String,
         challenge: Option<String>,
     },
+    /// Reading the definition files advanced.
+    LoadProgress(crate::catalog::LoadProgress),
     /// The definition files, read after the first frame: their tools and problems.
     CatalogLoaded {
         tools: Vec<Tool>,
@@ -256,6 +258,8 @@ pub struct App {
     pub load_warnings: usize,
     /// The definition files are still being read (the app draws before they are).
     pub loading: bool,
+    /// How far that reading has come.
+    pub load_progress: Option<crate::catalog::LoadProgress>,
     pub focus: Focus,
     /// A one-line message for the status bar.
     pub status: Option<String>,
@@ -282,6 +286,7 @@ impl App {
             load_errors,
             load_warnings: diagnostics.len() - load_errors,
             loading: false,
+            load_progress: None,
             list,
             catalog,
             focus: Focus::List,

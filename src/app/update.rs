@@ -45,6 +45,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.prompts.popup = Some(app.server.wants_token(&url, challenge.as_deref()));
             Vec::new()
         }
+        Msg::LoadProgress(progress) => {
+            app.load_progress = Some(progress);
+            Vec::new()
+        }
         Msg::CatalogLoaded { tools, diagnostics } => {
             app.catalog_loaded(tools, &diagnostics);
             Vec::new()

@@ -36,9 +36,27 @@ impl Default for LoadOptions {
     }
 }
 
+/// How far a load has come: files read of how many, and their bytes (for a loading screen).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadProgress {
+    pub files_done: usize,
+    pub files: usize,
+    pub bytes_done: u64,
+    pub bytes: u64,
+}
+
 /// Loads files and folders (recursively, by extension) and `-` for stdin, in the order given.
 /// Files are read and parsed on all cores; tools and diagnostics keep the order of the files.
 pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
+    load_paths_reporting(paths, options, &|_| {})
+}
+
+/// [`load_paths`], telling `report` after each file how far the load has come.
+pub fn load_paths_reporting(
+    paths: &[PathBuf],
+    options: &LoadOptions,
+    report: &(dyn Fn(LoadProgress) + Sync),
+) -> Loaded {
     let mut jobs = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
@@ -67,7 +85,23 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
             Err(e) => jobs.push(Job::Problem(whole_file(&label, format!("cannot open: {e}")))),
         }
     }
-    let outcomes = run_in_parallel(&jobs, |job| job.run(options));
+    let sizes: Vec<u64> = jobs.iter().map(Job::size).collect();
+    let files = jobs.iter().filter(|job| !matches!(job, Job::Problem(_))).count();
+    let bytes = sizes.iter().sum();
+    let files_done = std::sync::atomic::AtomicUsize::new(0);
+    let bytes_done = std::sync::atomic::AtomicU64::new(0);
+    report(LoadProgress { files, bytes, ..LoadProgress::default() });
+    let indexed: Vec<(usize, &Job)> = jobs.iter().enumerate().collect();
+    let outcomes = run_in_parallel(&indexed, |(i, job)| {
+        let outcome = job.run(options);
+        if !matches!(job, Job::Problem(_)) {
+            use std::sync::atomic::Ordering::Relaxed;
+            let files_done = files_done.fetch_add(1, Relaxed) + 1;
+            let bytes_done = bytes_done.fetch_add(sizes[*i], Relaxed) + sizes[*i];
+            report(LoadProgress { files_done, files, bytes_done, bytes });
+        }
+        outcome
+    });
     let mut loaded = Loaded::default();
     for outcome in outcomes {
         loaded.merge(outcome);
@@ -82,6 +116,15 @@ enum Job {
 }
 
 impl Job {
+    /// The bytes it will read, as far as known before reading.
+    fn size(&self) -> u64 {
+        match self {
+            Job::Stdin(bytes) => bytes.len() as u64,
+            Job::File { path, .. } => fs::metadata(path).map_or(0, |m| m.len()),
+            Job::Problem(_) => 0,
+        }
+    }
+
     fn run(&self, options: &LoadOptions) -> FileOutcome {
         match self {
             Job::Stdin(bytes) => parse_bytes("<stdin>", bytes, true, true, options),
@@ -533,4 +576,34 @@ fn collect_cues(schema: &Value, pointer: &mut String, cues: &mut BTreeMap<String
 /// A diagnostic about a whole file or path (no line): shown as `path: error: ...`.
 fn whole_file(label: &str, message: String) -> Diagnostic {
     Diagnostic { path: label.to_string(), line: 0, column: 0, severity: Severity::Error, message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The loading screen's numbers: every file and byte is counted once, and the last report
+    /// says all were read.
+    #[test]
+    fn a_load_reports_its_progress_file_by_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut bytes = 0;
+        for n in 0..5 {
+            let text = format!(r#"{{"name": "tool_{n}", "parameters": {{"type": "object"}}}}"#);
+            bytes += text.len() as u64;
+            fs::write(dir.path().join(format!("t{n}.json")), text).unwrap();
+        }
+        let reports = std::sync::Mutex::new(Vec::new());
+        let loaded = load_paths_reporting(&[dir.path().to_path_buf()], &LoadOptions::default(), &|p| {
+            reports.lock().unwrap().push(p);
+        });
+        assert_eq!(loaded.catalog.len(), 5);
+        let reports = reports.into_inner().unwrap();
+        assert_eq!(reports.len(), 6, "one before reading, one per file: {reports:?}");
+        assert_eq!(reports[0], LoadProgress { files: 5, bytes, ..LoadProgress::default() });
+        let mut done: Vec<usize> = reports.iter().map(|p| p.files_done).collect();
+        done.sort_unstable();
+        assert_eq!(done, [0, 1, 2, 3, 4, 5]);
+        assert!(reports.iter().any(|p| p.files_done == 5 && p.bytes_done == bytes));
+    }
 }

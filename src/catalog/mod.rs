@@ -18,7 +18,7 @@ use std::fmt;
 use serde::Serialize;
 
 pub use document::Segment;
-pub use load::{LoadOptions, load_bytes, load_paths, load_text};
+pub use load::{LoadOptions, LoadProgress, load_bytes, load_paths, load_paths_reporting, load_text};
 pub use samples::load_samples;
 pub use tool::*;
 

@@ -54,7 +54,7 @@ pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
             true => None,
             false => {
                 let sources = sources.clone();
-                Some(Box::new(move || sources.load()))
+                Some(Box::new(move |report| sources.load_reporting(report)))
             }
         };
         let size = crossterm::terminal::size().unwrap_or((80, 24));

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::catalog::{Format, LoadOptions, Loaded, load_paths, load_samples};
+use crate::catalog::{Format, LoadOptions, Loaded, load_samples};
 use crate::invoke::endpoint::EndpointOptions;
 
 pub use call::exit;
@@ -120,8 +120,16 @@ fn parse_format(name: &str) -> Result<Format, String> {
 
 impl Sources {
     pub fn load(&self) -> Loaded {
+        self.load_reporting(&|_| {})
+    }
+
+    /// [`Sources::load`], telling `report` how far it has come (the app's loading screen).
+    pub fn load_reporting(&self, report: &(dyn Fn(crate::catalog::LoadProgress) + Sync)) -> Loaded {
         let options = LoadOptions { format: self.format, ..LoadOptions::default() };
-        if self.paths.is_empty() { load_samples(&options) } else { load_paths(&self.paths, &options) }
+        match self.paths.is_empty() {
+            true => load_samples(&options),
+            false => crate::catalog::load_paths_reporting(&self.paths, &options, report),
+        }
     }
 }
 

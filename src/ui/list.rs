@@ -67,15 +67,34 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         .collect();
     if lines.is_empty() {
         let message = match (filtering, app.loading, app.server.listing) {
-            (true, _, _) => "no tool matches",
-            (false, true, _) => "reading the definition files…",
-            (false, false, true) => "asking the server for its tools…",
-            (false, false, false) => "no tools loaded",
+            (true, _, _) => "no tool matches".to_string(),
+            (false, true, _) => loading_message(app.load_progress),
+            (false, false, true) => "asking the server for its tools…".to_string(),
+            (false, false, false) => "no tools loaded".to_string(),
         };
-        frame.render_widget(Paragraph::new(Line::styled(message, styles.muted)), body);
+        let lines = crate::text::wrap(&message, usize::from(body.width), usize::from(body.height));
+        frame.render_widget(
+            Paragraph::new(lines.into_iter().map(|l| Line::styled(l, styles.muted)).collect::<Vec<_>>()),
+            body,
+        );
         return;
     }
     frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// `reading the definition files… 120 of 1000 (3.1 MB of 29 MB)`.
+fn loading_message(progress: Option<crate::catalog::LoadProgress>) -> String {
+    let Some(p) = progress else { return "reading the definition files…".to_string() };
+    let plural = if p.files == 1 { "" } else { "s" };
+    let bytes = crate::text::human_bytes;
+    format!(
+        "reading {} definition file{plural}… {} of {} read ({} of {})",
+        p.files,
+        p.files_done,
+        p.files,
+        bytes(p.bytes_done),
+        bytes(p.bytes)
+    )
 }
 
 /// A source path cut from the left, so the file name stays readable.
