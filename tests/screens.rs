@@ -935,6 +935,6 @@ fn lint_findings_in_the_detail_pane() {
     deck.send(Msg::Linted { tool_id: tool.id.clone(), findings });
     let screen = deck.snapshot("lint_findings_in_the_detail_pane");
     assert!(screen.contains("lint "), "{screen}");
-    assert!(screen.contains("lint 5 warnings · 3 more in `tooldeck lint`"), "{screen}");
-    assert!(screen.contains("! tips/short-description tool \"search_docs\""), "the most serious first: {screen}");
+    assert!(screen.contains("lint 5 warnings (4 more: tooldeck lint) · ! tips/short-description"), "{screen}");
+    assert!(screen.contains("Searches."), "the description keeps its room: {screen}");
 }

@@ -28,11 +28,14 @@ pub struct LoadOptions {
     /// Check schemas against the JSON Schema meta-schema. Commands that only need a server's
     /// tools to call them (and show no diagnostics) skip it: the first check costs ~2 ms.
     pub meta_check: bool,
+    /// A file's many tools are finished on all cores. Off when several files are read at once:
+    /// the files already keep the cores busy, and threads within threads only cost.
+    pub parallel_tools: bool,
 }
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions { format: None, max_file_bytes: MAX_FILE_BYTES, meta_check: true }
+        LoadOptions { format: None, max_file_bytes: MAX_FILE_BYTES, meta_check: true, parallel_tools: true }
     }
 }
 
@@ -91,6 +94,7 @@ pub fn load_paths_reporting(
     let files_done = std::sync::atomic::AtomicUsize::new(0);
     let bytes_done = std::sync::atomic::AtomicU64::new(0);
     report(LoadProgress { files, bytes, ..LoadProgress::default() });
+    let options = &LoadOptions { parallel_tools: options.parallel_tools && files <= 1, ..*options };
     let indexed: Vec<(usize, &Job)> = jobs.iter().enumerate().collect();
     let outcomes = run_in_parallel(&indexed, |(i, job)| {
         let outcome = job.run(options);
@@ -351,7 +355,7 @@ pub fn load_text(
         let tool = draft.and_then(|draft| finish(draft, label, *line, options.meta_check, &mut tool_issues));
         (tool, tool_issues)
     };
-    let finished = if drafts.len() < PARALLEL_TOOLS {
+    let finished = if drafts.len() < PARALLEL_TOOLS || !options.parallel_tools {
         drafts.iter().map(finish_one).collect()
     } else {
         run_in_parallel(&drafts, finish_one)

@@ -30,7 +30,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         tail.push(labelled("examples ", &examples, width, styles));
     }
     if let Some(findings) = app.lint.findings(&tool.id) {
-        tail.extend(lint_lines(findings, width, styles));
+        // A short pane keeps its room for the description: one line of findings.
+        let room = if body.height >= 10 { LINT_LINES } else { 1 };
+        tail.extend(lint_lines(findings, width, room, styles));
     }
     if let Some(needs) = requirements_line(tool) {
         tail.push(labelled("needs ", &needs, width, styles));
@@ -103,13 +105,13 @@ fn badges(tool: &Tool, width: usize, styles: &Styles) -> Option<Line<'static>> {
     Some(Line::from(spans))
 }
 
-/// How many findings the pane lists before it points to `tooldeck lint` for the rest.
-const LINT_LINES: usize = 2;
+/// How many lines the findings take at most in a tall pane.
+const LINT_LINES: usize = 3;
 
-/// `lint 2 warnings, 1 note` and the most serious findings, one line each; nothing when the
-/// rules found nothing.
-fn lint_lines(findings: &[Finding], width: usize, styles: &Styles) -> Vec<Line<'static>> {
-    if findings.is_empty() {
+/// `lint 2 warnings, 1 note · ! rule message` (the most serious finding first), then the next
+/// findings one per line as `room` allows; nothing when the rules found nothing.
+fn lint_lines(findings: &[Finding], width: usize, room: usize, styles: &Styles) -> Vec<Line<'static>> {
+    if findings.is_empty() || room == 0 {
         return Vec::new();
     }
     let mut counts: Vec<String> = Vec::new();
@@ -119,23 +121,32 @@ fn lint_lines(findings: &[Finding], width: usize, styles: &Styles) -> Vec<Line<'
             counts.push(format!("{n} {}{}", severity.name(), if n == 1 { "" } else { "s" }));
         }
     }
-    let more = match findings.len() > LINT_LINES {
-        true => format!(" · {} more in `tooldeck lint`", findings.len() - LINT_LINES),
-        false => String::new(),
-    };
-    let mut lines = vec![labelled("lint ", &format!("{}{more}", counts.join(", ")), width, styles)];
     let mut worst: Vec<&Finding> = findings.iter().collect();
     worst.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    for finding in worst.into_iter().take(LINT_LINES) {
-        let (mark, style) = match finding.severity {
-            Severity::Error => ("✗ ", styles.error),
-            Severity::Warning => ("! ", styles.warning),
-            Severity::Note => ("· ", styles.muted),
-        };
-        let text = format!("{} {}", finding.rule, finding.message);
+    let mark = |finding: &Finding| match finding.severity {
+        Severity::Error => ("✗ ", styles.error),
+        Severity::Warning => ("! ", styles.warning),
+        Severity::Note => ("· ", styles.muted),
+    };
+    let said = |finding: &Finding| visible(&format!("{} {}", finding.rule, finding.message)).into_owned();
+    let shown = room.min(findings.len());
+    let more = match findings.len() > shown {
+        true => format!(" ({} more: tooldeck lint)", findings.len() - shown),
+        false => String::new(),
+    };
+    let head = format!("lint {}{more} · ", counts.join(", "));
+    let (first_mark, first_style) = mark(worst[0]);
+    let left = width.saturating_sub(crate::text::width(&head) + first_mark.len());
+    let mut lines = vec![Line::from(vec![
+        Span::styled(truncate(&head, width).into_owned(), styles.key_hint),
+        Span::styled(first_mark, first_style),
+        Span::styled(truncate(&said(worst[0]), left).into_owned(), styles.text),
+    ])];
+    for finding in worst.into_iter().skip(1).take(shown - 1) {
+        let (mark, style) = mark(finding);
         lines.push(Line::from(vec![
             Span::styled(format!("  {mark}"), style),
-            Span::styled(truncate(&visible(&text), width.saturating_sub(4)).into_owned(), styles.text),
+            Span::styled(truncate(&said(finding), width.saturating_sub(4)).into_owned(), styles.text),
         ]));
     }
     lines
