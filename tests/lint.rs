@@ -343,6 +343,7 @@ fn a_live_mcp_servers_tools_are_linted_by_name() {
     let text = stdout(&output);
     assert!(text.lines().any(|l| l.starts_with("shop.count: error[schema/min-above-max]")), "{text}");
     assert!(text.lines().any(|l| l.starts_with("shop.count: error[openai/name]")), "{text}");
+    assert!(text.lines().last().unwrap().starts_with("linted 2 tools from the server: "), "{text}");
     let sarif = tooldeck(&["lint", "--mcp", &server, "--sarif", "-"]);
     let log = json_of(&sarif);
     assert_sarif_shape(&log);

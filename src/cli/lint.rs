@@ -86,7 +86,7 @@ pub fn run(args: &LintArgs) -> ExitCode {
     } else if args.json {
         write_json(&mut io::stdout().lock(), &json_report(&loaded, &report, &placed))
     } else {
-        print_text(&loaded, &report, &placed)
+        print_text(&loaded, &report, &placed, server_named)
     };
     match printed {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
@@ -184,7 +184,7 @@ fn place<'a>(loaded: &'a Loaded, report: &'a Report, locator: &Locator, server_n
     placed.into_iter().map(|(_, p)| p).collect()
 }
 
-fn print_text(loaded: &Loaded, report: &Report, placed: &[Placed]) -> io::Result<()> {
+fn print_text(loaded: &Loaded, report: &Report, placed: &[Placed], server_named: bool) -> io::Result<()> {
     let mut out = io::BufWriter::new(io::stdout().lock());
     for diagnostic in &loaded.diagnostics {
         writeln!(out, "{}", visible(&diagnostic.to_string()))?;
@@ -217,7 +217,12 @@ fn print_text(loaded: &Loaded, report: &Report, placed: &[Placed]) -> io::Result
     let mut summary = format!(
         "linted {} from {}: {}, {}, {}",
         plural(loaded.catalog.len(), "tool"),
-        plural(loaded.files, "file"),
+        // A live server's tool list is read like a file; it is named as what it is.
+        match (server_named, loaded.files.saturating_sub(1)) {
+            (true, 0) => "the server".to_string(),
+            (true, files) => format!("{} and the server", plural(files, "file")),
+            (false, _) => plural(loaded.files, "file"),
+        },
         plural(report.count(Severity::Error), "error"),
         plural(report.count(Severity::Warning), "warning"),
         plural(report.count(Severity::Note), "note"),
