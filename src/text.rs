@@ -139,8 +139,10 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
 pub struct LineIndex<'a> {
     text: &'a str,
     line_starts: Vec<usize>,
-    /// `chars_before[k]`: how many characters start in `text[..k * BLOCK]`.
-    chars_before: Vec<usize>,
+    /// `chars_before[k]`: how many characters start in `text[..k * BLOCK]`. Counted the first
+    /// time a column lies more than a block from its line's start (a long line); most files
+    /// never need it.
+    chars_before: std::sync::OnceLock<Vec<usize>>,
 }
 
 const BLOCK: usize = 1024;
@@ -154,13 +156,8 @@ fn chars_in(bytes: &[u8]) -> usize {
 impl<'a> LineIndex<'a> {
     pub fn new(text: &'a str) -> Self {
         let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        let mut chars_before = Vec::with_capacity(text.len() / BLOCK + 2);
-        chars_before.push(0);
-        for block in text.as_bytes().chunks(BLOCK) {
-            chars_before.push(chars_before.last().copied().unwrap_or(0) + chars_in(block));
-        }
-        LineIndex { text, line_starts, chars_before }
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        LineIndex { text, line_starts, chars_before: std::sync::OnceLock::new() }
     }
 
     pub fn text(&self) -> &'a str {
@@ -192,7 +189,7 @@ impl<'a> LineIndex<'a> {
         let target = self.chars_before(start).saturating_add(column);
         // The last block boundary with at most `target` characters before it: the character
         // wanted starts in that block (or after `start`, if that is later).
-        let block = self.chars_before.partition_point(|&n| n <= target).saturating_sub(1);
+        let block = self.blocks().partition_point(|&n| n <= target).saturating_sub(1);
         let from = (block * BLOCK).max(start).min(self.text.len());
         let mut seen = self.chars_before(from);
         for (i, &byte) in self.text.as_bytes()[from..].iter().enumerate() {
@@ -207,9 +204,21 @@ impl<'a> LineIndex<'a> {
     }
 
     /// Characters that start in `text[..offset]`.
+    /// How many characters start before each block boundary, counted on first use.
+    fn blocks(&self) -> &[usize] {
+        self.chars_before.get_or_init(|| {
+            let mut counts = Vec::with_capacity(self.text.len() / BLOCK + 2);
+            counts.push(0);
+            for block in self.text.as_bytes().chunks(BLOCK) {
+                counts.push(counts.last().copied().unwrap_or(0) + chars_in(block));
+            }
+            counts
+        })
+    }
+
     fn chars_before(&self, offset: usize) -> usize {
         let block = offset / BLOCK;
-        let counted = self.chars_before.get(block).copied().unwrap_or(0);
+        let counted = self.blocks().get(block).copied().unwrap_or(0);
         counted + chars_in(self.text.as_bytes().get(block * BLOCK..offset).unwrap_or_default())
     }
 }
