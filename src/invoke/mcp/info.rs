@@ -16,6 +16,8 @@ pub struct ServerInfo {
     pub protocol_version: String,
     /// The capabilities object, pretty-printed.
     pub capabilities: String,
+    /// The capabilities in one line: `tools (listChanged) · logging · resources (subscribe)`.
+    pub capability_summary: String,
     /// True when the server offers `logging` (so `logging/setLevel` may be sent).
     pub logging: bool,
     pub instructions: Option<String>,
@@ -38,11 +40,27 @@ impl ServerInfo {
             icons,
             protocol_version: text(&peer["protocolVersion"]).unwrap_or_default(),
             capabilities: serde_json::to_string_pretty(capabilities).unwrap_or_default(),
+            capability_summary: summary(capabilities),
             logging: capabilities.get("logging").is_some_and(|l| !l.is_null()),
             instructions: text(&peer["instructions"]).filter(|i| !i.trim().is_empty()),
             session_id,
         }
     }
+}
+
+fn summary(capabilities: &Value) -> String {
+    let Some(map) = capabilities.as_object() else { return String::new() };
+    let parts: Vec<String> = map
+        .iter()
+        .map(|(name, value)| {
+            let flags: Vec<&str> = value
+                .as_object()
+                .map(|o| o.iter().filter(|(_, v)| **v != Value::Bool(false)).map(|(k, _)| k.as_str()).collect())
+                .unwrap_or_default();
+            if flags.is_empty() { name.clone() } else { format!("{name} ({})", flags.join(", ")) }
+        })
+        .collect();
+    if parts.is_empty() { "none".into() } else { parts.join(" · ") }
 }
 
 fn icon(icon: &Value) -> String {
@@ -83,10 +101,11 @@ mod tests {
         });
         let info = ServerInfo::from_peer(&peer, Some("s-1".into()));
         assert_eq!((info.name.as_str(), info.title.as_deref(), info.version.as_str()), ("everything", Some("Everything"), "2.0.0"));
-        assert_eq!(info.icons, ["data:image/png (24 bytes inline) (48x48)", "https://x/i.svg (image/svg+xml)"]);
+        assert_eq!(info.icons, ["data:image/png (21 bytes inline) (48x48)", "https://x/i.svg (image/svg+xml)"]);
         assert!(info.logging);
         assert_eq!(info.protocol_version, "2025-06-18");
         assert!(info.capabilities.contains("listChanged"));
+        assert_eq!(info.capability_summary, "logging · tools (listChanged)");
         assert_eq!(info.instructions.as_deref(), Some("Be kind."));
     }
 }

@@ -8,6 +8,7 @@ mod http_tap;
 pub mod info;
 mod line_cap;
 pub mod process;
+pub mod replay;
 pub mod stdio;
 pub mod wire;
 
