@@ -105,7 +105,7 @@ mod tests {
         assert!(info.logging);
         assert_eq!(info.protocol_version, "2025-06-18");
         assert!(info.capabilities.contains("listChanged"));
-        assert_eq!(info.capability_summary, "logging · tools (listChanged)");
+        assert_eq!(info.capability_summary, "tools (listChanged) · logging");
         assert_eq!(info.instructions.as_deref(), Some("Be kind."));
     }
 }
