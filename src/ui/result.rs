@@ -65,9 +65,10 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         }
         RunState::Failed { error } => {
             lines.push(Line::styled("✗ no answer", styles.error));
-            // Read whole: why there was no answer is the one thing this pane says.
-            let wrapped = crate::text::wrap(&visible(error), usize::from(body.width), 6);
-            lines.extend(wrapped.into_iter().map(|l| Line::styled(l, styles.text)));
+            // Read whole, line by line (a server's last stderr lines): why there was no answer
+            // is the one thing this pane says.
+            let wrapped = error.lines().flat_map(|l| crate::text::wrap(&visible(l), usize::from(body.width), 6));
+            lines.extend(wrapped.take(16).map(|l| Line::styled(l, styles.text)));
             lines.push(Line::styled(
                 format!(
                     "{} tries again · {} restarts the server or opens a new session",

@@ -61,7 +61,13 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
                 lines.push(field("icons", info.icons.join(" · ")));
             }
             if let Some(instructions) = &info.instructions {
-                for (i, line) in wrap(&visible(instructions), columns.saturating_sub(13), 3).into_iter().enumerate() {
+                // Their own lines, wrapped, blank ones left out: the first few show.
+                let wrapped = instructions
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .flat_map(|l| wrap(&visible(l), columns.saturating_sub(13), 4))
+                    .take(4);
+                for (i, line) in wrapped.enumerate() {
                     lines.push(field(if i == 0 { "instructions" } else { "" }, line));
                 }
             }
@@ -115,7 +121,7 @@ fn log_line(line: &LogLine, columns: usize, styles: &Styles) -> Line<'static> {
             (LEVELS[usize::from(level)].to_string(), style)
         }
     };
-    let mut prefix = format!("{tag:<9}");
+    let mut prefix = format!("{tag:<10}");
     if let Some(logger) = &line.logger {
         prefix.push_str(&format!("{} ", truncate(&visible(logger), 24)));
     }

@@ -25,7 +25,7 @@ pub enum ServerEvent {
     Log { level: String, logger: Option<String>, text: String },
     /// `notifications/tools/list_changed`: the catalog should list the tools again.
     ToolsChanged,
-    /// The stdio server's process ended: how ("exited with code 1", "killed by signal 9") and
+    /// The stdio server's process ended: how ("exited with code 1", "was killed by signal 9") and
     /// its last stderr lines.
     Exited { how: String, last_lines: Vec<String> },
     /// The connection is gone (the server closed it, or an HTTP server forgot the session).
@@ -163,7 +163,7 @@ pub async fn read_stderr(mut stderr: impl AsyncRead + Unpin, sink: Option<EventS
     }
 }
 
-/// "exited with code 1", "killed by signal 9 (SIGKILL)".
+/// "exited with code 1", "was killed by signal 9 (SIGKILL)": what follows "the server".
 pub fn describe_exit(status: std::process::ExitStatus) -> String {
     if let Some(code) = status.code() {
         return format!("exited with code {code}");
@@ -181,7 +181,7 @@ pub fn describe_exit(status: std::process::ExitStatus) -> String {
                 15 => " (SIGTERM)",
                 _ => "",
             };
-            return format!("killed by signal {signal}{name}");
+            return format!("was killed by signal {signal}{name}");
         }
     }
     format!("ended ({status})")
@@ -249,6 +249,6 @@ mod tests {
     fn exits_are_described_by_code_or_signal() {
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(describe_exit(std::process::ExitStatus::from_raw(3 << 8)), "exited with code 3");
-        assert_eq!(describe_exit(std::process::ExitStatus::from_raw(9)), "killed by signal 9 (SIGKILL)");
+        assert_eq!(describe_exit(std::process::ExitStatus::from_raw(9)), "was killed by signal 9 (SIGKILL)");
     }
 }

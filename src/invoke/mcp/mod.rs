@@ -357,9 +357,10 @@ impl McpEndpoint {
         let _forget = Forget { listeners, key: request.call_id.clone() };
         let mut exchange = self.describe(request);
         let started = Instant::now();
+        let mark = self.wire.mark();
         let result = self.request("tools/call", self.client.call_tool(params)).await;
         exchange.duration_ms = started.elapsed().as_millis() as u64;
-        let wire = self.wire.call(&request.call_id);
+        let wire = self.wire.call(mark, &request.tool_id);
         if let Some(wire) = &wire {
             wire.fill(&mut exchange);
         }

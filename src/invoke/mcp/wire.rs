@@ -27,8 +27,8 @@ pub struct Recorded {
     /// The JSON-RPC id, as JSON text (`7`, `"a"`), when it has one.
     pub id: Option<String>,
     pub method: Option<String>,
-    /// `params._meta.progressToken`, as text: how a call finds its own request.
-    progress_token: Option<String>,
+    /// `params.name` (a `tools/call`'s tool): how a call finds its own request.
+    name: Option<String>,
     /// The message, pretty-printed.
     pub text: Arc<str>,
 }
@@ -100,15 +100,12 @@ impl Wire {
         let text: Arc<str> = serde_json::to_string_pretty(value).unwrap_or_default().into();
         let id = value.get("id").filter(|id| !id.is_null()).map(Value::to_string);
         let method = value.get("method").and_then(Value::as_str).map(str::to_string);
-        let progress_token = value.pointer("/params/_meta/progressToken").map(|t| match t {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        });
+        let name = value.pointer("/params/name").and_then(Value::as_str).map(str::to_string);
         let mut log = self.lock();
         let seq = log.next_seq;
         log.next_seq += 1;
         log.bytes += text.len();
-        log.messages.push_back(Recorded { seq, outgoing, id, method, progress_token, text });
+        log.messages.push_back(Recorded { seq, outgoing, id, method, name, text });
         while log.messages.len() > MAX_MESSAGES || (log.bytes > MAX_BYTES && log.messages.len() > 1) {
             if let Some(old) = log.messages.pop_front() {
                 log.bytes -= old.text.len();
@@ -151,12 +148,18 @@ impl Wire {
         self.lock().protocol_header.clone()
     }
 
-    /// The `tools/call` sent with progress token `call_id`, its answer (if it came) and what the
+    /// Where the record is now: a call made after this finds its request from here (rmcp
+    /// chooses the JSON-RPC id, and replaces the progress token with it).
+    pub fn mark(&self) -> u64 {
+        self.lock().next_seq
+    }
+
+    /// The first `tools/call` of `tool` sent since `mark`, its answer (if it came) and what the
     /// server sent in between.
-    pub fn call(&self, call_id: &str) -> Option<CallWire> {
+    pub fn call(&self, mark: u64, tool: &str) -> Option<CallWire> {
         let log = self.lock();
-        let request = log.messages.iter().rev().find(|m| {
-            m.outgoing && m.method.as_deref() == Some("tools/call") && m.progress_token.as_deref() == Some(call_id)
+        let request = log.messages.iter().find(|m| {
+            m.seq >= mark && m.outgoing && m.method.as_deref() == Some("tools/call") && m.name.as_deref() == Some(tool)
         })?;
         let response = log
             .messages
@@ -264,19 +267,22 @@ mod tests {
     fn a_call_finds_its_request_answer_and_what_came_between() {
         let wire = Wire::default();
         let request = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-            "params": {"name": "t", "_meta": {"progressToken": "call-1"}}});
+            "params": {"name": "t", "_meta": {"progressToken": 3}}});
+        wire.record(true, &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}}));
+        let mark = wire.mark();
         wire.record(true, &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
         wire.record(true, &request);
         wire.record(false, &json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}));
         wire.record(false, &json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}));
         wire.record(false, &json!({"jsonrpc": "2.0", "id": 3, "result": {"content": []}}));
         wire.record(false, &json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}));
-        let call = wire.call("call-1").unwrap();
+        let call = wire.call(mark, "t").unwrap();
         assert!(call.request.contains("\"tools/call\""), "{}", call.request);
         assert!(call.response.unwrap().contains("\"content\""));
         assert_eq!(call.during.len(), 1, "the log after the answer is not the call's");
         assert!(call.during[0].contains("notifications/progress"));
-        assert!(wire.call("call-2").is_none());
+        assert!(call.request.contains("\"id\": 3"), "the call since the mark: {}", call.request);
+        assert!(wire.call(mark, "other").is_none());
     }
 
     #[test]
