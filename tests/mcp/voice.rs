@@ -224,3 +224,26 @@ async fn an_http_session_answered_with_400_as_sdk_servers_do() {
 async fn an_http_session_answered_with_404_as_the_spec_says() {
     an_expired_http_session_fails_at_once_and_a_new_one_works(404).await;
 }
+
+/// `tooldeck test`: a server that dies mid-run is started again and the case sent again; the
+/// report says so.
+#[test]
+fn tooldeck_test_reconnects_to_a_server_that_died() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases = dir.path().join("mcp.yaml");
+    let server = serde_json::to_string(&super::stdio_command()).unwrap();
+    let text = format!(
+        "mcp: {server}\ncases:\n  - name: dies\n    tool: crash\n    args: {{}}\n    expect: {{status: value}}\n  - name: adds\n    tool: add\n    args: {{a: 2, b: 3}}\n    expect: {{value: {{sum: 5}}}}\n"
+    );
+    std::fs::write(&cases, text).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["test", cases.to_str().unwrap(), "--jobs", "1"])
+        .env("TOOLDECK_HISTORY", dir.path().join("h.jsonl"))
+        .output()
+        .expect("tooldeck runs");
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(out.contains("note  the server went away; reconnected to mcp:stdio env "), "{out}");
+    assert!(out.contains("FAIL  dies") && out.contains("exited with code 7"), "{out}");
+    assert!(out.contains("ok    adds"), "the case after the crash ran on a new server: {out}");
+    assert_eq!(out.lines().last(), Some("1 passed, 1 failed"), "{out}");
+}
