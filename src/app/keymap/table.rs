@@ -31,6 +31,9 @@ const RUN_OPTIONS: &[Key] = &[
     Key::alt(C::Char('9')),
 ];
 
+/// The server pane and reconnecting share a help line: the help overlay is full.
+const SERVER: &str = "server pane / restart it";
+
 pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::Up, UP, "move in the list or the form"),
     row(Main, A::Down, DOWN, "move in the list or the form"),
@@ -58,8 +61,8 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::GiveToken, &[Key::char('t')], "give the token the result asks for"),
     row(Main, A::History, &[Key::char('H')], "past calls"),
     row(Main, A::SaveCase, &[Key::char('S')], "save the last call as a test case"),
-    row(Main, A::ServerPane, &[Key::char('i'), Key::plain(C::F(2))], "the server: info, stderr, log"),
-    row(Main, A::Reconnect, &[Key::char('R')], "restart the MCP server / new session"),
+    row(Main, A::ServerPane, &[Key::char('i'), Key::plain(C::F(2))], SERVER),
+    row(Main, A::Reconnect, &[Key::char('R')], SERVER),
     row(Main, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "this help"),
     row(Main, A::Quit, &[Key::char('q')], "quit"),
     row(Anywhere, A::ForceQuit, &[Key::ctrl('c')], "quit, even while typing"),
@@ -82,10 +85,10 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Result, A::SaveCase, &[Key::char('S')], "save the call as a test case"),
     row(Result, A::Copy, &[Key::char('y')], "copy the link, else the value"),
     row(Result, A::OpenLink, &[Key::char('o')], "open the link in a browser"),
-    row(Result, A::Find, &[Key::char('/')], "find in the result"),
-    row(Result, A::FindNext, &[Key::char('n')], "find the next"),
-    row(Result, A::ServerPane, &[Key::char('i'), Key::plain(C::F(2))], "the server: info, stderr, log"),
-    row(Result, A::Reconnect, &[Key::char('R')], "restart the MCP server / new session"),
+    row(Result, A::Find, &[Key::char('/')], "find in the result / the next"),
+    row(Result, A::FindNext, &[Key::char('n')], "find in the result / the next"),
+    row(Result, A::ServerPane, &[Key::char('i'), Key::plain(C::F(2))], SERVER),
+    row(Result, A::Reconnect, &[Key::char('R')], SERVER),
     row(Value, A::Up, UP, "move"),
     row(Value, A::Down, DOWN, "move"),
     row(Value, A::PageUp, &[Key::plain(C::PageUp)], "a page"),
