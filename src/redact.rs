@@ -15,8 +15,12 @@ const SECRET_WORDS: &[&str] =
 /// `api_key`, `--client-secret`...
 pub fn is_secret_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    SECRET_WORDS.iter().any(|word| name.contains(word))
+    SECRET_WORDS.iter().any(|word| name.contains(word)) && !NOT_SECRETS.contains(&name.as_str())
 }
+
+/// Names with a secret word that are not secrets: MCP forbids servers to take its session id as
+/// authentication, and the exchange view and a curl for the live session need it shown.
+const NOT_SECRETS: &[&str] = &["mcp-session-id"];
 
 /// A header's value as it may be shown.
 pub fn header_value(name: &str, value: &str) -> String {

@@ -185,6 +185,31 @@ async fn list_server_tools(endpoint: Result<Arc<Endpoint>, InvokeError>, label: 
     Msg::ServerTools { label, result }
 }
 
+/// What an MCP server said of itself, to the server pane.
+async fn send_info(endpoint: Option<&Arc<Endpoint>>, done: &mpsc::Sender<Msg>) {
+    if let Some(endpoint) = endpoint
+        && let Some(info) = endpoint.info().await
+    {
+        let _ = done.send(Msg::ServerInfo(Box::new(info))).await;
+    }
+}
+
+/// Brings an MCP server's stderr, log entries, list changes and its end to the app, a batch at
+/// a time: the channel's bound holds the server back to the screen's pace, and the sink drops
+/// (and counts) what does not fit meanwhile.
+fn forward_server_events(endpoint: Connection, done: mpsc::Sender<Msg>) {
+    tokio::spawn(async move {
+        let Ok(endpoint) = endpoint.await else { return };
+        let Some(events) = endpoint.events() else { return };
+        loop {
+            let batch = events.next_batch().await;
+            if done.send(Msg::ServerEvents(batch)).await.is_err() {
+                return;
+            }
+        }
+    });
+}
+
 /// Calls in flight, by run id: their tasks (to cancel) and when they started (for the ticks).
 struct Calls {
     endpoint: Connection,
@@ -211,7 +236,15 @@ impl Calls {
                         let _ = progress_to.try_send(Msg::Progress { id, progress });
                     };
                     let result = match endpoint.await {
-                        Ok(endpoint) => endpoint.call_with_progress(&request, report).await,
+                        Ok(endpoint) => {
+                            let result = endpoint.call_with_progress(&request, report).await;
+                            if result.is_err()
+                                && let Some(exchange) = endpoint.failed_exchange(&request.call_id).await
+                            {
+                                let _ = done.send(Msg::FailedExchange { id, exchange: Box::new(exchange) }).await;
+                            }
+                            result
+                        }
                         Err(e) => Err(e),
                     };
                     let result = result
@@ -254,6 +287,7 @@ impl Calls {
                         Ok(endpoint) => endpoint.authorize(&provider, &token).await.map(|()| endpoint),
                         Err(e) => Err(e),
                     };
+                    send_info(authorized.as_ref().ok(), &done).await;
                     let _ = done.send(list_server_tools(authorized, label).await).await;
                 });
             }
@@ -281,7 +315,41 @@ impl Calls {
                 let done = self.done.clone();
                 let label = self.label.clone();
                 tokio::spawn(async move {
-                    let _ = done.send(list_server_tools(endpoint.await, label).await).await;
+                    let endpoint = endpoint.await;
+                    let _ = done.send(list_server_tools(endpoint.clone(), label).await).await;
+                    send_info(endpoint.as_ref().ok(), &done).await;
+                });
+            }
+            Effect::Reconnect => {
+                let endpoint = self.endpoint.clone();
+                let done = self.done.clone();
+                let label = self.label.clone();
+                tokio::spawn(async move {
+                    let reconnected = match endpoint.await {
+                        Ok(endpoint) => endpoint.reconnect().await.map(|()| endpoint),
+                        Err(e) => Err(e),
+                    };
+                    match reconnected {
+                        Ok(endpoint) => {
+                            let _ = done.send(Msg::Reconnected(Ok(()))).await;
+                            send_info(Some(&endpoint), &done).await;
+                            let _ = done.send(list_server_tools(Ok(endpoint), label).await).await;
+                        }
+                        Err(e) => {
+                            let _ = done.send(Msg::Reconnected(Err(e.to_string()))).await;
+                        }
+                    }
+                });
+            }
+            Effect::SetLogLevel(level) => {
+                let endpoint = self.endpoint.clone();
+                let done = self.done.clone();
+                tokio::spawn(async move {
+                    if let Ok(endpoint) = endpoint.await
+                        && let Err(e) = endpoint.set_log_level(&level).await
+                    {
+                        let _ = done.send(Msg::LogLevelRefused(e.to_string())).await;
+                    }
                 });
             }
             Effect::DecodeInline { run, item, data, content_type } => {
@@ -453,6 +521,7 @@ async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<L
         running: HashMap::new(),
         done: done_tx,
     };
+    forward_server_events(calls.endpoint.clone(), calls.done.clone());
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
 

@@ -31,6 +31,8 @@ const FORK_ENV: &str = "TOOLDECK_TEST_MCP_FORK";
 
 #[path = "mcp/lifecycle.rs"]
 mod lifecycle;
+#[path = "mcp/voice.rs"]
+mod voice;
 /// A 1×1 PNG, base64.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 /// The start of a WAV file, base64 ("RIFF", a size, "WAVE").
@@ -73,8 +75,11 @@ fn all_tools() -> Vec<Tool> {
 }
 
 impl ServerHandler for TestServer {
+    #[allow(deprecated)] // logging: deprecated by rmcp (SEP-2577), offered by MCP 2025-06-18 servers
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_resources().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder().enable_resources().enable_tools().enable_tool_list_changed().enable_logging().build(),
+        )
     }
 
     async fn read_resource(
@@ -86,6 +91,16 @@ impl ServerHandler for TestServer {
             NOTES_URI => Ok(ReadResourceResult::new(vec![ResourceContents::text(NOTES, NOTES_URI)]).into()),
             other => Err(ErrorData::resource_not_found(format!("no resource {other}"), None)),
         }
+    }
+
+    #[allow(deprecated)] // rmcp marks logging deprecated (SEP-2577); clients still use it.
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        voice::set_level(serde_json::to_value(request.level).unwrap_or_default());
+        Ok(())
     }
 
     async fn on_cancelled(
@@ -151,6 +166,8 @@ impl ServerHandler for TestServer {
                 }
                 CallToolResult::success(vec![ContentBlock::text("3")])
             }
+            // Not listed: what the server says besides answers (tests/mcp/voice.rs).
+            "shout" | "log" | "grow" => return voice::call(&request.name, &context).await,
             // Not listed: an answer over tooldeck's 16 MiB cap.
             "huge" => CallToolResult::success(vec![ContentBlock::text("x".repeat(17 << 20))]),
             "slow" => {
@@ -297,12 +314,15 @@ async fn a_value_call() {
     assert!(outcome.success);
     assert_eq!(outcome.value, Some(json!({"sum": 5.0})));
     assert_eq!(outcome.call_id, request.call_id);
-    assert_eq!(exchange.method, "tools/call");
+    // The exchange is the JSON-RPC messages as they went over the wire.
+    assert_eq!(exchange.method, "JSON-RPC");
     assert_eq!(exchange.url, "mcp:test");
     let sent: Value = serde_json::from_str(&exchange.request_body).unwrap();
-    assert_eq!(sent, json!({"name": "add", "arguments": {"a": 2, "b": 3}}));
+    assert_eq!((sent["jsonrpc"].as_str(), sent["method"].as_str()), (Some("2.0"), Some("tools/call")));
+    assert_eq!(sent["params"]["arguments"], json!({"a": 2, "b": 3}));
     let received: Value = serde_json::from_str(&exchange.response_body).unwrap();
-    assert_eq!(received["structuredContent"], json!({"sum": 5.0}));
+    assert_eq!(received["id"], sent["id"]);
+    assert_eq!(received["result"]["structuredContent"], json!({"sum": 5.0}));
 }
 
 #[tokio::test]
@@ -405,11 +425,11 @@ async fn dropping_the_endpoint_kills_the_child() {
 async fn stdio_server_crashing_mid_call_is_a_transport_error() {
     let endpoint = McpEndpoint::connect_stdio(&stdio_command()).await.unwrap();
     let error = endpoint.call(&CallRequest::new("crash", json!({}))).await.unwrap_err();
-    let InvokeError::Transport { reason, .. } = &error else { panic!("{error:?}") };
-    assert!(reason.contains("closed the connection during tools/call"), "{reason}");
+    let InvokeError::Gone { reason, .. } = &error else { panic!("{error:?}") };
+    assert!(reason.contains("exited with code 7 during tools/call"), "{reason}");
     // A second call fails the same way rather than hanging.
     let error = endpoint.call(&CallRequest::new("add", json!({"a": 1, "b": 1}))).await.unwrap_err();
-    assert!(matches!(error, InvokeError::Transport { .. }), "{error:?}");
+    assert!(matches!(error, InvokeError::Gone { .. }), "{error:?}");
 }
 
 #[tokio::test]

@@ -13,6 +13,9 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         let prompted = app.prompts.key(&app.keymap, key, app.recorder.history.len());
         return app.prompted(prompted);
     }
+    if app.server_pane.open {
+        return server_key(app, key);
+    }
     if app.list.filtering {
         app.filter_key(key);
         return Vec::new();
@@ -103,6 +106,8 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
             let run_key = app.key_name(Context::Main, Action::Run);
             app.status = Some(format!("no result yet: {run_key} runs the tool"));
         }
+        Action::ServerPane => app.server_pane.open = true,
+        Action::Reconnect => return reconnect(app),
         Action::History if app.recorder.history.is_empty() => app.status = Some("no calls yet".into()),
         Action::History => app.prompts.popup = Some(Popup::History { selected: 0 }),
         Action::SaveCase => return app.save_case(),
@@ -122,7 +127,8 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         | Action::FoldAll
         | Action::UnfoldAll
         | Action::NextItem
-        | Action::PreviousItem => {}
+        | Action::PreviousItem
+        | Action::LogLevel => {}
     }
     app.sync_json();
     Vec::new()
@@ -175,6 +181,11 @@ fn result_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
             return Vec::new();
         }
         Action::SaveCase => return app.save_case(),
+        Action::ServerPane => {
+            app.server_pane.open = true;
+            return Vec::new();
+        }
+        Action::Reconnect => return reconnect(app),
         Action::NextItem => return app.select_item(1),
         Action::PreviousItem => return app.select_item(-1),
         Action::CopyCurl => app.result.copy_curl(&app.server.endpoint),
@@ -186,4 +197,30 @@ fn result_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
         _ => return Vec::new(),
     };
     app.apply(reply)
+}
+
+/// Keys while the server pane is open.
+fn server_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
+    // The log's rows: the screen less the pane's header, borders and status line.
+    app.server_pane.page = usize::from(app.size.1).saturating_sub(16).max(1);
+    match app.keymap.action_for(Context::Server, key) {
+        Some(Action::Back) => {
+            app.server_pane.open = false;
+            Vec::new()
+        }
+        Some(Action::Reconnect) => reconnect(app),
+        Some(action) => {
+            let reply = app.server_pane.act(action);
+            app.apply(reply)
+        }
+        None => Vec::new(),
+    }
+}
+
+/// `R`: start the MCP server again (or open a new session) and list its tools again.
+fn reconnect(app: &mut App) -> Vec<Effect> {
+    app.server.listing = true;
+    app.server_pane.note("reconnecting…");
+    app.status = Some(format!("reconnecting to {}…", crate::text::visible(&app.server.endpoint)));
+    vec![Effect::Reconnect]
 }

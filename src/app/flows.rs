@@ -110,18 +110,28 @@ impl App {
                 return;
             }
         };
+        // The server's own tools are replaced by what it lists now (its list may have changed:
+        // `notifications/tools/list_changed`, a restart); tools from files stay first.
+        let (mine, others): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.catalog).into_tools().into_iter().partition(|t| t.source.path == label);
+        for tool in others {
+            self.catalog.add(tool);
+        }
         let mut added = 0;
         for tool in tools {
             if self.catalog.get(&tool.id).is_none() {
+                added += usize::from(!mine.iter().any(|m| m.id == tool.id));
                 self.catalog.add(tool);
-                added += 1;
             }
         }
+        let gone = mine.iter().filter(|m| self.catalog.get(&m.id).is_none()).count();
         self.list.refresh(&self.catalog);
         self.tool_changed();
-        self.status = Some(match added {
-            0 => format!("{label} listed no new tools"),
-            n => format!("{n} tool{} from {label}", if n == 1 { "" } else { "s" }),
+        self.status = Some(match (added, gone, mine.is_empty()) {
+            (0, 0, false) => format!("{label} lists the same tools"),
+            (0, 0, true) => format!("{label} listed no new tools"),
+            (n, 0, true) => format!("{n} tool{} from {label}", if n == 1 { "" } else { "s" }),
+            (n, g, _) => format!("{label}: {n} new tool{}, {g} gone", if n == 1 { "" } else { "s" }),
         });
     }
 

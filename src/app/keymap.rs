@@ -30,11 +30,20 @@ pub enum Context {
     History,
     /// A list to pick a value from.
     Picker,
+    /// The server pane: what the server said of itself, its stderr and log.
+    Server,
 }
 
 impl Context {
-    pub const ALL: [Context; 6] =
-        [Context::Anywhere, Context::Main, Context::Result, Context::Value, Context::History, Context::Picker];
+    pub const ALL: [Context; 7] = [
+        Context::Anywhere,
+        Context::Main,
+        Context::Result,
+        Context::Value,
+        Context::History,
+        Context::Picker,
+        Context::Server,
+    ];
 
     /// The heading the help overlay gives it.
     pub fn title(self) -> &'static str {
@@ -45,16 +54,18 @@ impl Context {
             Context::Value => "a value in the result",
             Context::History => "past calls",
             Context::Picker => "pickers",
+            Context::Server => "server pane",
         }
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 4] {
+    fn layers() -> [&'static [Context]; 5] {
         [
             &[Context::Anywhere, Context::Main],
             &[Context::Anywhere, Context::Value, Context::Result],
             &[Context::Anywhere, Context::History],
             &[Context::Anywhere, Context::Picker],
+            &[Context::Anywhere, Context::Server],
         ]
     }
 }
@@ -117,6 +128,12 @@ pub enum Action {
     /// The next or previous content item of an MCP result (the one `f` and `s` act on).
     NextItem,
     PreviousItem,
+    /// The server pane: the server's info, stderr, log (open or close).
+    ServerPane,
+    /// Start the MCP server again, or open a new session, and list its tools again.
+    Reconnect,
+    /// The server pane's log shows fewer levels (the next higher minimum, round to all).
+    LogLevel,
 }
 
 impl Action {
@@ -165,6 +182,9 @@ impl Action {
             Action::UnfoldAll => "unfold_all",
             Action::NextItem => "next_item",
             Action::PreviousItem => "previous_item",
+            Action::ServerPane => "server_pane",
+            Action::Reconnect => "reconnect",
+            Action::LogLevel => "log_level",
         }
     }
 

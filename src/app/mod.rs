@@ -20,6 +20,7 @@ pub mod prompts;
 pub mod recorder;
 pub mod result;
 pub mod server;
+pub mod server_pane;
 mod typing;
 pub mod update;
 pub mod value_view;
@@ -128,6 +129,20 @@ pub enum Msg {
         id: u64,
         result: Result<Box<Answer>, String>,
     },
+    /// What went over the wire for call `id`, which got no answer (comes before its
+    /// `InvocationDone`).
+    FailedExchange {
+        id: u64,
+        exchange: Box<crate::invoke::Exchange>,
+    },
+    /// What the MCP server writes besides answers: stderr, log entries, list changes, its end.
+    ServerEvents(Vec<crate::invoke::mcp::events::ServerEvent>),
+    /// What the MCP server said of itself in `initialize` (after each connection).
+    ServerInfo(Box<crate::invoke::mcp::info::ServerInfo>),
+    /// `Effect::Reconnect` ended: the server is back (its tools are listed next), or why not.
+    Reconnected(Result<(), String>),
+    /// The server's answer to `logging/setLevel`, when it refused.
+    LogLevelRefused(String),
 }
 
 /// What `update` asks the runtime to do.
@@ -187,6 +202,10 @@ pub enum Effect {
         item: usize,
         uri: String,
     },
+    /// Start the MCP server again (or open a new HTTP session) and list its tools again.
+    Reconnect,
+    /// `logging/setLevel` to the MCP server.
+    SetLogLevel(String),
     /// Download an artifact (http(s) only), reporting progress.
     Fetch(String),
     /// Append a test case to a case file.
@@ -270,6 +289,8 @@ pub struct App {
     pub form_pane: FormPane,
     pub result: ResultPane,
     pub server: Server,
+    /// The server pane: its info, stderr and log.
+    pub server_pane: server_pane::ServerPane,
     pub prompts: Prompts,
     pub recorder: Recorder,
     /// Which destructive tools the user has said `y` to running.
@@ -296,6 +317,7 @@ impl App {
             form_pane: FormPane::default(),
             result: ResultPane::default(),
             server: Server::default(),
+            server_pane: server_pane::ServerPane::default(),
             prompts: Prompts::default(),
             recorder: Recorder::default(),
             confirmations: confirm::Confirmations::default(),

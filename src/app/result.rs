@@ -93,6 +93,8 @@ pub struct Run {
     /// The server's last progress report, while it runs.
     pub progress: Option<crate::invoke::Progress>,
     pub state: RunState,
+    /// What went over the wire when the call got no answer (MCP), for `x`.
+    pub failed_exchange: Option<Box<Exchange>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -136,6 +138,7 @@ impl ResultPane {
             elapsed_ms: 0,
             progress: None,
             state: RunState::Running,
+            failed_exchange: None,
         });
         effects.push(Effect::Invoke { id, request, output_schema });
         effects
@@ -165,6 +168,13 @@ impl ResultPane {
     pub fn tick(&mut self, elapsed_ms: u64) {
         if let Some(run) = self.run.as_mut().filter(|r| r.state == RunState::Running) {
             run.elapsed_ms = elapsed_ms;
+        }
+    }
+
+    /// What went over the wire for call `id`, which got no answer.
+    pub fn failed_exchange(&mut self, id: u64, exchange: Box<Exchange>) {
+        if let Some(run) = self.run.as_mut().filter(|r| r.id == id) {
+            run.failed_exchange = Some(exchange);
         }
     }
 
@@ -385,6 +395,16 @@ impl ResultPane {
     /// `c`: the request as a curl command, token masked.
     pub fn copy_curl(&self, endpoint: &str) -> Reply {
         let Some(run) = &self.run else { return Reply::default() };
+        // An MCP call: curl for the same live session, or a pipeline into the stdio server.
+        let exchange = match &run.state {
+            RunState::Done { exchange, .. } => Some(&**exchange),
+            _ => run.failed_exchange.as_deref(),
+        };
+        if let Some(command) = exchange.and_then(crate::invoke::mcp::replay::command) {
+            let what = if command.starts_with("curl") { "a curl command" } else { "a shell pipeline" };
+            return Reply::effect(Effect::Copy(command))
+                .with_status(format!("the MCP call is on the clipboard as {what} (token masked)"));
+        }
         let body = (Exchange {
             method: "POST".into(),
             url: String::new(),

@@ -96,6 +96,40 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Msg::FailedExchange { id, exchange } => {
+            app.result.failed_exchange(id, exchange);
+            Vec::new()
+        }
+        Msg::ServerEvents(events) => {
+            let reconnect = app.key_name(Context::Main, Action::Reconnect);
+            let reply = app.server_pane.events(events, &reconnect);
+            if reply.effects.contains(&super::Effect::ListServerTools) {
+                app.server.listing = true;
+            }
+            app.apply(reply)
+        }
+        Msg::ServerInfo(info) => {
+            app.server_pane.info = Some(*info);
+            Vec::new()
+        }
+        Msg::Reconnected(result) => {
+            match result {
+                Ok(()) => {
+                    app.server_pane.reconnected(None);
+                    app.status = Some(format!("reconnected to {}: listing its tools again", app.server.endpoint));
+                }
+                Err(e) => {
+                    app.server.listed();
+                    app.server_pane.note(format!("reconnecting failed: {e}"));
+                    app.status = Some(format!("reconnecting failed: {e}"));
+                }
+            }
+            Vec::new()
+        }
+        Msg::LogLevelRefused(why) => {
+            app.status = Some(format!("logging/setLevel: {why}"));
+            Vec::new()
+        }
         Msg::SaveProgress { written, total } => {
             let of = total.map(|t| format!(" of {}", crate::text::human_bytes(t))).unwrap_or_default();
             app.status = Some(format!("saving… {}{of}", crate::text::human_bytes(written)));

@@ -57,6 +57,8 @@ pub trait Report {
     /// Errors in a case file's `defs` (a tool that did not load): shown, since its cases will
     /// fail for it, but not a problem of the case file.
     fn definition_errors(&mut self, _errors: Vec<String>) {}
+    /// Something the run did that the reader should know (it reconnected to the server).
+    fn note(&mut self, _note: String) {}
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -144,6 +146,13 @@ impl Report for Lines {
         }
     }
 
+    fn note(&mut self, note: String) {
+        if self.bar {
+            let _ = write!(io::stderr(), "\r\x1b[2K");
+        }
+        let _ = writeln!(io::stdout(), "note  {}", visible(&note));
+    }
+
     fn problems(&mut self, problems: Vec<Problem>) {
         if self.bar {
             let _ = write!(io::stderr(), "\r\x1b[2K");
@@ -195,11 +204,16 @@ pub struct Collect {
     pub results: Vec<CaseResult>,
     pub problems: Vec<Problem>,
     pub definition_errors: Vec<String>,
+    pub notes: Vec<String>,
 }
 
 impl Report for Collect {
     fn definition_errors(&mut self, mut errors: Vec<String>) {
         self.definition_errors.append(&mut errors);
+    }
+
+    fn note(&mut self, note: String) {
+        self.notes.push(note);
     }
 
     fn problems(&mut self, mut problems: Vec<Problem>) {

@@ -53,6 +53,10 @@ pub async fn run_file(
         None => None,
     };
     let names_a_server = options.names_a_server();
+    // A server that went away (a stdio server died, an HTTP session expired) is reconnected and
+    // the case that found it sent again, once per case (a few times a file); the report says so.
+    let reconnect = Reconnect::default();
+    let reconnect = &reconnect;
     // Each tool's schema is compiled once, however many cases call it.
     let mut prepared: HashMap<String, Prepared> = HashMap::new();
     // Cases are read as they are needed (a large file is never held whole), so a bad one is
@@ -86,7 +90,14 @@ pub async fn run_file(
                     Work::Skip => (Verdict::Skipped, None, 0),
                     Work::NoServer(why) => (Verdict::Failed(vec![format!("no answer: {why}")]), None, 0),
                     Work::Run(servers, tool) => {
-                        run_case(&case, tool.checker.as_ref(), names_a_server, &tool.tokens, servers).await
+                        let run = || run_case(&case, tool.checker.as_ref(), names_a_server, &tool.tokens, servers);
+                        let generation = reconnect.generation().await;
+                        let (verdict, call_id, duration_ms) = run().await;
+                        if gone(&verdict) && reconnect.again(servers.ours, generation).await {
+                            run().await
+                        } else {
+                            (verdict, call_id, duration_ms)
+                        }
                     }
                 };
                 let mut result = CaseResult::new(file, index, &case, verdict);
@@ -98,12 +109,18 @@ pub async fn run_file(
         .buffer_unordered(jobs.max(1))
         .boxed();
     while let Some(step) = results.next().await {
+        for note in reconnect.take_notes() {
+            report.note(note);
+        }
         match step {
             Step::Done(result) => report.case(*result),
             Step::Problems(problems) => report.problems(problems),
         }
     }
     drop(results);
+    for note in reconnect.take_notes() {
+        report.note(note);
+    }
     // The server is shut down as its protocol asks (an MCP child has a moment to exit by itself).
     if let Ok((endpoint, _)) = setup {
         endpoint.close().await;
@@ -125,6 +142,59 @@ async fn connect(file: &CaseFile, options: &EndpointOptions, demo_url: Option<&s
         }
     }
     Ok(endpoint)
+}
+
+/// Prefix of the failure a call that found the server gone gives (see `send`).
+const GONE: &str = "no answer: the server is gone: ";
+
+fn gone(verdict: &Verdict) -> bool {
+    matches!(verdict, Verdict::Failed(failures) if failures.first().is_some_and(|f| f.starts_with(GONE)))
+}
+
+/// How often a file's run may reconnect to a server that went away.
+const MAX_RECONNECTS: usize = 3;
+
+/// Reconnections to a server that went away during a file's run, and what to say about them.
+#[derive(Default)]
+struct Reconnect {
+    /// (connections made since the first, reconnections tried); cases asking meanwhile wait.
+    state: tokio::sync::Mutex<(u64, usize)>,
+    /// What the report says, until it has said it.
+    notes: std::sync::Mutex<Vec<String>>,
+}
+
+impl Reconnect {
+    /// The connection a case is about to use (to tell, if it finds the server gone, whether
+    /// another case reconnected since).
+    async fn generation(&self) -> u64 {
+        self.state.lock().await.0
+    }
+
+    /// True when the case that used connection `generation` and found it gone may be sent
+    /// again: another case reconnected since, or this one reconnects now (a few times a file).
+    async fn again(&self, endpoint: &Endpoint, generation: u64) -> bool {
+        let mut state = self.state.lock().await;
+        if state.0 > generation {
+            return true;
+        }
+        if state.1 >= MAX_RECONNECTS {
+            return false;
+        }
+        state.1 += 1;
+        let (back, note) = match endpoint.reconnect().await {
+            Ok(()) => (true, format!("the server went away; reconnected to {} and sent the case again", endpoint.label())),
+            Err(e) => (false, format!("the server went away; reconnecting failed: {e}")),
+        };
+        if back {
+            state.0 += 1;
+        }
+        self.notes.lock().unwrap_or_else(|e| e.into_inner()).push(note);
+        back
+    }
+
+    fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notes.lock().unwrap_or_else(|e| e.into_inner()))
+    }
 }
 
 /// What becomes of one case.
@@ -198,6 +268,7 @@ async fn send(case: &Case, tokens: &[(String, String)], servers: Servers<'_>) ->
             let differences = super::compare::differences(&ours, &theirs);
             if differences.is_empty() { Verdict::Passed } else { Verdict::Failed(differences) }
         }
+        (Err(InvokeError::Gone { reason, .. }), _) => Verdict::Failed(vec![format!("{GONE}{reason}")]),
         (Err(e), _) => Verdict::Failed(vec![format!("no answer: {e}")]),
         (_, Err(e)) => Verdict::Failed(vec![format!("no answer from the compared server: {e}")]),
     };
@@ -217,6 +288,11 @@ async fn send_to(case: &Case, tokens: &[(String, String)], endpoint: &Endpoint) 
             let verdict = if failures.is_empty() { Verdict::Passed } else { Verdict::Failed(failures) };
             (verdict, Some(outcome.call_id), duration_ms)
         }
+        Err(InvokeError::Gone { reason, .. }) => (
+            Verdict::Failed(vec![format!("{GONE}{reason}")]),
+            Some(request.call_id),
+            started.elapsed().as_millis() as u64,
+        ),
         Err(e) => (
             Verdict::Failed(vec![format!("no answer: {e}")]),
             Some(request.call_id),

@@ -124,7 +124,13 @@ async fn call(
         let demo_url = demo.as_ref().map(|d| d.url().to_string());
         async move {
             match started {
-                Some(server) => McpEndpoint::connect_started(server, options.answer_timeout()).await.map(Endpoint::Mcp),
+                Some(server) => {
+                    let timeout = options.answer_timeout();
+                    let command = options.mcp.clone().unwrap_or_default();
+                    McpEndpoint::connect_started(server, timeout)
+                        .await
+                        .map(|e| Endpoint::Mcp(crate::invoke::mcp::stdio::McpStdio::from_endpoint(e, &command, timeout)))
+                }
                 None => options.connect(headers, demo_url.as_deref()).await,
             }
         }

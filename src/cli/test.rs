@@ -156,6 +156,7 @@ async fn test(args: TestArgs) -> ExitCode {
             "cases": results,
             "problems": problems.map(ToString::to_string).collect::<Vec<_>>(),
             "definition_errors": collect.definition_errors,
+            "notes": collect.notes,
             "passed": collect.counts.passed,
             "failed": collect.counts.failed,
             "skipped": collect.counts.skipped,

@@ -5,7 +5,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::mcp::McpEndpoint;
 use super::mcp::http::McpHttpEndpoint;
 use super::otc::OtcEndpoint;
 use super::{Endpoint, InvokeError};
@@ -127,7 +126,7 @@ impl EndpointOptions {
     ) -> Result<Endpoint, InvokeError> {
         let timeout = self.answer_timeout();
         if let Some(command) = &self.mcp {
-            return Ok(Endpoint::Mcp(McpEndpoint::connect_stdio_with_timeout(command, timeout).await?));
+            return Ok(Endpoint::Mcp(super::mcp::stdio::McpStdio::connect(command, timeout).await?));
         }
         if let Some(url) = &self.mcp_url {
             return Ok(Endpoint::McpHttp(McpHttpEndpoint::connect(url, headers, timeout).await?));

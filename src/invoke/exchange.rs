@@ -18,6 +18,9 @@ pub struct Exchange {
     pub response_body: String,
     pub response_truncated: bool,
     pub duration_ms: u64,
+    /// MCP: the notifications and requests the server sent while the call ran (JSON-RPC text).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub during: Vec<String>,
     /// Request headers whose values are secrets by where they came from, whatever their names.
     #[serde(skip)]
     pub masked_headers: Vec<String>,

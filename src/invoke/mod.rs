@@ -142,6 +142,10 @@ pub enum InvokeError {
     Protocol(String),
     #[error("the call to {} failed: {}", crate::redact::command(.url), crate::redact::command(.reason))]
     Transport { url: String, reason: String },
+    /// The connection is gone: the server exited, closed it, or forgot the session. Reconnecting
+    /// (`R` in the app) is the way on.
+    #[error("{} is gone: {}", crate::redact::command(.url), crate::redact::command(.reason))]
+    Gone { url: String, reason: String },
     /// The server answered 401: it wants a token (the app asks for one; `--token mcp=…`).
     #[error(
         "{} wants authorization: HTTP 401{}; give a token with --token mcp=TOKEN or --header 'Authorization: Bearer …'",
@@ -181,7 +185,8 @@ pub struct Progress {
 /// The endpoint the user chose: one way to list tools and call them, whatever the protocol.
 pub enum Endpoint {
     Otc(otc::OtcEndpoint),
-    Mcp(mcp::McpEndpoint),
+    /// MCP over stdio: the server can be started again.
+    Mcp(mcp::stdio::McpStdio),
     /// MCP over Streamable HTTP: a token can be given after a 401.
     McpHttp(mcp::http::McpHttpEndpoint),
 }
@@ -199,7 +204,7 @@ impl Endpoint {
     ) -> Result<(Outcome, Exchange), InvokeError> {
         let (mut outcome, exchange) = match self {
             Endpoint::Otc(e) => e.call(request).await?,
-            Endpoint::Mcp(e) => e.call_with_progress(request, on_progress).await?,
+            Endpoint::Mcp(e) => e.current().await.call_with_progress(request, on_progress).await?,
             Endpoint::McpHttp(e) => e.call_with_progress(request, on_progress).await?,
         };
         // MCP results carry no duration of their own: the round trip is the duration.
@@ -213,7 +218,7 @@ impl Endpoint {
     pub async fn list_tools(&self) -> Result<String, InvokeError> {
         match self {
             Endpoint::Otc(e) => e.list_tools().await,
-            Endpoint::Mcp(e) => e.list_tools().await,
+            Endpoint::Mcp(e) => e.current().await.list_tools().await,
             Endpoint::McpHttp(e) => e.list_tools().await,
         }
     }
@@ -222,7 +227,7 @@ impl Endpoint {
     pub async fn read_resource(&self, uri: &str) -> Result<(Vec<mcp::content::Embedded>, Vec<String>), InvokeError> {
         match self {
             Endpoint::Otc(_) => Err(InvokeError::Protocol("resources/read is MCP's: this endpoint speaks OTC".into())),
-            Endpoint::Mcp(e) => e.read_resource(uri).await,
+            Endpoint::Mcp(e) => e.current().await.read_resource(uri).await,
             Endpoint::McpHttp(e) => e.read_resource(uri).await,
         }
     }
@@ -230,7 +235,7 @@ impl Endpoint {
     pub fn describe(&self, request: &otc::CallRequest) -> Exchange {
         match self {
             Endpoint::Otc(e) => e.describe(request),
-            Endpoint::Mcp(e) => e.describe(request),
+            Endpoint::Mcp(e) => mcp::McpEndpoint::describe_call(&e.label(), request),
             Endpoint::McpHttp(e) => e.describe(request),
         }
     }
@@ -254,11 +259,56 @@ impl Endpoint {
         }
     }
 
+    /// The MCP connection in use (none for OTC, or an HTTP server not connected yet).
+    async fn mcp(&self) -> Option<std::sync::Arc<mcp::McpEndpoint>> {
+        match self {
+            Endpoint::Otc(_) => None,
+            Endpoint::Mcp(e) => Some(e.current().await),
+            Endpoint::McpHttp(e) => e.current().await,
+        }
+    }
+
+    /// Where an MCP server's stderr, log entries, list changes and its going away are reported.
+    pub fn events(&self) -> Option<mcp::events::EventSink> {
+        match self {
+            Endpoint::Otc(_) => None,
+            Endpoint::Mcp(e) => Some(e.events()),
+            Endpoint::McpHttp(e) => Some(e.events()),
+        }
+    }
+
+    /// What an MCP server said of itself in `initialize`.
+    pub async fn info(&self) -> Option<mcp::info::ServerInfo> {
+        self.mcp().await?.info()
+    }
+
+    /// `logging/setLevel` to an MCP server.
+    pub async fn set_log_level(&self, level: &str) -> Result<(), InvokeError> {
+        match self.mcp().await {
+            Some(mcp) => mcp.set_log_level(level).await,
+            None => Err(InvokeError::Protocol("log levels are MCP's: this endpoint speaks OTC".into())),
+        }
+    }
+
+    /// Starts an MCP stdio server again, or opens a new HTTP session (`initialize` again).
+    pub async fn reconnect(&self) -> Result<(), InvokeError> {
+        match self {
+            Endpoint::Otc(_) => Ok(()),
+            Endpoint::Mcp(e) => e.reconnect().await,
+            Endpoint::McpHttp(e) => e.reconnect().await,
+        }
+    }
+
+    /// What went over the wire for a call that got no answer (MCP).
+    pub async fn failed_exchange(&self, call_id: &str) -> Option<Exchange> {
+        self.mcp().await?.take_failed_exchange(call_id)
+    }
+
     /// For status lines and the catalog's source labels.
     pub fn label(&self) -> String {
         match self {
             Endpoint::Otc(e) => e.base().to_string(),
-            Endpoint::Mcp(e) => e.label().to_string(),
+            Endpoint::Mcp(e) => e.label(),
             Endpoint::McpHttp(e) => e.label().to_string(),
         }
     }

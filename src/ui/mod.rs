@@ -8,6 +8,7 @@ mod json;
 mod list;
 mod popup;
 mod result;
+mod server;
 mod status;
 
 use ratatui::Frame;
@@ -41,6 +42,10 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {
     }
     if let Some(area) = layout.result {
         result::render(app, styles, frame, area);
+    }
+    if app.server_pane.open {
+        let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };
+        server::render(app, styles, frame, above_status);
     }
     status::render(app, styles, frame, layout.status);
     popup::render(app, styles, frame, area);

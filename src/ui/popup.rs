@@ -178,6 +178,7 @@ fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         }
         lines
     };
+    // The server pane's own keys are in its status line: this overlay has no room left.
     let left = column(&[Context::Main, Context::Anywhere, Context::Picker]);
     let right = column(&[Context::Result, Context::Value, Context::History]);
     let line_width = |lines: &[Line]| lines.iter().map(Line::width).max().unwrap_or(0) as u16;

@@ -65,13 +65,27 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         }
         RunState::Failed { error } => {
             lines.push(Line::styled("✗ no answer", styles.error));
-            // Read whole: why there was no answer is the one thing this pane says.
-            let wrapped = crate::text::wrap(&visible(error), usize::from(body.width), 6);
-            lines.extend(wrapped.into_iter().map(|l| Line::styled(l, styles.text)));
+            // Read whole, line by line (a server's last stderr lines): why there was no answer
+            // is the one thing this pane says.
+            let wrapped = error.lines().flat_map(|l| crate::text::wrap(&visible(l), usize::from(body.width), 6));
+            lines.extend(wrapped.take(16).map(|l| Line::styled(l, styles.text)));
             lines.push(Line::styled(
-                format!("{} tries again", app.key_name(Context::Result, Action::Retry)),
+                format!(
+                    "{} tries again · {} restarts the server or opens a new session",
+                    app.key_name(Context::Result, Action::Retry),
+                    app.key_name(Context::Result, Action::Reconnect)
+                ),
                 styles.muted,
             ));
+            if let Some(exchange) = run.failed_exchange.as_deref() {
+                if app.result.show_exchange {
+                    lines.push(Line::raw(""));
+                    exchange_lines(exchange, styles, &mut lines);
+                } else {
+                    let key = app.key_name(Context::Result, Action::ToggleExchange);
+                    lines.push(Line::styled(format!("{key} shows what went over the wire"), styles.muted));
+                }
+            }
         }
         RunState::Done { outcome, exchange, value_lines } => {
             let http = exchange.status.map(|s| format!(" · HTTP {s}")).unwrap_or_default();
@@ -230,7 +244,11 @@ fn exchange_lines(exchange: &Exchange, styles: &Styles, lines: &mut Vec<Line<'st
     let body = crate::form::value::pretty(&request["body"]);
     lines.extend(body.lines().map(|l| highlight(l, styles)));
     lines.push(Line::raw(""));
-    let status = exchange.status.map_or("no status".to_string(), |s| format!("HTTP {s}"));
+    let status = match exchange.status {
+        Some(s) => format!("HTTP {s}"),
+        None if exchange.method == "JSON-RPC" => "answer".to_string(),
+        None => "no status".to_string(),
+    };
     lines.push(Line::styled(format!("{status} · {} ms", exchange.duration_ms), styles.title));
     for (name, value) in exchange.response_headers_shown() {
         lines.push(Line::styled(format!("{name}: {}", visible(&value)), styles.muted));
@@ -241,6 +259,18 @@ fn exchange_lines(exchange: &Exchange, styles: &Styles, lines: &mut Vec<Line<'st
     }
     if exchange.response_truncated {
         lines.push(Line::styled("… the body was cut off at 16 MiB", styles.warning));
+    }
+    if exchange.response_body.is_empty() && exchange.method == "JSON-RPC" {
+        lines.push(Line::styled("no answer came", styles.warning));
+    }
+    if !exchange.during.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(format!("during the call, from the server ({}):", exchange.during.len()), styles.title));
+        for message in exchange.during.iter().take(200) {
+            for line in message.lines().take(40) {
+                lines.push(Line::styled(drawable(line), styles.muted));
+            }
+        }
     }
 }
 

@@ -102,6 +102,13 @@ const ITEMS: &[Hint] = &[
     ("{retry}", "again"),
     ("{back}", "back"),
 ];
+const SERVER: &[Hint] = &[
+    ("{up}{down}", "scroll"),
+    ("{top}/{bottom}", "oldest/newest"),
+    ("{log_level}", "log level"),
+    ("{reconnect}", "reconnect"),
+    ("{back}", "close"),
+];
 const JSON: &[Hint] = &[("type", "edit JSON"), ("Esc", "back to form"), ("{toggle_json}", "close")];
 const EDIT_TEXT_AREA: &[Hint] = &[("Enter", "new line"), ("Esc", "done"), ("Tab", "next"), ("{unset}", "unset")];
 const EDIT_SUGGEST: &[Hint] = &[("Esc/Enter", "done"), ("↓", "suggestions"), ("Tab", "next"), ("{unset}", "unset")];
@@ -138,6 +145,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::TokenPrompt { .. }), _) => (&[], TOKEN_PROMPT),
         (Some(Popup::ConfirmOverwrite { .. }), _) => (&[], CONFIRM),
         (Some(Popup::ConfirmRun { .. }), _) => (&[], CONFIRM_RUN),
+        _ if app.server_pane.open => (&[Context::Server], SERVER),
         _ if app.list.filtering => (&[], FILTER),
         _ if app.focus == Focus::Result && app.result.shows_value() => (&[Context::Value, Context::Result], VALUE),
         _ if app.focus == Focus::Result && app.result.has_items() => (&[Context::Result], ITEMS),
@@ -189,6 +197,7 @@ mod tests {
     const ALL: &[(&[Context], &[Hint])] = &[
         (&[Context::Picker], PICKER),
         (&[Context::History], HISTORY),
+        (&[Context::Server], SERVER),
         (&[Context::Value, Context::Result], VALUE),
         (&[Context::Result], RESULT),
         (&[Context::Main], JSON),

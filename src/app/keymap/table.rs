@@ -4,7 +4,7 @@
 use crossterm::event::KeyCode as C;
 
 use super::Action as A;
-use super::Context::{Anywhere, History as PastCalls, Main, Picker, Result, Value};
+use super::Context::{Anywhere, History as PastCalls, Main, Picker, Result, Server, Value};
 use super::{DefaultBinding, Key};
 
 const fn row(
@@ -30,6 +30,9 @@ const RUN_OPTIONS: &[Key] = &[
     Key::alt(C::Char('8')),
     Key::alt(C::Char('9')),
 ];
+
+/// The server pane and reconnecting share a help line: the help overlay is full.
+const SERVER: &str = "server pane / restart it";
 
 pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::Up, UP, "move in the list or the form"),
@@ -58,6 +61,8 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::GiveToken, &[Key::char('t')], "give the token the result asks for"),
     row(Main, A::History, &[Key::char('H')], "past calls"),
     row(Main, A::SaveCase, &[Key::char('S')], "save the last call as a test case"),
+    row(Main, A::ServerPane, &[Key::char('i'), Key::plain(C::F(2))], SERVER),
+    row(Main, A::Reconnect, &[Key::char('R')], SERVER),
     row(Main, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "this help"),
     row(Main, A::Quit, &[Key::char('q')], "quit"),
     row(Anywhere, A::ForceQuit, &[Key::ctrl('c')], "quit, even while typing"),
@@ -80,8 +85,10 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Result, A::SaveCase, &[Key::char('S')], "save the call as a test case"),
     row(Result, A::Copy, &[Key::char('y')], "copy the link, else the value"),
     row(Result, A::OpenLink, &[Key::char('o')], "open the link in a browser"),
-    row(Result, A::Find, &[Key::char('/')], "find in the result"),
-    row(Result, A::FindNext, &[Key::char('n')], "find the next"),
+    row(Result, A::Find, &[Key::char('/')], "find in the result / the next"),
+    row(Result, A::FindNext, &[Key::char('n')], "find in the result / the next"),
+    row(Result, A::ServerPane, &[Key::char('i'), Key::plain(C::F(2))], SERVER),
+    row(Result, A::Reconnect, &[Key::char('R')], SERVER),
     row(Value, A::Up, UP, "move"),
     row(Value, A::Down, DOWN, "move"),
     row(Value, A::PageUp, &[Key::plain(C::PageUp)], "a page"),
@@ -99,6 +106,15 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(PastCalls, A::Retry, &[Key::char('r')], "run it again"),
     row(PastCalls, A::SaveCase, &[Key::char('S')], "save it as a test case"),
     row(PastCalls, A::Back, &[Key::plain(C::Esc)], "close"),
+    row(Server, A::Up, UP, "scroll the log"),
+    row(Server, A::Down, DOWN, "scroll the log"),
+    row(Server, A::PageUp, &[Key::plain(C::PageUp)], "a page"),
+    row(Server, A::PageDown, &[Key::plain(C::PageDown)], "a page"),
+    row(Server, A::Top, &[Key::plain(C::Home), Key::char('g')], "oldest / newest (follows)"),
+    row(Server, A::Bottom, &[Key::plain(C::End), Key::char('G')], "oldest / newest (follows)"),
+    row(Server, A::LogLevel, &[Key::char('v')], "log level shown (and asked of the server)"),
+    row(Server, A::Reconnect, &[Key::char('R')], "restart the MCP server / new session"),
+    row(Server, A::Back, &[Key::plain(C::Esc), Key::char('i'), Key::plain(C::F(2))], "close"),
     row(Picker, A::Up, UP, "choose"),
     row(Picker, A::Down, DOWN, "choose"),
     row(Picker, A::Activate, &[Key::plain(C::Enter), Key::char(' ')], "pick"),

@@ -22,6 +22,8 @@ pub struct McpHttpEndpoint {
     timeout: Duration,
     /// The live connection and the token it was made with.
     connection: Mutex<Option<(Option<String>, Arc<McpEndpoint>)>>,
+    /// Where every connection's log entries, list changes and a lost session go.
+    events: super::events::EventSink,
 }
 
 impl McpHttpEndpoint {
@@ -32,7 +34,13 @@ impl McpHttpEndpoint {
         headers: Vec<(String, String)>,
         timeout: Duration,
     ) -> Result<McpHttpEndpoint, InvokeError> {
-        let endpoint = McpHttpEndpoint { url: url.to_string(), headers, timeout, connection: Mutex::new(None) };
+        let endpoint = McpHttpEndpoint {
+            url: url.to_string(),
+            headers,
+            timeout,
+            connection: Mutex::new(None),
+            events: super::events::EventSink::default(),
+        };
         match endpoint.connection(None).await {
             Ok(_) | Err(InvokeError::Unauthorized { .. }) => Ok(endpoint),
             Err(error) => Err(error),
@@ -62,9 +70,28 @@ impl McpHttpEndpoint {
             headers.retain(|(name, _)| !name.eq_ignore_ascii_case("authorization"));
             headers.push(("Authorization".to_string(), format!("Bearer {token}")));
         }
-        let connection = Arc::new(McpEndpoint::connect_http_with_timeout(&self.url, headers, self.timeout).await?);
+        let connection =
+            Arc::new(McpEndpoint::connect_http_with(&self.url, headers, self.timeout, self.events.clone()).await?);
         *slot = Some((token.map(str::to_string), Arc::clone(&connection)));
         Ok(connection)
+    }
+
+    pub fn events(&self) -> super::events::EventSink {
+        self.events.clone()
+    }
+
+    /// A new session (`initialize` again) with the token the last one had.
+    pub async fn reconnect(&self) -> Result<(), InvokeError> {
+        let token = {
+            let mut slot = self.connection.lock().await;
+            slot.take().and_then(|(token, _)| token)
+        };
+        self.connection(token.as_deref()).await.map(|_| ())
+    }
+
+    /// The live connection, if there is one.
+    pub async fn current(&self) -> Option<Arc<McpEndpoint>> {
+        self.connection.lock().await.as_ref().map(|(_, c)| Arc::clone(c))
     }
 
     /// Ends the session at the server (when no call still holds the connection).

@@ -2,9 +2,15 @@
 //! through the rmcp crate: `initialize` → `tools/list` (paginated) → `tools/call`.
 
 pub mod content;
+pub mod events;
 pub mod http;
+mod http_tap;
+pub mod info;
 mod line_cap;
 pub mod process;
+pub mod replay;
+pub mod stdio;
+pub mod wire;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -20,12 +26,15 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::envelope::read_mcp_owned;
 use super::otc::CallRequest;
 use super::{Exchange, InvokeError, Outcome};
+use events::{EventSink, ServerEvent, StderrTail};
 use process::{ServerProcess, StdioServer};
+use rmcp::transport::IntoTransport;
+use rmcp::transport::async_rw::TransportAdapterAsyncRW;
 
 /// How long `connect_*` and each request wait unless told otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -33,8 +42,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long the client has to close the server's input.
 const CLOSE_GRACE: Duration = Duration::from_secs(1);
 
-/// How much of a child's stderr is kept, to explain why it went away.
-const STDERR_TAIL_BYTES: usize = 2048;
+/// How long after its stderr closes a stdio server is watched for its exit status.
+const EXIT_WATCH: Duration = Duration::from_secs(5);
 
 /// A guard against a server whose `nextCursor` never ends.
 const MAX_PAGES: usize = 10_000;
@@ -45,12 +54,18 @@ pub struct McpEndpoint {
     /// `mcp:stdio COMMAND` or the server's URL: what the exchange view and errors call it.
     label: String,
     timeout: Duration,
-    /// The last few KiB the child wrote to stderr (stdio only).
-    stderr_tail: Option<Arc<Mutex<Vec<u8>>>>,
+    /// The last lines the child wrote to stderr (stdio only).
+    stderr_tail: Option<StderrTail>,
     /// The stdio server's process (killed if still running when this is dropped).
     process: Option<ServerProcess>,
     /// Set when the server wrote a message over the size cap (and the connection was ended).
     oversized: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// Every JSON-RPC message of the connection (bounded), for the exchange view.
+    wire: wire::Wire,
+    /// Where the server's stderr, log entries and list changes go.
+    events: EventSink,
+    /// The exchange of the last call that got no answer, by call id.
+    failed: Mutex<Option<(String, Exchange)>>,
 }
 
 impl std::fmt::Debug for McpEndpoint {
@@ -73,36 +88,48 @@ impl McpEndpoint {
 
     /// Speaks MCP with a server already started (`tooldeck call` starts it before its runtime).
     pub async fn connect_started(server: StdioServer, timeout: Duration) -> Result<McpEndpoint, InvokeError> {
+        McpEndpoint::connect_started_with(server, timeout, EventSink::default()).await
+    }
+
+    /// Like [`McpEndpoint::connect_started`], the server's stderr, log entries, list changes and
+    /// exit going to `events`.
+    pub async fn connect_started_with(
+        server: StdioServer,
+        timeout: Duration,
+        events: EventSink,
+    ) -> Result<McpEndpoint, InvokeError> {
         let label = server.label.clone();
         let (pipes, process) = server.into_pipes().map_err(|e| InvokeError::Connect {
             url: label.clone(),
             reason: format!("cannot read the server's output: {e}"),
         })?;
-        let tail = Arc::new(Mutex::new(Vec::new()));
-        if let Some(mut stderr) = pipes.stderr {
-            let tail = Arc::clone(&tail);
+        let tail = StderrTail::default();
+        if let Some(stderr) = pipes.stderr {
+            let exited = process.watch_exit(EXIT_WATCH);
+            let (tail, events) = (tail.clone(), events.clone());
             tokio::spawn(async move {
-                let mut buf = [0u8; 4096];
-                while let Ok(n) = stderr.read(&mut buf).await {
-                    if n == 0 {
-                        break;
-                    }
-                    let mut kept = tail.lock().unwrap_or_else(|e| e.into_inner());
-                    kept.extend_from_slice(&buf[..n]);
-                    if kept.len() > STDERR_TAIL_BYTES {
-                        let excess = kept.len() - STDERR_TAIL_BYTES;
-                        kept.drain(..excess);
-                    }
+                events::read_stderr(stderr, Some(events.clone()), tail.clone()).await;
+                // Its stderr closed: it exited, most likely. How, unless tooldeck ended it.
+                if let Some(status) = exited.await {
+                    events.push(ServerEvent::Exited { how: events::describe_exit(status), last_lines: tail.lines() });
                 }
             });
         }
         let oversized = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let stdout = line_cap::LineCap::new(pipes.stdout, super::MAX_BODY_BYTES, Arc::clone(&oversized));
-        let served = tokio::time::timeout(timeout, ProgressRelay::default().serve((stdout, pipes.stdin))).await;
+        let wire = wire::Wire::default();
+        let pipes = IntoTransport::<RoleClient, std::io::Error, TransportAdapterAsyncRW>::into_transport((
+            stdout,
+            pipes.stdin,
+        ));
+        let transport = wire::Tap::new(pipes, wire.clone(), Some(events.clone()), None);
+        let served = tokio::time::timeout(timeout, ProgressRelay::default().serve(transport)).await;
         // On an error `process` is dropped here, which kills the server.
         let mut endpoint = McpEndpoint::finish_connect(served, label, timeout, Some(tail)).await?;
         endpoint.process = Some(process);
         endpoint.oversized = Some(oversized);
+        endpoint.wire = wire;
+        endpoint.events = events;
         Ok(endpoint)
     }
 
@@ -116,6 +143,17 @@ impl McpEndpoint {
         headers: Vec<(String, String)>,
         timeout: Duration,
     ) -> Result<McpEndpoint, InvokeError> {
+        McpEndpoint::connect_http_with(url, headers, timeout, EventSink::default()).await
+    }
+
+    /// Like [`McpEndpoint::connect_http_with_timeout`], log entries, list changes and a lost
+    /// session going to `events`.
+    pub async fn connect_http_with(
+        url: &str,
+        headers: Vec<(String, String)>,
+        timeout: Duration,
+        events: EventSink,
+    ) -> Result<McpEndpoint, InvokeError> {
         let label = url.to_string();
         let mut custom = HashMap::new();
         for (name, value) in headers {
@@ -125,11 +163,23 @@ impl McpEndpoint {
             let header_value = reqwest::header::HeaderValue::from_str(value.trim()).map_err(|_| bad("value"))?;
             custom.insert(header_name, header_value);
         }
-        let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom.clone());
-        let transport = StreamableHttpClientTransport::from_config(config);
+        // A session the server forgot is said at once (and `R` reconnects), not mended behind
+        // the user's back: their log level and subscriptions went with it.
+        let config = StreamableHttpClientTransportConfig::with_uri(url)
+            .custom_headers(custom.clone())
+            .reinit_on_expired_session(false);
+        let wire = wire::Wire::default();
+        let client = http_tap::HttpTap { client: reqwest::Client::new(), wire: wire.clone(), events: events.clone() };
+        let transport = StreamableHttpClientTransport::with_client(client, config);
+        let on_end = Some("the server ended the connection".to_string());
+        let transport = wire::Tap::new(transport, wire.clone(), Some(events.clone()), on_end);
         let served = tokio::time::timeout(timeout, ProgressRelay::default().serve(transport)).await;
         match McpEndpoint::finish_connect(served, label, timeout, None).await {
-            Ok(endpoint) => Ok(endpoint),
+            Ok(mut endpoint) => {
+                endpoint.wire = wire;
+                endpoint.events = events;
+                Ok(endpoint)
+            }
             // rmcp reports a refused initialize only as a closed connection; ask the server
             // directly whether it wants authorization, to say so instead.
             Err(error) => Err(wants_authorization(url, custom.into_iter().collect(), timeout).await.unwrap_or(error)),
@@ -142,8 +192,16 @@ impl McpEndpoint {
     where
         S: AsyncRead + AsyncWrite + Send + 'static,
     {
-        let served = tokio::time::timeout(DEFAULT_TIMEOUT, ProgressRelay::default().serve(stream)).await;
-        McpEndpoint::finish_connect(served, label.to_string(), DEFAULT_TIMEOUT, None).await
+        let wire = wire::Wire::default();
+        let events = EventSink::default();
+        let stream = IntoTransport::<RoleClient, std::io::Error, rmcp::transport::async_rw::TransportAdapterAsyncCombinedRW>::into_transport(stream);
+        let on_end = Some("the server closed the connection".to_string());
+        let transport = wire::Tap::new(stream, wire.clone(), Some(events.clone()), on_end);
+        let served = tokio::time::timeout(DEFAULT_TIMEOUT, ProgressRelay::default().serve(transport)).await;
+        let mut endpoint = McpEndpoint::finish_connect(served, label.to_string(), DEFAULT_TIMEOUT, None).await?;
+        endpoint.wire = wire;
+        endpoint.events = events;
+        Ok(endpoint)
     }
 
     async fn finish_connect(
@@ -153,7 +211,7 @@ impl McpEndpoint {
         >,
         label: String,
         timeout: Duration,
-        stderr_tail: Option<Arc<Mutex<Vec<u8>>>>,
+        stderr_tail: Option<StderrTail>,
     ) -> Result<McpEndpoint, InvokeError> {
         match served {
             Err(_) => Err(InvokeError::Timeout { url: label }),
@@ -167,13 +225,23 @@ impl McpEndpoint {
                 if let Some(tail) = &stderr_tail {
                     // Give the reader a moment to catch the child's last words.
                     tokio::time::sleep(Duration::from_millis(50)).await;
-                    if let Some(text) = tail_text(tail) {
-                        reason.push_str(&format!("; its stderr ended with: {text}"));
+                    if let Some(text) = tail.describe() {
+                        reason.push_str(&format!("; {text}"));
                     }
                 }
                 Err(InvokeError::Connect { url: label, reason })
             }
-            Ok(Ok(client)) => Ok(McpEndpoint { client, label, timeout, stderr_tail, process: None, oversized: None }),
+            Ok(Ok(client)) => Ok(McpEndpoint {
+                client,
+                label,
+                timeout,
+                stderr_tail,
+                process: None,
+                oversized: None,
+                wire: wire::Wire::default(),
+                events: EventSink::default(),
+                failed: Mutex::new(None),
+            }),
         }
     }
 
@@ -198,6 +266,32 @@ impl McpEndpoint {
         let peer = self.client.peer_info()?;
         let info = peer.server_info.as_ref()?;
         Some((info.name.clone(), info.version.clone()))
+    }
+
+    /// What went over the wire for call `call_id`, which got no answer (once).
+    pub fn take_failed_exchange(&self, call_id: &str) -> Option<Exchange> {
+        let mut failed = lock(&self.failed);
+        if failed.as_ref().is_some_and(|(id, _)| id == call_id) { failed.take().map(|(_, e)| e) } else { None }
+    }
+
+    /// Where the server's stderr, log entries, list changes and its going away are reported.
+    pub fn events(&self) -> EventSink {
+        self.events.clone()
+    }
+
+    /// What the server said of itself in `initialize`, with the HTTP session id if there is one.
+    pub fn info(&self) -> Option<info::ServerInfo> {
+        let peer = serde_json::to_value(self.client.peer_info()?.as_ref()).ok()?;
+        Some(info::ServerInfo::from_peer(&peer, self.wire.session_id()))
+    }
+
+    /// Asks the server to send log entries of `level` and above (`logging/setLevel`).
+    #[allow(deprecated)] // rmcp marks logging deprecated (SEP-2577); MCP 2025-06-18 servers use it.
+    pub async fn set_log_level(&self, level: &str) -> Result<(), InvokeError> {
+        let level: rmcp::model::LoggingLevel = serde_json::from_value(Value::String(level.to_string()))
+            .map_err(|_| InvokeError::Protocol(format!("{level:?} is not an MCP log level")))?;
+        let params = rmcp::model::SetLevelRequestParams::new(level);
+        self.request("logging/setLevel", self.client.set_level(params)).await
     }
 
     /// Every tool across all `tools/list` pages, as the JSON text `{"tools": [...]}` (the shape of
@@ -263,11 +357,26 @@ impl McpEndpoint {
         let _forget = Forget { listeners, key: request.call_id.clone() };
         let mut exchange = self.describe(request);
         let started = Instant::now();
-        let result = self.request("tools/call", self.client.call_tool(params)).await?;
+        let mark = self.wire.mark();
+        let result = self.request("tools/call", self.client.call_tool(params)).await;
         exchange.duration_ms = started.elapsed().as_millis() as u64;
+        let wire = self.wire.call(mark, &request.tool_id);
+        if let Some(wire) = &wire {
+            wire.fill(&mut exchange);
+        }
+        let result = match result {
+            Ok(result) => result,
+            Err(error) => {
+                // A failed call keeps what went over the wire.
+                *lock(&self.failed) = Some((request.call_id.clone(), exchange));
+                return Err(error);
+            }
+        };
         let value = serde_json::to_value(&result)
             .map_err(|e| InvokeError::Protocol(format!("{}: cannot re-encode the result: {e}", self.label)))?;
-        exchange.response_body = serde_json::to_string_pretty(&value).unwrap_or_default();
+        if wire.as_ref().is_none_or(|w| w.response.is_none()) {
+            exchange.response_body = serde_json::to_string_pretty(&value).unwrap_or_default();
+        }
         // Taken apart, not copied: a large inline blob is held by the exchange and its item only.
         let mut outcome = read_mcp_owned(value, &request.call_id);
         outcome.duration_ms = exchange.duration_ms;
@@ -312,11 +421,20 @@ impl McpEndpoint {
         match tokio::time::timeout(self.timeout, future).await {
             Err(_) => Err(InvokeError::Timeout { url: self.label.clone() }),
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(error)) => Err(self.map_error(method, error)),
+            Ok(Err(error)) => {
+                // A server that went away: how it ended (stdio), once it has.
+                let ended = match (&error, &self.process) {
+                    (ServiceError::TransportClosed | ServiceError::TransportSend(_), Some(process)) => {
+                        process.watch_exit(Duration::from_millis(500)).await.map(events::describe_exit)
+                    }
+                    _ => None,
+                };
+                Err(self.map_error(method, error, ended))
+            }
         }
     }
 
-    fn map_error(&self, method: &str, error: ServiceError) -> InvokeError {
+    fn map_error(&self, method: &str, error: ServiceError, ended: Option<String>) -> InvokeError {
         let label = &self.label;
         match error {
             ServiceError::McpError(e) => {
@@ -334,15 +452,22 @@ impl McpEndpoint {
                 let reason = format!("its answer to {method} is larger than {limit} MiB, so the connection was ended");
                 InvokeError::Transport { url: label.clone(), reason }
             }
+            ServiceError::TransportSend(e) if e.to_string().contains("Session expired") => InvokeError::Gone {
+                url: label.clone(),
+                reason: format!("the server no longer knows this session (it answered {method} with HTTP 404 or 400)"),
+            },
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
-                let mut reason = format!("the server closed the connection during {method} (did it exit or crash?)");
+                let mut reason = match &ended {
+                    Some(how) => format!("the server {how} during {method}"),
+                    None => format!("the server closed the connection during {method} (did it exit or crash?)"),
+                };
                 if let ServiceError::TransportSend(e) = &error {
                     reason.push_str(&format!(": {e}"));
                 }
-                if let Some(tail) = self.stderr_tail.as_deref().and_then(tail_text) {
-                    reason.push_str(&format!("; its stderr ended with: {tail}"));
+                if let Some(tail) = self.stderr_tail.as_ref().and_then(StderrTail::describe) {
+                    reason.push_str(&format!("; {tail}"));
                 }
-                InvokeError::Transport { url: label.clone(), reason }
+                InvokeError::Gone { url: label.clone(), reason }
             }
             // rmcp reads results by their type: a result it cannot read (a content block of a type
             // MCP does not define, a field of the wrong type) is no result at all to it.
@@ -371,18 +496,6 @@ fn call_params(request: &CallRequest) -> Result<CallToolRequestParams, InvokeErr
             }
         ))),
     }
-}
-
-/// The end of what a child wrote to stderr, trimmed and with control characters escaped.
-fn tail_text(tail: &Mutex<Vec<u8>>) -> Option<String> {
-    let bytes = tail.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    let text = String::from_utf8_lossy(&bytes);
-    let text = text.trim();
-    if text.is_empty() {
-        return None;
-    }
-    let start = text.char_indices().rev().nth(299).map_or(0, |(i, _)| i);
-    Some(text[start..].escape_debug().to_string())
 }
 
 /// Splits a command line into words the way a POSIX shell would (quotes, backslashes and `#`

@@ -9,6 +9,7 @@
 
 use std::io;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::split_command_line;
@@ -52,7 +53,7 @@ impl StdioServer {
         }
         let mut child = command.spawn().map_err(|e| failed(format!("cannot start {program:?}: {e}")))?;
         let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
-        let process = ServerProcess(Some(child));
+        let process = ServerProcess(Arc::new(Mutex::new(Some(child))));
         let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
             return Err(failed("its stdin and stdout could not be piped".into()));
         };
@@ -78,18 +79,43 @@ pub const EXIT_GRACE: Duration = Duration::from_millis(20);
 /// How long after SIGTERM before SIGKILL.
 pub const TERM_GRACE: Duration = Duration::from_secs(1);
 
-/// The server's process (and its group): ended as the module says when closed or dropped.
-pub struct ServerProcess(Option<Child>);
+/// The server's process (and its group): ended as the module says when closed or dropped. The
+/// child is shared with [`ServerProcess::watch_exit`], which only asks whether it ended.
+pub struct ServerProcess(Arc<Mutex<Option<Child>>>);
+
+fn lock(child: &Mutex<Option<Child>>) -> std::sync::MutexGuard<'_, Option<Child>> {
+    child.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 impl ServerProcess {
     pub fn id(&self) -> Option<u32> {
-        self.0.as_ref().map(Child::id)
+        lock(&self.0).as_ref().map(Child::id)
+    }
+
+    /// How the process ended, once it has; polled for `within` (`None`: still running, or ended
+    /// by us).
+    pub fn watch_exit(&self, within: Duration) -> impl Future<Output = Option<std::process::ExitStatus>> + use<> {
+        let child = Arc::clone(&self.0);
+        async move {
+            let deadline = tokio::time::Instant::now() + within;
+            loop {
+                match lock(&child).as_mut().map(Child::try_wait) {
+                    Some(Ok(Some(status))) => return Some(status),
+                    Some(Ok(None)) => {}
+                    None | Some(Err(_)) => return None,
+                }
+                if tokio::time::Instant::now() >= deadline {
+                    return None;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
     }
 
     /// Ends the server whose input was just closed: `grace` to exit by itself, then SIGTERM to its
     /// group and SIGKILL a second later. Returns once the process is reaped.
-    pub async fn end(mut self, grace: Duration) {
-        let Some(mut child) = self.0.take() else { return };
+    pub async fn end(self, grace: Duration) {
+        let Some(mut child) = lock(&self.0).take() else { return };
         if !exits_within(&mut child, grace).await {
             group::signal(&mut child, group::Signal::Term);
             if !exits_within(&mut child, TERM_GRACE).await {
@@ -106,7 +132,7 @@ impl Drop for ServerProcess {
     /// Dropped without [`ServerProcess::end`] (the app quit, a signal): the same ending, on a
     /// thread of its own, since this may run on the runtime's thread.
     fn drop(&mut self) {
-        let Some(mut child) = self.0.take() else { return };
+        let Some(mut child) = lock(&self.0).take() else { return };
         let ending = std::thread::Builder::new().name("end-server".into()).spawn(move || {
             if !exits_within_blocking(&mut child, EXIT_GRACE) {
                 group::signal(&mut child, group::Signal::Term);

@@ -1,0 +1,279 @@
+//! The server pane (`i`): what the MCP server said of itself in `initialize`, and what it says
+//! besides answers: its stderr and its `notifications/message` log, live, in one ring of the last
+//! [`MAX_LINES`] lines (at most [`MAX_BYTES`] of text, however much the server writes), with a
+//! level filter; a changed tool list; how it went away. No I/O: the runtime brings the events
+//! and carries out what the pane asks (list the tools again, `logging/setLevel`, reconnect).
+
+use std::collections::VecDeque;
+
+use super::keymap::Action;
+use super::{Effect, Reply};
+use crate::invoke::mcp::events::ServerEvent;
+use crate::invoke::mcp::info::ServerInfo;
+
+/// MCP's log levels, least severe first (RFC 5424's, as MCP names them).
+pub const LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+/// Lines the log keeps.
+pub const MAX_LINES: usize = 100_000;
+/// Text the log keeps, in bytes (each line is also cut at 4 KiB where it is read).
+pub const MAX_BYTES: usize = 12 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    Stderr,
+    /// A log entry of this level (an index into [`LEVELS`]).
+    Log(u8),
+    /// What tooldeck says about the server (it exited, the tools changed, lines skipped).
+    Note,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogLine {
+    pub kind: LineKind,
+    pub logger: Option<Box<str>>,
+    /// As the server wrote it: made safe to draw where it is drawn.
+    pub text: Box<str>,
+}
+
+impl LogLine {
+    fn bytes(&self) -> usize {
+        self.text.len() + self.logger.as_ref().map_or(0, |l| l.len())
+    }
+}
+
+/// The last lines, bounded by count and by bytes; the oldest go first.
+#[derive(Debug, Default)]
+pub struct LogRing {
+    lines: VecDeque<LogLine>,
+    bytes: usize,
+    /// Lines let go to stay within bounds.
+    pub dropped: u64,
+}
+
+impl LogRing {
+    pub fn push(&mut self, line: LogLine) {
+        self.bytes += line.bytes();
+        self.lines.push_back(line);
+        while self.lines.len() > MAX_LINES || (self.bytes > MAX_BYTES && self.lines.len() > 1) {
+            if let Some(old) = self.lines.pop_front() {
+                self.bytes -= old.bytes();
+                self.dropped += 1;
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Bytes of text held.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &LogLine> {
+        self.lines.iter()
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct ServerPane {
+    pub open: bool,
+    pub info: Option<ServerInfo>,
+    pub log: LogRing,
+    /// Log entries below this level (an index into [`LEVELS`]) are hidden; stderr always shows.
+    pub min_level: usize,
+    /// Shown lines scrolled back from the newest; 0 follows the log as it grows.
+    pub scroll: usize,
+    /// Why the server is gone, until it is reconnected.
+    pub gone: Option<String>,
+    /// The last height the log was drawn at, for paging (the view sets it; a guess before).
+    pub page: usize,
+}
+
+impl ServerPane {
+    /// True when `line` passes the level filter.
+    pub fn shows(&self, line: &LogLine) -> bool {
+        match line.kind {
+            LineKind::Log(level) => usize::from(level) >= self.min_level,
+            LineKind::Stderr | LineKind::Note => true,
+        }
+    }
+
+    /// The `height` shown lines that end `scroll` lines back from the newest, oldest first.
+    pub fn window(&self, height: usize) -> Vec<&LogLine> {
+        let mut window: Vec<&LogLine> =
+            self.log.iter().rev().filter(|l| self.shows(l)).skip(self.scroll).take(height).collect();
+        window.reverse();
+        window
+    }
+
+    fn shown_count(&self) -> usize {
+        if self.min_level == 0 {
+            return self.log.len();
+        }
+        self.log.iter().filter(|l| self.shows(l)).count()
+    }
+
+    pub fn note(&mut self, text: impl Into<String>) {
+        self.push(LogLine { kind: LineKind::Note, logger: None, text: text.into().into_boxed_str() });
+    }
+
+    fn push(&mut self, line: LogLine) {
+        // Scrolled back, the view stays where it is while lines arrive below it.
+        if self.scroll > 0 && self.shows(&line) {
+            self.scroll += 1;
+        }
+        self.log.push(line);
+    }
+
+    /// The events the server sent (as the runtime collected them). `reconnect_key` names the
+    /// key that reconnects, for the status line.
+    pub fn events(&mut self, events: Vec<ServerEvent>, reconnect_key: &str) -> Reply {
+        let mut reply = Reply::default();
+        for event in events {
+            match event {
+                ServerEvent::Stderr(text) => {
+                    self.push(LogLine { kind: LineKind::Stderr, logger: None, text: text.into_boxed_str() })
+                }
+                ServerEvent::Log { level, logger, text } => {
+                    let level = LEVELS.iter().position(|l| *l == level).unwrap_or(1) as u8;
+                    let logger = logger.map(String::into_boxed_str);
+                    self.push(LogLine { kind: LineKind::Log(level), logger, text: text.into_boxed_str() });
+                }
+                ServerEvent::ToolsChanged => {
+                    self.note("the server's tool list changed: listing its tools again");
+                    if !reply.effects.contains(&Effect::ListServerTools) {
+                        reply.effects.push(Effect::ListServerTools);
+                    }
+                    reply.status = Some("the server's tools changed: listing them again".into());
+                }
+                ServerEvent::Exited { how, last_lines } => {
+                    let mut said = format!("the server {how}");
+                    if let Some(lines) = crate::invoke::mcp::events::describe_lines(&last_lines) {
+                        said.push_str(&format!("; {lines}"));
+                    }
+                    self.note(said.clone());
+                    reply.status = Some(format!("the server {how}: {reconnect_key} starts it again"));
+                    self.gone = Some(said);
+                }
+                ServerEvent::Lost(why) => {
+                    self.note(why.clone());
+                    reply.status = Some(format!("{why}: {reconnect_key} reconnects"));
+                    self.gone = Some(why);
+                }
+                ServerEvent::Skipped(n) => {
+                    self.note(format!("… {n} lines skipped: they came faster than they could be shown"))
+                }
+            }
+        }
+        reply
+    }
+
+    /// A key in the pane (scrolling, the level filter). `logging`: the server offers it, so a
+    /// new level is also asked of it.
+    pub fn act(&mut self, action: Action) -> Reply {
+        let page = self.page.max(1);
+        let last = self.shown_count().saturating_sub(1);
+        match action {
+            Action::Up => self.scroll = (self.scroll + 1).min(last),
+            Action::Down => self.scroll = self.scroll.saturating_sub(1),
+            Action::PageUp => self.scroll = (self.scroll + page).min(last),
+            Action::PageDown => self.scroll = self.scroll.saturating_sub(page),
+            Action::Top => self.scroll = last,
+            Action::Bottom => self.scroll = 0,
+            Action::LogLevel => return self.next_level(),
+            _ => {}
+        }
+        Reply::default()
+    }
+
+    fn next_level(&mut self) -> Reply {
+        self.min_level = (self.min_level + 1) % LEVELS.len();
+        self.scroll = 0;
+        let level = LEVELS[self.min_level];
+        let shown = if self.min_level == 0 { "every level".to_string() } else { format!("{level} and above") };
+        if self.info.as_ref().is_some_and(|i| i.logging) {
+            Reply::effect(Effect::SetLogLevel(level.to_string()))
+                .with_status(format!("log: {shown} (asked the server with logging/setLevel)"))
+        } else {
+            Reply::status(format!("log: {shown} (the server does not offer logging/setLevel)"))
+        }
+    }
+
+    /// The server was started again, or a new session opened.
+    pub fn reconnected(&mut self, info: Option<ServerInfo>) {
+        self.gone = None;
+        if info.is_some() {
+            self.info = info;
+        }
+        self.note("reconnected");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log(level: &str, text: &str) -> ServerEvent {
+        ServerEvent::Log { level: level.into(), logger: Some("db".into()), text: text.into() }
+    }
+
+    #[test]
+    fn the_ring_is_bounded_by_lines_and_bytes() {
+        let mut pane = ServerPane::default();
+        let events: Vec<ServerEvent> = (0..MAX_LINES + 10).map(|i| ServerEvent::Stderr(i.to_string())).collect();
+        let _ = pane.events(events, "R");
+        assert_eq!(pane.log.len(), MAX_LINES);
+        assert_eq!(pane.log.dropped, 10);
+        assert_eq!(&*pane.window(1)[0].text, (MAX_LINES + 9).to_string());
+        let big = "x".repeat(4096);
+        let _ = pane.events((0..MAX_LINES).map(|_| ServerEvent::Stderr(big.clone())).collect(), "R");
+        assert!(pane.log.bytes() <= MAX_BYTES, "{}", pane.log.bytes());
+    }
+
+    #[test]
+    fn the_level_filter_hides_lower_levels_and_asks_the_server() {
+        let mut pane = ServerPane::default();
+        let _ = pane.events(vec![log("debug", "d"), log("error", "e"), ServerEvent::Stderr("s".into())], "R");
+        assert_eq!(pane.window(10).len(), 3);
+        pane.info = Some(ServerInfo { logging: true, ..ServerInfo::default() });
+        for _ in 0..3 {
+            let _ = pane.act(Action::LogLevel);
+        }
+        let reply = pane.act(Action::LogLevel);
+        assert_eq!(reply.effects, [Effect::SetLogLevel("error".into())]);
+        let texts: Vec<&str> = pane.window(10).iter().map(|l| &*l.text).collect();
+        assert_eq!(texts, ["e", "s"], "stderr has no level: it always shows");
+    }
+
+    #[test]
+    fn scrolled_back_the_view_stays_while_lines_arrive() {
+        let mut pane = ServerPane::default();
+        let _ = pane.events((0..10).map(|i| ServerEvent::Stderr(i.to_string())).collect(), "R");
+        let _ = pane.act(Action::Up);
+        let _ = pane.act(Action::Up);
+        assert_eq!(&*pane.window(1)[0].text, "7");
+        let _ = pane.events(vec![ServerEvent::Stderr("10".into())], "R");
+        assert_eq!(&*pane.window(1)[0].text, "7");
+        let _ = pane.act(Action::Bottom);
+        assert_eq!(&*pane.window(1)[0].text, "10");
+    }
+
+    #[test]
+    fn a_death_and_a_list_change_are_said() {
+        let mut pane = ServerPane::default();
+        let reply = pane.events(vec![ServerEvent::ToolsChanged], "R");
+        assert_eq!(reply.effects, [Effect::ListServerTools]);
+        let died = ServerEvent::Exited { how: "exited with code 1".into(), last_lines: vec!["Error: boom".into()] };
+        let reply = pane.events(vec![died], "R");
+        assert_eq!(reply.status.as_deref(), Some("the server exited with code 1: R starts it again"));
+        assert!(pane.gone.as_deref().unwrap().contains("\n  Error: boom"));
+        pane.reconnected(None);
+        assert!(pane.gone.is_none());
+    }
+}

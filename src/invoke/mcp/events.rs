@@ -1,0 +1,254 @@
+//! What an MCP server says besides answers: its stderr (stdio), `notifications/message` log
+//! entries, `notifications/tools/list_changed`, and how it went away (exit code or signal, a
+//! session the HTTP server no longer knows). They are queued here for whoever shows them (the
+//! app's server pane), bounded: a server that writes faster than the screen reads loses its
+//! oldest lines, counted, never memory.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::sync::Notify;
+
+/// Bytes of one stderr or log line kept; the rest of a longer line is cut (and said so).
+pub const MAX_LINE_BYTES: usize = 4096;
+/// Events waiting to be taken; beyond this the oldest are dropped and counted.
+const MAX_PENDING: usize = 20_000;
+/// Lines of stderr kept to say why a server went away.
+pub const TAIL_LINES: usize = 12;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerEvent {
+    /// One line the stdio server wrote to stderr, as it wrote it (not yet made safe to draw).
+    Stderr(String),
+    /// A `notifications/message` entry: its level, logger and data (a string, or JSON text).
+    Log { level: String, logger: Option<String>, text: String },
+    /// `notifications/tools/list_changed`: the catalog should list the tools again.
+    ToolsChanged,
+    /// The stdio server's process ended: how ("exited with code 1", "was killed by signal 9") and
+    /// its last stderr lines.
+    Exited { how: String, last_lines: Vec<String> },
+    /// The connection is gone (the server closed it, or an HTTP server forgot the session).
+    Lost(String),
+    /// This many events were dropped because nobody took them in time.
+    Skipped(u64),
+}
+
+#[derive(Default)]
+struct Pending {
+    queue: VecDeque<ServerEvent>,
+    skipped: u64,
+}
+
+/// Where a connection's events go: pushed from the transport's tasks, taken in batches.
+#[derive(Clone, Default)]
+pub struct EventSink {
+    inner: Arc<(Mutex<Pending>, Notify)>,
+}
+
+impl std::fmt::Debug for EventSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventSink")
+    }
+}
+
+impl EventSink {
+    pub fn push(&self, event: ServerEvent) {
+        let (pending, notify) = &*self.inner;
+        {
+            let mut pending = lock(pending);
+            if pending.queue.len() >= MAX_PENDING {
+                pending.queue.pop_front();
+                pending.skipped += 1;
+            }
+            pending.queue.push_back(event);
+        }
+        notify.notify_one();
+    }
+
+    /// Everything queued, waiting until there is something.
+    pub async fn next_batch(&self) -> Vec<ServerEvent> {
+        loop {
+            let batch = self.take();
+            if !batch.is_empty() {
+                return batch;
+            }
+            self.inner.1.notified().await;
+        }
+    }
+
+    /// Everything queued now (maybe nothing).
+    pub fn take(&self) -> Vec<ServerEvent> {
+        let mut pending = lock(&self.inner.0);
+        let skipped = std::mem::take(&mut pending.skipped);
+        let mut batch: Vec<ServerEvent> = Vec::with_capacity(pending.queue.len() + 1);
+        if skipped > 0 {
+            batch.push(ServerEvent::Skipped(skipped));
+        }
+        batch.extend(pending.queue.drain(..));
+        batch
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The last lines a server wrote to stderr, to say why it went away.
+#[derive(Clone, Default)]
+pub struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+
+impl StderrTail {
+    fn push(&self, line: &str) {
+        let mut lines = lock(&self.0);
+        if lines.len() == TAIL_LINES {
+            lines.pop_front();
+        }
+        lines.push_back(line.to_string());
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        lock(&self.0).iter().cloned().collect()
+    }
+
+    /// The lines, each made safe to print (escapes shown, not obeyed) and indented under a
+    /// heading: `None` when the server wrote nothing.
+    pub fn describe(&self) -> Option<String> {
+        describe_lines(&self.lines())
+    }
+}
+
+/// `lines` as an indented block under "its last stderr lines:", escapes shown.
+pub fn describe_lines(lines: &[String]) -> Option<String> {
+    let shown: Vec<String> =
+        lines.iter().filter(|l| !l.trim().is_empty()).map(|l| format!("  {}", crate::text::visible(l))).collect();
+    (!shown.is_empty()).then(|| format!("its last stderr lines:\n{}", shown.join("\n")))
+}
+
+/// Reads `stderr` line by line until it ends: each line to `sink` (when there is one) and the
+/// tail. A line longer than [`MAX_LINE_BYTES`] is cut there, and says so.
+pub async fn read_stderr(mut stderr: impl AsyncRead + Unpin, sink: Option<EventSink>, tail: StderrTail) {
+    let mut line: Vec<u8> = Vec::new();
+    let mut cut = 0usize;
+    let mut buf = vec![0u8; 8192];
+    let emit = |line: &mut Vec<u8>, cut: &mut usize| {
+        let mut text = String::from_utf8_lossy(line).trim_end_matches('\r').to_string();
+        if *cut > 0 {
+            text.push_str(&format!(" … ({} more bytes cut)", *cut));
+        }
+        tail.push(&text);
+        if let Some(sink) = &sink {
+            sink.push(ServerEvent::Stderr(text));
+        }
+        line.clear();
+        *cut = 0;
+    };
+    loop {
+        let n = match stderr.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        for &byte in &buf[..n] {
+            if byte == b'\n' {
+                emit(&mut line, &mut cut);
+            } else if line.len() < MAX_LINE_BYTES {
+                line.push(byte);
+            } else {
+                cut += 1;
+            }
+        }
+    }
+    if !line.is_empty() || cut > 0 {
+        emit(&mut line, &mut cut);
+    }
+}
+
+/// "exited with code 1", "was killed by signal 9 (SIGKILL)": what follows "the server".
+pub fn describe_exit(status: std::process::ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exited with code {code}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            let name = match signal {
+                1 => " (SIGHUP)",
+                2 => " (SIGINT)",
+                6 => " (SIGABRT)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                15 => " (SIGTERM)",
+                _ => "",
+            };
+            return format!("was killed by signal {signal}{name}");
+        }
+    }
+    format!("ended ({status})")
+}
+
+/// A `notifications/message` entry's data as one text: a string as it is, anything else as JSON.
+pub fn log_text(data: &serde_json::Value) -> String {
+    let text = match data {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if text.len() <= MAX_LINE_BYTES {
+        return text;
+    }
+    let mut end = MAX_LINE_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{} … ({} more bytes cut)", &text[..end], text.len() - end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn stderr_is_read_in_whole_lines_cut_when_long() {
+        let long = "x".repeat(MAX_LINE_BYTES + 10);
+        let input = format!("Cannot find module 'x'\n\x1b[31mred\x1b[0m\r\n{long}\nlast without newline");
+        let sink = EventSink::default();
+        let tail = StderrTail::default();
+        read_stderr(input.as_bytes(), Some(sink.clone()), tail.clone()).await;
+        let lines: Vec<String> = sink
+            .take()
+            .into_iter()
+            .map(|e| match e {
+                ServerEvent::Stderr(s) => s,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(lines[0], "Cannot find module 'x'");
+        assert_eq!(lines[1], "\x1b[31mred\x1b[0m", "kept as written; escaped where drawn");
+        assert!(lines[2].ends_with("… (10 more bytes cut)"), "{}", &lines[2][MAX_LINE_BYTES - 5..]);
+        assert_eq!(lines[3], "last without newline");
+        let said = tail.describe().unwrap();
+        assert!(said.starts_with("its last stderr lines:\n  Cannot find module 'x'\n"), "{said}");
+        assert!(!said.contains('\x1b'), "escapes are shown, not obeyed: {said:?}");
+    }
+
+    #[test]
+    fn a_flood_keeps_the_newest_and_counts_the_rest() {
+        let sink = EventSink::default();
+        for i in 0..MAX_PENDING + 5 {
+            sink.push(ServerEvent::Stderr(i.to_string()));
+        }
+        let batch = sink.take();
+        assert_eq!(batch[0], ServerEvent::Skipped(5));
+        assert_eq!(batch[1], ServerEvent::Stderr("5".into()));
+        assert_eq!(batch.len(), MAX_PENDING + 1);
+        assert!(sink.take().is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn exits_are_described_by_code_or_signal() {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(describe_exit(std::process::ExitStatus::from_raw(3 << 8)), "exited with code 3");
+        assert_eq!(describe_exit(std::process::ExitStatus::from_raw(9)), "was killed by signal 9 (SIGKILL)");
+    }
+}

@@ -1,0 +1,188 @@
+//! rmcp's Streamable HTTP client over reqwest, with each POST's status line and headers recorded
+//! for the exchange view (rmcp's own client keeps them to itself), and a session the server no
+//! longer knows recognised at once: a 404 (what the spec says) or the 400 "No valid session ID"
+//! real SDK servers send, for a request that carried a session id. GET streams and DELETE go to
+//! rmcp's client unchanged.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+use futures_util::stream::BoxStream;
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::streamable_http_client::{
+    AuthRequiredError, SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+};
+use sse_stream::{Sse, SseStream};
+
+use super::events::{EventSink, ServerEvent};
+use super::wire::{HttpRecord, Wire};
+
+/// An error answer's body is read this far.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+#[derive(Clone)]
+pub struct HttpTap {
+    pub client: reqwest::Client,
+    pub wire: Wire,
+    pub events: EventSink,
+}
+
+type Error = StreamableHttpError<reqwest::Error>;
+
+/// True when an HTTP answer means the session is gone: 404, or a 400 that says so.
+pub fn session_gone(status: u16, body: &str) -> bool {
+    status == 404 || (status == 400 && body.to_ascii_lowercase().contains("session"))
+}
+
+impl StreamableHttpClient for HttpTap {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, Error> {
+        let mut headers: Vec<(String, String)> = vec![
+            ("Accept".into(), "application/json, text/event-stream".into()),
+            ("Content-Type".into(), "application/json".into()),
+        ];
+        if let Some(token) = &auth_header {
+            headers.push(("Authorization".into(), format!("Bearer {token}")));
+        }
+        for (name, value) in &custom_headers {
+            headers.push((name.to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()));
+        }
+        if let Some(session) = &session_id {
+            headers.push(("Mcp-Session-Id".into(), session.to_string()));
+        }
+        let mut request = self.client.post(uri.as_ref());
+        for (name, value) in &headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        let id = serde_json::to_value(&message).ok().and_then(|v| v.get("id").map(serde_json::Value::to_string));
+        let mut record = HttpRecord { id, url: uri.to_string(), request_headers: headers, ..HttpRecord::default() };
+        let response = match request.json(&message).send().await {
+            Ok(response) => response,
+            Err(e) => {
+                self.wire.record_http(record);
+                return Err(StreamableHttpError::Client(e));
+            }
+        };
+        let status = response.status();
+        record.status = Some(status.as_u16());
+        record.response_headers = response
+            .headers()
+            .iter()
+            .map(|(n, v)| (n.to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .collect();
+        let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+        let answered_session = header("mcp-session-id");
+        let content_type = header("content-type").unwrap_or_default();
+        let www_authenticate = header("www-authenticate");
+        self.wire.record_http(record);
+        if status == reqwest::StatusCode::UNAUTHORIZED
+            && let Some(challenge) = www_authenticate
+        {
+            return Err(StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge)));
+        }
+        if matches!(status, reqwest::StatusCode::ACCEPTED | reqwest::StatusCode::NO_CONTENT) {
+            return Ok(StreamableHttpPostResponse::Accepted);
+        }
+        if !status.is_success() {
+            let body = read_bounded(response, MAX_ERROR_BODY).await;
+            let body = String::from_utf8_lossy(&body).into_owned();
+            if session_id.is_some() && session_gone(status.as_u16(), &body) {
+                let said = format!("the server no longer knows this session (HTTP {status}: {})", body.trim());
+                self.events.push(ServerEvent::Lost(said));
+                return Err(StreamableHttpError::SessionExpired);
+            }
+            if content_type.starts_with("application/json")
+                && let Ok(message @ ServerJsonRpcMessage::Error(_)) = serde_json::from_str::<ServerJsonRpcMessage>(&body)
+            {
+                return Ok(StreamableHttpPostResponse::Json(message, answered_session));
+            }
+            return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!(
+                "HTTP {status}: {}",
+                body.trim()
+            ))));
+        }
+        if content_type.starts_with("text/event-stream") {
+            let limit = crate::invoke::MAX_BODY_BYTES + (1 << 20);
+            let stream = SseStream::from_bytes_stream(capped(response.bytes_stream(), limit)).boxed();
+            return Ok(StreamableHttpPostResponse::Sse(stream, answered_session));
+        }
+        if content_type.starts_with("application/json") {
+            let body = read_bounded(response, crate::invoke::MAX_BODY_BYTES + 1).await;
+            if body.len() > crate::invoke::MAX_BODY_BYTES {
+                return Err(StreamableHttpError::ResponseBodyTooLarge { max_size: crate::invoke::MAX_BODY_BYTES });
+            }
+            if body.is_empty() && !matches!(message, ClientJsonRpcMessage::Request(_)) {
+                return Ok(StreamableHttpPostResponse::Accepted);
+            }
+            let parsed = serde_json::from_slice::<ServerJsonRpcMessage>(&body)?;
+            return Ok(StreamableHttpPostResponse::Json(parsed, answered_session));
+        }
+        if !matches!(message, ClientJsonRpcMessage::Request(_)) {
+            return Ok(StreamableHttpPostResponse::Accepted);
+        }
+        Err(StreamableHttpError::UnexpectedContentType(Some(content_type)))
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), Error> {
+        self.client.delete_session(uri, session_id, auth_header, custom_headers).await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Error> {
+        self.client.get_stream(uri, session_id, last_event_id, auth_header, custom_headers).await
+    }
+}
+
+/// At most `limit` bytes of the body (one more says it was longer).
+async fn read_bounded(response: reqwest::Response, limit: usize) -> Vec<u8> {
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(Ok(chunk)) = stream.next().await {
+        let room = limit.saturating_sub(body.len());
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if chunk.len() > room {
+            body.push(0);
+            break;
+        }
+    }
+    body
+}
+
+/// The stream, ended with an error once more than `limit` bytes came (one answer's stream).
+fn capped(
+    stream: impl futures_util::Stream<Item = reqwest::Result<bytes::Bytes>> + Send + 'static,
+    limit: usize,
+) -> impl futures_util::Stream<Item = Result<bytes::Bytes, std::io::Error>> + Send + 'static {
+    let mut seen = 0usize;
+    stream.map(move |chunk| {
+        let chunk = chunk.map_err(std::io::Error::other)?;
+        seen += chunk.len();
+        if seen > limit {
+            return Err(std::io::Error::other(format!("the answer is larger than {} MiB", limit >> 20)));
+        }
+        Ok(chunk)
+    })
+}

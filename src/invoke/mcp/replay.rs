@@ -1,0 +1,118 @@
+//! An MCP call as a shell command that makes it again (`c` in the result pane): over HTTP a curl
+//! command for the same live session (the JSON-RPC body, both Accept types, the session and
+//! protocol headers); over stdio a pipeline that starts the server's command and sends it
+//! `initialize`, `notifications/initialized` and the call. Secrets are masked by `redact`.
+
+use serde_json::{Value, json};
+
+use crate::invoke::Exchange;
+use crate::redact;
+
+/// The JSON-RPC request of `exchange` in one line, when it is one (an MCP call's exchange).
+fn json_rpc(exchange: &Exchange) -> Option<Value> {
+    let body: Value = serde_json::from_str(&exchange.request_body).ok()?;
+    (body.get("jsonrpc").is_some() && body.get("method").is_some()).then_some(body)
+}
+
+/// Quoted for a POSIX shell (a NUL cannot be passed on a command line at all).
+fn quote(text: &str) -> String {
+    shlex::try_quote(&text.replace('\0', "")).unwrap_or_default().into_owned()
+}
+
+/// The command that sends `exchange`'s call again: curl for HTTP, a pipeline for stdio.
+/// `None` when the exchange is not an MCP call's.
+pub fn command(exchange: &Exchange) -> Option<String> {
+    let body = json_rpc(exchange)?;
+    if let Some(command) = exchange.url.strip_prefix("mcp:stdio ") {
+        return Some(pipeline(command, &body));
+    }
+    let mut parts = vec!["curl -sS -N -X POST".to_string(), quote(&redact::url(&exchange.url))];
+    let mut has_accept = false;
+    for (name, value) in &exchange.request_headers {
+        let masked = exchange.masked_headers.iter().any(|m| m.eq_ignore_ascii_case(name));
+        let shown = if masked { redact::mask(value) } else { redact::header_value(name, value) };
+        has_accept |= name.eq_ignore_ascii_case("accept");
+        parts.push(format!("-H {}", quote(&format!("{name}: {shown}"))));
+    }
+    if !has_accept {
+        parts.push(format!("-H {}", quote("Accept: application/json, text/event-stream")));
+        parts.push(format!("-H {}", quote("Content-Type: application/json")));
+    }
+    parts.push(format!("--data {}", quote(&body.to_string())));
+    Some(parts.join(" "))
+}
+
+/// `(printf '%s\n' INIT INITIALIZED CALL; sleep 2) | COMMAND`: the server reads the three lines,
+/// answers both requests on its stdout, and has two seconds before its input closes.
+fn pipeline(command: &str, call: &Value) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "tooldeck", "version": env!("CARGO_PKG_VERSION")}
+    }});
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    format!(
+        "(printf '%s\\n' {} {} {}; sleep 2) | {}",
+        quote(&initialize.to_string()),
+        quote(&initialized.to_string()),
+        quote(&call.to_string()),
+        redact::command(command)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call_body() -> String {
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "echo", "arguments": {"m": "it's"}}})
+            .to_string()
+    }
+
+    #[test]
+    fn over_http_a_curl_for_the_same_session_with_the_token_masked() {
+        let exchange = Exchange {
+            method: "POST".into(),
+            url: "http://127.0.0.1:9/mcp".into(),
+            request_headers: vec![
+                ("Accept".into(), "application/json, text/event-stream".into()),
+                ("Content-Type".into(), "application/json".into()),
+                ("Authorization".into(), "Bearer SECRET".into()),
+                ("MCP-Protocol-Version".into(), "2025-06-18".into()),
+                ("Mcp-Session-Id".into(), "abc-123".into()),
+            ],
+            request_body: call_body(),
+            status: Some(200),
+            ..Exchange::default()
+        };
+        let curl = command(&exchange).unwrap();
+        assert!(curl.starts_with("curl -sS -N -X POST http://127.0.0.1:9/mcp "), "{curl}");
+        for needed in ["'Mcp-Session-Id: abc-123'", "'MCP-Protocol-Version: 2025-06-18'", "text/event-stream"] {
+            assert!(curl.contains(needed), "{needed} in {curl}");
+        }
+        assert!(!curl.contains("SECRET"), "{curl}");
+        let words = shlex::split(&curl).unwrap();
+        let data: Value = serde_json::from_str(words.last().unwrap()).unwrap();
+        assert_eq!(data["params"]["arguments"]["m"], "it's");
+    }
+
+    #[test]
+    fn over_stdio_a_pipeline_into_the_command() {
+        let exchange = Exchange {
+            method: "JSON-RPC".into(),
+            url: "mcp:stdio node server.js --api-key k3y".into(),
+            request_body: call_body(),
+            ..Exchange::default()
+        };
+        let pipeline = command(&exchange).unwrap();
+        assert!(pipeline.ends_with("| node server.js --api-key ••••"), "{pipeline}");
+        let inner = pipeline.trim_start_matches('(').split("; sleep").next().unwrap();
+        let words = shlex::split(inner).unwrap();
+        assert_eq!(words[..2], ["printf", "%s\\n"]);
+        let methods: Vec<String> = words[2..]
+            .iter()
+            .map(|w| serde_json::from_str::<Value>(w).unwrap()["method"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(methods, ["initialize", "notifications/initialized", "tools/call"]);
+        assert!(command(&Exchange { request_body: "{}".into(), ..Exchange::default() }).is_none());
+    }
+}

@@ -1,0 +1,73 @@
+//! An MCP server over stdio that can be started again: after it died (or hangs), `reconnect`
+//! starts its command afresh and speaks `initialize` again, its events still going to the same
+//! sink, so the server pane carries on across restarts.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::RwLock;
+
+use super::McpEndpoint;
+use super::events::EventSink;
+use super::process::StdioServer;
+use crate::invoke::InvokeError;
+
+pub struct McpStdio {
+    command: String,
+    timeout: Duration,
+    events: EventSink,
+    current: RwLock<Arc<McpEndpoint>>,
+}
+
+impl McpStdio {
+    /// Starts `command_line` and speaks MCP with it.
+    pub async fn connect(command_line: &str, timeout: Duration) -> Result<McpStdio, InvokeError> {
+        let events = EventSink::default();
+        let endpoint =
+            McpEndpoint::connect_started_with(StdioServer::spawn(command_line)?, timeout, events.clone()).await?;
+        Ok(McpStdio::from_endpoint(endpoint, command_line, timeout))
+    }
+
+    /// An endpoint already connected (`tooldeck call` starts its server early), to be started
+    /// again with `command_line`.
+    pub fn from_endpoint(endpoint: McpEndpoint, command_line: &str, timeout: Duration) -> McpStdio {
+        McpStdio {
+            command: command_line.to_string(),
+            timeout,
+            events: endpoint.events(),
+            current: RwLock::new(Arc::new(endpoint)),
+        }
+    }
+
+    /// The live connection.
+    pub async fn current(&self) -> Arc<McpEndpoint> {
+        Arc::clone(&*self.current.read().await)
+    }
+
+    pub fn events(&self) -> EventSink {
+        self.events.clone()
+    }
+
+    /// `mcp:stdio COMMAND`.
+    pub fn label(&self) -> String {
+        format!("mcp:stdio {}", self.command.trim())
+    }
+
+    /// Ends the server that runs (if it still does) and starts the command again.
+    pub async fn reconnect(&self) -> Result<(), InvokeError> {
+        let server = StdioServer::spawn(&self.command)?;
+        let fresh = McpEndpoint::connect_started_with(server, self.timeout, self.events.clone()).await?;
+        let old = std::mem::replace(&mut *self.current.write().await, Arc::new(fresh));
+        // A call still holding the old one ends it when it lets go (the process is ended on drop).
+        if let Ok(old) = Arc::try_unwrap(old) {
+            tokio::spawn(old.close());
+        }
+        Ok(())
+    }
+
+    pub async fn close(self) {
+        if let Ok(endpoint) = Arc::try_unwrap(self.current.into_inner()) {
+            endpoint.close().await;
+        }
+    }
+}

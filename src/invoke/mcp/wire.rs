@@ -1,0 +1,313 @@
+//! The real exchange: every JSON-RPC message that goes to and comes from an MCP server, recorded
+//! by wrapping rmcp's transport ([`Tap`]), so the exchange view shows what was sent and received
+//! (ids, methods, params, results or errors, notifications that came during a call) rather than
+//! what tooldeck meant to send. Server notifications are also turned into [`ServerEvent`]s here.
+//! The record is bounded: the last [`MAX_MESSAGES`] messages, at most [`MAX_BYTES`] of text.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use rmcp::RoleClient;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde_json::Value;
+
+use super::events::{EventSink, ServerEvent};
+
+const MAX_MESSAGES: usize = 256;
+const MAX_BYTES: usize = 48 * 1024 * 1024;
+const MAX_HTTP: usize = 64;
+
+/// One message as it went over the wire.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    seq: u64,
+    /// Sent by tooldeck (a request, a notification, an answer to the server's request).
+    pub outgoing: bool,
+    /// The JSON-RPC id, as JSON text (`7`, `"a"`), when it has one.
+    pub id: Option<String>,
+    pub method: Option<String>,
+    /// `params.name` (a `tools/call`'s tool): how a call finds its own request.
+    name: Option<String>,
+    /// The message, pretty-printed.
+    pub text: Arc<str>,
+}
+
+/// What one HTTP POST carried besides its JSON-RPC message.
+#[derive(Debug, Clone, Default)]
+pub struct HttpRecord {
+    /// The JSON-RPC id of the message posted.
+    pub id: Option<String>,
+    pub url: String,
+    pub request_headers: Vec<(String, String)>,
+    pub status: Option<u16>,
+    pub response_headers: Vec<(String, String)>,
+}
+
+#[derive(Default)]
+struct WireLog {
+    messages: VecDeque<Recorded>,
+    bytes: usize,
+    next_seq: u64,
+    http: VecDeque<HttpRecord>,
+    /// The last `Mcp-Session-Id` and `MCP-Protocol-Version` the client sent.
+    session_id: Option<String>,
+    protocol_header: Option<String>,
+}
+
+/// The record of one connection's messages; cheap to clone (shared).
+#[derive(Clone, Default)]
+pub struct Wire(Arc<Mutex<WireLog>>);
+
+/// The messages of one `tools/call`, as the exchange view shows them.
+#[derive(Debug, Clone, Default)]
+pub struct CallWire {
+    pub request: String,
+    pub response: Option<String>,
+    /// Notifications and requests from the server between the request and its answer.
+    pub during: Vec<String>,
+    pub http: Option<HttpRecord>,
+}
+
+impl CallWire {
+    /// Puts what went over the wire into `exchange`: the JSON-RPC request and answer as sent and
+    /// received, what came between, and on HTTP the status line and headers.
+    pub fn fill(&self, exchange: &mut crate::invoke::Exchange) {
+        exchange.request_body = self.request.clone();
+        if let Some(response) = &self.response {
+            exchange.response_body = response.clone();
+        }
+        exchange.during = self.during.clone();
+        if let Some(http) = &self.http {
+            exchange.method = "POST".into();
+            exchange.url = http.url.clone();
+            exchange.request_headers = http.request_headers.clone();
+            exchange.status = http.status;
+            exchange.response_headers = http.response_headers.clone();
+        } else {
+            exchange.method = "JSON-RPC".into();
+        }
+    }
+}
+
+impl Wire {
+    fn lock(&self) -> std::sync::MutexGuard<'_, WireLog> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records `value` (a whole JSON-RPC message).
+    pub fn record(&self, outgoing: bool, value: &Value) {
+        let text: Arc<str> = serde_json::to_string_pretty(value).unwrap_or_default().into();
+        let id = value.get("id").filter(|id| !id.is_null()).map(Value::to_string);
+        let method = value.get("method").and_then(Value::as_str).map(str::to_string);
+        let name = value.pointer("/params/name").and_then(Value::as_str).map(str::to_string);
+        let mut log = self.lock();
+        let seq = log.next_seq;
+        log.next_seq += 1;
+        log.bytes += text.len();
+        log.messages.push_back(Recorded { seq, outgoing, id, method, name, text });
+        while log.messages.len() > MAX_MESSAGES || (log.bytes > MAX_BYTES && log.messages.len() > 1) {
+            if let Some(old) = log.messages.pop_front() {
+                log.bytes -= old.text.len();
+            }
+        }
+    }
+
+    pub fn record_http(&self, record: HttpRecord) {
+        let mut log = self.lock();
+        let header = |name: &str| {
+            record.request_headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone())
+        };
+        if let Some(session) = header("mcp-session-id") {
+            log.session_id = Some(session);
+        }
+        if let Some(version) = header("mcp-protocol-version") {
+            log.protocol_header = Some(version);
+        }
+        let answered_session = record
+            .response_headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("mcp-session-id"))
+            .map(|(_, v)| v.clone());
+        if answered_session.is_some() {
+            log.session_id = answered_session;
+        }
+        if log.http.len() == MAX_HTTP {
+            log.http.pop_front();
+        }
+        log.http.push_back(record);
+    }
+
+    /// The HTTP session id the server gave, when there is one.
+    pub fn session_id(&self) -> Option<String> {
+        self.lock().session_id.clone()
+    }
+
+    /// The `MCP-Protocol-Version` header the client sends, when it sends one.
+    pub fn protocol_header(&self) -> Option<String> {
+        self.lock().protocol_header.clone()
+    }
+
+    /// Where the record is now: a call made after this finds its request from here (rmcp
+    /// chooses the JSON-RPC id, and replaces the progress token with it).
+    pub fn mark(&self) -> u64 {
+        self.lock().next_seq
+    }
+
+    /// The first `tools/call` of `tool` sent since `mark`, its answer (if it came) and what the
+    /// server sent in between.
+    pub fn call(&self, mark: u64, tool: &str) -> Option<CallWire> {
+        let log = self.lock();
+        let request = log.messages.iter().find(|m| {
+            m.seq >= mark && m.outgoing && m.method.as_deref() == Some("tools/call") && m.name.as_deref() == Some(tool)
+        })?;
+        let response = log
+            .messages
+            .iter()
+            .find(|m| m.seq > request.seq && !m.outgoing && m.method.is_none() && m.id == request.id);
+        let end = response.map_or(u64::MAX, |r| r.seq);
+        let during = log
+            .messages
+            .iter()
+            .filter(|m| m.seq > request.seq && m.seq < end && !m.outgoing && m.method.is_some())
+            .map(|m| m.text.to_string())
+            .collect();
+        let http = log.http.iter().rev().find(|h| h.id.is_some() && h.id == request.id).cloned();
+        Some(CallWire {
+            request: request.text.to_string(),
+            response: response.map(|r| r.text.to_string()),
+            during,
+            http,
+        })
+    }
+}
+
+/// rmcp's transport with every message recorded on the way through, and server notifications
+/// passed to `events`. When the transport ends, `on_end` says so.
+pub struct Tap<T> {
+    inner: T,
+    wire: Wire,
+    events: Option<EventSink>,
+    /// What to report when the stream ends (`None`: nothing, e.g. a stdio server whose exit is
+    /// reported by the process watcher).
+    on_end: Option<String>,
+}
+
+impl<T> Tap<T> {
+    pub fn new(inner: T, wire: Wire, events: Option<EventSink>, on_end: Option<String>) -> Tap<T> {
+        Tap { inner, wire, events, on_end }
+    }
+}
+
+impl<T> Transport<RoleClient> for Tap<T>
+where
+    T: Transport<RoleClient>,
+{
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: ClientJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let Ok(value) = serde_json::to_value(&item) {
+            self.wire.record(true, &value);
+        }
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
+        let message = self.inner.receive().await;
+        match &message {
+            Some(message) => {
+                if let Ok(value) = serde_json::to_value(message) {
+                    if let Some(events) = &self.events {
+                        notify(events, &value);
+                    }
+                    self.wire.record(false, &value);
+                }
+            }
+            None => {
+                if let (Some(events), Some(said)) = (&self.events, self.on_end.take()) {
+                    events.push(ServerEvent::Lost(said));
+                }
+            }
+        }
+        message
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        // Closed by us: not news.
+        self.on_end = None;
+        self.inner.close()
+    }
+}
+
+/// The events a server notification makes: log entries, a changed tool list.
+fn notify(events: &EventSink, message: &Value) {
+    match message.get("method").and_then(Value::as_str) {
+        Some("notifications/message") => {
+            let params = &message["params"];
+            events.push(ServerEvent::Log {
+                level: params["level"].as_str().unwrap_or("info").to_string(),
+                logger: params["logger"].as_str().map(str::to_string),
+                text: super::events::log_text(&params["data"]),
+            });
+        }
+        Some("notifications/tools/list_changed") => events.push(ServerEvent::ToolsChanged),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_call_finds_its_request_answer_and_what_came_between() {
+        let wire = Wire::default();
+        let request = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "t", "_meta": {"progressToken": 3}}});
+        wire.record(true, &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}}));
+        let mark = wire.mark();
+        wire.record(true, &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+        wire.record(true, &request);
+        wire.record(false, &json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}));
+        wire.record(false, &json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}));
+        wire.record(false, &json!({"jsonrpc": "2.0", "id": 3, "result": {"content": []}}));
+        wire.record(false, &json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}));
+        let call = wire.call(mark, "t").unwrap();
+        assert!(call.request.contains("\"tools/call\""), "{}", call.request);
+        assert!(call.response.unwrap().contains("\"content\""));
+        assert_eq!(call.during.len(), 1, "the log after the answer is not the call's");
+        assert!(call.during[0].contains("notifications/progress"));
+        assert!(call.request.contains("\"id\": 3"), "the call since the mark: {}", call.request);
+        assert!(wire.call(mark, "other").is_none());
+    }
+
+    #[test]
+    fn the_record_is_bounded() {
+        let wire = Wire::default();
+        for i in 0..MAX_MESSAGES * 2 {
+            wire.record(false, &json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"i": i}}));
+        }
+        assert_eq!(wire.lock().messages.len(), MAX_MESSAGES);
+    }
+
+    #[test]
+    fn notifications_become_events() {
+        let events = EventSink::default();
+        notify(
+            &events,
+            &json!({"method": "notifications/message", "params": {"level": "warning", "logger": "db", "data": {"a": 1}}}),
+        );
+        notify(&events, &json!({"method": "notifications/tools/list_changed"}));
+        assert_eq!(
+            events.take(),
+            [
+                ServerEvent::Log { level: "warning".into(), logger: Some("db".into()), text: r#"{"a":1}"#.into() },
+                ServerEvent::ToolsChanged
+            ]
+        );
+    }
+}
