@@ -20,6 +20,8 @@ pub struct McpHttpEndpoint {
     /// From `--header` and the config file; a token given later replaces its Authorization.
     headers: Vec<(String, String)>,
     timeout: Duration,
+    /// Who answers the server's asks, the revision, `--max-time` (kept across reconnects).
+    setup: super::asks::ClientSetup,
     /// The live connection and the token it was made with.
     connection: Mutex<Option<(Option<String>, Arc<McpEndpoint>)>>,
 }
@@ -31,8 +33,9 @@ impl McpHttpEndpoint {
         url: &str,
         headers: Vec<(String, String)>,
         timeout: Duration,
+        setup: super::asks::ClientSetup,
     ) -> Result<McpHttpEndpoint, InvokeError> {
-        let endpoint = McpHttpEndpoint { url: url.to_string(), headers, timeout, connection: Mutex::new(None) };
+        let endpoint = McpHttpEndpoint { url: url.to_string(), headers, timeout, setup, connection: Mutex::new(None) };
         match endpoint.connection(None).await {
             Ok(_) | Err(InvokeError::Unauthorized { .. }) => Ok(endpoint),
             Err(error) => Err(error),
@@ -41,6 +44,22 @@ impl McpHttpEndpoint {
 
     pub fn label(&self) -> &str {
         &self.url
+    }
+
+    pub fn asks(&self) -> &super::asks::Asks {
+        &self.setup.asks
+    }
+
+    /// The revision agreed with the server (once connected).
+    pub async fn protocol_version(&self) -> Option<String> {
+        self.connection.lock().await.as_ref().and_then(|(_, c)| c.protocol_version())
+    }
+
+    /// Tells the server its roots changed (when connected).
+    pub async fn roots_changed(&self) {
+        if let Some((_, connection)) = self.connection.lock().await.as_ref() {
+            connection.roots_changed().await;
+        }
     }
 
     /// Connects with `token` (the same connection is kept while the token stays the same).
@@ -62,7 +81,7 @@ impl McpHttpEndpoint {
             headers.retain(|(name, _)| !name.eq_ignore_ascii_case("authorization"));
             headers.push(("Authorization".to_string(), format!("Bearer {token}")));
         }
-        let connection = Arc::new(McpEndpoint::connect_http_with_timeout(&self.url, headers, self.timeout).await?);
+        let connection = Arc::new(McpEndpoint::connect_http_with(&self.url, headers, self.timeout, self.setup.clone()).await?);
         *slot = Some((token.map(str::to_string), Arc::clone(&connection)));
         Ok(connection)
     }

@@ -1,7 +1,9 @@
 //! The Model Context Protocol (PROTOCOLS.md §3) over stdio (a child process) or Streamable HTTP,
 //! through the rmcp crate: `initialize` → `tools/list` (paginated) → `tools/call`.
 
+pub mod asks;
 pub mod content;
+mod drive;
 pub mod http;
 mod line_cap;
 pub mod process;
@@ -18,7 +20,8 @@ use rmcp::service::NotificationContext;
 use rmcp::service::{ClientInitializeError, RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::RoleClient;
+use rmcp::service::ClientServiceExt;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 
@@ -51,6 +54,8 @@ pub struct McpEndpoint {
     process: Option<ServerProcess>,
     /// Set when the server wrote a message over the size cap (and the connection was ended).
     oversized: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// `--max-time`: the most a whole call may take, progress or not.
+    max_time: Option<Duration>,
 }
 
 impl std::fmt::Debug for McpEndpoint {
@@ -73,6 +78,17 @@ impl McpEndpoint {
 
     /// Speaks MCP with a server already started (`tooldeck call` starts it before its runtime).
     pub async fn connect_started(server: StdioServer, timeout: Duration) -> Result<McpEndpoint, InvokeError> {
+        McpEndpoint::connect_started_with(server, timeout, asks::ClientSetup::default()).await
+    }
+
+    /// [`McpEndpoint::connect_started`] with who answers the server's asks, the revision and
+    /// `--max-time`.
+    pub async fn connect_started_with(
+        server: StdioServer,
+        timeout: Duration,
+        setup: asks::ClientSetup,
+    ) -> Result<McpEndpoint, InvokeError> {
+        let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
         let label = server.label.clone();
         let (pipes, process) = server.into_pipes().map_err(|e| InvokeError::Connect {
             url: label.clone(),
@@ -98,9 +114,10 @@ impl McpEndpoint {
         }
         let oversized = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let stdout = line_cap::LineCap::new(pipes.stdout, super::MAX_BODY_BYTES, Arc::clone(&oversized));
-        let served = tokio::time::timeout(timeout, ProgressRelay::default().serve((stdout, pipes.stdin))).await;
+        let relay = ProgressRelay::with(&setup);
+        let served = tokio::time::timeout(timeout, relay.serve_with_lifecycle((stdout, pipes.stdin), lifecycle)).await;
         // On an error `process` is dropped here, which kills the server.
-        let mut endpoint = McpEndpoint::finish_connect(served, label, timeout, Some(tail)).await?;
+        let mut endpoint = McpEndpoint::finish_connect(served, label, timeout, Some(tail), &setup).await?;
         endpoint.process = Some(process);
         endpoint.oversized = Some(oversized);
         Ok(endpoint)
@@ -116,6 +133,19 @@ impl McpEndpoint {
         headers: Vec<(String, String)>,
         timeout: Duration,
     ) -> Result<McpEndpoint, InvokeError> {
+        McpEndpoint::connect_http_with(url, headers, timeout, asks::ClientSetup::default()).await
+    }
+
+    /// [`McpEndpoint::connect_http_with_timeout`] with a [`asks::ClientSetup`]. Without a pinned
+    /// revision, a server that refuses `server/discover` other than the way the spec asks (an
+    /// HTTP error) is met again with `initialize`.
+    pub async fn connect_http_with(
+        url: &str,
+        headers: Vec<(String, String)>,
+        timeout: Duration,
+        setup: asks::ClientSetup,
+    ) -> Result<McpEndpoint, InvokeError> {
+        let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
         let label = url.to_string();
         let mut custom = HashMap::new();
         for (name, value) in headers {
@@ -125,10 +155,21 @@ impl McpEndpoint {
             let header_value = reqwest::header::HeaderValue::from_str(value.trim()).map_err(|_| bad("value"))?;
             custom.insert(header_name, header_value);
         }
-        let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom.clone());
-        let transport = StreamableHttpClientTransport::from_config(config);
-        let served = tokio::time::timeout(timeout, ProgressRelay::default().serve(transport)).await;
-        match McpEndpoint::finish_connect(served, label, timeout, None).await {
+        let transport = || {
+            let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom.clone());
+            StreamableHttpClientTransport::from_config(config)
+        };
+        let relay = ProgressRelay::with(&setup);
+        let auto = matches!(lifecycle, rmcp::service::ClientLifecycleMode::Auto { .. });
+        let served = tokio::time::timeout(timeout, relay.clone().serve_with_lifecycle(transport(), lifecycle)).await;
+        let served = match served {
+            Ok(Err(_)) if auto => {
+                let initialize = rmcp::service::ClientLifecycleMode::Initialize;
+                tokio::time::timeout(timeout, relay.serve_with_lifecycle(transport(), initialize)).await
+            }
+            other => other,
+        };
+        match McpEndpoint::finish_connect(served, label.clone(), timeout, None, &setup).await {
             Ok(endpoint) => Ok(endpoint),
             // rmcp reports a refused initialize only as a closed connection; ask the server
             // directly whether it wants authorization, to say so instead.
@@ -142,8 +183,18 @@ impl McpEndpoint {
     where
         S: AsyncRead + AsyncWrite + Send + 'static,
     {
-        let served = tokio::time::timeout(DEFAULT_TIMEOUT, ProgressRelay::default().serve(stream)).await;
-        McpEndpoint::finish_connect(served, label.to_string(), DEFAULT_TIMEOUT, None).await
+        McpEndpoint::connect_io_with(stream, label, asks::ClientSetup::default()).await
+    }
+
+    /// [`McpEndpoint::connect_io`] with a [`asks::ClientSetup`].
+    pub async fn connect_io_with<S>(stream: S, label: &str, setup: asks::ClientSetup) -> Result<McpEndpoint, InvokeError>
+    where
+        S: AsyncRead + AsyncWrite + Send + 'static,
+    {
+        let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
+        let served =
+            tokio::time::timeout(DEFAULT_TIMEOUT, ProgressRelay::with(&setup).serve_with_lifecycle(stream, lifecycle)).await;
+        McpEndpoint::finish_connect(served, label.to_string(), DEFAULT_TIMEOUT, None, &setup).await
     }
 
     async fn finish_connect(
@@ -154,6 +205,7 @@ impl McpEndpoint {
         label: String,
         timeout: Duration,
         stderr_tail: Option<Arc<Mutex<Vec<u8>>>>,
+        setup: &asks::ClientSetup,
     ) -> Result<McpEndpoint, InvokeError> {
         match served {
             Err(_) => Err(InvokeError::Timeout { url: label }),
@@ -173,7 +225,18 @@ impl McpEndpoint {
                 }
                 Err(InvokeError::Connect { url: label, reason })
             }
-            Ok(Ok(client)) => Ok(McpEndpoint { client, label, timeout, stderr_tail, process: None, oversized: None }),
+            Ok(Ok(client)) => {
+                let agreed = client.peer_info().map(|info| info.protocol_version.clone());
+                if let (Ok(Some(pinned)), Some(agreed)) = (setup.pinned(), agreed)
+                    && pinned != agreed
+                {
+                    let _ = client.cancel().await;
+                    let reason = format!("the server answered with protocol {agreed} where --protocol asked for {pinned}");
+                    return Err(InvokeError::Connect { url: label, reason });
+                }
+                let max_time = setup.max_time;
+                Ok(McpEndpoint { client, label, timeout, stderr_tail, process: None, oversized: None, max_time })
+            }
         }
     }
 
@@ -186,6 +249,16 @@ impl McpEndpoint {
     /// `mcp:stdio COMMAND` or the URL.
     pub fn label(&self) -> &str {
         &self.label
+    }
+
+    /// Who answers the server's asks, and the roots.
+    pub fn asks(&self) -> &asks::Asks {
+        &self.client.service().asks
+    }
+
+    /// Sends `notifications/roots/list_changed` (the roots were changed with [`asks::Asks::set_roots`]).
+    pub async fn roots_changed(&self) {
+        let _ = self.client.peer().notify_roots_list_changed().await;
     }
 
     /// The stdio child's process id (none for other transports).
@@ -258,12 +331,19 @@ impl McpEndpoint {
         let mut params = self.params(request)?;
         params.set_progress_token(ProgressToken(NumberOrString::String(request.call_id.clone().into())));
         let listeners = self.client.service().listeners.clone();
+        let listeners_for_status = listeners.clone();
         lock(&listeners).push((request.call_id.clone(), Box::new(on_progress)));
         // Whatever happens to the call, its listener goes with it.
         let _forget = Forget { listeners, key: request.call_id.clone() };
         let mut exchange = self.describe(request);
         let started = Instant::now();
-        let result = self.request("tools/call", self.client.call_tool(params)).await?;
+        // A task's state goes where its progress would (the newest call's listener).
+        let status = move |progress| {
+            if let Some((_, listener)) = lock(&listeners_for_status).last() {
+                listener(progress);
+            }
+        };
+        let result = self.drive_call(params, request.as_task, &status).await?;
         exchange.duration_ms = started.elapsed().as_millis() as u64;
         let value = serde_json::to_value(&result)
             .map_err(|e| InvokeError::Protocol(format!("{}: cannot re-encode the result: {e}", self.label)))?;
@@ -271,6 +351,11 @@ impl McpEndpoint {
         // Taken apart, not copied: a large inline blob is held by the exchange and its item only.
         let mut outcome = read_mcp_owned(value, &request.call_id);
         outcome.duration_ms = exchange.duration_ms;
+        outcome.protocol = self.protocol_version();
+        for asked in self.client.service().asks.take_asked() {
+            outcome.warnings.extend(asked.warning());
+            outcome.asked.push(asks::asked_json(&asked));
+        }
         Ok((outcome, exchange))
     }
 
@@ -434,6 +519,16 @@ type Listener = Box<dyn Fn(super::Progress) + Send + Sync>;
 #[derive(Clone, Default)]
 pub struct ProgressRelay {
     listeners: Arc<Mutex<Vec<(String, Listener)>>>,
+    /// Who answers what the server asks (elicitation, sampling, roots); see [`asks`].
+    asks: asks::Asks,
+    /// The revision asked for in `initialize` (`--protocol`); the newest otherwise.
+    protocol: Option<rmcp::model::ProtocolVersion>,
+}
+
+impl ProgressRelay {
+    fn with(setup: &asks::ClientSetup) -> ProgressRelay {
+        ProgressRelay { asks: setup.asks.clone(), protocol: setup.pinned().ok().flatten(), ..ProgressRelay::default() }
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -444,7 +539,36 @@ impl rmcp::ClientHandler for ProgressRelay {
     /// tooldeck introduces itself by its own name and version (rmcp's default is "rmcp").
     fn get_info(&self) -> rmcp::model::ClientConfig {
         let me = rmcp::model::Implementation::new("tooldeck", env!("CARGO_PKG_VERSION")).with_title("tooldeck");
-        rmcp::model::ClientConfig::new(rmcp::model::ClientCapabilities::default(), me)
+        let mut config = rmcp::model::ClientConfig::new(asks::Asks::capabilities(), me);
+        if let Some(version) = &self.protocol {
+            config.protocol_version = version.clone();
+        }
+        config
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        self.asks.elicit(request).await
+    }
+
+    #[allow(deprecated)] // sampling: see asks.rs
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        self.asks.sample(params).await
+    }
+
+    #[allow(deprecated)] // roots: see asks.rs
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        Ok(self.asks.list_roots())
     }
 
     async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
