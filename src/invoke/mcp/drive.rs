@@ -123,6 +123,9 @@ impl McpEndpoint {
         for _ in 0..MAX_ROUNDS {
             let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
             match self.send(request, true).await {
+                Ok(ServerResult::CallToolResult(result)) if !as_task && !self.speaks_2026() && refused_untasked(&result) => {
+                    return self.legacy_task(params, status).await;
+                }
                 Ok(ServerResult::CallToolResult(result)) => return Ok(result),
                 Ok(ServerResult::InputRequiredResult(result)) => {
                     let requests = result.input_requests.unwrap_or_default();
@@ -305,6 +308,12 @@ impl McpEndpoint {
 fn wants_a_task(message: &str) -> bool {
     let message = message.to_lowercase();
     message.contains("task augmentation") || message.contains("tasksupport")
+}
+
+/// True for a tool error that says the tool runs only as a task (the TypeScript SDK answers so).
+fn refused_untasked(result: &CallToolResult) -> bool {
+    result.is_error == Some(true)
+        && result.content.iter().any(|c| c.as_text().is_some_and(|t| wants_a_task(&t.text)))
 }
 
 /// How long between polls: the server's wish, kept between 100 ms and 5 s.
