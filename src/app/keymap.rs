@@ -30,11 +30,20 @@ pub enum Context {
     History,
     /// A list to pick a value from.
     Picker,
+    /// What an MCP server asks during a call (a form, a URL, a sampling request).
+    Ask,
 }
 
 impl Context {
-    pub const ALL: [Context; 6] =
-        [Context::Anywhere, Context::Main, Context::Result, Context::Value, Context::History, Context::Picker];
+    pub const ALL: [Context; 7] = [
+        Context::Anywhere,
+        Context::Main,
+        Context::Result,
+        Context::Value,
+        Context::History,
+        Context::Picker,
+        Context::Ask,
+    ];
 
     /// The heading the help overlay gives it.
     pub fn title(self) -> &'static str {
@@ -45,12 +54,14 @@ impl Context {
             Context::Value => "a value in the result",
             Context::History => "past calls",
             Context::Picker => "pickers",
+            Context::Ask => "a server's question",
         }
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 4] {
+    fn layers() -> [&'static [Context]; 5] {
         [
+            &[Context::Anywhere, Context::Ask],
             &[Context::Anywhere, Context::Main],
             &[Context::Anywhere, Context::Value, Context::Result],
             &[Context::Anywhere, Context::History],
@@ -117,6 +128,14 @@ pub enum Action {
     /// The next or previous content item of an MCP result (the one `f` and `s` act on).
     NextItem,
     PreviousItem,
+    /// Answer a server's question: send the form, accept the URL, send the sampling reply.
+    AskAccept,
+    /// Decline a server's question (reject a sampling request).
+    AskDecline,
+    /// Cancel a server's question.
+    AskCancel,
+    /// Change the roots offered to an MCP server.
+    EditRoots,
 }
 
 impl Action {
@@ -165,6 +184,10 @@ impl Action {
             Action::UnfoldAll => "unfold_all",
             Action::NextItem => "next_item",
             Action::PreviousItem => "previous_item",
+            Action::AskAccept => "ask_accept",
+            Action::AskDecline => "ask_decline",
+            Action::AskCancel => "ask_cancel",
+            Action::EditRoots => "edit_roots",
         }
     }
 

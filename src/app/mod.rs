@@ -7,6 +7,7 @@
 //! spans several of them (running a call, a token, a past call put back) is in `flows`.
 
 mod actions;
+pub mod asks;
 mod artifact;
 mod confirm;
 pub mod content;
@@ -120,6 +121,11 @@ pub enum Msg {
         id: u64,
         result: Result<Box<Answer>, String>,
     },
+    /// An MCP server asked something during a call (`Effect::AnswerAsk` replies, by `id`).
+    Asked {
+        id: u64,
+        ask: crate::invoke::mcp::asks::Ask,
+    },
 }
 
 /// What `update` asks the runtime to do.
@@ -180,6 +186,13 @@ pub enum Effect {
     SaveCase {
         path: String,
         case: serde_json::Value,
+    },
+    /// Offer these roots to the MCP server, telling it they changed.
+    SetRoots(Vec<String>),
+    /// The person's answer to what a server asked (`Msg::Asked`).
+    AnswerAsk {
+        id: u64,
+        reply: crate::invoke::mcp::asks::Reply,
     },
     /// Write an artifact to a file (`overwrite`: replace what is there, the user said so).
     Save {
@@ -259,6 +272,8 @@ pub struct App {
     pub recorder: Recorder,
     /// Which destructive tools the user has said `y` to running.
     pub confirmations: confirm::Confirmations,
+    /// What MCP servers ask during calls, waiting for the person.
+    pub asks: asks::Asks,
 }
 
 impl App {
@@ -281,6 +296,7 @@ impl App {
             prompts: Prompts::default(),
             recorder: Recorder::default(),
             confirmations: confirm::Confirmations::default(),
+            asks: asks::Asks::default(),
         };
         app.form_mut();
         app
