@@ -81,15 +81,15 @@ impl Question {
 
     fn rows(&self) -> usize {
         match (&self.ask, &self.form) {
-            (Ask::Form { .. }, Some(form)) => form.rows().len().saturating_sub(1),
+            (Ask::Form { .. }, Some(form)) => form.rows().len(),
             (Ask::Sample { .. }, _) => 3,
             _ => 0,
         }
     }
 
-    /// The focused row's path in the form (row 0 is the root object, never focused).
+    /// The focused row's path in the form.
     pub fn focused_path(&self) -> Option<Vec<usize>> {
-        self.form.as_ref()?.rows().get(self.focus + 1).map(|row| row.path.clone())
+        self.form.as_ref()?.rows().get(self.focus).map(|row| row.path.clone())
     }
 }
 

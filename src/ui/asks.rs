@@ -104,19 +104,18 @@ fn form_lines(
     let rows = form.rows();
     let label_width = rows
         .iter()
-        .skip(1)
         .filter_map(|r| form.field(&r.path).map(|f| r.depth * 2 + width(&visible(f.label())) + 1))
         .max()
         .unwrap_or(0)
         .clamp(8, columns / 2);
-    for (index, row) in rows.iter().enumerate().skip(1) {
+    for (index, row) in rows.iter().enumerate() {
         let Some(field) = form.field(&row.path) else { continue };
-        let is_cursor = index == question.focus + 1;
+        let is_cursor = index == question.focus;
         let shape = RowShape {
             label: None,
             required: field.required,
             inside_unset: false,
-            depth: row.depth.saturating_sub(1),
+            depth: row.depth,
             label_width,
             is_cursor,
             editing: is_cursor,
