@@ -300,8 +300,11 @@ fn progress_line(progress: &crate::invoke::Progress, styles: &Styles) -> Line<'s
             let done = ((progress.progress / total).clamp(0.0, 1.0) * 30.0) as usize;
             format!("[{}{}] {} of {}", "█".repeat(done), "░".repeat(30 - done), progress.progress, total)
         }
+        // A task's state has no number (see invoke::mcp::drive).
+        None if progress.progress.is_nan() => String::new(),
         None => format!("{} so far", progress.progress),
     };
-    let message = progress.message.as_deref().map(|m| format!(" · {}", visible(m))).unwrap_or_default();
+    let separator = if count.is_empty() { "" } else { " · " };
+    let message = progress.message.as_deref().map(|m| format!("{separator}{}", visible(m))).unwrap_or_default();
     Line::styled(format!("{count}{message}"), styles.accent)
 }

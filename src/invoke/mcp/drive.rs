@@ -332,13 +332,13 @@ fn task_status_name(status: TaskStatus) -> &'static str {
     }
 }
 
-/// The task's state on the call's status line (as a progress message without a number).
+/// The task's state on the call's status line (a progress report whose number is NaN: none).
 fn report_task(status: &(dyn Fn(Progress) + Send + Sync), task_id: &str, state: &str, message: Option<&str>) {
     let mut text = format!("task {task_id}: {state}");
     if let Some(message) = message {
         text.push_str(&format!(" · {message}"));
     }
-    status(Progress { progress: 0.0, total: None, message: Some(text) });
+    status(Progress { progress: f64::NAN, total: None, message: Some(text) });
 }
 
 /// Notices a task whose state stops changing for longer than the call's timeout.
