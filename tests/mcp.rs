@@ -29,6 +29,8 @@ const STUBBORN_ENV: &str = "TOOLDECK_TEST_MCP_STUBBORN";
 /// Set: the stdio server starts a child of its own (`sleep 600`) and notes its pid.
 const FORK_ENV: &str = "TOOLDECK_TEST_MCP_FORK";
 
+#[path = "mcp/asks.rs"]
+mod asks;
 #[path = "mcp/lifecycle.rs"]
 mod lifecycle;
 /// A 1×1 PNG, base64.
@@ -704,7 +706,7 @@ async fn http_401_then_a_token() {
     use tooldeck::invoke::mcp::http::McpHttpEndpoint;
     let url = http_server_wanting_a_token().await;
     let endpoint =
-        McpHttpEndpoint::connect(&url, Vec::new(), Duration::from_secs(10)).await.expect("waits for a token");
+        McpHttpEndpoint::connect(&url, Vec::new(), Duration::from_secs(10), Default::default()).await.expect("waits for a token");
     assert!(matches!(endpoint.list_tools().await, Err(InvokeError::Unauthorized { .. })));
 
     let mut request = CallRequest::new("add", json!({"a": 1, "b": 2}));

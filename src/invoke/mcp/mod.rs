@@ -6,6 +6,7 @@ pub mod content;
 mod drive;
 pub mod http;
 mod line_cap;
+mod negotiate;
 pub mod process;
 
 use std::collections::HashMap;
@@ -115,7 +116,8 @@ impl McpEndpoint {
         let oversized = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let stdout = line_cap::LineCap::new(pipes.stdout, super::MAX_BODY_BYTES, Arc::clone(&oversized));
         let relay = ProgressRelay::with(&setup);
-        let served = tokio::time::timeout(timeout, relay.serve_with_lifecycle((stdout, pipes.stdin), lifecycle)).await;
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(stdout, pipes.stdin);
+        let served = tokio::time::timeout(timeout, negotiate::serve(relay, transport, lifecycle)).await;
         // On an error `process` is dropped here, which kills the server.
         let mut endpoint = McpEndpoint::finish_connect(served, label, timeout, Some(tail), &setup).await?;
         endpoint.process = Some(process);
@@ -192,8 +194,10 @@ impl McpEndpoint {
         S: AsyncRead + AsyncWrite + Send + 'static,
     {
         let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
+        let (read, write) = tokio::io::split(stream);
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(read, write);
         let served =
-            tokio::time::timeout(DEFAULT_TIMEOUT, ProgressRelay::with(&setup).serve_with_lifecycle(stream, lifecycle)).await;
+            tokio::time::timeout(DEFAULT_TIMEOUT, negotiate::serve(ProgressRelay::with(&setup), transport, lifecycle)).await;
         McpEndpoint::finish_connect(served, label.to_string(), DEFAULT_TIMEOUT, None, &setup).await
     }
 
