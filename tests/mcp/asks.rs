@@ -173,7 +173,12 @@ const REVISIONS: [ProtocolVersion; 3] =
     [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
 
 fn text_of(outcome: &tooldeck::invoke::Outcome) -> String {
-    outcome.value.as_ref().and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("{:?}", outcome.value))
+    // A text that is JSON comes back parsed; compact JSON either way.
+    match &outcome.value {
+        Some(Value::String(text)) => text.clone(),
+        Some(value) => value.to_string(),
+        None => String::new(),
+    }
 }
 
 #[tokio::test]
