@@ -111,6 +111,11 @@ pub struct NamedEndpoint {
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
     pub timeout: Option<u64>,
+    /// MCP roots advertised to this server (paths or `file://` URIs).
+    #[serde(default)]
+    pub roots: Vec<String>,
+    /// An MCP protocol revision to pin (`--protocol`).
+    pub protocol: Option<String>,
 }
 
 /// `$TOOLDECK_CONFIG`, else `$XDG_CONFIG_HOME/tooldeck/config.toml`, else `~/.config/tooldeck/config.toml`.

@@ -161,8 +161,13 @@ pub type LoadCatalog = Box<dyn FnOnce(&(dyn Fn(crate::catalog::LoadProgress) + S
 type Connection = Shared<BoxFuture<'static, Result<Arc<Endpoint>, InvokeError>>>;
 
 impl Server {
-    fn connect(self) -> Connection {
-        async move { self.options.connect(self.headers, self.demo_url.as_deref()).await.map(Arc::new) }.boxed().shared()
+    /// Connects, with what the server asks sent to `asks_to` (the person answers in the app).
+    fn connect(self, asks_to: mpsc::UnboundedSender<crate::invoke::mcp::asks::PendingAsk>) -> Connection {
+        let setup = self.options.client_setup();
+        setup.asks.ask_person(asks_to);
+        async move { self.options.connect_with(self.headers, self.demo_url.as_deref(), setup).await.map(Arc::new) }
+            .boxed()
+            .shared()
     }
 }
 
@@ -220,6 +225,8 @@ struct Calls {
     history: Option<std::path::PathBuf>,
     running: HashMap<u64, (tokio::task::JoinHandle<()>, Instant)>,
     done: mpsc::Sender<Msg>,
+    /// Questions from the server waiting for the person's answer, by id.
+    asked: crate::app::asks::Waiting,
 }
 
 impl Calls {
@@ -254,6 +261,15 @@ impl Calls {
                     let _ = done.send(Msg::InvocationDone { id, result }).await;
                 });
                 self.running.insert(id, (task, Instant::now()));
+            }
+            Effect::AnswerAsk { id, reply } => self.asked.answer(id, reply),
+            Effect::SetRoots(roots) => {
+                let endpoint = self.endpoint.clone();
+                tokio::spawn(async move {
+                    if let Ok(endpoint) = endpoint.await {
+                        endpoint.set_roots(roots).await;
+                    }
+                });
             }
             Effect::Cancel { id } => {
                 if let Some((task, _)) = self.running.remove(&id) {
@@ -513,13 +529,15 @@ async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<L
     let label = server.options.label(server.demo_url.as_deref());
     let names_a_server = server.options.names_a_server();
     let timeout = server.options.answer_timeout();
+    let (asks_tx, mut asks_rx) = mpsc::unbounded_channel();
     let mut calls = Calls {
-        endpoint: server.connect(),
+        endpoint: server.connect(asks_tx),
         label: label.clone(),
         timeout,
         history,
         running: HashMap::new(),
         done: done_tx,
+        asked: Default::default(),
     };
     forward_server_events(calls.endpoint.clone(), calls.done.clone());
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
@@ -555,6 +573,7 @@ async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<L
                 }
                 messages.push(msg);
             }
+            Some(pending) = asks_rx.recv() => messages.push(calls.asked.waiting(pending)),
             _ = ticker.tick(), if !calls.running.is_empty() => messages.extend(calls.ticks()),
             _ = stop.recv() => return Ok(()),
         }

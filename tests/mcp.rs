@@ -29,6 +29,8 @@ const STUBBORN_ENV: &str = "TOOLDECK_TEST_MCP_STUBBORN";
 /// Set: the stdio server starts a child of its own (`sleep 600`) and notes its pid.
 const FORK_ENV: &str = "TOOLDECK_TEST_MCP_FORK";
 
+#[path = "mcp/asks.rs"]
+mod asks;
 #[path = "mcp/lifecycle.rs"]
 mod lifecycle;
 #[path = "mcp/voice.rs"]
@@ -78,7 +80,12 @@ impl ServerHandler for TestServer {
     #[allow(deprecated)] // logging: deprecated by rmcp (SEP-2577), offered by MCP 2025-06-18 servers
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
-            ServerCapabilities::builder().enable_resources().enable_tools().enable_tool_list_changed().enable_logging().build(),
+            ServerCapabilities::builder()
+                .enable_resources()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_logging()
+                .build(),
         )
     }
 
@@ -723,8 +730,9 @@ async fn http_server_wanting_a_token() -> String {
 async fn http_401_then_a_token() {
     use tooldeck::invoke::mcp::http::McpHttpEndpoint;
     let url = http_server_wanting_a_token().await;
-    let endpoint =
-        McpHttpEndpoint::connect(&url, Vec::new(), Duration::from_secs(10)).await.expect("waits for a token");
+    let endpoint = McpHttpEndpoint::connect(&url, Vec::new(), Duration::from_secs(10), Default::default())
+        .await
+        .expect("waits for a token");
     assert!(matches!(endpoint.list_tools().await, Err(InvokeError::Unauthorized { .. })));
 
     let mut request = CallRequest::new("add", json!({"a": 1, "b": 2}));

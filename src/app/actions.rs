@@ -101,6 +101,11 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Run => return app.start_run(false),
         Action::Retry => return app.retry(),
         Action::GiveToken => app.ask_token(),
+        Action::EditRoots => {
+            app.prompts.popup = Some(Popup::Roots { input: crate::form::TextInput::new(app.asks.roots.join(", ")) })
+        }
+        // A server's question has its own keys (`asks`).
+        Action::AskAccept | Action::AskDecline | Action::AskCancel => {}
         Action::FocusResult if app.result.run.is_some() => app.focus = Focus::Result,
         Action::FocusResult => {
             let run_key = app.key_name(Context::Main, Action::Run);

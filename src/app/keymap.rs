@@ -32,10 +32,12 @@ pub enum Context {
     Picker,
     /// The server pane: what the server said of itself, its stderr and log.
     Server,
+    /// What an MCP server asks during a call (a form, a URL, a sampling request).
+    Ask,
 }
 
 impl Context {
-    pub const ALL: [Context; 7] = [
+    pub const ALL: [Context; 8] = [
         Context::Anywhere,
         Context::Main,
         Context::Result,
@@ -43,6 +45,7 @@ impl Context {
         Context::History,
         Context::Picker,
         Context::Server,
+        Context::Ask,
     ];
 
     /// The heading the help overlay gives it.
@@ -55,12 +58,14 @@ impl Context {
             Context::History => "past calls",
             Context::Picker => "pickers",
             Context::Server => "server pane",
+            Context::Ask => "a server's question",
         }
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 5] {
+    fn layers() -> [&'static [Context]; 6] {
         [
+            &[Context::Anywhere, Context::Ask],
             &[Context::Anywhere, Context::Main],
             &[Context::Anywhere, Context::Value, Context::Result],
             &[Context::Anywhere, Context::History],
@@ -134,6 +139,14 @@ pub enum Action {
     Reconnect,
     /// The server pane's log shows fewer levels (the next higher minimum, round to all).
     LogLevel,
+    /// Answer a server's question: send the form, accept the URL, send the sampling reply.
+    AskAccept,
+    /// Decline a server's question (reject a sampling request).
+    AskDecline,
+    /// Cancel a server's question.
+    AskCancel,
+    /// Change the roots offered to an MCP server.
+    EditRoots,
 }
 
 impl Action {
@@ -185,6 +198,10 @@ impl Action {
             Action::ServerPane => "server_pane",
             Action::Reconnect => "reconnect",
             Action::LogLevel => "log_level",
+            Action::AskAccept => "ask_accept",
+            Action::AskDecline => "ask_decline",
+            Action::AskCancel => "ask_cancel",
+            Action::EditRoots => "edit_roots",
         }
     }
 

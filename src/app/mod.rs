@@ -8,6 +8,7 @@
 
 mod actions;
 mod artifact;
+pub mod asks;
 mod confirm;
 pub mod content;
 mod flows;
@@ -143,6 +144,11 @@ pub enum Msg {
     Reconnected(Result<(), String>),
     /// The server's answer to `logging/setLevel`, when it refused.
     LogLevelRefused(String),
+    /// An MCP server asked something during a call (`Effect::AnswerAsk` replies, by `id`).
+    Asked {
+        id: u64,
+        ask: crate::invoke::mcp::asks::Ask,
+    },
 }
 
 /// What `update` asks the runtime to do.
@@ -212,6 +218,13 @@ pub enum Effect {
     SaveCase {
         path: String,
         case: serde_json::Value,
+    },
+    /// Offer these roots to the MCP server, telling it they changed.
+    SetRoots(Vec<String>),
+    /// The person's answer to what a server asked (`Msg::Asked`).
+    AnswerAsk {
+        id: u64,
+        reply: crate::invoke::mcp::asks::Reply,
     },
     /// Write an artifact to a file (`overwrite`: replace what is there, the user said so).
     Save {
@@ -297,6 +310,8 @@ pub struct App {
     pub confirmations: confirm::Confirmations,
     /// What the lint rules say of the tools opened so far.
     pub lint: lint::LintNotes,
+    /// What MCP servers ask during calls, waiting for the person.
+    pub asks: asks::Asks,
 }
 
 impl App {
@@ -322,6 +337,7 @@ impl App {
             recorder: Recorder::default(),
             confirmations: confirm::Confirmations::default(),
             lint: lint::LintNotes::default(),
+            asks: asks::Asks::default(),
         };
         app.form_mut();
         app

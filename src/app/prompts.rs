@@ -52,6 +52,10 @@ pub enum Popup {
     CaseFile {
         input: TextInput,
     },
+    /// The roots offered to an MCP server, separated by commas.
+    Roots {
+        input: TextInput,
+    },
     /// Past calls, newest first; Enter re-opens one's arguments.
     History {
         selected: usize,
@@ -112,6 +116,8 @@ pub enum Prompted {
     RunAgain(usize),
     /// Past call `n` saved as a case (the list stays open if it cannot be).
     SaveAsCase(usize),
+    /// The roots as typed (comma-separated).
+    Roots(String),
 }
 
 impl Prompts {
@@ -156,6 +162,10 @@ impl Prompts {
                 Some(None) => self.close(),
                 None => Prompted::Nothing,
             },
+            Popup::Roots { input } => {
+                let entered = text_box(input);
+                self.closing(entered, Prompted::Roots)
+            }
             Popup::Search { input } => {
                 let entered = text_box(input);
                 self.closing(entered, Prompted::Search)

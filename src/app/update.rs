@@ -13,6 +13,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::Key(key) if app.keymap.is(Context::Anywhere, key, Action::ForceQuit) => vec![Effect::Quit],
+        // A server's question takes the keys until it is answered.
+        Msg::Key(key) if app.asks.is_open() => app.asks.key(&app.keymap, key),
+        Msg::Asked { id, ask } => {
+            app.asks.asked(id, ask);
+            Vec::new()
+        }
         Msg::Key(key) => super::actions::key_pressed(app, key),
         Msg::Paste(text) => {
             app.paste(&text);

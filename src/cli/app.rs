@@ -67,6 +67,7 @@ pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
         if load.is_some() {
             app = app.loading();
         }
+        app.asks.roots = options.roots.clone();
         // The server is connected, and its tools listed, after the first frame: the runtime
         // does it and the app shows that it waits.
         let server = crate::runtime::Server { options, headers, demo_url: demo.as_ref().map(|d| d.url().to_string()) };

@@ -51,6 +51,50 @@ pub struct CallArgs {
     /// Send even when the arguments do not satisfy the schema.
     #[arg(long)]
     pub no_validate: bool,
+    #[command(flatten)]
+    pub answers: AnswerArgs,
+    /// Run the tool as an MCP task (a tool whose taskSupport is `required` always is).
+    #[arg(long)]
+    pub task: bool,
+}
+
+/// How `call` and `test` answer what an MCP server asks during a call. Nothing given declines
+/// (and the outcome's warnings say what was asked).
+#[derive(Debug, Args, Clone, Default)]
+pub struct AnswerArgs {
+    /// Accept an elicitation with this content (a JSON object, or @FILE).
+    #[arg(long, value_name = "JSON|@FILE", conflicts_with = "elicit")]
+    pub elicit_json: Option<String>,
+    /// Answer an elicitation with `decline` or `cancel` (or `accept` with no content).
+    #[arg(long, value_name = "decline|cancel|accept")]
+    pub elicit: Option<String>,
+    /// Answer a sampling request with this text.
+    #[arg(long, value_name = "TEXT")]
+    pub sample_text: Option<String>,
+}
+
+impl AnswerArgs {
+    pub fn answers(&self) -> Result<crate::invoke::mcp::asks::Headless, String> {
+        use crate::invoke::mcp::asks::{ElicitAnswer, Headless};
+        let elicit = match (&self.elicit_json, &self.elicit) {
+            (Some(text), _) => {
+                let text = match text.strip_prefix('@') {
+                    Some(path) => crate::files::read_text(std::path::Path::new(path))
+                        .map_err(|e| format!("cannot read {path}: {e}"))?,
+                    None => text.clone(),
+                };
+                let content: Value =
+                    serde_json::from_str(&text).map_err(|e| format!("--elicit-json is not valid JSON: {e}"))?;
+                if !content.is_object() {
+                    return Err("--elicit-json must be a JSON object (the form's fields)".into());
+                }
+                Some(ElicitAnswer::Accept(content))
+            }
+            (None, Some(word)) => Some(ElicitAnswer::parse(word)?),
+            (None, None) => None,
+        };
+        Ok(Headless { elicit, sample_text: self.sample_text.clone() })
+    }
 }
 
 pub fn run(args: CallArgs) -> ExitCode {
@@ -58,10 +102,14 @@ pub fn run(args: CallArgs) -> ExitCode {
 }
 
 fn run_for_code(args: CallArgs) -> u8 {
-    let options = match args.server.options().resolve() {
+    let mut options = match args.server.options().resolve() {
         Ok(options) => options,
         Err(e) => return fail(exit::USAGE, &e),
     };
+    match args.answers.answers() {
+        Ok(answers) => options.answers = answers,
+        Err(e) => return fail(exit::USAGE, &e),
+    }
     let headers = match parse_headers(&options.headers) {
         Ok(h) => h,
         Err(e) => return fail(exit::USAGE, &e),
@@ -127,9 +175,14 @@ async fn call(
                 Some(server) => {
                     let timeout = options.answer_timeout();
                     let command = options.mcp.clone().unwrap_or_default();
-                    McpEndpoint::connect_started(server, timeout)
-                        .await
-                        .map(|e| Endpoint::Mcp(crate::invoke::mcp::stdio::McpStdio::from_endpoint(e, &command, timeout)))
+                    let setup = options.client_setup();
+                    McpEndpoint::connect_started_with(server, timeout, setup.clone(), Default::default()).await.map(
+                        |e| {
+                            Endpoint::Mcp(crate::invoke::mcp::stdio::McpStdio::from_endpoint(
+                                e, &command, timeout, setup,
+                            ))
+                        },
+                    )
                 }
                 None => options.connect(headers, demo_url.as_deref()).await,
             }
@@ -244,6 +297,7 @@ async fn send(
     }
     let mut request = CallRequest::new(tool.id.clone(), arguments);
     request.tokens = crate::invoke::endpoint::tokens_for(Some(&tool), &tokens);
+    request.as_task = args.task || tool.task_support.as_deref() == Some("required");
     for (provider, _) in tokens.iter().filter(|token| !request.tokens.contains(token)) {
         warn(&format!("the token for {provider} is not sent: {} declares no requirement for it", tool.id));
     }

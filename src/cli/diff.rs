@@ -74,6 +74,7 @@ impl DiffArgs {
             mcp: mcp.clone(),
             mcp_url: mcp_url.clone(),
             config: self.config.clone(),
+            ..ServerArgs::default()
         }
     }
 }

@@ -258,6 +258,17 @@ pub struct ServerArgs {
     /// `--endpoint NAME` picks one.
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// A root offered to an MCP server (`roots/list`), a directory or a file:// URI (repeatable).
+    #[arg(long = "root", value_name = "PATH")]
+    pub roots: Vec<String>,
+    /// Pin the MCP protocol revision (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25,
+    /// 2026-07-28) [default: the newest the server speaks].
+    #[arg(long, value_name = "VERSION")]
+    pub protocol: Option<String>,
+    /// Seconds a whole MCP call may take, however much progress it reports (--timeout is the
+    /// silence allowed, and each progress report restarts it).
+    #[arg(long, value_name = "SECS")]
+    pub max_time: Option<u64>,
 }
 
 impl ServerArgs {
@@ -271,6 +282,10 @@ impl ServerArgs {
             mcp_url: self.mcp_url.clone(),
             config: self.config.clone(),
             secret_headers: Vec::new(),
+            roots: self.roots.clone(),
+            protocol: self.protocol.clone(),
+            max_time: self.max_time,
+            answers: Default::default(),
         }
     }
 }

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::mcp::asks::{Asks, ClientSetup, Headless};
 use super::mcp::http::McpHttpEndpoint;
 use super::otc::OtcEndpoint;
 use super::{Endpoint, InvokeError};
@@ -34,6 +35,14 @@ pub struct EndpointOptions {
     /// Headers whose values are secrets by where they came from (the config file), whatever
     /// their names; see [`EndpointOptions::masked_headers`].
     pub secret_headers: Vec<String>,
+    /// MCP roots (`--root PATH`, repeatable; `roots` of a named endpoint).
+    pub roots: Vec<String>,
+    /// An MCP protocol revision to pin (`--protocol`); the newest both speak otherwise.
+    pub protocol: Option<String>,
+    /// Seconds a whole MCP call may take, progress or not (`--max-time`).
+    pub max_time: Option<u64>,
+    /// How `call` and `test` answer what an MCP server asks (`--elicit-json`, `--sample-text`).
+    pub answers: Headless,
 }
 
 impl EndpointOptions {
@@ -66,6 +75,10 @@ impl EndpointOptions {
             timeout: self.timeout.or(named.timeout),
             headers,
             config: self.config.clone(),
+            roots: if self.roots.is_empty() { named.roots.clone() } else { self.roots.clone() },
+            protocol: self.protocol.clone().or_else(|| named.protocol.clone()),
+            max_time: self.max_time,
+            answers: self.answers.clone(),
         })
     }
 
@@ -84,6 +97,10 @@ impl EndpointOptions {
             headers: fallback.headers.iter().chain(&self.headers).cloned().collect(),
             config: self.config.clone().or_else(|| fallback.config.clone()),
             secret_headers: fallback.secret_headers.iter().chain(&self.secret_headers).cloned().collect(),
+            roots: if self.roots.is_empty() { fallback.roots.clone() } else { self.roots.clone() },
+            protocol: self.protocol.clone().or_else(|| fallback.protocol.clone()),
+            max_time: self.max_time.or(fallback.max_time),
+            answers: self.answers.clone(),
         }
     }
 
@@ -118,18 +135,38 @@ impl EndpointOptions {
         }
     }
 
+    /// How an MCP server is met: the roots, the revision, `--max-time`, and the answers
+    /// `call` and `test` give (the app then routes the asks to the person).
+    pub fn client_setup(&self) -> ClientSetup {
+        ClientSetup {
+            asks: Asks::headless(self.answers.clone(), self.roots.clone()),
+            protocol: self.protocol.clone(),
+            max_time: self.max_time.map(|s| Duration::from_secs(s.max(1))),
+        }
+    }
+
     /// Connects to the chosen server; `demo_url` answers when none was chosen.
     pub async fn connect(
         &self,
         headers: Vec<(String, String)>,
         demo_url: Option<&str>,
     ) -> Result<Endpoint, InvokeError> {
+        self.connect_with(headers, demo_url, self.client_setup()).await
+    }
+
+    /// [`EndpointOptions::connect`] with a setup of the caller's (the app keeps its `Asks`).
+    pub async fn connect_with(
+        &self,
+        headers: Vec<(String, String)>,
+        demo_url: Option<&str>,
+        setup: ClientSetup,
+    ) -> Result<Endpoint, InvokeError> {
         let timeout = self.answer_timeout();
         if let Some(command) = &self.mcp {
-            return Ok(Endpoint::Mcp(super::mcp::stdio::McpStdio::connect(command, timeout).await?));
+            return Ok(Endpoint::Mcp(super::mcp::stdio::McpStdio::connect(command, timeout, setup).await?));
         }
         if let Some(url) = &self.mcp_url {
-            return Ok(Endpoint::McpHttp(McpHttpEndpoint::connect(url, headers, timeout).await?));
+            return Ok(Endpoint::McpHttp(McpHttpEndpoint::connect(url, headers, timeout, setup).await?));
         }
         let base = self.endpoint.as_deref().or(demo_url).unwrap_or_default();
         let endpoint = OtcEndpoint::new(base, self.call_path(), headers, timeout)?;

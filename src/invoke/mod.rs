@@ -67,6 +67,12 @@ pub struct Outcome {
     pub structured: bool,
     /// Every way the response broke its protocol; the raw response is kept in the exchange.
     pub warnings: Vec<String>,
+    /// What an MCP server asked during the call (elicitation, sampling) and how it was answered.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub asked: Vec<Value>,
+    /// The MCP protocol revision the call was made with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
     pub duration_ms: u64,
     /// The call id the server answered with (or the one sent, when it gave none).
     pub call_id: String,
@@ -85,6 +91,8 @@ impl Outcome {
             content: Vec::new(),
             structured: false,
             warnings: Vec::new(),
+            asked: Vec::new(),
+            protocol: None,
             duration_ms: 0,
             call_id: call_id.into(),
         }
@@ -242,6 +250,37 @@ impl Endpoint {
 
     /// Gives the server the token for `provider` (MCP over HTTP takes it as a bearer token;
     /// OTC tokens travel in each request instead, so there is nothing to do for them).
+    /// What answers an MCP server's asks (none for OTC).
+    pub fn asks(&self) -> Option<&mcp::asks::Asks> {
+        match self {
+            Endpoint::Otc(_) => None,
+            Endpoint::Mcp(e) => Some(e.asks()),
+            Endpoint::McpHttp(e) => Some(e.asks()),
+        }
+    }
+
+    /// The MCP protocol revision agreed with the server.
+    pub async fn protocol_version(&self) -> Option<String> {
+        match self {
+            Endpoint::Otc(_) => None,
+            Endpoint::Mcp(e) => e.protocol_version().await,
+            Endpoint::McpHttp(e) => e.protocol_version().await,
+        }
+    }
+
+    /// Replaces the MCP roots and tells the server when they changed.
+    pub async fn set_roots(&self, roots: Vec<String>) {
+        let Some(asks) = self.asks() else { return };
+        if !asks.set_roots(roots) {
+            return;
+        }
+        match self {
+            Endpoint::Otc(_) => {}
+            Endpoint::Mcp(e) => e.roots_changed().await,
+            Endpoint::McpHttp(e) => e.roots_changed().await,
+        }
+    }
+
     pub async fn authorize(&self, provider: &str, token: &str) -> Result<(), InvokeError> {
         match self {
             Endpoint::McpHttp(e) if provider == mcp::http::MCP_PROVIDER => e.authorize(token).await,

@@ -15,6 +15,8 @@ pub struct CallRequest {
     pub arguments: Value,
     /// Provider id → token, sent in `context.authorization`.
     pub tokens: Vec<(String, String)>,
+    /// Run it as an MCP task (`execution.taskSupport`, `call --task`).
+    pub as_task: bool,
 }
 
 impl CallRequest {
@@ -24,6 +26,7 @@ impl CallRequest {
             tool_id: tool_id.into(),
             arguments,
             tokens: Vec::new(),
+            as_task: false,
         }
     }
 

@@ -126,19 +126,24 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
 }
 
 /// How one row is drawn, beside its field.
-struct RowShape {
+pub(super) struct RowShape {
     /// In place of the field's own label.
-    label: Option<String>,
-    required: bool,
-    inside_unset: bool,
-    depth: usize,
-    label_width: usize,
-    is_cursor: bool,
-    editing: bool,
+    pub(super) label: Option<String>,
+    pub(super) required: bool,
+    pub(super) inside_unset: bool,
+    pub(super) depth: usize,
+    pub(super) label_width: usize,
+    pub(super) is_cursor: bool,
+    pub(super) editing: bool,
 }
 
 /// The field's line, and the cursor column when its one-line text is being edited.
-fn field_line(field: &Field, shape: &RowShape, total_width: usize, styles: &Styles) -> (Line<'static>, Option<usize>) {
+pub(super) fn field_line(
+    field: &Field,
+    shape: &RowShape,
+    total_width: usize,
+    styles: &Styles,
+) -> (Line<'static>, Option<usize>) {
     let indent = " ".repeat(shape.depth * 2);
     let marker = if shape.is_cursor { "›" } else { " " };
     let name = shape.label.clone().unwrap_or_else(|| visible(field.label()).into_owned());

@@ -1,6 +1,7 @@
 //! Drawing: `render` reads the app's state and never changes it. Every string that came from a
 //! definition or a user goes through `text::visible` so it cannot move the cursor.
 
+mod asks;
 mod content;
 mod detail;
 mod form;
@@ -49,6 +50,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {
     }
     status::render(app, styles, frame, layout.status);
     popup::render(app, styles, frame, area);
+    asks::render(app, styles, frame, area);
 }
 
 /// A bordered pane with a title, its border showing whether it has the focus.

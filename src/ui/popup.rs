@@ -65,6 +65,14 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
                 body.y + input_row.min(body.height.saturating_sub(1)),
             ));
         }
+        Popup::Roots { input } => {
+            let area = centered(screen, 70, 4);
+            let body =
+                open(frame, area, "roots offered to the MCP server, comma-separated (Enter: set, Esc: cancel)", styles);
+            frame.render_widget(Paragraph::new(Line::styled(visible(input.text()).into_owned(), styles.text)), body);
+            let before = visible(&input.text()[..input.cursor()]).into_owned();
+            frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
+        }
         Popup::Search { input } => {
             let area = centered(screen, 60, 3);
             let body = open(frame, area, "find in the result (Enter: find, Esc: cancel)", styles);
@@ -208,14 +216,14 @@ fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
     frame.render_widget(Paragraph::new(Line::styled("any key closes this", styles.muted)), footer);
 }
 
-fn open(frame: &mut Frame, area: Rect, title: &str, styles: &Styles) -> Rect {
+pub(super) fn open(frame: &mut Frame, area: Rect, title: &str, styles: &Styles) -> Rect {
     frame.render_widget(Clear, area);
     frame.render_widget(pane(title, true, styles).style(styles.base), area);
     inner(area)
 }
 
 /// A box `width` x `height` in the middle of `screen`, shrunk to fit.
-fn centered(screen: Rect, width: u16, height: u16) -> Rect {
+pub(super) fn centered(screen: Rect, width: u16, height: u16) -> Rect {
     let width = width.min(screen.width.saturating_sub(4)).max(10);
     let height = height.min(screen.height.saturating_sub(2)).max(3);
     Rect::new(

@@ -265,7 +265,8 @@ fn exchange_lines(exchange: &Exchange, styles: &Styles, lines: &mut Vec<Line<'st
     }
     if !exchange.during.is_empty() {
         lines.push(Line::raw(""));
-        lines.push(Line::styled(format!("during the call, from the server ({}):", exchange.during.len()), styles.title));
+        lines
+            .push(Line::styled(format!("during the call, from the server ({}):", exchange.during.len()), styles.title));
         for message in exchange.during.iter().take(200) {
             for line in message.lines().take(40) {
                 lines.push(Line::styled(drawable(line), styles.muted));
@@ -330,8 +331,11 @@ fn progress_line(progress: &crate::invoke::Progress, styles: &Styles) -> Line<'s
             let done = ((progress.progress / total).clamp(0.0, 1.0) * 30.0) as usize;
             format!("[{}{}] {} of {}", "█".repeat(done), "░".repeat(30 - done), progress.progress, total)
         }
+        // A task's state has no number (see invoke::mcp::drive).
+        None if progress.progress.is_nan() => String::new(),
         None => format!("{} so far", progress.progress),
     };
-    let message = progress.message.as_deref().map(|m| format!(" · {}", visible(m))).unwrap_or_default();
+    let separator = if count.is_empty() { "" } else { " · " };
+    let message = progress.message.as_deref().map(|m| format!("{separator}{}", visible(m))).unwrap_or_default();
     Line::styled(format!("{count}{message}"), styles.accent)
 }

@@ -4,7 +4,8 @@
 use crossterm::event::KeyCode as C;
 
 use super::Action as A;
-use super::Context::{Anywhere, History as PastCalls, Main, Picker, Result, Server, Value};
+
+use super::Context::{Anywhere, Ask, History as PastCalls, Main, Picker, Result, Server, Value};
 use super::{DefaultBinding, Key};
 
 const fn row(
@@ -63,6 +64,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::SaveCase, &[Key::char('S')], "save the last call as a test case"),
     row(Main, A::ServerPane, &[Key::char('i'), Key::plain(C::F(2))], SERVER),
     row(Main, A::Reconnect, &[Key::char('R')], SERVER),
+    row(Main, A::EditRoots, &[Key::char('T')], "the roots offered to an MCP server"),
     row(Main, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "this help"),
     row(Main, A::Quit, &[Key::char('q')], "quit"),
     row(Anywhere, A::ForceQuit, &[Key::ctrl('c')], "quit, even while typing"),
@@ -119,4 +121,20 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Picker, A::Down, DOWN, "choose"),
     row(Picker, A::Activate, &[Key::plain(C::Enter), Key::char(' ')], "pick"),
     row(Picker, A::Back, &[Key::plain(C::Esc)], "cancel"),
+    row(Ask, A::Up, &[Key::plain(C::Up)], "move between fields"),
+    row(Ask, A::Down, &[Key::plain(C::Down)], "move between fields"),
+    row(Ask, A::NextField, &[Key::plain(C::Tab)], "next / previous field"),
+    row(Ask, A::PreviousField, &[Key::plain(C::BackTab)], "next / previous field"),
+    row(Ask, A::Collapse, &[Key::plain(C::Left)], "previous / next choice"),
+    row(Ask, A::Expand, &[Key::plain(C::Right)], "previous / next choice"),
+    row(Ask, A::Activate, &[Key::char(' ')], "toggle a checkbox, next choice"),
+    row(Ask, A::OpenLink, &[Key::char('o')], "open the URL the server gives"),
+    row(
+        Ask,
+        A::AskAccept,
+        &[Key::plain(C::Enter), Key::ctrl('s')],
+        "accept: send the form, the URL visited, the reply",
+    ),
+    row(Ask, A::AskDecline, &[Key::ctrl('d')], "decline (reject a sampling request)"),
+    row(Ask, A::AskCancel, &[Key::plain(C::Esc)], "cancel"),
 ];

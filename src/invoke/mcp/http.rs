@@ -20,6 +20,8 @@ pub struct McpHttpEndpoint {
     /// From `--header` and the config file; a token given later replaces its Authorization.
     headers: Vec<(String, String)>,
     timeout: Duration,
+    /// Who answers the server's asks, the revision, `--max-time` (kept across reconnects).
+    setup: super::asks::ClientSetup,
     /// The live connection and the token it was made with.
     connection: Mutex<Option<(Option<String>, Arc<McpEndpoint>)>>,
     /// Where every connection's log entries, list changes and a lost session go.
@@ -33,11 +35,13 @@ impl McpHttpEndpoint {
         url: &str,
         headers: Vec<(String, String)>,
         timeout: Duration,
+        setup: super::asks::ClientSetup,
     ) -> Result<McpHttpEndpoint, InvokeError> {
         let endpoint = McpHttpEndpoint {
             url: url.to_string(),
             headers,
             timeout,
+            setup,
             connection: Mutex::new(None),
             events: super::events::EventSink::default(),
         };
@@ -49,6 +53,22 @@ impl McpHttpEndpoint {
 
     pub fn label(&self) -> &str {
         &self.url
+    }
+
+    pub fn asks(&self) -> &super::asks::Asks {
+        &self.setup.asks
+    }
+
+    /// The revision agreed with the server (once connected).
+    pub async fn protocol_version(&self) -> Option<String> {
+        self.connection.lock().await.as_ref().and_then(|(_, c)| c.protocol_version())
+    }
+
+    /// Tells the server its roots changed (when connected).
+    pub async fn roots_changed(&self) {
+        if let Some((_, connection)) = self.connection.lock().await.as_ref() {
+            connection.roots_changed().await;
+        }
     }
 
     /// Connects with `token` (the same connection is kept while the token stays the same).
@@ -71,7 +91,8 @@ impl McpHttpEndpoint {
             headers.push(("Authorization".to_string(), format!("Bearer {token}")));
         }
         let connection =
-            Arc::new(McpEndpoint::connect_http_with(&self.url, headers, self.timeout, self.events.clone()).await?);
+            McpEndpoint::connect_http_with(&self.url, headers, self.timeout, self.setup.clone(), self.events.clone());
+        let connection = Arc::new(connection.await?);
         *slot = Some((token.map(str::to_string), Arc::clone(&connection)));
         Ok(connection)
     }

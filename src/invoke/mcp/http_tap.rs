@@ -103,7 +103,8 @@ impl StreamableHttpClient for HttpTap {
                 return Err(StreamableHttpError::SessionExpired);
             }
             if content_type.starts_with("application/json")
-                && let Ok(message @ ServerJsonRpcMessage::Error(_)) = serde_json::from_str::<ServerJsonRpcMessage>(&body)
+                && let Ok(message @ ServerJsonRpcMessage::Error(_)) =
+                    serde_json::from_str::<ServerJsonRpcMessage>(&body)
             {
                 return Ok(StreamableHttpPostResponse::Json(message, answered_session));
             }

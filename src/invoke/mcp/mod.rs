@@ -1,12 +1,15 @@
 //! The Model Context Protocol (PROTOCOLS.md §3) over stdio (a child process) or Streamable HTTP,
 //! through the rmcp crate: `initialize` → `tools/list` (paginated) → `tools/call`.
 
+pub mod asks;
 pub mod content;
+mod drive;
 pub mod events;
 pub mod http;
 mod http_tap;
 pub mod info;
 mod line_cap;
+mod negotiate;
 pub mod process;
 pub mod replay;
 pub mod stdio;
@@ -16,15 +19,16 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use rmcp::RoleClient;
 use rmcp::model::{
     CallToolRequestParams, NumberOrString, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
     ReadResourceRequestParams, RequestParamsMeta,
 };
+use rmcp::service::ClientServiceExt;
 use rmcp::service::NotificationContext;
 use rmcp::service::{ClientInitializeError, RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 
@@ -33,8 +37,6 @@ use super::otc::CallRequest;
 use super::{Exchange, InvokeError, Outcome};
 use events::{EventSink, ServerEvent, StderrTail};
 use process::{ServerProcess, StdioServer};
-use rmcp::transport::IntoTransport;
-use rmcp::transport::async_rw::TransportAdapterAsyncRW;
 
 /// How long `connect_*` and each request wait unless told otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -66,6 +68,8 @@ pub struct McpEndpoint {
     events: EventSink,
     /// The exchange of the last call that got no answer, by call id.
     failed: Mutex<Option<(String, Exchange)>>,
+    /// `--max-time`: the most a whole call may take, progress or not.
+    max_time: Option<Duration>,
 }
 
 impl std::fmt::Debug for McpEndpoint {
@@ -88,16 +92,19 @@ impl McpEndpoint {
 
     /// Speaks MCP with a server already started (`tooldeck call` starts it before its runtime).
     pub async fn connect_started(server: StdioServer, timeout: Duration) -> Result<McpEndpoint, InvokeError> {
-        McpEndpoint::connect_started_with(server, timeout, EventSink::default()).await
+        McpEndpoint::connect_started_with(server, timeout, asks::ClientSetup::default(), EventSink::default()).await
     }
 
-    /// Like [`McpEndpoint::connect_started`], the server's stderr, log entries, list changes and
-    /// exit going to `events`.
+    /// [`McpEndpoint::connect_started`] with who answers the server's asks, the revision and
+    /// `--max-time` (`setup`); the server's stderr, log entries, list changes and exit go to
+    /// `events`.
     pub async fn connect_started_with(
         server: StdioServer,
         timeout: Duration,
+        setup: asks::ClientSetup,
         events: EventSink,
     ) -> Result<McpEndpoint, InvokeError> {
+        let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
         let label = server.label.clone();
         let (pipes, process) = server.into_pipes().map_err(|e| InvokeError::Connect {
             url: label.clone(),
@@ -118,14 +125,12 @@ impl McpEndpoint {
         let oversized = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let stdout = line_cap::LineCap::new(pipes.stdout, super::MAX_BODY_BYTES, Arc::clone(&oversized));
         let wire = wire::Wire::default();
-        let pipes = IntoTransport::<RoleClient, std::io::Error, TransportAdapterAsyncRW>::into_transport((
-            stdout,
-            pipes.stdin,
-        ));
-        let transport = wire::Tap::new(pipes, wire.clone(), Some(events.clone()), None);
-        let served = tokio::time::timeout(timeout, ProgressRelay::default().serve(transport)).await;
+        let relay = ProgressRelay::with(&setup);
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(stdout, pipes.stdin);
+        let transport = wire::Tap::new(transport, wire.clone(), Some(events.clone()), None);
+        let served = tokio::time::timeout(timeout, negotiate::serve(relay, transport, lifecycle)).await;
         // On an error `process` is dropped here, which kills the server.
-        let mut endpoint = McpEndpoint::finish_connect(served, label, timeout, Some(tail)).await?;
+        let mut endpoint = McpEndpoint::finish_connect(served, label, timeout, Some(tail), &setup).await?;
         endpoint.process = Some(process);
         endpoint.oversized = Some(oversized);
         endpoint.wire = wire;
@@ -143,17 +148,21 @@ impl McpEndpoint {
         headers: Vec<(String, String)>,
         timeout: Duration,
     ) -> Result<McpEndpoint, InvokeError> {
-        McpEndpoint::connect_http_with(url, headers, timeout, EventSink::default()).await
+        McpEndpoint::connect_http_with(url, headers, timeout, asks::ClientSetup::default(), EventSink::default()).await
     }
 
-    /// Like [`McpEndpoint::connect_http_with_timeout`], log entries, list changes and a lost
-    /// session going to `events`.
+    /// [`McpEndpoint::connect_http_with_timeout`] with a [`asks::ClientSetup`], log entries, list
+    /// changes and a lost session going to `events`. Without a pinned revision, a server that
+    /// refuses `server/discover` other than the way the spec asks (an HTTP error) is met again
+    /// with `initialize`.
     pub async fn connect_http_with(
         url: &str,
         headers: Vec<(String, String)>,
         timeout: Duration,
+        setup: asks::ClientSetup,
         events: EventSink,
     ) -> Result<McpEndpoint, InvokeError> {
+        let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
         let label = url.to_string();
         let mut custom = HashMap::new();
         for (name, value) in headers {
@@ -165,16 +174,28 @@ impl McpEndpoint {
         }
         // A session the server forgot is said at once (and `R` reconnects), not mended behind
         // the user's back: their log level and subscriptions went with it.
-        let config = StreamableHttpClientTransportConfig::with_uri(url)
-            .custom_headers(custom.clone())
-            .reinit_on_expired_session(false);
         let wire = wire::Wire::default();
-        let client = http_tap::HttpTap { client: reqwest::Client::new(), wire: wire.clone(), events: events.clone() };
-        let transport = StreamableHttpClientTransport::with_client(client, config);
-        let on_end = Some("the server ended the connection".to_string());
-        let transport = wire::Tap::new(transport, wire.clone(), Some(events.clone()), on_end);
-        let served = tokio::time::timeout(timeout, ProgressRelay::default().serve(transport)).await;
-        match McpEndpoint::finish_connect(served, label, timeout, None).await {
+        let transport = || {
+            let config = StreamableHttpClientTransportConfig::with_uri(url)
+                .custom_headers(custom.clone())
+                .reinit_on_expired_session(false);
+            let client =
+                http_tap::HttpTap { client: reqwest::Client::new(), wire: wire.clone(), events: events.clone() };
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            let on_end = Some("the server ended the connection".to_string());
+            wire::Tap::new(transport, wire.clone(), Some(events.clone()), on_end)
+        };
+        let relay = ProgressRelay::with(&setup);
+        let auto = matches!(lifecycle, rmcp::service::ClientLifecycleMode::Auto { .. });
+        let served = tokio::time::timeout(timeout, relay.clone().serve_with_lifecycle(transport(), lifecycle)).await;
+        let served = match served {
+            Ok(Err(_)) if auto => {
+                let initialize = rmcp::service::ClientLifecycleMode::Initialize;
+                tokio::time::timeout(timeout, relay.serve_with_lifecycle(transport(), initialize)).await
+            }
+            other => other,
+        };
+        match McpEndpoint::finish_connect(served, label.clone(), timeout, None, &setup).await {
             Ok(mut endpoint) => {
                 endpoint.wire = wire;
                 endpoint.events = events;
@@ -192,13 +213,30 @@ impl McpEndpoint {
     where
         S: AsyncRead + AsyncWrite + Send + 'static,
     {
+        McpEndpoint::connect_io_with(stream, label, asks::ClientSetup::default()).await
+    }
+
+    /// [`McpEndpoint::connect_io`] with a [`asks::ClientSetup`].
+    pub async fn connect_io_with<S>(
+        stream: S,
+        label: &str,
+        setup: asks::ClientSetup,
+    ) -> Result<McpEndpoint, InvokeError>
+    where
+        S: AsyncRead + AsyncWrite + Send + 'static,
+    {
+        let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
         let wire = wire::Wire::default();
         let events = EventSink::default();
-        let stream = IntoTransport::<RoleClient, std::io::Error, rmcp::transport::async_rw::TransportAdapterAsyncCombinedRW>::into_transport(stream);
+        let (read, write) = tokio::io::split(stream);
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(read, write);
         let on_end = Some("the server closed the connection".to_string());
-        let transport = wire::Tap::new(stream, wire.clone(), Some(events.clone()), on_end);
-        let served = tokio::time::timeout(DEFAULT_TIMEOUT, ProgressRelay::default().serve(transport)).await;
-        let mut endpoint = McpEndpoint::finish_connect(served, label.to_string(), DEFAULT_TIMEOUT, None).await?;
+        let transport = wire::Tap::new(transport, wire.clone(), Some(events.clone()), on_end);
+        let served =
+            tokio::time::timeout(DEFAULT_TIMEOUT, negotiate::serve(ProgressRelay::with(&setup), transport, lifecycle))
+                .await;
+        let mut endpoint =
+            McpEndpoint::finish_connect(served, label.to_string(), DEFAULT_TIMEOUT, None, &setup).await?;
         endpoint.wire = wire;
         endpoint.events = events;
         Ok(endpoint)
@@ -212,6 +250,7 @@ impl McpEndpoint {
         label: String,
         timeout: Duration,
         stderr_tail: Option<StderrTail>,
+        setup: &asks::ClientSetup,
     ) -> Result<McpEndpoint, InvokeError> {
         match served {
             Err(_) => Err(InvokeError::Timeout { url: label }),
@@ -231,17 +270,29 @@ impl McpEndpoint {
                 }
                 Err(InvokeError::Connect { url: label, reason })
             }
-            Ok(Ok(client)) => Ok(McpEndpoint {
-                client,
-                label,
-                timeout,
-                stderr_tail,
-                process: None,
-                oversized: None,
-                wire: wire::Wire::default(),
-                events: EventSink::default(),
-                failed: Mutex::new(None),
-            }),
+            Ok(Ok(client)) => {
+                let agreed = client.peer_info().map(|info| info.protocol_version.clone());
+                if let (Ok(Some(pinned)), Some(agreed)) = (setup.pinned(), agreed)
+                    && pinned != agreed
+                {
+                    let _ = client.cancel().await;
+                    let reason =
+                        format!("the server answered with protocol {agreed} where --protocol asked for {pinned}");
+                    return Err(InvokeError::Connect { url: label, reason });
+                }
+                Ok(McpEndpoint {
+                    client,
+                    label,
+                    timeout,
+                    stderr_tail,
+                    process: None,
+                    oversized: None,
+                    wire: wire::Wire::default(),
+                    events: EventSink::default(),
+                    failed: Mutex::new(None),
+                    max_time: setup.max_time,
+                })
+            }
         }
     }
 
@@ -254,6 +305,16 @@ impl McpEndpoint {
     /// `mcp:stdio COMMAND` or the URL.
     pub fn label(&self) -> &str {
         &self.label
+    }
+
+    /// Who answers the server's asks, and the roots.
+    pub fn asks(&self) -> &asks::Asks {
+        &self.client.service().asks
+    }
+
+    /// Sends `notifications/roots/list_changed` (the roots were changed with [`asks::Asks::set_roots`]).
+    pub async fn roots_changed(&self) {
+        let _ = self.client.peer().notify_roots_list_changed().await;
     }
 
     /// The stdio child's process id (none for other transports).
@@ -352,13 +413,20 @@ impl McpEndpoint {
         let mut params = self.params(request)?;
         params.set_progress_token(ProgressToken(NumberOrString::String(request.call_id.clone().into())));
         let listeners = self.client.service().listeners.clone();
+        let listeners_for_status = listeners.clone();
         lock(&listeners).push((request.call_id.clone(), Box::new(on_progress)));
         // Whatever happens to the call, its listener goes with it.
         let _forget = Forget { listeners, key: request.call_id.clone() };
         let mut exchange = self.describe(request);
         let started = Instant::now();
         let mark = self.wire.mark();
-        let result = self.request("tools/call", self.client.call_tool(params)).await;
+        // A task's state goes where its progress would (the newest call's listener).
+        let status = move |progress| {
+            if let Some((_, listener)) = lock(&listeners_for_status).last() {
+                listener(progress);
+            }
+        };
+        let result = self.drive_call(params, request.as_task, &status).await;
         exchange.duration_ms = started.elapsed().as_millis() as u64;
         let wire = self.wire.call(mark, &request.tool_id);
         if let Some(wire) = &wire {
@@ -380,6 +448,11 @@ impl McpEndpoint {
         // Taken apart, not copied: a large inline blob is held by the exchange and its item only.
         let mut outcome = read_mcp_owned(value, &request.call_id);
         outcome.duration_ms = exchange.duration_ms;
+        outcome.protocol = self.protocol_version();
+        for asked in self.client.service().asks.take_asked() {
+            outcome.warnings.extend(asked.warning());
+            outcome.asked.push(asks::asked_json(&asked));
+        }
         Ok((outcome, exchange))
     }
 
@@ -421,20 +494,26 @@ impl McpEndpoint {
         match tokio::time::timeout(self.timeout, future).await {
             Err(_) => Err(InvokeError::Timeout { url: self.label.clone() }),
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(error)) => {
-                // A server that went away: how it ended (stdio), once it has.
-                let ended = match (&error, &self.process) {
-                    (ServiceError::TransportClosed | ServiceError::TransportSend(_), Some(process)) => {
-                        process.watch_exit(Duration::from_millis(500)).await.map(events::describe_exit)
-                    }
-                    _ => None,
-                };
-                Err(self.map_error(method, error, ended))
-            }
+            Ok(Err(error)) => Err(self.fail(method, error).await),
         }
     }
 
-    fn map_error(&self, method: &str, error: ServiceError, ended: Option<String>) -> InvokeError {
+    /// rmcp's error as ours; for a server that went away, how it ended (stdio), once it has.
+    async fn fail(&self, method: &str, error: ServiceError) -> InvokeError {
+        let ended = match (&error, &self.process) {
+            (ServiceError::TransportClosed | ServiceError::TransportSend(_), Some(process)) => {
+                process.watch_exit(Duration::from_millis(500)).await.map(events::describe_exit)
+            }
+            _ => None,
+        };
+        self.map_error_ended(method, error, ended)
+    }
+
+    fn map_error(&self, method: &str, error: ServiceError) -> InvokeError {
+        self.map_error_ended(method, error, None)
+    }
+
+    fn map_error_ended(&self, method: &str, error: ServiceError, ended: Option<String>) -> InvokeError {
         let label = &self.label;
         match error {
             ServiceError::McpError(e) => {
@@ -547,6 +626,16 @@ type Listener = Box<dyn Fn(super::Progress) + Send + Sync>;
 #[derive(Clone, Default)]
 pub struct ProgressRelay {
     listeners: Arc<Mutex<Vec<(String, Listener)>>>,
+    /// Who answers what the server asks (elicitation, sampling, roots); see [`asks`].
+    asks: asks::Asks,
+    /// The revision asked for in `initialize` (`--protocol`); the newest otherwise.
+    protocol: Option<rmcp::model::ProtocolVersion>,
+}
+
+impl ProgressRelay {
+    fn with(setup: &asks::ClientSetup) -> ProgressRelay {
+        ProgressRelay { asks: setup.asks.clone(), protocol: setup.pinned().ok().flatten(), ..ProgressRelay::default() }
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -557,7 +646,36 @@ impl rmcp::ClientHandler for ProgressRelay {
     /// tooldeck introduces itself by its own name and version (rmcp's default is "rmcp").
     fn get_info(&self) -> rmcp::model::ClientConfig {
         let me = rmcp::model::Implementation::new("tooldeck", env!("CARGO_PKG_VERSION")).with_title("tooldeck");
-        rmcp::model::ClientConfig::new(rmcp::model::ClientCapabilities::default(), me)
+        let mut config = rmcp::model::ClientConfig::new(asks::Asks::capabilities(), me);
+        if let Some(version) = &self.protocol {
+            config.protocol_version = version.clone();
+        }
+        config
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        self.asks.elicit(request).await
+    }
+
+    #[allow(deprecated)] // sampling: see asks.rs
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        self.asks.sample(params).await
+    }
+
+    #[allow(deprecated)] // roots: see asks.rs
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        Ok(self.asks.list_roots())
     }
 
     async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {

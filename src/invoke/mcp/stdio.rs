@@ -8,6 +8,7 @@ use std::time::Duration;
 use tokio::sync::RwLock;
 
 use super::McpEndpoint;
+use super::asks::ClientSetup;
 use super::events::EventSink;
 use super::process::StdioServer;
 use crate::invoke::InvokeError;
@@ -15,25 +16,27 @@ use crate::invoke::InvokeError;
 pub struct McpStdio {
     command: String,
     timeout: Duration,
+    /// Who answers the server's asks, the revision and `--max-time`, for each start.
+    setup: ClientSetup,
     events: EventSink,
     current: RwLock<Arc<McpEndpoint>>,
 }
 
 impl McpStdio {
     /// Starts `command_line` and speaks MCP with it.
-    pub async fn connect(command_line: &str, timeout: Duration) -> Result<McpStdio, InvokeError> {
-        let events = EventSink::default();
-        let endpoint =
-            McpEndpoint::connect_started_with(StdioServer::spawn(command_line)?, timeout, events.clone()).await?;
-        Ok(McpStdio::from_endpoint(endpoint, command_line, timeout))
+    pub async fn connect(command_line: &str, timeout: Duration, setup: ClientSetup) -> Result<McpStdio, InvokeError> {
+        let server = StdioServer::spawn(command_line)?;
+        let endpoint = McpEndpoint::connect_started_with(server, timeout, setup.clone(), EventSink::default()).await?;
+        Ok(McpStdio::from_endpoint(endpoint, command_line, timeout, setup))
     }
 
     /// An endpoint already connected (`tooldeck call` starts its server early), to be started
     /// again with `command_line`.
-    pub fn from_endpoint(endpoint: McpEndpoint, command_line: &str, timeout: Duration) -> McpStdio {
+    pub fn from_endpoint(endpoint: McpEndpoint, command_line: &str, timeout: Duration, setup: ClientSetup) -> McpStdio {
         McpStdio {
             command: command_line.to_string(),
             timeout,
+            setup,
             events: endpoint.events(),
             current: RwLock::new(Arc::new(endpoint)),
         }
@@ -42,6 +45,21 @@ impl McpStdio {
     /// The live connection.
     pub async fn current(&self) -> Arc<McpEndpoint> {
         Arc::clone(&*self.current.read().await)
+    }
+
+    /// What answers the server's asks (the same across restarts).
+    pub fn asks(&self) -> &super::asks::Asks {
+        &self.setup.asks
+    }
+
+    /// The revision agreed with the server that runs now.
+    pub async fn protocol_version(&self) -> Option<String> {
+        self.current().await.protocol_version()
+    }
+
+    /// Sends `notifications/roots/list_changed` to the server that runs now.
+    pub async fn roots_changed(&self) {
+        self.current().await.roots_changed().await;
     }
 
     pub fn events(&self) -> EventSink {
@@ -56,7 +74,8 @@ impl McpStdio {
     /// Ends the server that runs (if it still does) and starts the command again.
     pub async fn reconnect(&self) -> Result<(), InvokeError> {
         let server = StdioServer::spawn(&self.command)?;
-        let fresh = McpEndpoint::connect_started_with(server, self.timeout, self.events.clone()).await?;
+        let fresh =
+            McpEndpoint::connect_started_with(server, self.timeout, self.setup.clone(), self.events.clone()).await?;
         let old = std::mem::replace(&mut *self.current.write().await, Arc::new(fresh));
         // A call still holding the old one ends it when it lets go (the process is ended on drop).
         if let Ok(old) = Arc::try_unwrap(old) {

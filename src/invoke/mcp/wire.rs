@@ -205,10 +205,7 @@ where
 {
     type Error = T::Error;
 
-    fn send(
-        &mut self,
-        item: ClientJsonRpcMessage,
-    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+    fn send(&mut self, item: ClientJsonRpcMessage) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         if let Ok(value) = serde_json::to_value(&item) {
             self.wire.record(true, &value);
         }

@@ -1,0 +1,260 @@
+//! What an MCP server asks while a call runs, put to the person: an elicitation form (built by
+//! the same form core as tool forms, from `requestedSchema`), a URL to visit, or a sampling
+//! request to write the model's reply to. One question at a time takes the keys; the others
+//! wait in turn. The reply goes back as `Effect::AnswerAsk`.
+
+use std::collections::VecDeque;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::{Value, json};
+
+use super::Effect;
+use super::keymap::{Action, Context, Keymap};
+use super::typing::edit_input;
+use crate::catalog::Tool;
+use crate::form::{Form, TextInput, Widget};
+use crate::invoke::mcp::asks::{Ask, Reply};
+
+/// The runtime's side: the reply channels of questions on screen, by id (the app holds only
+/// plain data).
+#[derive(Debug, Default)]
+pub struct Waiting {
+    next: u64,
+    replies: std::collections::HashMap<u64, tokio::sync::oneshot::Sender<Reply>>,
+}
+
+impl Waiting {
+    /// A question from the server becomes the message that puts it on screen.
+    pub fn waiting(&mut self, pending: crate::invoke::mcp::asks::PendingAsk) -> super::Msg {
+        self.next += 1;
+        // Questions whose caller gave up (a cancelled call) are dropped here.
+        self.replies.retain(|_, reply| !reply.is_closed());
+        self.replies.insert(self.next, pending.reply);
+        super::Msg::Asked { id: self.next, ask: pending.ask }
+    }
+
+    pub fn answer(&mut self, id: u64, reply: Reply) {
+        if let Some(to) = self.replies.remove(&id) {
+            let _ = to.send(reply);
+        }
+    }
+}
+
+/// The questions waiting for the person, the first one shown.
+#[derive(Debug, Default)]
+pub struct Asks {
+    pub current: Option<Question>,
+    pub waiting: VecDeque<(u64, Ask)>,
+    /// The roots offered to the server (`--root`, `R` changes them).
+    pub roots: Vec<String>,
+}
+
+/// The roots as typed in the roots prompt: separated by commas.
+pub fn parse_roots(text: &str) -> Vec<String> {
+    text.split(',').map(str::trim).filter(|r| !r.is_empty()).map(str::to_string).collect()
+}
+
+/// One question on screen.
+#[derive(Debug)]
+pub struct Question {
+    pub id: u64,
+    pub ask: Ask,
+    /// The elicitation form (form mode only).
+    pub form: Option<Form>,
+    /// The focused row of the form, or the focused box of a sampling reply.
+    pub focus: usize,
+    /// A sampling reply: the text, the model name, the stop reason.
+    pub reply: [TextInput; 3],
+    /// Why the last Enter did not send (the form's errors).
+    pub problem: Option<String>,
+}
+
+impl Question {
+    fn new(id: u64, ask: Ask) -> Question {
+        let form = match &ask {
+            Ask::Form { schema, .. } => form_for(schema),
+            _ => None,
+        };
+        let reply = [TextInput::new(""), TextInput::new("tooldeck"), TextInput::new("endTurn")];
+        Question { id, ask, form, focus: 0, reply, problem: None }
+    }
+
+    fn rows(&self) -> usize {
+        match (&self.ask, &self.form) {
+            (Ask::Form { .. }, Some(form)) => form.rows().len(),
+            (Ask::Sample { .. }, _) => 3,
+            _ => 0,
+        }
+    }
+
+    /// The focused row's path in the form.
+    pub fn focused_path(&self) -> Option<Vec<usize>> {
+        self.form.as_ref()?.rows().get(self.focus).map(|row| row.path.clone())
+    }
+}
+
+/// The form for an elicitation's `requestedSchema`, through the catalog's reading of a tool.
+pub fn form_for(schema: &Value) -> Option<Form> {
+    let text = json!({"name": "elicitation", "parameters": schema}).to_string();
+    let options = crate::catalog::LoadOptions { meta_check: false, ..Default::default() };
+    let (mut tools, _) = crate::catalog::load_text("(elicitation)", &text, false, false, true, &options);
+    let tool: Tool = tools.pop()?;
+    Some(Form::new(&tool))
+}
+
+impl Asks {
+    /// A server asked something: shown now, or after the questions before it.
+    pub fn asked(&mut self, id: u64, ask: Ask) {
+        if self.current.is_none() {
+            self.current = Some(Question::new(id, ask));
+        } else {
+            self.waiting.push_back((id, ask));
+        }
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.current.is_some()
+    }
+
+    fn answered(&mut self, reply: Reply) -> Vec<Effect> {
+        let Some(question) = self.current.take() else { return Vec::new() };
+        if let Some((id, ask)) = self.waiting.pop_front() {
+            self.current = Some(Question::new(id, ask));
+        }
+        vec![Effect::AnswerAsk { id: question.id, reply }]
+    }
+
+    /// A key while a question is open.
+    pub fn key(&mut self, keymap: &Keymap, key: KeyEvent) -> Vec<Effect> {
+        let Some(question) = self.current.as_mut() else { return Vec::new() };
+        // Typing goes to the focused box first; chords and other keys are actions.
+        if typed(question, key) {
+            question.problem = None;
+            return Vec::new();
+        }
+        let rows = question.rows();
+        match keymap.action_for(Context::Ask, key) {
+            Some(Action::Up | Action::PreviousField) if rows > 0 => question.focus = (question.focus + rows - 1) % rows,
+            Some(Action::Down | Action::NextField) if rows > 0 => question.focus = (question.focus + 1) % rows,
+            Some(action @ (Action::Collapse | Action::Expand | Action::Activate)) => {
+                step_choice(question, if action == Action::Collapse { -1 } else { 1 })
+            }
+            Some(Action::OpenLink) => {
+                if let Ask::Url { url, .. } = &question.ask {
+                    return vec![Effect::Open(url.clone())];
+                }
+            }
+            Some(Action::AskAccept) => return self.accept(),
+            Some(Action::AskDecline) => {
+                let reply = match question.ask {
+                    Ask::Sample { .. } => Reply::Rejected("the user rejected it".into()),
+                    _ => Reply::Decline,
+                };
+                return self.answered(reply);
+            }
+            Some(Action::AskCancel) => {
+                let reply = match question.ask {
+                    Ask::Sample { .. } => Reply::Rejected("the user rejected it".into()),
+                    _ => Reply::Cancel,
+                };
+                return self.answered(reply);
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// Enter: send the form's content (when it is valid), accept the URL, send the reply.
+    fn accept(&mut self) -> Vec<Effect> {
+        let Some(question) = self.current.as_mut() else { return Vec::new() };
+        let reply = match &question.ask {
+            Ask::Form { .. } => match &mut question.form {
+                Some(form) => {
+                    form.revalidate();
+                    let errors = form.validation.error_count;
+                    if errors > 0 {
+                        let first =
+                            form.validation.errors.iter().next().map(|(at, m)| format!("{at} {}", m.join("; ")));
+                        question.problem = Some(format!("{errors} problem(s): {}", first.unwrap_or_default()));
+                        return Vec::new();
+                    }
+                    Reply::Accept(Some(form.arguments().clone()))
+                }
+                None => Reply::Accept(Some(json!({}))),
+            },
+            Ask::Url { .. } => Reply::Accept(None),
+            Ask::Sample { .. } => {
+                let [text, model, stop] = &question.reply;
+                let stop = stop.text().trim();
+                Reply::Sampled {
+                    text: text.text().to_string(),
+                    model: model.text().trim().to_string(),
+                    stop_reason: (!stop.is_empty()).then(|| stop.to_string()),
+                }
+            }
+        };
+        self.answered(reply)
+    }
+}
+
+/// Printable keys (and editing keys) go to the focused text box; true when one took it.
+fn typed(question: &mut Question, key: KeyEvent) -> bool {
+    let chord = key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+    let editing =
+        matches!(key.code, KeyCode::Char(_) | KeyCode::Backspace | KeyCode::Delete | KeyCode::Home | KeyCode::End)
+            || (matches!(key.code, KeyCode::Left | KeyCode::Right) && focused_is_text(question));
+    if chord || !editing {
+        return false;
+    }
+    match &question.ask {
+        Ask::Sample { .. } => {
+            let focus = question.focus.min(2);
+            edit_input(&mut question.reply[focus], key, false)
+        }
+        Ask::Form { .. } => {
+            let Some(path) = question.focused_path() else { return false };
+            let Some(form) = question.form.as_mut() else { return false };
+            if !focused_is_text_in(form, &path) {
+                return false;
+            }
+            let mut took = false;
+            form.edit_text(&path, |input, multiline| took = edit_input(input, key, multiline));
+            form.revalidate();
+            took
+        }
+        Ask::Url { .. } => false,
+    }
+}
+
+fn focused_is_text(question: &Question) -> bool {
+    match (&question.ask, question.focused_path(), &question.form) {
+        (Ask::Sample { .. }, _, _) => true,
+        (Ask::Form { .. }, Some(path), Some(form)) => focused_is_text_in(form, &path),
+        _ => false,
+    }
+}
+
+fn focused_is_text_in(form: &Form, path: &[usize]) -> bool {
+    form.field(path)
+        .is_some_and(|f| matches!(f.widget, Widget::Text { .. } | Widget::Suggest { .. } | Widget::Number { .. }))
+}
+
+/// ←/→/Space on a checkbox or a choice: toggle it, or take the next (previous) option.
+fn step_choice(question: &mut Question, delta: isize) {
+    let Some(path) = question.focused_path() else { return };
+    let Some(form) = question.form.as_mut() else { return };
+    let Some(field) = form.field(&path) else { return };
+    match &field.widget {
+        Widget::Bool(_) => form.toggle_bool(&path),
+        Widget::Choice { choices, selected } => {
+            let count = choices.len() as isize;
+            if count > 0 {
+                let now = selected.map_or(-1, |s| s as isize);
+                let next = (now + delta).rem_euclid(count) as usize;
+                form.choose(&path, next);
+            }
+        }
+        _ => return,
+    }
+    form.revalidate();
+}

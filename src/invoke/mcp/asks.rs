@@ -1,0 +1,635 @@
+//! What an MCP server asks the client while a call runs (PROTOCOLS.md §3): `elicitation/create`
+//! (a form, or a URL to visit), `sampling/createMessage` and `roots/list`. A person answers them
+//! in the app (each ask goes down a channel with a oneshot for the reply); `call` and `test`
+//! answer at once from their flags or the case ([`Headless`]). Every ask is logged, so a call's
+//! outcome can say what was asked and how it was answered.
+
+// rmcp marks sampling and roots deprecated (SEP-2577, 2026-07-28); servers of every earlier
+// revision still ask for them, and a tool tester must answer what servers really send.
+#![allow(deprecated)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{
+    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationCapability, FormElicitationCapability, ListRootsResult, Role, Root,
+    RootsCapabilities, SamplingMessage, UrlElicitationCapability,
+};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+/// How many asks one call may make before the rest are refused (a server asking in a loop).
+pub const MAX_ASKS_PER_CALL: usize = 25;
+/// How long a person has to answer one ask.
+pub const PERSON_WAIT: Duration = Duration::from_secs(600);
+/// How much of a sampling request is kept to show (a 10 MB request is cut, and said so).
+pub const MAX_SHOWN_BYTES: usize = 64 * 1024;
+
+/// One thing the server asked, as plain data for a screen or a log.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ask {
+    /// `elicitation/create` in form mode: fill `schema` (a flat object of primitives).
+    Form { message: String, schema: Value },
+    /// `elicitation/create` in URL mode (or a -32042 error): visit `url`, then accept or decline.
+    Url { message: String, url: String, elicitation_id: String },
+    /// `sampling/createMessage`: write the model's reply. `request` is the params (cut to
+    /// [`MAX_SHOWN_BYTES`] when larger, with `cut` saying so).
+    Sample { request: Value, cut: bool },
+}
+
+impl Ask {
+    pub fn method(&self) -> &'static str {
+        match self {
+            Ask::Form { .. } | Ask::Url { .. } => "elicitation/create",
+            Ask::Sample { .. } => "sampling/createMessage",
+        }
+    }
+
+    /// The ask as JSON: what `expect.elicited` matches and what warnings name.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Ask::Form { message, schema } => json!({"mode": "form", "message": message, "requestedSchema": schema}),
+            Ask::Url { message, url, elicitation_id } => {
+                json!({"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id})
+            }
+            Ask::Sample { request, .. } => request.clone(),
+        }
+    }
+}
+
+/// How an ask was answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// Elicitation accepted, with the form's content (none for URL mode).
+    Accept(Option<Value>),
+    Decline,
+    Cancel,
+    /// A sampling reply: the text, the model that "wrote" it, the stop reason.
+    Sampled {
+        text: String,
+        model: String,
+        stop_reason: Option<String>,
+    },
+    /// A sampling request refused (sent to the server as an error).
+    Rejected(String),
+}
+
+impl Reply {
+    pub fn describe(&self) -> String {
+        match self {
+            Reply::Accept(_) => "accepted".into(),
+            Reply::Decline => "declined".into(),
+            Reply::Cancel => "cancelled".into(),
+            Reply::Sampled { .. } => "answered".into(),
+            Reply::Rejected(why) => format!("rejected ({why})"),
+        }
+    }
+}
+
+/// An ask waiting for a person, and where the reply goes.
+#[derive(Debug)]
+pub struct PendingAsk {
+    pub ask: Ask,
+    pub reply: oneshot::Sender<Reply>,
+}
+
+/// Answers given on the command line or in a case: `--elicit-json`, `--elicit decline|cancel`,
+/// `--sample-text`. Nothing given declines (and the outcome's warnings say so).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Headless {
+    pub elicit: Option<ElicitAnswer>,
+    pub sample_text: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ElicitAnswer {
+    Accept(Value),
+    Decline,
+    Cancel,
+}
+
+impl ElicitAnswer {
+    /// `decline`, `cancel` or `accept` (`--elicit`).
+    pub fn parse(word: &str) -> Result<ElicitAnswer, String> {
+        match word {
+            "decline" => Ok(ElicitAnswer::Decline),
+            "cancel" => Ok(ElicitAnswer::Cancel),
+            "accept" => Ok(ElicitAnswer::Accept(json!({}))),
+            other => Err(format!("--elicit takes decline, cancel or accept, not {other:?}")),
+        }
+    }
+}
+
+impl Headless {
+    fn answer(&self, ask: &Ask) -> (Reply, bool) {
+        match ask {
+            Ask::Form { .. } | Ask::Url { .. } => match &self.elicit {
+                Some(ElicitAnswer::Accept(content)) if matches!(ask, Ask::Form { .. }) => {
+                    (Reply::Accept(Some(content.clone())), false)
+                }
+                Some(ElicitAnswer::Accept(_)) => (Reply::Accept(None), false),
+                Some(ElicitAnswer::Decline) => (Reply::Decline, false),
+                Some(ElicitAnswer::Cancel) => (Reply::Cancel, false),
+                None => (Reply::Decline, true),
+            },
+            Ask::Sample { .. } => match &self.sample_text {
+                Some(text) => (
+                    Reply::Sampled {
+                        text: text.clone(),
+                        model: "tooldeck".into(),
+                        stop_reason: Some("endTurn".into()),
+                    },
+                    false,
+                ),
+                None => (Reply::Rejected("no --sample-text was given".into()), true),
+            },
+        }
+    }
+}
+
+/// One ask and its answer, for the outcome's warnings and `expect.elicited`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Asked {
+    pub ask: Ask,
+    pub reply: Reply,
+    /// True when nobody answered it (declined by default, refused by the loop guard, timed out).
+    pub by_default: bool,
+    pub note: Option<String>,
+}
+
+impl Asked {
+    /// The warning a call's outcome carries for an ask nobody answered.
+    pub fn warning(&self) -> Option<String> {
+        if !self.by_default {
+            return None;
+        }
+        let what = match &self.ask {
+            Ask::Form { message, .. } => format!("the server asked for input ({message:?})"),
+            Ask::Url { message, url, .. } => format!("the server asked to visit {url} ({message:?})"),
+            Ask::Sample { .. } => "the server asked for a sampling reply".to_string(),
+        };
+        let how = self.note.clone().unwrap_or_else(|| match &self.ask {
+            Ask::Sample { .. } => "it was rejected: give --sample-text (or sample: in a case) to answer".into(),
+            _ => "it was declined: give --elicit-json (or elicit: in a case) to answer".into(),
+        });
+        Some(format!("{what}; {how}"))
+    }
+}
+
+/// Who answers.
+#[derive(Debug, Clone)]
+enum Answerer {
+    Headless(Headless),
+    Person(mpsc::UnboundedSender<PendingAsk>),
+}
+
+/// The client side's state for what servers ask: who answers, the roots, the log of asks and
+/// the loop guard. Cheap to clone (all clones share one state).
+#[derive(Clone)]
+pub struct Asks {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    answerer: Mutex<Answerer>,
+    roots: Mutex<Vec<String>>,
+    asked: Mutex<Vec<Asked>>,
+    /// Asks since the current call began.
+    count: AtomicUsize,
+}
+
+impl std::fmt::Debug for Asks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Asks").field("roots", &*lock(&self.inner.roots)).finish()
+    }
+}
+
+impl Default for Asks {
+    fn default() -> Asks {
+        Asks::headless(Headless::default(), Vec::new())
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Asks {
+    /// Answers from `answers` at once; `roots` are paths or `file://` URIs.
+    pub fn headless(answers: Headless, roots: Vec<String>) -> Asks {
+        Asks {
+            inner: Arc::new(Inner {
+                answerer: Mutex::new(Answerer::Headless(answers)),
+                roots: Mutex::new(roots),
+                asked: Mutex::new(Vec::new()),
+                count: AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    /// From now on each ask goes to a person through `to`.
+    pub fn ask_person(&self, to: mpsc::UnboundedSender<PendingAsk>) {
+        *lock(&self.inner.answerer) = Answerer::Person(to);
+    }
+
+    /// The capabilities tooldeck declares: elicitation (form and URL), sampling, roots with
+    /// `listChanged`, and tasks (the `io.modelcontextprotocol/tasks` extension; a 2025-11-25 server
+    /// needs no client capability to run a tool as a task).
+    pub fn capabilities() -> ClientCapabilities {
+        let mut capabilities = ClientCapabilities::default();
+        let mut extensions = rmcp::model::ExtensionCapabilities::new();
+        extensions.insert(rmcp::model::TASKS_EXTENSION_ID.to_string(), Default::default());
+        capabilities.extensions = Some(extensions);
+        let mut elicitation = ElicitationCapability::new();
+        elicitation.form = Some(FormElicitationCapability::new());
+        elicitation.url = Some(UrlElicitationCapability::new());
+        capabilities.elicitation = Some(elicitation);
+        capabilities.sampling = Some(Default::default());
+        let mut roots = RootsCapabilities::default();
+        roots.list_changed = Some(true);
+        capabilities.roots = Some(roots);
+        capabilities
+    }
+
+    /// The roots as given (paths or URIs).
+    pub fn roots(&self) -> Vec<String> {
+        lock(&self.inner.roots).clone()
+    }
+
+    /// Replaces the roots; true when they changed (the caller then tells the server).
+    pub fn set_roots(&self, roots: Vec<String>) -> bool {
+        let mut held = lock(&self.inner.roots);
+        let changed = *held != roots;
+        *held = roots;
+        changed
+    }
+
+    /// A call begins: the loop guard starts again.
+    pub fn call_started(&self) {
+        self.inner.count.store(0, Ordering::Relaxed);
+        lock(&self.inner.asked).clear();
+    }
+
+    /// Everything asked since the last `take_asked`.
+    pub fn take_asked(&self) -> Vec<Asked> {
+        std::mem::take(&mut *lock(&self.inner.asked))
+    }
+
+    /// Asks `ask` of whoever answers, within the loop guard and the person's time limit.
+    pub async fn ask(&self, ask: Ask) -> Reply {
+        let count = self.inner.count.fetch_add(1, Ordering::Relaxed) + 1;
+        let answerer = lock(&self.inner.answerer).clone();
+        let (reply, by_default, note) = if count > MAX_ASKS_PER_CALL {
+            let note = format!("refused: the server asked more than {MAX_ASKS_PER_CALL} times in one call");
+            (refusal(&ask, &note), true, Some(note))
+        } else {
+            match answerer {
+                Answerer::Headless(answers) => {
+                    let (reply, by_default) = answers.answer(&ask);
+                    (reply, by_default, None)
+                }
+                Answerer::Person(to) => {
+                    let (tx, rx) = oneshot::channel();
+                    if to.send(PendingAsk { ask: ask.clone(), reply: tx }).is_err() {
+                        let note = "declined: nobody is there to answer".to_string();
+                        (refusal(&ask, &note), true, Some(note))
+                    } else {
+                        match tokio::time::timeout(PERSON_WAIT, rx).await {
+                            Ok(Ok(reply)) => (reply, false, None),
+                            Ok(Err(_)) => {
+                                let note = "declined: the question was closed unanswered".to_string();
+                                (refusal(&ask, &note), true, Some(note))
+                            }
+                            Err(_) => {
+                                let note = format!("declined: no answer within {} s", PERSON_WAIT.as_secs());
+                                (refusal(&ask, &note), true, Some(note))
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        lock(&self.inner.asked).push(Asked { ask, reply: reply.clone(), by_default, note });
+        reply
+    }
+
+    /// `elicitation/create`, answered.
+    pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, McpError> {
+        let ask = match params {
+            ElicitRequestParams::FormElicitationParams { message, requested_schema, .. } => {
+                let schema = serde_json::to_value(&requested_schema)
+                    .map_err(|e| McpError::invalid_params(format!("the requested schema cannot be read: {e}"), None))?;
+                if let Some(why) = not_flat(&schema) {
+                    return Err(McpError::invalid_params(format!("tooldeck cannot show this form: {why}"), None));
+                }
+                Ask::Form { message, schema }
+            }
+            ElicitRequestParams::UrlElicitationParams { message, url, elicitation_id, .. } => {
+                Ask::Url { message, url, elicitation_id }
+            }
+            _ => return Err(McpError::invalid_params("tooldeck does not know this elicitation mode", None)),
+        };
+        let is_form = matches!(ask, Ask::Form { .. });
+        Ok(match self.ask(ask).await {
+            Reply::Accept(content) => {
+                let result = ElicitResult::new(ElicitationAction::Accept);
+                match content.filter(|_| is_form) {
+                    Some(content) => result.with_content(content),
+                    None => result,
+                }
+            }
+            Reply::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+            _ => ElicitResult::new(ElicitationAction::Decline),
+        })
+    }
+
+    /// `sampling/createMessage`, answered with the person's text (or refused).
+    pub async fn sample(&self, params: CreateMessageRequestParams) -> Result<CreateMessageResult, McpError> {
+        let mut request = serde_json::to_value(&params).unwrap_or(Value::Null);
+        drop(params);
+        let cut = serde_json::to_string(&request).map_or(0, |s| s.len()) > MAX_SHOWN_BYTES;
+        if cut {
+            request = cut_request(request);
+        }
+        match self.ask(Ask::Sample { request, cut }).await {
+            Reply::Sampled { text, model, stop_reason } => {
+                let mut result =
+                    CreateMessageResult::new(SamplingMessage::new(Role::Assistant, text_block(text)), model);
+                result.stop_reason = stop_reason;
+                Ok(result)
+            }
+            Reply::Rejected(why) => {
+                Err(McpError::invalid_request(format!("the user rejected the request: {why}"), None))
+            }
+            _ => Err(McpError::invalid_request("the user rejected the request", None)),
+        }
+    }
+
+    /// `roots/list`: each root as a `file://` URI named after its last component.
+    pub fn list_roots(&self) -> ListRootsResult {
+        ListRootsResult::new(self.roots().iter().map(|r| root(r)).collect())
+    }
+}
+
+/// How tooldeck meets a server: who answers its asks, which protocol revision (`--protocol`
+/// pins one; otherwise the newest both speak) and how long a whole call may take.
+#[derive(Debug, Clone, Default)]
+pub struct ClientSetup {
+    pub asks: Asks,
+    pub protocol: Option<String>,
+    pub max_time: Option<Duration>,
+}
+
+/// The revisions rmcp knows, oldest first.
+pub const KNOWN_PROTOCOLS: [&str; 5] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+
+impl ClientSetup {
+    /// The pinned revision, checked against those tooldeck knows.
+    pub fn pinned(&self) -> Result<Option<rmcp::model::ProtocolVersion>, String> {
+        let Some(given) = self.protocol.as_deref() else { return Ok(None) };
+        if !KNOWN_PROTOCOLS.contains(&given) {
+            return Err(format!(
+                "--protocol {given:?} is not a revision tooldeck knows ({})",
+                KNOWN_PROTOCOLS.join(", ")
+            ));
+        }
+        serde_json::from_value(json!(given)).map(Some).map_err(|e| e.to_string())
+    }
+
+    /// How the connection starts: `server/discover` for 2026-07-28 (falling back to
+    /// `initialize` for an older server), `initialize` alone for a pinned older revision.
+    pub fn lifecycle(&self) -> Result<rmcp::service::ClientLifecycleMode, String> {
+        use rmcp::model::ProtocolVersion;
+        use rmcp::service::ClientLifecycleMode;
+        Ok(match self.pinned()? {
+            None => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: None,
+            },
+            Some(version) if !version.has_initialize() => {
+                ClientLifecycleMode::Discover { preferred_versions: vec![version] }
+            }
+            Some(_) => ClientLifecycleMode::Initialize,
+        })
+    }
+}
+
+/// One ask and its answer as the outcome carries it (`asked` in `call`'s JSON).
+pub fn asked_json(asked: &Asked) -> Value {
+    let mut value =
+        json!({"method": asked.ask.method(), "request": asked.ask.to_json(), "answer": asked.reply.describe()});
+    if asked.by_default {
+        value["by_default"] = json!(true);
+    }
+    value
+}
+
+fn text_block(text: String) -> rmcp::model::SamplingMessageContentBlock {
+    rmcp::model::SamplingMessageContentBlock::text(text)
+}
+
+/// The refusal for an ask nobody answered: decline an elicitation, reject a sampling request.
+fn refusal(ask: &Ask, why: &str) -> Reply {
+    match ask {
+        Ask::Sample { .. } => Reply::Rejected(why.to_string()),
+        _ => Reply::Decline,
+    }
+}
+
+/// A root as MCP wants it: a `file://` URI (a path is made absolute first).
+pub fn root(given: &str) -> Root {
+    let uri = if given.contains("://") {
+        given.to_string()
+    } else {
+        let path = std::path::Path::new(given);
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        file_uri(&absolute.to_string_lossy())
+    };
+    let name = std::path::Path::new(given.trim_end_matches('/'))
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.is_empty() && !given.contains("://"));
+    let mut root = Root::new(uri);
+    root.name = name;
+    root
+}
+
+/// `file://` and the path, each byte outside the URI's unreserved set percent-encoded.
+fn file_uri(path: &str) -> String {
+    let mut uri = String::from("file://");
+    if !path.starts_with('/') {
+        uri.push('/');
+    }
+    for byte in path.replace('\\', "/").bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' | b':' => uri.push(byte as char),
+            other => uri.push_str(&format!("%{other:02X}")),
+        }
+    }
+    uri
+}
+
+/// Why `schema` is not a flat object of primitives (what elicitation allows), if it is not.
+pub fn not_flat(schema: &Value) -> Option<String> {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return (schema.get("type").and_then(Value::as_str) != Some("object"))
+            .then(|| "the requested schema is not an object".to_string());
+    };
+    for (name, property) in properties {
+        let kind = property.get("type").and_then(Value::as_str).unwrap_or("");
+        let items_primitive = property.get("items").is_none_or(|items| {
+            items.get("type").and_then(Value::as_str).is_none_or(|t| t == "string")
+                || items.get("anyOf").is_some()
+                || items.get("enum").is_some()
+        });
+        if kind == "object" || (kind == "array" && !items_primitive) {
+            return Some(format!("property {name:?} is {kind}, and an elicitation form holds only primitives"));
+        }
+    }
+    None
+}
+
+/// A sampling request too large to show: each message's text cut to a few KiB.
+fn cut_request(mut request: Value) -> Value {
+    const KEEP: usize = 4096;
+    if let Some(messages) = request.get_mut("messages").and_then(Value::as_array_mut) {
+        let total = messages.len();
+        messages.truncate(20);
+        for message in messages.iter_mut() {
+            if let Some(text) = message.pointer_mut("/content/text")
+                && let Some(s) = text.as_str()
+                && s.len() > KEEP
+            {
+                let end = s.char_indices().map(|(i, _)| i).take_while(|i| *i <= KEEP).last().unwrap_or(0);
+                *text = Value::String(format!("{}… ({} bytes in all)", &s[..end], s.len()));
+            }
+        }
+        if total > 20 {
+            messages.push(
+                json!({"role": "note", "content": {"type": "text", "text": format!("… {} more messages", total - 20)}}),
+            );
+        }
+    }
+    let cut = serde_json::to_string(&request).map_or(0, |s| s.len());
+    if cut > MAX_SHOWN_BYTES {
+        // Still too large (a huge system prompt, tools...): keep only what is small.
+        let keep = |key: &str| request.get(key).filter(|v| v.to_string().len() < KEEP).cloned();
+        let mut small = serde_json::Map::new();
+        for key in ["maxTokens", "modelPreferences", "temperature", "stopSequences"] {
+            if let Some(v) = keep(key) {
+                small.insert(key.into(), v);
+            }
+        }
+        small.insert(
+            "messages".into(),
+            json!([{"role": "note", "content": {"type": "text", "text": "(too large to show)"}}]),
+        );
+        return Value::Object(small);
+    }
+    request
+}
+
+/// The error data of a -32042 "URL elicitation required" error as asks, one per URL.
+pub fn url_elicitations(data: &Value) -> Vec<Ask> {
+    data.get("elicitations")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(|e| {
+                    Some(Ask::Url {
+                        message: e.get("message").and_then(Value::as_str).unwrap_or_default().to_string(),
+                        url: e.get("url").and_then(Value::as_str)?.to_string(),
+                        elicitation_id: e.get("elicitationId").and_then(Value::as_str).unwrap_or_default().to_string(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form() -> Ask {
+        Ask::Form {
+            message: "who?".into(),
+            schema: json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+        }
+    }
+
+    #[tokio::test]
+    async fn headless_answers_and_declines_by_default_with_a_warning() {
+        let asks = Asks::default();
+        assert_eq!(asks.ask(form()).await, Reply::Decline);
+        let asked = asks.take_asked();
+        assert!(asked[0].warning().unwrap().contains("--elicit-json"), "{:?}", asked[0].warning());
+        let asks = Asks::headless(
+            Headless { elicit: Some(ElicitAnswer::Accept(json!({"name": "Ada"}))), ..Default::default() },
+            vec![],
+        );
+        assert_eq!(asks.ask(form()).await, Reply::Accept(Some(json!({"name": "Ada"}))));
+        assert_eq!(asks.take_asked()[0].warning(), None);
+        let sampled = Asks::headless(Headless { sample_text: Some("hi".into()), ..Default::default() }, vec![]);
+        let reply = sampled.ask(Ask::Sample { request: json!({}), cut: false }).await;
+        assert!(matches!(reply, Reply::Sampled { ref text, .. } if text == "hi"), "{reply:?}");
+    }
+
+    #[tokio::test]
+    async fn a_server_that_asks_in_a_loop_is_refused() {
+        let asks = Asks::headless(Headless { elicit: Some(ElicitAnswer::Cancel), ..Default::default() }, vec![]);
+        asks.call_started();
+        for _ in 0..MAX_ASKS_PER_CALL {
+            assert_eq!(asks.ask(form()).await, Reply::Cancel);
+        }
+        assert_eq!(asks.ask(form()).await, Reply::Decline);
+        let last = asks.take_asked().pop().unwrap();
+        assert!(last.warning().unwrap().contains("more than"), "{:?}", last.warning());
+    }
+
+    #[tokio::test]
+    async fn a_person_answers_through_the_channel() {
+        let asks = Asks::default();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        asks.ask_person(tx);
+        let person = tokio::spawn(async move {
+            let pending = rx.recv().await.unwrap();
+            assert_eq!(pending.ask, form());
+            pending.reply.send(Reply::Cancel).unwrap();
+        });
+        assert_eq!(asks.ask(form()).await, Reply::Cancel);
+        person.await.unwrap();
+    }
+
+    #[test]
+    fn flat_schemas_only_and_roots_are_file_uris() {
+        assert_eq!(not_flat(&json!({"type": "object", "properties": {"a": {"type": "string"}}})), None);
+        let nested = json!({"type": "object", "properties": {"a": {"type": "object"}}});
+        assert!(not_flat(&nested).unwrap().contains("\"a\""));
+        let root = root("/tmp/some dir");
+        assert_eq!(root.uri, "file:///tmp/some%20dir");
+        assert_eq!(root.name.as_deref(), Some("some dir"));
+        assert_eq!(super::root("file:///x").uri, "file:///x");
+    }
+
+    #[test]
+    fn a_huge_sampling_request_is_cut_to_show() {
+        let big = "x".repeat(10 * 1024 * 1024);
+        let request = json!({"maxTokens": 5, "messages": [{"role": "user", "content": {"type": "text", "text": big}}]});
+        let cut = cut_request(request);
+        assert!(cut.to_string().len() < MAX_SHOWN_BYTES);
+        assert_eq!(cut["maxTokens"], 5);
+    }
+
+    #[test]
+    fn url_elicitation_errors_become_asks() {
+        let data = json!({"elicitations": [{"mode": "url", "url": "https://x/auth", "message": "log in", "elicitationId": "e1"}]});
+        assert_eq!(
+            url_elicitations(&data),
+            [Ask::Url { message: "log in".into(), url: "https://x/auth".into(), elicitation_id: "e1".into() }]
+        );
+    }
+}

@@ -1,0 +1,85 @@
+//! Meeting a server at the newest revision both speak. rmcp 3.9 probes with `server/discover`
+//! (2026-07-28) and falls back to `initialize` only when the probe gets a JSON-RPC error; a
+//! server that answers the probe with "I speak only 2025-x" (-32022 with its versions) ends
+//! the connection instead. Here that answer also falls back to `initialize`, on the same
+//! stream: the transport is handed back when rmcp drops it after the failed probe.
+
+use std::sync::{Arc, Mutex};
+
+use rmcp::RoleClient;
+use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RunningService, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+
+use super::ProgressRelay;
+
+/// A transport that returns its inner transport to `slot` when dropped.
+struct GiveBack<T> {
+    /// Always `Some` until the drop takes it.
+    inner: Option<T>,
+    slot: Arc<Mutex<Option<T>>>,
+}
+
+impl<T> Drop for GiveBack<T> {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.take() {
+            *self.slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(inner);
+        }
+    }
+}
+
+impl<T: Transport<RoleClient> + 'static> GiveBack<T> {
+    fn inner(&mut self) -> &mut T {
+        self.inner.as_mut().expect("the inner transport is there until the drop")
+    }
+}
+
+impl<T: Transport<RoleClient> + 'static> Transport<RoleClient> for GiveBack<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner().send(item)
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<rmcp::service::RxJsonRpcMessage<RoleClient>>> + Send {
+        self.inner().receive()
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner().close()
+    }
+}
+
+/// True when the server said, in answer to `server/discover`, that it speaks only revisions
+/// that begin with `initialize`.
+fn speaks_only_legacy(error: &ClientInitializeError) -> bool {
+    matches!(error, ClientInitializeError::NoCompatibleProtocolVersion { server_supported, .. }
+        if !server_supported.is_empty() && server_supported.iter().all(|v| v.has_initialize()))
+}
+
+/// Starts the session over `transport` the way `lifecycle` says, falling back to `initialize`
+/// as the module's comment explains.
+pub(super) async fn serve<T>(
+    relay: ProgressRelay,
+    transport: T,
+    lifecycle: ClientLifecycleMode,
+) -> Result<RunningService<RoleClient, ProgressRelay>, ClientInitializeError>
+where
+    T: Transport<RoleClient> + 'static,
+{
+    let auto = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
+    let slot = Arc::new(Mutex::new(None));
+    let wrapped = GiveBack { inner: Some(transport), slot: Arc::clone(&slot) };
+    match relay.clone().serve_with_lifecycle(wrapped, lifecycle).await {
+        Err(error) if auto && speaks_only_legacy(&error) => {
+            let returned = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            match returned {
+                Some(transport) => relay.serve_with_lifecycle(transport, ClientLifecycleMode::Initialize).await,
+                None => Err(error),
+            }
+        }
+        other => other,
+    }
+}
