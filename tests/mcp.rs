@@ -78,7 +78,12 @@ impl ServerHandler for TestServer {
     #[allow(deprecated)] // logging: deprecated by rmcp (SEP-2577), offered by MCP 2025-06-18 servers
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
-            ServerCapabilities::builder().enable_resources().enable_tools().enable_tool_list_changed().enable_logging().build(),
+            ServerCapabilities::builder()
+                .enable_resources()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_logging()
+                .build(),
         )
     }
 

@@ -166,7 +166,9 @@ impl Reconnect {
         }
         state.1 += 1;
         let (back, note) = match endpoint.reconnect().await {
-            Ok(()) => (true, format!("the server went away; reconnected to {} and sent the case again", endpoint.label())),
+            Ok(()) => {
+                (true, format!("the server went away; reconnected to {} and sent the case again", endpoint.label()))
+            }
             Err(e) => (false, format!("the server went away; reconnecting failed: {e}")),
         };
         if back {

@@ -127,9 +127,9 @@ async fn call(
                 Some(server) => {
                     let timeout = options.answer_timeout();
                     let command = options.mcp.clone().unwrap_or_default();
-                    McpEndpoint::connect_started(server, timeout)
-                        .await
-                        .map(|e| Endpoint::Mcp(crate::invoke::mcp::stdio::McpStdio::from_endpoint(e, &command, timeout)))
+                    McpEndpoint::connect_started(server, timeout).await.map(|e| {
+                        Endpoint::Mcp(crate::invoke::mcp::stdio::McpStdio::from_endpoint(e, &command, timeout))
+                    })
                 }
                 None => options.connect(headers, demo_url.as_deref()).await,
             }

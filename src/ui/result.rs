@@ -265,7 +265,8 @@ fn exchange_lines(exchange: &Exchange, styles: &Styles, lines: &mut Vec<Line<'st
     }
     if !exchange.during.is_empty() {
         lines.push(Line::raw(""));
-        lines.push(Line::styled(format!("during the call, from the server ({}):", exchange.during.len()), styles.title));
+        lines
+            .push(Line::styled(format!("during the call, from the server ({}):", exchange.during.len()), styles.title));
         for message in exchange.during.iter().take(200) {
             for line in message.lines().take(40) {
                 lines.push(Line::styled(drawable(line), styles.muted));

@@ -9,10 +9,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::pane;
+use crate::app::App;
 use crate::app::keymap::{Action, Context};
 use crate::app::layout::inner;
 use crate::app::server_pane::{LEVELS, LineKind, LogLine};
-use crate::app::App;
 use crate::text::{truncate, visible, wrap};
 use crate::theme::Styles;
 
@@ -35,10 +35,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let mut lines: Vec<Line> = Vec::new();
     match &pane_state.info {
         None if app.server.listing => lines.push(Line::styled("connecting…", styles.muted)),
-        None => lines.push(Line::styled(
-            "no MCP handshake (an Open Tool Calling server, or not connected)",
-            styles.muted,
-        )),
+        None => {
+            lines.push(Line::styled("no MCP handshake (an Open Tool Calling server, or not connected)", styles.muted))
+        }
         Some(info) => {
             let mut name = format!("{} {}", info.name, info.version);
             if let Some(title) = &info.title {
@@ -92,10 +91,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     };
     let level_key = app.key_name(Context::Server, Action::LogLevel);
     lines.push(Line::styled(
-        format!(
-            "── stderr and log · {} lines{dropped} · {shown} ({level_key}) · {follows} ",
-            pane_state.log.len()
-        ),
+        format!("── stderr and log · {} lines{dropped} · {shown} ({level_key}) · {follows} ", pane_state.log.len()),
         styles.title,
     ));
     let height = usize::from(body.height).saturating_sub(lines.len());

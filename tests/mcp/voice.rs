@@ -75,7 +75,8 @@ async fn stdio_stderr_logs_list_changes_a_crash_and_a_restart() {
     assert!(info.logging && info.capability_summary.contains("tools (listChanged)"), "{info:?}");
 
     current.call(&CallRequest::new("shout", json!({}))).await.expect("shouts");
-    let events = events_until(&sink, |e| e.iter().any(|e| matches!(e, ServerEvent::Stderr(l) if l.starts_with("last")))).await;
+    let events =
+        events_until(&sink, |e| e.iter().any(|e| matches!(e, ServerEvent::Stderr(l) if l.starts_with("last")))).await;
     let stderr: Vec<&str> =
         events.iter().filter_map(|e| if let ServerEvent::Stderr(l) = e { Some(l.as_str()) } else { None }).collect();
     let at = stderr.iter().position(|l| *l == "first line on stderr").expect("whole lines, the first kept");
@@ -86,7 +87,9 @@ async fn stdio_stderr_logs_list_changes_a_crash_and_a_restart() {
     let events = events_until(&sink, |e| e.iter().filter(|e| matches!(e, ServerEvent::Log { .. })).count() >= 3).await;
     let logs: Vec<(String, Option<String>, String)> = events
         .into_iter()
-        .filter_map(|e| if let ServerEvent::Log { level, logger, text } = e { Some((level, logger, text)) } else { None })
+        .filter_map(
+            |e| if let ServerEvent::Log { level, logger, text } = e { Some((level, logger, text)) } else { None },
+        )
         .collect();
     assert_eq!(logs[1], ("warning".into(), Some("db".into()), r#"{"disk":"low"}"#.into()));
     assert_eq!(logs[2].2, "level set to \"warning\"", "the server heard logging/setLevel");
@@ -110,7 +113,9 @@ async fn stdio_stderr_logs_list_changes_a_crash_and_a_restart() {
     let failed = current.take_failed_exchange(&CallRequest::new("x", json!({})).call_id);
     assert!(failed.is_none(), "only the failed call's id finds its exchange");
     let events = events_until(&sink, |e| e.iter().any(|e| matches!(e, ServerEvent::Exited { .. }))).await;
-    let exited = events.iter().find_map(|e| if let ServerEvent::Exited { how, last_lines } = e { Some((how, last_lines)) } else { None });
+    let exited = events
+        .iter()
+        .find_map(|e| if let ServerEvent::Exited { how, last_lines } = e { Some((how, last_lines)) } else { None });
     let (how, last_lines) = exited.expect("the exit is reported");
     assert_eq!(how, "exited with code 7");
     assert_eq!(last_lines.last().map(String::as_str), Some("test server: crashing on purpose"));
@@ -206,9 +211,15 @@ async fn an_expired_http_session_fails_at_once_and_a_new_one_works(status: u16) 
     let started = Instant::now();
     let error = endpoint.call_with_progress(&add, |_| {}).await.unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(30), "said at once, not after the timeout");
-    assert!(matches!(&error, InvokeError::Gone { reason, .. } if reason.contains("no longer knows this session")), "{error:?}");
+    assert!(
+        matches!(&error, InvokeError::Gone { reason, .. } if reason.contains("no longer knows this session")),
+        "{error:?}"
+    );
     let events = events_until(&sink, |e| e.iter().any(|e| matches!(e, ServerEvent::Lost(_)))).await;
-    assert!(events.iter().any(|e| matches!(e, ServerEvent::Lost(why) if why.contains(&format!("HTTP {status}")))), "{events:?}");
+    assert!(
+        events.iter().any(|e| matches!(e, ServerEvent::Lost(why) if why.contains(&format!("HTTP {status}")))),
+        "{events:?}"
+    );
 
     endpoint.reconnect().await.expect("a new session");
     let (outcome, _) = endpoint.call_with_progress(&add, |_| {}).await.expect("the call works again");

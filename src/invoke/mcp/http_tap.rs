@@ -99,11 +99,13 @@ impl StreamableHttpClient for HttpTap {
             let body = String::from_utf8_lossy(&body).into_owned();
             if session_id.is_some() && session_gone(status.as_u16(), &body) {
                 let said = format!("the server no longer knows this session (HTTP {status}: {})", body.trim());
+                self.wire.session_lost(said.clone());
                 self.events.push(ServerEvent::Lost(said));
                 return Err(StreamableHttpError::SessionExpired);
             }
             if content_type.starts_with("application/json")
-                && let Ok(message @ ServerJsonRpcMessage::Error(_)) = serde_json::from_str::<ServerJsonRpcMessage>(&body)
+                && let Ok(message @ ServerJsonRpcMessage::Error(_)) =
+                    serde_json::from_str::<ServerJsonRpcMessage>(&body)
             {
                 return Ok(StreamableHttpPostResponse::Json(message, answered_session));
             }

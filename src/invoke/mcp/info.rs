@@ -29,7 +29,8 @@ impl ServerInfo {
     pub fn from_peer(peer: &Value, session_id: Option<String>) -> ServerInfo {
         let implementation = &peer["serverInfo"];
         let text = |v: &Value| v.as_str().map(str::to_string);
-        let icons = implementation["icons"].as_array().map(|icons| icons.iter().map(icon).collect()).unwrap_or_default();
+        let icons =
+            implementation["icons"].as_array().map(|icons| icons.iter().map(icon).collect()).unwrap_or_default();
         let capabilities = &peer["capabilities"];
         ServerInfo {
             name: text(&implementation["name"]).unwrap_or_else(|| "(no name given)".into()),
@@ -100,7 +101,10 @@ mod tests {
             "instructions": "Be kind."
         });
         let info = ServerInfo::from_peer(&peer, Some("s-1".into()));
-        assert_eq!((info.name.as_str(), info.title.as_deref(), info.version.as_str()), ("everything", Some("Everything"), "2.0.0"));
+        assert_eq!(
+            (info.name.as_str(), info.title.as_deref(), info.version.as_str()),
+            ("everything", Some("Everything"), "2.0.0")
+        );
         assert_eq!(info.icons, ["data:image/png (21 bytes inline) (48x48)", "https://x/i.svg (image/svg+xml)"]);
         assert!(info.logging);
         assert_eq!(info.protocol_version, "2025-06-18");

@@ -118,10 +118,8 @@ impl McpEndpoint {
         let oversized = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let stdout = line_cap::LineCap::new(pipes.stdout, super::MAX_BODY_BYTES, Arc::clone(&oversized));
         let wire = wire::Wire::default();
-        let pipes = IntoTransport::<RoleClient, std::io::Error, TransportAdapterAsyncRW>::into_transport((
-            stdout,
-            pipes.stdin,
-        ));
+        let pipes =
+            IntoTransport::<RoleClient, std::io::Error, TransportAdapterAsyncRW>::into_transport((stdout, pipes.stdin));
         let transport = wire::Tap::new(pipes, wire.clone(), Some(events.clone()), None);
         let served = tokio::time::timeout(timeout, ProgressRelay::default().serve(transport)).await;
         // On an error `process` is dropped here, which kills the server.
@@ -194,7 +192,11 @@ impl McpEndpoint {
     {
         let wire = wire::Wire::default();
         let events = EventSink::default();
-        let stream = IntoTransport::<RoleClient, std::io::Error, rmcp::transport::async_rw::TransportAdapterAsyncCombinedRW>::into_transport(stream);
+        let stream = IntoTransport::<
+            RoleClient,
+            std::io::Error,
+            rmcp::transport::async_rw::TransportAdapterAsyncCombinedRW,
+        >::into_transport(stream);
         let on_end = Some("the server closed the connection".to_string());
         let transport = wire::Tap::new(stream, wire.clone(), Some(events.clone()), on_end);
         let served = tokio::time::timeout(DEFAULT_TIMEOUT, ProgressRelay::default().serve(transport)).await;
@@ -454,7 +456,10 @@ impl McpEndpoint {
             }
             ServiceError::TransportSend(e) if e.to_string().contains("Session expired") => InvokeError::Gone {
                 url: label.clone(),
-                reason: format!("the server no longer knows this session (it answered {method} with HTTP 404 or 400)"),
+                reason: self.wire.lost().map_or_else(
+                    || format!("the server no longer knows this session (it answered {method} with HTTP 404)"),
+                    |why| format!("{why}, answering {method}"),
+                ),
             },
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 let mut reason = match &ended {

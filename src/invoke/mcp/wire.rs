@@ -53,6 +53,8 @@ struct WireLog {
     /// The last `Mcp-Session-Id` and `MCP-Protocol-Version` the client sent.
     session_id: Option<String>,
     protocol_header: Option<String>,
+    /// Why the server no longer knows the session, once it said so.
+    lost: Option<String>,
 }
 
 /// The record of one connection's messages; cheap to clone (shared).
@@ -138,6 +140,15 @@ impl Wire {
         log.http.push_back(record);
     }
 
+    /// The server said it no longer knows the session (`why`: its status and words).
+    pub fn session_lost(&self, why: String) {
+        self.lock().lost = Some(why);
+    }
+
+    pub fn lost(&self) -> Option<String> {
+        self.lock().lost.clone()
+    }
+
     /// The HTTP session id the server gave, when there is one.
     pub fn session_id(&self) -> Option<String> {
         self.lock().session_id.clone()
@@ -205,10 +216,7 @@ where
 {
     type Error = T::Error;
 
-    fn send(
-        &mut self,
-        item: ClientJsonRpcMessage,
-    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+    fn send(&mut self, item: ClientJsonRpcMessage) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         if let Ok(value) = serde_json::to_value(&item) {
             self.wire.record(true, &value);
         }
