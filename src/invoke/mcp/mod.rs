@@ -369,6 +369,10 @@ impl McpEndpoint {
         let result = match result {
             Ok(result) => result,
             Err(error) => {
+                if wire.is_none() {
+                    // Nothing went over the wire: the request is shown as it would have been sent.
+                    exchange.method = "not sent (the connection was gone):".into();
+                }
                 // A failed call keeps what went over the wire.
                 *lock(&self.failed) = Some((request.call_id.clone(), exchange));
                 return Err(error);
