@@ -258,3 +258,27 @@ fn tooldeck_test_reconnects_to_a_server_that_died() {
     assert!(out.contains("ok    adds"), "the case after the crash ran on a new server: {out}");
     assert_eq!(out.lines().last(), Some("1 passed, 1 failed"), "{out}");
 }
+
+/// `tooldeck call`: a server that dies says how, with its last stderr lines whole (the first
+/// one kept, real newlines, escapes shown).
+#[test]
+fn tooldeck_call_reports_a_dead_server_readably() {
+    let run = |server: &str, tool: &str| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+            .args(["call", "--mcp", server, tool])
+            .env("TOOLDECK_HISTORY", dir.path().join("h.jsonl"))
+            .output()
+            .expect("tooldeck runs");
+        (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let server = r#"sh -c 'echo "Error: Cannot find module x" >&2; printf "  at \033[31mmain\n" >&2; exit 1'"#;
+    let (code, said) = run(server, "anything");
+    assert_eq!(code, Some(5), "{said}");
+    assert!(said.contains("the server exited with code 1 during initialize; its last stderr lines:\n"), "{said}");
+    assert!(said.contains("\n  Error: Cannot find module x\n    at ␛[31mmain"), "{said}");
+    let (code, said) = run(&super::stdio_command(), "crash");
+    assert_eq!(code, Some(5), "{said}");
+    assert!(said.contains("exited with code 7 during tools/call; its last stderr lines:\n"), "{said}");
+    assert!(said.trim_end().ends_with("  test server: crashing on purpose"), "{said}");
+}

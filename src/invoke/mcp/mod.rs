@@ -122,8 +122,22 @@ impl McpEndpoint {
             IntoTransport::<RoleClient, std::io::Error, TransportAdapterAsyncRW>::into_transport((stdout, pipes.stdin));
         let transport = wire::Tap::new(pipes, wire.clone(), Some(events.clone()), None);
         let served = tokio::time::timeout(timeout, ProgressRelay::default().serve(transport)).await;
-        // On an error `process` is dropped here, which kills the server.
-        let mut endpoint = McpEndpoint::finish_connect(served, label, timeout, Some(tail)).await?;
+        // On an error `process` is dropped here, which kills the server; how it ended if it did.
+        let mut endpoint = match McpEndpoint::finish_connect(served, label, timeout, Some(tail)).await {
+            Ok(endpoint) => endpoint,
+            Err(InvokeError::Connect { url, reason }) => {
+                let reason = match process.watch_exit(Duration::from_millis(200)).await {
+                    Some(status) => reason.replacen(
+                        "the server closed the connection during initialize (did it exit or crash?)",
+                        &format!("the server {} during initialize", events::describe_exit(status)),
+                        1,
+                    ),
+                    None => reason,
+                };
+                return Err(InvokeError::Connect { url, reason });
+            }
+            Err(error) => return Err(error),
+        };
         endpoint.process = Some(process);
         endpoint.oversized = Some(oversized);
         endpoint.wire = wire;
