@@ -133,6 +133,26 @@ impl McpHttpEndpoint {
     }
 }
 
+/// `Some` error explaining a 401 (with the server's `WWW-Authenticate`), when that is what `url`
+/// answers to an `initialize`.
+pub(super) async fn wants_authorization(
+    url: &str,
+    headers: reqwest::header::HeaderMap,
+    timeout: Duration,
+) -> Option<InvokeError> {
+    let client = reqwest::Client::builder().timeout(timeout).default_headers(headers).build().ok()?;
+    let initialize = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "tooldeck", "version": env!("CARGO_PKG_VERSION")}
+    }});
+    let response =
+        client.post(url).header("accept", "application/json, text/event-stream").json(&initialize).send().await.ok()?;
+    if response.status() != reqwest::StatusCode::UNAUTHORIZED {
+        return None;
+    }
+    let challenge = response.headers().get("www-authenticate").and_then(|v| v.to_str().ok()).map(str::to_string);
+    Some(InvokeError::Unauthorized { url: url.to_string(), challenge })
+}
+
 /// The outcome of a call the server refused with 401: what it asks for, parsed from its
 /// `WWW-Authenticate` (`scope="…"`, `resource_metadata="…"`), and how to give a token.
 fn authorization_prompt(

@@ -2,12 +2,14 @@
 //! through the rmcp crate: `initialize` → `tools/list` (paginated) → `tools/call`.
 
 pub mod content;
+mod errors;
 pub mod events;
 pub mod http;
 mod http_tap;
 pub mod info;
 mod line_cap;
 pub mod process;
+pub use process::split_command_line;
 pub mod replay;
 pub mod stdio;
 pub mod wire;
@@ -21,7 +23,7 @@ use rmcp::model::{
     ReadResourceRequestParams, RequestParamsMeta,
 };
 use rmcp::service::NotificationContext;
-use rmcp::service::{ClientInitializeError, RunningService, ServiceError};
+use rmcp::service::{ClientInitializeError, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{RoleClient, ServiceExt};
@@ -194,7 +196,9 @@ impl McpEndpoint {
             }
             // rmcp reports a refused initialize only as a closed connection; ask the server
             // directly whether it wants authorization, to say so instead.
-            Err(error) => Err(wants_authorization(url, custom.into_iter().collect(), timeout).await.unwrap_or(error)),
+            Err(error) => {
+                Err(http::wants_authorization(url, custom.into_iter().collect(), timeout).await.unwrap_or(error))
+            }
         }
     }
 
@@ -431,76 +435,6 @@ impl McpEndpoint {
             process.end(process::EXIT_GRACE).await;
         }
     }
-
-    /// Awaits one request within the timeout, turning rmcp's errors into ours.
-    async fn request<T>(
-        &self,
-        method: &str,
-        future: impl Future<Output = Result<T, ServiceError>>,
-    ) -> Result<T, InvokeError> {
-        match tokio::time::timeout(self.timeout, future).await {
-            Err(_) => Err(InvokeError::Timeout { url: self.label.clone() }),
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(error)) => {
-                // A server that went away: how it ended (stdio), once it has.
-                let ended = match (&error, &self.process) {
-                    (ServiceError::TransportClosed | ServiceError::TransportSend(_), Some(process)) => {
-                        process.watch_exit(Duration::from_millis(500)).await.map(events::describe_exit)
-                    }
-                    _ => None,
-                };
-                Err(self.map_error(method, error, ended))
-            }
-        }
-    }
-
-    fn map_error(&self, method: &str, error: ServiceError, ended: Option<String>) -> InvokeError {
-        let label = &self.label;
-        match error {
-            ServiceError::McpError(e) => {
-                let mut message = format!("{label}: {method} failed with JSON-RPC error {}: {}", e.code.0, e.message);
-                if let Some(data) = e.data {
-                    message.push_str(&format!(" ({data})"));
-                }
-                InvokeError::Protocol(message)
-            }
-            ServiceError::Timeout { .. } => InvokeError::Timeout { url: label.clone() },
-            ServiceError::TransportClosed | ServiceError::TransportSend(_)
-                if self.oversized.as_ref().is_some_and(|o| o.load(std::sync::atomic::Ordering::Relaxed)) =>
-            {
-                let limit = super::MAX_BODY_BYTES >> 20;
-                let reason = format!("its answer to {method} is larger than {limit} MiB, so the connection was ended");
-                InvokeError::Transport { url: label.clone(), reason }
-            }
-            ServiceError::TransportSend(e) if e.to_string().contains("Session expired") => InvokeError::Gone {
-                url: label.clone(),
-                reason: self.wire.lost().map_or_else(
-                    || format!("the server no longer knows this session (it answered {method} with HTTP 404)"),
-                    |why| format!("{why}, answering {method}"),
-                ),
-            },
-            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
-                let mut reason = match &ended {
-                    Some(how) => format!("the server {how} during {method}"),
-                    None => format!("the server closed the connection during {method} (did it exit or crash?)"),
-                };
-                if let ServiceError::TransportSend(e) = &error {
-                    reason.push_str(&format!(": {e}"));
-                }
-                if let Some(tail) = self.stderr_tail.as_ref().and_then(StderrTail::describe) {
-                    reason.push_str(&format!("; {tail}"));
-                }
-                InvokeError::Gone { url: label.clone(), reason }
-            }
-            // rmcp reads results by their type: a result it cannot read (a content block of a type
-            // MCP does not define, a field of the wrong type) is no result at all to it.
-            ServiceError::UnexpectedResponse => InvokeError::Protocol(format!(
-                "{label}: the server's {method} result could not be read (a content block of a type MCP does \
-                 not define, or a field of the wrong type?)"
-            )),
-            other => InvokeError::Protocol(format!("{label}: {method} failed: {other}")),
-        }
-    }
 }
 
 /// The `tools/call` parameters for `request`; MCP arguments must be an object (`null` sends none).
@@ -519,47 +453,6 @@ fn call_params(request: &CallRequest) -> Result<CallToolRequestParams, InvokeErr
             }
         ))),
     }
-}
-
-/// Splits a command line into words the way a POSIX shell would (quotes, backslashes and `#`
-/// comments), without expanding anything.
-pub fn split_command_line(line: &str) -> Result<Vec<String>, String> {
-    shlex::split(line).ok_or_else(|| format!("the command {line:?} has an unclosed quote or ends in a lone backslash"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::split_command_line;
-
-    #[test]
-    fn splits_like_a_shell() {
-        let split = |s: &str| split_command_line(s).unwrap();
-        assert_eq!(split("  node  server.js --port 3 "), ["node", "server.js", "--port", "3"]);
-        assert_eq!(split(r#"sh -c 'exit 3'"#), ["sh", "-c", "exit 3"]);
-        assert_eq!(split(r#"a "b \"c\" d" e\ f ''"#), ["a", r#"b "c" d"#, "e f", ""]);
-        assert_eq!(split(""), Vec::<String>::new());
-        assert_eq!(split("node s.js # a comment"), ["node", "s.js"]);
-        for unbalanced in ["a 'b", "a \"b", "a b\\"] {
-            let error = split_command_line(unbalanced).unwrap_err();
-            assert!(error.contains("has an unclosed quote"), "{error}");
-        }
-    }
-}
-
-/// `Some` error explaining a 401 (with the server's `WWW-Authenticate`), when that is what `url`
-/// answers to an `initialize`.
-async fn wants_authorization(url: &str, headers: reqwest::header::HeaderMap, timeout: Duration) -> Option<InvokeError> {
-    let client = reqwest::Client::builder().timeout(timeout).default_headers(headers).build().ok()?;
-    let initialize = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "tooldeck", "version": env!("CARGO_PKG_VERSION")}
-    }});
-    let response =
-        client.post(url).header("accept", "application/json, text/event-stream").json(&initialize).send().await.ok()?;
-    if response.status() != reqwest::StatusCode::UNAUTHORIZED {
-        return None;
-    }
-    let challenge = response.headers().get("www-authenticate").and_then(|v| v.to_str().ok()).map(str::to_string);
-    Some(InvokeError::Unauthorized { url: url.to_string(), challenge })
 }
 
 type Listener = Box<dyn Fn(super::Progress) + Send + Sync>;
