@@ -282,3 +282,18 @@ fn tooldeck_call_reports_a_dead_server_readably() {
     assert!(said.contains("exited with code 7 during tools/call; its last stderr lines:\n"), "{said}");
     assert!(said.trim_end().ends_with("  test server: crashing on purpose"), "{said}");
 }
+
+/// An answer over the 16 MiB cap on Streamable HTTP ends that answer's stream: the call fails
+/// with a reason, not after the timeout, and the session goes on.
+#[tokio::test]
+async fn an_oversized_http_answer_fails_the_call_and_the_session_goes_on() {
+    let (url, _) = forgetful_server(404).await;
+    let endpoint = McpHttpEndpoint::connect(&url, vec![], Duration::from_secs(60)).await.expect("connects");
+    let started = Instant::now();
+    let error = endpoint.call_with_progress(&CallRequest::new("huge", json!({})), |_| {}).await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(30), "said before the timeout: {error}");
+    assert!(error.to_string().contains("larger than 16 MiB, so it was cut off (tools/call)"), "{error}");
+    let (outcome, _) =
+        endpoint.call_with_progress(&CallRequest::new("add", json!({"a": 1, "b": 1})), |_| {}).await.unwrap();
+    assert_eq!(outcome.value, Some(json!({"sum": 2.0})));
+}

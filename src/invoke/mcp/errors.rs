@@ -17,7 +17,15 @@ impl McpEndpoint {
         method: &str,
         future: impl Future<Output = Result<T, ServiceError>>,
     ) -> Result<T, InvokeError> {
-        match tokio::time::timeout(self.timeout, future).await {
+        self.wire.clear_failure();
+        let answered = tokio::select! {
+            answered = tokio::time::timeout(self.timeout, future) => answered,
+            // rmcp waits on for an answer whose stream was cut: say why at once instead.
+            why = self.wire.failure() => {
+                return Err(InvokeError::Transport { url: self.label.clone(), reason: format!("{why} ({method})") });
+            }
+        };
+        match answered {
             Err(_) => Err(InvokeError::Timeout { url: self.label.clone() }),
             Ok(Ok(value)) => Ok(value),
             Ok(Err(error)) => {
