@@ -297,3 +297,23 @@ async fn an_oversized_http_answer_fails_the_call_and_the_session_goes_on() {
         endpoint.call_with_progress(&CallRequest::new("add", json!({"a": 1, "b": 1})), |_| {}).await.unwrap();
     assert_eq!(outcome.value, Some(json!({"sum": 2.0})));
 }
+
+/// Headers that are secrets by where they came from (the config file, the environment) are
+/// masked in the exchange and its curl whatever their names; the session id is shown.
+#[tokio::test]
+async fn an_http_exchange_masks_headers_secret_by_origin() {
+    let (url, _) = forgetful_server(404).await;
+    let headers = vec![("X-Tenant".to_string(), "tenant-secret-42".to_string())];
+    let endpoint = McpHttpEndpoint::connect(&url, headers, Duration::from_secs(60))
+        .await
+        .expect("connects")
+        .masking(vec!["X-Tenant".into()]);
+    let (_, exchange) =
+        endpoint.call_with_progress(&CallRequest::new("add", json!({"a": 1, "b": 1})), |_| {}).await.unwrap();
+    let shown = exchange.request_json().to_string();
+    let curl = tooldeck::invoke::mcp::replay::command(&exchange).unwrap();
+    for text in [&shown, &curl] {
+        assert!(!text.contains("tenant-secret-42"), "{text}");
+        assert!(text.contains("Mcp-Session-Id"), "{text}");
+    }
+}

@@ -24,6 +24,8 @@ pub struct McpHttpEndpoint {
     connection: Mutex<Option<(Option<String>, Arc<McpEndpoint>)>>,
     /// Where every connection's log entries, list changes and a lost session go.
     events: super::events::EventSink,
+    /// Headers shown masked whatever their names (from the config file or the environment).
+    masked: Vec<String>,
 }
 
 impl McpHttpEndpoint {
@@ -40,6 +42,7 @@ impl McpHttpEndpoint {
             timeout,
             connection: Mutex::new(None),
             events: super::events::EventSink::default(),
+            masked: Vec::new(),
         };
         match endpoint.connection(None).await {
             Ok(_) | Err(InvokeError::Unauthorized { .. }) => Ok(endpoint),
@@ -74,6 +77,19 @@ impl McpHttpEndpoint {
             Arc::new(McpEndpoint::connect_http_with(&self.url, headers, self.timeout, self.events.clone()).await?);
         *slot = Some((token.map(str::to_string), Arc::clone(&connection)));
         Ok(connection)
+    }
+
+    /// Headers to show masked in exchanges and curl commands, whatever their names.
+    pub fn masking(mut self, names: Vec<String>) -> McpHttpEndpoint {
+        self.masked = names;
+        self
+    }
+
+    /// What went over the wire for a call that got no answer, secrets masked when shown.
+    pub async fn failed_exchange(&self, call_id: &str) -> Option<Exchange> {
+        let mut exchange = self.current().await?.take_failed_exchange(call_id)?;
+        exchange.masked_headers = self.masked.clone();
+        Some(exchange)
     }
 
     pub fn events(&self) -> super::events::EventSink {
@@ -115,7 +131,11 @@ impl McpHttpEndpoint {
     ) -> Result<(Outcome, Exchange), InvokeError> {
         let token = request.tokens.iter().find(|(provider, _)| provider == MCP_PROVIDER).map(|(_, t)| t.as_str());
         match self.connection(token).await {
-            Ok(connection) => connection.call_with_progress(request, on_progress).await,
+            Ok(connection) => {
+                let (outcome, mut exchange) = connection.call_with_progress(request, on_progress).await?;
+                exchange.masked_headers = self.masked.clone();
+                Ok((outcome, exchange))
+            }
             Err(InvokeError::Unauthorized { url, challenge }) => {
                 Ok(authorization_prompt(request, &url, challenge.as_deref(), token.is_some()))
             }
