@@ -30,6 +30,8 @@ use crate::invoke::{Endpoint, InvokeError};
 use crate::theme::Styles;
 use crate::{text, ui};
 
+mod server;
+
 /// Owns the terminal while the app runs; dropping it (or a panic) puts the terminal back.
 pub struct TerminalGuard {
     /// Never dropped: ratatui's own drop shows the cursor again and, if the terminal is gone,
@@ -190,31 +192,6 @@ async fn list_server_tools(endpoint: Result<Arc<Endpoint>, InvokeError>, label: 
     Msg::ServerTools { label, result }
 }
 
-/// What an MCP server said of itself, to the server pane.
-async fn send_info(endpoint: Option<&Arc<Endpoint>>, done: &mpsc::Sender<Msg>) {
-    if let Some(endpoint) = endpoint
-        && let Some(info) = endpoint.info().await
-    {
-        let _ = done.send(Msg::ServerInfo(Box::new(info))).await;
-    }
-}
-
-/// Brings an MCP server's stderr, log entries, list changes and its end to the app, a batch at
-/// a time: the channel's bound holds the server back to the screen's pace, and the sink drops
-/// (and counts) what does not fit meanwhile.
-fn forward_server_events(endpoint: Connection, done: mpsc::Sender<Msg>) {
-    tokio::spawn(async move {
-        let Ok(endpoint) = endpoint.await else { return };
-        let Some(events) = endpoint.events() else { return };
-        loop {
-            let batch = events.next_batch().await;
-            if done.send(Msg::ServerEvents(batch)).await.is_err() {
-                return;
-            }
-        }
-    });
-}
-
 /// Calls in flight, by run id: their tasks (to cancel) and when they started (for the ticks).
 struct Calls {
     endpoint: Connection,
@@ -303,7 +280,7 @@ impl Calls {
                         Ok(endpoint) => endpoint.authorize(&provider, &token).await.map(|()| endpoint),
                         Err(e) => Err(e),
                     };
-                    send_info(authorized.as_ref().ok(), &done).await;
+                    server::send_info(authorized.as_ref().ok(), &done).await;
                     let _ = done.send(list_server_tools(authorized, label).await).await;
                 });
             }
@@ -333,40 +310,14 @@ impl Calls {
                 tokio::spawn(async move {
                     let endpoint = endpoint.await;
                     let _ = done.send(list_server_tools(endpoint.clone(), label).await).await;
-                    send_info(endpoint.as_ref().ok(), &done).await;
+                    server::send_info(endpoint.as_ref().ok(), &done).await;
                 });
             }
             Effect::Reconnect => {
-                let endpoint = self.endpoint.clone();
-                let done = self.done.clone();
-                let label = self.label.clone();
-                tokio::spawn(async move {
-                    let reconnected = match endpoint.await {
-                        Ok(endpoint) => endpoint.reconnect().await.map(|()| endpoint),
-                        Err(e) => Err(e),
-                    };
-                    match reconnected {
-                        Ok(endpoint) => {
-                            let _ = done.send(Msg::Reconnected(Ok(()))).await;
-                            send_info(Some(&endpoint), &done).await;
-                            let _ = done.send(list_server_tools(Ok(endpoint), label).await).await;
-                        }
-                        Err(e) => {
-                            let _ = done.send(Msg::Reconnected(Err(e.to_string()))).await;
-                        }
-                    }
-                });
+                tokio::spawn(server::reconnect(self.endpoint.clone(), self.done.clone(), self.label.clone()));
             }
             Effect::SetLogLevel(level) => {
-                let endpoint = self.endpoint.clone();
-                let done = self.done.clone();
-                tokio::spawn(async move {
-                    if let Ok(endpoint) = endpoint.await
-                        && let Err(e) = endpoint.set_log_level(&level).await
-                    {
-                        let _ = done.send(Msg::LogLevelRefused(e.to_string())).await;
-                    }
-                });
+                tokio::spawn(server::set_log_level(self.endpoint.clone(), self.done.clone(), level));
             }
             Effect::DecodeInline { run, item, data, content_type } => {
                 let done = self.done.clone();
@@ -539,7 +490,7 @@ async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<L
         done: done_tx,
         asked: Default::default(),
     };
-    forward_server_events(calls.endpoint.clone(), calls.done.clone());
+    server::forward_events(calls.endpoint.clone(), calls.done.clone());
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
 

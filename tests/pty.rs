@@ -613,3 +613,94 @@ fn tui_wait_for_pids(notes: &std::path::Path) -> Vec<u32> {
         thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Set: this test binary is a small MCP stdio server (see `mcp_server_mode`).
+const MCP_SERVER_ENV: &str = "TOOLDECK_PTY_MCP_SERVER";
+
+/// Not a test: the MCP server `mcp_server_command` starts (does nothing in a normal run). It
+/// writes a line with escape sequences to stderr as it starts, and its one tool, `speak`, sends
+/// a log entry and writes to stderr.
+#[tokio::test]
+async fn mcp_server_mode() {
+    use rmcp::ServiceExt;
+    if std::env::var(MCP_SERVER_ENV).is_err() {
+        return;
+    }
+    // libtest wrote "test mcp_server_mode ... " without a newline: JSON-RPC starts a new line.
+    let _ = std::io::stdout().write_all(b"\n").and_then(|()| std::io::stdout().flush());
+    eprintln!("server starting \x1b[31mred\x1b[0m\x1b[2J");
+    let server = PtyServer.serve(rmcp::transport::stdio()).await.expect("serve stdio");
+    let _ = server.waiting().await;
+    std::process::exit(0);
+}
+
+struct PtyServer;
+
+impl rmcp::handler::server::ServerHandler for PtyServer {
+    #[allow(deprecated)] // logging: deprecated by rmcp (SEP-2577), offered by MCP 2025-06-18 servers
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        let capabilities = rmcp::model::ServerCapabilities::builder().enable_tools().enable_logging().build();
+        rmcp::model::ServerConfig::new(capabilities)
+            .with_server_info(rmcp::model::Implementation::new("pty-server", "1.2.3"))
+            .with_instructions("Say hello first.")
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
+        let tool = rmcp::model::Tool::new("speak", "Logs and writes to stderr", std::sync::Arc::new(schema));
+        Ok(rmcp::model::ListToolsResult::with_all_items(vec![tool]))
+    }
+
+    #[allow(deprecated)]
+    async fn call_tool(
+        &self,
+        _request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        eprintln!("speaking on stderr");
+        let mut entry = rmcp::model::LoggingMessageNotificationParam::new(
+            rmcp::model::LoggingLevel::Warning,
+            serde_json::json!("a warning from the log"),
+        );
+        entry.logger = Some("voice".into());
+        let _ = context.peer.notify_logging_message(entry).await;
+        Ok(rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text("spoken")]).into())
+    }
+}
+
+fn mcp_server_command() -> String {
+    let exe = std::env::current_exe().unwrap();
+    format!("env {MCP_SERVER_ENV}=1 '{}' --exact mcp_server_mode --nocapture --test-threads=1", exe.display())
+}
+
+/// The server pane in the real binary: `i` opens it over the screen with what the server said of
+/// itself and its stderr (escapes shown, not obeyed); a call's log entry and stderr arrive live;
+/// Esc closes it.
+#[test]
+fn the_server_pane_shows_the_servers_stderr_and_log_live() {
+    let mut tui = Tui::spawn(&["--mcp".to_string(), mcp_server_command()]);
+    tui.wait_text("speak");
+    tui.send("i");
+    let text = tui.wait_text("pty-server 1.2.3");
+    assert!(text.contains("Say hello first."), "{text}");
+    let text = tui.wait_text("server starting ␛[31mred␛[0m␛[2J");
+    assert!(text.contains("stderr"), "{text}");
+    // Close, run `speak` (the only tool: selected), and look again.
+    tui.send("\x1b");
+    tui.wait_for("the pane closed", TIMEOUT, |text| !text.contains("pty-server 1.2.3"));
+    tui.send("\x12");
+    tui.wait_text("spoken");
+    tui.send("i");
+    let text = tui.wait_text("a warning from the log");
+    assert!(text.contains("warning   voice a warning from the log"), "{text}");
+    let text = tui.wait_text("speaking on stderr");
+    assert!(!contains(&tui.output().raw, b"\x1b[2J\x1b[31m"), "the server's escapes were never written raw");
+    assert!(text.contains("v log level"), "the pane's keys in the status line: {text}");
+    tui.send("\x1b");
+    tui.wait_for("the pane closed", TIMEOUT, |text| !text.contains("pty-server 1.2.3"));
+    quit_restored(&mut tui, "q");
+}

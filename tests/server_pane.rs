@@ -132,3 +132,48 @@ fn a_flood_of_lines_stays_bounded_and_the_pane_answers() {
     press(&mut app, 'G');
     assert!(screen(&app).contains("line 199999"));
 }
+
+/// A call that got no answer keeps what went over the wire: `x` shows its JSON-RPC request, and
+/// `c` gives the pipeline that sends it into the stdio server again.
+#[test]
+fn a_failed_mcp_call_keeps_its_exchange_and_c_gives_a_pipeline() {
+    let mut app = app();
+    // The first tool's arguments are not ready: a second Ctrl-R sends them anyway.
+    let ctrl_r = Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+    let mut effects = update(&mut app, ctrl_r.clone());
+    effects.extend(update(&mut app, ctrl_r));
+    let Some(id) = effects.iter().find_map(|e| if let Effect::Invoke { id, .. } = e { Some(*id) } else { None }) else {
+        panic!("no call: {effects:?}")
+    };
+    let request = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "customer_letter", "arguments": {"notes": "hi"}}});
+    let exchange = tooldeck::invoke::Exchange {
+        method: "JSON-RPC".into(),
+        url: "mcp:stdio node server.js".into(),
+        request_body: serde_json::to_string_pretty(&request).unwrap(),
+        ..Default::default()
+    };
+    let _ = update(&mut app, Msg::FailedExchange { id, exchange: Box::new(exchange) });
+    let error = "mcp:stdio node server.js is gone: the server exited with code 1 during tools/call; its last stderr \
+                 lines:\n  Error: boom\n  at main";
+    let _ = update(&mut app, Msg::InvocationDone { id, result: Err(error.into()) });
+    let _ = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+    let shown = screen(&app);
+    assert!(shown.contains("│  Error: boom") && shown.contains("│  at main"), "line by line:\n{shown}");
+    assert!(shown.contains("x shows what went over the wire"), "{shown}");
+    press(&mut app, 'x');
+    let shown = screen(&app);
+    assert!(
+        shown.contains("JSON-RPC mcp:stdio node server.js") && shown.contains("\"method\": \"tools/call\""),
+        "{shown}"
+    );
+    for _ in 0..12 {
+        let _ = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)));
+    }
+    let shown = screen(&app);
+    assert!(shown.contains("no answer came"), "{shown}");
+    let copied = press(&mut app, 'c');
+    let [Effect::Copy(pipeline)] = copied.as_slice() else { panic!("{copied:?}") };
+    assert!(pipeline.starts_with("(printf '%s\\n' ") && pipeline.ends_with("| node server.js"), "{pipeline}");
+    assert!(pipeline.contains("\"name\":\"customer_letter\""), "{pipeline}");
+}

@@ -106,9 +106,17 @@ impl ServerPane {
 
     /// The `height` shown lines that end `scroll` lines back from the newest, oldest first.
     pub fn window(&self, height: usize) -> Vec<&LogLine> {
-        let mut window: Vec<&LogLine> =
-            self.log.iter().rev().filter(|l| self.shows(l)).skip(self.scroll).take(height).collect();
-        window.reverse();
+        let take = |skip: usize| -> Vec<&LogLine> {
+            let mut window: Vec<&LogLine> =
+                self.log.iter().rev().filter(|l| self.shows(l)).skip(skip).take(height).collect();
+            window.reverse();
+            window
+        };
+        let window = take(self.scroll);
+        if window.len() < height && self.scroll > 0 {
+            // Scrolled back to the oldest: the window is still full, the oldest at its top.
+            return take(self.shown_count().saturating_sub(height));
+        }
         window
     }
 
@@ -178,7 +186,8 @@ impl ServerPane {
     /// new level is also asked of it.
     pub fn act(&mut self, action: Action) -> Reply {
         let page = self.page.max(1);
-        let last = self.shown_count().saturating_sub(1);
+        // Back no further than where the oldest line tops the window (about a page).
+        let last = self.shown_count().saturating_sub(page);
         match action {
             Action::Up => self.scroll = (self.scroll + 1).min(last),
             Action::Down => self.scroll = self.scroll.saturating_sub(1),
@@ -262,6 +271,10 @@ mod tests {
         assert_eq!(&*pane.window(1)[0].text, "7");
         let _ = pane.act(Action::Bottom);
         assert_eq!(&*pane.window(1)[0].text, "10");
+        // At the oldest the window is full, the oldest line at its top.
+        let _ = pane.act(Action::Top);
+        let texts: Vec<&str> = pane.window(3).iter().map(|l| &*l.text).collect();
+        assert_eq!(texts, ["0", "1", "2"]);
     }
 
     #[test]

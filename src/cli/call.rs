@@ -393,7 +393,9 @@ fn warn(message: &str) {
 }
 
 fn fail(code: u8, message: &str) -> u8 {
-    let _ = writeln!(io::stderr(), "tooldeck: {}", crate::text::visible(message));
+    // Line by line: a server's last stderr lines read as lines, each made safe to print.
+    let lines: Vec<String> = message.lines().map(|l| crate::text::visible(l).into_owned()).collect();
+    let _ = writeln!(io::stderr(), "tooldeck: {}", lines.join("\n"));
     code
 }
 

@@ -166,7 +166,8 @@ impl EndpointOptions {
             return Ok(Endpoint::Mcp(super::mcp::stdio::McpStdio::connect(command, timeout, setup).await?));
         }
         if let Some(url) = &self.mcp_url {
-            return Ok(Endpoint::McpHttp(McpHttpEndpoint::connect(url, headers, timeout, setup).await?));
+            let endpoint = McpHttpEndpoint::connect(url, headers, timeout, setup).await?;
+            return Ok(Endpoint::McpHttp(endpoint.masking(self.masked_headers())));
         }
         let base = self.endpoint.as_deref().or(demo_url).unwrap_or_default();
         let endpoint = OtcEndpoint::new(base, self.call_path(), headers, timeout)?;

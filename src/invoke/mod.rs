@@ -340,7 +340,10 @@ impl Endpoint {
 
     /// What went over the wire for a call that got no answer (MCP).
     pub async fn failed_exchange(&self, call_id: &str) -> Option<Exchange> {
-        self.mcp().await?.take_failed_exchange(call_id)
+        match self {
+            Endpoint::McpHttp(e) => e.failed_exchange(call_id).await,
+            _ => self.mcp().await?.take_failed_exchange(call_id),
+        }
     }
 
     /// For status lines and the catalog's source labels.

@@ -67,7 +67,12 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             lines.push(Line::styled("✗ no answer", styles.error));
             // Read whole, line by line (a server's last stderr lines): why there was no answer
             // is the one thing this pane says.
-            let wrapped = error.lines().flat_map(|l| crate::text::wrap(&visible(l), usize::from(body.width), 6));
+            let wrapped = error.lines().flat_map(|line| {
+                // Indented lines (a server's stderr under its heading) keep their indent.
+                let indent = &line[..line.len() - line.trim_start().len()];
+                let room = usize::from(body.width).saturating_sub(indent.len());
+                crate::text::wrap(&visible(line.trim_start()), room, 6).into_iter().map(move |l| format!("{indent}{l}"))
+            });
             lines.extend(wrapped.take(16).map(|l| Line::styled(l, styles.text)));
             lines.push(Line::styled(
                 format!(

@@ -263,3 +263,63 @@ fn tooldeck_test_reconnects_to_a_server_that_died() {
     assert!(out.contains("ok    adds"), "the case after the crash ran on a new server: {out}");
     assert_eq!(out.lines().last(), Some("1 passed, 1 failed"), "{out}");
 }
+
+/// `tooldeck call`: a server that dies says how, with its last stderr lines whole (the first
+/// one kept, real newlines, escapes shown).
+#[test]
+fn tooldeck_call_reports_a_dead_server_readably() {
+    let run = |server: &str, tool: &str| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+            .args(["call", "--mcp", server, tool])
+            .env("TOOLDECK_HISTORY", dir.path().join("h.jsonl"))
+            .output()
+            .expect("tooldeck runs");
+        (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let server = r#"sh -c 'echo "Error: Cannot find module x" >&2; printf "  at \033[31mmain\n" >&2; exit 1'"#;
+    let (code, said) = run(server, "anything");
+    assert_eq!(code, Some(5), "{said}");
+    assert!(said.contains("the server exited with code 1 during initialize; its last stderr lines:\n"), "{said}");
+    assert!(said.contains("\n  Error: Cannot find module x\n    at ␛[31mmain"), "{said}");
+    let (code, said) = run(&super::stdio_command(), "crash");
+    assert_eq!(code, Some(5), "{said}");
+    assert!(said.contains("exited with code 7 during tools/call; its last stderr lines:\n"), "{said}");
+    assert!(said.trim_end().ends_with("  test server: crashing on purpose"), "{said}");
+}
+
+/// An answer over the 16 MiB cap on Streamable HTTP ends that answer's stream: the call fails
+/// with a reason, not after the timeout, and the session goes on.
+#[tokio::test]
+async fn an_oversized_http_answer_fails_the_call_and_the_session_goes_on() {
+    let (url, _) = forgetful_server(404).await;
+    let endpoint =
+        McpHttpEndpoint::connect(&url, vec![], Duration::from_secs(60), Default::default()).await.expect("connects");
+    let started = Instant::now();
+    let error = endpoint.call_with_progress(&CallRequest::new("huge", json!({})), |_| {}).await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(30), "said before the timeout: {error}");
+    assert!(error.to_string().contains("larger than 16 MiB, so it was cut off (tools/call)"), "{error}");
+    let (outcome, _) =
+        endpoint.call_with_progress(&CallRequest::new("add", json!({"a": 1, "b": 1})), |_| {}).await.unwrap();
+    assert_eq!(outcome.value, Some(json!({"sum": 2.0})));
+}
+
+/// Headers that are secrets by where they came from (the config file, the environment) are
+/// masked in the exchange and its curl whatever their names; the session id is shown.
+#[tokio::test]
+async fn an_http_exchange_masks_headers_secret_by_origin() {
+    let (url, _) = forgetful_server(404).await;
+    let headers = vec![("X-Tenant".to_string(), "tenant-secret-42".to_string())];
+    let endpoint = McpHttpEndpoint::connect(&url, headers, Duration::from_secs(60), Default::default())
+        .await
+        .expect("connects")
+        .masking(vec!["X-Tenant".into()]);
+    let (_, exchange) =
+        endpoint.call_with_progress(&CallRequest::new("add", json!({"a": 1, "b": 1})), |_| {}).await.unwrap();
+    let shown = exchange.request_json().to_string();
+    let curl = tooldeck::invoke::mcp::replay::command(&exchange).unwrap();
+    for text in [&shown, &curl] {
+        assert!(!text.contains("tenant-secret-42"), "{text}");
+        assert!(text.contains("Mcp-Session-Id"), "{text}");
+    }
+}

@@ -12,8 +12,10 @@ use tokio::sync::Notify;
 
 /// Bytes of one stderr or log line kept; the rest of a longer line is cut (and said so).
 pub const MAX_LINE_BYTES: usize = 4096;
-/// Events waiting to be taken; beyond this the oldest are dropped and counted.
+/// Events waiting to be taken; beyond this many, or this many bytes of text, the oldest are
+/// dropped and counted.
 const MAX_PENDING: usize = 20_000;
+const MAX_PENDING_BYTES: usize = 8 * 1024 * 1024;
 /// Lines of stderr kept to say why a server went away.
 pub const TAIL_LINES: usize = 12;
 
@@ -37,7 +39,22 @@ pub enum ServerEvent {
 #[derive(Default)]
 struct Pending {
     queue: VecDeque<ServerEvent>,
+    bytes: usize,
     skipped: u64,
+}
+
+impl ServerEvent {
+    /// The text it holds, roughly: what a queue of them costs.
+    fn bytes(&self) -> usize {
+        match self {
+            ServerEvent::Stderr(text) | ServerEvent::Lost(text) => text.len(),
+            ServerEvent::Log { level, logger, text } => {
+                level.len() + logger.as_ref().map_or(0, String::len) + text.len()
+            }
+            ServerEvent::Exited { how, last_lines } => how.len() + last_lines.iter().map(String::len).sum::<usize>(),
+            ServerEvent::ToolsChanged | ServerEvent::Skipped(_) => 0,
+        }
+    }
 }
 
 /// Where a connection's events go: pushed from the transport's tasks, taken in batches.
@@ -57,11 +74,14 @@ impl EventSink {
         let (pending, notify) = &*self.inner;
         {
             let mut pending = lock(pending);
-            if pending.queue.len() >= MAX_PENDING {
-                pending.queue.pop_front();
-                pending.skipped += 1;
-            }
+            pending.bytes += event.bytes();
             pending.queue.push_back(event);
+            while pending.queue.len() > MAX_PENDING || (pending.bytes > MAX_PENDING_BYTES && pending.queue.len() > 1) {
+                if let Some(old) = pending.queue.pop_front() {
+                    pending.bytes -= old.bytes();
+                    pending.skipped += 1;
+                }
+            }
         }
         notify.notify_one();
     }
@@ -86,6 +106,7 @@ impl EventSink {
             batch.push(ServerEvent::Skipped(skipped));
         }
         batch.extend(pending.queue.drain(..));
+        pending.bytes = 0;
         batch
     }
 }
@@ -242,6 +263,14 @@ mod tests {
         assert_eq!(batch[1], ServerEvent::Stderr("5".into()));
         assert_eq!(batch.len(), MAX_PENDING + 1);
         assert!(sink.take().is_empty());
+        let long = "x".repeat(MAX_LINE_BYTES);
+        for _ in 0..MAX_PENDING {
+            sink.push(ServerEvent::Stderr(long.clone()));
+        }
+        let batch = sink.take();
+        let held: usize = batch.iter().map(ServerEvent::bytes).sum();
+        assert!(held <= MAX_PENDING_BYTES, "{held}");
+        assert!(matches!(batch[0], ServerEvent::Skipped(n) if n > 0));
     }
 
     #[cfg(unix)]

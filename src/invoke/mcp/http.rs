@@ -26,6 +26,8 @@ pub struct McpHttpEndpoint {
     connection: Mutex<Option<(Option<String>, Arc<McpEndpoint>)>>,
     /// Where every connection's log entries, list changes and a lost session go.
     events: super::events::EventSink,
+    /// Headers shown masked whatever their names (from the config file or the environment).
+    masked: Vec<String>,
 }
 
 impl McpHttpEndpoint {
@@ -44,6 +46,7 @@ impl McpHttpEndpoint {
             setup,
             connection: Mutex::new(None),
             events: super::events::EventSink::default(),
+            masked: Vec::new(),
         };
         match endpoint.connection(None).await {
             Ok(_) | Err(InvokeError::Unauthorized { .. }) => Ok(endpoint),
@@ -97,6 +100,19 @@ impl McpHttpEndpoint {
         Ok(connection)
     }
 
+    /// Headers to show masked in exchanges and curl commands, whatever their names.
+    pub fn masking(mut self, names: Vec<String>) -> McpHttpEndpoint {
+        self.masked = names;
+        self
+    }
+
+    /// What went over the wire for a call that got no answer, secrets masked when shown.
+    pub async fn failed_exchange(&self, call_id: &str) -> Option<Exchange> {
+        let mut exchange = self.current().await?.take_failed_exchange(call_id)?;
+        exchange.masked_headers = self.masked.clone();
+        Some(exchange)
+    }
+
     pub fn events(&self) -> super::events::EventSink {
         self.events.clone()
     }
@@ -136,7 +152,11 @@ impl McpHttpEndpoint {
     ) -> Result<(Outcome, Exchange), InvokeError> {
         let token = request.tokens.iter().find(|(provider, _)| provider == MCP_PROVIDER).map(|(_, t)| t.as_str());
         match self.connection(token).await {
-            Ok(connection) => connection.call_with_progress(request, on_progress).await,
+            Ok(connection) => {
+                let (outcome, mut exchange) = connection.call_with_progress(request, on_progress).await?;
+                exchange.masked_headers = self.masked.clone();
+                Ok((outcome, exchange))
+            }
             Err(InvokeError::Unauthorized { url, challenge }) => {
                 Ok(authorization_prompt(request, &url, challenge.as_deref(), token.is_some()))
             }
@@ -152,6 +172,26 @@ impl McpHttpEndpoint {
     pub fn describe(&self, request: &CallRequest) -> Exchange {
         McpEndpoint::describe_call(&self.url, request)
     }
+}
+
+/// `Some` error explaining a 401 (with the server's `WWW-Authenticate`), when that is what `url`
+/// answers to an `initialize`.
+pub(super) async fn wants_authorization(
+    url: &str,
+    headers: reqwest::header::HeaderMap,
+    timeout: Duration,
+) -> Option<InvokeError> {
+    let client = reqwest::Client::builder().timeout(timeout).default_headers(headers).build().ok()?;
+    let initialize = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "tooldeck", "version": env!("CARGO_PKG_VERSION")}
+    }});
+    let response =
+        client.post(url).header("accept", "application/json, text/event-stream").json(&initialize).send().await.ok()?;
+    if response.status() != reqwest::StatusCode::UNAUTHORIZED {
+        return None;
+    }
+    let challenge = response.headers().get("www-authenticate").and_then(|v| v.to_str().ok()).map(str::to_string);
+    Some(InvokeError::Unauthorized { url: url.to_string(), challenge })
 }
 
 /// The outcome of a call the server refused with 401: what it asks for, parsed from its

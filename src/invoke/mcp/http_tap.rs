@@ -99,6 +99,7 @@ impl StreamableHttpClient for HttpTap {
             let body = String::from_utf8_lossy(&body).into_owned();
             if session_id.is_some() && session_gone(status.as_u16(), &body) {
                 let said = format!("the server no longer knows this session (HTTP {status}: {})", body.trim());
+                self.wire.session_lost(said.clone());
                 self.events.push(ServerEvent::Lost(said));
                 return Err(StreamableHttpError::SessionExpired);
             }
@@ -115,7 +116,8 @@ impl StreamableHttpClient for HttpTap {
         }
         if content_type.starts_with("text/event-stream") {
             let limit = crate::invoke::MAX_BODY_BYTES + (1 << 20);
-            let stream = SseStream::from_bytes_stream(capped(response.bytes_stream(), limit)).boxed();
+            let stream =
+                SseStream::from_bytes_stream(capped(response.bytes_stream(), limit, self.wire.clone())).boxed();
             return Ok(StreamableHttpPostResponse::Sse(stream, answered_session));
         }
         if content_type.starts_with("application/json") {
@@ -172,18 +174,30 @@ async fn read_bounded(response: reqwest::Response, limit: usize) -> Vec<u8> {
     body
 }
 
-/// The stream, ended with an error once more than `limit` bytes came (one answer's stream).
+/// The stream, ended with an error once more than `limit` bytes came (one answer's stream); the
+/// request waiting for the answer is told at once (rmcp would wait on for it).
 fn capped(
     stream: impl futures_util::Stream<Item = reqwest::Result<bytes::Bytes>> + Send + 'static,
     limit: usize,
+    wire: Wire,
 ) -> impl futures_util::Stream<Item = Result<bytes::Bytes, std::io::Error>> + Send + 'static {
-    let mut seen = 0usize;
-    stream.map(move |chunk| {
-        let chunk = chunk.map_err(std::io::Error::other)?;
-        seen += chunk.len();
-        if seen > limit {
-            return Err(std::io::Error::other(format!("the answer is larger than {} MiB", limit >> 20)));
-        }
-        Ok(chunk)
+    // (bytes seen, cut): once cut, the stream ends.
+    stream.scan((0usize, false), move |(seen, cut), chunk| {
+        let item = match chunk {
+            _ if *cut => None,
+            Err(e) => Some(Err(std::io::Error::other(e))),
+            Ok(chunk) if *seen + chunk.len() > limit => {
+                *cut = true;
+                let why =
+                    format!("its answer is larger than {} MiB, so it was cut off", crate::invoke::MAX_BODY_BYTES >> 20);
+                wire.fail(why.clone());
+                Some(Err(std::io::Error::other(why)))
+            }
+            Ok(chunk) => {
+                *seen += chunk.len();
+                Some(Ok(chunk))
+            }
+        };
+        std::future::ready(item)
     })
 }

@@ -4,6 +4,7 @@
 pub mod asks;
 pub mod content;
 mod drive;
+mod errors;
 pub mod events;
 pub mod http;
 mod http_tap;
@@ -11,6 +12,7 @@ pub mod info;
 mod line_cap;
 mod negotiate;
 pub mod process;
+pub use process::split_command_line;
 pub mod replay;
 pub mod stdio;
 pub mod wire;
@@ -26,7 +28,7 @@ use rmcp::model::{
 };
 use rmcp::service::ClientServiceExt;
 use rmcp::service::NotificationContext;
-use rmcp::service::{ClientInitializeError, RunningService, ServiceError};
+use rmcp::service::{ClientInitializeError, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
@@ -129,8 +131,22 @@ impl McpEndpoint {
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(stdout, pipes.stdin);
         let transport = wire::Tap::new(transport, wire.clone(), Some(events.clone()), None);
         let served = tokio::time::timeout(timeout, negotiate::serve(relay, transport, lifecycle)).await;
-        // On an error `process` is dropped here, which kills the server.
-        let mut endpoint = McpEndpoint::finish_connect(served, label, timeout, Some(tail), &setup).await?;
+        // On an error `process` is dropped here, which kills the server; how it ended if it did.
+        let mut endpoint = match McpEndpoint::finish_connect(served, label, timeout, Some(tail), &setup).await {
+            Ok(endpoint) => endpoint,
+            Err(InvokeError::Connect { url, reason }) => {
+                let reason = match process.watch_exit(Duration::from_millis(200)).await {
+                    Some(status) => reason.replacen(
+                        "the server closed the connection during initialize (did it exit or crash?)",
+                        &format!("the server {} during initialize", events::describe_exit(status)),
+                        1,
+                    ),
+                    None => reason,
+                };
+                return Err(InvokeError::Connect { url, reason });
+            }
+            Err(error) => return Err(error),
+        };
         endpoint.process = Some(process);
         endpoint.oversized = Some(oversized);
         endpoint.wire = wire;
@@ -203,7 +219,9 @@ impl McpEndpoint {
             }
             // rmcp reports a refused initialize only as a closed connection; ask the server
             // directly whether it wants authorization, to say so instead.
-            Err(error) => Err(wants_authorization(url, custom.into_iter().collect(), timeout).await.unwrap_or(error)),
+            Err(error) => {
+                Err(http::wants_authorization(url, custom.into_iter().collect(), timeout).await.unwrap_or(error))
+            }
         }
     }
 
@@ -426,7 +444,7 @@ impl McpEndpoint {
                 listener(progress);
             }
         };
-        let result = self.drive_call(params, request.as_task, &status).await;
+        let result = self.or_wire_failure("tools/call", self.drive_call(params, request.as_task, &status)).await;
         exchange.duration_ms = started.elapsed().as_millis() as u64;
         let wire = self.wire.call(mark, &request.tool_id);
         if let Some(wire) = &wire {
@@ -435,6 +453,10 @@ impl McpEndpoint {
         let result = match result {
             Ok(result) => result,
             Err(error) => {
+                if wire.is_none() {
+                    // Nothing went over the wire: the request is shown as it would have been sent.
+                    exchange.method = "not sent (the connection was gone):".into();
+                }
                 // A failed call keeps what went over the wire.
                 *lock(&self.failed) = Some((request.call_id.clone(), exchange));
                 return Err(error);
@@ -484,79 +506,6 @@ impl McpEndpoint {
             process.end(process::EXIT_GRACE).await;
         }
     }
-
-    /// Awaits one request within the timeout, turning rmcp's errors into ours.
-    async fn request<T>(
-        &self,
-        method: &str,
-        future: impl Future<Output = Result<T, ServiceError>>,
-    ) -> Result<T, InvokeError> {
-        match tokio::time::timeout(self.timeout, future).await {
-            Err(_) => Err(InvokeError::Timeout { url: self.label.clone() }),
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(error)) => Err(self.fail(method, error).await),
-        }
-    }
-
-    /// rmcp's error as ours; for a server that went away, how it ended (stdio), once it has.
-    async fn fail(&self, method: &str, error: ServiceError) -> InvokeError {
-        let ended = match (&error, &self.process) {
-            (ServiceError::TransportClosed | ServiceError::TransportSend(_), Some(process)) => {
-                process.watch_exit(Duration::from_millis(500)).await.map(events::describe_exit)
-            }
-            _ => None,
-        };
-        self.map_error_ended(method, error, ended)
-    }
-
-    fn map_error(&self, method: &str, error: ServiceError) -> InvokeError {
-        self.map_error_ended(method, error, None)
-    }
-
-    fn map_error_ended(&self, method: &str, error: ServiceError, ended: Option<String>) -> InvokeError {
-        let label = &self.label;
-        match error {
-            ServiceError::McpError(e) => {
-                let mut message = format!("{label}: {method} failed with JSON-RPC error {}: {}", e.code.0, e.message);
-                if let Some(data) = e.data {
-                    message.push_str(&format!(" ({data})"));
-                }
-                InvokeError::Protocol(message)
-            }
-            ServiceError::Timeout { .. } => InvokeError::Timeout { url: label.clone() },
-            ServiceError::TransportClosed | ServiceError::TransportSend(_)
-                if self.oversized.as_ref().is_some_and(|o| o.load(std::sync::atomic::Ordering::Relaxed)) =>
-            {
-                let limit = super::MAX_BODY_BYTES >> 20;
-                let reason = format!("its answer to {method} is larger than {limit} MiB, so the connection was ended");
-                InvokeError::Transport { url: label.clone(), reason }
-            }
-            ServiceError::TransportSend(e) if e.to_string().contains("Session expired") => InvokeError::Gone {
-                url: label.clone(),
-                reason: format!("the server no longer knows this session (it answered {method} with HTTP 404 or 400)"),
-            },
-            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
-                let mut reason = match &ended {
-                    Some(how) => format!("the server {how} during {method}"),
-                    None => format!("the server closed the connection during {method} (did it exit or crash?)"),
-                };
-                if let ServiceError::TransportSend(e) = &error {
-                    reason.push_str(&format!(": {e}"));
-                }
-                if let Some(tail) = self.stderr_tail.as_ref().and_then(StderrTail::describe) {
-                    reason.push_str(&format!("; {tail}"));
-                }
-                InvokeError::Gone { url: label.clone(), reason }
-            }
-            // rmcp reads results by their type: a result it cannot read (a content block of a type
-            // MCP does not define, a field of the wrong type) is no result at all to it.
-            ServiceError::UnexpectedResponse => InvokeError::Protocol(format!(
-                "{label}: the server's {method} result could not be read (a content block of a type MCP does \
-                 not define, or a field of the wrong type?)"
-            )),
-            other => InvokeError::Protocol(format!("{label}: {method} failed: {other}")),
-        }
-    }
 }
 
 /// The `tools/call` parameters for `request`; MCP arguments must be an object (`null` sends none).
@@ -575,47 +524,6 @@ fn call_params(request: &CallRequest) -> Result<CallToolRequestParams, InvokeErr
             }
         ))),
     }
-}
-
-/// Splits a command line into words the way a POSIX shell would (quotes, backslashes and `#`
-/// comments), without expanding anything.
-pub fn split_command_line(line: &str) -> Result<Vec<String>, String> {
-    shlex::split(line).ok_or_else(|| format!("the command {line:?} has an unclosed quote or ends in a lone backslash"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::split_command_line;
-
-    #[test]
-    fn splits_like_a_shell() {
-        let split = |s: &str| split_command_line(s).unwrap();
-        assert_eq!(split("  node  server.js --port 3 "), ["node", "server.js", "--port", "3"]);
-        assert_eq!(split(r#"sh -c 'exit 3'"#), ["sh", "-c", "exit 3"]);
-        assert_eq!(split(r#"a "b \"c\" d" e\ f ''"#), ["a", r#"b "c" d"#, "e f", ""]);
-        assert_eq!(split(""), Vec::<String>::new());
-        assert_eq!(split("node s.js # a comment"), ["node", "s.js"]);
-        for unbalanced in ["a 'b", "a \"b", "a b\\"] {
-            let error = split_command_line(unbalanced).unwrap_err();
-            assert!(error.contains("has an unclosed quote"), "{error}");
-        }
-    }
-}
-
-/// `Some` error explaining a 401 (with the server's `WWW-Authenticate`), when that is what `url`
-/// answers to an `initialize`.
-async fn wants_authorization(url: &str, headers: reqwest::header::HeaderMap, timeout: Duration) -> Option<InvokeError> {
-    let client = reqwest::Client::builder().timeout(timeout).default_headers(headers).build().ok()?;
-    let initialize = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "tooldeck", "version": env!("CARGO_PKG_VERSION")}
-    }});
-    let response =
-        client.post(url).header("accept", "application/json, text/event-stream").json(&initialize).send().await.ok()?;
-    if response.status() != reqwest::StatusCode::UNAUTHORIZED {
-        return None;
-    }
-    let challenge = response.headers().get("www-authenticate").and_then(|v| v.to_str().ok()).map(str::to_string);
-    Some(InvokeError::Unauthorized { url: url.to_string(), challenge })
 }
 
 type Listener = Box<dyn Fn(super::Progress) + Send + Sync>;

@@ -12,7 +12,6 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::split_command_line;
 use crate::invoke::InvokeError;
 
 /// A started server whose pipes have not been handed to a client yet.
@@ -277,5 +276,30 @@ mod pidfd {
         Some(async move {
             let _ = fd.readable().await;
         })
+    }
+}
+
+/// Splits a command line into words the way a POSIX shell would (quotes, backslashes and `#`
+/// comments), without expanding anything.
+pub fn split_command_line(line: &str) -> Result<Vec<String>, String> {
+    shlex::split(line).ok_or_else(|| format!("the command {line:?} has an unclosed quote or ends in a lone backslash"))
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::split_command_line;
+
+    #[test]
+    fn splits_like_a_shell() {
+        let split = |s: &str| split_command_line(s).unwrap();
+        assert_eq!(split("  node  server.js --port 3 "), ["node", "server.js", "--port", "3"]);
+        assert_eq!(split(r#"sh -c 'exit 3'"#), ["sh", "-c", "exit 3"]);
+        assert_eq!(split(r#"a "b \"c\" d" e\ f ''"#), ["a", r#"b "c" d"#, "e f", ""]);
+        assert_eq!(split(""), Vec::<String>::new());
+        assert_eq!(split("node s.js # a comment"), ["node", "s.js"]);
+        for unbalanced in ["a 'b", "a \"b", "a b\\"] {
+            let error = split_command_line(unbalanced).unwrap_err();
+            assert!(error.contains("has an unclosed quote"), "{error}");
+        }
     }
 }

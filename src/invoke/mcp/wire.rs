@@ -53,11 +53,16 @@ struct WireLog {
     /// The last `Mcp-Session-Id` and `MCP-Protocol-Version` the client sent.
     session_id: Option<String>,
     protocol_header: Option<String>,
+    /// Why the server no longer knows the session, once it said so.
+    lost: Option<String>,
+    /// Why an answer will never come (its stream was cut at the size cap), for the request
+    /// waiting on it.
+    failure: Option<String>,
 }
 
 /// The record of one connection's messages; cheap to clone (shared).
 #[derive(Clone, Default)]
-pub struct Wire(Arc<Mutex<WireLog>>);
+pub struct Wire(Arc<Mutex<WireLog>>, Arc<tokio::sync::Notify>);
 
 /// The messages of one `tools/call`, as the exchange view shows them.
 #[derive(Debug, Clone, Default)]
@@ -136,6 +141,37 @@ impl Wire {
             log.http.pop_front();
         }
         log.http.push_back(record);
+    }
+
+    /// An answer will never come (`why`): the request waiting for one fails now.
+    pub fn fail(&self, why: String) {
+        self.lock().failure = Some(why);
+        self.1.notify_waiters();
+    }
+
+    /// Forgets a failure no request was waiting for.
+    pub fn clear_failure(&self) {
+        self.lock().failure = None;
+    }
+
+    /// Why an answer will never come, once the transport says so.
+    pub async fn failure(&self) -> String {
+        loop {
+            let notified = self.1.notified();
+            if let Some(why) = self.lock().failure.take() {
+                return why;
+            }
+            notified.await;
+        }
+    }
+
+    /// The server said it no longer knows the session (`why`: its status and words).
+    pub fn session_lost(&self, why: String) {
+        self.lock().lost = Some(why);
+    }
+
+    pub fn lost(&self) -> Option<String> {
+        self.lock().lost.clone()
     }
 
     /// The HTTP session id the server gave, when there is one.

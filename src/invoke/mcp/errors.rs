@@ -1,0 +1,113 @@
+//! How an MCP request's failure is said: each of rmcp's errors as one of ours, with what is
+//! known about why (the server's exit status and last stderr lines, a session the server no
+//! longer knows, an answer over the size cap).
+
+use std::time::Duration;
+
+use rmcp::service::ServiceError;
+
+use super::McpEndpoint;
+use super::events::{self, StderrTail};
+use crate::invoke::InvokeError;
+
+impl McpEndpoint {
+    /// Awaits one request within the timeout, turning rmcp's errors into ours.
+    pub(super) async fn request<T>(
+        &self,
+        method: &str,
+        future: impl Future<Output = Result<T, ServiceError>>,
+    ) -> Result<T, InvokeError> {
+        self.wire.clear_failure();
+        let answered = tokio::select! {
+            answered = tokio::time::timeout(self.timeout, future) => answered,
+            // rmcp waits on for an answer whose stream was cut: say why at once instead.
+            why = self.wire.failure() => {
+                return Err(InvokeError::Transport { url: self.label.clone(), reason: format!("{why} ({method})") });
+            }
+        };
+        match answered {
+            Err(_) => Err(InvokeError::Timeout { url: self.label.clone() }),
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => Err(self.fail(method, error).await),
+        }
+    }
+
+    /// `future` (a call driven through its rounds), cut short when the wire says the stream
+    /// it waits on is gone (a lost session, an answer over the cap).
+    pub(super) async fn or_wire_failure<T>(
+        &self,
+        method: &str,
+        future: impl Future<Output = Result<T, InvokeError>>,
+    ) -> Result<T, InvokeError> {
+        self.wire.clear_failure();
+        tokio::select! {
+            answered = future => answered,
+            why = self.wire.failure() => {
+                Err(InvokeError::Transport { url: self.label.clone(), reason: format!("{why} ({method})") })
+            }
+        }
+    }
+
+    /// rmcp's error as ours; for a server that went away, how it ended (stdio), once it has.
+    pub(super) async fn fail(&self, method: &str, error: ServiceError) -> InvokeError {
+        let ended = match (&error, &self.process) {
+            (ServiceError::TransportClosed | ServiceError::TransportSend(_), Some(process)) => {
+                process.watch_exit(Duration::from_millis(500)).await.map(events::describe_exit)
+            }
+            _ => None,
+        };
+        self.map_error_ended(method, error, ended)
+    }
+
+    pub(super) fn map_error(&self, method: &str, error: ServiceError) -> InvokeError {
+        self.map_error_ended(method, error, None)
+    }
+
+    fn map_error_ended(&self, method: &str, error: ServiceError, ended: Option<String>) -> InvokeError {
+        let label = &self.label;
+        match error {
+            ServiceError::McpError(e) => {
+                let mut message = format!("{label}: {method} failed with JSON-RPC error {}: {}", e.code.0, e.message);
+                if let Some(data) = e.data {
+                    message.push_str(&format!(" ({data})"));
+                }
+                InvokeError::Protocol(message)
+            }
+            ServiceError::Timeout { .. } => InvokeError::Timeout { url: label.clone() },
+            ServiceError::TransportClosed | ServiceError::TransportSend(_)
+                if self.oversized.as_ref().is_some_and(|o| o.load(std::sync::atomic::Ordering::Relaxed)) =>
+            {
+                let limit = crate::invoke::MAX_BODY_BYTES >> 20;
+                let reason = format!("its answer to {method} is larger than {limit} MiB, so the connection was ended");
+                InvokeError::Transport { url: label.clone(), reason }
+            }
+            ServiceError::TransportSend(e) if e.to_string().contains("Session expired") => InvokeError::Gone {
+                url: label.clone(),
+                reason: self.wire.lost().map_or_else(
+                    || format!("the server no longer knows this session (it answered {method} with HTTP 404)"),
+                    |why| format!("{why}, answering {method}"),
+                ),
+            },
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                let mut reason = match &ended {
+                    Some(how) => format!("the server {how} during {method}"),
+                    None => format!("the server closed the connection during {method} (did it exit or crash?)"),
+                };
+                if let ServiceError::TransportSend(e) = &error {
+                    reason.push_str(&format!(": {e}"));
+                }
+                if let Some(tail) = self.stderr_tail.as_ref().and_then(StderrTail::describe) {
+                    reason.push_str(&format!("; {tail}"));
+                }
+                InvokeError::Gone { url: label.clone(), reason }
+            }
+            // rmcp reads results by their type: a result it cannot read (a content block of a type
+            // MCP does not define, a field of the wrong type) is no result at all to it.
+            ServiceError::UnexpectedResponse => InvokeError::Protocol(format!(
+                "{label}: the server's {method} result could not be read (a content block of a type MCP does \
+                 not define, or a field of the wrong type?)"
+            )),
+            other => InvokeError::Protocol(format!("{label}: {method} failed: {other}")),
+        }
+    }
+}

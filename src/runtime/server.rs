@@ -1,0 +1,63 @@
+//! The runtime's side of the server pane: an MCP server's events brought to the app, what it
+//! said of itself after each connection, `R` (start it again or open a new session, then list its
+//! tools) and `logging/setLevel`.
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use super::{Connection, list_server_tools};
+use crate::app::Msg;
+use crate::invoke::Endpoint;
+
+/// What an MCP server said of itself, to the server pane.
+pub(super) async fn send_info(endpoint: Option<&Arc<Endpoint>>, done: &mpsc::Sender<Msg>) {
+    if let Some(endpoint) = endpoint
+        && let Some(info) = endpoint.info().await
+    {
+        let _ = done.send(Msg::ServerInfo(Box::new(info))).await;
+    }
+}
+
+/// Brings an MCP server's stderr, log entries, list changes and its end to the app, a batch at
+/// a time: the channel's bound holds the server back to the screen's pace, and the sink drops
+/// (and counts) what does not fit meanwhile.
+pub(super) fn forward_events(endpoint: Connection, done: mpsc::Sender<Msg>) {
+    tokio::spawn(async move {
+        let Ok(endpoint) = endpoint.await else { return };
+        let Some(events) = endpoint.events() else { return };
+        loop {
+            let batch = events.next_batch().await;
+            if done.send(Msg::ServerEvents(batch)).await.is_err() {
+                return;
+            }
+        }
+    });
+}
+
+/// `R`: the server started again (or a new session), what it says of itself, its tools.
+pub(super) async fn reconnect(endpoint: Connection, done: mpsc::Sender<Msg>, label: String) {
+    let reconnected = match endpoint.await {
+        Ok(endpoint) => endpoint.reconnect().await.map(|()| endpoint),
+        Err(e) => Err(e),
+    };
+    match reconnected {
+        Ok(endpoint) => {
+            let _ = done.send(Msg::Reconnected(Ok(()))).await;
+            send_info(Some(&endpoint), &done).await;
+            let _ = done.send(list_server_tools(Ok(endpoint), label).await).await;
+        }
+        Err(e) => {
+            let _ = done.send(Msg::Reconnected(Err(e.to_string()))).await;
+        }
+    }
+}
+
+/// `logging/setLevel`; only a refusal is news.
+pub(super) async fn set_log_level(endpoint: Connection, done: mpsc::Sender<Msg>, level: String) {
+    if let Ok(endpoint) = endpoint.await
+        && let Err(e) = endpoint.set_log_level(&level).await
+    {
+        let _ = done.send(Msg::LogLevelRefused(e.to_string())).await;
+    }
+}
