@@ -834,7 +834,9 @@ async fn the_client_introduces_itself_as_tooldeck() {
             let _ = server.waiting().await;
         }
     });
-    let _endpoint = McpEndpoint::connect_io(client_side, "mcp:test").await.expect("connect over duplex");
+    // `initialize` carries the client's name (2026-07-28 servers are met with `server/discover`).
+    let setup = tooldeck::invoke::mcp::asks::ClientSetup { protocol: Some("2025-11-25".into()), ..Default::default() };
+    let _endpoint = McpEndpoint::connect_io_with(client_side, "mcp:test", setup).await.expect("connect over duplex");
     let client = heard.await.expect("the server started").expect("the client said who it is");
     assert_eq!((client.name.as_str(), client.version.as_str()), ("tooldeck", env!("CARGO_PKG_VERSION")));
 }

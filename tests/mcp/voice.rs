@@ -183,7 +183,7 @@ async fn an_expired_http_session_fails_at_once_and_a_new_one_works(status: u16) 
     let (url, sessions) = forgetful_server(status).await;
     // A minute to answer: the lost session must be said long before that.
     let endpoint =
-        McpHttpEndpoint::connect(&url, vec![], Duration::from_secs(60), Default::default()).await.expect("connects");
+        McpHttpEndpoint::connect(&url, vec![], Duration::from_secs(60), sessions_setup()).await.expect("connects");
     let sink = endpoint.events();
     let add = CallRequest::new("add", json!({"a": 2, "b": 2}));
     let (_, exchange) = endpoint.call_with_progress(&add, |_| {}).await.expect("a first call");
@@ -294,7 +294,7 @@ fn tooldeck_call_reports_a_dead_server_readably() {
 async fn an_oversized_http_answer_fails_the_call_and_the_session_goes_on() {
     let (url, _) = forgetful_server(404).await;
     let endpoint =
-        McpHttpEndpoint::connect(&url, vec![], Duration::from_secs(60), Default::default()).await.expect("connects");
+        McpHttpEndpoint::connect(&url, vec![], Duration::from_secs(60), sessions_setup()).await.expect("connects");
     let started = Instant::now();
     let error = endpoint.call_with_progress(&CallRequest::new("huge", json!({})), |_| {}).await.unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(30), "said before the timeout: {error}");
@@ -310,7 +310,7 @@ async fn an_oversized_http_answer_fails_the_call_and_the_session_goes_on() {
 async fn an_http_exchange_masks_headers_secret_by_origin() {
     let (url, _) = forgetful_server(404).await;
     let headers = vec![("X-Tenant".to_string(), "tenant-secret-42".to_string())];
-    let endpoint = McpHttpEndpoint::connect(&url, headers, Duration::from_secs(60), Default::default())
+    let endpoint = McpHttpEndpoint::connect(&url, headers, Duration::from_secs(60), sessions_setup())
         .await
         .expect("connects")
         .masking(vec!["X-Tenant".into()]);
@@ -322,4 +322,9 @@ async fn an_http_exchange_masks_headers_secret_by_origin() {
         assert!(!text.contains("tenant-secret-42"), "{text}");
         assert!(text.contains("Mcp-Session-Id"), "{text}");
     }
+}
+
+/// A revision with HTTP sessions (2026-07-28 has none, and these tests are about sessions).
+fn sessions_setup() -> tooldeck::invoke::mcp::asks::ClientSetup {
+    tooldeck::invoke::mcp::asks::ClientSetup { protocol: Some("2025-11-25".into()), ..Default::default() }
 }
