@@ -218,7 +218,8 @@ impl App {
         }
         self.focus = Focus::Form;
         let run_key = self.key_name(Context::Main, Action::Run);
-        self.status = Some(format!("arguments of the call at {} back in the form: {run_key} runs it again", entry.at));
+        let when = if entry.at.is_empty() { "made in this session".to_string() } else { format!("made at {}", entry.at) };
+        self.status = Some(format!("arguments of the call {when} back in the form: {run_key} runs it again"));
     }
 
     /// Carries out what the user chose in a popup.
@@ -260,6 +261,13 @@ impl App {
                 return self.apply(reply);
             }
             Prompted::NoCaseFile => self.recorder.no_file(),
+            Prompted::Action(context, action) => return super::actions::run_action(self, context, action),
+            Prompted::Copy(text) => {
+                let size = crate::text::human_bytes(text.len() as u64);
+                self.status = Some(format!("the text is on the clipboard ({size})"));
+                return vec![Effect::Copy(text)];
+            }
+            Prompted::Hint(hint) => self.status = Some(hint),
             Prompted::Reopen(index) => self.reopen(index),
             Prompted::RunAgain(index) => {
                 self.reopen(index);

@@ -30,11 +30,21 @@ pub enum Context {
     History,
     /// A list to pick a value from.
     Picker,
+    /// While typing in a field, the JSON view or the filter: chords and function keys that act
+    /// without leaving the text box (the edit is kept).
+    Typing,
 }
 
 impl Context {
-    pub const ALL: [Context; 6] =
-        [Context::Anywhere, Context::Main, Context::Result, Context::Value, Context::History, Context::Picker];
+    pub const ALL: [Context; 7] = [
+        Context::Anywhere,
+        Context::Main,
+        Context::Typing,
+        Context::Result,
+        Context::Value,
+        Context::History,
+        Context::Picker,
+    ];
 
     /// The heading the help overlay gives it.
     pub fn title(self) -> &'static str {
@@ -45,13 +55,15 @@ impl Context {
             Context::Value => "a value in the result",
             Context::History => "past calls",
             Context::Picker => "pickers",
+            Context::Typing => "while typing",
         }
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 4] {
+    fn layers() -> [&'static [Context]; 5] {
         [
             &[Context::Anywhere, Context::Main],
+            &[Context::Anywhere, Context::Typing],
             &[Context::Anywhere, Context::Value, Context::Result],
             &[Context::Anywhere, Context::History],
             &[Context::Anywhere, Context::Picker],
@@ -117,6 +129,16 @@ pub enum Action {
     /// The next or previous content item of an MCP result (the one `f` and `s` act on).
     NextItem,
     PreviousItem,
+    /// The focused pane takes the whole screen, and back.
+    Zoom,
+    /// Every action, found by name, run by Enter.
+    Palette,
+    /// Fill every field that has a schema default with it (so it is sent).
+    FillDefaults,
+    /// Long lines wrap, or scroll sideways (the exchange view).
+    ToggleWrap,
+    ScrollLeft,
+    ScrollRight,
 }
 
 impl Action {
@@ -165,6 +187,12 @@ impl Action {
             Action::UnfoldAll => "unfold_all",
             Action::NextItem => "next_item",
             Action::PreviousItem => "previous_item",
+            Action::Zoom => "zoom",
+            Action::Palette => "palette",
+            Action::FillDefaults => "fill_defaults",
+            Action::ToggleWrap => "toggle_wrap",
+            Action::ScrollLeft => "scroll_left",
+            Action::ScrollRight => "scroll_right",
         }
     }
 
@@ -405,6 +433,10 @@ impl Keymap {
                 .map_err(|why| KeymapError::BadKey { action: name.to_string(), why })?;
             for binding in keymap.bindings.iter_mut().filter(|b| b.action == action) {
                 binding.keys = keys.clone();
+                // While typing only chords act: a letter given for the action types there.
+                if binding.context == Context::Typing {
+                    binding.keys.retain(Key::is_command_only);
+                }
             }
             changed.push(action);
         }
@@ -475,6 +507,29 @@ impl Keymap {
     /// The first key of `action` in `context`, as hints and messages name it.
     pub fn name(&self, context: Context, action: Action) -> Option<String> {
         self.keys(context, action).first().map(Key::to_string)
+    }
+
+    /// What `event` does in some context other than `here`, for a hint when it does nothing
+    /// here ("x: the result's exact request and response (result)").
+    pub fn elsewhere(&self, here: &[Context], event: KeyEvent) -> Option<String> {
+        let key = Key::of(event);
+        let binding = self
+            .bindings
+            .iter()
+            .filter(|b| !here.contains(&b.context))
+            .find(|b| b.keys.contains(&key))?;
+        Some(format!("{key} does nothing here; in {}: {}", binding.context.title(), binding.help))
+    }
+
+    /// Every action once, with its context, first key and help: the command palette's list.
+    pub fn actions(&self) -> Vec<(Context, Action, String, &'static str)> {
+        let mut seen = std::collections::HashSet::new();
+        self.bindings
+            .iter()
+            .filter(|b| !matches!(b.action, Action::ForceQuit | Action::Palette))
+            .filter(|b| seen.insert(b.action.kind()))
+            .map(|b| (b.context, b.action, b.keys.first().map(Key::to_string).unwrap_or_default(), b.help))
+            .collect()
     }
 
     /// The help overlay's lines, context by context: (keys, what they do). Neighbouring

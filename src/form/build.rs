@@ -147,8 +147,11 @@ impl Builder<'_> {
             schema,
         };
         // A default the schema's own type rejects (`"default": null` on a string, common in
-        // generated definitions) is no value to pre-fill: the field starts unset instead.
-        let default = field.schema.get("default").filter(|d| type_allows(&field.schema, d)).cloned();
+        // generated definitions) is no value to pre-fill: the field starts unset instead. An
+        // optional field's default is only shown (`defaults`): the server applies it when the
+        // field is absent, so it is not sent; a required field must be sent, so it is filled.
+        let default =
+            field.schema.get("default").filter(|d| field.required && type_allows(&field.schema, d)).cloned();
         if let Some(default) = default {
             if let Widget::Raw { input } = &mut field.widget {
                 // Not through `set_value`, which would grow a stub: a default inside a recursion
@@ -432,7 +435,7 @@ pub fn show(value: &Value) -> String {
 }
 
 /// Whether `value`'s JSON type is one the schema's `type` names (any, when it names none).
-fn type_allows(schema: &Value, value: &Value) -> bool {
+pub(super) fn type_allows(schema: &Value, value: &Value) -> bool {
     use crate::catalog::schema::value_has_type;
     match schema.get("type") {
         Some(Value::String(t)) => value_has_type(t, value),

@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod build;
+pub mod defaults;
 pub mod edit;
 pub mod input;
 pub mod tile;

@@ -174,7 +174,13 @@ fn field_line(field: &Field, shape: &RowShape, total_width: usize, styles: &Styl
 /// What the field's line shows after the label, its style, and the cursor offset in it.
 fn value_text(field: &Field, editing: bool, room: usize, styles: &Styles) -> (String, Style, Option<usize>) {
     let value_style = if field.from_default { styles.default_value } else { styles.text };
-    let unset = || ("—".to_string(), styles.muted, None);
+    // An unset field with a default shows it, dimmed: the server applies it, it is not sent.
+    let default = crate::form::defaults::shown_default(field).filter(|_| !field.set);
+    let default_text = default.map(|d| format!("default {}", visible(&show(d))));
+    let unset = || match &default_text {
+        Some(text) => (truncate(text, room).into_owned(), styles.default_value, None),
+        None => ("—".to_string(), styles.muted, None),
+    };
     match &field.widget {
         Widget::Text { multiline: true, .. } => {
             let note = if field.set { "text below" } else { "unset · Enter to write" };
@@ -200,11 +206,17 @@ fn value_text(field: &Field, editing: bool, room: usize, styles: &Styles) -> (St
         Widget::Bool(value) => match value {
             Some(true) => ("[x] true".into(), value_style, None),
             Some(false) => ("[ ] false".into(), value_style, None),
-            None => ("[-] unset".into(), styles.muted, None),
+            None => match &default_text {
+                Some(text) => (format!("[-] {text}"), styles.default_value, None),
+                None => ("[-] unset".into(), styles.muted, None),
+            },
         },
         Widget::Choice { choices, selected } => match selected.and_then(|i| choices.get(i)) {
             Some(choice) => (format!("‹{}› ▾", visible(&choice.label)), value_style, None),
-            None => ("— ▾".into(), styles.muted, None),
+            None => match &default_text {
+                Some(text) => (format!("{text} ▾"), styles.default_value, None),
+                None => ("— ▾".into(), styles.muted, None),
+            },
         },
         Widget::Const(value) => (visible(&show(value)).into_owned(), styles.muted, None),
         Widget::Object { fields, entries, additional, .. } => {

@@ -4,7 +4,7 @@
 use crossterm::event::KeyCode as C;
 
 use super::Action as A;
-use super::Context::{Anywhere, History as PastCalls, Main, Picker, Result, Value};
+use super::Context::{Anywhere, History as PastCalls, Main, Picker, Result, Typing, Value};
 use super::{DefaultBinding, Key};
 
 const fn row(
@@ -60,7 +60,22 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::SaveCase, &[Key::char('S')], "save the last call as a test case"),
     row(Main, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "this help"),
     row(Main, A::Quit, &[Key::char('q')], "quit"),
+    row(Main, A::Zoom, &[Key::char('z')], "zoom the focused pane to the whole screen, and back"),
+    row(Main, A::FillDefaults, &[Key::char('D')], "fill every default in (then it is sent)"),
+    // The result's actions work while it is on screen, without focusing it.
+    row(Main, A::ToggleExchange, &[Key::char('x')], "the result's exact request and response"),
+    row(Main, A::CopyCurl, &[Key::char('c')], "copy the call as curl (token masked)"),
+    row(Main, A::FetchArtifact, &[Key::char('f')], "fetch and preview the result's artifact"),
+    row(Main, A::SaveArtifact, &[Key::char('s')], "save the result's artifact or item"),
+    row(Main, A::Copy, &[Key::char('y')], "copy the result's text, link or value"),
+    row(Main, A::OpenLink, &[Key::char('o')], "open the result's link in a browser"),
     row(Anywhere, A::ForceQuit, &[Key::ctrl('c')], "quit, even while typing"),
+    row(Anywhere, A::Palette, &[Key::ctrl('p')], "every action by name (command palette)"),
+    row(Typing, A::Run, RUN, "run; the edit is kept"),
+    row(Typing, A::ToggleRunOption(0), RUN_OPTIONS, "toggle a run option"),
+    row(Typing, A::SaveCase, &[Key::ctrl('s')], "save the last call as a test case"),
+    row(Typing, A::ToggleJson, &[Key::ctrl('j')], "arguments as JSON beside the form"),
+    row(Typing, A::Help, &[Key::plain(C::F(1))], "the keys here"),
     row(Result, A::Up, UP, "scroll"),
     row(Result, A::Down, DOWN, "scroll"),
     row(Result, A::PageUp, &[Key::plain(C::PageUp)], "scroll a page"),
@@ -82,6 +97,12 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Result, A::OpenLink, &[Key::char('o')], "open the link in a browser"),
     row(Result, A::Find, &[Key::char('/')], "find in the result"),
     row(Result, A::FindNext, &[Key::char('n')], "find the next"),
+    row(Result, A::Bottom, &[Key::plain(C::End), Key::char('G')], "to the bottom"),
+    row(Result, A::ToggleWrap, &[Key::char('W')], "wrap long lines, or scroll them sideways"),
+    row(Result, A::ScrollLeft, &[Key::char('<')], "sideways (lines not wrapped)"),
+    row(Result, A::ScrollRight, &[Key::char('>')], "sideways (lines not wrapped)"),
+    row(Result, A::Zoom, &[Key::char('z')], "zoom the result to the whole screen, and back"),
+    row(Result, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "the keys here"),
     row(Value, A::Up, UP, "move"),
     row(Value, A::Down, DOWN, "move"),
     row(Value, A::PageUp, &[Key::plain(C::PageUp)], "a page"),
@@ -90,7 +111,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Value, A::Bottom, &[Key::plain(C::End), Key::char('G')], "top / bottom"),
     row(Value, A::Collapse, &[Key::plain(C::Left), Key::char('h')], "fold / unfold"),
     row(Value, A::Expand, &[Key::plain(C::Right), Key::char('l')], "fold / unfold"),
-    row(Value, A::Activate, &[Key::plain(C::Enter), Key::char(' ')], "fold or unfold here"),
+    row(Value, A::Activate, &[Key::plain(C::Enter), Key::char(' ')], "fold or unfold here; open a string as text"),
     row(Value, A::FoldAll, &[Key::char('-')], "fold all / none"),
     row(Value, A::UnfoldAll, &[Key::char('+'), Key::char('=')], "fold all / none"),
     row(PastCalls, A::Up, UP, "choose"),
@@ -99,6 +120,8 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(PastCalls, A::Retry, &[Key::char('r')], "run it again"),
     row(PastCalls, A::SaveCase, &[Key::char('S')], "save it as a test case"),
     row(PastCalls, A::Back, &[Key::plain(C::Esc)], "close"),
+    row(PastCalls, A::Top, &[Key::plain(C::Home), Key::char('g')], "newest / oldest"),
+    row(PastCalls, A::Bottom, &[Key::plain(C::End), Key::char('G')], "newest / oldest"),
     row(Picker, A::Up, UP, "choose"),
     row(Picker, A::Down, DOWN, "choose"),
     row(Picker, A::Activate, &[Key::plain(C::Enter), Key::char(' ')], "pick"),
