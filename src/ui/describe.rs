@@ -10,14 +10,11 @@ use crate::text::{visible, wrap};
 /// when more was cut). `code` styles what is between backticks.
 pub fn lines(text: &str, width: usize, max_lines: usize, style: Style, code: Style) -> Vec<Line<'static>> {
     let mut plain: Vec<String> = Vec::new();
-    let mut previous_item = None;
-    for block in blocks(text) {
-        let item = matches!(block, Block::Item(..));
-        // Items of one list follow one another; anything else is set apart by a blank line.
-        if previous_item.is_some_and(|p| !(p && item)) {
+    for (index, (gap, block)) in blocks(text).into_iter().enumerate() {
+        // Blocks keep the blank lines the author put between them, and only those.
+        if gap && index > 0 {
             plain.push(String::new());
         }
-        previous_item = Some(item);
         match block {
             Block::Paragraph(text) => plain.extend(wrap(&visible(&text), width, usize::MAX)),
             Block::Item(bullet, text) => {
@@ -45,42 +42,48 @@ enum Block {
     Item(String, String),
 }
 
-/// Paragraphs (split at blank lines, lines inside joined) and list items (`-`, `*`, `+`, `1.`).
-fn blocks(text: &str) -> Vec<Block> {
-    let mut blocks = Vec::new();
+/// Paragraphs (split at blank lines, lines inside joined) and list items (`-`, `*`, `+`, `1.`),
+/// each with whether a blank line came before it.
+fn blocks(text: &str) -> Vec<(bool, Block)> {
+    let mut blocks: Vec<(bool, Block)> = Vec::new();
     let mut paragraph = String::new();
-    let flush = |paragraph: &mut String, blocks: &mut Vec<Block>| {
+    let mut gap = false;
+    let mut paragraph_gap = false;
+    let flush = |paragraph: &mut String, blocks: &mut Vec<(bool, Block)>, gap: bool| {
         if !paragraph.trim().is_empty() {
-            blocks.push(Block::Paragraph(std::mem::take(paragraph)));
+            blocks.push((gap, Block::Paragraph(std::mem::take(paragraph))));
         }
         paragraph.clear();
     };
     for line in text.lines() {
         let trimmed = line.trim();
         if trimmed.is_empty() {
-            flush(&mut paragraph, &mut blocks);
+            flush(&mut paragraph, &mut blocks, paragraph_gap);
+            gap = true;
             continue;
         }
         if let Some((bullet, rest)) = list_item(trimmed) {
-            flush(&mut paragraph, &mut blocks);
-            blocks.push(Block::Item(bullet, rest.to_string()));
+            flush(&mut paragraph, &mut blocks, paragraph_gap);
+            blocks.push((std::mem::take(&mut gap), Block::Item(bullet, rest.to_string())));
             continue;
         }
         match blocks.last_mut() {
             // A line right under an item, indented, carries on the item.
-            Some(Block::Item(_, item)) if paragraph.is_empty() && line.starts_with([' ', '\t']) => {
+            Some((_, Block::Item(_, item))) if paragraph.is_empty() && !gap && line.starts_with([' ', '\t']) => {
                 item.push(' ');
                 item.push_str(trimmed);
             }
             _ => {
-                if !paragraph.is_empty() {
+                if paragraph.is_empty() {
+                    paragraph_gap = std::mem::take(&mut gap);
+                } else {
                     paragraph.push(' ');
                 }
                 paragraph.push_str(trimmed);
             }
         }
     }
-    flush(&mut paragraph, &mut blocks);
+    flush(&mut paragraph, &mut blocks, paragraph_gap);
     blocks
 }
 
