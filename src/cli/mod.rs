@@ -102,9 +102,10 @@ pub enum Command {
     /// Exit 0 with no breaking change, 1 with one (any change with `--fail-on any`), 2 for a
     /// usage error, 5 when a server cannot be reached.
     Diff(diff::DiffArgs),
-    /// Print a shell completion script: `tooldeck completions bash > ~/.local/share/bash-completion/completions/tooldeck`.
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     ///
-    /// bash, zsh and fish also complete `tooldeck call TOOL` with the catalog's tool ids.
+    /// `tooldeck completions bash > ~/.local/share/bash-completion/completions/tooldeck`; bash,
+    /// zsh and fish also complete `tooldeck call TOOL` with the catalog's tool ids.
     Completions(completions::CompletionsArgs),
 }
 

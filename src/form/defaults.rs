@@ -32,7 +32,7 @@ fn fill(
     cues: &std::collections::BTreeMap<String, crate::catalog::FieldCue>,
     filled: &mut usize,
 ) {
-    let unset = !field.set || field.from_default;
+    let unset = !field.set;
     if unset && !pointer.is_empty() {
         if let Some(default) = shown_default(field).cloned() {
             super::value::set_default(field, &default, root, cues, pointer);

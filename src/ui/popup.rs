@@ -241,7 +241,7 @@ fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         frame.render_widget(Paragraph::new(lines), columns);
     }
     let palette = app.keymap.name(Context::Anywhere, Action::Palette).unwrap_or_default();
-    let footer_text = format!("the keys here · {palette} finds every action · any key closes this");
+    let footer_text = format!("{palette}: every action · any key closes this");
     frame.render_widget(Paragraph::new(Line::styled(footer_text, styles.muted)), footer);
 }
 

@@ -110,6 +110,7 @@ const FORM_TEXT: &[Hint] = &[
     ("{run}", "run"),
     ("{unset}", "unset"),
     ("{fill_defaults}", "defaults"),
+    ("{focus_result}", "result"),
     ("F1", "help"),
     ("{palette}", "actions"),
     ("{back}", "back"),
