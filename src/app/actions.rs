@@ -80,6 +80,10 @@ fn typing_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
             Vec::new()
         }
         Action::SaveCase => app.save_case(),
+        Action::Zoom => {
+            app.zoomed = !app.zoomed;
+            Vec::new()
+        }
         Action::ToggleRunOption(n) => {
             let reply = app.form_op(|pane, id| pane.toggle_run_option(id, n));
             app.form_mut();

@@ -50,7 +50,7 @@ impl Layout {
             super::Focus::List => zoomed.list = whole,
             super::Focus::Form => {
                 // The tool's header grows too, so a long description reads whole.
-                let header = (whole.height / 3).max(DETAIL_HEIGHT).min(whole.height.saturating_sub(6));
+                let header = (whole.height / 2).max(DETAIL_HEIGHT).min(whole.height.saturating_sub(6));
                 zoomed.detail = Rect { height: header, ..whole };
                 zoomed.form = Rect { y: header, height: whole.height - header, ..whole };
             }
