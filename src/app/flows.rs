@@ -75,9 +75,19 @@ impl App {
 
     /// `t` on an authorization prompt: the token for its provider.
     pub(super) fn ask_token(&mut self) {
-        let tool_provider =
-            self.selected_tool().and_then(|t| t.requirements.authorization.first().map(|a| a.id.clone()));
-        match self.result.token_provider(|| tool_provider) {
+        // The tool's declared providers name it best: a prompt's id may be a per-call one.
+        let declared: Vec<String> = self
+            .result
+            .last_call()
+            .and_then(|(tool_id, _)| self.catalog.get(&tool_id))
+            .map(|t| t.requirements.authorization.iter().map(|a| a.id.clone()).collect())
+            .unwrap_or_default();
+        let asked = self.result.token_provider(|| declared.first().cloned());
+        let provider = match asked {
+            Some(asked) if declared.len() == 1 && !declared.contains(&asked) => Some(declared[0].clone()),
+            other => other,
+        };
+        match provider {
             Some(provider) => {
                 self.prompts.popup = Some(Popup::TokenPrompt { provider, input: TextInput::default(), why: None })
             }

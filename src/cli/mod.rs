@@ -222,7 +222,8 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, ExitCode> {
     });
     let (label, text) = listed.map_err(|e| fail(exit::TRANSPORT, e.to_string()))?;
     let (tools, diagnostics) = crate::catalog::load_text(&label, &text, false, false, true, &LoadOptions::default());
-    for tool in tools {
+    for mut tool in tools {
+        tool.source = crate::catalog::Source::server(&label);
         if loaded.catalog.get(&tool.id).is_none() {
             loaded.catalog.add(tool);
         }

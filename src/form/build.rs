@@ -163,6 +163,10 @@ impl Builder<'_> {
             }
             field.from_default = true;
         }
+        // An optional object left unset starts folded: its rows mean nothing until it is wanted.
+        if !field.required && !field.set && !pointer.is_empty() && matches!(field.widget, Widget::Object { .. }) {
+            field.collapsed = true;
+        }
         field
     }
 
@@ -319,43 +323,21 @@ fn variants(schema: &Value) -> Option<Vec<Choice>> {
     for k in ["oneOf", "anyOf", "default", "title", "description"] {
         base.remove(k);
     }
+    let labels = super::labels::variant_labels(options);
     Some(
         options
             .iter()
-            .enumerate()
-            .map(|(i, option)| {
+            .zip(labels)
+            .map(|(option, label)| {
                 // The parent's own keywords (a `type`, `properties`) apply inside every variant.
                 let mut merged = base.clone();
                 if let Value::Object(own) = option {
                     merged.extend(own.clone());
                 }
-                Choice { value: Value::Object(merged), label: variant_label(option, i) }
+                Choice { value: Value::Object(merged), label }
             })
             .collect(),
     )
-}
-
-pub fn variant_label(option: &Value, index: usize) -> String {
-    if let Some(title) = text(option, "title") {
-        return title;
-    }
-    if let Some(reference) = option.get("$ref").and_then(Value::as_str) {
-        return reference.rsplit('/').next().unwrap_or(reference).to_string();
-    }
-    // Options that differ by what they require read best by that: "with email" / "with customer_id".
-    if let Some(Value::Array(required)) = option.get("required")
-        && !required.is_empty()
-    {
-        let names: Vec<&str> = required.iter().filter_map(Value::as_str).collect();
-        return format!("with {}", names.join(" + "));
-    }
-    match option.get("type") {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" | "),
-        _ if option.get("const").is_some() => show(&option["const"]),
-        _ if option.get("properties").is_some() => "object".into(),
-        _ => format!("option {}", index + 1),
-    }
 }
 
 /// `oneOf: [{const, title}, ...]` is an enum with labels.
@@ -422,7 +404,7 @@ fn merge_part(merged: &mut Map<String, Value>, part: Value) {
     }
 }
 
-fn text(schema: &Value, key: &str) -> Option<String> {
+pub(super) fn text(schema: &Value, key: &str) -> Option<String> {
     schema.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
