@@ -84,6 +84,13 @@ fn typing_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
             app.zoomed = !app.zoomed;
             Vec::new()
         }
+        Action::FocusResult if app.result.run.is_some() => {
+            app.form_pane.editing = false;
+            app.list.filtering = false;
+            app.sync_json();
+            app.focus = Focus::Result;
+            Vec::new()
+        }
         Action::ToggleRunOption(n) => {
             let reply = app.form_op(|pane, id| pane.toggle_run_option(id, n));
             app.form_mut();

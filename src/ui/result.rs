@@ -100,7 +100,13 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
                 // The status line stays; the items scroll below it.
                 let height = usize::from(body.height).saturating_sub(1);
                 lines.extend(super::content::lines(app, focused, height, styles));
-                frame.render_widget(Paragraph::new(lines), body);
+                // An item's long line wraps (or scrolls sideways with `W`), not cut at the edge.
+                let paragraph = if app.result.unwrapped {
+                    Paragraph::new(lines).scroll((0, app.result.column.min(u16::MAX as usize) as u16))
+                } else {
+                    Paragraph::new(lines).wrap(Wrap { trim: false })
+                };
+                frame.render_widget(paragraph, body);
                 return;
             } else if outcome.status == Status::Value {
                 let height = usize::from(body.height);
