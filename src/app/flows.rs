@@ -228,7 +228,8 @@ impl App {
         }
         self.focus = Focus::Form;
         let run_key = self.key_name(Context::Main, Action::Run);
-        let when = if entry.at.is_empty() { "made in this session".to_string() } else { format!("made at {}", entry.at) };
+        let when =
+            if entry.at.is_empty() { "made in this session".to_string() } else { format!("made at {}", entry.at) };
         self.status = Some(format!("arguments of the call {when} back in the form: {run_key} runs it again"));
     }
 

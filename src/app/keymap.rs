@@ -513,11 +513,7 @@ impl Keymap {
     /// here ("x: the result's exact request and response (result)").
     pub fn elsewhere(&self, here: &[Context], event: KeyEvent) -> Option<String> {
         let key = Key::of(event);
-        let binding = self
-            .bindings
-            .iter()
-            .filter(|b| !here.contains(&b.context))
-            .find(|b| b.keys.contains(&key))?;
+        let binding = self.bindings.iter().filter(|b| !here.contains(&b.context)).find(|b| b.keys.contains(&key))?;
         Some(format!("{key} does nothing here; in {}: {}", binding.context.title(), binding.help))
     }
 

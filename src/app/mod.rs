@@ -346,9 +346,7 @@ impl App {
 
     /// Keys go to a text box: a field being edited, the JSON view, the filter.
     pub fn typing(&self) -> bool {
-        self.list.filtering
-            || self.focus == Focus::Json
-            || (self.focus == Focus::Form && self.form_pane.editing)
+        self.list.filtering || self.focus == Focus::Json || (self.focus == Focus::Form && self.form_pane.editing)
     }
 
     /// The row path under the cursor.

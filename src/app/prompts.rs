@@ -137,14 +137,17 @@ impl Popup {
     }
 }
 
-/// The palette's actions for `query`, best first: (context, action, key, what it does).
-pub fn palette_matches(keymap: &Keymap, query: &str) -> Vec<(Context, Action, String, &'static str)> {
+/// A palette entry: where the action belongs, the action, its key, what it does.
+pub type PaletteEntry = (Context, Action, String, &'static str);
+
+/// The palette's actions for `query`, best first.
+pub fn palette_matches(keymap: &Keymap, query: &str) -> Vec<PaletteEntry> {
     let actions = keymap.actions();
     let query = query.trim().to_lowercase();
     if query.is_empty() {
         return actions;
     }
-    let mut scored: Vec<(usize, (Context, Action, String, &'static str))> = actions
+    let mut scored: Vec<(usize, PaletteEntry)> = actions
         .into_iter()
         .filter_map(|entry| {
             let name = entry.1.name().replace('_', " ");
@@ -294,7 +297,9 @@ impl Prompts {
                 Some(Action::Back) => self.close(),
                 _ => {
                     let back = keymap.name(Context::History, Action::Back).unwrap_or_default();
-                    Prompted::Hint(format!("in past calls: ↑↓ choose · Enter puts back · r runs · S saves · {back} closes"))
+                    Prompted::Hint(format!(
+                        "in past calls: ↑↓ choose · Enter puts back · r runs · S saves · {back} closes"
+                    ))
                 }
             },
             Popup::Help => self.close(),

@@ -363,7 +363,7 @@ impl ResultPane {
                     let artifact = self.artifact.as_ref().map_or(0, |a| match &a.state {
                         ArtifactState::Ready { lines, image, .. } => {
                             lines.iter().map(|l| wrapped(l)).sum::<usize>()
-                                + image.as_ref().map_or(0, |i| i.height as usize / 2)
+                                + image.as_ref().map_or(0, |i| i.height / 2)
                         }
                         _ => 3,
                     });

@@ -131,12 +131,10 @@ impl Expect {
         }
         for (pointer, expected) in &self.pointer {
             match value.pointer(pointer) {
-                None => {
-                    failures.push(format!(
-                        "{pointer}: expected {}, but the value has nothing there{came_back}",
-                        shown(expected)
-                    ))
-                }
+                None => failures.push(format!(
+                    "{pointer}: expected {}, but the value has nothing there{came_back}",
+                    shown(expected)
+                )),
                 Some(found) if !same(expected, found) => {
                     failures.push(format!("{pointer}: expected {}, got {}", shown(expected), shown(found)))
                 }

@@ -67,10 +67,7 @@ fn placeholder(value: &str, env: &[(String, String)]) -> Option<String> {
         return Some(value.to_string());
     }
     let named = |text: &str| {
-        env.iter()
-            .filter(|(name, v)| v.len() >= 6 && v == text && !name.is_empty())
-            .map(|(name, _)| name.clone())
-            .min()
+        env.iter().filter(|(name, v)| v.len() >= 6 && v == text && !name.is_empty()).map(|(name, _)| name.clone()).min()
     };
     if let Some(name) = named(value) {
         return Some(format!("${{{name}}}"));
@@ -97,7 +94,10 @@ mod tests {
             o.endpoint = Some("http://h:1".into());
             o.call_path = Some("/execute".into());
         });
-        assert_eq!(Value::Object(case_server(&otc, &[]).keys), json!({"endpoint": "http://h:1", "call_path": "/execute"}));
+        assert_eq!(
+            Value::Object(case_server(&otc, &[]).keys),
+            json!({"endpoint": "http://h:1", "call_path": "/execute"})
+        );
         assert!(case_server(&EndpointOptions::default(), &[]).keys.is_empty(), "the demo server");
     }
 

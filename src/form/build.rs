@@ -150,8 +150,7 @@ impl Builder<'_> {
         // generated definitions) is no value to pre-fill: the field starts unset instead. An
         // optional field's default is only shown (`defaults`): the server applies it when the
         // field is absent, so it is not sent; a required field must be sent, so it is filled.
-        let default =
-            field.schema.get("default").filter(|d| field.required && type_allows(&field.schema, d)).cloned();
+        let default = field.schema.get("default").filter(|d| field.required && type_allows(&field.schema, d)).cloned();
         if let Some(default) = default {
             if let Widget::Raw { input } = &mut field.widget {
                 // Not through `set_value`, which would grow a stub: a default inside a recursion

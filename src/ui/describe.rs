@@ -19,7 +19,8 @@ pub fn lines(text: &str, width: usize, max_lines: usize, style: Style, code: Sty
             Block::Paragraph(text) => plain.extend(wrap(&visible(&text), width, usize::MAX)),
             Block::Item(bullet, text) => {
                 let indent = crate::text::width(&bullet) + 1;
-                for (n, line) in wrap(&visible(&text), width.saturating_sub(indent), usize::MAX).into_iter().enumerate() {
+                for (n, line) in wrap(&visible(&text), width.saturating_sub(indent), usize::MAX).into_iter().enumerate()
+                {
                     let lead = if n == 0 { format!("{bullet} ") } else { " ".repeat(indent) };
                     plain.push(format!("{lead}{line}"));
                 }
@@ -88,7 +89,8 @@ fn blocks(text: &str) -> Vec<(bool, Block)> {
 }
 
 fn list_item(line: &str) -> Option<(String, &str)> {
-    if let Some(rest) = line.strip_prefix("- ").or_else(|| line.strip_prefix("* ")).or_else(|| line.strip_prefix("+ ")) {
+    if let Some(rest) = line.strip_prefix("- ").or_else(|| line.strip_prefix("* ")).or_else(|| line.strip_prefix("+ "))
+    {
         return Some(("•".to_string(), rest));
     }
     let digits = line.chars().take_while(char::is_ascii_digit).count();

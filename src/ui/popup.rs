@@ -154,13 +154,15 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             let first = selected.saturating_sub(height - 1);
             let mut lines = vec![Line::styled(format!("› {}", visible(input.text())), styles.text), Line::raw("")];
             let key_width = matches.iter().map(|m| width(&m.2)).max().unwrap_or(0);
-            lines.extend(matches.iter().enumerate().skip(first).take(height).map(|(i, (context, action, key, help))| {
-                let pad = " ".repeat(key_width.saturating_sub(width(key)) + 2);
-                let text = format!("{key}{pad}{}  {help} ({})", action.name(), context.title());
-                let text = truncate(&text, usize::from(body.width).saturating_sub(2)).into_owned();
-                let style = if i == *selected { styles.selection } else { styles.text };
-                Line::styled(format!("{} {text}", if i == *selected { "›" } else { " " }), style)
-            }));
+            lines.extend(matches.iter().enumerate().skip(first).take(height).map(
+                |(i, (context, action, key, help))| {
+                    let pad = " ".repeat(key_width.saturating_sub(width(key)) + 2);
+                    let text = format!("{key}{pad}{}  {help} ({})", action.name(), context.title());
+                    let text = truncate(&text, usize::from(body.width).saturating_sub(2)).into_owned();
+                    let style = if i == *selected { styles.selection } else { styles.text };
+                    Line::styled(format!("{} {text}", if i == *selected { "›" } else { " " }), style)
+                },
+            ));
             if matches.is_empty() {
                 lines.push(Line::styled("no action matches", styles.muted));
             }
