@@ -256,6 +256,10 @@ fn enum_picker_lists_the_values() {
 fn nested_object_and_array_items() {
     let mut deck = Deck::samples();
     deck.open_tool("search_products");
+    // An unset optional object starts folded: → unfolds it.
+    deck.focus_field("priceRange");
+    assert!(field(&deck.text(), "priceRange").contains("▸ {2 fields} (unset)"));
+    deck.press(KeyCode::Right);
     deck.focus_field("min");
     deck.fill("10");
     deck.focus_field("tags");

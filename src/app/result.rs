@@ -362,8 +362,7 @@ impl ResultPane {
                     let warnings: usize = outcome.warnings.iter().map(|w| wrapped(w)).sum();
                     let artifact = self.artifact.as_ref().map_or(0, |a| match &a.state {
                         ArtifactState::Ready { lines, image, .. } => {
-                            lines.iter().map(|l| wrapped(l)).sum::<usize>()
-                                + image.as_ref().map_or(0, |i| i.height / 2)
+                            lines.iter().map(|l| wrapped(l)).sum::<usize>() + image.as_ref().map_or(0, |i| i.height / 2)
                         }
                         _ => 3,
                     });

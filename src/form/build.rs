@@ -162,10 +162,6 @@ impl Builder<'_> {
             }
             field.from_default = true;
         }
-        // An optional object left unset starts folded: its rows mean nothing until it is wanted.
-        if !field.required && !field.set && !pointer.is_empty() && matches!(field.widget, Widget::Object { .. }) {
-            field.collapsed = true;
-        }
         field
     }
 

@@ -228,8 +228,6 @@ fn put(
     }
     field.set = true;
     field.from_default = false;
-    // A group given a value shows it.
-    field.collapsed = false;
     let fits = match (&mut field.widget, value) {
         (Widget::Text { input, multiline }, Value::String(s)) => {
             *multiline |= s.contains('\n');
