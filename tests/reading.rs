@@ -276,3 +276,27 @@ fn help_lists_the_keys_of_each_pane() {
     deck.press(KeyCode::Esc);
     assert!(deck.app.form_pane.editing, "the edit goes on after the help");
 }
+
+/// A field's long error wraps under it and reads to its end.
+#[test]
+fn a_long_field_error_wraps_under_its_field() {
+    let choices: Vec<String> = (0..40).map(|i| format!("choice{i}")).collect();
+    let pattern = format!("^({})$", choices.join("|"));
+    let tools = serde_json::json!({"tools": [{
+        "name": "pick",
+        "inputSchema": {"type": "object", "properties": {"code": {"type": "string", "pattern": pattern}}}
+    }]});
+    let (tools, diagnostics) = load_text("mcp:test", &tools.to_string(), false, false, true, &LoadOptions::default());
+    let mut catalog = Catalog::default();
+    for tool in tools {
+        catalog.add(tool);
+    }
+    let mut deck = Deck { app: App::new(catalog, &diagnostics, (80, 24)), size: (80, 24) };
+    deck.press(KeyCode::Enter);
+    deck.type_text("nope");
+    deck.press(KeyCode::Enter);
+    let screen = deck.snapshot("reading_11_long_field_error");
+    // Broken inside the long pattern where it must be, and nothing cut off.
+    assert!(screen.contains("39)$\""), "the message's end: {screen}");
+    assert!(!screen.contains("choice…"), "{screen}");
+}

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::pane;
 use crate::app::layout::inner;
 use crate::app::view::TEXTAREA_LINES;
-use crate::app::view::{form_area, row_errors};
+use crate::app::view::{form_area, row_error_lines};
 use crate::app::{App, Focus};
 use crate::form::build::show;
 use crate::form::{Field, TextInput, Widget};
@@ -74,7 +74,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         .clamp(8, usize::from(body.width) / 2);
     let mut lines: Vec<Line> = Vec::new();
     let mut cursor_at: Option<(usize, usize)> = None;
-    let errors = row_errors(app, form, &rows);
+    let errors = row_error_lines(app, form, &rows, usize::from(body.width));
     for ((index, row), row_errors) in rows.iter().enumerate().zip(errors) {
         let Some(field) = form.field(&row.path) else { continue };
         let is_cursor = index == app.form_pane.cursor && focused;
@@ -102,11 +102,10 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             }
             lines.extend(text_lines);
         }
-        for message in row_errors {
+        // Wrapped whole (`view::row_error_lines`), so a long message reads to its end.
+        for text in row_errors {
             let indent = " ".repeat(row.depth * 2 + 2);
-            let text =
-                truncate(&visible(&message), usize::from(body.width).saturating_sub(indent.len() + 2)).into_owned();
-            lines.push(Line::from(vec![Span::raw(indent), Span::styled(format!("✗ {text}"), styles.error)]));
+            lines.push(Line::from(vec![Span::raw(indent), Span::styled(text, styles.error)]));
         }
     }
     // Form-wide problems (a schema that cannot be compiled) come last.
