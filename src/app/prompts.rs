@@ -194,7 +194,7 @@ impl Prompts {
                     },
                     _ => Prompted::Nothing,
                 },
-                _ => Prompted::Nothing,
+                _ => Prompted::Hint("in this list: ↑↓ choose · Enter picks · Esc cancels".into()),
             },
             Popup::KeyPrompt { input, path } => match text_box(input) {
                 Some(Some(key)) => Prompted::MapKey { path: path.clone(), key },

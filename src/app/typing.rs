@@ -125,11 +125,23 @@ impl App {
     }
 
     pub(super) fn paste(&mut self, text: &str) {
-        if let Some(Popup::KeyPrompt { input, .. }) = self.prompts.popup.as_mut() {
+        // Every text box takes a paste, as it takes the same editing keys.
+        if let Some(
+            Popup::KeyPrompt { input, .. }
+            | Popup::Search { input }
+            | Popup::SavePrompt { input }
+            | Popup::CaseFile { input }
+            | Popup::TokenPrompt { input, .. }
+            | Popup::Palette { input, .. },
+        ) = self.prompts.popup.as_mut()
+        {
             input.insert_str(text, false);
+        } else if self.prompts.popup.is_some() {
+            // A popup without a text box (a list, a question) has nowhere to put it.
         } else if self.list.filtering {
             self.list.filter.insert_str(text, false);
-            self.list.refresh(&self.catalog);
+            self.list.refresh_to_best(&self.catalog);
+            self.tool_changed();
         } else if self.focus == Focus::Json {
             if let Some(json) = self.form_pane.json.as_mut() {
                 json.input.insert_str(text, true);
