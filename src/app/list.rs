@@ -105,14 +105,19 @@ impl ToolList {
 }
 
 fn grouped(catalog: &Catalog) -> Vec<Entry> {
-    let prefix = common_folder(catalog.tools().iter().map(|t| t.source.path.as_str()));
+    // Files are told apart by what their paths do not share; a server is named whole.
+    let files = catalog.tools().iter().filter(|t| t.source.line > 0);
+    let prefix = common_folder(files.map(|t| t.source.path.as_str()));
     let mut entries = Vec::new();
     let mut current: Option<&str> = None;
     for (i, tool) in catalog.tools().iter().enumerate() {
         if current != Some(tool.source.path.as_str()) {
             current = Some(tool.source.path.as_str());
-            let label = tool.source.path.strip_prefix(prefix.as_str()).unwrap_or(&tool.source.path);
-            entries.push(Entry::Group(label.to_string()));
+            let label = match tool.source.line {
+                0 => tool.source.to_string(),
+                _ => tool.source.path.strip_prefix(prefix.as_str()).unwrap_or(&tool.source.path).to_string(),
+            };
+            entries.push(Entry::Group(label));
         }
         entries.push(Entry::Tool(i));
     }
@@ -189,6 +194,18 @@ mod tests {
         list.refresh(&catalog);
         assert_eq!(list.tool_count(), 0);
         assert_eq!(list.selected_tool(), None);
+    }
+
+    #[test]
+    fn a_servers_tools_are_grouped_under_its_name() {
+        let text = r#"{"tools": [{"name": "add", "inputSchema": {"type": "object"}}]}"#;
+        let mut catalog = load_samples(&LoadOptions::default()).catalog;
+        for tool in crate::invoke::endpoint::server_tools("http://127.0.0.1:8799/mcp", text) {
+            catalog.add(tool);
+        }
+        let list = ToolList::new(&catalog);
+        assert!(list.entries.contains(&Entry::Group("server http://127.0.0.1:8799/mcp".into())), "{:?}", list.entries);
+        assert!(list.entries.contains(&Entry::Group("gloodata/maps.info.json".into())), "files keep their short names");
     }
 
     #[test]
