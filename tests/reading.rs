@@ -300,3 +300,25 @@ fn a_long_field_error_wraps_under_its_field() {
     assert!(screen.contains("39)$\""), "the message's end: {screen}");
     assert!(!screen.contains("choice…"), "{screen}");
 }
+
+/// A value's long line scrolls sideways with `>` and back with `<` (the value viewer folds, it
+/// does not wrap).
+#[test]
+fn a_values_long_line_scrolls_sideways() {
+    let mut deck = Deck::samples((80, 24));
+    deck.open_tool("Math.Add");
+    let long = format!("HEAD{}TAIL", "-".repeat(120));
+    deck.run_and_answer(|call| {
+        format!(r#"{{"result":{{"call_id":"{call}","success":true,"value":{{"k":"{long}"}}}}}}"#)
+    });
+    deck.key(KeyCode::Char('o'), KeyModifiers::CONTROL);
+    assert!(deck.text().contains("HEAD") && !deck.text().contains("TAIL"));
+    for _ in 0..4 {
+        deck.press(KeyCode::Char('>'));
+    }
+    assert!(deck.text().contains("TAIL"), "{}", deck.text());
+    for _ in 0..4 {
+        deck.press(KeyCode::Char('<'));
+    }
+    assert!(deck.text().contains("HEAD"));
+}

@@ -328,7 +328,8 @@ impl ResultPane {
             Action::Top => self.scroll = 0,
             Action::Bottom => self.scroll = limit,
             Action::ScrollLeft => self.column = self.column.saturating_sub(width.max(2) / 2),
-            Action::ScrollRight if self.unwrapped => self.column += width.max(2) / 2,
+            // The value viewer never wraps (its lines fold instead): it always scrolls sideways.
+            Action::ScrollRight if self.unwrapped || self.shows_value() => self.column += width.max(2) / 2,
             Action::ScrollRight => {}
             _ => return false,
         }
@@ -377,6 +378,7 @@ impl ResultPane {
     pub fn toggle_exchange(&mut self) {
         self.show_exchange = !self.show_exchange;
         self.scroll = 0;
+        self.column = 0;
     }
 
     /// `/`: what to find, starting from the last search.

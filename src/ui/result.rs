@@ -118,8 +118,8 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
                     );
                 }
                 lines.truncate(height);
-                let column = if app.result.unwrapped { app.result.column } else { 0 };
-                frame.render_widget(Paragraph::new(lines).scroll((0, column.min(u16::MAX as usize) as u16)), body);
+                let column = app.result.column.min(u16::MAX as usize) as u16;
+                frame.render_widget(Paragraph::new(lines).scroll((0, column)), body);
                 return;
             } else {
                 outcome_lines(outcome, styles, &mut lines);
