@@ -82,6 +82,20 @@ pub fn append_private(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
+/// Opens an existing file that holds calls to write it anew (a case file getting its server):
+/// only ever a regular file, kept private to the user.
+pub fn write_private(path: &Path) -> io::Result<File> {
+    regular(path)?;
+    let mut options = OpenOptions::new();
+    options.write(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
 /// Makes `folder` and its missing parents, each new one private to the user.
 pub fn create_private_dir(folder: &Path) -> io::Result<()> {
     let mut builder = fs::DirBuilder::new();

@@ -153,6 +153,8 @@ pub struct Server {
     pub headers: Vec<(String, String)>,
     /// The built-in demo server, when no server was named.
     pub demo_url: Option<String>,
+    /// The server as a saved case file names it (headers as `${ENV}` placeholders).
+    pub case_server: serde_json::Map<String, serde_json::Value>,
 }
 
 /// Reads the definition files, after the first frame and off the UI thread.
@@ -204,6 +206,8 @@ struct Calls {
     done: mpsc::Sender<Msg>,
     /// Questions from the server waiting for the person's answer, by id.
     asked: crate::app::asks::Waiting,
+    /// Written at the top of a new case file.
+    case_server: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Calls {
@@ -232,7 +236,11 @@ impl Calls {
                         Err(e) => Err(e),
                     };
                     let result = result
-                        .map(|(outcome, exchange)| Box::new(Answer::new(outcome, exchange, output_schema.as_ref())))
+                        .map(|(outcome, exchange)| {
+                            let mut answer = Answer::new(outcome, exchange, output_schema.as_ref());
+                            answer.at = crate::text::rfc3339_now();
+                            Box::new(answer)
+                        })
                         .map_err(|e| e.to_string());
                     // The loop may be gone (quitting); then nobody wants the result.
                     let _ = done.send(Msg::InvocationDone { id, result }).await;
@@ -387,9 +395,13 @@ impl Calls {
             }
             Effect::SaveCase { path, case } => {
                 let done = self.done.clone();
+                let server = self.case_server.clone();
                 tokio::spawn(async move {
                     let appended = tokio::task::spawn_blocking(move || {
-                        crate::cases::record::append_case(std::path::Path::new(&path), &case).map(|()| path)
+                        crate::cases::record::append_case_for(std::path::Path::new(&path), &case, &server)
+                            .map(|()| path.clone())
+                            // The error names the file: "No such file or directory" alone does not.
+                            .map_err(|e| std::io::Error::other(format!("{path}: {e}")))
                     })
                     .await
                     .map_err(|e| e.to_string())
@@ -412,7 +424,9 @@ impl Calls {
             }
             Effect::Record(mut entry) => {
                 let Some(path) = self.history.clone() else { return };
-                entry.at = crate::text::rfc3339_now();
+                if entry.at.is_empty() {
+                    entry.at = crate::text::rfc3339_now();
+                }
                 // Off the UI thread; a history that cannot be written costs only the history.
                 tokio::task::spawn_blocking(move || crate::history::append(&path, &entry));
             }
@@ -482,6 +496,7 @@ async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<L
     let timeout = server.options.answer_timeout();
     let (asks_tx, mut asks_rx) = mpsc::unbounded_channel();
     let mut calls = Calls {
+        case_server: server.case_server.clone(),
         endpoint: server.connect(asks_tx),
         label: label.clone(),
         timeout,

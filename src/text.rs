@@ -101,6 +101,35 @@ pub fn wrap(text: &str, columns: usize, max_lines: usize) -> Vec<String> {
     lines
 }
 
+/// `text` in lines of at most `columns` cells, broken at spaces, and inside a word longer than
+/// a line (a pattern, a URL, a token): nothing is cut off, unlike [`wrap`].
+pub fn wrap_whole(text: &str, columns: usize) -> Vec<String> {
+    let columns = columns.max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for word in text.split_whitespace() {
+        let candidate = if current.is_empty() { word.to_string() } else { format!("{current} {word}") };
+        if width(&candidate) <= columns {
+            current = candidate;
+            continue;
+        }
+        if !current.is_empty() {
+            lines.push(std::mem::take(&mut current));
+        }
+        // A word longer than a line goes on over several.
+        for c in word.chars() {
+            if width(&current) + width(c.encode_utf8(&mut [0; 4])) > columns {
+                lines.push(std::mem::take(&mut current));
+            }
+            current.push(c);
+        }
+    }
+    if !current.is_empty() {
+        lines.push(current);
+    }
+    lines
+}
+
 /// The current UTC time as RFC 3339 with milliseconds (`2025-06-02T14:00:00.123Z`).
 pub fn rfc3339_now() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
@@ -226,6 +255,13 @@ impl<'a> LineIndex<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrap_whole_breaks_long_words_and_loses_nothing() {
+        assert_eq!(wrap_whole("ab cdefghij k", 4), ["ab", "cdef", "ghij", "k"]);
+        assert_eq!(wrap_whole("a b", 10), ["a b"]);
+        assert!(wrap_whole("", 5).is_empty());
+    }
 
     #[test]
     fn escapes_cannot_reach_the_terminal() {

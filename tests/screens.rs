@@ -79,9 +79,9 @@ impl Deck {
 
     /// Filters the list to `filter`, keeps the best match (Enter) and opens its form (Enter).
     fn open_tool(&mut self, filter: &str) {
+        // The filter selects the best match as it is typed; one Enter opens its form.
         self.press(KeyCode::Char('/'));
         self.type_text(filter);
-        self.press(KeyCode::Enter);
         self.press(KeyCode::Enter);
     }
 
@@ -181,7 +181,8 @@ fn start_screen_shows_grouped_list_first_tool_and_hints() {
     assert!(screen.contains("customer-letter · genaiscript · sample-tools/genaiscript/customer-letter"), "{screen}");
     // The form, with required markers and defaults.
     assert!(screen.contains("customer*"), "{screen}");
-    assert!(field(&screen, "tone").contains("\"friendly\"  default"), "{screen}");
+    // An optional field's default shows, dimmed; it is not sent.
+    assert!(field(&screen, "tone").contains("default friendly"), "{screen}");
     // The status bar: the list's key hints and the validation summary.
     let status = screen.lines().last().expect("status line");
     assert!(status.contains("↑↓ tools  Enter form  ? help  / filter"), "{status}");
@@ -255,13 +256,18 @@ fn enum_picker_lists_the_values() {
 fn nested_object_and_array_items() {
     let mut deck = Deck::samples();
     deck.open_tool("search_products");
+    // An unset optional object starts folded: → unfolds it.
+    deck.focus_field("priceRange");
+    assert!(field(&deck.text(), "priceRange").contains("▸ {2 fields} (unset)"));
+    deck.press(KeyCode::Right);
     deck.focus_field("min");
     deck.fill("10");
     deck.focus_field("tags");
-    for tag in ["red", "blue"] {
-        deck.press(KeyCode::Char('a'));
-        deck.fill(tag);
-    }
+    // `a` on the array adds an item; on a text item a letter types, so Ins adds the next one.
+    deck.press(KeyCode::Char('a'));
+    deck.fill("red");
+    deck.press(KeyCode::Insert);
+    deck.fill("blue");
     let screen = deck.snapshot("06_nested_object_and_array");
     let price = field(&screen, "priceRange");
     assert!(price.contains("▾ {2 fields}"), "{price}");
@@ -351,7 +357,7 @@ fn help_popup_lists_the_keys() {
 #[test]
 fn help_and_hints_follow_the_users_keys() {
     let config =
-        tooldeck::config::parse("[keys]\nrun = \"f9\"\nquit = [\"ctrl-q\"]\nfilter = [\"f\", \"/\"]\n", "c.toml")
+        tooldeck::config::parse("[keys]\nrun = \"f9\"\nquit = [\"ctrl-q\"]\nfilter = [\"F\", \"/\"]\n", "c.toml")
             .expect("a valid config");
     let loaded = load_samples(&LoadOptions::default());
     let app = App::new(loaded.catalog, &loaded.diagnostics, (120, 40))
@@ -359,15 +365,15 @@ fn help_and_hints_follow_the_users_keys() {
     let mut deck = Deck { app, size: (120, 40) };
     let screen = deck.text();
     let status = screen.lines().last().expect("status line");
-    assert!(status.contains("f filter  F9 run  Ctrl-Q quit"), "{status}");
+    assert!(status.contains("F filter  F9 run  Ctrl-Q quit"), "{status}");
     deck.press(KeyCode::Char('?'));
     let screen = deck.snapshot("09b_help_with_the_users_keys");
     assert!(screen.contains("F9                 run (again: send invalid input anyway)"), "{screen}");
-    assert!(screen.contains("F9              run the form"), "the result pane's Run follows too:\n{screen}");
+    assert!(screen.contains("run; the edit is kept"), "Run while typing follows too:\n{screen}");
     assert!(!screen.contains("Ctrl-R"), "{screen}");
     deck.press(KeyCode::Esc);
-    deck.press(KeyCode::Char('f'));
-    assert!(deck.app.list.filtering, "f filters");
+    deck.press(KeyCode::Char('F'));
+    assert!(deck.app.list.filtering, "F filters");
 }
 
 #[test]
@@ -454,6 +460,8 @@ fn authorization_prompt_then_token_runs_again() {
     let screen = deck.snapshot("10e_run_needs_authorization");
     assert!(screen.contains("requires_authorization"), "{screen}");
     assert!(screen.contains("http://127.0.0.1:1/oauth/authorize"), "{screen}");
+    // The cursor is on a text field, where t types: from the list, t gives the token.
+    deck.press(KeyCode::Esc);
     deck.press(KeyCode::Char('t'));
     deck.type_text("s3cret");
     let screen = deck.text();
@@ -538,6 +546,8 @@ fn a_result_is_saved_as_a_test_case() {
     let (id, request) = deck.run().expect("sent");
     let body = format!(r#"{{"result": {{"call_id": "{}", "success": true, "value": []}}}}"#, request.call_id);
     deck.answer(id, &request, 200, &body);
+    // On a text field a letter types: back to the list, where S is a command.
+    deck.press(KeyCode::Esc);
     let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT)));
     assert!(
         matches!(effects.as_slice(), [Effect::SaveCase { path, .. }] if path == "tooldeck-cases.yaml"),

@@ -9,12 +9,22 @@ use super::{App, Effect, Focus, Popup};
 pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     // Only a second Run straight after the first sends invalid input.
     let run_armed = std::mem::take(&mut app.form_pane.run_armed);
+    if app.prompts.popup.is_none() && app.keymap.is(Context::Anywhere, key, Action::Palette) {
+        app.prompts.popup = Some(Popup::palette());
+        return Vec::new();
+    }
     if app.prompts.popup.is_some() {
         let prompted = app.prompts.key(&app.keymap, key, app.recorder.history.len());
         return app.prompted(prompted);
     }
     if app.server_pane.open {
         return server_key(app, key);
+    }
+    // Run, save, help... work in a text box too, and the edit stays.
+    if app.typing()
+        && let Some(action) = app.keymap.action_for(Context::Typing, key)
+    {
+        return typing_action(app, action, run_armed);
     }
     if app.list.filtering {
         app.filter_key(key);
@@ -31,11 +41,90 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         app.edit_key(key);
         return Vec::new();
     }
+    // A printable key on a text or number field starts editing it with that key.
+    if app.focus == Focus::Form && app.start_typing(key) {
+        return Vec::new();
+    }
     match app.keymap.action_for(Context::Main, key) {
         Some(Action::Run) => app.start_run(run_armed),
         Some(Action::Back) if app.result.running() => app.result.cancel(),
         Some(action) => act(app, action),
-        None => Vec::new(),
+        None => {
+            app.status = dead_key(app, &[Context::Anywhere, Context::Main], key);
+            Vec::new()
+        }
+    }
+}
+
+/// A key that means nothing where it was pressed: what it does elsewhere, if anything.
+fn dead_key(app: &App, here: &[Context], key: KeyEvent) -> Option<String> {
+    let help = app.key_name(Context::Main, Action::Help);
+    let palette = app.key_name(Context::Anywhere, Action::Palette);
+    match app.keymap.elsewhere(here, key) {
+        Some(hint) => Some(hint),
+        None if matches!(key.code, crossterm::event::KeyCode::Char(_)) => Some(format!(
+            "{} does nothing here · {help} lists the keys here, {palette} every action",
+            super::keymap::Key::of(key)
+        )),
+        None => None,
+    }
+}
+
+/// A chord pressed while typing (`Context::Typing`): the text box keeps its edit.
+fn typing_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
+    match action {
+        Action::Run => app.start_run(run_armed),
+        Action::ToggleJson => {
+            app.toggle_json();
+            Vec::new()
+        }
+        Action::Help => {
+            app.prompts.popup = Some(Popup::Help);
+            Vec::new()
+        }
+        Action::SaveCase => app.save_case(),
+        Action::Zoom => {
+            app.zoomed = !app.zoomed;
+            Vec::new()
+        }
+        Action::FocusResult if app.result.run.is_some() => {
+            app.form_pane.editing = false;
+            app.list.filtering = false;
+            app.sync_json();
+            app.focus = Focus::Result;
+            Vec::new()
+        }
+        Action::ToggleRunOption(n) => {
+            let reply = app.form_op(|pane, id| pane.toggle_run_option(id, n));
+            app.form_mut();
+            app.apply(reply)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// An action chosen in the command palette, run where it belongs.
+pub(super) fn run_action(app: &mut App, context: Context, action: Action) -> Vec<Effect> {
+    match context {
+        Context::Result | Context::Value if app.result.run.is_none() => {
+            let run_key = app.key_name(Context::Main, Action::Run);
+            app.status = Some(format!("no result yet: {run_key} runs the tool"));
+            Vec::new()
+        }
+        Context::Result | Context::Value => {
+            app.focus = Focus::Result;
+            if context == Context::Value {
+                let height = app.value_height();
+                let _ = app.result.value_action(action, height);
+                return Vec::new();
+            }
+            result_action(app, action, false)
+        }
+        Context::Typing => typing_action(app, action, false),
+        _ => match action {
+            Action::Run => app.start_run(false),
+            action => act(app, action),
+        },
     }
 }
 
@@ -72,8 +161,10 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::PreviousField if in_form => app.form_op(|pane, id| pane.move_cursor(id, -1)),
         Action::PreviousField => {}
         Action::Filter => {
+            // A new search each time: `/` never appends to the last one.
             app.focus = Focus::List;
             app.list.filtering = true;
+            app.list.filter.clear();
         }
         Action::ToggleJson => app.toggle_json(),
         Action::Unset if in_form => app.form_op(|pane, id| pane.with_focused(id, |form, path| form.unset(path))),
@@ -92,6 +183,25 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Collapse => {}
         Action::Activate | Action::Expand | Action::NextField => open_form(app),
         Action::Help => app.prompts.popup = Some(Popup::Help),
+        Action::Zoom => app.zoomed = !app.zoomed,
+        Action::Palette => app.prompts.popup = Some(Popup::palette()),
+        Action::FillDefaults => {
+            let filled = app.form_mut().map_or(0, |form| form.fill_defaults());
+            app.status = Some(match filled {
+                0 => "no default left to fill in".to_string(),
+                n => format!("{n} default{} filled in: they are sent now", if n == 1 { "" } else { "s" }),
+            });
+        }
+        Action::ToggleExchange
+        | Action::CopyCurl
+        | Action::FetchArtifact
+        | Action::SaveArtifact
+        | Action::Copy
+        | Action::OpenLink
+            if app.result.run.is_some() =>
+        {
+            return result_action(app, action, false);
+        }
         Action::ToggleRunOption(n) => {
             let reply = app.form_op(|pane, id| pane.toggle_run_option(id, n));
             // The option's form is built if it was not (its Alt-key works from the list too).
@@ -119,14 +229,20 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Unset | Action::AddItem | Action::DeleteItem | Action::MoveItemUp | Action::MoveItemDown => {
             app.status = Some("select a tool and press Enter to fill in its form".into());
         }
-        // The result pane's own actions are not bound here.
         Action::ToggleExchange
         | Action::CopyCurl
         | Action::FetchArtifact
         | Action::SaveArtifact
-        | Action::WaitForAuthorization
         | Action::Copy
-        | Action::OpenLink
+        | Action::OpenLink => {
+            let run_key = app.key_name(Context::Main, Action::Run);
+            app.status = Some(format!("no result yet: {run_key} runs the tool"));
+        }
+        // The result pane's own actions are not bound here.
+        Action::WaitForAuthorization
+        | Action::ToggleWrap
+        | Action::ScrollLeft
+        | Action::ScrollRight
         | Action::Find
         | Action::FindNext
         | Action::FoldAll
@@ -140,12 +256,19 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
 }
 
 fn open_form(app: &mut App) {
-    let Some(form) = app.form_mut() else { return };
-    if form.rows().is_empty() {
-        let run_key = app.key_name(Context::Main, Action::Run);
-        app.status = Some(format!("this tool takes no parameters: {run_key} runs it"));
+    app.open_selected_form();
+}
+
+impl App {
+    /// The selected tool's form takes the focus.
+    pub(super) fn open_selected_form(&mut self) {
+        let Some(form) = self.form_mut() else { return };
+        if form.rows().is_empty() {
+            let run_key = self.key_name(Context::Main, Action::Run);
+            self.status = Some(format!("this tool takes no parameters: {run_key} runs it"));
+        }
+        self.focus = Focus::Form;
     }
-    app.focus = Focus::Form;
 }
 
 /// Keys while the result pane has the focus: the value viewer's first while it shows a value.
@@ -153,13 +276,28 @@ fn result_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
     if app.result.shows_value()
         && let Some(action) = app.keymap.action_for(Context::Value, key)
     {
+        if action == Action::Activate
+            && let Some(popup) = app.result.string_as_text()
+        {
+            app.prompts.popup = Some(popup);
+            return Vec::new();
+        }
         let height = app.value_height();
         if app.result.value_action(action, height) {
             return Vec::new();
         }
     }
-    let Some(action) = app.keymap.action_for(Context::Result, key) else { return Vec::new() };
-    if app.result.scroll_action(action) {
+    let Some(action) = app.keymap.action_for(Context::Result, key) else {
+        app.status = dead_key(app, &[Context::Anywhere, Context::Result, Context::Value], key);
+        return Vec::new();
+    };
+    result_action(app, action, run_armed)
+}
+
+/// A result-pane action, from the pane or from the form while the result is on screen.
+fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
+    let width = app.layout().result.map_or(80, |r| usize::from(r.width.saturating_sub(2)));
+    if app.result.scroll_action(action, width) {
         return Vec::new();
     }
     let reply = match action {
@@ -175,6 +313,19 @@ fn result_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
         }
         Action::ToggleExchange => {
             app.result.toggle_exchange();
+            return Vec::new();
+        }
+        Action::ToggleWrap => {
+            app.result.unwrapped = !app.result.unwrapped;
+            app.result.column = 0;
+            return Vec::new();
+        }
+        Action::Zoom => {
+            app.zoomed = !app.zoomed;
+            return Vec::new();
+        }
+        Action::Help => {
+            app.prompts.popup = Some(Popup::Help);
             return Vec::new();
         }
         Action::Find => {

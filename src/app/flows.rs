@@ -75,9 +75,19 @@ impl App {
 
     /// `t` on an authorization prompt: the token for its provider.
     pub(super) fn ask_token(&mut self) {
-        let tool_provider =
-            self.selected_tool().and_then(|t| t.requirements.authorization.first().map(|a| a.id.clone()));
-        match self.result.token_provider(|| tool_provider) {
+        // The tool's declared providers name it best: a prompt's id may be a per-call one.
+        let declared: Vec<String> = self
+            .result
+            .last_call()
+            .and_then(|(tool_id, _)| self.catalog.get(&tool_id))
+            .map(|t| t.requirements.authorization.iter().map(|a| a.id.clone()).collect())
+            .unwrap_or_default();
+        let asked = self.result.token_provider(|| declared.first().cloned());
+        let provider = match asked {
+            Some(asked) if declared.len() == 1 && !declared.contains(&asked) => Some(declared[0].clone()),
+            other => other,
+        };
+        match provider {
             Some(provider) => {
                 self.prompts.popup = Some(Popup::TokenPrompt { provider, input: TextInput::default(), why: None })
             }
@@ -230,7 +240,9 @@ impl App {
         }
         self.focus = Focus::Form;
         let run_key = self.key_name(Context::Main, Action::Run);
-        self.status = Some(format!("arguments of the call at {} back in the form: {run_key} runs it again", entry.at));
+        let when =
+            if entry.at.is_empty() { "made in this session".to_string() } else { format!("made at {}", entry.at) };
+        self.status = Some(format!("arguments of the call {when} back in the form: {run_key} runs it again"));
     }
 
     /// Carries out what the user chose in a popup.
@@ -280,6 +292,13 @@ impl App {
                 ));
                 return vec![Effect::SetRoots(self.asks.roots.clone())];
             }
+            Prompted::Action(context, action) => return super::actions::run_action(self, context, action),
+            Prompted::Copy(text) => {
+                let size = crate::text::human_bytes(text.len() as u64);
+                self.status = Some(format!("the text is on the clipboard ({size})"));
+                return vec![Effect::Copy(text)];
+            }
+            Prompted::Hint(hint) => self.status = Some(hint),
             Prompted::Reopen(index) => self.reopen(index),
             Prompted::RunAgain(index) => {
                 self.reopen(index);

@@ -82,6 +82,7 @@ impl FormCache {
                 Form::new(tool)
             };
             let pristine = form.arguments().clone();
+            form.fold_unset_objects();
             if let Some(arguments) = self.parked.remove(&tool.id) {
                 form.set_arguments(&arguments);
             }

@@ -34,12 +34,16 @@ pub enum Context {
     Server,
     /// What an MCP server asks during a call (a form, a URL, a sampling request).
     Ask,
+    /// While typing in a field, the JSON view or the filter: chords and function keys that act
+    /// without leaving the text box (the edit is kept).
+    Typing,
 }
 
 impl Context {
-    pub const ALL: [Context; 8] = [
+    pub const ALL: [Context; 9] = [
         Context::Anywhere,
         Context::Main,
+        Context::Typing,
         Context::Result,
         Context::Value,
         Context::History,
@@ -59,14 +63,16 @@ impl Context {
             Context::Picker => "pickers",
             Context::Server => "server pane",
             Context::Ask => "a server's question",
+            Context::Typing => "while typing",
         }
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 6] {
+    fn layers() -> [&'static [Context]; 7] {
         [
             &[Context::Anywhere, Context::Ask],
             &[Context::Anywhere, Context::Main],
+            &[Context::Anywhere, Context::Typing],
             &[Context::Anywhere, Context::Value, Context::Result],
             &[Context::Anywhere, Context::History],
             &[Context::Anywhere, Context::Picker],
@@ -147,6 +153,16 @@ pub enum Action {
     AskCancel,
     /// Change the roots offered to an MCP server.
     EditRoots,
+    /// The focused pane takes the whole screen, and back.
+    Zoom,
+    /// Every action, found by name, run by Enter.
+    Palette,
+    /// Fill every field that has a schema default with it (so it is sent).
+    FillDefaults,
+    /// Long lines wrap, or scroll sideways (the exchange view).
+    ToggleWrap,
+    ScrollLeft,
+    ScrollRight,
 }
 
 impl Action {
@@ -202,6 +218,12 @@ impl Action {
             Action::AskDecline => "ask_decline",
             Action::AskCancel => "ask_cancel",
             Action::EditRoots => "edit_roots",
+            Action::Zoom => "zoom",
+            Action::Palette => "palette",
+            Action::FillDefaults => "fill_defaults",
+            Action::ToggleWrap => "toggle_wrap",
+            Action::ScrollLeft => "scroll_left",
+            Action::ScrollRight => "scroll_right",
         }
     }
 
@@ -442,6 +464,10 @@ impl Keymap {
                 .map_err(|why| KeymapError::BadKey { action: name.to_string(), why })?;
             for binding in keymap.bindings.iter_mut().filter(|b| b.action == action) {
                 binding.keys = keys.clone();
+                // While typing only chords act: a letter given for the action types there.
+                if binding.context == Context::Typing {
+                    binding.keys.retain(Key::is_command_only);
+                }
             }
             changed.push(action);
         }
@@ -512,6 +538,25 @@ impl Keymap {
     /// The first key of `action` in `context`, as hints and messages name it.
     pub fn name(&self, context: Context, action: Action) -> Option<String> {
         self.keys(context, action).first().map(Key::to_string)
+    }
+
+    /// What `event` does in some context other than `here`, for a hint when it does nothing
+    /// here ("x: the result's exact request and response (result)").
+    pub fn elsewhere(&self, here: &[Context], event: KeyEvent) -> Option<String> {
+        let key = Key::of(event);
+        let binding = self.bindings.iter().filter(|b| !here.contains(&b.context)).find(|b| b.keys.contains(&key))?;
+        Some(format!("{key} does nothing here; in {}: {}", binding.context.title(), binding.help))
+    }
+
+    /// Every action once, with its context, first key and help: the command palette's list.
+    pub fn actions(&self) -> Vec<(Context, Action, String, &'static str)> {
+        let mut seen = std::collections::HashSet::new();
+        self.bindings
+            .iter()
+            .filter(|b| !matches!(b.action, Action::ForceQuit | Action::Palette))
+            .filter(|b| seen.insert(b.action.kind()))
+            .map(|b| (b.context, b.action, b.keys.first().map(Key::to_string).unwrap_or_default(), b.help))
+            .collect()
     }
 
     /// The help overlay's lines, context by context: (keys, what they do). Neighbouring

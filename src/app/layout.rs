@@ -9,6 +9,14 @@ pub const MIN_HEIGHT: u16 = 20;
 /// Lines of the tool's header (title, id, description, examples, requirements, tile) with borders.
 pub const DETAIL_HEIGHT: u16 = 8;
 
+/// How much of the screen the result pane gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultSize {
+    Open,
+    /// The result of another tool than the one selected: its status line only.
+    Folded,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Layout {
     pub too_small: bool,
@@ -26,7 +34,34 @@ impl Layout {
         Layout::with_result(size, json_open, false)
     }
 
-    pub fn with_result((width, height): (u16, u16), json_open: bool, result_open: bool) -> Layout {
+    pub fn with_result(size: (u16, u16), json_open: bool, result_open: bool) -> Layout {
+        Layout::with_result_size(size, json_open, result_open.then_some(ResultSize::Open))
+    }
+
+    /// The focused pane over the whole screen but the status line; the others have no room.
+    pub fn zoomed(self, focus: super::Focus) -> Layout {
+        if self.too_small {
+            return self;
+        }
+        let whole = Rect::new(0, 0, self.status.width, self.status.y);
+        let none = Rect::new(0, 0, 0, 0);
+        let mut zoomed = Layout { list: none, detail: none, form: none, json: None, result: None, ..self };
+        match focus {
+            super::Focus::List => zoomed.list = whole,
+            super::Focus::Form => {
+                // The tool's header grows too, so a long description reads whole.
+                let header = (whole.height / 2).max(DETAIL_HEIGHT).min(whole.height.saturating_sub(6));
+                zoomed.detail = Rect { height: header, ..whole };
+                zoomed.form = Rect { y: header, height: whole.height - header, ..whole };
+            }
+            super::Focus::Json => zoomed.json = Some(whole),
+            super::Focus::Result if self.result.is_some() => zoomed.result = Some(whole),
+            super::Focus::Result => zoomed.form = whole,
+        }
+        zoomed
+    }
+
+    pub fn with_result_size((width, height): (u16, u16), json_open: bool, result: Option<ResultSize>) -> Layout {
         if width < MIN_WIDTH || height < MIN_HEIGHT {
             return Layout { too_small: true, ..Layout::default() };
         }
@@ -36,9 +71,13 @@ impl Layout {
         let right_width = width - list_width;
         let detail = Rect::new(right_x, 0, right_width, DETAIL_HEIGHT);
         let mut form_area = Rect::new(right_x, DETAIL_HEIGHT, right_width, body - DETAIL_HEIGHT);
-        let result = result_open.then(|| {
-            // The result takes the lower half, the form keeps at least 6 lines.
-            let height = (form_area.height / 2).min(form_area.height.saturating_sub(6)).max(4);
+        let result = result.map(|size| {
+            // The result takes the lower half, the form keeps at least 6 lines; folded, it is
+            // one line in its borders.
+            let height = match size {
+                ResultSize::Open => (form_area.height / 2).min(form_area.height.saturating_sub(6)).max(4),
+                ResultSize::Folded => 3,
+            };
             form_area.height -= height;
             Rect { y: form_area.y + form_area.height, height, ..form_area }
         });

@@ -51,6 +51,12 @@ impl ToolList {
         self.offset = 0;
     }
 
+    /// Rebuilds the entries for a filter just typed: the selection goes to the best match.
+    pub fn refresh_to_best(&mut self, catalog: &Catalog) {
+        self.selected = None;
+        self.refresh(catalog);
+    }
+
     /// Moves the selection by `delta` tools, skipping group headers.
     pub fn move_by(&mut self, delta: isize) {
         let tools: Vec<usize> =
@@ -99,14 +105,19 @@ impl ToolList {
 }
 
 fn grouped(catalog: &Catalog) -> Vec<Entry> {
-    let prefix = common_folder(catalog.tools().iter().map(|t| t.source.path.as_str()));
+    // Files are told apart by what their paths do not share; a server is named whole.
+    let files = catalog.tools().iter().filter(|t| t.source.line > 0);
+    let prefix = common_folder(files.map(|t| t.source.path.as_str()));
     let mut entries = Vec::new();
     let mut current: Option<&str> = None;
     for (i, tool) in catalog.tools().iter().enumerate() {
         if current != Some(tool.source.path.as_str()) {
             current = Some(tool.source.path.as_str());
-            let label = tool.source.path.strip_prefix(prefix.as_str()).unwrap_or(&tool.source.path);
-            entries.push(Entry::Group(label.to_string()));
+            let label = match tool.source.line {
+                0 => tool.source.to_string(),
+                _ => tool.source.path.strip_prefix(prefix.as_str()).unwrap_or(&tool.source.path).to_string(),
+            };
+            entries.push(Entry::Group(label));
         }
         entries.push(Entry::Tool(i));
     }
@@ -126,22 +137,42 @@ fn common_folder<'a>(mut paths: impl Iterator<Item = &'a str>) -> String {
     prefix
 }
 
-/// Tools matching `filter` fuzzily on id, title or name, best first.
+/// Tools matching `filter` on id, title or name, best first: an exact name, then one that
+/// starts with it, then one holding it as a word or a part, then fuzzy matches by score.
 fn ranked(catalog: &Catalog, filter: &str) -> Vec<Entry> {
     let pattern = Pattern::parse(filter, CaseMatching::Smart, Normalization::Smart);
     let mut matcher = Matcher::new(Config::DEFAULT);
     let mut buffer = Vec::new();
-    let mut scored: Vec<(u32, usize)> = catalog
+    let needle = filter.trim().to_lowercase();
+    let mut scored: Vec<(u8, u32, usize)> = catalog
         .tools()
         .iter()
         .enumerate()
         .filter_map(|(i, tool)| {
-            let haystack = format!("{} {} {}", tool.id, tool.title.as_deref().unwrap_or_default(), tool.name);
-            pattern.score(Utf32Str::new(&haystack, &mut buffer), &mut matcher).map(|score| (score, i))
+            let names = [tool.id.as_str(), tool.title.as_deref().unwrap_or_default(), tool.name.as_str()];
+            let haystack = names.join(" ");
+            let score = pattern.score(Utf32Str::new(&haystack, &mut buffer), &mut matcher)?;
+            let tier = names
+                .iter()
+                .map(|name| {
+                    let name = name.to_lowercase();
+                    if name == needle {
+                        0
+                    } else if name.starts_with(&needle) {
+                        1
+                    } else if name.contains(&needle) {
+                        2
+                    } else {
+                        3
+                    }
+                })
+                .min()
+                .unwrap_or(3);
+            Some((tier, score, i))
         })
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.into_iter().map(|(_, i)| Entry::Tool(i)).collect()
+    scored.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    scored.into_iter().map(|(_, _, i)| Entry::Tool(i)).collect()
 }
 
 #[cfg(test)]
@@ -163,6 +194,18 @@ mod tests {
         list.refresh(&catalog);
         assert_eq!(list.tool_count(), 0);
         assert_eq!(list.selected_tool(), None);
+    }
+
+    #[test]
+    fn a_servers_tools_are_grouped_under_its_name() {
+        let text = r#"{"tools": [{"name": "add", "inputSchema": {"type": "object"}}]}"#;
+        let mut catalog = load_samples(&LoadOptions::default()).catalog;
+        for tool in crate::invoke::endpoint::server_tools("http://127.0.0.1:8799/mcp", text) {
+            catalog.add(tool);
+        }
+        let list = ToolList::new(&catalog);
+        assert!(list.entries.contains(&Entry::Group("server http://127.0.0.1:8799/mcp".into())), "{:?}", list.entries);
+        assert!(list.entries.contains(&Entry::Group("gloodata/maps.info.json".into())), "files keep their short names");
     }
 
     #[test]

@@ -312,6 +312,8 @@ pub struct App {
     pub lint: lint::LintNotes,
     /// What MCP servers ask during calls, waiting for the person.
     pub asks: asks::Asks,
+    /// The focused pane takes the whole screen (`z`).
+    pub zoomed: bool,
 }
 
 impl App {
@@ -338,6 +340,7 @@ impl App {
             confirmations: confirm::Confirmations::default(),
             lint: lint::LintNotes::default(),
             asks: asks::Asks::default(),
+            zoomed: false,
         };
         app.form_mut();
         app
@@ -396,7 +399,18 @@ impl App {
     }
 
     pub fn layout(&self) -> Layout {
-        Layout::with_result(self.size, self.form_pane.json.is_some(), self.result.run.is_some())
+        // A result of another tool than the one selected folds to its one status line.
+        let result = self.result.run.as_ref().map(|run| {
+            let current = self.selected_tool().is_none_or(|t| t.id == run.tool_id);
+            if current { layout::ResultSize::Open } else { layout::ResultSize::Folded }
+        });
+        let layout = Layout::with_result_size(self.size, self.form_pane.json.is_some(), result);
+        if self.zoomed { layout.zoomed(self.focus) } else { layout }
+    }
+
+    /// Keys go to a text box: a field being edited, the JSON view, the filter.
+    pub fn typing(&self) -> bool {
+        self.list.filtering || self.focus == Focus::Json || (self.focus == Focus::Form && self.form_pane.editing)
     }
 
     /// The row path under the cursor.

@@ -60,6 +60,17 @@ pub enum Popup {
     History {
         selected: usize,
     },
+    /// Every action, narrowed by what is typed; Enter runs the chosen one.
+    Palette {
+        input: TextInput,
+        selected: usize,
+    },
+    /// A text read whole (a string of the result opened with Enter): wrapped, scrolled.
+    Text {
+        title: String,
+        text: String,
+        scroll: usize,
+    },
     /// A token for an authorization provider (shown masked).
     TokenPrompt {
         provider: String,
@@ -118,6 +129,49 @@ pub enum Prompted {
     SaveAsCase(usize),
     /// The roots as typed (comma-separated).
     Roots(String),
+    /// An action chosen in the command palette.
+    Action(Context, Action),
+    /// Text to put on the clipboard (`y` in a text popup).
+    Copy(String),
+    /// A key that does nothing in this popup, and what does something.
+    Hint(String),
+}
+
+impl Popup {
+    pub fn palette() -> Popup {
+        Popup::Palette { input: TextInput::default(), selected: 0 }
+    }
+}
+
+/// A palette entry: where the action belongs, the action, its key, what it does.
+pub type PaletteEntry = (Context, Action, String, &'static str);
+
+/// The palette's actions for `query`, best first.
+pub fn palette_matches(keymap: &Keymap, query: &str) -> Vec<PaletteEntry> {
+    let actions = keymap.actions();
+    let query = query.trim().to_lowercase();
+    if query.is_empty() {
+        return actions;
+    }
+    let mut scored: Vec<(usize, PaletteEntry)> = actions
+        .into_iter()
+        .filter_map(|entry| {
+            let name = entry.1.name().replace('_', " ");
+            let haystack = format!("{name} {}", entry.3).to_lowercase();
+            let rank = if name.starts_with(&query) {
+                0
+            } else if haystack.contains(&query) {
+                1
+            } else if query.split_whitespace().all(|word| haystack.contains(word)) {
+                2
+            } else {
+                return None;
+            };
+            Some((rank, entry))
+        })
+        .collect();
+    scored.sort_by_key(|(rank, _)| *rank);
+    scored.into_iter().map(|(_, entry)| entry).collect()
 }
 
 impl Prompts {
@@ -146,7 +200,7 @@ impl Prompts {
                     },
                     _ => Prompted::Nothing,
                 },
-                _ => Prompted::Nothing,
+                _ => Prompted::Hint("in this list: ↑↓ choose · Enter picks · Esc cancels".into()),
             },
             Popup::KeyPrompt { input, path } => match text_box(input) {
                 Some(Some(key)) => Prompted::MapKey { path: path.clone(), key },
@@ -203,9 +257,42 @@ impl Prompts {
                 }
                 None => Prompted::Nothing,
             },
+            Popup::Palette { input, selected } => match key.code {
+                KeyCode::Esc => self.close(),
+                KeyCode::Up => move_selection(selected, -1, palette_matches(keymap, input.text()).len()),
+                KeyCode::Down => move_selection(selected, 1, palette_matches(keymap, input.text()).len()),
+                KeyCode::Enter => {
+                    let chosen = palette_matches(keymap, input.text()).into_iter().nth(*selected);
+                    self.popup = None;
+                    chosen.map_or(Prompted::Nothing, |(context, action, ..)| Prompted::Action(context, action))
+                }
+                _ => {
+                    if edit_input(input, key, false) {
+                        *selected = 0;
+                    }
+                    Prompted::Nothing
+                }
+            },
+            Popup::Text { text, scroll, .. } => {
+                let lines = text.lines().count().max(1);
+                match (key.code, keymap.action_for(Context::Result, key)) {
+                    (_, Some(Action::Up)) => *scroll = scroll.saturating_sub(1),
+                    (_, Some(Action::Down)) => *scroll = (*scroll + 1).min(lines.saturating_sub(1)),
+                    (_, Some(Action::PageUp)) => *scroll = scroll.saturating_sub(10),
+                    (_, Some(Action::PageDown)) => *scroll = (*scroll + 10).min(lines.saturating_sub(1)),
+                    (_, Some(Action::Top)) => *scroll = 0,
+                    (_, Some(Action::Bottom)) => *scroll = lines.saturating_sub(1),
+                    (_, Some(Action::Copy)) => return Prompted::Copy(text.clone()),
+                    (KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q'), _) => return self.close(),
+                    _ => return Prompted::Hint("↑↓ scroll · y copies · Esc closes".into()),
+                }
+                Prompted::Nothing
+            }
             Popup::History { selected } => match keymap.action_for(Context::History, key) {
                 Some(Action::Up) => move_selection(selected, -1, history_len),
                 Some(Action::Down) => move_selection(selected, 1, history_len),
+                Some(Action::Top) => move_selection(selected, isize::MIN / 2, history_len),
+                Some(Action::Bottom) => move_selection(selected, isize::MAX / 2, history_len),
                 Some(Action::Activate) => {
                     let index = *selected;
                     self.popup = None;
@@ -217,8 +304,13 @@ impl Prompts {
                     Prompted::RunAgain(index)
                 }
                 Some(Action::SaveCase) => Prompted::SaveAsCase(*selected),
-                // Esc, and any other key, closes the list.
-                _ => self.close(),
+                Some(Action::Back) => self.close(),
+                _ => {
+                    let back = keymap.name(Context::History, Action::Back).unwrap_or_default();
+                    Prompted::Hint(format!(
+                        "in past calls: ↑↓ choose · Enter puts back · r runs · S saves · {back} closes"
+                    ))
+                }
             },
             Popup::Help => self.close(),
         }

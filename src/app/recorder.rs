@@ -28,6 +28,8 @@ pub struct Recorder {
     /// Calls saved as cases in this run of the app (tool and arguments), so `S` twice on the
     /// same call does not write it twice.
     saved_cases: HashSet<String>,
+    /// Secret headers a case file cannot name (they came from nowhere in the environment).
+    pub headers_left_out: Vec<String>,
 }
 
 impl Recorder {
@@ -106,9 +108,16 @@ impl Recorder {
     }
 
     /// The runtime appended the case (or could not).
-    pub fn saved(result: Result<String, String>) -> String {
+    pub fn saved(&self, result: Result<String, String>) -> String {
         match result {
-            Ok(path) => format!("case saved to {path} · `tooldeck test {path}` runs it"),
+            Ok(path) if self.headers_left_out.is_empty() => {
+                format!("case saved to {path} · `tooldeck test {path}` runs it")
+            }
+            Ok(path) => format!(
+                "case saved to {path}, without the header{} {} (not from the environment: add it as ${{VAR}})",
+                if self.headers_left_out.len() == 1 { "" } else { "s" },
+                self.headers_left_out.join(", ")
+            ),
             Err(e) => format!("case not saved: {e}"),
         }
     }

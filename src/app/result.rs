@@ -32,6 +32,10 @@ pub struct ResultPane {
     pub artifact: Option<ArtifactView>,
     /// The content item of an MCP result that `f` and `s` act on.
     pub item: usize,
+    /// Long lines run off the pane's edge (scrolled sideways) instead of wrapping.
+    pub unwrapped: bool,
+    /// How far the lines are scrolled sideways while unwrapped.
+    pub column: usize,
 }
 
 /// An artifact fetched with `f`.
@@ -70,6 +74,8 @@ pub struct Answer {
     pub exchange: Exchange,
     /// The value pretty-printed, line by line, with its brackets paired for folding.
     pub value_lines: ValueLines,
+    /// When it came back (RFC 3339, set by the runtime), for the history.
+    pub at: String,
 }
 
 impl Answer {
@@ -79,7 +85,7 @@ impl Answer {
         }
         let value_lines =
             outcome.value.as_ref().map(|v| ValueLines::new(&crate::form::value::pretty(v))).unwrap_or_default();
-        Answer { outcome, exchange, value_lines }
+        Answer { outcome, exchange, value_lines, at: String::new() }
     }
 }
 
@@ -131,6 +137,9 @@ impl ResultPane {
         self.value_view = ValueView::default();
         self.artifact = None;
         self.item = 0;
+        // The exchange view is this call's: a new call shows its outcome first.
+        self.show_exchange = false;
+        self.column = 0;
         self.run = Some(Run {
             id,
             tool_id: request.tool_id.clone(),
@@ -188,9 +197,11 @@ impl ResultPane {
         endpoint: String,
     ) -> Option<(crate::history::Entry, Vec<Effect>)> {
         let run = self.run.as_mut().filter(|r| r.id == id && r.state == RunState::Running)?;
+        let mut at = String::new();
         run.state = match result {
             Ok(answer) => {
-                let Answer { outcome, exchange, value_lines } = *answer;
+                let Answer { outcome, exchange, value_lines, at: came } = *answer;
+                at = came;
                 run.elapsed_ms = outcome.duration_ms.max(exchange.duration_ms);
                 RunState::Done { outcome: Box::new(outcome), exchange: Box::new(exchange), value_lines }
             }
@@ -203,7 +214,7 @@ impl ResultPane {
             _ => ("no_answer".to_string(), run.request.call_id.clone(), None),
         };
         let entry = crate::history::Entry {
-            at: String::new(),
+            at,
             tool: run.tool_id.clone(),
             arguments: run.request.arguments.clone(),
             endpoint,
@@ -282,6 +293,13 @@ impl ResultPane {
         }
     }
 
+    /// Enter on a string in the value: the string as text, its lines as they are.
+    pub fn string_as_text(&self) -> Option<Popup> {
+        let (key, text) = self.value_lines()?.string_at(self.value_view.cursor)?;
+        let title = key.map_or_else(|| "the string".to_string(), |k| format!("\"{k}\""));
+        Some(Popup::Text { title, text, scroll: 0 })
+    }
+
     /// A value-viewer action (moving, folding) over `height` lines; false when it is none.
     pub fn value_action(&mut self, action: Action, height: usize) -> bool {
         if !self.shows_value() {
@@ -308,22 +326,69 @@ impl ResultPane {
         true
     }
 
-    /// Scrolling the pane outside the value viewer; false when `action` is no scroll.
-    pub fn scroll_action(&mut self, action: Action) -> bool {
+    /// Scrolling the pane outside the value viewer (`width` columns wide); false when `action`
+    /// is no scroll. The pane draws at most to its last line, so scrolling stops near there.
+    pub fn scroll_action(&mut self, action: Action, width: usize) -> bool {
+        let limit = self.line_estimate(width.max(1));
         match action {
             Action::Up => self.scroll = self.scroll.saturating_sub(1),
             Action::Down => self.scroll += 1,
             Action::PageUp => self.scroll = self.scroll.saturating_sub(10),
             Action::PageDown => self.scroll += 10,
             Action::Top => self.scroll = 0,
+            Action::Bottom => self.scroll = limit,
+            Action::ScrollLeft => self.column = self.column.saturating_sub(width.max(2) / 2),
+            // The value viewer never wraps (its lines fold instead): it always scrolls sideways.
+            Action::ScrollRight if self.unwrapped || self.shows_value() => self.column += width.max(2) / 2,
+            Action::ScrollRight => {}
             _ => return false,
         }
+        self.scroll = self.scroll.min(limit);
         true
+    }
+
+    /// At least as many lines as the pane has to show at `width` (wrapped): the bound of its
+    /// scrolling. Counted from the texts it draws, not the drawn lines, so it errs high.
+    fn line_estimate(&self, width: usize) -> usize {
+        let wrapped = |text: &str| -> usize {
+            text.lines().map(|l| if self.unwrapped { 1 } else { crate::text::width(l) / width + 1 }).sum()
+        };
+        let Some(run) = &self.run else { return 0 };
+        match &run.state {
+            RunState::Done { exchange, outcome, .. } => {
+                if self.show_exchange {
+                    let request = crate::form::value::pretty(&exchange.request_json()["body"]);
+                    wrapped(&request)
+                        + wrapped(&exchange.response_body)
+                        + exchange.request_headers.len()
+                        + exchange.response_headers.len()
+                        + 8
+                } else {
+                    let error = outcome.error.as_ref().map_or(0, |e| {
+                        wrapped(&e.message)
+                            + e.developer_message.as_deref().map_or(0, wrapped)
+                            + e.additional_prompt_content.as_deref().map_or(0, wrapped)
+                            + e.parameter_errors.len()
+                    });
+                    let warnings: usize = outcome.warnings.iter().map(|w| wrapped(w)).sum();
+                    let artifact = self.artifact.as_ref().map_or(0, |a| match &a.state {
+                        ArtifactState::Ready { lines, image, .. } => {
+                            lines.iter().map(|l| wrapped(l)).sum::<usize>() + image.as_ref().map_or(0, |i| i.height / 2)
+                        }
+                        _ => 3,
+                    });
+                    error + warnings + artifact + outcome.artifacts.len() * 4 + 12
+                }
+            }
+            RunState::Failed { error } => wrapped(error) + 3,
+            _ => 3,
+        }
     }
 
     pub fn toggle_exchange(&mut self) {
         self.show_exchange = !self.show_exchange;
         self.scroll = 0;
+        self.column = 0;
     }
 
     /// `/`: what to find, starting from the last search.
@@ -354,15 +419,34 @@ impl ResultPane {
         Some(format!("\"{}\" on line {} · n finds the next", self.search, i + 1))
     }
 
-    /// `y`: the result's value as JSON, else its link.
+    /// `y`: the text on screen: the exchange's response body, an error's message (and its
+    /// developer message), the value as JSON, else the link.
     pub fn copy_link_or_value(&self) -> Reply {
+        let copied = |text: String, what: &str| {
+            let size = crate::text::human_bytes(text.len() as u64);
+            Reply::effect(Effect::Copy(text)).with_status(format!("{what} is on the clipboard ({size})"))
+        };
+        match self.run.as_ref().map(|r| &r.state) {
+            Some(RunState::Failed { error }) => return copied(error.clone(), "why there was no answer"),
+            Some(RunState::Done { exchange, .. }) if self.show_exchange => {
+                return copied(exchange.response_body.clone(), "the response body");
+            }
+            _ => {}
+        }
+        if let Some(error) = self.outcome().and_then(|o| o.error.as_ref()) {
+            let mut text = error.message.clone();
+            if let Some(developer) = &error.developer_message {
+                text.push_str("\n\n");
+                text.push_str(developer);
+            }
+            return copied(text, "the error message");
+        }
         let value = self
             .outcome()
             .filter(|o| o.authorization.is_none() && o.artifacts.is_empty())
             .and_then(|o| o.value.as_ref().map(crate::form::value::pretty));
         if let Some(value) = value {
-            let size = crate::text::human_bytes(value.len() as u64);
-            return Reply::effect(Effect::Copy(value)).with_status(format!("the value is on the clipboard ({size})"));
+            return copied(value, "the value");
         }
         self.link_then(Effect::Copy)
     }

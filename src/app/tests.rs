@@ -25,14 +25,63 @@ fn filter_then_fill_a_field() {
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "search_pro");
     assert_eq!(app.list.filter.text(), "search_pro");
-    press(&mut app, KeyCode::Enter);
-    assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some("search_products"));
+    assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some("search_products"), "the best match at once");
+    // One Enter opens it; typing on a text field edits it, without Enter first.
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.focus, Focus::Form);
-    press(&mut app, KeyCode::Enter);
     type_text(&mut app, "laptop");
+    assert!(app.form_pane.editing);
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.form().unwrap().arguments(), &serde_json::json!({"query": "laptop"}));
+}
+
+/// Run, help and save work while a field is being edited, and the edit stays.
+#[test]
+fn commands_work_while_editing_and_keep_the_edit() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "search_pro");
+    press(&mut app, KeyCode::Enter);
+    type_text(&mut app, "lap");
+    let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
+    let (_, request) = invoked(&effects).expect("Ctrl-R runs while editing");
+    assert_eq!(request.arguments["query"], "lap");
+    assert!(app.form_pane.editing, "still editing");
+    press(&mut app, KeyCode::F(1));
+    assert_eq!(app.prompts.popup, Some(Popup::Help));
+    press(&mut app, KeyCode::Esc);
+    type_text(&mut app, "top");
+    assert_eq!(app.form().unwrap().arguments()["query"], "laptop");
+    // Ctrl-U deletes to the line start and stays in the box.
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
+    assert!(app.form_pane.editing);
+    assert_eq!(app.form().unwrap().arguments()["query"], "");
+}
+
+/// The filter ranks exact and prefix matches first and moves the selection on every key.
+#[test]
+fn the_filter_selects_the_best_match_as_it_is_typed() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "math.add");
+    assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some("Math.Add@1.0.0"));
+    // Ctrl-U clears the box (deletes to its start), and the next text picks again.
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
+    assert!(app.list.filtering && app.list.filter.text().is_empty());
+    type_text(&mut app, "write");
+    assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some("write_file"), "a prefix beats a fuzzy match");
+    // `/` again starts a new filter; it does not append to the last.
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('/'));
+    assert_eq!(app.list.filter.text(), "");
+}
+
+/// A key that does nothing where it is pressed says what it does elsewhere.
+#[test]
+fn a_dead_key_says_what_it_does_elsewhere() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('W'));
+    assert!(status(&app).contains("W does nothing here; in result"), "{}", status(&app));
 }
 
 /// ← in an empty optional number field used to mark it set: "a number is needed here" for a
@@ -42,7 +91,6 @@ fn cursor_keys_in_an_empty_optional_number_change_nothing() {
     let mut app = app();
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "search_pro");
-    press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Enter);
     app.form_pane.cursor = app.form().unwrap().row_index()["/limit"];
     press(&mut app, KeyCode::Enter);
@@ -119,7 +167,8 @@ fn result_in_focus(value: &str) -> App {
 fn chords_in_the_result_pane_are_not_letters() {
     let mut app = result_in_focus("1");
     let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
-    assert!(effects.is_empty() && app.status.is_none(), "Ctrl-O is not o (open): {:?}", app.status);
+    assert!(effects.is_empty(), "Ctrl-O is not o (open)");
+    assert!(status(&app).contains("Ctrl-O does nothing here"), "{}", status(&app));
     // The form is invalid: refused once, sent on the second press, as from the form.
     let ctrl_r = || Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
     assert!(invoked(&update(&mut app, ctrl_r())).is_none());
@@ -207,8 +256,11 @@ fn the_result_pane_actions_answer_their_keys() {
     key(&mut app, KeyCode::Char('x'));
     assert!(app.result.show_exchange && !app.result.shows_value());
     key(&mut app, KeyCode::Char('j'));
+    assert_eq!(app.result.scroll, 1);
     key(&mut app, KeyCode::PageDown);
-    assert_eq!(app.result.scroll, 11);
+    key(&mut app, KeyCode::PageDown);
+    let bottom = app.result.scroll;
+    assert!(bottom > 1 && bottom < 40, "scrolling stops near the last line: {bottom}");
     key(&mut app, KeyCode::Char('k'));
     key(&mut app, KeyCode::PageUp);
     assert_eq!(app.result.scroll, 0);
@@ -245,7 +297,7 @@ fn overridden_keys_drive_the_app() {
     type_text(&mut app, "Math.Add");
     press(&mut app, KeyCode::Enter);
     let ctrl_r = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
-    assert!(ctrl_r.is_empty() && app.status.is_none(), "Ctrl-R is unbound: {:?}", app.status);
+    assert!(ctrl_r.is_empty() && app.result.run.is_none(), "Ctrl-R is unbound: {:?}", app.status);
     key(&mut app, KeyCode::F(9));
     assert!(status(&app).contains("Press F9 again to send it anyway"), "{}", status(&app));
     assert!(invoked(&key(&mut app, KeyCode::F(9))).is_some(), "F9 sends it");

@@ -4,21 +4,11 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::keymap::{Action, Context, Key};
 use super::{App, Focus, PickerPurpose, Popup};
 use crate::form::{TextInput, Widget, build::show};
 
 impl App {
-    /// `action` in the list and form, when `key` is a chord bound to it.
-    fn chord_is(&self, key: KeyEvent, action: Action) -> bool {
-        Key::of(key).is_command_only() && self.keymap.is(Context::Main, key, action)
-    }
-
     pub(super) fn json_key(&mut self, key: KeyEvent) {
-        if self.chord_is(key, Action::ToggleJson) {
-            self.toggle_json();
-            return;
-        }
         if matches!(key.code, KeyCode::Esc | KeyCode::Tab) {
             self.focus = Focus::Form;
             self.sync_json();
@@ -38,10 +28,6 @@ impl App {
         };
         let multiline = matches!(field.widget, Widget::Text { multiline: true, .. } | Widget::Raw { .. });
         match key.code {
-            _ if self.chord_is(key, Action::Unset) => {
-                self.form_pane.editing = false;
-                self.form_op(|pane, id| pane.with_focused(id, |form, path| form.unset(path)));
-            }
             KeyCode::Esc => self.form_pane.editing = false,
             KeyCode::Enter if !multiline => self.form_pane.editing = false,
             KeyCode::Tab | KeyCode::BackTab => {
@@ -79,29 +65,83 @@ impl App {
         self.sync_json();
     }
 
+    /// A key in the filter box: every keystroke selects the best match; Enter opens it.
     pub(super) fn filter_key(&mut self, key: KeyEvent) {
         match key.code {
             KeyCode::Esc => {
                 self.list.filtering = false;
                 self.list.filter.clear();
+                self.list.refresh(&self.catalog);
             }
-            KeyCode::Enter => self.list.filtering = false,
+            KeyCode::Enter => {
+                self.list.filtering = false;
+                if self.list.selected_tool().is_some() {
+                    self.tool_changed();
+                    self.open_selected_form();
+                    return;
+                }
+            }
             KeyCode::Up => self.list.move_by(-1),
             KeyCode::Down => self.list.move_by(1),
             _ => {
-                edit_input(&mut self.list.filter, key, false);
+                if edit_input(&mut self.list.filter, key, false) {
+                    self.list.refresh_to_best(&self.catalog);
+                }
             }
         }
-        self.list.refresh(&self.catalog);
         self.tool_changed();
     }
 
+    /// A printable key on a focused text or number field (not being edited) starts editing
+    /// it with that key: true when it did. A field still showing its default starts over.
+    pub(super) fn start_typing(&mut self, key: KeyEvent) -> bool {
+        let KeyCode::Char(c) = key.code else { return false };
+        if key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) || c == ' ' {
+            return false;
+        }
+        let Some((path, field)) = self.form_op(|pane, id| pane.focused_field(id)) else { return false };
+        let types = match field.widget {
+            Widget::Text { .. } | Widget::Suggest { .. } | Widget::Raw { .. } => true,
+            // Other keys keep their commands on a number: only what a number is made of types.
+            Widget::Number { .. } => c.is_ascii_digit() || "-+.".contains(c),
+            _ => false,
+        };
+        if !types {
+            return false;
+        }
+        let fresh = field.from_default || !field.set;
+        self.form_pane.editing = true;
+        if let Some(form) = self.form_mut() {
+            form.edit_text(&path, |input, _| {
+                if fresh {
+                    input.clear();
+                }
+                input.end();
+                input.insert_char(c);
+            });
+        }
+        self.sync_json();
+        true
+    }
+
     pub(super) fn paste(&mut self, text: &str) {
-        if let Some(Popup::KeyPrompt { input, .. }) = self.prompts.popup.as_mut() {
+        // Every text box takes a paste, as it takes the same editing keys.
+        if let Some(
+            Popup::KeyPrompt { input, .. }
+            | Popup::Search { input }
+            | Popup::SavePrompt { input }
+            | Popup::CaseFile { input }
+            | Popup::TokenPrompt { input, .. }
+            | Popup::Palette { input, .. },
+        ) = self.prompts.popup.as_mut()
+        {
             input.insert_str(text, false);
+        } else if self.prompts.popup.is_some() {
+            // A popup without a text box (a list, a question) has nowhere to put it.
         } else if self.list.filtering {
             self.list.filter.insert_str(text, false);
-            self.list.refresh(&self.catalog);
+            self.list.refresh_to_best(&self.catalog);
+            self.tool_changed();
         } else if self.focus == Focus::Json {
             if let Some(json) = self.form_pane.json.as_mut() {
                 json.input.insert_str(text, true);
@@ -128,6 +168,8 @@ pub fn edit_input(input: &mut TextInput, key: KeyEvent, multiline: bool) -> bool
     let length = input.text().len();
     match key.code {
         KeyCode::Char('w') if ctrl => input.delete_word_left(),
+        KeyCode::Char('u') if ctrl => input.delete_to_line_start(),
+        KeyCode::Char('k') if ctrl => input.delete_to_line_end(),
         KeyCode::Char('a') if ctrl => input.home(),
         KeyCode::Char('e') if ctrl => input.end(),
         KeyCode::Char(c) if !ctrl && !key.modifiers.contains(KeyModifiers::ALT) => input.insert_char(c),

@@ -3,7 +3,7 @@
 
 use super::keymap::{Action, Context};
 use super::view::{keep_in_view, mouse_event};
-use super::{App, Effect, Msg, Popup, Recorder};
+use super::{App, Effect, Msg, Popup};
 use crate::invoke::save::Saved;
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
@@ -86,7 +86,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::CaseSaved(result) => {
-            app.status = Some(Recorder::saved(result));
+            app.status = Some(app.recorder.saved(result));
             Vec::new()
         }
         Msg::Saved(result) => {

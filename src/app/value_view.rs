@@ -55,6 +55,32 @@ impl ValueLines {
         (partner > i).then_some(partner)
     }
 
+    /// The string on line `i` (`"key": "text",` or `"text"`) and its key, when the line holds
+    /// a string value: what Enter opens as text.
+    pub fn string_at(&self, i: usize) -> Option<(Option<String>, String)> {
+        let line = self.lines.get(i)?.trim();
+        let line = line.strip_suffix(',').unwrap_or(line);
+        if let Ok(text) = serde_json::from_str::<String>(line) {
+            return Some((None, text));
+        }
+        // `"key": value`: the key is a JSON string, so its end is the first unescaped quote.
+        let mut escaped = false;
+        let end = line.char_indices().skip(1).find_map(|(at, c)| match c {
+            '\\' if !escaped => {
+                escaped = true;
+                None
+            }
+            '"' if !escaped => Some(at),
+            _ => {
+                escaped = false;
+                None
+            }
+        })?;
+        let key = serde_json::from_str::<String>(&line[..=end]).ok()?;
+        let value = line[end + 1..].trim_start().strip_prefix(':')?.trim();
+        serde_json::from_str::<String>(value).ok().map(|text| (Some(key), text))
+    }
+
     /// The line opening the container that line `i` is in.
     pub fn enclosing(&self, i: usize) -> Option<usize> {
         let parent = *self.parent.get(i)? as usize;
@@ -203,6 +229,18 @@ impl ValueView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_string_line_gives_its_text() {
+        let lines = ValueLines::new(&crate::form::value::pretty(&serde_json::json!({
+            "diff": "a\nb", "n": 1, "q\"k": "x"
+        })));
+        assert_eq!(lines.string_at(1), Some((Some("diff".into()), "a\nb".into())));
+        assert_eq!(lines.string_at(2), None, "a number is no text");
+        assert_eq!(lines.string_at(3), Some((Some("q\"k".into()), "x".into())));
+        let top = ValueLines::new("\"only\"");
+        assert_eq!(top.string_at(0), Some((None, "only".into())));
+    }
     use serde_json::json;
 
     fn lines_of(value: serde_json::Value) -> ValueLines {

@@ -54,8 +54,38 @@ pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent) {
     app.sync_json();
 }
 
-/// The error lines each form row shows: a pointer's errors under its first row only (a variant
-/// and its field share one), and for a folded group how many errors it hides.
+/// The error lines each form row shows in a pane `width` columns wide, each message wrapped
+/// whole under its field (`✗ ` then its continuation lines indented to match).
+pub fn row_error_lines(
+    app: &App,
+    form: &crate::form::Form,
+    rows: &[crate::form::Row],
+    width: usize,
+) -> Vec<Vec<String>> {
+    row_errors(app, form, rows)
+        .into_iter()
+        .zip(rows)
+        .map(|(messages, row)| {
+            let room = width.saturating_sub(row.depth * 2 + 4).max(10);
+            messages
+                .iter()
+                .flat_map(|message| {
+                    let text = crate::text::visible(message);
+                    let wrapped = crate::text::wrap_whole(&text, room);
+                    let wrapped = if wrapped.is_empty() { vec![String::new()] } else { wrapped };
+                    wrapped
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, line)| if i == 0 { format!("✗ {line}") } else { format!("  {line}") })
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The error messages each form row shows: a pointer's errors under its first row only (a
+/// variant and its field share one), and for a folded group how many errors it hides.
 pub fn row_errors(app: &App, form: &crate::form::Form, rows: &[crate::form::Row]) -> Vec<Vec<String>> {
     let server = server_errors(app);
     let mut shown = std::collections::HashSet::new();
@@ -104,7 +134,8 @@ fn server_errors(app: &App) -> std::collections::BTreeMap<String, String> {
 pub fn row_heights(app: &App) -> Vec<usize> {
     let Some(form) = app.form() else { return Vec::new() };
     let rows = form.rows();
-    let errors = row_errors(app, form, &rows);
+    let width = usize::from(inner(app.layout().form).width);
+    let errors = row_error_lines(app, form, &rows, width);
     rows.iter()
         .zip(errors)
         .map(|(row, errors)| {
@@ -145,7 +176,10 @@ pub fn form_area(app: &App, inner_area: Rect) -> FormArea {
         .get(app.form_pane.cursor)
         .and_then(|r| form.field(&r.path))
         .and_then(|f| f.description.as_deref())
-        .map(|d| crate::text::wrap(&crate::text::visible(d), usize::from(rows.width), 2))
+        // As much of it as a third of the pane holds (at least 2 lines): zoomed, it reads whole.
+        .map(|d| {
+            crate::text::wrap(&crate::text::visible(d), usize::from(rows.width), usize::from(rows.height / 3).max(2))
+        })
         .unwrap_or_default();
     let mut help = None;
     if !description.is_empty() && rows.height > description.len() as u16 + 3 {

@@ -109,25 +109,32 @@ impl Expect {
             failures.push(format!("status: expected {}, got {}{}", status.name(), outcome.status.name(), why(outcome)));
         }
         let value = outcome.value.as_ref().unwrap_or(&Value::Null);
+        // A check of the value fails at once when no value came back: it says what did.
+        let came_back = if outcome.status == Status::Value {
+            String::new()
+        } else {
+            format!(" (it came back {}{})", outcome.status.name(), why(outcome))
+        };
         if let Some(expected) = &self.value {
             let mut differences = Vec::new();
             differ(expected, value, String::new(), &mut differences);
             if !differences.is_empty() {
-                failures.push(format!("value differs:{}", list(&differences)));
+                failures.push(format!("value differs{came_back}:{}", list(&differences)));
             }
         }
         if let Some(expected) = &self.contains {
             let mut missing = Vec::new();
             lacks(expected, value, String::new(), &mut missing);
             if !missing.is_empty() {
-                failures.push(format!("value does not contain what was expected:{}", list(&missing)));
+                failures.push(format!("value does not contain what was expected{came_back}:{}", list(&missing)));
             }
         }
         for (pointer, expected) in &self.pointer {
             match value.pointer(pointer) {
-                None => {
-                    failures.push(format!("{pointer}: expected {}, but the value has nothing there", shown(expected)))
-                }
+                None => failures.push(format!(
+                    "{pointer}: expected {}, but the value has nothing there{came_back}",
+                    shown(expected)
+                )),
                 Some(found) if !same(expected, found) => {
                     failures.push(format!("{pointer}: expected {}, got {}", shown(expected), shown(found)))
                 }
@@ -354,6 +361,11 @@ mod tests {
         assert_eq!(failures[0], "/forecast/0/day: expected \"tue\", got \"mon\"");
         assert_eq!(failures[1], "/forecast/3: expected 1, but the value has nothing there");
         assert!(Expect::parse(&json!({"pointer": {"no-slash": 1}})).is_err());
+        // No value came back at all: the failure says what did.
+        let mut error = Outcome::new(Status::Error, "c");
+        error.error = Some(crate::invoke::ToolError { message: "boom".into(), ..Default::default() });
+        let failures = check(json!({"pointer": {"/forecast/0/day": "mon"}}), &error);
+        assert!(failures[0].contains("nothing there (it came back error (boom))"), "{failures:?}");
     }
 
     #[test]

@@ -31,14 +31,47 @@ pub fn case_from_outcome(name: &str, tool_id: &str, arguments: &Value, outcome: 
 
 /// Appends `case` to the case file at `path`, creating it (with a `cases:` list) when missing.
 pub fn append_case(path: &Path, case: &Value) -> io::Result<()> {
+    append_case_for(path, case, &Map::new())
+}
+
+/// [`append_case`] for a case made against the server `server` names (a case file's top-level
+/// keys, [`super::server::case_server`]): a new file starts with them; a file that names no
+/// server gets them at its top; a file for another server is left alone, with why.
+pub fn append_case_for(path: &Path, case: &Value, server: &Map<String, Value>) -> io::Result<()> {
     let existing = match crate::files::read_text(path) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
+    let server_text: String =
+        server.iter().map(|(key, value)| format!("{}: {}\n", yaml_key(key), yaml_json(value))).collect();
+    if let Some(old) = existing.as_deref().filter(|_| !server.is_empty()) {
+        let top: Value = serde_saphyr::from_str(old).unwrap_or(Value::Null);
+        let names = |map: &Value| -> Vec<Value> {
+            ["endpoint", "mcp", "mcp_url"].iter().map(|k| map.get(*k).cloned().unwrap_or(Value::Null)).collect()
+        };
+        let theirs = names(&top);
+        if theirs.iter().any(|v| !v.is_null()) && theirs != names(&Value::Object(server.clone())) {
+            return Err(io::Error::other(format!(
+                "{} holds cases for another server; save cases of this one to another file",
+                path.display()
+            )));
+        }
+        if theirs.iter().all(Value::is_null) {
+            // The server goes on top, so the cases already there run against it too.
+            let mut file = crate::files::write_private(path)?;
+            file.write_all(format!("{server_text}{old}").as_bytes())?;
+            drop(file);
+            return append_case_for(path, case, &Map::new());
+        }
+    }
     let mut text = String::new();
     match &existing {
-        None => text.push_str("# tooldeck test cases: `tooldeck test FILE` runs them.\ncases:\n"),
+        None => {
+            text.push_str("# tooldeck test cases: `tooldeck test FILE` runs them.\n");
+            text.push_str(&server_text);
+            text.push_str("cases:\n");
+        }
         // Items can only be added at the end when the `cases:` block list is the last key.
         Some(old) if last_top_level_line(old) != Some("cases:") => {
             return Err(io::Error::other(format!(

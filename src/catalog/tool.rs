@@ -125,13 +125,22 @@ impl fmt::Display for Format {
 pub struct Source {
     /// As the user named it (or `<stdin>`, or `sample-tools/...` for the built-in tools).
     pub path: String,
-    /// 1-based line where the tool's definition starts.
+    /// 1-based line where the tool's definition starts; 0 for a tool a server listed (`path`
+    /// is then the server's label).
     pub line: usize,
+}
+
+impl Source {
+    /// The source of a tool the server `label` listed.
+    pub fn server(label: &str) -> Source {
+        Source { path: label.to_string(), line: 0 }
+    }
 }
 
 impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.path, self.line)
+        // A URL's `:1` would read like a port: a server's tools say whose they are instead.
+        if self.line == 0 { write!(f, "server {}", self.path) } else { write!(f, "{}:{}", self.path, self.line) }
     }
 }
 

@@ -70,7 +70,13 @@ pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
         app.asks.roots = options.roots.clone();
         // The server is connected, and its tools listed, after the first frame: the runtime
         // does it and the app shows that it waits.
-        let server = crate::runtime::Server { options, headers, demo_url: demo.as_ref().map(|d| d.url().to_string()) };
+        // A case saved from the app names this server, its headers as `${ENV}` placeholders.
+        let environment: Vec<(String, String)> = std::env::vars().collect();
+        let case_server = crate::cases::server::case_server(&options, &environment);
+        app.recorder.headers_left_out = case_server.left_out;
+        let case_server = case_server.keys;
+        let demo_url = demo.as_ref().map(|d| d.url().to_string());
+        let server = crate::runtime::Server { options, headers, demo_url, case_server };
         crate::runtime::run(app, styles, server, load).await
     });
     match result {

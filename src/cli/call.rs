@@ -56,6 +56,10 @@ pub struct CallArgs {
     /// Run the tool as an MCP task (a tool whose taskSupport is `required` always is).
     #[arg(long)]
     pub task: bool,
+    /// Send every schema default for the arguments not given (by default they are left out,
+    /// and the server applies them), as the app's fill-defaults key does.
+    #[arg(long)]
+    pub fill_defaults: bool,
 }
 
 /// How `call` and `test` answer what an MCP server asks during a call. Nothing given declines
@@ -341,7 +345,15 @@ fn build_arguments(args: &CallArgs, tool: &Tool) -> Result<Value, String> {
             serde_json::from_str(&text).map_err(|e| format!("--args-json is not valid JSON: {e}"))?
         }
     };
-    apply_pairs(base, &args.args, &tool.input_schema)
+    let arguments = apply_pairs(base, &args.args, &tool.input_schema)?;
+    if !args.fill_defaults {
+        return Ok(arguments);
+    }
+    // The form's one rule for defaults, so `call` and the app send the same.
+    let mut form = crate::form::Form::new(tool);
+    form.set_arguments(&arguments);
+    form.fill_defaults();
+    Ok(form.arguments().clone())
 }
 
 /// Exit 0 for a value, nothing or an artifact; 1 a tool error; 4 authorization needed; 5 when

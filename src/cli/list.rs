@@ -24,6 +24,19 @@ pub fn run(loaded: &Loaded, as_json: bool) -> io::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The ids, one a line, nothing else (shell completion reads them; problems stay unsaid).
+pub fn ids(loaded: &Loaded) -> io::Result<ExitCode> {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    for tool in loaded.catalog.tools() {
+        // An id with a line break (or an escape) would be several words, or a terminal command.
+        if !tool.id.chars().any(char::is_control) {
+            writeln!(out, "{}", tool.id)?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn write_table(out: &mut impl Write, tools: &[Tool]) -> io::Result<()> {
     if tools.is_empty() {
         return writeln!(out, "no tools");

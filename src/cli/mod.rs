@@ -23,6 +23,7 @@ macro_rules! report {
 mod app;
 mod call;
 mod check;
+mod completions;
 mod diff;
 mod lint;
 mod list;
@@ -62,6 +63,9 @@ pub enum Command {
         /// definition file).
         #[arg(long)]
         json: bool,
+        /// Print the tools' ids, one a line (for shell completion).
+        #[arg(long, hide = true, conflicts_with = "json")]
+        ids: bool,
     },
     /// Call a tool once and print the normalised outcome as JSON.
     ///
@@ -98,6 +102,11 @@ pub enum Command {
     /// Exit 0 with no breaking change, 1 with one (any change with `--fail-on any`), 2 for a
     /// usage error, 5 when a server cannot be reached.
     Diff(diff::DiffArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    ///
+    /// `tooldeck completions bash > ~/.local/share/bash-completion/completions/tooldeck`; bash,
+    /// zsh and fish also complete `tooldeck call TOOL` with the catalog's tool ids.
+    Completions(completions::CompletionsArgs),
 }
 
 #[derive(Debug, Args, Clone)]
@@ -166,7 +175,8 @@ impl Cli {
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         None => return app::run(&cli.sources, &cli.server.options(), cli.theme.as_deref()),
-        Some(Command::List { sources, server, json }) => match load(&sources, &server) {
+        Some(Command::List { sources, server, json, ids }) => match load(&sources, &server) {
+            Ok(loaded) if ids => list::ids(&loaded),
             Ok(loaded) => list::run(&loaded, json),
             Err(code) => return code,
         },
@@ -179,6 +189,10 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Test(args)) => return test::run(args),
         Some(Command::Lint(args)) => return lint::run(&args),
         Some(Command::Diff(args)) => return diff::run(&args),
+        Some(Command::Completions(args)) => {
+            use std::io::Write as _;
+            std::io::stdout().write_all(completions::script(args.shell).as_bytes()).map(|()| ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,
@@ -216,7 +230,8 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, ExitCode> {
     });
     let (label, text) = listed.map_err(|e| fail(exit::TRANSPORT, e.to_string()))?;
     let (tools, diagnostics) = crate::catalog::load_text(&label, &text, false, false, true, &LoadOptions::default());
-    for tool in tools {
+    for mut tool in tools {
+        tool.source = crate::catalog::Source::server(&label);
         if loaded.catalog.get(&tool.id).is_none() {
             loaded.catalog.add(tool);
         }

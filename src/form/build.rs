@@ -147,8 +147,10 @@ impl Builder<'_> {
             schema,
         };
         // A default the schema's own type rejects (`"default": null` on a string, common in
-        // generated definitions) is no value to pre-fill: the field starts unset instead.
-        let default = field.schema.get("default").filter(|d| type_allows(&field.schema, d)).cloned();
+        // generated definitions) is no value to pre-fill: the field starts unset instead. An
+        // optional field's default is only shown (`defaults`): the server applies it when the
+        // field is absent, so it is not sent; a required field must be sent, so it is filled.
+        let default = field.schema.get("default").filter(|d| field.required && type_allows(&field.schema, d)).cloned();
         if let Some(default) = default {
             if let Widget::Raw { input } = &mut field.widget {
                 // Not through `set_value`, which would grow a stub: a default inside a recursion
@@ -316,43 +318,21 @@ fn variants(schema: &Value) -> Option<Vec<Choice>> {
     for k in ["oneOf", "anyOf", "default", "title", "description"] {
         base.remove(k);
     }
+    let labels = super::labels::variant_labels(options);
     Some(
         options
             .iter()
-            .enumerate()
-            .map(|(i, option)| {
+            .zip(labels)
+            .map(|(option, label)| {
                 // The parent's own keywords (a `type`, `properties`) apply inside every variant.
                 let mut merged = base.clone();
                 if let Value::Object(own) = option {
                     merged.extend(own.clone());
                 }
-                Choice { value: Value::Object(merged), label: variant_label(option, i) }
+                Choice { value: Value::Object(merged), label }
             })
             .collect(),
     )
-}
-
-pub fn variant_label(option: &Value, index: usize) -> String {
-    if let Some(title) = text(option, "title") {
-        return title;
-    }
-    if let Some(reference) = option.get("$ref").and_then(Value::as_str) {
-        return reference.rsplit('/').next().unwrap_or(reference).to_string();
-    }
-    // Options that differ by what they require read best by that: "with email" / "with customer_id".
-    if let Some(Value::Array(required)) = option.get("required")
-        && !required.is_empty()
-    {
-        let names: Vec<&str> = required.iter().filter_map(Value::as_str).collect();
-        return format!("with {}", names.join(" + "));
-    }
-    match option.get("type") {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" | "),
-        _ if option.get("const").is_some() => show(&option["const"]),
-        _ if option.get("properties").is_some() => "object".into(),
-        _ => format!("option {}", index + 1),
-    }
 }
 
 /// `oneOf: [{const, title}, ...]` is an enum with labels.
@@ -419,7 +399,7 @@ fn merge_part(merged: &mut Map<String, Value>, part: Value) {
     }
 }
 
-fn text(schema: &Value, key: &str) -> Option<String> {
+pub(super) fn text(schema: &Value, key: &str) -> Option<String> {
     schema.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
@@ -432,7 +412,7 @@ pub fn show(value: &Value) -> String {
 }
 
 /// Whether `value`'s JSON type is one the schema's `type` names (any, when it names none).
-fn type_allows(schema: &Value, value: &Value) -> bool {
+pub(super) fn type_allows(schema: &Value, value: &Value) -> bool {
     use crate::catalog::schema::value_has_type;
     match schema.get("type") {
         Some(Value::String(t)) => value_has_type(t, value),

@@ -98,6 +98,26 @@ impl Form {
         true
     }
 
+    /// Folds every optional object left unset (not the root): its rows mean nothing until it
+    /// is wanted, and a big one would push the rest of the form off the screen.
+    pub fn fold_unset_objects(&mut self) {
+        fn fold(field: &mut Field, root: bool) {
+            if !root && !field.required && !field.set && matches!(field.widget, Widget::Object { .. }) {
+                field.collapsed = true;
+                return;
+            }
+            match &mut field.widget {
+                Widget::Object { fields, entries, .. } => {
+                    fields.iter_mut().chain(entries.iter_mut()).for_each(|f| fold(f, false))
+                }
+                Widget::Array { items, .. } => items.iter_mut().for_each(|f| fold(f, false)),
+                Widget::Variant { inner, .. } => fold(inner, false),
+                _ => {}
+            }
+        }
+        fold(&mut self.root, true);
+    }
+
     /// Cycles a checkbox: unset → true → false → unset (an optional one) or true ↔ false.
     pub fn toggle_bool(&mut self, path: &[usize]) {
         let Some(field) = self.field_mut(path) else { return };

@@ -90,6 +90,19 @@ impl TextInput {
         self.text.replace_range(self.cursor..end, "");
     }
 
+    /// Deletes from the start of the current line to the cursor (Ctrl-U).
+    pub fn delete_to_line_start(&mut self) {
+        let start = self.line_start();
+        self.text.replace_range(start..self.cursor, "");
+        self.cursor = start;
+    }
+
+    /// Deletes from the cursor to the end of the current line (Ctrl-K).
+    pub fn delete_to_line_end(&mut self) {
+        let end = self.text[self.cursor..].find('\n').map_or(self.text.len(), |i| self.cursor + i);
+        self.text.replace_range(self.cursor..end, "");
+    }
+
     /// To the start of the current line.
     pub fn home(&mut self) {
         self.cursor = self.line_start();

@@ -4,8 +4,10 @@
 
 pub mod args;
 pub mod build;
+pub mod defaults;
 pub mod edit;
 pub mod input;
+pub mod labels;
 pub mod tile;
 pub mod validate;
 pub mod value;

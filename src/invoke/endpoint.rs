@@ -232,7 +232,11 @@ pub fn tokens_for(tool: Option<&Tool>, tokens: &[(String, String)]) -> Vec<(Stri
 /// so the meta-schema check is skipped.
 pub fn server_tools(label: &str, text: &str) -> Vec<Tool> {
     let options = LoadOptions { meta_check: false, ..LoadOptions::default() };
-    load_text(label, text, false, false, true, &options).0
+    let mut tools = load_text(label, text, false, false, true, &options).0;
+    for tool in &mut tools {
+        tool.source = crate::catalog::Source::server(label);
+    }
+    tools
 }
 
 /// The server's own tools join the catalog (tools already in it, from files, come first). Why

@@ -301,10 +301,18 @@ fn strings_at(v: &Value, key: &str) -> Vec<String> {
 fn read_envelope_auth(a: &Value) -> AuthPrompt {
     let oauth2 = a.get("oauth2").unwrap_or(&Value::Null);
     let scope = str_at(oauth2, "scope").unwrap_or_default();
-    let scopes = scope.split_whitespace().map(str::to_string).chain(strings_at(a, "scopes")).collect();
+    // A scope given both ways is one scope.
+    let mut scopes: Vec<String> = Vec::new();
+    for scope in scope.split_whitespace().map(str::to_string).chain(strings_at(a, "scopes")) {
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
     let status = str_at(a, "status").map_or_else(String::new, |s| format!(" (status: {s})"));
     let message = str_at(a, "message").unwrap_or(format!("the tool needs authorization{status}"));
-    AuthPrompt { message, provider: str_at(a, "id"), url: str_at(oauth2, "url").or_else(|| str_at(a, "url")), scopes }
+    // `id` may be this authorization attempt's id ("auth-7bcbd920"): a named provider wins.
+    let provider = str_at(a, "provider_id").or_else(|| str_at(a, "provider")).or_else(|| str_at(a, "id"));
+    AuthPrompt { message, provider, url: str_at(oauth2, "url").or_else(|| str_at(a, "url")), scopes }
 }
 
 /// `400 {message, developer_message, missing_requirements: {authorization: [{id, url}]}}`: an auth

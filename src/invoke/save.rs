@@ -51,13 +51,14 @@ pub async fn save(
         .create_new(true)
         .open(&part)
         .await
-        .map_err(|e| format!("cannot write {}: {e}", part.display()))?;
+        // Named by the file asked for: the temporary name beside it means nothing to the user.
+        .map_err(|e| format!("cannot write {path}: {e}"))?;
     let written = match write(&mut file, source, timeout, &mut progress).await {
         Ok(written) => written,
         Err(e) => {
             drop(file);
             let _ = tokio::fs::remove_file(&part).await;
-            return Err(e);
+            return Err(e.replacen("cannot write:", &format!("cannot write {path}:"), 1));
         }
     };
     drop(file);

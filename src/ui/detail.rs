@@ -49,9 +49,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let mut lines = vec![Line::styled(truncate(&visible(&heading), width).into_owned(), styles.muted)];
     let room = usize::from(body.height).saturating_sub(1 + tail.len());
     let description = tool.description.as_deref().unwrap_or("(no description)");
-    lines.extend(
-        crate::text::wrap(&visible(description), width, room).into_iter().map(|l| Line::styled(l, styles.text)),
-    );
+    lines.extend(super::describe::lines(description, width, room, styles.text, styles.json_string));
     lines.extend(tail);
     frame.render_widget(Paragraph::new(lines), body);
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::pane;
 use crate::app::layout::inner;
 use crate::app::view::TEXTAREA_LINES;
-use crate::app::view::{form_area, row_errors};
+use crate::app::view::{form_area, row_error_lines};
 use crate::app::{App, Focus};
 use crate::form::build::show;
 use crate::form::{Field, TextInput, Widget};
@@ -74,7 +74,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         .clamp(8, usize::from(body.width) / 2);
     let mut lines: Vec<Line> = Vec::new();
     let mut cursor_at: Option<(usize, usize)> = None;
-    let errors = row_errors(app, form, &rows);
+    let errors = row_error_lines(app, form, &rows, usize::from(body.width));
     for ((index, row), row_errors) in rows.iter().enumerate().zip(errors) {
         let Some(field) = form.field(&row.path) else { continue };
         let is_cursor = index == app.form_pane.cursor && focused;
@@ -102,11 +102,10 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             }
             lines.extend(text_lines);
         }
-        for message in row_errors {
+        // Wrapped whole (`view::row_error_lines`), so a long message reads to its end.
+        for text in row_errors {
             let indent = " ".repeat(row.depth * 2 + 2);
-            let text =
-                truncate(&visible(&message), usize::from(body.width).saturating_sub(indent.len() + 2)).into_owned();
-            lines.push(Line::from(vec![Span::raw(indent), Span::styled(format!("✗ {text}"), styles.error)]));
+            lines.push(Line::from(vec![Span::raw(indent), Span::styled(text, styles.error)]));
         }
     }
     // Form-wide problems (a schema that cannot be compiled) come last.
@@ -179,7 +178,13 @@ pub(super) fn field_line(
 /// What the field's line shows after the label, its style, and the cursor offset in it.
 fn value_text(field: &Field, editing: bool, room: usize, styles: &Styles) -> (String, Style, Option<usize>) {
     let value_style = if field.from_default { styles.default_value } else { styles.text };
-    let unset = || ("—".to_string(), styles.muted, None);
+    // An unset field with a default shows it, dimmed: the server applies it, it is not sent.
+    let default = crate::form::defaults::shown_default(field).filter(|_| !field.set);
+    let default_text = default.map(|d| format!("default {}", visible(&show(d))));
+    let unset = || match &default_text {
+        Some(text) => (truncate(text, room).into_owned(), styles.default_value, None),
+        None => ("—".to_string(), styles.muted, None),
+    };
     match &field.widget {
         Widget::Text { multiline: true, .. } => {
             let note = if field.set { "text below" } else { "unset · Enter to write" };
@@ -205,11 +210,17 @@ fn value_text(field: &Field, editing: bool, room: usize, styles: &Styles) -> (St
         Widget::Bool(value) => match value {
             Some(true) => ("[x] true".into(), value_style, None),
             Some(false) => ("[ ] false".into(), value_style, None),
-            None => ("[-] unset".into(), styles.muted, None),
+            None => match &default_text {
+                Some(text) => (format!("[-] {text}"), styles.default_value, None),
+                None => ("[-] unset".into(), styles.muted, None),
+            },
         },
         Widget::Choice { choices, selected } => match selected.and_then(|i| choices.get(i)) {
             Some(choice) => (format!("‹{}› ▾", visible(&choice.label)), value_style, None),
-            None => ("— ▾".into(), styles.muted, None),
+            None => match &default_text {
+                Some(text) => (format!("{text} ▾"), styles.default_value, None),
+                None => ("— ▾".into(), styles.muted, None),
+            },
         },
         Widget::Const(value) => (visible(&show(value)).into_owned(), styles.muted, None),
         Widget::Object { fields, entries, additional, .. } => {

@@ -3,6 +3,7 @@
 
 mod asks;
 mod content;
+mod describe;
 mod detail;
 mod form;
 mod json;
@@ -35,9 +36,17 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {
         frame.render_widget(Paragraph::new(lines).alignment(Alignment::Center).wrap(Wrap { trim: true }), line);
         return;
     }
-    list::render(app, styles, frame, layout.list);
-    detail::render(app, styles, frame, layout.detail);
-    form::render(app, styles, frame, layout.form);
+    // A zoomed pane leaves the others no room: they are not drawn.
+    let shown = |area: Rect| area.width > 0 && area.height > 0;
+    if shown(layout.list) {
+        list::render(app, styles, frame, layout.list);
+    }
+    if shown(layout.detail) {
+        detail::render(app, styles, frame, layout.detail);
+    }
+    if shown(layout.form) {
+        form::render(app, styles, frame, layout.form);
+    }
     if let Some(area) = layout.json {
         json::render(app, styles, frame, area);
     }

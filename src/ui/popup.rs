@@ -8,7 +8,7 @@ use ratatui::widgets::{Clear, Paragraph};
 use super::pane;
 use crate::app::keymap::{Action, Context};
 use crate::app::layout::inner;
-use crate::app::{App, Popup};
+use crate::app::{App, Focus, Popup};
 use crate::text::{truncate, visible, width, wrap};
 use crate::theme::Styles;
 
@@ -154,6 +154,37 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             frame.render_widget(Paragraph::new(lines), body);
         }
         Popup::Help => help(app, styles, frame, screen),
+        Popup::Palette { input, selected } => {
+            let matches = crate::app::prompts::palette_matches(&app.keymap, input.text());
+            let area = centered(screen, 78, matches.len().min(16) as u16 + 4);
+            let body = open(frame, area, "actions (type to narrow · Enter runs · Esc closes)", styles);
+            let height = usize::from(body.height.saturating_sub(2)).max(1);
+            let first = selected.saturating_sub(height - 1);
+            let mut lines = vec![Line::styled(format!("› {}", visible(input.text())), styles.text), Line::raw("")];
+            let key_width = matches.iter().map(|m| width(&m.2)).max().unwrap_or(0);
+            lines.extend(matches.iter().enumerate().skip(first).take(height).map(
+                |(i, (context, action, key, help))| {
+                    let pad = " ".repeat(key_width.saturating_sub(width(key)) + 2);
+                    let text = format!("{key}{pad}{}  {help} ({})", action.name(), context.title());
+                    let text = truncate(&text, usize::from(body.width).saturating_sub(2)).into_owned();
+                    let style = if i == *selected { styles.selection } else { styles.text };
+                    Line::styled(format!("{} {text}", if i == *selected { "›" } else { " " }), style)
+                },
+            ));
+            if matches.is_empty() {
+                lines.push(Line::styled("no action matches", styles.muted));
+            }
+            frame.render_widget(Paragraph::new(lines), body);
+            let before = visible(&input.text()[..input.cursor()]).into_owned();
+            frame.set_cursor_position((body.x + 2 + (width(&before) as u16).min(body.width.saturating_sub(3)), body.y));
+        }
+        Popup::Text { title, text, scroll } => {
+            let area = centered(screen, screen.width.saturating_sub(4), screen.height.saturating_sub(2));
+            let body = open(frame, area, &format!("{} (↑↓ scroll · y copies · Esc closes)", visible(title)), styles);
+            let lines: Vec<Line> =
+                text.lines().skip(*scroll).map(|l| Line::styled(visible(l).into_owned(), styles.text)).collect();
+            frame.render_widget(Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }), body);
+        }
     }
 }
 
@@ -186,9 +217,16 @@ fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         }
         lines
     };
-    // The server pane's own keys are in its status line: this overlay has no room left.
-    let left = column(&[Context::Main, Context::Anywhere, Context::Picker]);
-    let right = column(&[Context::Result, Context::Value, Context::History]);
+    // The keys of the pane the help was asked in, with those that work everywhere.
+    let (left, right) = match app.focus {
+        Focus::Result if app.result.shows_value() => {
+            (column(&[Context::Result]), column(&[Context::Value, Context::Anywhere]))
+        }
+        Focus::Result => (column(&[Context::Result]), column(&[Context::Anywhere])),
+        _ if app.server_pane.open => (column(&[Context::Server]), column(&[Context::Anywhere])),
+        _ if app.typing() => (column(&[Context::Typing]), column(&[Context::Anywhere])),
+        _ => (column(&[Context::Main]), column(&[Context::Typing, Context::Anywhere])),
+    };
     let line_width = |lines: &[Line]| lines.iter().map(Line::width).max().unwrap_or(0) as u16;
     let (left_width, right_width) = (line_width(&left), line_width(&right));
     let side_by_side = left_width + 2 + right_width + 2 <= screen.width.saturating_sub(4);
@@ -213,7 +251,9 @@ fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         lines.extend(right);
         frame.render_widget(Paragraph::new(lines), columns);
     }
-    frame.render_widget(Paragraph::new(Line::styled("any key closes this", styles.muted)), footer);
+    let palette = app.keymap.name(Context::Anywhere, Action::Palette).unwrap_or_default();
+    let footer_text = format!("{palette}: every action · any key closes this");
+    frame.render_widget(Paragraph::new(Line::styled(footer_text, styles.muted)), footer);
 }
 
 pub(super) fn open(frame: &mut Frame, area: Rect, title: &str, styles: &Styles) -> Rect {

@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 
 use super::json::highlight;
 use super::pane;
@@ -21,9 +21,16 @@ use crate::theme::Styles;
 /// only its start can show).
 const LINE_BYTES: usize = 4096;
 
+/// The most of the exchange's response body drawn (wrapped, so a one-line body reads whole).
+const EXCHANGE_BYTES: usize = 256 * 1024;
+
 /// A line of server text as drawn: made visible, and only as much of it as could show.
 pub(super) fn drawable(line: &str) -> String {
-    let mut end = line.len().min(LINE_BYTES);
+    drawable_upto(line, LINE_BYTES)
+}
+
+fn drawable_upto(line: &str, limit: usize) -> String {
+    let mut end = line.len().min(limit);
     while !line.is_char_boundary(end) {
         end -= 1;
     }
@@ -65,15 +72,8 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         }
         RunState::Failed { error } => {
             lines.push(Line::styled("✗ no answer", styles.error));
-            // Read whole, line by line (a server's last stderr lines): why there was no answer
-            // is the one thing this pane says.
-            let wrapped = error.lines().flat_map(|line| {
-                // Indented lines (a server's stderr under its heading) keep their indent.
-                let indent = &line[..line.len() - line.trim_start().len()];
-                let room = usize::from(body.width).saturating_sub(indent.len());
-                crate::text::wrap(&visible(line.trim_start()), room, 6).into_iter().map(move |l| format!("{indent}{l}"))
-            });
-            lines.extend(wrapped.take(16).map(|l| Line::styled(l, styles.text)));
+            // Read whole (wrapped below): why there was no answer is the one thing this pane says.
+            lines.extend(error.lines().map(|l| Line::styled(visible(l).into_owned(), styles.text)));
             lines.push(Line::styled(
                 format!(
                     "{} tries again · {} restarts the server or opens a new session",
@@ -113,7 +113,13 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
                 // The status line stays; the items scroll below it.
                 let height = usize::from(body.height).saturating_sub(1);
                 lines.extend(super::content::lines(app, focused, height, styles));
-                frame.render_widget(Paragraph::new(lines), body);
+                // An item's long line wraps (or scrolls sideways with `W`), not cut at the edge.
+                let paragraph = if app.result.unwrapped {
+                    Paragraph::new(lines).scroll((0, app.result.column.min(u16::MAX as usize) as u16))
+                } else {
+                    Paragraph::new(lines).wrap(Wrap { trim: false })
+                };
+                frame.render_widget(paragraph, body);
                 return;
             } else if outcome.status == Status::Value {
                 let height = usize::from(body.height);
@@ -125,7 +131,8 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
                     );
                 }
                 lines.truncate(height);
-                frame.render_widget(Paragraph::new(lines), body);
+                let column = app.result.column.min(u16::MAX as usize) as u16;
+                frame.render_widget(Paragraph::new(lines).scroll((0, column)), body);
                 return;
             } else {
                 outcome_lines(outcome, styles, &mut lines);
@@ -133,8 +140,18 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             }
         }
     }
-    let visible_lines: Vec<Line> = lines.into_iter().skip(app.result.scroll).take(usize::from(body.height)).collect();
-    frame.render_widget(Paragraph::new(visible_lines), body);
+    frame.render_widget(scrolled(lines, app, body), body);
+}
+
+/// The pane's lines wrapped (or cut, scrolled sideways, with `W`), from its scroll position;
+/// never scrolled past its last line.
+fn scrolled<'a>(lines: Vec<Line<'a>>, app: &App, body: Rect) -> Paragraph<'a> {
+    let unwrapped = app.result.unwrapped;
+    let paragraph = if unwrapped { Paragraph::new(lines) } else { Paragraph::new(lines).wrap(Wrap { trim: false }) };
+    let last = paragraph.line_count(body.width).saturating_sub(usize::from(body.height));
+    let row = app.result.scroll.min(last).min(u16::MAX as usize) as u16;
+    let column = if unwrapped { app.result.column.min(u16::MAX as usize) as u16 } else { 0 };
+    paragraph.scroll((row, column))
 }
 
 /// The value lines in view. Virtual: only these are styled, so a huge value scrolls as fast as
@@ -258,9 +275,15 @@ fn exchange_lines(exchange: &Exchange, styles: &Styles, lines: &mut Vec<Line<'st
     for (name, value) in exchange.response_headers_shown() {
         lines.push(Line::styled(format!("{name}: {}", visible(&value)), styles.muted));
     }
-    // The body as received; made visible, cut to keep the pane light.
-    for line in exchange.response_body.lines().take(500) {
-        lines.push(Line::styled(drawable(line), styles.text));
+    // The body as received; made visible, up to a limit that keeps the pane light.
+    let mut left = EXCHANGE_BYTES;
+    for line in exchange.response_body.lines().take(5000) {
+        if left == 0 {
+            lines.push(Line::styled("… more of the body: y copies it whole", styles.warning));
+            break;
+        }
+        lines.push(Line::styled(drawable_upto(line, left), styles.text));
+        left = left.saturating_sub(line.len());
     }
     if exchange.response_truncated {
         lines.push(Line::styled("… the body was cut off at 16 MiB", styles.warning));

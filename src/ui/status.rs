@@ -109,10 +109,23 @@ const SERVER: &[Hint] = &[
     ("{reconnect}", "reconnect"),
     ("{back}", "close"),
 ];
+const PALETTE: &[Hint] = &[("type", "narrow"), ("↑↓", "choose"), ("Enter", "run it"), ("Esc", "close")];
+const TEXT: &[Hint] = &[("↑↓ PgUp PgDn", "scroll"), ("y", "copy"), ("Esc", "close")];
+const FORM_TEXT: &[Hint] = &[
+    ("type", "edit"),
+    ("{next_field}", "next"),
+    ("{run}", "run"),
+    ("{unset}", "unset"),
+    ("{fill_defaults}", "defaults"),
+    ("{focus_result}", "result"),
+    ("F1", "help"),
+    ("{palette}", "actions"),
+    ("{back}", "back"),
+];
 const JSON: &[Hint] = &[("type", "edit JSON"), ("Esc", "back to form"), ("{toggle_json}", "close")];
-const EDIT_TEXT_AREA: &[Hint] = &[("Enter", "new line"), ("Esc", "done"), ("Tab", "next"), ("{unset}", "unset")];
-const EDIT_SUGGEST: &[Hint] = &[("Esc/Enter", "done"), ("↓", "suggestions"), ("Tab", "next"), ("{unset}", "unset")];
-const EDIT: &[Hint] = &[("Esc/Enter", "done"), ("Tab", "next"), ("{unset}", "unset")];
+const EDIT_TEXT_AREA: &[Hint] = &[("Enter", "new line"), ("Esc", "done"), ("Tab", "next"), ("{run}", "run")];
+const EDIT_SUGGEST: &[Hint] = &[("Esc/Enter", "done"), ("↓", "suggestions"), ("Tab", "next"), ("{run}", "run")];
+const EDIT: &[Hint] = &[("Esc/Enter", "done"), ("Tab", "next"), ("{run}", "run"), ("Ctrl-U", "clear"), ("F1", "help")];
 const FORM: &[Hint] = &[
     ("{activate}", "edit"),
     ("{help}", "help"),
@@ -145,6 +158,8 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::TokenPrompt { .. }), _) => (&[], TOKEN_PROMPT),
         (Some(Popup::ConfirmOverwrite { .. }), _) => (&[], CONFIRM),
         (Some(Popup::ConfirmRun { .. }), _) => (&[], CONFIRM_RUN),
+        (Some(Popup::Palette { .. }), _) => (&[], PALETTE),
+        (Some(Popup::Text { .. }), _) => (&[], TEXT),
         _ if app.server_pane.open => (&[Context::Server], SERVER),
         _ if app.list.filtering => (&[], FILTER),
         _ if app.focus == Focus::Result && app.result.shows_value() => (&[Context::Value, Context::Result], VALUE),
@@ -156,6 +171,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
             Widget::Suggest { .. } => (&[Context::Main], EDIT_SUGGEST),
             _ => (&[Context::Main], EDIT),
         },
+        _ if app.focus == Focus::Form && focused_types(app) => (&[Context::Main, Context::Anywhere], FORM_TEXT),
         _ if app.focus == Focus::Form => (&[Context::Main], FORM),
         _ => (&[Context::Main], LIST),
     };
@@ -173,6 +189,13 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         used += cost;
     }
     spans
+}
+
+/// The focused field takes typed text (a key typed on it starts editing).
+fn focused_types(app: &App) -> bool {
+    app.focused_path()
+        .and_then(|p| app.form()?.field(&p).map(|f| matches!(f.widget, Widget::Text { .. } | Widget::Suggest { .. })))
+        .unwrap_or(false)
 }
 
 /// The template with each `{action}` replaced by its key; `None` if one is unbound.
@@ -206,6 +229,7 @@ mod tests {
         (&[Context::Main], EDIT),
         (&[Context::Main], FORM),
         (&[Context::Main], LIST),
+        (&[Context::Main, Context::Anywhere], FORM_TEXT),
     ];
 
     #[test]

@@ -24,19 +24,25 @@ fn a_fresh_form_of_optional_fields_is_empty() {
 }
 
 #[test]
-fn defaults_are_pre_filled_and_marked() {
-    let form = Form::new(&tool(json!({"type": "object", "properties": {
+fn optional_defaults_are_shown_not_sent_until_filled() {
+    let mut form = Form::new(&tool(json!({"type": "object", "required": ["size"], "properties": {
         "name": {"type": "string"},
         "tone": {"type": "string", "default": "friendly"},
         "words": {"type": "integer", "default": 250},
         "round": {"type": "boolean", "default": false},
         "mode": {"enum": ["a", "b"], "default": "b"},
+        "size": {"type": "integer", "default": 3},
     }})));
-    assert_eq!(form.arguments(), &json!({"tone": "friendly", "words": 250, "round": false, "mode": "b"}));
+    // The server applies an optional field's default when it is absent; a required one is sent.
+    assert_eq!(form.arguments(), &json!({"size": 3}));
+    assert!(field(&form, "/size").from_default);
     for pointer in ["/tone", "/words", "/round", "/mode"] {
-        assert!(field(&form, pointer).from_default, "{pointer}");
+        assert!(!field(&form, pointer).set, "{pointer}");
+        assert!(tooldeck::form::defaults::shown_default(field(&form, pointer)).is_some(), "{pointer}");
     }
-    assert!(!field(&form, "/name").from_default);
+    assert_eq!(form.fill_defaults(), 4);
+    assert_eq!(form.arguments(), &json!({"tone": "friendly", "words": 250, "round": false, "mode": "b", "size": 3}));
+    assert_eq!(form.fill_defaults(), 0, "nothing left to fill");
 }
 
 #[test]
@@ -189,9 +195,14 @@ mod ops {
         let mut form =
             Form::new(&tool(json!({"type": "object", "properties": {"on": {"type": "boolean", "default": true}}})));
         let at = path(&form, "/on");
+        // Unset (the default shows) → true → false → unset.
+        assert_eq!(form.arguments(), &json!({}));
+        form.toggle_bool(&at);
+        assert_eq!(form.arguments(), &json!({"on": true}));
         form.toggle_bool(&at);
         assert_eq!(form.arguments(), &json!({"on": false}));
-        assert!(!form.field(&at).unwrap().from_default);
+        form.toggle_bool(&at);
+        assert_eq!(form.arguments(), &json!({}));
     }
 
     #[test]
@@ -283,8 +294,9 @@ mod ops {
         type_text(&mut form, "/job/name", "backup");
         let at = variant_path(&form, "/job");
         form.pick_variant(&at, 1);
+        assert_eq!(form.arguments(), &json!({"job": {"name": "backup"}}), "the default shows, not sent");
+        form.fill_defaults();
         assert_eq!(form.arguments(), &json!({"job": {"name": "backup", "every": 60}}));
-        assert!(field(&form, "/job/every").from_default);
     }
 
     #[test]

@@ -4,8 +4,7 @@
 use crossterm::event::KeyCode as C;
 
 use super::Action as A;
-
-use super::Context::{Anywhere, Ask, History as PastCalls, Main, Picker, Result, Server, Value};
+use super::Context::{Anywhere, Ask, History as PastCalls, Main, Picker, Result, Server, Typing, Value};
 use super::{DefaultBinding, Key};
 
 const fn row(
@@ -33,7 +32,6 @@ const RUN_OPTIONS: &[Key] = &[
 ];
 
 /// The server pane and reconnecting share a help line: the help overlay is full.
-const SERVER: &str = "server pane / restart it";
 
 pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::Up, UP, "move in the list or the form"),
@@ -61,13 +59,30 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::Retry, &[Key::char('r')], "run the last call again"),
     row(Main, A::GiveToken, &[Key::char('t')], "give the token the result asks for"),
     row(Main, A::History, &[Key::char('H')], "past calls"),
-    row(Main, A::SaveCase, &[Key::char('S')], "save the last call as a test case"),
-    row(Main, A::ServerPane, &[Key::char('i'), Key::plain(C::F(2))], SERVER),
-    row(Main, A::Reconnect, &[Key::char('R')], SERVER),
+    row(Main, A::SaveCase, &[Key::char('S'), Key::ctrl('s')], "save the last call as a test case"),
+    row(Main, A::ServerPane, &[Key::char('i'), Key::plain(C::F(2))], "the server pane: what it says, its log"),
+    row(Main, A::Reconnect, &[Key::char('R')], "restart the MCP server / new session"),
     row(Main, A::EditRoots, &[Key::char('T')], "the roots offered to an MCP server"),
     row(Main, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "this help"),
     row(Main, A::Quit, &[Key::char('q')], "quit"),
+    row(Main, A::Zoom, &[Key::char('z'), Key::alt(C::Char('z'))], "zoom the focused pane, and back"),
+    row(Main, A::FillDefaults, &[Key::char('D')], "fill in every default (sent then)"),
+    // The result's actions work while it is on screen, without focusing it.
+    row(Main, A::ToggleExchange, &[Key::char('x')], "the result's exact exchange"),
+    row(Main, A::CopyCurl, &[Key::char('c')], "copy the call as curl"),
+    row(Main, A::FetchArtifact, &[Key::char('f')], "fetch the result's artifact"),
+    row(Main, A::SaveArtifact, &[Key::char('s')], "save the result's artifact"),
+    row(Main, A::Copy, &[Key::char('y')], "copy the result's text"),
+    row(Main, A::OpenLink, &[Key::char('o')], "open the result's link"),
     row(Anywhere, A::ForceQuit, &[Key::ctrl('c')], "quit, even while typing"),
+    row(Anywhere, A::Palette, &[Key::ctrl('p')], "command palette: every action"),
+    row(Typing, A::Run, RUN, "run; the edit is kept"),
+    row(Typing, A::ToggleRunOption(0), RUN_OPTIONS, "toggle a run option"),
+    row(Typing, A::SaveCase, &[Key::ctrl('s')], "save the last call as a test case"),
+    row(Typing, A::ToggleJson, &[Key::ctrl('j')], "arguments as JSON beside the form"),
+    row(Typing, A::Help, &[Key::plain(C::F(1))], "the keys here"),
+    row(Typing, A::Zoom, &[Key::alt(C::Char('z'))], "zoom the focused pane, and back"),
+    row(Typing, A::FocusResult, &[Key::ctrl('o')], "into the result pane (the edit is kept)"),
     row(Result, A::Up, UP, "scroll"),
     row(Result, A::Down, DOWN, "scroll"),
     row(Result, A::PageUp, &[Key::plain(C::PageUp)], "scroll a page"),
@@ -87,10 +102,16 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Result, A::SaveCase, &[Key::char('S')], "save the call as a test case"),
     row(Result, A::Copy, &[Key::char('y')], "copy the link, else the value"),
     row(Result, A::OpenLink, &[Key::char('o')], "open the link in a browser"),
-    row(Result, A::Find, &[Key::char('/')], "find in the result / the next"),
-    row(Result, A::FindNext, &[Key::char('n')], "find in the result / the next"),
-    row(Result, A::ServerPane, &[Key::char('i'), Key::plain(C::F(2))], SERVER),
-    row(Result, A::Reconnect, &[Key::char('R')], SERVER),
+    row(Result, A::Find, &[Key::char('/')], "find in the result"),
+    row(Result, A::FindNext, &[Key::char('n')], "find the next"),
+    row(Result, A::Bottom, &[Key::plain(C::End), Key::char('G')], "to the bottom"),
+    row(Result, A::ToggleWrap, &[Key::char('W')], "wrap long lines, or not"),
+    row(Result, A::ScrollLeft, &[Key::char('<')], "sideways (lines not wrapped)"),
+    row(Result, A::ScrollRight, &[Key::char('>')], "sideways (lines not wrapped)"),
+    row(Result, A::Zoom, &[Key::char('z')], "zoom the result, and back"),
+    row(Result, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "the keys here"),
+    row(Result, A::ServerPane, &[Key::char('i'), Key::plain(C::F(2))], "the server pane"),
+    row(Result, A::Reconnect, &[Key::char('R')], "restart the MCP server / new session"),
     row(Value, A::Up, UP, "move"),
     row(Value, A::Down, DOWN, "move"),
     row(Value, A::PageUp, &[Key::plain(C::PageUp)], "a page"),
@@ -99,7 +120,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Value, A::Bottom, &[Key::plain(C::End), Key::char('G')], "top / bottom"),
     row(Value, A::Collapse, &[Key::plain(C::Left), Key::char('h')], "fold / unfold"),
     row(Value, A::Expand, &[Key::plain(C::Right), Key::char('l')], "fold / unfold"),
-    row(Value, A::Activate, &[Key::plain(C::Enter), Key::char(' ')], "fold or unfold here"),
+    row(Value, A::Activate, &[Key::plain(C::Enter), Key::char(' ')], "fold or unfold here; open a string as text"),
     row(Value, A::FoldAll, &[Key::char('-')], "fold all / none"),
     row(Value, A::UnfoldAll, &[Key::char('+'), Key::char('=')], "fold all / none"),
     row(PastCalls, A::Up, UP, "choose"),
@@ -117,6 +138,8 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Server, A::LogLevel, &[Key::char('v')], "log level shown (and asked of the server)"),
     row(Server, A::Reconnect, &[Key::char('R')], "restart the MCP server / new session"),
     row(Server, A::Back, &[Key::plain(C::Esc), Key::char('i'), Key::plain(C::F(2))], "close"),
+    row(PastCalls, A::Top, &[Key::plain(C::Home), Key::char('g')], "newest / oldest"),
+    row(PastCalls, A::Bottom, &[Key::plain(C::End), Key::char('G')], "newest / oldest"),
     row(Picker, A::Up, UP, "choose"),
     row(Picker, A::Down, DOWN, "choose"),
     row(Picker, A::Activate, &[Key::plain(C::Enter), Key::char(' ')], "pick"),

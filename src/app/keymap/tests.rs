@@ -179,3 +179,31 @@ fn a_bad_key_names_itself_and_its_line() {
     let error = keys_error("[keys]\nrun = 5\n", "c.toml");
     assert!(error.starts_with("c.toml:2:"), "{error}");
 }
+
+#[test]
+fn typing_keys_are_chords_and_an_override_keeps_only_its_chords_there() {
+    let keymap = Keymap::default();
+    let typing = keymap.bindings().iter().filter(|b| b.context == Context::Typing);
+    assert!(typing.flat_map(|b| &b.keys).all(Key::is_command_only), "a letter would type");
+    let keymap = overrides(&[("help", &["?", "f2"])]).expect("a letter for help is fine outside a text box");
+    assert_eq!(keymap.keys(Context::Typing, Action::Help), &[Key::plain(KeyCode::F(2))]);
+    assert_eq!(keymap.keys(Context::Main, Action::Help), &[Key::char('?'), Key::plain(KeyCode::F(2))]);
+}
+
+#[test]
+fn the_palette_lists_every_action_once() {
+    let keymap = Keymap::default();
+    let listed = keymap.actions();
+    for binding in DEFAULTS.iter().filter(|d| !matches!(d.action, Action::ForceQuit | Action::Palette)) {
+        let times = listed.iter().filter(|(_, a, ..)| a.kind() == binding.action.kind()).count();
+        assert_eq!(times, 1, "{}", binding.action.name());
+    }
+}
+
+#[test]
+fn a_key_unbound_here_says_where_it_works() {
+    let keymap = Keymap::default();
+    let hint = keymap.elsewhere(&[Context::Anywhere, Context::Main], event(Key::char('W')));
+    assert_eq!(hint.as_deref(), Some("W does nothing here; in result: wrap long lines, or not"));
+    assert_eq!(keymap.elsewhere(&[Context::Main], event(Key::char('Q'))), None);
+}

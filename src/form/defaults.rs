@@ -1,0 +1,66 @@
+//! One rule for schema defaults, shared by the app and `tooldeck call`: an optional field's
+//! default is shown, not sent (the server applies it, "used if the field is absent"); setting
+//! the field sends it. [`Form::fill_defaults`] fills every default in explicitly.
+
+use serde_json::Value;
+
+use super::{Field, Form, Widget};
+
+/// The default an optional field shows while unset, if the schema gives one its type allows.
+pub fn shown_default(field: &Field) -> Option<&Value> {
+    field.schema.get("default").filter(|d| super::build::type_allows(&field.schema, d))
+}
+
+impl Form {
+    /// Fills every unset field that has a default with it, so it is sent; groups left out of
+    /// the arguments (an unset optional object) are not entered. How many were filled.
+    pub fn fill_defaults(&mut self) -> usize {
+        let (root_schema, cues) = (self.root_schema.clone(), self.cues.clone());
+        let mut filled = 0;
+        fill(&mut self.root, "", &root_schema, &cues, &mut filled);
+        if filled > 0 {
+            self.revalidate();
+        }
+        filled
+    }
+}
+
+fn fill(
+    field: &mut Field,
+    pointer: &str,
+    root: &Value,
+    cues: &std::collections::BTreeMap<String, crate::catalog::FieldCue>,
+    filled: &mut usize,
+) {
+    let unset = !field.set;
+    if unset && !pointer.is_empty() {
+        if let Some(default) = shown_default(field).cloned() {
+            super::value::set_default(field, &default, root, cues, pointer);
+            field.set = true;
+            field.from_default = false;
+            *filled += 1;
+            return;
+        }
+        // An optional group the user left out stays out, with what is inside it.
+        if !field.required {
+            return;
+        }
+    }
+    let escape = crate::catalog::schema::escape_pointer;
+    match &mut field.widget {
+        Widget::Object { fields, entries, .. } => {
+            for child in fields.iter_mut().chain(entries.iter_mut()) {
+                let child_pointer = format!("{pointer}/{}", escape(&child.name));
+                fill(child, &child_pointer, root, cues, filled);
+            }
+        }
+        Widget::Array { items, .. } => {
+            for (index, item) in items.iter_mut().enumerate() {
+                fill(item, &format!("{pointer}/{index}"), root, cues, filled);
+            }
+        }
+        // A variant's field stands at the variant's own pointer.
+        Widget::Variant { inner, .. } => fill(inner, pointer, root, cues, filled),
+        _ => {}
+    }
+}
