@@ -317,3 +317,39 @@ async fn a_2025_11_25_task_only_tool_runs_as_a_task() {
         assert_eq!(methods.iter().filter(|m| *m == "tools/call").count(), if as_task { 1 } else { 2 }, "{methods:?}");
     }
 }
+
+/// The stdio server `ASKS_ENV` asks for.
+pub async fn stdio_ask_server() -> rmcp::service::RunningService<RoleServer, impl ServerHandler> {
+    (AskServer { version: ProtocolVersion::V_2025_11_25 }).serve(rmcp::transport::stdio()).await.expect("serve stdio")
+}
+
+/// `tooldeck call` headless, end to end: the server's elicitation is answered with
+/// `--elicit-json`, its echo comes back with exit 0, and what was asked is in the JSON.
+#[test]
+fn call_answers_an_elicitation_from_the_command_line() {
+    let server = stdio_command_with(&format!("{ASKS_ENV}=1"));
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["call", "form", "--mcp", &server, "--elicit-json", r#"{"name": "Ada"}"#])
+        .env("TOOLDECK_HISTORY", std::env::temp_dir().join(format!("tooldeck-asks-{}.jsonl", std::process::id())))
+        .output()
+        .expect("tooldeck runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    let outcome: Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(outcome["value"]["content"]["name"], "Ada", "{outcome}");
+    assert_eq!(outcome["asked"][0]["answer"], "accepted");
+    assert_eq!(outcome["protocol"], "2025-11-25");
+    // Nothing given: declined, said in the warnings, still exit 0 (the tool answered).
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["call", "sample", "--mcp", &server])
+        .env("TOOLDECK_HISTORY", std::env::temp_dir().join(format!("tooldeck-asks-{}.jsonl", std::process::id())))
+        .output()
+        .expect("tooldeck runs");
+    let outcome: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert!(outcome["warnings"][0].as_str().unwrap_or_default().contains("--sample-text"), "{outcome}");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["call", "form", "--mcp", &server, "--elicit-json", "[1]"])
+        .output()
+        .expect("tooldeck runs");
+    assert_eq!(output.status.code(), Some(2), "a bad --elicit-json is a usage error");
+}
