@@ -55,6 +55,11 @@ pub async fn run_file(
         Err(e) => Err(e),
     };
     let names_a_server = options.names_a_server();
+    // A case with answers of its own runs alone: the server's questions reach the connection,
+    // not the call, so two cases answering differently must not overlap.
+    let answering = tokio::sync::RwLock::new(());
+    let answering = &answering;
+    let defaults = &options.answers;
     // Each tool's schema is compiled once, however many cases call it.
     let mut prepared: HashMap<String, Prepared> = HashMap::new();
     // Cases are read as they are needed (a large file is never held whole), so a bad one is
@@ -87,7 +92,24 @@ pub async fn run_file(
                     Work::Skip => (Verdict::Skipped, None, 0),
                     Work::NoServer(why) => (Verdict::Failed(vec![format!("no answer: {why}")]), None, 0),
                     Work::Run(endpoint, tool) => {
-                        run_case(&case, tool.checker.as_ref(), names_a_server, &tool.tokens, endpoint).await
+                        let _turn = match &case.answers {
+                            Some(answers) => {
+                                let turn = Either::Left(answering.write().await);
+                                if let Some(asks) = endpoint.asks() {
+                                    asks.answer_with(answers.clone());
+                                }
+                                turn
+                            }
+                            None => Either::Right(answering.read().await),
+                        };
+                        let verdict =
+                            run_case(&case, tool.checker.as_ref(), names_a_server, &tool.tokens, endpoint).await;
+                        if case.answers.is_some()
+                            && let Some(asks) = endpoint.asks()
+                        {
+                            asks.answer_with(defaults.clone());
+                        }
+                        verdict
                     }
                 };
                 let mut result = CaseResult::new(file, index, &case, verdict);

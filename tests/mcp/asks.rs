@@ -353,3 +353,52 @@ fn call_answers_an_elicitation_from_the_command_line() {
         .expect("tooldeck runs");
     assert_eq!(output.status.code(), Some(2), "a bad --elicit-json is a usage error");
 }
+
+/// `tooldeck test`: a case answers the server's questions with `elicit:` and `sample:`, and
+/// `expect.elicited` checks what was asked; a case that expects a question never asked fails.
+#[test]
+fn test_cases_answer_and_expect_what_was_elicited() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases = dir.path().join("asks.yaml");
+    let yaml = format!(
+        r#"mcp: "{}"
+cases:
+  - name: signs up
+    tool: form
+    elicit: {{name: Ada}}
+    expect:
+      status: value
+      pointer: {{/content/name: Ada}}
+      elicited: {{message: "Who are you?", requestedSchema: {{required: [name]}}}}
+  - name: declines
+    tool: form
+    elicit: decline
+    expect: {{pointer: {{/action: decline}}}}
+  - name: samples
+    tool: sample
+    sample: "4"
+    expect: {{contains: {{content: {{text: "4"}}}}}}
+  - name: expects a question never asked
+    tool: roots
+    expect: {{elicited: {{mode: url}}}}
+"#,
+        stdio_command_with(&format!("{ASKS_ENV}=1")).replace('\\', "\\\\").replace('"', "\\\"")
+    );
+    std::fs::write(&cases, yaml).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["test", cases.to_str().unwrap(), "--json"])
+        .output()
+        .expect("tooldeck runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let report: Value = serde_json::from_str(&stdout).unwrap_or_default();
+    let verdict = |name: &str| {
+        report["cases"].as_array().into_iter().flatten().find(|v| v["name"] == name).map(|v| {
+            v.get("result").and_then(Value::as_str).unwrap_or_default().to_string()
+        })
+    };
+    for passing in ["signs up", "declines", "samples"] {
+        assert_eq!(verdict(passing).as_deref(), Some("passed"), "{passing}: {stdout}");
+    }
+    assert_eq!(verdict("expects a question never asked").as_deref(), Some("failed"), "{stdout}");
+    assert!(stdout.contains("nothing was asked"), "{stdout}");
+}
