@@ -244,13 +244,27 @@ fn step_choice(question: &mut Question, delta: isize) {
     let Some(form) = question.form.as_mut() else { return };
     let Some(field) = form.field(&path) else { return };
     match &field.widget {
-        Widget::Bool(_) => form.toggle_bool(&path),
+        // A question's checkbox is ticked or not: the form core's third state (unset) is skipped.
+        Widget::Bool(_) => {
+            form.toggle_bool(&path);
+            if matches!(form.field(&path).map(|f| &f.widget), Some(Widget::Bool(None))) {
+                form.toggle_bool(&path);
+            }
+        }
         Widget::Choice { choices, selected } => {
             let count = choices.len() as isize;
             if count > 0 {
-                let now = selected.map_or(-1, |s| s as isize);
+                // Unset (shown as —): → takes the first option, ← the last.
+                let now = selected.map_or(if delta > 0 { -1 } else { 0 }, |s| s as isize);
                 let next = (now + delta).rem_euclid(count) as usize;
                 form.choose(&path, next);
+            }
+        }
+        Widget::Variant { variants, selected, .. } => {
+            let count = variants.len() as isize;
+            if count > 0 {
+                let next = (*selected as isize + delta).rem_euclid(count) as usize;
+                form.pick_variant(&path, next);
             }
         }
         _ => return,
