@@ -56,7 +56,10 @@ fn an_elicitation_form_is_filled_checked_and_sent() {
     insta::assert_snapshot!("asks_01_elicitation_form", first);
     assert!(first.contains("Please tell us who you are."), "the server's message is above the form");
     assert!(!first.contains('\u{1b}'), "the escape sequence is made visible, not drawn raw");
-    assert!(first.contains("name*") && first.contains("Your full name"), "required marker and the focused field's help");
+    assert!(
+        first.contains("name*") && first.contains("Your full name"),
+        "required marker and the focused field's help"
+    );
     // Enter on an empty required name does not send: the problem is said.
     assert!(key(&mut app, KeyCode::Enter).is_empty());
     assert!(screen(&app).contains("problem"), "{}", screen(&app));
@@ -131,7 +134,11 @@ fn a_sampling_request_is_shown_and_the_reply_written() {
         effects,
         [Effect::AnswerAsk {
             id: 4,
-            reply: Reply::Sampled { text: "Cairo".into(), model: "tooldeck".into(), stop_reason: Some("endTurn".into()) }
+            reply: Reply::Sampled {
+                text: "Cairo".into(),
+                model: "tooldeck".into(),
+                stop_reason: Some("endTurn".into())
+            }
         }]
     );
 }

@@ -712,8 +712,9 @@ async fn http_server_wanting_a_token() -> String {
 async fn http_401_then_a_token() {
     use tooldeck::invoke::mcp::http::McpHttpEndpoint;
     let url = http_server_wanting_a_token().await;
-    let endpoint =
-        McpHttpEndpoint::connect(&url, Vec::new(), Duration::from_secs(10), Default::default()).await.expect("waits for a token");
+    let endpoint = McpHttpEndpoint::connect(&url, Vec::new(), Duration::from_secs(10), Default::default())
+        .await
+        .expect("waits for a token");
     assert!(matches!(endpoint.list_tools().await, Err(InvokeError::Unauthorized { .. })));
 
     let mut request = CallRequest::new("add", json!({"a": 1, "b": 2}));

@@ -691,6 +691,8 @@ fn an_elicitation_form_is_filled_and_sent() {
     tui.send("\x1b[C"); // → : the next colour
     tui.wait_for("the form filled", TIMEOUT, |text| text.contains("\"Ada\"") && text.contains("green"));
     tui.send(ENTER);
-    tui.wait_for("the server's echo", TIMEOUT, |text| text.contains("signed up") && text.contains("Ada") && text.contains("green"));
+    tui.wait_for("the server's echo", TIMEOUT, |text| {
+        text.contains("signed up") && text.contains("Ada") && text.contains("green")
+    });
     quit_restored(&mut tui, "q");
 }

@@ -173,7 +173,8 @@ impl Asks {
                     form.revalidate();
                     let errors = form.validation.error_count;
                     if errors > 0 {
-                        let first = form.validation.errors.iter().next().map(|(at, m)| format!("{at} {}", m.join("; ")));
+                        let first =
+                            form.validation.errors.iter().next().map(|(at, m)| format!("{at} {}", m.join("; ")));
                         question.problem = Some(format!("{errors} problem(s): {}", first.unwrap_or_default()));
                         return Vec::new();
                     }
@@ -199,10 +200,9 @@ impl Asks {
 /// Printable keys (and editing keys) go to the focused text box; true when one took it.
 fn typed(question: &mut Question, key: KeyEvent) -> bool {
     let chord = key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-    let editing = matches!(
-        key.code,
-        KeyCode::Char(_) | KeyCode::Backspace | KeyCode::Delete | KeyCode::Home | KeyCode::End
-    ) || (matches!(key.code, KeyCode::Left | KeyCode::Right) && focused_is_text(question));
+    let editing =
+        matches!(key.code, KeyCode::Char(_) | KeyCode::Backspace | KeyCode::Delete | KeyCode::Home | KeyCode::End)
+            || (matches!(key.code, KeyCode::Left | KeyCode::Right) && focused_is_text(question));
     if chord || !editing {
         return false;
     }
@@ -235,7 +235,8 @@ fn focused_is_text(question: &Question) -> bool {
 }
 
 fn focused_is_text_in(form: &Form, path: &[usize]) -> bool {
-    form.field(path).is_some_and(|f| matches!(f.widget, Widget::Text { .. } | Widget::Suggest { .. } | Widget::Number { .. }))
+    form.field(path)
+        .is_some_and(|f| matches!(f.widget, Widget::Text { .. } | Widget::Suggest { .. } | Widget::Number { .. }))
 }
 
 /// ←/→/Space on a checkbox or a choice: toggle it, or take the next (previous) option.

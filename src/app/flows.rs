@@ -262,7 +262,10 @@ impl App {
             Prompted::NoCaseFile => self.recorder.no_file(),
             Prompted::Roots(text) => {
                 self.asks.roots = super::asks::parse_roots(&text);
-                self.status = Some(format!("roots: {}", if self.asks.roots.is_empty() { "none".into() } else { self.asks.roots.join(", ") }));
+                self.status = Some(format!(
+                    "roots: {}",
+                    if self.asks.roots.is_empty() { "none".into() } else { self.asks.roots.join(", ") }
+                ));
                 return vec![Effect::SetRoots(self.asks.roots.clone())];
             }
             Prompted::Reopen(index) => self.reopen(index),

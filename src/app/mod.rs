@@ -7,8 +7,8 @@
 //! spans several of them (running a call, a token, a past call put back) is in `flows`.
 
 mod actions;
-pub mod asks;
 mod artifact;
+pub mod asks;
 mod confirm;
 pub mod content;
 mod flows;

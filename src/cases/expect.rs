@@ -111,7 +111,8 @@ impl Expect {
             && !outcome.asked.iter().any(|asked| contains(elicited, &asked["request"]))
         {
             let asked: Vec<String> = outcome.asked.iter().map(|a| a["request"].to_string()).collect();
-            let what = if asked.is_empty() { "nothing was asked".to_string() } else { format!("asked: {}", asked.join("; ")) };
+            let what =
+                if asked.is_empty() { "nothing was asked".to_string() } else { format!("asked: {}", asked.join("; ")) };
             failures.push(format!("elicited: no request the server made has {elicited} ({what})"));
         }
         if let Some(status) = self.status

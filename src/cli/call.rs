@@ -172,9 +172,11 @@ async fn call(
         let demo_url = demo.as_ref().map(|d| d.url().to_string());
         async move {
             match started {
-                Some(server) => McpEndpoint::connect_started_with(server, options.answer_timeout(), options.client_setup())
-                    .await
-                    .map(Endpoint::Mcp),
+                Some(server) => {
+                    McpEndpoint::connect_started_with(server, options.answer_timeout(), options.client_setup())
+                        .await
+                        .map(Endpoint::Mcp)
+                }
                 None => options.connect(headers, demo_url.as_deref()).await,
             }
         }

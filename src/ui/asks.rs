@@ -27,11 +27,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             key(Action::AskDecline),
             key(Action::AskCancel)
         ),
-        Ask::Sample { .. } => format!(
-            "Tab next box · {} send the reply · {} reject",
-            key(Action::AskAccept),
-            key(Action::AskDecline)
-        ),
+        Ask::Sample { .. } => {
+            format!("Tab next box · {} send the reply · {} reject", key(Action::AskAccept), key(Action::AskDecline))
+        }
         Ask::Form { .. } => format!(
             "↑/↓ field · ←/→ choice · {} send · {} decline · {} cancel",
             key(Action::AskAccept),
@@ -59,7 +57,10 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             message_lines(&mut lines, message, columns, styles);
             lines.push(Line::from(vec![
                 Span::styled("URL ", styles.muted),
-                Span::styled(truncate(&visible(&crate::redact::url(url)), columns.saturating_sub(4)).into_owned(), styles.text),
+                Span::styled(
+                    truncate(&visible(&crate::redact::url(url)), columns.saturating_sub(4)).into_owned(),
+                    styles.text,
+                ),
             ]));
             lines.push(Line::styled("visit it, then accept (or decline)", styles.muted));
         }
@@ -74,12 +75,16 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
     let shown: Vec<Line> = lines.into_iter().skip(skip).take(height).collect();
     frame.render_widget(Paragraph::new(shown), body);
     let hint_area = Rect::new(body.x, body.y + body.height.saturating_sub(1), body.width, 1);
-    frame.render_widget(Paragraph::new(Line::styled(truncate(&hint, columns).into_owned(), styles.key_hint)), hint_area);
+    frame
+        .render_widget(Paragraph::new(Line::styled(truncate(&hint, columns).into_owned(), styles.key_hint)), hint_area);
     if let Some((line, column)) = cursor
         && line >= skip
         && line - skip < height
     {
-        frame.set_cursor_position((body.x + (column as u16).min(body.width.saturating_sub(1)), body.y + (line - skip) as u16));
+        frame.set_cursor_position((
+            body.x + (column as u16).min(body.width.saturating_sub(1)),
+            body.y + (line - skip) as u16,
+        ));
     }
 }
 
@@ -147,7 +152,10 @@ fn sample_lines(
 ) {
     let field = |name: &str| request.get(name).filter(|v| !v.is_null());
     if let Some(system) = field("systemPrompt").and_then(|v| v.as_str()) {
-        lines.push(Line::styled(format!("system: {}", truncate(&visible(system), columns.saturating_sub(8))), styles.muted));
+        lines.push(Line::styled(
+            format!("system: {}", truncate(&visible(system), columns.saturating_sub(8))),
+            styles.muted,
+        ));
     }
     for message in field("messages").and_then(|m| m.as_array()).into_iter().flatten().take(8) {
         let role = message.get("role").and_then(|r| r.as_str()).unwrap_or("?");

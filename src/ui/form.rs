@@ -138,7 +138,12 @@ pub(super) struct RowShape {
 }
 
 /// The field's line, and the cursor column when its one-line text is being edited.
-pub(super) fn field_line(field: &Field, shape: &RowShape, total_width: usize, styles: &Styles) -> (Line<'static>, Option<usize>) {
+pub(super) fn field_line(
+    field: &Field,
+    shape: &RowShape,
+    total_width: usize,
+    styles: &Styles,
+) -> (Line<'static>, Option<usize>) {
     let indent = " ".repeat(shape.depth * 2);
     let marker = if shape.is_cursor { "›" } else { " " };
     let name = shape.label.clone().unwrap_or_else(|| visible(field.label()).into_owned());

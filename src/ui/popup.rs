@@ -67,7 +67,8 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         }
         Popup::Roots { input } => {
             let area = centered(screen, 70, 4);
-            let body = open(frame, area, "roots offered to the MCP server, comma-separated (Enter: set, Esc: cancel)", styles);
+            let body =
+                open(frame, area, "roots offered to the MCP server, comma-separated (Enter: set, Esc: cancel)", styles);
             frame.render_widget(Paragraph::new(Line::styled(visible(input.text()).into_owned(), styles.text)), body);
             let before = visible(&input.text()[..input.cursor()]).into_owned();
             frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));

@@ -149,7 +149,11 @@ impl ServerHandler for AskServer {
         .into())
     }
 
-    async fn get_task(&self, request: GetTaskParams, _context: RequestContext<RoleServer>) -> Result<GetTaskResult, ErrorData> {
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
         let task = Task::new(request.task_id, TaskStatus::Completed, "2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z");
         let result = json!({"content": [{"type": "text", "text": "the task is done"}]});
         let payload = TaskPayload::Completed { result: result.as_object().cloned().unwrap() };
@@ -184,7 +188,8 @@ fn text_of(outcome: &tooldeck::invoke::Outcome) -> String {
 #[tokio::test]
 async fn a_form_elicitation_is_answered_with_the_content_given_at_every_revision() {
     for version in REVISIONS {
-        let answers = Headless { elicit: Some(ElicitAnswer::Accept(json!({"name": "Ada", "age": 36}))), ..Default::default() };
+        let answers =
+            Headless { elicit: Some(ElicitAnswer::Accept(json!({"name": "Ada", "age": 36}))), ..Default::default() };
         let endpoint = ask_endpoint(version.clone(), answers, vec![]).await;
         assert_eq!(endpoint.protocol_version().as_deref(), Some(version.as_str()), "the revision is the server's");
         let (outcome, _) = endpoint.call(&CallRequest::new("form", json!({}))).await.unwrap();
@@ -204,7 +209,11 @@ async fn unanswered_asks_are_declined_and_the_outcome_says_what_was_asked() {
         let endpoint = ask_endpoint(version.clone(), Headless::default(), vec![]).await;
         let (outcome, _) = endpoint.call(&CallRequest::new("form", json!({}))).await.unwrap();
         assert!(text_of(&outcome).contains(r#""action":"decline""#), "{version}: {}", text_of(&outcome));
-        assert!(outcome.warnings.iter().any(|w| w.contains("Who are you?") && w.contains("--elicit-json")), "{:?}", outcome.warnings);
+        assert!(
+            outcome.warnings.iter().any(|w| w.contains("Who are you?") && w.contains("--elicit-json")),
+            "{:?}",
+            outcome.warnings
+        );
     }
 }
 
@@ -280,16 +289,25 @@ async fn legacy_task_server(stream: tokio::io::DuplexStream, methods: Arc<std::s
         let method = message["method"].as_str().unwrap_or_default().to_string();
         methods.lock().unwrap().push(method.clone());
         let result = match method.as_str() {
-            "initialize" => json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}}, "serverInfo": {"name": "legacy", "version": "1"}}),
-            "tools/list" => json!({"tools": [{"name": "research", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}]}),
+            "initialize" => {
+                json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}}, "serverInfo": {"name": "legacy", "version": "1"}})
+            }
+            "tools/list" => {
+                json!({"tools": [{"name": "research", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}]})
+            }
             "tools/call" if message["params"].get("task").is_some() => {
                 json!({"task": {"taskId": "t-1", "status": "working", "createdAt": "2025-01-01T00:00:00Z", "lastUpdatedAt": "2025-01-01T00:00:00Z", "ttl": 60000, "pollInterval": 100}})
             }
-            "tools/call" => json!({"isError": true, "content": [{"type": "text", "text": "MCP error -32601: Tool research requires task augmentation (taskSupport: 'required')"}]}),
-            "tasks/get" => json!({"taskId": "t-1", "status": "completed", "createdAt": "2025-01-01T00:00:00Z", "lastUpdatedAt": "2025-01-01T00:00:01Z", "ttl": 60000}),
+            "tools/call" => {
+                json!({"isError": true, "content": [{"type": "text", "text": "MCP error -32601: Tool research requires task augmentation (taskSupport: 'required')"}]})
+            }
+            "tasks/get" => {
+                json!({"taskId": "t-1", "status": "completed", "createdAt": "2025-01-01T00:00:00Z", "lastUpdatedAt": "2025-01-01T00:00:01Z", "ttl": 60000})
+            }
             "tasks/result" => json!({"content": [{"type": "text", "text": "researched"}]}),
             _ => {
-                let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}});
+                let error =
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}});
                 let _ = write.write_all(format!("{error}\n").as_bytes()).await;
                 continue;
             }
@@ -392,9 +410,12 @@ cases:
     let stdout = String::from_utf8_lossy(&output.stdout);
     let report: Value = serde_json::from_str(&stdout).unwrap_or_default();
     let verdict = |name: &str| {
-        report["cases"].as_array().into_iter().flatten().find(|v| v["name"] == name).map(|v| {
-            v.get("result").and_then(Value::as_str).unwrap_or_default().to_string()
-        })
+        report["cases"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|v| v["name"] == name)
+            .map(|v| v.get("result").and_then(Value::as_str).unwrap_or_default().to_string())
     };
     for passing in ["signs up", "declines", "samples"] {
         assert_eq!(verdict(passing).as_deref(), Some("passed"), "{passing}: {stdout}");

@@ -112,7 +112,12 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Ask, A::Expand, &[Key::plain(C::Right)], "previous / next choice"),
     row(Ask, A::Activate, &[Key::char(' ')], "toggle a checkbox, next choice"),
     row(Ask, A::OpenLink, &[Key::char('o')], "open the URL the server gives"),
-    row(Ask, A::AskAccept, &[Key::plain(C::Enter), Key::ctrl('s')], "accept: send the form, the URL visited, the reply"),
+    row(
+        Ask,
+        A::AskAccept,
+        &[Key::plain(C::Enter), Key::ctrl('s')],
+        "accept: send the form, the URL visited, the reply",
+    ),
     row(Ask, A::AskDecline, &[Key::ctrl('d')], "decline (reject a sampling request)"),
     row(Ask, A::AskCancel, &[Key::plain(C::Esc)], "cancel"),
 ];

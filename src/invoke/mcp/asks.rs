@@ -68,7 +68,11 @@ pub enum Reply {
     Decline,
     Cancel,
     /// A sampling reply: the text, the model that "wrote" it, the stop reason.
-    Sampled { text: String, model: String, stop_reason: Option<String> },
+    Sampled {
+        text: String,
+        model: String,
+        stop_reason: Option<String>,
+    },
     /// A sampling request refused (sent to the server as an error).
     Rejected(String),
 }
@@ -133,7 +137,11 @@ impl Headless {
             },
             Ask::Sample { .. } => match &self.sample_text {
                 Some(text) => (
-                    Reply::Sampled { text: text.clone(), model: "tooldeck".into(), stop_reason: Some("endTurn".into()) },
+                    Reply::Sampled {
+                        text: text.clone(),
+                        model: "tooldeck".into(),
+                        stop_reason: Some("endTurn".into()),
+                    },
                     false,
                 ),
                 None => (Reply::Rejected("no --sample-text was given".into()), true),
@@ -353,11 +361,14 @@ impl Asks {
         }
         match self.ask(Ask::Sample { request, cut }).await {
             Reply::Sampled { text, model, stop_reason } => {
-                let mut result = CreateMessageResult::new(SamplingMessage::new(Role::Assistant, text_block(text)), model);
+                let mut result =
+                    CreateMessageResult::new(SamplingMessage::new(Role::Assistant, text_block(text)), model);
                 result.stop_reason = stop_reason;
                 Ok(result)
             }
-            Reply::Rejected(why) => Err(McpError::invalid_request(format!("the user rejected the request: {why}"), None)),
+            Reply::Rejected(why) => {
+                Err(McpError::invalid_request(format!("the user rejected the request: {why}"), None))
+            }
             _ => Err(McpError::invalid_request("the user rejected the request", None)),
         }
     }
@@ -385,7 +396,10 @@ impl ClientSetup {
     pub fn pinned(&self) -> Result<Option<rmcp::model::ProtocolVersion>, String> {
         let Some(given) = self.protocol.as_deref() else { return Ok(None) };
         if !KNOWN_PROTOCOLS.contains(&given) {
-            return Err(format!("--protocol {given:?} is not a revision tooldeck knows ({})", KNOWN_PROTOCOLS.join(", ")));
+            return Err(format!(
+                "--protocol {given:?} is not a revision tooldeck knows ({})",
+                KNOWN_PROTOCOLS.join(", ")
+            ));
         }
         serde_json::from_value(json!(given)).map(Some).map_err(|e| e.to_string())
     }
@@ -396,8 +410,13 @@ impl ClientSetup {
         use rmcp::model::ProtocolVersion;
         use rmcp::service::ClientLifecycleMode;
         Ok(match self.pinned()? {
-            None => ClientLifecycleMode::Auto { preferred_versions: vec![ProtocolVersion::V_2026_07_28], legacy_version: None },
-            Some(version) if !version.has_initialize() => ClientLifecycleMode::Discover { preferred_versions: vec![version] },
+            None => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: None,
+            },
+            Some(version) if !version.has_initialize() => {
+                ClientLifecycleMode::Discover { preferred_versions: vec![version] }
+            }
             Some(_) => ClientLifecycleMode::Initialize,
         })
     }
@@ -405,7 +424,8 @@ impl ClientSetup {
 
 /// One ask and its answer as the outcome carries it (`asked` in `call`'s JSON).
 pub fn asked_json(asked: &Asked) -> Value {
-    let mut value = json!({"method": asked.ask.method(), "request": asked.ask.to_json(), "answer": asked.reply.describe()});
+    let mut value =
+        json!({"method": asked.ask.method(), "request": asked.ask.to_json(), "answer": asked.reply.describe()});
     if asked.by_default {
         value["by_default"] = json!(true);
     }
@@ -493,7 +513,9 @@ fn cut_request(mut request: Value) -> Value {
             }
         }
         if total > 20 {
-            messages.push(json!({"role": "note", "content": {"type": "text", "text": format!("… {} more messages", total - 20)}}));
+            messages.push(
+                json!({"role": "note", "content": {"type": "text", "text": format!("… {} more messages", total - 20)}}),
+            );
         }
     }
     let cut = serde_json::to_string(&request).map_or(0, |s| s.len());
@@ -506,7 +528,10 @@ fn cut_request(mut request: Value) -> Value {
                 small.insert(key.into(), v);
             }
         }
-        small.insert("messages".into(), json!([{"role": "note", "content": {"type": "text", "text": "(too large to show)"}}]));
+        small.insert(
+            "messages".into(),
+            json!([{"role": "note", "content": {"type": "text", "text": "(too large to show)"}}]),
+        );
         return Value::Object(small);
     }
     request
@@ -535,7 +560,10 @@ mod tests {
     use super::*;
 
     fn form() -> Ask {
-        Ask::Form { message: "who?".into(), schema: json!({"type": "object", "properties": {"name": {"type": "string"}}}) }
+        Ask::Form {
+            message: "who?".into(),
+            schema: json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+        }
     }
 
     #[tokio::test]
@@ -544,7 +572,10 @@ mod tests {
         assert_eq!(asks.ask(form()).await, Reply::Decline);
         let asked = asks.take_asked();
         assert!(asked[0].warning().unwrap().contains("--elicit-json"), "{:?}", asked[0].warning());
-        let asks = Asks::headless(Headless { elicit: Some(ElicitAnswer::Accept(json!({"name": "Ada"}))), ..Default::default() }, vec![]);
+        let asks = Asks::headless(
+            Headless { elicit: Some(ElicitAnswer::Accept(json!({"name": "Ada"}))), ..Default::default() },
+            vec![],
+        );
         assert_eq!(asks.ask(form()).await, Reply::Accept(Some(json!({"name": "Ada"}))));
         assert_eq!(asks.take_asked()[0].warning(), None);
         let sampled = Asks::headless(Headless { sample_text: Some("hi".into()), ..Default::default() }, vec![]);

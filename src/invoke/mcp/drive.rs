@@ -123,7 +123,9 @@ impl McpEndpoint {
         for _ in 0..MAX_ROUNDS {
             let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
             match self.send(request, true).await {
-                Ok(ServerResult::CallToolResult(result)) if !as_task && !self.speaks_2026() && refused_untasked(&result) => {
+                Ok(ServerResult::CallToolResult(result))
+                    if !as_task && !self.speaks_2026() && refused_untasked(&result) =>
+                {
                     return self.legacy_task(params, status).await;
                 }
                 Ok(ServerResult::CallToolResult(result)) => return Ok(result),
@@ -178,7 +180,8 @@ impl McpEndpoint {
                 InputRequest::ListRoots(_) => Ok(json!(asks.list_roots())),
                 other => Ok(json!({"error": format!("tooldeck does not know this request: {}", json!(other))})),
             };
-            let answer = answer.map_err(|e| self.protocol_error(&format!("answering the server's request: {}", e.message)))?;
+            let answer =
+                answer.map_err(|e| self.protocol_error(&format!("answering the server's request: {}", e.message)))?;
             responses.insert(key, answer);
         }
         Ok(responses)
@@ -282,7 +285,8 @@ impl McpEndpoint {
             watched = watch => return Err(watched.err().unwrap_or_else(|| self.protocol_error("the task watch ended"))),
         };
         guard.task_id = None;
-        serde_json::from_value(value).map_err(|e| self.protocol_error(&format!("the task's result cannot be read: {e}")))
+        serde_json::from_value(value)
+            .map_err(|e| self.protocol_error(&format!("the task's result cannot be read: {e}")))
     }
 
     /// A request by method name, its result as JSON (for the revisions rmcp no longer models).
@@ -312,8 +316,7 @@ fn wants_a_task(message: &str) -> bool {
 
 /// True for a tool error that says the tool runs only as a task (the TypeScript SDK answers so).
 fn refused_untasked(result: &CallToolResult) -> bool {
-    result.is_error == Some(true)
-        && result.content.iter().any(|c| c.as_text().is_some_and(|t| wants_a_task(&t.text)))
+    result.is_error == Some(true) && result.content.iter().any(|c| c.as_text().is_some_and(|t| wants_a_task(&t.text)))
 }
 
 /// How long between polls: the server's wish, kept between 100 ms and 5 s.

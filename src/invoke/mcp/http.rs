@@ -81,7 +81,8 @@ impl McpHttpEndpoint {
             headers.retain(|(name, _)| !name.eq_ignore_ascii_case("authorization"));
             headers.push(("Authorization".to_string(), format!("Bearer {token}")));
         }
-        let connection = Arc::new(McpEndpoint::connect_http_with(&self.url, headers, self.timeout, self.setup.clone()).await?);
+        let connection =
+            Arc::new(McpEndpoint::connect_http_with(&self.url, headers, self.timeout, self.setup.clone()).await?);
         *slot = Some((token.map(str::to_string), Arc::clone(&connection)));
         Ok(connection)
     }

@@ -13,16 +13,16 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use rmcp::RoleClient;
 use rmcp::model::{
     CallToolRequestParams, NumberOrString, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
     ReadResourceRequestParams, RequestParamsMeta,
 };
+use rmcp::service::ClientServiceExt;
 use rmcp::service::NotificationContext;
 use rmcp::service::{ClientInitializeError, RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::RoleClient;
-use rmcp::service::ClientServiceExt;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 
@@ -189,7 +189,11 @@ impl McpEndpoint {
     }
 
     /// [`McpEndpoint::connect_io`] with a [`asks::ClientSetup`].
-    pub async fn connect_io_with<S>(stream: S, label: &str, setup: asks::ClientSetup) -> Result<McpEndpoint, InvokeError>
+    pub async fn connect_io_with<S>(
+        stream: S,
+        label: &str,
+        setup: asks::ClientSetup,
+    ) -> Result<McpEndpoint, InvokeError>
     where
         S: AsyncRead + AsyncWrite + Send + 'static,
     {
@@ -197,7 +201,8 @@ impl McpEndpoint {
         let (read, write) = tokio::io::split(stream);
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(read, write);
         let served =
-            tokio::time::timeout(DEFAULT_TIMEOUT, negotiate::serve(ProgressRelay::with(&setup), transport, lifecycle)).await;
+            tokio::time::timeout(DEFAULT_TIMEOUT, negotiate::serve(ProgressRelay::with(&setup), transport, lifecycle))
+                .await;
         McpEndpoint::finish_connect(served, label.to_string(), DEFAULT_TIMEOUT, None, &setup).await
     }
 
@@ -238,7 +243,8 @@ impl McpEndpoint {
                     && pinned != agreed
                 {
                     let _ = client.cancel().await;
-                    let reason = format!("the server answered with protocol {agreed} where --protocol asked for {pinned}");
+                    let reason =
+                        format!("the server answered with protocol {agreed} where --protocol asked for {pinned}");
                     return Err(InvokeError::Connect { url: label, reason });
                 }
                 let max_time = setup.max_time;

@@ -6,9 +6,9 @@
 
 use std::sync::{Arc, Mutex};
 
+use rmcp::RoleClient;
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RunningService, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use rmcp::RoleClient;
 
 use super::ProgressRelay;
 
