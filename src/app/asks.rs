@@ -112,6 +112,12 @@ impl Asks {
         }
     }
 
+    /// The call ended (answered, failed or cancelled): its questions go.
+    pub fn call_ended(&mut self) {
+        self.current = None;
+        self.waiting.clear();
+    }
+
     pub fn is_open(&self) -> bool {
         self.current.is_some()
     }

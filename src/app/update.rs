@@ -32,7 +32,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.result.tick(elapsed_ms);
             Vec::new()
         }
-        Msg::InvocationDone { id, result } => app.call_done(id, result),
+        Msg::InvocationDone { id, result } => {
+            // The call's questions are moot once it has ended (one call runs at a time).
+            app.asks.call_ended();
+            app.call_done(id, result)
+        }
         Msg::RetryDue { id } => app.retry_due(id),
         Msg::Progress { id, progress } => {
             app.result.progress(id, progress);
