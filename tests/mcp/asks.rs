@@ -23,6 +23,14 @@ use super::*;
 #[derive(Clone)]
 struct AskServer {
     version: ProtocolVersion,
+    /// How many `notifications/roots/list_changed` it heard.
+    roots_changed: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl AskServer {
+    fn at(version: ProtocolVersion) -> AskServer {
+        AskServer { version, roots_changed: Default::default() }
+    }
 }
 
 fn form_params() -> ElicitRequestParams {
@@ -149,6 +157,10 @@ impl ServerHandler for AskServer {
         .into())
     }
 
+    async fn on_roots_list_changed(&self, _context: rmcp::service::NotificationContext<RoleServer>) {
+        self.roots_changed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
     async fn get_task(
         &self,
         request: GetTaskParams,
@@ -165,7 +177,7 @@ impl ServerHandler for AskServer {
 async fn ask_endpoint(version: ProtocolVersion, answers: Headless, roots: Vec<String>) -> McpEndpoint {
     let (server_side, client_side) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
-        if let Ok(server) = (AskServer { version }).serve(server_side).await {
+        if let Ok(server) = AskServer::at(version).serve(server_side).await {
             let _ = server.waiting().await;
         }
     });
@@ -264,7 +276,7 @@ async fn a_2026_task_is_polled_to_its_result() {
 async fn a_pinned_revision_is_asked_for_and_a_server_without_it_is_an_error() {
     let (server_side, client_side) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
-        if let Ok(server) = (AskServer { version: ProtocolVersion::V_2025_11_25 }).serve(server_side).await {
+        if let Ok(server) = AskServer::at(ProtocolVersion::V_2025_11_25).serve(server_side).await {
             let _ = server.waiting().await;
         }
     });
@@ -338,7 +350,7 @@ async fn a_2025_11_25_task_only_tool_runs_as_a_task() {
 
 /// The stdio server `ASKS_ENV` asks for.
 pub async fn stdio_ask_server() -> rmcp::service::RunningService<RoleServer, impl ServerHandler> {
-    (AskServer { version: ProtocolVersion::V_2025_11_25 }).serve(rmcp::transport::stdio()).await.expect("serve stdio")
+    AskServer::at(ProtocolVersion::V_2025_11_25).serve(rmcp::transport::stdio()).await.expect("serve stdio")
 }
 
 /// `tooldeck call` headless, end to end: the server's elicitation is answered with
@@ -422,4 +434,32 @@ cases:
     }
     assert_eq!(verdict("expects a question never asked").as_deref(), Some("failed"), "{stdout}");
     assert!(stdout.contains("nothing was asked"), "{stdout}");
+}
+
+/// Changing the roots (R in the app) tells the server once; setting the same roots again does not.
+#[tokio::test]
+async fn a_change_of_roots_is_announced_to_the_server() {
+    let server = AskServer::at(ProtocolVersion::V_2025_11_25);
+    let heard = Arc::clone(&server.roots_changed);
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let setup = ClientSetup { asks: Asks::headless(Headless::default(), vec!["/a".into()]), ..ClientSetup::default() };
+    let endpoint =
+        tooldeck::invoke::Endpoint::Mcp(McpEndpoint::connect_io_with(client_side, "mcp:asks", setup).await.unwrap());
+    endpoint.set_roots(vec!["/a".into(), "/b".into()]).await;
+    endpoint.set_roots(vec!["/a".into(), "/b".into()]).await;
+    let (outcome, _) = endpoint.call(&CallRequest::new("roots", json!({}))).await.unwrap();
+    assert!(text_of(&outcome).contains("file:///b"), "{}", text_of(&outcome));
+    // The server handles notifications on tasks of its own: give it a moment.
+    for _ in 0..250 {
+        if heard.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(heard.load(std::sync::atomic::Ordering::SeqCst), 1, "one change, one notification");
 }
