@@ -287,7 +287,13 @@ impl Calls {
                 let done = self.done.clone();
                 let label = self.label.clone();
                 tokio::spawn(async move {
-                    let _ = done.send(list_server_tools(endpoint.await, label).await).await;
+                    let _ = done.send(list_server_tools(endpoint.clone().await, label).await).await;
+                    // The MCP revision agreed, for the status line.
+                    if let Ok(endpoint) = endpoint.await
+                        && let Some(version) = endpoint.protocol_version().await
+                    {
+                        let _ = done.send(Msg::ServerProtocol(version)).await;
+                    }
                 });
             }
             Effect::DecodeInline { run, item, data, content_type } => {

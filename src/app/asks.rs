@@ -47,6 +47,8 @@ pub struct Asks {
     pub waiting: VecDeque<(u64, Ask)>,
     /// The roots offered to the server (`--root`, `R` changes them).
     pub roots: Vec<String>,
+    /// The MCP protocol revision agreed with the server, once known.
+    pub protocol: Option<String>,
 }
 
 /// The roots as typed in the roots prompt: separated by commas.

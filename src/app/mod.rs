@@ -121,6 +121,8 @@ pub enum Msg {
         id: u64,
         result: Result<Box<Answer>, String>,
     },
+    /// The MCP protocol revision agreed with the server (after its tools were listed).
+    ServerProtocol(String),
     /// An MCP server asked something during a call (`Effect::AnswerAsk` replies, by `id`).
     Asked {
         id: u64,

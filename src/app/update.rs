@@ -15,6 +15,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Key(key) if app.keymap.is(Context::Anywhere, key, Action::ForceQuit) => vec![Effect::Quit],
         // A server's question takes the keys until it is answered.
         Msg::Key(key) if app.asks.is_open() => app.asks.key(&app.keymap, key),
+        Msg::ServerProtocol(version) => {
+            let said = format!("MCP {}", crate::text::visible(&version));
+            app.status = Some(match app.status.take() {
+                Some(status) => format!("{said} · {status}"),
+                None => said,
+            });
+            app.asks.protocol = Some(version);
+            Vec::new()
+        }
         Msg::Asked { id, ask } => {
             app.asks.asked(id, ask);
             Vec::new()
