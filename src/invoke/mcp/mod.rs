@@ -6,7 +6,7 @@ pub mod content;
 mod drive;
 pub mod http;
 mod line_cap;
-mod negotiate;
+pub mod negotiate;
 pub mod process;
 
 use std::collections::HashMap;
