@@ -319,6 +319,12 @@ impl Calls {
                     let endpoint = endpoint.await;
                     let _ = done.send(list_server_tools(endpoint.clone(), label).await).await;
                     server::send_info(endpoint.as_ref().ok(), &done).await;
+                    // The MCP revision agreed, for the status line.
+                    if let Ok(endpoint) = &endpoint
+                        && let Some(version) = endpoint.protocol_version().await
+                    {
+                        let _ = done.send(Msg::ServerProtocol(version)).await;
+                    }
                 });
             }
             Effect::Reconnect => {

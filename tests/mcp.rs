@@ -26,6 +26,8 @@ const NOTES_ENV: &str = "TOOLDECK_TEST_MCP_NOTES";
 const LINGER_ENV: &str = "TOOLDECK_TEST_MCP_LINGER";
 /// Set: the stdio server ignores SIGTERM (only SIGKILL ends it).
 const STUBBORN_ENV: &str = "TOOLDECK_TEST_MCP_STUBBORN";
+/// Set: the stdio server is `asks::AskServer` (2025-11-25), which asks back during calls.
+const ASKS_ENV: &str = "TOOLDECK_TEST_MCP_ASKS";
 /// Set: the stdio server starts a child of its own (`sleep 600`) and notes its pid.
 const FORK_ENV: &str = "TOOLDECK_TEST_MCP_FORK";
 
@@ -234,6 +236,11 @@ async fn stdio_server_mode() {
         .map(|_| tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler"));
     if let Some(path) = &notes {
         std::fs::write(path, first_notes).expect("write the notes");
+    }
+    if std::env::var_os(ASKS_ENV).is_some() {
+        let server = asks::stdio_ask_server().await;
+        let _ = server.waiting().await;
+        std::process::exit(0);
     }
     let server = TestServer::default().serve(rmcp::transport::stdio()).await.expect("serve stdio");
     let _ = server.waiting().await;
@@ -834,7 +841,9 @@ async fn the_client_introduces_itself_as_tooldeck() {
             let _ = server.waiting().await;
         }
     });
-    // `initialize` carries the client's name (2026-07-28 servers are met with `server/discover`).
+    // Pinned to a revision with `initialize`: that is where the client introduces itself once
+    // (2026-07-28 says it in every request's `_meta`, and rmcp's server `serve` waits for an
+    // `initialize` that never comes).
     let setup = tooldeck::invoke::mcp::asks::ClientSetup { protocol: Some("2025-11-25".into()), ..Default::default() };
     let _endpoint = McpEndpoint::connect_io_with(client_side, "mcp:test", setup).await.expect("connect over duplex");
     let client = heard.await.expect("the server started").expect("the client said who it is");

@@ -702,3 +702,86 @@ fn the_server_pane_shows_the_servers_stderr_and_log_live() {
     tui.wait_for("the pane closed", TIMEOUT, |text| !text.contains("pty-server 1.2.3"));
     quit_restored(&mut tui, "q");
 }
+
+/// Set: this test binary is a tiny MCP server over stdio (`pty_mcp_server_mode`) whose tool
+/// `signup` asks the client for a name and a colour (elicitation, form mode) and echoes them.
+const PTY_SERVER_ENV: &str = "TOOLDECK_TEST_PTY_MCP";
+
+/// Not a test: the MCP server `signup_server_command` starts (does nothing in a normal run).
+/// Written out by hand, line by line, as any server in any language would speak.
+#[test]
+fn pty_mcp_server_mode() {
+    if std::env::var_os(PTY_SERVER_ENV).is_none() {
+        return;
+    }
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout();
+    // libtest wrote "test pty_mcp_server_mode ... " without a newline: end that line.
+    let _ = out.write_all(b"\n").and_then(|()| out.flush());
+    let mut send = |value: serde_json::Value| {
+        let _ = out.write_all(format!("{value}\n").as_bytes()).and_then(|()| out.flush());
+    };
+    let mut call_id = None;
+    let mut line = String::new();
+    while stdin.read_line(&mut line).is_ok_and(|n| n > 0) {
+        let message: serde_json::Value = serde_json::from_str(line.trim()).unwrap_or_default();
+        line.clear();
+        let id = message.get("id").cloned();
+        match message.get("method").and_then(|m| m.as_str()) {
+            Some("initialize") => send(serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+                "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                "serverInfo": {"name": "signup", "version": "1"}}})),
+            Some("tools/list") => send(serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [
+                {"name": "signup", "description": "asks who you are", "inputSchema": {"type": "object"}}]}})),
+            Some("tools/call") => {
+                call_id = id;
+                send(serde_json::json!({"jsonrpc": "2.0", "id": "ask-1", "method": "elicitation/create", "params": {
+                    "mode": "form", "message": "Who are you?",
+                    "requestedSchema": {"type": "object", "required": ["name"], "properties": {
+                        "name": {"type": "string", "title": "Name"},
+                        "colour": {"type": "string", "enum": ["red", "green", "blue"], "default": "red"}}}}}));
+            }
+            Some(_) if id.is_some() => send(serde_json::json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32601, "message": "Method not found"}})),
+            Some(_) => {}
+            // The answer to the elicitation: echo it as the tool's result.
+            None if id == Some(serde_json::json!("ask-1")) => {
+                let answer = message.get("result").cloned().unwrap_or_default();
+                let text = format!("signed up: {}", answer["content"]);
+                send(serde_json::json!({"jsonrpc": "2.0", "id": call_id.take(), "result": {
+                    "content": [{"type": "text", "text": text}]}}));
+            }
+            None => {}
+        }
+    }
+    std::process::exit(0);
+}
+
+/// The command that runs this test binary as the signup server.
+fn signup_server_command() -> String {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    format!("env {PTY_SERVER_ENV}=1 '{}' --exact pty_mcp_server_mode --nocapture --test-threads=1", exe.display())
+}
+
+/// A server asks during a call: the form opens over the screen, the person types a name, picks a
+/// colour with →, and Enter sends it; the server's echo is the result.
+#[test]
+fn an_elicitation_form_is_filled_and_sent() {
+    let server = signup_server_command();
+    let mut tui = Tui::spawn(&["--mcp", &server]);
+    tui.wait_for("the server's tool", TIMEOUT, |text| text.contains("signup"));
+    tui.send("/signup");
+    tui.wait_text("/signup");
+    tui.send(ENTER);
+    tui.send("\x12"); // Ctrl-R
+    tui.wait_for("the server's question", TIMEOUT, |text| text.contains("Who are you?") && text.contains("name*"));
+    tui.send("Ada");
+    tui.send(DOWN);
+    tui.send("\x1b[C"); // → : the next colour
+    tui.wait_for("the form filled", TIMEOUT, |text| text.contains("\"Ada\"") && text.contains("green"));
+    tui.send(ENTER);
+    tui.wait_for("the server's echo", TIMEOUT, |text| {
+        text.contains("signed up") && text.contains("Ada") && text.contains("green")
+    });
+    quit_restored(&mut tui, "q");
+}

@@ -47,6 +47,8 @@ pub struct Asks {
     pub waiting: VecDeque<(u64, Ask)>,
     /// The roots offered to the server (`--root`, `R` changes them).
     pub roots: Vec<String>,
+    /// The MCP protocol revision agreed with the server, once known.
+    pub protocol: Option<String>,
 }
 
 /// The roots as typed in the roots prompt: separated by commas.
@@ -110,6 +112,12 @@ impl Asks {
         } else {
             self.waiting.push_back((id, ask));
         }
+    }
+
+    /// The call ended (answered, failed or cancelled): its questions go.
+    pub fn call_ended(&mut self) {
+        self.current = None;
+        self.waiting.clear();
     }
 
     pub fn is_open(&self) -> bool {
@@ -245,13 +253,27 @@ fn step_choice(question: &mut Question, delta: isize) {
     let Some(form) = question.form.as_mut() else { return };
     let Some(field) = form.field(&path) else { return };
     match &field.widget {
-        Widget::Bool(_) => form.toggle_bool(&path),
+        // A question's checkbox is ticked or not: the form core's third state (unset) is skipped.
+        Widget::Bool(_) => {
+            form.toggle_bool(&path);
+            if matches!(form.field(&path).map(|f| &f.widget), Some(Widget::Bool(None))) {
+                form.toggle_bool(&path);
+            }
+        }
         Widget::Choice { choices, selected } => {
             let count = choices.len() as isize;
             if count > 0 {
-                let now = selected.map_or(-1, |s| s as isize);
+                // Unset (shown as —): → takes the first option, ← the last.
+                let now = selected.map_or(if delta > 0 { -1 } else { 0 }, |s| s as isize);
                 let next = (now + delta).rem_euclid(count) as usize;
                 form.choose(&path, next);
+            }
+        }
+        Widget::Variant { variants, selected, .. } => {
+            let count = variants.len() as isize;
+            if count > 0 {
+                let next = (*selected as isize + delta).rem_euclid(count) as usize;
+                form.pick_variant(&path, next);
             }
         }
         _ => return,

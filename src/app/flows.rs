@@ -50,6 +50,9 @@ impl App {
     fn send_now(&mut self, tool_id: String, arguments: serde_json::Value) -> Vec<Effect> {
         let mut request = CallRequest::new(tool_id, arguments);
         request.tokens = self.server.tokens_for(self.catalog.get(&request.tool_id));
+        // A tool that runs only as a task is run as one (MCP `execution.taskSupport`).
+        request.as_task =
+            self.catalog.get(&request.tool_id).and_then(|t| t.task_support.as_deref()) == Some("required");
         let output_schema = self.catalog.get(&request.tool_id).and_then(|t| t.output_schema.clone());
         self.result.send(request, output_schema)
     }

@@ -144,6 +144,8 @@ pub enum Msg {
     Reconnected(Result<(), String>),
     /// The server's answer to `logging/setLevel`, when it refused.
     LogLevelRefused(String),
+    /// The MCP protocol revision agreed with the server (after its tools were listed).
+    ServerProtocol(String),
     /// An MCP server asked something during a call (`Effect::AnswerAsk` replies, by `id`).
     Asked {
         id: u64,

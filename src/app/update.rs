@@ -15,6 +15,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Key(key) if app.keymap.is(Context::Anywhere, key, Action::ForceQuit) => vec![Effect::Quit],
         // A server's question takes the keys until it is answered.
         Msg::Key(key) if app.asks.is_open() => app.asks.key(&app.keymap, key),
+        Msg::ServerProtocol(version) => {
+            let said = format!("MCP {}", crate::text::visible(&version));
+            app.status = Some(match app.status.take() {
+                Some(status) => format!("{said} · {status}"),
+                None => said,
+            });
+            app.asks.protocol = Some(version);
+            Vec::new()
+        }
         Msg::Asked { id, ask } => {
             app.asks.asked(id, ask);
             Vec::new()
@@ -32,7 +41,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.result.tick(elapsed_ms);
             Vec::new()
         }
-        Msg::InvocationDone { id, result } => app.call_done(id, result),
+        Msg::InvocationDone { id, result } => {
+            // The call's questions are moot once it has ended (one call runs at a time).
+            app.asks.call_ended();
+            app.call_done(id, result)
+        }
         Msg::RetryDue { id } => app.retry_due(id),
         Msg::Progress { id, progress } => {
             app.result.progress(id, progress);

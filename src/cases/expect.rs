@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::invoke::{Outcome, Status};
 
-const KEYS: &[&str] = &["status", "value", "contains", "pointer", "schema", "max_ms", "error_contains"];
+const KEYS: &[&str] = &["elicited", "status", "value", "contains", "pointer", "schema", "max_ms", "error_contains"];
 const STATUSES: &[&str] = &["value", "error", "requires_authorization", "artifact", "null"];
 /// A failure lists at most this many differing places; the rest are counted.
 const MAX_DIFFERENCES: usize = 5;
@@ -27,6 +27,9 @@ pub struct Expect {
     pub max_ms: Option<u64>,
     /// Found in the error's message, developer message or parameter errors (a 422's).
     pub error_contains: Option<String>,
+    /// What an MCP server asked during the call (elicitation or sampling): a subset of one
+    /// request (`{message: ..., requestedSchema: {...}}`, `{mode: url}`, ...).
+    pub elicited: Option<Value>,
 }
 
 impl Expect {
@@ -56,6 +59,7 @@ impl Expect {
                 }
                 "value" => expect.value = Some(value.clone()),
                 "contains" => expect.contains = Some(value.clone()),
+                "elicited" => expect.elicited = Some(value.clone()),
                 "pointer" => {
                     let Value::Object(pointers) = value else {
                         return Err((at(), "`pointer` maps JSON pointers (\"/a/0/b\") to values".into()));
@@ -103,6 +107,14 @@ impl Expect {
     /// Every way `outcome` falls short; empty when it is as expected.
     pub fn check(&self, outcome: &Outcome, duration_ms: u64) -> Vec<String> {
         let mut failures = Vec::new();
+        if let Some(elicited) = &self.elicited
+            && !outcome.asked.iter().any(|asked| contains(elicited, &asked["request"]))
+        {
+            let asked: Vec<String> = outcome.asked.iter().map(|a| a["request"].to_string()).collect();
+            let what =
+                if asked.is_empty() { "nothing was asked".to_string() } else { format!("asked: {}", asked.join("; ")) };
+            failures.push(format!("elicited: no request the server made has {elicited} ({what})"));
+        }
         if let Some(status) = self.status
             && status != outcome.status
         {

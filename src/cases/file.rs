@@ -11,7 +11,7 @@ use crate::catalog::document::{Document, Node};
 use crate::text::LineIndex;
 
 const TOP_KEYS: &[&str] = &["endpoint", "mcp", "mcp_url", "call_path", "headers", "timeout", "defs", "tokens", "cases"];
-const CASE_KEYS: &[&str] = &["name", "tool", "args", "validate", "expect"];
+const CASE_KEYS: &[&str] = &["name", "tool", "args", "validate", "expect", "elicit", "sample"];
 
 /// A problem in a case file, where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +36,9 @@ pub struct Case {
     /// False sends the arguments even when the schema says no.
     pub validate: bool,
     pub expect: Expect,
+    /// How an MCP server's questions during this case are answered (`elicit:`, `sample:`);
+    /// `None`: as the command line says (else declined).
+    pub answers: Option<crate::invoke::mcp::asks::Headless>,
     /// `path:line:column` of the case, for reports.
     pub location: String,
 }
@@ -320,6 +323,7 @@ impl Reader<'_> {
                 Expect::default()
             }
         };
+        let answers = self.answers(node);
         let tool = tool?;
         let name = match node.get("name") {
             Some(child) => self.string(child, "name").unwrap_or_default(),
@@ -331,8 +335,31 @@ impl Reader<'_> {
             args,
             validate,
             expect,
+            answers,
             location: self.location(node),
         })
+    }
+
+    /// `elicit:` (the content to accept with, or `decline` / `cancel`) and `sample:` (the reply
+    /// text) of a case.
+    fn answers(&mut self, node: Node) -> Option<crate::invoke::mcp::asks::Headless> {
+        use crate::invoke::mcp::asks::{ElicitAnswer, Headless};
+        let elicit = node.get("elicit").and_then(|child| match self.expand(child)? {
+            Value::Object(content) => Some(ElicitAnswer::Accept(Value::Object(content))),
+            Value::String(word) if word == "decline" || word == "cancel" => ElicitAnswer::parse(&word).ok(),
+            _ => {
+                self.problem(child, "`elicit` is the content to accept with (an object), or decline or cancel");
+                None
+            }
+        });
+        let sample_text = node.get("sample").and_then(|child| match self.expand(child)? {
+            Value::String(text) => Some(text),
+            _ => {
+                self.problem(child, "`sample` is the text of the reply to a sampling request");
+                None
+            }
+        });
+        (elicit.is_some() || sample_text.is_some()).then_some(Headless { elicit, sample_text })
     }
 
     fn string(&mut self, node: Node, key: &str) -> Option<String> {

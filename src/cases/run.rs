@@ -57,6 +57,11 @@ pub async fn run_file(
     // the case that found it sent again, once per case (a few times a file); the report says so.
     let reconnect = Reconnect::default();
     let reconnect = &reconnect;
+    // A case with answers of its own runs alone: the server's questions reach the connection,
+    // not the call, so two cases answering differently must not overlap.
+    let answering = tokio::sync::RwLock::new(());
+    let answering = &answering;
+    let defaults = &options.answers;
     // Each tool's schema is compiled once, however many cases call it.
     let mut prepared: HashMap<String, Prepared> = HashMap::new();
     // Cases are read as they are needed (a large file is never held whole), so a bad one is
@@ -90,14 +95,33 @@ pub async fn run_file(
                     Work::Skip => (Verdict::Skipped, None, 0),
                     Work::NoServer(why) => (Verdict::Failed(vec![format!("no answer: {why}")]), None, 0),
                     Work::Run(servers, tool) => {
+                        let answer = |answers: &crate::invoke::mcp::asks::Headless| {
+                            for endpoint in std::iter::once(servers.ours).chain(servers.theirs) {
+                                if let Some(asks) = endpoint.asks() {
+                                    asks.answer_with(answers.clone());
+                                }
+                            }
+                        };
+                        let _turn = match &case.answers {
+                            Some(answers) => {
+                                let turn = Either::Left(answering.write().await);
+                                answer(answers);
+                                turn
+                            }
+                            None => Either::Right(answering.read().await),
+                        };
                         let run = || run_case(&case, tool.checker.as_ref(), names_a_server, &tool.tokens, servers);
                         let generation = reconnect.generation().await;
                         let (verdict, call_id, duration_ms) = run().await;
-                        if gone(&verdict) && reconnect.again(servers.ours, generation).await {
+                        let result = if gone(&verdict) && reconnect.again(servers.ours, generation).await {
                             run().await
                         } else {
                             (verdict, call_id, duration_ms)
+                        };
+                        if case.answers.is_some() {
+                            answer(defaults);
                         }
+                        result
                     }
                 };
                 let mut result = CaseResult::new(file, index, &case, verdict);

@@ -23,6 +23,8 @@ pub struct TestArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub server: ServerArgs,
+    #[command(flatten)]
+    pub answers: super::call::AnswerArgs,
     /// A token for an authorization provider, `PROVIDER=TOKEN` (repeatable); wins over the case
     /// file's `tokens`.
     #[arg(long = "token", value_name = "PROVIDER=TOKEN")]
@@ -112,7 +114,14 @@ async fn test(args: TestArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let command_line = args.server.options();
+    let mut command_line = args.server.options();
+    match args.answers.answers() {
+        Ok(answers) => command_line.answers = answers,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "tooldeck: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let mut files: Vec<CaseFile> = args.files.iter().map(|path| file::load(path)).collect();
     // Tokens from the command line win over a file's own for the same provider.
     for file in &mut files {

@@ -39,9 +39,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
     };
     let waiting = app.asks.waiting.len();
     let title = match (&question.ask, waiting) {
-        (Ask::Sample { .. }, 0) => "the server asks for a sampling reply".to_string(),
-        (_, 0) => "the server asks".to_string(),
-        (_, n) => format!("the server asks ({n} more waiting)"),
+        (Ask::Sample { .. }, 0) => "the server asks for a sampling reply · the call waits for you".to_string(),
+        (_, 0) => "the server asks · the call waits for you".to_string(),
+        (_, n) => format!("the server asks ({n} more waiting) · the call waits for you"),
     };
     let area = centered(screen, 96, screen.height.saturating_sub(4));
     let body = open(frame, area, &title, styles);

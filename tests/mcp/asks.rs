@@ -23,6 +23,14 @@ use super::*;
 #[derive(Clone)]
 struct AskServer {
     version: ProtocolVersion,
+    /// How many `notifications/roots/list_changed` it heard.
+    roots_changed: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl AskServer {
+    fn at(version: ProtocolVersion) -> AskServer {
+        AskServer { version, roots_changed: Default::default() }
+    }
 }
 
 fn form_params() -> ElicitRequestParams {
@@ -149,6 +157,10 @@ impl ServerHandler for AskServer {
         .into())
     }
 
+    async fn on_roots_list_changed(&self, _context: rmcp::service::NotificationContext<RoleServer>) {
+        self.roots_changed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
     async fn get_task(
         &self,
         request: GetTaskParams,
@@ -165,7 +177,7 @@ impl ServerHandler for AskServer {
 async fn ask_endpoint(version: ProtocolVersion, answers: Headless, roots: Vec<String>) -> McpEndpoint {
     let (server_side, client_side) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
-        if let Ok(server) = (AskServer { version }).serve(server_side).await {
+        if let Ok(server) = AskServer::at(version).serve(server_side).await {
             let _ = server.waiting().await;
         }
     });
@@ -264,7 +276,7 @@ async fn a_2026_task_is_polled_to_its_result() {
 async fn a_pinned_revision_is_asked_for_and_a_server_without_it_is_an_error() {
     let (server_side, client_side) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
-        if let Ok(server) = (AskServer { version: ProtocolVersion::V_2025_11_25 }).serve(server_side).await {
+        if let Ok(server) = AskServer::at(ProtocolVersion::V_2025_11_25).serve(server_side).await {
             let _ = server.waiting().await;
         }
     });
@@ -334,4 +346,122 @@ async fn a_2025_11_25_task_only_tool_runs_as_a_task() {
         // Without --task, the refusal is heard and the call made again as a task.
         assert_eq!(methods.iter().filter(|m| *m == "tools/call").count(), if as_task { 1 } else { 2 }, "{methods:?}");
     }
+}
+
+/// The stdio server `ASKS_ENV` asks for.
+pub async fn stdio_ask_server() -> rmcp::service::RunningService<RoleServer, impl ServerHandler> {
+    AskServer::at(ProtocolVersion::V_2025_11_25).serve(rmcp::transport::stdio()).await.expect("serve stdio")
+}
+
+/// `tooldeck call` headless, end to end: the server's elicitation is answered with
+/// `--elicit-json`, its echo comes back with exit 0, and what was asked is in the JSON.
+#[test]
+fn call_answers_an_elicitation_from_the_command_line() {
+    let server = stdio_command_with(&format!("{ASKS_ENV}=1"));
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["call", "form", "--mcp", &server, "--elicit-json", r#"{"name": "Ada"}"#])
+        .env("TOOLDECK_HISTORY", std::env::temp_dir().join(format!("tooldeck-asks-{}.jsonl", std::process::id())))
+        .output()
+        .expect("tooldeck runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    let outcome: Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(outcome["value"]["content"]["name"], "Ada", "{outcome}");
+    assert_eq!(outcome["asked"][0]["answer"], "accepted");
+    assert_eq!(outcome["protocol"], "2025-11-25");
+    // Nothing given: declined, said in the warnings, still exit 0 (the tool answered).
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["call", "sample", "--mcp", &server])
+        .env("TOOLDECK_HISTORY", std::env::temp_dir().join(format!("tooldeck-asks-{}.jsonl", std::process::id())))
+        .output()
+        .expect("tooldeck runs");
+    let outcome: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert!(outcome["warnings"][0].as_str().unwrap_or_default().contains("--sample-text"), "{outcome}");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["call", "form", "--mcp", &server, "--elicit-json", "[1]"])
+        .output()
+        .expect("tooldeck runs");
+    assert_eq!(output.status.code(), Some(2), "a bad --elicit-json is a usage error");
+}
+
+/// `tooldeck test`: a case answers the server's questions with `elicit:` and `sample:`, and
+/// `expect.elicited` checks what was asked; a case that expects a question never asked fails.
+#[test]
+fn test_cases_answer_and_expect_what_was_elicited() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases = dir.path().join("asks.yaml");
+    let yaml = format!(
+        r#"mcp: "{}"
+cases:
+  - name: signs up
+    tool: form
+    elicit: {{name: Ada}}
+    expect:
+      status: value
+      pointer: {{/content/name: Ada}}
+      elicited: {{message: "Who are you?", requestedSchema: {{required: [name]}}}}
+  - name: declines
+    tool: form
+    elicit: decline
+    expect: {{pointer: {{/action: decline}}}}
+  - name: samples
+    tool: sample
+    sample: "4"
+    expect: {{contains: {{content: {{text: "4"}}}}}}
+  - name: expects a question never asked
+    tool: roots
+    expect: {{elicited: {{mode: url}}}}
+"#,
+        stdio_command_with(&format!("{ASKS_ENV}=1")).replace('\\', "\\\\").replace('"', "\\\"")
+    );
+    std::fs::write(&cases, yaml).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["test", cases.to_str().unwrap(), "--json"])
+        .output()
+        .expect("tooldeck runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let report: Value = serde_json::from_str(&stdout).unwrap_or_default();
+    let verdict = |name: &str| {
+        report["cases"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|v| v["name"] == name)
+            .map(|v| v.get("result").and_then(Value::as_str).unwrap_or_default().to_string())
+    };
+    for passing in ["signs up", "declines", "samples"] {
+        assert_eq!(verdict(passing).as_deref(), Some("passed"), "{passing}: {stdout}");
+    }
+    assert_eq!(verdict("expects a question never asked").as_deref(), Some("failed"), "{stdout}");
+    assert!(stdout.contains("nothing was asked"), "{stdout}");
+}
+
+/// Changing the roots (R in the app) tells the server once; setting the same roots again does not.
+#[tokio::test]
+async fn a_change_of_roots_is_announced_to_the_server() {
+    let server = AskServer::at(ProtocolVersion::V_2025_11_25);
+    let heard = Arc::clone(&server.roots_changed);
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let setup = ClientSetup { asks: Asks::headless(Headless::default(), vec!["/a".into()]), ..ClientSetup::default() };
+    let connected = McpEndpoint::connect_io_with(client_side, "mcp:asks", setup.clone()).await.unwrap();
+    let timeout = std::time::Duration::from_secs(30);
+    let stdio = tooldeck::invoke::mcp::stdio::McpStdio::from_endpoint(connected, "mcp:asks", timeout, setup);
+    let endpoint = tooldeck::invoke::Endpoint::Mcp(stdio);
+    endpoint.set_roots(vec!["/a".into(), "/b".into()]).await;
+    endpoint.set_roots(vec!["/a".into(), "/b".into()]).await;
+    let (outcome, _) = endpoint.call(&CallRequest::new("roots", json!({}))).await.unwrap();
+    assert!(text_of(&outcome).contains("file:///b"), "{}", text_of(&outcome));
+    // The server handles notifications on tasks of its own: give it a moment.
+    for _ in 0..250 {
+        if heard.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(heard.load(std::sync::atomic::Ordering::SeqCst), 1, "one change, one notification");
 }

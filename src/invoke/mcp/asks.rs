@@ -21,6 +21,8 @@ use rmcp::model::{
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
+pub use super::negotiate::{ClientSetup, KNOWN_PROTOCOLS};
+
 /// How many asks one call may make before the rest are refused (a server asking in a loop).
 pub const MAX_ASKS_PER_CALL: usize = 25;
 /// How long a person has to answer one ask.
@@ -230,6 +232,11 @@ impl Asks {
         }
     }
 
+    /// From now on asks are answered from `answers` (a test case's own).
+    pub fn answer_with(&self, answers: Headless) {
+        *lock(&self.inner.answerer) = Answerer::Headless(answers);
+    }
+
     /// From now on each ask goes to a person through `to`.
     pub fn ask_person(&self, to: mpsc::UnboundedSender<PendingAsk>) {
         *lock(&self.inner.answerer) = Answerer::Person(to);
@@ -374,49 +381,6 @@ impl Asks {
     }
 }
 
-/// How tooldeck meets a server: who answers its asks, which protocol revision (`--protocol`
-/// pins one; otherwise the newest both speak) and how long a whole call may take.
-#[derive(Debug, Clone, Default)]
-pub struct ClientSetup {
-    pub asks: Asks,
-    pub protocol: Option<String>,
-    pub max_time: Option<Duration>,
-}
-
-/// The revisions rmcp knows, oldest first.
-pub const KNOWN_PROTOCOLS: [&str; 5] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
-
-impl ClientSetup {
-    /// The pinned revision, checked against those tooldeck knows.
-    pub fn pinned(&self) -> Result<Option<rmcp::model::ProtocolVersion>, String> {
-        let Some(given) = self.protocol.as_deref() else { return Ok(None) };
-        if !KNOWN_PROTOCOLS.contains(&given) {
-            return Err(format!(
-                "--protocol {given:?} is not a revision tooldeck knows ({})",
-                KNOWN_PROTOCOLS.join(", ")
-            ));
-        }
-        serde_json::from_value(json!(given)).map(Some).map_err(|e| e.to_string())
-    }
-
-    /// How the connection starts: `server/discover` for 2026-07-28 (falling back to
-    /// `initialize` for an older server), `initialize` alone for a pinned older revision.
-    pub fn lifecycle(&self) -> Result<rmcp::service::ClientLifecycleMode, String> {
-        use rmcp::model::ProtocolVersion;
-        use rmcp::service::ClientLifecycleMode;
-        Ok(match self.pinned()? {
-            None => ClientLifecycleMode::Auto {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                legacy_version: None,
-            },
-            Some(version) if !version.has_initialize() => {
-                ClientLifecycleMode::Discover { preferred_versions: vec![version] }
-            }
-            Some(_) => ClientLifecycleMode::Initialize,
-        })
-    }
-}
-
 /// One ask and its answer as the outcome carries it (`asked` in `call`'s JSON).
 pub fn asked_json(asked: &Asked) -> Value {
     let mut value =
@@ -551,85 +515,5 @@ pub fn url_elicitations(data: &Value) -> Vec<Ask> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn form() -> Ask {
-        Ask::Form {
-            message: "who?".into(),
-            schema: json!({"type": "object", "properties": {"name": {"type": "string"}}}),
-        }
-    }
-
-    #[tokio::test]
-    async fn headless_answers_and_declines_by_default_with_a_warning() {
-        let asks = Asks::default();
-        assert_eq!(asks.ask(form()).await, Reply::Decline);
-        let asked = asks.take_asked();
-        assert!(asked[0].warning().unwrap().contains("--elicit-json"), "{:?}", asked[0].warning());
-        let asks = Asks::headless(
-            Headless { elicit: Some(ElicitAnswer::Accept(json!({"name": "Ada"}))), ..Default::default() },
-            vec![],
-        );
-        assert_eq!(asks.ask(form()).await, Reply::Accept(Some(json!({"name": "Ada"}))));
-        assert_eq!(asks.take_asked()[0].warning(), None);
-        let sampled = Asks::headless(Headless { sample_text: Some("hi".into()), ..Default::default() }, vec![]);
-        let reply = sampled.ask(Ask::Sample { request: json!({}), cut: false }).await;
-        assert!(matches!(reply, Reply::Sampled { ref text, .. } if text == "hi"), "{reply:?}");
-    }
-
-    #[tokio::test]
-    async fn a_server_that_asks_in_a_loop_is_refused() {
-        let asks = Asks::headless(Headless { elicit: Some(ElicitAnswer::Cancel), ..Default::default() }, vec![]);
-        asks.call_started();
-        for _ in 0..MAX_ASKS_PER_CALL {
-            assert_eq!(asks.ask(form()).await, Reply::Cancel);
-        }
-        assert_eq!(asks.ask(form()).await, Reply::Decline);
-        let last = asks.take_asked().pop().unwrap();
-        assert!(last.warning().unwrap().contains("more than"), "{:?}", last.warning());
-    }
-
-    #[tokio::test]
-    async fn a_person_answers_through_the_channel() {
-        let asks = Asks::default();
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        asks.ask_person(tx);
-        let person = tokio::spawn(async move {
-            let pending = rx.recv().await.unwrap();
-            assert_eq!(pending.ask, form());
-            pending.reply.send(Reply::Cancel).unwrap();
-        });
-        assert_eq!(asks.ask(form()).await, Reply::Cancel);
-        person.await.unwrap();
-    }
-
-    #[test]
-    fn flat_schemas_only_and_roots_are_file_uris() {
-        assert_eq!(not_flat(&json!({"type": "object", "properties": {"a": {"type": "string"}}})), None);
-        let nested = json!({"type": "object", "properties": {"a": {"type": "object"}}});
-        assert!(not_flat(&nested).unwrap().contains("\"a\""));
-        let root = root("/tmp/some dir");
-        assert_eq!(root.uri, "file:///tmp/some%20dir");
-        assert_eq!(root.name.as_deref(), Some("some dir"));
-        assert_eq!(super::root("file:///x").uri, "file:///x");
-    }
-
-    #[test]
-    fn a_huge_sampling_request_is_cut_to_show() {
-        let big = "x".repeat(10 * 1024 * 1024);
-        let request = json!({"maxTokens": 5, "messages": [{"role": "user", "content": {"type": "text", "text": big}}]});
-        let cut = cut_request(request);
-        assert!(cut.to_string().len() < MAX_SHOWN_BYTES);
-        assert_eq!(cut["maxTokens"], 5);
-    }
-
-    #[test]
-    fn url_elicitation_errors_become_asks() {
-        let data = json!({"elicitations": [{"mode": "url", "url": "https://x/auth", "message": "log in", "elicitationId": "e1"}]});
-        assert_eq!(
-            url_elicitations(&data),
-            [Ask::Url { message: "log in".into(), url: "https://x/auth".into(), elicitation_id: "e1".into() }]
-        );
-    }
-}
+#[path = "asks_tests.rs"]
+mod tests;

@@ -10,7 +10,7 @@ pub mod http;
 mod http_tap;
 pub mod info;
 mod line_cap;
-mod negotiate;
+pub mod negotiate;
 pub mod process;
 pub use process::split_command_line;
 pub mod replay;
@@ -279,6 +279,9 @@ impl McpEndpoint {
                     }
                     other => format!("initialize failed: {other}"),
                 };
+                if let Ok(Some(pinned)) = setup.pinned() {
+                    reason.push_str(&format!(" (--protocol {pinned} was asked for; does the server speak it?)"));
+                }
                 if let Some(tail) = &stderr_tail {
                     // Give the reader a moment to catch the child's last words.
                     tokio::time::sleep(Duration::from_millis(50)).await;

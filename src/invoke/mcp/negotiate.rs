@@ -10,7 +10,12 @@ use rmcp::RoleClient;
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RunningService, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 
+use std::time::Duration;
+
+use serde_json::json;
+
 use super::ProgressRelay;
+use super::asks::Asks;
 
 /// A transport that returns its inner transport to `slot` when dropped.
 struct GiveBack<T> {
@@ -81,5 +86,48 @@ where
             }
         }
         other => other,
+    }
+}
+
+/// How tooldeck meets a server: who answers its asks, which protocol revision (`--protocol`
+/// pins one; otherwise the newest both speak) and how long a whole call may take.
+#[derive(Debug, Clone, Default)]
+pub struct ClientSetup {
+    pub asks: Asks,
+    pub protocol: Option<String>,
+    pub max_time: Option<Duration>,
+}
+
+/// The revisions rmcp knows, oldest first.
+pub const KNOWN_PROTOCOLS: [&str; 5] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+
+impl ClientSetup {
+    /// The pinned revision, checked against those tooldeck knows.
+    pub fn pinned(&self) -> Result<Option<rmcp::model::ProtocolVersion>, String> {
+        let Some(given) = self.protocol.as_deref() else { return Ok(None) };
+        if !KNOWN_PROTOCOLS.contains(&given) {
+            return Err(format!(
+                "--protocol {given:?} is not a revision tooldeck knows ({})",
+                KNOWN_PROTOCOLS.join(", ")
+            ));
+        }
+        serde_json::from_value(json!(given)).map(Some).map_err(|e| e.to_string())
+    }
+
+    /// How the connection starts: `server/discover` for 2026-07-28 (falling back to
+    /// `initialize` for an older server), `initialize` alone for a pinned older revision.
+    pub fn lifecycle(&self) -> Result<rmcp::service::ClientLifecycleMode, String> {
+        use rmcp::model::ProtocolVersion;
+        use rmcp::service::ClientLifecycleMode;
+        Ok(match self.pinned()? {
+            None => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: None,
+            },
+            Some(version) if !version.has_initialize() => {
+                ClientLifecycleMode::Discover { preferred_versions: vec![version] }
+            }
+            Some(_) => ClientLifecycleMode::Initialize,
+        })
     }
 }

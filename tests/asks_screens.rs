@@ -1,0 +1,155 @@
+//! The screens of a server's questions (elicitation form, URL, sampling), driven through `update`
+//! with the messages the runtime and the terminal would send, drawn on a `TestBackend` and kept
+//! as insta snapshots; each test says in words what its snapshot is about.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+use tooldeck::app::{App, Effect, Msg, update};
+use tooldeck::catalog::{LoadOptions, load_samples};
+use tooldeck::invoke::mcp::asks::{Ask, Reply};
+use tooldeck::theme::Styles;
+
+fn app() -> App {
+    App::new(load_samples(&LoadOptions::default()).catalog, &[], (100, 32))
+}
+
+fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn screen(app: &App) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(100, 32)).expect("test terminal");
+    terminal.draw(|frame| tooldeck::ui::render(app, &Styles::default(), frame)).expect("draw");
+    terminal.backend().to_string()
+}
+
+fn form_ask() -> Ask {
+    Ask::Form {
+        message: "Please tell us who you are.\u{1b}[31m (escapes are shown, not obeyed)".into(),
+        schema: json!({
+            "type": "object",
+            "required": ["name"],
+            "properties": {
+                "name": {"type": "string", "title": "Name", "description": "Your full name"},
+                "email": {"type": "string", "format": "email"},
+                "age": {"type": "integer", "minimum": 0, "maximum": 150},
+                "subscribe": {"type": "boolean", "default": false},
+                "hero": {"type": "string", "oneOf": [{"const": "h1", "title": "Superman"}, {"const": "h2", "title": "Batman"}]}
+            }
+        }),
+    }
+}
+
+#[test]
+fn an_elicitation_form_is_filled_checked_and_sent() {
+    let mut app = app();
+    update(&mut app, Msg::Asked { id: 7, ask: form_ask() });
+    let first = screen(&app);
+    insta::assert_snapshot!("asks_01_elicitation_form", first);
+    assert!(first.contains("Please tell us who you are."), "the server's message is above the form");
+    assert!(!first.contains('\u{1b}'), "the escape sequence is made visible, not drawn raw");
+    assert!(
+        first.contains("name*") && first.contains("Your full name"),
+        "required marker and the focused field's help"
+    );
+    // Enter on an empty required name does not send: the problem is said.
+    assert!(key(&mut app, KeyCode::Enter).is_empty());
+    assert!(screen(&app).contains("problem"), "{}", screen(&app));
+    type_text(&mut app, "Ada");
+    key(&mut app, KeyCode::Down);
+    type_text(&mut app, "ada@example.org");
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Char(' ')); // subscribe: false (its default) → true
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Right); // hero: unset → Superman
+    key(&mut app, KeyCode::Right); // → Batman
+    let filled = screen(&app);
+    insta::assert_snapshot!("asks_02_elicitation_filled", filled);
+    let effects = key(&mut app, KeyCode::Enter);
+    let Some(Effect::AnswerAsk { id, reply: Reply::Accept(Some(content)) }) = effects.first() else {
+        panic!("Enter sends the content: {effects:?}");
+    };
+    assert_eq!(*id, 7);
+    assert_eq!(content["name"], "Ada");
+    assert_eq!(content["email"], "ada@example.org");
+    assert_eq!(content["subscribe"], true);
+    assert_eq!(content["hero"], "h2", "the titled choice sends its const");
+    assert!(!app.asks.is_open(), "the question closes once answered");
+}
+
+#[test]
+fn decline_and_cancel_send_those_actions_and_questions_wait_their_turn() {
+    let mut app = app();
+    update(&mut app, Msg::Asked { id: 1, ask: form_ask() });
+    update(&mut app, Msg::Asked { id: 2, ask: form_ask() });
+    assert!(screen(&app).contains("1 more waiting"));
+    let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL)));
+    assert_eq!(effects, [Effect::AnswerAsk { id: 1, reply: Reply::Decline }]);
+    assert_eq!(key(&mut app, KeyCode::Esc), [Effect::AnswerAsk { id: 2, reply: Reply::Cancel }]);
+}
+
+#[test]
+fn a_url_question_shows_the_url_and_o_opens_it() {
+    let mut app = app();
+    let ask = Ask::Url {
+        message: "Authorize the calendar".into(),
+        url: "https://auth.example/start?state=1".into(),
+        elicitation_id: "e1".into(),
+    };
+    update(&mut app, Msg::Asked { id: 3, ask });
+    let shown = screen(&app);
+    insta::assert_snapshot!("asks_03_url", shown);
+    assert!(shown.contains("https://auth.example/start?state=1") && shown.contains("o open"), "{shown}");
+    assert_eq!(key(&mut app, KeyCode::Char('o')), [Effect::Open("https://auth.example/start?state=1".into())]);
+    assert_eq!(key(&mut app, KeyCode::Enter), [Effect::AnswerAsk { id: 3, reply: Reply::Accept(None) }]);
+}
+
+#[test]
+fn a_sampling_request_is_shown_and_the_reply_written() {
+    let mut app = app();
+    let request = json!({
+        "systemPrompt": "You are terse.",
+        "messages": [{"role": "user", "content": {"type": "text", "text": "What is the capital of Egypt?"}}],
+        "maxTokens": 50,
+        "modelPreferences": {"hints": [{"name": "claude"}]},
+        "tools": [{"name": "lookup", "inputSchema": {"type": "object"}}]
+    });
+    update(&mut app, Msg::Asked { id: 4, ask: Ask::Sample { request, cut: false } });
+    type_text(&mut app, "Cairo");
+    let shown = screen(&app);
+    insta::assert_snapshot!("asks_04_sampling", shown);
+    assert!(shown.contains("capital of Egypt") && shown.contains("tools offered: lookup"), "{shown}");
+    assert!(shown.contains("max tokens 50"), "{shown}");
+    let effects = key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        effects,
+        [Effect::AnswerAsk {
+            id: 4,
+            reply: Reply::Sampled {
+                text: "Cairo".into(),
+                model: "tooldeck".into(),
+                stop_reason: Some("endTurn".into())
+            }
+        }]
+    );
+}
+
+#[test]
+fn r_changes_the_roots() {
+    let mut app = app();
+    app.asks.roots = vec!["/srv/a".into()];
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('R'), KeyModifiers::SHIFT)));
+    assert!(screen(&app).contains("/srv/a"), "the prompt starts with the current roots");
+    type_text(&mut app, ", /srv/b");
+    let effects = key(&mut app, KeyCode::Enter);
+    assert_eq!(effects, [Effect::SetRoots(vec!["/srv/a".into(), "/srv/b".into()])]);
+}
