@@ -144,10 +144,10 @@ fn a_sampling_request_is_shown_and_the_reply_written() {
 }
 
 #[test]
-fn r_changes_the_roots() {
+fn t_changes_the_roots() {
     let mut app = app();
     app.asks.roots = vec!["/srv/a".into()];
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('R'), KeyModifiers::SHIFT)));
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT)));
     assert!(screen(&app).contains("/srv/a"), "the prompt starts with the current roots");
     type_text(&mut app, ", /srv/b");
     let effects = key(&mut app, KeyCode::Enter);

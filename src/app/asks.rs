@@ -101,7 +101,11 @@ pub fn form_for(schema: &Value) -> Option<Form> {
     let options = crate::catalog::LoadOptions { meta_check: false, ..Default::default() };
     let (mut tools, _) = crate::catalog::load_text("(elicitation)", &text, false, false, true, &options);
     let tool: Tool = tools.pop()?;
-    Some(Form::new(&tool))
+    // The server's defaults are the answer it proposes: filled in, so accepting sends them
+    // (MCP: "clients should pre-populate form fields with these defaults").
+    let mut form = Form::new(&tool);
+    form.fill_defaults();
+    Some(form)
 }
 
 impl Asks {
