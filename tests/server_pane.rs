@@ -167,7 +167,7 @@ fn a_failed_mcp_call_keeps_its_exchange_and_c_gives_a_pipeline() {
         shown.contains("JSON-RPC mcp:stdio node server.js") && shown.contains("\"method\": \"tools/call\""),
         "{shown}"
     );
-    for _ in 0..12 {
+    for _ in 0..40 {
         let _ = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)));
     }
     let shown = screen(&app);

@@ -354,15 +354,19 @@ impl ResultPane {
             text.lines().map(|l| if self.unwrapped { 1 } else { crate::text::width(l) / width + 1 }).sum()
         };
         let Some(run) = &self.run else { return 0 };
+        let exchange_lines = |exchange: &Exchange| {
+            let request = crate::form::value::pretty(&exchange.request_json()["body"]);
+            wrapped(&request)
+                + wrapped(&exchange.response_body)
+                + exchange.request_headers.len()
+                + exchange.response_headers.len()
+                + exchange.during.len() * 2
+                + 8
+        };
         match &run.state {
             RunState::Done { exchange, outcome, .. } => {
                 if self.show_exchange {
-                    let request = crate::form::value::pretty(&exchange.request_json()["body"]);
-                    wrapped(&request)
-                        + wrapped(&exchange.response_body)
-                        + exchange.request_headers.len()
-                        + exchange.response_headers.len()
-                        + 8
+                    exchange_lines(exchange)
                 } else {
                     let error = outcome.error.as_ref().map_or(0, |e| {
                         wrapped(&e.message)
@@ -379,6 +383,10 @@ impl ResultPane {
                     });
                     error + warnings + artifact + outcome.artifacts.len() * 4 + 12
                 }
+            }
+            // A failed call keeps what went over the wire (MCP): `x` shows it.
+            RunState::Failed { .. } if self.show_exchange && run.failed_exchange.is_some() => {
+                run.failed_exchange.as_deref().map_or(3, exchange_lines)
             }
             RunState::Failed { error } => wrapped(error) + 3,
             _ => 3,

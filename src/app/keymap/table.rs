@@ -82,7 +82,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Typing, A::ToggleJson, &[Key::ctrl('j')], "arguments as JSON beside the form"),
     row(Typing, A::Help, &[Key::plain(C::F(1))], "the keys here"),
     row(Typing, A::Zoom, &[Key::alt(C::Char('z'))], "zoom the focused pane, and back"),
-    row(Typing, A::FocusResult, &[Key::ctrl('o')], "into the result pane (the edit is kept)"),
+    row(Typing, A::FocusResult, &[Key::ctrl('o')], "into the result (the edit is kept)"),
     row(Result, A::Up, UP, "scroll"),
     row(Result, A::Down, DOWN, "scroll"),
     row(Result, A::PageUp, &[Key::plain(C::PageUp)], "scroll a page"),
