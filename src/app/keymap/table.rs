@@ -31,8 +31,6 @@ const RUN_OPTIONS: &[Key] = &[
     Key::alt(C::Char('9')),
 ];
 
-/// The server pane and reconnecting share a help line: the help overlay is full.
-
 pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::Up, UP, "move in the list or the form"),
     row(Main, A::Down, DOWN, "move in the list or the form"),
