@@ -93,6 +93,9 @@ pub struct ServerPane {
     pub gone: Option<String>,
     /// The last height the log was drawn at, for paging (the view sets it; a guess before).
     pub page: usize,
+    /// The level last asked of the server with `logging/setLevel`: asked again of a new session
+    /// or a restarted server, which start from their own default.
+    pub asked_level: Option<String>,
 }
 
 impl ServerPane {
@@ -207,6 +210,7 @@ impl ServerPane {
         let level = LEVELS[self.min_level];
         let shown = if self.min_level == 0 { "every level".to_string() } else { format!("{level} and above") };
         if self.info.as_ref().is_some_and(|i| i.logging) {
+            self.asked_level = Some(level.to_string());
             Reply::effect(Effect::SetLogLevel(level.to_string()))
                 .with_status(format!("log: {shown} (asked the server with logging/setLevel)"))
         } else {
@@ -215,12 +219,14 @@ impl ServerPane {
     }
 
     /// The server was started again, or a new session opened.
-    pub fn reconnected(&mut self, info: Option<ServerInfo>) {
+    /// The server is back; returns the log level to ask of it again, if one was asked before.
+    pub fn reconnected(&mut self, info: Option<ServerInfo>) -> Option<Effect> {
         self.gone = None;
         if info.is_some() {
             self.info = info;
         }
         self.note("reconnected");
+        self.asked_level.clone().map(Effect::SetLogLevel)
     }
 }
 
@@ -258,6 +264,9 @@ mod tests {
         assert_eq!(reply.effects, [Effect::SetLogLevel("error".into())]);
         let texts: Vec<&str> = pane.window(10).iter().map(|l| &*l.text).collect();
         assert_eq!(texts, ["e", "s"], "stderr has no level: it always shows");
+        // A restarted server (or a new session) starts from its own level: it is asked again.
+        assert_eq!(pane.reconnected(None), Some(Effect::SetLogLevel("error".into())));
+        assert_eq!(ServerPane::default().reconnected(None), None, "nothing asked, nothing sent");
     }
 
     #[test]

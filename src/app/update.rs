@@ -131,20 +131,18 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.server_pane.info = Some(*info);
             Vec::new()
         }
-        Msg::Reconnected(result) => {
-            match result {
-                Ok(()) => {
-                    app.server_pane.reconnected(None);
-                    app.status = Some(format!("reconnected to {}: listing its tools again", app.server.endpoint));
-                }
-                Err(e) => {
-                    app.server.listed();
-                    app.server_pane.note(format!("reconnecting failed: {e}"));
-                    app.status = Some(format!("reconnecting failed: {e}"));
-                }
+        Msg::Reconnected(result) => match result {
+            Ok(()) => {
+                app.status = Some(format!("reconnected to {}: listing its tools again", app.server.endpoint));
+                app.server_pane.reconnected(None).into_iter().collect()
             }
-            Vec::new()
-        }
+            Err(e) => {
+                app.server.listed();
+                app.server_pane.note(format!("reconnecting failed: {e}"));
+                app.status = Some(format!("reconnecting failed: {e}"));
+                Vec::new()
+            }
+        },
         Msg::LogLevelRefused(why) => {
             app.status = Some(format!("logging/setLevel: {why}"));
             Vec::new()
