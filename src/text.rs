@@ -76,22 +76,7 @@ pub fn wrap(text: &str, columns: usize, max_lines: usize) -> Vec<String> {
     if columns == 0 || max_lines == 0 {
         return Vec::new();
     }
-    let mut lines: Vec<String> = Vec::new();
-    let mut current = String::new();
-    for word in text.split_whitespace() {
-        let candidate = if current.is_empty() { word.to_string() } else { format!("{current} {word}") };
-        if width(&candidate) <= columns {
-            current = candidate;
-            continue;
-        }
-        if !current.is_empty() {
-            lines.push(std::mem::take(&mut current));
-        }
-        current = truncate(word, columns).into_owned();
-    }
-    if !current.is_empty() {
-        lines.push(current);
-    }
+    let mut lines = wrap_words(text, columns, false);
     if lines.len() > max_lines {
         lines.truncate(max_lines);
         if let Some(last) = lines.last_mut() {
@@ -104,7 +89,12 @@ pub fn wrap(text: &str, columns: usize, max_lines: usize) -> Vec<String> {
 /// `text` in lines of at most `columns` cells, broken at spaces, and inside a word longer than
 /// a line (a pattern, a URL, a token): nothing is cut off, unlike [`wrap`].
 pub fn wrap_whole(text: &str, columns: usize) -> Vec<String> {
-    let columns = columns.max(1);
+    wrap_words(text, columns.max(1), true)
+}
+
+/// Lines of at most `columns` cells, broken at spaces; a word longer than a line is broken over
+/// several (`break_long`) or cut with `…`.
+fn wrap_words(text: &str, columns: usize, break_long: bool) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     let mut current = String::new();
     for word in text.split_whitespace() {
@@ -116,7 +106,10 @@ pub fn wrap_whole(text: &str, columns: usize) -> Vec<String> {
         if !current.is_empty() {
             lines.push(std::mem::take(&mut current));
         }
-        // A word longer than a line goes on over several.
+        if !break_long {
+            current = truncate(word, columns).into_owned();
+            continue;
+        }
         for c in word.chars() {
             if width(&current) + width(c.encode_utf8(&mut [0; 4])) > columns {
                 lines.push(std::mem::take(&mut current));

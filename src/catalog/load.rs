@@ -1,9 +1,8 @@
-//! Files, folders and stdin → a [`Loaded`] catalog. One bad file or tool never stops the others.
+//! One file's bytes or text → its tools and diagnostics (reading paths and folders is in
+//! [`super::paths`]). One bad file or tool never stops the others.
 
-use std::collections::{BTreeMap, HashSet};
-use std::fs;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -17,8 +16,6 @@ use crate::text::LineIndex;
 /// Definition files larger than this are refused with a message instead of being parsed: the
 /// largest real definition we know of is 1.4 MB.
 pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
-
-const EXTENSIONS: &[&str] = &["json", "json5", "jsonc", "yaml", "yml"];
 
 #[derive(Debug, Clone, Copy)]
 pub struct LoadOptions {
@@ -39,114 +36,6 @@ impl Default for LoadOptions {
     }
 }
 
-/// How far a load has come: files read of how many, and their bytes (for a loading screen).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LoadProgress {
-    pub files_done: usize,
-    pub files: usize,
-    pub bytes_done: u64,
-    pub bytes: u64,
-}
-
-/// Loads files and folders (recursively, by extension) and `-` for stdin, in the order given.
-/// Files are read and parsed on all cores; tools and diagnostics keep the order of the files.
-pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
-    load_paths_reporting(paths, options, &|_| {})
-}
-
-/// [`load_paths`], telling `report` after each file how far the load has come.
-pub fn load_paths_reporting(
-    paths: &[PathBuf],
-    options: &LoadOptions,
-    report: &(dyn Fn(LoadProgress) + Sync),
-) -> Loaded {
-    let mut jobs = Vec::new();
-    for path in paths {
-        if path.as_os_str() == "-" {
-            let mut bytes = Vec::new();
-            let result = std::io::stdin().lock().take(options.max_file_bytes + 1).read_to_end(&mut bytes);
-            jobs.push(match result {
-                Ok(_) => Job::Stdin(bytes),
-                Err(e) => Job::Problem(whole_file("<stdin>", format!("cannot read standard input: {e}"))),
-            });
-            continue;
-        }
-        let label = path.display().to_string();
-        match fs::metadata(path) {
-            Ok(meta) if meta.is_dir() => {
-                let mut files = Vec::new();
-                let mut problems = Vec::new();
-                walk(path, &mut files, &mut HashSet::new(), &mut problems);
-                jobs.extend(problems.into_iter().map(Job::Problem));
-                if files.is_empty() {
-                    let message = format!("no definition files (.{}) in this folder", EXTENSIONS.join(", ."));
-                    jobs.push(Job::Problem(Diagnostic { severity: Severity::Warning, ..whole_file(&label, message) }));
-                }
-                jobs.extend(files.into_iter().map(|path| Job::File { path, named_by_user: false }));
-            }
-            Ok(_) => jobs.push(Job::File { path: path.clone(), named_by_user: true }),
-            Err(e) => jobs.push(Job::Problem(whole_file(&label, format!("cannot open: {e}")))),
-        }
-    }
-    let sizes: Vec<u64> = jobs.iter().map(Job::size).collect();
-    let files = jobs.iter().filter(|job| !matches!(job, Job::Problem(_))).count();
-    let bytes = sizes.iter().sum();
-    let files_done = std::sync::atomic::AtomicUsize::new(0);
-    let bytes_done = std::sync::atomic::AtomicU64::new(0);
-    report(LoadProgress { files, bytes, ..LoadProgress::default() });
-    let options = &LoadOptions { parallel_tools: options.parallel_tools && files <= 1, ..*options };
-    let indexed: Vec<(usize, &Job)> = jobs.iter().enumerate().collect();
-    let outcomes = run_in_parallel(&indexed, |(i, job)| {
-        let outcome = job.run(options);
-        if !matches!(job, Job::Problem(_)) {
-            use std::sync::atomic::Ordering::Relaxed;
-            let files_done = files_done.fetch_add(1, Relaxed) + 1;
-            let bytes_done = bytes_done.fetch_add(sizes[*i], Relaxed) + sizes[*i];
-            report(LoadProgress { files_done, files, bytes_done, bytes });
-        }
-        outcome
-    });
-    let mut loaded = Loaded::default();
-    for outcome in outcomes {
-        loaded.merge(outcome);
-    }
-    loaded
-}
-
-enum Job {
-    Stdin(Vec<u8>),
-    File { path: PathBuf, named_by_user: bool },
-    Problem(Diagnostic),
-}
-
-impl Job {
-    /// The bytes it will read, as far as known before reading.
-    fn size(&self) -> u64 {
-        match self {
-            Job::Stdin(bytes) => bytes.len() as u64,
-            Job::File { path, .. } => fs::metadata(path).map_or(0, |m| m.len()),
-            Job::Problem(_) => 0,
-        }
-    }
-
-    fn run(&self, options: &LoadOptions) -> FileOutcome {
-        match self {
-            Job::Stdin(bytes) => parse_bytes("<stdin>", bytes, true, true, options),
-            Job::File { path, named_by_user } => {
-                let label = path.display().to_string();
-                let json5 = matches!(extension(path).as_str(), "json5" | "jsonc");
-                // One byte over the cap, so an oversized file is reported as such.
-                let bytes = crate::files::read_at_most(path, options.max_file_bytes + 1);
-                match bytes {
-                    Ok(bytes) => parse_bytes(&label, &bytes, json5, *named_by_user, options),
-                    Err(e) => FileOutcome::problem(whole_file(&label, format!("cannot read: {e}"))),
-                }
-            }
-            Job::Problem(diagnostic) => FileOutcome { file: false, ..FileOutcome::problem(diagnostic.clone()) },
-        }
-    }
-}
-
 /// What one file gave.
 pub struct FileOutcome {
     tools: Vec<Tool>,
@@ -156,14 +45,19 @@ pub struct FileOutcome {
 }
 
 impl FileOutcome {
-    fn problem(diagnostic: Diagnostic) -> Self {
+    pub(super) fn problem(diagnostic: Diagnostic) -> Self {
         FileOutcome { tools: Vec::new(), diagnostics: vec![diagnostic], file: true }
+    }
+
+    /// A problem that is not about a file read (a folder that cannot be opened).
+    pub(super) fn not_a_file(diagnostic: Diagnostic) -> Self {
+        FileOutcome { file: false, ..FileOutcome::problem(diagnostic) }
     }
 }
 
 impl Loaded {
     /// Adds one file's tools (renaming clashing ids, with a warning) and diagnostics.
-    fn merge(&mut self, outcome: FileOutcome) {
+    pub(super) fn merge(&mut self, outcome: FileOutcome) {
         self.files += usize::from(outcome.file);
         let mut diagnostics = outcome.diagnostics;
         for tool in outcome.tools {
@@ -185,7 +79,7 @@ impl Loaded {
 }
 
 /// `work` over every item on all cores, results in the items' order.
-fn run_in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(super) fn run_in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
     if threads <= 1 {
         return items.iter().map(work).collect();
@@ -212,46 +106,6 @@ fn run_in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync)
     results.into_iter().map(|(_, r)| r).collect()
 }
 
-fn walk(dir: &Path, files: &mut Vec<PathBuf>, visited: &mut HashSet<PathBuf>, diagnostics: &mut Vec<Diagnostic>) {
-    // Following a symlink back to a folder already walked would loop forever.
-    let Ok(canonical) = fs::canonicalize(dir) else { return };
-    if !visited.insert(canonical) {
-        return;
-    }
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => {
-            diagnostics.push(whole_file(&dir.display().to_string(), format!("cannot read folder: {e}")));
-            return;
-        }
-    };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for path in paths {
-        let hidden = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'));
-        if hidden {
-            continue;
-        }
-        let definition = EXTENSIONS.contains(&extension(&path).as_str());
-        let kind = fs::metadata(&path).map(|m| m.file_type());
-        if kind.as_ref().is_ok_and(|k| k.is_dir()) {
-            walk(&path, files, visited, diagnostics);
-        } else if definition && kind.as_ref().is_ok_and(|k| !k.is_file()) {
-            // A FIFO would block the read forever, a device would never end.
-            let message = "skipped: not a regular file (a FIFO, socket or device)".to_string();
-            diagnostics
-                .push(Diagnostic { severity: Severity::Warning, ..whole_file(&path.display().to_string(), message) });
-        } else if definition {
-            // A regular file, or one that cannot be looked at: reading it says which.
-            files.push(path);
-        }
-    }
-}
-
-fn extension(path: &Path) -> String {
-    path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase()
-}
-
 /// Loads one file's bytes into `loaded`; `label` names it in diagnostics and in each tool's `source`.
 pub fn load_bytes(
     loaded: &mut Loaded,
@@ -264,7 +118,13 @@ pub fn load_bytes(
     loaded.merge(parse_bytes(label, bytes, json5, named_by_user, options));
 }
 
-fn parse_bytes(label: &str, bytes: &[u8], json5: bool, named_by_user: bool, options: &LoadOptions) -> FileOutcome {
+pub(super) fn parse_bytes(
+    label: &str,
+    bytes: &[u8],
+    json5: bool,
+    named_by_user: bool,
+    options: &LoadOptions,
+) -> FileOutcome {
     if bytes.len() as u64 > options.max_file_bytes {
         let limit = crate::text::human_bytes(options.max_file_bytes);
         let message = format!("the file is larger than {limit}; tool definitions are far smaller, so it is not loaded");
@@ -409,7 +269,7 @@ fn parse_document(label: &str, text: &str, yaml: bool) -> Result<Document, Diagn
 fn file_stem(label: &str) -> String {
     let name = Path::new(label).file_name().and_then(|n| n.to_str()).unwrap_or("tool");
     let mut stem = name;
-    for ext in EXTENSIONS {
+    for ext in super::paths::EXTENSIONS {
         if let Some(s) = stem.strip_suffix(&format!(".{ext}")) {
             stem = s;
             break;
@@ -578,36 +438,6 @@ fn collect_cues(schema: &Value, pointer: &mut String, cues: &mut BTreeMap<String
 }
 
 /// A diagnostic about a whole file or path (no line): shown as `path: error: ...`.
-fn whole_file(label: &str, message: String) -> Diagnostic {
+pub(super) fn whole_file(label: &str, message: String) -> Diagnostic {
     Diagnostic { path: label.to_string(), line: 0, column: 0, severity: Severity::Error, message }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The loading screen's numbers: every file and byte is counted once, and the last report
-    /// says all were read.
-    #[test]
-    fn a_load_reports_its_progress_file_by_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut bytes = 0;
-        for n in 0..5 {
-            let text = format!(r#"{{"name": "tool_{n}", "parameters": {{"type": "object"}}}}"#);
-            bytes += text.len() as u64;
-            fs::write(dir.path().join(format!("t{n}.json")), text).unwrap();
-        }
-        let reports = std::sync::Mutex::new(Vec::new());
-        let loaded = load_paths_reporting(&[dir.path().to_path_buf()], &LoadOptions::default(), &|p| {
-            reports.lock().unwrap().push(p);
-        });
-        assert_eq!(loaded.catalog.len(), 5);
-        let reports = reports.into_inner().unwrap();
-        assert_eq!(reports.len(), 6, "one before reading, one per file: {reports:?}");
-        assert_eq!(reports[0], LoadProgress { files: 5, bytes, ..LoadProgress::default() });
-        let mut done: Vec<usize> = reports.iter().map(|p| p.files_done).collect();
-        done.sort_unstable();
-        assert_eq!(done, [0, 1, 2, 3, 4, 5]);
-        assert!(reports.iter().any(|p| p.files_done == 5 && p.bytes_done == bytes));
-    }
 }

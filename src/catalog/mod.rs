@@ -6,6 +6,7 @@ pub mod formats;
 pub mod infer;
 mod json5;
 pub mod load;
+pub mod paths;
 mod refs;
 pub mod samples;
 pub mod schema;
@@ -18,7 +19,8 @@ use std::fmt;
 use serde::Serialize;
 
 pub use document::Segment;
-pub use load::{LoadOptions, LoadProgress, load_bytes, load_paths, load_paths_reporting, load_text};
+pub use load::{LoadOptions, load_bytes, load_text};
+pub use paths::{LoadProgress, load_paths, load_paths_reporting};
 pub use samples::load_samples;
 pub use tool::*;
 

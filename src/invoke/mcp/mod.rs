@@ -12,6 +12,7 @@ pub mod info;
 mod line_cap;
 pub mod negotiate;
 pub mod process;
+mod relay;
 pub use process::split_command_line;
 pub mod replay;
 pub mod stdio;
@@ -23,11 +24,10 @@ use std::time::{Duration, Instant};
 
 use rmcp::RoleClient;
 use rmcp::model::{
-    CallToolRequestParams, NumberOrString, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    ReadResourceRequestParams, RequestParamsMeta,
+    CallToolRequestParams, NumberOrString, PaginatedRequestParams, ProgressToken, ReadResourceRequestParams,
+    RequestParamsMeta,
 };
 use rmcp::service::ClientServiceExt;
-use rmcp::service::NotificationContext;
 use rmcp::service::{ClientInitializeError, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -39,6 +39,8 @@ use super::otc::CallRequest;
 use super::{Exchange, InvokeError, Outcome};
 use events::{EventSink, ServerEvent, StderrTail};
 use process::{ServerProcess, StdioServer};
+pub use relay::ProgressRelay;
+use relay::{Forget, lock};
 
 /// How long `connect_*` and each request wait unless told otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -526,90 +528,5 @@ fn call_params(request: &CallRequest) -> Result<CallToolRequestParams, InvokeErr
                 _ => "a boolean",
             }
         ))),
-    }
-}
-
-type Listener = Box<dyn Fn(super::Progress) + Send + Sync>;
-
-/// The client side's handler: passes `notifications/progress` to the call waiting on that token.
-/// rmcp puts its own request id in the token, so a report whose token names no call goes to the
-/// newest call (the app runs one call per endpoint at a time).
-#[derive(Clone, Default)]
-pub struct ProgressRelay {
-    listeners: Arc<Mutex<Vec<(String, Listener)>>>,
-    /// Who answers what the server asks (elicitation, sampling, roots); see [`asks`].
-    asks: asks::Asks,
-    /// The revision asked for in `initialize` (`--protocol`); the newest otherwise.
-    protocol: Option<rmcp::model::ProtocolVersion>,
-}
-
-impl ProgressRelay {
-    fn with(setup: &asks::ClientSetup) -> ProgressRelay {
-        ProgressRelay { asks: setup.asks.clone(), protocol: setup.pinned().ok().flatten(), ..ProgressRelay::default() }
-    }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-impl rmcp::ClientHandler for ProgressRelay {
-    /// tooldeck introduces itself by its own name and version (rmcp's default is "rmcp").
-    fn get_info(&self) -> rmcp::model::ClientConfig {
-        let me = rmcp::model::Implementation::new("tooldeck", env!("CARGO_PKG_VERSION")).with_title("tooldeck");
-        let mut config = rmcp::model::ClientConfig::new(asks::Asks::capabilities(), me);
-        if let Some(version) = &self.protocol {
-            config.protocol_version = version.clone();
-        }
-        config
-    }
-
-    async fn create_elicitation(
-        &self,
-        request: rmcp::model::ElicitRequestParams,
-        _context: rmcp::service::RequestContext<RoleClient>,
-    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
-        self.asks.elicit(request).await
-    }
-
-    #[allow(deprecated)] // sampling: see asks.rs
-    async fn create_message(
-        &self,
-        params: rmcp::model::CreateMessageRequestParams,
-        _context: rmcp::service::RequestContext<RoleClient>,
-    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
-        self.asks.sample(params).await
-    }
-
-    #[allow(deprecated)] // roots: see asks.rs
-    async fn list_roots(
-        &self,
-        _context: rmcp::service::RequestContext<RoleClient>,
-    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
-        Ok(self.asks.list_roots())
-    }
-
-    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
-        let key = match &params.progress_token.0 {
-            NumberOrString::String(s) => s.to_string(),
-            NumberOrString::Number(n) => n.to_string(),
-        };
-        let listeners = lock(&self.listeners);
-        let listener = listeners.iter().find(|(k, _)| *k == key).or_else(|| listeners.last());
-        if let Some((_, listener)) = listener {
-            listener(super::Progress { progress: params.progress, total: params.total, message: params.message });
-        }
-    }
-}
-
-/// Removes a call's progress listener when the call ends (or is dropped).
-struct Forget {
-    listeners: Arc<Mutex<Vec<(String, Listener)>>>,
-    key: String,
-}
-
-impl Drop for Forget {
-    fn drop(&mut self) {
-        lock(&self.listeners).retain(|(k, _)| *k != self.key);
     }
 }

@@ -191,6 +191,8 @@ mod group {
     #[allow(unsafe_code)]
     fn kill_group(child: &Child, number: libc::c_int) -> bool {
         let Ok(group) = libc::pid_t::try_from(child.id()) else { return false };
+        // Why a platform call: std's `Child::kill` reaches only the child itself, not what it forked;
+        // a signal to the whole group needs kill(2) with a negative pid (Unix only, hence cfg).
         // SAFETY: kill(2) takes ids and a signal number and touches no memory of ours. A negative
         // pid names the process group the server leads (started with process_group(0), so the
         // group id is its pid). While the leader is our unreaped child, or the group still has
