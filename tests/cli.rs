@@ -1,5 +1,5 @@
 //! The real binary: `list`, `list --json`, `check`, `check --json`, exit codes, stdin, and the
-//! real-world corpus in `../shared/corpus` (skipped where there is none; see support/corpus.rs).
+//! real-world corpus (`TOOLDECK_CORPUS`) (skipped where there is none; see support/corpus.rs).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -100,7 +100,7 @@ mod list {
             let line = source.rsplit(':').next().unwrap();
             assert!(line.parse::<usize>().is_ok_and(|l| l >= 1), "{row}");
         }
-        // The seed 002 tool: 2 parameters, gloodata.
+        // The gloodata documentation's tool: 2 parameters, gloodata.
         let map = rows.iter().find(|r| r.starts_with("maps.showMapAtAddressAndZoom")).unwrap();
         let cells: Vec<&str> = map.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
         assert_eq!(&cells[1..4], ["Show Map at Address and Zoom", "gloodata", "2"], "{map}");

@@ -1,4 +1,4 @@
-//! Every definition format, from the seeds' own examples to the exact JSON Schema each describes,
+//! Every definition format, from their documentation's own examples to the exact JSON Schema each describes,
 //! through the public loading API: one file per format, and `loader` for what the loader does
 //! whatever the format (YAML, sloppy and invalid schemas, lines, duplicate ids, `$ref`s, a forced
 //! format).

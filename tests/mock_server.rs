@@ -42,7 +42,7 @@ async fn post(server: &MockServer, path: &str, body: String) -> (StatusCode, Val
     (status, response.json().await.unwrap())
 }
 
-/// The seed-003 envelope: only its four keys, and an `output` (when there is one) of exactly one kind.
+/// The earlier OTC draft's result envelope: only its four keys, and an `output` (when there is one) of exactly one kind.
 fn assert_envelope(body: &Value, call_id: &str) {
     let object = body.as_object().expect("an object");
     for key in object.keys() {

@@ -1,4 +1,4 @@
-//! GenAIScript's parameter shorthand → JSON Schema, by the rules of seed 000:
+//! GenAIScript's parameter shorthand → JSON Schema, by the rules of GenAIScript's parameters-schema page:
 //! `""` is a required string, `NaN` a required number, any other literal a default, `[x]` an
 //! array typed from its first element, an object a nested object whose `""`/`NaN` fields are
 //! required, and an object with a `type` is JSON Schema already (its nested objects converted).
@@ -121,9 +121,9 @@ mod tests {
         infer(Document::parse(text).unwrap().root(), &mut Vec::new(), &mut issues)
     }
 
-    // Each example of seed 000, to the exact JSON Schema the seed gives.
+    // Each example of GenAIScript's parameters-schema page, to the exact JSON Schema it gives.
     #[test]
-    fn seed_examples() {
+    fn documented_examples() {
         assert_eq!(schema_of(r#"{ type: "string" }"#), json!({"type": "string"}));
         assert_eq!(schema_of(r#""""#), json!({"type": "string"}));
         assert_eq!(schema_of(r#""San Francisco""#), json!({"type": "string", "default": "San Francisco"}));

@@ -90,8 +90,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Check tool definitions against seed 001's advice, themselves, and what OpenAI, Anthropic,
-    /// Gemini and MCP accept; estimate their context cost.
+    /// Check tool definitions against PIE's tool-parameter guidance, themselves, and what OpenAI,
+    /// Anthropic, Gemini and MCP accept; estimate their context cost.
     ///
     /// Exit 0 without error findings, 1 with some, 2 for a usage error, 5 when the server
     /// cannot be reached.

@@ -44,7 +44,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_example() {
+    fn gloodata_documented_example() {
         let tile = Tile {
             prefix: Some("Show Map".into()),
             args: vec![arg("address", Some("Of"), None), arg("zoom", Some("At Zoom Level"), None)],

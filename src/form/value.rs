@@ -1,5 +1,5 @@
 //! Field tree ↔ JSON value, lossless both ways: a value that fits no widget goes into a raw
-//! JSON field rather than being dropped. Also seed 004's input coercion.
+//! JSON field rather than being dropped. Also the marketplace schema guide's input coercion.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -132,7 +132,7 @@ pub fn parse_number(text: &str, integer: bool) -> Result<Number, String> {
     }
 }
 
-/// Seed 004's coercion of a typed text to what the schema declares: "42" for a number is 42,
+/// The marketplace schema guide's coercion of a typed text to what the schema declares: "42" for a number is 42,
 /// "true" for a boolean is true, anything for a string stays a string; JSON text for objects and
 /// arrays. What cannot be coerced stays a string (the validator then says why).
 pub fn coerce(text: &str, schema: &Value) -> Value {
@@ -418,7 +418,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_004_coercion() {
+    fn marketplace_guide_coercion() {
         assert_eq!(coerce("42", &json!({"type": "number"})), json!(42));
         assert_eq!(coerce("42", &json!({"type": "string"})), json!("42"));
         assert_eq!(coerce("true", &json!({"type": "boolean"})), json!(true));

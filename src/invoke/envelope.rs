@@ -1,5 +1,5 @@
-//! What a tool server answered, as one [`Outcome`]: every OTC response form of PROTOCOLS.md §2 and
-//! whatever a broken server sends instead, MCP `CallToolResult`s (§3), the tool's output schema. Pure
+//! What a tool server answered, as one [`Outcome`]: every response form of Open Tool Calling and
+//! whatever a broken server sends instead, MCP `CallToolResult`s, the tool's output schema. Pure
 //! functions (the transports do the I/O), tolerant in what they accept and precise in what they
 //! report: a response that breaks its format still becomes the closest outcome, each deviation a warning.
 
@@ -14,9 +14,9 @@ use super::{Artifact, AuthPrompt, MAX_BODY_BYTES, Outcome, Status, ToolError};
 use crate::catalog::schema::kind_of;
 use crate::text::truncate;
 
-/// Seed 003 without its comments and line noise, plus what the RFC draft's `execute_tool_response`
+/// The earlier OTC draft's result envelope (`invocation_id`, `finished_at`, `success`, `output`) without its comments and line noise, plus what the RFC draft's `execute_tool_response`
 /// (corpus/otc-spec) adds, as older `/execute` servers send it: `execution_id`, `call_id`, `duration`,
-/// `error`'s retry fields, its `requires_authorization {id, url, scopes, status}`. The seed's comment
+/// `error`'s retry fields, its `requires_authorization {id, url, scopes, status}`. The draft's comment
 /// allows a null `output`: [`schemas`] compiles it so. `otc_result`: OTC 1.0's `CallToolResponse`
 /// (otc-1.0-draft-openapi) minus its `value`-or-`error` `oneOf`, checked by hand for a clearer warning.
 const ENVELOPE_SCHEMA: &str = r#"{
@@ -121,8 +121,8 @@ fn read_json(status: u16, http: &str, json: &mut Value, sent: &str, w: &mut Vec<
     };
     let (wrapped, bare) = (has("result"), ["call_id", "success", "value", "duration"].into_iter().any(has));
     // Seed keys beside a top-level `value`/`error`: a bare result with a stray key (keep its value).
-    let seed_keys = ["invocation_id", "execution_id", "finished_at"].into_iter().any(has);
-    let envelope = !wrapped && (has("output") || seed_keys && !has("value") && !has("error"));
+    let envelope_keys = ["invocation_id", "execution_id", "finished_at"].into_iter().any(has);
+    let envelope = !wrapped && (has("output") || envelope_keys && !has("value") && !has("error"));
     if status == 401 {
         bearer_prompt(server_message(obj).map(|m| m.0), sent)
     } else if has("missing_requirements") {
@@ -132,7 +132,7 @@ fn read_json(status: u16, http: &str, json: &mut Value, sent: &str, w: &mut Vec<
         expect("parameter errors", 422);
         read_parameter_errors(obj, sent, w)
     } else if wrapped || envelope || bare {
-        // OTC 1.0 `{result: {...}}`, the seed-003 envelope, or the RFC's bare result.
+        // OTC 1.0 `{result: {...}}`, the earlier draft's envelope, or the RFC's bare result.
         expect("a tool result", 200);
         let (at, result) = if wrapped { ("result", &json["result"]) } else { ("", &*json) };
         if envelope {

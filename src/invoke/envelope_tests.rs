@@ -1,5 +1,6 @@
-//! Every response form of PROTOCOLS.md §2–3, built from the corpus examples (corpus/otc-spec) and
-//! seed 003, plus the ways servers break them.
+//! Every response form of OTC and MCP tool results, built from the OTC specification's examples
+//! (the corpus's otc-spec folder) and the earlier OTC draft's result envelope, plus the ways
+//! servers break them.
 
 use serde_json::json;
 
@@ -16,7 +17,7 @@ fn message(outcome: &Outcome) -> &str {
     outcome.error.as_ref().map_or("", |e| e.message.as_str())
 }
 
-/// A seed-003 envelope around `output`, valid apart from what `output` holds.
+/// An envelope of the earlier OTC draft around `output`, valid apart from what `output` holds.
 fn envelope(output: Value) -> String {
     json!({"invocation_id": "inv-1", "finished_at": "2024-05-01T12:00:00Z", "duration": 12, "success": true,
         "output": output})
@@ -77,7 +78,7 @@ fn rfc_error_examples_keep_every_field_apart() {
 #[test]
 fn otc_1_0_result_wrapper_success_and_failure() {
     let o = ok(r#"{"result": {"call_id": "c1", "duration": 7.6, "success": true, "value": [1, 2]}}"#, "c1");
-    // OTC 1.0 allows any JSON as the value, arrays included: no warning here (unlike seed 003).
+    // OTC 1.0 allows any JSON as the value, arrays included: no warning here (unlike the earlier draft's envelope).
     assert_eq!((o.status, o.value.clone(), o.duration_ms), (Status::Value, Some(json!([1, 2])), 8));
     assert!(o.warnings.is_empty(), "{:?}", o.warnings);
     let body = r#"{"result": {"call_id": "c1", "success": false, "error": {"message": "no", "can_retry": false}}}"#;
@@ -125,7 +126,7 @@ fn call_id_mismatch_is_a_warning_and_the_response_id_is_kept() {
     assert_eq!(o.warnings, ["the response is for call \"x\", not \"y\""]);
 }
 
-// --- the seed-003 envelope ---
+// --- the earlier OTC draft's envelope ---
 
 #[test]
 fn envelope_value_is_valid() {

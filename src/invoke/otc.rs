@@ -1,4 +1,5 @@
-//! Open Tool Calling over HTTP (PROTOCOLS.md §2): `GET /health`, `GET /tools`, `POST /tools/call`.
+//! Open Tool Calling over HTTP, as the OTC 1.0 specification (OpenExecProtocol/Specification)
+//! has it: `GET /health`, `GET /tools`, `POST /tools/call`.
 
 use std::time::{Duration, Instant};
 
@@ -30,7 +31,7 @@ impl CallRequest {
         }
     }
 
-    /// The request body PROTOCOLS.md §2 describes.
+    /// The request body the OTC 1.0 specification describes.
     pub fn body(&self) -> Value {
         let mut request = json!({"call_id": self.call_id, "tool_id": self.tool_id, "input": self.arguments});
         if !self.tokens.is_empty() {

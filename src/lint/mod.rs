@@ -1,4 +1,4 @@
-//! Rules over the catalog: seed 001's advice on writing tools, definitions that contradict
+//! Rules over the catalog: PIE's tool-parameter guidance on writing tools, definitions that contradict
 //! themselves, what each model provider would refuse, and what the tools cost in a model's
 //! context. Findings name a place inside a tool (a JSON pointer); [`locate`] turns that into a
 //! line and column of the file it came from.

@@ -13,7 +13,7 @@ pub struct Rule {
     pub url: &'static str,
 }
 
-/// The tips rules come from seed 001 (a tool-writing guide kept with the project, whose address
+/// The tips rules come from PIE's tool-parameter guidance (a tool-writing guide, whose address
 /// we do not have); Anthropic's best practices for tool definitions give the same advice.
 const TIPS: &str = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/implement-tool-use#best-practices-for-tool-definitions";
 const SCHEMA: &str = "https://json-schema.org/draft/2020-12/json-schema-validation";
@@ -33,7 +33,7 @@ const fn rule(id: &'static str, severity: Severity, summary: &'static str, url: 
 use Severity::{Error, Note, Warning};
 
 pub const RULES: &[Rule] = &[
-    // Seed 001's tips: advice, so warnings.
+    // PIE's tool-parameter tips: advice, so warnings.
     rule(
         "tips/required-after-optional",
         Warning,

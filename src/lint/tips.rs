@@ -1,4 +1,4 @@
-//! Seed 001's tips for writing tools a model can use: required parameters first, sensible
+//! PIE's tool-parameter tips for writing tools a model can use: required parameters first, sensible
 //! defaults, clear enums, complete descriptions, flat when possible.
 
 use serde_json::{Map, Value};

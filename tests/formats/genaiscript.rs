@@ -2,9 +2,9 @@ use super::common::*;
 use serde_json::json;
 use tooldeck::catalog::{FieldCue, Format, Widget};
 
-/// Seed 000: `parameters: { city: "", year: NaN }`.
+/// GenAIScript's parameters-schema page: `parameters: { city: "", year: NaN }`.
 #[test]
-fn seed_000_bare_parameters_file_is_one_tool_named_after_the_file() {
+fn genaiscript_docs_bare_parameters_file_is_one_tool_named_after_the_file() {
     let text = "// defTool(\"weather\", ...)\n{\n  city: \"\", // e.g. Lisbon\n  year: NaN,\n}\n";
     let tool = one("samples/weather.json5", text);
     assert_eq!(tool.id, "weather");
@@ -36,9 +36,9 @@ fn nan_marks_a_json_file_as_shorthand() {
     assert_eq!(tool.input_schema["properties"]["year"], json!({"type": "number"}));
 }
 
-/// Seed 000: `defTool("weather", "current weather", { city: "" }, ...)`.
+/// GenAIScript's parameters-schema page: `defTool("weather", "current weather", { city: "" }, ...)`.
 #[test]
-fn seed_000_deftool_style() {
+fn genaiscript_docs_deftool_style() {
     let text = r#"{ name: "weather", description: "current weather", parameters: { city: "" } }"#;
     let tool = one("tools.json5", text);
     assert_eq!(tool.id, "weather");
@@ -91,9 +91,9 @@ fn script_parameters_without_a_name() {
     );
 }
 
-/// Every transformation rule of seed 000 in one file.
+/// Every transformation rule of GenAIScript's parameters-schema page in one file.
 #[test]
-fn seed_000_every_rule() {
+fn genaiscript_docs_every_rule() {
     let text = r#"{
   schema: { type: "string" },
   required_string: "",
@@ -126,9 +126,9 @@ fn seed_000_every_rule() {
     );
 }
 
-/// Seed 000's UI cues: they stay in the schema and become the tool's field cues.
+/// GenAIScript's UI cues: they stay in the schema and become the tool's field cues.
 #[test]
-fn seed_000_ui_cues() {
+fn genaiscript_docs_ui_cues() {
     let text = r#"{
   city: { type: "string", uiSuggestions: ["San Francisco", "New York"] },
   notes: { type: "string", uiType: "textarea" },

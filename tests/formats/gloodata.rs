@@ -2,7 +2,7 @@ use super::common::*;
 use serde_json::json;
 use tooldeck::catalog::{Format, Tile, TileArg};
 
-/// Seed 002's third example, verbatim.
+/// gloodata's extension-info documentation's third example, verbatim.
 const SHOW_MAP: &str = r#"{
 "ns": "mynamespace",
 "title": "My Extension Title",
@@ -38,7 +38,7 @@ const SHOW_MAP: &str = r#"{
 }"#;
 
 #[test]
-fn seed_002_show_map_at_address_and_zoom() {
+fn gloodata_docs_show_map_at_address_and_zoom() {
     let tool = one("maps.info.json", SHOW_MAP);
     assert_eq!(tool.id, "mynamespace.showMapAtAddressAndZoom");
     assert_eq!(tool.name, "showMapAtAddressAndZoom");
@@ -69,9 +69,9 @@ fn seed_002_show_map_at_address_and_zoom() {
     assert_eq!(tool.examples, prompts(&["Show map of london", "Show map of cairo at zoom 12", "map of rio zoom 13"]));
 }
 
-/// Seed 002's second example: a tool with no schema takes no arguments.
+/// gloodata's extension-info documentation's second example: a tool with no schema takes no arguments.
 #[test]
-fn seed_002_hello_world() {
+fn gloodata_docs_hello_world() {
     let text = r#"{"ns": "mynamespace", "title": "My Extension Title",
   "tools": {"helloWorld": {"title": "Hello World", "examples": ["Show Hello World", "Say hello"]}}}"#;
     let tool = one("hello.info.json", text);
@@ -82,9 +82,9 @@ fn seed_002_hello_world() {
     assert_eq!(tool.ui.tile, None);
 }
 
-/// Seed 002's first example: no tools at all is a warning, not an error.
+/// gloodata's extension-info documentation's first example: no tools at all is a warning, not an error.
 #[test]
-fn seed_002_empty_extension() {
+fn gloodata_docs_empty_extension() {
     let (tools, diagnostics) =
         load("empty.info.json", r#"{"ns": "mynamespace", "title": "My Extension Title", "tools": {}}"#);
     assert!(tools.is_empty());

@@ -2,7 +2,7 @@ use super::common::*;
 use serde_json::json;
 use tooldeck::catalog::{Example, Format};
 
-/// Seed 001's "Complex Example", verbatim.
+/// PIE's tool-parameter guidance's "Complex Example", verbatim.
 const SEARCH_PRODUCTS: &str = r#"{
 "tool": {
 "name": "search_products",
@@ -56,7 +56,7 @@ const SEARCH_PRODUCTS: &str = r#"{
 }"#;
 
 #[test]
-fn seed_001_search_products() {
+fn pie_guidance_search_products() {
     let tool = one("search_products.json", SEARCH_PRODUCTS);
     assert_eq!(tool.id, "search_products");
     assert_eq!(tool.name, "search_products");
@@ -99,10 +99,10 @@ fn seed_001_search_products() {
     assert_eq!(tool.parameter_count(), 6);
 }
 
-/// Seed 001's parameter-type snippets (string, number, integer, boolean, array, object, enum)
+/// PIE's tool-parameter guidance's parameter-type snippets (string, number, integer, boolean, array, object, enum)
 /// gathered into one tool: each stays exactly as written.
 #[test]
-fn seed_001_parameter_types() {
+fn pie_guidance_parameter_types() {
     let properties = json!({
         "city": {"type": "string", "description": "City name (e.g., 'London', 'Tokyo')"},
         "temperature": {"type": "number", "description": "Temperature in Celsius"},
@@ -129,7 +129,7 @@ fn seed_001_parameter_types() {
     assert_eq!(tool.parameter_count(), 7);
 }
 
-/// Seed 001's "Required Parameters" example, as a bare `{name, description, parameters}`.
+/// PIE's tool-parameter guidance's "Required Parameters" example, as a bare `{name, description, parameters}`.
 #[test]
 fn bare_name_description_parameters() {
     let text = r#"{

@@ -2,7 +2,7 @@ use super::common::*;
 use serde_json::json;
 use tooldeck::catalog::Format;
 
-/// Seed 004's "Example: full schema", verbatim inside braces (it is JavaScript, so JSON5).
+/// The marketplace schema guide's "Example: full schema", verbatim inside braces (it is JavaScript, so JSON5).
 const FULL_SCHEMA: &str = r#"{
 capabilities: {
 search: {
@@ -44,7 +44,7 @@ description: "Total number of results found",
 }"#;
 
 #[test]
-fn seed_004_search_capability() {
+fn marketplace_guide_search_capability() {
     let tool = one("agent.capabilities.json5", FULL_SCHEMA);
     assert_eq!(tool.id, "search");
     assert_eq!(tool.name, "search");
@@ -76,9 +76,9 @@ fn seed_004_search_capability() {
     );
 }
 
-/// Seed 004's "Declaring a field" block as a capability of its own, named after the file.
+/// The marketplace schema guide's "Declaring a field" block as a capability of its own, named after the file.
 #[test]
-fn seed_004_declaring_a_field() {
+fn marketplace_guide_declaring_a_field() {
     let text = r#"{
 input_schema: {
 query: {

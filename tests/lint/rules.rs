@@ -437,8 +437,8 @@ fn every_rule_has_a_failing_and_a_passing_definition() {
 }
 
 #[test]
-fn seed_001s_own_bad_and_good_descriptions() {
-    // Seed 001: "Search query" is its example of a bad description, the Gmail syntax one of a good.
+fn pie_guidance_own_bad_and_good_descriptions() {
+    // PIE's tool-parameter guidance: "Search query" is its example of a bad description, the Gmail syntax one of a good.
     let bad = one(tool("s", params(json!({"query": {"type": "string", "description": "Search query"}}), &["query"])));
     let good = one(tool(
         "s",

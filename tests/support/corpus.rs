@@ -1,8 +1,10 @@
 //! Where the real-world corpus is, for every test that reads it (`#[path]`-included by each test
 //! binary that needs it, so there is one rule).
 //!
-//! The corpus lives outside the repository (`../shared/corpus`), so a fresh clone has none: those
-//! tests then say they skipped and pass, and the rest of `cargo test` still means something.
+//! The corpus is third-party data kept outside the repository (CONTRIBUTING.md says what it
+//! holds), so a fresh clone has none: those tests then say they skipped and pass, and the rest of
+//! `cargo test` still means something. It is found at `TOOLDECK_CORPUS`, else at `corpus/` in the
+//! repository (a link there is enough; git ignores it).
 //! Setting `TOOLDECK_CORPUS` makes the corpus required: `.ci/run` sets it, so CI fails when the
 //! corpus is missing instead of passing without having looked at it.
 
@@ -12,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 pub const VARIABLE: &str = "TOOLDECK_CORPUS";
 
-const DEFAULT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+const DEFAULT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
 
 /// The corpus folder, or `None` after one line on stderr when there is none and none was asked for.
 /// Panics when `TOOLDECK_CORPUS` names a folder that is not there.
@@ -24,7 +26,7 @@ pub fn find() -> Option<PathBuf> {
             // Straight to the stream rather than eprintln!, which the test harness captures and
             // throws away for a passing test: a skip has to be seen to be worth reporting.
             let test = std::thread::current().name().unwrap_or("a corpus test").to_owned();
-            let line = format!("{test}: skipped: ../shared/corpus not found; set {VARIABLE}\n");
+            let line = format!("{test}: skipped: no corpus/ folder; set {VARIABLE} to the real-world corpus\n");
             let _ = std::io::stderr().write_all(line.as_bytes());
             None
         }

@@ -1,4 +1,4 @@
-//! GenAIScript parameters (seed 000): a JSON5 file holding a bare `parameters` object (one tool
+//! GenAIScript parameters (its parameters-schema page): a JSON5 file holding a bare `parameters` object (one tool
 //! named after the file), a script's `{title?, description?, parameters}`, or a `defTool`-style
 //! `{name, description, parameters}`. The shorthand is read from the positioned tree, where `NaN`
 //! is still `NaN`.

@@ -1,4 +1,4 @@
-//! gloodata extension info (seed 002): `{"ns", "title", "tools": {id: {title, schema: {fields},
+//! gloodata extension info (gloodata's extension-info documentation): `{"ns", "title", "tools": {id: {title, schema: {fields},
 //! ui: {prefix, args, suffix}, examples}}, "tagValues"}`.
 
 use serde_json::{Map, Value, json};

@@ -1,4 +1,5 @@
-//! Tools whose parameters are JSON Schema: seed 001's `{"tool": {name, description, parameters}}`,
+//! Tools whose parameters are JSON Schema: `{"tool": {name, description, parameters}}` as PIE's
+//! tool-parameter guidance writes them,
 //! bare `{name, description, parameters}` (OpenAI without the wrapper, BFCL), and Anthropic's
 //! `{name, description, input_schema}`.
 

@@ -1,4 +1,4 @@
-//! Marketplace capabilities (seed 004): field maps `{field: {type, required, default, min, max,
+//! Marketplace capabilities (the marketplace's input and output schema guide): field maps `{field: {type, required, default, min, max,
 //! minLength, maxLength, enum, description}}` as `input_schema`/`output_schema`, alone or under
 //! `capabilities: {name: {...}}`. Apify actor input schemas are read here too.
 

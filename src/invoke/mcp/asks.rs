@@ -1,4 +1,4 @@
-//! What an MCP server asks the client while a call runs (PROTOCOLS.md §3): `elicitation/create`
+//! What an MCP server asks the client while a call runs: `elicitation/create`
 //! (a form, or a URL to visit), `sampling/createMessage` and `roots/list`. A person answers them
 //! in the app (each ask goes down a channel with a oneshot for the reply); `call` and `test`
 //! answer at once from their flags or the case ([`Headless`]). Every ask is logged, so a call's

@@ -1,5 +1,5 @@
-//! The items of an MCP tool result's `content` (PROTOCOLS.md §3), in the order the server gave
-//! them: text, image, audio, resource links, embedded resources, and whatever else a server sends
+//! The items of an MCP tool result's `content` (the MCP specification's `CallToolResult`), in the
+//! order the server gave them: text, image, audio, resource links, embedded resources, and whatever else a server sends
 //! (kept as it came, with why it could not be read). Inline data is taken out of the answer without
 //! a copy and shared (`Arc<str>`) from then on; it is decoded only where it is needed, off the UI
 //! thread. Serialised, an item reads like the MCP block it came from (`mimeType`, `data`...), plus

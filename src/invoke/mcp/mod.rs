@@ -1,4 +1,4 @@
-//! The Model Context Protocol (PROTOCOLS.md §3) over stdio (a child process) or Streamable HTTP,
+//! The Model Context Protocol over stdio (a child process) or Streamable HTTP,
 //! through the rmcp crate: `initialize` → `tools/list` (paginated) → `tools/call`.
 
 pub mod asks;

@@ -1,5 +1,5 @@
-//! The built-in demo tool server: a real HTTP server speaking Open Tool Calling (PROTOCOLS.md §2)
-//! on 127.0.0.1, answering for the sample tools so every kind of result can be tried without a
+//! The built-in demo tool server: a real HTTP server speaking Open Tool Calling 1.0 on 127.0.0.1,
+//! answering for the sample tools so every kind of result can be tried without a
 //! server of one's own. tooldeck starts it in-process when no endpoint is given, and
 //! `tooldeck serve-mock [--port N]` runs it alone for other clients.
 //!
@@ -311,7 +311,7 @@ impl Call {
 
 const EXPECTED_SHAPE: &str = r#"expected {"request": {"call_id": "...", "tool_id": "...", "input": {...}, "context": {"authorization": [{"id": "...", "token": "..."}]}}}"#;
 
-/// The request as PROTOCOLS.md §2 documents it, or what is wrong with it (for `developer_message`).
+/// The request as the OTC 1.0 specification documents it, or what is wrong with it (for `developer_message`).
 fn parse_call(body: &[u8]) -> Result<Call, String> {
     let value: Value =
         serde_json::from_slice(body).map_err(|e| format!("the body is not JSON ({e}); {EXPECTED_SHAPE}"))?;
@@ -359,7 +359,7 @@ enum Reply {
     Value(Value),
     /// OTC 1.0 failure: `200 {"result": {..., "success": false, "error": {...}}}`.
     Failure { message: String, developer_message: String, can_retry: bool, retry_after_ms: Option<u64> },
-    /// The seed-003 envelope: `200 {"invocation_id", "finished_at", "success", "output"?}`;
+    /// The earlier OTC draft's result envelope: `200 {"invocation_id", "finished_at", "success", "output"?}`;
     /// `output: None` is a tool that returned nothing.
     Envelope { success: bool, output: Option<Value> },
     /// Any other status and JSON body, as is.

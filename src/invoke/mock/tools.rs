@@ -1,5 +1,5 @@
 //! What each sample tool answers. Every tool always answers in the same shape, and between them
-//! they cover every response kind a client has to recognise (PROTOCOLS.md §2):
+//! they cover every response kind a client has to recognise (the OTC 1.0 specification's):
 //!
 //! | tool | answer |
 //! |---|---|
@@ -28,7 +28,7 @@ use super::{Call, Reply, Shared, civil_from_days, days_from_civil, png};
 use crate::catalog::Tool;
 
 /// The tool whose missing authorization is reported in the OTC `400 missing_requirements` form;
-/// the others use the seed-003 `requires_authorization` output, so a client sees both.
+/// the others use the earlier OTC draft's `requires_authorization` output, so a client sees both.
 const OTC_AUTH_FORM: &str = "Slack.SendMessage@0.2.0";
 
 pub(super) async fn answer(shared: &Shared, tool: &Tool, call: &Call) -> Reply {
@@ -415,7 +415,7 @@ fn map_image(shared: &Shared, call: &Call) -> Reply {
     artifact(shared, call, "png", "image/png", bytes, description)
 }
 
-/// Stores the bytes and answers with the seed-003 `artifact` output pointing at them.
+/// Stores the bytes and answers with the earlier OTC draft's `artifact` output pointing at them.
 fn artifact(
     shared: &Shared,
     call: &Call,
