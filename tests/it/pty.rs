@@ -672,7 +672,7 @@ impl rmcp::handler::server::ServerHandler for PtyServer {
 
 fn mcp_server_command() -> String {
     let exe = std::env::current_exe().unwrap();
-    format!("env {MCP_SERVER_ENV}=1 '{}' --exact mcp_server_mode --nocapture --test-threads=1", exe.display())
+    format!("env {MCP_SERVER_ENV}=1 '{}' --exact pty::mcp_server_mode --nocapture --test-threads=1", exe.display())
 }
 
 /// The server pane in the real binary: `i` opens it over the screen with what the server said of
@@ -760,7 +760,7 @@ fn pty_mcp_server_mode() {
 /// The command that runs this test binary as the signup server.
 fn signup_server_command() -> String {
     let exe = std::env::current_exe().expect("the test binary's path");
-    format!("env {PTY_SERVER_ENV}=1 '{}' --exact pty_mcp_server_mode --nocapture --test-threads=1", exe.display())
+    format!("env {PTY_SERVER_ENV}=1 '{}' --exact pty::pty_mcp_server_mode --nocapture --test-threads=1", exe.display())
 }
 
 /// A server asks during a call: the form opens over the screen, the person types a name, picks a

@@ -207,7 +207,7 @@ fn assert_reads_back(label: &str, text: &str, cases: &[GenCase]) {
 }
 
 proptest! {
-    #![proptest_config(crate::config(256))]
+    #![proptest_config(crate::properties::config(256))]
 
     #[test]
     fn outline_never_panics_on_yaml_like_text(text in yaml_soup()) {
@@ -251,7 +251,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(crate::config(64))]
+    #![proptest_config(crate::properties::config(64))]
 
     /// What the recorder appends (`S` in the app) reads back through the case file loader.
     #[test]

@@ -309,7 +309,7 @@ fn schema_like() -> BoxedStrategy<Value> {
 }
 
 proptest! {
-    #![proptest_config(crate::config(128))]
+    #![proptest_config(crate::properties::config(128))]
 
     /// Schemas of real keywords: the form builds, and the arguments it starts with, put back
     /// in, come back unchanged.

@@ -85,7 +85,7 @@ fn load(label: &str, bytes: &[u8], format: Option<Format>, meta_check: bool) -> 
 }
 
 proptest! {
-    #![proptest_config(crate::config(256))]
+    #![proptest_config(crate::properties::config(256))]
 
     #[test]
     fn any_bytes_load_without_panic(

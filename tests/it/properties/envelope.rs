@@ -158,7 +158,7 @@ fn mcp_result() -> impl Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(crate::config(256))]
+    #![proptest_config(crate::properties::config(256))]
 
     #[test]
     fn otc_answers_never_panic_and_agree_with_their_status(

@@ -1,7 +1,7 @@
 //! Screens for reading text whole and finding every key: long text wrapped in the result pane
 //! (or scrolled sideways), a pane zoomed, a string opened as text, a description's paragraphs and
 //! lists, the command palette, and the help of each pane. Driven through `update` and drawn on a
-//! `TestBackend`, as `tests/screens.rs` does; each test says what its snapshot is about.
+//! `TestBackend`, as `tests/it/screens.rs` does; each test says what its snapshot is about.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;

@@ -1,4 +1,4 @@
-//! `tooldeck lint`: every rule (tests/lint/rules.rs), findings at path:line:column, JSON, SARIF
+//! `tooldeck lint`: every rule (tests/it/lint/rules.rs), findings at path:line:column, JSON, SARIF
 //! 2.1.0's required shape, exit codes, the config file, a live MCP server, and the corpus.
 
 #[path = "support/corpus.rs"]
@@ -332,7 +332,7 @@ async fn lint_server_mode() {
 
 fn server_command() -> String {
     let exe = std::env::current_exe().unwrap();
-    format!("env {SERVER_ENV}=1 '{}' --exact lint_server_mode --nocapture --test-threads=1", exe.display())
+    format!("env {SERVER_ENV}=1 '{}' --exact lint::lint_server_mode --nocapture --test-threads=1", exe.display())
 }
 
 #[test]

@@ -228,7 +228,7 @@ fn assert_error_in_text(text: &str) {
 }
 
 proptest! {
-    #![proptest_config(crate::config(256))]
+    #![proptest_config(crate::properties::config(256))]
 
     #[test]
     fn never_panics_on_any_text(text in any_string(64)) {

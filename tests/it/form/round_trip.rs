@@ -406,7 +406,7 @@ mod real_world {
 
     /// The corpus's tools, or `None` (said on stderr) where this checkout has no corpus.
     fn corpus() -> Option<Vec<Tool>> {
-        let path = crate::corpus_dir::find()?;
+        let path = crate::form::corpus_dir::find()?;
         let loaded = load_paths(&[path], &LoadOptions::default());
         Some(loaded.catalog.tools().to_vec())
     }

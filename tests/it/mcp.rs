@@ -175,7 +175,7 @@ impl ServerHandler for TestServer {
                 }
                 CallToolResult::success(vec![ContentBlock::text("3")])
             }
-            // Not listed: what the server says besides answers (tests/mcp/voice.rs).
+            // Not listed: what the server says besides answers (tests/it/mcp/voice.rs).
             "shout" | "log" | "grow" => return voice::call(&request.name, &context).await,
             // Not listed: an answer over tooldeck's 16 MiB cap.
             "huge" => CallToolResult::success(vec![ContentBlock::text("x".repeat(17 << 20))]),
@@ -264,7 +264,7 @@ fn stdio_command() -> String {
 /// `stdio_command` with more environment for the server (`NAME=value ...`).
 fn stdio_command_with(env: &str) -> String {
     let exe = std::env::current_exe().unwrap();
-    format!("env {SERVER_ENV}=1 {env} '{}' --exact stdio_server_mode --nocapture --test-threads=1", exe.display())
+    format!("env {SERVER_ENV}=1 {env} '{}' --exact mcp::stdio_server_mode --nocapture --test-threads=1", exe.display())
 }
 
 /// An endpoint talking to a `TestServer` over an in-memory pipe.

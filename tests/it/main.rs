@@ -1,0 +1,21 @@
+//! The integration tests, in one binary: linking tokio, reqwest, rmcp and axum once rather than
+//! once per topic. One module per topic; `support/` is what several of them share.
+
+mod architecture;
+mod asks_screens;
+mod call_cli;
+mod cases;
+mod cli;
+mod diff;
+mod form;
+mod formats;
+mod hostile;
+mod lint;
+mod mcp;
+mod mock_server;
+mod properties;
+mod pty;
+mod reading;
+mod screens;
+mod server_pane;
+mod trust;
