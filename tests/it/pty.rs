@@ -597,6 +597,33 @@ fn sigint_restores_the_terminal_and_ends_the_servers_process_group() {
     }
 }
 
+/// A terminal closed under the app (no SIGHUP: the hang-up watcher's path, where the event loop
+/// may be stuck): the app still ends its MCP server's whole process group before it exits, even a
+/// stubborn one that ignores SIGTERM (it and its child inherit the ignored signal, so only the
+/// SIGKILL that follows ends them).
+#[cfg(target_os = "linux")] // reads /proc
+#[test]
+fn closing_the_terminal_ends_a_stubborn_server_and_its_child() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let notes = dir.path().join("pids");
+    let server = format!("sh -c 'trap \"\" TERM; echo $$ > {0}; sleep 600 & echo $! >> {0}; wait'", notes.display());
+    let mut tui = Tui::spawn_with(&["--mcp", &server], false);
+    tui.wait_for("the app", TIMEOUT, |text| text.contains("listing"));
+    let pids = tui_wait_for_pids(&notes);
+    tui.hang_up();
+    tui.wait_exit();
+    for pid in pids {
+        assert!(process_gone(pid), "{pid} of the server's group outlived the app");
+    }
+}
+
+/// True when `pid` no longer runs (gone, or a zombie waiting for its parent).
+#[cfg(target_os = "linux")]
+fn process_gone(pid: u32) -> bool {
+    !std::path::Path::new(&format!("/proc/{pid}")).exists()
+        || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z"))
+}
+
 /// The pids the fake server wrote (itself, then its child).
 #[cfg(target_os = "linux")]
 fn tui_wait_for_pids(notes: &std::path::Path) -> Vec<u32> {

@@ -52,7 +52,7 @@ impl StdioServer {
         }
         let mut child = command.spawn().map_err(|e| failed(format!("cannot start {program:?}: {e}")))?;
         let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
-        let process = ServerProcess(Arc::new(Mutex::new(Some(child))));
+        let process = ServerProcess::new(child);
         let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
             return Err(failed("its stdin and stdout could not be piped".into()));
         };
@@ -87,6 +87,14 @@ fn lock(child: &Mutex<Option<Child>>) -> std::sync::MutexGuard<'_, Option<Child>
 }
 
 impl ServerProcess {
+    fn new(child: Child) -> ServerProcess {
+        let shared = Arc::new(Mutex::new(Some(child)));
+        let mut live = lock_live();
+        live.retain(|process| process.strong_count() > 0);
+        live.push(Arc::downgrade(&shared));
+        ServerProcess(shared)
+    }
+
     pub fn id(&self) -> Option<u32> {
         lock(&self.0).as_ref().map(Child::id)
     }
@@ -131,22 +139,48 @@ impl Drop for ServerProcess {
     /// Dropped without [`ServerProcess::end`] (the app quit, a signal): the same ending, on a
     /// thread of its own, since this may run on the runtime's thread.
     fn drop(&mut self) {
-        let Some(mut child) = lock(&self.0).take() else { return };
-        let ending = std::thread::Builder::new().name("end-server".into()).spawn(move || {
-            if !exits_within_blocking(&mut child, EXIT_GRACE) {
-                group::signal(&mut child, group::Signal::Term);
-                if !exits_within_blocking(&mut child, TERM_GRACE) {
-                    group::signal(&mut child, group::Signal::Kill);
-                    let _ = child.wait();
-                    return;
-                }
-            }
-            group::end_leftovers(&child);
-        });
-        if let Ok(ending) = ending {
-            lock_endings().push(ending);
+        if let Some(child) = lock(&self.0).take() {
+            end_in_background(child);
         }
     }
+}
+
+/// Ends `child` and its group on a thread of its own, which [`wait_for_endings`] waits for.
+fn end_in_background(mut child: Child) {
+    let ending = std::thread::Builder::new().name("end-server".into()).spawn(move || {
+        if !exits_within_blocking(&mut child, EXIT_GRACE) {
+            group::signal(&mut child, group::Signal::Term);
+            if !exits_within_blocking(&mut child, TERM_GRACE) {
+                group::signal(&mut child, group::Signal::Kill);
+                let _ = child.wait();
+                return;
+            }
+        }
+        group::end_leftovers(&child);
+    });
+    if let Ok(ending) = ending {
+        lock_endings().push(ending);
+    }
+}
+
+/// Every server process not yet ended, for [`end_all_now`].
+static LIVE: Mutex<Vec<std::sync::Weak<Mutex<Option<Child>>>>> = Mutex::new(Vec::new());
+
+fn lock_live() -> std::sync::MutexGuard<'static, Vec<std::sync::Weak<Mutex<Option<Child>>>>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Ends every server still running, and waits for those being ended, before a way out that
+/// skips the ordinary drops (a panic unwinding out of `main`, a hang-up that left the event
+/// loop stuck). Bounded by the graces above.
+pub fn end_all_now() {
+    let live = std::mem::take(&mut *lock_live());
+    for process in live.iter().filter_map(std::sync::Weak::upgrade) {
+        if let Some(child) = lock(&process).take() {
+            end_in_background(child);
+        }
+    }
+    wait_for_endings();
 }
 
 static ENDINGS: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>> = std::sync::Mutex::new(Vec::new());

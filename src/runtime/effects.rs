@@ -1,0 +1,336 @@
+//! What the app asks for ([`Effect`]s), carried out on tokio tasks and blocking threads; every
+//! answer comes back to the event loop as a [`Msg`] over the bounded `done` channel.
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+
+use super::{Connection, list_server_tools, server_events};
+use crate::app::{Answer, Effect, Msg};
+use crate::invoke::artifact::Fetched;
+use crate::invoke::{Endpoint, InvokeError};
+use crate::text;
+
+/// Calls in flight, by run id: their tasks (to cancel) and when they started (for the ticks).
+pub(super) struct Calls {
+    pub(super) endpoint: Connection,
+    /// The server as status lines and tool sources name it.
+    pub(super) label: String,
+    /// How long to wait for an answer: a call's, and a fetch's or a save's silence.
+    pub(super) timeout: Duration,
+    pub(super) history: Option<std::path::PathBuf>,
+    pub(super) running: HashMap<u64, (tokio::task::JoinHandle<()>, Instant)>,
+    pub(super) done: mpsc::Sender<Msg>,
+    /// Questions from the server waiting for the person's answer, by id.
+    pub(super) asked: crate::app::asks::Waiting,
+    /// Written at the top of a new case file.
+    pub(super) case_server: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Calls {
+    /// One effect, handed to the function for its group: calls, the server, work off the UI
+    /// thread, a result's content, records on disk, and the desktop.
+    pub(super) fn carry_out(&mut self, effect: Effect) {
+        match effect {
+            Effect::Quit => {}
+            Effect::Invoke { id, request, output_schema } => self.invoke(id, request, output_schema),
+            Effect::Cancel { id } => self.cancel(id),
+            Effect::RetryAfter { id, ms } => self.retry_after(id, ms),
+            Effect::AnswerAsk { id, reply } => self.asked.answer(id, reply),
+            Effect::SetRoots(roots) => self.set_roots(roots),
+            Effect::Authorize { provider, token } => self.authorize(provider, token),
+            Effect::ListServerTools => self.list_server_tools(),
+            Effect::Reconnect => {
+                tokio::spawn(server_events::reconnect(self.endpoint.clone(), self.done.clone(), self.label.clone()));
+            }
+            Effect::SetLogLevel(level) => {
+                tokio::spawn(server_events::set_log_level(self.endpoint.clone(), self.done.clone(), level));
+            }
+            Effect::CompileChecker { tool_id, schema } => self.compile_checker(tool_id, schema),
+            Effect::Lint { tool, options } => self.lint(tool, options),
+            Effect::DecodeInline { run, item, data, content_type } => self.decode_inline(run, item, data, content_type),
+            Effect::ReadResource { run, item, uri } => self.read_resource(run, item, uri),
+            Effect::Fetch(url) => self.fetch(url),
+            Effect::Save { path, source, overwrite } => self.save(path, source, overwrite),
+            Effect::SaveCase { path, case } => self.save_case(path, case),
+            Effect::Record(entry) => self.record(entry),
+            Effect::Copy(text) => copy(&text),
+            Effect::Open(url) => {
+                // The system opener directly, no shell: a URL cannot smuggle in a command.
+                tokio::task::spawn_blocking(move || webbrowser::open(&url));
+            }
+        }
+    }
+
+    pub(super) fn finished(&mut self, id: u64) {
+        self.running.remove(&id);
+    }
+
+    pub(super) fn ticks(&self) -> Vec<Msg> {
+        self.running
+            .values()
+            .map(|(_, started)| Msg::Tick { elapsed_ms: started.elapsed().as_millis() as u64 })
+            .collect()
+    }
+}
+
+/// Calls: sending one, cancelling it, trying again later.
+impl Calls {
+    fn invoke(&mut self, id: u64, request: crate::invoke::otc::CallRequest, output_schema: Option<serde_json::Value>) {
+        let endpoint = self.endpoint.clone();
+        let done = self.done.clone();
+        let progress_to = self.done.clone();
+        let task = tokio::spawn(async move {
+            let report = move |progress| {
+                // Best effort: a full queue skips a report rather than stalling the call.
+                let _ = progress_to.try_send(Msg::Progress { id, progress });
+            };
+            let result = match endpoint.await {
+                Ok(endpoint) => {
+                    let result = endpoint.call_with_progress(&request, report).await;
+                    if result.is_err()
+                        && let Some(exchange) = endpoint.failed_exchange(&request.call_id).await
+                    {
+                        let _ = done.send(Msg::FailedExchange { id, exchange: Box::new(exchange) }).await;
+                    }
+                    result
+                }
+                Err(e) => Err(e),
+            };
+            let result = result
+                .map(|(outcome, exchange)| {
+                    let mut answer = Answer::new(outcome, exchange, output_schema.as_ref());
+                    answer.at = crate::text::rfc3339_now();
+                    Box::new(answer)
+                })
+                .map_err(|e| e.to_string());
+            // The loop may be gone (quitting); then nobody wants the result.
+            let _ = done.send(Msg::InvocationDone { id, result }).await;
+        });
+        self.running.insert(id, (task, Instant::now()));
+    }
+
+    fn cancel(&mut self, id: u64) {
+        if let Some((task, _)) = self.running.remove(&id) {
+            task.abort();
+        }
+    }
+
+    fn retry_after(&self, id: u64, ms: u64) {
+        let done = self.done.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            let _ = done.send(Msg::RetryDue { id }).await;
+        });
+    }
+}
+
+/// The server: its roots, a token, its tool list (reconnecting and its log level are in
+/// `server_events`).
+impl Calls {
+    fn set_roots(&self, roots: Vec<String>) {
+        let endpoint = self.endpoint.clone();
+        tokio::spawn(async move {
+            if let Ok(endpoint) = endpoint.await {
+                endpoint.set_roots(roots).await;
+            }
+        });
+    }
+
+    fn authorize(&self, provider: String, token: String) {
+        let endpoint = self.endpoint.clone();
+        let done = self.done.clone();
+        let label = self.label.clone();
+        tokio::spawn(async move {
+            let authorized = match endpoint.await {
+                Ok(endpoint) => endpoint.authorize(&provider, &token).await.map(|()| endpoint),
+                Err(e) => Err(e),
+            };
+            server_events::send_info(authorized.as_ref().ok(), &done).await;
+            let _ = done.send(list_server_tools(authorized, label).await).await;
+        });
+    }
+
+    fn list_server_tools(&self) {
+        let endpoint = self.endpoint.clone();
+        let done = self.done.clone();
+        let label = self.label.clone();
+        tokio::spawn(async move {
+            let endpoint = endpoint.await;
+            let _ = done.send(list_server_tools(endpoint.clone(), label).await).await;
+            server_events::send_info(endpoint.as_ref().ok(), &done).await;
+            // The MCP revision agreed, for the status line.
+            if let Ok(endpoint) = &endpoint
+                && let Some(version) = endpoint.protocol_version().await
+            {
+                let _ = done.send(Msg::ServerProtocol(version)).await;
+            }
+        });
+    }
+}
+
+/// CPU work the UI thread must not wait for: a schema's checker, a tool's lint findings.
+impl Calls {
+    fn compile_checker(&self, tool_id: String, schema: serde_json::Value) {
+        let done = self.done.clone();
+        tokio::spawn(async move {
+            let compiled = tokio::task::spawn_blocking(move || crate::form::validate::Checker::new(&schema));
+            if let Ok(checker) = compiled.await {
+                let _ = done.send(Msg::CheckerCompiled { tool_id, checker }).await;
+            }
+        });
+    }
+
+    fn lint(&self, tool: Box<crate::catalog::Tool>, options: crate::lint::Options) {
+        let done = self.done.clone();
+        tokio::spawn(async move {
+            let tool_id = tool.id.clone();
+            let linted = tokio::task::spawn_blocking(move || crate::lint::lint_tool(&tool, &options));
+            if let Ok(findings) = linted.await {
+                let _ = done.send(Msg::Linted { tool_id, findings }).await;
+            }
+        });
+    }
+}
+
+/// A result's content: inline items decoded, resources read, artifacts fetched and saved.
+impl Calls {
+    fn decode_inline(
+        &self,
+        run: u64,
+        item: usize,
+        data: crate::invoke::mcp::content::Inline,
+        content_type: Option<String>,
+    ) {
+        let done = self.done.clone();
+        tokio::spawn(async move {
+            let result = decode(data, content_type, Vec::new()).await;
+            let _ = done.send(Msg::ItemDecoded { run, item, result }).await;
+        });
+    }
+
+    fn read_resource(&self, run: u64, item: usize, uri: String) {
+        let endpoint = self.endpoint.clone();
+        let done = self.done.clone();
+        tokio::spawn(async move {
+            let result = read_resource(endpoint.await, &uri).await;
+            let _ = done.send(Msg::ResourceRead { run, item, result }).await;
+        });
+    }
+
+    fn fetch(&self, url: String) {
+        let done = self.done.clone();
+        let timeout = self.timeout;
+        tokio::spawn(async move {
+            let progress_to = done.clone();
+            let result = crate::invoke::artifact::fetch(&url, timeout, move |received, total| {
+                // Progress is best effort: a full queue skips an update, never blocks.
+                let _ = progress_to.try_send(Msg::ArtifactProgress { received, total });
+            })
+            .await;
+            // Decoding a picture is CPU work: on a blocking thread, not the UI's.
+            let result = match result {
+                Ok(mut fetched) => tokio::task::spawn_blocking(move || {
+                    fetched.thumbnail = crate::invoke::artifact::picture(&fetched.bytes);
+                    fetched
+                })
+                .await
+                .map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            let _ = done.send(Msg::ArtifactFetched(result.map(Box::new))).await;
+        });
+    }
+
+    fn save(&self, path: String, source: crate::invoke::save::SaveSource, overwrite: bool) {
+        let done = self.done.clone();
+        let timeout = self.timeout;
+        tokio::spawn(async move {
+            let progress_to = done.clone();
+            let report = move |written, total| {
+                // Best effort: a full queue skips an update, never the save.
+                let _ = progress_to.try_send(Msg::SaveProgress { written, total });
+            };
+            let saved = crate::invoke::save::save(&path, source, overwrite, timeout, report).await;
+            let _ = done.send(Msg::Saved(saved)).await;
+        });
+    }
+}
+
+/// Records on disk: a test case, the history.
+impl Calls {
+    fn save_case(&self, path: String, case: serde_json::Value) {
+        let done = self.done.clone();
+        let server = self.case_server.clone();
+        tokio::spawn(async move {
+            let appended = tokio::task::spawn_blocking(move || {
+                crate::cases::record::append_case_for(std::path::Path::new(&path), &case, &server)
+                    .map(|()| path.clone())
+                    // The error names the file: "No such file or directory" alone does not.
+                    .map_err(|e| std::io::Error::other(format!("{path}: {e}")))
+            })
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()));
+            let _ = done.send(Msg::CaseSaved(appended)).await;
+        });
+    }
+
+    fn record(&self, mut entry: Box<crate::history::Entry>) {
+        let Some(path) = self.history.clone() else { return };
+        if entry.at.is_empty() {
+            entry.at = crate::text::rfc3339_now();
+        }
+        // Off the UI thread; a history that cannot be written costs only the history.
+        tokio::task::spawn_blocking(move || crate::history::append(&path, &entry));
+    }
+}
+
+/// OSC 52: the terminal puts `text` on the clipboard, locally or over SSH.
+fn copy(text: &str) {
+    use std::io::Write;
+    let sequence = format!("\x1b]52;c;{}\x07", crate::invoke::envelope::base64(text.as_bytes()));
+    let mut out = io::stdout();
+    let _ = out.write_all(sequence.as_bytes()).and_then(|()| out.flush());
+}
+
+/// `resources/read` of `uri`, its first contents decoded, with notes on what else came back.
+async fn read_resource(endpoint: Result<Arc<Endpoint>, InvokeError>, uri: &str) -> Result<Box<Fetched>, String> {
+    // The request waits as long as a call does (the endpoint's timeout).
+    let read = match endpoint {
+        Ok(endpoint) => endpoint.read_resource(uri).await.map_err(|e| {
+            // The pane names the server already.
+            let said = e.to_string();
+            said.strip_prefix(&format!("{}: ", endpoint.label())).map_or(said.clone(), str::to_string)
+        }),
+        Err(e) => Err(e.to_string()),
+    };
+    let (contents, warnings) = read.map_err(|e| format!("cannot read {}: {e}", text::visible(uri)))?;
+    let mut notes: Vec<String> = warnings.iter().map(|w| format!("⚠ {w}")).collect();
+    let count = contents.len();
+    let Some(first) = contents.into_iter().next() else {
+        return Err(format!("the server read {} as no contents at all", text::visible(uri)));
+    };
+    if count > 1 {
+        notes.insert(0, format!("the server sent {count} contents; the first is shown"));
+    }
+    if first.uri != uri {
+        notes.insert(0, format!("read as {}", text::visible(&first.uri)));
+    }
+    decode(first.body, first.mime_type, notes).await
+}
+
+/// Inline content decoded (and its picture drawn) on a blocking thread, `notes` before its preview.
+async fn decode(
+    data: crate::invoke::mcp::content::Inline,
+    content_type: Option<String>,
+    notes: Vec<String>,
+) -> Result<Box<Fetched>, String> {
+    let decoded = tokio::task::spawn_blocking(move || crate::invoke::artifact::decode_inline(&data, content_type));
+    let mut fetched = decoded.await.map_err(|e| e.to_string())??;
+    fetched.notes = notes;
+    Ok(Box::new(fetched))
+}

@@ -1,0 +1,147 @@
+//! The event loop: terminal events, answers from effects, the server's questions, ticks and the
+//! signals that end tooldeck become `Msg`s for `update`; a frame is drawn once the queue of
+//! pending events is empty.
+
+use std::collections::HashMap;
+use std::io;
+use std::time::Duration;
+
+use crossterm::event::{Event, EventStream, KeyEventKind};
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
+
+use super::effects::Calls;
+use super::terminal::{TerminalGuard, terminal_gone};
+use super::{LoadCatalog, Server, hang_up, server_events};
+use crate::app::{App, Effect, Msg, update};
+use crate::theme::Styles;
+use crate::ui;
+
+/// Runs the app until it quits, the input ends, the terminal hangs up, or SIGTERM/SIGHUP/SIGINT
+/// arrives; every one of those returns here, so the servers are ended by the drops that follow.
+/// A terminal that goes away mid-frame ends the app quietly: nobody is left to read an error.
+pub async fn run(app: App, styles: Styles, server: Server, load: Option<LoadCatalog>) -> io::Result<()> {
+    match event_loop(app, styles, server, load).await {
+        Err(e) if hang_up::terminal_hung_up() || terminal_gone(&e) => Ok(()),
+        other => other,
+    }
+}
+
+async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<LoadCatalog>) -> io::Result<()> {
+    // Bounded: a flood of results waits for the loop instead of growing without limit.
+    let (done_tx, mut done_rx) = mpsc::channel::<Msg>(64);
+    if let Some(load) = load {
+        load_in_background(load, done_tx.clone());
+    }
+    let history = crate::history::default_path();
+    if let Some(path) = history.clone() {
+        read_history_in_background(path, done_tx.clone());
+    }
+    let label = server.options.label(server.demo_url.as_deref());
+    let names_a_server = server.options.names_a_server();
+    let (asks_tx, mut asks_rx) = mpsc::unbounded_channel();
+    let mut calls = Calls {
+        case_server: server.case_server.clone(),
+        timeout: server.options.answer_timeout(),
+        endpoint: server.connect(asks_tx),
+        label: label.clone(),
+        history,
+        running: HashMap::new(),
+        done: done_tx,
+        asked: Default::default(),
+    };
+    server_events::forward_events(calls.endpoint.clone(), calls.done.clone());
+    let mut ticker = tokio::time::interval(Duration::from_millis(100));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+
+    let mut guard = TerminalGuard::enter()?;
+    let size = guard.terminal.size()?;
+    update(&mut app, Msg::Resize(size.width, size.height));
+    for effect in update(&mut app, Msg::ServerNamed { label, lists_tools: names_a_server }) {
+        calls.carry_out(effect);
+    }
+    let mut events = EventStream::new();
+    let mut stop = crate::signals::StopSignals::new()?;
+    let (hung_up_tx, mut hung_up) = mpsc::channel(1);
+    hang_up::watch(hung_up_tx);
+    guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;
+    loop {
+        let mut messages: Vec<Msg> = Vec::new();
+        tokio::select! {
+            event = events.next() => {
+                let Some(first) = event else { return Ok(()) };
+                // Handle everything already queued before drawing, so fast typing never lags.
+                let mut pending = vec![first];
+                while let Some(next) = already_queued(&mut events).await {
+                    pending.push(next);
+                }
+                for event in pending {
+                    messages.extend(to_msg(event?));
+                }
+            }
+            Some(msg) = done_rx.recv() => {
+                if let Msg::InvocationDone { id, .. } = &msg {
+                    calls.finished(*id);
+                }
+                messages.push(msg);
+            }
+            Some(pending) = asks_rx.recv() => messages.push(calls.asked.waiting(pending)),
+            _ = ticker.tick(), if !calls.running.is_empty() => messages.extend(calls.ticks()),
+            _ = stop.recv() => return Ok(()),
+            _ = hung_up.recv() => return Ok(()),
+        }
+        for msg in messages {
+            for effect in update(&mut app, msg) {
+                if effect == Effect::Quit {
+                    return Ok(());
+                }
+                calls.carry_out(effect);
+            }
+        }
+        guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;
+    }
+}
+
+/// Reads the definition files off the UI thread, reporting progress as it goes.
+fn load_in_background(load: LoadCatalog, done: mpsc::Sender<Msg>) {
+    tokio::spawn(async move {
+        let progress = done.clone();
+        // A report the loop has no room for is dropped: the next one says more.
+        let report = move |p| drop(progress.try_send(Msg::LoadProgress(p)));
+        if let Ok(loaded) = tokio::task::spawn_blocking(move || load(&report)).await {
+            let msg = Msg::CatalogLoaded { tools: loaded.catalog.into_tools(), diagnostics: loaded.diagnostics };
+            let _ = done.send(msg).await;
+        }
+    });
+}
+
+/// Reads the last past calls off the UI thread.
+fn read_history_in_background(path: std::path::PathBuf, done: mpsc::Sender<Msg>) {
+    tokio::spawn(async move {
+        let read = tokio::task::spawn_blocking(move || crate::history::read_last(&path, 500).unwrap_or_default());
+        if let Ok(entries) = read.await {
+            let _ = done.send(Msg::HistoryRead(entries)).await;
+        }
+    });
+}
+
+/// The next event if one is waiting, without waiting. Polled inside this task, not with
+/// `now_or_never`: a no-op waker would leave the stream unable to wake the loop again.
+async fn already_queued(events: &mut EventStream) -> Option<io::Result<Event>> {
+    tokio::select! {
+        biased;
+        next = events.next() => next,
+        _ = std::future::ready(()) => None,
+    }
+}
+
+fn to_msg(event: Event) -> Option<Msg> {
+    match event {
+        // Key releases and repeats (kitty protocol) would double every keystroke.
+        Event::Key(key) if key.kind == KeyEventKind::Press => Some(Msg::Key(key)),
+        Event::Mouse(mouse) => Some(Msg::Mouse(mouse)),
+        Event::Paste(text) => Some(Msg::Paste(text)),
+        Event::Resize(width, height) => Some(Msg::Resize(width, height)),
+        _ => None,
+    }
+}
