@@ -4,44 +4,24 @@ use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
 use super::Sources;
+use super::failure::{Failure, finish};
 use crate::catalog::{Catalog, LoadOptions, load_samples};
 use crate::invoke::endpoint::{EndpointOptions, parse_headers};
 use crate::invoke::mock::MockServer;
 
 pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) -> ExitCode {
+    finish(run_app(sources, options, theme))
+}
+
+fn run_app(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) -> Result<ExitCode, Failure> {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let styles = match crate::theme::load(theme, no_color) {
-        Ok(styles) => styles,
-        Err(e) => {
-            report!("tooldeck: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let styles = crate::theme::load(theme, no_color).map_err(|e| Failure::usage(e.to_string()))?;
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
-        report!("tooldeck: the app needs a terminal; `tooldeck list` and `tooldeck check` work without one");
-        return ExitCode::from(2);
+        return Err(Failure::usage("the app needs a terminal; `tooldeck list` and `tooldeck check` work without one"));
     }
-    let options = match options.resolve() {
-        Ok(options) => options,
-        Err(e) => {
-            report!("tooldeck: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let headers = match parse_headers(&options.headers) {
-        Ok(headers) => headers,
-        Err(e) => {
-            report!("tooldeck: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = match super::tokio_runtime() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            report!("tooldeck: cannot start: {e}");
-            return ExitCode::from(1);
-        }
-    };
+    let options = options.resolve().map_err(Failure::usage)?;
+    let headers = parse_headers(&options.headers).map_err(Failure::usage)?;
+    let runtime = super::tokio_runtime().map_err(|e| Failure::failed(format!("cannot start: {e}")))?;
     let result = runtime.block_on(async {
         // Without a server named, the built-in demo server answers (it lives as long as the app).
         let demo = match options.names_a_server() {
@@ -79,13 +59,7 @@ pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
         let server = crate::runtime::Server { options, headers, demo_url, case_server };
         crate::runtime::run(app, styles, server, load).await
     });
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            report!("tooldeck: {e}");
-            ExitCode::from(1)
-        }
-    }
+    result.map(|()| ExitCode::SUCCESS).map_err(|e| Failure::failed(e.to_string()))
 }
 
 /// The app's keys, whether destructive tools ask first and the lint rules for the detail pane,

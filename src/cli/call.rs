@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args;
 use serde_json::{Value, json};
 
-use super::{ServerArgs, Sources};
+use super::{ServerArgs, Sources, exit};
 use crate::catalog::{Catalog, LoadOptions, Tool, load_samples, load_text};
 use crate::form::args::apply_pairs;
 use crate::form::validate::Checker;
@@ -16,16 +16,6 @@ use crate::invoke::mcp::McpEndpoint;
 use crate::invoke::mcp::process::StdioServer;
 use crate::invoke::otc::CallRequest;
 use crate::invoke::{Endpoint, Exchange, InvokeError, Outcome, Status};
-
-/// Exit codes of `tooldeck call`.
-pub mod exit {
-    pub const OK: u8 = 0;
-    pub const TOOL_ERROR: u8 = 1;
-    pub const USAGE: u8 = 2;
-    pub const INVALID_ARGUMENTS: u8 = 3;
-    pub const AUTHORIZATION_REQUIRED: u8 = 4;
-    pub const TRANSPORT: u8 = 5;
-}
 
 #[derive(Debug, Args, Clone)]
 pub struct CallArgs {
@@ -102,7 +92,7 @@ impl AnswerArgs {
 }
 
 pub fn run(args: CallArgs) -> ExitCode {
-    ExitCode::from(run_for_code(args))
+    exit::code(run_for_code(args))
 }
 
 fn run_for_code(args: CallArgs) -> u8 {

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use super::count_problems;
+use super::{count_problems, exit};
 use crate::catalog::Loaded;
 use crate::text::visible;
 
@@ -35,5 +35,5 @@ pub fn run(loaded: &Loaded, as_json: bool) -> io::Result<ExitCode> {
         )?;
     }
     out.flush()?;
-    Ok(if loaded.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if loaded.has_errors() { exit::code(exit::FAILED) } else { ExitCode::SUCCESS })
 }

@@ -102,7 +102,7 @@ pub fn run(args: &DiffArgs) -> ExitCode {
             if wanted == 1 { "path" } else { "paths" },
             args.paths.len()
         );
-        return ExitCode::from(exit::USAGE);
+        return exit::code(exit::USAGE);
     }
     let mut paths = args.paths.iter().cloned();
     let old_path = if servers[0] { None } else { paths.next() };
@@ -122,13 +122,13 @@ pub fn run(args: &DiffArgs) -> ExitCode {
         && e.kind() != io::ErrorKind::BrokenPipe
     {
         report!("tooldeck: {e}");
-        return ExitCode::from(1);
+        return exit::code(exit::FAILED);
     }
     let failed = match args.fail_on {
         FailOn::Breaking => diff.count(Class::Breaking) > 0,
         FailOn::Any => !diff.is_empty(),
     };
-    if failed || incomplete { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    if failed || incomplete { exit::code(exit::FAILED) } else { ExitCode::SUCCESS }
 }
 
 fn print_text(diff: &CatalogDiff, incomplete: bool) -> io::Result<()> {

@@ -54,7 +54,7 @@ pub fn run(args: &LintArgs) -> ExitCode {
         Ok(options) => options,
         Err(message) => {
             report!("tooldeck: {}", visible(&message));
-            return ExitCode::from(exit::USAGE);
+            return exit::code(exit::USAGE);
         }
     };
     // The tokenizer's table takes a moment to build: build it while the files load.
@@ -78,7 +78,7 @@ pub fn run(args: &LintArgs) -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             report!("tooldeck: cannot write {}: {e}", path.display());
-            return ExitCode::from(1);
+            return exit::code(exit::FAILED);
         }
     }
     let printed = if to_stdout {
@@ -91,9 +91,9 @@ pub fn run(args: &LintArgs) -> ExitCode {
     match printed {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
             report!("tooldeck: {e}");
-            ExitCode::from(1)
+            exit::code(exit::FAILED)
         }
-        _ if failed => ExitCode::from(1),
+        _ if failed => exit::code(exit::FAILED),
         _ => ExitCode::SUCCESS,
     }
 }
@@ -102,7 +102,7 @@ fn finish(result: io::Result<()>) -> ExitCode {
     match result {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
             report!("tooldeck: {e}");
-            ExitCode::from(1)
+            exit::code(exit::FAILED)
         }
         _ => ExitCode::SUCCESS,
     }

@@ -10,7 +10,8 @@ use clap::{Args, Parser, Subcommand};
 use crate::catalog::{Format, LoadOptions, Loaded, load_samples};
 use crate::invoke::endpoint::EndpointOptions;
 
-pub use call::exit;
+mod failure;
+pub use failure::{Failure, exit};
 
 /// Like `eprintln!`, but a closed stderr (the terminal went away) is no reason to panic.
 macro_rules! report {
@@ -198,10 +199,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(code) => code,
         // A closed pipe (`tooldeck list | head`) is not an error worth a message.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            report!("tooldeck: {e}");
-            ExitCode::from(1)
-        }
+        Err(e) => Failure::failed(e.to_string()).report(),
     }
 }
 
@@ -212,10 +210,8 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, ExitCode> {
     if !options.names_a_server() {
         return Ok(sources.load());
     }
-    let fail = |code: u8, message: String| {
-        report!("tooldeck: {}", crate::text::visible(&message));
-        ExitCode::from(code)
-    };
+    // One line, whatever the server said.
+    let fail = |code: u8, message: String| Failure::new(code, crate::text::visible(&message)).report();
     let options = options.resolve().map_err(|e| fail(exit::USAGE, e))?;
     let headers = crate::invoke::endpoint::parse_headers(&options.headers).map_err(|e| fail(exit::USAGE, e))?;
     let runtime = tokio_runtime().map_err(|e| fail(exit::TRANSPORT, format!("cannot start: {e}")))?;

@@ -2,6 +2,8 @@
 
 use std::process::ExitCode;
 
+use super::exit;
+
 use clap::Args;
 
 use crate::catalog::{LoadOptions, load_samples};
@@ -19,7 +21,7 @@ pub fn run(args: &ServeArgs) -> ExitCode {
         Ok(runtime) => runtime,
         Err(e) => {
             report!("tooldeck: cannot start: {e}");
-            return ExitCode::from(1);
+            return exit::code(exit::FAILED);
         }
     };
     let catalog = load_samples(&LoadOptions::default()).catalog;
@@ -32,7 +34,7 @@ pub fn run(args: &ServeArgs) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             report!("tooldeck: cannot serve on 127.0.0.1:{}: {e}", args.port);
-            ExitCode::from(1)
+            exit::code(exit::FAILED)
         }
     }
 }

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap::Args;
 use serde_json::json;
 
-use super::ServerArgs;
+use super::{ServerArgs, exit};
 use crate::cases::file::{self, CaseFile};
 use crate::cases::report::{Collect, Lines, Report};
 use crate::cases::run::{options_for, run_file};
@@ -86,7 +86,7 @@ pub fn run(args: TestArgs) -> ExitCode {
         Ok(runtime) => runtime,
         Err(e) => {
             let _ = writeln!(io::stderr(), "tooldeck: cannot start: {e}");
-            return ExitCode::from(2);
+            return exit::code(exit::USAGE);
         }
     };
     runtime.block_on(async {
@@ -94,7 +94,7 @@ pub fn run(args: TestArgs) -> ExitCode {
         // A signal drops the run, and with it the servers, which are then ended as on any way out.
         tokio::select! {
             code = test(args) => code,
-            code = stop.recv() => ExitCode::from(code),
+            code = stop.recv() => exit::code(code),
         }
     })
 }
@@ -104,14 +104,14 @@ async fn test(args: TestArgs) -> ExitCode {
         Ok(tokens) => tokens,
         Err(e) => {
             let _ = writeln!(io::stderr(), "tooldeck: {e}");
-            return ExitCode::from(2);
+            return exit::code(exit::USAGE);
         }
     };
     let compare = match args.compare_with.as_deref().map(parse_compare_with).transpose() {
         Ok(compare) => compare,
         Err(e) => {
             let _ = writeln!(io::stderr(), "tooldeck: --compare-with: {e}");
-            return ExitCode::from(2);
+            return exit::code(exit::USAGE);
         }
     };
     let mut command_line = args.server.options();
@@ -119,7 +119,7 @@ async fn test(args: TestArgs) -> ExitCode {
         Ok(answers) => command_line.answers = answers,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "tooldeck: {e}");
-            return ExitCode::from(2);
+            return exit::code(exit::USAGE);
         }
     }
     let mut files: Vec<CaseFile> = args.files.iter().map(|path| file::load(path)).collect();
@@ -143,7 +143,7 @@ async fn test(args: TestArgs) -> ExitCode {
             Ok(server) => Some(server),
             Err(e) => {
                 let _ = writeln!(io::stderr(), "tooldeck: cannot start the built-in demo server: {e}");
-                return ExitCode::from(2);
+                return exit::code(exit::USAGE);
             }
         },
     };
@@ -200,14 +200,14 @@ async fn test(args: TestArgs) -> ExitCode {
         let xml = crate::cases::junit::write(&suites, &results).map_err(io::Error::other);
         if let Err(e) = xml.and_then(|xml| std::fs::write(path, xml)) {
             let _ = writeln!(io::stderr(), "tooldeck: cannot write {}: {e}", path.display());
-            return ExitCode::from(2);
+            return exit::code(exit::USAGE);
         }
     }
     if bad_files {
         let _ = writeln!(io::stderr(), "tooldeck: some case files have problems (above); their other cases ran");
-        ExitCode::from(2)
+        exit::code(exit::USAGE)
     } else if counts.failed > 0 {
-        ExitCode::from(1)
+        exit::code(exit::FAILED)
     } else {
         ExitCode::SUCCESS
     }

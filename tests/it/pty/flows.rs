@@ -75,7 +75,10 @@ async fn pty_mcp_server_mode() {
 /// The command line that runs this test binary as the stdio MCP server.
 fn server_command() -> String {
     let exe = std::env::current_exe().expect("the test binary");
-    format!("env {SERVER_ENV}=1 '{}' --exact pty::flows::pty_mcp_server_mode --nocapture --test-threads=1", exe.display())
+    format!(
+        "env {SERVER_ENV}=1 '{}' --exact pty::flows::pty_mcp_server_mode --nocapture --test-threads=1",
+        exe.display()
+    )
 }
 
 /// `/write` then one Enter opens Write File (the best match, not the first tool); a letter typed
