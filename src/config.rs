@@ -135,29 +135,41 @@ pub fn user_file(override_var: &str, xdg_var: &str, home_dir: &str, file: &str) 
     Some(base.join("tooldeck").join(file))
 }
 
+/// Why the config file cannot be used; each names the file, and the line where there is one.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("{origin}:{line}: {message}")]
+    Syntax { origin: String, line: usize, message: String },
+    #[error("{origin}: endpoint \"{name}\" needs exactly one of url, mcp, mcp_url")]
+    EndpointKind { origin: String, name: String },
+}
+
 /// Reads `path`; a missing file is the default config.
-pub fn load(path: &Path) -> Result<Config, String> {
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
     let text = match crate::files::read_text(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(source) => return Err(ConfigError::Read { path: path.display().to_string(), source }),
     };
     parse(&text, &path.display().to_string())
 }
 
-pub fn parse(text: &str, origin: &str) -> Result<Config, String> {
+pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
     let lines = crate::text::LineIndex::new(text);
     let line_of = |offset: usize| lines.line_col(offset.min(text.len())).0;
-    let mut config: Config = toml::from_str(text).map_err(|e| {
-        let line = e.span().map_or(1, |span| line_of(span.start));
-        format!("{origin}:{line}: {}", e.message())
+    let mut config: Config = toml::from_str(text).map_err(|e| ConfigError::Syntax {
+        origin: origin.to_string(),
+        line: e.span().map_or(1, |span| line_of(span.start)),
+        message: e.message().to_string(),
     })?;
     config.origin = origin.to_string();
     config.key_lines = config.keys.iter().map(|(action, keys)| (action.clone(), line_of(keys.span().start))).collect();
     for (name, endpoint) in &config.endpoints {
         let kinds = [&endpoint.url, &endpoint.mcp, &endpoint.mcp_url].iter().filter(|k| k.is_some()).count();
         if kinds != 1 {
-            return Err(format!("{origin}: endpoint \"{name}\" needs exactly one of url, mcp, mcp_url"));
+            return Err(ConfigError::EndpointKind { origin: origin.to_string(), name: name.clone() });
         }
     }
     Ok(config)
@@ -181,9 +193,9 @@ mod tests {
 
     #[test]
     fn mistakes_name_their_line() {
-        let error = parse("[endpoints.prod]\nurl = \"x\"\nurll = \"y\"\n", "c.toml").unwrap_err();
+        let error = parse("[endpoints.prod]\nurl = \"x\"\nurll = \"y\"\n", "c.toml").unwrap_err().to_string();
         assert!(error.starts_with("c.toml:3:"), "{error}");
-        let error = parse("[endpoints.both]\nurl = \"x\"\nmcp = \"y\"\n", "c.toml").unwrap_err();
+        let error = parse("[endpoints.both]\nurl = \"x\"\nmcp = \"y\"\n", "c.toml").unwrap_err().to_string();
         assert!(error.contains("exactly one of"), "{error}");
     }
 
@@ -197,7 +209,7 @@ mod tests {
         assert_eq!(config.lint.off, ["tips/*"]);
         assert_eq!(config.lint.error, ["schema/unknown-format"]);
         assert_eq!(config.lint.targets.as_deref(), Some(&["openai".to_string()][..]));
-        assert!(parse("[lint]\nof = []\n", "c.toml").unwrap_err().starts_with("c.toml:2:"));
+        assert!(parse("[lint]\nof = []\n", "c.toml").unwrap_err().to_string().starts_with("c.toml:2:"));
     }
 
     #[test]
@@ -205,7 +217,7 @@ mod tests {
         assert!(parse("", "c.toml").unwrap().app.confirm_destructive, "on by default");
         assert!(parse("[app]\n", "c.toml").unwrap().app.confirm_destructive);
         assert!(!parse("[app]\nconfirm_destructive = false\n", "c.toml").unwrap().app.confirm_destructive);
-        let error = parse("[app]\nconfirm = false\n", "c.toml").unwrap_err();
+        let error = parse("[app]\nconfirm = false\n", "c.toml").unwrap_err().to_string();
         assert!(error.starts_with("c.toml:2:"), "{error}");
     }
 

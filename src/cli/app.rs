@@ -67,7 +67,7 @@ fn run_app(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
 fn settings(path: Option<&std::path::Path>) -> Result<(crate::app::Keymap, bool, crate::lint::Options), String> {
     match path.map(std::path::Path::to_path_buf).or_else(crate::config::default_path) {
         Some(path) => {
-            let config = crate::config::load(&path)?;
+            let config = crate::config::load(&path).map_err(|e| e.to_string())?;
             let lint = crate::lint::Options::from_config(&config.lint)
                 .map_err(|e| format!("{}: [lint]: {e}", path.display()))?;
             Ok((crate::app::Keymap::from_config(&config)?, config.app.confirm_destructive, lint))

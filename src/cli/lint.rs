@@ -112,7 +112,7 @@ fn finish(result: io::Result<()>) -> ExitCode {
 fn options(args: &LintArgs) -> Result<Options, String> {
     let path = args.server.config.clone().or_else(crate::config::default_path);
     let config = match &path {
-        Some(path) => crate::config::load(path)?.lint,
+        Some(path) => crate::config::load(path).map_err(|e| e.to_string())?.lint,
         None => Default::default(),
     };
     for pattern in args.allow.iter().chain(&args.deny) {

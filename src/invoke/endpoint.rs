@@ -55,7 +55,7 @@ impl EndpointOptions {
             .clone()
             .or_else(crate::config::default_path)
             .ok_or("no config file to find named endpoints in")?;
-        let config = crate::config::load(&path)?;
+        let config = crate::config::load(&path).map_err(|e| e.to_string())?;
         let Some(named) = config.endpoints.get(name) else {
             let known: Vec<&str> = config.endpoints.keys().map(String::as_str).collect();
             return Err(format!(

@@ -148,7 +148,7 @@ fn the_help_lists_every_binding() {
 /// What the config file's `[keys]` makes of `text`: the file's own error, or the keymap's.
 fn keys_error(text: &str, origin: &str) -> String {
     match crate::config::parse(text, origin) {
-        Err(e) => e,
+        Err(e) => e.to_string(),
         Ok(config) => Keymap::from_config(&config).expect_err("a bad [keys] is an error"),
     }
 }
