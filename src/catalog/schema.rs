@@ -278,6 +278,11 @@ fn default_fits(declared: &str, default: &Value) -> bool {
 
 const TYPE_NAMES: [&str; 7] = ["null", "boolean", "string", "number", "array", "object", "integer"];
 
+/// One of JSON Schema's seven type names.
+pub fn is_json_type(name: &str) -> bool {
+    TYPE_NAMES.contains(&name)
+}
+
 /// Whether `value` is of the JSON Schema type `name` (3.0 is an integer, as the spec says).
 pub fn value_has_type(name: &str, value: &Value) -> bool {
     match (name, value) {

@@ -125,22 +125,28 @@ pub fn diff_catalogs(old: &Catalog, new: &Catalog) -> CatalogDiff {
     diff
 }
 
+/// A name with case and separators taken out: `getTinyImage` and `get-tiny-image` are one.
+fn spelling(name: &str) -> String {
+    name.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
+}
+
 /// Pairs each removed tool with the one added tool that has the same meaning of parameters (a
-/// schema with parameters) or the same description; a tool with two such matches is left alone.
+/// schema with parameters), the same description or the same name spelled another way; a tool
+/// with two such matches is left alone.
 fn renamed(old: &Catalog, new: &Catalog, removed: &[String], added: &[String]) -> Vec<Renamed> {
     let key = |catalog: &Catalog, name: &str| {
         let tool = catalog.tools().iter().find(|t| t.name == name)?;
         let schema = normal::normalise(&tool.input_schema);
         let has_parameters = schema.get("properties").and_then(serde_json::Value::as_object).is_some_and(|p| !p.is_empty());
         let description = tool.description.clone().filter(|d| !d.trim().is_empty());
-        Some((has_parameters.then_some(schema), description))
+        Some((has_parameters.then_some(schema), description, spelling(name)))
     };
     let added_keys: Vec<(&String, _)> = added.iter().filter_map(|n| Some((n, key(new, n)?))).collect();
     let mut pairs = Vec::new();
     for from in removed {
-        let Some((schema, description)) = key(old, from) else { continue };
-        let alike = |(s, d): &(Option<serde_json::Value>, Option<String>)| {
-            (schema.is_some() && *s == schema) || (description.is_some() && *d == description)
+        let Some((schema, description, spelled)) = key(old, from) else { continue };
+        let alike = |(s, d, n): &(Option<serde_json::Value>, Option<String>, String)| {
+            (schema.is_some() && *s == schema) || (description.is_some() && *d == description) || *n == spelled
         };
         let matches: Vec<&String> = added_keys.iter().filter(|(_, k)| alike(k)).map(|(n, _)| *n).collect();
         if let [to] = matches[..]
@@ -223,28 +229,28 @@ fn annotations(old: &Tool, new: &Tool, changes: &mut Vec<Change>) {
         (
             a.read_only,
             b.read_only,
-            "read-only-off",
+            "read-only",
             "the tool is no longer read-only (readOnlyHint): a client that runs read-only tools without asking must now ask first",
             "the tool is now read-only",
         ),
         (
             !a.destructive,
             !b.destructive,
-            "destructive-on",
+            "destructive",
             "the tool may now be destructive (destructiveHint): a client that runs non-destructive tools without asking must now ask first",
             "the tool is no longer destructive",
         ),
         (
             !a.open_world,
             !b.open_world,
-            "open-world-on",
+            "open-world",
             "the tool now reaches the open world (openWorldHint): a client that keeps closed-world tools away from untrusted input must now treat it as open",
             "the tool no longer reaches the open world",
         ),
         (
             a.idempotent,
             b.idempotent,
-            "idempotent-off",
+            "idempotent",
             "the tool is no longer idempotent (idempotentHint): a client that retries it may repeat its effect",
             "the tool is now idempotent",
         ),

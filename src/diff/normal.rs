@@ -198,6 +198,14 @@ fn integer_bounds(map: &mut Map<String, Value>) {
         map.remove(exclusive);
         map.insert(inclusive.into(), number(tighter));
     }
+    // Zod writes JavaScript's safe-integer range on every integer: no caller sends past it.
+    const SAFE: f64 = 9_007_199_254_740_991.0;
+    if map.get("maximum").and_then(Value::as_f64).is_some_and(|m| m >= SAFE) {
+        map.remove("maximum");
+    }
+    if map.get("minimum").and_then(Value::as_f64).is_some_and(|m| m <= -SAFE) {
+        map.remove("minimum");
+    }
     for inclusive in ["minimum", "maximum"] {
         // `minimum: 0.5` on an integer is `minimum: 1`.
         if let Some(bound) = map.get(inclusive).and_then(Value::as_f64).filter(|b| b.fract() != 0.0) {
@@ -290,6 +298,7 @@ mod tests {
                 json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {}}, "required": ["a"]}),
             ),
             (json!({"type": "object", "properties": {}, "required": [], "additionalProperties": true}), json!({"type": "object"})),
+            (json!({"type": "integer", "maximum": 9_007_199_254_740_991_i64}), json!({"type": "integer"})),
         ];
         for (a, b) in pairs {
             assert_eq!(normalise(&a), normalise(&b), "{a} and {b}");

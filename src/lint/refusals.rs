@@ -9,6 +9,15 @@ use super::walk::{Visit, walk};
 use super::{Part, Sink};
 use crate::catalog::Format;
 
+/// A root that says it is an object; a type name the loader reads as `object` (`dict`, `map`)
+/// was already reported when the file loaded, so it is not reported again here.
+fn object_root(root: &Value) -> bool {
+    match root.get("type") {
+        Some(Value::String(t)) => t == "object" || !crate::catalog::schema::is_json_type(t),
+        _ => false,
+    }
+}
+
 /// Anthropic's answer to a schema that is not valid 2020-12 JSON Schema.
 const ANTHROPIC_INVALID: &str = "input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12";
 
@@ -26,7 +35,7 @@ pub fn anthropic(sink: &mut Sink) {
             );
         }
     }
-    if sink.on("anthropic/root-type") && root.get("type").and_then(Value::as_str) != Some("object") {
+    if sink.on("anthropic/root-type") && !object_root(root) {
         let shown = root.get("type").map_or_else(|| "no `type`".to_string(), |t| format!("type {t}"));
         sink.push(
             "anthropic/root-type",
@@ -70,7 +79,7 @@ pub fn draft4(sink: &mut Sink, rule: &'static str, consequence: &str) {
 /// OpenAI's answer to a parameters schema that is not an object.
 pub fn openai_root(sink: &mut Sink) {
     let root = sink.tool.sent_input_schema();
-    if !sink.on("openai/root-type") || root.get("type").and_then(Value::as_str) == Some("object") {
+    if !sink.on("openai/root-type") || object_root(root) {
         return;
     }
     let got = root.get("type").and_then(Value::as_str).unwrap_or("None");
@@ -89,7 +98,7 @@ pub fn mcp(sink: &mut Sink) {
         return;
     }
     let root = sink.tool.sent_input_schema();
-    if sink.on("mcp/input-root") && root.get("type").and_then(Value::as_str) != Some("object") {
+    if sink.on("mcp/input-root") && !object_root(root) {
         let shown = root.get("type").map_or_else(|| "no `type`".to_string(), |t| format!("type {t}"));
         sink.push(
             "mcp/input-root",

@@ -26,7 +26,7 @@ pub fn summarise(findings: &mut Vec<Finding>) {
         false
     });
     for (rule, (first, tools)) in by_rule {
-        let tools = if tools.len() == 1 { "1 tool".to_string() } else { format!("{} tools", tools.len()) };
+        let tools = if tools.len() == 1 { "1 tool of the catalog has".to_string() } else { format!("{} tools of the catalog have", tools.len()) };
         let (who, fix) = if rule == "gemini/json-schema-only" {
             ("clients that send Gemini `parameters` (not `parametersJsonSchema`)", "send `parametersJsonSchema`")
         } else {
@@ -38,34 +38,50 @@ pub fn summarise(findings: &mut Vec<Finding>) {
             tool: first.tool.clone(),
             part: Part::Tool,
             pointer: String::new(),
-            message: format!("{tools} of the catalog have this finding, which matters to {who}; the first: {}", first.message),
+            message: format!("{tools} this finding, which matters to {who}; the first: {}", first.message),
             fix: format!("{fix}; `tooldeck lint --all` lists each one"),
         });
     }
 }
 
-/// A catalog whose every tool lists its properties in alphabetical order was sorted by a
-/// generator, not by its author: `tips/required-after-optional` is then one note for the
-/// catalog, not a finding per tool.
+/// A file or server whose every tool lists its properties in alphabetical order was sorted by a
+/// generator, not by its author: `tips/required-after-optional` is then one note for that
+/// source, not a finding per tool.
 pub fn alphabetical(tools: &[Tool], findings: &mut Vec<Finding>) {
+    let mut sources: BTreeMap<&str, Vec<&Tool>> = BTreeMap::new();
+    for tool in tools {
+        sources.entry(tool.source.path.as_str()).or_default().push(tool);
+    }
+    for source_tools in sources.values() {
+        if sorted_by_name(source_tools) {
+            one_note(source_tools, findings);
+        }
+    }
+}
+
+fn sorted_by_name(tools: &[&Tool]) -> bool {
     let names = |t: &Tool| -> Vec<String> {
         t.input_schema.get("properties").and_then(Value::as_object).map_or_else(Vec::new, |p| p.keys().cloned().collect())
     };
-    let listing: Vec<Vec<String>> = tools.iter().map(names).filter(|n| n.len() > 1).collect();
+    let listing: Vec<Vec<String>> = tools.iter().map(|t| names(t)).filter(|n| n.len() > 1).collect();
     let sorted = |n: &Vec<String>| n.windows(2).all(|w| w[0].to_lowercase() <= w[1].to_lowercase());
-    if listing.len() < 3 || !listing.iter().all(sorted) {
-        return;
-    }
-    let rule = "tips/required-after-optional";
-    let Some(first) = findings.iter().find(|f| f.rule == rule).cloned() else { return };
-    let count = findings.iter().filter(|f| f.rule == rule).count();
-    findings.retain(|f| f.rule != rule);
+    listing.len() >= 3 && listing.iter().all(sorted)
+}
+
+fn one_note(tools: &[&Tool], findings: &mut Vec<Finding>) {
+    const RULE: &str = "tips/required-after-optional";
+    let ids: BTreeSet<&str> = tools.iter().map(|t| t.id.as_str()).collect();
+    let ours = |f: &Finding| f.rule == RULE && ids.contains(f.tool.as_str());
+    let Some(first) = findings.iter().find(|f| ours(f)).cloned() else { return };
+    let count = findings.iter().filter(|f| ours(f)).count();
+    findings.retain(|f| !ours(f));
     findings.push(Finding {
         severity: Severity::Note,
         part: Part::Tool,
         pointer: String::new(),
         message: format!(
-            "every tool lists its parameters in alphabetical order, so {count} {} required parameters after optional ones",
+            "every tool here lists its parameters in alphabetical order, so {count} of {} {} required parameters after optional ones",
+            tools.len(),
             if count == 1 { "tool puts" } else { "tools put" }
         ),
         fix: "if the order comes from a generator, have it list required parameters first".into(),
