@@ -38,7 +38,7 @@ pub fn infer(node: Node, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) -> Va
             }
             None => json!({"type": "array"}),
         },
-        (None, Value::Object(map)) if map.contains_key("type") => typed_schema(node, path, issues),
+        (None, Value::Object(map)) if is_schema(map) => typed_schema(node, path, issues),
         (None, Value::Object(_)) => {
             let mut properties = Map::new();
             let mut required = Vec::new();
@@ -53,6 +53,16 @@ pub fn infer(node: Node, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) -> Va
             json!({"type": "object", "properties": properties, "required": required})
         }
     }
+}
+
+/// Keywords that may stand beside `anyOf` in GenAIScript's `JSONSchemaAnyOf`.
+const UNION_COMPANIONS: &[&str] = &["anyOf", "oneOf", "description", "title", "default", "required", "uiGroup"];
+
+/// An object with `type` is JSON Schema already; so is GenAIScript's `{anyOf: [...],
+/// description?}`, which names no property: its keys are all schema keywords.
+fn is_schema(map: &Map<String, Value>) -> bool {
+    let union = ["anyOf", "oneOf"].iter().any(|k| map.get(*k).is_some_and(Value::is_array));
+    map.contains_key("type") || (union && map.keys().all(|k| UNION_COMPANIONS.contains(&k.as_str())))
 }
 
 /// `""`, `NaN`, or a schema object with `required: true`.
@@ -88,6 +98,15 @@ fn typed_schema(node: Node, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) ->
             }
             ("items", Value::Object(_) | Value::Array(_)) => {
                 schema.insert(key.to_string(), infer(value, path, issues));
+            }
+            ("anyOf" | "oneOf", Value::Array(_)) => {
+                let mut branches = Vec::new();
+                for (i, branch) in value.items().enumerate() {
+                    path.push(Segment::Index(i));
+                    branches.push(infer(branch, path, issues));
+                    path.pop();
+                }
+                schema.insert(key.to_string(), Value::Array(branches));
             }
             _ => {
                 if value.has_non_finite() {
@@ -194,6 +213,17 @@ mod tests {
             schema_of(r#"{ address: { street: "", n: 1 } }"#)["properties"]["address"],
             json!({"type": "object", "properties": {"street": {"type": "string"}, "n": {"type": "number", "default": 1}}, "required": ["street"]})
         );
+    }
+
+    #[test]
+    fn an_any_of_with_a_description_is_a_schema_not_two_properties() {
+        assert_eq!(
+            schema_of(r#"{ kind: { anyOf: [{ type: "string" }, { type: "number" }], description: "d" } }"#)["properties"]
+                ["kind"],
+            json!({"anyOf": [{"type": "string"}, {"type": "number"}], "description": "d"})
+        );
+        // A shorthand object with a parameter that happens to be called anyOf stays an object.
+        assert_eq!(schema_of(r#"{ anyOf: [""], city: "" }"#)["properties"]["city"], json!({"type": "string"}));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::document::{self, Document, Segment};
 use super::formats::{self, Context, Draft};
 use super::schema::{self, escape_pointer};
-use super::tool::{EnumLabel, FieldCue, Source, Tool, ToolUi, Widget};
+use super::tool::{EnumLabel, FieldCue, Source, Tool, ToolUi, Widget, Written};
 use super::{Diagnostic, Issue, Loaded, Severity};
 use crate::text::LineIndex;
 
@@ -281,7 +281,9 @@ fn file_stem(label: &str) -> String {
 /// Normalises a draft's schemas and gathers its cues. A schema error drops the tool.
 fn finish(draft: Draft, label: &str, line: usize, meta_check: bool, issues: &mut Vec<Issue>) -> Option<Tool> {
     let mut schema_issues = Vec::new();
+    let written_input = schema::reading_may_change(&draft.input_schema).then(|| draft.input_schema.clone());
     let input_schema = schema::normalise_input(draft.input_schema, meta_check, &mut schema_issues);
+    let written_input = written_input.filter(|written| *written != input_schema);
     let input_place = SchemaPlace {
         tool: &draft.id,
         which: "input",
@@ -321,6 +323,7 @@ fn finish(draft: Draft, label: &str, line: usize, meta_check: bool, issues: &mut
         requirements: draft.requirements,
         annotations: draft.annotations,
         task_support: draft.task_support,
+        written: Written { input_schema: written_input, naming: draft.naming, no_defaults: draft.no_defaults },
     })
 }
 

@@ -67,6 +67,27 @@ pub fn normalise_input(schema: Value, meta_check: bool, issues: &mut Vec<Issue>)
     schema
 }
 
+/// Whether [`normalise_input`] may give back something other than what was written: the
+/// written form is then kept for lint, which checks what a provider receives. A quick look, so
+/// the common schema is not copied.
+pub fn reading_may_change(schema: &Value) -> bool {
+    fn changes_inside(value: &Value) -> bool {
+        match value {
+            Value::Object(map) => map.iter().any(|(key, child)| match (key.as_str(), child) {
+                ("$ref", _) => true,
+                ("exclusiveMinimum" | "exclusiveMaximum" | "required", Value::Bool(_)) => true,
+                ("type", Value::String(name)) => standard_type(name).is_some(),
+                ("type", Value::Array(names)) => names.iter().filter_map(Value::as_str).any(|n| standard_type(n).is_some()),
+                ("description" | "title", Value::Null) => true,
+                _ => changes_inside(child),
+            }),
+            Value::Array(items) => items.iter().any(changes_inside),
+            _ => false,
+        }
+    }
+    schema.get("type").and_then(Value::as_str) != Some("object") || changes_inside(schema)
+}
+
 /// Like [`normalise_input`], for a schema of results: any type is fine at the root.
 pub fn normalise_output(mut schema: Value, meta_check: bool, issues: &mut Vec<Issue>) -> Value {
     if !schema.is_object() && !schema.is_boolean() {
@@ -256,6 +277,11 @@ fn default_fits(declared: &str, default: &Value) -> bool {
 }
 
 const TYPE_NAMES: [&str; 7] = ["null", "boolean", "string", "number", "array", "object", "integer"];
+
+/// One of JSON Schema's seven type names.
+pub fn is_json_type(name: &str) -> bool {
+    TYPE_NAMES.contains(&name)
+}
 
 /// Whether `value` is of the JSON Schema type `name` (3.0 is an integer, as the spec says).
 pub fn value_has_type(name: &str, value: &Value) -> bool {

@@ -29,6 +29,33 @@ pub struct Tool {
     /// MCP `execution.taskSupport`: `forbidden`, `optional` or `required` (as given).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task_support: Option<String>,
+    /// What the definition said where reading it changed it: lint checks what each provider
+    /// receives, not the repaired model.
+    #[serde(skip)]
+    pub written: Written,
+}
+
+/// The parts of a definition as written that the tool model reads differently.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Written {
+    /// The input schema as written, kept only when reading changed it (`$ref`s inlined, draft-4
+    /// forms or other spellings repaired, `type: "object"` added at the root).
+    pub input_schema: Option<Value>,
+    pub naming: Naming,
+    /// The format has no `default` for its parameters (Arcade's `value_schema`).
+    pub no_defaults: bool,
+}
+
+/// Where a tool's name came from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Naming {
+    /// The definition names the tool, and a model sees that name.
+    #[default]
+    Given,
+    /// tooldeck made it up from the file's name; no model sees it as it is.
+    FromFile,
+    /// A model sees the tool under another name (Arcade's `Toolkit_Name`).
+    SeenAs(String),
 }
 
 impl Tool {
@@ -39,6 +66,25 @@ impl Tool {
 
     pub fn display_title(&self) -> &str {
         self.title.as_deref().unwrap_or(&self.name)
+    }
+
+    /// The input schema as a provider receives it: as written, before tooldeck's repairs.
+    pub fn sent_input_schema(&self) -> &Value {
+        self.written.input_schema.as_ref().unwrap_or(&self.input_schema)
+    }
+
+    /// The name a model sees, or `None` when tooldeck made the name up.
+    pub fn model_name(&self) -> Option<&str> {
+        match &self.written.naming {
+            Naming::Given => Some(&self.name),
+            Naming::FromFile => None,
+            Naming::SeenAs(name) => Some(name),
+        }
+    }
+
+    /// The definition asks OpenAI for strict mode (`strict: true`).
+    pub fn asks_strict(&self) -> bool {
+        self.annotations.as_ref().and_then(|a| a.get("strict")).and_then(Value::as_bool) == Some(true)
     }
 
     /// MCP's behaviour hints, from the annotations (any format may carry them).

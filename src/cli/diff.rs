@@ -41,6 +41,10 @@ pub struct DiffArgs {
     /// The new side is an Open Tool Calling server (or a named endpoint in the config file).
     #[arg(long, value_name = "URL|NAME")]
     pub new_endpoint: Option<String>,
+    /// Pin the MCP protocol revision both servers are asked for (2024-11-05, 2025-03-26,
+    /// 2025-06-18, 2025-11-25, 2026-07-28) [default: the newest each server speaks].
+    #[arg(long, value_name = "VERSION")]
+    pub protocol: Option<String>,
     /// An extra HTTP header for both servers, `Name: value` (repeatable).
     #[arg(long = "header", value_name = "K:V")]
     pub headers: Vec<String>,
@@ -74,6 +78,7 @@ impl DiffArgs {
             mcp: mcp.clone(),
             mcp_url: mcp_url.clone(),
             config: self.config.clone(),
+            protocol: self.protocol.clone(),
             ..ServerArgs::default()
         }
     }
@@ -103,6 +108,11 @@ pub fn run(args: &DiffArgs) -> ExitCode {
             args.paths.len()
         );
         return exit::code(exit::USAGE);
+    }
+    // A mistyped path would read as an empty catalog, every tool "removed".
+    if let Some(missing) = args.paths.iter().find(|p| p.as_os_str() != "-" && !p.exists()) {
+        report!("tooldeck: {}: no such file or folder", visible(&missing.display().to_string()));
+        return ExitCode::from(exit::USAGE);
     }
     let mut paths = args.paths.iter().cloned();
     let old_path = if servers[0] { None } else { paths.next() };
@@ -139,6 +149,9 @@ fn print_text(diff: &CatalogDiff, incomplete: bool) -> io::Result<()> {
     for name in &diff.added {
         writeln!(out, "added: {}", visible(name))?;
     }
+    for pair in &diff.renamed {
+        writeln!(out, "renamed {} → {}?  (same parameters, description or name)", visible(&pair.from), visible(&pair.to))?;
+    }
     for tool in &diff.changed {
         writeln!(out, "changed: {}", visible(&tool.name))?;
         for change in &tool.changes {
@@ -174,6 +187,7 @@ fn print_json(diff: &CatalogDiff, incomplete: bool) -> io::Result<()> {
         "added": diff.added,
         "removed": diff.removed,
         "changed": diff.changed,
+        "renamed": diff.renamed,
         "summary": {
             "breaking": diff.count(Class::Breaking),
             "compatible": diff.count(Class::Compatible),

@@ -41,6 +41,10 @@ pub struct LintArgs {
     /// Note tools whose definition takes more than N tokens [default: 1500].
     #[arg(long, value_name = "N")]
     pub max_tool_tokens: Option<usize>,
+    /// List every finding: without it, findings that matter only to OpenAI's strict mode or to
+    /// Gemini's `parameters` field are one note per rule for the whole catalog.
+    #[arg(long)]
+    pub all: bool,
     /// List the rules, their default severity and where each is documented, and exit.
     #[arg(long)]
     pub rules: bool,
@@ -130,6 +134,7 @@ fn options(args: &LintArgs) -> Result<Options, String> {
     options.error.retain(|p| !args.allow.contains(p));
     options.error.extend(args.deny.iter().cloned());
     options.max_tool_tokens = args.max_tool_tokens.unwrap_or(options.max_tool_tokens);
+    options.summarise = !args.all;
     Ok(options)
 }
 

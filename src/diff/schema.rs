@@ -90,6 +90,8 @@ impl Compare<'_> {
         pointer: &mut String,
         depth: usize,
     ) {
+        let renamed = self.one_of_any_of(old, new, pointer);
+        let old = renamed.as_ref().unwrap_or(old);
         self.types(old, new, pointer);
         self.enums(old, new, pointer);
         self.bounds(old, new, pointer);
@@ -336,8 +338,9 @@ impl Compare<'_> {
             return;
         }
         let what = self.what(pointer);
+        let at = format!("{pointer}/{keyword}");
         match (a, b) {
-            (Some(a), Some(b)) if a.len() == b.len() => {
+            (Some(a), Some(b)) if keyword == "prefixItems" && a.len() == b.len() => {
                 for (i, (x, y)) in a.iter().zip(b).enumerate() {
                     let len = pointer.len();
                     pointer.push_str(&format!("/{keyword}/{i}"));
@@ -345,38 +348,89 @@ impl Compare<'_> {
                     pointer.truncate(len);
                 }
             }
+            (Some(a), Some(b)) if keyword != "prefixItems" => self.branches(keyword, a, b, pointer, depth),
             (Some(a), Some(b)) => {
-                let kept = |x: &Value, list: &[Value]| list.iter().any(|y| y == x);
-                let removed = a.iter().any(|x| !kept(x, b));
-                let added = b.iter().any(|y| !kept(y, a));
-                // More alternatives accept more; more allOf parts accept less.
-                let moved = if keyword == "allOf" {
-                    Moved { narrower: added, wider: removed }
-                } else {
-                    Moved { narrower: removed, wider: added }
-                };
-                self.moved(
-                    moved,
-                    "alternatives",
-                    &format!("{pointer}/{keyword}"),
-                    format!("`{keyword}` of {what} changed: {} → {} parts", a.len(), b.len()),
-                );
+                let message = format!("`{keyword}` of {what} changed: {} → {} parts", a.len(), b.len());
+                self.moved(BOTH, "alternatives", &at, message);
             }
             (None, Some(_)) => {
                 let moved = if keyword == "anyOf" || keyword == "oneOf" { BOTH } else { NARROWER };
-                self.moved(
-                    moved,
-                    "alternatives",
-                    &format!("{pointer}/{keyword}"),
-                    format!("{what} gained `{keyword}`"),
-                );
+                self.moved(moved, "alternatives", &at, format!("{what} gained `{keyword}`"));
             }
             (Some(_), None) => {
                 let moved = if keyword == "anyOf" || keyword == "oneOf" { BOTH } else { WIDER };
-                self.moved(moved, "alternatives", &format!("{pointer}/{keyword}"), format!("{what} lost `{keyword}`"));
+                self.moved(moved, "alternatives", &at, format!("{what} lost `{keyword}`"));
             }
             (None, None) => {}
         }
+    }
+
+    /// Branches of `anyOf`, `oneOf` or `allOf` are a set: the same branch in another place is no
+    /// change. Of the rest, as many as remain on both sides are compared pairwise (in order);
+    /// a branch left over was added or removed.
+    fn branches(&mut self, keyword: &str, old: &[Value], new: &[Value], pointer: &mut String, depth: usize) {
+        let mut unmatched_new: Vec<(usize, &Value)> = new.iter().enumerate().collect();
+        let mut unmatched_old: Vec<&Value> = Vec::new();
+        for branch in old {
+            match unmatched_new.iter().position(|(_, b)| *b == branch) {
+                Some(i) => {
+                    unmatched_new.remove(i);
+                }
+                None => unmatched_old.push(branch),
+            }
+        }
+        let paired = unmatched_old.len().min(unmatched_new.len());
+        for (x, (i, y)) in unmatched_old.iter().zip(&unmatched_new) {
+            let len = pointer.len();
+            pointer.push_str(&format!("/{keyword}/{i}"));
+            self.compare(x, y, pointer, depth + 1);
+            pointer.truncate(len);
+        }
+        let (removed, added) = (unmatched_old.len() - paired, unmatched_new.len() - paired);
+        if removed + added == 0 {
+            return;
+        }
+        // More alternatives accept more; more allOf parts accept less.
+        let moved = if keyword == "allOf" {
+            Moved { narrower: added > 0, wider: removed > 0 }
+        } else {
+            Moved { narrower: removed > 0, wider: added > 0 }
+        };
+        let what = self.what(pointer);
+        let mut parts = Vec::new();
+        if removed > 0 {
+            parts.push(format!("{removed} removed"));
+        }
+        if added > 0 {
+            parts.push(format!("{added} added"));
+        }
+        let message = format!("`{keyword}` of {what}: {} (of {} → {})", parts.join(", "), old.len(), new.len());
+        self.moved(moved, "alternatives", &format!("{pointer}/{keyword}"), message);
+    }
+
+    /// `oneOf` → `anyOf` over the same branches accepts also the values more than one branch
+    /// matches: wider. The other way, narrower. (Branches that cannot overlap were already made
+    /// `anyOf` on both sides.) Returns the old side with its keyword renamed to the new one's.
+    fn one_of_any_of(&mut self, old: &Map<String, Value>, new: &Map<String, Value>, pointer: &str) -> Option<Map<String, Value>> {
+        let only = |m: &Map<String, Value>, k: &str, other: &str| m.contains_key(k) && !m.contains_key(other);
+        let (from, to, moved) = if only(old, "oneOf", "anyOf") && only(new, "anyOf", "oneOf") {
+            ("oneOf", "anyOf", WIDER)
+        } else if only(old, "anyOf", "oneOf") && only(new, "oneOf", "anyOf") {
+            ("anyOf", "oneOf", NARROWER)
+        } else {
+            return None;
+        };
+        let what = self.what(pointer);
+        let effect = if moved.wider {
+            "a value that matches more than one branch is now accepted"
+        } else {
+            "a value that matches more than one branch is now refused"
+        };
+        self.moved(moved, "one-of-any-of", &format!("{pointer}/{to}"), format!("`{from}` of {what} became `{to}`: {effect}"));
+        let mut renamed = old.clone();
+        let branches = renamed.remove(from)?;
+        renamed.insert(to.to_string(), branches);
+        Some(renamed)
     }
 
     fn definitions(

@@ -364,6 +364,7 @@ mod tests {
             requirements: Default::default(),
             annotations: None,
             task_support: None,
+            written: Default::default(),
         };
         Form::new(&tool)
     }

@@ -24,22 +24,29 @@ pub fn check(sink: &mut Sink) {
 
 fn check_schema(sink: &mut Sink, visit: &Visit, part: Part, root: &Value) {
     let schema = visit.schema;
-    if sink.on("schema/invalid-default")
-        && let Some(default) = schema.get("default")
+    if let Some(default) = schema.get("default")
+        && sink.on(if default.is_null() { "schema/null-default" } else { "schema/invalid-default" })
         && let Err(why) = fits(default, schema, &["default", "examples", "example"], root)
     {
-        sink.push(
-            "schema/invalid-default",
-            part,
-            &format!("{}/default", visit.pointer),
-            format!("default {} at {} is not valid: {why}", shown(default), shown_pointer(visit.pointer)),
-            if default.is_null() {
-                "drop `\"default\": null` (leaving the parameter out already means no value), or allow null in its type"
-                    .into()
-            } else {
-                "change the default to a value the schema accepts, or drop it".into()
-            },
-        );
+        let at = format!("{}/default", visit.pointer);
+        if default.is_null() {
+            // Common and harmless to most clients (null reads as "not given"), but a validator refuses it.
+            sink.push(
+                "schema/null-default",
+                part,
+                &at,
+                format!("default null at {} is not valid: {why}", shown_pointer(visit.pointer)),
+                "drop `\"default\": null` (leaving the parameter out already means no value), or allow null in its type".into(),
+            );
+        } else {
+            sink.push(
+                "schema/invalid-default",
+                part,
+                &at,
+                format!("default {} at {} is not valid: {why}", shown(default), shown_pointer(visit.pointer)),
+                "change the default to a value the schema accepts, or drop it".into(),
+            );
+        }
     }
     if sink.on("schema/invalid-enum")
         && let Some(Value::Array(members)) = schema.get("enum")
@@ -255,7 +262,8 @@ fn example_arguments(sink: &mut Sink) {
 }
 
 fn description_default(sink: &mut Sink, visit: &Visit, part: Part) {
-    if !sink.on("schema/description-default") {
+    // A format with no `default` field leaves the description the only place to say it.
+    if !sink.on("schema/description-default") || sink.tool.written.no_defaults {
         return;
     }
     let schema = visit.schema;

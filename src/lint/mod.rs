@@ -5,10 +5,15 @@
 
 mod consistency;
 pub mod cost;
+mod gemini;
+mod grouped;
 pub mod locate;
 mod providers;
+mod refusals;
 pub mod rules;
 pub mod sarif;
+mod strict;
+mod summary;
 mod text;
 mod tips;
 mod walk;
@@ -125,6 +130,9 @@ pub struct Options {
     pub error: Vec<String>,
     /// `cost/large-tool` reports tools over this many tokens.
     pub max_tool_tokens: usize,
+    /// Over a catalog, findings that only matter to some clients (strict mode, Gemini's
+    /// `parameters` field) become one note per rule instead of one finding per tool.
+    pub summarise: bool,
 }
 
 /// A tool's definition past this many tokens is worth a note: a few such tools fill a
@@ -139,6 +147,7 @@ impl Default for Options {
             off: Vec::new(),
             error: Vec::new(),
             max_tool_tokens: DEFAULT_MAX_TOOL_TOKENS,
+            summarise: false,
         }
     }
 }
@@ -215,7 +224,11 @@ impl<'a> Sink<'a> {
     }
 
     pub fn push(&mut self, rule: &'static str, part: Part, pointer: &str, message: String, fix: String) {
-        let Some(severity) = self.options.severity(rule) else { return };
+        let Some(mut severity) = self.options.severity(rule) else { return };
+        // A tool that asks for strict mode is refused by OpenAI over any of these.
+        if rule.starts_with("openai-strict/") && self.tool.asks_strict() {
+            severity = Severity::Error;
+        }
         self.findings.push(Finding {
             rule,
             severity,
@@ -243,6 +256,10 @@ pub fn lint_catalog(catalog: &Catalog, options: &Options) -> Report {
     let mut findings: Vec<Finding> =
         run_in_parallel(tools, |tool| lint_tool(tool, options)).into_iter().flatten().collect();
     findings.extend(providers::check_catalog(tools, options));
+    summary::alphabetical(tools, &mut findings);
+    if options.summarise {
+        summary::summarise(&mut findings);
+    }
     let cost = cost::measure(tools);
     if options.is_on("cost/large-tool") {
         findings.extend(cost::large_tools(tools, &cost, options));

@@ -28,11 +28,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
-
-use super::tips::shown_pointer;
-use super::walk::{Visit, is_object, walk};
-use super::{Finding, Options, Part, Sink, Target};
+use super::{Finding, Options, Part, Sink, Target, gemini, refusals, strict};
 use crate::catalog::Tool;
 
 /// A provider's rule for tool names.
@@ -103,40 +99,26 @@ fn sanitised(name: &str, rule: &NameRule) -> String {
 
 pub fn check(sink: &mut Sink) {
     let options = sink.options;
-    for rule in name_rules(options) {
-        name(sink, rule);
-    }
-    if options.targets(Target::OpenAiStrict) {
-        strict(sink);
-    }
-    if options.targets(Target::Anthropic) && sink.on("anthropic/root") {
-        let root = &sink.tool.input_schema;
-        let found: Vec<&str> = ["oneOf", "allOf", "anyOf"].into_iter().filter(|k| root.get(*k).is_some()).collect();
-        if let Some(first) = found.first() {
-            sink.push(
-                "anthropic/root",
-                Part::Input,
-                &format!("/{first}"),
-                format!("the input schema has `{}` at its top level, which Claude's API refuses", found.join("`, `")),
-                "move the alternatives into the properties, or check the combination in the tool itself".into(),
-            );
+    if sink.tool.model_name().is_some() {
+        for rule in name_rules(options) {
+            name(sink, rule);
         }
     }
-    if options.targets(Target::Gemini) {
-        gemini(sink);
+    if options.targets(Target::OpenAi) || options.targets(Target::OpenAiStrict) {
+        refusals::openai_root(sink);
     }
-    if options.targets(Target::Mcp)
-        && sink.on("mcp/output-root")
-        && let Some(Value::Object(output)) = &sink.tool.output_schema
-        && let Some(kind) = output.get("type").filter(|t| t.as_str() != Some("object"))
-    {
-        sink.push(
-            "mcp/output-root",
-            Part::Output,
-            "/type",
-            format!("the output schema's type is {kind}; an MCP outputSchema describes an object"),
-            "wrap the result in an object (e.g. {\"type\": \"object\", \"properties\": {\"result\": ...}})".into(),
-        );
+    if options.targets(Target::OpenAiStrict) {
+        strict::check(sink);
+        refusals::draft4(sink, "openai-strict/draft4", "strict mode checks the schema as JSON Schema and refuses it");
+    }
+    if options.targets(Target::Anthropic) {
+        refusals::anthropic(sink);
+    }
+    if options.targets(Target::Gemini) {
+        gemini::check(sink);
+    }
+    if options.targets(Target::Mcp) {
+        refusals::mcp(sink);
     }
 }
 
@@ -144,7 +126,7 @@ fn name(sink: &mut Sink, rule: &NameRule) {
     if !sink.on(rule.rule) {
         return;
     }
-    let name = &sink.tool.name;
+    let Some(name) = sink.tool.model_name() else { return };
     let mut refused: Vec<char> = name.chars().filter(|c| !(rule.allowed)(*c)).collect();
     refused.dedup();
     let length = name.chars().count();
@@ -173,272 +155,6 @@ fn name(sink: &mut Sink, rule: &NameRule) {
     );
 }
 
-/// Findings of one kind in one tool, reported once at the first place with a count of the rest.
-#[derive(Default)]
-struct Grouped {
-    /// key → (first pointer, count), in the order first met.
-    seen: Vec<(String, String, usize)>,
-}
-
-impl Grouped {
-    fn add(&mut self, key: &str, pointer: &str) {
-        match self.seen.iter_mut().find(|(k, _, _)| k == key) {
-            Some((_, _, n)) => *n += 1,
-            None => self.seen.push((key.to_string(), pointer.to_string(), 1)),
-        }
-    }
-
-    fn places(n: usize) -> String {
-        if n == 1 { String::new() } else { format!(" (in {n} places)") }
-    }
-}
-
-/// Keywords strict mode refuses (see the module comment for which the guide names).
-const STRICT_UNSUPPORTED: &[&str] = &[
-    "allOf",
-    "not",
-    "dependentRequired",
-    "dependentSchemas",
-    "if",
-    "then",
-    "else",
-    "oneOf",
-    "minLength",
-    "maxLength",
-    "patternProperties",
-    "unevaluatedProperties",
-    "propertyNames",
-    "minProperties",
-    "maxProperties",
-    "unevaluatedItems",
-    "contains",
-    "minContains",
-    "maxContains",
-    "uniqueItems",
-];
-const STRICT_FORMATS: &[&str] = &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
-
-fn strict(sink: &mut Sink) {
-    let tool = sink.tool;
-    if sink.on("openai-strict/root") && tool.input_schema.get("anyOf").is_some() {
-        sink.push(
-            "openai-strict/root",
-            Part::Input,
-            "/anyOf",
-            "the input schema is an `anyOf` at its root; strict mode needs a plain object there".into(),
-            "make the root an object with properties; put the alternatives inside one property".into(),
-        );
-    }
-    let mut keywords = Grouped::default();
-    let mut formats = Grouped::default();
-    let (mut properties, mut deepest, mut enum_values, mut characters) = (0usize, 0usize, 0usize, 0usize);
-    let mut big_enum: Option<String> = None;
-    let mut objects: Vec<(String, Vec<String>, bool)> = Vec::new();
-    walk(&tool.input_schema, &mut |visit: &Visit| {
-        let schema = visit.schema;
-        for key in schema.keys().filter(|k| STRICT_UNSUPPORTED.contains(&k.as_str())) {
-            keywords.add(key, &format!("{}/{}", visit.pointer, crate::catalog::schema::escape_pointer(key)));
-        }
-        if let Some(Value::String(f)) = schema.get("format")
-            && !STRICT_FORMATS.contains(&f.as_str())
-        {
-            formats.add(f, &format!("{}/format", visit.pointer));
-        }
-        if let Some(Value::Object(props)) = schema.get("properties") {
-            properties += props.len();
-            characters += props.keys().map(|k| k.chars().count()).sum::<usize>();
-        }
-        for key in ["$defs", "definitions"] {
-            if let Some(Value::Object(defs)) = schema.get(key) {
-                characters += defs.keys().map(|k| k.chars().count()).sum::<usize>();
-            }
-        }
-        if let Some(Value::Array(members)) = schema.get("enum") {
-            enum_values += members.len();
-            let length: usize = members.iter().filter_map(Value::as_str).map(|s| s.chars().count()).sum();
-            characters += length;
-            if members.len() > 250 && length > 15_000 && big_enum.is_none() {
-                big_enum = Some(visit.pointer.to_string());
-            }
-        }
-        if let Some(Value::String(c)) = schema.get("const") {
-            characters += c.chars().count();
-        }
-        if is_object(schema) {
-            deepest = deepest.max(visit.objects_above + 1);
-            let required: Vec<&str> = match schema.get("required") {
-                Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
-                _ => Vec::new(),
-            };
-            let optional: Vec<String> = match schema.get("properties") {
-                Some(Value::Object(props)) => {
-                    props.keys().filter(|k| !required.contains(&k.as_str())).cloned().collect()
-                }
-                _ => Vec::new(),
-            };
-            let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
-            objects.push((visit.pointer.to_string(), optional, closed));
-        }
-    });
-    let with_optional: Vec<&(String, Vec<String>, bool)> = objects.iter().filter(|(_, o, _)| !o.is_empty()).collect();
-    if let Some((pointer, optional, _)) = with_optional.first() {
-        let shown: Vec<String> = optional.iter().take(6).map(|n| format!("\"{n}\"")).collect();
-        let more = if optional.len() > 6 { format!(" and {} more", optional.len() - 6) } else { String::new() };
-        let others = match with_optional.len() {
-            1 => String::new(),
-            n => format!(" (and optional properties in {} more objects)", n - 1),
-        };
-        sink.push(
-            "openai-strict/optional-property",
-            Part::Input,
-            pointer,
-            format!(
-                "at {}, {}{more} not in `required`{others}; strict mode needs every property required",
-                shown_pointer(pointer),
-                shown.join(", ")
-            ),
-            "list every property in `required`; give the optional ones a null type ([\"string\", \"null\"])".into(),
-        );
-    }
-    let open: Vec<&str> = objects.iter().filter(|(_, _, closed)| !closed).map(|(p, _, _)| p.as_str()).collect();
-    if let Some(first) = open.first() {
-        let shown: Vec<String> = open.iter().take(4).map(|p| shown_pointer(p)).collect();
-        let more = if open.len() > 4 { format!(" and {} more", open.len() - 4) } else { String::new() };
-        sink.push(
-            "openai-strict/open-object",
-            Part::Input,
-            first,
-            format!(
-                "{} {} ({}{more}) {} not say `additionalProperties: false`, which strict mode needs",
-                open.len(),
-                if open.len() == 1 { "object" } else { "objects" },
-                shown.join(", "),
-                if open.len() == 1 { "does" } else { "do" }
-            ),
-            "add \"additionalProperties\": false to every object".into(),
-        );
-    }
-    for (keyword, pointer, n) in keywords.seen {
-        sink.push(
-            "openai-strict/keyword",
-            Part::Input,
-            &pointer,
-            format!("`{keyword}`{} is not supported in strict mode", Grouped::places(n)),
-            format!("remove `{keyword}` (check it in the tool itself), or do not mark the tool strict"),
-        );
-    }
-    for (format, pointer, n) in formats.seen {
-        sink.push(
-            "openai-strict/format",
-            Part::Input,
-            &pointer,
-            format!(
-                "format \"{format}\"{} is not one strict mode supports ({})",
-                Grouped::places(n),
-                STRICT_FORMATS.join(", ")
-            ),
-            "drop the format and describe it in the description, or use a supported one".into(),
-        );
-    }
-    let mut over = Vec::new();
-    if properties > 5_000 {
-        over.push(format!("{properties} properties (limit 5,000)"));
-    }
-    if deepest > 10 {
-        over.push(format!("{deepest} levels of nesting (limit 10)"));
-    }
-    if enum_values > 1_000 {
-        over.push(format!("{enum_values} enum values (limit 1,000)"));
-    }
-    if characters > 120_000 {
-        over.push(format!("{characters} characters of names and enum values (limit 120,000)"));
-    }
-    if let Some(pointer) = &big_enum {
-        over.push(format!("an enum at {} of over 250 values and 15,000 characters", shown_pointer(pointer)));
-    }
-    if !over.is_empty() {
-        sink.push(
-            "openai-strict/limits",
-            Part::Input,
-            big_enum.as_deref().unwrap_or(""),
-            format!("the input schema is over strict mode's limits: {}", over.join(", ")),
-            "split the tool, or shorten its enums".into(),
-        );
-    }
-}
-
-/// The fields of the Gemini API's `Schema` object.
-const GEMINI_FIELDS: &[&str] = &[
-    "type",
-    "format",
-    "title",
-    "description",
-    "nullable",
-    "enum",
-    "maxItems",
-    "minItems",
-    "properties",
-    "required",
-    "minProperties",
-    "maxProperties",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "example",
-    "anyOf",
-    "propertyOrdering",
-    "default",
-    "items",
-    "minimum",
-    "maximum",
-];
-
-fn gemini(sink: &mut Sink) {
-    let mut keywords = Grouped::default();
-    let mut type_lists = Grouped::default();
-    let mut enums = Grouped::default();
-    walk(&sink.tool.input_schema, &mut |visit: &Visit| {
-        for key in visit.schema.keys().filter(|k| !GEMINI_FIELDS.contains(&k.as_str())) {
-            keywords.add(key, &format!("{}/{}", visit.pointer, crate::catalog::schema::escape_pointer(key)));
-        }
-        if let Some(Value::Array(_)) = visit.schema.get("type") {
-            type_lists.add("type", &format!("{}/type", visit.pointer));
-        }
-        if let Some(Value::Array(members)) = visit.schema.get("enum")
-            && members.iter().any(|m| !m.is_string())
-        {
-            enums.add("enum", &format!("{}/enum", visit.pointer));
-        }
-    });
-    for (keyword, pointer, n) in keywords.seen {
-        sink.push(
-            "gemini/keyword",
-            Part::Input,
-            &pointer,
-            format!("`{keyword}`{} is not a field of Gemini's `parameters` schema (an OpenAPI subset); Gemini refuses the request", Grouped::places(n)),
-            format!("remove `{keyword}`, or send the schema as `parametersJsonSchema`, which takes JSON Schema"),
-        );
-    }
-    for (_, pointer, n) in type_lists.seen {
-        sink.push(
-            "gemini/type-list",
-            Part::Input,
-            &pointer,
-            format!("`type` is a list{}; Gemini's `type` is a single type", Grouped::places(n)),
-            "use one type, with \"nullable\": true for null".into(),
-        );
-    }
-    for (_, pointer, n) in enums.seen {
-        sink.push(
-            "gemini/enum",
-            Part::Input,
-            &pointer,
-            format!("an enum with members that are not strings{}; Gemini's `enum` holds strings", Grouped::places(n)),
-            "make the members strings (\"1\", \"2\"), or drop the enum and state the values in the description".into(),
-        );
-    }
-}
-
 /// The rules that compare tools: duplicate names (also once a provider's name rules are
 /// applied) and the number of tools one request can carry.
 pub fn check_catalog(tools: &[Tool], options: &Options) -> Vec<Finding> {
@@ -449,27 +165,29 @@ pub fn check_catalog(tools: &[Tool], options: &Options) -> Vec<Finding> {
         findings.extend(sink.findings);
     };
     let mut by_name: HashMap<&str, &Tool> = HashMap::new();
-    for tool in tools {
-        match by_name.get(tool.name.as_str()) {
+    // Names tooldeck made up from file names are seen by no model: they cannot clash.
+    let named: Vec<(&str, &Tool)> = tools.iter().filter_map(|t| Some((t.model_name()?, t))).collect();
+    for &(name, tool) in &named {
+        match by_name.get(name) {
             Some(first) => push(
                 tool,
                 "catalog/duplicate-name",
                 Part::Name,
-                format!("tool name \"{}\" is also the name of the tool at {}", tool.name, first.source),
+                format!("tool name \"{name}\" is also the name of the tool at {}", first.source),
                 "give each tool its own name; a model calls tools by name".into(),
             ),
             None => {
-                by_name.insert(&tool.name, tool);
+                by_name.insert(name, tool);
             }
         }
     }
     let rules = name_rules(options);
     let mut collided: HashMap<(String, String), Vec<&str>> = HashMap::new();
-    for tool in tools {
+    for &(name, tool) in &named {
         for rule in &rules {
-            let key = (rule.allowed_text.to_string(), sanitised(&tool.name, rule));
+            let key = (rule.allowed_text.to_string(), sanitised(name, rule));
             let names = collided.entry(key).or_default();
-            if let Some(other) = names.iter().find(|n| **n != tool.name).copied() {
+            if let Some(other) = names.iter().find(|n| **n != name).copied() {
                 let providers: Vec<&str> =
                     rules.iter().filter(|r| r.allowed_text == rule.allowed_text).map(|r| r.provider).collect();
                 push(
@@ -477,17 +195,16 @@ pub fn check_catalog(tools: &[Tool], options: &Options) -> Vec<Finding> {
                     "catalog/name-collision",
                     Part::Name,
                     format!(
-                        "tool name \"{}\" and \"{other}\" both become \"{}\" under {}'s name rules",
-                        tool.name,
-                        sanitised(&tool.name, rule),
+                        "tool name \"{name}\" and \"{other}\" both become \"{}\" under {}'s name rules",
+                        sanitised(name, rule),
                         providers.join("'s and ")
                     ),
                     "rename one so that they differ in letters, digits, _ or -".into(),
                 );
-                names.push(&tool.name);
+                names.push(name);
                 break;
             }
-            names.push(&tool.name);
+            names.push(name);
         }
     }
     if (options.targets(Target::OpenAi) || options.targets(Target::OpenAiStrict))

@@ -57,6 +57,12 @@ pub const RULES: &[Rule] = &[
     rule("tips/deep-nesting", Warning, "Objects nested more than two deep; flat parameters are easier to fill", TIPS),
     // A definition that contradicts itself: errors.
     rule("schema/invalid-default", Error, "A `default` that its own schema rejects", SCHEMA),
+    rule(
+        "schema/null-default",
+        Warning,
+        "`default: null` on a parameter whose type does not allow null (leaving it out already means no value)",
+        SCHEMA,
+    ),
     rule("schema/invalid-example", Error, "An example that the schema it illustrates rejects", SCHEMA),
     rule("schema/invalid-enum", Error, "An enum member that the rest of its schema rejects", SCHEMA),
     rule(
@@ -85,6 +91,12 @@ pub const RULES: &[Rule] = &[
     // Provider compatibility: warnings while every provider is checked, errors for the ones the
     // user names with --target.
     rule("openai/name", Warning, "OpenAI function names match ^[a-zA-Z0-9_-]{1,64}$", OPENAI_FUNCTIONS),
+    rule(
+        "openai/root-type",
+        Warning,
+        "OpenAI refuses parameters that are not declared `type: \"object\"`",
+        OPENAI_FUNCTIONS,
+    ),
     rule("openai/too-many-tools", Warning, "OpenAI takes at most 128 functions in one request", OPENAI_FUNCTIONS),
     rule(
         "openai-strict/optional-property",
@@ -100,6 +112,13 @@ pub const RULES: &[Rule] = &[
     ),
     rule("openai-strict/keyword", Warning, "A keyword strict mode does not support", OPENAI_STRICT),
     rule("openai-strict/root", Warning, "Strict mode's root must be an object, not `anyOf`", OPENAI_STRICT),
+    rule("openai-strict/untyped", Warning, "Strict mode needs a `type` on every schema (`items: {}` has none)", OPENAI_STRICT),
+    rule(
+        "openai-strict/draft4",
+        Warning,
+        "Draft-4 forms (`exclusiveMinimum: true`, a property's `required: true`) that strict mode refuses",
+        OPENAI_STRICT,
+    ),
     rule("openai-strict/format", Warning, "A string `format` strict mode does not support", OPENAI_STRICT),
     rule(
         "openai-strict/limits",
@@ -115,6 +134,18 @@ pub const RULES: &[Rule] = &[
         ANTHROPIC_TOOLS,
     ),
     rule(
+        "anthropic/root-type",
+        Warning,
+        "Claude refuses an `input_schema` that is not `type: \"object\"`",
+        ANTHROPIC_TOOLS,
+    ),
+    rule(
+        "anthropic/draft4",
+        Warning,
+        "Claude refuses draft-4 forms (`exclusiveMinimum: true`, a property's `required: true`): it takes 2020-12",
+        ANTHROPIC_TOOLS,
+    ),
+    rule(
         "gemini/name",
         Warning,
         "Gemini function names are a-z, A-Z, 0-9, `_`, `:`, `.`, `-`, at most 64 characters",
@@ -126,9 +157,17 @@ pub const RULES: &[Rule] = &[
         "A keyword outside the OpenAPI subset Gemini's `parameters` accepts",
         GEMINI_SCHEMA,
     ),
+    rule(
+        "gemini/json-schema-only",
+        Note,
+        "`$schema` or `additionalProperties`: refused in Gemini's `parameters`, taken in `parametersJsonSchema`",
+        GEMINI_SCHEMA,
+    ),
+    rule("gemini/format", Warning, "Gemini's string `format` is `enum` or `date-time` only", GEMINI_SCHEMA),
     rule("gemini/type-list", Warning, "Gemini's `type` is one type, not a list (use `nullable`)", GEMINI_SCHEMA),
     rule("gemini/enum", Warning, "Gemini's `enum` holds strings only", GEMINI_SCHEMA),
     rule("mcp/name", Warning, "MCP tool names SHOULD be 1-128 characters of A-Z a-z 0-9 _ - .", MCP_TOOL_NAMES),
+    rule("mcp/input-root", Warning, "An MCP `inputSchema` is `type: \"object\"`", MCP_TOOLS),
     rule("mcp/output-root", Warning, "An MCP `outputSchema` describes an object", MCP_TOOLS),
     // What a catalog costs in a model's context.
     rule(

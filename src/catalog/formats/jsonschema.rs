@@ -35,7 +35,23 @@ pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Op
         }
     }
     draft.examples = argument_examples(object);
+    snapshot(object, &mut draft);
     Some(draft)
+}
+
+/// A tool as `tooldeck list --json` wrote it is read back with everything the live side has
+/// (its format, annotations, task support, requirements), so a server diffed against its own
+/// snapshot shows no change.
+fn snapshot(object: &Map<String, Value>, draft: &mut Draft) {
+    let format = object.get("format").and_then(Value::as_str).and_then(Format::from_name);
+    let (Some(format), Some(Value::Object(_))) = (format, object.get("source")) else { return };
+    draft.format = format;
+    draft.annotations = object.get("annotations").filter(|a| a.is_object()).cloned();
+    draft.task_support = text(object, "task_support");
+    draft.requirements = super::requirements(object.get("requirements"));
+    if let Some(id) = text(object, "id") {
+        draft.id = id;
+    }
 }
 
 /// `input_examples` (Anthropic) or `examples`: complete argument objects.

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use super::{Context, Draft, child, text};
 use crate::catalog::document::Segment;
 use crate::catalog::schema::{kind_of, looks_like_json_schema};
-use crate::catalog::tool::Format;
+use crate::catalog::tool::{Format, Naming};
 
 pub fn detect_capabilities(object: &Map<String, Value>) -> bool {
     object.get("capabilities").and_then(Value::as_object).is_some_and(|c| c.values().all(Value::is_object))
@@ -47,8 +47,13 @@ pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Op
     if detect_actor_input(object) {
         return Some(actor_input(object, at, cx));
     }
-    let name = text(object, "name").unwrap_or_else(|| cx.file_stem.to_string());
-    Some(capability(name, object, at, cx))
+    let named = text(object, "name");
+    let given = named.is_some();
+    let mut draft = capability(named.unwrap_or_else(|| cx.file_stem.to_string()), object, at, cx);
+    if !given {
+        draft.naming = Naming::FromFile;
+    }
+    Some(draft)
 }
 
 fn capability(name: String, definition: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Draft {
@@ -130,6 +135,7 @@ pub fn field_map(fields: &Map<String, Value>, at: &[Segment], cx: &mut Context) 
 /// An Apify actor input schema is one tool, named after the file, its schema used as is.
 fn actor_input(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Draft {
     let mut draft = Draft::new(at.to_vec(), Format::Marketplace, cx.file_stem.to_string());
+    draft.naming = Naming::FromFile;
     draft.title = text(object, "title");
     draft.description = text(object, "description");
     let mut schema = object.clone();

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use super::Issue;
 use super::document::{Document, Segment};
 use super::schema::{kind_of, looks_like_json_schema};
-use super::tool::{Example, FieldCue, Format, Requirements, Tile};
+use super::tool::{Example, FieldCue, Format, Naming, Requirements, Tile};
 
 /// A tool as an adapter read it, before schema normalisation.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +49,9 @@ pub struct Draft {
     pub annotations: Option<Value>,
     /// MCP `execution.taskSupport`.
     pub task_support: Option<String>,
+    pub naming: Naming,
+    /// The format has no `default` for its parameters.
+    pub no_defaults: bool,
 }
 
 impl Draft {
@@ -73,6 +76,8 @@ impl Draft {
             requirements: Requirements::default(),
             annotations: None,
             task_support: None,
+            naming: Naming::Given,
+            no_defaults: false,
         }
     }
 }
@@ -294,9 +299,11 @@ pub fn requirements(value: Option<&Value>) -> Requirements {
     };
     for auth in authorizations.into_iter().filter_map(Value::as_object) {
         let Some(id) = text(auth, "id").or_else(|| text(auth, "provider_id")) else { continue };
+        // `tooldeck list --json` writes the scopes beside the id.
         let scopes = auth
             .get("oauth2")
             .and_then(|o| o.get("scopes"))
+            .or_else(|| auth.get("scopes"))
             .and_then(Value::as_array)
             .map(|s| s.iter().filter_map(Value::as_str).map(str::to_string).collect())
             .unwrap_or_default();

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use super::{Context, Draft, child, required_name, requirements, text};
 use crate::catalog::document::Segment;
 use crate::catalog::schema::{looks_like_field_map, looks_like_json_schema};
-use crate::catalog::tool::Format;
+use crate::catalog::tool::{Format, Naming};
 
 pub fn detect(object: &Map<String, Value>) -> bool {
     let versioned_id = text(object, "id").is_some_and(|id| id.contains('@'));
@@ -44,6 +44,11 @@ pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Op
         draft.input_schema_at = Some(schema_at);
     } else if let Some(Value::Array(parameters)) = object.get("input").and_then(|i| i.get("parameters")) {
         draft.input_schema = arcade_parameters(parameters, &child(&child(at, "input"), "parameters"), cx);
+        // Arcade's `value_schema` has no `default`.
+        draft.no_defaults = true;
+    }
+    if let Some(seen) = arcade_model_name(object, &draft.name) {
+        draft.naming = Naming::SeenAs(seen);
     }
     match object.get("output_schema") {
         Some(Value::Null) | None => {}
@@ -68,6 +73,15 @@ pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Op
     }
     draft.requirements = requirements(object.get("requirements"));
     Some(draft)
+}
+
+/// Arcade gives a model its tools as `Toolkit_Tool`.
+fn arcade_model_name(object: &Map<String, Value>, name: &str) -> Option<String> {
+    let toolkit = object.get("toolkit").and_then(Value::as_object).and_then(|t| text(t, "name")).or_else(|| {
+        let qualified = text(object, "fully_qualified_name")?;
+        qualified.split_once('.').map(|(toolkit, _)| toolkit.to_string())
+    })?;
+    Some(format!("{toolkit}_{name}"))
 }
 
 /// `Toolkit.Tool@version` from Arcade's `toolkit` block when there is no id.

@@ -25,6 +25,7 @@ fn tool(schema: Value) -> Tool {
         requirements: Default::default(),
         annotations: None,
         task_support: None,
+        written: Default::default(),
     }
 }
 
