@@ -193,12 +193,13 @@ impl McpEndpoint {
         // A session the server forgot is said at once (and `R` reconnects), not mended behind
         // the user's back: their log level and subscriptions went with it.
         let wire = wire::Wire::default();
+        let client = crate::invoke::http::client_builder().build().map_err(|e| InvokeError::Setup(e.to_string()))?;
         let transport = || {
             let config = StreamableHttpClientTransportConfig::with_uri(url)
                 .custom_headers(custom.clone())
                 .reinit_on_expired_session(false);
             let client =
-                http_tap::HttpTap { client: reqwest::Client::new(), wire: wire.clone(), events: events.clone() };
+                http_tap::HttpTap { client: client.clone(), wire: wire.clone(), events: events.clone() };
             let transport = StreamableHttpClientTransport::with_client(client, config);
             let on_end = Some("the server ended the connection".to_string());
             wire::Tap::new(transport, wire.clone(), Some(events.clone()), on_end)
@@ -219,6 +220,8 @@ impl McpEndpoint {
                 endpoint.events = events;
                 Ok(endpoint)
             }
+            // The transport knows why (a redirect not followed, an answer over the cap).
+            Err(_) if let Some(reason) = wire.take_failure() => Err(InvokeError::Connect { url: label, reason }),
             // rmcp reports a refused initialize only as a closed connection; ask the server
             // directly whether it wants authorization, to say so instead.
             Err(error) => {

@@ -154,6 +154,11 @@ impl Wire {
         self.lock().failure = None;
     }
 
+    /// Why an answer will never come, when the transport has said so already.
+    pub fn take_failure(&self) -> Option<String> {
+        self.lock().failure.take()
+    }
+
     /// Why an answer will never come, once the transport says so.
     pub async fn failure(&self) -> String {
         loop {
