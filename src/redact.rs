@@ -62,28 +62,94 @@ pub fn url(text: &str) -> String {
 }
 
 /// A server's command line with the values of secret-looking options masked
-/// (`--api-key=S`, `--token S`, `API_KEY=S node server.js`) and URLs in it redacted.
+/// (`--api-key=S`, `--token S`, `--password 'A B'`, `API_KEY=S node server.js`,
+/// `--header "Authorization: Bearer S"`) and URLs in it redacted. Words are split as a shell would
+/// (quotes, backslashes, any blank), so a quoted or tab-separated secret is masked whole; words
+/// that hold no secret are shown as written.
 pub fn command(line: &str) -> String {
-    let mut words: Vec<String> = Vec::new();
+    let mut out = String::with_capacity(line.len());
     let mut hide_next = false;
-    for word in line.split(' ') {
-        if hide_next && !word.is_empty() {
-            words.push("••••".to_string());
+    let mut shown_to = 0;
+    for (start, end, word) in shell_words(line) {
+        out.push_str(&line[shown_to..start]);
+        shown_to = end;
+        let written = &line[start..end];
+        if hide_next {
             hide_next = false;
+            out.push_str("••••");
             continue;
         }
-        let shown = match word.split_once('=') {
-            _ if word.contains("://") => url(word),
-            Some((name, value)) if is_secret_name(name) && !value.is_empty() => format!("{name}=••••"),
-            _ if word.starts_with('-') && is_secret_name(word) => {
-                hide_next = true;
-                word.to_string()
+        // A URL first (its query may hold `api_key=`), unless it is an option's value.
+        let url_first = word.find("://").is_some_and(|at| word.find('=').is_none_or(|eq| at < eq));
+        match word.split_once('=') {
+            _ if url_first => {
+                let redacted = url(&word);
+                out.push_str(if redacted == word { written } else { &redacted });
             }
-            _ => url(word),
-        };
-        words.push(shown);
+            Some((name, value)) if is_secret_name(name) && !value.is_empty() => {
+                out.push_str(&format!("{name}=••••"));
+            }
+            Some((name, value)) if value.contains("://") => {
+                let redacted = url(value);
+                if redacted == value { out.push_str(written) } else { out.push_str(&format!("{name}={redacted}")) }
+            }
+            _ if word.starts_with('-') && is_secret_name(&word) => {
+                hide_next = true;
+                out.push_str(written);
+            }
+            _ => match word.split_once(':') {
+                Some((name, value))
+                    if !name.contains(char::is_whitespace) && is_secret_name(name) && !value.trim().is_empty() =>
+                {
+                    out.push_str(&format!("{name}: ••••"));
+                }
+                _ => out.push_str(written),
+            },
+        }
     }
-    words.join(" ")
+    out.push_str(&line[shown_to..]);
+    out
+}
+
+/// The words of a command line as a POSIX shell splits them: each word's byte span in `line`
+/// and its text with quotes and backslashes removed. An unclosed quote runs to the end.
+fn shell_words(line: &str) -> Vec<(usize, usize, String)> {
+    #[derive(PartialEq)]
+    enum Quote {
+        None,
+        Single,
+        Double,
+    }
+    let mut words = Vec::new();
+    let mut chars = line.char_indices().peekable();
+    while let Some(&(start, c)) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+            continue;
+        }
+        let (mut word, mut quote, mut end) = (String::new(), Quote::None, start);
+        while let Some((at, c)) = chars.next() {
+            end = at + c.len_utf8();
+            match (&quote, c) {
+                (Quote::None, c) if c.is_whitespace() => {
+                    end = at;
+                    break;
+                }
+                (Quote::None, '\\') | (Quote::Double, '\\') => {
+                    if let Some((next_at, next)) = chars.next() {
+                        end = next_at + next.len_utf8();
+                        word.push(next);
+                    }
+                }
+                (Quote::None, '\'') => quote = Quote::Single,
+                (Quote::None, '"') => quote = Quote::Double,
+                (Quote::Single, '\'') | (Quote::Double, '"') => quote = Quote::None,
+                (_, c) => word.push(c),
+            }
+        }
+        words.push((start, end, word));
+    }
+    words
 }
 
 #[cfg(test)]
@@ -119,5 +185,22 @@ mod tests {
         assert_eq!(command("node s.js http://u:p@h/"), "node s.js http://u:••••@h/");
         assert_eq!(command("http://u:p@h/?api_key=k"), "http://u:••••@h/?api_key=••••");
         assert_eq!(command("node build/index.js /tmp"), "node build/index.js /tmp");
+    }
+
+    #[test]
+    fn commands_are_split_as_a_shell_would() {
+        assert_eq!(command("srv --password 'A B' --port 1"), "srv --password •••• --port 1");
+        assert_eq!(command("srv --secret=\"A B\" -v"), "srv --secret=•••• -v");
+        assert_eq!(command("srv --token\tS3CR3T -v"), "srv --token\t•••• -v");
+        assert_eq!(command("srv --api-key=S\t--x"), "srv --api-key=••••\t--x");
+        assert_eq!(command("srv --token A\\ B"), "srv --token ••••");
+        assert_eq!(command("srv --password 'unclosed and more"), "srv --password ••••");
+        assert_eq!(command("srv --header 'X-Api-Key: S' -q"), "srv --header X-Api-Key: •••• -q");
+        assert_eq!(command("srv --url='http://u:p@h/'"), "srv --url=http://u:••••@h/");
+        assert_eq!(command("srv 'a b'  \"c\""), "srv 'a b'  \"c\"");
+        for line in ["srv --password 'A B'", "srv --secret=\"A B\"", "srv --token\tAB", "PASSWORD='A B' srv"] {
+            let shown = command(line);
+            assert!(!shown.contains('A') || !shown.contains('B'), "{line:?} → {shown:?}");
+        }
     }
 }

@@ -268,10 +268,12 @@ impl Calls {
                 let mut out = io::stdout();
                 let _ = out.write_all(sequence.as_bytes()).and_then(|()| out.flush());
             }
-            Effect::Open(url) => {
+            // Only web links, whichever pane asked: another scheme could launch a program.
+            Effect::Open(url) if crate::invoke::http::is_web_link(&url) => {
                 // The system opener directly, no shell: a URL cannot smuggle in a command.
                 tokio::task::spawn_blocking(move || webbrowser::open(&url));
             }
+            Effect::Open(_) => {}
             Effect::RetryAfter { id, ms } => {
                 let done = self.done.clone();
                 tokio::spawn(async move {

@@ -74,6 +74,12 @@ pub fn is_redirect_loop(error: &reqwest::Error) -> bool {
     false
 }
 
+/// True for a link tooldeck may hand to the browser: http(s) only. A server's link to any other
+/// scheme (`file:`, a custom handler) could make the system launch something.
+pub fn is_web_link(link: &str) -> bool {
+    Url::parse(link.trim()).is_ok_and(|url| matches!(url.scheme(), "http" | "https") && url.host_str().is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,5 +91,14 @@ mod tests {
         assert!(!same_origin(&url("http://h/a"), &url("https://h/a")));
         assert!(!same_origin(&url("http://h:1/a"), &url("http://h:2/a")));
         assert!(!same_origin(&url("http://h/a"), &url("http://evil/a")));
+    }
+
+    #[test]
+    fn only_web_links_open() {
+        assert!(is_web_link("https://auth.example/start?state=1"));
+        assert!(is_web_link("HTTP://h/x"));
+        for link in ["x-hostile-scheme://pwn/run", "file:///etc/passwd", "javascript:alert(1)", "", "ms-settings:"] {
+            assert!(!is_web_link(link), "{link}");
+        }
     }
 }
