@@ -27,18 +27,33 @@ pub fn header_value(name: &str, value: &str) -> String {
     if is_secret_name(name) { mask(value) } else { value.to_string() }
 }
 
+/// What stands in for each secret found: `(name, value)` → the text written instead. `name` is
+/// the option, query parameter or header it was the value of (`password` for a URL's password,
+/// `user` for a token given as a URL's user name).
+pub type Replace<'a> = &'a mut dyn FnMut(&str, &str) -> String;
+
+fn masked(_name: &str, _value: &str) -> String {
+    "••••".to_string()
+}
+
 /// A URL with its password and secret query parameters masked (`user:••••@host`,
 /// `?api_key=••••`). Text that is not a URL comes back as it was.
 pub fn url(text: &str) -> String {
+    url_with(text, &mut masked)
+}
+
+/// [`url`] with each secret replaced by what `replace` gives (a case file writes `${VAR}`).
+pub fn url_with(text: &str, replace: Replace) -> String {
     let Some(scheme_end) = text.find("://") else { return text.to_string() };
     let rest = &text[scheme_end + 3..];
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_end);
     let authority = match authority.rsplit_once('@') {
         Some((userinfo, host)) => {
-            let user = userinfo.split_once(':').map_or(userinfo, |(user, _)| user);
-            let shown =
-                if userinfo.contains(':') { format!("{user}:••••") } else { "••••".to_string() };
+            let shown = match userinfo.split_once(':') {
+                Some((user, password)) => format!("{user}:{}", replace("password", password)),
+                None => replace("user", userinfo),
+            };
             format!("{shown}@{host}")
         }
         None => authority.to_string(),
@@ -49,7 +64,7 @@ pub fn url(text: &str) -> String {
             let query: Vec<String> = query
                 .split('&')
                 .map(|pair| match pair.split_once('=') {
-                    Some((name, _)) if is_secret_name(name) => format!("{name}=••••"),
+                    Some((name, value)) if is_secret_name(name) => format!("{name}={}", replace(name, value)),
                     _ => pair.to_string(),
                 })
                 .collect();
@@ -67,41 +82,47 @@ pub fn url(text: &str) -> String {
 /// (quotes, backslashes, any blank), so a quoted or tab-separated secret is masked whole; words
 /// that hold no secret are shown as written.
 pub fn command(line: &str) -> String {
+    command_with(line, &mut masked)
+}
+
+/// [`command`] with each secret replaced by what `replace` gives. A word that comes to hold a
+/// `${VAR}` is double-quoted, so the value it expands to stays one word whatever its blanks.
+pub fn command_with(line: &str, replace: Replace) -> String {
     let mut out = String::with_capacity(line.len());
-    let mut hide_next = false;
+    let mut hide_next: Option<String> = None;
     let mut shown_to = 0;
     for (start, end, word) in shell_words(line) {
         out.push_str(&line[shown_to..start]);
         shown_to = end;
         let written = &line[start..end];
-        if hide_next {
-            hide_next = false;
-            out.push_str("••••");
+        if let Some(option) = hide_next.take() {
+            out.push_str(&one_word(replace(&option, &word)));
             continue;
         }
         // A URL first (its query may hold `api_key=`), unless it is an option's value.
         let url_first = word.find("://").is_some_and(|at| word.find('=').is_none_or(|eq| at < eq));
         match word.split_once('=') {
             _ if url_first => {
-                let redacted = url(&word);
-                out.push_str(if redacted == word { written } else { &redacted });
+                let redacted = url_with(&word, replace);
+                out.push_str(&if redacted == word { written.to_string() } else { one_word(redacted) });
             }
             Some((name, value)) if is_secret_name(name) && !value.is_empty() => {
-                out.push_str(&format!("{name}=••••"));
+                out.push_str(&one_word(format!("{name}={}", replace(name, value))));
             }
             Some((name, value)) if value.contains("://") => {
-                let redacted = url(value);
-                if redacted == value { out.push_str(written) } else { out.push_str(&format!("{name}={redacted}")) }
+                let redacted = url_with(value, replace);
+                let shown = if redacted == value { written.to_string() } else { one_word(format!("{name}={redacted}")) };
+                out.push_str(&shown);
             }
             _ if word.starts_with('-') && is_secret_name(&word) => {
-                hide_next = true;
+                hide_next = Some(word.clone());
                 out.push_str(written);
             }
             _ => match word.split_once(':') {
                 Some((name, value))
                     if !name.contains(char::is_whitespace) && is_secret_name(name) && !value.trim().is_empty() =>
                 {
-                    out.push_str(&format!("{name}: ••••"));
+                    out.push_str(&one_word(format!("{name}: {}", replace(name, value.trim()))));
                 }
                 _ => out.push_str(written),
             },
@@ -109,6 +130,10 @@ pub fn command(line: &str) -> String {
     }
     out.push_str(&line[shown_to..]);
     out
+}
+
+fn one_word(text: String) -> String {
+    if text.contains("${") { format!("\"{text}\"") } else { text }
 }
 
 /// The words of a command line as a POSIX shell splits them: each word's byte span in `line`

@@ -161,3 +161,111 @@ fn an_oversized_mcp_answer_is_named_as_such_over_json_and_sse() {
         }
     }
 }
+
+fn screen(app: &tooldeck::app::App) -> String {
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(140, 40)).expect("test terminal");
+    terminal.draw(|frame| tooldeck::ui::render(app, &tooldeck::theme::Styles::default(), frame)).expect("draw");
+    terminal.backend().to_string()
+}
+
+fn assert_no_secret(shown: &str, secrets: &[&str]) {
+    for secret in secrets {
+        assert!(!shown.contains(secret), "{secret:?} shown in:\n{shown}");
+    }
+}
+
+#[test]
+fn the_app_masks_secrets_in_its_status_line_group_header_sources_and_server_pane() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use tooldeck::app::{App, Msg, update};
+    use tooldeck::invoke::endpoint::{EndpointOptions, server_tools};
+    let secrets = ["S3CR3T", "PW9", "QK7", "SPACED"];
+    let servers = [
+        EndpointOptions { mcp: Some("node s.js --api-key=S3CR3T --password 'A SPACED'".into()), ..Default::default() },
+        EndpointOptions { mcp_url: Some("http://user:PW9@127.0.0.1:9/mcp?api_key=QK7".into()), ..Default::default() },
+        EndpointOptions { endpoint: Some("http://user:PW9@127.0.0.1:9/?token=QK7".into()), ..Default::default() },
+    ];
+    let list = json!({"tools": [{"name": "echo", "description": "Echoes", "inputSchema": {"type": "object"}}]});
+    for options in servers {
+        let label = options.label(None);
+        assert_no_secret(&label, &secrets);
+        let mut app = App::new(tooldeck::catalog::Catalog::default(), &[], (140, 40));
+        let _ = update(&mut app, Msg::ServerNamed { label: label.clone(), lists_tools: true });
+        assert_no_secret(&screen(&app), &secrets);
+        let tools = server_tools(&label, &list.to_string());
+        assert_eq!(tools.len(), 1);
+        assert_no_secret(&tools[0].source.to_string(), &secrets);
+        let _ = update(&mut app, Msg::ServerTools { label, result: Ok(tools) });
+        assert_no_secret(&screen(&app), &secrets);
+        for key in ['i', '\n'] {
+            let code = if key == '\n' { KeyCode::Enter } else { KeyCode::Char(key) };
+            let _ = update(&mut app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+            assert_no_secret(&screen(&app), &secrets);
+        }
+    }
+}
+
+#[test]
+fn a_saved_case_names_the_servers_secrets_as_variables() {
+    use tooldeck::invoke::endpoint::EndpointOptions;
+    let env = [("MY_PASSWORD".to_string(), "PW9".to_string())];
+    let options = EndpointOptions { endpoint: Some("http://user:PW9@127.0.0.1:9/?api_key=QK7".into()), ..Default::default() };
+    let server = tooldeck::cases::server::case_server(&options, &env);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("cases.yaml");
+    let case = json!({"name": "adds", "tool": "Math.Add@1.0.0", "args": {"a": 1}, "expect": {"status": "value"}});
+    tooldeck::cases::record::append_case_for(&path, &case, &server.keys).expect("saved");
+    let written = std::fs::read_to_string(&path).expect("read back");
+    assert_no_secret(&written, &["PW9", "QK7"]);
+    assert!(written.contains("${MY_PASSWORD}") && written.contains("${TOOLDECK_API_KEY}"), "{written}");
+    assert_eq!(server.to_set, ["TOOLDECK_API_KEY"]);
+    for command in ["srv --api-key=S3CR3T", "srv --token S3CR3T", "srv --password 'A S3CR3T'", "srv --secret=\"A S3CR3T\"", "srv --token\tS3CR3T"] {
+        let options = EndpointOptions { mcp: Some(command.into()), ..Default::default() };
+        let server = tooldeck::cases::server::case_server(&options, &[]);
+        let written = server.keys["mcp"].to_string();
+        assert_no_secret(&written, &["S3CR3T"]);
+        assert!(written.contains("${TOOLDECK_"), "{command:?} → {written}");
+        assert_no_secret(&tooldeck::redact::command(command), &["S3CR3T"]);
+    }
+}
+
+#[test]
+fn json_output_escapes_c1_controls_and_bidi_marks() {
+    let runtime = runtime();
+    let server = mcp_server(&runtime, |message| {
+        let text = "safe\u{9b}31mred\u{202e}txet";
+        axum::Json(json!({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": text}]}}))
+            .into_response()
+    });
+    let home = tempfile::tempdir().expect("temp dir");
+    let output = tooldeck(&["call", "echo", "--mcp-url", &format!("{server}/mcp"), "--arg", "text=hi"], home.path());
+    let printed = text(&output.stdout);
+    assert!(output.status.success(), "{printed}{}", text(&output.stderr));
+    assert!(!printed.contains('\u{9b}') && !printed.contains('\u{202e}'), "{printed}");
+    assert!(printed.contains("\\u009b") && printed.contains("\\u202e"), "{printed}");
+    let outcome: Value = serde_json::from_str(&printed).expect("JSON");
+    assert!(outcome.to_string().contains('\u{202e}'), "the same text reads back");
+}
+
+#[test]
+fn theme_files_are_bounded_and_regular() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let big = home.path().join("big.toml");
+    std::fs::write(&big, "#".repeat(2 << 20)).expect("written");
+    let started = std::time::Instant::now();
+    let mut unreadable = vec![big.display().to_string()];
+    #[cfg(unix)]
+    {
+        let fifo = home.path().join("theme.fifo");
+        let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+        assert!(made.success());
+        unreadable.extend(["/dev/zero".to_string(), fifo.display().to_string()]);
+    }
+    for theme in unreadable {
+        let output = tooldeck(&["--theme", &theme], home.path());
+        let said = text(&output.stderr);
+        assert!(!output.status.success(), "{theme}: {said}");
+        assert!(said.contains("cannot read theme"), "{theme}: {said}");
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
+}

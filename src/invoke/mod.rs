@@ -349,12 +349,12 @@ impl Endpoint {
         }
     }
 
-    /// For status lines and the catalog's source labels.
+    /// For status lines and the catalog's source labels: secrets masked.
     pub fn label(&self) -> String {
         match self {
-            Endpoint::Otc(e) => e.base().to_string(),
+            Endpoint::Otc(e) => crate::redact::url(e.base()),
             Endpoint::Mcp(e) => e.label(),
-            Endpoint::McpHttp(e) => e.label().to_string(),
+            Endpoint::McpHttp(e) => e.label(),
         }
     }
 }

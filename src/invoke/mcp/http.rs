@@ -54,8 +54,9 @@ impl McpHttpEndpoint {
         }
     }
 
-    pub fn label(&self) -> &str {
-        &self.url
+    /// The URL as it may be shown (a password or `api_key=` masked).
+    pub fn label(&self) -> String {
+        crate::redact::url(&self.url)
     }
 
     pub fn asks(&self) -> &super::asks::Asks {

@@ -181,7 +181,7 @@ impl McpEndpoint {
         events: EventSink,
     ) -> Result<McpEndpoint, InvokeError> {
         let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
-        let label = url.to_string();
+        let label = crate::redact::url(url);
         let mut custom = HashMap::new();
         for (name, value) in headers {
             let bad = |what: &str| InvokeError::Setup(format!("the header {name:?} has an invalid {what}"));
