@@ -269,3 +269,55 @@ fn theme_files_are_bounded_and_regular() {
     }
     assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
 }
+
+/// A stdio MCP server written in POSIX sh: answers `initialize` and `tools/list` (one tool,
+/// `echo`), and runs `on_call` (sh, with `$id` set) for `tools/call`. `before` runs once first.
+#[cfg(unix)]
+fn sh_server(before: &str, on_call: &str) -> String {
+    let script = format!(
+        r#"{before}
+while IFS= read -r line; do
+  case "$line" in
+    *'"method":"initialize"'*) id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+      printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-06-18","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"flood","version":"1"}}}}}}\n' "$id";;
+    *'"method":"tools/list"'*) id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+      printf '{{"jsonrpc":"2.0","id":%s,"result":{{"tools":[{{"name":"echo","inputSchema":{{"type":"object"}}}}]}}}}\n' "$id";;
+    *'"method":"tools/call"'*) id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+      {on_call};;
+  esac
+done"#
+    );
+    format!("sh -c '{}'", script.replace('\'', r"'\''"))
+}
+
+#[cfg(unix)]
+#[test]
+fn asks_past_the_cap_are_counted_not_kept() {
+    let server = sh_server(
+        "big=$(head -c 65536 /dev/zero | tr '\\0' x)",
+        r#"i=0; while [ $i -lt 1000 ]; do i=$((i+1)); printf '{"jsonrpc":"2.0","id":"e%s","method":"elicitation/create","params":{"message":"%s","requestedSchema":{"type":"object","properties":{}}}}\n' $i "$big"; done
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"done"}]}}\n' "$id""#,
+    );
+    let home = tempfile::tempdir().expect("temp dir");
+    let output = tooldeck(&["call", "echo", "--mcp", &server, "--timeout", "60"], home.path());
+    let printed = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(printed.len() < 4 << 20, "{} bytes printed", printed.len());
+    let outcome: Value = serde_json::from_str(&printed).expect("JSON");
+    assert_eq!(outcome["asked"].as_array().map(Vec::len), Some(26), "25 asks and the first refusal are kept");
+    assert!(outcome["warnings"].to_string().contains("974 more asks were refused and not kept"), "{}", outcome["warnings"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_server_that_never_reads_its_answers_is_cut_off() {
+    // Asked to call a tool, it asks for the roots forever and never reads again.
+    let server = sh_server("", r#"i=0; while :; do i=$((i+1)); printf '{"jsonrpc":"2.0","id":%s,"method":"roots/list"}\n' $i; done"#);
+    let home = tempfile::tempdir().expect("temp dir");
+    let started = std::time::Instant::now();
+    let output = tooldeck(&["call", "echo", "--mcp", &server, "--timeout", "60", "--root", "/tmp"], home.path());
+    let said = text(&output.stdout) + &text(&output.stderr);
+    assert!(!output.status.success(), "{said}");
+    assert!(said.contains("without reading the answers") && said.contains("cut off"), "{said}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
+}

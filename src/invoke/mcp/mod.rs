@@ -479,10 +479,12 @@ impl McpEndpoint {
         let mut outcome = read_mcp_owned(value, &request.call_id);
         outcome.duration_ms = exchange.duration_ms;
         outcome.protocol = self.protocol_version();
-        for asked in self.client.service().asks.take_asked() {
+        let asks = &self.client.service().asks;
+        for asked in asks.take_asked() {
             outcome.warnings.extend(asked.warning());
             outcome.asked.push(asks::asked_json(&asked));
         }
+        outcome.warnings.extend(asks.unkept_warning());
         Ok((outcome, exchange))
     }
 
