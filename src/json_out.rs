@@ -17,7 +17,8 @@ pub fn write_pretty<W: Write, T: Serialize + ?Sized>(writer: W, value: &T) -> se
 /// `value` as one line of JSON, C1 controls and bidi marks escaped.
 pub fn to_line<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
     let mut out = Vec::new();
-    let mut serializer = serde_json::Serializer::with_formatter(&mut out, SafeFormatter(serde_json::ser::CompactFormatter));
+    let mut serializer =
+        serde_json::Serializer::with_formatter(&mut out, SafeFormatter(serde_json::ser::CompactFormatter));
     value.serialize(&mut serializer)?;
     // The formatter writes only what serde_json gave it (UTF-8) and ASCII escapes.
     Ok(String::from_utf8_lossy(&out).into_owned())

@@ -111,7 +111,8 @@ pub fn command_with(line: &str, replace: Replace) -> String {
             }
             Some((name, value)) if value.contains("://") => {
                 let redacted = url_with(value, replace);
-                let shown = if redacted == value { written.to_string() } else { one_word(format!("{name}={redacted}")) };
+                let shown =
+                    if redacted == value { written.to_string() } else { one_word(format!("{name}={redacted}")) };
                 out.push_str(&shown);
             }
             _ if word.starts_with('-') && is_secret_name(&word) => {

@@ -43,14 +43,19 @@ fn counting_server(runtime: &tokio::runtime::Runtime) -> (String, Arc<AtomicUsiz
     let counted = Arc::clone(&hits);
     let router = axum::Router::new().fallback(move || {
         counted.fetch_add(1, Ordering::SeqCst);
-        async { axum::Json(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "stolen"}]}})) }
+        async {
+            axum::Json(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "stolen"}]}}))
+        }
     });
     (serve(runtime, router), hits)
 }
 
 /// An MCP server over Streamable HTTP (JSON answers) that speaks properly until `tools/call`,
 /// which `on_call` answers.
-fn mcp_server(runtime: &tokio::runtime::Runtime, on_call: impl Fn(&Value) -> Response + Clone + Send + Sync + 'static) -> String {
+fn mcp_server(
+    runtime: &tokio::runtime::Runtime,
+    on_call: impl Fn(&Value) -> Response + Clone + Send + Sync + 'static,
+) -> String {
     let handler = move |_headers: HeaderMap, axum::Json(message): axum::Json<Value>| {
         let on_call = on_call.clone();
         async move {
@@ -109,7 +114,8 @@ fn a_same_origin_redirect_loop_is_called_a_loop() {
     let router = axum::Router::new().fallback(|| async { redirect_to("/tools/call") });
     let server = serve(&runtime, router);
     let home = tempfile::tempdir().expect("temp dir");
-    let output = tooldeck(&["call", "Math.Add@1.0.0", "--endpoint", &server, "--arg", "a=1", "--arg", "b=2"], home.path());
+    let output =
+        tooldeck(&["call", "Math.Add@1.0.0", "--endpoint", &server, "--arg", "a=1", "--arg", "b=2"], home.path());
     let said = text(&output.stdout) + &text(&output.stderr);
     assert!(said.contains("redirect loop"), "{said}");
     assert!(!said.contains("another origin"), "{said}");
@@ -127,7 +133,8 @@ fn the_authorization_check_does_not_follow_a_redirect_to_another_origin() {
     });
     let server = serve(&runtime, router);
     let home = tempfile::tempdir().expect("temp dir");
-    let output = tooldeck(&["call", "echo", "--mcp-url", &format!("{server}/mcp"), "--header", "X-Api-Key: k3y"], home.path());
+    let output =
+        tooldeck(&["call", "echo", "--mcp-url", &format!("{server}/mcp"), "--header", "X-Api-Key: k3y"], home.path());
     let said = text(&output.stdout) + &text(&output.stderr);
     assert!(!output.status.success(), "{said}");
     assert_eq!(stolen.load(Ordering::SeqCst), 0, "the other origin got a request: {said}");
@@ -151,7 +158,8 @@ fn an_oversized_mcp_answer_is_named_as_such_over_json_and_sse() {
     });
     let home = tempfile::tempdir().expect("temp dir");
     for server in [json_server, sse_server.clone(), sse_server.clone(), sse_server] {
-        let output = tooldeck(&["call", "echo", "--mcp-url", &format!("{server}/mcp"), "--arg", "text=hi"], home.path());
+        let output =
+            tooldeck(&["call", "echo", "--mcp-url", &format!("{server}/mcp"), "--arg", "text=hi"], home.path());
         let said = text(&output.stdout) + &text(&output.stderr);
         assert!(!output.status.success(), "{said}");
         assert!(said.contains("larger than 16 MiB"), "{said}");
@@ -209,7 +217,8 @@ fn the_app_masks_secrets_in_its_status_line_group_header_sources_and_server_pane
 fn a_saved_case_names_the_servers_secrets_as_variables() {
     use tooldeck::invoke::endpoint::EndpointOptions;
     let env = [("MY_PASSWORD".to_string(), "PW9".to_string())];
-    let options = EndpointOptions { endpoint: Some("http://user:PW9@127.0.0.1:9/?api_key=QK7".into()), ..Default::default() };
+    let options =
+        EndpointOptions { endpoint: Some("http://user:PW9@127.0.0.1:9/?api_key=QK7".into()), ..Default::default() };
     let server = tooldeck::cases::server::case_server(&options, &env);
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("cases.yaml");
@@ -219,7 +228,13 @@ fn a_saved_case_names_the_servers_secrets_as_variables() {
     assert_no_secret(&written, &["PW9", "QK7"]);
     assert!(written.contains("${MY_PASSWORD}") && written.contains("${TOOLDECK_API_KEY}"), "{written}");
     assert_eq!(server.to_set, ["TOOLDECK_API_KEY"]);
-    for command in ["srv --api-key=S3CR3T", "srv --token S3CR3T", "srv --password 'A S3CR3T'", "srv --secret=\"A S3CR3T\"", "srv --token\tS3CR3T"] {
+    for command in [
+        "srv --api-key=S3CR3T",
+        "srv --token S3CR3T",
+        "srv --password 'A S3CR3T'",
+        "srv --secret=\"A S3CR3T\"",
+        "srv --token\tS3CR3T",
+    ] {
         let options = EndpointOptions { mcp: Some(command.into()), ..Default::default() };
         let server = tooldeck::cases::server::case_server(&options, &[]);
         let written = server.keys["mcp"].to_string();
@@ -234,8 +249,10 @@ fn json_output_escapes_c1_controls_and_bidi_marks() {
     let runtime = runtime();
     let server = mcp_server(&runtime, |message| {
         let text = "safe\u{9b}31mred\u{202e}txet";
-        axum::Json(json!({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": text}]}}))
-            .into_response()
+        axum::Json(
+            json!({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": text}]}}),
+        )
+        .into_response()
     });
     let home = tempfile::tempdir().expect("temp dir");
     let output = tooldeck(&["call", "echo", "--mcp-url", &format!("{server}/mcp"), "--arg", "text=hi"], home.path());
@@ -305,14 +322,21 @@ fn asks_past_the_cap_are_counted_not_kept() {
     assert!(printed.len() < 4 << 20, "{} bytes printed", printed.len());
     let outcome: Value = serde_json::from_str(&printed).expect("JSON");
     assert_eq!(outcome["asked"].as_array().map(Vec::len), Some(26), "25 asks and the first refusal are kept");
-    assert!(outcome["warnings"].to_string().contains("974 more asks were refused and not kept"), "{}", outcome["warnings"]);
+    assert!(
+        outcome["warnings"].to_string().contains("974 more asks were refused and not kept"),
+        "{}",
+        outcome["warnings"]
+    );
 }
 
 #[cfg(unix)]
 #[test]
 fn a_server_that_never_reads_its_answers_is_cut_off() {
     // Asked to call a tool, it asks for the roots forever and never reads again.
-    let server = sh_server("", r#"i=0; while :; do i=$((i+1)); printf '{"jsonrpc":"2.0","id":%s,"method":"roots/list"}\n' $i; done"#);
+    let server = sh_server(
+        "",
+        r#"i=0; while :; do i=$((i+1)); printf '{"jsonrpc":"2.0","id":%s,"method":"roots/list"}\n' $i; done"#,
+    );
     let home = tempfile::tempdir().expect("temp dir");
     let started = std::time::Instant::now();
     let output = tooldeck(&["call", "echo", "--mcp", &server, "--timeout", "60", "--root", "/tmp"], home.path());
@@ -320,4 +344,66 @@ fn a_server_that_never_reads_its_answers_is_cut_off() {
     assert!(!output.status.success(), "{said}");
     assert!(said.contains("without reading the answers") && said.contains("cut off"), "{said}");
     assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
+}
+
+/// An MCP tool list of `tools` tools whose `$ref`s fan out: each schema would expand to about
+/// 2^21 values.
+fn ref_bombs(tools: usize) -> String {
+    let mut defs = serde_json::Map::new();
+    defs.insert("d0".into(), json!({"type": "string"}));
+    for i in 1..=20 {
+        let below = format!("#/$defs/d{}", i - 1);
+        defs.insert(
+            format!("d{i}"),
+            json!({"type": "object", "properties": {"a": {"$ref": below}, "b": {"$ref": below}}}),
+        );
+    }
+    let list: Vec<Value> = (0..tools)
+        .map(|i| {
+            json!({"name": format!("bomb{i}"), "description": "A schema whose $refs fan out", "inputSchema": {
+                "type": "object", "properties": {"p": {"$ref": "#/$defs/d20"}}, "$defs": defs
+            }})
+        })
+        .collect();
+    json!({"tools": list}).to_string()
+}
+
+fn values(value: &Value) -> usize {
+    match value {
+        Value::Object(map) => 1 + map.values().map(values).sum::<usize>(),
+        Value::Array(items) => 1 + items.iter().map(values).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+#[test]
+fn ref_bombs_share_one_budget_per_file_and_catalog() {
+    use tooldeck::catalog::budget::{CATALOG_BUDGET, FILE_BUDGET};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let files: Vec<std::path::PathBuf> = (0..4)
+        .map(|i| {
+            let path = dir.path().join(format!("bombs{i}.json"));
+            std::fs::write(&path, ref_bombs(25)).expect("written");
+            path
+        })
+        .collect();
+    let loaded = tooldeck::catalog::paths::load_paths(&files[..1], &Default::default());
+    assert_eq!(loaded.catalog.tools().len(), 25);
+    let expanded: usize = loaded.catalog.tools().iter().map(|t| values(&t.input_schema)).sum();
+    let raw = 25 * values(&serde_json::from_str::<Value>(&ref_bombs(1)).expect("JSON"));
+    assert!(expanded <= FILE_BUDGET + raw, "{expanded} values for one file");
+    assert!(loaded.diagnostics.iter().any(|d| d.message.contains("the file's budget")), "a note says why");
+    let loaded = tooldeck::catalog::paths::load_paths(&files, &Default::default());
+    assert_eq!(loaded.catalog.tools().len(), 100);
+    let expanded: usize = loaded.catalog.tools().iter().map(|t| values(&t.input_schema)).sum();
+    assert!(expanded <= CATALOG_BUDGET + 4 * raw, "{expanded} values for the catalog");
+    assert!(loaded.diagnostics.iter().any(|d| d.message.contains("the catalog's budget")), "a note says why");
+    // `list` and `lint` on the catalog finish, bounded.
+    let home = tempfile::tempdir().expect("temp dir");
+    for command in ["list", "lint"] {
+        let started = std::time::Instant::now();
+        let output = tooldeck(&[command, &files[0].display().to_string()], home.path());
+        assert!(output.stdout.len() < 16 << 20, "{command}: {} bytes", output.stdout.len());
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "{command}: {:?}", started.elapsed());
+    }
 }

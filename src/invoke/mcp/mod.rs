@@ -198,8 +198,7 @@ impl McpEndpoint {
             let config = StreamableHttpClientTransportConfig::with_uri(url)
                 .custom_headers(custom.clone())
                 .reinit_on_expired_session(false);
-            let client =
-                http_tap::HttpTap { client: client.clone(), wire: wire.clone(), events: events.clone() };
+            let client = http_tap::HttpTap { client: client.clone(), wire: wire.clone(), events: events.clone() };
             let transport = StreamableHttpClientTransport::with_client(client, config);
             let on_end = Some("the server ended the connection".to_string());
             wire::Tap::new(transport, wire.clone(), Some(events.clone()), on_end)
