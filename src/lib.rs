@@ -11,6 +11,7 @@ pub mod files;
 pub mod form;
 pub mod history;
 pub mod invoke;
+pub mod json_out;
 pub mod lint;
 pub mod redact;
 pub mod runtime;

@@ -27,18 +27,33 @@ pub fn header_value(name: &str, value: &str) -> String {
     if is_secret_name(name) { mask(value) } else { value.to_string() }
 }
 
+/// What stands in for each secret found: `(name, value)` → the text written instead. `name` is
+/// the option, query parameter or header it was the value of (`password` for a URL's password,
+/// `user` for a token given as a URL's user name).
+pub type Replace<'a> = &'a mut dyn FnMut(&str, &str) -> String;
+
+fn masked(_name: &str, _value: &str) -> String {
+    "••••".to_string()
+}
+
 /// A URL with its password and secret query parameters masked (`user:••••@host`,
 /// `?api_key=••••`). Text that is not a URL comes back as it was.
 pub fn url(text: &str) -> String {
+    url_with(text, &mut masked)
+}
+
+/// [`url`] with each secret replaced by what `replace` gives (a case file writes `${VAR}`).
+pub fn url_with(text: &str, replace: Replace) -> String {
     let Some(scheme_end) = text.find("://") else { return text.to_string() };
     let rest = &text[scheme_end + 3..];
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_end);
     let authority = match authority.rsplit_once('@') {
         Some((userinfo, host)) => {
-            let user = userinfo.split_once(':').map_or(userinfo, |(user, _)| user);
-            let shown =
-                if userinfo.contains(':') { format!("{user}:••••") } else { "••••".to_string() };
+            let shown = match userinfo.split_once(':') {
+                Some((user, password)) => format!("{user}:{}", replace("password", password)),
+                None => replace("user", userinfo),
+            };
             format!("{shown}@{host}")
         }
         None => authority.to_string(),
@@ -49,7 +64,7 @@ pub fn url(text: &str) -> String {
             let query: Vec<String> = query
                 .split('&')
                 .map(|pair| match pair.split_once('=') {
-                    Some((name, _)) if is_secret_name(name) => format!("{name}=••••"),
+                    Some((name, value)) if is_secret_name(name) => format!("{name}={}", replace(name, value)),
                     _ => pair.to_string(),
                 })
                 .collect();
@@ -62,28 +77,105 @@ pub fn url(text: &str) -> String {
 }
 
 /// A server's command line with the values of secret-looking options masked
-/// (`--api-key=S`, `--token S`, `API_KEY=S node server.js`) and URLs in it redacted.
+/// (`--api-key=S`, `--token S`, `--password 'A B'`, `API_KEY=S node server.js`,
+/// `--header "Authorization: Bearer S"`) and URLs in it redacted. Words are split as a shell would
+/// (quotes, backslashes, any blank), so a quoted or tab-separated secret is masked whole; words
+/// that hold no secret are shown as written.
 pub fn command(line: &str) -> String {
-    let mut words: Vec<String> = Vec::new();
-    let mut hide_next = false;
-    for word in line.split(' ') {
-        if hide_next && !word.is_empty() {
-            words.push("••••".to_string());
-            hide_next = false;
+    command_with(line, &mut masked)
+}
+
+/// [`command`] with each secret replaced by what `replace` gives. A word that comes to hold a
+/// `${VAR}` is double-quoted, so the value it expands to stays one word whatever its blanks.
+pub fn command_with(line: &str, replace: Replace) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut hide_next: Option<String> = None;
+    let mut shown_to = 0;
+    for (start, end, word) in shell_words(line) {
+        out.push_str(&line[shown_to..start]);
+        shown_to = end;
+        let written = &line[start..end];
+        if let Some(option) = hide_next.take() {
+            out.push_str(&one_word(replace(&option, &word)));
             continue;
         }
-        let shown = match word.split_once('=') {
-            _ if word.contains("://") => url(word),
-            Some((name, value)) if is_secret_name(name) && !value.is_empty() => format!("{name}=••••"),
-            _ if word.starts_with('-') && is_secret_name(word) => {
-                hide_next = true;
-                word.to_string()
+        // A URL first (its query may hold `api_key=`), unless it is an option's value.
+        let url_first = word.find("://").is_some_and(|at| word.find('=').is_none_or(|eq| at < eq));
+        match word.split_once('=') {
+            _ if url_first => {
+                let redacted = url_with(&word, replace);
+                out.push_str(&if redacted == word { written.to_string() } else { one_word(redacted) });
             }
-            _ => url(word),
-        };
-        words.push(shown);
+            Some((name, value)) if is_secret_name(name) && !value.is_empty() => {
+                out.push_str(&one_word(format!("{name}={}", replace(name, value))));
+            }
+            Some((name, value)) if value.contains("://") => {
+                let redacted = url_with(value, replace);
+                let shown =
+                    if redacted == value { written.to_string() } else { one_word(format!("{name}={redacted}")) };
+                out.push_str(&shown);
+            }
+            _ if word.starts_with('-') && is_secret_name(&word) => {
+                hide_next = Some(word.clone());
+                out.push_str(written);
+            }
+            _ => match word.split_once(':') {
+                Some((name, value))
+                    if !name.contains(char::is_whitespace) && is_secret_name(name) && !value.trim().is_empty() =>
+                {
+                    out.push_str(&one_word(format!("{name}: {}", replace(name, value.trim()))));
+                }
+                _ => out.push_str(written),
+            },
+        }
     }
-    words.join(" ")
+    out.push_str(&line[shown_to..]);
+    out
+}
+
+fn one_word(text: String) -> String {
+    if text.contains("${") { format!("\"{text}\"") } else { text }
+}
+
+/// The words of a command line as a POSIX shell splits them: each word's byte span in `line`
+/// and its text with quotes and backslashes removed. An unclosed quote runs to the end.
+fn shell_words(line: &str) -> Vec<(usize, usize, String)> {
+    #[derive(PartialEq)]
+    enum Quote {
+        None,
+        Single,
+        Double,
+    }
+    let mut words = Vec::new();
+    let mut chars = line.char_indices().peekable();
+    while let Some(&(start, c)) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+            continue;
+        }
+        let (mut word, mut quote, mut end) = (String::new(), Quote::None, start);
+        while let Some((at, c)) = chars.next() {
+            end = at + c.len_utf8();
+            match (&quote, c) {
+                (Quote::None, c) if c.is_whitespace() => {
+                    end = at;
+                    break;
+                }
+                (Quote::None, '\\') | (Quote::Double, '\\') => {
+                    if let Some((next_at, next)) = chars.next() {
+                        end = next_at + next.len_utf8();
+                        word.push(next);
+                    }
+                }
+                (Quote::None, '\'') => quote = Quote::Single,
+                (Quote::None, '"') => quote = Quote::Double,
+                (Quote::Single, '\'') | (Quote::Double, '"') => quote = Quote::None,
+                (_, c) => word.push(c),
+            }
+        }
+        words.push((start, end, word));
+    }
+    words
 }
 
 #[cfg(test)]
@@ -119,5 +211,22 @@ mod tests {
         assert_eq!(command("node s.js http://u:p@h/"), "node s.js http://u:••••@h/");
         assert_eq!(command("http://u:p@h/?api_key=k"), "http://u:••••@h/?api_key=••••");
         assert_eq!(command("node build/index.js /tmp"), "node build/index.js /tmp");
+    }
+
+    #[test]
+    fn commands_are_split_as_a_shell_would() {
+        assert_eq!(command("srv --password 'A B' --port 1"), "srv --password •••• --port 1");
+        assert_eq!(command("srv --secret=\"A B\" -v"), "srv --secret=•••• -v");
+        assert_eq!(command("srv --token\tS3CR3T -v"), "srv --token\t•••• -v");
+        assert_eq!(command("srv --api-key=S\t--x"), "srv --api-key=••••\t--x");
+        assert_eq!(command("srv --token A\\ B"), "srv --token ••••");
+        assert_eq!(command("srv --password 'unclosed and more"), "srv --password ••••");
+        assert_eq!(command("srv --header 'X-Api-Key: S' -q"), "srv --header X-Api-Key: •••• -q");
+        assert_eq!(command("srv --url='http://u:p@h/'"), "srv --url=http://u:••••@h/");
+        assert_eq!(command("srv 'a b'  \"c\""), "srv 'a b'  \"c\"");
+        for line in ["srv --password 'A B'", "srv --secret=\"A B\"", "srv --token\tAB", "PASSWORD='A B' srv"] {
+            let shown = command(line);
+            assert!(!shown.contains('A') || !shown.contains('B'), "{line:?} → {shown:?}");
+        }
     }
 }

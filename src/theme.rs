@@ -173,6 +173,9 @@ struct Spec {
     modifiers: Modifier,
 }
 
+/// The largest theme file read.
+const MAX_THEME_BYTES: u64 = 1024 * 1024;
+
 impl Theme {
     /// The built-in theme `name` (see [`builtin_names`]).
     pub fn builtin(name: &str) -> Result<Self, ThemeError> {
@@ -186,7 +189,11 @@ impl Theme {
     /// Reads and parses a theme file; errors name the file as `path` spells it.
     pub fn from_file(path: &Path) -> Result<Self, ThemeError> {
         let origin = path.display().to_string();
-        let source = std::fs::read_to_string(path).map_err(|error| ThemeError::Read { path: origin.clone(), error })?;
+        let read = |error| ThemeError::Read { path: origin.clone(), error };
+        // A theme is a few KiB: `/dev/zero`, a FIFO or a huge file is refused, not read.
+        let bytes = crate::files::read_bounded(path, MAX_THEME_BYTES).map_err(read)?;
+        let source = String::from_utf8(bytes)
+            .map_err(|_| read(std::io::Error::new(std::io::ErrorKind::InvalidData, "it is not UTF-8 text")))?;
         Self::parse(&source, &origin)
     }
 

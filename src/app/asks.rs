@@ -153,7 +153,10 @@ impl Asks {
             }
             Some(Action::OpenLink) => {
                 if let Ask::Url { url, .. } = &question.ask {
-                    return vec![Effect::Open(url.clone())];
+                    if crate::invoke::http::is_web_link(url) {
+                        return vec![Effect::Open(url.clone())];
+                    }
+                    question.problem = Some("not an http(s) link, so it is not opened".to_string());
                 }
             }
             Some(Action::AskAccept) => return self.accept(),

@@ -30,6 +30,8 @@ pub struct Recorder {
     saved_cases: HashSet<String>,
     /// Secret headers a case file cannot name (they came from nowhere in the environment).
     pub headers_left_out: Vec<String>,
+    /// Variables a case file names for the secrets of the server's URL or command.
+    pub env_to_set: Vec<String>,
 }
 
 impl Recorder {
@@ -109,6 +111,19 @@ impl Recorder {
 
     /// The runtime appended the case (or could not).
     pub fn saved(&self, result: Result<String, String>) -> String {
+        let saved = result.is_ok();
+        let mut said = self.saved_without_notes(result);
+        if saved && !self.env_to_set.is_empty() {
+            let vars: Vec<String> = self.env_to_set.iter().map(|v| format!("${{{v}}}")).collect();
+            said.push_str(&format!(
+                " · the server's secrets are written as {}: set them before running it",
+                vars.join(", ")
+            ));
+        }
+        said
+    }
+
+    fn saved_without_notes(&self, result: Result<String, String>) -> String {
         match result {
             Ok(path) if self.headers_left_out.is_empty() => {
                 format!("case saved to {path} · `tooldeck test {path}` runs it")

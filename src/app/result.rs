@@ -476,10 +476,14 @@ impl ResultPane {
                 .or_else(|| outcome.content.get(self.item).and_then(|i| i.uri()).map(str::to_string))
         });
         match url {
-            Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
-                Reply::effect(effect(u.clone())).with_status(u)
+            Some(u) if crate::invoke::http::is_web_link(&u) => {
+                let shown = crate::text::visible(&crate::redact::url(&u)).into_owned();
+                Reply::effect(effect(u)).with_status(shown)
             }
-            Some(u) => Reply::status(format!("not an http(s) link, left alone: {u}")),
+            Some(u) => Reply::status(format!(
+                "not an http(s) link, left alone: {}",
+                crate::text::visible(&crate::redact::url(&u))
+            )),
             None => Reply::status("this result has no link"),
         }
     }

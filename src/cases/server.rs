@@ -2,6 +2,9 @@
 //! `call_path`, `mcp`, or `mcp_url`; `headers`; `timeout`), so `tooldeck test` on the file
 //! calls the same server. A header value is written as the `${ENV}` placeholder it came from,
 //! never as a secret: a secret that came from nowhere in the environment is left out, and said.
+//! A secret in the server's URL (its password, an `api_key=` query value) or command (a
+//! `--api-key` option's value) is written as the variable that holds it, else as a `${VAR}`
+//! named for it that the person is told to set.
 
 use serde_json::{Map, Value, json};
 
@@ -12,19 +15,23 @@ use crate::invoke::endpoint::EndpointOptions;
 pub struct CaseServer {
     pub keys: Map<String, Value>,
     pub left_out: Vec<String>,
+    /// Variables the file now names for secrets that came from nowhere in the environment.
+    pub to_set: Vec<String>,
 }
 
 /// The case-file keys for `options` (resolved: a named endpoint is its URL by now); `env` is
 /// the environment, to find where a header's literal value came from.
 pub fn case_server(options: &EndpointOptions, env: &[(String, String)]) -> CaseServer {
     let mut server = CaseServer::default();
+    let mut to_set = Vec::new();
+    let mut replace = |name: &str, value: &str| secret_placeholder(name, value, env, &mut to_set);
     let keys = &mut server.keys;
     if let Some(command) = &options.mcp {
-        keys.insert("mcp".into(), json!(command));
+        keys.insert("mcp".into(), json!(crate::redact::command_with(command, &mut replace)));
     } else if let Some(url) = &options.mcp_url {
-        keys.insert("mcp_url".into(), json!(url));
+        keys.insert("mcp_url".into(), json!(crate::redact::url_with(url, &mut replace)));
     } else if let Some(url) = &options.endpoint {
-        keys.insert("endpoint".into(), json!(url));
+        keys.insert("endpoint".into(), json!(crate::redact::url_with(url, &mut replace)));
         if let Some(path) = &options.call_path {
             keys.insert("call_path".into(), json!(path));
         }
@@ -56,7 +63,33 @@ pub fn case_server(options: &EndpointOptions, env: &[(String, String)]) -> CaseS
     if let Some(timeout) = options.timeout {
         keys.insert("timeout".into(), json!(timeout));
     }
+    server.to_set = to_set;
     server
+}
+
+/// A secret of the server's URL or command as a case file writes it: `${VAR}` for the variable
+/// that holds it, else for one named after where it was (`TOOLDECK_API_KEY`), noted in `to_set`.
+fn secret_placeholder(name: &str, value: &str, env: &[(String, String)], to_set: &mut Vec<String>) -> String {
+    if value.starts_with("${") && value.ends_with('}') {
+        return value.to_string();
+    }
+    let held = env.iter().filter(|(var, v)| !var.is_empty() && !v.is_empty() && v == value).map(|(var, _)| var).min();
+    let var = match held {
+        Some(var) => var.clone(),
+        None => {
+            let stem: String = name
+                .trim_start_matches('-')
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' })
+                .collect();
+            let var = format!("TOOLDECK_{stem}");
+            if !to_set.contains(&var) {
+                to_set.push(var.clone());
+            }
+            var
+        }
+    };
+    format!("${{{var}}}")
 }
 
 /// `value` as it may be written: already a `${VAR}` placeholder, or a variable's value (whole,
@@ -121,5 +154,26 @@ mod tests {
         );
         assert_eq!(server.left_out, ["X-Api-Key"]);
         assert!(!Value::Object(server.keys).to_string().contains("s3cret"));
+    }
+
+    #[test]
+    fn secrets_in_urls_and_commands_are_placeholders() {
+        let env = [("MCP_PASSWORD".to_string(), "PW".to_string())];
+        let url = case_server(&options(|o| o.endpoint = Some("http://user:PW@h:1/x?api_key=K3Y&q=1".into())), &env);
+        assert_eq!(url.keys["endpoint"], json!("http://user:${MCP_PASSWORD}@h:1/x?api_key=${TOOLDECK_API_KEY}&q=1"));
+        assert_eq!(url.to_set, ["TOOLDECK_API_KEY"]);
+        let mcp_url = case_server(&options(|o| o.mcp_url = Some("http://h/mcp?token=T0K".into())), &[]);
+        assert_eq!(mcp_url.keys["mcp_url"], json!("http://h/mcp?token=${TOOLDECK_TOKEN}"));
+        let command = "node s.js --api-key=S3CR3T --password 'A B' --port 1";
+        let mcp = case_server(&options(|o| o.mcp = Some(command.into())), &[]);
+        let written = mcp.keys["mcp"].as_str().expect("a command");
+        assert_eq!(written, r#"node s.js "--api-key=${TOOLDECK_API_KEY}" --password "${TOOLDECK_PASSWORD}" --port 1"#);
+        assert_eq!(mcp.to_set, ["TOOLDECK_API_KEY", "TOOLDECK_PASSWORD"]);
+        // The command reads back whole once the variables are set.
+        let expanded = written.replace("${TOOLDECK_API_KEY}", "S3CR3T").replace("${TOOLDECK_PASSWORD}", "A B");
+        assert_eq!(
+            shlex::split(&expanded).expect("words"),
+            ["node", "s.js", "--api-key=S3CR3T", "--password", "A B", "--port", "1"]
+        );
     }
 }

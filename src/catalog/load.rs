@@ -84,6 +84,9 @@ pub(super) fn run_in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -
     if threads <= 1 {
         return items.iter().map(work).collect();
     }
+    // The expansion budgets in force here hold on the workers too.
+    let budgets = super::budget::current();
+    let work = |item: &T| super::budget::install(budgets.clone(), || work(item));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
@@ -171,8 +174,20 @@ fn decode(bytes: &[u8]) -> Result<&str, Diagnostic> {
 /// From this many tools in one file, they are checked on all cores.
 const PARALLEL_TOOLS: usize = 64;
 
-/// Parses and reads one document's text: its tools and its diagnostics.
+/// Parses and reads one document's text: its tools and its diagnostics. Its schemas share one
+/// budget for expanding `$ref`s, and the catalog's ([`super::budget`]).
 pub fn load_text(
+    label: &str,
+    text: &str,
+    json5: bool,
+    yaml: bool,
+    named_by_user: bool,
+    options: &LoadOptions,
+) -> (Vec<Tool>, Vec<Diagnostic>) {
+    super::budget::for_file(|| read_text(label, text, json5, yaml, named_by_user, options))
+}
+
+fn read_text(
     label: &str,
     text: &str,
     json5: bool,

@@ -33,6 +33,10 @@ pub fn load_paths_reporting(
     options: &LoadOptions,
     report: &(dyn Fn(LoadProgress) + Sync),
 ) -> Loaded {
+    super::budget::for_catalog(|| load_jobs(paths, options, report))
+}
+
+fn load_jobs(paths: &[PathBuf], options: &LoadOptions, report: &(dyn Fn(LoadProgress) + Sync)) -> Loaded {
     let mut jobs = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {

@@ -17,6 +17,8 @@ struct Inliner<'a> {
     root: Value,
     budget: usize,
     kept_refs: bool,
+    /// Whose shared budget ran out ("the file's", "the catalog's"), if one did.
+    spent: Option<&'static str>,
     issues: &'a mut Vec<Issue>,
 }
 
@@ -40,10 +42,19 @@ pub(super) fn inline_refs(schema: &mut Value, issues: &mut Vec<Issue>) {
     } else {
         schema.clone()
     };
-    let mut inliner = Inliner { root, budget: INLINE_BUDGET, kept_refs: false, issues };
+    let mut inliner = Inliner { root, budget: INLINE_BUDGET, kept_refs: false, spent: None, issues };
     let mut stack = vec![String::new()];
     inliner.visit(schema, &mut Vec::new(), &mut stack, 0);
     let kept_refs = inliner.kept_refs;
+    if let Some(whose) = inliner.spent {
+        inliner.issues.push(Issue::warning(
+            Vec::new(),
+            format!(
+                "some $refs are left as written: {whose} budget for expanding them is spent (a file of many \
+                 schemas whose $refs fan out), so the form shows this schema's raw parts"
+            ),
+        ));
+    }
     if !kept_refs && let Some(root) = schema.as_object_mut() {
         root.remove("$defs");
         root.remove("definitions");
@@ -154,6 +165,11 @@ impl Inliner<'_> {
         let cost = count_values(target);
         if cost > self.budget {
             self.kept_refs = true;
+            return None;
+        }
+        if let Some(whose) = super::budget::charge(cost) {
+            self.kept_refs = true;
+            self.spent = Some(whose);
             return None;
         }
         self.budget -= cost;

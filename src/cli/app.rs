@@ -54,6 +54,7 @@ fn run_app(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
         let environment: Vec<(String, String)> = std::env::vars().collect();
         let case_server = crate::cases::server::case_server(&options, &environment);
         app.recorder.headers_left_out = case_server.left_out;
+        app.recorder.env_to_set = case_server.to_set;
         let case_server = case_server.keys;
         let demo_url = demo.as_ref().map(|d| d.url().to_string());
         let server = crate::runtime::Server { options, headers, demo_url, case_server };

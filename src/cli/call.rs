@@ -386,7 +386,7 @@ fn unknown_tool(name: &str, catalog: &Catalog) -> String {
 fn print_json(value: &Value) {
     // One write, not one per line (stdout is line-buffered).
     let mut out = io::BufWriter::new(io::stdout().lock());
-    let _ = serde_json::to_writer_pretty(&mut out, value);
+    let _ = crate::json_out::write_pretty(&mut out, value);
     let _ = writeln!(out).and_then(|()| out.flush());
 }
 

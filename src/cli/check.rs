@@ -17,7 +17,7 @@ pub fn run(loaded: &Loaded, as_json: bool) -> io::Result<ExitCode> {
             "errors": loaded.errors().collect::<Vec<_>>(),
             "warnings": loaded.warnings().collect::<Vec<_>>(),
         });
-        serde_json::to_writer_pretty(&mut out, &report)?;
+        crate::json_out::write_pretty(&mut out, &report)?;
         writeln!(out)?;
     } else {
         for diagnostic in &loaded.diagnostics {

@@ -196,7 +196,7 @@ fn print_json(diff: &CatalogDiff, incomplete: bool) -> io::Result<()> {
         "complete": !incomplete,
     });
     let mut out = io::BufWriter::new(io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, &report)?;
+    crate::json_out::write_pretty(&mut out, &report)?;
     writeln!(out)?;
     out.flush()
 }

@@ -140,14 +140,8 @@ fn options(args: &LintArgs) -> Result<Options, String> {
 
 /// A definition file's text, read again to place findings; bounded like the loader's reads.
 fn read_again(path: &str) -> Option<String> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
-        return None;
-    }
-    let mut text = String::new();
-    std::fs::File::open(path).ok()?.take(MAX_FILE_BYTES).read_to_string(&mut text).ok()?;
-    Some(text)
+    let bytes = crate::files::read_bounded(std::path::Path::new(path), MAX_FILE_BYTES).ok()?;
+    String::from_utf8(bytes).ok()
 }
 
 /// A finding with the place it is shown at.
@@ -320,7 +314,7 @@ fn sarif_log(loaded: &Loaded, placed: &[Placed]) -> Value {
 }
 
 fn write_json(out: &mut impl Write, value: &Value) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value)?;
+    crate::json_out::write_pretty(&mut *out, value)?;
     writeln!(out)?;
     out.flush()
 }

@@ -11,7 +11,7 @@ use crate::text::{truncate, visible, width};
 pub fn run(loaded: &Loaded, as_json: bool) -> io::Result<ExitCode> {
     let mut out = io::BufWriter::new(io::stdout().lock());
     if as_json {
-        serde_json::to_writer_pretty(&mut out, loaded.catalog.tools())?;
+        crate::json_out::write_pretty(&mut out, loaded.catalog.tools())?;
         writeln!(out)?;
     } else {
         write_table(&mut out, loaded.catalog.tools())?;

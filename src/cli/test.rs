@@ -171,7 +171,7 @@ async fn test(args: TestArgs) -> ExitCode {
             "skipped": collect.counts.skipped,
         });
         let mut out = io::stdout().lock();
-        let _ = serde_json::to_writer_pretty(&mut out, &report).map(|()| writeln!(out));
+        let _ = crate::json_out::write_pretty(&mut out, &report).map(|()| writeln!(out));
         (collect.counts, results, collect.problems)
     } else {
         let bar = io::stderr().is_terminal();

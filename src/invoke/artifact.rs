@@ -53,10 +53,14 @@ pub async fn fetch(
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         return Err(InvokeError::Protocol(format!("only http(s) artifacts are fetched, not {}", visible(url))));
     }
-    let client = reqwest::Client::builder().timeout(timeout).build().map_err(|e| InvokeError::Setup(e.to_string()))?;
+    let client =
+        super::http::client_builder().timeout(timeout).build().map_err(|e| InvokeError::Setup(e.to_string()))?;
     let mut response = client.get(url).send().await.map_err(|e| InvokeError::from_reqwest(e, url))?;
+    if let Some(redirect) = super::http::refused_redirect(&response) {
+        return Err(InvokeError::Protocol(format!("GET {}: {redirect}", crate::redact::url(url))));
+    }
     if !response.status().is_success() {
-        return Err(InvokeError::Protocol(format!("GET {url} answered {}", response.status())));
+        return Err(InvokeError::Protocol(format!("GET {} answered {}", crate::redact::url(&url), response.status())));
     }
     let total = response.content_length();
     let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).map(str::to_string);

@@ -126,11 +126,11 @@ impl EndpointOptions {
     }
 
     /// The server for status lines and tool sources, before it is connected (the same text the
-    /// connected endpoint's label gives); `demo_url` when none was chosen.
+    /// connected endpoint's label gives, secrets masked); `demo_url` when none was chosen.
     pub fn label(&self, demo_url: Option<&str>) -> String {
         match (&self.mcp, &self.mcp_url, &self.endpoint) {
-            (Some(command), _, _) => format!("mcp:stdio {}", command.trim()),
-            (None, Some(url), _) | (None, None, Some(url)) => url.trim_end_matches('/').to_string(),
+            (Some(command), _, _) => format!("mcp:stdio {}", crate::redact::command(command.trim())),
+            (None, Some(url), _) | (None, None, Some(url)) => crate::redact::url(url.trim_end_matches('/')),
             (None, None, None) => format!("demo server {}", demo_url.unwrap_or_default()),
         }
     }

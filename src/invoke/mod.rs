@@ -5,6 +5,7 @@ pub mod artifact;
 pub mod endpoint;
 pub mod envelope;
 mod exchange;
+pub mod http;
 pub mod mcp;
 pub mod mock;
 pub mod otc;
@@ -172,7 +173,9 @@ impl InvokeError {
             reason.push_str(&format!(": {cause}"));
             source = cause.source();
         }
-        if error.is_timeout() {
+        if http::is_redirect_loop(&error) {
+            InvokeError::Transport { url: url.to_string(), reason: http::RedirectLoop.to_string() }
+        } else if error.is_timeout() {
             InvokeError::Timeout { url: url.to_string() }
         } else if error.is_connect() {
             InvokeError::Connect { url: url.to_string(), reason }
@@ -346,12 +349,12 @@ impl Endpoint {
         }
     }
 
-    /// For status lines and the catalog's source labels.
+    /// For status lines and the catalog's source labels: secrets masked.
     pub fn label(&self) -> String {
         match self {
-            Endpoint::Otc(e) => e.base().to_string(),
+            Endpoint::Otc(e) => crate::redact::url(e.base()),
             Endpoint::Mcp(e) => e.label(),
-            Endpoint::McpHttp(e) => e.label().to_string(),
+            Endpoint::McpHttp(e) => e.label(),
         }
     }
 }

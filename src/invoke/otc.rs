@@ -61,11 +61,9 @@ impl OtcEndpoint {
         headers: Vec<(String, String)>,
         timeout: Duration,
     ) -> Result<Self, InvokeError> {
-        let client = reqwest::Client::builder()
+        let client = super::http::client_builder()
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
-            .user_agent(concat!("tooldeck/", env!("CARGO_PKG_VERSION")))
-            .redirect(same_origin_redirects())
             .build()
             .map_err(|e| InvokeError::Setup(e.to_string()))?;
         let call_path = if call_path.starts_with('/') { call_path.to_string() } else { format!("/{call_path}") };
@@ -112,6 +110,7 @@ impl OtcEndpoint {
         }
         let response = builder.send().await.map_err(|e| InvokeError::from_reqwest(e, &exchange.url))?;
         let status = response.status().as_u16();
+        let redirect = super::http::refused_redirect(&response);
         exchange.status = Some(status);
         exchange.response_headers = response
             .headers()
@@ -126,16 +125,7 @@ impl OtcEndpoint {
         exchange.response_truncated = truncated;
         let mut outcome = read_otc_response(status, content_type.as_deref(), &body, truncated, &request.call_id);
         outcome.duration_ms = exchange.duration_ms;
-        if (300..400).contains(&status)
-            && let Some((_, location)) =
-                exchange.response_headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("location"))
-        {
-            outcome.warnings.push(format!(
-                "HTTP {status}: the server redirected to {} (another origin); not followed, so neither the \
-                 arguments nor any header or token went there",
-                crate::redact::url(location)
-            ));
-        }
+        outcome.warnings.extend(redirect);
         Ok((outcome, exchange))
     }
 
@@ -148,9 +138,12 @@ impl OtcEndpoint {
         }
         let response = builder.send().await.map_err(|e| InvokeError::from_reqwest(e, &url))?;
         let status = response.status();
+        if let Some(redirect) = super::http::refused_redirect(&response) {
+            return Err(InvokeError::Protocol(format!("GET {}: {redirect}", crate::redact::url(&url))));
+        }
         let (body, truncated) = read_capped(response).await.map_err(|e| InvokeError::from_reqwest(e, &url))?;
         if !status.is_success() {
-            return Err(InvokeError::Protocol(format!("GET {url} answered {status}")));
+            return Err(InvokeError::Protocol(format!("GET {} answered {status}", crate::redact::url(&url))));
         }
         if truncated {
             return Err(InvokeError::Protocol(format!("GET {url}: the tool list is larger than 16 MiB")));
@@ -164,20 +157,6 @@ impl OtcEndpoint {
         let response = self.client.get(&url).send().await.map_err(|e| InvokeError::from_reqwest(e, &url))?;
         Ok(response.status().is_success())
     }
-}
-
-/// Redirects are followed only within the server's own origin (scheme, host and port): a call
-/// carries arguments, headers and tokens meant for that server alone. A 307/308 keeps its body.
-fn same_origin_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
-        let same_origin = attempt.previous().first().is_some_and(|first| {
-            let origin = |url: &reqwest::Url| {
-                (url.scheme().to_string(), url.host_str().map(str::to_string), url.port_or_known_default())
-            };
-            origin(first) == origin(attempt.url())
-        });
-        if !same_origin || attempt.previous().len() > 10 { attempt.stop() } else { attempt.follow() }
-    })
 }
 
 /// Reads a body up to [`MAX_BODY_BYTES`]; the rest is left unread and reported as truncated.

@@ -115,15 +115,18 @@ async fn write(
                 return Err(format!("only http(s) artifacts are downloaded, not {}", crate::text::visible(&url)));
             }
             // No limit on the whole download (it may be large), only on silence.
-            let client = reqwest::Client::builder()
+            let client = super::http::client_builder()
                 .connect_timeout(timeout.min(Duration::from_secs(10)))
                 .read_timeout(timeout)
                 .build()
                 .map_err(|e| e.to_string())?;
             let failed = |e: reqwest::Error| super::InvokeError::from_reqwest(e, &url).to_string();
             let mut response = client.get(&url).send().await.map_err(failed)?;
+            if let Some(redirect) = super::http::refused_redirect(&response) {
+                return Err(format!("GET {}: {redirect}", crate::redact::url(&url)));
+            }
             if !response.status().is_success() {
-                return Err(format!("GET {url} answered {}", response.status()));
+                return Err(format!("GET {} answered {}", crate::redact::url(&url), response.status()));
             }
             let total = response.content_length();
             let mut written = 0u64;

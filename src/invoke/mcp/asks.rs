@@ -319,8 +319,25 @@ impl Asks {
                 }
             }
         };
-        lock(&self.inner.asked).push(Asked { ask, reply: reply.clone(), by_default, note });
+        // Past the first refusal, asks are counted, not kept: a flood of large asks must not
+        // pile up in memory or in the outcome.
+        if count <= MAX_ASKS_PER_CALL + 1 {
+            lock(&self.inner.asked).push(Asked { ask, reply: reply.clone(), by_default, note });
+        }
         reply
+    }
+
+    /// Asks of the current call refused past the cap and not kept (the first refusal is kept).
+    pub fn refused_unkept(&self) -> usize {
+        self.inner.count.load(Ordering::Relaxed).saturating_sub(MAX_ASKS_PER_CALL + 1)
+    }
+
+    /// The outcome's note for asks refused and not kept, if there were any.
+    pub fn unkept_warning(&self) -> Option<String> {
+        let unkept = self.refused_unkept();
+        (unkept > 0).then(|| {
+            format!("{unkept} more asks were refused and not kept (more than {MAX_ASKS_PER_CALL} in one call)")
+        })
     }
 
     /// `elicitation/create`, answered.

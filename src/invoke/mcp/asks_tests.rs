@@ -30,8 +30,15 @@ async fn a_server_that_asks_in_a_loop_is_refused() {
         assert_eq!(asks.ask(form()).await, Reply::Cancel);
     }
     assert_eq!(asks.ask(form()).await, Reply::Decline);
-    let last = asks.take_asked().pop().unwrap();
+    for _ in 0..1000 {
+        assert_eq!(asks.ask(form()).await, Reply::Decline);
+    }
+    let asked = asks.take_asked();
+    assert_eq!(asked.len(), MAX_ASKS_PER_CALL + 1, "past the first refusal, asks are counted, not kept");
+    let last = asked.last().unwrap();
     assert!(last.warning().unwrap().contains("more than"), "{:?}", last.warning());
+    assert_eq!(asks.refused_unkept(), 1000);
+    assert!(asks.unkept_warning().unwrap().starts_with("1000 more asks"), "{:?}", asks.unkept_warning());
 }
 
 #[tokio::test]

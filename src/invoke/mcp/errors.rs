@@ -19,15 +19,20 @@ impl McpEndpoint {
     ) -> Result<T, InvokeError> {
         self.wire.clear_failure();
         let answered = tokio::select! {
-            answered = tokio::time::timeout(self.timeout, future) => answered,
-            // rmcp waits on for an answer whose stream was cut: say why at once instead.
+            // The transport's own reason comes first when both are ready: it is the true one.
+            biased;
             why = self.wire.failure() => {
                 return Err(InvokeError::Transport { url: self.label.clone(), reason: format!("{why} ({method})") });
             }
+            answered = tokio::time::timeout(self.timeout, future) => answered,
         };
         match answered {
             Err(_) => Err(InvokeError::Timeout { url: self.label.clone() }),
             Ok(Ok(value)) => Ok(value),
+            // rmcp may report a cut stream as a closed connection before the wire is polled.
+            Ok(Err(_)) if let Some(why) = self.wire.take_failure() => {
+                Err(InvokeError::Transport { url: self.label.clone(), reason: format!("{why} ({method})") })
+            }
             Ok(Err(error)) => Err(self.fail(method, error).await),
         }
     }
@@ -40,11 +45,18 @@ impl McpEndpoint {
         future: impl Future<Output = Result<T, InvokeError>>,
     ) -> Result<T, InvokeError> {
         self.wire.clear_failure();
-        tokio::select! {
-            answered = future => answered,
+        let answered = tokio::select! {
+            biased;
             why = self.wire.failure() => {
+                return Err(InvokeError::Transport { url: self.label.clone(), reason: format!("{why} ({method})") });
+            }
+            answered = future => answered,
+        };
+        match (answered, self.wire.take_failure()) {
+            (Err(_), Some(why)) => {
                 Err(InvokeError::Transport { url: self.label.clone(), reason: format!("{why} ({method})") })
             }
+            (answered, _) => answered,
         }
     }
 

@@ -54,8 +54,9 @@ impl McpHttpEndpoint {
         }
     }
 
-    pub fn label(&self) -> &str {
-        &self.url
+    /// The URL as it may be shown (a password or `api_key=` masked).
+    pub fn label(&self) -> String {
+        crate::redact::url(&self.url)
     }
 
     pub fn asks(&self) -> &super::asks::Asks {
@@ -181,7 +182,7 @@ pub(super) async fn wants_authorization(
     headers: reqwest::header::HeaderMap,
     timeout: Duration,
 ) -> Option<InvokeError> {
-    let client = reqwest::Client::builder().timeout(timeout).default_headers(headers).build().ok()?;
+    let client = crate::invoke::http::client_builder().timeout(timeout).default_headers(headers).build().ok()?;
     let initialize = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "tooldeck", "version": env!("CARGO_PKG_VERSION")}
     }});

@@ -85,7 +85,12 @@ impl StreamableHttpClient for HttpTap {
         let answered_session = header("mcp-session-id");
         let content_type = header("content-type").unwrap_or_default();
         let www_authenticate = header("www-authenticate");
+        let redirect = crate::invoke::http::refused_redirect(&response);
         self.wire.record_http(record);
+        if let Some(why) = redirect {
+            self.wire.fail(why.clone());
+            return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(why)));
+        }
         if status == reqwest::StatusCode::UNAUTHORIZED
             && let Some(challenge) = www_authenticate
         {
@@ -123,6 +128,7 @@ impl StreamableHttpClient for HttpTap {
         if content_type.starts_with("application/json") {
             let body = read_bounded(response, crate::invoke::MAX_BODY_BYTES + 1).await;
             if body.len() > crate::invoke::MAX_BODY_BYTES {
+                self.wire.fail(oversized());
                 return Err(StreamableHttpError::ResponseBodyTooLarge { max_size: crate::invoke::MAX_BODY_BYTES });
             }
             if body.is_empty() && !matches!(message, ClientJsonRpcMessage::Request(_)) {
@@ -159,6 +165,11 @@ impl StreamableHttpClient for HttpTap {
     }
 }
 
+/// What an answer over the size cap is called, whatever carried it.
+fn oversized() -> String {
+    format!("its answer is larger than {} MiB, so it was cut off", crate::invoke::MAX_BODY_BYTES >> 20)
+}
+
 /// At most `limit` bytes of the body (one more says it was longer).
 async fn read_bounded(response: reqwest::Response, limit: usize) -> Vec<u8> {
     let mut body = Vec::new();
@@ -188,8 +199,7 @@ fn capped(
             Err(e) => Some(Err(std::io::Error::other(e))),
             Ok(chunk) if *seen + chunk.len() > limit => {
                 *cut = true;
-                let why =
-                    format!("its answer is larger than {} MiB, so it was cut off", crate::invoke::MAX_BODY_BYTES >> 20);
+                let why = oversized();
                 wire.fail(why.clone());
                 Some(Err(std::io::Error::other(why)))
             }

@@ -181,7 +181,7 @@ impl McpEndpoint {
         events: EventSink,
     ) -> Result<McpEndpoint, InvokeError> {
         let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
-        let label = url.to_string();
+        let label = crate::redact::url(url);
         let mut custom = HashMap::new();
         for (name, value) in headers {
             let bad = |what: &str| InvokeError::Setup(format!("the header {name:?} has an invalid {what}"));
@@ -193,12 +193,12 @@ impl McpEndpoint {
         // A session the server forgot is said at once (and `R` reconnects), not mended behind
         // the user's back: their log level and subscriptions went with it.
         let wire = wire::Wire::default();
+        let client = crate::invoke::http::client_builder().build().map_err(|e| InvokeError::Setup(e.to_string()))?;
         let transport = || {
             let config = StreamableHttpClientTransportConfig::with_uri(url)
                 .custom_headers(custom.clone())
                 .reinit_on_expired_session(false);
-            let client =
-                http_tap::HttpTap { client: reqwest::Client::new(), wire: wire.clone(), events: events.clone() };
+            let client = http_tap::HttpTap { client: client.clone(), wire: wire.clone(), events: events.clone() };
             let transport = StreamableHttpClientTransport::with_client(client, config);
             let on_end = Some("the server ended the connection".to_string());
             wire::Tap::new(transport, wire.clone(), Some(events.clone()), on_end)
@@ -219,6 +219,8 @@ impl McpEndpoint {
                 endpoint.events = events;
                 Ok(endpoint)
             }
+            // The transport knows why (a redirect not followed, an answer over the cap).
+            Err(_) if let Some(reason) = wire.take_failure() => Err(InvokeError::Connect { url: label, reason }),
             // rmcp reports a refused initialize only as a closed connection; ask the server
             // directly whether it wants authorization, to say so instead.
             Err(error) => {
@@ -476,10 +478,12 @@ impl McpEndpoint {
         let mut outcome = read_mcp_owned(value, &request.call_id);
         outcome.duration_ms = exchange.duration_ms;
         outcome.protocol = self.protocol_version();
-        for asked in self.client.service().asks.take_asked() {
+        let asks = &self.client.service().asks;
+        for asked in asks.take_asked() {
             outcome.warnings.extend(asked.warning());
             outcome.asked.push(asks::asked_json(&asked));
         }
+        outcome.warnings.extend(asks.unkept_warning());
         Ok((outcome, exchange))
     }
 

@@ -35,7 +35,8 @@ impl StdioServer {
     /// Starts `command_line` (split like a POSIX shell would, without running one) with its
     /// stdin, stdout and stderr piped to us.
     pub fn spawn(command_line: &str) -> Result<StdioServer, InvokeError> {
-        let label = format!("mcp:stdio {}", command_line.trim());
+        // The label is what errors, panes and sources show: its secrets masked once, here.
+        let label = format!("mcp:stdio {}", crate::redact::command(command_line.trim()));
         let failed = |reason: String| InvokeError::Connect { url: label.clone(), reason };
         let words = split_command_line(command_line).map_err(failed)?;
         let Some((program, args)) = words.split_first() else {

@@ -68,7 +68,7 @@ impl McpStdio {
 
     /// `mcp:stdio COMMAND`.
     pub fn label(&self) -> String {
-        format!("mcp:stdio {}", self.command.trim())
+        format!("mcp:stdio {}", crate::redact::command(self.command.trim()))
     }
 
     /// Ends the server that runs (if it still does) and starts the command again.

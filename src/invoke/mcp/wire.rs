@@ -154,6 +154,11 @@ impl Wire {
         self.lock().failure = None;
     }
 
+    /// Why an answer will never come, when the transport has said so already.
+    pub fn take_failure(&self) -> Option<String> {
+        self.lock().failure.take()
+    }
+
     /// Why an answer will never come, once the transport says so.
     pub async fn failure(&self) -> String {
         loop {
@@ -218,12 +223,22 @@ impl Wire {
     }
 }
 
+/// The server's requests whose answers are not yet written to it: a server that sends requests
+/// and never reads the answers is cut off past this many, rather than have them pile up (rmcp
+/// answers each request in a task of its own, and sends each answer as another).
+pub const MAX_UNREAD_BY_SERVER: usize = 1024;
+
 /// rmcp's transport with every message recorded on the way through, and server notifications
-/// passed to `events`. When the transport ends, `on_end` says so.
+/// passed to `events`. When the transport ends, `on_end` says so. A server that does not read
+/// what it is sent is cut off ([`MAX_UNREAD_BY_SERVER`]).
 pub struct Tap<T> {
     inner: T,
     wire: Wire,
     events: Option<EventSink>,
+    /// The server's requests received and not yet answered in full.
+    unanswered: Arc<std::sync::atomic::AtomicUsize>,
+    /// Set once the server was cut off: the stream then ends.
+    cut: Arc<std::sync::atomic::AtomicBool>,
     /// What to report when the stream ends (`None`: nothing, e.g. a stdio server whose exit is
     /// reported by the process watcher).
     on_end: Option<String>,
@@ -231,7 +246,24 @@ pub struct Tap<T> {
 
 impl<T> Tap<T> {
     pub fn new(inner: T, wire: Wire, events: Option<EventSink>, on_end: Option<String>) -> Tap<T> {
-        Tap { inner, wire, events, on_end }
+        Tap { inner, wire, events, on_end, unanswered: Arc::default(), cut: Arc::default() }
+    }
+
+    /// The server does not read: what is waiting for it is dropped, the waiting request told why,
+    /// and the stream ends at the next message.
+    fn cut_off(&self) {
+        use std::sync::atomic::Ordering;
+        if self.cut.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let why = format!(
+            "the server sent requests without reading the answers (more than {MAX_UNREAD_BY_SERVER} unread), so it \
+             was cut off"
+        );
+        if let Some(events) = &self.events {
+            events.push(ServerEvent::Lost(why.clone()));
+        }
+        self.wire.fail(why);
     }
 }
 
@@ -242,14 +274,41 @@ where
     type Error = T::Error;
 
     fn send(&mut self, item: ClientJsonRpcMessage) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        if let Ok(value) = serde_json::to_value(&item) {
-            self.wire.record(true, &value);
+        use std::sync::atomic::Ordering;
+        let answer = matches!(item, ClientJsonRpcMessage::Response(_) | ClientJsonRpcMessage::Error(_));
+        let unanswered = Arc::clone(&self.unanswered);
+        // Once the server is cut off, nothing more is queued for it.
+        let send = if self.cut.load(Ordering::SeqCst) {
+            None
+        } else {
+            if let Ok(value) = serde_json::to_value(&item) {
+                self.wire.record(true, &value);
+            }
+            Some(self.inner.send(item))
+        };
+        async move {
+            let sent = match send {
+                Some(send) => send.await,
+                None => Ok(()),
+            };
+            if answer {
+                let _ = unanswered.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+            }
+            sent
         }
-        self.inner.send(item)
     }
 
     async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
+        if self.cut.load(std::sync::atomic::Ordering::SeqCst) {
+            return None;
+        }
         let message = self.inner.receive().await;
+        if matches!(message, Some(ServerJsonRpcMessage::Request(_)))
+            && self.unanswered.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= MAX_UNREAD_BY_SERVER
+        {
+            self.cut_off();
+            return None;
+        }
         match &message {
             Some(message) => {
                 if let Ok(value) = serde_json::to_value(message) {

@@ -254,7 +254,9 @@ async fn a_server_asking_in_a_loop_is_refused_after_a_bound() {
     let endpoint = ask_endpoint(ProtocolVersion::V_2025_11_25, answers.clone(), vec![]).await;
     let (outcome, _) = endpoint.call(&CallRequest::new("loop", json!({}))).await.unwrap();
     assert!(outcome.warnings.iter().any(|w| w.contains("more than")), "{:?}", outcome.warnings);
-    assert_eq!(outcome.asked.len(), 100);
+    // Past the cap, asks are counted, not kept: 25 answered, the first refusal, and a count.
+    assert_eq!(outcome.asked.len(), 26);
+    assert!(outcome.warnings.iter().any(|w| w.starts_with("74 more asks")), "{:?}", outcome.warnings);
 }
 
 #[tokio::test]

@@ -1,0 +1,104 @@
+//! The one way tooldeck builds an HTTP client, so that every path (MCP over HTTP, OTC, artifacts,
+//! downloads, the authorization check) follows redirects by the same rule: only within the origin
+//! the request was meant for. A call carries arguments, headers and tokens meant for that server
+//! alone, and a redirect must not hand them to another.
+
+use reqwest::Url;
+
+/// Redirects followed within one origin before the chain counts as a loop.
+pub const MAX_REDIRECTS: usize = 10;
+
+/// Why a redirect was not followed.
+#[derive(Debug, thiserror::Error)]
+#[error("it redirected more than {MAX_REDIRECTS} times within its own origin (a redirect loop?)")]
+pub struct RedirectLoop;
+
+/// A client builder with tooldeck's user agent and redirect rule; callers add timeouts and headers.
+pub fn client_builder() -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        .user_agent(concat!("tooldeck/", env!("CARGO_PKG_VERSION")))
+        .redirect(same_origin_redirects())
+}
+
+/// Redirects are followed only within the first request's origin (scheme, host and port); one to
+/// another origin is not followed, and its 3xx answer comes back to the caller to be named
+/// ([`refused_redirect`]). A 307/308 keeps its body, so this is what keeps the body at home.
+pub fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt.previous().first().is_some_and(|first| same_origin(first, attempt.url()));
+        if !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(RedirectLoop)
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme() && a.host_str() == b.host_str() && a.port_or_known_default() == b.port_or_known_default()
+}
+
+/// For a 3xx answer (one the policy did not follow): where it pointed, masked, and that nothing
+/// went there. `None` for any other answer.
+pub fn refused_redirect(response: &reqwest::Response) -> Option<String> {
+    let status = response.status();
+    if !status.is_redirection() {
+        return None;
+    }
+    let location = response.headers().get(reqwest::header::LOCATION).map(|v| String::from_utf8_lossy(v.as_bytes()));
+    Some(match location {
+        Some(location) => {
+            let target = response.url().join(&location).map_or_else(|_| location.to_string(), |url| url.to_string());
+            let shown = crate::text::visible(&crate::redact::url(&target)).into_owned();
+            format!(
+                "HTTP {}: the server redirected to {shown} (another origin); not followed, so neither the \
+                 request body nor any header or token went there",
+                status.as_u16()
+            )
+        }
+        None => format!("HTTP {}: the server answered with a redirect that names no location", status.as_u16()),
+    })
+}
+
+/// True for a reqwest error that is the redirect rule refusing a loop.
+pub fn is_redirect_loop(error: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if cause.is::<RedirectLoop>() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// True for a link tooldeck may hand to the browser: http(s) only. A server's link to any other
+/// scheme (`file:`, a custom handler) could make the system launch something.
+pub fn is_web_link(link: &str) -> bool {
+    Url::parse(link.trim()).is_ok_and(|url| matches!(url.scheme(), "http" | "https") && url.host_str().is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_compare_scheme_host_and_port() {
+        let url = |s: &str| Url::parse(s).expect("test URL");
+        assert!(same_origin(&url("http://h:80/a"), &url("http://h/b?x")));
+        assert!(!same_origin(&url("http://h/a"), &url("https://h/a")));
+        assert!(!same_origin(&url("http://h:1/a"), &url("http://h:2/a")));
+        assert!(!same_origin(&url("http://h/a"), &url("http://evil/a")));
+    }
+
+    #[test]
+    fn only_web_links_open() {
+        assert!(is_web_link("https://auth.example/start?state=1"));
+        assert!(is_web_link("HTTP://h/x"));
+        for link in ["x-hostile-scheme://pwn/run", "file:///etc/passwd", "javascript:alert(1)", "", "ms-settings:"] {
+            assert!(!is_web_link(link), "{link}");
+        }
+    }
+}
