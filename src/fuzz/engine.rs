@@ -17,8 +17,8 @@ use super::{Finding, FuzzError, Kind, Phase, Report, Settings, ToolSummary, cove
 use crate::catalog::Tool;
 use crate::invoke::{Endpoint, InvokeError, Status};
 
-/// A hang's shrinking waits out the timeout on every try: it gets this many.
-const HANG_SHRINK_CALLS: usize = 8;
+/// Shrinking stops after this many tries that waited out the timeout (each costs that long).
+const MAX_SHRINK_HANGS: usize = 6;
 
 /// Where the calls go: a server, or a stand-in in tests.
 pub trait Caller: Sync {
@@ -273,11 +273,11 @@ impl<C: Caller> State<'_, C> {
         mut message: String,
         mut valid: bool,
     ) -> Result<(Value, String, bool, usize), FuzzError> {
-        let budget = if kind == Kind::Hang { HANG_SHRINK_CALLS } else { self.settings.shrink_calls };
-        let mut spent = 0;
+        let budget = self.settings.shrink_calls;
+        let (mut spent, mut hangs) = (0, 0);
         'rounds: while spent < budget && self.out_of_time().is_none() {
             for candidate in shrink::candidates(&current) {
-                if spent >= budget {
+                if spent >= budget || hangs >= MAX_SHRINK_HANGS {
                     break 'rounds;
                 }
                 spent += 1;
@@ -287,8 +287,10 @@ impl<C: Caller> State<'_, C> {
                 let verdict = judge.judge(candidate_valid, &answer);
                 self.after(&answer, verdict.as_ref().map(|v| v.0)).await?;
                 self.progress();
-                if let Some((found, words)) = verdict.filter(|(found, _)| *found == kind) {
-                    debug_assert_eq!(found, kind);
+                if verdict.as_ref().is_some_and(|(found, _)| *found == Kind::Hang) {
+                    hangs += 1;
+                }
+                if let Some((_, words)) = verdict.filter(|(found, _)| *found == kind) {
                     current = candidate;
                     message = words;
                     valid = candidate_valid;
