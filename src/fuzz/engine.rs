@@ -170,7 +170,7 @@ impl<C: Caller> State<'_, C> {
         summary.phases.push((Phase::Valid, calls));
         let invalid_share = left - valid_share;
         let rng = &mut rng;
-        let broken = (0..invalid_share).map(move |_| {
+        let broken = (0..invalid_share).filter_map(move |_| {
             let valid = generator.arguments(rng);
             invalid::break_one(&generator, &valid, rng)
         });

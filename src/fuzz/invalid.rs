@@ -12,18 +12,19 @@ use super::valid::Generator;
 /// The field name an extra property gets: plain enough to pass through any server.
 pub const EXTRA_PROPERTY: &str = "unexpected_field";
 
-/// `valid` with one thing broken, chosen at random among what the schema allows breaking.
-pub fn break_one(generator: &Generator, valid: &Value, rng: &mut StdRng) -> Value {
+/// `valid` with one thing broken, chosen at random among what the schema allows breaking;
+/// `None` when it allows nothing (the arguments stay an object: MCP sends no other kind).
+pub fn break_one(generator: &Generator, valid: &Value, rng: &mut StdRng) -> Option<Value> {
     let mut out = valid.clone();
     let mut breaks = Vec::new();
     collect(generator, generator.root(), &out, &mut Vec::new(), &mut breaks, 0);
+    breaks.retain(|(path, how)| !(path.is_empty() && matches!(how, Break::WrongType(_))));
     if breaks.is_empty() {
-        // Nothing in the schema to break: the arguments themselves are the wrong type.
-        return json!(["not", "an", "object"]);
+        return None;
     }
     let (path, how) = breaks.swap_remove(rng.random_range(0..breaks.len()));
     apply(&mut out, &path, how, rng);
-    out
+    Some(out)
 }
 
 #[derive(Debug, Clone)]
@@ -179,7 +180,7 @@ mod tests {
         for _ in 0..300 {
             let valid = generator.arguments(&mut rng);
             assert!(validator.is_valid(&valid), "{valid}");
-            if !validator.is_valid(&break_one(&generator, &valid, &mut rng)) {
+            if break_one(&generator, &valid, &mut rng).is_some_and(|broken| !validator.is_valid(&broken)) {
                 invalid += 1;
             }
         }
