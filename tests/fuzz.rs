@@ -85,7 +85,8 @@ impl ServerHandler for BuggyServer {
         };
         // The planted accepted-invalid bug: `order` checks nothing.
         let checks = self.fixed || &*request.name != "order";
-        if checks && !jsonschema::validator_for(&input).unwrap().is_valid(&arguments) {
+        let validator = jsonschema::options().should_validate_formats(true).build(&input).unwrap();
+        if checks && !validator.is_valid(&arguments) {
             return Ok(CallToolResult::error(vec![ContentBlock::text("invalid arguments")]).into());
         }
         let text = |t: String| Ok(CallToolResult::success(vec![ContentBlock::text(t)]).into());

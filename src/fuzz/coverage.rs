@@ -61,6 +61,10 @@ pub fn examples(tool: &Tool) -> Vec<Value> {
 /// The smallest value `schema` should accept: its default, const or first enum value, else the
 /// least of its type (required fields only, minimum lengths and counts, the number nearest 0).
 pub fn minimal(generator: &Generator, schema: &Value, depth: usize) -> Value {
+        // A schema that requires itself has no finite value: stop somewhere.
+    if depth > 32 {
+        return Value::Null;
+    }
     let resolved = schema::resolve(generator.root(), schema);
     let schema = resolved.as_ref();
     if let Some(value) = schema.get("const").or_else(|| schema.get("default")) {
@@ -89,7 +93,7 @@ pub fn minimal(generator: &Generator, schema: &Value, depth: usize) -> Value {
         }
         Some("array") => {
             let items = schema.get("items").filter(|_| depth < 16);
-            let count = schema::count(schema, "minItems").unwrap_or(0);
+            let count = schema::count(schema, "minItems").unwrap_or(0).min(10_000);
             let prefix = schema.get("prefixItems").and_then(Value::as_array);
             Value::Array(
                 (0..count)
@@ -117,7 +121,8 @@ fn seeded_string(generator: &Generator, schema: &Value) -> String {
     if schema.get("pattern").is_some() || schema.get("format").is_some() {
         return generator.string(schema, &mut StdRng::seed_from_u64(0));
     }
-    "a".repeat(schema::count(schema, "minLength").unwrap_or(0).max(1).min(schema::count(schema, "maxLength").unwrap_or(usize::MAX)))
+    let length = schema::count(schema, "minLength").unwrap_or(0).max(1);
+    "a".repeat(length.min(schema::count(schema, "maxLength").unwrap_or(usize::MAX)).min(100_000))
 }
 
 /// The coverage phase's arguments: the smallest valid ones, all optional fields present, then

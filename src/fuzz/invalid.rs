@@ -76,7 +76,7 @@ fn collect(
                 out.push((path.clone(), Break::PastBound(Value::String("x".repeat(n.saturating_add(1).min(100_000))))));
             }
             if let Some(n) = schema::count(schema, "minLength").filter(|n| *n > 0) {
-                out.push((path.clone(), Break::PastBound(Value::String("x".repeat(n - 1)))));
+                out.push((path.clone(), Break::PastBound(Value::String("x".repeat((n - 1).min(100_000))))));
             }
             if schema.get("pattern").is_some() {
                 out.push((path.clone(), Break::OutsidePattern));

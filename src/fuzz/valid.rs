@@ -14,6 +14,12 @@ use super::schema::{self, Range};
 const MAX_DEPTH: usize = 8;
 /// Strings past this many characters are only made when a schema asks for them.
 const LONG: usize = 2_000;
+/// Schemas may ask for any size; what is made stays within these (a value past them is simply
+/// judged invalid by the validator).
+const MAX_STRING: usize = 100_000;
+const MAX_ITEMS: usize = 1_000;
+/// Numbers beyond this are not drawn from (a range wider than floats can span cannot be sampled).
+const MAX_MAGNITUDE: f64 = 1e15;
 /// A pattern's `*` and `+` repeat at most this often.
 const MAX_REPEAT: u32 = 12;
 
@@ -55,6 +61,10 @@ impl Generator {
 
     /// A random value that `schema` should accept.
     pub fn value(&self, schema: &Value, rng: &mut StdRng, depth: usize) -> Value {
+        // A schema that requires itself has no finite value: stop somewhere.
+        if depth > 4 * MAX_DEPTH {
+            return Value::Null;
+        }
         let resolved = schema::resolve(&self.root, schema);
         let schema = resolved.as_ref();
         if let Some(value) = schema.get("const") {
@@ -109,8 +119,8 @@ impl Generator {
     }
 
     fn array(&self, schema: &Value, rng: &mut StdRng, depth: usize) -> Value {
-        let low = schema::count(schema, "minItems").unwrap_or(0);
-        let high = schema::count(schema, "maxItems").unwrap_or(low + 4).max(low);
+        let low = schema::count(schema, "minItems").unwrap_or(0).min(MAX_ITEMS);
+        let high = schema::count(schema, "maxItems").unwrap_or(low + 4).clamp(low, MAX_ITEMS);
         let room = if depth >= MAX_DEPTH { 0 } else { (high - low).min(6) };
         let length = low + rng.random_range(0..=room);
         let prefix = schema.get("prefixItems").and_then(Value::as_array);
@@ -145,8 +155,8 @@ impl Generator {
         {
             return text;
         }
-        let low = schema::count(schema, "minLength").unwrap_or(0);
-        let high = schema::count(schema, "maxLength").unwrap_or(usize::MAX).max(low);
+        let low = schema::count(schema, "minLength").unwrap_or(0).min(MAX_STRING);
+        let high = schema::count(schema, "maxLength").unwrap_or(usize::MAX).clamp(low, MAX_STRING);
         let target = match rng.random_range(0..20) {
             0 => low,
             1 => high.min(LONG.max(low)),
@@ -255,8 +265,8 @@ fn number(schema: &Value, rng: &mut StdRng) -> Value {
     }
     let range = Range::of(schema);
     let (low, high) = range.inclusive(1e-6);
-    let from = low.unwrap_or(-1000.0_f64.min(high.unwrap_or(0.0)));
-    let to = high.unwrap_or(1000.0_f64.max(from)).max(from);
+    let from = low.unwrap_or(-1000.0_f64.min(high.unwrap_or(0.0))).clamp(-MAX_MAGNITUDE, MAX_MAGNITUDE);
+    let to = high.unwrap_or(1000.0_f64.max(from)).clamp(from, MAX_MAGNITUDE.max(from));
     let x = if rng.random_ratio(1, 3) { rng.random_range(from.ceil()..=to.floor().max(from.ceil())) } else { rng.random_range(from..=to) };
     schema::json_number(x)
 }
@@ -297,6 +307,26 @@ mod tests {
             "$defs": {"point": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}
         });
         assert_eq!(valid_share(&schema, 500), 500);
+    }
+
+    #[test]
+    fn hostile_schemas_give_bounded_values() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "me": {"$ref": "#"},
+                "huge": {"type": "string", "minLength": 1_000_000_000_000u64},
+                "many": {"type": "array", "minItems": 1_000_000_000_000u64},
+                "wide": {"type": "number", "minimum": -1.7e308, "maximum": 1.7e308}
+            },
+            "required": ["me", "huge", "many", "wide"]
+        });
+        let generator = Generator::new(&schema);
+        let mut rng = StdRng::seed_from_u64(1);
+        let value = generator.arguments(&mut rng);
+        assert!(value.to_string().len() < 50_000_000);
+        let smallest = crate::fuzz::minimal(&generator, &schema, 0);
+        assert!(smallest.to_string().len() < 50_000_000);
     }
 
     #[test]
