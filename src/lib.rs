@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 pub mod diff;
 pub mod files;
+pub mod fuzz;
 pub mod form;
 pub mod history;
 pub mod invoke;

@@ -26,6 +26,7 @@ mod call;
 mod check;
 mod completions;
 mod diff;
+mod fuzz;
 mod lint;
 mod list;
 mod serve_mock;
@@ -103,6 +104,12 @@ pub enum Command {
     /// Exit 0 with no breaking change, 1 with one (any change with `--fail-on any`), 2 for a
     /// usage error, 5 when a server cannot be reached.
     Diff(diff::DiffArgs),
+    /// Test a server's tools with arguments made from their own schemas (examples, coverage,
+    /// random valid and invalid input); shrink each failure and print a reproducer.
+    ///
+    /// Exit 0 with no finding, 1 with some, 2 for a usage error, 5 when the server cannot be
+    /// reached or started again.
+    Fuzz(fuzz::FuzzArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     ///
     /// `tooldeck completions bash > ~/.local/share/bash-completion/completions/tooldeck`; bash,
@@ -190,6 +197,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Test(args)) => return test::run(args),
         Some(Command::Lint(args)) => return lint::run(&args),
         Some(Command::Diff(args)) => return diff::run(&args),
+        Some(Command::Fuzz(args)) => return fuzz::run(args),
         Some(Command::Completions(args)) => {
             use std::io::Write as _;
             std::io::stdout().write_all(completions::script(args.shell).as_bytes()).map(|()| ExitCode::SUCCESS)

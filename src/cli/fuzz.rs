@@ -1,0 +1,268 @@
+//! `tooldeck fuzz [TOOL...]`: a server's tools called with arguments made from their own
+//! schemas; every kind of failure shrunk, reported with a reproducer, optionally saved as cases.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+
+use super::call::exit;
+use super::{ServerArgs, Sources};
+use crate::catalog::{Catalog, LoadOptions, Tool, load_samples};
+use crate::fuzz::{Progress, Report, Settings};
+use crate::invoke::Endpoint;
+use crate::invoke::endpoint::{EndpointOptions, merge_server_tools, parse_headers, parse_tokens};
+
+/// Exit code when the run found something.
+const FOUND: u8 = 1;
+
+#[derive(Debug, Args, Clone)]
+pub struct FuzzArgs {
+    /// The tools to fuzz (ids or names); with none, every tool the server lists.
+    #[arg(value_name = "TOOL")]
+    pub tools: Vec<String>,
+    /// The tools to fuzz, comma-separated (the same as naming them).
+    #[arg(long = "tools", value_name = "TOOL,...", value_delimiter = ',')]
+    pub tool_list: Vec<String>,
+    /// Definition files for the tools (a server that lists its own needs none).
+    #[arg(long = "defs", value_name = "PATH")]
+    pub defs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// A token for an authorization provider, `PROVIDER=TOKEN` (repeatable).
+    #[arg(long = "token", value_name = "PROVIDER=TOKEN")]
+    pub tokens: Vec<String>,
+    /// The seed for the random phases: the same seed, server and tools give the same calls and
+    /// the same shrunk inputs [default: from the clock, printed at the end].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Calls per tool for the examples, coverage, random valid and random invalid phases
+    /// (shrinking comes on top).
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    pub max_calls: usize,
+    /// Stop the whole run after this many seconds (findings so far are reported).
+    #[arg(long, value_name = "SECS")]
+    pub time: Option<u64>,
+    /// Calls in flight at once [default: 1 for a stdio server, 4 otherwise].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// An answer slower than this many milliseconds is a `slow` finding.
+    #[arg(long, default_value_t = 2000, value_name = "MS")]
+    pub slow: u64,
+    /// Also call tools marked destructive (and, on a remote server, tools that do not say).
+    #[arg(long)]
+    pub include_destructive: bool,
+    /// Print the report as JSON (findings with tool, kind, arguments, message; calls; seed).
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the report as JUnit XML to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Append each finding to FILE as a case `tooldeck test` runs; it fails while the bug is
+    /// there and passes once it is fixed.
+    #[arg(long, value_name = "FILE")]
+    pub save_cases: Option<PathBuf>,
+}
+
+pub fn run(args: FuzzArgs) -> ExitCode {
+    ExitCode::from(run_for_code(args))
+}
+
+fn fail(code: u8, message: &str) -> u8 {
+    let lines: Vec<String> = message.lines().map(|l| crate::text::visible(l).into_owned()).collect();
+    report!("tooldeck: {}", lines.join("\n"));
+    code
+}
+
+fn run_for_code(args: FuzzArgs) -> u8 {
+    let options = match args.server.options().resolve() {
+        Ok(options) => options,
+        Err(e) => return fail(exit::USAGE, &e),
+    };
+    let headers = match parse_headers(&options.headers) {
+        Ok(h) => h,
+        Err(e) => return fail(exit::USAGE, &e),
+    };
+    let tokens = match parse_tokens(&args.tokens) {
+        Ok(t) => t,
+        Err(e) => return fail(exit::USAGE, &e),
+    };
+    let runtime = match super::tokio_runtime() {
+        Ok(runtime) => runtime,
+        Err(e) => return fail(exit::TRANSPORT, &format!("cannot start: {e}")),
+    };
+    let code = runtime.block_on(fuzz(&args, &options, headers, &tokens));
+    runtime.shutdown_background();
+    code
+}
+
+async fn fuzz(args: &FuzzArgs, options: &EndpointOptions, headers: Vec<(String, String)>, tokens: &[(String, String)]) -> u8 {
+    let named = options.names_a_server();
+    let demo = match named {
+        true => None,
+        false => match crate::invoke::mock::MockServer::start(load_samples(&LoadOptions::default()).catalog, 0).await {
+            Ok(server) => Some(server),
+            Err(e) => return fail(exit::TRANSPORT, &format!("cannot start the built-in demo server: {e}")),
+        },
+    };
+    let endpoint = match options.connect(headers, demo.as_ref().map(|d| d.url())).await {
+        Ok(endpoint) => endpoint,
+        Err(e) => return fail(exit::TRANSPORT, &e.to_string()),
+    };
+    for (provider, token) in tokens {
+        if let Err(e) = endpoint.authorize(provider, token).await {
+            endpoint.close().await;
+            return fail(exit::AUTHORIZATION_REQUIRED, &e.to_string());
+        }
+    }
+    let code = match tools_to_fuzz(args, named, &endpoint).await {
+        Ok(tools) => fuzz_tools(args, options, &endpoint, &tools).await,
+        Err(code) => code,
+    };
+    endpoint.close().await;
+    drop(demo);
+    code
+}
+
+/// The tools named (or all), from the definition files and the server's own list.
+async fn tools_to_fuzz(args: &FuzzArgs, named: bool, endpoint: &Endpoint) -> Result<Vec<Tool>, u8> {
+    let sources = Sources { paths: args.defs.clone(), format: None };
+    let mut catalog = if named && args.defs.is_empty() { Catalog::default() } else { sources.load().catalog };
+    if named && let Err(e) = merge_server_tools(&mut catalog, endpoint).await {
+        return Err(fail(exit::TRANSPORT, &format!("cannot list the server's tools: {e}")));
+    }
+    let wanted: Vec<&String> = args.tools.iter().chain(&args.tool_list).filter(|t| !t.is_empty()).collect();
+    if wanted.is_empty() {
+        return Ok(catalog.tools().to_vec());
+    }
+    let mut tools = Vec::new();
+    for name in wanted {
+        match catalog.find(name) {
+            Some(tool) => tools.push(tool.clone()),
+            None => return Err(fail(exit::USAGE, &format!("no tool \"{name}\" (`tooldeck list` shows them)"))),
+        }
+    }
+    Ok(tools)
+}
+
+async fn fuzz_tools(args: &FuzzArgs, options: &EndpointOptions, endpoint: &Endpoint, tools: &[Tool]) -> u8 {
+    let stdio = options.mcp.is_some();
+    let settings = Settings {
+        seed: args.seed.unwrap_or_else(clock_seed),
+        max_calls: args.max_calls,
+        time: args.time.map(Duration::from_secs),
+        jobs: usize::from(args.jobs.unwrap_or(if stdio { 1 } else { 4 })),
+        slow: Duration::from_millis(args.slow),
+        include_destructive: args.include_destructive,
+        local_server: stdio || !options.names_a_server(),
+        ..Settings::default()
+    };
+    let line = ProgressLine::new(io::stderr().is_terminal());
+    let stop = AtomicBool::new(false);
+    let mut signals = crate::signals::StopSignals::new().ok();
+    let show = |p: &Progress| line.show(p);
+    let running = crate::fuzz::run(endpoint, tools, &settings, &show, &stop);
+    tokio::pin!(running);
+    let result = tokio::select! {
+        result = &mut running => result,
+        _ = async { match signals.as_mut() { Some(s) => { s.recv().await; } None => std::future::pending().await } } => {
+            // The call in flight finishes (or times out); the findings so far are reported.
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            running.await
+        }
+    };
+    line.clear();
+    let report = match result {
+        Ok(report) => report,
+        Err(e) => return fail(exit::TRANSPORT, &e.to_string()),
+    };
+    if let Some(code) = write_outputs(args, options, &report, tools, settings.slow) {
+        return code;
+    }
+    if report.findings.is_empty() { exit::OK } else { FOUND }
+}
+
+/// Prints the report and writes `--junit` and `--save-cases`; an exit code when one failed.
+fn write_outputs(args: &FuzzArgs, options: &EndpointOptions, report: &Report, tools: &[Tool], slow: Duration) -> Option<u8> {
+    let mut out = io::stdout().lock();
+    let printed = if args.json {
+        let value = crate::fuzz::report::json(report, options);
+        serde_json::to_writer_pretty(&mut out, &value).map_err(io::Error::from).and_then(|()| writeln!(out))
+    } else {
+        out.write_all(crate::fuzz::report::text(report, options).as_bytes())
+    };
+    if let Err(e) = printed.and_then(|()| out.flush())
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        return Some(fail(exit::TRANSPORT, &format!("cannot print the report: {e}")));
+    }
+    if let Some(path) = &args.junit {
+        let written = crate::fuzz::report::junit(report, options)
+            .map_err(|e| e.to_string())
+            .and_then(|xml| std::fs::write(path, xml).map_err(|e| e.to_string()));
+        if let Err(e) = written {
+            return Some(fail(exit::USAGE, &format!("cannot write {}: {e}", path.display())));
+        }
+    }
+    if let Some(path) = &args.save_cases {
+        let env: Vec<(String, String)> = std::env::vars().collect();
+        let server = crate::cases::server::case_server(options, &env);
+        for finding in &report.findings {
+            let tool = tools.iter().find(|t| t.id == finding.tool);
+            let case = crate::fuzz::report::case(finding, tool, slow);
+            if let Err(e) = crate::cases::record::append_case_for(path, &case, &server.keys) {
+                return Some(fail(exit::USAGE, &format!("cannot save the cases to {}: {e}", path.display())));
+            }
+        }
+        for name in &server.left_out {
+            report!("tooldeck: warning: the header {name} holds a secret and is not saved in the cases; add it as ${{ENV}}");
+        }
+    }
+    None
+}
+
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// The live line on stderr (a terminal only), redrawn at most ten times a second.
+struct ProgressLine {
+    live: bool,
+    last: Mutex<Option<Instant>>,
+}
+
+impl ProgressLine {
+    fn new(live: bool) -> ProgressLine {
+        ProgressLine { live, last: Mutex::new(None) }
+    }
+
+    fn show(&self, progress: &Progress) {
+        if !self.live {
+            return;
+        }
+        let Ok(mut last) = self.last.lock() else { return };
+        if last.is_some_and(|at| at.elapsed() < Duration::from_millis(100)) {
+            return;
+        }
+        *last = Some(Instant::now());
+        let tool = crate::text::truncate(&crate::text::visible(&progress.tool), 40).into_owned();
+        let _ = write!(
+            io::stderr(),
+            "\r\x1b[2Kfuzz {tool}: {}, {} calls, {} findings, {:.0} calls/s",
+            progress.phase.name(),
+            progress.calls,
+            progress.findings,
+            progress.calls_per_second()
+        );
+    }
+
+    fn clear(&self) {
+        if self.live {
+            let _ = write!(io::stderr(), "\r\x1b[2K");
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! The run: each tool through its phases, each answer judged, the first input of each kind of
+//! failure kept and then shrunk, the server started again after a crash or a hang.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use serde_json::Value;
+
+use super::judge::{Answer, Judge};
+use super::valid::Generator;
+use super::{Finding, FuzzError, Kind, Phase, Report, Settings, ToolSummary, coverage, invalid, shrink, tool_seed};
+use crate::catalog::Tool;
+use crate::invoke::{Endpoint, InvokeError, Status};
+
+/// Shrinking stops after this many tries that waited out the timeout (each costs that long).
+const MAX_SHRINK_HANGS: usize = 6;
+
+/// Where the calls go: a server, or a stand-in in tests.
+pub trait Caller: Sync {
+    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = Answer> + Send;
+    /// Starts the server again (MCP stdio), or opens a new session.
+    fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send;
+}
+
+impl Caller for Endpoint {
+    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = Answer> + Send {
+        let request = crate::invoke::otc::CallRequest::new(tool.to_string(), arguments.clone());
+        async move { Endpoint::call(self, &request).await.map(|(outcome, _)| outcome) }
+    }
+
+    fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send {
+        self.reconnect()
+    }
+}
+
+/// How far a run has come, for a progress line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub tool: String,
+    pub phase: Phase,
+    pub calls: usize,
+    pub findings: usize,
+    pub elapsed: Duration,
+}
+
+impl Progress {
+    pub fn calls_per_second(&self) -> f64 {
+        self.calls as f64 / self.elapsed.as_secs_f64().max(1e-3)
+    }
+}
+
+/// Why a tool is left out of the run, if it is.
+pub fn skip_reason(tool: &Tool, settings: &Settings) -> Option<String> {
+    if settings.include_destructive {
+        return None;
+    }
+    let hints = tool.hints();
+    if hints.marked_destructive() {
+        return Some("marked destructive (--include-destructive calls it)".into());
+    }
+    if hints.may_be_destructive() && !settings.local_server {
+        return Some("says nothing of being destructive, on a remote server (--include-destructive calls it)".into());
+    }
+    None
+}
+
+/// Fuzzes each of `tools` through `caller`. `on_progress` hears of every call; `stop` ends the
+/// run early (the findings so far are kept).
+pub async fn run<C: Caller>(
+    caller: &C,
+    tools: &[Tool],
+    settings: &Settings,
+    on_progress: &(dyn Fn(&Progress) + Sync),
+    stop: &AtomicBool,
+) -> Result<Report, FuzzError> {
+    let mut state = State {
+        caller,
+        settings,
+        on_progress,
+        stop,
+        started: Instant::now(),
+        report: Report { seed: settings.seed, ..Report::default() },
+        tool: String::new(),
+        phase: Phase::Examples,
+    };
+    for tool in tools {
+        let mut summary = ToolSummary { tool: tool.id.clone(), ..ToolSummary::default() };
+        if let Some(why) = skip_reason(tool, settings) {
+            summary.skipped = Some(why);
+            state.report.tools.push(summary);
+            continue;
+        }
+        if let Some(why) = state.out_of_time() {
+            state.report.stopped = Some(why);
+            break;
+        }
+        state.fuzz_tool(tool, &mut summary).await?;
+        state.report.tools.push(summary);
+    }
+    if state.report.stopped.is_none() {
+        state.report.stopped = state.out_of_time();
+    }
+    state.report.elapsed_ms = state.started.elapsed().as_millis() as u64;
+    Ok(state.report)
+}
+
+struct State<'a, C: Caller> {
+    caller: &'a C,
+    settings: &'a Settings,
+    on_progress: &'a (dyn Fn(&Progress) + Sync),
+    stop: &'a AtomicBool,
+    started: Instant,
+    report: Report,
+    tool: String,
+    phase: Phase,
+}
+
+/// The first failure of each kind for the tool being fuzzed.
+type Firsts = BTreeMap<Kind, (Value, bool, String, Phase)>;
+
+impl<C: Caller> State<'_, C> {
+    fn out_of_time(&self) -> Option<String> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Some("stopped".into());
+        }
+        let limit = self.settings.time?;
+        (self.started.elapsed() >= limit).then(|| format!("the time limit ({} s) was reached", limit.as_secs()))
+    }
+
+    fn progress(&self) {
+        (self.on_progress)(&Progress {
+            tool: self.tool.clone(),
+            phase: self.phase,
+            calls: self.report.calls,
+            findings: self.report.findings.len(),
+            elapsed: self.started.elapsed(),
+        });
+    }
+
+    async fn fuzz_tool(&mut self, tool: &Tool, summary: &mut ToolSummary) -> Result<(), FuzzError> {
+        let Some(judge) = Judge::new(&tool.input_schema, tool.output_schema.as_ref(), self.settings.slow) else {
+            summary.skipped = Some("its input schema cannot be compiled".into());
+            return Ok(());
+        };
+        self.tool = tool.id.clone();
+        let generator = Generator::new(&tool.input_schema);
+        let mut rng = StdRng::seed_from_u64(tool_seed(self.settings.seed, &tool.id));
+        let mut firsts = Firsts::new();
+        let mut success = None;
+        let budget = self.settings.max_calls;
+        let examples = coverage::examples(tool);
+        let covered = coverage::coverage(&generator);
+        let mut used = 0;
+        for (phase, inputs) in [(Phase::Examples, examples), (Phase::Coverage, covered)] {
+            let take = inputs.len().min(budget.saturating_sub(used));
+            let inputs: Vec<Value> = inputs.into_iter().take(take).collect();
+            let calls = self.phase(tool, &judge, phase, inputs.into_iter(), &mut firsts, &mut success).await?;
+            summary.phases.push((phase, calls));
+            used += calls;
+        }
+        let left = budget.saturating_sub(used);
+        let valid_share = left.div_ceil(2);
+        let valid_inputs: Vec<Value> = (0..valid_share).map(|_| generator.arguments(&mut rng)).collect();
+        let calls = self.phase(tool, &judge, Phase::Valid, valid_inputs.into_iter(), &mut firsts, &mut success).await?;
+        summary.phases.push((Phase::Valid, calls));
+        let invalid_share = left - valid_share;
+        let rng = &mut rng;
+        let broken = (0..invalid_share).filter_map(move |_| {
+            let valid = generator.arguments(rng);
+            invalid::break_one(&generator, &valid, rng)
+        });
+        let calls = self.phase(tool, &judge, Phase::Invalid, broken, &mut firsts, &mut success).await?;
+        summary.phases.push((Phase::Invalid, calls));
+        summary.calls = summary.phases.iter().map(|(_, n)| n).sum();
+        self.shrink_all(tool, &judge, firsts, success).await
+    }
+
+    /// Calls the tool with each input (up to `jobs` at once), keeping the first failure of each
+    /// kind. Returns the calls made.
+    async fn phase(
+        &mut self,
+        tool: &Tool,
+        judge: &Judge,
+        phase: Phase,
+        inputs: impl Iterator<Item = Value>,
+        firsts: &mut Firsts,
+        success: &mut Option<Status>,
+    ) -> Result<usize, FuzzError> {
+        self.phase = phase;
+        let caller = self.caller;
+        let id = tool.id.as_str();
+        let mut answers = futures_util::stream::iter(inputs)
+            .map(|arguments| async move {
+                let answer = caller.call(id, &arguments).await;
+                (arguments, answer)
+            })
+            .buffered(self.settings.jobs.max(1));
+        let mut calls = 0;
+        while let Some((arguments, answer)) = answers.next().await {
+            calls += 1;
+            self.report.calls += 1;
+            if let Some(status) = answer.as_ref().ok().map(|o| o.status).filter(|s| *s != Status::Error) {
+                success.get_or_insert(status);
+            }
+            let valid = judge.is_valid(&arguments);
+            let verdict = judge.judge(valid, &answer);
+            self.after(&answer, verdict.as_ref().map(|v| v.0)).await?;
+            if let Some((kind, message)) = verdict {
+                firsts.entry(kind).or_insert((arguments, valid, message, phase));
+            }
+            self.progress();
+            if self.out_of_time().is_some() {
+                break;
+            }
+        }
+        Ok(calls)
+    }
+
+    /// After a crash or a hang the server is started again; a token wanted ends the run.
+    async fn after(&mut self, answer: &Answer, kind: Option<Kind>) -> Result<(), FuzzError> {
+        if let Err(InvokeError::Unauthorized { .. }) = answer {
+            return Err(FuzzError::Unauthorized(answer.as_ref().err().map(ToString::to_string).unwrap_or_default()));
+        }
+        let after = match kind {
+            Some(Kind::Crash) => "crashed",
+            Some(Kind::Hang) => "hung",
+            _ => return Ok(()),
+        };
+        self.report.restarts += 1;
+        self.caller.restart().await.map_err(|e| FuzzError::Restart { after, reason: e.to_string() })
+    }
+
+    async fn shrink_all(
+        &mut self,
+        tool: &Tool,
+        judge: &Judge,
+        firsts: Firsts,
+        success: Option<Status>,
+    ) -> Result<(), FuzzError> {
+        self.phase = Phase::Shrink;
+        for (kind, (original, valid, message, phase)) in firsts {
+            let (arguments, message, valid, shrink_calls) =
+                self.shrink_one(tool, judge, kind, original.clone(), message, valid).await?;
+            self.report.findings.push(Finding {
+                tool: tool.id.clone(),
+                kind,
+                arguments,
+                message,
+                valid,
+                phase,
+                original,
+                shrink_calls,
+                success_status: success,
+            });
+            self.progress();
+        }
+        Ok(())
+    }
+
+    /// The smallest input that still fails as `kind` does: the first simpler candidate that
+    /// still fails is kept, and simplified in turn, until none does or the calls run out.
+    async fn shrink_one(
+        &mut self,
+        tool: &Tool,
+        judge: &Judge,
+        kind: Kind,
+        mut current: Value,
+        mut message: String,
+        mut valid: bool,
+    ) -> Result<(Value, String, bool, usize), FuzzError> {
+        let budget = self.settings.shrink_calls;
+        let (mut spent, mut hangs) = (0, 0);
+        'rounds: while spent < budget && self.out_of_time().is_none() {
+            for candidate in shrink::candidates(&current) {
+                if spent >= budget || hangs >= MAX_SHRINK_HANGS {
+                    break 'rounds;
+                }
+                spent += 1;
+                self.report.calls += 1;
+                let candidate_valid = judge.is_valid(&candidate);
+                let answer = self.caller.call(&tool.id, &candidate).await;
+                let verdict = judge.judge(candidate_valid, &answer);
+                self.after(&answer, verdict.as_ref().map(|v| v.0)).await?;
+                self.progress();
+                if verdict.as_ref().is_some_and(|(found, _)| *found == Kind::Hang) {
+                    hangs += 1;
+                }
+                if let Some((_, words)) = verdict.filter(|(found, _)| *found == kind) {
+                    current = candidate;
+                    message = words;
+                    valid = candidate_valid;
+                    continue 'rounds;
+                }
+            }
+            break;
+        }
+        Ok((current, message, valid, spent))
+    }
+}

@@ -1,0 +1,202 @@
+//! `tooldeck fuzz`: a tool server tested from its own schemas. Arguments come from the schema
+//! in four phases (examples, coverage, random valid, random invalid); each answer is judged
+//! (crash, hang, refused valid input, accepted invalid input, broken output...); each kind of
+//! failure is shrunk to its smallest input and kept. No terminal code here: the command line
+//! and the app both drive [`run`].
+
+mod coverage;
+mod engine;
+mod invalid;
+mod judge;
+pub mod report;
+mod schema;
+mod shrink;
+mod valid;
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+
+pub use coverage::{coverage, examples, minimal};
+pub use engine::{Caller, Progress, run, skip_reason};
+pub use invalid::break_one;
+pub use judge::{Answer, Judge};
+pub use shrink::candidates;
+pub use valid::Generator;
+
+/// The phases of a tool's run, in the order they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    Examples,
+    Coverage,
+    Valid,
+    Invalid,
+    Shrink,
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Examples => "examples",
+            Phase::Coverage => "coverage",
+            Phase::Valid => "random valid",
+            Phase::Invalid => "random invalid",
+            Phase::Shrink => "shrinking",
+        }
+    }
+}
+
+/// What a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// The server process died (or the connection did).
+    Crash,
+    /// No answer within the timeout.
+    Hang,
+    /// A JSON-RPC error of the server's own (-32603 and the like).
+    ProtocolError,
+    /// Input the schema accepts, refused (`isError`, -32602).
+    RefusesValid,
+    /// Input the schema refuses, answered as a success.
+    AcceptsInvalid,
+    /// A result that breaks the tool's output schema.
+    OutputSchema,
+    /// A result that breaks the protocol's own shape.
+    MalformedResult,
+    /// An answer slower than the threshold.
+    Slow,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 8] = [
+        Kind::Crash,
+        Kind::Hang,
+        Kind::ProtocolError,
+        Kind::RefusesValid,
+        Kind::AcceptsInvalid,
+        Kind::OutputSchema,
+        Kind::MalformedResult,
+        Kind::Slow,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Crash => "crash",
+            Kind::Hang => "hang",
+            Kind::ProtocolError => "protocol-error",
+            Kind::RefusesValid => "refuses-valid",
+            Kind::AcceptsInvalid => "accepts-invalid",
+            Kind::OutputSchema => "output-schema",
+            Kind::MalformedResult => "malformed-result",
+            Kind::Slow => "slow",
+        }
+    }
+}
+
+/// One way a tool fails, with the smallest input found that still fails that way.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub tool: String,
+    pub kind: Kind,
+    /// The shrunk input.
+    pub arguments: Value,
+    /// What the server said (or did), for the shrunk input.
+    pub message: String,
+    /// Whether the arguments meet the input schema.
+    pub valid: bool,
+    pub phase: Phase,
+    /// The input as first found, before shrinking.
+    pub original: Value,
+    /// Calls spent shrinking.
+    pub shrink_calls: usize,
+    /// How a success of this tool came back during the run (for the saved case's expectation).
+    #[serde(skip)]
+    pub success_status: Option<crate::invoke::Status>,
+}
+
+/// How a run goes.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub seed: u64,
+    /// Calls per tool for the four phases (shrinking comes on top).
+    pub max_calls: usize,
+    /// The whole run stops after this long.
+    pub time: Option<Duration>,
+    /// Calls in flight at once.
+    pub jobs: usize,
+    /// An answer slower than this is a `slow` finding.
+    pub slow: Duration,
+    /// Calls spent shrinking one finding at most (a hang's are capped lower: each waits out the
+    /// timeout).
+    pub shrink_calls: usize,
+    pub include_destructive: bool,
+    /// The server is a process started here (stdio MCP, the demo server): a tool that says
+    /// nothing of being destructive is tried there, not on a remote server.
+    pub local_server: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            seed: 0,
+            max_calls: 200,
+            time: None,
+            jobs: 1,
+            slow: Duration::from_secs(2),
+            shrink_calls: 200,
+            include_destructive: false,
+            local_server: true,
+        }
+    }
+}
+
+/// A tool's part of a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ToolSummary {
+    pub tool: String,
+    pub calls: usize,
+    /// Calls per phase, in phase order.
+    pub phases: Vec<(Phase, usize)>,
+    /// Why the tool was not called at all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+/// What a run came to.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Report {
+    pub seed: u64,
+    pub calls: usize,
+    pub findings: Vec<Finding>,
+    pub tools: Vec<ToolSummary>,
+    /// Times the server was started again after a crash or a hang.
+    pub restarts: usize,
+    pub elapsed_ms: u64,
+    /// Why the run ended early (the time limit, the server gone for good, stopped by the user).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+/// Why a run could not go on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FuzzError {
+    #[error("the server could not be started again after it {after}: {reason}")]
+    Restart { after: &'static str, reason: String },
+    #[error("the server wants authorization: {0}")]
+    Unauthorized(String),
+}
+
+/// A seed for one tool from the run's seed and the tool's id, so that choosing other tools
+/// does not change what this one gets.
+pub fn tool_seed(seed: u64, tool: &str) -> u64 {
+    // FNV-1a: stable across Rust versions, unlike the standard hasher.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
+    for byte in tool.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
