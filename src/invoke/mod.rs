@@ -2,6 +2,7 @@
 //! can answer (or fail to). No terminal code here.
 
 pub mod artifact;
+pub mod auth;
 pub mod endpoint;
 pub mod envelope;
 mod exchange;
