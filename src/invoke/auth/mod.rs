@@ -44,6 +44,55 @@ pub struct OAuthOptions {
     pub omit_resource: bool,
     /// Print the authorization URL and read the redirected URL back instead of opening a browser.
     pub no_browser: bool,
+    /// Where headless commands show each step as it happens.
+    pub echo: Echo,
+}
+
+/// A function that shows a sign-in step (headless commands print it on stderr).
+#[derive(Clone, Copy, Default)]
+pub struct Echo(pub Option<fn(&AuthStep)>);
+
+/// How steps are shown is no part of what the options mean: any two are equal.
+impl PartialEq for Echo {
+    fn eq(&self, _: &Echo) -> bool {
+        true
+    }
+}
+
+impl Eq for Echo {}
+
+impl std::fmt::Debug for Echo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Echo(on)" } else { "Echo(off)" })
+    }
+}
+
+impl OAuthOptions {
+    /// These options (from the command line) over an endpoint's `[oauth]` table: what is given
+    /// here wins; `${ENV}` in the file's secret is expanded when it is used.
+    pub fn over(&self, file: Option<&crate::config::OAuthConfig>) -> OAuthOptions {
+        let Some(file) = file else { return self.clone() };
+        let secret = file.client_secret.as_deref().and_then(|s| crate::invoke::endpoint::expand_env(s).ok());
+        OAuthOptions {
+            login: self.login,
+            client_id: self.client_id.clone().or_else(|| file.client_id.clone()),
+            client_secret: self.client_secret.clone().or(secret),
+            client_metadata_url: self.client_metadata_url.clone().or_else(|| file.client_metadata_url.clone()),
+            scopes: if self.scopes.is_empty() { file.scopes.clone() } else { self.scopes.clone() },
+            redirect_port: self.redirect_port.or(file.redirect_port),
+            omit_resource: self.omit_resource || !file.send_resource,
+            no_browser: self.no_browser,
+            echo: self.echo,
+        }
+    }
+
+    /// The log steps go to: echoed when a headless command asked for it.
+    pub fn log(&self) -> AuthLog {
+        match self.echo.0 {
+            Some(echo) => AuthLog::echoing(echo),
+            None => AuthLog::default(),
+        }
+    }
 }
 
 /// Why signing in stopped: each names the step, and the URL where there is one (redacted).

@@ -13,7 +13,7 @@ use futures_util::stream::BoxStream;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_client::{
-    AuthRequiredError, SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    AuthRequiredError, InsufficientScopeError, SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
 };
 use sse_stream::{Sse, SseStream};
 
@@ -86,10 +86,19 @@ impl StreamableHttpClient for HttpTap {
         let content_type = header("content-type").unwrap_or_default();
         let www_authenticate = header("www-authenticate");
         self.wire.record_http(record);
+        if matches!(status.as_u16(), 401 | 403) {
+            self.wire.challenged(status.as_u16(), www_authenticate.clone());
+        }
         if status == reqwest::StatusCode::UNAUTHORIZED
             && let Some(challenge) = www_authenticate
         {
             return Err(StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge)));
+        }
+        if status == reqwest::StatusCode::FORBIDDEN
+            && let Some(challenge) = www_authenticate.filter(|c| c.contains("insufficient_scope"))
+        {
+            let scope = crate::invoke::auth::Challenge::parse(&challenge).scope;
+            return Err(StreamableHttpError::InsufficientScope(InsufficientScopeError::new(challenge, scope)));
         }
         if matches!(status, reqwest::StatusCode::ACCEPTED | reqwest::StatusCode::NO_CONTENT) {
             return Ok(StreamableHttpPostResponse::Accepted);

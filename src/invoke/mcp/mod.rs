@@ -7,6 +7,7 @@ mod drive;
 mod errors;
 pub mod events;
 pub mod http;
+mod http_auth;
 mod http_tap;
 pub mod info;
 mod line_cap;
