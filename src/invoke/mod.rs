@@ -157,7 +157,7 @@ pub enum InvokeError {
     Gone { url: String, reason: String },
     /// The server answered 401: it wants a token (the app asks for one; `--token mcp=…`).
     #[error(
-        "{} wants authorization: HTTP 401{}; sign in with `{}` (or --login), or give a token with --token mcp=TOKEN",
+        "{} wants authorization: HTTP 401{}; sign in with `{}` (or --login), or give a token with --token mcp=TOKEN or --header 'Authorization: Bearer …'",
         crate::redact::url(.url),
         .challenge.as_deref().map(|c| format!(" (WWW-Authenticate: {c})")).unwrap_or_default(),
         crate::invoke::auth::login_command(.url)

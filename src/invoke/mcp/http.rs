@@ -40,6 +40,17 @@ impl McpHttpEndpoint {
         headers: Vec<(String, String)>,
         timeout: Duration,
         setup: super::asks::ClientSetup,
+    ) -> Result<McpHttpEndpoint, InvokeError> {
+        McpHttpEndpoint::connect_signing_in(url, headers, timeout, setup, None).await
+    }
+
+    /// [`McpHttpEndpoint::connect`] with a token kept for the server used at once, and signing in
+    /// as `authorizer` allows when the server asks.
+    pub async fn connect_signing_in(
+        url: &str,
+        headers: Vec<(String, String)>,
+        timeout: Duration,
+        setup: super::asks::ClientSetup,
         authorizer: Option<Arc<crate::invoke::auth::Authorizer>>,
     ) -> Result<McpHttpEndpoint, InvokeError> {
         let endpoint = McpHttpEndpoint {
