@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 use super::Effect;
 use super::keymap::{Action, Context, Keymap};
 use super::typing::edit_input;
-use crate::catalog::Tool;
 use crate::form::{Form, TextInput, Widget};
 use crate::invoke::mcp::asks::{Ask, Reply};
 
