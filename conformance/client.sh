@@ -67,6 +67,19 @@ case "$scenario" in
             });')" || exit 1
         "$tooldeck" call json_schema_echo --args-json "{\"schema\": $schema}" "${server[@]}"
         ;;
+    http-custom-headers)
+        # Values of every kind an x-mcp-header parameter may carry (SEP-2243).
+        "$tooldeck" call test_custom_headers "${server[@]}" --no-validate --args-json '{
+            "region": "us-west-2", "priority": 5, "verbose": false, "debug": true, "empty_val": "",
+            "method_val": "GET", "float_val": 1.5, "non_ascii_val": "Zürich", "whitespace_val": " padded ",
+            "leading_space_val": " lead", "trailing_space_val": "trail ", "internal_space_val": "a b c",
+            "control_char_val": "bell\u0007", "crlf_val": "line\r\nnext", "tab_val": "\tindent", "query": "q"}'
+        "$tooldeck" call test_custom_headers_null "${server[@]}" --no-validate \
+            --args-json '{"region": "eu", "priority": 1, "verbose": null, "query": "q"}'
+        ;;
+    http-invalid-tool-headers)
+        "$tooldeck" list "${server[@]}" && "$tooldeck" call valid_tool --arg region=us-east-1 "${server[@]}"
+        ;;
     auth/*)
         list_and_call
         ;;
