@@ -31,6 +31,7 @@ use crate::theme::Styles;
 use crate::{text, ui};
 
 mod server;
+mod sign_in;
 
 /// Owns the terminal while the app runs; dropping it (or a panic) puts the terminal back.
 pub struct TerminalGuard {
@@ -278,6 +279,12 @@ impl Calls {
                     tokio::time::sleep(Duration::from_millis(ms)).await;
                     let _ = done.send(Msg::RetryDue { id }).await;
                 });
+            }
+            Effect::SignIn { challenge } => {
+                tokio::spawn(sign_in::sign_in(self.endpoint.clone(), challenge, self.done.clone(), self.label.clone()));
+            }
+            Effect::SignOut => {
+                tokio::spawn(sign_in::sign_out(self.endpoint.clone(), self.done.clone()));
             }
             Effect::Authorize { provider, token } => {
                 let endpoint = self.endpoint.clone();

@@ -21,13 +21,15 @@ pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
         report!("tooldeck: the app needs a terminal; `tooldeck list` and `tooldeck check` work without one");
         return ExitCode::from(2);
     }
-    let options = match options.resolve() {
+    let mut options = match options.resolve() {
         Ok(options) => options,
         Err(e) => {
             report!("tooldeck: {e}");
             return ExitCode::from(2);
         }
     };
+    // The screen is the app's: sign-in steps go to its auth pane, not to stderr.
+    options.oauth.echo = crate::invoke::auth::Echo(None);
     let headers = match parse_headers(&options.headers) {
         Ok(headers) => headers,
         Err(e) => {

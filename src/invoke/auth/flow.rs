@@ -157,20 +157,21 @@ impl Authorizer {
     /// Scopes to ask for: the configured ones, else the challenge's, else the metadata's; with
     /// `held` (step-up) and `offline_access` where the server offers it.
     fn scopes(&self, challenge: &Challenge, found: &Found, held: &[String]) -> Vec<String> {
-        let mut scopes = if !self.options.scopes.is_empty() {
+        let wanted = if !self.options.scopes.is_empty() {
             self.options.scopes.clone()
         } else if challenge.scope.is_some() {
             challenge.scopes()
         } else {
             found.resource.scopes_supported.clone()
         };
-        for scope in held {
-            if !scopes.contains(scope) {
-                scopes.insert(0, scope.clone());
+        let offline = "offline_access".to_string();
+        let mut scopes: Vec<String> = Vec::new();
+        for scope in held.iter().chain(&wanted) {
+            if *scope != offline && !scopes.contains(scope) {
+                scopes.push(scope.clone());
             }
         }
-        let offline = "offline_access".to_string();
-        if found.server.scopes_supported.contains(&offline) && !scopes.contains(&offline) {
+        if found.server.scopes_supported.contains(&offline) {
             scopes.push(offline);
         }
         scopes
@@ -346,7 +347,7 @@ mod tests {
         let challenge = Challenge { scope: Some("a b".into()), ..Challenge::default() };
         assert_eq!(authorizer.scopes(&challenge, &found, &[]), ["a", "b"]);
         assert_eq!(authorizer.scopes(&Challenge::default(), &found, &[]), ["r"]);
-        assert_eq!(authorizer.scopes(&challenge, &found, &["a".into(), "h".into()]), ["h", "a", "b"]);
+        assert_eq!(authorizer.scopes(&challenge, &found, &["a".into(), "h".into()]), ["a", "h", "b"]);
         found.server.scopes_supported = vec!["offline_access".into()];
         found.resource.scopes_supported.clear();
         assert_eq!(authorizer.scopes(&Challenge::default(), &found, &[]), ["offline_access"]);
