@@ -58,7 +58,8 @@ async fn sign_in_step_up_keep_and_refresh() {
 
     // --login: discovery, registration, the browser, the token; then the call needs
     // tools:write, so a step-up asks for the union of the scopes.
-    let run = tooldeck(dir.path(), &["call", "add", "--mcp-url", &url, "--login", "--arg", "a=1", "--arg", "b=2"]).await;
+    let run =
+        tooldeck(dir.path(), &["call", "add", "--mcp-url", &url, "--login", "--arg", "a=1", "--arg", "b=2"]).await;
     assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
     let printed: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(printed["value"], json!({"sum": 3.0}));

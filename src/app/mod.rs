@@ -8,8 +8,8 @@
 
 mod actions;
 mod artifact;
-pub mod auth;
 pub mod asks;
+pub mod auth;
 mod confirm;
 pub mod content;
 mod flows;

@@ -124,7 +124,8 @@ fn login(server: &ServerArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Ok(Ok(None)) => {
-            let _ = writeln!(std::io::stdout(), "signed in to {} (no place to keep the token)", crate::redact::url(&url));
+            let _ =
+                writeln!(std::io::stdout(), "signed in to {} (no place to keep the token)", crate::redact::url(&url));
             ExitCode::SUCCESS
         }
         Ok(Err(e)) | Err(e) => fail(exit::AUTHORIZATION_REQUIRED, &e.to_string()),
@@ -168,7 +169,11 @@ fn status(server: &ServerArgs) -> ExitCode {
     let shown: Vec<&StoredToken> = tokens.iter().filter(|t| key.as_ref().is_none_or(|k| &t.resource == k)).collect();
     let mut out = std::io::stdout();
     if shown.is_empty() {
-        let _ = writeln!(out, "no tokens kept{}", url.map(|u| format!(" for {}", crate::redact::url(&u))).unwrap_or_default());
+        let _ = writeln!(
+            out,
+            "no tokens kept{}",
+            url.map(|u| format!(" for {}", crate::redact::url(&u))).unwrap_or_default()
+        );
     }
     for token in shown {
         let _ = writeln!(out, "{}", describe(token));

@@ -105,9 +105,6 @@ mod elicitation_tests {
             "note": {"type": "string"}
         }});
         let answer = super::elicitation_answer(&schema, &json!({"age": 41}));
-        assert_eq!(
-            answer,
-            json!({"name": "John Doe", "age": 41, "score": 95.5, "status": "active", "verified": true})
-        );
+        assert_eq!(answer, json!({"name": "John Doe", "age": 41, "score": 95.5, "status": "active", "verified": true}));
     }
 }

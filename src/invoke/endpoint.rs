@@ -178,7 +178,8 @@ impl EndpointOptions {
         }
         if let Some(url) = &self.mcp_url {
             let log = setup.auth_log.clone();
-            let endpoint = McpHttpEndpoint::connect_signing_in(url, headers, timeout, setup, Some(self.authorizer(log))).await?;
+            let endpoint =
+                McpHttpEndpoint::connect_signing_in(url, headers, timeout, setup, Some(self.authorizer(log))).await?;
             return Ok(Endpoint::McpHttp(endpoint.masking(self.masked_headers())));
         }
         let base = self.endpoint.as_deref().or(demo_url).unwrap_or_default();

@@ -96,13 +96,17 @@ async fn authorize(State(auth): State<Auth>, Query(query): Query<HashMap<String,
 
 async fn token(State(auth): State<Auth>, Form(form): Form<HashMap<String, String>>) -> Response {
     let mut seen = auth.seen.lock().unwrap();
-    let refused = |what: &str| (StatusCode::BAD_REQUEST, Json(json!({"error": "invalid_grant", "error_description": what})));
+    let refused =
+        |what: &str| (StatusCode::BAD_REQUEST, Json(json!({"error": "invalid_grant", "error_description": what})));
     assert_eq!(form.get("resource"), Some(&format!("{}/mcp", auth.base)), "RFC 8707 resource on every token request");
     let scopes = match form.get("grant_type").map(String::as_str) {
         Some("authorization_code") => {
-            let Some((challenge, scopes)) = seen.codes.remove(&form["code"]) else { return refused("unknown code").into_response() };
+            let Some((challenge, scopes)) = seen.codes.remove(&form["code"]) else {
+                return refused("unknown code").into_response();
+            };
             let verifier = form.get("code_verifier").cloned().unwrap_or_default();
-            let computed = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier.as_bytes()));
+            let computed =
+                base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier.as_bytes()));
             if computed != challenge {
                 return refused("PKCE verifier does not match").into_response();
             }
@@ -127,9 +131,13 @@ async fn token(State(auth): State<Auth>, Form(form): Form<HashMap<String, String
 /// The MCP server's guard: a known token, and `tools:write` for a call.
 async fn guard(State(auth): State<Auth>, request: Request, next: Next) -> Response {
     let challenge = |error: &str, scope: &str| {
-        format!(r#"Bearer error="{error}", scope="{scope}", resource_metadata="{}/.well-known/oauth-protected-resource/mcp""#, auth.base)
+        format!(
+            r#"Bearer error="{error}", scope="{scope}", resource_metadata="{}/.well-known/oauth-protected-resource/mcp""#,
+            auth.base
+        )
     };
-    let given = request.headers().get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
+    let given =
+        request.headers().get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
     let scopes = given.and_then(|t| auth.seen.lock().unwrap().tokens.get(t).cloned());
     let Some(scopes) = scopes else {
         let header = challenge("invalid_token", "tools:read");
@@ -159,7 +167,11 @@ impl ServerHandler for Adder {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let schema = json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}});
-        Ok(ListToolsResult::with_all_items(vec![Tool::new("add", "Adds", Arc::new(schema.as_object().cloned().unwrap()))]))
+        Ok(ListToolsResult::with_all_items(vec![Tool::new(
+            "add",
+            "Adds",
+            Arc::new(schema.as_object().cloned().unwrap()),
+        )]))
     }
 
     async fn call_tool(
@@ -180,10 +192,13 @@ pub async fn start(expires_in: u64, issuer: Option<&str>) -> (String, Auth) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let auth = Auth { base: base.clone(), seen: Arc::default(), expires_in, issuer: issuer.map(str::to_string) };
-    let mcp = StreamableHttpService::new(|| Ok(Adder), LocalSessionManager::default().into(), StreamableHttpServerConfig::default());
-    let guarded = Router::new()
-        .nest_service("/mcp", mcp)
-        .layer(axum::middleware::from_fn_with_state(auth.clone(), guard));
+    let mcp = StreamableHttpService::new(
+        || Ok(Adder),
+        LocalSessionManager::default().into(),
+        StreamableHttpServerConfig::default(),
+    );
+    let guarded =
+        Router::new().nest_service("/mcp", mcp).layer(axum::middleware::from_fn_with_state(auth.clone(), guard));
     let router = Router::new()
         .route("/.well-known/oauth-protected-resource/mcp", get(resource_metadata))
         .route("/.well-known/oauth-authorization-server", get(server_metadata))
@@ -195,7 +210,6 @@ pub async fn start(expires_in: u64, issuer: Option<&str>) -> (String, Auth) {
     tokio::spawn(async move { axum::serve(listener, router).await });
     (base, auth)
 }
-
 
 /// A stand-in for a browser (`$BROWSER`): follows the authorization URL's redirects with curl,
 /// back to tooldeck's loopback listener. Written into `dir`.

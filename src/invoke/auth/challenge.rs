@@ -13,9 +13,8 @@ impl Challenge {
     /// (discovery then falls back to the well-known URLs).
     pub fn parse(header: &str) -> Challenge {
         let params = parameters(header);
-        let get = |name: &str| {
-            params.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.clone())
-        };
+        let get =
+            |name: &str| params.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.clone());
         Challenge {
             resource_metadata: get("resource_metadata").filter(|v| !v.is_empty()),
             scope: get("scope").filter(|v| !v.trim().is_empty()),

@@ -38,9 +38,13 @@ pub async fn identify(
 ) -> Result<ClientIdentity, AuthError> {
     if let Some(client_id) = &options.client_id {
         let secret = options.client_secret.clone().filter(|s| !s.is_empty());
-        let identity =
-            ClientIdentity { auth_method: auth_method(metadata, secret.is_some()), client_id: client_id.clone(), client_secret: secret };
-        http.log.push(StepKind::Found, format!("client: pre-registered {}, {}", identity.client_id, identity.auth_method));
+        let identity = ClientIdentity {
+            auth_method: auth_method(metadata, secret.is_some()),
+            client_id: client_id.clone(),
+            client_secret: secret,
+        };
+        http.log
+            .push(StepKind::Found, format!("client: pre-registered {}, {}", identity.client_id, identity.auth_method));
         return Ok(identity);
     }
     if metadata.client_id_metadata_documents
@@ -96,7 +100,11 @@ async fn register(
     }
     let value = answer.json(step, endpoint)?;
     let Some(client_id) = value.get("client_id").and_then(Value::as_str).filter(|id| !id.is_empty()) else {
-        return Err(AuthError::BadAnswer { step, url: crate::redact::url(endpoint), reason: "it gave no client_id".into() });
+        return Err(AuthError::BadAnswer {
+            step,
+            url: crate::redact::url(endpoint),
+            reason: "it gave no client_id".into(),
+        });
     };
     let secret = value.get("client_secret").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
     let method = value

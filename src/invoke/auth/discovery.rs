@@ -32,7 +32,14 @@ pub struct ServerMetadata {
 }
 
 fn strings(value: &Value, name: &str) -> Vec<String> {
-    value.get(name).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect()
+    value
+        .get(name)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect()
 }
 
 fn string(value: &Value, name: &str) -> Option<String> {
@@ -58,7 +65,11 @@ pub fn resource_metadata_urls(server: &url::Url, challenge: &Challenge) -> Vec<S
 
 /// Protected resource metadata for `server`; without any, the server's origin stands in as the
 /// authorization server (2025-03-26 servers publish none).
-pub async fn resource(http: &OAuthHttp, server: &url::Url, challenge: &Challenge) -> Result<ResourceMetadata, AuthError> {
+pub async fn resource(
+    http: &OAuthHttp,
+    server: &url::Url,
+    challenge: &Challenge,
+) -> Result<ResourceMetadata, AuthError> {
     let step = "protected resource metadata";
     for url in resource_metadata_urls(server, challenge) {
         let answer = match http.get(step, &url, &[]).await {
@@ -83,7 +94,8 @@ pub async fn resource(http: &OAuthHttp, server: &url::Url, challenge: &Challenge
             found: true,
         };
         if metadata.authorization_servers.is_empty() {
-            http.log.push(StepKind::Skipped, format!("{step}: {} names no authorization server", crate::redact::url(&url)));
+            http.log
+                .push(StepKind::Skipped, format!("{step}: {} names no authorization server", crate::redact::url(&url)));
             continue;
         }
         check_resource(server, metadata.resource.as_deref())?;
@@ -98,7 +110,8 @@ pub async fn resource(http: &OAuthHttp, server: &url::Url, challenge: &Challenge
         );
         return Ok(metadata);
     }
-    http.log.push(StepKind::Skipped, format!("{step}: none found; trying the server's origin as its authorization server"));
+    http.log
+        .push(StepKind::Skipped, format!("{step}: none found; trying the server's origin as its authorization server"));
     Ok(ResourceMetadata { authorization_servers: vec![origin(server)], ..ResourceMetadata::default() })
 }
 
@@ -191,7 +204,9 @@ pub async fn server(http: &OAuthHttp, issuer: &str, legacy: bool) -> Result<Serv
             ..ServerMetadata::default()
         });
     }
-    Err(AuthError::NoServerMetadata { tried: urls.iter().map(|u| crate::redact::url(u)).collect::<Vec<_>>().join(", ") })
+    Err(AuthError::NoServerMetadata {
+        tried: urls.iter().map(|u| crate::redact::url(u)).collect::<Vec<_>>().join(", "),
+    })
 }
 
 fn read_server_metadata(value: &Value) -> ServerMetadata {
@@ -237,9 +252,16 @@ mod tests {
         let challenge = Challenge { resource_metadata: Some("http://h/prm".into()), ..Challenge::default() };
         assert_eq!(
             resource_metadata_urls(&url("http://h:1/a/mcp"), &challenge),
-            ["http://h/prm", "http://h:1/.well-known/oauth-protected-resource/a/mcp", "http://h:1/.well-known/oauth-protected-resource"]
+            [
+                "http://h/prm",
+                "http://h:1/.well-known/oauth-protected-resource/a/mcp",
+                "http://h:1/.well-known/oauth-protected-resource"
+            ]
         );
-        assert_eq!(resource_metadata_urls(&url("http://h/"), &Challenge::default()), ["http://h/.well-known/oauth-protected-resource"]);
+        assert_eq!(
+            resource_metadata_urls(&url("http://h/"), &Challenge::default()),
+            ["http://h/.well-known/oauth-protected-resource"]
+        );
         assert_eq!(
             server_metadata_urls(&url("https://as/tenant1")),
             [

@@ -97,10 +97,13 @@ impl Authorizer {
         let Some(refresh_token) = kept.refresh_token.clone() else {
             return Err(AuthError::NoClient("no refresh token is kept".into()));
         };
-        self.http.log.push(StepKind::Found, format!("refresh: the token for {} with the kept refresh token", kept.resource));
+        self.http
+            .log
+            .push(StepKind::Found, format!("refresh: the token for {} with the kept refresh token", kept.resource));
         let mut form = vec![("grant_type", "refresh_token".to_string()), ("refresh_token", refresh_token)];
         form.extend(kept.resource_parameter.clone().map(|r| ("resource", r)));
-        let tokens = token::request(&self.http, "refresh", &kept.token_endpoint, &kept.client, form, &kept.scopes).await?;
+        let tokens =
+            token::request(&self.http, "refresh", &kept.token_endpoint, &kept.client, form, &kept.scopes).await?;
         kept.apply(tokens);
         self.keep(kept.clone()).await;
         Ok(kept)
@@ -117,7 +120,8 @@ impl Authorizer {
     pub async fn sign_in(&self, url: &str, challenge: Option<&str>) -> Result<String, AuthError> {
         let challenge = challenge.map(Challenge::parse).unwrap_or_default();
         let found = self.discover(url, &challenge).await?;
-        if let Some(kept) = self.kept(url).await.filter(|k| k.issuer == found.server.issuer && k.refresh_token.is_some())
+        if let Some(kept) =
+            self.kept(url).await.filter(|k| k.issuer == found.server.issuer && k.refresh_token.is_some())
         {
             match self.refresh(kept).await {
                 Ok(token) => return Ok(token.access_token),
@@ -134,7 +138,11 @@ impl Authorizer {
         let held = self.kept(url).await.map(|k| k.scopes).unwrap_or_default();
         self.http.log.push(
             StepKind::Found,
-            format!("step-up: the server wants {}; held {}", challenge.scope.as_deref().unwrap_or("(unnamed)"), discovery::list_or_none(&held)),
+            format!(
+                "step-up: the server wants {}; held {}",
+                challenge.scope.as_deref().unwrap_or("(unnamed)"),
+                discovery::list_or_none(&held)
+            ),
         );
         let found = self.discover(url, &challenge).await?;
         self.authorize(url, &challenge, &found, &held).await
@@ -177,12 +185,19 @@ impl Authorizer {
         scopes
     }
 
-    async fn authorize(&self, url: &str, challenge: &Challenge, found: &Found, held: &[String]) -> Result<String, AuthError> {
+    async fn authorize(
+        &self,
+        url: &str,
+        challenge: &Challenge,
+        found: &Found,
+        held: &[String],
+    ) -> Result<String, AuthError> {
         let scopes = self.scopes(challenge, found, held);
         let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
         let listener = Listener::bind(self.options.redirect_port.unwrap_or(0)).await?;
         let redirect_uri = listener.redirect_uri.clone();
-        let client = client::identify(&self.http, &found.server, &self.options, &redirect_uri, scope.as_deref()).await?;
+        let client =
+            client::identify(&self.http, &found.server, &self.options, &redirect_uri, scope.as_deref()).await?;
         let pkce = Pkce::new();
         let state = new_state();
         let address = authorization_url(found, &client, &redirect_uri, &state, &pkce, scope.as_deref())?;
@@ -226,7 +241,10 @@ impl Authorizer {
         // Some browsers (and $BROWSER scripts) hold on until they exit: never wait for them here.
         tokio::task::spawn_blocking(move || {
             if let Err(e) = webbrowser::open(&address) {
-                log.push(StepKind::Failed, format!("the browser could not be opened ({e}); open the URL above by hand"));
+                log.push(
+                    StepKind::Failed,
+                    format!("the browser could not be opened ({e}); open the URL above by hand"),
+                );
             }
         });
         listener.accept(state, self.redirect_timeout).await
@@ -268,10 +286,14 @@ fn authorization_url(
 fn check_redirect(redirected: &Redirected, state: &str, server: &ServerMetadata) -> Result<String, AuthError> {
     if let Some(error) = redirected.get("error") {
         let description = redirected.get("error_description").map(|d| format!(": {d}")).unwrap_or_default();
-        return Err(AuthError::Redirect(crate::text::visible(&format!("the authorization server refused ({error}{description})")).into_owned()));
+        return Err(AuthError::Redirect(
+            crate::text::visible(&format!("the authorization server refused ({error}{description})")).into_owned(),
+        ));
     }
     if redirected.get("state") != Some(state) {
-        return Err(AuthError::Redirect("the redirect carries another state, so it is not the answer to this sign-in".into()));
+        return Err(AuthError::Redirect(
+            "the redirect carries another state, so it is not the answer to this sign-in".into(),
+        ));
     }
     match redirected.get("iss") {
         Some(iss) if iss != server.issuer => {
@@ -283,7 +305,8 @@ fn check_redirect(redirected: &Redirected, state: &str, server: &ServerMetadata)
         }
         None if server.iss_parameter_supported => {
             return Err(AuthError::Redirect(
-                "the authorization server promises an iss parameter, and the redirect has none (RFC 9207); refused".into(),
+                "the authorization server promises an iss parameter, and the redirect has none (RFC 9207); refused"
+                    .into(),
             ));
         }
         _ => {}
@@ -316,7 +339,11 @@ mod tests {
     use super::*;
 
     fn server(iss_supported: bool) -> ServerMetadata {
-        ServerMetadata { issuer: "http://as".into(), iss_parameter_supported: iss_supported, ..ServerMetadata::default() }
+        ServerMetadata {
+            issuer: "http://as".into(),
+            iss_parameter_supported: iss_supported,
+            ..ServerMetadata::default()
+        }
     }
 
     fn redirect(query: &str) -> Redirected {

@@ -133,12 +133,8 @@ impl OAuthHttp {
             }
         };
         let status = response.status().as_u16();
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string();
+        let content_type =
+            response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
         let location = response.headers().get("location").and_then(|v| v.to_str().ok()).map(crate::redact::url);
         let body = read_bounded(response).await;
         let moved = location.map(|l| format!(", Location: {l}")).unwrap_or_default();

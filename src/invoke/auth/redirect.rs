@@ -53,11 +53,16 @@ impl Listener {
     pub async fn accept(self, state: &str, timeout: Duration) -> Result<Redirected, AuthError> {
         let wait = async {
             loop {
-                let (mut socket, _) =
-                    self.listener.accept().await.map_err(|e| AuthError::Redirect(format!("the listener failed: {e}")))?;
+                let (mut socket, _) = self
+                    .listener
+                    .accept()
+                    .await
+                    .map_err(|e| AuthError::Redirect(format!("the listener failed: {e}")))?;
                 let Some(target) = read_target(&mut socket).await else { continue };
                 if !target.starts_with(CALLBACK_PATH) {
-                    let _ = socket.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").await;
+                    let _ = socket
+                        .write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                        .await;
                     continue;
                 }
                 let redirected = Redirected::from_url(&target);

@@ -72,7 +72,9 @@ impl TokenStore {
     /// `$TOOLDECK_TOKENS`, else `$XDG_STATE_HOME/tooldeck/tokens.json`, else
     /// `~/.local/state/tooldeck/tokens.json`.
     pub fn default_location() -> TokenStore {
-        TokenStore { path: crate::config::user_file("TOOLDECK_TOKENS", "XDG_STATE_HOME", ".local/state", "tokens.json") }
+        TokenStore {
+            path: crate::config::user_file("TOOLDECK_TOKENS", "XDG_STATE_HOME", ".local/state", "tokens.json"),
+        }
     }
 
     pub fn at(path: PathBuf) -> TokenStore {
@@ -99,7 +101,8 @@ impl TokenStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(File::default()),
             Err(e) => return Err(self.error(e)),
         };
-        serde_json::from_slice(&bytes).map_err(|e| self.error(format!("it is not a token store ({e}); remove it to start again")))
+        serde_json::from_slice(&bytes)
+            .map_err(|e| self.error(format!("it is not a token store ({e}); remove it to start again")))
     }
 
     fn write(&self, file: &File) -> Result<(), AuthError> {

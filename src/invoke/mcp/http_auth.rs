@@ -28,7 +28,8 @@ impl McpHttpEndpoint {
     /// `None` when there is nothing to try (no sign-in allowed, or a 403 of another kind).
     async fn token_after_refusal(&self, status: u16, challenge: Option<String>) -> Option<Result<String, InvokeError>> {
         let authorizer = self.authorizer.as_ref()?;
-        let failed = |e: crate::invoke::auth::AuthError| InvokeError::SignIn { url: self.url.clone(), reason: e.to_string() };
+        let failed =
+            |e: crate::invoke::auth::AuthError| InvokeError::SignIn { url: self.url.clone(), reason: e.to_string() };
         if status == 403 {
             let challenge = challenge.filter(|c| Challenge::parse(c).insufficient_scope())?;
             if !authorizer.options().login {
@@ -62,14 +63,14 @@ impl McpHttpEndpoint {
                 Err(error) => return Err(error),
             };
             let Some((status, challenge)) = refusal else { return result };
+            if sign_ins >= MAX_SIGN_INS && status == 403 {
+                return Err(InvokeError::SignIn {
+                    url: self.url.clone(),
+                    reason: crate::invoke::auth::AuthError::StepUpLimit(sign_ins).to_string(),
+                });
+            }
             if sign_ins >= MAX_SIGN_INS {
-                return match (status, result) {
-                    (403, Err(_)) | (403, Ok(_)) => Err(InvokeError::SignIn {
-                        url: self.url.clone(),
-                        reason: crate::invoke::auth::AuthError::StepUpLimit(sign_ins).to_string(),
-                    }),
-                    (_, result) => result,
-                };
+                return result;
             }
             let Some(token) = self.token_after_refusal(status, challenge).await else { return result };
             sign_ins += 1;
