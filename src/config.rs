@@ -116,6 +116,24 @@ pub struct NamedEndpoint {
     pub roots: Vec<String>,
     /// An MCP protocol revision to pin (`--protocol`).
     pub protocol: Option<String>,
+    /// `[endpoints.NAME.oauth]`: how to sign in to this MCP server.
+    pub oauth: Option<OAuthConfig>,
+}
+
+/// `[endpoints.NAME.oauth]`: a pre-registered client (`client_secret` may use `${ENV}`), a
+/// Client ID Metadata Document URL, scopes, a fixed redirect port, and `send_resource = false`
+/// for authorization servers that refuse the `resource` parameter.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthConfig {
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    pub client_metadata_url: Option<String>,
+    #[serde(default)]
+    pub scopes: Vec<String>,
+    pub redirect_port: Option<u16>,
+    #[serde(default = "yes")]
+    pub send_resource: bool,
 }
 
 /// `$TOOLDECK_CONFIG`, else `$XDG_CONFIG_HOME/tooldeck/config.toml`, else `~/.config/tooldeck/config.toml`.

@@ -15,8 +15,13 @@ const SECRET_WORDS: &[&str] =
 /// `api_key`, `--client-secret`...
 pub fn is_secret_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    SECRET_WORDS.iter().any(|word| name.contains(word)) && !NOT_SECRETS.contains(&name.as_str())
+    (SECRET_WORDS.iter().any(|word| name.contains(word)) && !NOT_SECRETS.contains(&name.as_str()))
+        || SECRET_NAMES.contains(&name.as_str())
 }
+
+/// Whole names that are secrets without a secret word in them: an OAuth authorization code (in a
+/// redirected URL) and the PKCE verifier that redeems it.
+const SECRET_NAMES: &[&str] = &["code", "code_verifier"];
 
 /// Names with a secret word that are not secrets: MCP forbids servers to take its session id as
 /// authentication, and the exchange view and a curl for the live session need it shown.

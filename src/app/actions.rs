@@ -20,6 +20,11 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     if app.server_pane.open {
         return server_key(app, key);
     }
+    // The auth pane is read, not worked in: the Back key closes it.
+    if app.auth.open && app.keymap.is(Context::Main, key, Action::Back) {
+        app.auth.open = false;
+        return Vec::new();
+    }
     // Run, save, help... work in a text box too, and the edit stays.
     if app.typing()
         && let Some(action) = app.keymap.action_for(Context::Typing, key)
@@ -211,6 +216,14 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Run => return app.start_run(false),
         Action::Retry => return app.retry(),
         Action::GiveToken => app.ask_token(),
+        Action::SignIn => {
+            let reply = app.auth.sign_in();
+            return app.apply(reply);
+        }
+        Action::SignOut => {
+            let reply = app.auth.sign_out();
+            return app.apply(reply);
+        }
         Action::EditRoots => {
             app.prompts.popup = Some(Popup::Roots { input: crate::form::TextInput::new(app.asks.roots.join(", ")) })
         }
@@ -311,6 +324,7 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
             app.ask_token();
             return Vec::new();
         }
+        Action::SignIn => app.auth.sign_in(),
         Action::ToggleExchange => {
             app.result.toggle_exchange();
             return Vec::new();

@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 use super::Effect;
 use super::keymap::{Action, Context, Keymap};
 use super::typing::edit_input;
-use crate::catalog::Tool;
 use crate::form::{Form, TextInput, Widget};
 use crate::invoke::mcp::asks::{Ask, Reply};
 
@@ -95,17 +94,9 @@ impl Question {
     }
 }
 
-/// The form for an elicitation's `requestedSchema`, through the catalog's reading of a tool.
+/// The form for an elicitation's `requestedSchema`, the server's defaults filled in.
 pub fn form_for(schema: &Value) -> Option<Form> {
-    let text = json!({"name": "elicitation", "parameters": schema}).to_string();
-    let options = crate::catalog::LoadOptions { meta_check: false, ..Default::default() };
-    let (mut tools, _) = crate::catalog::load_text("(elicitation)", &text, false, false, true, &options);
-    let tool: Tool = tools.pop()?;
-    // The server's defaults are the answer it proposes: filled in, so accepting sends them
-    // (MCP: "clients should pre-populate form fields with these defaults").
-    let mut form = Form::new(&tool);
-    form.fill_defaults();
-    Some(form)
+    crate::form::defaults::elicitation_form(schema)
 }
 
 impl Asks {

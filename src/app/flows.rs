@@ -269,6 +269,10 @@ impl App {
                 }
             }
             Prompted::Token { provider, token } => return self.token_given(provider, token),
+            Prompted::SignIn => {
+                let reply = self.auth.sign_in();
+                return self.apply(reply);
+            }
             Prompted::Search(text) => {
                 self.result.search = text;
                 self.find_next();

@@ -117,6 +117,10 @@ pub enum Action {
     Retry,
     /// Give a token for the provider the result asks for.
     GiveToken,
+    /// Sign in to the MCP server over HTTP (OAuth, in the browser).
+    SignIn,
+    /// Forget the tokens kept for the MCP server.
+    SignOut,
     /// Past calls.
     History,
     /// Save a call and its outcome as a test case.
@@ -195,6 +199,8 @@ impl Action {
             Action::FocusResult => "focus_result",
             Action::Retry => "retry",
             Action::GiveToken => "give_token",
+            Action::SignIn => "sign_in",
+            Action::SignOut => "sign_out",
             Action::History => "history",
             Action::SaveCase => "save_case",
             Action::Help => "help",

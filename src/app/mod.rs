@@ -9,6 +9,7 @@
 mod actions;
 mod artifact;
 pub mod asks;
+pub mod auth;
 mod confirm;
 pub mod content;
 mod flows;
@@ -100,6 +101,13 @@ pub enum Msg {
         url: String,
         challenge: Option<String>,
     },
+    /// A sign-in's steps so far (`Effect::SignIn`).
+    SignInProgress(Vec<crate::invoke::auth::AuthStep>),
+    /// The sign-in (or sign-out) ended: what to say, or why it failed.
+    SignInDone {
+        steps: Vec<crate::invoke::auth::AuthStep>,
+        outcome: Result<String, String>,
+    },
     /// Reading the definition files advanced.
     LoadProgress(crate::catalog::LoadProgress),
     /// The definition files, read after the first frame: their tools and problems.
@@ -189,6 +197,13 @@ pub enum Effect {
         tool: Box<Tool>,
         options: crate::lint::Options,
     },
+    /// Sign in to the MCP server over HTTP (OAuth) starting from its last challenge, then list
+    /// its tools again.
+    SignIn {
+        challenge: Option<String>,
+    },
+    /// Forget the tokens kept for the server.
+    SignOut,
     /// Give the server a token for `provider` and list its tools again (an MCP server over
     /// HTTP that answered 401).
     Authorize {
@@ -316,6 +331,8 @@ pub struct App {
     pub asks: asks::Asks,
     /// The focused pane takes the whole screen (`z`).
     pub zoomed: bool,
+    /// Signing in to the server (OAuth), step by step.
+    pub auth: auth::AuthPane,
 }
 
 impl App {
@@ -343,6 +360,7 @@ impl App {
             lint: lint::LintNotes::default(),
             asks: asks::Asks::default(),
             zoomed: false,
+            auth: auth::AuthPane::default(),
         };
         app.form_mut();
         app

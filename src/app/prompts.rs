@@ -106,6 +106,8 @@ pub enum Prompted {
         provider: String,
         token: String,
     },
+    /// Sign in (OAuth) rather than paste a token.
+    SignIn,
     Search(String),
     SaveArtifact(String),
     /// `y` to replacing the file at this path.
@@ -208,6 +210,11 @@ impl Prompts {
                 None => Prompted::Nothing,
             },
             Popup::TokenPrompt { provider, input, .. } => match text_box(input) {
+                // Nothing typed: the server's own sign-in (OAuth) instead of a pasted token.
+                Some(Some(token)) if token.trim().is_empty() && provider == crate::invoke::mcp::http::MCP_PROVIDER => {
+                    self.popup = None;
+                    Prompted::SignIn
+                }
                 Some(Some(token)) => {
                     let provider = provider.clone();
                     self.popup = None;

@@ -52,7 +52,9 @@ impl Server {
         Popup::TokenPrompt {
             provider: MCP_PROVIDER.to_string(),
             input: TextInput::default(),
-            why: Some(format!("{url} wants authorization (HTTP 401{asks}). Type its bearer token:")),
+            why: Some(format!(
+                "{url} wants authorization (HTTP 401{asks}). Type its bearer token, or leave it empty to sign in (OAuth, in the browser):"
+            )),
         }
     }
 

@@ -59,8 +59,21 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             let reply = app.server.named(label, lists_tools);
             app.apply(reply)
         }
+        Msg::SignInProgress(steps) => {
+            app.auth.progressed(steps);
+            Vec::new()
+        }
+        Msg::SignInDone { steps, outcome } => {
+            app.status = Some(match &outcome {
+                Ok(said) => said.clone(),
+                Err(why) => format!("sign-in failed: {why}"),
+            });
+            app.auth.finished(steps, outcome);
+            Vec::new()
+        }
         Msg::ServerWantsToken { url, challenge } => {
             app.status = None;
+            app.auth.challenge.clone_from(&challenge);
             app.prompts.popup = Some(app.server.wants_token(&url, challenge.as_deref()));
             Vec::new()
         }

@@ -19,7 +19,9 @@ fn run_app(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) ->
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(Failure::usage("the app needs a terminal; `tooldeck list` and `tooldeck check` work without one"));
     }
-    let options = options.resolve().map_err(Failure::usage)?;
+    let mut options = options.resolve().map_err(Failure::usage)?;
+    // The screen is the app's: sign-in steps go to its auth pane, not to stderr.
+    options.oauth.echo = crate::invoke::auth::Echo(None);
     let headers = parse_headers(&options.headers).map_err(Failure::usage)?;
     let runtime = super::tokio_runtime().map_err(|e| Failure::failed(format!("cannot start: {e}")))?;
     let result = runtime.block_on(async {

@@ -192,7 +192,7 @@ async fn call(
     Checker::warm_up();
     let endpoint = match connecting.await {
         Ok(Ok(endpoint)) => endpoint,
-        Ok(Err(e)) => return fail(exit::TRANSPORT, &e.to_string()),
+        Ok(Err(e)) => return fail(failure_code(&e), &e.to_string()),
         Err(e) => return fail(exit::TRANSPORT, &format!("connecting failed: {e}")),
     };
     let label = endpoint.label();
@@ -301,7 +301,7 @@ async fn send(
     }
     match endpoint.call(&request).await {
         Ok((outcome, exchange)) => Ending::Answered { tool, request, outcome, exchange },
-        Err(e) => reported(exit::TRANSPORT, &e.to_string()),
+        Err(e) => reported(failure_code(&e), &e.to_string()),
     }
 }
 
@@ -392,6 +392,15 @@ fn print_json(value: &Value) {
 
 fn warn(message: &str) {
     let _ = writeln!(io::stderr(), "tooldeck: warning: {}", crate::text::visible(message));
+}
+
+/// The exit code for a call that got no answer: 4 when the server wants a sign-in (or it
+/// failed), 5 for everything else on the way.
+pub fn failure_code(error: &InvokeError) -> u8 {
+    match error {
+        InvokeError::Unauthorized { .. } | InvokeError::SignIn { .. } => exit::AUTHORIZATION_REQUIRED,
+        _ => exit::TRANSPORT,
+    }
 }
 
 fn fail(code: u8, message: &str) -> u8 {

@@ -22,6 +22,7 @@ macro_rules! report {
 }
 
 mod app;
+mod auth;
 mod call;
 mod check;
 mod completions;
@@ -110,6 +111,11 @@ pub enum Command {
     /// Exit 0 with no finding, 1 with some, 2 for a usage error, 5 when the server cannot be
     /// reached or started again.
     Fuzz(fuzz::FuzzArgs),
+    /// Sign in to an MCP server over HTTP (OAuth), show the tokens kept, or forget them.
+    ///
+    /// Exit 0 when done, 2 for a usage error, 4 when signing in failed.
+    #[command(subcommand)]
+    Auth(auth::AuthCommand),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     ///
     /// `tooldeck completions bash > ~/.local/share/bash-completion/completions/tooldeck`; bash,
@@ -198,6 +204,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Lint(args)) => return lint::run(&args),
         Some(Command::Diff(args)) => return diff::run(&args),
         Some(Command::Fuzz(args)) => return fuzz::run(args),
+        Some(Command::Auth(command)) => return auth::run(command),
         Some(Command::Completions(args)) => {
             use std::io::Write as _;
             std::io::stdout().write_all(completions::script(args.shell).as_bytes()).map(|()| ExitCode::SUCCESS)
@@ -232,7 +239,7 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, ExitCode> {
         endpoint.close().await;
         text.map(|text| (label, text))
     });
-    let (label, text) = listed.map_err(|e| fail(exit::TRANSPORT, e.to_string()))?;
+    let (label, text) = listed.map_err(|e| fail(call::failure_code(&e), e.to_string()))?;
     let (tools, diagnostics) = crate::catalog::load_text(&label, &text, false, false, true, &LoadOptions::default());
     for mut tool in tools {
         tool.source = crate::catalog::Source::server(&label);
@@ -288,6 +295,8 @@ pub struct ServerArgs {
     /// silence allowed, and each progress report restarts it).
     #[arg(long, value_name = "SECS")]
     pub max_time: Option<u64>,
+    #[command(flatten)]
+    pub oauth: auth::OAuthArgs,
 }
 
 impl ServerArgs {
@@ -305,6 +314,7 @@ impl ServerArgs {
             protocol: self.protocol.clone(),
             max_time: self.max_time,
             answers: Default::default(),
+            oauth: self.oauth.options(),
         }
     }
 }

@@ -11,6 +11,31 @@ pub fn shown_default(field: &Field) -> Option<&Value> {
     field.schema.get("default").filter(|d| super::build::type_allows(&field.schema, d))
 }
 
+/// The form for an elicitation's `requestedSchema`, read as a tool's parameters are, with the
+/// server's defaults filled in: they are the answer it proposes (MCP: "clients should
+/// pre-populate form fields with these defaults"), in the app and headless alike.
+pub fn elicitation_form(schema: &Value) -> Option<Form> {
+    let text = serde_json::json!({"name": "elicitation", "parameters": schema}).to_string();
+    let options = crate::catalog::LoadOptions { meta_check: false, ..Default::default() };
+    let (mut tools, _) = crate::catalog::load_text("(elicitation)", &text, false, false, true, &options);
+    let tool = tools.pop()?;
+    let mut form = Form::new(&tool);
+    form.fill_defaults();
+    Some(form)
+}
+
+/// An elicitation answer: the form's defaults with `given` over them (elicitation forms are flat).
+pub fn elicitation_answer(schema: &Value, given: &Value) -> Value {
+    let mut answer = match elicitation_form(schema).map(|form| form.arguments().clone()) {
+        Some(Value::Object(defaults)) => defaults,
+        _ => serde_json::Map::new(),
+    };
+    if let Value::Object(given) = given {
+        answer.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    Value::Object(answer)
+}
+
 impl Form {
     /// Fills every unset field that has a default with it, so it is sent; groups left out of
     /// the arguments (an unset optional object) are not entered. How many were filled.
@@ -62,5 +87,24 @@ fn fill(
         // A variant's field stands at the variant's own pointer.
         Widget::Variant { inner, .. } => fill(inner, pointer, root, cues, filled),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod elicitation_tests {
+    use serde_json::json;
+
+    #[test]
+    fn accepting_sends_the_defaults_with_what_was_given_over_them() {
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "score": {"type": "number", "default": 95.5},
+            "status": {"type": "string", "enum": ["active", "inactive"], "default": "active"},
+            "verified": {"type": "boolean", "default": true},
+            "note": {"type": "string"}
+        }});
+        let answer = super::elicitation_answer(&schema, &json!({"age": 41}));
+        assert_eq!(answer, json!({"name": "John Doe", "age": 41, "score": 95.5, "status": "active", "verified": true}));
     }
 }

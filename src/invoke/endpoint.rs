@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::auth::{AuthLog, Authorizer, OAuthOptions, TokenStore};
 use super::mcp::asks::{Asks, ClientSetup, Headless};
 use super::mcp::http::McpHttpEndpoint;
 use super::otc::OtcEndpoint;
@@ -43,6 +44,8 @@ pub struct EndpointOptions {
     pub max_time: Option<u64>,
     /// How `call` and `test` answer what an MCP server asks (`--elicit-json`, `--sample-text`).
     pub answers: Headless,
+    /// Signing in to an MCP server over HTTP (`--login`, `--client-id`, `[endpoints.NAME.oauth]`).
+    pub oauth: OAuthOptions,
 }
 
 impl EndpointOptions {
@@ -79,6 +82,7 @@ impl EndpointOptions {
             protocol: self.protocol.clone().or_else(|| named.protocol.clone()),
             max_time: self.max_time,
             answers: self.answers.clone(),
+            oauth: self.oauth.over(named.oauth.as_ref()),
         })
     }
 
@@ -101,6 +105,7 @@ impl EndpointOptions {
             protocol: self.protocol.clone().or_else(|| fallback.protocol.clone()),
             max_time: self.max_time.or(fallback.max_time),
             answers: self.answers.clone(),
+            oauth: if self.oauth == OAuthOptions::default() { fallback.oauth.clone() } else { self.oauth.clone() },
         }
     }
 
@@ -142,7 +147,13 @@ impl EndpointOptions {
             asks: Asks::headless(self.answers.clone(), self.roots.clone()),
             protocol: self.protocol.clone(),
             max_time: self.max_time.map(|s| Duration::from_secs(s.max(1))),
+            auth_log: self.oauth.log(),
         }
+    }
+
+    /// Who signs in to an MCP server over HTTP, with the user's token store; steps go to `log`.
+    pub fn authorizer(&self, log: AuthLog) -> std::sync::Arc<Authorizer> {
+        std::sync::Arc::new(Authorizer::new(self.oauth.clone(), log, TokenStore::default_location()))
     }
 
     /// Connects to the chosen server; `demo_url` answers when none was chosen.
@@ -166,7 +177,9 @@ impl EndpointOptions {
             return Ok(Endpoint::Mcp(super::mcp::stdio::McpStdio::connect(command, timeout, setup).await?));
         }
         if let Some(url) = &self.mcp_url {
-            let endpoint = McpHttpEndpoint::connect(url, headers, timeout, setup).await?;
+            let log = setup.auth_log.clone();
+            let endpoint =
+                McpHttpEndpoint::connect_signing_in(url, headers, timeout, setup, Some(self.authorizer(log))).await?;
             return Ok(Endpoint::McpHttp(endpoint.masking(self.masked_headers())));
         }
         let base = self.endpoint.as_deref().or(demo_url).unwrap_or_default();

@@ -2,6 +2,7 @@
 //! can answer (or fail to). No terminal code here.
 
 pub mod artifact;
+pub mod auth;
 pub mod endpoint;
 pub mod envelope;
 mod exchange;
@@ -157,11 +158,15 @@ pub enum InvokeError {
     Gone { url: String, reason: String },
     /// The server answered 401: it wants a token (the app asks for one; `--token mcp=…`).
     #[error(
-        "{} wants authorization: HTTP 401{}; give a token with --token mcp=TOKEN or --header 'Authorization: Bearer …'",
+        "{} wants authorization: HTTP 401{}; sign in with `{}` (or --login), or give a token with --token mcp=TOKEN or --header 'Authorization: Bearer …'",
         crate::redact::url(.url),
-        .challenge.as_deref().map(|c| format!(" (WWW-Authenticate: {c})")).unwrap_or_default()
+        .challenge.as_deref().map(|c| format!(" (WWW-Authenticate: {c})")).unwrap_or_default(),
+        crate::invoke::auth::login_command(.url)
     )]
     Unauthorized { url: String, challenge: Option<String> },
+    /// Signing in (OAuth) stopped: the step, the URL and why.
+    #[error("signing in to {} failed: {reason}", crate::redact::url(.url))]
+    SignIn { url: String, reason: String },
 }
 
 impl InvokeError {

@@ -43,6 +43,12 @@ impl Calls {
             Effect::SetRoots(roots) => self.set_roots(roots),
             Effect::Authorize { provider, token } => self.authorize(provider, token),
             Effect::ListServerTools => self.list_server_tools(),
+            Effect::SignIn { challenge } => {
+                tokio::spawn(super::sign_in::sign_in(self.endpoint.clone(), challenge, self.done.clone(), self.label.clone()));
+            }
+            Effect::SignOut => {
+                tokio::spawn(super::sign_in::sign_out(self.endpoint.clone(), self.done.clone()));
+            }
             Effect::Reconnect => {
                 tokio::spawn(server_events::reconnect(self.endpoint.clone(), self.done.clone(), self.label.clone()));
             }
@@ -58,10 +64,12 @@ impl Calls {
             Effect::SaveCase { path, case } => self.save_case(path, case),
             Effect::Record(entry) => self.record(entry),
             Effect::Copy(text) => copy(&text),
-            Effect::Open(url) => {
+            // Only web links, whichever pane asked: another scheme could launch a program.
+            Effect::Open(url) if crate::invoke::http::is_web_link(&url) => {
                 // The system opener directly, no shell: a URL cannot smuggle in a command.
                 tokio::task::spawn_blocking(move || webbrowser::open(&url));
             }
+            Effect::Open(_) => {}
         }
     }
 

@@ -20,6 +20,7 @@ mod effects;
 mod event_loop;
 mod hang_up;
 mod server_events;
+mod sign_in;
 mod terminal;
 
 pub use event_loop::run;

@@ -2,6 +2,7 @@
 //! definition or a user goes through `text::visible` so it cannot move the cursor.
 
 mod asks;
+mod auth;
 mod content;
 mod describe;
 mod detail;
@@ -56,6 +57,10 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {
     if app.server_pane.open {
         let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };
         server::render(app, styles, frame, above_status);
+    }
+    if app.auth.open {
+        let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };
+        auth::render(app, styles, frame, above_status);
     }
     status::render(app, styles, frame, layout.status);
     popup::render(app, styles, frame, area);

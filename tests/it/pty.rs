@@ -60,6 +60,11 @@ impl Tui {
     /// it then gets no SIGHUP when the terminal goes away, as under `nohup`, a shell that does
     /// not forward SIGHUP, or a host that does not make the terminal the controlling one.
     fn spawn_with<S: AsRef<OsStr>>(args: &[S], controlling_tty: bool) -> Tui {
+        Tui::spawn_env(args, controlling_tty, &[])
+    }
+
+    /// [`Tui::spawn_with`] with variables set in the binary's environment.
+    fn spawn_env<S: AsRef<OsStr>>(args: &[S], controlling_tty: bool, envs: &[(&str, &OsStr)]) -> Tui {
         let pair = native_pty_system().openpty(size(ROWS, COLS)).expect("a pseudo-terminal opens");
         let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tooldeck"));
         cmd.args(args);
@@ -73,6 +78,9 @@ impl Tui {
             "TOOLDECK_HISTORY",
             std::env::temp_dir().join(format!("tooldeck-pty-history-{}.jsonl", std::process::id())),
         );
+        for (name, value) in envs {
+            cmd.env(name, value);
+        }
         cmd.set_controlling_tty(controlling_tty);
         let child = pair.slave.spawn_command(cmd).expect("the binary starts");
         // Our copy of the slave side would keep the terminal open after the child exits, and the
@@ -217,6 +225,10 @@ impl Drop for Tui {
 
 #[path = "pty/flows.rs"]
 mod flows;
+#[path = "support/oauth_server.rs"]
+mod oauth_server;
+#[path = "pty/sign_in.rs"]
+mod sign_in;
 
 fn size(rows: u16, cols: u16) -> PtySize {
     PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }

@@ -130,7 +130,11 @@ impl Headless {
         match ask {
             Ask::Form { .. } | Ask::Url { .. } => match &self.elicit {
                 Some(ElicitAnswer::Accept(content)) if matches!(ask, Ask::Form { .. }) => {
-                    (Reply::Accept(Some(content.clone())), false)
+                    let schema = match ask {
+                        Ask::Form { schema, .. } => schema.clone(),
+                        _ => Value::Null,
+                    };
+                    (Reply::Accept(Some(crate::form::defaults::elicitation_answer(&schema, content))), false)
                 }
                 Some(ElicitAnswer::Accept(_)) => (Reply::Accept(None), false),
                 Some(ElicitAnswer::Decline) => (Reply::Decline, false),

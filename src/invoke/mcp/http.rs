@@ -16,7 +16,7 @@ use crate::invoke::{AuthPrompt, Exchange, InvokeError, Outcome, Status};
 pub const MCP_PROVIDER: &str = "mcp";
 
 pub struct McpHttpEndpoint {
-    url: String,
+    pub(super) url: String,
     /// From `--header` and the config file; a token given later replaces its Authorization.
     headers: Vec<(String, String)>,
     timeout: Duration,
@@ -28,6 +28,8 @@ pub struct McpHttpEndpoint {
     events: super::events::EventSink,
     /// Headers shown masked whatever their names (from the config file or the environment).
     masked: Vec<String>,
+    /// Signs in (OAuth) when the server asks, and keeps the tokens; none for a plain token.
+    pub(super) authorizer: Option<Arc<crate::invoke::auth::Authorizer>>,
 }
 
 impl McpHttpEndpoint {
@@ -39,6 +41,18 @@ impl McpHttpEndpoint {
         timeout: Duration,
         setup: super::asks::ClientSetup,
     ) -> Result<McpHttpEndpoint, InvokeError> {
+        McpHttpEndpoint::connect_signing_in(url, headers, timeout, setup, None).await
+    }
+
+    /// [`McpHttpEndpoint::connect`] with a token kept for the server used at once, and signing in
+    /// as `authorizer` allows when the server asks.
+    pub async fn connect_signing_in(
+        url: &str,
+        headers: Vec<(String, String)>,
+        timeout: Duration,
+        setup: super::asks::ClientSetup,
+        authorizer: Option<Arc<crate::invoke::auth::Authorizer>>,
+    ) -> Result<McpHttpEndpoint, InvokeError> {
         let endpoint = McpHttpEndpoint {
             url: url.to_string(),
             headers,
@@ -47,8 +61,9 @@ impl McpHttpEndpoint {
             connection: Mutex::new(None),
             events: super::events::EventSink::default(),
             masked: Vec::new(),
+            authorizer,
         };
-        match endpoint.connection(None).await {
+        match endpoint.connect_with_kept_token().await {
             Ok(_) | Err(InvokeError::Unauthorized { .. }) => Ok(endpoint),
             Err(error) => Err(error),
         }
@@ -82,7 +97,7 @@ impl McpHttpEndpoint {
 
     /// The connection for `token`; without one, whatever connection there is (a token given
     /// once serves every later call).
-    async fn connection(&self, token: Option<&str>) -> Result<Arc<McpEndpoint>, InvokeError> {
+    pub(super) async fn connection(&self, token: Option<&str>) -> Result<Arc<McpEndpoint>, InvokeError> {
         let mut slot = self.connection.lock().await;
         if let Some((used, connection)) = slot.as_ref()
             && (token.is_none() || used.as_deref() == token)
@@ -142,7 +157,25 @@ impl McpHttpEndpoint {
     }
 
     pub async fn list_tools(&self) -> Result<String, InvokeError> {
-        self.connection(None).await?.list_tools().await
+        self.with_sign_in(|c| async move { c.list_tools().await }).await
+    }
+
+    /// Who signs in to this server (none when only a pasted token is used).
+    pub fn authorizer(&self) -> Option<&Arc<crate::invoke::auth::Authorizer>> {
+        self.authorizer.as_ref()
+    }
+
+    /// Signs in now (the app's "sign in"), whatever the server said last, and connects with the
+    /// new token.
+    pub async fn sign_in(&self, challenge: Option<&str>) -> Result<(), InvokeError> {
+        let Some(authorizer) = &self.authorizer else {
+            return Err(InvokeError::SignIn { url: self.url.clone(), reason: "signing in is not set up here".into() });
+        };
+        let token = authorizer
+            .sign_in(&self.url, challenge)
+            .await
+            .map_err(|e| InvokeError::SignIn { url: self.url.clone(), reason: e.to_string() })?;
+        self.connection(Some(&token)).await.map(|_| ())
     }
 
     /// A call with the request's `mcp` token if it has one. A 401 is an authorization prompt.
@@ -152,9 +185,20 @@ impl McpHttpEndpoint {
         on_progress: impl Fn(crate::invoke::Progress) + Send + Sync + 'static,
     ) -> Result<(Outcome, Exchange), InvokeError> {
         let token = request.tokens.iter().find(|(provider, _)| provider == MCP_PROVIDER).map(|(_, t)| t.as_str());
-        match self.connection(token).await {
-            Ok(connection) => {
-                let (outcome, mut exchange) = connection.call_with_progress(request, on_progress).await?;
+        let on_progress = Arc::new(on_progress);
+        let call = |connection: Arc<McpEndpoint>| {
+            let on_progress = Arc::clone(&on_progress);
+            async move { connection.call_with_progress(request, move |p| on_progress(p)).await }
+        };
+        let called = match token {
+            Some(token) => match self.connection(Some(token)).await {
+                Ok(connection) => call(connection).await,
+                Err(error) => Err(error),
+            },
+            None => self.with_sign_in(call).await,
+        };
+        match called {
+            Ok((outcome, mut exchange)) => {
                 exchange.masked_headers = self.masked.clone();
                 Ok((outcome, exchange))
             }
@@ -167,11 +211,28 @@ impl McpHttpEndpoint {
 
     /// `resources/read` over the connection there is (or a new one without a token).
     pub async fn read_resource(&self, uri: &str) -> Result<(Vec<super::content::Embedded>, Vec<String>), InvokeError> {
-        self.connection(None).await?.read_resource(uri).await
+        self.with_sign_in(|c| async move { c.read_resource(uri).await }).await
     }
 
     pub fn describe(&self, request: &CallRequest) -> Exchange {
         McpEndpoint::describe_call(&self.url, request)
+    }
+}
+
+/// The `WWW-Authenticate` challenge `url` answers an `initialize` without a token with, when it
+/// answers 401 (`auth login` starts from it).
+pub async fn challenge_of(url: &str, headers: Vec<(String, String)>, timeout: Duration) -> Option<String> {
+    let mut map = reqwest::header::HeaderMap::new();
+    for (name, value) in headers {
+        if let (Ok(name), Ok(value)) =
+            (reqwest::header::HeaderName::from_bytes(name.as_bytes()), reqwest::header::HeaderValue::from_str(&value))
+        {
+            map.insert(name, value);
+        }
+    }
+    match wants_authorization(url, map, timeout).await {
+        Some(InvokeError::Unauthorized { challenge, .. }) => challenge,
+        _ => None,
     }
 }
 
@@ -207,7 +268,10 @@ fn authorization_prompt(
     let mut outcome = Outcome::new(Status::RequiresAuthorization, request.call_id.clone());
     let refused = if had_token { "refused the token (HTTP 401)" } else { "wants authorization (HTTP 401)" };
     outcome.authorization = Some(AuthPrompt {
-        message: format!("the MCP server {refused}; t gives it a bearer token ({MCP_PROVIDER})"),
+        message: format!(
+            "the MCP server {refused}; sign in with `{}` (or --login), or give it a bearer token ({MCP_PROVIDER})",
+            crate::invoke::auth::login_command(url)
+        ),
         provider: Some(MCP_PROVIDER.to_string()),
         url: parameter("resource_metadata").or_else(|| parameter("authorization_uri")),
         scopes: parameter("scope").map(|s| s.split_whitespace().map(str::to_string).collect()).unwrap_or_default(),

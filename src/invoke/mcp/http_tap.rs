@@ -13,7 +13,8 @@ use futures_util::stream::BoxStream;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_client::{
-    AuthRequiredError, SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    AuthRequiredError, InsufficientScopeError, SseError, StreamableHttpClient, StreamableHttpError,
+    StreamableHttpPostResponse,
 };
 use sse_stream::{Sse, SseStream};
 
@@ -91,10 +92,19 @@ impl StreamableHttpClient for HttpTap {
             self.wire.fail(why.clone());
             return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(why)));
         }
+        if matches!(status.as_u16(), 401 | 403) {
+            self.wire.challenged(status.as_u16(), www_authenticate.clone());
+        }
         if status == reqwest::StatusCode::UNAUTHORIZED
             && let Some(challenge) = www_authenticate
         {
             return Err(StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge)));
+        }
+        if status == reqwest::StatusCode::FORBIDDEN
+            && let Some(challenge) = www_authenticate.filter(|c| c.contains("insufficient_scope"))
+        {
+            let scope = crate::invoke::auth::Challenge::parse(&challenge).scope;
+            return Err(StreamableHttpError::InsufficientScope(InsufficientScopeError::new(challenge, scope)));
         }
         if matches!(status, reqwest::StatusCode::ACCEPTED | reqwest::StatusCode::NO_CONTENT) {
             return Ok(StreamableHttpPostResponse::Accepted);

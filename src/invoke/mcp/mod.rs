@@ -7,6 +7,7 @@ mod drive;
 mod errors;
 pub mod events;
 pub mod http;
+mod http_auth;
 mod http_tap;
 pub mod info;
 mod line_cap;
@@ -224,6 +225,11 @@ impl McpEndpoint {
             // rmcp reports a refused initialize only as a closed connection; ask the server
             // directly whether it wants authorization, to say so instead.
             Err(error) => {
+                // The transport saw the 401 itself (whichever request met it: `server/discover`
+                // or `initialize`); only without one is the server asked again.
+                if let Some((401, challenge)) = wire.take_challenge() {
+                    return Err(InvokeError::Unauthorized { url: url.to_string(), challenge });
+                }
                 Err(http::wants_authorization(url, custom.into_iter().collect(), timeout).await.unwrap_or(error))
             }
         }

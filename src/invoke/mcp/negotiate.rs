@@ -96,6 +96,8 @@ pub struct ClientSetup {
     pub asks: Asks,
     pub protocol: Option<String>,
     pub max_time: Option<Duration>,
+    /// Where the steps of a sign-in go (the app's auth pane, or stderr for headless commands).
+    pub auth_log: crate::invoke::auth::AuthLog,
 }
 
 /// The revisions rmcp knows, oldest first.

@@ -58,6 +58,8 @@ struct WireLog {
     /// Why an answer will never come (its stream was cut at the size cap), for the request
     /// waiting on it.
     failure: Option<String>,
+    /// The last 401 or 403 and its `WWW-Authenticate`, for the endpoint to sign in and retry.
+    challenge: Option<(u16, Option<String>)>,
 }
 
 /// The record of one connection's messages; cheap to clone (shared).
@@ -168,6 +170,16 @@ impl Wire {
             }
             notified.await;
         }
+    }
+
+    /// The server refused a request with `status` (401 or 403) and this challenge.
+    pub fn challenged(&self, status: u16, challenge: Option<String>) {
+        self.lock().challenge = Some((status, challenge));
+    }
+
+    /// The refusal since the last look, if any.
+    pub fn take_challenge(&self) -> Option<(u16, Option<String>)> {
+        self.lock().challenge.take()
     }
 
     /// The server said it no longer knows the session (`why`: its status and words).

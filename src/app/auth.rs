@@ -1,0 +1,67 @@
+//! The auth pane: each step of an OAuth sign-in as it happens (the URLs probed and why each
+//! failed, the metadata found, the client, the authorization URL, the redirect, the token masked,
+//! refreshes and step-ups), and how it ended. The runtime does the signing in.
+
+use super::{Effect, Reply};
+use crate::invoke::auth::AuthStep;
+
+#[derive(Debug, Default)]
+pub struct AuthPane {
+    pub steps: Vec<AuthStep>,
+    pub running: bool,
+    /// Shown over the panes (closed with the Back key).
+    pub open: bool,
+    /// How the last sign-in ended, once it has.
+    pub outcome: Option<Result<String, String>>,
+    /// What the server's last 401 asked for (`WWW-Authenticate`), the sign-in starts from it.
+    pub challenge: Option<String>,
+}
+
+impl AuthPane {
+    /// Starts signing in (from the 401 prompt or the palette).
+    pub fn sign_in(&mut self) -> Reply {
+        self.open = true;
+        if self.running {
+            return Reply::status("signing in already");
+        }
+        self.running = true;
+        self.steps.clear();
+        self.outcome = None;
+        Reply::effect(Effect::SignIn { challenge: self.challenge.clone() }).with_status("signing in (OAuth)…")
+    }
+
+    pub fn sign_out(&mut self) -> Reply {
+        self.steps.clear();
+        self.outcome = None;
+        Reply::effect(Effect::SignOut)
+    }
+
+    pub fn progressed(&mut self, steps: Vec<AuthStep>) {
+        self.steps = steps;
+    }
+
+    /// The sign-in ended: `Ok` with what to say, or why it failed (the person can try again).
+    pub fn finished(&mut self, steps: Vec<AuthStep>, outcome: Result<String, String>) {
+        self.steps = steps;
+        self.running = false;
+        self.outcome = Some(outcome);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signing_in_once_at_a_time_and_the_end_is_kept() {
+        let mut pane = AuthPane { challenge: Some("Bearer scope=\"a\"".into()), ..AuthPane::default() };
+        let reply = pane.sign_in();
+        assert!(matches!(reply.effects.as_slice(), [Effect::SignIn { challenge: Some(_) }]));
+        assert!(pane.open && pane.running);
+        assert!(pane.sign_in().effects.is_empty(), "no second sign-in while one runs");
+        pane.finished(Vec::new(), Err("token: refused".into()));
+        assert!(!pane.running);
+        assert_eq!(pane.outcome, Some(Err("token: refused".into())));
+        assert_eq!(pane.sign_in().effects.len(), 1, "and it can be tried again");
+    }
+}
