@@ -142,6 +142,7 @@ impl EndpointOptions {
             asks: Asks::headless(self.answers.clone(), self.roots.clone()),
             protocol: self.protocol.clone(),
             max_time: self.max_time.map(|s| Duration::from_secs(s.max(1))),
+            initialize_first: false,
         }
     }
 

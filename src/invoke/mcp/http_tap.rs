@@ -70,6 +70,7 @@ impl StreamableHttpClient for HttpTap {
         let response = match request.json(&message).send().await {
             Ok(response) => response,
             Err(e) => {
+                self.events.traffic().http(&record);
                 self.wire.record_http(record);
                 return Err(StreamableHttpError::Client(e));
             }
@@ -85,6 +86,7 @@ impl StreamableHttpClient for HttpTap {
         let answered_session = header("mcp-session-id");
         let content_type = header("content-type").unwrap_or_default();
         let www_authenticate = header("www-authenticate");
+        self.events.traffic().http(&record);
         self.wire.record_http(record);
         if status == reqwest::StatusCode::UNAUTHORIZED
             && let Some(challenge) = www_authenticate
