@@ -5,6 +5,8 @@ pub mod artifact;
 pub mod endpoint;
 pub mod envelope;
 mod exchange;
+mod faces;
+pub use faces::ResourceListing;
 pub mod mcp;
 pub mod mock;
 pub mod otc;

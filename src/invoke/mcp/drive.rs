@@ -290,7 +290,7 @@ impl McpEndpoint {
     }
 
     /// A request by method name, its result as JSON (for the revisions rmcp no longer models).
-    async fn custom(&self, method: &str, params: Value, idle: bool) -> Result<Value, InvokeError> {
+    pub(super) async fn custom(&self, method: &str, params: Value, idle: bool) -> Result<Value, InvokeError> {
         let request = ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)));
         let result = self.send(request, idle).await.map_err(|e| self.map_error(method, e))?;
         Ok(match result {

@@ -2,6 +2,7 @@
 //! through the rmcp crate: `initialize` → `tools/list` (paginated) → `tools/call`.
 
 pub mod asks;
+pub mod completion;
 pub mod content;
 mod drive;
 mod errors;
@@ -13,10 +14,13 @@ pub mod info;
 mod line_cap;
 pub mod negotiate;
 pub mod process;
+pub mod prompts;
 mod relay;
 pub mod traffic;
+pub mod uri_template;
 pub use process::split_command_line;
 pub mod replay;
+pub mod resources;
 pub mod stdio;
 pub mod wire;
 
