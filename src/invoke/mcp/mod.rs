@@ -510,8 +510,7 @@ impl McpEndpoint {
                 return Err(error);
             }
         };
-        let value = serde_json::to_value(&result)
-            .map_err(|e| InvokeError::Protocol(format!("{}: cannot re-encode the result: {e}", self.label)))?;
+        let value = result;
         if wire.as_ref().is_none_or(|w| w.response.is_none()) {
             exchange.response_body = serde_json::to_string_pretty(&value).unwrap_or_default();
         }
