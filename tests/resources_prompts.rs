@@ -201,7 +201,8 @@ fn legacy_server() {
                 {"role": "assistant", "content": {"type": "text", "text": "still here"}}
             ]}),
             _ => {
-                let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}});
+                let error =
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}});
                 let _ = writeln!(out, "{error}").and_then(|()| out.flush());
                 continue;
             }
@@ -225,13 +226,19 @@ fn write_huge(out: &mut impl Write, id: &Value) {
 }
 
 async fn duplex() -> McpEndpoint {
+    duplex_at(None).await
+}
+
+/// Connected over an in-memory pipe, at `protocol` if one is given.
+async fn duplex_at(protocol: Option<&str>) -> McpEndpoint {
     let (server_side, client_side) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
         if let Ok(server) = FacesServer.serve(server_side).await {
             let _ = server.waiting().await;
         }
     });
-    McpEndpoint::connect_io(client_side, "mcp:faces").await.expect("connect over duplex")
+    let setup = ClientSetup { protocol: protocol.map(str::to_string), ..ClientSetup::default() };
+    McpEndpoint::connect_io_with(client_side, "mcp:faces", setup).await.expect("connect over duplex")
 }
 
 #[tokio::test]
@@ -254,6 +261,10 @@ async fn resources_over_every_page_templates_read_and_subscribe() {
     let error = endpoint.read("test://missing").await.unwrap_err().to_string();
     assert!(error.contains("no resource test://missing"), "{error}");
 
+    // 2026-07-28 has no resources/subscribe: said, not sent.
+    let error = endpoint.subscribe("test://notes").await.unwrap_err().to_string();
+    assert!(error.contains("2025-11-25"), "{error}");
+    let endpoint = duplex_at(Some("2025-11-25")).await;
     let events = endpoint.events();
     endpoint.subscribe("test://notes").await.unwrap();
     let updated = tokio::time::timeout(Duration::from_secs(5), async {
@@ -333,7 +344,9 @@ async fn a_server_that_knows_only_initialize_is_reached_without_a_flag() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     let events = stdio.events().take();
     assert!(
-        events.iter().any(|e| matches!(e, ServerEvent::Note(n) if n.contains("initialize") && n.contains("2024-11-05"))),
+        events
+            .iter()
+            .any(|e| matches!(e, ServerEvent::Note(n) if n.contains("initialize") && n.contains("2024-11-05"))),
         "{events:?}"
     );
     assert!(!events.iter().any(|e| matches!(e, ServerEvent::Exited { .. })), "the probe's exit is muted: {events:?}");
@@ -356,9 +369,8 @@ async fn a_server_that_knows_only_initialize_is_reached_without_a_flag() {
 /// cannot be read keeps the others.
 #[tokio::test]
 async fn a_huge_resource_and_odd_prompts_from_an_old_server() {
-    let stdio = McpStdio::connect(&server_command("legacy"), Duration::from_secs(30), ClientSetup::default())
-        .await
-        .unwrap();
+    let stdio =
+        McpStdio::connect(&server_command("legacy"), Duration::from_secs(30), ClientSetup::default()).await.unwrap();
     let endpoint = stdio.current().await;
     let (resources, warnings) = endpoint.list_resources().await.unwrap();
     assert_eq!(resources.len(), 1);

@@ -186,13 +186,13 @@ async fn call(
                     let timeout = options.answer_timeout();
                     let command = options.mcp.clone().unwrap_or_default();
                     let setup = options.client_setup();
-                    McpEndpoint::connect_command(server, &command, timeout, setup.clone(), Default::default()).await.map(
-                        |e| {
+                    McpEndpoint::connect_command(server, &command, timeout, setup.clone(), Default::default())
+                        .await
+                        .map(|e| {
                             Endpoint::Mcp(crate::invoke::mcp::stdio::McpStdio::from_endpoint(
                                 e, &command, timeout, setup,
                             ))
-                        },
-                    )
+                        })
                 }
                 None => options.connect(headers, demo_url.as_deref()).await,
             }

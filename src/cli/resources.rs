@@ -67,13 +67,8 @@ pub fn run_resources(args: &ResourcesArgs) -> ExitCode {
         for template in &listing.templates {
             let name = template.title.as_deref().unwrap_or(&template.name);
             let vars = template.variables().join(", ");
-            let _ = writeln!(
-                out,
-                "{}  {}  (template: {})",
-                visible(&template.uri_template),
-                visible(name),
-                visible(&vars)
-            );
+            let _ =
+                writeln!(out, "{}  {}  (template: {})", visible(&template.uri_template), visible(name), visible(&vars));
         }
         if listing.resources.is_empty() && listing.templates.is_empty() {
             let _ = writeln!(out, "no resources");

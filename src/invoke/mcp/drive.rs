@@ -85,7 +85,7 @@ impl McpEndpoint {
         self.client.peer_info().map(|info| info.protocol_version.to_string())
     }
 
-    fn speaks_2026(&self) -> bool {
+    pub(super) fn speaks_2026(&self) -> bool {
         self.client.peer_info().is_some_and(|info| info.protocol_version >= ProtocolVersion::V_2026_07_28)
     }
 

@@ -156,7 +156,8 @@ impl McpEndpoint {
         let transport = wire::Tap::new(transport, wire.clone(), Some(events.clone()), None);
         let served = tokio::time::timeout(timeout, negotiate::serve(relay, transport, lifecycle)).await;
         // On an error `process` is dropped here, which kills the server; how it ended if it did.
-        let mut endpoint = match McpEndpoint::finish_connect(served, label, timeout, Some(tail), &setup, &events).await {
+        let mut endpoint = match McpEndpoint::finish_connect(served, label, timeout, Some(tail), &setup, &events).await
+        {
             Ok(endpoint) => endpoint,
             Err(InvokeError::Connect { url, reason }) => {
                 let reason = match process.watch_exit(Duration::from_millis(200)).await {
@@ -233,9 +234,11 @@ impl McpEndpoint {
             Ok(Err(_)) | Err(_) if auto => {
                 let again = asks::ClientSetup { initialize_first: true, ..setup.clone() };
                 let initialize = rmcp::service::ClientLifecycleMode::Initialize;
-                let served =
-                    tokio::time::timeout(timeout, ProgressRelay::with(&again).serve_with_lifecycle(transport(), initialize))
-                        .await;
+                let served = tokio::time::timeout(
+                    timeout,
+                    ProgressRelay::with(&again).serve_with_lifecycle(transport(), initialize),
+                )
+                .await;
                 if let Ok(Ok(client)) = &served {
                     let version = client.peer_info().map(|i| i.protocol_version.to_string()).unwrap_or_default();
                     events.push(ServerEvent::Note(format!(
@@ -334,8 +337,8 @@ impl McpEndpoint {
                 {
                     // An older revision tooldeck speaks is the server's right answer to
                     // `initialize` (the spec's negotiation); a newer or unknown one is not.
-                    let older_known = agreed.as_str() < pinned.as_str()
-                        && negotiate::KNOWN_PROTOCOLS.contains(&agreed.as_str());
+                    let older_known =
+                        agreed.as_str() < pinned.as_str() && negotiate::KNOWN_PROTOCOLS.contains(&agreed.as_str());
                     if !older_known {
                         let _ = client.cancel().await;
                         let reason =

@@ -195,11 +195,26 @@ impl McpEndpoint {
     /// `resources/subscribe {uri}`: the server sends `notifications/resources/updated` when it
     /// changes (an event, [`super::events::ServerEvent::ResourceUpdated`]).
     pub async fn subscribe(&self, uri: &str) -> Result<(), InvokeError> {
+        self.before_2026("resources/subscribe")?;
         self.custom("resources/subscribe", json!({ "uri": uri }), true).await.map(|_| ())
+    }
+
+    /// 2026-07-28 replaced `resources/subscribe` with a long-lived `subscriptions/listen`
+    /// request, which tooldeck does not make yet: said plainly rather than sent to be refused.
+    fn before_2026(&self, method: &str) -> Result<(), InvokeError> {
+        match self.speaks_2026() {
+            true => Err(InvokeError::Protocol(format!(
+                "{}: {method} is not in protocol 2026-07-28 (subscriptions/listen replaced it, and tooldeck \
+                 does not speak it yet); --protocol 2025-11-25 subscribes the older way",
+                self.label
+            ))),
+            false => Ok(()),
+        }
     }
 
     /// `resources/unsubscribe {uri}`.
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), InvokeError> {
+        self.before_2026("resources/unsubscribe")?;
         self.custom("resources/unsubscribe", json!({ "uri": uri }), true).await.map(|_| ())
     }
 }
@@ -226,8 +241,10 @@ mod tests {
     #[test]
     fn a_template_that_does_not_parse_is_kept_with_why() {
         let mut w = Vec::new();
-        let entries =
-            [json!({"uriTemplate": "test://{id}", "name": "ok"}), json!({"uriTemplate": "test://{broken", "name": "b"})];
+        let entries = [
+            json!({"uriTemplate": "test://{id}", "name": "ok"}),
+            json!({"uriTemplate": "test://{broken", "name": "b"}),
+        ];
         let read = read_templates(&entries, &mut w);
         assert_eq!(read.len(), 2);
         assert_eq!(read[0].variables(), ["id"]);

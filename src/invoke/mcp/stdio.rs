@@ -78,14 +78,9 @@ impl McpStdio {
     /// Ends the server that runs (if it still does) and starts the command again.
     pub async fn reconnect(&self) -> Result<(), InvokeError> {
         let server = StdioServer::spawn(&self.command)?;
-        let fresh = McpEndpoint::connect_command(
-            server,
-            &self.command,
-            self.timeout,
-            self.setup.clone(),
-            self.events.clone(),
-        )
-        .await?;
+        let fresh =
+            McpEndpoint::connect_command(server, &self.command, self.timeout, self.setup.clone(), self.events.clone())
+                .await?;
         let old = std::mem::replace(&mut *self.current.write().await, Arc::new(fresh));
         // A call still holding the old one ends it when it lets go (the process is ended on drop).
         if let Ok(old) = Arc::try_unwrap(old) {

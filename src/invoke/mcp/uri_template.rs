@@ -196,7 +196,14 @@ mod tests {
 
     #[test]
     fn rfc_6570_examples_expand() {
-        let v = values(&[("var", "value"), ("hello", "Hello World!"), ("path", "/foo/bar"), ("x", "1024"), ("y", "768"), ("empty", "")]);
+        let v = values(&[
+            ("var", "value"),
+            ("hello", "Hello World!"),
+            ("path", "/foo/bar"),
+            ("x", "1024"),
+            ("y", "768"),
+            ("empty", ""),
+        ]);
         let cases = [
             ("{var}", "value"),
             ("{hello}", "Hello%20World%21"),

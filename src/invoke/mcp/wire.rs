@@ -333,7 +333,8 @@ mod tests {
     fn the_record_is_bounded() {
         let wire = Wire::default();
         for i in 0..MAX_MESSAGES * 2 {
-            let _ = wire.record(false, &json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"i": i}}));
+            let _ =
+                wire.record(false, &json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"i": i}}));
         }
         assert_eq!(wire.lock().messages.len(), MAX_MESSAGES);
     }
