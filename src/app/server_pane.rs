@@ -177,6 +177,10 @@ impl ServerPane {
                     reply.status = Some(format!("{why}: {reconnect_key} reconnects"));
                     self.gone = Some(why);
                 }
+                ServerEvent::Note(text) => self.note(text),
+                ServerEvent::ResourceUpdated(uri) => self.note(format!("resource updated: {uri}")),
+                ServerEvent::ResourcesChanged => self.note("the server's resource list changed"),
+                ServerEvent::PromptsChanged => self.note("the server's prompt list changed"),
                 ServerEvent::Skipped(n) => {
                     self.note(format!("… {n} lines skipped: they came faster than they could be shown"))
                 }

@@ -50,6 +50,10 @@ pub struct CallArgs {
     /// and the server applies them), as the app's fill-defaults key does.
     #[arg(long)]
     pub fill_defaults: bool,
+    /// Exit 6 when the answer deviates from the protocol (a value the output schema does not
+    /// allow, a content item of a kind MCP does not define), as the MCP Inspector's CLI does.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// How `call` and `test` answer what an MCP server asks during a call. Nothing given declines
@@ -170,13 +174,13 @@ async fn call(
                     let timeout = options.answer_timeout();
                     let command = options.mcp.clone().unwrap_or_default();
                     let setup = options.client_setup();
-                    McpEndpoint::connect_started_with(server, timeout, setup.clone(), Default::default()).await.map(
-                        |e| {
+                    McpEndpoint::connect_command(server, &command, timeout, setup.clone(), Default::default())
+                        .await
+                        .map(|e| {
                             Endpoint::Mcp(crate::invoke::mcp::stdio::McpStdio::from_endpoint(
                                 e, &command, timeout, setup,
                             ))
-                        },
-                    )
+                        })
                 }
                 None => options.connect(headers, demo_url.as_deref()).await,
             }
@@ -201,7 +205,7 @@ async fn call(
     // the outcome is recorded and printed.
     let closing = tokio::spawn(endpoint.close());
     tokio::task::yield_now().await;
-    let code = ending.report(&label);
+    let code = ending.report(&label, args.strict);
     let _ = closing.await;
     drop(demo);
     code
@@ -218,7 +222,7 @@ enum Ending {
 }
 
 impl Ending {
-    fn report(self, endpoint: &str) -> u8 {
+    fn report(self, endpoint: &str, strict: bool) -> u8 {
         match self {
             Ending::Reported(code) => code,
             Ending::Answered { tool, request, mut outcome, exchange } => {
@@ -227,7 +231,13 @@ impl Ending {
                 }
                 print_json(&serde_json::to_value(&outcome).unwrap_or(Value::Null));
                 record(&tool.id, &request, endpoint, &outcome, &exchange);
-                exit_code(&outcome, &exchange)
+                let code = exit_code(&outcome, &exchange);
+                match deviation(&outcome) {
+                    Some(why) if strict && matches!(code, exit::OK | exit::TOOL_ERROR) => {
+                        fail(exit::PROTOCOL_DEVIATION, &format!("--strict: {why}"))
+                    }
+                    _ => code,
+                }
             }
         }
     }
@@ -356,6 +366,16 @@ fn exit_code(outcome: &Outcome, exchange: &Exchange) -> u8 {
         Status::Error if not_protocol => exit::TRANSPORT,
         Status::Error => exit::TOOL_ERROR,
     }
+}
+
+/// How the answer deviates from the protocol, if it does: an output-schema violation or a
+/// content item of a kind MCP does not define.
+fn deviation(outcome: &Outcome) -> Option<String> {
+    let unknown = outcome.content.iter().find_map(|item| match item {
+        crate::invoke::ContentItem::Unreadable(u) => Some(format!("a content item {}", u.why)),
+        _ => None,
+    });
+    unknown.or_else(|| outcome.warnings.iter().find(|w| w.starts_with("output schema:")).cloned())
 }
 
 /// A tool known only by its id: any object of arguments goes.

@@ -16,6 +16,8 @@ pub mod exit {
     pub const INVALID_ARGUMENTS: u8 = 3;
     pub const AUTHORIZATION_REQUIRED: u8 = 4;
     pub const TRANSPORT: u8 = 5;
+    /// `call --strict`: the server answered, but not the way the protocol says.
+    pub const PROTOCOL_DEVIATION: u8 = 6;
 
     /// `code` as the process's exit code.
     pub fn code(code: u8) -> std::process::ExitCode {

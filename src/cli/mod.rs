@@ -30,7 +30,10 @@ mod diff;
 mod fuzz;
 mod lint;
 mod list;
+mod prompts;
+mod resources;
 mod serve_mock;
+mod session;
 mod test;
 
 #[derive(Debug, Parser)]
@@ -73,7 +76,9 @@ pub enum Command {
     /// Call a tool once and print the normalised outcome as JSON.
     ///
     /// Exit 0 for a value, nothing or an artifact; 1 for a tool error; 2 for a usage error; 3 for
-    /// invalid arguments; 4 when authorization is required; 5 for a transport or protocol failure.
+    /// invalid arguments; 4 when authorization is required; 5 for a transport or protocol failure;
+    /// with --strict, 6 for a protocol deviation (output-schema violation, content of an unknown
+    /// kind).
     Call(call::CallArgs),
     /// Run saved test cases (YAML or JSON case files) and report which pass.
     ///
@@ -116,6 +121,26 @@ pub enum Command {
     /// Exit 0 when done, 2 for a usage error, 4 when signing in failed.
     #[command(subcommand)]
     Auth(auth::AuthCommand),
+    /// List an MCP server's resources and resource templates.
+    ///
+    /// Exit 0 when listed, 2 for a usage error, 4 when authorization is required, 5 when the
+    /// server cannot be reached.
+    Resources(resources::ResourcesArgs),
+    /// Read one resource of an MCP server: text is printed, binary saved with --output.
+    ///
+    /// Exit 0 when read; 1 when the server refused (no such resource); 2 for a usage error; 4
+    /// when authorization is required; 5 when the server cannot be reached.
+    Read(resources::ReadArgs),
+    /// List an MCP server's prompts and their arguments (* marks a required one).
+    ///
+    /// Exit codes as `resources`.
+    Prompts(prompts::PromptsArgs),
+    /// Get one prompt of an MCP server with its arguments and print its messages.
+    ///
+    /// Exit 0 when got; 1 when the server refused; 2 for a usage error (no such prompt); 3 for a
+    /// missing required argument; 4 when authorization is required; 5 when the server cannot
+    /// be reached.
+    Prompt(prompts::PromptArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     ///
     /// `tooldeck completions bash > ~/.local/share/bash-completion/completions/tooldeck`; bash,
@@ -205,6 +230,10 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Diff(args)) => return diff::run(&args),
         Some(Command::Fuzz(args)) => return fuzz::run(args),
         Some(Command::Auth(command)) => return auth::run(command),
+        Some(Command::Resources(args)) => return resources::run_resources(&args),
+        Some(Command::Read(args)) => return resources::run_read(&args),
+        Some(Command::Prompts(args)) => return prompts::run_prompts(&args),
+        Some(Command::Prompt(args)) => return prompts::run_prompt(&args),
         Some(Command::Completions(args)) => {
             use std::io::Write as _;
             std::io::stdout().write_all(completions::script(args.shell).as_bytes()).map(|()| ExitCode::SUCCESS)

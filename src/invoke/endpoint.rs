@@ -148,6 +148,7 @@ impl EndpointOptions {
             protocol: self.protocol.clone(),
             max_time: self.max_time.map(|s| Duration::from_secs(s.max(1))),
             auth_log: self.oauth.log(),
+            initialize_first: false,
         }
     }
 

@@ -7,6 +7,8 @@ pub mod endpoint;
 pub mod envelope;
 mod exchange;
 pub mod http;
+mod faces;
+pub use faces::ResourceListing;
 pub mod mcp;
 pub mod mock;
 pub mod otc;

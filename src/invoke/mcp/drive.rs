@@ -85,7 +85,7 @@ impl McpEndpoint {
         self.client.peer_info().map(|info| info.protocol_version.to_string())
     }
 
-    fn speaks_2026(&self) -> bool {
+    pub(super) fn speaks_2026(&self) -> bool {
         self.client.peer_info().is_some_and(|info| info.protocol_version >= ProtocolVersion::V_2026_07_28)
     }
 
@@ -106,18 +106,36 @@ impl McpEndpoint {
         result
     }
 
+    /// `tools/call` driven to its final result, as JSON: a result rmcp cannot type (a content
+    /// block of a kind MCP does not define) comes as the server sent it, so that its valid
+    /// items are kept beside the unknown one.
+    pub(super) async fn drive_call(
+        &self,
+        params: CallToolRequestParams,
+        as_task: bool,
+        status: &(dyn Fn(Progress) + Send + Sync),
+    ) -> Result<Value, InvokeError> {
+        let result = match self.drive_call_typed(params, as_task, status).await {
+            Ok(result) => result,
+            Err(Untyped::Raw(value)) => return Ok(value),
+            Err(Untyped::Failed(error)) => return Err(error),
+        };
+        serde_json::to_value(&result)
+            .map_err(|e| InvokeError::Protocol(format!("{}: cannot re-encode the result: {e}", self.label)))
+    }
+
     /// `tools/call` driven to its final result (see the module's comment). `as_task` runs it as
     /// a task; `status` hears of the task's progress.
-    pub(super) async fn drive_call(
+    async fn drive_call_typed(
         &self,
         mut params: CallToolRequestParams,
         as_task: bool,
         status: &(dyn Fn(Progress) + Send + Sync),
-    ) -> Result<CallToolResult, InvokeError> {
+    ) -> Result<CallToolResult, Untyped> {
         let asks = self.client.service().asks.clone();
         asks.call_started();
         if as_task && !self.speaks_2026() {
-            return self.legacy_task(params, status).await;
+            return Ok(self.legacy_task(params, status).await?);
         }
         let mut url_asked = false;
         for _ in 0..MAX_ROUNDS {
@@ -126,22 +144,26 @@ impl McpEndpoint {
                 Ok(ServerResult::CallToolResult(result))
                     if !as_task && !self.speaks_2026() && refused_untasked(&result) =>
                 {
-                    return self.legacy_task(params, status).await;
+                    return Ok(self.legacy_task(params, status).await?);
                 }
                 Ok(ServerResult::CallToolResult(result)) => return Ok(result),
+                Ok(ServerResult::CustomResult(custom)) if custom.0.get("content").is_some_and(Value::is_array) => {
+                    return Err(Untyped::Raw(custom.0));
+                }
                 Ok(ServerResult::InputRequiredResult(result)) => {
                     let requests = result.input_requests.unwrap_or_default();
                     if requests.is_empty() && result.request_state.is_none() {
-                        return Err(self.protocol_error("an input_required result asked for nothing"));
+                        return Err(self.protocol_error("an input_required result asked for nothing").into());
                     }
                     let responses = self.fulfil(requests).await?;
                     params.input_responses = (!responses.is_empty()).then_some(responses);
                     params.request_state = result.request_state;
                 }
                 Ok(ServerResult::CreateTaskResult(created)) => {
-                    return self.modern_task(created.task.task_id, created.task.poll_interval_ms, status).await;
+                    let (task_id, poll) = (created.task.task_id, created.task.poll_interval_ms);
+                    return Ok(self.modern_task(task_id, poll, status).await?);
                 }
-                Ok(_) => return Err(self.map_error("tools/call", ServiceError::UnexpectedResponse)),
+                Ok(_) => return Err(self.map_error("tools/call", ServiceError::UnexpectedResponse).into()),
                 Err(ServiceError::McpError(error)) if error.code.0 == URL_ELICITATION_REQUIRED && !url_asked => {
                     // Visit each URL, then try the call once more.
                     url_asked = true;
@@ -151,17 +173,17 @@ impl McpEndpoint {
                         all_accepted &= matches!(asks.ask(ask).await, Reply::Accept(_));
                     }
                     if !all_accepted {
-                        return Err(self.map_error("tools/call", ServiceError::McpError(error)));
+                        return Err(self.map_error("tools/call", ServiceError::McpError(error)).into());
                     }
                 }
                 // A 2025-11-25 server that runs this tool only as a task says so: run it as one.
                 Err(ServiceError::McpError(error)) if wants_a_task(&error.message) && !self.speaks_2026() => {
-                    return self.legacy_task(params, status).await;
+                    return Ok(self.legacy_task(params, status).await?);
                 }
-                Err(error) => return Err(self.fail("tools/call", error).await),
+                Err(error) => return Err(self.fail("tools/call", error).await.into()),
             }
         }
-        Err(self.protocol_error(&format!("the server still wanted input after {MAX_ROUNDS} rounds")))
+        Err(self.protocol_error(&format!("the server still wanted input after {MAX_ROUNDS} rounds")).into())
     }
 
     fn protocol_error(&self, what: &str) -> InvokeError {
@@ -290,7 +312,7 @@ impl McpEndpoint {
     }
 
     /// A request by method name, its result as JSON (for the revisions rmcp no longer models).
-    async fn custom(&self, method: &str, params: Value, idle: bool) -> Result<Value, InvokeError> {
+    pub(super) async fn custom(&self, method: &str, params: Value, idle: bool) -> Result<Value, InvokeError> {
         let request = ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)));
         let result = self.send(request, idle).await.map_err(|e| self.map_error(method, e))?;
         Ok(match result {
@@ -304,6 +326,18 @@ impl McpEndpoint {
             Some(max) if started.elapsed() > max => Err(InvokeError::Timeout { url: self.label.clone() }),
             _ => Ok(()),
         }
+    }
+}
+
+/// Why a call has no typed result: the server's answer as it came, or a failure.
+enum Untyped {
+    Raw(Value),
+    Failed(InvokeError),
+}
+
+impl From<InvokeError> for Untyped {
+    fn from(error: InvokeError) -> Untyped {
+        Untyped::Failed(error)
     }
 }
 

@@ -32,8 +32,17 @@ pub enum ServerEvent {
     Exited { how: String, last_lines: Vec<String> },
     /// The connection is gone (the server closed it, or an HTTP server forgot the session).
     Lost(String),
+    /// `notifications/resources/updated`: a subscribed resource changed (its URI).
+    ResourceUpdated(String),
+    /// `notifications/resources/list_changed`: the resources should be listed again.
+    ResourcesChanged,
+    /// `notifications/prompts/list_changed`: the prompts should be listed again.
+    PromptsChanged,
     /// This many events were dropped because nobody took them in time.
     Skipped(u64),
+    /// Something tooldeck did to reach the server that the person may want to know (it was
+    /// met again with `initialize`, it speaks an older revision than the one pinned).
+    Note(String),
 }
 
 #[derive(Default)]
@@ -47,12 +56,18 @@ impl ServerEvent {
     /// The text it holds, roughly: what a queue of them costs.
     fn bytes(&self) -> usize {
         match self {
-            ServerEvent::Stderr(text) | ServerEvent::Lost(text) => text.len(),
+            ServerEvent::Stderr(text)
+            | ServerEvent::Lost(text)
+            | ServerEvent::Note(text)
+            | ServerEvent::ResourceUpdated(text) => text.len(),
             ServerEvent::Log { level, logger, text } => {
                 level.len() + logger.as_ref().map_or(0, String::len) + text.len()
             }
             ServerEvent::Exited { how, last_lines } => how.len() + last_lines.iter().map(String::len).sum::<usize>(),
-            ServerEvent::ToolsChanged | ServerEvent::Skipped(_) => 0,
+            ServerEvent::ToolsChanged
+            | ServerEvent::ResourcesChanged
+            | ServerEvent::PromptsChanged
+            | ServerEvent::Skipped(_) => 0,
         }
     }
 }
@@ -61,6 +76,9 @@ impl ServerEvent {
 #[derive(Clone, Default)]
 pub struct EventSink {
     inner: Arc<(Mutex<Pending>, Notify)>,
+    /// Every message of the session, for the traffic pane (kept across reconnects, as the
+    /// events are).
+    traffic: super::traffic::Traffic,
 }
 
 impl std::fmt::Debug for EventSink {
@@ -70,6 +88,11 @@ impl std::fmt::Debug for EventSink {
 }
 
 impl EventSink {
+    /// The session's traffic log.
+    pub fn traffic(&self) -> super::traffic::Traffic {
+        self.traffic.clone()
+    }
+
     pub fn push(&self, event: ServerEvent) {
         let (pending, notify) = &*self.inner;
         {

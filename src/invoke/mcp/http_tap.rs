@@ -71,6 +71,7 @@ impl StreamableHttpClient for HttpTap {
         let response = match request.json(&message).send().await {
             Ok(response) => response,
             Err(e) => {
+                self.events.traffic().http(&record);
                 self.wire.record_http(record);
                 return Err(StreamableHttpError::Client(e));
             }
@@ -87,6 +88,7 @@ impl StreamableHttpClient for HttpTap {
         let content_type = header("content-type").unwrap_or_default();
         let www_authenticate = header("www-authenticate");
         let redirect = crate::invoke::http::refused_redirect(&response);
+        self.events.traffic().http(&record);
         self.wire.record_http(record);
         if let Some(why) = redirect {
             self.wire.fail(why.clone());

@@ -2,10 +2,12 @@
 //! through the rmcp crate: `initialize` → `tools/list` (paginated) → `tools/call`.
 
 pub mod asks;
+pub mod completion;
 pub mod content;
 mod drive;
 mod errors;
 pub mod events;
+mod fallback;
 pub mod http;
 mod http_auth;
 mod http_tap;
@@ -13,9 +15,13 @@ pub mod info;
 mod line_cap;
 pub mod negotiate;
 pub mod process;
+pub mod prompts;
 mod relay;
+pub mod traffic;
+pub mod uri_template;
 pub use process::split_command_line;
 pub mod replay;
+pub mod resources;
 pub mod stdio;
 pub mod wire;
 
@@ -92,7 +98,9 @@ impl McpEndpoint {
     }
 
     pub async fn connect_stdio_with_timeout(command_line: &str, timeout: Duration) -> Result<McpEndpoint, InvokeError> {
-        McpEndpoint::connect_started(StdioServer::spawn(command_line)?, timeout).await
+        let server = StdioServer::spawn(command_line)?;
+        let (setup, events) = (asks::ClientSetup::default(), EventSink::default());
+        McpEndpoint::connect_command(server, command_line, timeout, setup, events).await
     }
 
     /// Speaks MCP with a server already started (`tooldeck call` starts it before its runtime).
@@ -109,6 +117,18 @@ impl McpEndpoint {
         setup: asks::ClientSetup,
         events: EventSink,
     ) -> Result<McpEndpoint, InvokeError> {
+        McpEndpoint::connect_started_muting(server, timeout, setup, events, None).await
+    }
+
+    /// [`McpEndpoint::connect_started_with`]; while `probing` is set, the server's exit is not
+    /// news (a server that ends on `server/discover` is started again, see `fallback.rs`).
+    async fn connect_started_muting(
+        server: StdioServer,
+        timeout: Duration,
+        setup: asks::ClientSetup,
+        events: EventSink,
+        probing: Option<Arc<std::sync::atomic::AtomicBool>>,
+    ) -> Result<McpEndpoint, InvokeError> {
         let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
         let label = server.label.clone();
         let (pipes, process) = server.into_pipes().map_err(|e| InvokeError::Connect {
@@ -122,7 +142,9 @@ impl McpEndpoint {
             tokio::spawn(async move {
                 events::read_stderr(stderr, Some(events.clone()), tail.clone()).await;
                 // Its stderr closed: it exited, most likely. How, unless tooldeck ended it.
-                if let Some(status) = exited.await {
+                if let Some(status) = exited.await
+                    && !probing.is_some_and(|p| p.load(std::sync::atomic::Ordering::Relaxed))
+                {
                     events.push(ServerEvent::Exited { how: events::describe_exit(status), last_lines: tail.lines() });
                 }
             });
@@ -135,7 +157,8 @@ impl McpEndpoint {
         let transport = wire::Tap::new(transport, wire.clone(), Some(events.clone()), None);
         let served = tokio::time::timeout(timeout, negotiate::serve(relay, transport, lifecycle)).await;
         // On an error `process` is dropped here, which kills the server; how it ended if it did.
-        let mut endpoint = match McpEndpoint::finish_connect(served, label, timeout, Some(tail), &setup).await {
+        let mut endpoint = match McpEndpoint::finish_connect(served, label, timeout, Some(tail), &setup, &events).await
+        {
             Ok(endpoint) => endpoint,
             Err(InvokeError::Connect { url, reason }) => {
                 let reason = match process.watch_exit(Duration::from_millis(200)).await {
@@ -206,15 +229,28 @@ impl McpEndpoint {
         };
         let relay = ProgressRelay::with(&setup);
         let auto = matches!(lifecycle, rmcp::service::ClientLifecycleMode::Auto { .. });
-        let served = tokio::time::timeout(timeout, relay.clone().serve_with_lifecycle(transport(), lifecycle)).await;
+        let probe_time = if auto { timeout.min(fallback::PROBE_SILENCE) } else { timeout };
+        let served = tokio::time::timeout(probe_time, relay.clone().serve_with_lifecycle(transport(), lifecycle)).await;
         let served = match served {
-            Ok(Err(_)) if auto => {
+            Ok(Err(_)) | Err(_) if auto => {
+                let again = asks::ClientSetup { initialize_first: true, ..setup.clone() };
                 let initialize = rmcp::service::ClientLifecycleMode::Initialize;
-                tokio::time::timeout(timeout, relay.serve_with_lifecycle(transport(), initialize)).await
+                let served = tokio::time::timeout(
+                    timeout,
+                    ProgressRelay::with(&again).serve_with_lifecycle(transport(), initialize),
+                )
+                .await;
+                if let Ok(Ok(client)) = &served {
+                    let version = client.peer_info().map(|i| i.protocol_version.to_string()).unwrap_or_default();
+                    events.push(ServerEvent::Note(format!(
+                        "the server did not take server/discover; met it again with initialize: it speaks {version}"
+                    )));
+                }
+                served
             }
             other => other,
         };
-        match McpEndpoint::finish_connect(served, label.clone(), timeout, None, &setup).await {
+        match McpEndpoint::finish_connect(served, label.clone(), timeout, None, &setup, &events).await {
             Ok(mut endpoint) => {
                 endpoint.wire = wire;
                 endpoint.events = events;
@@ -264,7 +300,7 @@ impl McpEndpoint {
             tokio::time::timeout(DEFAULT_TIMEOUT, negotiate::serve(ProgressRelay::with(&setup), transport, lifecycle))
                 .await;
         let mut endpoint =
-            McpEndpoint::finish_connect(served, label.to_string(), DEFAULT_TIMEOUT, None, &setup).await?;
+            McpEndpoint::finish_connect(served, label.to_string(), DEFAULT_TIMEOUT, None, &setup, &events).await?;
         endpoint.wire = wire;
         endpoint.events = events;
         Ok(endpoint)
@@ -279,6 +315,7 @@ impl McpEndpoint {
         timeout: Duration,
         stderr_tail: Option<StderrTail>,
         setup: &asks::ClientSetup,
+        events: &EventSink,
     ) -> Result<McpEndpoint, InvokeError> {
         match served {
             Err(_) => Err(InvokeError::Timeout { url: label }),
@@ -306,10 +343,19 @@ impl McpEndpoint {
                 if let (Ok(Some(pinned)), Some(agreed)) = (setup.pinned(), agreed)
                     && pinned != agreed
                 {
-                    let _ = client.cancel().await;
-                    let reason =
-                        format!("the server answered with protocol {agreed} where --protocol asked for {pinned}");
-                    return Err(InvokeError::Connect { url: label, reason });
+                    // An older revision tooldeck speaks is the server's right answer to
+                    // `initialize` (the spec's negotiation); a newer or unknown one is not.
+                    let older_known =
+                        agreed.as_str() < pinned.as_str() && negotiate::KNOWN_PROTOCOLS.contains(&agreed.as_str());
+                    if !older_known {
+                        let _ = client.cancel().await;
+                        let reason =
+                            format!("the server answered with protocol {agreed} where --protocol asked for {pinned}");
+                        return Err(InvokeError::Connect { url: label, reason });
+                    }
+                    events.push(ServerEvent::Note(format!(
+                        "the server speaks protocol {agreed}, older than the {pinned} --protocol asked for: going on with {agreed}"
+                    )));
                 }
                 Ok(McpEndpoint {
                     client,
@@ -475,8 +521,7 @@ impl McpEndpoint {
                 return Err(error);
             }
         };
-        let value = serde_json::to_value(&result)
-            .map_err(|e| InvokeError::Protocol(format!("{}: cannot re-encode the result: {e}", self.label)))?;
+        let value = result;
         if wire.as_ref().is_none_or(|w| w.response.is_none()) {
             exchange.response_body = serde_json::to_string_pretty(&value).unwrap_or_default();
         }

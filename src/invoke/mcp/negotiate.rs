@@ -98,12 +98,33 @@ pub struct ClientSetup {
     pub max_time: Option<Duration>,
     /// Where the steps of a sign-in go (the app's auth pane, or stderr for headless commands).
     pub auth_log: crate::invoke::auth::AuthLog,
+    /// Begin with `initialize` rather than `server/discover` (a server met before that did
+    /// not take the probe: it is met the way that worked).
+    pub initialize_first: bool,
 }
+
+/// The revision asked for in an `initialize` nothing pinned: the newest that has one.
+pub const NEWEST_WITH_INITIALIZE: rmcp::model::ProtocolVersion = rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE;
 
 /// The revisions rmcp knows, oldest first.
 pub const KNOWN_PROTOCOLS: [&str; 5] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
 
 impl ClientSetup {
+    /// True when nothing pins the revision and the connection begins with the probe: a server
+    /// that fails it is met again with `initialize`.
+    pub fn probes(&self) -> bool {
+        self.protocol.is_none() && !self.initialize_first
+    }
+
+    /// The revision `initialize` asks for: the pinned one, or the newest that has `initialize`.
+    pub fn initialize_version(&self) -> Option<rmcp::model::ProtocolVersion> {
+        match self.pinned() {
+            Ok(Some(version)) => Some(version),
+            _ if self.initialize_first => Some(NEWEST_WITH_INITIALIZE),
+            _ => None,
+        }
+    }
+
     /// The pinned revision, checked against those tooldeck knows.
     pub fn pinned(&self) -> Result<Option<rmcp::model::ProtocolVersion>, String> {
         let Some(given) = self.protocol.as_deref() else { return Ok(None) };
@@ -117,14 +138,16 @@ impl ClientSetup {
     }
 
     /// How the connection starts: `server/discover` for 2026-07-28 (falling back to
-    /// `initialize` for an older server), `initialize` alone for a pinned older revision.
+    /// `initialize` for an older server), `initialize` alone for a pinned older revision or
+    /// when [`ClientSetup::initialize_first`] says so.
     pub fn lifecycle(&self) -> Result<rmcp::service::ClientLifecycleMode, String> {
         use rmcp::model::ProtocolVersion;
         use rmcp::service::ClientLifecycleMode;
         Ok(match self.pinned()? {
+            None if self.initialize_first => ClientLifecycleMode::Initialize,
             None => ClientLifecycleMode::Auto {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                legacy_version: None,
+                legacy_version: Some(NEWEST_WITH_INITIALIZE),
             },
             Some(version) if !version.has_initialize() => {
                 ClientLifecycleMode::Discover { preferred_versions: vec![version] }

@@ -25,7 +25,7 @@ pub struct ProgressRelay {
 
 impl ProgressRelay {
     pub(super) fn with(setup: &asks::ClientSetup) -> ProgressRelay {
-        ProgressRelay { asks: setup.asks.clone(), protocol: setup.pinned().ok().flatten(), ..ProgressRelay::default() }
+        ProgressRelay { asks: setup.asks.clone(), protocol: setup.initialize_version(), ..ProgressRelay::default() }
     }
 }
 

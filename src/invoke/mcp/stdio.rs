@@ -26,13 +26,17 @@ impl McpStdio {
     /// Starts `command_line` and speaks MCP with it.
     pub async fn connect(command_line: &str, timeout: Duration, setup: ClientSetup) -> Result<McpStdio, InvokeError> {
         let server = StdioServer::spawn(command_line)?;
-        let endpoint = McpEndpoint::connect_started_with(server, timeout, setup.clone(), EventSink::default()).await?;
+        let endpoint =
+            McpEndpoint::connect_command(server, command_line, timeout, setup.clone(), EventSink::default()).await?;
         Ok(McpStdio::from_endpoint(endpoint, command_line, timeout, setup))
     }
 
     /// An endpoint already connected (`tooldeck call` starts its server early), to be started
     /// again with `command_line`.
     pub fn from_endpoint(endpoint: McpEndpoint, command_line: &str, timeout: Duration, setup: ClientSetup) -> McpStdio {
+        // Started again, a server that speaks a revision with `initialize` is met that way at once.
+        let older = endpoint.protocol_version().is_some_and(|v| v.as_str() < "2026-07-28");
+        let setup = ClientSetup { initialize_first: setup.initialize_first || older, ..setup };
         McpStdio {
             command: command_line.to_string(),
             timeout,
@@ -75,7 +79,8 @@ impl McpStdio {
     pub async fn reconnect(&self) -> Result<(), InvokeError> {
         let server = StdioServer::spawn(&self.command)?;
         let fresh =
-            McpEndpoint::connect_started_with(server, self.timeout, self.setup.clone(), self.events.clone()).await?;
+            McpEndpoint::connect_command(server, &self.command, self.timeout, self.setup.clone(), self.events.clone())
+                .await?;
         let old = std::mem::replace(&mut *self.current.write().await, Arc::new(fresh));
         // A call still holding the old one ends it when it lets go (the process is ended on drop).
         if let Ok(old) = Arc::try_unwrap(old) {

@@ -102,8 +102,8 @@ impl Wire {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Records `value` (a whole JSON-RPC message).
-    pub fn record(&self, outgoing: bool, value: &Value) {
+    /// Records `value` (a whole JSON-RPC message); its text is given back to share.
+    pub fn record(&self, outgoing: bool, value: &Value) -> Arc<str> {
         let text: Arc<str> = serde_json::to_string_pretty(value).unwrap_or_default().into();
         let id = value.get("id").filter(|id| !id.is_null()).map(Value::to_string);
         let method = value.get("method").and_then(Value::as_str).map(str::to_string);
@@ -112,12 +112,13 @@ impl Wire {
         let seq = log.next_seq;
         log.next_seq += 1;
         log.bytes += text.len();
-        log.messages.push_back(Recorded { seq, outgoing, id, method, name, text });
+        log.messages.push_back(Recorded { seq, outgoing, id, method, name, text: Arc::clone(&text) });
         while log.messages.len() > MAX_MESSAGES || (log.bytes > MAX_BYTES && log.messages.len() > 1) {
             if let Some(old) = log.messages.pop_front() {
                 log.bytes -= old.text.len();
             }
         }
+        text
     }
 
     pub fn record_http(&self, record: HttpRecord) {
@@ -294,7 +295,10 @@ where
             None
         } else {
             if let Ok(value) = serde_json::to_value(&item) {
-                self.wire.record(true, &value);
+                let text = self.wire.record(true, &value);
+                if let Some(events) = &self.events {
+                    events.traffic().message(true, &value, text);
+                }
             }
             Some(self.inner.send(item))
         };
@@ -324,10 +328,11 @@ where
         match &message {
             Some(message) => {
                 if let Ok(value) = serde_json::to_value(message) {
+                    let text = self.wire.record(false, &value);
                     if let Some(events) = &self.events {
+                        events.traffic().message(false, &value, text);
                         notify(events, &value);
                     }
-                    self.wire.record(false, &value);
                 }
             }
             None => {
@@ -358,6 +363,12 @@ fn notify(events: &EventSink, message: &Value) {
             });
         }
         Some("notifications/tools/list_changed") => events.push(ServerEvent::ToolsChanged),
+        Some("notifications/resources/list_changed") => events.push(ServerEvent::ResourcesChanged),
+        Some("notifications/prompts/list_changed") => events.push(ServerEvent::PromptsChanged),
+        Some("notifications/resources/updated") => {
+            let uri = message.pointer("/params/uri").and_then(Value::as_str).unwrap_or_default();
+            events.push(ServerEvent::ResourceUpdated(uri.to_string()));
+        }
         _ => {}
     }
 }
@@ -393,7 +404,8 @@ mod tests {
     fn the_record_is_bounded() {
         let wire = Wire::default();
         for i in 0..MAX_MESSAGES * 2 {
-            wire.record(false, &json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"i": i}}));
+            let _ =
+                wire.record(false, &json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"i": i}}));
         }
         assert_eq!(wire.lock().messages.len(), MAX_MESSAGES);
     }

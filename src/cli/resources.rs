@@ -1,0 +1,146 @@
+//! `tooldeck resources` (the server's resources and templates) and `tooldeck read URI` (one
+//! resource's contents: text printed, binary saved with `--output`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use serde_json::json;
+
+use super::ServerArgs;
+use super::call::exit;
+use super::session::{fail, failed, print_json, shown, warn, with_server};
+use crate::invoke::mcp::content::{Embedded, Inline};
+use crate::text::{human_bytes, visible};
+
+#[derive(Debug, Args, Clone)]
+pub struct ResourcesArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Print {"resources": [...], "templates": [...], "warnings": [...]}.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ReadArgs {
+    /// The resource's URI (`tooldeck resources` lists them).
+    pub uri: String,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Save the first content (text, or binary decoded) to FILE instead of printing it.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Print {"contents": [...], "warnings": [...]} (binary as base64, as it came).
+    #[arg(long, conflicts_with = "output")]
+    pub json: bool,
+}
+
+pub fn run_resources(args: &ResourcesArgs) -> ExitCode {
+    let json = args.json;
+    ExitCode::from(with_server(&args.server, |endpoint| async move {
+        let listing = match endpoint.list_resources().await {
+            Ok(listing) => listing,
+            Err(e) => return failed(&e),
+        };
+        if json {
+            return print_json(&json!({
+                "resources": listing.resources,
+                "templates": listing.templates,
+                "warnings": listing.warnings,
+            }));
+        }
+        for warning in &listing.warnings {
+            warn(warning);
+        }
+        if listing.not_offered {
+            warn("the server does not offer resources");
+        }
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        for resource in &listing.resources {
+            let mime = resource.mime_type.as_deref().unwrap_or("-");
+            let size = resource.size.map(|s| format!("  {}", human_bytes(s))).unwrap_or_default();
+            let name = resource.title.as_deref().unwrap_or(&resource.name);
+            let _ = writeln!(out, "{}  {}  {}{size}", visible(&resource.uri), visible(name), visible(mime));
+        }
+        for template in &listing.templates {
+            let name = template.title.as_deref().unwrap_or(&template.name);
+            let vars = template.variables().join(", ");
+            let _ =
+                writeln!(out, "{}  {}  (template: {})", visible(&template.uri_template), visible(name), visible(&vars));
+        }
+        if listing.resources.is_empty() && listing.templates.is_empty() {
+            let _ = writeln!(out, "no resources");
+        }
+        let _ = out.flush();
+        exit::OK
+    }))
+}
+
+pub fn run_read(args: &ReadArgs) -> ExitCode {
+    let ReadArgs { uri, output, json, .. } = args.clone();
+    ExitCode::from(with_server(&args.server, |endpoint| async move {
+        let read = match endpoint.read(&uri).await {
+            Ok(read) => read,
+            Err(e) => return failed(&e),
+        };
+        for warning in &read.warnings {
+            warn(warning);
+        }
+        if json {
+            return print_json(&json!({ "contents": read.contents, "warnings": read.warnings }));
+        }
+        if read.contents.is_empty() {
+            return fail(exit::TOOL_ERROR, &format!("{uri}: the server gave no contents that could be read"));
+        }
+        match output {
+            Some(path) => save(&read.contents[0], &path),
+            None => print_contents(&read.contents),
+        }
+    }))
+}
+
+fn save(content: &Embedded, path: &std::path::Path) -> u8 {
+    let bytes = match crate::invoke::artifact::inline_bytes(&content.body) {
+        Ok(bytes) => bytes,
+        Err(e) => return fail(exit::TOOL_ERROR, &format!("{}: {e}", content.uri)),
+    };
+    match std::fs::write(path, &bytes) {
+        Ok(()) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "tooldeck: saved {} to {}",
+                human_bytes(bytes.len() as u64),
+                path.display()
+            );
+            exit::OK
+        }
+        Err(e) => fail(exit::USAGE, &format!("cannot write {}: {e}", path.display())),
+    }
+}
+
+fn print_contents(contents: &[Embedded]) -> u8 {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for (i, content) in contents.iter().enumerate() {
+        if contents.len() > 1 {
+            let _ = writeln!(out, "{}── {} ──", if i > 0 { "\n" } else { "" }, visible(&content.uri));
+        }
+        match &content.body {
+            Inline::Text(text) => {
+                let _ = writeln!(out, "{}", shown(text));
+            }
+            Inline::Base64(_) => {
+                let mime = content.mime_type.as_deref().unwrap_or("binary");
+                let _ = writeln!(
+                    out,
+                    "({}, {}: --output FILE saves it, --json prints it as base64)",
+                    visible(mime),
+                    human_bytes(content.size)
+                );
+            }
+        }
+    }
+    let _ = out.flush();
+    exit::OK
+}

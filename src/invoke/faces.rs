@@ -1,0 +1,104 @@
+//! The faces of an MCP server besides its tools, for the app and the headless commands alike:
+//! resources, prompts, completions and the session's traffic. An OTC endpoint has none of them,
+//! and says so.
+
+use serde_json::{Map, Value};
+
+use super::mcp::completion::{Reference, Suggestions};
+use super::mcp::prompts::{GotPrompt, Prompt};
+use super::mcp::resources::{ReadResult, Resource, ResourceTemplate};
+use super::mcp::{McpEndpoint, traffic::Traffic};
+use super::{Endpoint, InvokeError};
+
+/// Resources and templates of a server, with what could not be read.
+#[derive(Debug, Clone, Default)]
+pub struct ResourceListing {
+    pub resources: Vec<Resource>,
+    pub templates: Vec<ResourceTemplate>,
+    pub warnings: Vec<String>,
+    /// True when the server did not say it offers resources (an empty list is no surprise).
+    pub not_offered: bool,
+}
+
+impl Endpoint {
+    /// The live MCP connection, or why there is none.
+    async fn connection(&self, what: &str) -> Result<std::sync::Arc<McpEndpoint>, InvokeError> {
+        match self {
+            Endpoint::Otc(_) => Err(InvokeError::Protocol(format!("{what} are MCP's: this endpoint speaks OTC"))),
+            Endpoint::McpHttp(e) => match e.current().await {
+                Some(connection) => Ok(connection),
+                None => Err(InvokeError::Protocol(format!("not connected to {} yet (it wants a token?)", e.label()))),
+            },
+            Endpoint::Mcp(e) => Ok(e.current().await),
+        }
+    }
+
+    /// Every resource and template. A server that does not offer resources gets no request
+    /// (some older servers end the session on an unknown method).
+    pub async fn list_resources(&self) -> Result<ResourceListing, InvokeError> {
+        let mcp = self.connection("resources").await?;
+        if !mcp.offers("resources") {
+            return Ok(ResourceListing { not_offered: true, ..ResourceListing::default() });
+        }
+        let (resources, mut warnings) = mcp.list_resources().await?;
+        // Templates came later than resources: a server without them is not an error.
+        let templates = match mcp.list_resource_templates().await {
+            Ok((templates, more)) => {
+                warnings.extend(more);
+                templates
+            }
+            Err(InvokeError::Protocol(why)) => {
+                warnings.push(format!("no templates: {why}"));
+                Vec::new()
+            }
+            Err(other) => return Err(other),
+        };
+        Ok(ResourceListing { resources, templates, warnings, not_offered: false })
+    }
+
+    /// `resources/read`, with its contents as results show them.
+    pub async fn read(&self, uri: &str) -> Result<ReadResult, InvokeError> {
+        self.connection("resources").await?.read(uri).await
+    }
+
+    pub async fn subscribe(&self, uri: &str) -> Result<(), InvokeError> {
+        self.connection("resources").await?.subscribe(uri).await
+    }
+
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), InvokeError> {
+        self.connection("resources").await?.unsubscribe(uri).await
+    }
+
+    /// Every prompt (none, without a request, from a server that does not offer prompts).
+    pub async fn list_prompts(&self) -> Result<(Vec<Prompt>, Vec<String>), InvokeError> {
+        let mcp = self.connection("prompts").await?;
+        if !mcp.offers("prompts") {
+            return Ok((Vec::new(), vec!["the server does not offer prompts".to_string()]));
+        }
+        mcp.list_prompts().await
+    }
+
+    pub async fn get_prompt(&self, name: &str, arguments: &Map<String, Value>) -> Result<GotPrompt, InvokeError> {
+        self.connection("prompts").await?.get_prompt(name, arguments).await
+    }
+
+    /// Suggestions from `completion/complete` (none from a server that does not offer it).
+    pub async fn complete(
+        &self,
+        reference: &Reference,
+        argument: &str,
+        typed: &str,
+        context: &Map<String, Value>,
+    ) -> Result<Suggestions, InvokeError> {
+        let mcp = self.connection("completions").await?;
+        if !mcp.offers("completions") {
+            return Ok(Suggestions::default());
+        }
+        mcp.complete(reference, argument, typed, context).await
+    }
+
+    /// The session's traffic log (MCP only).
+    pub fn traffic(&self) -> Option<Traffic> {
+        self.events().map(|events| events.traffic())
+    }
+}

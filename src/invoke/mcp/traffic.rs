@@ -1,0 +1,290 @@
+//! The session's traffic: every JSON-RPC message that went to and came from an MCP server, in
+//! order (the handshake, requests both ways, notifications, cancelled calls), and over HTTP each
+//! POST's status line and headers. It outlives a connection (a restarted server's messages
+//! follow the old one's) and is bounded the way the server pane's log is: the newest
+//! [`MAX_ENTRIES`] entries and at most [`MAX_BYTES`] of text, the dropped ones counted. A
+//! message's text is shared with the exchange record ([`super::wire`]), never copied.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::wire::HttpRecord;
+
+pub const MAX_ENTRIES: usize = 100_000;
+pub const MAX_BYTES: usize = 64 * 1024 * 1024;
+/// Requests remembered by id so that an answer can be named by its request's method.
+const MAX_PENDING: usize = 4096;
+
+/// Which way an entry went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// From tooldeck to the server.
+    Sent,
+    /// From the server.
+    Received,
+    /// An HTTP exchange (status line and headers) that carried a message.
+    Http,
+}
+
+/// One entry of the traffic log.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Its place in the session: 0 is the first message ever recorded.
+    pub seq: u64,
+    /// Milliseconds since the session's first entry.
+    pub at_ms: u64,
+    pub direction: Direction,
+    /// The JSON-RPC id, as JSON text, when it has one.
+    pub id: Option<String>,
+    /// The message's method; for an answer, its request's method.
+    pub method: Option<String>,
+    /// True for an answer (`result` or `error`), false for a request or notification.
+    pub answer: bool,
+    /// The message, pretty-printed as it went over the wire (headers for HTTP entries).
+    pub text: Arc<str>,
+    pub http: Option<HttpRecord>,
+}
+
+impl Entry {
+    /// A one-line summary for lists: `→ tools/call #3`, `← tools/call #3 (error)`.
+    pub fn summary(&self) -> String {
+        let arrow = match self.direction {
+            Direction::Sent => "→",
+            Direction::Received => "←",
+            Direction::Http => "⇄",
+        };
+        let method = self.method.as_deref().unwrap_or(if self.answer { "answer" } else { "?" });
+        let id = self.id.as_ref().map(|id| format!(" #{}", id.trim_matches('"'))).unwrap_or_default();
+        let what = match (&self.http, self.answer) {
+            (Some(http), _) => format!(" HTTP {}", http.status.map_or("(no answer)".into(), |s| s.to_string())),
+            (None, true) if self.text.contains("\"error\":") => " (error)".to_string(),
+            (None, true) => " (result)".to_string(),
+            (None, false) if self.id.is_none() => " (notification)".to_string(),
+            _ => String::new(),
+        };
+        crate::text::visible(&format!("{arrow} {method}{id}{what}")).into_owned()
+    }
+
+    /// True when `filter` (lower case) appears in its method or its text.
+    pub fn matches(&self, filter: &str) -> bool {
+        filter.is_empty()
+            || self.method.as_deref().is_some_and(|m| m.to_lowercase().contains(filter))
+            || self.text.to_lowercase().contains(filter)
+    }
+
+    /// The entry as it may be shown or copied (an HTTP entry's secrets are masked already).
+    pub fn shown_text(&self) -> String {
+        self.text.to_string()
+    }
+}
+
+/// An HTTP exchange as text: the request line and headers, then the status and headers.
+fn describe_http(http: &HttpRecord) -> String {
+    let mut text = format!("POST {}\n", crate::redact::url(&http.url));
+    for (name, value) in &http.request_headers {
+        text.push_str(&format!("{name}: {}\n", crate::redact::header_value(name, value)));
+    }
+    match http.status {
+        Some(status) => text.push_str(&format!("\nHTTP {status}\n")),
+        None => text.push_str("\n(no answer: the request failed)\n"),
+    }
+    for (name, value) in &http.response_headers {
+        text.push_str(&format!("{name}: {}\n", crate::redact::header_value(name, value)));
+    }
+    text
+}
+
+/// The record with its secrets masked: the log never holds them.
+fn masked(record: &HttpRecord) -> HttpRecord {
+    let mask = |headers: &[(String, String)]| {
+        headers.iter().map(|(n, v)| (n.clone(), crate::redact::header_value(n, v))).collect()
+    };
+    HttpRecord {
+        id: record.id.clone(),
+        url: crate::redact::url(&record.url),
+        request_headers: mask(&record.request_headers),
+        status: record.status,
+        response_headers: mask(&record.response_headers),
+    }
+}
+
+struct Log {
+    started: Instant,
+    entries: VecDeque<Entry>,
+    bytes: usize,
+    next_seq: u64,
+    dropped: u64,
+    /// (sent by tooldeck, id) → method, for requests not answered yet.
+    pending: HashMap<(bool, String), String>,
+}
+
+impl Default for Log {
+    fn default() -> Log {
+        Log {
+            started: Instant::now(),
+            entries: VecDeque::new(),
+            bytes: 0,
+            next_seq: 0,
+            dropped: 0,
+            pending: HashMap::new(),
+        }
+    }
+}
+
+/// The traffic log of a session; cheap to clone (shared).
+#[derive(Clone, Default)]
+pub struct Traffic(Arc<Mutex<Log>>);
+
+impl std::fmt::Debug for Traffic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Traffic")
+    }
+}
+
+impl Traffic {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Log> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records one JSON-RPC message (`text` is `value` pretty-printed).
+    pub fn message(&self, outgoing: bool, value: &Value, text: Arc<str>) {
+        let id = value.get("id").filter(|id| !id.is_null()).map(Value::to_string);
+        let own_method = value.get("method").and_then(Value::as_str).map(str::to_string);
+        let answer = own_method.is_none() && (value.get("result").is_some() || value.get("error").is_some());
+        let mut log = self.lock();
+        let method = match (&own_method, &id) {
+            (Some(method), Some(id)) => {
+                if log.pending.len() >= MAX_PENDING {
+                    log.pending.clear();
+                }
+                log.pending.insert((outgoing, id.clone()), method.clone());
+                own_method.clone()
+            }
+            // An answer goes the other way from its request.
+            (None, Some(id)) if answer => log.pending.remove(&(!outgoing, id.clone())),
+            _ => own_method.clone(),
+        };
+        let direction = if outgoing { Direction::Sent } else { Direction::Received };
+        log.push(Entry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None });
+    }
+
+    /// Records the HTTP exchange that carried a message.
+    pub fn http(&self, record: &HttpRecord) {
+        let mut log = self.lock();
+        let method = record.id.as_ref().and_then(|id| log.pending.get(&(true, id.clone())).cloned());
+        let text: Arc<str> = describe_http(record).into();
+        let entry = Entry {
+            seq: 0,
+            at_ms: 0,
+            direction: Direction::Http,
+            id: record.id.clone(),
+            method,
+            answer: false,
+            text,
+            http: Some(masked(record)),
+        };
+        log.push(entry);
+    }
+
+    /// The entries from `seq` on (what a viewer has not seen yet), and how many were dropped
+    /// in all to keep the log bounded.
+    pub fn since(&self, seq: u64) -> (Vec<Entry>, u64) {
+        let log = self.lock();
+        let start = log.entries.partition_point(|e| e.seq < seq);
+        (log.entries.range(start..).cloned().collect(), log.dropped)
+    }
+
+    /// The number of entries held now.
+    pub fn len(&self) -> usize {
+        self.lock().entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The sequence number the next entry will get.
+    pub fn next_seq(&self) -> u64 {
+        self.lock().next_seq
+    }
+}
+
+impl Log {
+    fn push(&mut self, mut entry: Entry) {
+        entry.seq = self.next_seq;
+        entry.at_ms = self.started.elapsed().as_millis() as u64;
+        self.next_seq += 1;
+        self.bytes += entry.text.len();
+        self.entries.push_back(entry);
+        while self.entries.len() > MAX_ENTRIES || (self.bytes > MAX_BYTES && self.entries.len() > 1) {
+            if let Some(old) = self.entries.pop_front() {
+                self.bytes -= old.text.len();
+                self.dropped += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(traffic: &Traffic, outgoing: bool, value: Value) {
+        let text: Arc<str> = serde_json::to_string_pretty(&value).unwrap().into();
+        traffic.message(outgoing, &value, text);
+    }
+
+    #[test]
+    fn answers_are_named_by_their_requests_method() {
+        let traffic = Traffic::default();
+        record(&traffic, true, json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}));
+        record(&traffic, false, json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
+        record(&traffic, false, json!({"jsonrpc": "2.0", "id": 1, "method": "roots/list"}));
+        record(&traffic, true, json!({"jsonrpc": "2.0", "id": 1, "result": {"roots": []}}));
+        record(&traffic, true, json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}}));
+        let (entries, dropped) = traffic.since(0);
+        assert_eq!(dropped, 0);
+        let methods: Vec<_> = entries.iter().map(|e| e.method.clone().unwrap_or_default()).collect();
+        assert_eq!(methods, ["initialize", "initialize", "roots/list", "roots/list", "notifications/cancelled"]);
+        assert_eq!(entries[1].summary(), "← initialize #1 (result)");
+        assert_eq!(entries[4].summary(), "→ notifications/cancelled (notification)");
+        assert_eq!(traffic.since(3).0.len(), 2, "a viewer takes only what it has not seen");
+    }
+
+    #[test]
+    fn a_million_messages_stay_bounded() {
+        let traffic = Traffic::default();
+        let text: Arc<str> = Arc::from("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/message\"}");
+        let value = json!({"jsonrpc": "2.0", "method": "notifications/message"});
+        for _ in 0..1_000_000 {
+            traffic.message(false, &value, Arc::clone(&text));
+        }
+        assert_eq!(traffic.len(), MAX_ENTRIES);
+        let (entries, dropped) = traffic.since(0);
+        assert_eq!(dropped, 1_000_000 - MAX_ENTRIES as u64);
+        assert_eq!(entries[0].seq, 1_000_000 - MAX_ENTRIES as u64, "the newest are kept");
+    }
+
+    #[test]
+    fn http_entries_mask_secret_headers() {
+        let traffic = Traffic::default();
+        traffic.http(&HttpRecord {
+            id: Some("1".into()),
+            url: "http://127.0.0.1:1/mcp?api_key=abc123".into(),
+            request_headers: vec![("Authorization".into(), "Bearer s3cr3t-token".into())],
+            status: Some(200),
+            response_headers: vec![("mcp-session-id".into(), "sess-1".into())],
+        });
+        let (entries, _) = traffic.since(0);
+        let shown = entries[0].shown_text();
+        assert!(!shown.contains("s3cr3t-token") && !shown.contains("abc123"), "{shown}");
+        assert!(shown.contains("HTTP 200") && shown.contains("sess-1"), "{shown}");
+        assert!(entries[0].matches("authorization"));
+        let held = entries[0].http.as_ref().unwrap();
+        assert!(!held.request_headers[0].1.contains("s3cr3t"), "the log never holds the secret");
+    }
+}
