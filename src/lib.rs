@@ -14,6 +14,7 @@ pub mod invoke;
 pub mod lint;
 pub mod redact;
 pub mod runtime;
+pub mod servers;
 pub mod signals;
 pub mod text;
 pub mod theme;
