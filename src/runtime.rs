@@ -31,6 +31,7 @@ use crate::theme::Styles;
 use crate::{text, ui};
 
 mod server;
+mod several;
 
 /// Owns the terminal while the app runs; dropping it (or a panic) puts the terminal back.
 pub struct TerminalGuard {
@@ -157,6 +158,13 @@ pub struct Server {
     pub case_server: serde_json::Map<String, serde_json::Value>,
 }
 
+/// The servers the app talks to (the first answers for tools from files), and the command
+/// line's shared options for servers connected later from the list of those found.
+pub struct Servers {
+    pub each: Vec<Server>,
+    pub shared: EndpointOptions,
+}
+
 /// Reads the definition files, after the first frame and off the UI thread.
 pub type LoadCatalog = Box<dyn FnOnce(&(dyn Fn(crate::catalog::LoadProgress) + Sync)) -> crate::catalog::Loaded + Send>;
 
@@ -208,12 +216,16 @@ struct Calls {
     asked: crate::app::asks::Waiting,
     /// Written at the top of a new case file.
     case_server: serde_json::Map<String, serde_json::Value>,
+    /// Every server connected, and which tool is whose.
+    fleet: several::Fleet,
 }
 
 impl Calls {
     fn carry_out(&mut self, effect: Effect) {
         match effect {
             Effect::Quit => {}
+            Effect::ToServer { label, effect } => self.to_server(label, *effect),
+            Effect::ConnectFound(name) => self.connect_found(name),
             Effect::Invoke { id, request, output_schema } => {
                 let endpoint = self.endpoint.clone();
                 let done = self.done.clone();
@@ -465,14 +477,14 @@ async fn decode(
 
 /// Runs the app until it quits, the input ends, or SIGTERM/SIGHUP arrives. A terminal that goes
 /// away mid-frame ends the app quietly: nobody is left to read an error.
-pub async fn run(app: App, styles: Styles, server: Server, load: Option<LoadCatalog>) -> io::Result<()> {
-    match event_loop(app, styles, server, load).await {
+pub async fn run(app: App, styles: Styles, servers: Servers, load: Option<LoadCatalog>) -> io::Result<()> {
+    match event_loop(app, styles, servers, load).await {
         Err(e) if terminal_hung_up() || terminal_gone(&e) => Ok(()),
         other => other,
     }
 }
 
-async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<LoadCatalog>) -> io::Result<()> {
+async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option<LoadCatalog>) -> io::Result<()> {
     // Bounded: a flood of results waits for the loop instead of growing without limit.
     let (done_tx, mut done_rx) = mpsc::channel::<Msg>(64);
     if let Some(load) = load {
@@ -497,29 +509,42 @@ async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<L
             }
         });
     }
-    let label = server.options.label(server.demo_url.as_deref());
-    let names_a_server = server.options.names_a_server();
-    let timeout = server.options.answer_timeout();
     let (asks_tx, mut asks_rx) = mpsc::unbounded_channel();
+    let mut fleet = several::Fleet {
+        slots: Vec::new(),
+        routes: HashMap::new(),
+        asks_to: asks_tx,
+        shared: servers.shared,
+    };
+    let mut first_messages = Vec::new();
+    for server in servers.each {
+        let timeout = server.options.answer_timeout();
+        let (_, named) = fleet.add(server, &done_tx);
+        first_messages.push((named, timeout));
+    }
+    let Some(primary) = fleet.slots.first() else { return Ok(()) };
+    let timeout = first_messages.first().map_or(Duration::from_secs(60), |(_, t)| *t);
     let mut calls = Calls {
-        case_server: server.case_server.clone(),
-        endpoint: server.connect(asks_tx),
-        label: label.clone(),
+        case_server: primary.case_server.clone(),
+        endpoint: primary.endpoint.clone(),
+        label: primary.label.clone(),
         timeout,
         history,
         running: HashMap::new(),
         done: done_tx,
         asked: Default::default(),
+        fleet,
     };
-    server::forward_events(calls.endpoint.clone(), calls.done.clone());
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
 
     let mut guard = TerminalGuard::enter()?;
     let size = guard.terminal.size()?;
     update(&mut app, Msg::Resize(size.width, size.height));
-    for effect in update(&mut app, Msg::ServerNamed { label, lists_tools: names_a_server }) {
-        calls.carry_out(effect);
+    for (named, _) in first_messages {
+        for effect in update(&mut app, named) {
+            calls.carry_out(effect);
+        }
     }
     let mut events = EventStream::new();
     let mut stop = crate::signals::StopSignals::new()?;
@@ -540,9 +565,14 @@ async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<L
                 }
             }
             Some(msg) = done_rx.recv() => {
-                if let Msg::InvocationDone { id, .. } = &msg {
+                let inner = match &msg {
+                    Msg::FromServer { msg, .. } => msg.as_ref(),
+                    other => other,
+                };
+                if let Msg::InvocationDone { id, .. } = inner {
                     calls.finished(*id);
                 }
+                calls.fleet.note_tools(&msg);
                 messages.push(msg);
             }
             Some(pending) = asks_rx.recv() => messages.push(calls.asked.waiting(pending)),

@@ -22,6 +22,7 @@ pub mod recorder;
 pub mod result;
 pub mod server;
 pub mod server_pane;
+pub mod servers;
 mod typing;
 pub mod update;
 pub mod value_view;
@@ -146,6 +147,13 @@ pub enum Msg {
     LogLevelRefused(String),
     /// The MCP protocol revision agreed with the server (after its tools were listed).
     ServerProtocol(String),
+    /// A line for the status bar from the runtime.
+    Said(String),
+    /// A message about one of several servers (its label), applied with its state in place.
+    FromServer {
+        label: String,
+        msg: Box<Msg>,
+    },
     /// An MCP server asked something during a call (`Effect::AnswerAsk` replies, by `id`).
     Asked {
         id: u64,
@@ -179,6 +187,13 @@ pub enum Effect {
     },
     /// Connect to the named server and list its tools.
     ListServerTools,
+    /// An effect for one of several servers, by its label.
+    ToServer {
+        label: String,
+        effect: Box<Effect>,
+    },
+    /// Connect a server found in a config (`--server NAME` in the app) and list its tools.
+    ConnectFound(String),
     /// Compile a tool's input schema into a checker, off the UI thread.
     CompileChecker {
         tool_id: String,
@@ -314,6 +329,8 @@ pub struct App {
     pub lint: lint::LintNotes,
     /// What MCP servers ask during calls, waiting for the person.
     pub asks: asks::Asks,
+    /// Every server connected (with several), and those found in configs.
+    pub servers: servers::Servers,
     /// The focused pane takes the whole screen (`z`).
     pub zoomed: bool,
 }
@@ -343,6 +360,7 @@ impl App {
             lint: lint::LintNotes::default(),
             asks: asks::Asks::default(),
             zoomed: false,
+            servers: servers::Servers::default(),
         };
         app.form_mut();
         app

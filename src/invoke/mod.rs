@@ -7,6 +7,7 @@ pub mod envelope;
 mod exchange;
 pub mod mcp;
 pub mod mock;
+mod named;
 pub mod otc;
 pub mod save;
 pub mod thumbnail;

@@ -7,11 +7,13 @@ mod clients;
 mod codex;
 mod places;
 mod tooldeck;
+mod vars;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use places::{HOME_VAR, Layout, Place, Places};
+pub use vars::{ExpandError, Vars};
 
 /// The application a server was configured for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -219,8 +221,12 @@ pub fn discover(places: &Places) -> Found {
 impl Found {
     /// The server `--server NAME` means: `NAME`, or `CLIENT:NAME` when several configs use the
     /// name for different servers (the same server under one name in several configs is fine).
+    /// tooldeck's own endpoint of that name wins over the other clients' servers.
     pub fn named(&self, name: &str) -> Result<&FoundServer, LookupError> {
         let mut matches: Vec<&FoundServer> = self.servers.iter().filter(|s| s.name == name).collect();
+        if let Some(own) = matches.iter().find(|s| s.client == Client::Tooldeck) {
+            return Ok(own);
+        }
         if matches.is_empty()
             && let Some((client, rest)) = name.split_once(':')
             && let Some(client) = Client::from_name(client)

@@ -96,6 +96,10 @@ pub struct ClientSetup {
     pub asks: Asks,
     pub protocol: Option<String>,
     pub max_time: Option<Duration>,
+    /// The environment and folder a stdio server starts with, beside tooldeck's own (a client
+    /// config's `env` and `cwd`).
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<std::path::PathBuf>,
 }
 
 /// The revisions rmcp knows, oldest first.
