@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::server_pane::ServerPane;
-use super::{App, Effect, Msg, Server};
+use super::{App, Effect, Msg, PickerPurpose, Popup, Server};
 
 /// A server found in a config, that the person may connect from the list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +98,31 @@ impl App {
         std::mem::swap(&mut self.server_pane, pane);
         self.server_pane.open = open;
         pane.open = false;
+    }
+
+    /// The list of servers found in configs, to pick one to connect.
+    pub(super) fn pick_found_server(&mut self) {
+        if self.servers.found.is_empty() {
+            self.status = Some(
+                "no servers found in tooldeck's config or Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Gemini CLI or Codex configs"
+                    .into(),
+            );
+            return;
+        }
+        self.prompts.popup = Some(Popup::Picker {
+            path: Vec::new(),
+            title: "connect a server found in a config".into(),
+            options: self.servers.found.iter().map(|f| crate::text::visible(&f.line).into_owned()).collect(),
+            selected: 0,
+            purpose: PickerPurpose::FoundServer,
+        });
+    }
+
+    /// The found server at `index` is connected (the runtime says how it went).
+    pub(super) fn connect_found(&mut self, index: usize) -> Vec<Effect> {
+        let Some(found) = self.servers.found.get(index) else { return Vec::new() };
+        self.status = Some(format!("connecting {}…", crate::text::visible(&found.name)));
+        vec![Effect::ConnectFound(found.name.clone())]
     }
 
     /// With several servers, the selected tool's server becomes current.
