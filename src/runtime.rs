@@ -510,12 +510,8 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
         });
     }
     let (asks_tx, mut asks_rx) = mpsc::unbounded_channel();
-    let mut fleet = several::Fleet {
-        slots: Vec::new(),
-        routes: HashMap::new(),
-        asks_to: asks_tx,
-        shared: servers.shared,
-    };
+    let mut fleet =
+        several::Fleet { slots: Vec::new(), routes: HashMap::new(), asks_to: asks_tx, shared: servers.shared };
     let mut first_messages = Vec::new();
     for server in servers.each {
         let timeout = server.options.answer_timeout();

@@ -59,7 +59,8 @@ async fn stdio_server_mode() {
         let mut stdout = std::io::stdout();
         let _ = stdout.write_all(b"\n").and_then(|()| stdout.flush());
     }
-    if let Ok(server) = Greeter { who }.serve(rmcp::transport::stdio()).await {
+    let greeter = Greeter { who };
+    if let Ok(server) = greeter.serve(rmcp::transport::stdio()).await {
         let _ = server.waiting().await;
     }
     std::process::exit(0);

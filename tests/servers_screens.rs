@@ -57,8 +57,14 @@ fn two_servers_side_by_side() {
 
     // Each server's own state: alpha's info arrives while beta's tool is selected.
     key(&mut app, KeyCode::End);
-    update(&mut app, from("alpha", Msg::ServerInfo(Box::new(ServerInfo { name: "alpha-server".into(), ..ServerInfo::default() }))));
-    update(&mut app, from("beta", Msg::ServerInfo(Box::new(ServerInfo { name: "beta-server".into(), ..ServerInfo::default() }))));
+    update(
+        &mut app,
+        from("alpha", Msg::ServerInfo(Box::new(ServerInfo { name: "alpha-server".into(), ..ServerInfo::default() }))),
+    );
+    update(
+        &mut app,
+        from("beta", Msg::ServerInfo(Box::new(ServerInfo { name: "beta-server".into(), ..ServerInfo::default() }))),
+    );
     key(&mut app, KeyCode::Char('i'));
     let shown = screen(&app);
     assert!(shown.contains("server · beta (2 of 2 servers)"), "the pane shows the selected tool's server:\n{shown}");

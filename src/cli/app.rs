@@ -125,12 +125,8 @@ fn found_entries(found: &crate::servers::Found) -> Vec<crate::app::servers::Foun
                 Ok(picked) if picked == server => server.name.clone(),
                 _ => server.qualified_name(),
             };
-            let line = format!(
-                "{name} · {} · {} · {}",
-                server.client.title(),
-                server.transport.shown(),
-                server.location()
-            );
+            let line =
+                format!("{name} · {} · {} · {}", server.client.title(), server.transport.shown(), server.location());
             crate::app::servers::FoundEntry { name, line }
         })
         .collect()

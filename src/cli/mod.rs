@@ -203,7 +203,14 @@ impl Cli {
 
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
-        None => return app::run(&cli.sources, &cli.server.options_each(), &cli.server.shared_options(), cli.theme.as_deref()),
+        None => {
+            return app::run(
+                &cli.sources,
+                &cli.server.options_each(),
+                &cli.server.shared_options(),
+                cli.theme.as_deref(),
+            );
+        }
         Some(Command::List { sources, server, json, ids }) => match load(&sources, &server) {
             Ok(loaded) if ids => list::ids(&loaded),
             Ok(loaded) => list::run(&loaded, json),

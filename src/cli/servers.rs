@@ -40,12 +40,22 @@ pub fn run(args: &ServersArgs) -> io::Result<ExitCode> {
 
 fn write_table(out: &mut impl Write, found: &Found) -> io::Result<()> {
     if found.servers.is_empty() {
-        return writeln!(out, "no servers found (looked in tooldeck's config and Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Gemini CLI and Codex configs)");
+        return writeln!(
+            out,
+            "no servers found (looked in tooldeck's config and Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Gemini CLI and Codex configs)"
+        );
     }
     let rows: Vec<[String; 4]> = found
         .servers
         .iter()
-        .map(|s| [visible(&s.name).into_owned(), s.client.name().to_string(), s.transport.kind().to_string(), visible(&s.transport.shown()).into_owned()])
+        .map(|s| {
+            [
+                visible(&s.name).into_owned(),
+                s.client.name().to_string(),
+                s.transport.kind().to_string(),
+                visible(&s.transport.shown()).into_owned(),
+            ]
+        })
         .collect();
     let mut widths = [4, 6, 9, 0];
     for row in &rows {
@@ -53,10 +63,18 @@ fn write_table(out: &mut impl Write, found: &Found) -> io::Result<()> {
             *w = (*w).max(crate::text::width(cell));
         }
     }
-    let pad = |text: &str, width: usize| format!("{text}{}", " ".repeat(width.saturating_sub(crate::text::width(text))));
+    let pad =
+        |text: &str, width: usize| format!("{text}{}", " ".repeat(width.saturating_sub(crate::text::width(text))));
     writeln!(out, "{}  {}  {}  SERVER", pad("NAME", widths[0]), pad("CLIENT", widths[1]), pad("TRANSPORT", widths[2]))?;
     for (row, server) in rows.iter().zip(&found.servers) {
-        writeln!(out, "{}  {}  {}  {}", pad(&row[0], widths[0]), pad(&row[1], widths[1]), pad(&row[2], widths[2]), row[3])?;
+        writeln!(
+            out,
+            "{}  {}  {}  {}",
+            pad(&row[0], widths[0]),
+            pad(&row[1], widths[1]),
+            pad(&row[2], widths[2]),
+            row[3]
+        )?;
         writeln!(out, "    in {}", visible(&server.location()))?;
         for note in &server.notes {
             writeln!(out, "    ! {}", visible(note))?;

@@ -51,13 +51,11 @@ impl EndpointOptions {
     fn from_found(&self, server: &FoundServer, places: &Places) -> Result<EndpointOptions, String> {
         let env = |name: &str| std::env::var(name).ok();
         let vars = Vars { project: places.project.as_deref(), home: places.home.as_deref(), env: &env };
-        let expand = |text: &str| vars.expand(text).map_err(|e| format!("server \"{}\" ({}): {e}", server.name, server.location()));
-        let mut options = EndpointOptions {
-            server: None,
-            endpoint: None,
-            name: Some(server.name.clone()),
-            ..self.clone()
+        let expand = |text: &str| {
+            vars.expand(text).map_err(|e| format!("server \"{}\" ({}): {e}", server.name, server.location()))
         };
+        let mut options =
+            EndpointOptions { server: None, endpoint: None, name: Some(server.name.clone()), ..self.clone() };
         match &server.transport {
             Transport::Stdio { command, args, env, cwd } => {
                 let words: Vec<String> =

@@ -81,11 +81,8 @@ fn entry_of(fields: &Fields) -> Result<(Transport, Vec<String>), EntryError> {
         notes.push("disabled in Codex".to_string());
     }
     let known = ["command", "args", "env", "cwd", "url", "http_headers", "bearer_token_env_var"];
-    let unknown: Vec<&str> = fields
-        .keys()
-        .map(String::as_str)
-        .filter(|key| !known.contains(key) && !IGNORED_FIELDS.contains(key))
-        .collect();
+    let unknown: Vec<&str> =
+        fields.keys().map(String::as_str).filter(|key| !known.contains(key) && !IGNORED_FIELDS.contains(key)).collect();
     if !unknown.is_empty() {
         notes.push(format!("fields tooldeck does not use: {}", unknown.join(", ")));
     }

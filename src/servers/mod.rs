@@ -202,7 +202,11 @@ pub fn discover(places: &Places) -> Found {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => {
-                found.problems.push(Problem { path: place.path.clone(), line: 1, message: format!("cannot read: {e}") });
+                found.problems.push(Problem {
+                    path: place.path.clone(),
+                    line: 1,
+                    message: format!("cannot read: {e}"),
+                });
                 continue;
             }
         };
@@ -236,7 +240,8 @@ impl Found {
         let Some(first) = matches.first() else {
             let mut known: Vec<&str> = self.servers.iter().map(|s| s.name.as_str()).collect();
             known.dedup();
-            let known = if known.is_empty() { "none found".to_string() } else { format!("found: {}", known.join(", ")) };
+            let known =
+                if known.is_empty() { "none found".to_string() } else { format!("found: {}", known.join(", ")) };
             return Err(LookupError::NotFound { name: name.to_string(), known });
         };
         if matches.iter().all(|s| s.transport.identity() == first.transport.identity()) {
@@ -270,7 +275,9 @@ pub fn program_exists(program: &str, cwd: Option<&Path>, path_var: &std::ffi::Os
     }
     // Windows finds `npx` as `npx.cmd`.
     let extensions: Vec<String> = match std::env::var("PATHEXT") {
-        Ok(list) if cfg!(windows) => std::iter::once(String::new()).chain(list.split(';').map(str::to_string)).collect(),
+        Ok(list) if cfg!(windows) => {
+            std::iter::once(String::new()).chain(list.split(';').map(str::to_string)).collect()
+        }
         _ => vec![String::new()],
     };
     std::env::split_paths(path_var)
@@ -289,7 +296,9 @@ fn note_same_servers(servers: &mut [FoundServer]) {
             }
             note.push(match other.name == servers[i].name {
                 true => format!("also in {} ({})", other.client.title(), other.location()),
-                false => format!("the same server as \"{}\" in {} ({})", other.name, other.client.title(), other.location()),
+                false => {
+                    format!("the same server as \"{}\" in {} ({})", other.name, other.client.title(), other.location())
+                }
             });
         }
     }

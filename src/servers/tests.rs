@@ -175,7 +175,11 @@ fn the_same_server_under_two_names_is_noted_and_a_name_picks_it() {
         stdio("fs", Client::Codex, "serve-fs"),
     ];
     note_same_servers(&mut servers);
-    assert!(servers[0].notes.contains(&"the same server as \"filesystem\" in Claude Desktop (/claude-desktop.json:1)".into()));
+    assert!(
+        servers[0]
+            .notes
+            .contains(&"the same server as \"filesystem\" in Claude Desktop (/claude-desktop.json:1)".into())
+    );
     assert!(servers[0].notes.contains(&"also in Codex (/codex.json:1)".into()));
     let found = Found { servers, problems: vec![] };
     assert_eq!(found.named("fs").unwrap().client, Client::Cursor, "one server under one name is no ambiguity");
@@ -213,13 +217,19 @@ fn tooldecks_own_endpoints_are_servers() {
     let folder = std::env::temp_dir().join(format!("tooldeck-own-{}", std::process::id()));
     std::fs::create_dir_all(&folder).unwrap();
     let path = folder.join("config.toml");
-    std::fs::write(&path, "[endpoints.prod]\nurl = \"https://t.example\"\n\n[endpoints.local]\nmcp = \"node 's p.js'\"\n").unwrap();
+    std::fs::write(
+        &path,
+        "[endpoints.prod]\nurl = \"https://t.example\"\n\n[endpoints.local]\nmcp = \"node 's p.js'\"\n",
+    )
+    .unwrap();
     let mut found = Found::default();
     tooldeck::read(&path, &mut found);
     assert_eq!(found.servers.len(), 2);
     let local = found.named("local").unwrap();
     assert_eq!(local.line, 4);
-    assert!(matches!(&local.transport, Transport::Stdio { command, args, .. } if command == "node" && args == &["s p.js"]));
+    assert!(
+        matches!(&local.transport, Transport::Stdio { command, args, .. } if command == "node" && args == &["s p.js"])
+    );
     assert_eq!(found.named("prod").unwrap().transport.kind(), "otc");
     std::fs::write(&path, "[endpoints.x]\nurll = 1\n").unwrap();
     let mut found = Found::default();

@@ -32,7 +32,8 @@ pub(super) fn read(path: &Path, found: &mut Found) {
         let transport = match (&endpoint.mcp, &endpoint.mcp_url, &endpoint.url) {
             (Some(line), _, _) => {
                 let words = shlex::split(line).unwrap_or_else(|| vec![line.clone()]);
-                let (command, args) = words.split_first().map_or((line.clone(), Vec::new()), |(c, a)| (c.clone(), a.to_vec()));
+                let (command, args) =
+                    words.split_first().map_or((line.clone(), Vec::new()), |(c, a)| (c.clone(), a.to_vec()));
                 Transport::Stdio { command, args, env: Default::default(), cwd: None }
             }
             (None, Some(url), _) => Transport::Http { url: url.clone(), headers: endpoint.headers.clone() },
