@@ -16,6 +16,7 @@ pub mod json_out;
 pub mod lint;
 pub mod redact;
 pub mod runtime;
+pub mod servers;
 pub mod signals;
 pub mod text;
 pub mod theme;

@@ -236,6 +236,7 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::ServerPane => app.server_pane.open = true,
         Action::Reconnect => return reconnect(app),
+        Action::ConnectServer => app.pick_found_server(),
         Action::History if app.recorder.history.is_empty() => app.status = Some("no calls yet".into()),
         Action::History => app.prompts.popup = Some(Popup::History { selected: 0 }),
         Action::SaveCase => return app.save_case(),
@@ -379,6 +380,10 @@ fn server_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
             Vec::new()
         }
         Some(Action::Reconnect) => reconnect(app),
+        Some(Action::ConnectServer) => {
+            app.pick_found_server();
+            Vec::new()
+        }
         Some(action) => {
             let reply = app.server_pane.act(action);
             app.apply(reply)

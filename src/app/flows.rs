@@ -4,7 +4,7 @@
 
 use super::keymap::{Action, Context};
 use super::prompts::Prompted;
-use super::{App, Effect, Focus, FormPane, Popup};
+use super::{App, Effect, Focus, FormPane, PickerPurpose, Popup};
 use crate::form::TextInput;
 use crate::invoke::otc::CallRequest;
 
@@ -252,6 +252,9 @@ impl App {
     pub(super) fn prompted(&mut self, prompted: Prompted) -> Vec<Effect> {
         match prompted {
             Prompted::Nothing => {}
+            Prompted::Picked { purpose: PickerPurpose::FoundServer, selected, .. } => {
+                return self.connect_found(selected);
+            }
             Prompted::Picked { path, purpose, selected, option } => {
                 if self.form_mut().is_none() {
                     return Vec::new();

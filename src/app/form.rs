@@ -299,6 +299,8 @@ impl FormPane {
         match purpose {
             PickerPurpose::Enum => form.choose(path, selected),
             PickerPurpose::Variant => form.pick_variant(path, selected),
+            // Not a form's: the app connects the server before a form sees it.
+            PickerPurpose::FoundServer => return,
             PickerPurpose::Suggestion => {
                 form.edit_text(path, |input, _| input.set(option));
                 self.editing = false;

@@ -147,6 +147,8 @@ pub enum Action {
     ServerPane,
     /// Start the MCP server again, or open a new session, and list its tools again.
     Reconnect,
+    /// Connect another server, from those found in tooldeck's and other clients' configs.
+    ConnectServer,
     /// The server pane's log shows fewer levels (the next higher minimum, round to all).
     LogLevel,
     /// Answer a server's question: send the form, accept the URL, send the sampling reply.
@@ -219,6 +221,7 @@ impl Action {
             Action::PreviousItem => "previous_item",
             Action::ServerPane => "server_pane",
             Action::Reconnect => "reconnect",
+            Action::ConnectServer => "connect_server",
             Action::LogLevel => "log_level",
             Action::AskAccept => "ask_accept",
             Action::AskDecline => "ask_decline",

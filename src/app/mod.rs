@@ -23,6 +23,7 @@ pub mod recorder;
 pub mod result;
 pub mod server;
 pub mod server_pane;
+pub mod servers;
 mod typing;
 pub mod update;
 pub mod value_view;
@@ -154,6 +155,13 @@ pub enum Msg {
     LogLevelRefused(String),
     /// The MCP protocol revision agreed with the server (after its tools were listed).
     ServerProtocol(String),
+    /// A line for the status bar from the runtime.
+    Said(String),
+    /// A message about one of several servers (its label), applied with its state in place.
+    FromServer {
+        label: String,
+        msg: Box<Msg>,
+    },
     /// An MCP server asked something during a call (`Effect::AnswerAsk` replies, by `id`).
     Asked {
         id: u64,
@@ -187,6 +195,13 @@ pub enum Effect {
     },
     /// Connect to the named server and list its tools.
     ListServerTools,
+    /// An effect for one of several servers, by its label.
+    ToServer {
+        label: String,
+        effect: Box<Effect>,
+    },
+    /// Connect a server found in a config (`--server NAME` in the app) and list its tools.
+    ConnectFound(String),
     /// Compile a tool's input schema into a checker, off the UI thread.
     CompileChecker {
         tool_id: String,
@@ -329,6 +344,8 @@ pub struct App {
     pub lint: lint::LintNotes,
     /// What MCP servers ask during calls, waiting for the person.
     pub asks: asks::Asks,
+    /// Every server connected (with several), and those found in configs.
+    pub servers: servers::Servers,
     /// The focused pane takes the whole screen (`z`).
     pub zoomed: bool,
     /// Signing in to the server (OAuth), step by step.
@@ -361,6 +378,7 @@ impl App {
             asks: asks::Asks::default(),
             zoomed: false,
             auth: auth::AuthPane::default(),
+            servers: servers::Servers::default(),
         };
         app.form_mut();
         app

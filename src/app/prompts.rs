@@ -85,6 +85,8 @@ pub enum PickerPurpose {
     Enum,
     Variant,
     Suggestion,
+    /// A server found in a config, to connect.
+    FoundServer,
 }
 
 /// What the user chose in a popup.

@@ -7,7 +7,25 @@ use super::{App, Effect, Msg, Popup};
 use crate::invoke::save::Saved;
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    // With several servers, what the person does goes to the server of the selected tool.
+    let addressed = app.servers.several() && !app.servers.applying && !matches!(msg, Msg::FromServer { .. });
+    let mut effects = update_one(app, msg);
+    if addressed {
+        app.follow_selected_server();
+        if let Some(label) = app.servers.current_label() {
+            effects = super::servers::addressed(effects, &label.to_string());
+        }
+    }
+    effects
+}
+
+fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
     let mut effects = match msg {
+        Msg::FromServer { label, msg } => app.from_server(label, *msg),
+        Msg::Said(said) => {
+            app.status = Some(said);
+            Vec::new()
+        }
         Msg::Resize(width, height) => {
             app.size = (width, height);
             Vec::new()

@@ -9,60 +9,115 @@ use crate::catalog::{Catalog, LoadOptions, load_samples};
 use crate::invoke::endpoint::{EndpointOptions, parse_headers};
 use crate::invoke::mock::MockServer;
 
-pub fn run(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) -> ExitCode {
-    finish(run_app(sources, options, theme))
+pub fn run(sources: &Sources, servers: &[EndpointOptions], shared: &EndpointOptions, theme: Option<&str>) -> ExitCode {
+    finish(run_each(sources, servers, shared, theme))
 }
 
-fn run_app(sources: &Sources, options: &EndpointOptions, theme: Option<&str>) -> Result<ExitCode, Failure> {
+fn run_each(
+    sources: &Sources,
+    servers: &[EndpointOptions],
+    shared: &EndpointOptions,
+    theme: Option<&str>,
+) -> Result<ExitCode, Failure> {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let styles = crate::theme::load(theme, no_color).map_err(|e| Failure::usage(e.to_string()))?;
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(Failure::usage("the app needs a terminal; `tooldeck list` and `tooldeck check` work without one"));
     }
-    let mut options = options.resolve().map_err(Failure::usage)?;
-    // The screen is the app's: sign-in steps go to its auth pane, not to stderr.
-    options.oauth.echo = crate::invoke::auth::Echo(None);
-    let headers = parse_headers(&options.headers).map_err(Failure::usage)?;
+    let resolved = resolve_each(servers, shared).map_err(|e| Failure::usage(crate::text::visible(&e)))?;
     let runtime = super::tokio_runtime().map_err(|e| Failure::failed(format!("cannot start: {e}")))?;
-    let result = runtime.block_on(async {
-        // Without a server named, the built-in demo server answers (it lives as long as the app).
-        let demo = match options.names_a_server() {
-            true => None,
-            false => Some(MockServer::start(load_samples(&LoadOptions::default()).catalog, 0).await?),
-        };
-        // The files are read after the first frame (a big catalog takes a while); a named
-        // server brings its own tools, and the samples are only for the demo server.
-        let load: Option<crate::runtime::LoadCatalog> = match options.names_a_server() && sources.paths.is_empty() {
-            true => None,
-            false => {
-                let sources = sources.clone();
-                Some(Box::new(move |report| sources.load_reporting(report)))
-            }
-        };
-        let size = crossterm::terminal::size().unwrap_or((80, 24));
-        let (keymap, confirm_destructive, lint) = settings(options.config.as_deref()).map_err(io::Error::other)?;
-        let mut app = crate::app::App::new(Catalog::default(), &[], size)
-            .with_keymap(keymap)
-            .with_confirm_destructive(confirm_destructive)
-            .with_lint(lint)
-            .with_background_checks();
-        if load.is_some() {
-            app = app.loading();
-        }
-        app.asks.roots = options.roots.clone();
-        // The server is connected, and its tools listed, after the first frame: the runtime
-        // does it and the app shows that it waits.
-        // A case saved from the app names this server, its headers as `${ENV}` placeholders.
-        let environment: Vec<(String, String)> = std::env::vars().collect();
-        let case_server = crate::cases::server::case_server(&options, &environment);
-        app.recorder.headers_left_out = case_server.left_out;
-        app.recorder.env_to_set = case_server.to_set;
-        let case_server = case_server.keys;
-        let demo_url = demo.as_ref().map(|d| d.url().to_string());
-        let server = crate::runtime::Server { options, headers, demo_url, case_server };
-        crate::runtime::run(app, styles, server, load).await
-    });
+    let found = crate::servers::discover(&crate::servers::Places::here(shared.config.as_deref()));
+    let result = runtime.block_on(run_app(sources, resolved, shared, styles, found));
     result.map(|()| ExitCode::SUCCESS).map_err(|e| Failure::failed(e.to_string()))
+}
+
+/// Each server named, resolved (`--server NAME`) with its headers; none named: the shared
+/// options alone (the demo server answers).
+fn resolve_each(
+    servers: &[EndpointOptions],
+    shared: &EndpointOptions,
+) -> Result<Vec<(EndpointOptions, Vec<(String, String)>)>, String> {
+    let named = if servers.is_empty() { std::slice::from_ref(shared) } else { servers };
+    named
+        .iter()
+        .map(|options| {
+            let mut options = options.resolve()?;
+            // The screen is the app's: sign-in steps go to its auth pane, not to stderr.
+            options.oauth.echo = crate::invoke::auth::Echo(None);
+            let headers = parse_headers(&options.headers)?;
+            Ok((options, headers))
+        })
+        .collect()
+}
+
+async fn run_app(
+    sources: &Sources,
+    resolved: Vec<(EndpointOptions, Vec<(String, String)>)>,
+    shared: &EndpointOptions,
+    styles: crate::theme::Styles,
+    found: crate::servers::Found,
+) -> io::Result<()> {
+    let names_a_server = resolved.iter().any(|(options, _)| options.names_a_server());
+    // Without a server named, the built-in demo server answers (it lives as long as the app).
+    let demo = match names_a_server {
+        true => None,
+        false => Some(MockServer::start(load_samples(&LoadOptions::default()).catalog, 0).await?),
+    };
+    // The files are read after the first frame (a big catalog takes a while); a named
+    // server brings its own tools, and the samples are only for the demo server.
+    let load: Option<crate::runtime::LoadCatalog> = match names_a_server && sources.paths.is_empty() {
+        true => None,
+        false => {
+            let sources = sources.clone();
+            Some(Box::new(move |report| sources.load_reporting(report)))
+        }
+    };
+    let size = crossterm::terminal::size().unwrap_or((80, 24));
+    let (keymap, confirm_destructive, lint) = settings(shared.config.as_deref()).map_err(io::Error::other)?;
+    let mut app = crate::app::App::new(Catalog::default(), &[], size)
+        .with_keymap(keymap)
+        .with_confirm_destructive(confirm_destructive)
+        .with_lint(lint)
+        .with_background_checks();
+    if load.is_some() {
+        app = app.loading();
+    }
+    app.servers.found = found_entries(&found);
+    // The servers are connected, and their tools listed, after the first frame: the runtime
+    // does it and the app shows that it waits.
+    // A case saved from the app names its server, its headers as `${ENV}` placeholders.
+    let environment: Vec<(String, String)> = std::env::vars().collect();
+    let demo_url = demo.as_ref().map(|d| d.url().to_string());
+    let mut each = Vec::new();
+    for (index, (options, headers)) in resolved.into_iter().enumerate() {
+        let case_server = crate::cases::server::case_server(&options, &environment);
+        if index == 0 {
+            app.asks.roots = options.roots.clone();
+            app.recorder.headers_left_out = case_server.left_out;
+            app.recorder.env_to_set = case_server.to_set;
+        }
+        let case_server = case_server.keys;
+        each.push(crate::runtime::Server { options, headers, demo_url: demo_url.clone(), case_server });
+    }
+    let servers = crate::runtime::Servers { each, shared: shared.clone() };
+    crate::runtime::run(app, styles, servers, load).await
+}
+
+/// The found servers as the app lists them, each by the name `--server` takes.
+fn found_entries(found: &crate::servers::Found) -> Vec<crate::app::servers::FoundEntry> {
+    found
+        .servers
+        .iter()
+        .map(|server| {
+            let name = match found.named(&server.name) {
+                Ok(picked) if picked == server => server.name.clone(),
+                _ => server.qualified_name(),
+            };
+            let line =
+                format!("{name} · {} · {} · {}", server.client.title(), server.transport.shown(), server.location());
+            crate::app::servers::FoundEntry { name, line }
+        })
+        .collect()
 }
 
 /// The app's keys, whether destructive tools ask first and the lint rules for the detail pane,

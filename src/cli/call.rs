@@ -119,7 +119,7 @@ fn run_for_code(args: CallArgs) -> u8 {
     // An MCP server over stdio is started before anything else: it takes milliseconds to boot,
     // and meanwhile the runtime is built, the definition files are read and the validator is set
     // up.
-    let started = match options.mcp.as_deref().map(StdioServer::spawn) {
+    let started = match options.mcp.as_deref().map(|c| StdioServer::spawn_in(c, &options.env, options.cwd.as_deref())) {
         None => None,
         Some(Ok(server)) => Some(server),
         Some(Err(e)) => return fail(exit::TRANSPORT, &e.to_string()),

@@ -71,12 +71,12 @@ pub enum FailOn {
 impl DiffArgs {
     fn server(&self, mcp: &Option<String>, mcp_url: &Option<String>, endpoint: &Option<String>) -> ServerArgs {
         ServerArgs {
-            endpoint: endpoint.clone(),
+            endpoint: endpoint.iter().cloned().collect(),
             call_path: None,
             headers: self.headers.clone(),
             timeout: self.timeout,
-            mcp: mcp.clone(),
-            mcp_url: mcp_url.clone(),
+            mcp: mcp.iter().cloned().collect(),
+            mcp_url: mcp_url.iter().cloned().collect(),
             config: self.config.clone(),
             protocol: self.protocol.clone(),
             ..ServerArgs::default()

@@ -34,6 +34,7 @@ mod prompts;
 mod resources;
 mod serve_mock;
 mod session;
+mod servers;
 mod test;
 
 #[derive(Debug, Parser)]
@@ -141,6 +142,10 @@ pub enum Command {
     /// missing required argument; 4 when authorization is required; 5 when the server cannot
     /// be reached.
     Prompt(prompts::PromptArgs),
+    /// List the MCP servers in tooldeck's config and in the configs of Claude Desktop, Claude
+    /// Code, Cursor, VS Code, Windsurf, Gemini CLI and Codex, each with where it was found;
+    /// `--server NAME` picks one in every command that connects.
+    Servers(servers::ServersArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     ///
     /// `tooldeck completions bash > ~/.local/share/bash-completion/completions/tooldeck`; bash,
@@ -194,26 +199,57 @@ pub fn main() -> ExitCode {
             )
             .exit();
     }
+    if let Some(server) = cli.command.as_ref().and_then(Command::server_args)
+        && server.servers_named() > 1
+    {
+        use clap::CommandFactory;
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "name one server (--mcp, --mcp-url, --endpoint or --server); the app takes several",
+            )
+            .exit();
+    }
     let code = run(cli);
     // Servers being ended (dropped on the way out) are gone before tooldeck is.
     crate::invoke::mcp::process::wait_for_endings();
     code
 }
 
+impl Command {
+    /// The server options of a command that talks to one server.
+    fn server_args(&self) -> Option<&ServerArgs> {
+        match self {
+            Command::List { server, .. } | Command::Check { server, .. } => Some(server),
+            Command::Call(args) => Some(&args.server),
+            Command::Test(args) => Some(&args.server),
+            Command::Lint(args) => Some(&args.server),
+            _ => None,
+        }
+    }
+}
+
 impl Cli {
     /// True when the app's own options or paths were given (before any subcommand).
     fn has_app_options(&self) -> bool {
-        let server = self.server.options();
         !self.sources.paths.is_empty()
             || self.sources.format.is_some()
             || self.theme.is_some()
-            || server != EndpointOptions::default()
+            || self.server.servers_named() > 0
+            || self.server.shared_options() != EndpointOptions::default()
     }
 }
 
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
-        None => return app::run(&cli.sources, &cli.server.options(), cli.theme.as_deref()),
+        None => {
+            return app::run(
+                &cli.sources,
+                &cli.server.options_each(),
+                &cli.server.shared_options(),
+                cli.theme.as_deref(),
+            );
+        }
         Some(Command::List { sources, server, json, ids }) => match load(&sources, &server) {
             Ok(loaded) if ids => list::ids(&loaded),
             Ok(loaded) => list::run(&loaded, json),
@@ -234,6 +270,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Read(args)) => return resources::run_read(&args),
         Some(Command::Prompts(args)) => return prompts::run_prompts(&args),
         Some(Command::Prompt(args)) => return prompts::run_prompt(&args),
+        Some(Command::Servers(args)) => servers::run(&args),
         Some(Command::Completions(args)) => {
             use std::io::Write as _;
             std::io::stdout().write_all(completions::script(args.shell).as_bytes()).map(|()| ExitCode::SUCCESS)
@@ -262,8 +299,12 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, ExitCode> {
     let mut loaded = if sources.paths.is_empty() { Loaded::default() } else { sources.load() };
     let listed = runtime.block_on(async {
         let endpoint = options.connect(headers, None).await?;
-        // A label may hold a secret (`--api-key=S` in the command, a URL's password).
-        let label = crate::redact::command(&endpoint.label());
+        // A label may hold a secret (`--api-key=S` in the command, a URL's password); a server
+        // found by name is called by its name.
+        let label = match &options.name {
+            Some(name) => name.clone(),
+            None => crate::redact::command(&endpoint.label()),
+        };
         let text = endpoint.list_tools().await;
         endpoint.close().await;
         text.map(|text| (label, text))
@@ -290,10 +331,15 @@ pub fn tokio_runtime() -> io::Result<tokio::runtime::Runtime> {
 /// Where calls go, as the command line says it (`tooldeck`, `call` and `test` take the same).
 #[derive(Debug, Args, Clone, Default)]
 pub struct ServerArgs {
-    /// An Open Tool Calling server (http or https), or the name of an endpoint in the config
-    /// file. Without one, the built-in demo server answers.
+    /// An Open Tool Calling server (http or https), or the name of a server in a config file.
+    /// Without one, the built-in demo server answers. The app takes several.
     #[arg(long, value_name = "URL|NAME")]
-    pub endpoint: Option<String>,
+    pub endpoint: Vec<String>,
+    /// A server by the name tooldeck's config or another client's gives it (Claude Desktop,
+    /// Claude Code, Cursor, VS Code, Windsurf, Gemini CLI, Codex; `tooldeck servers` lists
+    /// them); CLIENT:NAME when several configs use the name. The app takes several.
+    #[arg(long, value_name = "NAME")]
+    pub server: Vec<String>,
     /// Path of the call endpoint [default: /tools/call] (older servers use /execute).
     #[arg(long, value_name = "PATH")]
     pub call_path: Option<String>,
@@ -303,12 +349,13 @@ pub struct ServerArgs {
     /// Seconds to wait for an answer [default: 60].
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<u64>,
-    /// An MCP server to start and talk to over stdio, e.g. 'node server.js --port 0'.
-    #[arg(long, value_name = "COMMAND ARGS", conflicts_with_all = ["endpoint", "mcp_url"])]
-    pub mcp: Option<String>,
-    /// An MCP server over Streamable HTTP.
-    #[arg(long, value_name = "URL", conflicts_with = "endpoint")]
-    pub mcp_url: Option<String>,
+    /// An MCP server to start and talk to over stdio, e.g. 'node server.js --port 0'. The app
+    /// takes several.
+    #[arg(long, value_name = "COMMAND ARGS")]
+    pub mcp: Vec<String>,
+    /// An MCP server over Streamable HTTP. The app takes several.
+    #[arg(long, value_name = "URL")]
+    pub mcp_url: Vec<String>,
     /// The config file with named endpoints (default: ~/.config/tooldeck/config.toml);
     /// `--endpoint NAME` picks one.
     #[arg(long, value_name = "PATH")]
@@ -329,14 +376,42 @@ pub struct ServerArgs {
 }
 
 impl ServerArgs {
+    /// How many servers are named (a headless command talks to one).
+    pub fn servers_named(&self) -> usize {
+        self.endpoint.len() + self.server.len() + self.mcp.len() + self.mcp_url.len()
+    }
+
+    /// The one server a headless command talks to (the first named, once [`Cli`] has checked
+    /// there is at most one).
     pub fn options(&self) -> EndpointOptions {
+        self.options_each().into_iter().next().unwrap_or_else(|| self.shared_options())
+    }
+
+    /// Each server named, in the order of the flags' kinds, with the options they share.
+    pub fn options_each(&self) -> Vec<EndpointOptions> {
+        let shared = self.shared_options();
+        let one = |edit: &dyn Fn(&mut EndpointOptions)| {
+            let mut options = shared.clone();
+            edit(&mut options);
+            options
+        };
+        let mut each = Vec::new();
+        each.extend(self.mcp.iter().map(|c| one(&|o| o.mcp = Some(c.clone()))));
+        each.extend(self.mcp_url.iter().map(|u| one(&|o| o.mcp_url = Some(u.clone()))));
+        each.extend(self.endpoint.iter().map(|e| one(&|o| o.endpoint = Some(e.clone()))));
+        each.extend(self.server.iter().map(|n| one(&|o| o.server = Some(n.clone()))));
+        each
+    }
+
+    /// The options every server named shares (headers, timeouts, roots, the config file).
+    pub fn shared_options(&self) -> EndpointOptions {
         EndpointOptions {
-            endpoint: self.endpoint.clone(),
+            endpoint: None,
             call_path: self.call_path.clone(),
             headers: self.headers.clone(),
             timeout: self.timeout,
-            mcp: self.mcp.clone(),
-            mcp_url: self.mcp_url.clone(),
+            mcp: None,
+            mcp_url: None,
             config: self.config.clone(),
             secret_headers: Vec::new(),
             roots: self.roots.clone(),
@@ -344,6 +419,7 @@ impl ServerArgs {
             max_time: self.max_time,
             answers: Default::default(),
             oauth: self.oauth.options(),
+            ..EndpointOptions::default()
         }
     }
 }

@@ -67,16 +67,19 @@ fn parse_compare_with(text: &str) -> Result<EndpointOptions, String> {
             }
             _ => String::new(),
         };
-        let known = "--endpoint, --call-path, --header, --timeout, --mcp, --mcp-url, --config";
+        let known = "--endpoint, --server, --call-path, --header, --timeout, --mcp, --mcp-url, --config";
         match (option.is_empty(), e.kind()) {
             (true, _) => format!("it takes server options ({known})"),
             (false, clap::error::ErrorKind::UnknownArgument) => format!("{option} is not a server option ({known})"),
             (false, _) => format!("{option} needs a valid value"),
         }
     })?;
+    if compared.server.servers_named() > 1 {
+        return Err("it names several servers: give one".into());
+    }
     let options = compared.server.options();
     if !options.names_a_server() {
-        return Err("it names no server: give --endpoint, --mcp or --mcp-url".into());
+        return Err("it names no server: give --endpoint, --server, --mcp or --mcp-url".into());
     }
     Ok(options)
 }

@@ -46,46 +46,16 @@ pub struct EndpointOptions {
     pub answers: Headless,
     /// Signing in to an MCP server over HTTP (`--login`, `--client-id`, `[endpoints.NAME.oauth]`).
     pub oauth: OAuthOptions,
+    /// `--server NAME`: a server in tooldeck's config or another client's, by name.
+    pub server: Option<String>,
+    /// The name a config gives the server, once resolved: status lines and groups say it.
+    pub name: Option<String>,
+    /// Environment variables and the folder a stdio server is started with (from a config).
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<PathBuf>,
 }
 
 impl EndpointOptions {
-    /// `--endpoint NAME` (not a URL) becomes the named endpoint of the config file; values given
-    /// here still win over the file's.
-    pub fn resolve(&self) -> Result<EndpointOptions, String> {
-        let Some(name) = self.endpoint.as_deref().filter(|e| !e.contains("://")) else { return Ok(self.clone()) };
-        let path = self
-            .config
-            .clone()
-            .or_else(crate::config::default_path)
-            .ok_or("no config file to find named endpoints in")?;
-        let config = crate::config::load(&path).map_err(|e| e.to_string())?;
-        let Some(named) = config.endpoints.get(name) else {
-            let known: Vec<&str> = config.endpoints.keys().map(String::as_str).collect();
-            return Err(format!(
-                "\"{name}\" is neither a URL nor an endpoint named in {} (named: {})",
-                path.display(),
-                if known.is_empty() { "none".to_string() } else { known.join(", ") }
-            ));
-        };
-        let mut headers: Vec<String> = named.headers.iter().map(|(k, v)| format!("{k}: {v}")).collect();
-        headers.extend(self.headers.iter().cloned());
-        Ok(EndpointOptions {
-            secret_headers: named.headers.keys().cloned().collect(),
-            endpoint: named.url.clone(),
-            mcp: named.mcp.clone(),
-            mcp_url: named.mcp_url.clone(),
-            call_path: self.call_path.clone().or_else(|| named.call_path.clone()),
-            timeout: self.timeout.or(named.timeout),
-            headers,
-            config: self.config.clone(),
-            roots: if self.roots.is_empty() { named.roots.clone() } else { self.roots.clone() },
-            protocol: self.protocol.clone().or_else(|| named.protocol.clone()),
-            max_time: self.max_time,
-            answers: self.answers.clone(),
-            oauth: self.oauth.over(named.oauth.as_ref()),
-        })
-    }
-
     /// `self` where it names a server, else `fallback`'s server; a call path and timeout given
     /// here win either way, and both sets of headers are sent (`fallback`'s first).
     pub fn or(&self, fallback: &EndpointOptions) -> EndpointOptions {
@@ -106,6 +76,10 @@ impl EndpointOptions {
             max_time: self.max_time.or(fallback.max_time),
             answers: self.answers.clone(),
             oauth: if self.oauth == OAuthOptions::default() { fallback.oauth.clone() } else { self.oauth.clone() },
+            server: fallback.server.clone(),
+            name: fallback.name.clone(),
+            env: fallback.env.clone(),
+            cwd: fallback.cwd.clone(),
         }
     }
 
@@ -127,12 +101,15 @@ impl EndpointOptions {
 
     /// True when the user named a server (so its own tools join the catalog).
     pub fn names_a_server(&self) -> bool {
-        self.endpoint.is_some() || self.mcp.is_some() || self.mcp_url.is_some()
+        self.endpoint.is_some() || self.mcp.is_some() || self.mcp_url.is_some() || self.server.is_some()
     }
 
     /// The server for status lines and tool sources, before it is connected (the same text the
     /// connected endpoint's label gives, secrets masked); `demo_url` when none was chosen.
     pub fn label(&self, demo_url: Option<&str>) -> String {
+        if let Some(name) = &self.name {
+            return name.clone();
+        }
         match (&self.mcp, &self.mcp_url, &self.endpoint) {
             (Some(command), _, _) => format!("mcp:stdio {}", crate::redact::command(command.trim())),
             (None, Some(url), _) | (None, None, Some(url)) => crate::redact::url(url.trim_end_matches('/')),
@@ -149,6 +126,8 @@ impl EndpointOptions {
             max_time: self.max_time.map(|s| Duration::from_secs(s.max(1))),
             auth_log: self.oauth.log(),
             initialize_first: false,
+            env: self.env.clone(),
+            cwd: self.cwd.clone(),
         }
     }
 

@@ -11,6 +11,7 @@ mod faces;
 pub use faces::ResourceListing;
 pub mod mcp;
 pub mod mock;
+mod named;
 pub mod otc;
 pub mod save;
 pub mod thumbnail;

@@ -28,6 +28,8 @@ pub(super) struct Calls {
     pub(super) asked: crate::app::asks::Waiting,
     /// Written at the top of a new case file.
     pub(super) case_server: serde_json::Map<String, serde_json::Value>,
+    /// Every server connected, and which tool is whose.
+    pub(super) fleet: super::several::Fleet,
 }
 
 impl Calls {
@@ -36,6 +38,8 @@ impl Calls {
     pub(super) fn carry_out(&mut self, effect: Effect) {
         match effect {
             Effect::Quit => {}
+            Effect::ToServer { label, effect } => self.to_server(label, *effect),
+            Effect::ConnectFound(name) => self.connect_found(name),
             Effect::Invoke { id, request, output_schema } => self.invoke(id, request, output_schema),
             Effect::Cancel { id } => self.cancel(id),
             Effect::RetryAfter { id, ms } => self.retry_after(id, ms),

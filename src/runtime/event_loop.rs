@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 
 use super::effects::Calls;
 use super::terminal::{TerminalGuard, terminal_gone};
-use super::{LoadCatalog, Server, hang_up, server_events};
+use super::{LoadCatalog, Servers, hang_up, several};
 use crate::app::{App, Effect, Msg, update};
 use crate::theme::Styles;
 use crate::ui;
@@ -20,14 +20,14 @@ use crate::ui;
 /// Runs the app until it quits, the input ends, the terminal hangs up, or SIGTERM/SIGHUP/SIGINT
 /// arrives; every one of those returns here, so the servers are ended by the drops that follow.
 /// A terminal that goes away mid-frame ends the app quietly: nobody is left to read an error.
-pub async fn run(app: App, styles: Styles, server: Server, load: Option<LoadCatalog>) -> io::Result<()> {
-    match event_loop(app, styles, server, load).await {
+pub async fn run(app: App, styles: Styles, servers: Servers, load: Option<LoadCatalog>) -> io::Result<()> {
+    match event_loop(app, styles, servers, load).await {
         Err(e) if hang_up::terminal_hung_up() || terminal_gone(&e) => Ok(()),
         other => other,
     }
 }
 
-async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<LoadCatalog>) -> io::Result<()> {
+async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option<LoadCatalog>) -> io::Result<()> {
     // Bounded: a flood of results waits for the loop instead of growing without limit.
     let (done_tx, mut done_rx) = mpsc::channel::<Msg>(64);
     if let Some(load) = load {
@@ -37,28 +37,38 @@ async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<L
     if let Some(path) = history.clone() {
         read_history_in_background(path, done_tx.clone());
     }
-    let label = server.options.label(server.demo_url.as_deref());
-    let names_a_server = server.options.names_a_server();
     let (asks_tx, mut asks_rx) = mpsc::unbounded_channel();
+    let mut fleet =
+        several::Fleet { slots: Vec::new(), routes: HashMap::new(), asks_to: asks_tx, shared: servers.shared };
+    let mut first_messages = Vec::new();
+    for server in servers.each {
+        let timeout = server.options.answer_timeout();
+        let (_, named) = fleet.add(server, &done_tx);
+        first_messages.push((named, timeout));
+    }
+    let Some(primary) = fleet.slots.first() else { return Ok(()) };
+    let timeout = first_messages.first().map_or(Duration::from_secs(60), |(_, t)| *t);
     let mut calls = Calls {
-        case_server: server.case_server.clone(),
-        timeout: server.options.answer_timeout(),
-        endpoint: server.connect(asks_tx),
-        label: label.clone(),
+        case_server: primary.case_server.clone(),
+        endpoint: primary.endpoint.clone(),
+        label: primary.label.clone(),
+        timeout,
         history,
         running: HashMap::new(),
         done: done_tx,
         asked: Default::default(),
+        fleet,
     };
-    server_events::forward_events(calls.endpoint.clone(), calls.done.clone());
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
 
     let mut guard = TerminalGuard::enter()?;
     let size = guard.terminal.size()?;
     update(&mut app, Msg::Resize(size.width, size.height));
-    for effect in update(&mut app, Msg::ServerNamed { label, lists_tools: names_a_server }) {
-        calls.carry_out(effect);
+    for (named, _) in first_messages {
+        for effect in update(&mut app, named) {
+            calls.carry_out(effect);
+        }
     }
     let mut events = EventStream::new();
     let mut stop = crate::signals::StopSignals::new()?;
@@ -80,9 +90,14 @@ async fn event_loop(mut app: App, styles: Styles, server: Server, load: Option<L
                 }
             }
             Some(msg) = done_rx.recv() => {
-                if let Msg::InvocationDone { id, .. } = &msg {
+                let inner = match &msg {
+                    Msg::FromServer { msg, .. } => msg.as_ref(),
+                    other => other,
+                };
+                if let Msg::InvocationDone { id, .. } = inner {
                     calls.finished(*id);
                 }
+                calls.fleet.note_tools(&msg);
                 messages.push(msg);
             }
             Some(pending) = asks_rx.recv() => messages.push(calls.asked.waiting(pending)),

@@ -20,6 +20,7 @@ mod effects;
 mod event_loop;
 mod hang_up;
 mod server_events;
+mod several;
 mod sign_in;
 mod terminal;
 
@@ -34,6 +35,13 @@ pub struct Server {
     pub demo_url: Option<String>,
     /// The server as a saved case file names it (headers as `${ENV}` placeholders).
     pub case_server: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The servers the app talks to (the first answers for tools from files), and the command
+/// line's shared options for servers connected later from the list of those found.
+pub struct Servers {
+    pub each: Vec<Server>,
+    pub shared: EndpointOptions,
 }
 
 /// Reads the definition files, after the first frame and off the UI thread.

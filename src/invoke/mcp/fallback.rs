@@ -48,8 +48,8 @@ impl McpEndpoint {
             }
             Err(error) => error,
         };
+        let server = StdioServer::spawn_in(command_line, &setup.env, setup.cwd.as_deref())?;
         let again = ClientSetup { initialize_first: true, ..setup };
-        let server = StdioServer::spawn(command_line)?;
         match McpEndpoint::connect_started_with(server, timeout, again, events.clone()).await {
             Ok(endpoint) => {
                 let version = endpoint.protocol_version().unwrap_or_else(|| "an older revision".into());

@@ -101,6 +101,10 @@ pub struct ClientSetup {
     /// Begin with `initialize` rather than `server/discover` (a server met before that did
     /// not take the probe: it is met the way that worked).
     pub initialize_first: bool,
+    /// The environment and folder a stdio server starts with, beside tooldeck's own (a client
+    /// config's `env` and `cwd`).
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<std::path::PathBuf>,
 }
 
 /// The revision asked for in an `initialize` nothing pinned: the newest that has one.

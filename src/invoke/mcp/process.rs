@@ -35,6 +35,15 @@ impl StdioServer {
     /// Starts `command_line` (split like a POSIX shell would, without running one) with its
     /// stdin, stdout and stderr piped to us.
     pub fn spawn(command_line: &str) -> Result<StdioServer, InvokeError> {
+        StdioServer::spawn_in(command_line, &[], None)
+    }
+
+    /// [`StdioServer::spawn`] with `env` added to tooldeck's environment, in `cwd` when given.
+    pub fn spawn_in(
+        command_line: &str,
+        env: &[(String, String)],
+        cwd: Option<&std::path::Path>,
+    ) -> Result<StdioServer, InvokeError> {
         // The label is what errors, panes and sources show: its secrets masked once, here.
         let label = format!("mcp:stdio {}", crate::redact::command(command_line.trim()));
         let failed = |reason: String| InvokeError::Connect { url: label.clone(), reason };
@@ -44,6 +53,10 @@ impl StdioServer {
         };
         let mut command = Command::new(program);
         command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        command.envs(env.iter().map(|(k, v)| (k, v)));
+        if let Some(cwd) = cwd {
+            command.current_dir(cwd);
+        }
         #[cfg(unix)]
         {
             // A group of its own: what the server forks is ended with it, and a Ctrl-C meant for

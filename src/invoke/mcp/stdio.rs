@@ -25,7 +25,7 @@ pub struct McpStdio {
 impl McpStdio {
     /// Starts `command_line` and speaks MCP with it.
     pub async fn connect(command_line: &str, timeout: Duration, setup: ClientSetup) -> Result<McpStdio, InvokeError> {
-        let server = StdioServer::spawn(command_line)?;
+        let server = StdioServer::spawn_in(command_line, &setup.env, setup.cwd.as_deref())?;
         let endpoint =
             McpEndpoint::connect_command(server, command_line, timeout, setup.clone(), EventSink::default()).await?;
         Ok(McpStdio::from_endpoint(endpoint, command_line, timeout, setup))
@@ -77,7 +77,7 @@ impl McpStdio {
 
     /// Ends the server that runs (if it still does) and starts the command again.
     pub async fn reconnect(&self) -> Result<(), InvokeError> {
-        let server = StdioServer::spawn(&self.command)?;
+        let server = StdioServer::spawn_in(&self.command, &self.setup.env, self.setup.cwd.as_deref())?;
         let fresh =
             McpEndpoint::connect_command(server, &self.command, self.timeout, self.setup.clone(), self.events.clone())
                 .await?;
