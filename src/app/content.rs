@@ -152,7 +152,7 @@ impl ResultPane {
                 _ => "f previews it first; then s saves it".to_string(),
             });
         }
-        Reply::popup(Popup::SavePrompt { input: TextInput::new(suggested_name(self.item, item)) })
+        Reply::popup(Popup::SavePrompt { input: TextInput::prefilled(suggested_name(self.item, item)) })
     }
 
     /// Enter in the save prompt, for the selected item.

@@ -316,6 +316,8 @@ pub struct App {
     pub asks: asks::Asks,
     /// The focused pane takes the whole screen (`z`).
     pub zoomed: bool,
+    /// Where the focus goes back to when the result pane is left.
+    before_result: Focus,
 }
 
 impl App {
@@ -343,6 +345,7 @@ impl App {
             lint: lint::LintNotes::default(),
             asks: asks::Asks::default(),
             zoomed: false,
+            before_result: Focus::Form,
         };
         app.form_mut();
         app

@@ -28,7 +28,11 @@ pub enum Popup {
         path: Vec<usize>,
         input: TextInput,
     },
-    Help,
+    /// The keys of where it was asked, scrolled by `scroll` lines (it can be taller than the
+    /// screen).
+    Help {
+        scroll: usize,
+    },
     /// Text to find in the result.
     Search {
         input: TextInput,
@@ -138,6 +142,10 @@ pub enum Prompted {
 }
 
 impl Popup {
+    pub fn help() -> Popup {
+        Popup::Help { scroll: 0 }
+    }
+
     pub fn palette() -> Popup {
         Popup::Palette { input: TextInput::default(), selected: 0 }
     }
@@ -312,7 +320,20 @@ impl Prompts {
                     ))
                 }
             },
-            Popup::Help => self.close(),
+            Popup::Help { scroll } => {
+                // Every line the overlay could show: a bound for scrolling down.
+                let lines: usize = keymap.help().iter().map(|(_, lines)| lines.len() + 2).sum();
+                match keymap.action_for(Context::Result, key) {
+                    Some(Action::Up) => *scroll = scroll.saturating_sub(1),
+                    Some(Action::Down) => *scroll = (*scroll + 1).min(lines),
+                    Some(Action::PageUp) => *scroll = scroll.saturating_sub(10),
+                    Some(Action::PageDown) => *scroll = (*scroll + 10).min(lines),
+                    Some(Action::Top) => *scroll = 0,
+                    Some(Action::Bottom) => *scroll = lines,
+                    _ => return self.close(),
+                }
+                Prompted::Nothing
+            }
         }
     }
 

@@ -137,7 +137,7 @@ impl Recorder {
             Some(path) => Reply::effect(Effect::SaveCase { path, case }),
             None => {
                 self.pending_case = Some(case);
-                Reply::popup(Popup::CaseFile { input: TextInput::new(DEFAULT_CASE_FILE.to_string()) })
+                Reply::popup(Popup::CaseFile { input: TextInput::prefilled(DEFAULT_CASE_FILE.to_string()) })
             }
         }
     }
