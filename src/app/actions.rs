@@ -71,6 +71,7 @@ fn dead_key(app: &App, here: &[Context], key: KeyEvent) -> Option<String> {
 /// keys first (what was typed stays), so the letters after the command are commands again;
 /// only what leaves the person where they were (help, zoom, a run option) keeps the edit.
 fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
+    app.status = None;
     if !matches!(action, Action::Help | Action::Zoom | Action::ToggleRunOption(_)) {
         app.stop_typing();
     }
