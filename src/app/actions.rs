@@ -271,7 +271,7 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::History => app.prompts.popup = Some(Popup::History { selected: 0 }),
         Action::SaveCase => return app.save_case(),
         Action::Unset | Action::AddItem | Action::DeleteItem | Action::MoveItemUp | Action::MoveItemDown => {
-            app.status = Some("select a tool and press Enter to fill in its form".into());
+            app.status = Some(app.say("select a tool and press {key:activate} to fill in its form"));
         }
         Action::ToggleExchange
         | Action::CopyCurl

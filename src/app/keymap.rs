@@ -557,6 +557,46 @@ impl Keymap {
         self.keys(context, action).first().map(Key::to_string)
     }
 
+    /// `template` with each `{action}` replaced by the first key bound to it in the first of
+    /// `contexts` that binds it; `None` when one is unbound there (the hint is left out then).
+    pub fn fill(&self, template: &str, contexts: &[Context]) -> Option<String> {
+        let mut out = String::new();
+        let mut rest = template;
+        while let Some(start) = rest.find('{') {
+            out.push_str(&rest[..start]);
+            let end = start + rest[start..].find('}')?;
+            let action = Action::from_name(&rest[start + 1..end])?;
+            out.push_str(&contexts.iter().find_map(|&context| self.name(context, action))?);
+            rest = &rest[end + 1..];
+        }
+        out.push_str(rest);
+        Some(out)
+    }
+
+    /// A message naming keys: each `{key:action}` in `text` becomes the key bound to the action
+    /// in the first of `contexts` that binds it (its palette name when none does). Anything else,
+    /// text from a server included, is left as it is.
+    pub fn say(&self, text: &str, contexts: &[Context]) -> String {
+        const MARK: &str = "{key:";
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(start) = rest.find(MARK) {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + MARK.len()..];
+            let named = after.find('}').and_then(|end| Some((Action::from_name(&after[..end])?, end)));
+            let Some((action, end)) = named else {
+                out.push_str(MARK);
+                rest = after;
+                continue;
+            };
+            let key = contexts.iter().find_map(|&context| self.name(context, action));
+            out.push_str(&key.unwrap_or_else(|| format!("the palette's {}", action.name())));
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+
     /// What `event` does in some context other than `here`, for a hint when it does nothing
     /// here ("x: the result's exact request and response (result)").
     pub fn elsewhere(&self, here: &[Context], event: KeyEvent) -> Option<String> {

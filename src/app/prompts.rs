@@ -208,7 +208,10 @@ impl Prompts {
                     },
                     _ => Prompted::Nothing,
                 },
-                _ => Prompted::Hint("in this list: ↑↓ choose · Enter picks · Esc cancels".into()),
+                _ => Prompted::Hint(keymap.say(
+                    "in this list: {key:up}{key:down} choose · {key:activate} picks · {key:back} cancels",
+                    &[Context::Picker],
+                )),
             },
             Popup::KeyPrompt { input, path } => match text_box(input) {
                 Some(Some(key)) => Prompted::MapKey { path: path.clone(), key },
@@ -291,8 +294,14 @@ impl Prompts {
                     (_, Some(Action::Top)) => *scroll = 0,
                     (_, Some(Action::Bottom)) => *scroll = lines.saturating_sub(1),
                     (_, Some(Action::Copy)) => return Prompted::Copy(text.clone()),
-                    (KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q'), _) => return self.close(),
-                    _ => return Prompted::Hint("↑↓ scroll · y copies · Esc closes".into()),
+                    (KeyCode::Esc | KeyCode::Enter, _) => return self.close(),
+                    _ if keymap.is(Context::Main, key, Action::Quit) => return self.close(),
+                    _ => {
+                        return Prompted::Hint(keymap.say(
+                            "{key:up}{key:down} scroll · {key:copy} copies · Esc closes",
+                            &[Context::Result],
+                        ));
+                    }
                 }
                 Prompted::Nothing
             }
@@ -313,12 +322,11 @@ impl Prompts {
                 }
                 Some(Action::SaveCase) => Prompted::SaveAsCase(*selected),
                 Some(Action::Back) => self.close(),
-                _ => {
-                    let back = keymap.name(Context::History, Action::Back).unwrap_or_default();
-                    Prompted::Hint(format!(
-                        "in past calls: ↑↓ choose · Enter puts back · r runs · S saves · {back} closes"
-                    ))
-                }
+                _ => Prompted::Hint(keymap.say(
+                    "in past calls: {key:up}{key:down} choose · {key:activate} puts back · {key:retry} runs · \
+                     {key:save_case} saves · {key:back} closes",
+                    &[Context::History],
+                )),
             },
             Popup::Help { scroll } => {
                 // Every line the overlay could show: a bound for scrolling down.

@@ -124,7 +124,10 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             let body = open(
                 frame,
                 area,
-                "past calls (newest first) · Enter puts back · r runs again · S saves as a case",
+                &app.keymap.say(
+                    "past calls (newest first) · {key:activate} puts back · {key:retry} runs again · {key:save_case} saves as a case",
+                    &[Context::History],
+                ),
                 styles,
             );
             let height = usize::from(body.height).max(1);
@@ -180,7 +183,8 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         }
         Popup::Text { title, text, scroll } => {
             let area = centered(screen, screen.width.saturating_sub(4), screen.height.saturating_sub(2));
-            let body = open(frame, area, &format!("{} (↑↓ scroll · y copies · Esc closes)", visible(title)), styles);
+            let keys = app.keymap.say("{key:up}{key:down} scroll · {key:copy} copies · Esc closes", &[Context::Result]);
+            let body = open(frame, area, &format!("{} ({keys})", visible(title)), styles);
             let lines: Vec<Line> =
                 text.lines().skip(*scroll).map(|l| Line::styled(visible(l).into_owned(), styles.text)).collect();
             frame.render_widget(Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }), body);

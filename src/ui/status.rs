@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::app::keymap::{Action, Context, Keymap};
+use crate::app::keymap::{Context, Keymap};
 use crate::app::{App, Focus, Popup};
 use crate::form::Widget;
 use crate::text::{truncate, visible, width};
@@ -204,17 +204,7 @@ fn focused_types(app: &App) -> bool {
 
 /// The template with each `{action}` replaced by its key; `None` if one is unbound.
 fn fill(template: &str, keymap: &Keymap, contexts: &[Context]) -> Option<String> {
-    let mut out = String::new();
-    let mut rest = template;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let end = start + rest[start..].find('}')?;
-        let action = Action::from_name(&rest[start + 1..end])?;
-        out.push_str(&contexts.iter().find_map(|&context| keymap.name(context, action))?);
-        rest = &rest[end + 1..];
-    }
-    out.push_str(rest);
-    Some(out)
+    keymap.fill(template, contexts)
 }
 
 #[cfg(test)]

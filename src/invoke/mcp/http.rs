@@ -206,7 +206,7 @@ fn authorization_prompt(
     let mut outcome = Outcome::new(Status::RequiresAuthorization, request.call_id.clone());
     let refused = if had_token { "refused the token (HTTP 401)" } else { "wants authorization (HTTP 401)" };
     outcome.authorization = Some(AuthPrompt {
-        message: format!("the MCP server {refused}; t gives it a bearer token ({MCP_PROVIDER})"),
+        message: format!("the MCP server {refused}: it needs a bearer token ({MCP_PROVIDER})"),
         provider: Some(MCP_PROVIDER.to_string()),
         url: parameter("resource_metadata").or_else(|| parameter("authorization_uri")),
         scopes: parameter("scope").map(|s| s.split_whitespace().map(str::to_string).collect()).unwrap_or_default(),
