@@ -17,6 +17,11 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         let prompted = app.prompts.key(&app.keymap, key, app.recorder.history.len());
         return app.prompted(prompted);
     }
+    // A chord or a function key is a command in every pane, even while typing: no text box
+    // types chords, so a command never lands in one.
+    if let Some(action) = app.keymap.action_for(Context::Typing, key) {
+        return everywhere(app, action, run_armed);
+    }
     if app.server_pane.open {
         return server_key(app, key);
     }
@@ -24,12 +29,6 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     if app.auth.open && app.keymap.is(Context::Main, key, Action::Back) {
         app.auth.open = false;
         return Vec::new();
-    }
-    // Run, save, help... work in a text box too, and the edit stays.
-    if app.typing()
-        && let Some(action) = app.keymap.action_for(Context::Typing, key)
-    {
-        return typing_action(app, action, run_armed);
     }
     if app.list.filtering {
         app.filter_key(key);
@@ -42,12 +41,10 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     if app.focus == Focus::Result {
         return result_key(app, key, run_armed);
     }
+    // Printable keys type only into the field the person chose with Enter; until then a
+    // letter is a command.
     if app.form_pane.editing {
         app.edit_key(key);
-        return Vec::new();
-    }
-    // A printable key on a text or number field starts editing it with that key.
-    if app.focus == Focus::Form && app.start_typing(key) {
         return Vec::new();
     }
     match app.keymap.action_for(Context::Main, key) {
@@ -55,7 +52,7 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         Some(Action::Back) if app.result.running() => app.result.cancel(),
         Some(action) => act(app, action),
         None => {
-            app.status = dead_key(app, &[Context::Anywhere, Context::Main], key);
+            app.status = dead_key(app, &[Context::Anywhere, Context::Typing, Context::Main], key);
             Vec::new()
         }
     }
@@ -75,36 +72,83 @@ fn dead_key(app: &App, here: &[Context], key: KeyEvent) -> Option<String> {
     }
 }
 
-/// A chord pressed while typing (`Context::Typing`): the text box keeps its edit.
-fn typing_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
+/// A command bound in every pane (`Context::Typing`). A text box being typed in stops taking
+/// keys first (what was typed stays), so the letters after the command are commands again;
+/// only what leaves the person where they were (help, zoom, a run option) keeps the edit.
+fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
+    app.status = None;
+    if !matches!(action, Action::Help | Action::Zoom | Action::ToggleRunOption(_)) {
+        app.stop_typing();
+    }
+    // What shows in the main panes needs the server pane out of the way.
+    let keeps_server_pane = matches!(
+        action,
+        Action::Help | Action::Zoom | Action::Reconnect | Action::ServerPane | Action::History | Action::Quit
+    );
+    if !keeps_server_pane {
+        app.server_pane.open = false;
+    }
     match action {
         Action::Run => app.start_run(run_armed),
-        Action::ToggleJson => {
-            app.toggle_json();
+        Action::ServerPane => {
+            app.server_pane.open = !app.server_pane.open;
             Vec::new()
         }
         Action::Help => {
-            app.prompts.popup = Some(Popup::Help);
+            app.prompts.popup = Some(Popup::help());
             Vec::new()
         }
-        Action::SaveCase => app.save_case(),
-        Action::Zoom => {
-            app.zoomed = !app.zoomed;
+        // In and out, as a switch: the same chord goes back where the person was.
+        Action::FocusResult if app.focus == Focus::Result => {
+            app.focus = app.before_result;
             Vec::new()
         }
         Action::FocusResult if app.result.run.is_some() => {
-            app.form_pane.editing = false;
-            app.list.filtering = false;
-            app.sync_json();
-            app.focus = Focus::Result;
+            app.focus_result();
             Vec::new()
         }
-        Action::ToggleRunOption(n) => {
-            let reply = app.form_op(|pane, id| pane.toggle_run_option(id, n));
-            app.form_mut();
-            app.apply(reply)
+        Action::ToggleExchange
+        | Action::CopyCurl
+        | Action::FetchArtifact
+        | Action::SaveArtifact
+        | Action::Copy
+        | Action::OpenLink
+        | Action::WaitForAuthorization
+            if app.result.run.is_some() =>
+        {
+            result_action(app, action, false)
         }
-        _ => Vec::new(),
+        Action::WaitForAuthorization => {
+            let run_key = app.key_name(Context::Typing, Action::Run);
+            app.status = Some(format!("no result yet: {run_key} runs the tool"));
+            Vec::new()
+        }
+        action => act(app, action),
+    }
+}
+
+impl App {
+    /// The text box being typed in (a field, the filter, the JSON view) stops taking keys; what
+    /// was typed stays.
+    pub(super) fn stop_typing(&mut self) {
+        self.form_pane.editing = false;
+        self.list.filtering = false;
+        if self.focus == Focus::Json {
+            self.focus = Focus::Form;
+        }
+        self.sync_json();
+    }
+
+    /// The result pane takes the focus; leaving it returns where the person was.
+    pub(super) fn focus_result(&mut self) {
+        if self.focus != Focus::Result {
+            self.before_result = match self.focus {
+                Focus::Json => Focus::Form,
+                other => other,
+            };
+        }
+        self.form_pane.editing = false;
+        self.focus = Focus::Result;
     }
 }
 
@@ -117,7 +161,7 @@ pub(super) fn run_action(app: &mut App, context: Context, action: Action) -> Vec
             Vec::new()
         }
         Context::Result | Context::Value => {
-            app.focus = Focus::Result;
+            app.focus_result();
             if context == Context::Value {
                 let height = app.value_height();
                 let _ = app.result.value_action(action, height);
@@ -125,7 +169,7 @@ pub(super) fn run_action(app: &mut App, context: Context, action: Action) -> Vec
             }
             result_action(app, action, false)
         }
-        Context::Typing => typing_action(app, action, false),
+        Context::Typing => everywhere(app, action, false),
         _ => match action {
             Action::Run => app.start_run(false),
             action => act(app, action),
@@ -187,7 +231,7 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Expand if in_form => app.form_op(|pane, id| pane.set_collapsed(id, false)),
         Action::Collapse => {}
         Action::Activate | Action::Expand | Action::NextField => open_form(app),
-        Action::Help => app.prompts.popup = Some(Popup::Help),
+        Action::Help => app.prompts.popup = Some(Popup::help()),
         Action::Zoom => app.zoomed = !app.zoomed,
         Action::Palette => app.prompts.popup = Some(Popup::palette()),
         Action::FillDefaults => {
@@ -229,19 +273,19 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         }
         // A server's question has its own keys (`asks`).
         Action::AskAccept | Action::AskDecline | Action::AskCancel => {}
-        Action::FocusResult if app.result.run.is_some() => app.focus = Focus::Result,
+        Action::FocusResult if app.result.run.is_some() => app.focus_result(),
         Action::FocusResult => {
             let run_key = app.key_name(Context::Main, Action::Run);
             app.status = Some(format!("no result yet: {run_key} runs the tool"));
         }
-        Action::ServerPane => app.server_pane.open = true,
+        Action::ServerPane => app.server_pane.open = !app.server_pane.open,
         Action::Reconnect => return reconnect(app),
         Action::ConnectServer => app.pick_found_server(),
         Action::History if app.recorder.history.is_empty() => app.status = Some("no calls yet".into()),
         Action::History => app.prompts.popup = Some(Popup::History { selected: 0 }),
         Action::SaveCase => return app.save_case(),
         Action::Unset | Action::AddItem | Action::DeleteItem | Action::MoveItemUp | Action::MoveItemDown => {
-            app.status = Some("select a tool and press Enter to fill in its form".into());
+            app.status = Some(app.say("select a tool and press {key:activate} to fill in its form"));
         }
         Action::ToggleExchange
         | Action::CopyCurl
@@ -316,7 +360,7 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
     }
     let reply = match action {
         Action::Back => {
-            app.focus = Focus::Form;
+            app.focus = app.before_result;
             return Vec::new();
         }
         Action::Run => return app.start_run(run_armed),
@@ -340,7 +384,7 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
             return Vec::new();
         }
         Action::Help => {
-            app.prompts.popup = Some(Popup::Help);
+            app.prompts.popup = Some(Popup::help());
             return Vec::new();
         }
         Action::Find => {

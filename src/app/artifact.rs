@@ -23,7 +23,7 @@ impl ResultPane {
             _ => None,
         };
         let Some(artifact) = artifact else {
-            return Reply::status("f fetches an artifact; this result has none");
+            return Reply::status("{key:fetch_artifact} fetches an artifact; this result has none");
         };
         if !(artifact.url.starts_with("http://") || artifact.url.starts_with("https://")) {
             return Reply::status(format!("only http(s) artifacts are fetched, not {}", artifact.url));
@@ -49,7 +49,7 @@ impl ResultPane {
                 let name = crate::invoke::artifact::file_name(&view.url);
                 Reply::popup(Popup::SavePrompt { input: TextInput::new(name) })
             }
-            _ => Reply::status("f fetches the artifact first; then s saves it"),
+            _ => Reply::status("{key:fetch_artifact} fetches the artifact first; then {key:save_artifact} saves it"),
         }
     }
 

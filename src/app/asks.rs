@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 use serde_json::{Value, json};
 
 use super::Effect;
@@ -72,11 +72,23 @@ pub struct Question {
 
 impl Question {
     fn new(id: u64, ask: Ask) -> Question {
-        let form = match &ask {
+        let mut form = match &ask {
             Ask::Form { schema, .. } => form_for(schema),
             _ => None,
         };
-        let reply = [TextInput::new(""), TextInput::new("tooldeck"), TextInput::new("endTurn")];
+        // Defaults offered by the server are replaced by typing, as every prefilled value is.
+        if let Some(form) = form.as_mut() {
+            let defaults: Vec<Vec<usize>> = form
+                .rows()
+                .iter()
+                .filter(|row| form.field(&row.path).is_some_and(|f| f.from_default))
+                .map(|row| row.path.clone())
+                .collect();
+            for path in defaults {
+                form.edit_text(&path, |input, _| input.select_all());
+            }
+        }
+        let reply = [TextInput::new(""), TextInput::prefilled("tooldeck"), TextInput::prefilled("endTurn")];
         Question { id, ask, form, focus: 0, reply, problem: None }
     }
 
@@ -203,13 +215,12 @@ impl Asks {
     }
 }
 
-/// Printable keys (and editing keys) go to the focused text box; true when one took it.
+/// A text box's own keys (printable keys and the editing chords every box has) go to the
+/// focused text box; true when one took it.
 fn typed(question: &mut Question, key: KeyEvent) -> bool {
-    let chord = key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-    let editing =
-        matches!(key.code, KeyCode::Char(_) | KeyCode::Backspace | KeyCode::Delete | KeyCode::Home | KeyCode::End)
-            || (matches!(key.code, KeyCode::Left | KeyCode::Right) && focused_is_text(question));
-    if chord || !editing {
+    let editing = super::typing::is_editing_key(key)
+        && (!matches!(key.code, KeyCode::Left | KeyCode::Right) || focused_is_text(question));
+    if !editing || !focused_is_text(question) {
         return false;
     }
     match &question.ask {

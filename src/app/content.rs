@@ -108,7 +108,7 @@ impl ResultPane {
         };
         let run = self.run_id();
         match item {
-            ContentItem::Text(_) => Reply::status("a text item is shown whole; s saves it"),
+            ContentItem::Text(_) => Reply::status("a text item is shown whole; {key:save_artifact} saves it"),
             ContentItem::Unreadable(u) => Reply::status(format!("tooldeck cannot read this item: {}", u.why)),
             ContentItem::ResourceLink(link) => {
                 self.artifact = Some(view(link.uri.clone(), link.size));
@@ -133,7 +133,7 @@ impl ResultPane {
         let (state, said) = match result {
             Ok(fetched) => {
                 view.received = fetched.bytes.len() as u64;
-                let said = format!("item {} previewed ({}) · s saves it", item + 1, human_bytes(view.received));
+                let said = format!("item {} previewed ({}) · {{key:save_artifact}} saves it", item + 1, human_bytes(view.received));
                 (super::artifact::ready(*fetched, view.declared_size), said)
             }
             Err(error) => (ArtifactState::Failed(error.clone()), format!("item {}: {error}", item + 1)),
@@ -147,12 +147,12 @@ impl ResultPane {
         let Some(item) = self.items().get(self.item) else { return Reply::default() };
         if self.save_source(self.item).is_none() {
             return Reply::status(match item {
-                ContentItem::ResourceLink(_) => "f reads the resource first; then s saves it".to_string(),
+                ContentItem::ResourceLink(_) => "{key:fetch_artifact} reads the resource first; then {key:save_artifact} saves it".to_string(),
                 ContentItem::Unreadable(_) => "this item cannot be read, so there is nothing to save".to_string(),
-                _ => "f previews it first; then s saves it".to_string(),
+                _ => "{key:fetch_artifact} previews it first; then {key:save_artifact} saves it".to_string(),
             });
         }
-        Reply::popup(Popup::SavePrompt { input: TextInput::new(suggested_name(self.item, item)) })
+        Reply::popup(Popup::SavePrompt { input: TextInput::prefilled(suggested_name(self.item, item)) })
     }
 
     /// Enter in the save prompt, for the selected item.
@@ -262,7 +262,8 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
         body(item, preview, (&f, &s), &mut doc);
     }
     if items.len() > MAX_ITEMS {
-        doc.push(DocLine::Muted(format!("… and {} more items (x shows the whole response)", items.len() - MAX_ITEMS)));
+        let x = key(Action::ToggleExchange);
+        doc.push(DocLine::Muted(format!("… and {} more items ({x} shows the whole response)", items.len() - MAX_ITEMS)));
     }
     if outcome.structured {
         doc.push(DocLine::Heading("structured content".into()));
@@ -278,8 +279,9 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
         doc.extend(value_lines.lines.iter().take(JSON_LINES).map(|l| DocLine::Json(l)));
         if value_lines.lines.len() > JSON_LINES {
             doc.push(DocLine::Muted(format!(
-                "… {} more lines (x shows them all)",
-                value_lines.lines.len() - JSON_LINES
+                "… {} more lines ({} shows them all)",
+                value_lines.lines.len() - JSON_LINES,
+                key(Action::ToggleExchange)
             )));
         }
     }

@@ -94,7 +94,7 @@ impl App {
             Some(provider) => {
                 self.prompts.popup = Some(Popup::TokenPrompt { provider, input: TextInput::default(), why: None })
             }
-            None => self.status = Some("t gives a token when the result asks for authorization".into()),
+            None => self.status = Some(self.say("{key:give_token} gives a token when the result asks for authorization")),
         }
     }
 

@@ -198,7 +198,13 @@ impl FormPane {
         let Some((path, field)) = self.focused_field(id) else { return Reply::default() };
         match &field.widget {
             Widget::Text { .. } | Widget::Number { .. } | Widget::Suggest { .. } | Widget::Raw { .. } => {
-                self.editing = true
+                self.editing = true;
+                // A default shown in the field is replaced by what is typed, not extended.
+                if field.from_default {
+                    self.with_focused(id, |form, path| {
+                        form.edit_text(path, |input, _| input.select_all());
+                    });
+                }
             }
             Widget::Bool(_) => self.with_focused(id, |form, path| form.toggle_bool(path)),
             Widget::Choice { choices, selected } => {
@@ -248,7 +254,7 @@ impl FormPane {
         let target = match &field.widget {
             Widget::Array { .. } | Widget::Object { additional: Some(_), .. } => path,
             _ if form.is_item(&path) => path[..path.len() - 1].to_vec(),
-            _ => return Reply::status("a / d add and delete items of an array or entries of a map"),
+            _ => return Reply::status("only an array or a map takes new items"),
         };
         let target_is_map = matches!(form.field(&target).map(|f| &f.widget), Some(Widget::Object { .. }));
         if target_is_map {
@@ -271,7 +277,7 @@ impl FormPane {
         let Some(path) = self.get(id).and_then(|f| self.focused_path(f)) else { return Reply::default() };
         let Some(form) = self.get_mut(id) else { return Reply::default() };
         if !form.is_item(&path) {
-            return Reply::status("only array items and map entries can be deleted; Ctrl-U unsets a field");
+            return Reply::status("only array items and map entries can be deleted");
         }
         form.remove_item(&path);
         self.move_cursor(id, 0);

@@ -34,8 +34,9 @@ pub enum Context {
     Server,
     /// What an MCP server asks during a call (a form, a URL, a sampling request).
     Ask,
-    /// While typing in a field, the JSON view or the filter: chords and function keys that act
-    /// without leaving the text box (the edit is kept).
+    /// From every pane, even while typing in a field, the JSON view or the filter: chords and
+    /// function keys only, so a command never lands in a text box. (Popups and a server's
+    /// question take every key but `Anywhere`'s until they close.)
     Typing,
 }
 
@@ -63,21 +64,25 @@ impl Context {
             Context::Picker => "pickers",
             Context::Server => "server pane",
             Context::Ask => "a server's question",
-            Context::Typing => "while typing",
+            Context::Typing => "every pane, even while typing",
         }
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 7] {
+    fn layers() -> [&'static [Context]; 6] {
         [
             &[Context::Anywhere, Context::Ask],
-            &[Context::Anywhere, Context::Main],
-            &[Context::Anywhere, Context::Typing],
-            &[Context::Anywhere, Context::Value, Context::Result],
+            &[Context::Anywhere, Context::Typing, Context::Main],
+            &[Context::Anywhere, Context::Typing, Context::Value, Context::Result],
             &[Context::Anywhere, Context::History],
             &[Context::Anywhere, Context::Picker],
-            &[Context::Anywhere, Context::Server],
+            &[Context::Anywhere, Context::Typing, Context::Server],
         ]
+    }
+
+    /// Keys here work while a text box has the keys, so none may type or edit.
+    fn beside_text(self) -> bool {
+        matches!(self, Context::Anywhere | Context::Typing)
     }
 }
 
@@ -290,6 +295,11 @@ impl Key {
         self.ctrl || self.alt || matches!(self.code, KeyCode::F(_))
     }
 
+    /// One of a text box's own editing chords (Ctrl-A, E, K, U, W), which every box keeps.
+    pub fn is_editing_chord(&self) -> bool {
+        self.ctrl && !self.alt && matches!(self.code, KeyCode::Char('a' | 'e' | 'k' | 'u' | 'w'))
+    }
+
     /// `ctrl-r`, `alt-up`, `f5`, `q`, `K`, `shift-tab`, `space`, `?`: modifiers and named keys in
     /// any case, a single character as it is typed.
     pub fn parse(text: &str) -> Result<Key, String> {
@@ -408,6 +418,8 @@ pub enum KeymapError {
     Conflict { action: String, key: String, other: String, context: &'static str },
     #[error("{action}: {key} works even while typing, so it must be a Ctrl or Alt chord or a function key")]
     Typeable { action: String, key: String },
+    #[error("{action}: {key} edits text in every text box (Ctrl-A, E, K, U, W), so it cannot work while typing")]
+    EditingKey { action: String, key: String },
 }
 
 impl KeymapError {
@@ -417,7 +429,8 @@ impl KeymapError {
             KeymapError::UnknownAction(action)
             | KeymapError::BadKey { action, .. }
             | KeymapError::Conflict { action, .. }
-            | KeymapError::Typeable { action, .. } => action,
+            | KeymapError::Typeable { action, .. }
+            | KeymapError::EditingKey { action, .. } => action,
         }
     }
 }
@@ -475,7 +488,7 @@ impl Keymap {
                 binding.keys = keys.clone();
                 // While typing only chords act: a letter given for the action types there.
                 if binding.context == Context::Typing {
-                    binding.keys.retain(Key::is_command_only);
+                    binding.keys.retain(|k| k.is_command_only() && !k.is_editing_chord());
                 }
             }
             changed.push(action);
@@ -487,9 +500,13 @@ impl Keymap {
     /// No key means two actions where both are live; keys live while typing cannot type.
     /// Errors name an overridden action (the defaults are checked by a test).
     fn check(&self, changed: &[Action]) -> Result<(), KeymapError> {
-        for binding in self.bindings.iter().filter(|b| b.context == Context::Anywhere) {
+        for binding in self.bindings.iter().filter(|b| b.context.beside_text()) {
+            let action = binding.action.name().to_string();
             if let Some(key) = binding.keys.iter().find(|k| !k.is_command_only()) {
-                return Err(KeymapError::Typeable { action: binding.action.name().into(), key: key.to_string() });
+                return Err(KeymapError::Typeable { action, key: key.to_string() });
+            }
+            if let Some(key) = binding.keys.iter().find(|k| k.is_editing_chord()) {
+                return Err(KeymapError::EditingKey { action, key: key.to_string() });
             }
         }
         for layer in Context::layers() {
@@ -547,6 +564,46 @@ impl Keymap {
     /// The first key of `action` in `context`, as hints and messages name it.
     pub fn name(&self, context: Context, action: Action) -> Option<String> {
         self.keys(context, action).first().map(Key::to_string)
+    }
+
+    /// `template` with each `{action}` replaced by the first key bound to it in the first of
+    /// `contexts` that binds it; `None` when one is unbound there (the hint is left out then).
+    pub fn fill(&self, template: &str, contexts: &[Context]) -> Option<String> {
+        let mut out = String::new();
+        let mut rest = template;
+        while let Some(start) = rest.find('{') {
+            out.push_str(&rest[..start]);
+            let end = start + rest[start..].find('}')?;
+            let action = Action::from_name(&rest[start + 1..end])?;
+            out.push_str(&contexts.iter().find_map(|&context| self.name(context, action))?);
+            rest = &rest[end + 1..];
+        }
+        out.push_str(rest);
+        Some(out)
+    }
+
+    /// A message naming keys: each `{key:action}` in `text` becomes the key bound to the action
+    /// in the first of `contexts` that binds it (its palette name when none does). Anything else,
+    /// text from a server included, is left as it is.
+    pub fn say(&self, text: &str, contexts: &[Context]) -> String {
+        const MARK: &str = "{key:";
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(start) = rest.find(MARK) {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + MARK.len()..];
+            let named = after.find('}').and_then(|end| Some((Action::from_name(&after[..end])?, end)));
+            let Some((action, end)) = named else {
+                out.push_str(MARK);
+                rest = after;
+                continue;
+            };
+            let key = contexts.iter().find_map(|&context| self.name(context, action));
+            out.push_str(&key.unwrap_or_else(|| format!("the palette's {}", action.name())));
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        out
     }
 
     /// What `event` does in some context other than `here`, for a hint when it does nothing

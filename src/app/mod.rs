@@ -350,6 +350,8 @@ pub struct App {
     pub zoomed: bool,
     /// Signing in to the server (OAuth), step by step.
     pub auth: auth::AuthPane,
+    /// Where the focus goes back to when the result pane is left.
+    before_result: Focus,
 }
 
 impl App {
@@ -379,6 +381,7 @@ impl App {
             zoomed: false,
             auth: auth::AuthPane::default(),
             servers: servers::Servers::default(),
+            before_result: Focus::Form,
         };
         app.form_mut();
         app
@@ -461,10 +464,21 @@ impl App {
         self.keymap.name(context, action).unwrap_or_else(|| action.name().to_string())
     }
 
+    /// A message with `{key:action}` marks, each replaced by the key in force for that action
+    /// (where the person is first): components name keys this way, never by writing them.
+    pub fn say(&self, message: &str) -> String {
+        let here = match self.focus {
+            Focus::Result => [Context::Result, Context::Value, Context::Main],
+            _ => [Context::Main, Context::Result, Context::Value],
+        };
+        let contexts = [here[0], here[1], here[2], Context::Typing, Context::Server, Context::History, Context::Ask];
+        self.keymap.say(message, &contexts)
+    }
+
     /// Takes what a component asked for; returns its effects.
     fn apply(&mut self, reply: Reply) -> Vec<Effect> {
         if let Some(message) = reply.status {
-            self.status = Some(message);
+            self.status = Some(self.say(&message));
         }
         if let Some(popup) = reply.popup {
             self.prompts.popup = Some(popup);

@@ -28,7 +28,11 @@ pub enum Popup {
         path: Vec<usize>,
         input: TextInput,
     },
-    Help,
+    /// The keys of where it was asked, scrolled by `scroll` lines (it can be taller than the
+    /// screen).
+    Help {
+        scroll: usize,
+    },
     /// Text to find in the result.
     Search {
         input: TextInput,
@@ -142,6 +146,10 @@ pub enum Prompted {
 }
 
 impl Popup {
+    pub fn help() -> Popup {
+        Popup::Help { scroll: 0 }
+    }
+
     pub fn palette() -> Popup {
         Popup::Palette { input: TextInput::default(), selected: 0 }
     }
@@ -204,7 +212,10 @@ impl Prompts {
                     },
                     _ => Prompted::Nothing,
                 },
-                _ => Prompted::Hint("in this list: ↑↓ choose · Enter picks · Esc cancels".into()),
+                _ => Prompted::Hint(keymap.say(
+                    "in this list: {key:up}{key:down} choose · {key:activate} picks · {key:back} cancels",
+                    &[Context::Picker],
+                )),
             },
             Popup::KeyPrompt { input, path } => match text_box(input) {
                 Some(Some(key)) => Prompted::MapKey { path: path.clone(), key },
@@ -292,8 +303,14 @@ impl Prompts {
                     (_, Some(Action::Top)) => *scroll = 0,
                     (_, Some(Action::Bottom)) => *scroll = lines.saturating_sub(1),
                     (_, Some(Action::Copy)) => return Prompted::Copy(text.clone()),
-                    (KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q'), _) => return self.close(),
-                    _ => return Prompted::Hint("↑↓ scroll · y copies · Esc closes".into()),
+                    (KeyCode::Esc | KeyCode::Enter, _) => return self.close(),
+                    _ if keymap.is(Context::Main, key, Action::Quit) => return self.close(),
+                    _ => {
+                        return Prompted::Hint(keymap.say(
+                            "{key:up}{key:down} scroll · {key:copy} copies · Esc closes",
+                            &[Context::Result],
+                        ));
+                    }
                 }
                 Prompted::Nothing
             }
@@ -314,14 +331,26 @@ impl Prompts {
                 }
                 Some(Action::SaveCase) => Prompted::SaveAsCase(*selected),
                 Some(Action::Back) => self.close(),
-                _ => {
-                    let back = keymap.name(Context::History, Action::Back).unwrap_or_default();
-                    Prompted::Hint(format!(
-                        "in past calls: ↑↓ choose · Enter puts back · r runs · S saves · {back} closes"
-                    ))
-                }
+                _ => Prompted::Hint(keymap.say(
+                    "in past calls: {key:up}{key:down} choose · {key:activate} puts back · {key:retry} runs · \
+                     {key:save_case} saves · {key:back} closes",
+                    &[Context::History],
+                )),
             },
-            Popup::Help => self.close(),
+            Popup::Help { scroll } => {
+                // Every line the overlay could show: a bound for scrolling down.
+                let lines: usize = keymap.help().iter().map(|(_, lines)| lines.len() + 2).sum();
+                match keymap.action_for(Context::Result, key) {
+                    Some(Action::Up) => *scroll = scroll.saturating_sub(1),
+                    Some(Action::Down) => *scroll = (*scroll + 1).min(lines),
+                    Some(Action::PageUp) => *scroll = scroll.saturating_sub(10),
+                    Some(Action::PageDown) => *scroll = (*scroll + 10).min(lines),
+                    Some(Action::Top) => *scroll = 0,
+                    Some(Action::Bottom) => *scroll = lines,
+                    _ => return self.close(),
+                }
+                Prompted::Nothing
+            }
         }
     }
 

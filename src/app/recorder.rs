@@ -55,10 +55,10 @@ impl Recorder {
     /// `S` on a result: the call and its outcome as a case.
     pub fn save_run(&mut self, run: Option<&Run>, catalog: &Catalog) -> Reply {
         let Some(run) = run else {
-            return Reply::status("S saves a call as a test case: run one first (Ctrl-R)");
+            return Reply::status("{key:save_case} saves a call as a test case: run one first ({key:run})");
         };
         let RunState::Done { outcome, .. } = &run.state else {
-            return Reply::status("S saves a call that has come back; this one has no outcome");
+            return Reply::status("{key:save_case} saves a call that has come back; this one has no outcome");
         };
         let arguments = &run.request.arguments;
         let mut case = crate::cases::record::case_from_outcome(
@@ -152,7 +152,7 @@ impl Recorder {
             Some(path) => Reply::effect(Effect::SaveCase { path, case }),
             None => {
                 self.pending_case = Some(case);
-                Reply::popup(Popup::CaseFile { input: TextInput::new(DEFAULT_CASE_FILE.to_string()) })
+                Reply::popup(Popup::CaseFile { input: TextInput::prefilled(DEFAULT_CASE_FILE.to_string()) })
             }
         }
     }

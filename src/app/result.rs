@@ -253,7 +253,7 @@ impl ResultPane {
         let asking = self.asks_authorization();
         if self.waiting_for_authorization || !asking {
             self.waiting_for_authorization = false;
-            return Reply::status(if asking { "stopped waiting" } else { "w waits on an authorization prompt" });
+            return Reply::status(if asking { "stopped waiting" } else { "{key:wait_for_authorization} waits on an authorization prompt" });
         }
         self.waiting_for_authorization = true;
         let id = self.run.as_ref().map_or(0, |r| r.id);

@@ -26,30 +26,38 @@ fn filter_then_fill_a_field() {
     type_text(&mut app, "search_pro");
     assert_eq!(app.list.filter.text(), "search_pro");
     assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some("search_products"), "the best match at once");
-    // One Enter opens it; typing on a text field edits it, without Enter first.
+    // One Enter opens it; a letter on a field is a command until Enter chooses the field.
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.focus, Focus::Form);
+    press(&mut app, KeyCode::Char('x'));
+    assert!(!app.form_pane.editing, "x is not typed into a field nobody chose");
+    assert_eq!(app.form().unwrap().arguments(), &serde_json::json!({}));
+    press(&mut app, KeyCode::Enter);
     type_text(&mut app, "laptop");
     assert!(app.form_pane.editing);
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.form().unwrap().arguments(), &serde_json::json!({"query": "laptop"}));
 }
 
-/// Run, help and save work while a field is being edited, and the edit stays.
+/// Run, help and save work while a field is being edited; the text typed stays, and after a
+/// command the letters are commands again (the edit ends), help excepted.
 #[test]
 fn commands_work_while_editing_and_keep_the_edit() {
     let mut app = app();
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "search_pro");
     press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Enter);
     type_text(&mut app, "lap");
     let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
     let (_, request) = invoked(&effects).expect("Ctrl-R runs while editing");
     assert_eq!(request.arguments["query"], "lap");
-    assert!(app.form_pane.editing, "still editing");
+    assert!(!app.form_pane.editing, "a command ends the edit, so S next is not typed");
+    press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::F(1));
-    assert_eq!(app.prompts.popup, Some(Popup::Help));
+    assert_eq!(app.prompts.popup, Some(Popup::help()));
     press(&mut app, KeyCode::Esc);
+    assert!(app.form_pane.editing, "help leaves the person where they were");
     type_text(&mut app, "top");
     assert_eq!(app.form().unwrap().arguments()["query"], "laptop");
     // Ctrl-U deletes to the line start and stays in the box.
@@ -168,7 +176,8 @@ fn chords_in_the_result_pane_are_not_letters() {
     let mut app = result_in_focus("1");
     let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
     assert!(effects.is_empty(), "Ctrl-O is not o (open)");
-    assert!(status(&app).contains("Ctrl-O does nothing here"), "{}", status(&app));
+    assert_eq!(app.focus, Focus::Form, "Ctrl-O leaves the result for where the person was");
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
     // The form is invalid: refused once, sent on the second press, as from the form.
     let ctrl_r = || Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
     assert!(invoked(&update(&mut app, ctrl_r())).is_none());

@@ -1,6 +1,7 @@
 //! Keys that type: text fields being edited, the JSON view, the filter, and pastes. These are
-//! the text box's own keys, not the keymap's; only a chord bound to an action that makes sense
-//! while typing (unset, the JSON view) is looked up there, since a box types no chords.
+//! the text box's own keys, not the keymap's, and every text box (fields, the filter, prompts,
+//! a server's questions) takes the same ones through [`edit_input`]. Chords bound in the
+//! keymap's every-pane context are looked up before a box sees a key, so none types.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -92,38 +93,6 @@ impl App {
         self.tool_changed();
     }
 
-    /// A printable key on a focused text or number field (not being edited) starts editing
-    /// it with that key: true when it did. A field still showing its default starts over.
-    pub(super) fn start_typing(&mut self, key: KeyEvent) -> bool {
-        let KeyCode::Char(c) = key.code else { return false };
-        if key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) || c == ' ' {
-            return false;
-        }
-        let Some((path, field)) = self.form_op(|pane, id| pane.focused_field(id)) else { return false };
-        let types = match field.widget {
-            Widget::Text { .. } | Widget::Suggest { .. } | Widget::Raw { .. } => true,
-            // Other keys keep their commands on a number: only what a number is made of types.
-            Widget::Number { .. } => c.is_ascii_digit() || "-+.".contains(c),
-            _ => false,
-        };
-        if !types {
-            return false;
-        }
-        let fresh = field.from_default || !field.set;
-        self.form_pane.editing = true;
-        if let Some(form) = self.form_mut() {
-            form.edit_text(&path, |input, _| {
-                if fresh {
-                    input.clear();
-                }
-                input.end();
-                input.insert_char(c);
-            });
-        }
-        self.sync_json();
-        true
-    }
-
     pub(super) fn paste(&mut self, text: &str) {
         // Every text box takes a paste, as it takes the same editing keys.
         if let Some(
@@ -150,6 +119,7 @@ impl App {
         } else if self.focus == Focus::Form {
             let Some((path, field)) = self.form_op(|pane, id| pane.focused_field(id)) else { return };
             if field.input().is_some() {
+                // A paste is text the person means for the focused field: it chooses the field.
                 self.form_pane.editing = true;
                 if let Some(form) = self.form_mut() {
                     form.edit_text(&path, |input, multiline| input.insert_str(text, multiline));
@@ -157,6 +127,20 @@ impl App {
                 self.sync_json();
             }
         }
+    }
+}
+
+/// True when `key` is one of a text box's own keys (what [`edit_input`] acts on, besides Enter
+/// and Tab in a multi-line box): a box that has the keys takes these, and leaves the others to
+/// the keymap.
+pub fn is_editing_key(key: KeyEvent) -> bool {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let alt = key.modifiers.contains(KeyModifiers::ALT);
+    match key.code {
+        KeyCode::Char('w' | 'u' | 'k' | 'a' | 'e') if ctrl => !alt,
+        KeyCode::Char(_) => !ctrl && !alt,
+        KeyCode::Backspace | KeyCode::Delete | KeyCode::Left | KeyCode::Right | KeyCode::Home | KeyCode::End => true,
+        _ => false,
     }
 }
 

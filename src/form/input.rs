@@ -6,13 +6,41 @@ pub struct TextInput {
     text: String,
     /// Byte index into `text`, always on a character boundary.
     cursor: usize,
+    /// The text is a prefilled value (a default, a suggested path) that the first typed key
+    /// replaces rather than extends; a move of the cursor keeps it for editing instead.
+    replace: bool,
 }
 
 impl TextInput {
     pub fn new(text: impl Into<String>) -> Self {
         let text = text.into();
         let cursor = text.len();
-        TextInput { text, cursor }
+        TextInput { text, cursor, replace: false }
+    }
+
+    /// A prefilled text: typing replaces it, a cursor move keeps it to be edited.
+    pub fn prefilled(text: impl Into<String>) -> Self {
+        TextInput { replace: true, ..TextInput::new(text) }
+    }
+
+    /// The whole text is replaced by what is typed next (as if it were selected).
+    pub fn select_all(&mut self) {
+        self.replace = !self.text.is_empty();
+    }
+
+    /// True while the next typed key replaces the whole text.
+    pub fn is_prefilled(&self) -> bool {
+        self.replace
+    }
+
+    /// Before an insert or a deletion: a prefilled text goes first; true when it went.
+    fn take_prefilled(&mut self) -> bool {
+        if !std::mem::take(&mut self.replace) {
+            return false;
+        }
+        self.text.clear();
+        self.cursor = 0;
+        true
     }
 
     pub fn text(&self) -> &str {
@@ -26,6 +54,7 @@ impl TextInput {
     pub fn set(&mut self, text: impl Into<String>) {
         self.text = text.into();
         self.cursor = self.text.len();
+        self.replace = false;
     }
 
     pub fn clear(&mut self) {
@@ -33,6 +62,7 @@ impl TextInput {
     }
 
     pub fn insert_char(&mut self, c: char) {
+        self.take_prefilled();
         self.text.insert(self.cursor, c);
         self.cursor += c.len_utf8();
     }
@@ -40,11 +70,15 @@ impl TextInput {
     /// Inserts pasted text; `multiline` false turns newlines into spaces.
     pub fn insert_str(&mut self, s: &str, multiline: bool) {
         let s = if multiline { s.replace("\r\n", "\n") } else { s.replace("\r\n", " ").replace(['\n', '\r'], " ") };
+        self.take_prefilled();
         self.text.insert_str(self.cursor, &s);
         self.cursor += s.len();
     }
 
     pub fn backspace(&mut self) {
+        if self.take_prefilled() {
+            return;
+        }
         if let Some(c) = self.text[..self.cursor].chars().next_back() {
             self.cursor -= c.len_utf8();
             self.text.remove(self.cursor);
@@ -52,30 +86,37 @@ impl TextInput {
     }
 
     pub fn delete(&mut self) {
+        if self.take_prefilled() {
+            return;
+        }
         if self.cursor < self.text.len() {
             self.text.remove(self.cursor);
         }
     }
 
     pub fn left(&mut self) {
+        self.replace = false;
         if let Some(c) = self.text[..self.cursor].chars().next_back() {
             self.cursor -= c.len_utf8();
         }
     }
 
     pub fn right(&mut self) {
+        self.replace = false;
         if let Some(c) = self.text[self.cursor..].chars().next() {
             self.cursor += c.len_utf8();
         }
     }
 
     pub fn word_left(&mut self) {
+        self.replace = false;
         let before = &self.text[..self.cursor];
         let trimmed = before.trim_end_matches(|c: char| !c.is_alphanumeric());
         self.cursor = trimmed.trim_end_matches(char::is_alphanumeric).len();
     }
 
     pub fn word_right(&mut self) {
+        self.replace = false;
         let after = &self.text[self.cursor..];
         let skip_word = after.len() - after.trim_start_matches(char::is_alphanumeric).len();
         let rest = &after[skip_word..];
@@ -85,6 +126,9 @@ impl TextInput {
 
     /// Deletes the word before the cursor (Ctrl-W, Ctrl-Backspace).
     pub fn delete_word_left(&mut self) {
+        if self.take_prefilled() {
+            return;
+        }
         let end = self.cursor;
         self.word_left();
         self.text.replace_range(self.cursor..end, "");
@@ -92,6 +136,9 @@ impl TextInput {
 
     /// Deletes from the start of the current line to the cursor (Ctrl-U).
     pub fn delete_to_line_start(&mut self) {
+        if self.take_prefilled() {
+            return;
+        }
         let start = self.line_start();
         self.text.replace_range(start..self.cursor, "");
         self.cursor = start;
@@ -99,22 +146,28 @@ impl TextInput {
 
     /// Deletes from the cursor to the end of the current line (Ctrl-K).
     pub fn delete_to_line_end(&mut self) {
+        if self.take_prefilled() {
+            return;
+        }
         let end = self.text[self.cursor..].find('\n').map_or(self.text.len(), |i| self.cursor + i);
         self.text.replace_range(self.cursor..end, "");
     }
 
     /// To the start of the current line.
     pub fn home(&mut self) {
+        self.replace = false;
         self.cursor = self.line_start();
     }
 
     /// To the end of the current line.
     pub fn end(&mut self) {
+        self.replace = false;
         self.cursor = self.text[self.cursor..].find('\n').map_or(self.text.len(), |i| self.cursor + i);
     }
 
     /// Up one line, keeping the column where the line is long enough. False on the first line.
     pub fn up(&mut self) -> bool {
+        self.replace = false;
         let start = self.line_start();
         if start == 0 {
             return false;
@@ -127,6 +180,7 @@ impl TextInput {
 
     /// Down one line. False on the last line.
     pub fn down(&mut self) -> bool {
+        self.replace = false;
         let Some(newline) = self.text[self.cursor..].find('\n').map(|i| self.cursor + i) else { return false };
         let column = self.text[self.line_start()..self.cursor].chars().count();
         let next_start = newline + 1;
@@ -176,6 +230,24 @@ mod tests {
         assert_eq!(input.text(), "élo");
         input.end();
         assert_eq!(input.cursor(), input.text().len());
+    }
+
+    #[test]
+    fn a_prefilled_text_is_replaced_by_typing_and_kept_by_a_move() {
+        let mut input = TextInput::prefilled("42");
+        input.insert_char('5');
+        input.insert_char('0');
+        assert_eq!(input.text(), "50", "typing replaces the default, not appends to it");
+        let mut input = TextInput::prefilled("human-1");
+        input.end();
+        input.insert_char('2');
+        assert_eq!(input.text(), "human-12", "after a move the text is edited");
+        let mut input = TextInput::prefilled("a@example.com");
+        input.backspace();
+        assert_eq!(input.text(), "", "a deletion takes the whole prefilled text");
+        let mut input = TextInput::new("kept");
+        input.insert_char('!');
+        assert_eq!(input.text(), "kept!", "a text not prefilled is extended");
     }
 
     #[test]

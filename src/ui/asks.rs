@@ -124,6 +124,7 @@ fn form_lines(
             label_width,
             is_cursor,
             editing: is_cursor,
+            start_key: "type".to_string(),
         };
         let (line, column) = field_line(field, &shape, columns, styles);
         if let Some(column) = column {

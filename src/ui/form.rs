@@ -21,10 +21,17 @@ use crate::theme::Styles;
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let focused = app.focus == Focus::Form;
     let Some(form) = app.form() else {
-        let title = if app.selected_tool().is_some() { "arguments (Enter to fill in)" } else { "arguments" };
+        let title = match app.selected_tool() {
+            Some(_) => app.say("arguments ({key:activate} to fill in)"),
+            None => "arguments".to_string(),
+        };
+        let title = title.as_str();
         frame.render_widget(pane(title, focused, styles), area);
         if let Some(tool) = app.selected_tool() {
-            let hint = format!("{} parameter(s). Press Enter or → to fill in the form.", tool.parameter_count());
+            let hint = app.say(&format!(
+                "{} parameter(s). Press {{key:activate}} or {{key:expand}} to fill in the form.",
+                tool.parameter_count()
+            ));
             frame.render_widget(Paragraph::new(Line::styled(hint, styles.muted)), inner(area));
         }
         return;
@@ -56,14 +63,17 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
                 Widget::Bool(Some(false)) => "[ ]",
                 _ => "[-]",
             };
-            spans.push(Span::styled(format!(" Alt-{} ", i + 1), styles.key_hint));
+            let key = app.keymap.keys(crate::app::Context::Main, crate::app::Action::ToggleRunOption(0)).get(i);
+            let key = key.map_or_else(|| "(none)".to_string(), ToString::to_string);
+            spans.push(Span::styled(format!(" {key} "), styles.key_hint));
             spans.push(Span::styled(format!("{mark} {}", visible(field.label())), styles.text));
         }
         frame.render_widget(Paragraph::new(Line::from(spans)), line_area);
     }
     let body = area.rows;
     if rows.is_empty() {
-        frame.render_widget(Paragraph::new(Line::styled("no parameters: Ctrl-R runs the tool", styles.muted)), body);
+        let said = app.say("no parameters: {key:run} runs the tool");
+        frame.render_widget(Paragraph::new(Line::styled(said, styles.muted)), body);
         return;
     }
     let label_width = rows
@@ -90,7 +100,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         let required = field.required && label.is_none() && !form.is_item(&row.path);
         // An unset variant's field is unset too, whatever it holds for when it is picked.
         let inside_unset = label.is_some() && parent.is_some_and(|p| !p.set);
-        let shape = RowShape { label, required, inside_unset, depth: row.depth, label_width, is_cursor, editing };
+        let start_key = app.key_name(crate::app::Context::Main, crate::app::Action::Activate);
+        let shape =
+            RowShape { label, required, inside_unset, depth: row.depth, label_width, is_cursor, editing, start_key };
         let (line, column) = field_line(field, &shape, usize::from(body.width), styles);
         if let Some(column) = column {
             cursor_at = Some((lines.len(), column));
@@ -134,6 +146,8 @@ pub(super) struct RowShape {
     pub(super) label_width: usize,
     pub(super) is_cursor: bool,
     pub(super) editing: bool,
+    /// How an unset text area is started ("Enter to write"), as the key table names it.
+    pub(super) start_key: String,
 }
 
 /// The field's line, and the cursor column when its one-line text is being edited.
@@ -164,7 +178,7 @@ pub(super) fn field_line(
     let (value, value_style, cursor) = if shape.inside_unset && !shape.editing && !field.is_group() {
         ("—".to_string(), styles.muted, None)
     } else {
-        value_text(field, shape.editing, room, styles)
+        value_text(field, shape, room, styles)
     };
     let value_width = width(&value);
     spans.push(Span::styled(value, value_style));
@@ -176,7 +190,8 @@ pub(super) fn field_line(
 }
 
 /// What the field's line shows after the label, its style, and the cursor offset in it.
-fn value_text(field: &Field, editing: bool, room: usize, styles: &Styles) -> (String, Style, Option<usize>) {
+fn value_text(field: &Field, shape: &RowShape, room: usize, styles: &Styles) -> (String, Style, Option<usize>) {
+    let editing = shape.editing;
     let value_style = if field.from_default { styles.default_value } else { styles.text };
     // An unset field with a default shows it, dimmed: the server applies it, it is not sent.
     let default = crate::form::defaults::shown_default(field).filter(|_| !field.set);
@@ -187,7 +202,7 @@ fn value_text(field: &Field, editing: bool, room: usize, styles: &Styles) -> (St
     };
     match &field.widget {
         Widget::Text { multiline: true, .. } => {
-            let note = if field.set { "text below" } else { "unset · Enter to write" };
+            let note = if field.set { "text below".to_string() } else { format!("unset · {} to write", shape.start_key) };
             (format!("¶ {note}"), styles.muted, None)
         }
         Widget::Raw { input } if input.line_count() > 1 => ("{ JSON below }".into(), styles.muted, None),

@@ -124,7 +124,10 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             let body = open(
                 frame,
                 area,
-                "past calls (newest first) · Enter puts back · r runs again · S saves as a case",
+                &app.keymap.say(
+                    "past calls (newest first) · {key:activate} puts back · {key:retry} runs again · {key:save_case} saves as a case",
+                    &[Context::History],
+                ),
                 styles,
             );
             let height = usize::from(body.height).max(1);
@@ -153,7 +156,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
                 .collect();
             frame.render_widget(Paragraph::new(lines), body);
         }
-        Popup::Help => help(app, styles, frame, screen),
+        Popup::Help { scroll } => help(app, styles, frame, screen, *scroll),
         Popup::Palette { input, selected } => {
             let matches = crate::app::prompts::palette_matches(&app.keymap, input.text());
             let area = centered(screen, 78, matches.len().min(16) as u16 + 4);
@@ -180,7 +183,8 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         }
         Popup::Text { title, text, scroll } => {
             let area = centered(screen, screen.width.saturating_sub(4), screen.height.saturating_sub(2));
-            let body = open(frame, area, &format!("{} (↑↓ scroll · y copies · Esc closes)", visible(title)), styles);
+            let keys = app.keymap.say("{key:up}{key:down} scroll · {key:copy} copies · Esc closes", &[Context::Result]);
+            let body = open(frame, area, &format!("{} ({keys})", visible(title)), styles);
             let lines: Vec<Line> =
                 text.lines().skip(*scroll).map(|l| Line::styled(visible(l).into_owned(), styles.text)).collect();
             frame.render_widget(Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }), body);
@@ -190,7 +194,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
 
 /// Every binding of the keymap, context by context: the list and form on the left, the result
 /// pane and past calls on the right, or one column under the other on a narrow screen.
-fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
+fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect, scroll: usize) {
     let sections = app.keymap.help();
     let column = |contexts: &[Context]| -> Vec<Line<'static>> {
         let chosen: Vec<_> = contexts.iter().filter_map(|c| sections.iter().find(|(s, _)| s == c)).collect();
@@ -220,10 +224,10 @@ fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
     // The keys of the pane the help was asked in, with those that work everywhere.
     let (left, right) = match app.focus {
         Focus::Result if app.result.shows_value() => {
-            (column(&[Context::Result]), column(&[Context::Value, Context::Anywhere]))
+            (column(&[Context::Result]), column(&[Context::Value, Context::Typing, Context::Anywhere]))
         }
-        Focus::Result => (column(&[Context::Result]), column(&[Context::Anywhere])),
-        _ if app.server_pane.open => (column(&[Context::Server]), column(&[Context::Anywhere])),
+        Focus::Result => (column(&[Context::Result]), column(&[Context::Typing, Context::Anywhere])),
+        _ if app.server_pane.open => (column(&[Context::Server]), column(&[Context::Typing, Context::Anywhere])),
         _ if app.typing() => (column(&[Context::Typing]), column(&[Context::Anywhere])),
         _ => (column(&[Context::Main]), column(&[Context::Typing, Context::Anywhere])),
     };
@@ -238,21 +242,29 @@ fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
     let body = open(frame, centered(screen, width, height), "keys", styles);
     let footer = Rect { y: body.y + body.height.saturating_sub(1), height: 1.min(body.height), ..body };
     let columns = Rect { height: body.height.saturating_sub(2), ..body };
+    let tallest = if side_by_side { left.len().max(right.len()) } else { left.len() + 1 + right.len() };
+    // Taller than the screen: it scrolls, and never past its last line.
+    let scroll = scroll.min(tallest.saturating_sub(usize::from(columns.height)));
+    let offset = (u16::try_from(scroll).unwrap_or(u16::MAX), 0);
     if side_by_side {
-        frame.render_widget(Paragraph::new(left), Rect { width: left_width, ..columns });
+        frame.render_widget(Paragraph::new(left).scroll(offset), Rect { width: left_width, ..columns });
         let x = columns.x + left_width + 2;
         frame.render_widget(
-            Paragraph::new(right),
+            Paragraph::new(right).scroll(offset),
             Rect { x, width: columns.width.saturating_sub(left_width + 2), ..columns },
         );
     } else {
         let mut lines = left;
         lines.push(Line::raw(""));
         lines.extend(right);
-        frame.render_widget(Paragraph::new(lines), columns);
+        frame.render_widget(Paragraph::new(lines).scroll(offset), columns);
     }
     let palette = app.keymap.name(Context::Anywhere, Action::Palette).unwrap_or_default();
-    let footer_text = format!("{palette}: every action · any key closes this");
+    let below = tallest.saturating_sub(scroll + usize::from(columns.height));
+    let footer_text = match (below, app.keymap.name(Context::Result, Action::Down)) {
+        (0, _) | (_, None) => format!("{palette}: every action · any key closes this"),
+        (n, Some(down)) => format!("{n} more lines: {down} scrolls · {palette}: every action"),
+    };
     frame.render_widget(Paragraph::new(Line::styled(footer_text, styles.muted)), footer);
 }
 

@@ -85,7 +85,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             if let Some(exchange) = run.failed_exchange.as_deref() {
                 if app.result.show_exchange {
                     lines.push(Line::raw(""));
-                    exchange_lines(exchange, styles, &mut lines);
+                    exchange_lines(app, exchange, styles, &mut lines);
                 } else {
                     let key = app.key_name(Context::Result, Action::ToggleExchange);
                     lines.push(Line::styled(format!("{key} shows what went over the wire"), styles.muted));
@@ -108,7 +108,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
                 ),
             ]));
             if app.result.show_exchange {
-                exchange_lines(exchange, styles, &mut lines);
+                exchange_lines(app, exchange, styles, &mut lines);
             } else if app.result.shows_items() {
                 // The status line stays; the items scroll below it.
                 let height = usize::from(body.height).saturating_sub(1);
@@ -135,7 +135,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
                 frame.render_widget(Paragraph::new(lines).scroll((0, column)), body);
                 return;
             } else {
-                outcome_lines(outcome, styles, &mut lines);
+                outcome_lines(app, outcome, styles, &mut lines);
                 artifact_lines(app, styles, &mut lines);
             }
         }
@@ -183,7 +183,7 @@ fn value_window(
         .collect()
 }
 
-fn outcome_lines(outcome: &Outcome, styles: &Styles, lines: &mut Vec<Line<'static>>) {
+fn outcome_lines(app: &App, outcome: &Outcome, styles: &Styles, lines: &mut Vec<Line<'static>>) {
     let labelled = |label: &'static str, text: &str| {
         Line::from(vec![Span::styled(label, styles.key_hint), Span::styled(visible(text).into_owned(), styles.text)])
     };
@@ -200,7 +200,7 @@ fn outcome_lines(outcome: &Outcome, styles: &Styles, lines: &mut Vec<Line<'stati
                 if error.can_retry == Some(true) {
                     let after = error.retry_after_ms.map(|ms| format!(" after {ms} ms")).unwrap_or_default();
                     lines.push(Line::styled(
-                        format!("the server says it can be retried{after} · r retries"),
+                        app.say(&format!("the server says it can be retried{after} · {{key:retry}} retries")),
                         styles.muted,
                     ));
                 }
@@ -226,12 +226,15 @@ fn outcome_lines(outcome: &Outcome, styles: &Styles, lines: &mut Vec<Line<'stati
                 }
             }
             lines.push(Line::styled(
-                "t gives a token (kept in memory) and runs again · w asks again every 3 s",
+                app.say("{key:give_token} gives a token (kept in memory) and runs again · {key:wait_for_authorization} asks again every 3 s"),
                 styles.muted,
             ));
         }
         Status::Artifact => {
-            lines.push(Line::styled("f fetches and previews it · s saves it · o opens it", styles.muted));
+            lines.push(Line::styled(
+                app.say("{key:fetch_artifact} fetches and previews it · {key:save_artifact} saves it · {key:open_link} opens it"),
+                styles.muted,
+            ));
             for artifact in &outcome.artifacts {
                 lines.push(labelled("url           ", &artifact.url));
                 if let Some(kind) = &artifact.content_type {
@@ -251,8 +254,8 @@ fn outcome_lines(outcome: &Outcome, styles: &Styles, lines: &mut Vec<Line<'stati
     }
 }
 
-/// The exact request and response (secrets masked), for `x`.
-fn exchange_lines(exchange: &Exchange, styles: &Styles, lines: &mut Vec<Line<'static>>) {
+/// The exact request and response (secrets masked), for the exchange view.
+fn exchange_lines(app: &App, exchange: &Exchange, styles: &Styles, lines: &mut Vec<Line<'static>>) {
     let request = exchange.request_json();
     lines.push(Line::styled(
         format!("{} {}", exchange.method, visible(request["url"].as_str().unwrap_or_default())),
@@ -279,7 +282,7 @@ fn exchange_lines(exchange: &Exchange, styles: &Styles, lines: &mut Vec<Line<'st
     let mut left = EXCHANGE_BYTES;
     for line in exchange.response_body.lines().take(5000) {
         if left == 0 {
-            lines.push(Line::styled("… more of the body: y copies it whole", styles.warning));
+            lines.push(Line::styled(app.say("… more of the body: {key:copy} copies it whole"), styles.warning));
             break;
         }
         lines.push(Line::styled(drawable_upto(line, left), styles.text));
@@ -328,7 +331,8 @@ fn artifact_lines(app: &App, styles: &Styles, lines: &mut Vec<Line<'static>>) {
             lines.push(Line::styled(format!("✗ fetch failed: {}", visible(error)), styles.error))
         }
         ArtifactState::Ready { lines: preview, bytes, image, .. } => {
-            lines.push(Line::styled(format!("fetched {} · s saves it", human_bytes(bytes.len() as u64)), styles.ok));
+            let said = format!("fetched {} · {{key:save_artifact}} saves it", human_bytes(bytes.len() as u64));
+            lines.push(Line::styled(app.say(&said), styles.ok));
             // Without colours a picture would be blank blocks: the size line says enough.
             if let Some(image) = image.as_ref().filter(|_| !styles.no_color) {
                 lines.extend(picture_lines(image));

@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::app::keymap::{Action, Context, Keymap};
+use crate::app::keymap::{Context, Keymap};
 use crate::app::{App, Focus, Popup};
 use crate::form::Widget;
 use crate::text::{truncate, visible, width};
@@ -50,7 +50,7 @@ type Hint = (&'static str, &'static str);
 
 const PICKER: &[Hint] = &[("{up}{down}", "choose"), ("{activate}", "pick"), ("{back}", "cancel")];
 const KEY_PROMPT: &[Hint] = &[("type", "the key"), ("Enter", "add"), ("Esc", "cancel")];
-const HELP: &[Hint] = &[("any key", "close")];
+const HELP: &[Hint] = &[("{up}{down} {page_up} {page_down}", "scroll"), ("any other key", "close")];
 const SEARCH: &[Hint] = &[("type", "text"), ("Enter", "find"), ("Esc", "cancel")];
 const PATH_PROMPT: &[Hint] = &[("type", "a path"), ("Enter", "save"), ("Esc", "cancel")];
 const HISTORY: &[Hint] = &[
@@ -107,25 +107,27 @@ const SERVER: &[Hint] = &[
     ("{top}/{bottom}", "oldest/newest"),
     ("{log_level}", "log level"),
     ("{reconnect}", "reconnect"),
+    ("{help}", "help"),
     ("{back}", "close"),
 ];
 const PALETTE: &[Hint] = &[("type", "narrow"), ("↑↓", "choose"), ("Enter", "run it"), ("Esc", "close")];
-const TEXT: &[Hint] = &[("↑↓ PgUp PgDn", "scroll"), ("y", "copy"), ("Esc", "close")];
+const TEXT: &[Hint] = &[("{up}{down} {page_up} {page_down}", "scroll"), ("{copy}", "copy"), ("Esc", "close")];
 const FORM_TEXT: &[Hint] = &[
-    ("type", "edit"),
+    ("{activate}", "edit"),
     ("{next_field}", "next"),
     ("{run}", "run"),
     ("{unset}", "unset"),
     ("{fill_defaults}", "defaults"),
     ("{focus_result}", "result"),
-    ("F1", "help"),
+    ("{help}", "help"),
     ("{palette}", "actions"),
     ("{back}", "back"),
 ];
 const JSON: &[Hint] = &[("type", "edit JSON"), ("Esc", "back to form"), ("{toggle_json}", "close")];
 const EDIT_TEXT_AREA: &[Hint] = &[("Enter", "new line"), ("Esc", "done"), ("Tab", "next"), ("{run}", "run")];
 const EDIT_SUGGEST: &[Hint] = &[("Esc/Enter", "done"), ("↓", "suggestions"), ("Tab", "next"), ("{run}", "run")];
-const EDIT: &[Hint] = &[("Esc/Enter", "done"), ("Tab", "next"), ("{run}", "run"), ("Ctrl-U", "clear"), ("F1", "help")];
+const EDIT: &[Hint] =
+    &[("Esc/Enter", "done"), ("Tab", "next"), ("{run}", "run"), ("Ctrl-U", "clear"), ("{help}", "help")];
 const FORM: &[Hint] = &[
     ("{activate}", "edit"),
     ("{help}", "help"),
@@ -151,7 +153,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
     let (contexts, hints): (&[Context], &[Hint]) = match (&app.prompts.popup, &editing_field) {
         (Some(Popup::Picker { .. }), _) => (&[Context::Picker], PICKER),
         (Some(Popup::KeyPrompt { .. }), _) => (&[], KEY_PROMPT),
-        (Some(Popup::Help), _) => (&[], HELP),
+        (Some(Popup::Help { .. }), _) => (&[Context::Result], HELP),
         (Some(Popup::Search { .. }), _) => (&[], SEARCH),
         (Some(Popup::SavePrompt { .. } | Popup::CaseFile { .. }), _) => (&[], PATH_PROMPT),
         (Some(Popup::History { .. }), _) => (&[Context::History], HISTORY),
@@ -159,19 +161,21 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::ConfirmOverwrite { .. }), _) => (&[], CONFIRM),
         (Some(Popup::ConfirmRun { .. }), _) => (&[], CONFIRM_RUN),
         (Some(Popup::Palette { .. }), _) => (&[], PALETTE),
-        (Some(Popup::Text { .. }), _) => (&[], TEXT),
+        (Some(Popup::Text { .. }), _) => (&[Context::Result], TEXT),
         _ if app.server_pane.open => (&[Context::Server], SERVER),
         _ if app.list.filtering => (&[], FILTER),
         _ if app.focus == Focus::Result && app.result.shows_value() => (&[Context::Value, Context::Result], VALUE),
         _ if app.focus == Focus::Result && app.result.has_items() => (&[Context::Result], ITEMS),
         _ if app.focus == Focus::Result => (&[Context::Result], RESULT),
-        _ if app.focus == Focus::Json => (&[Context::Main], JSON),
+        _ if app.focus == Focus::Json => (&[Context::Typing, Context::Main], JSON),
         (None, Some(field)) => match field.widget {
-            Widget::Text { multiline: true, .. } | Widget::Raw { .. } => (&[Context::Main], EDIT_TEXT_AREA),
-            Widget::Suggest { .. } => (&[Context::Main], EDIT_SUGGEST),
-            _ => (&[Context::Main], EDIT),
+            Widget::Text { multiline: true, .. } | Widget::Raw { .. } => (&[Context::Typing], EDIT_TEXT_AREA),
+            Widget::Suggest { .. } => (&[Context::Typing], EDIT_SUGGEST),
+            _ => (&[Context::Typing], EDIT),
         },
-        _ if app.focus == Focus::Form && focused_types(app) => (&[Context::Main, Context::Anywhere], FORM_TEXT),
+        _ if app.focus == Focus::Form && focused_types(app) => {
+            (&[Context::Main, Context::Typing, Context::Anywhere], FORM_TEXT)
+        }
         _ if app.focus == Focus::Form => (&[Context::Main], FORM),
         _ => (&[Context::Main], LIST),
     };
@@ -191,7 +195,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
     spans
 }
 
-/// The focused field takes typed text (a key typed on it starts editing).
+/// The focused field takes typed text (once Enter has chosen it).
 fn focused_types(app: &App) -> bool {
     app.focused_path()
         .and_then(|p| app.form()?.field(&p).map(|f| matches!(f.widget, Widget::Text { .. } | Widget::Suggest { .. })))
@@ -200,17 +204,7 @@ fn focused_types(app: &App) -> bool {
 
 /// The template with each `{action}` replaced by its key; `None` if one is unbound.
 fn fill(template: &str, keymap: &Keymap, contexts: &[Context]) -> Option<String> {
-    let mut out = String::new();
-    let mut rest = template;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let end = start + rest[start..].find('}')?;
-        let action = Action::from_name(&rest[start + 1..end])?;
-        out.push_str(&contexts.iter().find_map(|&context| keymap.name(context, action))?);
-        rest = &rest[end + 1..];
-    }
-    out.push_str(rest);
-    Some(out)
+    keymap.fill(template, contexts)
 }
 
 #[cfg(test)]
@@ -223,13 +217,15 @@ mod tests {
         (&[Context::Server], SERVER),
         (&[Context::Value, Context::Result], VALUE),
         (&[Context::Result], RESULT),
-        (&[Context::Main], JSON),
-        (&[Context::Main], EDIT_TEXT_AREA),
-        (&[Context::Main], EDIT_SUGGEST),
-        (&[Context::Main], EDIT),
+        (&[Context::Typing, Context::Main], JSON),
+        (&[Context::Typing], EDIT_TEXT_AREA),
+        (&[Context::Typing], EDIT_SUGGEST),
+        (&[Context::Typing], EDIT),
+        (&[Context::Result], TEXT),
+        (&[Context::Result], HELP),
         (&[Context::Main], FORM),
         (&[Context::Main], LIST),
-        (&[Context::Main, Context::Anywhere], FORM_TEXT),
+        (&[Context::Main, Context::Typing, Context::Anywhere], FORM_TEXT),
     ];
 
     #[test]

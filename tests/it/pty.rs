@@ -327,11 +327,13 @@ fn run_math_add_2_plus_40(tui: &mut Tui) {
     tui.wait_for("the tool list", TIMEOUT, list_shown);
     tui.send("/Math.Add");
     tui.wait_text("/Math.Add");
-    // One Enter opens the best match's form; typing on a field edits it.
+    // One Enter opens the best match's form; another chooses the field to type into.
+    tui.send(ENTER);
     tui.send(ENTER);
     tui.send("2");
     tui.send(ENTER);
     tui.send(DOWN);
+    tui.send(ENTER);
     tui.send("40");
     tui.send(ENTER);
     tui.wait_for("a valid form", TIMEOUT, |text| bottom_line(text).contains("ready"));
@@ -387,6 +389,7 @@ fn artifact_is_fetched_previewed_as_a_picture_and_saved() {
     tui.wait_for("the tool list", TIMEOUT, list_shown);
     tui.send("/showMap");
     tui.wait_text("/showMap");
+    tui.send(ENTER);
     tui.send(ENTER);
     tui.send("Cairo");
     tui.send("\x1b");
@@ -467,11 +470,13 @@ fn filter_fill_see_inline_error_and_tile_then_quit_restored() {
     tui.send(ENTER);
     tui.wait_text("▶ Show Map");
 
+    tui.send(ENTER);
     tui.send("Cairo");
     tui.send(ENTER);
     tui.wait_text("▶ Show Map Of \"Cairo\"");
 
     tui.send(DOWN);
+    tui.send(ENTER);
     tui.send("12.5");
     tui.send(ENTER);
     tui.wait_for("the inline error under the zoom field", TIMEOUT, |text| {

@@ -369,7 +369,7 @@ fn help_and_hints_follow_the_users_keys() {
     deck.press(KeyCode::Char('?'));
     let screen = deck.snapshot("09b_help_with_the_users_keys");
     assert!(screen.contains("F9                 run (again: send invalid input anyway)"), "{screen}");
-    assert!(screen.contains("run; the edit is kept"), "Run while typing follows too:\n{screen}");
+    assert!(screen.contains("run the form; an edit is kept"), "Run from every pane follows too:\n{screen}");
     assert!(!screen.contains("Ctrl-R"), "{screen}");
     deck.press(KeyCode::Esc);
     deck.press(KeyCode::Char('F'));

@@ -95,25 +95,25 @@ fn keys_show_as_the_help_names_them() {
 
 #[test]
 fn an_override_changes_dispatch_and_help_everywhere_the_action_is() {
-    let keymap = overrides(&[("run", &["ctrl-x"]), ("quit", &["q", "ctrl-q"])]).expect("valid overrides");
+    let keymap = overrides(&[("run", &["ctrl-g"]), ("quit", &["q", "ctrl-q"])]).expect("valid overrides");
     let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
     for context in [Context::Main, Context::Result] {
-        assert_eq!(keymap.action_for(context, ctrl('x')), Some(Action::Run));
+        assert_eq!(keymap.action_for(context, ctrl('g')), Some(Action::Run));
         assert_eq!(keymap.action_for(context, ctrl('r')), None, "the default is gone");
     }
     assert_eq!(keymap.action_for(Context::Main, ctrl('q')), Some(Action::Quit));
-    assert_eq!(keymap.name(Context::Main, Action::Run).as_deref(), Some("Ctrl-X"));
+    assert_eq!(keymap.name(Context::Main, Action::Run).as_deref(), Some("Ctrl-G"));
     let main = &keymap.help()[1];
     assert_eq!(main.0, Context::Main);
-    assert!(main.1.contains(&("Ctrl-X".to_string(), "run (again: send invalid input anyway)")), "{main:?}");
+    assert!(main.1.contains(&("Ctrl-G".to_string(), "run (again: send invalid input anyway)")), "{main:?}");
     assert!(main.1.contains(&("q Ctrl-Q".to_string(), "quit")), "{main:?}");
 }
 
 #[test]
 fn the_run_options_are_the_keys_in_order() {
-    let keymap = overrides(&[("toggle_run_option", &["f7", "f8"])]).expect("valid");
+    let keymap = overrides(&[("toggle_run_option", &["f11", "f12"])]).expect("valid");
     assert_eq!(
-        keymap.action_for(Context::Main, KeyEvent::new(KeyCode::F(8), KeyModifiers::NONE)),
+        keymap.action_for(Context::Main, KeyEvent::new(KeyCode::F(12), KeyModifiers::NONE)),
         Some(Action::ToggleRunOption(1))
     );
 }

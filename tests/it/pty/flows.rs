@@ -1,5 +1,5 @@
-//! A new user's flows in the real binary: typing into a field without Enter, a filter opened with
-//! one Enter, and a case saved against a real MCP server that `tooldeck test` then passes as it
+//! A new user's flows in the real binary: typing into a field chosen with Enter, a filter opened
+//! with one Enter, and a case saved against a real MCP server that `tooldeck test` then passes as it
 //! is. The MCP server is this test binary run again with rmcp's server side
 //! (`TOOLDECK_PTY_MCP_SERVER=1`).
 
@@ -81,8 +81,8 @@ fn server_command() -> String {
     )
 }
 
-/// `/write` then one Enter opens Write File (the best match, not the first tool); a letter typed
-/// on its text field starts editing it, no Enter first.
+/// `/write` then one Enter opens Write File (the best match, not the first tool); Enter chooses
+/// its text field and the letters then type into it.
 #[test]
 fn filter_then_one_enter_then_type_into_the_field() {
     let mut tui = Tui::spawn::<&str>(&[]);
@@ -91,6 +91,7 @@ fn filter_then_one_enter_then_type_into_the_field() {
     tui.wait_text("/write");
     tui.send(ENTER);
     tui.wait_text("┌ Write File");
+    tui.send(ENTER);
     tui.send("notes.txt");
     tui.wait_for("the path typed into its field", TIMEOUT, |text| {
         text.lines().any(|line| is_field_row(line, "path*") && line.contains("notes.txt"))
@@ -105,8 +106,8 @@ fn filter_then_one_enter_then_type_into_the_field() {
     quit_restored(&mut tui, CTRL_C);
 }
 
-/// Against a real MCP server: fill the form by typing, run without leaving the field, save the
-/// call as a case, and `tooldeck test` passes the saved file as it is.
+/// Against a real MCP server: fill the form by typing, run from the field (which ends the edit),
+/// save the call as a case, and `tooldeck test` passes the saved file as it is.
 #[test]
 fn a_case_saved_against_an_mcp_server_passes_tooldeck_test() {
     let folder = tempfile::tempdir().expect("a temporary folder");
@@ -118,17 +119,18 @@ fn a_case_saved_against_an_mcp_server_passes_tooldeck_test() {
     tui.wait_text("/add");
     tui.send(ENTER);
     tui.wait_text("┌ add");
+    tui.send(ENTER);
     tui.send("2");
     tui.send(DOWN);
+    tui.send(ENTER);
     tui.send("40");
-    // Ctrl-R while still typing in b: it runs, and the edit stays.
+    // Ctrl-R while still typing in b: it runs, and what was typed stays.
     tui.wait_for("a valid form", TIMEOUT, |text| bottom_line(text).contains("ready"));
     tui.send("\x12");
     tui.wait_text("● value");
     let screen = tui.wait_text("42");
     assert!(screen.lines().any(|l| is_field_row(l, "b*") && l.contains("40")), "{screen}");
-    // Esc leaves the field, Esc again the form: on the list, S saves the call as a case.
-    tui.send("\x1b");
+    // The run ended the edit; Esc leaves the form: on the list, S saves the call as a case.
     tui.wait_for("editing done", TIMEOUT, |text| !bottom_line(text).contains("Esc/Enter done"));
     tui.send("\x1b");
     tui.wait_for("the list", TIMEOUT, |text| bottom_line(text).contains("/ filter"));
