@@ -68,3 +68,187 @@ fn only_main_uses_the_command_line() {
         assert!(module == "cli" || !used.contains("cli"), "{module} uses cli");
     }
 }
+
+/// Every `.rs` file under `src/`, with its path relative to `src/` (`/`-separated) and its text
+/// before any `#[cfg(test)]` (tests may be as long as they need).
+fn sources() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("src is readable").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let relative = path.strip_prefix(&src).expect("under src");
+                let name = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+                let text = std::fs::read_to_string(&path).expect("a source file");
+                let code = text.split("#[cfg(test)]").next().unwrap_or_default().to_string();
+                files.push((name, code));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Files that still return `Result<_, String>`, each to get its module's error enum. The list
+/// only shrinks: a file not on it may not start.
+const STRING_ERRORS_LEFT: &[&str] = &[
+    "app/", // the app's messages carry text for the screen (its components are being reworked)
+    "ui/",
+    "cases/file.rs",
+    "cases/run.rs",
+    "cli/app.rs",
+    "cli/call.rs",
+    "cli/lint.rs",
+    "cli/mod.rs",
+    "cli/test.rs",
+    "form/args.rs",
+    "form/value.rs",
+    "invoke/artifact.rs",
+    "invoke/endpoint.rs",
+    "invoke/mcp/asks.rs",
+    "invoke/mcp/content.rs",
+    "invoke/mcp/negotiate.rs",
+    "invoke/mcp/process.rs",
+    "invoke/mock/mod.rs",
+    "invoke/save.rs",
+    "invoke/thumbnail.rs",
+    "lint/consistency.rs",
+    "lint/mod.rs",
+    "lint/rules.rs",
+    "runtime/effects.rs",
+];
+
+#[test]
+fn no_new_string_errors() {
+    for (file, code) in sources() {
+        if STRING_ERRORS_LEFT
+            .iter()
+            .any(|allowed| file == *allowed || (allowed.ends_with('/') && file.starts_with(allowed)))
+        {
+            continue;
+        }
+        // Signatures may break across lines: look at the code with its whitespace squeezed.
+        let squeezed: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (at, _) in squeezed.match_indices(", String>") {
+            let before = &squeezed[..at];
+            let opened = before.rfind("Result<");
+            assert!(
+                opened.is_none_or(|o| before[o..].contains('>') || before[o..].contains(';')),
+                "{file} returns Result<_, String>: give its module an error enum (near {:?})",
+                &squeezed[at.saturating_sub(60)..at + 9]
+            );
+        }
+    }
+}
+
+/// TEMPORARY: functions still over the limit, each to be split along its seams. The app's and
+/// the UI's go with the components rework (update, act, Prompts::key, the renders); strict
+/// belongs to the lint rework; run_file, value::put and the test command are next. The list
+/// only shrinks.
+const LONG_FUNCTIONS_LEFT: &[&str] = &[
+    "app/update.rs:update",
+    "app/actions.rs:act",
+    "app/prompts.rs:key",
+    "ui/popup.rs:render",
+    "ui/form.rs:render",
+    "ui/result.rs:render",
+    "lint/providers.rs:strict",
+    "cases/run.rs:run_file",
+    "form/value.rs:put",
+    "cli/test.rs:test",
+];
+
+const MAX_FUNCTION_LINES: usize = 100;
+
+#[test]
+fn no_function_over_100_lines() {
+    let mut long = Vec::new();
+    for (file, code) in sources() {
+        for (name, lines) in function_lengths(&code) {
+            if lines > MAX_FUNCTION_LINES && !LONG_FUNCTIONS_LEFT.contains(&format!("{file}:{name}").as_str()) {
+                long.push(format!("{file}: fn {name} is {lines} lines"));
+            }
+        }
+    }
+    assert!(long.is_empty(), "split these along their seams:\n{}", long.join("\n"));
+}
+
+/// Each `fn` with a body in `code`, and its length in lines from `fn` to its closing brace.
+/// Braces inside strings, characters and comments do not count.
+fn function_lengths(code: &str) -> Vec<(String, usize)> {
+    let bytes = code.as_bytes();
+    let mut found = Vec::new();
+    let mut open: Vec<Option<(String, usize)>> = Vec::new();
+    let mut pending: Option<(String, usize)> = None;
+    let mut line = 1;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => line += 1,
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    line += usize::from(bytes[i] == b'\n');
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'r' if bytes.get(i + 1) == Some(&b'#') || (bytes.get(i + 1) == Some(&b'"') && !ident(bytes, i)) => {
+                let hashes = bytes[i + 1..].iter().take_while(|b| **b == b'#').count();
+                if bytes.get(i + 1 + hashes) == Some(&b'"') {
+                    let close = format!("\"{}", "#".repeat(hashes));
+                    let start = i + 2 + hashes;
+                    let end = code[start..].find(&close).map_or(bytes.len(), |e| start + e + close.len());
+                    line += code[i..end].matches('\n').count();
+                    i = end;
+                    continue;
+                }
+            }
+            b'\'' => {
+                // A character literal ('{', '\n', '\''), not a lifetime.
+                if bytes.get(i + 1) == Some(&b'\\') {
+                    i += bytes[i + 2..].iter().position(|b| *b == b'\'').map_or(1, |p| p + 3);
+                    continue;
+                }
+                if bytes.get(i + 2) == Some(&b'\'') {
+                    i += 3;
+                    continue;
+                }
+            }
+            b'f' if code[i..].starts_with("fn ") && !ident(bytes, i) => {
+                let name: String = code[i + 3..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                pending = Some((name, line));
+            }
+            b';' => pending = None,
+            b'{' => open.push(pending.take()),
+            b'}' => {
+                if let Some(Some((name, start))) = open.pop() {
+                    found.push((name, line - start + 1));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    found
+}
+
+/// True when the byte before `i` continues an identifier (`if_fn`, `br"`).
+fn ident(bytes: &[u8], i: usize) -> bool {
+    i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')
+}
+
+#[test]
+fn function_lengths_skip_braces_in_strings_and_count_lines() {
+    let code = "fn a() {\n    let s = \"{\";\n    let c = '}';\n    // }\n}\ntrait T { fn b(&self); }\nfn c<'x>(v: &'x str) -> &'x str {\n    v\n}\n";
+    assert_eq!(function_lengths(code), [("a".to_string(), 5), ("c".to_string(), 3)]);
+}
