@@ -80,7 +80,10 @@ fn edits_of_form_only_are_no_change() {
 fn one_of_to_any_of_accepts_more_so_it_is_compatible() {
     let one_of = json!({"oneOf": [{"type": "string"}, {"type": "string", "maxLength": 3}]});
     let any_of = json!({"anyOf": [{"type": "string"}, {"type": "string", "maxLength": 3}]});
-    assert_eq!(changes(&with_parameter(one_of.clone()), &with_parameter(any_of.clone())), vec![(Class::Compatible, "one-of-any-of")]);
+    assert_eq!(
+        changes(&with_parameter(one_of.clone()), &with_parameter(any_of.clone())),
+        vec![(Class::Compatible, "one-of-any-of")]
+    );
     assert_eq!(changes(&with_parameter(any_of), &with_parameter(one_of)), vec![(Class::Breaking, "one-of-any-of")]);
 }
 
@@ -93,13 +96,9 @@ fn a_changed_branch_among_reordered_ones_is_still_found() {
 
 #[test]
 fn hints_that_make_a_tool_riskier_are_breaking_and_named() {
-    let tool = |annotations: Value| {
-        json!({"tools": [{"name": "rm", "description": "Remove", "inputSchema": {"type": "object"}, "annotations": annotations}]})
-    };
-    let found = changes(
-        &tool(json!({"readOnlyHint": true})),
-        &tool(json!({"readOnlyHint": false, "destructiveHint": true})),
-    );
+    let tool = |annotations: Value| json!({"tools": [{"name": "rm", "description": "Remove", "inputSchema": {"type": "object"}, "annotations": annotations}]});
+    let found =
+        changes(&tool(json!({"readOnlyHint": true})), &tool(json!({"readOnlyHint": false, "destructiveHint": true})));
     assert!(found.contains(&(Class::Breaking, "read-only")), "{found:?}");
     assert!(found.contains(&(Class::Breaking, "destructive")), "{found:?}");
     let found = changes(&tool(json!({"openWorldHint": false})), &tool(json!({})));
@@ -154,8 +153,16 @@ fn a_live_server_against_its_own_snapshot_has_no_change() {
     let dir = tempfile::tempdir().unwrap();
     let snapshot = dir.path().join("snapshot.json");
     std::fs::write(&snapshot, &listed.stdout).unwrap();
-    let output =
-        tooldeck(&["diff", snapshot.to_str().unwrap(), "--new-mcp", &server, "--fail-on", "any", "--protocol", "2025-06-18"]);
+    let output = tooldeck(&[
+        "diff",
+        snapshot.to_str().unwrap(),
+        "--new-mcp",
+        &server,
+        "--fail-on",
+        "any",
+        "--protocol",
+        "2025-06-18",
+    ]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert!(String::from_utf8_lossy(&output.stdout).contains("no changes"), "{}", text(&output));
 }

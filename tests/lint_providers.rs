@@ -37,7 +37,10 @@ fn find<'a>(found: &'a [Finding], rule: &str) -> Option<&'a Finding> {
 
 #[test]
 fn an_input_schema_without_type_object_is_refused_with_each_providers_words() {
-    let found = findings(&mcp(json!({"properties": {"url": {"type": "string", "description": "The URL"}}})), &Options::default());
+    let found = findings(
+        &mcp(json!({"properties": {"url": {"type": "string", "description": "The URL"}}})),
+        &Options::default(),
+    );
     let anthropic = find(&found, "anthropic/root-type").expect("anthropic/root-type");
     assert!(anthropic.message.contains("input_schema.type: Input should be 'object'"), "{}", anthropic.message);
     let openai = find(&found, "openai/root-type").expect("openai/root-type");
@@ -45,7 +48,8 @@ fn an_input_schema_without_type_object_is_refused_with_each_providers_words() {
     let mcp_rule = find(&found, "mcp/input-root").expect("mcp/input-root");
     assert!(mcp_rule.message.contains("expected \\\"object\\\""), "{}", mcp_rule.message);
     // The same schema with its type is fine.
-    let typed = findings(&mcp(json!({"type": "object", "properties": {"url": {"type": "string"}}})), &Options::default());
+    let typed =
+        findings(&mcp(json!({"type": "object", "properties": {"url": {"type": "string"}}})), &Options::default());
     assert!(find(&typed, "anthropic/root-type").is_none() && find(&typed, "mcp/input-root").is_none());
 }
 
@@ -66,8 +70,7 @@ fn refs_are_checked_as_gemini_receives_them_not_as_tooldeck_inlined_them() {
     let input = json!({"type": "object", "$defs": {"parent": {"type": "object", "properties": {"page_id": {"type": "string"}}}},
         "properties": {"parent": {"$ref": "#/$defs/parent", "description": "Where the page goes"}}, "required": ["parent"]});
     let found = findings(&mcp(input), &only(&[Target::Gemini]));
-    let keywords: Vec<&str> =
-        found.iter().filter(|f| f.rule == "gemini/keyword").map(|f| f.message.as_str()).collect();
+    let keywords: Vec<&str> = found.iter().filter(|f| f.rule == "gemini/keyword").map(|f| f.message.as_str()).collect();
     assert!(keywords.iter().any(|m| m.contains("`$defs`") && m.contains("Unknown name \"$defs\"")), "{keywords:?}");
     assert!(keywords.iter().any(|m| m.contains("`$ref`")), "{keywords:?}");
 }
@@ -109,9 +112,11 @@ fn a_tool_that_asks_for_strict_mode_has_its_strict_findings_as_errors() {
 
 #[test]
 fn strict_and_parameters_only_findings_are_one_note_per_catalog_unless_all() {
-    let tool = |name: &str| json!({"name": name, "description": "Search the product catalog by text and price.", "inputSchema": {
+    let tool = |name: &str| {
+        json!({"name": name, "description": "Search the product catalog by text and price.", "inputSchema": {
         "$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
-        "properties": {"q": {"type": "string", "description": "Words to match, e.g. 'red shoes'"}}, "required": ["q"]}});
+        "properties": {"q": {"type": "string", "description": "Words to match, e.g. 'red shoes'"}}, "required": ["q"]}})
+    };
     let document = json!({"tools": [tool("a"), tool("b"), tool("c")]});
     let summarised = findings(&document, &Options { summarise: true, ..Options::default() });
     let open: Vec<&Finding> = summarised.iter().filter(|f| f.rule == "openai-strict/open-object").collect();
@@ -125,10 +130,12 @@ fn strict_and_parameters_only_findings_are_one_note_per_catalog_unless_all() {
 
 #[test]
 fn a_server_that_lists_properties_alphabetically_gets_one_note() {
-    let tool = |name: &str| json!({"name": name, "description": "Search the product catalog by text and price.", "inputSchema": {
+    let tool = |name: &str| {
+        json!({"name": name, "description": "Search the product catalog by text and price.", "inputSchema": {
         "type": "object", "properties": {
             "limit": {"type": "integer", "description": "How many results to return at most (default 10)"},
-            "query": {"type": "string", "description": "Words to match, e.g. 'red shoes'"}}, "required": ["query"]}});
+            "query": {"type": "string", "description": "Words to match, e.g. 'red shoes'"}}, "required": ["query"]}})
+    };
     let document = json!({"tools": [tool("a"), tool("b"), tool("c")]});
     let found = findings(&document, &Options::default());
     let order: Vec<&Finding> = found.iter().filter(|f| f.rule == "tips/required-after-optional").collect();
@@ -186,8 +193,10 @@ fn names_made_up_from_file_names_get_no_name_rules() {
 fn lint_all_lists_what_the_default_summarises() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tools.json");
-    let tool = |name: &str| json!({"name": name, "description": "Search the product catalog by text and price.", "inputSchema": {
-        "type": "object", "properties": {"q": {"type": "string", "description": "Words to match, e.g. 'red shoes'"}}, "required": ["q"]}});
+    let tool = |name: &str| {
+        json!({"name": name, "description": "Search the product catalog by text and price.", "inputSchema": {
+        "type": "object", "properties": {"q": {"type": "string", "description": "Words to match, e.g. 'red shoes'"}}, "required": ["q"]}})
+    };
     std::fs::write(&path, json!({"tools": [tool("a"), tool("b")]}).to_string()).unwrap();
     let run = |extra: &[&str]| -> Output {
         let mut args = vec!["lint", "--json", path.to_str().unwrap()];

@@ -77,7 +77,9 @@ pub fn reading_may_change(schema: &Value) -> bool {
                 ("$ref", _) => true,
                 ("exclusiveMinimum" | "exclusiveMaximum" | "required", Value::Bool(_)) => true,
                 ("type", Value::String(name)) => standard_type(name).is_some(),
-                ("type", Value::Array(names)) => names.iter().filter_map(Value::as_str).any(|n| standard_type(n).is_some()),
+                ("type", Value::Array(names)) => {
+                    names.iter().filter_map(Value::as_str).any(|n| standard_type(n).is_some())
+                }
                 ("description" | "title", Value::Null) => true,
                 _ => changes_inside(child),
             }),

@@ -150,7 +150,12 @@ fn print_text(diff: &CatalogDiff, incomplete: bool) -> io::Result<()> {
         writeln!(out, "added: {}", visible(name))?;
     }
     for pair in &diff.renamed {
-        writeln!(out, "renamed {} → {}?  (same parameters, description or name)", visible(&pair.from), visible(&pair.to))?;
+        writeln!(
+            out,
+            "renamed {} → {}?  (same parameters, description or name)",
+            visible(&pair.from),
+            visible(&pair.to)
+        )?;
     }
     for tool in &diff.changed {
         writeln!(out, "changed: {}", visible(&tool.name))?;

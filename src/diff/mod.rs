@@ -137,7 +137,8 @@ fn renamed(old: &Catalog, new: &Catalog, removed: &[String], added: &[String]) -
     let key = |catalog: &Catalog, name: &str| {
         let tool = catalog.tools().iter().find(|t| t.name == name)?;
         let schema = normal::normalise(&tool.input_schema);
-        let has_parameters = schema.get("properties").and_then(serde_json::Value::as_object).is_some_and(|p| !p.is_empty());
+        let has_parameters =
+            schema.get("properties").and_then(serde_json::Value::as_object).is_some_and(|p| !p.is_empty());
         let description = tool.description.clone().filter(|d| !d.trim().is_empty());
         Some((has_parameters.then_some(schema), description, spelling(name)))
     };

@@ -63,9 +63,9 @@ fn children(map: &Map<String, Value>, depth: usize) -> Map<String, Value> {
                 Value::Array(list) if LISTS.contains(&key_str) || key_str == "items" => {
                     Value::Array(list.iter().map(|s| normalise_at(s, depth + 1)).collect())
                 }
-                Value::Object(entries) if MAPS.contains(&key_str) => Value::Object(
-                    entries.iter().map(|(name, s)| (name.clone(), normalise_at(s, depth + 1))).collect(),
-                ),
+                Value::Object(entries) if MAPS.contains(&key_str) => {
+                    Value::Object(entries.iter().map(|(name, s)| (name.clone(), normalise_at(s, depth + 1))).collect())
+                }
                 _ => value.clone(),
             };
             (key.clone(), value)
@@ -129,7 +129,9 @@ fn nullable_any_of(map: &mut Map<String, Value>) {
         if branches.len() != 2 || map.contains_key("type") {
             continue;
         }
-        let is_null = |b: &Value| b.as_object().is_some_and(|b| b.get("type") == Some(&Value::String("null".into())) && b.len() == 1);
+        let is_null = |b: &Value| {
+            b.as_object().is_some_and(|b| b.get("type") == Some(&Value::String("null".into())) && b.len() == 1)
+        };
         let Some(other) = branches.iter().find(|b| !is_null(b)).and_then(Value::as_object) else { continue };
         if !branches.iter().any(is_null) || !other.contains_key("type") {
             continue;
@@ -292,12 +294,18 @@ mod tests {
             (json!({"type": ["null", "string"]}), json!({"anyOf": [{"type": "string"}, {"type": "null"}]})),
             (json!({"type": "string", "nullable": true}), json!({"type": ["string", "null"]})),
             (json!({"const": "a"}), json!({"enum": ["a"]})),
-            (json!({"oneOf": [{"type": "string"}, {"type": "integer"}]}), json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})),
+            (
+                json!({"oneOf": [{"type": "string"}, {"type": "integer"}]}),
+                json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+            ),
             (
                 json!({"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}, {"properties": {"b": {}}}]}),
                 json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {}}, "required": ["a"]}),
             ),
-            (json!({"type": "object", "properties": {}, "required": [], "additionalProperties": true}), json!({"type": "object"})),
+            (
+                json!({"type": "object", "properties": {}, "required": [], "additionalProperties": true}),
+                json!({"type": "object"}),
+            ),
             (json!({"type": "integer", "maximum": 9_007_199_254_740_991_i64}), json!({"type": "integer"})),
         ];
         for (a, b) in pairs {
@@ -309,8 +317,14 @@ mod tests {
     fn forms_of_other_meanings_stay_apart() {
         let pairs = [
             (json!({"type": "number", "exclusiveMinimum": 0}), json!({"type": "number", "minimum": 1})),
-            (json!({"oneOf": [{"type": "string"}, {"type": "string", "maxLength": 3}]}), json!({"anyOf": [{"type": "string"}, {"type": "string", "maxLength": 3}]})),
-            (json!({"allOf": [{"properties": {"a": {"type": "string"}}}, {"properties": {"a": {"type": "integer"}}}]}), json!({"properties": {"a": {"type": "string"}}})),
+            (
+                json!({"oneOf": [{"type": "string"}, {"type": "string", "maxLength": 3}]}),
+                json!({"anyOf": [{"type": "string"}, {"type": "string", "maxLength": 3}]}),
+            ),
+            (
+                json!({"allOf": [{"properties": {"a": {"type": "string"}}}, {"properties": {"a": {"type": "integer"}}}]}),
+                json!({"properties": {"a": {"type": "string"}}}),
+            ),
         ];
         for (a, b) in pairs {
             assert_ne!(normalise(&a), normalise(&b), "{a} and {b}");

@@ -411,7 +411,12 @@ impl Compare<'_> {
     /// `oneOf` → `anyOf` over the same branches accepts also the values more than one branch
     /// matches: wider. The other way, narrower. (Branches that cannot overlap were already made
     /// `anyOf` on both sides.) Returns the old side with its keyword renamed to the new one's.
-    fn one_of_any_of(&mut self, old: &Map<String, Value>, new: &Map<String, Value>, pointer: &str) -> Option<Map<String, Value>> {
+    fn one_of_any_of(
+        &mut self,
+        old: &Map<String, Value>,
+        new: &Map<String, Value>,
+        pointer: &str,
+    ) -> Option<Map<String, Value>> {
         let only = |m: &Map<String, Value>, k: &str, other: &str| m.contains_key(k) && !m.contains_key(other);
         let (from, to, moved) = if only(old, "oneOf", "anyOf") && only(new, "anyOf", "oneOf") {
             ("oneOf", "anyOf", WIDER)
@@ -426,7 +431,12 @@ impl Compare<'_> {
         } else {
             "a value that matches more than one branch is now refused"
         };
-        self.moved(moved, "one-of-any-of", &format!("{pointer}/{to}"), format!("`{from}` of {what} became `{to}`: {effect}"));
+        self.moved(
+            moved,
+            "one-of-any-of",
+            &format!("{pointer}/{to}"),
+            format!("`{from}` of {what} became `{to}`: {effect}"),
+        );
         let mut renamed = old.clone();
         let branches = renamed.remove(from)?;
         renamed.insert(to.to_string(), branches);

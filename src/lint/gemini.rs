@@ -40,7 +40,9 @@ const JSON_SCHEMA_ONLY: &[&str] = &["$schema", "additionalProperties"];
 
 /// What Gemini answers for a field of `parameters` it does not know.
 fn unknown_name(keyword: &str) -> String {
-    format!("Invalid JSON payload received. Unknown name \"{keyword}\" at 'tools[0].function_declarations[0].parameters': Cannot find field.")
+    format!(
+        "Invalid JSON payload received. Unknown name \"{keyword}\" at 'tools[0].function_declarations[0].parameters': Cannot find field."
+    )
 }
 
 #[derive(Default)]
@@ -116,7 +118,8 @@ fn keywords(sink: &mut Sink, found: Grouped, rule: &'static str) {
             (
                 format!("Gemini refuses the request (\"{}\")", unknown_name(&keyword)),
                 if keyword.starts_with('$') && keyword != "$schema" {
-                    "inline the definitions (no `$ref`/`$defs`), or send the schema as `parametersJsonSchema`".to_string()
+                    "inline the definitions (no `$ref`/`$defs`), or send the schema as `parametersJsonSchema`"
+                        .to_string()
                 } else {
                     format!("remove `{keyword}`, or send the schema as `parametersJsonSchema`, which takes JSON Schema")
                 },
@@ -131,7 +134,10 @@ fn keywords(sink: &mut Sink, found: Grouped, rule: &'static str) {
             rule,
             Part::Input,
             &pointer,
-            format!("`{keyword}`{} is not a field of Gemini's `parameters` schema (an OpenAPI subset); {why}", Grouped::places(n)),
+            format!(
+                "`{keyword}`{} is not a field of Gemini's `parameters` schema (an OpenAPI subset); {why}",
+                Grouped::places(n)
+            ),
             fix,
         );
     }

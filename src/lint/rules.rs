@@ -112,7 +112,12 @@ pub const RULES: &[Rule] = &[
     ),
     rule("openai-strict/keyword", Warning, "A keyword strict mode does not support", OPENAI_STRICT),
     rule("openai-strict/root", Warning, "Strict mode's root must be an object, not `anyOf`", OPENAI_STRICT),
-    rule("openai-strict/untyped", Warning, "Strict mode needs a `type` on every schema (`items: {}` has none)", OPENAI_STRICT),
+    rule(
+        "openai-strict/untyped",
+        Warning,
+        "Strict mode needs a `type` on every schema (`items: {}` has none)",
+        OPENAI_STRICT,
+    ),
     rule(
         "openai-strict/draft4",
         Warning,

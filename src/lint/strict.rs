@@ -205,8 +205,7 @@ fn untyped(sink: &mut Sink, untyped: Grouped) {
                 shown_pointer(&pointer),
                 if n > 1 { format!(" (and {} more places)", n - 1) } else { String::new() }
             ),
-            "give every property and `items` a type (\"items\": {} accepts anything, which strict mode cannot)"
-                .into(),
+            "give every property and `items` a type (\"items\": {} accepts anything, which strict mode cannot)".into(),
         );
     }
 }

@@ -26,11 +26,18 @@ pub fn summarise(findings: &mut Vec<Finding>) {
         false
     });
     for (rule, (first, tools)) in by_rule {
-        let tools = if tools.len() == 1 { "1 tool of the catalog has".to_string() } else { format!("{} tools of the catalog have", tools.len()) };
+        let tools = if tools.len() == 1 {
+            "1 tool of the catalog has".to_string()
+        } else {
+            format!("{} tools of the catalog have", tools.len())
+        };
         let (who, fix) = if rule == "gemini/json-schema-only" {
             ("clients that send Gemini `parameters` (not `parametersJsonSchema`)", "send `parametersJsonSchema`")
         } else {
-            ("OpenAI strict mode only (no tool here asks for it)", "follow the fixes listed by --all before turning strict on")
+            (
+                "OpenAI strict mode only (no tool here asks for it)",
+                "follow the fixes listed by --all before turning strict on",
+            )
         };
         findings.push(Finding {
             rule,
@@ -61,7 +68,10 @@ pub fn alphabetical(tools: &[Tool], findings: &mut Vec<Finding>) {
 
 fn sorted_by_name(tools: &[&Tool]) -> bool {
     let names = |t: &Tool| -> Vec<String> {
-        t.input_schema.get("properties").and_then(Value::as_object).map_or_else(Vec::new, |p| p.keys().cloned().collect())
+        t.input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map_or_else(Vec::new, |p| p.keys().cloned().collect())
     };
     let listing: Vec<Vec<String>> = tools.iter().map(|t| names(t)).filter(|n| n.len() > 1).collect();
     let sorted = |n: &Vec<String>| n.windows(2).all(|w| w[0].to_lowercase() <= w[1].to_lowercase());
