@@ -34,7 +34,8 @@ fn twenty_fields() -> Value {
     properties.insert("mode".into(), json!({"enum": ["fast", "slow", "auto"]}));
     properties.insert("flag".into(), json!({"type": "boolean"}));
     properties.insert("tags".into(), json!({"type": "array", "items": {"type": "string"}, "maxItems": 5}));
-    properties.insert("scores".into(), json!({"type": "array", "items": {"type": "number"}, "minItems": 1, "maxItems": 4}));
+    properties
+        .insert("scores".into(), json!({"type": "array", "items": {"type": "number"}, "minItems": 1, "maxItems": 4}));
     properties.insert("site".into(), json!({"type": "string", "format": "uri"}));
     properties.insert(
         "point".into(),
@@ -67,15 +68,15 @@ fn bench_calls(c: &mut Criterion) {
     let catalog = load_samples(&LoadOptions::default()).catalog;
     let tool = catalog.find("Math.Add@1.0.0").expect("the sample tool").clone();
     let server = runtime.block_on(MockServer::start(catalog, 0)).expect("server");
-    let endpoint = runtime
-        .block_on(EndpointOptions::default().connect(Vec::new(), Some(server.url())))
-        .expect("the demo server");
+    let endpoint =
+        runtime.block_on(EndpointOptions::default().connect(Vec::new(), Some(server.url()))).expect("the demo server");
     const CALLS: usize = 1000;
     let mut group = c.benchmark_group("fuzz run against the demo server");
     group.throughput(Throughput::Elements(CALLS as u64));
     group.sample_size(10);
     for jobs in [1, 4] {
-        let settings = Settings { max_calls: CALLS, jobs, seed: 5, slow: Duration::from_secs(60), ..Settings::default() };
+        let settings =
+            Settings { max_calls: CALLS, jobs, seed: 5, slow: Duration::from_secs(60), ..Settings::default() };
         group.bench_function(format!("{CALLS} calls, {jobs} in flight"), |b| {
             b.to_async(&runtime).iter(|| async {
                 let stop = AtomicBool::new(false);

@@ -28,15 +28,39 @@ fn schema(value: Value) -> Arc<serde_json::Map<String, Value>> {
 
 fn input_schemas() -> Vec<(&'static str, Value)> {
     vec![
-        ("bounded", json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 100}}, "required": ["n"]})),
-        ("greet", json!({"type": "object", "properties": {"name": {"type": "string", "maxLength": 40}}, "required": ["name"]})),
-        ("paint", json!({"type": "object", "properties": {"colour": {"enum": ["red", "green", "blue"]}, "coats": {"type": "integer", "minimum": 1, "maximum": 3}}, "required": ["colour"]})),
-        ("order", json!({"type": "object", "properties": {"count": {"type": "integer", "minimum": 1}, "note": {"type": "string"}}, "required": ["count"], "additionalProperties": false})),
+        (
+            "bounded",
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 100}}, "required": ["n"]}),
+        ),
+        (
+            "greet",
+            json!({"type": "object", "properties": {"name": {"type": "string", "maxLength": 40}}, "required": ["name"]}),
+        ),
+        (
+            "paint",
+            json!({"type": "object", "properties": {"colour": {"enum": ["red", "green", "blue"]}, "coats": {"type": "integer", "minimum": 1, "maximum": 3}}, "required": ["colour"]}),
+        ),
+        (
+            "order",
+            json!({"type": "object", "properties": {"count": {"type": "integer", "minimum": 1}, "note": {"type": "string"}}, "required": ["count"], "additionalProperties": false}),
+        ),
         ("stats", json!({"type": "object", "properties": {"verbose": {"type": "boolean"}}})),
-        ("divide", json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]})),
-        ("wait", json!({"type": "object", "properties": {"seconds": {"type": "integer", "minimum": 0, "maximum": 10}}, "required": ["seconds"]})),
-        ("add", json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"], "additionalProperties": false})),
-        ("echo", json!({"type": "object", "properties": {"text": {"type": "string", "minLength": 1, "maxLength": 20, "pattern": "^[a-z ]+$"}, "times": {"type": "integer", "minimum": 1, "maximum": 3}, "email": {"type": "string", "format": "email"}}, "required": ["text"]})),
+        (
+            "divide",
+            json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}),
+        ),
+        (
+            "wait",
+            json!({"type": "object", "properties": {"seconds": {"type": "integer", "minimum": 0, "maximum": 10}}, "required": ["seconds"]}),
+        ),
+        (
+            "add",
+            json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"], "additionalProperties": false}),
+        ),
+        (
+            "echo",
+            json!({"type": "object", "properties": {"text": {"type": "string", "minLength": 1, "maxLength": 20, "pattern": "^[a-z ]+$"}, "times": {"type": "integer", "minimum": 1, "maximum": 3}, "email": {"type": "string", "format": "email"}}, "required": ["text"]}),
+        ),
         ("wipe", json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})),
     ]
 }
@@ -47,8 +71,12 @@ fn all_tools() -> Vec<Tool> {
         .map(|(name, input)| {
             let tool = Tool::new(name, format!("the {name} tool"), schema(input));
             match name {
-                "stats" => tool.with_raw_output_schema(schema(json!({"type": "object", "properties": {"total": {"type": "integer"}}, "required": ["total"]}))),
-                "add" => tool.with_raw_output_schema(schema(json!({"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]}))),
+                "stats" => tool.with_raw_output_schema(schema(
+                    json!({"type": "object", "properties": {"total": {"type": "integer"}}, "required": ["total"]}),
+                )),
+                "add" => tool.with_raw_output_schema(schema(
+                    json!({"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]}),
+                )),
                 "wipe" => tool.with_annotations(ToolAnnotations::new().destructive(true)),
                 _ => tool.with_annotations(ToolAnnotations::new().read_only(true)),
             }
@@ -163,8 +191,20 @@ fn every_planted_bug_is_found_shrunk_and_saved_as_a_failing_case() {
     let junit = dir.path().join("junit.xml");
     let server = server_command(&format!("{NOTES_ENV}='{}'", notes.display()));
     let output = tooldeck(&[
-        "fuzz", "--mcp", &server, "--seed", "7", "--max-calls", "60", "--timeout", "1", "--json",
-        "--save-cases", cases.to_str().unwrap(), "--junit", junit.to_str().unwrap(),
+        "fuzz",
+        "--mcp",
+        &server,
+        "--seed",
+        "7",
+        "--max-calls",
+        "60",
+        "--timeout",
+        "1",
+        "--json",
+        "--save-cases",
+        cases.to_str().unwrap(),
+        "--junit",
+        junit.to_str().unwrap(),
     ]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -195,7 +235,10 @@ fn every_planted_bug_is_found_shrunk_and_saved_as_a_failing_case() {
     let wipe = report["tools"].as_array().unwrap().iter().find(|t| t["tool"] == "wipe").unwrap();
     assert!(wipe["skipped"].as_str().unwrap().contains("destructive"), "{wipe}");
     let reproducer = finding(&report, "bounded")[0]["reproducer"].as_str().unwrap();
-    assert!(reproducer.starts_with("tooldeck call bounded --mcp ") && reproducer.contains("'{\"n\":100}'"), "{reproducer}");
+    assert!(
+        reproducer.starts_with("tooldeck call bounded --mcp ") && reproducer.contains("'{\"n\":100}'"),
+        "{reproducer}"
+    );
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert_eq!(xml.matches("<failure").count(), 7, "{xml}");
 
@@ -215,7 +258,8 @@ fn every_planted_bug_is_found_shrunk_and_saved_as_a_failing_case() {
 fn the_same_seed_gives_the_same_findings() {
     let server = server_command("");
     let run = || {
-        let output = tooldeck(&["fuzz", "bounded", "paint", "--mcp", &server, "--seed", "11", "--max-calls", "40", "--json"]);
+        let output =
+            tooldeck(&["fuzz", "bounded", "paint", "--mcp", &server, "--seed", "11", "--max-calls", "40", "--json"]);
         let mut report: Value = serde_json::from_slice(&output.stdout).unwrap();
         report.as_object_mut().unwrap().remove("elapsed_ms");
         report

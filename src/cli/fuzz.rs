@@ -100,7 +100,12 @@ fn run_for_code(args: FuzzArgs) -> u8 {
     code
 }
 
-async fn fuzz(args: &FuzzArgs, options: &EndpointOptions, headers: Vec<(String, String)>, tokens: &[(String, String)]) -> u8 {
+async fn fuzz(
+    args: &FuzzArgs,
+    options: &EndpointOptions,
+    headers: Vec<(String, String)>,
+    tokens: &[(String, String)],
+) -> u8 {
     let named = options.names_a_server();
     let demo = match named {
         true => None,
@@ -183,11 +188,21 @@ async fn fuzz_tools(args: &FuzzArgs, options: &EndpointOptions, endpoint: &Endpo
     if let Some(code) = write_outputs(args, options, &report, tools, settings.slow) {
         return code;
     }
-    if report.findings.is_empty() { exit::OK } else { FOUND }
+    match (report.findings.is_empty(), report.server_lost) {
+        (false, _) => FOUND,
+        (true, true) => exit::TRANSPORT,
+        (true, false) => exit::OK,
+    }
 }
 
 /// Prints the report and writes `--junit` and `--save-cases`; an exit code when one failed.
-fn write_outputs(args: &FuzzArgs, options: &EndpointOptions, report: &Report, tools: &[Tool], slow: Duration) -> Option<u8> {
+fn write_outputs(
+    args: &FuzzArgs,
+    options: &EndpointOptions,
+    report: &Report,
+    tools: &[Tool],
+    slow: Duration,
+) -> Option<u8> {
     let mut out = io::stdout().lock();
     let printed = if args.json {
         let value = crate::fuzz::report::json(report, options);
@@ -219,7 +234,9 @@ fn write_outputs(args: &FuzzArgs, options: &EndpointOptions, report: &Report, to
             }
         }
         for name in &server.left_out {
-            report!("tooldeck: warning: the header {name} holds a secret and is not saved in the cases; add it as ${{ENV}}");
+            report!(
+                "tooldeck: warning: the header {name} holds a secret and is not saved in the cases; add it as ${{ENV}}"
+            );
         }
     }
     None

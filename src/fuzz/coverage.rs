@@ -61,7 +61,7 @@ pub fn examples(tool: &Tool) -> Vec<Value> {
 /// The smallest value `schema` should accept: its default, const or first enum value, else the
 /// least of its type (required fields only, minimum lengths and counts, the number nearest 0).
 pub fn minimal(generator: &Generator, schema: &Value, depth: usize) -> Value {
-        // A schema that requires itself has no finite value: stop somewhere.
+    // A schema that requires itself has no finite value: stop somewhere.
     if depth > 32 {
         return Value::Null;
     }
@@ -203,7 +203,9 @@ fn edge_values(generator: &Generator, schema: &Value) -> Vec<Value> {
         Some(kind @ ("integer" | "number")) => {
             let step = if kind == "integer" { 1.0 } else { 0.5 };
             let range = Range::of(schema);
-            for (edge, exclusive, outward) in [(range.low, range.low_exclusive, -step), (range.high, range.high_exclusive, step)] {
+            for (edge, exclusive, outward) in
+                [(range.low, range.low_exclusive, -step), (range.high, range.high_exclusive, step)]
+            {
                 let Some(edge) = edge else { continue };
                 values.push(schema::json_number(edge));
                 values.push(schema::json_number(edge + outward));
@@ -291,7 +293,11 @@ mod tests {
         });
         let generator = Generator::new(&schema);
         let cases = coverage(&generator);
-        let has = |want: Value| cases.iter().any(|c| c.as_object().is_some_and(|m| want.as_object().unwrap().iter().all(|(k, v)| m.get(k) == Some(v))));
+        let has = |want: Value| {
+            cases.iter().any(|c| {
+                c.as_object().is_some_and(|m| want.as_object().unwrap().iter().all(|(k, v)| m.get(k) == Some(v)))
+            })
+        };
         for n in [0, 1, 10, 11] {
             assert!(has(json!({"n": n})), "n = {n} in {cases:?}");
         }
@@ -307,7 +313,8 @@ mod tests {
     fn examples_and_defaults_come_first() {
         let text = json!({"name": "t", "parameters": {"type": "object", "properties": {
             "q": {"type": "string", "default": "hello"}, "n": {"type": "integer", "examples": [7]}}}});
-        let (tools, _) = crate::catalog::load_text("t.json", &text.to_string(), false, false, true, &Default::default());
+        let (tools, _) =
+            crate::catalog::load_text("t.json", &text.to_string(), false, false, true, &Default::default());
         let found = examples(&tools[0]);
         assert!(found.contains(&json!({"q": "hello"})), "{found:?}");
         assert!(found.contains(&json!({"n": 7})), "{found:?}");

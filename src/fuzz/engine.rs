@@ -99,8 +99,19 @@ pub async fn run<C: Caller>(
             state.report.stopped = Some(why);
             break;
         }
-        state.fuzz_tool(tool, &mut summary).await?;
+        let fuzzed = state.fuzz_tool(tool, &mut summary).await;
+        summary.calls = summary.phases.iter().map(|(_, n)| n).sum();
         state.report.tools.push(summary);
+        match fuzzed {
+            Ok(()) => {}
+            // The server is gone for good: what was found so far is the report.
+            Err(e @ FuzzError::Restart { .. }) => {
+                state.report.stopped = Some(e.to_string());
+                state.report.server_lost = true;
+                break;
+            }
+            Err(e) => return Err(e),
+        }
     }
     if state.report.stopped.is_none() {
         state.report.stopped = state.out_of_time();
@@ -149,35 +160,49 @@ impl<C: Caller> State<'_, C> {
         };
         self.tool = tool.id.clone();
         let generator = Generator::new(&tool.input_schema);
-        let mut rng = StdRng::seed_from_u64(tool_seed(self.settings.seed, &tool.id));
         let mut firsts = Firsts::new();
         let mut success = None;
+        let phases = self.phases(tool, &judge, &generator, &mut firsts, &mut success, summary).await;
+        self.shrink_all(tool, &judge, firsts, success, phases.is_err()).await?;
+        phases
+    }
+
+    /// The four phases, each input judged; the first failure of each kind goes to `firsts`.
+    async fn phases(
+        &mut self,
+        tool: &Tool,
+        judge: &Judge,
+        generator: &Generator,
+        firsts: &mut Firsts,
+        success: &mut Option<Status>,
+        summary: &mut ToolSummary,
+    ) -> Result<(), FuzzError> {
+        let mut rng = StdRng::seed_from_u64(tool_seed(self.settings.seed, &tool.id));
         let budget = self.settings.max_calls;
         let examples = coverage::examples(tool);
-        let covered = coverage::coverage(&generator);
+        let covered = coverage::coverage(generator);
         let mut used = 0;
         for (phase, inputs) in [(Phase::Examples, examples), (Phase::Coverage, covered)] {
             let take = inputs.len().min(budget.saturating_sub(used));
             let inputs: Vec<Value> = inputs.into_iter().take(take).collect();
-            let calls = self.phase(tool, &judge, phase, inputs.into_iter(), &mut firsts, &mut success).await?;
+            let calls = self.phase(tool, judge, phase, inputs.into_iter(), firsts, success).await?;
             summary.phases.push((phase, calls));
             used += calls;
         }
         let left = budget.saturating_sub(used);
         let valid_share = left.div_ceil(2);
         let valid_inputs: Vec<Value> = (0..valid_share).map(|_| generator.arguments(&mut rng)).collect();
-        let calls = self.phase(tool, &judge, Phase::Valid, valid_inputs.into_iter(), &mut firsts, &mut success).await?;
+        let calls = self.phase(tool, judge, Phase::Valid, valid_inputs.into_iter(), firsts, success).await?;
         summary.phases.push((Phase::Valid, calls));
         let invalid_share = left - valid_share;
         let rng = &mut rng;
         let broken = (0..invalid_share).filter_map(move |_| {
             let valid = generator.arguments(rng);
-            invalid::break_one(&generator, &valid, rng)
+            invalid::break_one(generator, &valid, rng)
         });
-        let calls = self.phase(tool, &judge, Phase::Invalid, broken, &mut firsts, &mut success).await?;
+        let calls = self.phase(tool, judge, Phase::Invalid, broken, firsts, success).await?;
         summary.phases.push((Phase::Invalid, calls));
-        summary.calls = summary.phases.iter().map(|(_, n)| n).sum();
-        self.shrink_all(tool, &judge, firsts, success).await
+        Ok(())
     }
 
     /// Calls the tool with each input (up to `jobs` at once), keeping the first failure of each
@@ -232,6 +257,10 @@ impl<C: Caller> State<'_, C> {
             _ => return Ok(()),
         };
         self.report.restarts += 1;
+        // A server slow to start (a loaded machine) gets a second chance.
+        if self.caller.restart().await.is_ok() {
+            return Ok(());
+        }
         self.caller.restart().await.map_err(|e| FuzzError::Restart { after, reason: e.to_string() })
     }
 
@@ -241,11 +270,23 @@ impl<C: Caller> State<'_, C> {
         judge: &Judge,
         firsts: Firsts,
         success: Option<Status>,
+        server_lost: bool,
     ) -> Result<(), FuzzError> {
         self.phase = Phase::Shrink;
+        let mut lost = server_lost.then(|| FuzzError::Restart { after: "crashed", reason: String::new() });
         for (kind, (original, valid, message, phase)) in firsts {
-            let (arguments, message, valid, shrink_calls) =
-                self.shrink_one(tool, judge, kind, original.clone(), message, valid).await?;
+            // Without a server, a finding is kept as it was found.
+            let shrunk = match lost {
+                Some(_) => Ok((original.clone(), message.clone(), valid, 0)),
+                None => self.shrink_one(tool, judge, kind, original.clone(), message.clone(), valid).await,
+            };
+            let (arguments, message, valid, shrink_calls) = match shrunk {
+                Ok(shrunk) => shrunk,
+                Err(e) => {
+                    lost = Some(e);
+                    (original.clone(), message, valid, 0)
+                }
+            };
             self.report.findings.push(Finding {
                 tool: tool.id.clone(),
                 kind,
@@ -259,7 +300,10 @@ impl<C: Caller> State<'_, C> {
             });
             self.progress();
         }
-        Ok(())
+        match lost {
+            Some(e) if !server_lost => Err(e),
+            _ => Ok(()),
+        }
     }
 
     /// The smallest input that still fails as `kind` does: the first simpler candidate that

@@ -70,12 +70,18 @@ impl Judge {
     fn judge_output(&self, outcome: &Outcome) -> Option<(Kind, String)> {
         let validator = self.output.as_ref()?;
         if !outcome.content.is_empty() && !outcome.structured {
-            return Some((Kind::OutputSchema, "the tool declares an output schema, but the result has no structuredContent".into()));
+            return Some((
+                Kind::OutputSchema,
+                "the tool declares an output schema, but the result has no structuredContent".into(),
+            ));
         }
         let value = outcome.value.as_ref()?;
         let error = validator.iter_errors(value).next()?;
         let at = error.instance_path().as_str().to_string();
-        Some((Kind::OutputSchema, format!("the result breaks the output schema at {}: {error}", if at.is_empty() { "/" } else { &at })))
+        Some((
+            Kind::OutputSchema,
+            format!("the result breaks the output schema at {}: {error}", if at.is_empty() { "/" } else { &at }),
+        ))
     }
 }
 

@@ -178,6 +178,9 @@ pub struct Report {
     /// Why the run ended early (the time limit, the server gone for good, stopped by the user).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// The server could not be started again: the run ended there.
+    #[serde(skip)]
+    pub server_lost: bool,
 }
 
 /// Why a run could not go on.

@@ -100,8 +100,12 @@ pub struct Range {
 
 impl Range {
     pub fn of(schema: &Value) -> Range {
-        let mut range =
-            Range { low: number(schema, "minimum"), low_exclusive: false, high: number(schema, "maximum"), high_exclusive: false };
+        let mut range = Range {
+            low: number(schema, "minimum"),
+            low_exclusive: false,
+            high: number(schema, "maximum"),
+            high_exclusive: false,
+        };
         match schema.get("exclusiveMinimum") {
             Some(Value::Bool(true)) => range.low_exclusive = true,
             Some(Value::Number(n)) => {

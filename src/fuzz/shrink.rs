@@ -100,7 +100,9 @@ fn string(text: &str, emit: &mut dyn FnMut(Value)) {
     }
     // Every character that is not a plain lowercase letter, made one.
     if chars.iter().any(|c| !c.is_ascii_lowercase()) && n <= 64 {
-        emit(Value::String(chars.iter().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { 'a' }).collect()));
+        emit(Value::String(
+            chars.iter().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { 'a' }).collect(),
+        ));
     }
 }
 
@@ -175,7 +177,9 @@ mod tests {
     #[test]
     fn nested_values_and_arrays_shrink() {
         let input = json!({"a": {"b": [5, 17, 3], "c": true}});
-        let out = shrink(input, |v| v.pointer("/a/b").and_then(Value::as_array).is_some_and(|b| b.iter().any(|x| x.as_i64() > Some(10))));
+        let out = shrink(input, |v| {
+            v.pointer("/a/b").and_then(Value::as_array).is_some_and(|b| b.iter().any(|x| x.as_i64() > Some(10)))
+        });
         assert_eq!(out, json!({"a": {"b": [11]}}));
     }
 }

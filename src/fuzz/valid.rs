@@ -26,9 +26,27 @@ const MAX_REPEAT: u32 = 12;
 /// Text with a touch of everything servers get wrong: accents, CJK, emoji, right-to-left,
 /// combining marks, quotes and backslashes.
 const ODD_TEXT: &[&str] = &[
-    "é", "ß", "日本", "🎉", "👩‍💻", "مرحبا", "e\u{301}", "\"", "'", "\\", "<b>", "%s", "{}", " ", "\t", "Ω", "ǅ", "\u{a0}",
+    "é",
+    "ß",
+    "日本",
+    "🎉",
+    "👩‍💻",
+    "مرحبا",
+    "e\u{301}",
+    "\"",
+    "'",
+    "\\",
+    "<b>",
+    "%s",
+    "{}",
+    " ",
+    "\t",
+    "Ω",
+    "ǅ",
+    "\u{a0}",
 ];
-const WORDS: &[&str] = &["alpha", "beta", "x", "hello", "42", "test", "a b", "Z", "null", "0", "-", "_", "path/to", "ok"];
+const WORDS: &[&str] =
+    &["alpha", "beta", "x", "hello", "42", "test", "a b", "Z", "null", "0", "-", "_", "path/to", "ok"];
 
 /// A schema's generators, with its patterns compiled once.
 pub struct Generator {
@@ -185,7 +203,10 @@ pub fn with_siblings(parent: &Value, option: &Value, key: &str) -> Value {
             return option.clone();
         }
         let wrapped = Value::Object(merged);
-        return Value::Object(Map::from_iter([("allOf".to_string(), Value::Array(vec![wrapped, Value::Object(own.clone())]))]));
+        return Value::Object(Map::from_iter([(
+            "allOf".to_string(),
+            Value::Array(vec![wrapped, Value::Object(own.clone())]),
+        )]));
     }
     option.clone()
 }
@@ -219,7 +240,8 @@ fn formatted(format: &str, rng: &mut StdRng) -> Option<String> {
         "uri" | "url" | "iri" => format!("https://example.com/{}/{}", n(rng, 100), n(rng, 1000)),
         "uri-reference" | "iri-reference" => format!("/items/{}", n(rng, 1000)),
         "date-time" => {
-            let (y, mo, d, h, mi, s) = (1970 + n(rng, 100), 1 + n(rng, 12), 1 + n(rng, 28), n(rng, 24), n(rng, 60), n(rng, 60));
+            let (y, mo, d, h, mi, s) =
+                (1970 + n(rng, 100), 1 + n(rng, 12), 1 + n(rng, 28), n(rng, 24), n(rng, 60), n(rng, 60));
             format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
         }
         "date" => format!("{:04}-{:02}-{:02}", 1970 + n(rng, 100), 1 + n(rng, 12), 1 + n(rng, 28)),
@@ -267,7 +289,11 @@ fn number(schema: &Value, rng: &mut StdRng) -> Value {
     let (low, high) = range.inclusive(1e-6);
     let from = low.unwrap_or(-1000.0_f64.min(high.unwrap_or(0.0))).clamp(-MAX_MAGNITUDE, MAX_MAGNITUDE);
     let to = high.unwrap_or(1000.0_f64.max(from)).clamp(from, MAX_MAGNITUDE.max(from));
-    let x = if rng.random_ratio(1, 3) { rng.random_range(from.ceil()..=to.floor().max(from.ceil())) } else { rng.random_range(from..=to) };
+    let x = if rng.random_ratio(1, 3) {
+        rng.random_range(from.ceil()..=to.floor().max(from.ceil()))
+    } else {
+        rng.random_range(from..=to)
+    };
     schema::json_number(x)
 }
 
