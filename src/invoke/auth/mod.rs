@@ -143,11 +143,14 @@ pub enum StepKind {
     Failed,
 }
 
+/// Shows a step as it happens.
+type EchoFn = Arc<dyn Fn(&AuthStep) + Send + Sync>;
+
 /// The steps of the sign-ins so far; shared (the app's pane reads it while the flow runs).
 #[derive(Clone, Default)]
 pub struct AuthLog {
     steps: Arc<Mutex<Vec<AuthStep>>>,
-    echo: Option<Arc<dyn Fn(&AuthStep) + Send + Sync>>,
+    echo: Option<EchoFn>,
 }
 
 /// At most this many steps are kept (a session that signs in again and again).
