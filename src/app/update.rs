@@ -13,7 +13,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     if addressed {
         app.follow_selected_server();
         if let Some(label) = app.servers.current_label() {
-            effects = super::servers::addressed(effects, &label.to_string());
+            effects = super::servers::addressed(effects, label);
         }
     }
     effects
