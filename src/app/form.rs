@@ -306,7 +306,7 @@ impl FormPane {
             PickerPurpose::Enum => form.choose(path, selected),
             PickerPurpose::Variant => form.pick_variant(path, selected),
             // Not a form's: the app connects the server before a form sees it.
-            PickerPurpose::FoundServer => return,
+            PickerPurpose::FoundServer => (),
             PickerPurpose::Suggestion => {
                 form.edit_text(path, |input, _| input.set(option));
                 self.editing = false;

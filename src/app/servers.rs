@@ -69,7 +69,7 @@ pub(super) fn addressed(effects: Vec<Effect>, label: &str) -> Vec<Effect> {
 
 impl App {
     /// `msg` from the server `label`, applied with its state in place.
-    pub(super) fn from_server(&mut self, label: String, msg: Msg) -> Vec<Effect> {
+    pub(super) fn apply_from_server(&mut self, label: String, msg: Msg) -> Vec<Effect> {
         if !self.servers.labels.contains(&label) {
             self.servers.labels.push(label.clone());
             if self.servers.labels.len() > 1 {

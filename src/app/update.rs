@@ -13,7 +13,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     if addressed {
         app.follow_selected_server();
         if let Some(label) = app.servers.current_label() {
-            effects = super::servers::addressed(effects, &label.to_string());
+            effects = super::servers::addressed(effects, label);
         }
     }
     effects
@@ -21,7 +21,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
 
 fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
     let mut effects = match msg {
-        Msg::FromServer { label, msg } => app.from_server(label, *msg),
+        Msg::FromServer { label, msg } => app.apply_from_server(label, *msg),
         Msg::Said(said) => {
             app.status = Some(said);
             Vec::new()

@@ -31,12 +31,12 @@ fn run_each(
     result.map(|()| ExitCode::SUCCESS).map_err(|e| Failure::failed(e.to_string()))
 }
 
+/// Each server with the headers it is sent.
+type Resolved = Vec<(EndpointOptions, Vec<(String, String)>)>;
+
 /// Each server named, resolved (`--server NAME`) with its headers; none named: the shared
 /// options alone (the demo server answers).
-fn resolve_each(
-    servers: &[EndpointOptions],
-    shared: &EndpointOptions,
-) -> Result<Vec<(EndpointOptions, Vec<(String, String)>)>, String> {
+fn resolve_each(servers: &[EndpointOptions], shared: &EndpointOptions) -> Result<Resolved, String> {
     let named = if servers.is_empty() { std::slice::from_ref(shared) } else { servers };
     named
         .iter()
@@ -52,7 +52,7 @@ fn resolve_each(
 
 async fn run_app(
     sources: &Sources,
-    resolved: Vec<(EndpointOptions, Vec<(String, String)>)>,
+    resolved: Resolved,
     shared: &EndpointOptions,
     styles: crate::theme::Styles,
     found: crate::servers::Found,

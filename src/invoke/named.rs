@@ -17,13 +17,13 @@ impl EndpointOptions {
         let found = crate::servers::discover(&places);
         let server = found.named(name).map_err(|e| with_problems(e.to_string(), &found))?;
         match server.client {
-            Client::Tooldeck => self.from_own_config(&server.name, &server.path),
-            _ => self.from_found(server, &places),
+            Client::Tooldeck => self.with_own_endpoint(&server.name, &server.path),
+            _ => self.with_found_server(server, &places),
         }
     }
 
     /// One of tooldeck's own endpoints, with its roots, protocol and call path.
-    fn from_own_config(&self, name: &str, path: &Path) -> Result<EndpointOptions, String> {
+    fn with_own_endpoint(&self, name: &str, path: &Path) -> Result<EndpointOptions, String> {
         let config = crate::config::load(path).map_err(|e| e.to_string())?;
         let Some(named) = config.endpoints.get(name) else {
             return Err(format!("no endpoint \"{name}\" in {}", path.display()));
@@ -49,7 +49,7 @@ impl EndpointOptions {
 
     /// Another client's server: its variables expanded now, so an unset one is said before
     /// anything starts.
-    fn from_found(&self, server: &FoundServer, places: &Places) -> Result<EndpointOptions, String> {
+    fn with_found_server(&self, server: &FoundServer, places: &Places) -> Result<EndpointOptions, String> {
         let env = |name: &str| std::env::var(name).ok();
         let vars = Vars { project: places.project.as_deref(), home: places.home.as_deref(), env: &env };
         let expand = |text: &str| {

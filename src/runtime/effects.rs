@@ -38,7 +38,7 @@ impl Calls {
     pub(super) fn carry_out(&mut self, effect: Effect) {
         match effect {
             Effect::Quit => {}
-            Effect::ToServer { label, effect } => self.to_server(label, *effect),
+            Effect::ToServer { label, effect } => self.carry_out_for(label, *effect),
             Effect::ConnectFound(name) => self.connect_found(name),
             Effect::Invoke { id, request, output_schema } => self.invoke(id, request, output_schema),
             Effect::Cancel { id } => self.cancel(id),

@@ -75,7 +75,7 @@ impl Fleet {
 impl Calls {
     /// `effect` carried out with the server `label` in place; a call goes to the server that
     /// listed its tool (a tool from a file, to the first server).
-    pub(super) fn to_server(&mut self, label: String, effect: Effect) {
+    pub(super) fn carry_out_for(&mut self, label: String, effect: Effect) {
         let label = match &effect {
             Effect::Invoke { request, .. } => self
                 .fleet
