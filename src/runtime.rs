@@ -399,9 +399,13 @@ impl Calls {
                     let _ = done.send(Msg::ArtifactFetched(result.map(Box::new))).await;
                 });
             }
-            Effect::SaveCase { path, case } => {
+            Effect::SaveCase { path, mut case } => {
                 let done = self.done.clone();
-                let server = self.case_server.clone();
+                let mut server = self.case_server.clone();
+                // Token placeholders belong to the file's top, beside the server they are for.
+                if let Some(tokens) = case.as_object_mut().and_then(|c| c.remove("tokens")) {
+                    server.insert("tokens".into(), tokens);
+                }
                 tokio::spawn(async move {
                     let appended = tokio::task::spawn_blocking(move || {
                         crate::cases::record::append_case_for(std::path::Path::new(&path), &case, &server)
