@@ -33,7 +33,8 @@ fn remapped() -> Keymap {
         assert_eq!(keys.len(), count, "the pool of fresh keys ran out");
         overrides.push((name.to_string(), keys));
     }
-    Keymap::with_overrides(overrides.iter().map(|(a, k)| (a.as_str(), k.as_slice()))).expect("fresh keys conflict nowhere")
+    Keymap::with_overrides(overrides.iter().map(|(a, k)| (a.as_str(), k.as_slice())))
+        .expect("fresh keys conflict nowhere")
 }
 
 /// The text boxes' own keys, which a hint may name whatever the key table says.
@@ -46,11 +47,59 @@ fn text_box_key(name: &str) -> bool {
 
 /// Words that follow a key in a hint or a message ("r again", "s saves it").
 const VERBS: &[&str] = &[
-    "edit", "next", "run", "runs", "unset", "defaults", "result", "help", "actions", "back", "tools", "form", "filter",
-    "quit", "scroll", "find", "exchange", "copy", "copies", "save", "saves", "again", "token", "item", "preview/read",
-    "open", "opens", "reconnect", "close", "closes", "choose", "pick", "picks", "cancel", "cancels", "fold", "move",
-    "tries", "retries", "restarts", "fetches", "gives", "reads", "shows", "lists", "waits", "asks", "previews",
-    "puts", "log", "oldest/newest", "fetch/save", "to",
+    "edit",
+    "next",
+    "run",
+    "runs",
+    "unset",
+    "defaults",
+    "result",
+    "help",
+    "actions",
+    "back",
+    "tools",
+    "form",
+    "filter",
+    "quit",
+    "scroll",
+    "find",
+    "exchange",
+    "copy",
+    "copies",
+    "save",
+    "saves",
+    "again",
+    "token",
+    "item",
+    "preview/read",
+    "open",
+    "opens",
+    "reconnect",
+    "close",
+    "closes",
+    "choose",
+    "pick",
+    "picks",
+    "cancel",
+    "cancels",
+    "fold",
+    "move",
+    "tries",
+    "retries",
+    "restarts",
+    "fetches",
+    "gives",
+    "reads",
+    "shows",
+    "lists",
+    "waits",
+    "asks",
+    "previews",
+    "puts",
+    "log",
+    "oldest/newest",
+    "fetch/save",
+    "to",
 ];
 
 /// Where `name` (a default key's name) stands on `screen` as a key: a chord or named key as a

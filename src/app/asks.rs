@@ -48,6 +48,9 @@ pub struct Asks {
     pub roots: Vec<String>,
     /// The MCP protocol revision agreed with the server, once known.
     pub protocol: Option<String>,
+    /// The person's answers during the current call, kept with its result so that a case saved
+    /// from it replays them.
+    pub given: Vec<Reply>,
 }
 
 /// The roots as typed in the roots prompt: separated by commas.
@@ -136,6 +139,7 @@ impl Asks {
         if let Some((id, ask)) = self.waiting.pop_front() {
             self.current = Some(Question::new(id, ask));
         }
+        self.given.push(reply.clone());
         vec![Effect::AnswerAsk { id: question.id, reply }]
     }
 

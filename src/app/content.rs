@@ -133,7 +133,11 @@ impl ResultPane {
         let (state, said) = match result {
             Ok(fetched) => {
                 view.received = fetched.bytes.len() as u64;
-                let said = format!("item {} previewed ({}) · {{key:save_artifact}} saves it", item + 1, human_bytes(view.received));
+                let said = format!(
+                    "item {} previewed ({}) · {{key:save_artifact}} saves it",
+                    item + 1,
+                    human_bytes(view.received)
+                );
                 (super::artifact::ready(*fetched, view.declared_size), said)
             }
             Err(error) => (ArtifactState::Failed(error.clone()), format!("item {}: {error}", item + 1)),
@@ -147,7 +151,9 @@ impl ResultPane {
         let Some(item) = self.items().get(self.item) else { return Reply::default() };
         if self.save_source(self.item).is_none() {
             return Reply::status(match item {
-                ContentItem::ResourceLink(_) => "{key:fetch_artifact} reads the resource first; then {key:save_artifact} saves it".to_string(),
+                ContentItem::ResourceLink(_) => {
+                    "{key:fetch_artifact} reads the resource first; then {key:save_artifact} saves it".to_string()
+                }
                 ContentItem::Unreadable(_) => "this item cannot be read, so there is nothing to save".to_string(),
                 _ => "{key:fetch_artifact} previews it first; then {key:save_artifact} saves it".to_string(),
             });
@@ -263,7 +269,10 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
     }
     if items.len() > MAX_ITEMS {
         let x = key(Action::ToggleExchange);
-        doc.push(DocLine::Muted(format!("… and {} more items ({x} shows the whole response)", items.len() - MAX_ITEMS)));
+        doc.push(DocLine::Muted(format!(
+            "… and {} more items ({x} shows the whole response)",
+            items.len() - MAX_ITEMS
+        )));
     }
     if outcome.structured {
         doc.push(DocLine::Heading("structured content".into()));

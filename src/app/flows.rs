@@ -65,7 +65,11 @@ impl App {
 
     /// A call came back: shown, and recorded in the history.
     pub(super) fn call_done(&mut self, id: u64, result: Result<Box<super::Answer>, String>) -> Vec<Effect> {
+        let given = std::mem::take(&mut self.asks.given);
         let Some((entry, then)) = self.result.done(id, result, self.server.endpoint.clone()) else { return Vec::new() };
+        if let Some(run) = self.result.run.as_mut().filter(|run| run.id == id) {
+            run.answers = given;
+        }
         self.recorder.record(entry.clone());
         let mut effects = vec![Effect::Record(Box::new(entry))];
         effects.extend(then);
@@ -94,7 +98,9 @@ impl App {
             Some(provider) => {
                 self.prompts.popup = Some(Popup::TokenPrompt { provider, input: TextInput::default(), why: None })
             }
-            None => self.status = Some(self.say("{key:give_token} gives a token when the result asks for authorization")),
+            None => {
+                self.status = Some(self.say("{key:give_token} gives a token when the result asks for authorization"))
+            }
         }
     }
 
@@ -221,7 +227,7 @@ impl App {
 
     /// `S` on the call on screen.
     pub(super) fn save_case(&mut self) -> Vec<Effect> {
-        let reply = self.recorder.save_run(self.result.run.as_ref(), &self.catalog);
+        let reply = self.recorder.save_run(self.result.run.as_ref(), &self.catalog, &self.asks.roots);
         self.apply(reply)
     }
 

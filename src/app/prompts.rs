@@ -16,65 +16,31 @@ pub struct Prompts {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Popup {
     /// Pick one of `options` for the field at `path` (an enum, a variant, a suggestion).
-    Picker {
-        path: Vec<usize>,
-        title: String,
-        options: Vec<String>,
-        selected: usize,
-        purpose: PickerPurpose,
-    },
+    Picker { path: Vec<usize>, title: String, options: Vec<String>, selected: usize, purpose: PickerPurpose },
     /// The key of a new map entry.
-    KeyPrompt {
-        path: Vec<usize>,
-        input: TextInput,
-    },
+    KeyPrompt { path: Vec<usize>, input: TextInput },
     /// The keys of where it was asked, scrolled by `scroll` lines (it can be taller than the
     /// screen).
-    Help {
-        scroll: usize,
-    },
+    Help { scroll: usize },
     /// Text to find in the result.
-    Search {
-        input: TextInput,
-    },
+    Search { input: TextInput },
     /// Where to save the fetched artifact.
-    SavePrompt {
-        input: TextInput,
-    },
+    SavePrompt { input: TextInput },
     /// Something is already at `path`: `y` replaces it.
-    ConfirmOverwrite {
-        path: String,
-    },
+    ConfirmOverwrite { path: String },
     /// The tool is marked destructive: `y` runs it with these arguments (and it is not asked
     /// about again this session); any other key does not.
-    ConfirmRun {
-        tool_id: String,
-        title: String,
-        arguments: serde_json::Value,
-    },
+    ConfirmRun { tool_id: String, title: String, arguments: serde_json::Value },
     /// Which file test cases are appended to (asked once per run of the app).
-    CaseFile {
-        input: TextInput,
-    },
+    CaseFile { input: TextInput },
     /// The roots offered to an MCP server, separated by commas.
-    Roots {
-        input: TextInput,
-    },
+    Roots { input: TextInput },
     /// Past calls, newest first; Enter re-opens one's arguments.
-    History {
-        selected: usize,
-    },
+    History { selected: usize },
     /// Every action, narrowed by what is typed; Enter runs the chosen one.
-    Palette {
-        input: TextInput,
-        selected: usize,
-    },
+    Palette { input: TextInput, selected: usize },
     /// A text read whole (a string of the result opened with Enter): wrapped, scrolled.
-    Text {
-        title: String,
-        text: String,
-        scroll: usize,
-    },
+    Text { title: String, text: String, scroll: usize },
     /// A token for an authorization provider (shown masked).
     TokenPrompt {
         provider: String,
@@ -306,10 +272,10 @@ impl Prompts {
                     (KeyCode::Esc | KeyCode::Enter, _) => return self.close(),
                     _ if keymap.is(Context::Main, key, Action::Quit) => return self.close(),
                     _ => {
-                        return Prompted::Hint(keymap.say(
-                            "{key:up}{key:down} scroll · {key:copy} copies · Esc closes",
-                            &[Context::Result],
-                        ));
+                        return Prompted::Hint(
+                            keymap
+                                .say("{key:up}{key:down} scroll · {key:copy} copies · Esc closes", &[Context::Result]),
+                        );
                     }
                 }
                 Prompted::Nothing

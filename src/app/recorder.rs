@@ -23,11 +23,14 @@ pub struct Recorder {
     pub history: Vec<Entry>,
     /// The file `S` appends test cases to, once chosen.
     pub case_file: Option<String>,
-    /// A case waiting for its file to be chosen.
+    /// A case waiting for its file to be chosen, and its key in `saved_cases`.
     pending_case: Option<Value>,
-    /// Calls saved as cases in this run of the app (tool and arguments), so `S` twice on the
-    /// same call does not write it twice.
+    pending_key: Option<String>,
+    /// Calls saved as cases in this run of the app (the run, the tool, the arguments and the
+    /// answers), so `S` twice on the same call does not write it twice.
     saved_cases: HashSet<String>,
+    /// The variables the last saved case reads its tokens from.
+    tokens_asked: Vec<String>,
     /// Secret headers a case file cannot name (they came from nowhere in the environment).
     pub headers_left_out: Vec<String>,
     /// Variables a case file names for the secrets of the server's URL or command.
@@ -53,7 +56,7 @@ impl Recorder {
     }
 
     /// `S` on a result: the call and its outcome as a case.
-    pub fn save_run(&mut self, run: Option<&Run>, catalog: &Catalog) -> Reply {
+    pub fn save_run(&mut self, run: Option<&Run>, catalog: &Catalog, roots: &[String]) -> Reply {
         let Some(run) = run else {
             return Reply::status("{key:save_case} saves a call as a test case: run one first ({key:run})");
         };
@@ -71,7 +74,11 @@ impl Recorder {
             // It was sent anyway; the case must be too, or `tooldeck test` would refuse it.
             case["validate"] = json!(false);
         }
-        self.save(case)
+        replayed_answers(&mut case, &run.answers, roots);
+        self.tokens_asked = token_placeholders(&mut case, &run.request.tokens);
+        // The same call (this run) with the same answers is saved once; another run of the same
+        // arguments is another case.
+        self.save(case, format!("run {}", run.id))
     }
 
     /// `S` in the history list: a past call as a case expecting the same status (the history
@@ -92,7 +99,9 @@ impl Recorder {
         if !arguments_valid(catalog, &entry.tool, &entry.arguments) {
             case["validate"] = json!(false);
         }
-        Ok(self.save(case))
+        self.tokens_asked.clear();
+        let identity = format!("call {}", entry.call_id);
+        Ok(self.save(case, identity))
     }
 
     /// Enter in the case-file prompt: that file from now on, and the case waiting for it.
@@ -125,6 +134,10 @@ impl Recorder {
 
     fn saved_without_notes(&self, result: Result<String, String>) -> String {
         match result {
+            Ok(path) if !self.tokens_asked.is_empty() => format!(
+                "case saved to {path} · `{} tooldeck test {path}` runs it (the token is read from there, never saved)",
+                self.tokens_asked.iter().map(|v| format!("{v}=…")).collect::<Vec<_>>().join(" ")
+            ),
             Ok(path) if self.headers_left_out.is_empty() => {
                 format!("case saved to {path} · `tooldeck test {path}` runs it")
             }
@@ -139,15 +152,19 @@ impl Recorder {
 
     /// Esc in the case-file prompt: the waiting case is not saved (and can be, later).
     pub fn no_file(&mut self) {
-        if let Some(case) = self.pending_case.take() {
-            self.saved_cases.remove(&saved_key(&case));
+        if self.pending_case.take().is_some()
+            && let Some(key) = self.pending_key.take()
+        {
+            self.saved_cases.remove(&key);
         }
     }
 
-    fn save(&mut self, case: Value) -> Reply {
-        if !self.saved_cases.insert(saved_key(&case)) {
-            return Reply::status("this call is already saved as a case");
+    fn save(&mut self, case: Value, identity: String) -> Reply {
+        let key = format!("{identity}\n{}", saved_key(&case));
+        if !self.saved_cases.insert(key.clone()) {
+            return Reply::status("this call, with these answers, is already saved as a case");
         }
+        self.pending_key = Some(key);
         match self.case_file.clone() {
             Some(path) => Reply::effect(Effect::SaveCase { path, case }),
             None => {
@@ -159,7 +176,48 @@ impl Recorder {
 }
 
 fn saved_key(case: &Value) -> String {
-    format!("{}\n{}", case["tool"], case["args"])
+    format!("{}\n{}\n{}\n{}\n{}", case["tool"], case["args"], case["elicit"], case["sample"], case["roots"])
+}
+
+/// The answers given during the call, as a case's `elicit:`, `sample:` and `roots:`, so that
+/// `tooldeck test` answers the server as the person did.
+fn replayed_answers(case: &mut Value, answers: &[crate::invoke::mcp::asks::Reply], roots: &[String]) {
+    use crate::invoke::mcp::asks::Reply as Answered;
+    for answer in answers {
+        let (key, value) = match answer {
+            Answered::Accept(Some(content)) => ("elicit", content.clone()),
+            Answered::Accept(None) => ("elicit", json!({})),
+            Answered::Decline => ("elicit", json!("decline")),
+            Answered::Cancel => ("elicit", json!("cancel")),
+            Answered::Sampled { text, .. } => ("sample", json!(text)),
+            Answered::Rejected(_) => continue,
+        };
+        // A case holds one answer of each kind: the first one given.
+        if case.get(key).is_none() {
+            case[key] = value;
+        }
+    }
+    if !roots.is_empty() {
+        case["roots"] = json!(roots);
+    }
+}
+
+/// A token the call carried becomes a `${TOOLDECK_TOKEN_<PROVIDER>}` placeholder in the case
+/// file's `tokens:` (the token itself is never written); the variables to set are returned.
+fn token_placeholders(case: &mut Value, tokens: &[(String, String)]) -> Vec<String> {
+    let mut variables = Vec::new();
+    let mut placeholders = serde_json::Map::new();
+    for (provider, _) in tokens {
+        let name: String =
+            provider.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
+        let variable = format!("TOOLDECK_TOKEN_{name}");
+        placeholders.insert(provider.clone(), json!(format!("${{{variable}}}")));
+        variables.push(variable);
+    }
+    if !placeholders.is_empty() {
+        case["tokens"] = Value::Object(placeholders);
+    }
+    variables
 }
 
 /// "tool {args}" cut short: enough to tell cases apart in a report; the user can rename it.
@@ -197,6 +255,27 @@ mod tests {
         let long = case_name("t", &json!({"text": "x".repeat(200)}));
         assert!(crate::text::width(&long) <= 72, "{long}");
         assert_eq!(case_name("t\u{1b}[2J", &json!(null)), "t␛[2J");
+    }
+
+    #[test]
+    fn a_case_keeps_the_answers_the_roots_and_a_placeholder_for_the_token() {
+        use crate::invoke::mcp::asks::Reply as Answered;
+        let mut case = json!({"tool": "t", "args": {}});
+        let answers = [
+            Answered::Accept(Some(json!({"name": "Ada"}))),
+            Answered::Sampled { text: "4".into(), model: "m".into(), stop_reason: None },
+        ];
+        replayed_answers(&mut case, &answers, &["/tmp/project".to_string()]);
+        assert_eq!(case["elicit"], json!({"name": "Ada"}));
+        assert_eq!(case["sample"], json!("4"));
+        assert_eq!(case["roots"], json!(["/tmp/project"]));
+        let variables = token_placeholders(&mut case, &[("google".into(), "s3cret".into())]);
+        assert_eq!(variables, ["TOOLDECK_TOKEN_GOOGLE"]);
+        assert_eq!(case["tokens"], json!({"google": "${TOOLDECK_TOKEN_GOOGLE}"}));
+        assert!(!case.to_string().contains("s3cret"), "the token is never written");
+        let mut declined = json!({"tool": "t", "args": {}});
+        replayed_answers(&mut declined, &[Answered::Decline], &[]);
+        assert_ne!(saved_key(&case), saved_key(&declined), "other answers, another case");
     }
 
     #[test]

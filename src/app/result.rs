@@ -101,6 +101,8 @@ pub struct Run {
     pub state: RunState,
     /// What went over the wire when the call got no answer (MCP), for `x`.
     pub failed_exchange: Option<Box<Exchange>>,
+    /// What the person answered to the server's questions during the call.
+    pub answers: Vec<crate::invoke::mcp::asks::Reply>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -148,6 +150,7 @@ impl ResultPane {
             progress: None,
             state: RunState::Running,
             failed_exchange: None,
+            answers: Vec::new(),
         });
         effects.push(Effect::Invoke { id, request, output_schema });
         effects
@@ -253,7 +256,11 @@ impl ResultPane {
         let asking = self.asks_authorization();
         if self.waiting_for_authorization || !asking {
             self.waiting_for_authorization = false;
-            return Reply::status(if asking { "stopped waiting" } else { "{key:wait_for_authorization} waits on an authorization prompt" });
+            return Reply::status(if asking {
+                "stopped waiting"
+            } else {
+                "{key:wait_for_authorization} waits on an authorization prompt"
+            });
         }
         self.waiting_for_authorization = true;
         let id = self.run.as_ref().map_or(0, |r| r.id);

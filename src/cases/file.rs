@@ -11,7 +11,7 @@ use crate::catalog::document::{Document, Node};
 use crate::text::LineIndex;
 
 const TOP_KEYS: &[&str] = &["endpoint", "mcp", "mcp_url", "call_path", "headers", "timeout", "defs", "tokens", "cases"];
-const CASE_KEYS: &[&str] = &["name", "tool", "args", "validate", "expect", "elicit", "sample"];
+const CASE_KEYS: &[&str] = &["name", "tool", "args", "validate", "expect", "elicit", "sample", "roots"];
 
 /// A problem in a case file, where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -340,8 +340,8 @@ impl Reader<'_> {
         })
     }
 
-    /// `elicit:` (the content to accept with, or `decline` / `cancel`) and `sample:` (the reply
-    /// text) of a case.
+    /// `elicit:` (the content to accept with, or `decline` / `cancel`), `sample:` (the reply
+    /// text) and `roots:` (offered to the server) of a case.
     fn answers(&mut self, node: Node) -> Option<crate::invoke::mcp::asks::Headless> {
         use crate::invoke::mcp::asks::{ElicitAnswer, Headless};
         let elicit = node.get("elicit").and_then(|child| match self.expand(child)? {
@@ -359,7 +359,20 @@ impl Reader<'_> {
                 None
             }
         });
-        (elicit.is_some() || sample_text.is_some()).then_some(Headless { elicit, sample_text })
+        let roots = node.get("roots").and_then(|child| match self.expand(child)? {
+            Value::Array(items) if items.iter().all(Value::is_string) => {
+                Some(items.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            }
+            _ => {
+                self.problem(child, "`roots` is a list of paths or file:// URIs offered to the server");
+                None
+            }
+        });
+        (elicit.is_some() || sample_text.is_some() || roots.is_some()).then_some(Headless {
+            elicit,
+            sample_text,
+            roots,
+        })
     }
 
     fn string(&mut self, node: Node, key: &str) -> Option<String> {

@@ -91,7 +91,7 @@ impl AnswerArgs {
             (None, Some(word)) => Some(ElicitAnswer::parse(word)?),
             (None, None) => None,
         };
-        Ok(Headless { elicit, sample_text: self.sample_text.clone() })
+        Ok(Headless { elicit, sample_text: self.sample_text.clone(), roots: None })
     }
 }
 

@@ -130,7 +130,9 @@ pub fn preview(bytes: &[u8], content_type: Option<&str>, declared_size: Option<u
     };
     let more = shown.len() > PREVIEW_LINES;
     lines.extend(shown.into_iter().take(PREVIEW_LINES));
-    lines.extend(more.then(|| format!("… the preview stops after {PREVIEW_LINES} lines; saving the artifact keeps it whole")));
+    lines.extend(
+        more.then(|| format!("… the preview stops after {PREVIEW_LINES} lines; saving the artifact keeps it whole")),
+    );
     lines
 }
 

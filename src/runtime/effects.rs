@@ -274,9 +274,13 @@ impl Calls {
 
 /// Records on disk: a test case, the history.
 impl Calls {
-    fn save_case(&self, path: String, case: serde_json::Value) {
+    fn save_case(&self, path: String, mut case: serde_json::Value) {
         let done = self.done.clone();
-        let server = self.case_server.clone();
+        let mut server = self.case_server.clone();
+        // Token placeholders belong to the file's top, beside the server they are for.
+        if let Some(tokens) = case.as_object_mut().and_then(|c| c.remove("tokens")) {
+            server.insert("tokens".into(), tokens);
+        }
         tokio::spawn(async move {
             let appended = tokio::task::spawn_blocking(move || {
                 crate::cases::record::append_case_for(std::path::Path::new(&path), &case, &server)

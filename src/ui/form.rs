@@ -202,7 +202,8 @@ fn value_text(field: &Field, shape: &RowShape, room: usize, styles: &Styles) -> 
     };
     match &field.widget {
         Widget::Text { multiline: true, .. } => {
-            let note = if field.set { "text below".to_string() } else { format!("unset · {} to write", shape.start_key) };
+            let note =
+                if field.set { "text below".to_string() } else { format!("unset · {} to write", shape.start_key) };
             (format!("¶ {note}"), styles.muted, None)
         }
         Widget::Raw { input } if input.line_count() > 1 => ("{ JSON below }".into(), styles.muted, None),

@@ -104,6 +104,8 @@ pub struct PendingAsk {
 pub struct Headless {
     pub elicit: Option<ElicitAnswer>,
     pub sample_text: Option<String>,
+    /// The roots offered while these answers hold (a case's `roots:`); `None` keeps them.
+    pub roots: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -238,6 +240,9 @@ impl Asks {
 
     /// From now on asks are answered from `answers` (a test case's own).
     pub fn answer_with(&self, answers: Headless) {
+        if let Some(roots) = &answers.roots {
+            self.set_roots(roots.clone());
+        }
         *lock(&self.inner.answerer) = Answerer::Headless(answers);
     }
 

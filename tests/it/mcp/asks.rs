@@ -232,7 +232,8 @@ async fn unanswered_asks_are_declined_and_the_outcome_says_what_was_asked() {
 #[tokio::test]
 async fn url_mode_sampling_and_roots_at_every_revision() {
     for version in REVISIONS {
-        let answers = Headless { elicit: Some(ElicitAnswer::Accept(json!({}))), sample_text: Some("4".into()) };
+        let answers =
+            Headless { elicit: Some(ElicitAnswer::Accept(json!({}))), sample_text: Some("4".into()), roots: None };
         let endpoint = ask_endpoint(version.clone(), answers, vec!["/tmp".into()]).await;
         let (outcome, _) = endpoint.call(&CallRequest::new("url", json!({}))).await.unwrap();
         let text = text_of(&outcome);

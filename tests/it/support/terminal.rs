@@ -38,7 +38,8 @@ impl Terminal {
         cmd.cwd(env!("CARGO_MANIFEST_DIR"));
         cmd.env("TERM", "xterm-256color");
         cmd.env_remove("NO_COLOR");
-        let history = std::env::temp_dir().join(format!("tooldeck-keys-pty-{}-{rows}x{cols}.jsonl", std::process::id()));
+        let history =
+            std::env::temp_dir().join(format!("tooldeck-keys-pty-{}-{rows}x{cols}.jsonl", std::process::id()));
         cmd.env("TOOLDECK_HISTORY", history);
         for (name, value) in env {
             cmd.env(name, value);
