@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 
 use super::ServerArgs;
-use super::call::exit;
+use super::exit;
 use crate::invoke::auth::{AuthStep, Echo, OAuthOptions, StepKind, StoredToken, TokenStore};
 
 /// How to sign in to an MCP server over HTTP when it answers 401.

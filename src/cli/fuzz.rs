@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::call::exit;
+use super::exit;
 use super::{ServerArgs, Sources};
 use crate::catalog::{Catalog, LoadOptions, Tool, load_samples};
 use crate::fuzz::{Progress, Report, Settings};

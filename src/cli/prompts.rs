@@ -8,7 +8,7 @@ use clap::Args;
 use serde_json::{Map, Value, json};
 
 use super::ServerArgs;
-use super::call::exit;
+use super::exit;
 use super::session::{fail, failed, print_json, shown, warn, with_server};
 use crate::invoke::mcp::content::ContentItem;
 use crate::invoke::mcp::prompts::{GotPrompt, Prompt};

@@ -9,7 +9,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::ServerArgs;
-use super::call::exit;
+use super::exit;
 use super::session::{fail, failed, print_json, shown, warn, with_server};
 use crate::invoke::mcp::content::{Embedded, Inline};
 use crate::text::{human_bytes, visible};

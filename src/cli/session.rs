@@ -6,7 +6,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use super::ServerArgs;
-use super::call::exit;
+use super::exit;
 use crate::invoke::{Endpoint, InvokeError};
 
 /// Connects to the server `server` names and runs `work` with it; the exit code is `work`'s

@@ -91,7 +91,7 @@ fn judge_error(valid: bool, error: &InvokeError) -> Option<(Kind, String)> {
         InvokeError::Timeout { .. } => Kind::Hang,
         InvokeError::Gone { .. } | InvokeError::Transport { .. } | InvokeError::Connect { .. } => Kind::Crash,
         // Not the server's fault (our client, or a token wanted): the engine stops on these.
-        InvokeError::Setup(_) | InvokeError::Unauthorized { .. } => return None,
+        InvokeError::Setup(_) | InvokeError::Unauthorized { .. } | InvokeError::SignIn { .. } => return None,
         InvokeError::Protocol(text) => match json_rpc_code(text) {
             Some(-32602) if valid => Kind::RefusesValid,
             // The protocol's own "invalid params" for invalid input is the right answer.

@@ -60,7 +60,7 @@ pub(super) async fn sign_out(endpoint: Connection, done: mpsc::Sender<Msg>) {
     let outcome = match endpoint.await {
         Ok(endpoint) => match &*endpoint {
             Endpoint::McpHttp(http) => match http.authorizer() {
-                Some(authorizer) => match authorizer.sign_out(http.label()).await {
+                Some(authorizer) => match authorizer.sign_out(&http.label()).await {
                     Ok(true) => Ok(format!("signed out of {}: its tokens are forgotten", http.label())),
                     Ok(false) => Ok(format!("no token was kept for {}", http.label())),
                     Err(e) => Err(e.to_string()),

@@ -18,6 +18,7 @@ pub(super) fn read(path: &Path, found: &mut Found) {
         Ok(config) => config,
         Err(e) => {
             // The message starts with the path and line already.
+            let e = e.to_string();
             let message = e.strip_prefix(&format!("{}:", path.display())).unwrap_or(&e).to_string();
             let (line, message) = match message.split_once(": ") {
                 Some((line, rest)) if line.parse::<usize>().is_ok() => (line.parse().unwrap_or(1), rest.to_string()),

@@ -214,5 +214,5 @@ async fn diff_meaning_server_mode() {
 
 fn server_command() -> String {
     let exe = std::env::current_exe().unwrap();
-    format!("env {SERVER_ENV}=1 '{}' --exact diff_meaning_server_mode --nocapture --test-threads=1", exe.display())
+    format!("env {SERVER_ENV}=1 '{}' --exact diff_meaning::diff_meaning_server_mode --nocapture --test-threads=1", exe.display())
 }

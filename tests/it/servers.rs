@@ -101,7 +101,7 @@ impl Fixture {
         };
         let cursor = json!({
             "command": exe.display().to_string(),
-            "args": ["--exact", "stdio_server_mode", "--nocapture", "--test-threads=1"],
+            "args": ["--exact", "servers::stdio_server_mode", "--nocapture", "--test-threads=1"],
             "env": {SERVER_ENV: "alpha", "SECRET_TOKEN": "s3cr3t"}
         });
         write(

@@ -73,7 +73,7 @@ async fn keys_pty_mcp_server_mode() {
 
 fn server_command() -> String {
     let exe = std::env::current_exe().expect("the test binary");
-    format!("env {SERVER_ENV}=1 '{}' --exact keys_pty_mcp_server_mode --nocapture --test-threads=1", exe.display())
+    format!("env {SERVER_ENV}=1 '{}' --exact keys_pty::keys_pty_mcp_server_mode --nocapture --test-threads=1", exe.display())
 }
 
 /// A text field once read `helloxRr` after "r tries again · R restarts": `r`, Esc, `R`, `r` typed

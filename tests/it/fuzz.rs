@@ -172,7 +172,7 @@ async fn fuzz_server_mode() {
 
 fn server_command(env: &str) -> String {
     let exe = std::env::current_exe().unwrap();
-    format!("env {SERVER_ENV}=1 {env} '{}' --exact fuzz_server_mode --nocapture --test-threads=1", exe.display())
+    format!("env {SERVER_ENV}=1 {env} '{}' --exact fuzz::fuzz_server_mode --nocapture --test-threads=1", exe.display())
 }
 
 fn tooldeck(args: &[&str]) -> std::process::Output {
