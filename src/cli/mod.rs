@@ -33,8 +33,8 @@ mod list;
 mod prompts;
 mod resources;
 mod serve_mock;
-mod session;
 mod servers;
+mod session;
 mod test;
 
 #[derive(Debug, Parser)]

@@ -222,6 +222,12 @@ fn annotations(old: &Tool, new: &Tool, changes: &mut Vec<Change>) {
     if old.annotations == new.annotations {
         return;
     }
+    // A format without annotations (an OTC server's listing, say) says nothing about the hints:
+    // unknown is not the spec's defaults, so nothing is judged.
+    let silent = |t: &Tool| t.annotations.is_none() && t.format != crate::catalog::Format::Mcp;
+    if silent(old) || silent(new) {
+        return;
+    }
     let (a, b) = (Treated::of(old), Treated::of(new));
     let mut push = |class, kind, message: &str| {
         changes.push(Change { class, kind, side: None, pointer: String::new(), message: message.to_string() })

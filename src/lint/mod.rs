@@ -212,11 +212,17 @@ pub(crate) struct Sink<'a> {
     pub tool: &'a Tool,
     pub options: &'a Options,
     pub findings: Vec<Finding>,
+    /// Findings per rule so far, and those past [`MAX_FINDINGS_PER_RULE`] left out.
+    counts: std::collections::BTreeMap<&'static str, (usize, usize)>,
 }
+
+/// A schema that fans out (a `$ref` bomb expanded up to its budget) would otherwise make one
+/// finding per node: past this many, a rule's findings for a tool are counted, not listed.
+pub const MAX_FINDINGS_PER_RULE: usize = 50;
 
 impl<'a> Sink<'a> {
     fn new(tool: &'a Tool, options: &'a Options) -> Self {
-        Sink { tool, options, findings: Vec::new() }
+        Sink { tool, options, findings: Vec::new(), counts: Default::default() }
     }
 
     pub fn on(&self, rule: &str) -> bool {
@@ -229,6 +235,12 @@ impl<'a> Sink<'a> {
         if rule.starts_with("openai-strict/") && self.tool.asks_strict() {
             severity = Severity::Error;
         }
+        let (listed, left_out) = self.counts.entry(rule).or_default();
+        if *listed >= MAX_FINDINGS_PER_RULE {
+            *left_out += 1;
+            return;
+        }
+        *listed += 1;
         self.findings.push(Finding {
             rule,
             severity,
@@ -247,7 +259,25 @@ pub fn lint_tool(tool: &Tool, options: &Options) -> Vec<Finding> {
     tips::check(&mut sink);
     consistency::check(&mut sink);
     providers::check(&mut sink);
-    sink.findings
+    sink.close()
+}
+
+impl Sink<'_> {
+    /// The findings, with one more per rule that had too many to list.
+    fn close(mut self) -> Vec<Finding> {
+        for (rule, (_, left_out)) in std::mem::take(&mut self.counts) {
+            let Some(last) = self.findings.iter().rev().find(|f| f.rule == rule).cloned() else { continue };
+            if left_out > 0 {
+                self.findings.push(Finding {
+                    pointer: String::new(),
+                    message: format!("{left_out} more findings of this rule in this tool are not listed"),
+                    fix: last.fix.clone(),
+                    ..last
+                });
+            }
+        }
+        self.findings
+    }
 }
 
 /// Every rule over a whole catalog: each tool's own, the ones across tools, and the cost.

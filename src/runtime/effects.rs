@@ -48,7 +48,12 @@ impl Calls {
             Effect::Authorize { provider, token } => self.authorize(provider, token),
             Effect::ListServerTools => self.list_server_tools(),
             Effect::SignIn { challenge } => {
-                tokio::spawn(super::sign_in::sign_in(self.endpoint.clone(), challenge, self.done.clone(), self.label.clone()));
+                tokio::spawn(super::sign_in::sign_in(
+                    self.endpoint.clone(),
+                    challenge,
+                    self.done.clone(),
+                    self.label.clone(),
+                ));
             }
             Effect::SignOut => {
                 tokio::spawn(super::sign_in::sign_out(self.endpoint.clone(), self.done.clone()));

@@ -241,7 +241,7 @@ impl Found {
             let mut known: Vec<&str> = self.servers.iter().map(|s| s.name.as_str()).collect();
             known.dedup();
             let known =
-                if known.is_empty() { "none found".to_string() } else { format!("found: {}", known.join(", ")) };
+                if known.is_empty() { "none named".to_string() } else { format!("named: {}", known.join(", ")) };
             return Err(LookupError::NotFound { name: name.to_string(), known });
         };
         if matches.iter().all(|s| s.transport.identity() == first.transport.identity()) {

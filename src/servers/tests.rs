@@ -195,7 +195,7 @@ fn one_name_for_two_servers_is_an_error_listing_both() {
     assert!(error.contains("cursor:git (/cursor.json:1)") && error.contains("vscode:git (/vscode.json:1)"), "{error}");
     assert_eq!(found.named("vscode:git").unwrap().client, Client::VsCode);
     let error = found.named("nope").unwrap_err().to_string();
-    assert!(error.contains("found: git"), "{error}");
+    assert!(error.contains("named: git"), "{error}");
 }
 
 #[test]

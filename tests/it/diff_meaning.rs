@@ -91,7 +91,7 @@ fn one_of_to_any_of_accepts_more_so_it_is_compatible() {
 fn a_changed_branch_among_reordered_ones_is_still_found() {
     let old = json!({"anyOf": [{"type": "string", "maxLength": 10}, {"type": "integer"}]});
     let new = json!({"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 5}]});
-    assert_eq!(changes(&with_parameter(old), &with_parameter(new)), vec![(Class::Breaking, "constraint")]);
+    assert_eq!(changes(&with_parameter(old), &with_parameter(new)), vec![(Class::Breaking, "bound")]);
 }
 
 #[test]
@@ -214,5 +214,8 @@ async fn diff_meaning_server_mode() {
 
 fn server_command() -> String {
     let exe = std::env::current_exe().unwrap();
-    format!("env {SERVER_ENV}=1 '{}' --exact diff_meaning::diff_meaning_server_mode --nocapture --test-threads=1", exe.display())
+    format!(
+        "env {SERVER_ENV}=1 '{}' --exact diff_meaning::diff_meaning_server_mode --nocapture --test-threads=1",
+        exe.display()
+    )
 }

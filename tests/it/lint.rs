@@ -149,12 +149,13 @@ fn config_file_switches_rules_off_and_raises_them() {
     let broken = write(dir.path(), "broken.json", &broken_bounds());
     let clean = write(dir.path(), "clean.json", &clean());
     let config = dir.path().join("config.toml");
-    std::fs::write(&config, "[lint]\noff = [\"schema/min-above-max\"]\nerror = [\"gemini/keyword\"]\n").unwrap();
+    std::fs::write(&config, "[lint]\noff = [\"schema/min-above-max\"]\nerror = [\"gemini/json-schema-only\"]\n")
+        .unwrap();
     let config = arg(&config);
     assert_eq!(
         code(&tooldeck_with(&["lint", arg(&broken)], &[("TOOLDECK_CONFIG", config)])),
         1,
-        "gemini/keyword raised"
+        "gemini/json-schema-only raised"
     );
     let output = tooldeck(&["lint", arg(&broken), "--config", config, "--allow", "gemini"]);
     assert_eq!(code(&output), 0, "{}", stdout(&output));
@@ -172,7 +173,7 @@ fn config_file_switches_rules_off_and_raises_them() {
         ])),
         1
     );
-    assert_eq!(code(&tooldeck(&["lint", arg(&clean), "--config", config, "--allow", "gemini/keyword"])), 0);
+    assert_eq!(code(&tooldeck(&["lint", arg(&clean), "--config", config, "--allow", "gemini/json-schema-only"])), 0);
     let broken_config = dir.path().join("bad.toml");
     std::fs::write(&broken_config, "[lint]\nof = []\n").unwrap();
     let output = tooldeck(&["lint", arg(&clean), "--config", arg(&broken_config)]);

@@ -142,7 +142,10 @@ impl ServerHandler for FacesServer {
 /// The command that starts this binary as the server `mode` names.
 fn server_command(mode: &str) -> String {
     let exe = std::env::current_exe().unwrap();
-    format!("env {MODE_ENV}={mode} '{}' --exact resources_prompts::server_mode --nocapture --test-threads=1", exe.display())
+    format!(
+        "env {MODE_ENV}={mode} '{}' --exact resources_prompts::server_mode --nocapture --test-threads=1",
+        exe.display()
+    )
 }
 
 /// Not a test: the stdio server `server_command` starts (does nothing in a normal run).

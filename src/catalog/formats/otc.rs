@@ -10,6 +10,11 @@ use crate::catalog::schema::{looks_like_field_map, looks_like_json_schema};
 use crate::catalog::tool::{Format, Naming};
 
 pub fn detect(object: &Map<String, Value>) -> bool {
+    // A tool as `tooldeck list --json` wrote it (its `format` and `source` beside `requirements`)
+    // is read back as the JSON Schema tool it is, with its annotations.
+    if object.get("source").is_some_and(Value::is_object) && object.get("format").is_some_and(Value::is_string) {
+        return false;
+    }
     let versioned_id = text(object, "id").is_some_and(|id| id.contains('@'));
     let schema = object.get("input_schema");
     // OTC 1.0's `{"parameters": <JSON Schema>}` wrapper.

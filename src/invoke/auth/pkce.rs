@@ -37,7 +37,7 @@ mod tests {
     #[test]
     fn the_rfc_7636_example() {
         assert_eq!(
-            challenge_for("dBjftJeZ4CVP-mJ92bq-1OrOgV2fCXd2R3nKKIDc1sNCqVdS5ZlkR"),
+            challenge_for("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
             "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
         );
         let pkce = Pkce::new();

@@ -288,6 +288,87 @@ fn cases() -> Vec<Case> {
             one(tool("shop search", params(json!({}), &[]))),
             one(tool("shop_search", params(json!({}), &[]))),
         ),
+        case(
+            "schema/null-default",
+            one(tool(
+                "s",
+                params(json!({"note": {"type": "string", "default": null, "description": "A note to add"}}), &[]),
+            )),
+            one(tool("s", params(json!({"note": {"type": "string", "description": "A note to add"}}), &[]))),
+        ),
+        case(
+            "gemini/format",
+            one(tool(
+                "s",
+                params(
+                    json!({"url": {"type": "string", "format": "uri", "description": "The page to fetch"}}),
+                    &["url"],
+                ),
+            )),
+            one(tool(
+                "s",
+                params(json!({"url": {"type": "string", "description": "The page to fetch, a URI"}}), &["url"]),
+            )),
+        ),
+        case(
+            "mcp/input-root",
+            one(tool("s", json!({"properties": {"query": query()}, "required": ["query"]}))),
+            one(tool("s", params(json!({"query": query()}), &["query"]))),
+        ),
+        case(
+            "openai/root-type",
+            one(tool("s", json!({"properties": {"query": query()}, "required": ["query"]}))),
+            one(tool("s", params(json!({"query": query()}), &["query"]))),
+        ),
+        case(
+            "anthropic/root-type",
+            one(tool("s", json!({"properties": {"query": query()}, "required": ["query"]}))),
+            one(tool("s", params(json!({"query": query()}), &["query"]))),
+        ),
+        case(
+            "openai-strict/untyped",
+            one(tool("s", params(json!({"query": {"description": "Words to match in product names"}}), &["query"]))),
+            one(tool("s", params(json!({"query": query()}), &["query"]))),
+        ),
+        case(
+            "openai-strict/draft4",
+            one(tool(
+                "s",
+                params(
+                    json!({"n": {"type": "number", "minimum": 0, "exclusiveMinimum": true, "description": "How many, above zero"}}),
+                    &["n"],
+                ),
+            )),
+            one(tool(
+                "s",
+                params(
+                    json!({"n": {"type": "number", "exclusiveMinimum": 0, "description": "How many, above zero"}}),
+                    &["n"],
+                ),
+            )),
+        ),
+        case(
+            "anthropic/draft4",
+            one(tool(
+                "s",
+                params(
+                    json!({"n": {"type": "number", "minimum": 0, "exclusiveMinimum": true, "description": "How many, above zero"}}),
+                    &["n"],
+                ),
+            )),
+            one(tool(
+                "s",
+                params(
+                    json!({"n": {"type": "number", "exclusiveMinimum": 0, "description": "How many, above zero"}}),
+                    &["n"],
+                ),
+            )),
+        ),
+        case(
+            "gemini/json-schema-only",
+            one(tool("s", params(json!({"query": query()}), &["query"]))),
+            one(tool("s", json!({"type": "object", "properties": {"query": query()}, "required": ["query"]}))),
+        ),
         case("openai/too-many-tools", json!({"tools": many("s")}), json!({"tools": many("s")[..128]})),
         case(
             "openai-strict/optional-property",
@@ -372,7 +453,10 @@ fn cases() -> Vec<Case> {
         ),
         case(
             "gemini/keyword",
-            one(tool("s", params(json!({"query": query()}), &["query"]))),
+            one(tool(
+                "s",
+                json!({"type": "object", "properties": {"query": query()}, "required": ["query"], "patternProperties": {"^x-": {"type": "string"}}}),
+            )),
             one(tool("s", json!({"type": "object", "properties": {"query": query()}, "required": ["query"]}))),
         ),
         case(
@@ -506,6 +590,10 @@ fn a_refactor_into_refs_lints_like_the_inline_schema() {
     ));
     let mut a = rules_of(&inline, &Options::default());
     let mut b = rules_of(&with_ref, &Options::default());
+    // Gemini sees the refs as they are sent, and refuses `$ref` and `$defs`: those findings are
+    // the refactor's own; every other rule reads both the same.
+    assert_eq!(b.iter().filter(|r| **r == "gemini/keyword").count(), 2, "{b:?}");
+    b.retain(|r| *r != "gemini/keyword");
     a.sort();
     b.sort();
     assert_eq!(a, b);
