@@ -56,7 +56,7 @@ fn fresh(catalog: Arc<AtomicUsize>) -> Budgets {
 
 /// Why `cost` more values cannot be copied, or `None` once they are charged to both budgets.
 pub fn charge(cost: usize) -> Option<&'static str> {
-    let Some(budgets) = current() else { return None };
+    let budgets = current()?;
     let take = |left: &AtomicUsize| left.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(cost));
     if take(&budgets.file).is_err() {
         return Some("the file's");

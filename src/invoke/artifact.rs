@@ -60,7 +60,7 @@ pub async fn fetch(
         return Err(InvokeError::Protocol(format!("GET {}: {redirect}", crate::redact::url(url))));
     }
     if !response.status().is_success() {
-        return Err(InvokeError::Protocol(format!("GET {} answered {}", crate::redact::url(&url), response.status())));
+        return Err(InvokeError::Protocol(format!("GET {} answered {}", crate::redact::url(url), response.status())));
     }
     let total = response.content_length();
     let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).map(str::to_string);

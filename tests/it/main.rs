@@ -1,6 +1,9 @@
 //! The integration tests, in one binary: linking tokio, reqwest, rmcp and axum once rather than
 //! once per topic. One module per topic; `support/` is what several of them share.
 
+// Topics that once were binaries of their own still name their shared helpers by path.
+#![allow(clippy::duplicate_mod)]
+
 mod architecture;
 mod asks_screens;
 mod call_cli;
