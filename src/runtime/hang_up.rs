@@ -36,6 +36,7 @@ pub(super) fn watch(hung_up: mpsc::Sender<()>) {
 #[allow(unsafe_code)]
 pub(super) fn terminal_hung_up() -> bool {
     let mut fd = libc::pollfd { fd: libc::STDIN_FILENO, events: 0, revents: 0 };
+    // std has no poll(2), and a hang-up shows only as POLLHUP on the descriptor: hence libc.
     // SAFETY: one valid pollfd, a zero timeout; poll only writes `revents`.
     let ready = unsafe { libc::poll(&mut fd, 1, 0) };
     ready > 0 && fd.revents & (libc::POLLHUP | libc::POLLNVAL) != 0

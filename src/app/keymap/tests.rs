@@ -1,4 +1,5 @@
 use super::*;
+use crossterm::event::{KeyCode, KeyModifiers};
 
 fn event(key: Key) -> KeyEvent {
     let mut modifiers = KeyModifiers::NONE;
