@@ -125,8 +125,12 @@ pub fn command_with(line: &str, replace: Replace) -> String {
                 out.push_str(written);
             }
             _ => match word.split_once(':') {
+                // A header (`X-Api-Key: S`), not a Rust path (`keys::test`) or a port (`key:8080`).
                 Some((name, value))
-                    if !name.contains(char::is_whitespace) && is_secret_name(name) && !value.trim().is_empty() =>
+                    if !name.contains(char::is_whitespace)
+                        && is_secret_name(name)
+                        && !value.starts_with(':')
+                        && !value.trim().is_empty() =>
                 {
                     out.push_str(&one_word(format!("{name}: {}", replace(name, value.trim()))));
                 }
@@ -186,6 +190,12 @@ fn shell_words(line: &str) -> Vec<(usize, usize, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_with_a_secret_word_is_not_a_header() {
+        assert_eq!(command("test --exact keys_pty::hello"), "test --exact keys_pty::hello");
+        assert_eq!(command("curl -H 'X-Api-Key: abc'"), "curl -H 'X-Api-Key: ••••'".replace('\'', ""));
+    }
 
     #[test]
     fn secret_header_names() {

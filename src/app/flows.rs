@@ -146,11 +146,19 @@ impl App {
         let gone = mine.iter().filter(|m| self.catalog.get(&m.id).is_none()).count();
         self.list.refresh(&self.catalog);
         self.tool_changed();
+        let s = |n: usize| if n == 1 { "" } else { "s" };
         self.status = Some(match (added, gone, mine.is_empty()) {
+            // After a restart, say so first: listing the tools is its last step.
+            (0, 0, _) if std::mem::take(&mut self.server.reconnected) => {
+                format!("reconnected to {label}: the same tools")
+            }
+            (n, g, _) if std::mem::take(&mut self.server.reconnected) => {
+                format!("reconnected to {label}: {n} new tool{}, {g} gone", s(n))
+            }
             (0, 0, false) => format!("{label} lists the same tools"),
             (0, 0, true) => format!("{label} listed no new tools"),
-            (n, 0, true) => format!("{n} tool{} from {label}", if n == 1 { "" } else { "s" }),
-            (n, g, _) => format!("{label}: {n} new tool{}, {g} gone", if n == 1 { "" } else { "s" }),
+            (n, 0, true) => format!("{n} tool{} from {label}", s(n)),
+            (n, g, _) => format!("{label}: {n} new tool{}, {g} gone", s(n)),
         });
     }
 

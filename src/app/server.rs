@@ -18,6 +18,9 @@ pub struct Server {
     asked_by: BTreeMap<String, BTreeSet<String>>,
     /// The server was asked for its tools and has not answered yet.
     pub listing: bool,
+    /// The server was restarted and its tools are being listed again: the listing's status
+    /// line says both.
+    pub reconnected: bool,
 }
 
 impl Default for Server {
@@ -27,6 +30,7 @@ impl Default for Server {
             tokens: BTreeMap::new(),
             asked_by: BTreeMap::new(),
             listing: false,
+            reconnected: false,
         }
     }
 }

@@ -165,6 +165,7 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Reconnected(result) => match result {
             Ok(()) => {
                 app.status = Some(format!("reconnected to {}: listing its tools again", app.server.endpoint));
+                app.server.reconnected = true;
                 app.server_pane.reconnected(None).into_iter().collect()
             }
             Err(e) => {
