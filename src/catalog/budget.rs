@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Values expansion may copy for all the schemas of one file.
-pub const FILE_BUDGET: usize = 600_000;
+pub const FILE_BUDGET: usize = 100_000;
 /// Values expansion may copy for a whole catalog.
-pub const CATALOG_BUDGET: usize = 1_500_000;
+pub const CATALOG_BUDGET: usize = 250_000;
 
 /// What is left to spend, for the file being read and for the catalog it joins.
 #[derive(Clone, Debug)]

@@ -9,7 +9,7 @@ use super::schema::{SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP};
 
 /// Inlining stops past this many copied values, so a schema whose `$ref`s fan out cannot blow up;
 /// the remaining `$ref`s stay, with their `$defs`, for the validator to follow.
-pub(super) const INLINE_BUDGET: usize = 200_000;
+pub(super) const INLINE_BUDGET: usize = 20_000;
 /// Inlined copies nest no deeper than this, for the same reason.
 const INLINE_MAX_DEPTH: usize = 64;
 

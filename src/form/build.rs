@@ -22,9 +22,16 @@ const MAX_NESTING: usize = 64;
 pub fn root_field(schema: &Value, cues: &BTreeMap<String, FieldCue>) -> Field {
     let size = serialized_size(schema);
     if size > MAX_FORM_SCHEMA_BYTES {
-        return too_large(schema, size);
+        let why = format!("is {} (its $refs inlined)", crate::text::human_bytes(size as u64));
+        return too_large(schema, &why);
     }
-    let mut field = build(schema, schema, cues, "", String::new(), true, 0);
+    let mut builder = Builder { root: schema, cues, chain: Vec::new(), budget: MAX_FIELDS, ran_out: false };
+    let mut field = builder.field(schema, "", String::new(), true, 0);
+    // A schema that needs more fields than a form builds at once (its `$ref`s fan out) would be
+    // stubs all the way down: the JSON editor says what is going on instead.
+    if builder.ran_out {
+        return too_large(schema, &format!("needs more than {MAX_FIELDS} fields"));
+    }
     field.set = true;
     field
 }
@@ -35,16 +42,46 @@ pub fn root_field(schema: &Value, cues: &BTreeMap<String, FieldCue>) -> Field {
 pub const MAX_FORM_SCHEMA_BYTES: usize = 1 << 20;
 
 /// The whole arguments as one JSON editor, with a note that says why.
-fn too_large(schema: &Value, size: usize) -> Field {
-    let mut builder = Builder { root: schema, cues: &BTreeMap::new(), chain: Vec::new(), budget: 0 };
+fn too_large(schema: &Value, why: &str) -> Field {
+    let mut builder = Builder { root: schema, cues: &BTreeMap::new(), chain: Vec::new(), budget: 0, ran_out: false };
     let mut field = builder.field(&Value::Bool(true), "", "arguments".to_string(), true, 0);
     field.schema = schema.clone();
     field.set = true;
-    field.description = Some(format!(
-        "This tool's schema is {} (its $refs inlined), too large for a form: write the arguments as JSON.",
-        crate::text::human_bytes(size as u64)
-    ));
+    field.description = Some(format!("This tool's schema {why}, too large for a form: write the arguments as JSON."));
     field
+}
+
+/// Keywords whose values are subschemas. A field built into widgets keeps its schema without
+/// them: its children hold their own parts, and a copy at every level would cost the schema's
+/// size once per level (a fanned-out schema of 20,000 values made forms of 65 MB).
+const SUBSCHEMA_KEYWORDS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "contains",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "$defs",
+    "definitions",
+];
+
+/// `schema` without its subschemas (a stub keeps its whole schema: it is built from it later).
+fn shallow(schema: Value) -> Value {
+    match schema {
+        Value::Object(mut map) => {
+            map.retain(|key, _| !SUBSCHEMA_KEYWORDS.contains(&key.as_str()));
+            Value::Object(map)
+        }
+        other => other,
+    }
 }
 
 /// The length of `value` as compact JSON, without building the text.
@@ -75,7 +112,8 @@ pub fn build(
     required: bool,
     depth: usize,
 ) -> Field {
-    Builder { root, cues, chain: Vec::new(), budget: MAX_FIELDS }.field(schema, pointer, name, required, depth)
+    Builder { root, cues, chain: Vec::new(), budget: MAX_FIELDS, ran_out: false }
+        .field(schema, pointer, name, required, depth)
 }
 
 /// A new field for the array item at `pointer` (items are always set).
@@ -121,6 +159,8 @@ struct Builder<'a> {
     chain: Vec<String>,
     /// Fields this subtree may still build.
     budget: usize,
+    /// A field became a stub because the budget was spent.
+    ran_out: bool,
 }
 
 impl Builder<'_> {
@@ -128,12 +168,14 @@ impl Builder<'_> {
         let (schema, followed) = self.resolve(schema);
         let cue = self.cues.get(pointer);
         let widget = if self.budget == 0 || depth > MAX_NESTING {
+            self.ran_out |= self.budget == 0;
             Widget::Raw { input: TextInput::default() }
         } else {
             self.budget -= 1;
             self.widget(&schema, pointer, cue, depth)
         };
         self.chain.truncate(self.chain.len() - followed);
+        let schema = if matches!(widget, Widget::Raw { .. }) { schema } else { shallow(schema) };
         let mut field = Field {
             name,
             title: text(&schema, "title"),
@@ -367,7 +409,7 @@ pub fn resolve(schema: &Value, root: &Value, depth: usize) -> Value {
         return schema.clone();
     }
     let cues = BTreeMap::new();
-    Builder { root, cues: &cues, chain: Vec::new(), budget: 0 }.resolve(schema).0
+    Builder { root, cues: &cues, chain: Vec::new(), budget: 0, ran_out: false }.resolve(schema).0
 }
 
 /// A `$ref`'s target with the referring schema's other keywords laid over it.

@@ -140,8 +140,9 @@ pub struct Row {
 #[derive(Debug, Clone)]
 pub struct Form {
     pub root: Field,
-    /// The tool's whole input schema, for `$ref`s met when adding array items.
-    pub root_schema: Value,
+    /// The tool's whole input schema, for `$ref`s met when adding array items (shared: each edit
+    /// that builds fields holds it while the form is borrowed).
+    pub root_schema: std::sync::Arc<Value>,
     /// UI cues by JSON pointer, from the tool definition.
     pub cues: BTreeMap<String, crate::catalog::FieldCue>,
     validator: validate::Checker,
@@ -161,7 +162,7 @@ impl Form {
         let root = build::root_field(&tool.input_schema, &tool.ui.fields);
         let mut form = Form {
             root,
-            root_schema: tool.input_schema.clone(),
+            root_schema: std::sync::Arc::new(tool.input_schema.clone()),
             cues: tool.ui.fields.clone(),
             validator,
             validation: Validation::default(),

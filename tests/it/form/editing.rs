@@ -464,7 +464,7 @@ mod ops {
         };
         assert_eq!(selected, 1, "still the team");
         let fresh = {
-            let mut fresh = Form::new(&tool(form.root_schema.clone()));
+            let mut fresh = Form::new(&tool(Value::clone(&form.root_schema)));
             fresh.set_arguments(&edited);
             fresh
         };
