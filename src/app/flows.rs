@@ -64,7 +64,11 @@ impl App {
     }
 
     /// A call came back: shown, and recorded in the history.
-    pub(super) fn call_done(&mut self, id: u64, result: Result<Box<super::Answer>, String>) -> Vec<Effect> {
+    pub(super) fn call_done(
+        &mut self,
+        id: u64,
+        result: Result<Box<super::Answer>, super::failure::CallFailure>,
+    ) -> Vec<Effect> {
         let given = std::mem::take(&mut self.asks.given);
         let Some((entry, then)) = self.result.done(id, result, self.server.endpoint.clone()) else { return Vec::new() };
         if let Some(run) = self.result.run.as_mut().filter(|run| run.id == id) {

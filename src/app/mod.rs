@@ -12,6 +12,7 @@ pub mod asks;
 pub mod auth;
 mod confirm;
 pub mod content;
+pub mod failure;
 mod flows;
 pub mod form;
 pub mod keymap;
@@ -33,6 +34,7 @@ use crate::catalog::{Catalog, Diagnostic, Tool};
 use crate::form::Form;
 use crate::invoke::otc::CallRequest;
 
+pub use failure::{CallFailure, FailureKind};
 pub use form::{FormPane, JsonView};
 pub use keymap::{Action, Context, Keymap};
 pub use layout::Layout;
@@ -137,7 +139,7 @@ pub enum Msg {
     /// A call came back (or could not be made). Results of calls no longer current are dropped.
     InvocationDone {
         id: u64,
-        result: Result<Box<Answer>, String>,
+        result: Result<Box<Answer>, failure::CallFailure>,
     },
     /// What went over the wire for call `id`, which got no answer (comes before its
     /// `InvocationDone`).

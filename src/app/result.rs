@@ -118,6 +118,7 @@ pub enum RunState {
     /// No answer at all: connection refused, timeout...
     Failed {
         error: String,
+        kind: super::failure::FailureKind,
     },
     Cancelled,
 }
@@ -196,7 +197,7 @@ impl ResultPane {
     pub fn done(
         &mut self,
         id: u64,
-        result: Result<Box<Answer>, String>,
+        result: Result<Box<Answer>, super::failure::CallFailure>,
         endpoint: String,
     ) -> Option<(crate::history::Entry, Vec<Effect>)> {
         let run = self.run.as_mut().filter(|r| r.id == id && r.state == RunState::Running)?;
@@ -208,7 +209,7 @@ impl ResultPane {
                 run.elapsed_ms = outcome.duration_ms.max(exchange.duration_ms);
                 RunState::Done { outcome: Box::new(outcome), exchange: Box::new(exchange), value_lines }
             }
-            Err(error) => RunState::Failed { error },
+            Err(failure) => RunState::Failed { error: failure.message, kind: failure.kind },
         };
         let (outcome, call_id, http_status) = match &run.state {
             RunState::Done { outcome, exchange, .. } => {
@@ -395,7 +396,7 @@ impl ResultPane {
             RunState::Failed { .. } if self.show_exchange && run.failed_exchange.is_some() => {
                 run.failed_exchange.as_deref().map_or(3, exchange_lines)
             }
-            RunState::Failed { error } => wrapped(error) + 3,
+            RunState::Failed { error, .. } => wrapped(error) + 3,
             _ => 3,
         }
     }
@@ -442,7 +443,7 @@ impl ResultPane {
             Reply::effect(Effect::Copy(text)).with_status(format!("{what} is on the clipboard ({size})"))
         };
         match self.run.as_ref().map(|r| &r.state) {
-            Some(RunState::Failed { error }) => return copied(error.clone(), "why there was no answer"),
+            Some(RunState::Failed { error, .. }) => return copied(error.clone(), "why there was no answer"),
             Some(RunState::Done { exchange, .. }) if self.show_exchange => {
                 return copied(exchange.response_body.clone(), "the response body");
             }

@@ -36,6 +36,49 @@ pub fn same_origin_redirects() -> reqwest::redirect::Policy {
     })
 }
 
+/// Why a request got no answer, in words a person acts on (no type names): a refused
+/// connection, a name that does not resolve, a timeout, else what each cause says.
+pub fn why_unanswered(error: &reqwest::Error) -> String {
+    let mut causes = Vec::new();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            match io.kind() {
+                std::io::ErrorKind::ConnectionRefused => {
+                    return "connection refused: nothing listens there (is the server running, on that port?)".into();
+                }
+                std::io::ErrorKind::ConnectionReset => return "the server reset the connection".into(),
+                _ => {}
+            }
+        }
+        causes.push(cause.to_string());
+        source = cause.source();
+    }
+    let said = causes.join(": ");
+    if error.is_timeout() {
+        "no answer in time".into()
+    } else if said.contains("dns error") || said.contains("failed to lookup address") {
+        format!("the host name does not resolve ({said})")
+    } else if said.is_empty() {
+        error.to_string()
+    } else {
+        said
+    }
+}
+
+/// An HTTP error answer in one line: the status, and the start of the body (an HTML page named
+/// as such: it is not what an API answers).
+pub fn error_answer(status: reqwest::StatusCode, content_type: &str, body: &str) -> String {
+    let text = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let start: String = crate::text::visible(&text).chars().take(200).collect();
+    let more = if text.chars().count() > 200 { "…" } else { "" };
+    match (content_type.starts_with("text/html"), start.is_empty()) {
+        (true, _) => format!("HTTP {status} with an HTML page, not an API answer: {start}{more}"),
+        (false, true) => format!("HTTP {status} with an empty body"),
+        (false, false) => format!("HTTP {status}: {start}{more}"),
+    }
+}
+
 fn same_origin(a: &Url, b: &Url) -> bool {
     a.scheme() == b.scheme() && a.host_str() == b.host_str() && a.port_or_known_default() == b.port_or_known_default()
 }

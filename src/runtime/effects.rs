@@ -123,7 +123,7 @@ impl Calls {
                     answer.at = crate::text::rfc3339_now();
                     Box::new(answer)
                 })
-                .map_err(|e| e.to_string());
+                .map_err(crate::app::CallFailure::from);
             // The loop may be gone (quitting); then nobody wants the result.
             let _ = done.send(Msg::InvocationDone { id, result }).await;
         });

@@ -70,18 +70,19 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             let run_key = app.key_name(Context::Main, Action::Run);
             lines.push(Line::styled(format!("cancelled · {run_key} runs again"), styles.warning))
         }
-        RunState::Failed { error } => {
-            lines.push(Line::styled("✗ no answer", styles.error));
+        RunState::Failed { error, kind } => {
+            lines.push(Line::styled(kind.headline(), styles.error));
             // Read whole (wrapped below): why there was no answer is the one thing this pane says.
             lines.extend(error.lines().map(|l| Line::styled(visible(l).into_owned(), styles.text)));
-            lines.push(Line::styled(
-                format!(
-                    "{} tries again · {} restarts the server or opens a new session",
-                    app.key_name(Context::Result, Action::Retry),
+            let retry = app.key_name(Context::Result, Action::Retry);
+            let keys = match kind.restart_helps() {
+                true => format!(
+                    "{retry} tries again · {} restarts the server or opens a new session",
                     app.key_name(Context::Result, Action::Reconnect)
                 ),
-                styles.muted,
-            ));
+                false => format!("{retry} tries again"),
+            };
+            lines.push(Line::styled(keys, styles.muted));
             if let Some(exchange) = run.failed_exchange.as_deref() {
                 if app.result.show_exchange {
                     lines.push(Line::raw(""));

@@ -11,6 +11,7 @@ mod cases;
 mod cli;
 mod diff;
 mod diff_meaning;
+mod errors_said;
 mod form;
 mod formats;
 mod fuzz;

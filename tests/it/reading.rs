@@ -107,7 +107,7 @@ fn a_long_error_wraps_and_scrolls_to_its_end() {
     let words_said: Vec<String> = (0..420).map(|i| format!("w{i}")).collect();
     let error = format!("BEGIN {} END", words_said.join(" "));
     assert!(error.len() > 1900, "{}", error.len());
-    update(&mut deck.app, Msg::InvocationDone { id, result: Err(error) });
+    update(&mut deck.app, Msg::InvocationDone { id, result: Err(error.into()) });
     let screen = deck.snapshot("reading_01_long_error_wrapped");
     assert!(screen.contains("BEGIN w0 w1 w2"), "{screen}");
     assert!(!screen.contains("END"), "more than fits: {screen}");

@@ -73,6 +73,7 @@ impl StreamableHttpClient for HttpTap {
             Err(e) => {
                 self.events.traffic().http(&record);
                 self.wire.record_http(record);
+                self.wire.fail(format!("cannot reach the server: {}", crate::invoke::http::why_unanswered(&e)));
                 return Err(StreamableHttpError::Client(e));
             }
         };
@@ -126,10 +127,9 @@ impl StreamableHttpClient for HttpTap {
             {
                 return Ok(StreamableHttpPostResponse::Json(message, answered_session));
             }
-            return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!(
-                "HTTP {status}: {}",
-                body.trim()
-            ))));
+            let said = crate::invoke::http::error_answer(status, &content_type, &body);
+            self.wire.fail(format!("the server answered {said}"));
+            return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(said)));
         }
         if content_type.starts_with("text/event-stream") {
             let limit = crate::invoke::MAX_BODY_BYTES + (1 << 20);
@@ -146,7 +146,9 @@ impl StreamableHttpClient for HttpTap {
             if body.is_empty() && !matches!(message, ClientJsonRpcMessage::Request(_)) {
                 return Ok(StreamableHttpPostResponse::Accepted);
             }
-            let parsed = serde_json::from_slice::<ServerJsonRpcMessage>(&body)?;
+            let parsed = serde_json::from_slice::<ServerJsonRpcMessage>(&body).inspect_err(|e| {
+                self.wire.fail(format!("the server's answer is not a JSON-RPC message ({e})"));
+            })?;
             return Ok(StreamableHttpPostResponse::Json(parsed, answered_session));
         }
         if !matches!(message, ClientJsonRpcMessage::Request(_)) {

@@ -233,6 +233,8 @@ impl McpEndpoint {
         let served = tokio::time::timeout(probe_time, relay.clone().serve_with_lifecycle(transport(), lifecycle)).await;
         let served = match served {
             Ok(Err(_)) | Err(_) if auto => {
+                // Why `server/discover` failed is no longer the news.
+                wire.clear_failure();
                 let again = asks::ClientSetup { initialize_first: true, ..setup.clone() };
                 let initialize = rmcp::service::ClientLifecycleMode::Initialize;
                 let served = tokio::time::timeout(
