@@ -407,3 +407,48 @@ fn ref_bombs_share_one_budget_per_file_and_catalog() {
         assert!(started.elapsed() < std::time::Duration::from_secs(60), "{command}: {:?}", started.elapsed());
     }
 }
+
+/// Values held by a form's fields: each field once kept a copy of its whole subtree of the
+/// schema, so a fanned-out schema cost its size once per level (2.16 GB for twelve tools).
+fn schema_values_held(field: &tooldeck::form::Field) -> usize {
+    values(&field.schema) + field.children().into_iter().map(schema_values_held).sum::<usize>()
+}
+
+#[test]
+fn forms_of_ref_bombs_hold_each_part_of_the_schema_about_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bombs12.json");
+    std::fs::write(&path, ref_bombs(12)).expect("written");
+    let loaded = tooldeck::catalog::paths::load_paths(&[path], &Default::default());
+    assert_eq!(loaded.catalog.tools().len(), 12);
+    for tool in loaded.catalog.tools() {
+        let form = tooldeck::form::Form::new(tool);
+        let held = schema_values_held(&form.root);
+        let schema = values(&tool.input_schema);
+        assert!(held <= 2 * schema + 10_000, "{}: fields hold {held} values of a {schema}-value schema", tool.id);
+        // Too many fields for a form: one JSON editor, with the note that says why.
+        let root = form.field(&form.rows()[0].path).expect("a first row");
+        assert!(
+            root.description.as_deref().is_some_and(|d| d.contains("too large for a form")),
+            "{:?}",
+            root.description
+        );
+    }
+    // A fan-out small enough for a form (nine levels, 1,023 fields): each level once, not nine times.
+    let mut defs = serde_json::Map::new();
+    defs.insert("d0".into(), json!({"type": "string", "description": "a leaf"}));
+    for i in 1..=9 {
+        let below = format!("#/$defs/d{}", i - 1);
+        defs.insert(
+            format!("d{i}"),
+            json!({"type": "object", "properties": {"a": {"$ref": below}, "b": {"$ref": below}}}),
+        );
+    }
+    let text = json!({"tools": [{"name": "deep", "inputSchema": {"type": "object", "properties": {"p": {"$ref": "#/$defs/d9"}}, "$defs": defs}}]});
+    let tool =
+        &tooldeck::catalog::load_text("deep.json", &text.to_string(), false, false, true, &Default::default()).0[0];
+    let form = tooldeck::form::Form::new(tool);
+    let (held, schema) = (schema_values_held(&form.root), values(&tool.input_schema));
+    assert!(form.rows().len() > 1, "a form, not the JSON editor");
+    assert!(held <= 2 * schema, "fields hold {held} values of a {schema}-value schema");
+}
