@@ -37,7 +37,8 @@ pub fn same_origin_redirects() -> reqwest::redirect::Policy {
 }
 
 /// Why a request got no answer, in words a person acts on (no type names): a refused
-/// connection, a name that does not resolve, a timeout, else what each cause says.
+/// connection, a name that does not resolve, a server that hung up, a timeout, else what each
+/// cause says.
 pub fn why_unanswered(error: &reqwest::Error) -> String {
     let mut causes = Vec::new();
     let mut source = std::error::Error::source(error);
@@ -45,24 +46,34 @@ pub fn why_unanswered(error: &reqwest::Error) -> String {
         if let Some(io) = cause.downcast_ref::<std::io::Error>() {
             match io.kind() {
                 std::io::ErrorKind::ConnectionRefused => {
-                    return "connection refused: nothing listens there (is the server running, on that port?)".into();
+                    return "cannot reach the server: connection refused, nothing listens there (is the server \
+                            running, on that port?)"
+                        .into();
                 }
                 std::io::ErrorKind::ConnectionReset => return "the server reset the connection".into(),
                 _ => {}
             }
         }
-        causes.push(cause.to_string());
+        let text = cause.to_string();
+        // hyper's wrappers ("client error (SendRequest)") name its internals, not what happened.
+        if !text.starts_with("client error (") {
+            causes.push(text);
+        }
         source = cause.source();
     }
     let said = causes.join(": ");
     if error.is_timeout() {
         "no answer in time".into()
+    } else if said.contains("connection closed before message completed") {
+        "the server closed the connection without answering (did it exit or crash?)".into()
     } else if said.contains("dns error") || said.contains("failed to lookup address") {
-        format!("the host name does not resolve ({said})")
+        format!("cannot reach the server: the host name does not resolve ({said})")
+    } else if error.is_connect() {
+        format!("cannot reach the server: {said}")
     } else if said.is_empty() {
-        error.to_string()
+        format!("the request failed: {error}")
     } else {
-        said
+        format!("the request failed: {said}")
     }
 }
 

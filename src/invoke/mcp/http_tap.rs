@@ -73,7 +73,7 @@ impl StreamableHttpClient for HttpTap {
             Err(e) => {
                 self.events.traffic().http(&record);
                 self.wire.record_http(record);
-                self.wire.fail(format!("cannot reach the server: {}", crate::invoke::http::why_unanswered(&e)));
+                self.wire.fail(crate::invoke::http::why_unanswered(&e));
                 return Err(StreamableHttpError::Client(e));
             }
         };
