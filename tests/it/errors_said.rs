@@ -27,7 +27,7 @@ fn a_refused_connection_is_named_as_such() {
     let url = format!("http://127.0.0.1:{port}/mcp");
     let output = tooldeck(&["call", "--mcp-url", &url, "echo", "--arg", "text=hi"]);
     let text = said(&output);
-    assert!(text.contains("connection refused: nothing listens there"), "{text}");
+    assert!(text.contains("connection refused, nothing listens there"), "{text}");
     assert!(!text.contains("did it exit or crash"), "{text}");
     assert!(!text.contains("tooldeck::") && !text.contains("rmcp::"), "no type names: {text}");
 }
