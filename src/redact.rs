@@ -188,8 +188,19 @@ fn shell_words(line: &str) -> Vec<(usize, usize, String)> {
 /// `authorization_servers`, `client_secret_expires_at`): shown, so a person sees where each
 /// step of a sign-in goes.
 const PLAIN_FIELD_ENDINGS: &[&str] = &[
-    "_endpoint", "_uri", "_uris", "_url", "_supported", "_method", "_methods", "_type", "_types", "_server",
-    "_servers", "_at", "_in",
+    "_endpoint",
+    "_uri",
+    "_uris",
+    "_url",
+    "_supported",
+    "_method",
+    "_methods",
+    "_type",
+    "_types",
+    "_server",
+    "_servers",
+    "_at",
+    "_in",
 ];
 
 /// True for a field of a request or answer body (JSON or a form) whose value is a secret:
@@ -304,7 +315,9 @@ mod tests {
         for kept in ["Bearer", "3600", "http://as/token", "\"none\"", "http://as\""] {
             assert!(shown.contains(kept), "{kept} lost from {shown}");
         }
-        let form = form_body("grant_type=authorization_code&code=C0DE&code_verifier=V%2B1&client_secret=S&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcallback&refresh_token=R");
+        let form = form_body(
+            "grant_type=authorization_code&code=C0DE&code_verifier=V%2B1&client_secret=S&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcallback&refresh_token=R",
+        );
         assert_eq!(
             form,
             "grant_type=authorization_code&code=•••• (4 chars)&code_verifier=•••• (3 chars)&client_secret=•••• (1 chars)&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcallback&refresh_token=•••• (1 chars)"

@@ -133,7 +133,8 @@ async fn metadata_with_a_wrong_issuer_is_refused_in_words() {
 /// The test's browser: follows the authorization URL's redirects with curl, as `$BROWSER` does
 /// for the binary.
 fn follow_redirects(url: &str) -> std::io::Result<()> {
-    let status = std::process::Command::new("curl").args(["-s", "-L", "--max-redirs", "5", "-o", "/dev/null", url]).status()?;
+    let status =
+        std::process::Command::new("curl").args(["-s", "-L", "--max-redirs", "5", "-o", "/dev/null", url]).status()?;
     if status.success() { Ok(()) } else { Err(std::io::Error::other(format!("curl ended with {status}"))) }
 }
 
@@ -157,14 +158,16 @@ async fn every_oauth_request_is_in_the_traffic_log_with_no_secret() {
         .expect("signs in");
     // A call that needs tools:write steps up; then the server forgets its tokens, so the next
     // request refreshes.
-    let (outcome, _) = endpoint.call_with_progress(&CallRequest::new("add", json!({"a": 1, "b": 2})), |_| {}).await.unwrap();
+    let (outcome, _) =
+        endpoint.call_with_progress(&CallRequest::new("add", json!({"a": 1, "b": 2})), |_| {}).await.unwrap();
     assert!(format!("{outcome:?}").contains("3"), "{outcome:?}");
     auth.seen.lock().unwrap().tokens.clear();
     endpoint.list_tools().await.expect("lists after a refresh");
     assert_eq!(auth.seen.lock().unwrap().refreshes, 1);
 
     let (entries, _) = endpoint.events().traffic().since(0);
-    let oauth: Vec<_> = entries.iter().filter(|e| e.method.as_deref().is_some_and(|m| m.starts_with("OAuth "))).collect();
+    let oauth: Vec<_> =
+        entries.iter().filter(|e| e.method.as_deref().is_some_and(|m| m.starts_with("OAuth "))).collect();
     let summaries: Vec<String> = oauth.iter().map(|e| e.summary()).collect();
     let has = |what: &str| summaries.iter().filter(|s| s.contains(what)).count();
     assert!(has("protected resource metadata: GET") >= 2, "{summaries:#?}");
@@ -177,7 +180,9 @@ async fn every_oauth_request_is_in_the_traffic_log_with_no_secret() {
     assert!(summaries.iter().any(|s| s.contains("HTTP 200")), "{summaries:#?}");
     // What each request carried and what came back, bodies included, its secrets masked.
     let token = oauth.iter().find(|e| e.summary().contains("OAuth token")).unwrap();
-    for shown in ["grant_type=authorization_code", "code=••••", "code_verifier=••••", "HTTP 200", "\"access_token\": \"••••"] {
+    for shown in
+        ["grant_type=authorization_code", "code=••••", "code_verifier=••••", "HTTP 200", "\"access_token\": \"••••"]
+    {
         assert!(token.text.contains(shown), "{shown} in\n{}", token.text);
     }
     let redirect = oauth.iter().find(|e| e.summary().contains("OAuth authorization (browser): GET")).unwrap();

@@ -50,6 +50,12 @@ impl Authorizer {
         self
     }
 
+    /// Gives up on an OAuth request after `timeout` (an authorization server that never answers).
+    pub fn with_request_timeout(mut self, timeout: Duration) -> Authorizer {
+        self.http = self.http.with_timeout(timeout);
+        self
+    }
+
     /// Opens authorization URLs with `open` instead of the system browser (a program that drives
     /// the sign-in itself, as the tests do; `$BROWSER` does the same for the whole process).
     pub fn with_opener(mut self, open: fn(&str) -> std::io::Result<()>) -> Authorizer {

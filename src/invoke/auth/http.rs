@@ -16,9 +16,13 @@ const MAX_ANSWER: usize = 1 << 20;
 /// never be carried to another origin). Kept in one function so a shared redirect policy can
 /// take its place.
 pub fn oauth_client() -> reqwest::Client {
+    client_with_timeout(REQUEST_TIMEOUT)
+}
+
+fn client_with_timeout(timeout: std::time::Duration) -> reqwest::Client {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
-        .timeout(REQUEST_TIMEOUT)
+        .timeout(timeout)
         .user_agent(concat!("tooldeck/", env!("CARGO_PKG_VERSION")))
         .build()
         .unwrap_or_default()
@@ -73,11 +77,19 @@ pub struct OAuthHttp {
     client: reqwest::Client,
     pub log: AuthLog,
     pub tracer: Tracer,
+    timeout: std::time::Duration,
 }
 
 impl OAuthHttp {
     pub fn new(log: AuthLog) -> OAuthHttp {
-        OAuthHttp { client: oauth_client(), log, tracer: Tracer::default() }
+        OAuthHttp { client: oauth_client(), log, tracer: Tracer::default(), timeout: REQUEST_TIMEOUT }
+    }
+
+    /// The same client giving up on an answer after `timeout` instead of [`REQUEST_TIMEOUT`].
+    pub fn with_timeout(mut self, timeout: std::time::Duration) -> OAuthHttp {
+        self.client = client_with_timeout(timeout);
+        self.timeout = timeout;
+        self
     }
 
     pub async fn get(&self, step: &'static str, url: &str, headers: &[(&str, &str)]) -> Result<Answer, AuthError> {
@@ -133,7 +145,7 @@ impl OAuthHttp {
             Ok(response) => response,
             Err(e) => {
                 let reason = if e.is_timeout() {
-                    format!("no answer within {} s", REQUEST_TIMEOUT.as_secs())
+                    format!("no answer within {} s", self.timeout.as_secs_f32())
                 } else {
                     error_chain(&e)
                 };

@@ -99,8 +99,12 @@ impl Tracer {
         if let Some(body) = &sent.body {
             text.push_str(&format!("\n{body}\n"));
         }
-        let mut record =
-            HttpRecord { id: None, url: sent.url.clone(), request_headers: sent.headers.clone(), ..HttpRecord::default() };
+        let mut record = HttpRecord {
+            id: None,
+            url: sent.url.clone(),
+            request_headers: sent.headers.clone(),
+            ..HttpRecord::default()
+        };
         match answer {
             Ok(received) => {
                 text.push_str(&format!("\nHTTP {}\n", received.status));
