@@ -187,6 +187,71 @@ fn shell_words(line: &str) -> Vec<(usize, usize, String)> {
     words
 }
 
+/// Endings of OAuth body fields whose names hold a secret word but whose values are addresses,
+/// method names, types or times (`token_endpoint`, `token_endpoint_auth_method`, `token_type`,
+/// `authorization_servers`, `client_secret_expires_at`): shown, so a person sees where each
+/// step of a sign-in goes.
+const PLAIN_FIELD_ENDINGS: &[&str] = &[
+    "_endpoint",
+    "_uri",
+    "_uris",
+    "_url",
+    "_supported",
+    "_method",
+    "_methods",
+    "_type",
+    "_types",
+    "_server",
+    "_servers",
+    "_at",
+    "_in",
+];
+
+/// True for a field of a request or answer body (JSON or a form) whose value is a secret:
+/// `access_token`, `refresh_token`, `id_token`, `client_secret`, `code`, `code_verifier`...
+pub fn is_secret_field(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    is_secret_name(name) && !PLAIN_FIELD_ENDINGS.iter().any(|end| lower.ends_with(end))
+}
+
+/// A JSON body with the values of its secret fields masked, at any depth.
+pub fn json_body(value: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(name, child)| {
+                    let shown = match child {
+                        Value::String(secret) if is_secret_field(name) => Value::String(mask(secret)),
+                        Value::Number(secret) if is_secret_field(name) => Value::String(mask(&secret.to_string())),
+                        _ => json_body(child),
+                    };
+                    (name.clone(), shown)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(json_body).collect()),
+        other => other.clone(),
+    }
+}
+
+/// A form body (`grant_type=…&code=…&client_secret=…`) with its secret fields' values masked.
+pub fn form_body(body: &str) -> String {
+    body.split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if is_secret_field(name) => {
+                let decoded: String = url::form_urlencoded::parse(format!("v={value}").as_bytes())
+                    .next()
+                    .map(|(_, v)| v.into_owned())
+                    .unwrap_or_default();
+                format!("{name}={}", mask(&decoded))
+            }
+            _ => pair.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,5 +308,29 @@ mod tests {
             let shown = command(line);
             assert!(!shown.contains('A') || !shown.contains('B'), "{line:?} → {shown:?}");
         }
+    }
+
+    #[test]
+    fn oauth_bodies_lose_their_secrets_and_keep_their_addresses() {
+        let answer = serde_json::json!({
+            "access_token": "AT-1", "refresh_token": "RT-1", "id_token": "ID-1", "token_type": "Bearer",
+            "expires_in": 3600, "client_secret": "CS-1", "client_secret_expires_at": 0,
+            "token_endpoint": "http://as/token", "token_endpoint_auth_methods_supported": ["none"],
+            "authorization_servers": ["http://as"], "nested": [{"registration_access_token": "RAT-1"}],
+        });
+        let shown = json_body(&answer).to_string();
+        for secret in ["AT-1", "RT-1", "ID-1", "CS-1", "RAT-1"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        for kept in ["Bearer", "3600", "http://as/token", "\"none\"", "http://as\""] {
+            assert!(shown.contains(kept), "{kept} lost from {shown}");
+        }
+        let form = form_body(
+            "grant_type=authorization_code&code=C0DE&code_verifier=V%2B1&client_secret=S&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcallback&refresh_token=R",
+        );
+        assert_eq!(
+            form,
+            "grant_type=authorization_code&code=•••• (4 chars)&code_verifier=•••• (3 chars)&client_secret=•••• (1 chars)&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcallback&refresh_token=•••• (1 chars)"
+        );
     }
 }

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
     /// Unique within a catalog: the format's own id where it has one (`ns.toolId` for gloodata,
     /// `Toolkit.Tool@version` for OTC), the name otherwise.
@@ -24,15 +24,56 @@ pub struct Tool {
     pub examples: Vec<Example>,
     pub requirements: Requirements,
     /// MCP annotations (`readOnlyHint`, ...) as the server sent them.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
     /// MCP `execution.taskSupport`: `forbidden`, `optional` or `required` (as given).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub task_support: Option<String>,
     /// What the definition said where reading it changed it: lint checks what each provider
     /// receives, not the repaired model.
-    #[serde(skip)]
     pub written: Written,
+}
+
+/// A tool as `list --json` reports it. The input schema is the one the definition or server
+/// gave (`$schema`, `$defs`, `$anchor` and the rest kept as sent, SEP-1613): inlining `$ref`s is
+/// for forms and validation, and a report, or a tool echoed back to its server, must not carry
+/// tooldeck's reading instead of the server's words.
+#[derive(Serialize)]
+struct ToolReport<'a> {
+    id: &'a str,
+    name: &'a str,
+    title: &'a Option<String>,
+    description: &'a Option<String>,
+    format: &'a Format,
+    source: &'a Source,
+    input_schema: &'a Value,
+    output_schema: &'a Option<Value>,
+    ui: &'a ToolUi,
+    examples: &'a [Example],
+    requirements: &'a Requirements,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    annotations: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_support: Option<&'a String>,
+}
+
+impl Serialize for Tool {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ToolReport {
+            id: &self.id,
+            name: &self.name,
+            title: &self.title,
+            description: &self.description,
+            format: &self.format,
+            source: &self.source,
+            input_schema: self.sent_input_schema(),
+            output_schema: &self.output_schema,
+            ui: &self.ui,
+            examples: &self.examples,
+            requirements: &self.requirements,
+            annotations: self.annotations.as_ref(),
+            task_support: self.task_support.as_ref(),
+        }
+        .serialize(serializer)
+    }
 }
 
 /// The parts of a definition as written that the tool model reads differently.
@@ -280,4 +321,43 @@ pub struct Authorization {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider_type: Option<String>,
     pub scopes: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    /// The conformance suite's JSON Schema 2020-12 tool (SEP-1613, SEP-2106).
+    fn schema() -> serde_json::Value {
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+            "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"}, "email": {"type": "string"}},
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
+            "additionalProperties": false
+        })
+    }
+
+    #[test]
+    fn a_report_keeps_the_input_schema_as_sent_and_the_model_inlines_it() {
+        let text = json!({"tools": [{"name": "t", "inputSchema": schema()}]}).to_string();
+        let options = crate::catalog::LoadOptions::default();
+        let (tools, diagnostics) = crate::catalog::load_text("server", &text, false, false, true, &options);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let tool = &tools[0];
+        // Forms and validation read one schema with the reference inlined.
+        assert_eq!(tool.input_schema["properties"]["address"]["properties"]["city"]["type"], "string");
+        // What is reported (list --json) is what the server sent, every 2020-12 keyword kept.
+        let reported = serde_json::to_value(tool).unwrap();
+        assert_eq!(reported["input_schema"], schema());
+        assert_eq!(reported["name"], "t");
+        assert!(reported.get("written").is_none() && reported.get("annotations").is_none());
+    }
 }

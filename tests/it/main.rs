@@ -23,6 +23,7 @@ mod lint_providers;
 mod mcp;
 mod mock_server;
 mod oauth;
+mod oauth_bad;
 mod properties;
 mod pty;
 mod reading;

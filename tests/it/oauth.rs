@@ -129,3 +129,71 @@ async fn metadata_with_a_wrong_issuer_is_refused_in_words() {
     assert!(run.stderr.contains("attacker.example.com"), "{}", run.stderr);
     assert_eq!(auth.seen.lock().unwrap().registrations, 0, "nothing is sent to the poisoned endpoints");
 }
+
+/// The test's browser: follows the authorization URL's redirects with curl, as `$BROWSER` does
+/// for the binary.
+fn follow_redirects(url: &str) -> std::io::Result<()> {
+    let status =
+        std::process::Command::new("curl").args(["-s", "-L", "--max-redirs", "5", "-o", "/dev/null", url]).status()?;
+    if status.success() { Ok(()) } else { Err(std::io::Error::other(format!("curl ended with {status}"))) }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_oauth_request_is_in_the_traffic_log_with_no_secret() {
+    use tooldeck::invoke::auth::{AuthLog, Authorizer, OAuthOptions, TokenStore};
+    use tooldeck::invoke::mcp::http::McpHttpEndpoint;
+    use tooldeck::invoke::otc::CallRequest;
+    if !curl_available() {
+        eprintln!("skipped: the browser stand-in needs curl");
+        return;
+    }
+    let (base, auth) = start(3600, None).await;
+    let url = format!("{base}/mcp");
+    let options = OAuthOptions { login: true, ..OAuthOptions::default() };
+    let authorizer = Authorizer::new(options, AuthLog::default(), TokenStore::memory()).with_opener(follow_redirects);
+    let setup = tooldeck::invoke::mcp::asks::ClientSetup::default();
+    let timeout = std::time::Duration::from_secs(20);
+    let endpoint = McpHttpEndpoint::connect_signing_in(&url, Vec::new(), timeout, setup, Some(authorizer.into()))
+        .await
+        .expect("signs in");
+    // A call that needs tools:write steps up; then the server forgets its tokens, so the next
+    // request refreshes.
+    let (outcome, _) =
+        endpoint.call_with_progress(&CallRequest::new("add", json!({"a": 1, "b": 2})), |_| {}).await.unwrap();
+    assert!(format!("{outcome:?}").contains("3"), "{outcome:?}");
+    auth.seen.lock().unwrap().tokens.clear();
+    endpoint.list_tools().await.expect("lists after a refresh");
+    assert_eq!(auth.seen.lock().unwrap().refreshes, 1);
+
+    let (entries, _) = endpoint.events().traffic().since(0);
+    let oauth: Vec<_> =
+        entries.iter().filter(|e| e.method.as_deref().is_some_and(|m| m.starts_with("OAuth "))).collect();
+    let summaries: Vec<String> = oauth.iter().map(|e| e.summary()).collect();
+    let has = |what: &str| summaries.iter().filter(|s| s.contains(what)).count();
+    assert!(has("protected resource metadata: GET") >= 2, "{summaries:#?}");
+    assert!(has("authorization server metadata: GET") >= 2, "{summaries:#?}");
+    assert!(has("dynamic registration: POST") >= 1, "{summaries:#?}");
+    assert_eq!(has("OAuth authorization (browser): GET"), 2, "the sign-in and the step-up: {summaries:#?}");
+    assert_eq!(has("OAuth token: POST"), 2, "{summaries:#?}");
+    assert_eq!(has("OAuth refresh: POST"), 1, "{summaries:#?}");
+    assert!(summaries.iter().all(|s| s.contains(&base)), "each names its URL: {summaries:#?}");
+    assert!(summaries.iter().any(|s| s.contains("HTTP 200")), "{summaries:#?}");
+    // What each request carried and what came back, bodies included, its secrets masked.
+    let token = oauth.iter().find(|e| e.summary().contains("OAuth token")).unwrap();
+    for shown in
+        ["grant_type=authorization_code", "code=••••", "code_verifier=••••", "HTTP 200", "\"access_token\": \"••••"]
+    {
+        assert!(token.text.contains(shown), "{shown} in\n{}", token.text);
+    }
+    let redirect = oauth.iter().find(|e| e.summary().contains("OAuth authorization (browser): GET")).unwrap();
+    assert!(redirect.text.contains("/callback?code=••••"), "{}", redirect.text);
+    let metadata = oauth.iter().find(|e| e.summary().contains("authorization server metadata")).unwrap();
+    assert!(metadata.text.contains(&format!("\"token_endpoint\": \"{base}/token\"")), "{}", metadata.text);
+    // No token, refresh token, code or bearer header anywhere in the log.
+    for entry in &entries {
+        let shown = format!("{}\n{}\n{:?}", entry.summary(), entry.shown_text(), entry.http);
+        for secret in ["token-", "refresh-", "code-", "Bearer t"] {
+            assert!(!shown.contains(secret), "{secret} in\n{shown}");
+        }
+    }
+}

@@ -163,10 +163,19 @@ pub async fn server(http: &OAuthHttp, issuer: &str, legacy: bool) -> Result<Serv
     let parsed = url::Url::parse(issuer)
         .map_err(|_| AuthError::Discovery(format!("the authorization server {issuer:?} is not a URL")))?;
     let urls = server_metadata_urls(&parsed);
+    // Each URL tried and why it gave nothing, for the message when none does.
+    let mut tried = Vec::new();
     for url in &urls {
         let answer = match http.get(step, url, &[]).await {
             Ok(answer) if answer.ok() => answer,
-            Ok(_) | Err(AuthError::Unreachable { .. }) => continue,
+            Ok(answer) => {
+                tried.push(format!("{}: HTTP {}", crate::redact::url(url), answer.status));
+                continue;
+            }
+            Err(AuthError::Unreachable { reason, .. }) => {
+                tried.push(format!("{}: {reason}", crate::redact::url(url)));
+                continue;
+            }
             Err(e) => return Err(e),
         };
         let value = answer.json(step, url)?;
@@ -204,9 +213,7 @@ pub async fn server(http: &OAuthHttp, issuer: &str, legacy: bool) -> Result<Serv
             ..ServerMetadata::default()
         });
     }
-    Err(AuthError::NoServerMetadata {
-        tried: urls.iter().map(|u| crate::redact::url(u)).collect::<Vec<_>>().join(", "),
-    })
+    Err(AuthError::NoServerMetadata { tried: tried.join("; ") })
 }
 
 fn read_server_metadata(value: &Value) -> ServerMetadata {

@@ -19,6 +19,8 @@ pub struct Authorizer {
     http: OAuthHttp,
     store: TokenStore,
     redirect_timeout: Duration,
+    /// Opens the authorization URL: the system browser (`webbrowser`, which honours `$BROWSER`).
+    open: fn(&str) -> std::io::Result<()>,
     /// The last sign-in's token, when the store cannot keep it (no home) or for scopes held.
     held: tokio::sync::Mutex<Option<StoredToken>>,
 }
@@ -38,6 +40,7 @@ impl Authorizer {
             http: OAuthHttp::new(log),
             store,
             redirect_timeout: REDIRECT_TIMEOUT,
+            open: webbrowser::open,
             held: tokio::sync::Mutex::new(None),
         }
     }
@@ -47,8 +50,27 @@ impl Authorizer {
         self
     }
 
+    /// Gives up on an OAuth request after `timeout` (an authorization server that never answers).
+    pub fn with_request_timeout(mut self, timeout: Duration) -> Authorizer {
+        self.http = self.http.with_timeout(timeout);
+        self
+    }
+
+    /// Opens authorization URLs with `open` instead of the system browser (a program that drives
+    /// the sign-in itself, as the tests do; `$BROWSER` does the same for the whole process).
+    pub fn with_opener(mut self, open: fn(&str) -> std::io::Result<()>) -> Authorizer {
+        self.open = open;
+        self
+    }
+
     pub fn log(&self) -> &AuthLog {
         &self.http.log
+    }
+
+    /// Records each OAuth request from now on in `traffic` too (the exchange view of the
+    /// session that signs in).
+    pub fn record_traffic(&self, traffic: crate::invoke::mcp::traffic::Traffic) {
+        self.http.tracer.record_into(traffic);
     }
 
     pub fn options(&self) -> &OAuthOptions {
@@ -218,8 +240,23 @@ impl Authorizer {
     }
 
     /// Opens `address` in the browser (or prints it, `--no-browser`) and waits for the redirect,
-    /// or for the redirected URL pasted on standard input.
+    /// or for the redirected URL pasted on standard input; both go to the traffic log.
     async fn browse(&self, listener: Listener, address: &str, state: &str) -> Result<Redirected, AuthError> {
+        let redirect_uri = listener.redirect_uri.clone();
+        let result = self.wait_for_redirect(listener, address, state).await;
+        match &result {
+            Ok(redirected) => {
+                let mut params: Vec<(String, String)> =
+                    redirected.params.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                params.sort();
+                self.http.tracer.browser(address, &redirect_uri, Ok(&params));
+            }
+            Err(e) => self.http.tracer.browser(address, &redirect_uri, Err(&e.to_string())),
+        }
+        result
+    }
+
+    async fn wait_for_redirect(&self, listener: Listener, address: &str, state: &str) -> Result<Redirected, AuthError> {
         self.http.log.push(StepKind::Browser, format!("authorize: {}", crate::redact::url(address)));
         if self.options.no_browser {
             self.http.log.push(StepKind::Browser, "open the URL above, then paste the address the browser ends on");
@@ -238,9 +275,10 @@ impl Authorizer {
         }
         let address = address.to_string();
         let log = self.http.log.clone();
+        let open = self.open;
         // Some browsers (and $BROWSER scripts) hold on until they exit: never wait for them here.
         tokio::task::spawn_blocking(move || {
-            if let Err(e) = webbrowser::open(&address) {
+            if let Err(e) = open(&address) {
                 log.push(
                     StepKind::Failed,
                     format!("the browser could not be opened ({e}); open the URL above by hand"),

@@ -1,10 +1,12 @@
 //! The one HTTP client OAuth requests go through: no redirect followed (an authorization server
 //! that moves is followed by discovery, not by the client), bounded answers, and each request
-//! written to the [`AuthLog`] with its secrets masked.
+//! written to the [`AuthLog`] and to the session's traffic log ([`Tracer`]) with its secrets
+//! masked.
 
 use futures_util::StreamExt;
 use serde_json::Value;
 
+use super::trace::{Received, Sent, Tracer, header_pairs};
 use super::{AuthError, AuthLog, REQUEST_TIMEOUT, StepKind};
 
 /// An answer's body is read this far; metadata and token answers are a few kilobytes.
@@ -14,9 +16,13 @@ const MAX_ANSWER: usize = 1 << 20;
 /// never be carried to another origin). Kept in one function so a shared redirect policy can
 /// take its place.
 pub fn oauth_client() -> reqwest::Client {
+    client_with_timeout(REQUEST_TIMEOUT)
+}
+
+fn client_with_timeout(timeout: std::time::Duration) -> reqwest::Client {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
-        .timeout(REQUEST_TIMEOUT)
+        .timeout(timeout)
         .user_agent(concat!("tooldeck/", env!("CARGO_PKG_VERSION")))
         .build()
         .unwrap_or_default()
@@ -70,11 +76,20 @@ impl Answer {
 pub struct OAuthHttp {
     client: reqwest::Client,
     pub log: AuthLog,
+    pub tracer: Tracer,
+    timeout: std::time::Duration,
 }
 
 impl OAuthHttp {
     pub fn new(log: AuthLog) -> OAuthHttp {
-        OAuthHttp { client: oauth_client(), log }
+        OAuthHttp { client: oauth_client(), log, tracer: Tracer::default(), timeout: REQUEST_TIMEOUT }
+    }
+
+    /// The same client giving up on an answer after `timeout` instead of [`REQUEST_TIMEOUT`].
+    pub fn with_timeout(mut self, timeout: std::time::Duration) -> OAuthHttp {
+        self.client = client_with_timeout(timeout);
+        self.timeout = timeout;
+        self
     }
 
     pub async fn get(&self, step: &'static str, url: &str, headers: &[(&str, &str)]) -> Result<Answer, AuthError> {
@@ -120,23 +135,31 @@ impl OAuthHttp {
         request: reqwest::RequestBuilder,
     ) -> Result<Answer, AuthError> {
         let shown = crate::redact::url(url);
-        let response = match request.send().await {
+        let unreachable = |reason: String| {
+            self.log.push(StepKind::Failed, format!("{step}: {method} {shown} → {reason}"));
+            AuthError::Unreachable { step, url: shown.clone(), reason }
+        };
+        let request = request.build().map_err(|e| unreachable(error_chain(&e)))?;
+        let sent = Sent::of(&request);
+        let response = match self.client.execute(request).await {
             Ok(response) => response,
             Err(e) => {
                 let reason = if e.is_timeout() {
-                    format!("no answer within {} s", REQUEST_TIMEOUT.as_secs())
+                    format!("no answer within {} s", self.timeout.as_secs_f32())
                 } else {
                     error_chain(&e)
                 };
-                self.log.push(StepKind::Failed, format!("{step}: {method} {shown} → {reason}"));
-                return Err(AuthError::Unreachable { step, url: shown, reason });
+                self.tracer.request(step, &sent, Err(&reason));
+                return Err(unreachable(reason));
             }
         };
         let status = response.status().as_u16();
+        let headers = header_pairs(response.headers());
         let content_type =
             response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
         let location = response.headers().get("location").and_then(|v| v.to_str().ok()).map(crate::redact::url);
         let body = read_bounded(response).await;
+        self.tracer.request(step, &sent, Ok(Received { status, headers, body: &body }));
         let moved = location.map(|l| format!(", Location: {l}")).unwrap_or_default();
         let kind = if (200..300).contains(&status) { StepKind::Request } else { StepKind::Skipped };
         self.log.push(kind, format!("{step}: {method} {shown} → HTTP {status}{moved} ({} bytes)", body.len()));

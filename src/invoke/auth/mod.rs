@@ -17,6 +17,7 @@ mod pkce;
 pub mod redirect;
 pub mod store;
 mod token;
+mod trace;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

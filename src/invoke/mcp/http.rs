@@ -63,6 +63,9 @@ impl McpHttpEndpoint {
             masked: Vec::new(),
             authorizer,
         };
+        if let Some(authorizer) = &endpoint.authorizer {
+            authorizer.record_traffic(endpoint.events.traffic());
+        }
         match endpoint.connect_with_kept_token().await {
             Ok(_) | Err(InvokeError::Unauthorized { .. }) => Ok(endpoint),
             Err(error) => Err(error),

@@ -189,6 +189,24 @@ impl Traffic {
         log.push(entry);
     }
 
+    /// Records an HTTP exchange that carried no JSON-RPC message: an OAuth request made while
+    /// signing in (a discovery probe, registration, the token exchange, a refresh). `name` says
+    /// what it was for and becomes the entry's method; `text` is what is shown, its secrets
+    /// (bodies included) masked by the caller; the record's headers and URL are masked here.
+    pub fn exchange(&self, name: String, record: &HttpRecord, text: String) {
+        let entry = Entry {
+            seq: 0,
+            at_ms: 0,
+            direction: Direction::Http,
+            id: None,
+            method: Some(name),
+            answer: false,
+            text: text.into(),
+            http: Some(masked(record)),
+        };
+        self.lock().push(entry);
+    }
+
     /// The entries from `seq` on (what a viewer has not seen yet), and how many were dropped
     /// in all to keep the log bounded.
     pub fn since(&self, seq: u64) -> (Vec<Entry>, u64) {
