@@ -87,6 +87,7 @@ pub async fn run<C: Caller>(
         report: Report { seed: settings.seed, ..Report::default() },
         tool: String::new(),
         phase: Phase::Examples,
+        pending: 0,
     };
     for tool in tools {
         let mut summary = ToolSummary { tool: tool.id.clone(), ..ToolSummary::default() };
@@ -129,6 +130,9 @@ struct State<'a, C: Caller> {
     report: Report,
     tool: String,
     phase: Phase,
+    /// Kinds of failure found for the tool being fuzzed and not yet shrunk: the progress line
+    /// counts them as findings at once, not only once shrinking is done.
+    pending: usize,
 }
 
 /// The first failure of each kind for the tool being fuzzed.
@@ -148,7 +152,7 @@ impl<C: Caller> State<'_, C> {
             tool: self.tool.clone(),
             phase: self.phase,
             calls: self.report.calls,
-            findings: self.report.findings.len(),
+            findings: self.report.findings.len() + self.pending,
             elapsed: self.started.elapsed(),
         });
     }
@@ -229,14 +233,21 @@ impl<C: Caller> State<'_, C> {
         while let Some((arguments, answer)) = answers.next().await {
             calls += 1;
             self.report.calls += 1;
+            // A stop may cut the call in flight short (the app does): its answer is not judged.
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
             if let Some(status) = answer.as_ref().ok().map(|o| o.status).filter(|s| *s != Status::Error) {
                 success.get_or_insert(status);
             }
             let valid = judge.is_valid(&arguments);
             let verdict = judge.judge(valid, &answer);
             self.after(&answer, verdict.as_ref().map(|v| v.0)).await?;
-            if let Some((kind, message)) = verdict {
-                firsts.entry(kind).or_insert((arguments, valid, message, phase));
+            if let Some((kind, message)) = verdict
+                && let std::collections::btree_map::Entry::Vacant(first) = firsts.entry(kind)
+            {
+                first.insert((arguments, valid, message, phase));
+                self.pending += 1;
             }
             self.progress();
             if self.out_of_time().is_some() {
@@ -298,6 +309,7 @@ impl<C: Caller> State<'_, C> {
                 shrink_calls,
                 success_status: success,
             });
+            self.pending = self.pending.saturating_sub(1);
             self.progress();
         }
         match lost {
@@ -328,6 +340,9 @@ impl<C: Caller> State<'_, C> {
                 self.report.calls += 1;
                 let candidate_valid = judge.is_valid(&candidate);
                 let answer = self.caller.call(&tool.id, &candidate).await;
+                if self.stop.load(Ordering::Relaxed) {
+                    break 'rounds;
+                }
                 let verdict = judge.judge(candidate_valid, &answer);
                 self.after(&answer, verdict.as_ref().map(|v| v.0)).await?;
                 self.progress();

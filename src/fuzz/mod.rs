@@ -166,7 +166,7 @@ pub struct ToolSummary {
 }
 
 /// What a run came to.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Report {
     pub seed: u64,
     pub calls: usize,
