@@ -125,14 +125,17 @@ impl FuzzPane {
 
 impl App {
     /// `F`: the fuzz pane of the selected tool. A run going on (of any tool) is shown; a
-    /// finished run of this tool is shown again; otherwise a new run of it starts.
+    /// finished run of this tool is shown again (`F` in the pane runs it again); otherwise a new
+    /// run of it starts.
     pub(super) fn fuzz_selected(&mut self) -> Vec<Effect> {
         let Some(tool) = self.selected_tool().cloned() else {
             self.status = Some("select a tool first: the fuzz run calls it".into());
             return Vec::new();
         };
         let same_tool = self.fuzz.run.as_ref().is_some_and(|r| r.tool_id == tool.id);
-        if self.fuzz.running() || (same_tool && !self.fuzz.open) {
+        // A run that never started has nothing to show again.
+        let findings_kept = self.fuzz.run.as_ref().is_some_and(|r| matches!(r.state, FuzzState::Done { .. }));
+        if self.fuzz.running() || (same_tool && findings_kept && !self.fuzz.open) {
             self.fuzz.open = true;
             if !same_tool {
                 self.status = Some(self.say("a fuzz run is going on: {key:back} in the fuzz pane stops it"));
@@ -309,7 +312,7 @@ mod tests {
         };
         update(&mut app, Msg::FuzzProgress { id, progress: progress.clone() });
         assert_eq!(app.fuzz.run.as_ref().unwrap().progress, Some(progress));
-        let shrunk = json!({"amount": 0, "from": "USD", "to": "EUR"});
+        let shrunk = json!({"amount": 1, "from": "USD", "to": "EUR"});
         let findings = vec![
             finding(tool, Kind::Slow, json!({"amount": 1, "from": "EUR", "to": "USD"}), true),
             finding(tool, Kind::RefusesValid, shrunk.clone(), true),
@@ -317,11 +320,12 @@ mod tests {
         update(&mut app, Msg::FuzzDone { id, result: Ok(report(tool, findings)) });
         assert!(!app.fuzz.running());
         assert!(app.status.as_deref().unwrap().contains("2 findings"), "{:?}", app.status);
-        // Away from the tool, then the second finding chosen and put back.
+        // Closed, away from the tool and back: F shows the finished run again.
         press(&mut app, KeyCode::Esc);
         assert!(!app.fuzz.open, "Esc closes a finished run's pane");
         press(&mut app, KeyCode::Up);
         assert_ne!(app.selected_tool().map(|t| t.id.as_str()), Some(tool));
+        press(&mut app, KeyCode::Down);
         assert!(press(&mut app, KeyCode::Char('F')).is_empty(), "F shows the finished run again");
         assert!(app.fuzz.open);
         press(&mut app, KeyCode::Down);

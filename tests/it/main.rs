@@ -14,6 +14,7 @@ mod diff_meaning;
 mod form;
 mod formats;
 mod fuzz;
+mod fuzz_screens;
 mod hostile;
 mod key_names;
 mod keys_pty;
