@@ -38,6 +38,40 @@ impl Caller for Endpoint {
     }
 }
 
+impl<C: Caller> Caller for &C {
+    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = Answer> + Send {
+        (**self).call(tool, arguments)
+    }
+
+    fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send {
+        (**self).restart()
+    }
+}
+
+/// A caller whose call in flight is cut short once `cut` is cancelled (Ctrl-C, Esc in the app),
+/// rather than waited for: a call that keeps sending progress can last for ever. The answer
+/// of a call cut short is not judged ([`run`] sees its `stop` first).
+pub struct Stoppable<C> {
+    pub caller: C,
+    pub cut: tokio_util::sync::CancellationToken,
+}
+
+impl<C: Caller> Caller for Stoppable<C> {
+    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = Answer> + Send {
+        let call = self.caller.call(tool, arguments);
+        async move {
+            tokio::select! {
+                answer = call => answer,
+                () = self.cut.cancelled() => Err(InvokeError::Protocol("stopped".into())),
+            }
+        }
+    }
+
+    fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send {
+        self.caller.restart()
+    }
+}
+
 /// How far a run has come, for a progress line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
@@ -195,8 +229,9 @@ impl<C: Caller> State<'_, C> {
         }
         let left = budget.saturating_sub(used);
         let valid_share = left.div_ceil(2);
-        let valid_inputs: Vec<Value> = (0..valid_share).map(|_| generator.arguments(&mut rng)).collect();
-        let calls = self.phase(tool, judge, Phase::Valid, valid_inputs.into_iter(), firsts, success).await?;
+        // Made as they are sent, not all first: memory stays flat however many calls a run makes.
+        let valid_inputs = (0..valid_share).map(|_| generator.arguments(&mut rng));
+        let calls = self.phase(tool, judge, Phase::Valid, valid_inputs, firsts, success).await?;
         summary.phases.push((Phase::Valid, calls));
         let invalid_share = left - valid_share;
         let rng = &mut rng;

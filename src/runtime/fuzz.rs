@@ -4,21 +4,18 @@
 //! restarted, its log never flooded, and a call of theirs never waits behind the run's. One run
 //! at a time; stopping it cuts the call in flight short and reports the findings so far.
 
-use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::effects::Calls;
 use crate::app::Msg;
 use crate::catalog::Tool;
-use crate::fuzz::{Answer, Caller, Progress, Settings};
+use crate::fuzz::{Progress, Settings, Stoppable};
 use crate::invoke::endpoint::EndpointOptions;
-use crate::invoke::{Endpoint, InvokeError};
 
 /// Progress goes to the app at most this often (a fast server answers thousands a second).
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -51,29 +48,6 @@ impl Drop for FuzzTask {
     fn drop(&mut self) {
         self.stop();
         self.task.abort();
-    }
-}
-
-/// The fuzz run's calls, each cut short when the run is stopped.
-struct Stoppable {
-    endpoint: Endpoint,
-    cut: CancellationToken,
-}
-
-impl Caller for Stoppable {
-    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = Answer> + Send {
-        let call = Caller::call(&self.endpoint, tool, arguments);
-        async move {
-            tokio::select! {
-                answer = call => answer,
-                // Not judged: the engine sees the stop first.
-                () = self.cut.cancelled() => Err(InvokeError::Protocol("stopped".into())),
-            }
-        }
-    }
-
-    fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send {
-        self.endpoint.reconnect()
     }
 }
 
@@ -126,15 +100,16 @@ async fn fuzz(
     cut: CancellationToken,
     done: &mpsc::Sender<Msg>,
 ) -> Result<Box<crate::fuzz::Report>, String> {
-    let settings = settings(&recipe.options);
+    let mut options = recipe.options;
+    crate::fuzz::cap_call_time(&mut options);
+    let settings = settings(&options);
     // What the server asks during a call is answered as `tooldeck call` answers it: the person
     // is not asked a question a fuzz run caused.
-    let endpoint = recipe
-        .options
+    let endpoint = options
         .connect(recipe.headers, recipe.demo_url.as_deref())
         .await
         .map_err(|e| format!("cannot open a connection for fuzzing: {e}"))?;
-    let caller = Stoppable { endpoint, cut };
+    let caller = Stoppable { caller: endpoint, cut };
     let last = Mutex::new(None::<Instant>);
     let report = |progress: &Progress| {
         let Ok(mut last) = last.lock() else { return };
@@ -146,6 +121,6 @@ async fn fuzz(
         let _ = done.try_send(Msg::FuzzProgress { id, progress: progress.clone() });
     };
     let ran = crate::fuzz::run(&caller, std::slice::from_ref(&tool), &settings, &report, stop).await;
-    caller.endpoint.close().await;
+    caller.caller.close().await;
     ran.map(Box::new).map_err(|e| e.to_string())
 }
