@@ -33,7 +33,13 @@ pub enum FuzzState {
     /// Asked to stop: the call in flight is cut short, the findings so far are kept.
     Stopping,
     /// The run ended: its calls, how long it took, the seed, and why it ended early if it did.
-    Done { calls: usize, elapsed_ms: u64, seed: u64, restarts: usize, stopped: Option<String> },
+    Done {
+        calls: usize,
+        elapsed_ms: u64,
+        seed: u64,
+        restarts: usize,
+        stopped: Option<String>,
+    },
     /// Not fuzzed: the tool was left out (destructive), or the server could not be reached.
     Failed(String),
 }
@@ -156,7 +162,8 @@ impl App {
     pub(super) fn fuzz_key(&mut self, key: crossterm::event::KeyEvent) -> Vec<Effect> {
         let Some(action) = self.keymap.action_for(Context::Fuzz, key) else {
             let help = self.key_name(Context::Fuzz, Action::Help);
-            self.status = Some(format!("{} does nothing in the fuzz pane · {help} lists its keys", super::keymap::Key::of(key)));
+            self.status =
+                Some(format!("{} does nothing in the fuzz pane · {help} lists its keys", super::keymap::Key::of(key)));
             return Vec::new();
         };
         self.fuzz_action(action)

@@ -101,7 +101,8 @@ fn state_line(app: &App, run: &FuzzRun, columns: usize, styles: &Styles) -> Line
 /// The findings, the chosen one marked, scrolled to keep it in view.
 fn findings(app: &App, run: &FuzzRun, rows: usize, columns: usize, styles: &Styles) -> Vec<Line<'static>> {
     if run.findings.is_empty() {
-        let said = match run.state {
+        let said = match &run.state {
+            FuzzState::Done { stopped: Some(_), .. } => "no findings before the run ended",
             FuzzState::Done { .. } => "no findings: every answer was what its schemas promise",
             FuzzState::Failed(_) => "",
             _ => "findings show here once each is shrunk",

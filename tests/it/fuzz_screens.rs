@@ -82,8 +82,15 @@ fn findings() -> Vec<Finding> {
 
 fn done(app: &mut App, id: u64) {
     let tools = vec![ToolSummary { tool: TOOL.into(), calls: 200, ..ToolSummary::default() }];
-    let report =
-        Report { seed: 42, calls: 236, findings: findings(), tools, elapsed_ms: 1200, restarts: 0, ..Report::default() };
+    let report = Report {
+        seed: 42,
+        calls: 236,
+        findings: findings(),
+        tools,
+        elapsed_ms: 1200,
+        restarts: 0,
+        ..Report::default()
+    };
     let _ = update(app, Msg::FuzzDone { id, result: Ok(Box::new(report)) });
 }
 
