@@ -130,8 +130,8 @@ impl FuzzPane {
 }
 
 impl App {
-    /// `F`: the fuzz pane of the selected tool. A run going on (of any tool) is shown; a
-    /// finished run of this tool is shown again (`F` in the pane runs it again); otherwise a new
+    /// `Z`: the fuzz pane of the selected tool. A run going on (of any tool) is shown; a
+    /// finished run of this tool is shown again (`Z` in the pane runs it again); otherwise a new
     /// run of it starts.
     pub(super) fn fuzz_selected(&mut self) -> Vec<Effect> {
         let Some(tool) = self.selected_tool().cloned() else {
@@ -293,12 +293,12 @@ mod tests {
         Box::new(Report { seed: 9, calls: 120, findings, tools, elapsed_ms: 800, ..Report::default() })
     }
 
-    /// Selects `id` in the list and starts fuzzing it with `F`; the run's id.
+    /// Selects `id` in the list and starts fuzzing it with `Z`; the run's id.
     fn fuzz(app: &mut App, id: &str) -> u64 {
         while app.selected_tool().map(|t| t.id.as_str()) != Some(id) {
             press(app, KeyCode::Down);
         }
-        let effects = press(app, KeyCode::Char('F'));
+        let effects = press(app, KeyCode::Char('Z'));
         let [Effect::Fuzz { id: run, tool }] = effects.as_slice() else { panic!("{effects:?}") };
         assert_eq!(tool.id, id);
         *run
@@ -327,13 +327,13 @@ mod tests {
         update(&mut app, Msg::FuzzDone { id, result: Ok(report(tool, findings)) });
         assert!(!app.fuzz.running());
         assert!(app.status.as_deref().unwrap().contains("2 findings"), "{:?}", app.status);
-        // Closed, away from the tool and back: F shows the finished run again.
+        // Closed, away from the tool and back: Z shows the finished run again.
         press(&mut app, KeyCode::Esc);
         assert!(!app.fuzz.open, "Esc closes a finished run's pane");
         press(&mut app, KeyCode::Up);
         assert_ne!(app.selected_tool().map(|t| t.id.as_str()), Some(tool));
         press(&mut app, KeyCode::Down);
-        assert!(press(&mut app, KeyCode::Char('F')).is_empty(), "F shows the finished run again");
+        assert!(press(&mut app, KeyCode::Char('Z')).is_empty(), "Z shows the finished run again");
         assert!(app.fuzz.open);
         press(&mut app, KeyCode::Down);
         press(&mut app, KeyCode::Enter);
@@ -354,8 +354,8 @@ mod tests {
         let mut stopped = report("convert_currency", Vec::new());
         stopped.stopped = Some("stopped".into());
         update(&mut app, Msg::FuzzDone { id: first, result: Ok(stopped) });
-        // F in the pane runs the same tool again; the first run's answers no longer count.
-        let effects = press(&mut app, KeyCode::Char('F'));
+        // Z in the pane runs the same tool again; the first run's answers no longer count.
+        let effects = press(&mut app, KeyCode::Char('Z'));
         let [Effect::Fuzz { id: second, .. }] = effects.as_slice() else { panic!("{effects:?}") };
         assert_ne!(*second, first);
         update(&mut app, Msg::FuzzDone { id: first, result: Err("late".into()) });

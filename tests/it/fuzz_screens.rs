@@ -1,4 +1,4 @@
-//! The fuzz pane (`F`) on ratatui's TestBackend, at 120x40 and 80x24: a run going on with its
+//! The fuzz pane (`Z`) on ratatui's TestBackend, at 120x40 and 80x24: a run going on with its
 //! progress line, its findings with the chosen one's shrunk arguments (a server's escapes shown,
 //! never obeyed), and Enter putting them in the form. Driven through `update` with the messages
 //! the runtime sends (`Msg::FuzzProgress`, `Msg::FuzzDone`).
@@ -33,12 +33,12 @@ fn screen(app: &App) -> String {
     terminal.backend().to_string()
 }
 
-/// `F` on the tool: the run's id from the effect it asks for.
+/// `Z` on the tool: the run's id from the effect it asks for.
 fn start(app: &mut App) -> u64 {
     while app.selected_tool().map(|t| t.id.as_str()) != Some(TOOL) {
         key(app, KeyCode::Down);
     }
-    match key(app, KeyCode::Char('F')).as_slice() {
+    match key(app, KeyCode::Char('Z')).as_slice() {
         [Effect::Fuzz { id, tool }] if tool.id == TOOL => *id,
         other => panic!("{other:?}"),
     }

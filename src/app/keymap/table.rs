@@ -68,7 +68,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::Quit, &[Key::char('q')], "quit"),
     row(Main, A::Zoom, &[Key::char('z'), Key::alt(C::Char('z'))], "zoom the focused pane, and back"),
     row(Main, A::FillDefaults, &[Key::char('D')], "fill in every default (sent then)"),
-    row(Main, A::Fuzz, &[Key::char('F')], "fuzz the selected tool in the background; its findings"),
+    row(Main, A::Fuzz, &[Key::char('Z')], "fuzz the selected tool in the background; its findings"),
     // The result's actions work while it is on screen, without focusing it.
     row(Main, A::ToggleExchange, &[Key::char('x')], "the result's exact exchange"),
     row(Main, A::CopyCurl, &[Key::char('c')], "copy the call as curl"),
@@ -170,7 +170,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Fuzz, A::Bottom, &[Key::plain(C::End), Key::char('G')], "first / last"),
     row(Fuzz, A::Activate, &[Key::plain(C::Enter)], "put the finding's arguments in the form"),
     row(Fuzz, A::Back, &[Key::plain(C::Esc)], "stop the run (findings kept); close"),
-    row(Fuzz, A::Fuzz, &[Key::char('F')], "fuzz the tool again; while running, hide the pane"),
+    row(Fuzz, A::Fuzz, &[Key::char('Z')], "fuzz the tool again; while running, hide the pane"),
     row(Fuzz, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "the keys here"),
     row(PastCalls, A::Top, &[Key::plain(C::Home), Key::char('g')], "newest / oldest"),
     row(PastCalls, A::Bottom, &[Key::plain(C::End), Key::char('G')], "newest / oldest"),
