@@ -25,6 +25,9 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     if app.server_pane.open {
         return server_key(app, key);
     }
+    if app.fuzz.open {
+        return app.fuzz_key(key);
+    }
     // The auth pane is read, not worked in: the Back key closes it.
     if app.auth.open && app.keymap.is(Context::Main, key, Action::Back) {
         app.auth.open = false;
@@ -87,6 +90,7 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     );
     if !keeps_server_pane {
         app.server_pane.open = false;
+        app.fuzz.open = false;
     }
     match action {
         Action::Run => app.start_run(run_armed),
@@ -284,6 +288,7 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::History if app.recorder.history.is_empty() => app.status = Some("no calls yet".into()),
         Action::History => app.prompts.popup = Some(Popup::History { selected: 0 }),
         Action::SaveCase => return app.save_case(),
+        Action::Fuzz => return app.fuzz_selected(),
         Action::Unset | Action::AddItem | Action::DeleteItem | Action::MoveItemUp | Action::MoveItemDown => {
             app.status = Some(app.say("select a tool and press {key:activate} to fill in its form"));
         }

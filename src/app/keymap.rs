@@ -39,10 +39,12 @@ pub enum Context {
     /// function keys only, so a command never lands in a text box. (Popups and a server's
     /// question take every key but `Anywhere`'s until they close.)
     Typing,
+    /// The fuzz pane: a fuzz run's progress and findings.
+    Fuzz,
 }
 
 impl Context {
-    pub const ALL: [Context; 9] = [
+    pub const ALL: [Context; 10] = [
         Context::Anywhere,
         Context::Main,
         Context::Typing,
@@ -51,6 +53,7 @@ impl Context {
         Context::History,
         Context::Picker,
         Context::Server,
+        Context::Fuzz,
         Context::Ask,
     ];
 
@@ -66,11 +69,12 @@ impl Context {
             Context::Server => "server pane",
             Context::Ask => "a server's question",
             Context::Typing => "every pane, even while typing",
+            Context::Fuzz => "fuzz pane",
         }
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 6] {
+    fn layers() -> [&'static [Context]; 7] {
         [
             &[Context::Anywhere, Context::Ask],
             &[Context::Anywhere, Context::Typing, Context::Main],
@@ -78,6 +82,7 @@ impl Context {
             &[Context::Anywhere, Context::History],
             &[Context::Anywhere, Context::Picker],
             &[Context::Anywhere, Context::Typing, Context::Server],
+            &[Context::Anywhere, Context::Typing, Context::Fuzz],
         ]
     }
 
@@ -175,6 +180,9 @@ pub enum Action {
     ToggleWrap,
     ScrollLeft,
     ScrollRight,
+    /// Fuzz the selected tool in the background (its schemas make the arguments); in the fuzz
+    /// pane, run it again.
+    Fuzz,
 }
 
 impl Action {
@@ -239,6 +247,7 @@ impl Action {
             Action::ToggleWrap => "toggle_wrap",
             Action::ScrollLeft => "scroll_left",
             Action::ScrollRight => "scroll_right",
+            Action::Fuzz => "fuzz",
         }
     }
 

@@ -15,6 +15,7 @@ pub mod content;
 pub mod failure;
 mod flows;
 pub mod form;
+pub mod fuzz;
 pub mod keymap;
 pub mod layout;
 pub mod lint;
@@ -169,6 +170,16 @@ pub enum Msg {
         id: u64,
         ask: crate::invoke::mcp::asks::Ask,
     },
+    /// How far fuzz run `id` has come (`Effect::Fuzz`).
+    FuzzProgress {
+        id: u64,
+        progress: crate::fuzz::Progress,
+    },
+    /// Fuzz run `id` ended: its report, or why it could not run.
+    FuzzDone {
+        id: u64,
+        result: Result<Box<crate::fuzz::Report>, String>,
+    },
 }
 
 /// What `update` asks the runtime to do.
@@ -266,6 +277,16 @@ pub enum Effect {
         source: crate::invoke::save::SaveSource,
         overwrite: bool,
     },
+    /// Fuzz `tool` in the background over a connection of its own (`Msg::FuzzProgress`,
+    /// `Msg::FuzzDone`); a run going on is stopped first.
+    Fuzz {
+        id: u64,
+        tool: Box<Tool>,
+    },
+    /// Stop fuzz run `id`: the call in flight is cut short, the findings so far reported.
+    StopFuzz {
+        id: u64,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -352,6 +373,8 @@ pub struct App {
     pub zoomed: bool,
     /// Signing in to the server (OAuth), step by step.
     pub auth: auth::AuthPane,
+    /// The fuzz pane: the last fuzz run and its findings.
+    pub fuzz: fuzz::FuzzPane,
     /// Where the focus goes back to when the result pane is left.
     before_result: Focus,
 }
@@ -382,6 +405,7 @@ impl App {
             asks: asks::Asks::default(),
             zoomed: false,
             auth: auth::AuthPane::default(),
+            fuzz: fuzz::FuzzPane::default(),
             servers: servers::Servers::default(),
             before_result: Focus::Form,
         };

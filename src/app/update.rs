@@ -175,6 +175,10 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
                 Vec::new()
             }
         },
+        msg @ (Msg::FuzzProgress { .. } | Msg::FuzzDone { .. }) => {
+            app.fuzz_msg(msg);
+            Vec::new()
+        }
         Msg::LogLevelRefused(why) => {
             app.status = Some(format!("logging/setLevel: {why}"));
             Vec::new()

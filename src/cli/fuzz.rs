@@ -79,10 +79,11 @@ fn fail(code: u8, message: &str) -> u8 {
 }
 
 fn run_for_code(args: FuzzArgs) -> u8 {
-    let options = match args.server.options().resolve() {
+    let mut options = match args.server.options().resolve() {
         Ok(options) => options,
         Err(e) => return fail(exit::USAGE, &e),
     };
+    crate::fuzz::cap_call_time(&mut options);
     let headers = match parse_headers(&options.headers) {
         Ok(h) => h,
         Err(e) => return fail(exit::USAGE, &e),
@@ -170,13 +171,15 @@ async fn fuzz_tools(args: &FuzzArgs, options: &EndpointOptions, endpoint: &Endpo
     let stop = AtomicBool::new(false);
     let mut signals = crate::signals::StopSignals::new().ok();
     let show = |p: &Progress| line.show(p);
-    let running = crate::fuzz::run(endpoint, tools, &settings, &show, &stop);
+    let caller = crate::fuzz::Stoppable { caller: endpoint, cut: tokio_util::sync::CancellationToken::new() };
+    let running = crate::fuzz::run(&caller, tools, &settings, &show, &stop);
     tokio::pin!(running);
     let result = tokio::select! {
         result = &mut running => result,
         _ = async { match signals.as_mut() { Some(s) => { s.recv().await; } None => std::future::pending().await } } => {
-            // The call in flight finishes (or times out); the findings so far are reported.
+            // The call in flight is cut short, not judged; the findings so far are reported.
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            caller.cut.cancel();
             running.await
         }
     };

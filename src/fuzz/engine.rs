@@ -38,6 +38,40 @@ impl Caller for Endpoint {
     }
 }
 
+impl<C: Caller> Caller for &C {
+    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = Answer> + Send {
+        (**self).call(tool, arguments)
+    }
+
+    fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send {
+        (**self).restart()
+    }
+}
+
+/// A caller whose call in flight is cut short once `cut` is cancelled (Ctrl-C, Esc in the app),
+/// rather than waited for: a call that keeps sending progress can last for ever. The answer
+/// of a call cut short is not judged ([`run`] sees its `stop` first).
+pub struct Stoppable<C> {
+    pub caller: C,
+    pub cut: tokio_util::sync::CancellationToken,
+}
+
+impl<C: Caller> Caller for Stoppable<C> {
+    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = Answer> + Send {
+        let call = self.caller.call(tool, arguments);
+        async move {
+            tokio::select! {
+                answer = call => answer,
+                () = self.cut.cancelled() => Err(InvokeError::Protocol("stopped".into())),
+            }
+        }
+    }
+
+    fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send {
+        self.caller.restart()
+    }
+}
+
 /// How far a run has come, for a progress line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
@@ -87,6 +121,7 @@ pub async fn run<C: Caller>(
         report: Report { seed: settings.seed, ..Report::default() },
         tool: String::new(),
         phase: Phase::Examples,
+        pending: 0,
     };
     for tool in tools {
         let mut summary = ToolSummary { tool: tool.id.clone(), ..ToolSummary::default() };
@@ -129,6 +164,9 @@ struct State<'a, C: Caller> {
     report: Report,
     tool: String,
     phase: Phase,
+    /// Kinds of failure found for the tool being fuzzed and not yet shrunk: the progress line
+    /// counts them as findings at once, not only once shrinking is done.
+    pending: usize,
 }
 
 /// The first failure of each kind for the tool being fuzzed.
@@ -148,7 +186,7 @@ impl<C: Caller> State<'_, C> {
             tool: self.tool.clone(),
             phase: self.phase,
             calls: self.report.calls,
-            findings: self.report.findings.len(),
+            findings: self.report.findings.len() + self.pending,
             elapsed: self.started.elapsed(),
         });
     }
@@ -191,8 +229,9 @@ impl<C: Caller> State<'_, C> {
         }
         let left = budget.saturating_sub(used);
         let valid_share = left.div_ceil(2);
-        let valid_inputs: Vec<Value> = (0..valid_share).map(|_| generator.arguments(&mut rng)).collect();
-        let calls = self.phase(tool, judge, Phase::Valid, valid_inputs.into_iter(), firsts, success).await?;
+        // Made as they are sent, not all first: memory stays flat however many calls a run makes.
+        let valid_inputs = (0..valid_share).map(|_| generator.arguments(&mut rng));
+        let calls = self.phase(tool, judge, Phase::Valid, valid_inputs, firsts, success).await?;
         summary.phases.push((Phase::Valid, calls));
         let invalid_share = left - valid_share;
         let rng = &mut rng;
@@ -229,14 +268,21 @@ impl<C: Caller> State<'_, C> {
         while let Some((arguments, answer)) = answers.next().await {
             calls += 1;
             self.report.calls += 1;
+            // A stop may cut the call in flight short (the app does): its answer is not judged.
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
             if let Some(status) = answer.as_ref().ok().map(|o| o.status).filter(|s| *s != Status::Error) {
                 success.get_or_insert(status);
             }
             let valid = judge.is_valid(&arguments);
             let verdict = judge.judge(valid, &answer);
             self.after(&answer, verdict.as_ref().map(|v| v.0)).await?;
-            if let Some((kind, message)) = verdict {
-                firsts.entry(kind).or_insert((arguments, valid, message, phase));
+            if let Some((kind, message)) = verdict
+                && let std::collections::btree_map::Entry::Vacant(first) = firsts.entry(kind)
+            {
+                first.insert((arguments, valid, message, phase));
+                self.pending += 1;
             }
             self.progress();
             if self.out_of_time().is_some() {
@@ -298,6 +344,7 @@ impl<C: Caller> State<'_, C> {
                 shrink_calls,
                 success_status: success,
             });
+            self.pending = self.pending.saturating_sub(1);
             self.progress();
         }
         match lost {
@@ -328,6 +375,9 @@ impl<C: Caller> State<'_, C> {
                 self.report.calls += 1;
                 let candidate_valid = judge.is_valid(&candidate);
                 let answer = self.caller.call(&tool.id, &candidate).await;
+                if self.stop.load(Ordering::Relaxed) {
+                    break 'rounds;
+                }
                 let verdict = judge.judge(candidate_valid, &answer);
                 self.after(&answer, verdict.as_ref().map(|v| v.0)).await?;
                 self.progress();

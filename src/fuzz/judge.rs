@@ -54,6 +54,9 @@ impl Judge {
         }
         match outcome.status {
             Status::RequiresAuthorization => None,
+            // The server asked (sampling, elicitation) and the fuzz run's client declined: a
+            // tool error then is the server taking no for an answer, not refusing the input.
+            Status::Error if valid && !outcome.asked.is_empty() => None,
             Status::Error if valid => {
                 let message = outcome.error.as_ref().map_or_else(String::new, |e| e.message.clone());
                 Some((Kind::RefusesValid, format!("refused valid input: {}", first_line(&message))))
@@ -85,6 +88,9 @@ impl Judge {
     }
 }
 
+/// MCP's JSON-RPC code for "this request needs a URL elicitation first".
+const URL_ELICITATION_REQUIRED: i64 = -32042;
+
 fn judge_error(valid: bool, error: &InvokeError) -> Option<(Kind, String)> {
     let message = error.to_string();
     let kind = match error {
@@ -96,6 +102,9 @@ fn judge_error(valid: bool, error: &InvokeError) -> Option<(Kind, String)> {
             Some(-32602) if valid => Kind::RefusesValid,
             // The protocol's own "invalid params" for invalid input is the right answer.
             Some(-32602) => return None,
+            // MCP's "URL elicitation required": the server asks the person to visit a page
+            // first, an answer the protocol defines, not a failure of the server.
+            Some(URL_ELICITATION_REQUIRED) => return None,
             Some(_) => Kind::ProtocolError,
             None if text.contains("could not be read") => Kind::MalformedResult,
             None => Kind::ProtocolError,
@@ -146,6 +155,10 @@ mod tests {
         assert_eq!(judge.judge(false, &rpc(-32602)), None);
         assert_eq!(judge.judge(true, &rpc(-32602)).map(|f| f.0), Some(Kind::RefusesValid));
         assert_eq!(judge.judge(false, &rpc(-32603)).map(|f| f.0), Some(Kind::ProtocolError));
+        assert_eq!(judge.judge(true, &rpc(-32042)), None, "a URL elicitation asked for is an answer");
+        let mut declined = Outcome::new(Status::Error, "1");
+        declined.asked = vec![json!({"kind": "sampling", "answer": "declined"})];
+        assert_eq!(judge.judge(true, &Ok(declined)), None, "an error after the client said no to a question");
         let gone = Err(InvokeError::Gone { url: "s".into(), reason: "exited".into() });
         assert_eq!(judge.judge(false, &gone).map(|f| f.0), Some(Kind::Crash));
         assert_eq!(judge.judge(true, &Err(InvokeError::Timeout { url: "s".into() })).map(|f| f.0), Some(Kind::Hang));

@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use coverage::{coverage, examples, minimal};
-pub use engine::{Caller, Progress, run, skip_reason};
+pub use engine::{Caller, Progress, Stoppable, run, skip_reason};
 pub use invalid::break_one;
 pub use judge::{Answer, Judge};
 pub use shrink::candidates;
@@ -166,7 +166,7 @@ pub struct ToolSummary {
 }
 
 /// What a run came to.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Report {
     pub seed: u64,
     pub calls: usize,
@@ -190,6 +190,16 @@ pub enum FuzzError {
     Restart { after: &'static str, reason: String },
     #[error("the server wants authorization: {0}")]
     Unauthorized(String),
+}
+
+/// A call may take `--timeout` in all unless `--max-time` says otherwise: progress notifications
+/// restart an ordinary call's timeout, so a tool given a huge duration (server-everything's
+/// long-running operation) would otherwise keep a fuzz run waiting for ever instead of being a
+/// `hang`.
+pub fn cap_call_time(options: &mut crate::invoke::endpoint::EndpointOptions) {
+    if options.max_time.is_none() {
+        options.max_time = Some(options.answer_timeout().as_secs());
+    }
 }
 
 /// A seed for one tool from the run's seed and the tool's id, so that choosing other tools

@@ -30,6 +30,8 @@ pub(super) struct Calls {
     pub(super) case_server: serde_json::Map<String, serde_json::Value>,
     /// Every server connected, and which tool is whose.
     pub(super) fleet: super::several::Fleet,
+    /// The fuzz run going on, if one is.
+    pub(super) fuzzing: Option<super::fuzz::FuzzTask>,
 }
 
 impl Calls {
@@ -72,6 +74,8 @@ impl Calls {
             Effect::Save { path, source, overwrite } => self.save(path, source, overwrite),
             Effect::SaveCase { path, case } => self.save_case(path, case),
             Effect::Record(entry) => self.record(entry),
+            Effect::Fuzz { id, tool } => self.fuzz(id, *tool),
+            Effect::StopFuzz { id } => self.stop_fuzz(id),
             Effect::Copy(text) => copy(&text),
             // Only web links, whichever pane asked: another scheme could launch a program.
             Effect::Open(url) if crate::invoke::http::is_web_link(&url) => {

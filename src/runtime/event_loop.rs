@@ -38,8 +38,13 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
         read_history_in_background(path, done_tx.clone());
     }
     let (asks_tx, mut asks_rx) = mpsc::unbounded_channel();
-    let mut fleet =
-        several::Fleet { slots: Vec::new(), routes: HashMap::new(), asks_to: asks_tx, shared: servers.shared };
+    let mut fleet = several::Fleet {
+        slots: Vec::new(),
+        routes: HashMap::new(),
+        recipes: HashMap::new(),
+        asks_to: asks_tx,
+        shared: servers.shared,
+    };
     let mut first_messages = Vec::new();
     for server in servers.each {
         let timeout = server.options.answer_timeout();
@@ -58,6 +63,7 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
         done: done_tx,
         asked: Default::default(),
         fleet,
+        fuzzing: None,
     };
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);

@@ -27,6 +27,8 @@ pub(super) struct Fleet {
     pub slots: Vec<Slot>,
     /// Tool id → the label of the server that listed it.
     pub routes: HashMap<String, String>,
+    /// Label → how to connect to that server again (a fuzz run has a connection of its own).
+    pub recipes: HashMap<String, super::fuzz::Recipe>,
     pub asks_to: mpsc::UnboundedSender<PendingAsk>,
     /// The command line's shared options (headers, timeouts, roots) for servers connected later.
     pub shared: EndpointOptions,
@@ -53,6 +55,12 @@ impl Fleet {
         let lists_tools = server.options.names_a_server();
         let marked_done = marked(&label, done);
         let case_server = server.case_server.clone();
+        let recipe = super::fuzz::Recipe {
+            options: server.options.clone(),
+            headers: server.headers.clone(),
+            demo_url: server.demo_url.clone(),
+        };
+        self.recipes.insert(label.clone(), recipe);
         let endpoint = server.connect(self.asks_to.clone());
         super::server_events::forward_events(endpoint.clone(), marked_done.clone());
         self.slots.push(Slot { label: label.clone(), endpoint, done: marked_done, case_server });
@@ -76,15 +84,20 @@ impl Calls {
     /// `effect` carried out with the server `label` in place; a call goes to the server that
     /// listed its tool (a tool from a file, to the first server).
     pub(super) fn carry_out_for(&mut self, label: String, effect: Effect) {
-        let label = match &effect {
-            Effect::Invoke { request, .. } => self
+        let tool_id = match &effect {
+            Effect::Invoke { request, .. } => Some(&request.tool_id),
+            Effect::Fuzz { tool, .. } => Some(&tool.id),
+            _ => None,
+        };
+        let label = match tool_id {
+            Some(tool_id) => self
                 .fleet
                 .routes
-                .get(&request.tool_id)
+                .get(tool_id)
                 .cloned()
                 .or_else(|| self.fleet.slots.first().map(|s| s.label.clone()))
                 .unwrap_or(label),
-            _ => label,
+            None => label,
         };
         let Some(index) = self.fleet.slots.iter().position(|s| s.label == label) else {
             return self.carry_out(effect);

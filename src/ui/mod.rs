@@ -7,6 +7,7 @@ mod content;
 mod describe;
 mod detail;
 mod form;
+mod fuzz;
 mod json;
 mod list;
 mod popup;
@@ -57,6 +58,10 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {
     if app.server_pane.open {
         let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };
         server::render(app, styles, frame, above_status);
+    }
+    if app.fuzz.open {
+        let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };
+        fuzz::render(app, styles, frame, above_status);
     }
     if app.auth.open {
         let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };

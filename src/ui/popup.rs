@@ -228,6 +228,7 @@ fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect, scroll: usi
         }
         Focus::Result => (column(&[Context::Result]), column(&[Context::Typing, Context::Anywhere])),
         _ if app.server_pane.open => (column(&[Context::Server]), column(&[Context::Typing, Context::Anywhere])),
+        _ if app.fuzz.open => (column(&[Context::Fuzz]), column(&[Context::Typing, Context::Anywhere])),
         _ if app.typing() => (column(&[Context::Typing]), column(&[Context::Anywhere])),
         _ => (column(&[Context::Main]), column(&[Context::Typing, Context::Anywhere])),
     };

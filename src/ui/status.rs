@@ -138,6 +138,13 @@ const FORM: &[Hint] = &[
     ("{toggle_json}", "JSON"),
     ("{back}", "back"),
 ];
+const FUZZ: &[Hint] = &[
+    ("{up}{down}", "findings"),
+    ("{activate}", "into the form"),
+    ("{back}", "stop / close"),
+    ("{fuzz}", "again / hide"),
+    ("{help}", "help"),
+];
 const LIST: &[Hint] = &[
     ("{up}{down}", "tools"),
     ("{activate}", "form"),
@@ -163,6 +170,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::Palette { .. }), _) => (&[], PALETTE),
         (Some(Popup::Text { .. }), _) => (&[Context::Result], TEXT),
         _ if app.server_pane.open => (&[Context::Server], SERVER),
+        _ if app.fuzz.open => (&[Context::Fuzz], FUZZ),
         _ if app.list.filtering => (&[], FILTER),
         _ if app.focus == Focus::Result && app.result.shows_value() => (&[Context::Value, Context::Result], VALUE),
         _ if app.focus == Focus::Result && app.result.has_items() => (&[Context::Result], ITEMS),
@@ -215,6 +223,7 @@ mod tests {
         (&[Context::Picker], PICKER),
         (&[Context::History], HISTORY),
         (&[Context::Server], SERVER),
+        (&[Context::Fuzz], FUZZ),
         (&[Context::Value, Context::Result], VALUE),
         (&[Context::Result], RESULT),
         (&[Context::Typing, Context::Main], JSON),

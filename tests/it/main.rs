@@ -15,6 +15,7 @@ mod errors_said;
 mod form;
 mod formats;
 mod fuzz;
+mod fuzz_screens;
 mod hostile;
 mod key_names;
 mod keys_pty;

@@ -4,7 +4,7 @@
 use crossterm::event::KeyCode as C;
 
 use super::Action as A;
-use super::Context::{Anywhere, Ask, History as PastCalls, Main, Picker, Result, Server, Typing, Value};
+use super::Context::{Anywhere, Ask, Fuzz, History as PastCalls, Main, Picker, Result, Server, Typing, Value};
 use super::{DefaultBinding, Key};
 
 const fn row(
@@ -68,6 +68,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::Quit, &[Key::char('q')], "quit"),
     row(Main, A::Zoom, &[Key::char('z'), Key::alt(C::Char('z'))], "zoom the focused pane, and back"),
     row(Main, A::FillDefaults, &[Key::char('D')], "fill in every default (sent then)"),
+    row(Main, A::Fuzz, &[Key::char('Z')], "fuzz the selected tool in the background; its findings"),
     // The result's actions work while it is on screen, without focusing it.
     row(Main, A::ToggleExchange, &[Key::char('x')], "the result's exact exchange"),
     row(Main, A::CopyCurl, &[Key::char('c')], "copy the call as curl"),
@@ -101,6 +102,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Typing, A::ServerPane, &[Key::plain(C::F(2))], "the server pane, and back"),
     row(Typing, A::Help, &[Key::plain(C::F(1))], "the keys here"),
     row(Typing, A::Zoom, &[Key::alt(C::Char('z'))], "zoom the focused pane, and back"),
+    row(Typing, A::Fuzz, &[Key::plain(C::F(8))], "fuzz the selected tool; its findings"),
     row(Typing, A::Quit, &[Key::ctrl('q')], "quit"),
     row(Result, A::Up, UP, "scroll"),
     row(Result, A::Down, DOWN, "scroll"),
@@ -160,6 +162,16 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Server, A::ConnectServer, &[Key::char('C')], "connect another server, from those found in configs"),
     row(Server, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "the keys here"),
     row(Server, A::Back, &[Key::plain(C::Esc), Key::char('i')], "close"),
+    row(Fuzz, A::Up, UP, "choose a finding"),
+    row(Fuzz, A::Down, DOWN, "choose a finding"),
+    row(Fuzz, A::PageUp, &[Key::plain(C::PageUp)], "a page"),
+    row(Fuzz, A::PageDown, &[Key::plain(C::PageDown)], "a page"),
+    row(Fuzz, A::Top, &[Key::plain(C::Home), Key::char('g')], "first / last"),
+    row(Fuzz, A::Bottom, &[Key::plain(C::End), Key::char('G')], "first / last"),
+    row(Fuzz, A::Activate, &[Key::plain(C::Enter)], "put the finding's arguments in the form"),
+    row(Fuzz, A::Back, &[Key::plain(C::Esc)], "stop the run (findings kept); close"),
+    row(Fuzz, A::Fuzz, &[Key::char('Z')], "fuzz the tool again; while running, hide the pane"),
+    row(Fuzz, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "the keys here"),
     row(PastCalls, A::Top, &[Key::plain(C::Home), Key::char('g')], "newest / oldest"),
     row(PastCalls, A::Bottom, &[Key::plain(C::End), Key::char('G')], "newest / oldest"),
     row(Picker, A::Up, UP, "choose"),

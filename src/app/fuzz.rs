@@ -1,0 +1,376 @@
+//! "Fuzz this tool" in the app: the fuzz engine runs on the selected tool in the background (the
+//! runtime carries out `Effect::Fuzz` over a connection of its own), its progress comes back as
+//! `Msg::FuzzProgress`, its findings as `Msg::FuzzDone`. The fuzz pane shows both; Enter on a
+//! finding puts its arguments in the tool's form, to be sent with the usual key. No I/O here.
+
+use super::keymap::{Action, Context};
+use super::{App, Effect, Focus, Msg};
+use crate::fuzz::{Finding, Progress, Report};
+
+/// The fuzz pane: the last run (or the one going on) and the finding chosen in it.
+#[derive(Debug, Default)]
+pub struct FuzzPane {
+    pub open: bool,
+    pub run: Option<FuzzRun>,
+    /// Index into the run's findings.
+    pub selected: usize,
+    /// The id the next run gets; answers of older runs are dropped.
+    next_id: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FuzzRun {
+    pub id: u64,
+    pub tool_id: String,
+    pub state: FuzzState,
+    pub progress: Option<Progress>,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum FuzzState {
+    Running,
+    /// Asked to stop: the call in flight is cut short, the findings so far are kept.
+    Stopping,
+    /// The run ended: its calls, how long it took, the seed, and why it ended early if it did.
+    Done {
+        calls: usize,
+        elapsed_ms: u64,
+        seed: u64,
+        restarts: usize,
+        stopped: Option<String>,
+    },
+    /// Not fuzzed: the tool was left out (destructive), or the server could not be reached.
+    Failed(String),
+}
+
+impl FuzzRun {
+    pub fn running(&self) -> bool {
+        matches!(self.state, FuzzState::Running | FuzzState::Stopping)
+    }
+}
+
+impl FuzzPane {
+    pub fn running(&self) -> bool {
+        self.run.as_ref().is_some_and(FuzzRun::running)
+    }
+
+    pub fn selected_finding(&self) -> Option<&Finding> {
+        self.run.as_ref().and_then(|r| r.findings.get(self.selected))
+    }
+
+    /// A new run of `tool_id`; the effect that starts it.
+    fn start(&mut self, tool_id: &str) -> u64 {
+        self.next_id += 1;
+        self.run = Some(FuzzRun {
+            id: self.next_id,
+            tool_id: tool_id.to_string(),
+            state: FuzzState::Running,
+            progress: None,
+            findings: Vec::new(),
+        });
+        self.selected = 0;
+        self.open = true;
+        self.next_id
+    }
+
+    fn current(&mut self, id: u64) -> Option<&mut FuzzRun> {
+        self.run.as_mut().filter(|r| r.id == id)
+    }
+
+    pub fn progressed(&mut self, id: u64, progress: Progress) {
+        if let Some(run) = self.current(id).filter(|r| r.running()) {
+            run.progress = Some(progress);
+        }
+    }
+
+    /// The run ended; what to say in the status bar.
+    pub fn done(&mut self, id: u64, result: Result<Box<Report>, String>) -> Option<String> {
+        let run = self.current(id)?;
+        let tool = crate::text::visible(&run.tool_id).into_owned();
+        let said = match result {
+            Ok(report) => {
+                let report = *report;
+                let skipped = report.tools.iter().find_map(|t| t.skipped.clone());
+                match skipped {
+                    Some(why) => {
+                        run.state = FuzzState::Failed(format!("not fuzzed: {why}"));
+                        format!("{tool} was not fuzzed: {why}")
+                    }
+                    None => {
+                        let found = report.findings.len();
+                        run.state = FuzzState::Done {
+                            calls: report.calls,
+                            elapsed_ms: report.elapsed_ms,
+                            seed: report.seed,
+                            restarts: report.restarts,
+                            stopped: report.stopped,
+                        };
+                        run.findings = report.findings;
+                        format!("fuzzing {tool} ended: {found} finding{}", if found == 1 { "" } else { "s" })
+                    }
+                }
+            }
+            Err(why) => {
+                let said = format!("fuzzing {tool} failed: {why}");
+                run.state = FuzzState::Failed(why);
+                said
+            }
+        };
+        self.selected = 0;
+        Some(said)
+    }
+
+    /// Moves the choice among the findings by `delta` (clamped).
+    fn choose(&mut self, delta: isize) {
+        let count = self.run.as_ref().map_or(0, |r| r.findings.len());
+        let last = count.saturating_sub(1) as isize;
+        self.selected = (self.selected as isize).saturating_add(delta).clamp(0, last.max(0)) as usize;
+    }
+}
+
+impl App {
+    /// `Z`: the fuzz pane of the selected tool. A run going on (of any tool) is shown; a
+    /// finished run of this tool is shown again (`Z` in the pane runs it again); otherwise a new
+    /// run of it starts.
+    pub(super) fn fuzz_selected(&mut self) -> Vec<Effect> {
+        let Some(tool) = self.selected_tool().cloned() else {
+            self.status = Some("select a tool first: the fuzz run calls it".into());
+            return Vec::new();
+        };
+        let same_tool = self.fuzz.run.as_ref().is_some_and(|r| r.tool_id == tool.id);
+        // A run that never started has nothing to show again.
+        let findings_kept = self.fuzz.run.as_ref().is_some_and(|r| matches!(r.state, FuzzState::Done { .. }));
+        if self.fuzz.running() || (same_tool && findings_kept && !self.fuzz.open) {
+            self.fuzz.open = true;
+            if !same_tool {
+                self.status = Some(self.say("a fuzz run is going on: {key:back} in the fuzz pane stops it"));
+            }
+            return Vec::new();
+        }
+        self.start_fuzz(tool)
+    }
+
+    fn start_fuzz(&mut self, tool: crate::catalog::Tool) -> Vec<Effect> {
+        self.stop_typing();
+        let id = self.fuzz.start(&tool.id);
+        self.status = Some(format!("fuzzing {} on a connection of its own…", crate::text::visible(&tool.id)));
+        vec![Effect::Fuzz { id, tool: Box::new(tool) }]
+    }
+
+    /// A key while the fuzz pane is open.
+    pub(super) fn fuzz_key(&mut self, key: crossterm::event::KeyEvent) -> Vec<Effect> {
+        let Some(action) = self.keymap.action_for(Context::Fuzz, key) else {
+            let help = self.key_name(Context::Fuzz, Action::Help);
+            self.status =
+                Some(format!("{} does nothing in the fuzz pane · {help} lists its keys", super::keymap::Key::of(key)));
+            return Vec::new();
+        };
+        self.fuzz_action(action)
+    }
+
+    fn fuzz_action(&mut self, action: Action) -> Vec<Effect> {
+        match action {
+            Action::Up => self.fuzz.choose(-1),
+            Action::Down => self.fuzz.choose(1),
+            Action::PageUp => self.fuzz.choose(-10),
+            Action::PageDown => self.fuzz.choose(10),
+            Action::Top => self.fuzz.choose(isize::MIN / 2),
+            Action::Bottom => self.fuzz.choose(isize::MAX / 2),
+            Action::Activate => self.finding_to_form(),
+            Action::Back => return self.stop_or_close_fuzz(),
+            Action::Fuzz if self.fuzz.running() => self.fuzz.open = false,
+            Action::Fuzz => {
+                let tool = self.fuzz.run.as_ref().and_then(|r| self.catalog.get(&r.tool_id)).cloned();
+                if let Some(tool) = tool {
+                    return self.start_fuzz(tool);
+                }
+            }
+            Action::Help => self.prompts.popup = Some(super::Popup::help()),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// Esc: a run going on stops (its findings so far are kept); a finished one's pane closes.
+    fn stop_or_close_fuzz(&mut self) -> Vec<Effect> {
+        match self.fuzz.run.as_mut() {
+            Some(run) if run.state == FuzzState::Running => {
+                run.state = FuzzState::Stopping;
+                self.status = Some("stopping the fuzz run: the findings so far are kept".into());
+                vec![Effect::StopFuzz { id: run.id }]
+            }
+            _ => {
+                self.fuzz.open = false;
+                Vec::new()
+            }
+        }
+    }
+
+    /// Enter on a finding: its tool selected, its (shrunk) arguments in the form.
+    fn finding_to_form(&mut self) {
+        let Some(finding) = self.fuzz.selected_finding().cloned() else {
+            self.status = Some("no finding to put in the form".into());
+            return;
+        };
+        let Some(position) = self.catalog.tools().iter().position(|t| t.id == finding.tool) else {
+            self.status = Some(format!("{} is no longer in the catalog", crate::text::visible(&finding.tool)));
+            return;
+        };
+        self.list.filter.clear();
+        self.list.refresh(&self.catalog);
+        if let Some(entry) = self.list.entries.iter().position(|e| *e == super::list::Entry::Tool(position)) {
+            self.list.select_entry(entry);
+        }
+        self.tool_changed();
+        let held = self.form_mut().map(|form| {
+            form.set_arguments(&finding.arguments);
+            form.arguments() == &finding.arguments
+        });
+        self.sync_json();
+        self.fuzz.open = false;
+        self.focus = Focus::Form;
+        let kind = finding.kind.name();
+        self.status = Some(self.say(&match (held, finding.valid) {
+            (Some(false), _) => format!(
+                "the {kind} finding's arguments in the form, as far as it can hold them (the schema refuses them); {{key:toggle_json}} shows the JSON"
+            ),
+            (_, false) => format!(
+                "the {kind} finding's arguments in the form: the schema refuses them, so {{key:run}} twice sends them"
+            ),
+            _ => format!("the {kind} finding's arguments in the form: {{key:run}} sends them"),
+        }));
+    }
+
+    /// A fuzz run's progress or end (`Effect::Fuzz`).
+    pub(super) fn fuzz_msg(&mut self, msg: Msg) {
+        match msg {
+            Msg::FuzzProgress { id, progress } => self.fuzz.progressed(id, progress),
+            Msg::FuzzDone { id, result } => {
+                if let Some(said) = self.fuzz.done(id, result) {
+                    self.status = Some(said);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::update;
+    use crate::catalog::{LoadOptions, load_samples};
+    use crate::fuzz::{Kind, Phase, ToolSummary};
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use serde_json::json;
+
+    fn app() -> App {
+        let loaded = load_samples(&LoadOptions::default());
+        App::new(loaded.catalog, &loaded.diagnostics, (120, 40))
+    }
+
+    fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+        update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+    }
+
+    fn finding(tool: &str, kind: Kind, arguments: serde_json::Value, valid: bool) -> Finding {
+        Finding {
+            tool: tool.into(),
+            kind,
+            original: arguments.clone(),
+            arguments,
+            message: "refused valid input: out of range".into(),
+            valid,
+            phase: Phase::Coverage,
+            shrink_calls: 4,
+            success_status: None,
+        }
+    }
+
+    fn report(tool: &str, findings: Vec<Finding>) -> Box<Report> {
+        let tools = vec![ToolSummary { tool: tool.into(), calls: 120, ..ToolSummary::default() }];
+        Box::new(Report { seed: 9, calls: 120, findings, tools, elapsed_ms: 800, ..Report::default() })
+    }
+
+    /// Selects `id` in the list and starts fuzzing it with `Z`; the run's id.
+    fn fuzz(app: &mut App, id: &str) -> u64 {
+        while app.selected_tool().map(|t| t.id.as_str()) != Some(id) {
+            press(app, KeyCode::Down);
+        }
+        let effects = press(app, KeyCode::Char('Z'));
+        let [Effect::Fuzz { id: run, tool }] = effects.as_slice() else { panic!("{effects:?}") };
+        assert_eq!(tool.id, id);
+        *run
+    }
+
+    #[test]
+    fn enter_on_a_finding_puts_its_arguments_in_the_form() {
+        let mut app = app();
+        let tool = "convert_currency";
+        let id = fuzz(&mut app, tool);
+        assert!(app.fuzz.open && app.fuzz.running());
+        let progress = Progress {
+            tool: tool.into(),
+            phase: Phase::Valid,
+            calls: 40,
+            findings: 1,
+            elapsed: std::time::Duration::from_millis(20),
+        };
+        update(&mut app, Msg::FuzzProgress { id, progress: progress.clone() });
+        assert_eq!(app.fuzz.run.as_ref().unwrap().progress, Some(progress));
+        let shrunk = json!({"amount": 1, "from": "USD", "to": "EUR"});
+        let findings = vec![
+            finding(tool, Kind::Slow, json!({"amount": 1, "from": "EUR", "to": "USD"}), true),
+            finding(tool, Kind::RefusesValid, shrunk.clone(), true),
+        ];
+        update(&mut app, Msg::FuzzDone { id, result: Ok(report(tool, findings)) });
+        assert!(!app.fuzz.running());
+        assert!(app.status.as_deref().unwrap().contains("2 findings"), "{:?}", app.status);
+        // Closed, away from the tool and back: Z shows the finished run again.
+        press(&mut app, KeyCode::Esc);
+        assert!(!app.fuzz.open, "Esc closes a finished run's pane");
+        press(&mut app, KeyCode::Up);
+        assert_ne!(app.selected_tool().map(|t| t.id.as_str()), Some(tool));
+        press(&mut app, KeyCode::Down);
+        assert!(press(&mut app, KeyCode::Char('Z')).is_empty(), "Z shows the finished run again");
+        assert!(app.fuzz.open);
+        press(&mut app, KeyCode::Down);
+        press(&mut app, KeyCode::Enter);
+        assert!(!app.fuzz.open);
+        assert_eq!(app.focus, Focus::Form);
+        assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some(tool));
+        assert_eq!(app.form().unwrap().arguments(), &shrunk);
+        assert!(app.status.as_deref().unwrap().contains("Ctrl-R sends them"), "{:?}", app.status);
+    }
+
+    #[test]
+    fn esc_stops_a_run_and_a_late_answer_of_an_older_run_is_dropped() {
+        let mut app = app();
+        let first = fuzz(&mut app, "convert_currency");
+        assert_eq!(press(&mut app, KeyCode::Esc), vec![Effect::StopFuzz { id: first }]);
+        assert_eq!(app.fuzz.run.as_ref().unwrap().state, FuzzState::Stopping);
+        assert!(app.fuzz.open, "the pane stays to show what was found");
+        let mut stopped = report("convert_currency", Vec::new());
+        stopped.stopped = Some("stopped".into());
+        update(&mut app, Msg::FuzzDone { id: first, result: Ok(stopped) });
+        // Z in the pane runs the same tool again; the first run's answers no longer count.
+        let effects = press(&mut app, KeyCode::Char('Z'));
+        let [Effect::Fuzz { id: second, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+        assert_ne!(*second, first);
+        update(&mut app, Msg::FuzzDone { id: first, result: Err("late".into()) });
+        assert!(app.fuzz.running(), "{:?}", app.fuzz.run);
+        update(&mut app, Msg::FuzzDone { id: *second, result: Err("cannot connect".into()) });
+        assert_eq!(app.fuzz.run.as_ref().unwrap().state, FuzzState::Failed("cannot connect".into()));
+    }
+
+    #[test]
+    fn a_destructive_tool_left_out_says_why() {
+        let mut app = app();
+        let id = fuzz(&mut app, "convert_currency");
+        let mut skipped = report("convert_currency", Vec::new());
+        skipped.tools[0].skipped = Some("marked destructive".into());
+        update(&mut app, Msg::FuzzDone { id, result: Ok(skipped) });
+        assert_eq!(app.fuzz.run.as_ref().unwrap().state, FuzzState::Failed("not fuzzed: marked destructive".into()));
+    }
+}
