@@ -25,6 +25,9 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     if app.server_pane.open {
         return server_key(app, key);
     }
+    if app.traffic.open {
+        return app.traffic_key(key);
+    }
     // The auth pane is read, not worked in: the Back key closes it.
     if app.auth.open && app.keymap.is(Context::Main, key, Action::Back) {
         app.auth.open = false;
@@ -88,10 +91,18 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     if !keeps_server_pane {
         app.server_pane.open = false;
     }
+    if !matches!(action, Action::Help | Action::Zoom | Action::Traffic | Action::Quit) {
+        app.traffic.open = false;
+    }
     match action {
         Action::Run => app.start_run(run_armed),
         Action::ServerPane => {
             app.server_pane.open = !app.server_pane.open;
+            app.traffic.open = false;
+            Vec::new()
+        }
+        Action::Traffic => {
+            app.toggle_traffic();
             Vec::new()
         }
         Action::Help => {
@@ -133,6 +144,7 @@ impl App {
     pub(super) fn stop_typing(&mut self) {
         self.form_pane.editing = false;
         self.list.filtering = false;
+        self.server_pane.traffic.filtering = false;
         if self.focus == Focus::Json {
             self.focus = Focus::Form;
         }
@@ -279,6 +291,8 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
             app.status = Some(format!("no result yet: {run_key} runs the tool"));
         }
         Action::ServerPane => app.server_pane.open = !app.server_pane.open,
+        Action::Traffic => app.toggle_traffic(),
+        Action::MessageUp | Action::MessageDown => {}
         Action::Reconnect => return reconnect(app),
         Action::ConnectServer => app.pick_found_server(),
         Action::History if app.recorder.history.is_empty() => app.status = Some("no calls yet".into()),
@@ -398,6 +412,10 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
         Action::SaveCase => return app.save_case(),
         Action::ServerPane => {
             app.server_pane.open = true;
+            return Vec::new();
+        }
+        Action::Traffic => {
+            app.toggle_traffic();
             return Vec::new();
         }
         Action::Reconnect => return reconnect(app),

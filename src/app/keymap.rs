@@ -35,6 +35,8 @@ pub enum Context {
     Server,
     /// What an MCP server asks during a call (a form, a URL, a sampling request).
     Ask,
+    /// The traffic pane: every message of the session with the server.
+    Traffic,
     /// From every pane, even while typing in a field, the JSON view or the filter: chords and
     /// function keys only, so a command never lands in a text box. (Popups and a server's
     /// question take every key but `Anywhere`'s until they close.)
@@ -42,7 +44,7 @@ pub enum Context {
 }
 
 impl Context {
-    pub const ALL: [Context; 9] = [
+    pub const ALL: [Context; 10] = [
         Context::Anywhere,
         Context::Main,
         Context::Typing,
@@ -51,6 +53,7 @@ impl Context {
         Context::History,
         Context::Picker,
         Context::Server,
+        Context::Traffic,
         Context::Ask,
     ];
 
@@ -64,13 +67,14 @@ impl Context {
             Context::History => "past calls",
             Context::Picker => "pickers",
             Context::Server => "server pane",
+            Context::Traffic => "traffic pane",
             Context::Ask => "a server's question",
             Context::Typing => "every pane, even while typing",
         }
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 6] {
+    fn layers() -> [&'static [Context]; 7] {
         [
             &[Context::Anywhere, Context::Ask],
             &[Context::Anywhere, Context::Typing, Context::Main],
@@ -78,6 +82,7 @@ impl Context {
             &[Context::Anywhere, Context::History],
             &[Context::Anywhere, Context::Picker],
             &[Context::Anywhere, Context::Typing, Context::Server],
+            &[Context::Anywhere, Context::Typing, Context::Traffic],
         ]
     }
 
@@ -151,6 +156,11 @@ pub enum Action {
     PreviousItem,
     /// The server pane: the server's info, stderr, log (open or close).
     ServerPane,
+    /// The traffic pane: every message of the session (open at the current call, or close).
+    Traffic,
+    /// Scroll the message shown in the traffic pane.
+    MessageUp,
+    MessageDown,
     /// Start the MCP server again, or open a new session, and list its tools again.
     Reconnect,
     /// Connect another server, from those found in tooldeck's and other clients' configs.
@@ -226,6 +236,9 @@ impl Action {
             Action::NextItem => "next_item",
             Action::PreviousItem => "previous_item",
             Action::ServerPane => "server_pane",
+            Action::Traffic => "traffic",
+            Action::MessageUp => "message_up",
+            Action::MessageDown => "message_down",
             Action::Reconnect => "reconnect",
             Action::ConnectServer => "connect_server",
             Action::LogLevel => "log_level",

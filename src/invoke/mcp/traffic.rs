@@ -30,7 +30,7 @@ pub enum Direction {
 }
 
 /// One entry of the traffic log.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     /// Its place in the session: 0 is the first message ever recorded.
     pub seq: u64,
