@@ -105,6 +105,10 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
             app.toggle_traffic();
             Vec::new()
         }
+        Action::RawDefinition => {
+            app.show_raw_definition();
+            Vec::new()
+        }
         Action::Help => {
             app.prompts.popup = Some(Popup::help());
             Vec::new()
@@ -292,6 +296,7 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::ServerPane => app.server_pane.open = !app.server_pane.open,
         Action::Traffic => app.toggle_traffic(),
+        Action::RawDefinition => app.show_raw_definition(),
         Action::MessageUp | Action::MessageDown => {}
         Action::Reconnect => return reconnect(app),
         Action::ConnectServer => app.pick_found_server(),

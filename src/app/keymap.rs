@@ -158,6 +158,8 @@ pub enum Action {
     ServerPane,
     /// The traffic pane: every message of the session (open at the current call, or close).
     Traffic,
+    /// The selected tool's definition exactly as the server sent it.
+    RawDefinition,
     /// Scroll the message shown in the traffic pane.
     MessageUp,
     MessageDown,
@@ -237,6 +239,7 @@ impl Action {
             Action::PreviousItem => "previous_item",
             Action::ServerPane => "server_pane",
             Action::Traffic => "traffic",
+            Action::RawDefinition => "raw_definition",
             Action::MessageUp => "message_up",
             Action::MessageDown => "message_down",
             Action::Reconnect => "reconnect",

@@ -19,6 +19,7 @@ pub mod layout;
 pub mod lint;
 pub mod list;
 pub mod prompts;
+mod raw;
 pub mod recorder;
 pub mod result;
 pub mod server;

@@ -135,3 +135,33 @@ async fn the_traffic_pane_shows_the_handshake_and_a_cancelled_call() {
     key(&mut app, KeyCode::Esc);
     assert!(!app.traffic.open, "Esc closes it");
 }
+
+#[test]
+fn the_raw_definition_is_the_tool_as_the_server_sent_it() {
+    let listing = json!({"tools": [{
+        "name": "add",
+        "description": "Adds two numbers\u{1b}[2J",
+        "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}},
+        "annotations": {"readOnlyHint": true},
+        "execution": {"taskSupport": "optional"},
+        "_meta": {"example.com/cost": 1}
+    }]});
+    let tools = tooldeck::invoke::endpoint::server_tools("mcp:test", &listing.to_string());
+    let mut app = App::new(tooldeck::catalog::Catalog::default(), &[], (120, 40));
+    let _ = update(&mut app, Msg::ServerTools { label: "mcp:test".into(), result: Ok(tools) });
+    key(&mut app, KeyCode::Char('V'));
+    for (width, height) in [(120, 40), (80, 24)] {
+        let _ = update(&mut app, Msg::Resize(width, height));
+        let shown = screen(&app, width, height);
+        insta::with_settings!({snapshot_path => "../snapshots"}, {
+            insta::assert_snapshot!(format!("raw_definition_{width}x{height}"), shown);
+        });
+        for expected in ["add as the server sent it", "\"taskSupport\": \"optional\"", "\"readOnlyHint\": true"] {
+            assert!(shown.contains(expected), "{expected} in\n{shown}");
+        }
+        assert!(!shown.contains('\u{1b}'), "escapes are shown, never obeyed");
+    }
+    let effects = key(&mut app, KeyCode::Char('y'));
+    let Some(Effect::Copy(copied)) = effects.first() else { panic!("y copies: {effects:?}") };
+    assert_eq!(serde_json::from_str::<serde_json::Value>(copied).ok().as_ref(), Some(&listing["tools"][0]));
+}
