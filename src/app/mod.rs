@@ -460,7 +460,8 @@ impl App {
     pub fn typing(&self) -> bool {
         self.list.filtering
             || (self.traffic.open && self.server_pane.traffic.filtering)
-            || self.focus == Focus::Json || (self.focus == Focus::Form && self.form_pane.editing)
+            || self.focus == Focus::Json
+            || (self.focus == Focus::Form && self.form_pane.editing)
     }
 
     /// The row path under the cursor.

@@ -297,7 +297,10 @@ mod tests {
         assert_eq!(log.len(), 7);
         assert_eq!(log.selected_entry().map(Entry::summary).as_deref(), Some("← tools/call #2 (result)"));
         log.move_by(-2);
-        assert_eq!(log.selected_entry().map(Entry::summary).as_deref(), Some("→ notifications/cancelled (notification)"));
+        assert_eq!(
+            log.selected_entry().map(Entry::summary).as_deref(),
+            Some("→ notifications/cancelled (notification)")
+        );
         log.filter.set("CANCEL");
         log.refilter();
         assert_eq!(log.shown_len(), 1);

@@ -233,7 +233,9 @@ pub fn server_tools(label: &str, text: &str) -> Vec<Tool> {
     for tool in &mut tools {
         tool.source = crate::catalog::Source::server(label);
         tool.written.raw = sent
-            .and_then(|sent| sent.iter().find(|t| t.get("name").and_then(serde_json::Value::as_str) == Some(&tool.name)))
+            .and_then(|sent| {
+                sent.iter().find(|t| t.get("name").and_then(serde_json::Value::as_str) == Some(&tool.name))
+            })
             .map(|t| std::sync::Arc::new(t.clone()));
     }
     tools

@@ -266,7 +266,8 @@ mod tests {
     #[test]
     fn an_http_exchange_is_named_by_the_message_it_carried() {
         let traffic = Traffic::default();
-        let http = |id: Option<&str>| HttpRecord { id: id.map(str::to_string), status: Some(202), ..HttpRecord::default() };
+        let http =
+            |id: Option<&str>| HttpRecord { id: id.map(str::to_string), status: Some(202), ..HttpRecord::default() };
         record(&traffic, true, json!({"jsonrpc": "2.0", "id": 0, "method": "server/discover"}));
         traffic.http(&http(Some("0")));
         record(&traffic, true, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
