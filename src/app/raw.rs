@@ -1,4 +1,4 @@
-//! The raw definition (`V`, F9): the selected tool exactly as the MCP server sent it in
+//! The raw definition (`V`, Alt-v): the selected tool exactly as the MCP server sent it in
 //! `tools/list` (its schemas, annotations, `_meta`, `execution.taskSupport`), scrolled and copied
 //! in the text popup. A tool read from a file has no such text here: it shows what tooldeck read
 //! (the one tool model), said as such.
