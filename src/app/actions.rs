@@ -28,6 +28,9 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     if app.fuzz.open {
         return app.fuzz_key(key);
     }
+    if app.traffic.open {
+        return app.traffic_key(key);
+    }
     // The auth pane is read, not worked in: the Back key closes it.
     if app.auth.open && app.keymap.is(Context::Main, key, Action::Back) {
         app.auth.open = false;
@@ -92,10 +95,22 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
         app.server_pane.open = false;
         app.fuzz.open = false;
     }
+    if !matches!(action, Action::Help | Action::Zoom | Action::Traffic | Action::Quit) {
+        app.traffic.open = false;
+    }
     match action {
         Action::Run => app.start_run(run_armed),
         Action::ServerPane => {
             app.server_pane.open = !app.server_pane.open;
+            app.traffic.open = false;
+            Vec::new()
+        }
+        Action::Traffic => {
+            app.toggle_traffic();
+            Vec::new()
+        }
+        Action::RawDefinition => {
+            app.show_raw_definition();
             Vec::new()
         }
         Action::Help => {
@@ -137,6 +152,7 @@ impl App {
     pub(super) fn stop_typing(&mut self) {
         self.form_pane.editing = false;
         self.list.filtering = false;
+        self.server_pane.traffic.filtering = false;
         if self.focus == Focus::Json {
             self.focus = Focus::Form;
         }
@@ -283,6 +299,9 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
             app.status = Some(format!("no result yet: {run_key} runs the tool"));
         }
         Action::ServerPane => app.server_pane.open = !app.server_pane.open,
+        Action::Traffic => app.toggle_traffic(),
+        Action::RawDefinition => app.show_raw_definition(),
+        Action::MessageUp | Action::MessageDown => {}
         Action::Reconnect => return reconnect(app),
         Action::ConnectServer => app.pick_found_server(),
         Action::History if app.recorder.history.is_empty() => app.status = Some("no calls yet".into()),
@@ -403,6 +422,10 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
         Action::SaveCase => return app.save_case(),
         Action::ServerPane => {
             app.server_pane.open = true;
+            return Vec::new();
+        }
+        Action::Traffic => {
+            app.toggle_traffic();
             return Vec::new();
         }
         Action::Reconnect => return reconnect(app),

@@ -35,6 +35,8 @@ pub enum Context {
     Server,
     /// What an MCP server asks during a call (a form, a URL, a sampling request).
     Ask,
+    /// The traffic pane: every message of the session with the server.
+    Traffic,
     /// From every pane, even while typing in a field, the JSON view or the filter: chords and
     /// function keys only, so a command never lands in a text box. (Popups and a server's
     /// question take every key but `Anywhere`'s until they close.)
@@ -44,7 +46,7 @@ pub enum Context {
 }
 
 impl Context {
-    pub const ALL: [Context; 10] = [
+    pub const ALL: [Context; 11] = [
         Context::Anywhere,
         Context::Main,
         Context::Typing,
@@ -54,6 +56,7 @@ impl Context {
         Context::Picker,
         Context::Server,
         Context::Fuzz,
+        Context::Traffic,
         Context::Ask,
     ];
 
@@ -67,6 +70,7 @@ impl Context {
             Context::History => "past calls",
             Context::Picker => "pickers",
             Context::Server => "server pane",
+            Context::Traffic => "traffic pane",
             Context::Ask => "a server's question",
             Context::Typing => "every pane, even while typing",
             Context::Fuzz => "fuzz pane",
@@ -74,7 +78,7 @@ impl Context {
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 7] {
+    fn layers() -> [&'static [Context]; 8] {
         [
             &[Context::Anywhere, Context::Ask],
             &[Context::Anywhere, Context::Typing, Context::Main],
@@ -83,6 +87,7 @@ impl Context {
             &[Context::Anywhere, Context::Picker],
             &[Context::Anywhere, Context::Typing, Context::Server],
             &[Context::Anywhere, Context::Typing, Context::Fuzz],
+            &[Context::Anywhere, Context::Typing, Context::Traffic],
         ]
     }
 
@@ -156,6 +161,13 @@ pub enum Action {
     PreviousItem,
     /// The server pane: the server's info, stderr, log (open or close).
     ServerPane,
+    /// The traffic pane: every message of the session (open at the current call, or close).
+    Traffic,
+    /// The selected tool's definition exactly as the server sent it.
+    RawDefinition,
+    /// Scroll the message shown in the traffic pane.
+    MessageUp,
+    MessageDown,
     /// Start the MCP server again, or open a new session, and list its tools again.
     Reconnect,
     /// Connect another server, from those found in tooldeck's and other clients' configs.
@@ -234,6 +246,10 @@ impl Action {
             Action::NextItem => "next_item",
             Action::PreviousItem => "previous_item",
             Action::ServerPane => "server_pane",
+            Action::Traffic => "traffic",
+            Action::RawDefinition => "raw_definition",
+            Action::MessageUp => "message_up",
+            Action::MessageDown => "message_down",
             Action::Reconnect => "reconnect",
             Action::ConnectServer => "connect_server",
             Action::LogLevel => "log_level",

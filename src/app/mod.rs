@@ -21,11 +21,13 @@ pub mod layout;
 pub mod lint;
 pub mod list;
 pub mod prompts;
+mod raw;
 pub mod recorder;
 pub mod result;
 pub mod server;
 pub mod server_pane;
 pub mod servers;
+pub mod traffic;
 mod typing;
 pub mod update;
 pub mod value_view;
@@ -160,6 +162,8 @@ pub enum Msg {
     ServerProtocol(String),
     /// A line for the status bar from the runtime.
     Said(String),
+    /// Messages of the session's traffic the app has not seen yet (`invoke::mcp::traffic`).
+    Traffic(Vec<crate::invoke::mcp::traffic::Entry>),
     /// A message about one of several servers (its label), applied with its state in place.
     FromServer {
         label: String,
@@ -359,6 +363,8 @@ pub struct App {
     pub server: Server,
     /// The server pane: its info, stderr and log.
     pub server_pane: server_pane::ServerPane,
+    /// The traffic pane (each server's traffic is in its server pane's state).
+    pub traffic: traffic::TrafficPane,
     pub prompts: Prompts,
     pub recorder: Recorder,
     /// Which destructive tools the user has said `y` to running.
@@ -398,6 +404,7 @@ impl App {
             result: ResultPane::default(),
             server: Server::default(),
             server_pane: server_pane::ServerPane::default(),
+            traffic: traffic::TrafficPane::default(),
             prompts: Prompts::default(),
             recorder: Recorder::default(),
             confirmations: confirm::Confirmations::default(),
@@ -477,7 +484,10 @@ impl App {
 
     /// Keys go to a text box: a field being edited, the JSON view, the filter.
     pub fn typing(&self) -> bool {
-        self.list.filtering || self.focus == Focus::Json || (self.focus == Focus::Form && self.form_pane.editing)
+        self.list.filtering
+            || (self.traffic.open && self.server_pane.traffic.filtering)
+            || self.focus == Focus::Json
+            || (self.focus == Focus::Form && self.form_pane.editing)
     }
 
     /// The row path under the cursor.

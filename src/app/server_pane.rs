@@ -96,6 +96,8 @@ pub struct ServerPane {
     /// The level last asked of the server with `logging/setLevel`: asked again of a new session
     /// or a restarted server, which start from their own default.
     pub asked_level: Option<String>,
+    /// Every message of the session, for the traffic pane.
+    pub traffic: super::traffic::TrafficLog,
 }
 
 impl ServerPane {

@@ -158,6 +158,10 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
             app.apply(reply)
         }
+        Msg::Traffic(entries) => {
+            app.server_pane.traffic.receive(entries);
+            Vec::new()
+        }
         Msg::ServerInfo(info) => {
             app.server_pane.info = Some(*info);
             Vec::new()

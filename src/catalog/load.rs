@@ -338,7 +338,12 @@ fn finish(draft: Draft, label: &str, line: usize, meta_check: bool, issues: &mut
         requirements: draft.requirements,
         annotations: draft.annotations,
         task_support: draft.task_support,
-        written: Written { input_schema: written_input, naming: draft.naming, no_defaults: draft.no_defaults },
+        written: Written {
+            input_schema: written_input,
+            naming: draft.naming,
+            no_defaults: draft.no_defaults,
+            raw: None,
+        },
     })
 }
 

@@ -85,6 +85,9 @@ pub struct Written {
     pub naming: Naming,
     /// The format has no `default` for its parameters (Arcade's `value_schema`).
     pub no_defaults: bool,
+    /// The definition exactly as an MCP server sent it in `tools/list` (schema, annotations,
+    /// `_meta`, `execution`), for the raw view; none for a tool read from a file.
+    pub raw: Option<std::sync::Arc<Value>>,
 }
 
 /// Where a tool's name came from.

@@ -226,8 +226,17 @@ pub fn tokens_for(tool: Option<&Tool>, tokens: &[(String, String)]) -> Vec<(Stri
 pub fn server_tools(label: &str, text: &str) -> Vec<Tool> {
     let options = LoadOptions { meta_check: false, ..LoadOptions::default() };
     let mut tools = load_text(label, text, false, false, true, &options).0;
+    // Each definition as sent, by name: the listing was read as JSON just above, so this
+    // parse succeeds on the same bounded text.
+    let listed: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    let sent = listed.get("tools").and_then(serde_json::Value::as_array);
     for tool in &mut tools {
         tool.source = crate::catalog::Source::server(label);
+        tool.written.raw = sent
+            .and_then(|sent| {
+                sent.iter().find(|t| t.get("name").and_then(serde_json::Value::as_str) == Some(&tool.name))
+            })
+            .map(|t| std::sync::Arc::new(t.clone()));
     }
     tools
 }

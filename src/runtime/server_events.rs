@@ -35,6 +35,30 @@ pub(super) fn forward_events(endpoint: Connection, done: mpsc::Sender<Msg>) {
     });
 }
 
+/// How often the session's traffic is looked at for new messages: often enough that the pane
+/// seems live, seldom enough to cost nothing while nothing happens.
+const TRAFFIC_POLL: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Brings the session's traffic to the app: what it has not seen, a batch at a time. The log
+/// is shared with the connection and bounded; the app keeps its own bounded copy.
+pub(super) fn forward_traffic(endpoint: Connection, done: mpsc::Sender<Msg>) {
+    tokio::spawn(async move {
+        let Ok(endpoint) = endpoint.await else { return };
+        let Some(traffic) = endpoint.traffic() else { return };
+        let mut seen = 0;
+        while !done.is_closed() {
+            let (entries, _) = traffic.since(seen);
+            if let Some(last) = entries.last() {
+                seen = last.seq + 1;
+                if done.send(Msg::Traffic(entries)).await.is_err() {
+                    return;
+                }
+            }
+            tokio::time::sleep(TRAFFIC_POLL).await;
+        }
+    });
+}
+
 /// `R`: the server started again (or a new session), what it says of itself, its tools.
 pub(super) async fn reconnect(endpoint: Connection, done: mpsc::Sender<Msg>, label: String) {
     let reconnected = match endpoint.await {

@@ -63,6 +63,7 @@ impl Fleet {
         self.recipes.insert(label.clone(), recipe);
         let endpoint = server.connect(self.asks_to.clone());
         super::server_events::forward_events(endpoint.clone(), marked_done.clone());
+        super::server_events::forward_traffic(endpoint.clone(), marked_done.clone());
         self.slots.push(Slot { label: label.clone(), endpoint, done: marked_done, case_server });
         let named = Msg::ServerNamed { label: label.clone(), lists_tools };
         (label.clone(), Msg::FromServer { label, msg: Box::new(named) })

@@ -14,6 +14,7 @@ mod popup;
 mod result;
 mod server;
 mod status;
+mod traffic;
 
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
@@ -62,6 +63,10 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {
     if app.fuzz.open {
         let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };
         fuzz::render(app, styles, frame, above_status);
+    }
+    if app.traffic.open {
+        let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };
+        traffic::render(app, styles, frame, above_status);
     }
     if app.auth.open {
         let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };

@@ -223,6 +223,7 @@ fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect, scroll: usi
     };
     // The keys of the pane the help was asked in, with those that work everywhere.
     let (left, right) = match app.focus {
+        _ if app.traffic.open => (column(&[Context::Traffic]), column(&[Context::Typing, Context::Anywhere])),
         Focus::Result if app.result.shows_value() => {
             (column(&[Context::Result]), column(&[Context::Value, Context::Typing, Context::Anywhere]))
         }

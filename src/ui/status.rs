@@ -110,6 +110,15 @@ const SERVER: &[Hint] = &[
     ("{help}", "help"),
     ("{back}", "close"),
 ];
+const TRAFFIC: &[Hint] = &[
+    ("{up}{down}", "choose"),
+    ("{message_up}{message_down}", "scroll it"),
+    ("{filter}", "filter"),
+    ("{copy}", "copy"),
+    ("{bottom}", "follow"),
+    ("{help}", "help"),
+    ("{back}", "close"),
+];
 const PALETTE: &[Hint] = &[("type", "narrow"), ("↑↓", "choose"), ("Enter", "run it"), ("Esc", "close")];
 const TEXT: &[Hint] = &[("{up}{down} {page_up} {page_down}", "scroll"), ("{copy}", "copy"), ("Esc", "close")];
 const FORM_TEXT: &[Hint] = &[
@@ -171,6 +180,8 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::Text { .. }), _) => (&[Context::Result], TEXT),
         _ if app.server_pane.open => (&[Context::Server], SERVER),
         _ if app.fuzz.open => (&[Context::Fuzz], FUZZ),
+        _ if app.traffic.open && app.server_pane.traffic.filtering => (&[], FILTER),
+        _ if app.traffic.open => (&[Context::Traffic], TRAFFIC),
         _ if app.list.filtering => (&[], FILTER),
         _ if app.focus == Focus::Result && app.result.shows_value() => (&[Context::Value, Context::Result], VALUE),
         _ if app.focus == Focus::Result && app.result.has_items() => (&[Context::Result], ITEMS),
@@ -224,6 +235,7 @@ mod tests {
         (&[Context::History], HISTORY),
         (&[Context::Server], SERVER),
         (&[Context::Fuzz], FUZZ),
+        (&[Context::Traffic], TRAFFIC),
         (&[Context::Value, Context::Result], VALUE),
         (&[Context::Result], RESULT),
         (&[Context::Typing, Context::Main], JSON),

@@ -35,6 +35,8 @@ const FORK_ENV: &str = "TOOLDECK_TEST_MCP_FORK";
 mod asks;
 #[path = "mcp/lifecycle.rs"]
 mod lifecycle;
+#[path = "mcp/traffic_pane.rs"]
+mod traffic_pane;
 #[path = "mcp/voice.rs"]
 mod voice;
 /// A 1×1 PNG, base64.

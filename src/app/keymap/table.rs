@@ -4,7 +4,7 @@
 use crossterm::event::KeyCode as C;
 
 use super::Action as A;
-use super::Context::{Anywhere, Ask, Fuzz, History as PastCalls, Main, Picker, Result, Server, Typing, Value};
+use super::Context::{Anywhere, Ask, Fuzz, History as PastCalls, Main, Picker, Result, Server, Traffic, Typing, Value};
 use super::{DefaultBinding, Key};
 
 const fn row(
@@ -61,6 +61,8 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::History, &[Key::char('H')], "past calls"),
     row(Main, A::SaveCase, &[Key::char('S'), Key::ctrl('s')], "save the last call as a test case"),
     row(Main, A::ServerPane, &[Key::char('i'), Key::plain(C::F(2))], "the server pane: what it says, its log"),
+    row(Main, A::Traffic, &[Key::char('X')], "the session's traffic, at the current call"),
+    row(Main, A::RawDefinition, &[Key::char('V')], "the tool's definition as the server sent it"),
     row(Main, A::Reconnect, &[Key::char('R')], "restart the MCP server / new session"),
     row(Main, A::ConnectServer, &[Key::char('C')], "connect another server, from those found in configs"),
     row(Main, A::EditRoots, &[Key::char('T')], "the roots offered to an MCP server"),
@@ -100,9 +102,11 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Typing, A::FocusResult, &[Key::ctrl('o')], "into the result pane"),
     row(Typing, A::History, &[Key::plain(C::F(3))], "past calls"),
     row(Typing, A::ServerPane, &[Key::plain(C::F(2))], "the server pane, and back"),
+    row(Typing, A::Traffic, &[Key::plain(C::F(8))], "the session's traffic, and back"),
+    row(Typing, A::RawDefinition, &[Key::alt(C::Char('v'))], "the tool's definition as the server sent it"),
     row(Typing, A::Help, &[Key::plain(C::F(1))], "the keys here"),
     row(Typing, A::Zoom, &[Key::alt(C::Char('z'))], "zoom the focused pane, and back"),
-    row(Typing, A::Fuzz, &[Key::plain(C::F(8))], "fuzz the selected tool; its findings"),
+    row(Typing, A::Fuzz, &[Key::plain(C::F(4))], "fuzz the selected tool; its findings"),
     row(Typing, A::Quit, &[Key::ctrl('q')], "quit"),
     row(Result, A::Up, UP, "scroll"),
     row(Result, A::Down, DOWN, "scroll"),
@@ -116,6 +120,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Result, A::SignIn, &[Key::char('L')], "sign in to the server (OAuth)"),
     row(Result, A::WaitForAuthorization, &[Key::char('w')], "ask again until authorized"),
     row(Result, A::ToggleExchange, &[Key::char('x')], "the exact request and response"),
+    row(Result, A::Traffic, &[Key::char('X')], "the session's traffic, at this call"),
     row(Result, A::CopyCurl, &[Key::char('c')], "copy as curl (token masked)"),
     row(Result, A::NextItem, &[Key::char(']')], "choose the item f and s act on"),
     row(Result, A::PreviousItem, &[Key::char('[')], "choose the item f and s act on"),
@@ -172,6 +177,18 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Fuzz, A::Back, &[Key::plain(C::Esc)], "stop the run (findings kept); close"),
     row(Fuzz, A::Fuzz, &[Key::char('Z')], "fuzz the tool again; while running, hide the pane"),
     row(Fuzz, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "the keys here"),
+    row(Traffic, A::Up, UP, "choose a message"),
+    row(Traffic, A::Down, DOWN, "choose a message"),
+    row(Traffic, A::PageUp, &[Key::plain(C::PageUp)], "a page"),
+    row(Traffic, A::PageDown, &[Key::plain(C::PageDown)], "a page"),
+    row(Traffic, A::Top, &[Key::plain(C::Home), Key::char('g')], "oldest / newest (follows)"),
+    row(Traffic, A::Bottom, &[Key::plain(C::End), Key::char('G')], "oldest / newest (follows)"),
+    row(Traffic, A::MessageUp, &[Key::char('K'), Key::alt(C::Up)], "scroll the message"),
+    row(Traffic, A::MessageDown, &[Key::char('J'), Key::alt(C::Down)], "scroll the message"),
+    row(Traffic, A::Filter, &[Key::char('/')], "filter by method or text"),
+    row(Traffic, A::Copy, &[Key::char('y')], "copy the message"),
+    row(Traffic, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "the keys here"),
+    row(Traffic, A::Back, &[Key::plain(C::Esc), Key::char('X')], "close"),
     row(PastCalls, A::Top, &[Key::plain(C::Home), Key::char('g')], "newest / oldest"),
     row(PastCalls, A::Bottom, &[Key::plain(C::End), Key::char('G')], "newest / oldest"),
     row(Picker, A::Up, UP, "choose"),

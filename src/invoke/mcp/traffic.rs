@@ -30,7 +30,7 @@ pub enum Direction {
 }
 
 /// One entry of the traffic log.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     /// Its place in the session: 0 is the first message ever recorded.
     pub seq: u64,
@@ -174,7 +174,15 @@ impl Traffic {
     /// Records the HTTP exchange that carried a message.
     pub fn http(&self, record: &HttpRecord) {
         let mut log = self.lock();
-        let method = record.id.as_ref().and_then(|id| log.pending.get(&(true, id.clone())).cloned());
+        // The POST carried the message sent just before with its id (a request, an answer to
+        // the server's own request, or a notification without one): it names the exchange.
+        let method = log
+            .entries
+            .iter()
+            .rev()
+            .take(64)
+            .find(|e| e.direction == Direction::Sent && e.id == record.id)
+            .and_then(|e| e.method.clone());
         let text: Arc<str> = describe_http(record).into();
         let entry = Entry {
             seq: 0,
@@ -274,6 +282,24 @@ mod tests {
     }
 
     #[test]
+    fn an_http_exchange_is_named_by_the_message_it_carried() {
+        let traffic = Traffic::default();
+        let http =
+            |id: Option<&str>| HttpRecord { id: id.map(str::to_string), status: Some(202), ..HttpRecord::default() };
+        record(&traffic, true, json!({"jsonrpc": "2.0", "id": 0, "method": "server/discover"}));
+        traffic.http(&http(Some("0")));
+        record(&traffic, true, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        traffic.http(&http(None));
+        record(&traffic, false, json!({"jsonrpc": "2.0", "id": 0, "method": "roots/list"}));
+        record(&traffic, true, json!({"jsonrpc": "2.0", "id": 0, "result": {"roots": []}}));
+        traffic.http(&http(Some("0")));
+        let summaries: Vec<String> = traffic.since(0).0.iter().map(Entry::summary).collect();
+        assert_eq!(summaries[1], "⇄ server/discover #0 HTTP 202");
+        assert_eq!(summaries[3], "⇄ notifications/initialized HTTP 202");
+        assert_eq!(summaries[6], "⇄ roots/list #0 HTTP 202", "an answer's POST, not the old request's");
+    }
+
+    #[test]
     fn a_million_messages_stay_bounded() {
         let traffic = Traffic::default();
         let text: Arc<str> = Arc::from("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/message\"}");
@@ -298,6 +324,7 @@ mod tests {
             response_headers: vec![("mcp-session-id".into(), "sess-1".into())],
         });
         let (entries, _) = traffic.since(0);
+        assert_eq!(entries[0].method, None, "no message was sent with that id");
         let shown = entries[0].shown_text();
         assert!(!shown.contains("s3cr3t-token") && !shown.contains("abc123"), "{shown}");
         assert!(shown.contains("HTTP 200") && shown.contains("sess-1"), "{shown}");

@@ -34,7 +34,7 @@ pub struct Recorded {
 }
 
 /// What one HTTP POST carried besides its JSON-RPC message.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct HttpRecord {
     /// The JSON-RPC id of the message posted.
     pub id: Option<String>,
