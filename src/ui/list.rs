@@ -97,13 +97,43 @@ fn loading_message(progress: Option<crate::catalog::LoadProgress>) -> String {
     )
 }
 
-/// A source path cut from the left, so the file name stays readable.
+/// A group's header: a file's path cut from the left, so the file name stays readable; a server
+/// started by a command named by its program and arguments with their folders left out (the tail
+/// of a long command would show only its last argument), cut from the right.
 fn group_label(source: &str, width: usize) -> String {
     let source = visible(source);
+    if let Some(command) = source.strip_prefix("mcp:stdio ") {
+        let words: Vec<&str> = command.split(' ').map(without_folders).collect();
+        return truncate(&format!("mcp:stdio {}", words.join(" ")), width).into_owned();
+    }
     let chars: Vec<char> = source.chars().collect();
     if chars.len() <= width {
         return source.into_owned();
     }
     let keep = width.saturating_sub(1);
     format!("…{}", chars[chars.len() - keep..].iter().collect::<String>())
+}
+
+/// `/usr/lib/node_modules/.bin/server` → `server`; a URL or an option stays as written.
+fn without_folders(word: &str) -> &str {
+    if word.contains("://") || word.starts_with('-') {
+        return word;
+    }
+    match word.rsplit_once('/') {
+        Some((_, name)) if !name.is_empty() => name,
+        _ => word,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_group_is_named_by_its_program_not_the_tail_of_its_command() {
+        let label = "mcp:stdio /work/scratch/node_modules/.bin/mcp-server-everything --port 3";
+        assert_eq!(group_label(label, 80), "mcp:stdio mcp-server-everything --port 3");
+        assert_eq!(group_label("mcp:stdio node /srv/app/server.js", 80), "mcp:stdio node server.js");
+        assert_eq!(group_label("/a/very/long/folder/tools.json", 12), "…/tools.json");
+    }
 }
