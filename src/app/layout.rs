@@ -62,6 +62,12 @@ impl Layout {
     }
 
     pub fn with_result_size((width, height): (u16, u16), json_open: bool, result: Option<ResultSize>) -> Layout {
+        Layout::fitted((width, height), json_open, result, false)
+    }
+
+    /// [`Layout::with_result_size`]; a form with `no_fields` keeps only a few lines beside a
+    /// result, which gets the room.
+    pub fn fitted((width, height): (u16, u16), json_open: bool, result: Option<ResultSize>, no_fields: bool) -> Layout {
         if width < MIN_WIDTH || height < MIN_HEIGHT {
             return Layout { too_small: true, ..Layout::default() };
         }
@@ -75,6 +81,7 @@ impl Layout {
             // The result takes the lower half, the form keeps at least 6 lines; folded, it is
             // one line in its borders.
             let height = match size {
+                ResultSize::Open if no_fields && !json_open => form_area.height.saturating_sub(4).max(4),
                 ResultSize::Open => (form_area.height / 2).min(form_area.height.saturating_sub(6)).max(4),
                 ResultSize::Folded => 3,
             };

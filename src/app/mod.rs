@@ -478,7 +478,8 @@ impl App {
             let current = self.selected_tool().is_none_or(|t| t.id == run.tool_id);
             if current { layout::ResultSize::Open } else { layout::ResultSize::Folded }
         });
-        let layout = Layout::with_result_size(self.size, self.form_pane.json.is_some(), result);
+        let no_fields = self.form().is_some_and(|form| form.root.children().is_empty() && form.rows().is_empty());
+        let layout = Layout::fitted(self.size, self.form_pane.json.is_some(), result, no_fields);
         if self.zoomed { layout.zoomed(self.focus) } else { layout }
     }
 
