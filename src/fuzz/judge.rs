@@ -161,7 +161,12 @@ mod tests {
         assert_eq!(judge.judge(true, &Ok(declined)), None, "an error after the client said no to a question");
         let gone = Err(InvokeError::Gone { url: "s".into(), reason: "exited".into() });
         assert_eq!(judge.judge(false, &gone).map(|f| f.0), Some(Kind::Crash));
-        assert_eq!(judge.judge(true, &Err(InvokeError::Timeout { url: "s".into() })).map(|f| f.0), Some(Kind::Hang));
+        assert_eq!(
+            judge
+                .judge(true, &Err(InvokeError::Timeout { url: "s".into(), limit: "1 s (--timeout)".into() }))
+                .map(|f| f.0),
+            Some(Kind::Hang)
+        );
         let mut slow = Outcome::new(Status::Value, "1");
         slow.value = Some(json!({"sum": 1}));
         slow.duration_ms = 1500;

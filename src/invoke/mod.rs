@@ -149,8 +149,12 @@ pub enum InvokeError {
     Setup(String),
     #[error("cannot connect to {}: {}", crate::redact::command(.url), crate::redact::command(.reason))]
     Connect { url: String, reason: String },
-    #[error("no answer from {} within the timeout", crate::redact::command(.url))]
-    Timeout { url: String },
+    #[error("no answer from {} within {limit}", crate::redact::command(.url))]
+    Timeout {
+        url: String,
+        /// The limit that ran out, as the person set it: "60 s (--timeout)", "5 s (--max-time)".
+        limit: String,
+    },
     #[error("{0}")]
     Protocol(String),
     #[error("the call to {} failed: {}", crate::redact::command(.url), crate::redact::command(.reason))]
@@ -184,7 +188,7 @@ impl InvokeError {
         if http::is_redirect_loop(&error) {
             InvokeError::Transport { url: url.to_string(), reason: http::RedirectLoop.to_string() }
         } else if error.is_timeout() {
-            InvokeError::Timeout { url: url.to_string() }
+            InvokeError::Timeout { url: url.to_string(), limit: "the time allowed (--timeout)".into() }
         } else if error.is_connect() {
             InvokeError::Connect { url: url.to_string(), reason }
         } else {

@@ -396,6 +396,7 @@ async fn a_slow_call_times_out() {
     let endpoint = duplex_endpoint().await.with_timeout(Duration::from_millis(300));
     let error = endpoint.call(&CallRequest::new("slow", json!({}))).await.unwrap_err();
     assert!(matches!(error, InvokeError::Timeout { .. }), "{error:?}");
+    assert!(error.to_string().ends_with("within 0.3 s (--timeout)"), "the limit is named: {error}");
     // The connection is still usable afterwards.
     let endpoint = endpoint.with_timeout(Duration::from_secs(30));
     let (outcome, _) = endpoint.call(&CallRequest::new("add", json!({"a": 1, "b": 1}))).await.unwrap();

@@ -323,7 +323,10 @@ impl McpEndpoint {
 
     fn check_max_time(&self, started: Instant) -> Result<(), InvokeError> {
         match self.max_time {
-            Some(max) if started.elapsed() > max => Err(InvokeError::Timeout { url: self.label.clone() }),
+            Some(max) if started.elapsed() > max => Err(InvokeError::Timeout {
+                url: self.label.clone(),
+                limit: format!("{} s (--max-time)", max.as_secs_f64()),
+            }),
             _ => Ok(()),
         }
     }

@@ -10,6 +10,11 @@ use super::McpEndpoint;
 use super::events::{self, StderrTail};
 use crate::invoke::InvokeError;
 
+/// The per-request limit as the person sets it.
+pub(super) fn timeout_limit(timeout: Duration) -> String {
+    format!("{} s (--timeout)", timeout.as_secs_f64())
+}
+
 impl McpEndpoint {
     /// Awaits one request within the timeout, turning rmcp's errors into ours.
     pub(super) async fn request<T>(
@@ -27,7 +32,7 @@ impl McpEndpoint {
             answered = tokio::time::timeout(self.timeout, future) => answered,
         };
         match answered {
-            Err(_) => Err(InvokeError::Timeout { url: self.label.clone() }),
+            Err(_) => Err(InvokeError::Timeout { url: self.label.clone(), limit: timeout_limit(self.timeout) }),
             Ok(Ok(value)) => Ok(value),
             // rmcp may report a cut stream as a closed connection before the wire is polled.
             Ok(Err(_)) if let Some(why) = self.wire.take_failure() => {
@@ -85,7 +90,14 @@ impl McpEndpoint {
                 }
                 InvokeError::Protocol(message)
             }
-            ServiceError::Timeout { .. } => InvokeError::Timeout { url: label.clone() },
+            ServiceError::Timeout { timeout } => {
+                // rmcp says which limit ran out only by its length.
+                let limit = match self.max_time {
+                    Some(max) if max == timeout => format!("{} s (--max-time)", max.as_secs_f64()),
+                    _ => timeout_limit(timeout),
+                };
+                InvokeError::Timeout { url: label.clone(), limit }
+            }
             ServiceError::TransportClosed | ServiceError::TransportSend(_)
                 if self.oversized.as_ref().is_some_and(|o| o.load(std::sync::atomic::Ordering::Relaxed)) =>
             {
