@@ -41,7 +41,7 @@ fn resolve_each(servers: &[EndpointOptions], shared: &EndpointOptions) -> Result
     named
         .iter()
         .map(|options| {
-            let mut options = options.resolve()?;
+            let mut options = options.resolve().map_err(|e| e.to_string())?;
             // The screen is the app's: sign-in steps go to its auth pane, not to stderr.
             options.oauth.echo = crate::invoke::auth::Echo(None);
             let headers = parse_headers(&options.headers)?;

@@ -88,7 +88,7 @@ fn fail(code: u8, message: &str) -> ExitCode {
 
 /// The MCP server URL the options name (after a named endpoint is looked up).
 fn server_url(server: &ServerArgs) -> Result<(crate::invoke::endpoint::EndpointOptions, Option<String>), ExitCode> {
-    let options = server.options().resolve().map_err(|e| fail(exit::USAGE, &e))?;
+    let options = server.options().resolve().map_err(|e| fail(exit::USAGE, &e.to_string()))?;
     let url = options.mcp_url.clone();
     Ok((options, url))
 }

@@ -102,7 +102,7 @@ pub fn run(args: CallArgs) -> ExitCode {
 fn run_for_code(args: CallArgs) -> u8 {
     let mut options = match args.server.options().resolve() {
         Ok(options) => options,
-        Err(e) => return fail(exit::USAGE, &e),
+        Err(e) => return fail(exit::USAGE, &e.to_string()),
     };
     match args.answers.answers() {
         Ok(answers) => options.answers = answers,

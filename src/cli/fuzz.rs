@@ -81,7 +81,7 @@ fn fail(code: u8, message: &str) -> u8 {
 fn run_for_code(args: FuzzArgs) -> u8 {
     let mut options = match args.server.options().resolve() {
         Ok(options) => options,
-        Err(e) => return fail(exit::USAGE, &e),
+        Err(e) => return fail(exit::USAGE, &e.to_string()),
     };
     crate::fuzz::cap_call_time(&mut options);
     let headers = match parse_headers(&options.headers) {

@@ -18,7 +18,7 @@ where
 {
     let options = match server.options().resolve() {
         Ok(options) => options,
-        Err(e) => return fail(exit::USAGE, &e),
+        Err(e) => return fail(exit::USAGE, &e.to_string()),
     };
     if options.mcp.is_none() && options.mcp_url.is_none() {
         return fail(exit::USAGE, "name an MCP server: --mcp 'COMMAND ARGS' or --mcp-url URL");

@@ -120,7 +120,7 @@ impl Calls {
     /// files, done here rather than through another round of messages.
     pub(super) fn connect_found(&mut self, name: String) {
         let options = EndpointOptions { server: Some(name.clone()), ..self.fleet.shared.clone() };
-        let resolved = options.resolve().and_then(|options| {
+        let resolved = options.resolve().map_err(|e| e.to_string()).and_then(|options| {
             let headers = parse_headers(&options.headers)?;
             Ok((options, headers))
         });

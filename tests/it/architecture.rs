@@ -109,7 +109,6 @@ const STRING_ERRORS_LEFT: &[&str] = &[
     "form/value.rs",
     "invoke/artifact.rs",
     "invoke/endpoint.rs",
-    "invoke/named.rs", // `resolve`, moved here from endpoint.rs
     "invoke/mcp/asks.rs",
     "invoke/mcp/content.rs",
     "invoke/mcp/negotiate.rs",
