@@ -31,6 +31,11 @@ pub(super) const SUBSCHEMA_LIST: &[&str] = &["allOf", "anyOf", "oneOf", "prefixI
 pub(super) const SUBSCHEMA_MAP: &[&str] =
     &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 
+/// True for a keyword whose value holds subschemas (one, a list or a map of them).
+pub fn holds_subschemas(keyword: &str) -> bool {
+    SUBSCHEMA.contains(&keyword) || SUBSCHEMA_LIST.contains(&keyword) || SUBSCHEMA_MAP.contains(&keyword)
+}
+
 /// Repairs, inlines and checks an input schema, which must describe an object.
 /// Paths in the issues are relative to the schema.
 pub fn normalise_input(schema: Value, meta_check: bool, issues: &mut Vec<Issue>) -> Value {

@@ -51,33 +51,14 @@ fn too_large(schema: &Value, why: &str) -> Field {
     field
 }
 
-/// Keywords whose values are subschemas. A field built into widgets keeps its schema without
-/// them: its children hold their own parts, and a copy at every level would cost the schema's
-/// size once per level (a fanned-out schema of 20,000 values made forms of 65 MB).
-const SUBSCHEMA_KEYWORDS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "additionalProperties",
-    "items",
-    "prefixItems",
-    "contains",
-    "oneOf",
-    "anyOf",
-    "allOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "$defs",
-    "definitions",
-];
-
 /// `schema` without its subschemas (a stub keeps its whole schema: it is built from it later).
+/// A field built into widgets needs no more: its children hold their own parts, and a copy at
+/// every level would cost the schema's size once per level (a fanned-out schema of 20,000 values
+/// made forms of 65 MB).
 fn shallow(schema: Value) -> Value {
     match schema {
         Value::Object(mut map) => {
-            map.retain(|key, _| !SUBSCHEMA_KEYWORDS.contains(&key.as_str()));
+            map.retain(|key, _| !crate::catalog::schema::holds_subschemas(key));
             Value::Object(map)
         }
         other => other,
