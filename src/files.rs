@@ -40,8 +40,12 @@ fn open_regular(path: &Path) -> io::Result<File> {
 /// The first `limit` bytes of a regular file (callers that report an oversized file themselves
 /// ask for one byte more than they accept).
 pub fn read_at_most(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    open_regular(path)?.take(limit).read_to_end(&mut bytes)?;
+    let file = open_regular(path)?;
+    // Sized from the file's length, so a large file is read without growing (and copying) the
+    // buffer at each doubling; the length is only a hint, the limit still bounds the read.
+    let expected = file.metadata().map_or(0, |m| m.len()).min(limit);
+    let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).saturating_add(1));
+    file.take(limit).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 

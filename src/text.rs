@@ -198,6 +198,11 @@ impl<'a> LineIndex<'a> {
         (line + 1, column + 1)
     }
 
+    /// The 1-based line that holds `offset`, without counting its column.
+    pub fn line(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&start| start <= offset.min(self.text.len()))
+    }
+
     /// Byte offset where the line that holds `offset` starts.
     pub fn line_start(&self, offset: usize) -> usize {
         let line = self.line_starts.partition_point(|&start| start <= offset);

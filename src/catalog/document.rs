@@ -27,11 +27,12 @@ pub struct Document {
 }
 
 /// The children of every value, by pre-order index: those of value `v` are
-/// `list[first[v]..first[v + 1]]`.
+/// `list[first[v]..first[v + 1]]`. Indexes are `u32` (a file holds far fewer values; the
+/// loader refuses files over 32 MiB), which halves the table on a file of millions of values.
 #[derive(Debug, Clone, Default)]
 struct Children {
-    first: Vec<usize>,
-    list: Vec<usize>,
+    first: Vec<u32>,
+    list: Vec<u32>,
 }
 
 impl Children {
@@ -39,30 +40,63 @@ impl Children {
         let mut first = Vec::with_capacity(spans.len() + 1);
         let mut list = Vec::with_capacity(spans.len().saturating_sub(1));
         for (index, span) in spans.iter().enumerate() {
-            first.push(list.len());
-            let end = index.saturating_add(span.size).min(spans.len());
+            first.push(small(list.len()));
+            let end = index.saturating_add(span.size()).min(spans.len());
             let mut child = index + 1;
             while child < end {
-                list.push(child);
-                child += spans[child].size.max(1);
+                list.push(small(child));
+                child += spans[child].size().max(1);
             }
         }
-        first.push(list.len());
+        first.push(small(list.len()));
         Children { first, list }
     }
 
-    fn of(&self, index: usize) -> &[usize] {
+    fn of(&self, index: usize) -> impl Iterator<Item = usize> + '_ {
         let range = self.first.get(index).zip(self.first.get(index + 1));
-        range.and_then(|(&start, &end)| self.list.get(start..end)).unwrap_or_default()
+        let children = range.and_then(|(&start, &end)| self.list.get(start as usize..end as usize));
+        children.unwrap_or_default().iter().map(|&c| c as usize)
+    }
+
+    fn nth_of(&self, index: usize, n: usize) -> Option<usize> {
+        let start = *self.first.get(index)? as usize;
+        let end = *self.first.get(index + 1)? as usize;
+        (start + n < end).then(|| self.list.get(start + n).map(|&c| c as usize)).flatten()
     }
 }
 
+/// A count or offset within one file, stored in 32 bits (saturating: past 4 GiB positions only
+/// point less precisely, nothing breaks).
+fn small(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Where a value starts, and how many values its subtree holds (the value itself included).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Span {
+    offset: u32,
+    size: u32,
+}
+
+impl Span {
+    /// A value starting at byte `offset`, alone until its subtree is counted.
+    pub(super) fn at(offset: usize) -> Span {
+        Span { offset: small(offset), size: 1 }
+    }
+
     /// Byte offset of the value's first character.
-    pub(super) offset: usize,
+    pub(super) fn offset(&self) -> usize {
+        self.offset as usize
+    }
+
     /// Number of values in the subtree, the value itself included.
-    pub(super) size: usize,
+    pub(super) fn size(&self) -> usize {
+        self.size as usize
+    }
+
+    pub(super) fn set_size(&mut self, size: usize) {
+        self.size = small(size);
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,13 +140,14 @@ impl Document {
     pub fn from_value(value: Value) -> Document {
         fn index(value: &Value, spans: &mut Vec<Span>) {
             let at = spans.len();
-            spans.push(Span { offset: 0, size: 1 });
+            spans.push(Span::at(0));
             match value {
                 Value::Array(items) => items.iter().for_each(|v| index(v, spans)),
                 Value::Object(map) => map.values().for_each(|v| index(v, spans)),
                 _ => {}
             }
-            spans[at].size = spans.len() - at;
+            let size = spans.len() - at;
+            spans[at].set_size(size);
         }
         let mut spans = Vec::new();
         index(&value, &mut spans);
@@ -171,7 +206,7 @@ impl Document {
     /// existing ancestor starts, so a diagnostic about a missing value still points near it.
     pub fn offset_of<'a>(&self, path: impl IntoIterator<Item = &'a Segment>) -> usize {
         let (node, _) = self.walk(path);
-        self.spans.get(node.index).map_or(0, |s| s.offset)
+        self.spans.get(node.index).map_or(0, Span::offset)
     }
 
     fn walk<'a>(&self, path: impl IntoIterator<Item = &'a Segment>) -> (Node<'_>, bool) {
@@ -213,7 +248,7 @@ impl<'a> Node<'a> {
 
     /// True when this value or anything inside it is `NaN` or `Infinity`.
     pub fn has_non_finite(&self) -> bool {
-        let end = self.index + self.doc.spans.get(self.index).map_or(1, |s| s.size);
+        let end = self.index + self.doc.spans.get(self.index).map_or(1, Span::size);
         let first = self.doc.non_finite.partition_point(|(i, _)| *i < self.index);
         self.doc.non_finite.get(first).is_some_and(|(i, _)| *i < end)
     }
@@ -224,13 +259,13 @@ impl<'a> Node<'a> {
             Value::Object(map) => Box::new(map.values()),
             _ => Box::new(std::iter::empty()),
         };
-        self.doc.children.of(self.index).iter().copied().zip(values)
+        self.doc.children.of(self.index).zip(values)
     }
 
     /// The `n`-th item of a list, without walking the ones before it.
     pub fn item(&self, n: usize) -> Option<Node<'a>> {
         let Value::Array(items) = self.value else { return None };
-        let (value, &index) = items.get(n).zip(self.doc.children.of(self.index).get(n))?;
+        let (value, index) = items.get(n).zip(self.doc.children.nth_of(self.index, n))?;
         Some(Node { doc: self.doc, value, index })
     }
 
@@ -254,7 +289,7 @@ impl<'a> Node<'a> {
 
     /// Byte offset of the value's first character in the text it was parsed from.
     pub fn offset(&self) -> usize {
-        self.doc.spans.get(self.index).map_or(0, |s| s.offset)
+        self.doc.spans.get(self.index).map_or(0, Span::offset)
     }
 }
 

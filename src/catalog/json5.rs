@@ -7,9 +7,22 @@ use serde_json::{Map, Number, Value};
 use super::document::{Document, MAX_DEPTH, NonFinite, Span, SyntaxError};
 use crate::text::LineIndex;
 
+mod split;
+
 pub(super) fn parse(text: &str) -> Result<Document, SyntaxError> {
-    let mut parser =
-        Parser { text, bytes: text.as_bytes(), pos: 0, open: Vec::new(), spans: Vec::new(), non_finite: Vec::new() };
+    parse_with(text, true)
+}
+
+fn parse_with(text: &str, may_split: bool) -> Result<Document, SyntaxError> {
+    let mut parser = Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        open: Vec::new(),
+        spans: Vec::new(),
+        non_finite: Vec::new(),
+        may_split,
+    };
     parser.skip_trivia()?;
     if parser.pos >= parser.bytes.len() {
         return Err(parser.error_at(0, "the file holds no JSON value (it is empty or only comments)"));
@@ -30,6 +43,8 @@ struct Parser<'a> {
     open: Vec<usize>,
     spans: Vec<Span>,
     non_finite: Vec<(usize, NonFinite)>,
+    /// A huge array may be parsed on several cores ([`split`]); not within a stretch of one.
+    may_split: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -87,7 +102,7 @@ impl<'a> Parser<'a> {
     fn value(&mut self) -> Result<Value, SyntaxError> {
         let offset = self.pos;
         let index = self.spans.len();
-        self.spans.push(Span { offset, size: 1 });
+        self.spans.push(Span::at(offset));
         let value = match self.bytes.get(self.pos) {
             None => return Err(self.end_of_input("a value")),
             Some(b'{') => self.object()?,
@@ -125,7 +140,8 @@ impl<'a> Parser<'a> {
                 }
             }
         };
-        self.spans[index].size = self.spans.len() - index;
+        let size = self.spans.len() - index;
+        self.spans[index].set_size(size);
         Ok(value)
     }
 
@@ -142,6 +158,16 @@ impl<'a> Parser<'a> {
 
     fn array(&mut self) -> Result<Value, SyntaxError> {
         self.enter()?;
+        if self.may_split && self.bytes.len() - self.pos >= split::MIN_BYTES {
+            let before = (self.pos, self.spans.len(), self.non_finite.len());
+            if let Some(items) = split::items(self) {
+                return Ok(Value::Array(items));
+            }
+            // Not split: the one-core parser below reads it (and words any error).
+            self.pos = before.0;
+            self.spans.truncate(before.1);
+            self.non_finite.truncate(before.2);
+        }
         let mut items = Vec::new();
         loop {
             self.skip_trivia()?;
@@ -221,13 +247,15 @@ impl<'a> Parser<'a> {
 
     /// Drops the pre-order entries of the subtree starting at `start`; returns how many.
     fn forget_subtree(&mut self, start: usize) -> usize {
-        let size = self.spans[start].size;
+        let size = self.spans[start].size();
         self.spans.drain(start..start + size);
-        self.non_finite.retain(|(i, _)| *i < start || *i >= start + size);
-        for (i, _) in self.non_finite.iter_mut() {
-            if *i >= start + size {
-                *i -= size;
-            }
+        // `non_finite` is in pre-order: the subtree's entries are one run, and only those after
+        // it move (a sweep over all of them made a file of many duplicate keys quadratic).
+        let from = self.non_finite.partition_point(|(i, _)| *i < start);
+        let to = self.non_finite.partition_point(|(i, _)| *i < start + size);
+        self.non_finite.drain(from..to);
+        for (i, _) in &mut self.non_finite[from..] {
+            *i -= size;
         }
         size
     }

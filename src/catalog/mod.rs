@@ -114,6 +114,12 @@ impl Catalog {
         })
     }
 
+    /// Room for `more` tools, so a file of many is added without regrowing the list.
+    pub fn reserve(&mut self, more: usize) {
+        self.tools.reserve(more);
+        self.by_id.reserve(more);
+    }
+
     /// Adds a tool; a clashing id gets a `#2`, `#3`... suffix so both stay reachable, and the
     /// returned message says so.
     pub fn add(&mut self, mut tool: Tool) -> Option<String> {

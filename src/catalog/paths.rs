@@ -73,12 +73,12 @@ fn load_jobs(paths: &[PathBuf], options: &LoadOptions, report: &(dyn Fn(LoadProg
     report(LoadProgress { files, bytes, ..LoadProgress::default() });
     let options = &LoadOptions { parallel_tools: options.parallel_tools && files <= 1, ..*options };
     let indexed: Vec<(usize, &Job)> = jobs.iter().enumerate().collect();
-    let outcomes = run_in_parallel(&indexed, |(i, job)| {
+    let outcomes = run_in_parallel(indexed, |(i, job)| {
         let outcome = job.run(options);
         if !matches!(job, Job::Problem(_)) {
             use std::sync::atomic::Ordering::Relaxed;
             let files_done = files_done.fetch_add(1, Relaxed) + 1;
-            let bytes_done = bytes_done.fetch_add(sizes[*i], Relaxed) + sizes[*i];
+            let bytes_done = bytes_done.fetch_add(sizes[i], Relaxed) + sizes[i];
             report(LoadProgress { files_done, files, bytes_done, bytes });
         }
         outcome

@@ -38,7 +38,7 @@ pub(super) fn spans(text: &str) -> Option<Vec<Span>> {
                     break;
                 }
                 started = true;
-                spans.push(Span { offset: at()?, size: 1 });
+                spans.push(Span::at(at()?));
             }
             Event::SequenceStart(..) | Event::MappingStart(..) => {
                 if started && stack.is_empty() {
@@ -46,7 +46,7 @@ pub(super) fn spans(text: &str) -> Option<Vec<Span>> {
                 }
                 started = true;
                 let start = spans.len();
-                spans.push(Span { offset: at()?, size: 1 });
+                spans.push(Span::at(at()?));
                 stack.push(if matches!(event, Event::SequenceStart(..)) {
                     Frame::Sequence(start)
                 } else {
@@ -56,7 +56,8 @@ pub(super) fn spans(text: &str) -> Option<Vec<Span>> {
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 let (Frame::Sequence(start) | Frame::Mapping { start, .. }) = stack.pop()?;
-                spans[start].size = spans.len() - start;
+                let size = spans.len() - start;
+                spans[start].set_size(size);
             }
             _ => continue,
         }

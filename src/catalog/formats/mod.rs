@@ -23,6 +23,8 @@ use super::tool::{Example, FieldCue, Format, Naming, Requirements, Tile};
 pub struct Draft {
     /// Where the definition starts in the document.
     pub at: Vec<Segment>,
+    /// The line `at` starts on, set by the loader (which has the text).
+    pub line: usize,
     pub format: Format,
     pub id: String,
     pub name: String,
@@ -58,6 +60,7 @@ impl Draft {
     pub fn new(at: Vec<Segment>, format: Format, name: String) -> Self {
         Draft {
             at,
+            line: 1,
             format,
             id: name.clone(),
             name,
@@ -195,6 +198,7 @@ fn list(items: &[Value], at: &[Segment], forced: Option<Format>, cx: &mut Contex
         let first = items.first().map_or("nothing", kind_of);
         return cx.unrecognised(at, format!("a list with no tool definition in it (its first item is {first})"));
     }
+    out.reserve(items.len());
     for (i, value) in items.iter().enumerate() {
         let at = child(at, i);
         let Value::Object(object) = value else {
