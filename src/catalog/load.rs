@@ -59,9 +59,15 @@ impl Loaded {
     /// Adds one file's tools (renaming clashing ids, with a warning) and diagnostics.
     pub(super) fn merge(&mut self, outcome: FileOutcome) {
         self.files += usize::from(outcome.file);
-        self.catalog.reserve(outcome.tools.len());
         let mut diagnostics = outcome.diagnostics;
-        for tool in outcome.tools {
+        let tools = if self.catalog.is_empty() {
+            // The first file's tools become the catalog's list as they are, without moving.
+            self.catalog.adopt(outcome.tools)
+        } else {
+            outcome.tools
+        };
+        self.catalog.reserve(tools.len());
+        for tool in tools {
             let source = tool.source.clone();
             if let Some(message) = self.catalog.add(tool) {
                 let warning = Diagnostic {
@@ -237,16 +243,16 @@ fn read_text(
         let tool = finish(draft, label, options.meta_check, &mut tool_issues);
         (tool, tool_issues)
     };
-    let finished: Vec<_> = if drafts.len() < PARALLEL_TOOLS || !options.parallel_tools {
+    let mut finished: Vec<_> = if drafts.len() < PARALLEL_TOOLS || !options.parallel_tools {
         drafts.into_iter().map(finish_one).collect()
     } else {
         run_in_parallel(drafts, finish_one)
     };
-    let mut tools = Vec::with_capacity(finished.len());
-    for (tool, tool_issues) in finished {
-        tools.extend(tool);
-        issues.extend(tool_issues);
+    for (_, tool_issues) in &mut finished {
+        issues.append(tool_issues);
     }
+    // Collected in place: the tools stay where they were finished.
+    let tools: Vec<Tool> = finished.into_iter().filter_map(|(tool, _)| tool).collect();
     // Schemas were moved out of `doc`; only a file with something to report pays for a second
     // parse to find where in them each problem is.
     let positions = if moved && !issues.is_empty() { parse_document(label, text, yaml).unwrap_or(doc) } else { doc };

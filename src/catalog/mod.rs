@@ -114,6 +114,23 @@ impl Catalog {
         })
     }
 
+    /// Takes `tools` as the (empty) catalog's own list, up to the first whose id is already
+    /// taken; those that are left go through [`Catalog::add`].
+    fn adopt(&mut self, mut tools: Vec<Tool>) -> Vec<Tool> {
+        self.by_id.reserve(tools.len());
+        let mut taken = tools.len();
+        for (index, tool) in tools.iter().enumerate() {
+            if self.by_id.contains_key(&tool.id) {
+                taken = index;
+                break;
+            }
+            self.by_id.insert(tool.id.clone(), index);
+        }
+        let rest = tools.split_off(taken);
+        self.tools = tools;
+        rest
+    }
+
     /// Room for `more` tools, so a file of many is added without regrowing the list.
     pub fn reserve(&mut self, more: usize) {
         self.tools.reserve(more);
