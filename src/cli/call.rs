@@ -381,7 +381,7 @@ fn deviation(outcome: &Outcome) -> Option<String> {
 /// A tool known only by its id: any object of arguments goes.
 fn unlisted_tool(id: &str) -> Option<Tool> {
     let text = json!({"name": id, "parameters": {"type": "object"}}).to_string();
-    let (mut tools, _) = load_text("(command line)", &text, false, false, true, &LoadOptions::default());
+    let (mut tools, _) = load_text("(command line)", &text, &LoadOptions::default());
     let mut tool = tools.pop()?;
     tool.id = id.to_string();
     Some(tool)

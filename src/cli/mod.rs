@@ -319,7 +319,7 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, ExitCode> {
         text.map(|text| (label, text))
     });
     let (label, text) = listed.map_err(|e| fail(call::failure_code(&e), e.to_string()))?;
-    let (tools, diagnostics) = crate::catalog::load_text(&label, &text, false, false, true, &LoadOptions::default());
+    let (tools, diagnostics) = crate::catalog::load_text(&label, &text, &LoadOptions::default());
     for mut tool in tools {
         tool.source = crate::catalog::Source::server(&label);
         if loaded.catalog.get(&tool.id).is_none() {

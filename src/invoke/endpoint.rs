@@ -225,7 +225,7 @@ pub fn tokens_for(tool: Option<&Tool>, tokens: &[(String, String)]) -> Vec<(Stri
 /// so the meta-schema check is skipped.
 pub fn server_tools(label: &str, text: &str) -> Vec<Tool> {
     let options = LoadOptions { meta_check: false, ..LoadOptions::default() };
-    let mut tools = load_text(label, text, false, false, true, &options).0;
+    let mut tools = load_text(label, text, &options).0;
     // Each definition as sent, by name: the listing was read as JSON just above, so this
     // parse succeeds on the same bounded text.
     let listed: serde_json::Value = serde_json::from_str(text).unwrap_or_default();

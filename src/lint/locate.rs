@@ -241,7 +241,7 @@ mod tests {
     }
   }
 ]"#;
-        let (tools, _) = load_text("t.json", text, false, false, true, &LoadOptions::default());
+        let (tools, _) = load_text("t.json", text, &LoadOptions::default());
         let locator = Locator::new(&tools, None, &|_| Some(text.to_string()));
         let tool = &tools[0];
         assert!(locator.has_file(tool));

@@ -445,8 +445,7 @@ fn forms_of_ref_bombs_hold_each_part_of_the_schema_about_once() {
         );
     }
     let text = json!({"tools": [{"name": "deep", "inputSchema": {"type": "object", "properties": {"p": {"$ref": "#/$defs/d9"}}, "$defs": defs}}]});
-    let tool =
-        &tooldeck::catalog::load_text("deep.json", &text.to_string(), false, false, true, &Default::default()).0[0];
+    let tool = &tooldeck::catalog::load_text("deep.json", &text.to_string(), &Default::default()).0[0];
     let form = tooldeck::form::Form::new(tool);
     let (held, schema) = (schema_values_held(&form.root), values(&tool.input_schema));
     assert!(form.rows().len() > 1, "a form, not the JSON editor");
