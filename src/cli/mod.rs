@@ -314,14 +314,13 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, ExitCode> {
             Some(name) => name.clone(),
             None => crate::redact::command(&endpoint.label()),
         };
-        let text = endpoint.list_tools().await;
+        // Every diagnostic is shown: the meta-schema check is on.
+        let listed = crate::invoke::endpoint::list_catalog(&endpoint, &label, &LoadOptions::default()).await;
         endpoint.close().await;
-        text.map(|text| (label, text))
+        listed
     });
-    let (label, text) = listed.map_err(|e| fail(call::failure_code(&e), e.to_string()))?;
-    let (tools, diagnostics) = crate::catalog::load_text(&label, &text, &LoadOptions::default());
-    for mut tool in tools {
-        tool.source = crate::catalog::Source::server(&label);
+    let (tools, diagnostics) = listed.map_err(|e| fail(call::failure_code(&e), e.to_string()))?;
+    for tool in tools {
         if loaded.catalog.get(&tool.id).is_none() {
             loaded.catalog.add(tool);
         }

@@ -10,7 +10,7 @@ use super::mcp::asks::{Asks, ClientSetup, Headless};
 use super::mcp::http::McpHttpEndpoint;
 use super::otc::OtcEndpoint;
 use super::{Endpoint, InvokeError};
-use crate::catalog::{Catalog, LoadOptions, Tool, load_text};
+use crate::catalog::{Catalog, Diagnostic, LoadOptions, Tool, load_text};
 
 /// The path OTC servers take calls on, unless told otherwise (older servers use `/execute`).
 pub const DEFAULT_CALL_PATH: &str = "/tools/call";
@@ -220,12 +220,30 @@ pub fn tokens_for(tool: Option<&Tool>, tokens: &[(String, String)]) -> Vec<(Stri
         .collect()
 }
 
-/// A server's tool list (the text `Endpoint::list_tools` gives) as tools. They are read only to
-/// be called: their schemas are compiled to check arguments anyway and no diagnostics are shown,
-/// so the meta-schema check is skipped.
-pub fn server_tools(label: &str, text: &str) -> Vec<Tool> {
-    let options = LoadOptions { meta_check: false, ..LoadOptions::default() };
-    let mut tools = load_text(label, text, &options).0;
+/// Reading a server's tools only to call them: their schemas are compiled to check arguments
+/// anyway and no diagnostics are shown, so the meta-schema check is skipped.
+pub fn to_call() -> LoadOptions {
+    LoadOptions { meta_check: false, ..LoadOptions::default() }
+}
+
+/// The one way every command and the app list a server's tools: asked for over `endpoint`,
+/// read as a definition file is read (on a blocking thread: a server may list thousands),
+/// each marked as `label`'s and keeping its definition as sent; with what reading them found.
+pub async fn list_catalog(
+    endpoint: &Endpoint,
+    label: &str,
+    options: &LoadOptions,
+) -> Result<(Vec<Tool>, Vec<Diagnostic>), InvokeError> {
+    let text = endpoint.list_tools().await?;
+    let (label, options) = (label.to_string(), *options);
+    tokio::task::spawn_blocking(move || read_server_tools(&label, &text, &options))
+        .await
+        .map_err(|e| InvokeError::Protocol(format!("reading the server's tools stopped: {e}")))
+}
+
+/// A server's tool list (the text `Endpoint::list_tools` gives) as tools and diagnostics.
+pub fn read_server_tools(label: &str, text: &str, options: &LoadOptions) -> (Vec<Tool>, Vec<Diagnostic>) {
+    let (mut tools, diagnostics) = load_text(label, text, options);
     // Each definition as sent, by name: the listing was read as JSON just above, so this
     // parse succeeds on the same bounded text.
     let listed: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
@@ -238,14 +256,19 @@ pub fn server_tools(label: &str, text: &str) -> Vec<Tool> {
             })
             .map(|t| std::sync::Arc::new(t.clone()));
     }
-    tools
+    (tools, diagnostics)
+}
+
+/// [`read_server_tools`] to call them ([`to_call`]), without diagnostics.
+pub fn server_tools(label: &str, text: &str) -> Vec<Tool> {
+    read_server_tools(label, text, &to_call()).0
 }
 
 /// The server's own tools join the catalog (tools already in it, from files, come first). Why
 /// they could not be listed is returned for the caller to say.
 pub async fn merge_server_tools(catalog: &mut Catalog, endpoint: &Endpoint) -> Result<(), InvokeError> {
-    let text = endpoint.list_tools().await?;
-    for tool in server_tools(&endpoint.label(), &text) {
+    let (tools, _) = list_catalog(endpoint, &endpoint.label(), &to_call()).await?;
+    for tool in tools {
         if catalog.get(&tool.id).is_none() {
             catalog.add(tool);
         }
