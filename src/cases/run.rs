@@ -13,7 +13,7 @@ use super::report::{CaseResult, Report, Verdict};
 use crate::catalog::{Catalog, LoadOptions, Severity, load_paths, load_samples};
 use crate::form::validate::Checker;
 use crate::invoke::endpoint::{EndpointOptions, merge_server_tools, parse_headers, tokens_for};
-use crate::invoke::otc::CallRequest;
+use crate::invoke::request::CallRequest;
 use crate::invoke::{Endpoint, InvokeError};
 
 /// Where the calls of one case file go: the command line's server, else the file's, else the
@@ -214,12 +214,12 @@ impl Reconnect {
         if back {
             state.0 += 1;
         }
-        self.notes.lock().unwrap_or_else(|e| e.into_inner()).push(note);
+        crate::sync::lock(&self.notes).push(note);
         back
     }
 
     fn take_notes(&self) -> Vec<String> {
-        std::mem::take(&mut *self.notes.lock().unwrap_or_else(|e| e.into_inner()))
+        std::mem::take(&mut *crate::sync::lock(&self.notes))
     }
 }
 

@@ -243,7 +243,7 @@ fn read_text(label: &str, text: &str, options: &LoadOptions) -> (Vec<Tool>, Vec<
         .collect();
     let finish_one = |(line, draft): &(usize, std::sync::Mutex<Option<Draft>>)| {
         let mut tool_issues = Vec::new();
-        let draft = draft.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let draft = crate::sync::lock(draft).take();
         let tool = draft.and_then(|draft| finish(draft, label, *line, options.meta_check, &mut tool_issues));
         (tool, tool_issues)
     };

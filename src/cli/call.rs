@@ -14,7 +14,7 @@ use crate::form::validate::Checker;
 use crate::invoke::endpoint::{EndpointOptions, merge_server_tools, parse_headers, parse_tokens};
 use crate::invoke::mcp::McpEndpoint;
 use crate::invoke::mcp::process::StdioServer;
-use crate::invoke::otc::CallRequest;
+use crate::invoke::request::CallRequest;
 use crate::invoke::{Endpoint, Exchange, InvokeError, Outcome, Status};
 
 #[derive(Debug, Args, Clone)]

@@ -13,11 +13,14 @@ pub mod mcp;
 pub mod mock;
 mod named;
 pub mod otc;
+pub mod replay;
+pub mod request;
 pub mod save;
 pub mod thumbnail;
 
 pub use exchange::Exchange;
 pub use mcp::content::ContentItem;
+pub use request::CallRequest;
 
 use std::collections::BTreeMap;
 
@@ -215,14 +218,14 @@ pub enum Endpoint {
 }
 
 impl Endpoint {
-    pub async fn call(&self, request: &otc::CallRequest) -> Result<(Outcome, Exchange), InvokeError> {
+    pub async fn call(&self, request: &CallRequest) -> Result<(Outcome, Exchange), InvokeError> {
         self.call_with_progress(request, |_| {}).await
     }
 
     /// Like [`Endpoint::call`], reporting progress where the protocol carries it (MCP).
     pub async fn call_with_progress(
         &self,
-        request: &otc::CallRequest,
+        request: &CallRequest,
         on_progress: impl Fn(Progress) + Send + Sync + 'static,
     ) -> Result<(Outcome, Exchange), InvokeError> {
         let (mut outcome, exchange) = match self {
@@ -255,7 +258,7 @@ impl Endpoint {
         }
     }
 
-    pub fn describe(&self, request: &otc::CallRequest) -> Exchange {
+    pub fn describe(&self, request: &CallRequest) -> Exchange {
         match self {
             Endpoint::Otc(e) => e.describe(request),
             Endpoint::Mcp(e) => mcp::McpEndpoint::describe_call(&e.label(), request),
@@ -353,11 +356,13 @@ impl Endpoint {
         }
     }
 
-    /// What went over the wire for a call that got no answer (MCP).
-    pub async fn failed_exchange(&self, call_id: &str) -> Option<Exchange> {
+    /// What went over the wire for a call that got no answer.
+    pub async fn failed_exchange(&self, request: &CallRequest) -> Option<Exchange> {
         match self {
-            Endpoint::McpHttp(e) => e.failed_exchange(call_id).await,
-            _ => self.mcp().await?.take_failed_exchange(call_id),
+            // What was sent (to the call path the server was given), with no answer.
+            Endpoint::Otc(e) => Some(e.describe(request)),
+            Endpoint::McpHttp(e) => e.failed_exchange(&request.call_id).await,
+            Endpoint::Mcp(_) => self.mcp().await?.take_failed_exchange(&request.call_id),
         }
     }
 

@@ -19,8 +19,9 @@ pub mod prompts;
 mod relay;
 pub mod traffic;
 pub mod uri_template;
+/// The replay builder moved beside OTC's in `invoke::replay`; its old path still names it.
+pub use super::replay;
 pub use process::split_command_line;
-pub mod replay;
 pub mod resources;
 pub mod stdio;
 pub mod wire;
@@ -42,12 +43,13 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::envelope::read_mcp_owned;
-use super::otc::CallRequest;
 use super::{Exchange, InvokeError, Outcome};
+use crate::invoke::request::CallRequest;
+use crate::sync::lock;
 use events::{EventSink, ServerEvent, StderrTail};
 use process::{ServerProcess, StdioServer};
+use relay::Forget;
 pub use relay::ProgressRelay;
-use relay::{Forget, lock};
 
 /// How long `connect_*` and each request wait unless told otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

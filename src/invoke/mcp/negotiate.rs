@@ -27,7 +27,7 @@ struct GiveBack<T> {
 impl<T> Drop for GiveBack<T> {
     fn drop(&mut self) {
         if let Some(inner) = self.inner.take() {
-            *self.slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(inner);
+            *crate::sync::lock(&self.slot) = Some(inner);
         }
     }
 }
@@ -79,7 +79,7 @@ where
     let wrapped = GiveBack { inner: Some(transport), slot: Arc::clone(&slot) };
     match relay.clone().serve_with_lifecycle(wrapped, lifecycle).await {
         Err(error) if auto && speaks_only_legacy(&error) => {
-            let returned = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let returned = crate::sync::lock(&slot).take();
             match returned {
                 Some(transport) => relay.serve_with_lifecycle(transport, ClientLifecycleMode::Initialize).await,
                 None => Err(error),

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::invoke::InvokeError;
+use crate::sync::lock;
 
 /// A started server whose pipes have not been handed to a client yet.
 pub struct StdioServer {
@@ -96,10 +97,6 @@ pub const TERM_GRACE: Duration = Duration::from_secs(1);
 /// child is shared with [`ServerProcess::watch_exit`], which only asks whether it ended.
 pub struct ServerProcess(Arc<Mutex<Option<Child>>>);
 
-fn lock(child: &Mutex<Option<Child>>) -> std::sync::MutexGuard<'_, Option<Child>> {
-    child.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 impl ServerProcess {
     fn new(child: Child) -> ServerProcess {
         let shared = Arc::new(Mutex::new(Some(child)));
@@ -181,7 +178,7 @@ fn end_in_background(mut child: Child) {
 static LIVE: Mutex<Vec<std::sync::Weak<Mutex<Option<Child>>>>> = Mutex::new(Vec::new());
 
 fn lock_live() -> std::sync::MutexGuard<'static, Vec<std::sync::Weak<Mutex<Option<Child>>>>> {
-    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+    lock(&LIVE)
 }
 
 /// Ends every server still running, and waits for those being ended, before a way out that
@@ -200,7 +197,7 @@ pub fn end_all_now() {
 static ENDINGS: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>> = std::sync::Mutex::new(Vec::new());
 
 fn lock_endings() -> std::sync::MutexGuard<'static, Vec<std::thread::JoinHandle<()>>> {
-    ENDINGS.lock().unwrap_or_else(|e| e.into_inner())
+    lock(&ENDINGS)
 }
 
 /// Waits for servers being ended by a drop, so the process does not exit (and leave them running)

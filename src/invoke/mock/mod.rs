@@ -17,7 +17,7 @@ mod tools;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub(crate) use crate::text::civil_from_days;
@@ -161,7 +161,7 @@ impl Shared {
         }
         let name = format!("{stem}.{extension}");
         let size = bytes.len();
-        let mut artifacts = self.artifacts.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut artifacts = crate::sync::lock(&self.artifacts);
         artifacts.retain(|a| a.name != name);
         artifacts.push_back(Stored { name: name.clone(), content_type, bytes: Bytes::from(bytes) });
         while artifacts.len() > MAX_ARTIFACTS {
@@ -183,7 +183,7 @@ impl Shared {
     /// Parameter name → what is wrong with it; empty when the input is valid.
     fn check_input(&self, tool: &Tool, input: &Value) -> BTreeMap<String, String> {
         let validator = {
-            let mut validators = self.validators.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut validators = crate::sync::lock(&self.validators);
             let entry = validators.entry(tool.id.clone()).or_insert_with(|| {
                 Arc::new(jsonschema::options().should_validate_formats(true).build(&tool.input_schema).ok())
             });
@@ -432,7 +432,7 @@ async fn call(State(shared): State<Arc<Shared>>, body: Result<Bytes, BytesReject
 
 async fn artifact(State(shared): State<Arc<Shared>>, Path(name): Path<String>) -> Response {
     let found = {
-        let artifacts = shared.artifacts.lock().unwrap_or_else(PoisonError::into_inner);
+        let artifacts = crate::sync::lock(&shared.artifacts);
         artifacts.iter().find(|a| a.name == name).map(|a| (a.content_type, a.bytes.clone()))
     };
     match found {
