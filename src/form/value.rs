@@ -215,12 +215,8 @@ fn put(
     prefer: &HashMap<String, usize>,
     chain: Option<usize>,
 ) {
-    // Shadows the function so every nested call below keeps the preferences. A child's value is
-    // part of this one, so the chain starts again there.
-    let set_value =
-        |field: &mut Field, value: &Value, root: &Value, cues: &BTreeMap<String, FieldCue>, pointer: &str| {
-            put(field, value, root, cues, pointer, prefer, chain.map(|_| 0))
-        };
+    // A child's value is part of this one, so the chain starts again there.
+    let children = Children { root, cues, prefer, chain: chain.map(|_| 0) };
     let may_grow = chain.is_some_and(|n| n < MAX_VARIANT_CHAIN);
     // A stub left by a recursion or size limit grows into real widgets for the value it gets.
     if may_grow && let Some(real) = build::expand(field, root, cues, pointer) {
@@ -255,28 +251,7 @@ fn put(
         },
         (Widget::Const(c), v) => c == v,
         (Widget::Object { fields, additional, entries }, Value::Object(map)) => {
-            for child in fields.iter_mut() {
-                match map.get(&child.name) {
-                    Some(v) => {
-                        let child_pointer = format!("{pointer}/{}", escape_pointer(&child.name));
-                        set_value(child, v, root, cues, &child_pointer);
-                    }
-                    None => unset(child),
-                }
-            }
-            entries.clear();
-            for (key, v) in map {
-                if fields.iter().any(|f| &f.name == key) {
-                    continue;
-                }
-                // A key the schema does not declare still gets a row (raw JSON when nothing says
-                // what it holds), so the value round-trips; the validator says if it is allowed.
-                let schema = additional.clone().unwrap_or_else(|| Value::Object(Map::new()));
-                let entry_pointer = format!("{pointer}/{}", escape_pointer(key));
-                let mut entry = build::build(&schema, root, cues, &entry_pointer, key.clone(), true, 0);
-                set_value(&mut entry, v, root, cues, &entry_pointer);
-                entries.push(entry);
-            }
+            children.object(fields, additional.as_ref(), entries, map, pointer);
             true
         }
         (Widget::Array { items, item_schema }, Value::Array(values)) => {
@@ -284,7 +259,7 @@ fn put(
             for (i, v) in values.iter().enumerate() {
                 let item_pointer = format!("{pointer}/{i}");
                 let mut item = build::item(item_schema, root, cues, &item_pointer, i);
-                set_value(&mut item, v, root, cues, &item_pointer);
+                children.put(&mut item, v, &item_pointer);
                 items.push(item);
             }
             true
@@ -315,6 +290,51 @@ fn put(
         let name = field.name.clone();
         field.widget = Widget::Raw { input: super::TextInput::new(pretty(value)) };
         field.name = name;
+    }
+}
+
+/// What putting a value into a field's children keeps: the schema's root and cues, the
+/// preferred variants, and the variant chain (started again at each child).
+struct Children<'a> {
+    root: &'a Value,
+    cues: &'a BTreeMap<String, FieldCue>,
+    prefer: &'a HashMap<String, usize>,
+    chain: Option<usize>,
+}
+
+impl Children<'_> {
+    fn put(&self, field: &mut Field, value: &Value, pointer: &str) {
+        put(field, value, self.root, self.cues, pointer, self.prefer, self.chain);
+    }
+
+    /// An object's declared fields take their keys (or are unset); every other key gets a row.
+    fn object(
+        &self,
+        fields: &mut [Field],
+        additional: Option<&Value>,
+        entries: &mut Vec<Field>,
+        map: &Map<String, Value>,
+        pointer: &str,
+    ) {
+        for child in fields.iter_mut() {
+            match map.get(&child.name) {
+                Some(v) => self.put(child, v, &format!("{pointer}/{}", escape_pointer(&child.name))),
+                None => unset(child),
+            }
+        }
+        entries.clear();
+        for (key, v) in map {
+            if fields.iter().any(|f| &f.name == key) {
+                continue;
+            }
+            // A key the schema does not declare still gets a row (raw JSON when nothing says
+            // what it holds), so the value round-trips; the validator says if it is allowed.
+            let schema = additional.cloned().unwrap_or_else(|| Value::Object(Map::new()));
+            let entry_pointer = format!("{pointer}/{}", escape_pointer(key));
+            let mut entry = build::build(&schema, self.root, self.cues, &entry_pointer, key.clone(), true, 0);
+            self.put(&mut entry, v, &entry_pointer);
+            entries.push(entry);
+        }
     }
 }
 

@@ -11,5 +11,5 @@ pub mod wrap;
 pub use escape::{shell_quote, visible};
 pub use lines::LineIndex;
 pub use size::human_bytes;
-pub use time::{civil_from_days, rfc3339_now};
+pub use time::rfc3339_now;
 pub use wrap::{truncate, width, wrap, wrap_whole};
