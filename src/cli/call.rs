@@ -177,9 +177,9 @@ async fn call(
                     McpEndpoint::connect_command(server, &command, timeout, setup.clone(), Default::default())
                         .await
                         .map(|e| {
-                            Endpoint::Mcp(crate::invoke::mcp::stdio::McpStdio::from_endpoint(
-                                e, &command, timeout, setup,
-                            ))
+                            Endpoint::Mcp(
+                                crate::invoke::mcp::stdio::McpStdio::from_endpoint(e, &command, timeout, setup).into(),
+                            )
                         })
                 }
                 None => options.connect(headers, demo_url.as_deref()).await,

@@ -61,8 +61,8 @@ fn value_of(field: &Field, pointer: &str, errors: &mut Vec<(String, String)>) ->
         Widget::Text { input, .. } | Widget::Suggest { input, .. } => Some(Value::String(input.text().to_string())),
         Widget::Number { input, integer } => match parse_number(input.text(), *integer) {
             Ok(number) => Some(Value::Number(number)),
-            Err(message) => {
-                errors.push((pointer.to_string(), message));
+            Err(why) => {
+                errors.push((pointer.to_string(), why.to_string()));
                 // Still sent as typed, so "send anyway" shows the server exactly this text.
                 Some(Value::String(input.text().to_string()))
             }
@@ -100,10 +100,23 @@ fn holds_set(field: &Field) -> bool {
 }
 
 /// Parses a number as typed; "12.5" in an integer field is an error that says so.
-pub fn parse_number(text: &str, integer: bool) -> Result<Number, String> {
+/// Why a typed text is not the number its field wants; said beside the field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NumberError {
+    #[error("a number is needed here")]
+    Empty,
+    #[error("{0} is not an integer")]
+    NotAnInteger(String),
+    #[error("\"{0}\" is not a number")]
+    NotANumber(String),
+    #[error("{0} is too large")]
+    TooLarge(String),
+}
+
+pub fn parse_number(text: &str, integer: bool) -> Result<Number, NumberError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
-        return Err("a number is needed here".into());
+        return Err(NumberError::Empty);
     }
     if integer {
         if let Ok(i) = trimmed.parse::<i64>() {
@@ -115,8 +128,8 @@ pub fn parse_number(text: &str, integer: bool) -> Result<Number, String> {
         return match trimmed.parse::<f64>() {
             // 3.0 and 1e3 are integers in JSON Schema.
             Ok(f) if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 => Ok(Number::from(f as i64)),
-            Ok(_) => Err(format!("{trimmed} is not an integer")),
-            Err(_) => Err(format!("\"{trimmed}\" is not a number")),
+            Ok(_) => Err(NumberError::NotAnInteger(trimmed.to_string())),
+            Err(_) => Err(NumberError::NotANumber(trimmed.to_string())),
         };
     }
     // Whole numbers stay exact rather than going through a float.
@@ -127,8 +140,8 @@ pub fn parse_number(text: &str, integer: bool) -> Result<Number, String> {
         return Ok(Number::from(u));
     }
     match trimmed.parse::<f64>() {
-        Ok(f) => Number::from_f64(f).ok_or_else(|| format!("{trimmed} is too large")),
-        Err(_) => Err(format!("\"{trimmed}\" is not a number")),
+        Ok(f) => Number::from_f64(f).ok_or_else(|| NumberError::TooLarge(trimmed.to_string())),
+        Err(_) => Err(NumberError::NotANumber(trimmed.to_string())),
     }
 }
 
@@ -391,13 +404,13 @@ mod tests {
     fn numbers_parse_with_clear_errors() {
         assert_eq!(parse_number("42", true), Ok(Number::from(42)));
         assert_eq!(parse_number("3.0", true), Ok(Number::from(3)));
-        assert_eq!(parse_number("12.5", true), Err("12.5 is not an integer".into()));
-        assert_eq!(parse_number("abc", false), Err("\"abc\" is not a number".into()));
+        assert_eq!(parse_number("12.5", true).map_err(|e| e.to_string()), Err("12.5 is not an integer".into()));
+        assert_eq!(parse_number("abc", false).map_err(|e| e.to_string()), Err("\"abc\" is not a number".into()));
         assert_eq!(parse_number(" 1e3 ", false).map(|n| n.as_f64()), Ok(Some(1000.0)));
         assert_eq!(parse_number("1e3", true), Ok(Number::from(1000)));
         assert_eq!(parse_number("18446744073709551615", false), Ok(Number::from(u64::MAX)));
         assert_eq!(parse_number("-9223372036854775808", true), Ok(Number::from(i64::MIN)));
-        assert_eq!(parse_number("", true), Err("a number is needed here".into()));
+        assert_eq!(parse_number("", true), Err(NumberError::Empty));
     }
 
     fn round_trip(schema: &Value, value: &Value) -> Value {

@@ -154,13 +154,13 @@ impl EndpointOptions {
     ) -> Result<Endpoint, InvokeError> {
         let timeout = self.answer_timeout();
         if let Some(command) = &self.mcp {
-            return Ok(Endpoint::Mcp(super::mcp::stdio::McpStdio::connect(command, timeout, setup).await?));
+            return Ok(Endpoint::Mcp(super::mcp::stdio::McpStdio::connect(command, timeout, setup).await?.into()));
         }
         if let Some(url) = &self.mcp_url {
             let log = setup.auth_log.clone();
             let endpoint =
                 McpHttpEndpoint::connect_signing_in(url, headers, timeout, setup, Some(self.authorizer(log))).await?;
-            return Ok(Endpoint::McpHttp(endpoint.masking(self.masked_headers())));
+            return Ok(Endpoint::Mcp(endpoint.masking(self.masked_headers()).into()));
         }
         let base = self.endpoint.as_deref().or(demo_url).unwrap_or_default();
         let endpoint = OtcEndpoint::new(base, self.call_path(), headers, timeout)?;

@@ -211,10 +211,8 @@ pub struct Progress {
 /// The endpoint the user chose: one way to list tools and call them, whatever the protocol.
 pub enum Endpoint {
     Otc(otc::OtcEndpoint),
-    /// MCP over stdio: the server can be started again.
-    Mcp(mcp::stdio::McpStdio),
-    /// MCP over Streamable HTTP: a token can be given after a 401.
-    McpHttp(mcp::http::McpHttpEndpoint),
+    /// MCP, over stdio or Streamable HTTP.
+    Mcp(mcp::session::McpSession),
 }
 
 impl Endpoint {
@@ -230,8 +228,7 @@ impl Endpoint {
     ) -> Result<(Outcome, Exchange), InvokeError> {
         let (mut outcome, exchange) = match self {
             Endpoint::Otc(e) => e.call(request).await?,
-            Endpoint::Mcp(e) => e.current().await.call_with_progress(request, on_progress).await?,
-            Endpoint::McpHttp(e) => e.call_with_progress(request, on_progress).await?,
+            Endpoint::Mcp(e) => e.call_with_progress(request, on_progress).await?,
         };
         // MCP results carry no duration of their own: the round trip is the duration.
         if outcome.duration_ms == 0 {
@@ -244,8 +241,7 @@ impl Endpoint {
     pub async fn list_tools(&self) -> Result<String, InvokeError> {
         match self {
             Endpoint::Otc(e) => e.list_tools().await,
-            Endpoint::Mcp(e) => e.current().await.list_tools().await,
-            Endpoint::McpHttp(e) => e.list_tools().await,
+            Endpoint::Mcp(e) => e.list_tools().await,
         }
     }
 
@@ -253,27 +249,22 @@ impl Endpoint {
     pub async fn read_resource(&self, uri: &str) -> Result<(Vec<mcp::content::Embedded>, Vec<String>), InvokeError> {
         match self {
             Endpoint::Otc(_) => Err(InvokeError::Protocol("resources/read is MCP's: this endpoint speaks OTC".into())),
-            Endpoint::Mcp(e) => e.current().await.read_resource(uri).await,
-            Endpoint::McpHttp(e) => e.read_resource(uri).await,
+            Endpoint::Mcp(e) => e.read_resource(uri).await,
         }
     }
 
     pub fn describe(&self, request: &CallRequest) -> Exchange {
         match self {
             Endpoint::Otc(e) => e.describe(request),
-            Endpoint::Mcp(e) => mcp::McpEndpoint::describe_call(&e.label(), request),
-            Endpoint::McpHttp(e) => e.describe(request),
+            Endpoint::Mcp(e) => e.describe(request),
         }
     }
 
-    /// Gives the server the token for `provider` (MCP over HTTP takes it as a bearer token;
-    /// OTC tokens travel in each request instead, so there is nothing to do for them).
     /// What answers an MCP server's asks (none for OTC).
     pub fn asks(&self) -> Option<&mcp::asks::Asks> {
         match self {
             Endpoint::Otc(_) => None,
             Endpoint::Mcp(e) => Some(e.asks()),
-            Endpoint::McpHttp(e) => Some(e.asks()),
         }
     }
 
@@ -282,7 +273,6 @@ impl Endpoint {
         match self {
             Endpoint::Otc(_) => None,
             Endpoint::Mcp(e) => e.protocol_version().await,
-            Endpoint::McpHttp(e) => e.protocol_version().await,
         }
     }
 
@@ -292,16 +282,16 @@ impl Endpoint {
         if !asks.set_roots(roots) {
             return;
         }
-        match self {
-            Endpoint::Otc(_) => {}
-            Endpoint::Mcp(e) => e.roots_changed().await,
-            Endpoint::McpHttp(e) => e.roots_changed().await,
+        if let Endpoint::Mcp(e) = self {
+            e.roots_changed().await;
         }
     }
 
+    /// Gives the server the token for `provider` (MCP over HTTP takes it as a bearer token;
+    /// OTC tokens travel in each request instead, so there is nothing to do for them).
     pub async fn authorize(&self, provider: &str, token: &str) -> Result<(), InvokeError> {
         match self {
-            Endpoint::McpHttp(e) if provider == mcp::http::MCP_PROVIDER => e.authorize(token).await,
+            Endpoint::Mcp(e) if provider == mcp::http::MCP_PROVIDER => e.authorize(token).await,
             _ => Ok(()),
         }
     }
@@ -309,10 +299,8 @@ impl Endpoint {
     /// Ends the session the way its protocol asks: an MCP stdio server sees its input close and
     /// is given a moment to exit before it is stopped; an HTTP session is ended at the server.
     pub async fn close(self) {
-        match self {
-            Endpoint::Otc(_) => {}
-            Endpoint::Mcp(e) => e.close().await,
-            Endpoint::McpHttp(e) => e.close().await,
+        if let Endpoint::Mcp(e) = self {
+            e.close().await;
         }
     }
 
@@ -320,8 +308,7 @@ impl Endpoint {
     async fn mcp(&self) -> Option<std::sync::Arc<mcp::McpEndpoint>> {
         match self {
             Endpoint::Otc(_) => None,
-            Endpoint::Mcp(e) => Some(e.current().await),
-            Endpoint::McpHttp(e) => e.current().await,
+            Endpoint::Mcp(e) => e.current().await,
         }
     }
 
@@ -330,7 +317,6 @@ impl Endpoint {
         match self {
             Endpoint::Otc(_) => None,
             Endpoint::Mcp(e) => Some(e.events()),
-            Endpoint::McpHttp(e) => Some(e.events()),
         }
     }
 
@@ -352,7 +338,14 @@ impl Endpoint {
         match self {
             Endpoint::Otc(_) => Ok(()),
             Endpoint::Mcp(e) => e.reconnect().await,
-            Endpoint::McpHttp(e) => e.reconnect().await,
+        }
+    }
+
+    /// The MCP session over HTTP, for signing in and out (none for any other endpoint).
+    pub fn http(&self) -> Option<&mcp::http::McpHttpEndpoint> {
+        match self {
+            Endpoint::Otc(_) => None,
+            Endpoint::Mcp(e) => e.http(),
         }
     }
 
@@ -361,8 +354,7 @@ impl Endpoint {
         match self {
             // What was sent (to the call path the server was given), with no answer.
             Endpoint::Otc(e) => Some(e.describe(request)),
-            Endpoint::McpHttp(e) => e.failed_exchange(&request.call_id).await,
-            Endpoint::Mcp(_) => self.mcp().await?.take_failed_exchange(&request.call_id),
+            Endpoint::Mcp(e) => e.failed_exchange(&request.call_id).await,
         }
     }
 
@@ -371,7 +363,6 @@ impl Endpoint {
         match self {
             Endpoint::Otc(e) => crate::redact::url(e.base()),
             Endpoint::Mcp(e) => e.label(),
-            Endpoint::McpHttp(e) => e.label(),
         }
     }
 }

@@ -110,12 +110,22 @@ impl Target {
     }
 
     /// [`Target::from_name`], with a message listing the names it knows.
-    pub fn parse(name: &str) -> Result<Target, String> {
+    pub fn parse(name: &str) -> Result<Target, OptionsError> {
         Target::from_name(name).ok_or_else(|| {
             let names: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
-            format!("unknown target \"{name}\"; expected one of {}", names.join(", "))
+            OptionsError::UnknownTarget { name: name.to_string(), known: names.join(", ") }
         })
     }
+}
+
+/// Why the rules cannot be set as asked (the config file's `[lint]`, `--allow`, `--target`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OptionsError {
+    /// A pattern that names no rule is a typo the user wants to hear about.
+    #[error("no lint rule matches \"{0}\" (see `tooldeck lint --rules`)")]
+    NoRule(String),
+    #[error("unknown target \"{name}\"; expected one of {known}")]
+    UnknownTarget { name: String, known: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,7 +165,7 @@ impl Default for Options {
 impl Options {
     /// The rules as the config file's `[lint]` sets them (the app's detail pane uses this;
     /// `tooldeck lint` lays its command line on top).
-    pub fn from_config(config: &crate::config::LintConfig) -> Result<Options, String> {
+    pub fn from_config(config: &crate::config::LintConfig) -> Result<Options, OptionsError> {
         let mut options = Options::default();
         for pattern in config.off.iter().chain(&config.error) {
             rules::check_pattern(pattern)?;

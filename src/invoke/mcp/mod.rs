@@ -23,6 +23,7 @@ pub mod uri_template;
 pub use super::replay;
 pub use process::split_command_line;
 pub mod resources;
+pub mod session;
 pub mod stdio;
 pub mod wire;
 
