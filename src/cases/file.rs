@@ -420,8 +420,8 @@ impl Reader<'_> {
     fn expand_string(&mut self, node: Node, text: &str) -> Option<String> {
         match expand_text(text) {
             Ok(expanded) => Some(expanded),
-            Err(message) => {
-                self.problem(node, message);
+            Err(why) => {
+                self.problem(node, why.to_string());
                 None
             }
         }
@@ -445,7 +445,7 @@ impl Reader<'_> {
 
 /// `${NAME}` replaced by the environment variable, and `$${` by a literal `${`: a recorded
 /// case holds whatever a server sent, templates included, and must read back as it was written.
-pub fn expand_text(text: &str) -> Result<String, String> {
+pub fn expand_text(text: &str) -> Result<String, crate::invoke::endpoint::ValueError> {
     if !text.contains("${") {
         return Ok(text.to_string());
     }

@@ -178,7 +178,7 @@ impl Turns<'_> {
 /// Connects to `options`' server (`demo_url` when it names none) and gives it the file's tokens.
 async fn connect(file: &CaseFile, options: &EndpointOptions, demo_url: Option<&str>) -> Result<Endpoint, String> {
     let options = options.resolve().map_err(|e| e.to_string())?;
-    let headers = parse_headers(&options.headers)?;
+    let headers = parse_headers(&options.headers).map_err(|e| e.to_string())?;
     let endpoint = options.connect(headers, demo_url).await.map_err(|e| e.to_string())?;
     for (provider, token) in &file.tokens {
         match endpoint.authorize(provider, token).await {

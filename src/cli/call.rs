@@ -110,11 +110,11 @@ fn run_for_code(args: CallArgs) -> u8 {
     }
     let headers = match parse_headers(&options.headers) {
         Ok(h) => h,
-        Err(e) => return fail(exit::USAGE, &e),
+        Err(e) => return fail(exit::USAGE, &e.to_string()),
     };
     let tokens = match parse_tokens(&args.tokens) {
         Ok(t) => t,
-        Err(e) => return fail(exit::USAGE, &e),
+        Err(e) => return fail(exit::USAGE, &e.to_string()),
     };
     // An MCP server over stdio is started before anything else: it takes milliseconds to boot,
     // and meanwhile the runtime is built, the definition files are read and the validator is set

@@ -303,7 +303,8 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, ExitCode> {
     // One line, whatever the server said.
     let fail = |code: u8, message: String| Failure::new(code, crate::text::visible(&message)).report();
     let options = options.resolve().map_err(|e| fail(exit::USAGE, e.to_string()))?;
-    let headers = crate::invoke::endpoint::parse_headers(&options.headers).map_err(|e| fail(exit::USAGE, e))?;
+    let headers =
+        crate::invoke::endpoint::parse_headers(&options.headers).map_err(|e| fail(exit::USAGE, e.to_string()))?;
     let runtime = tokio_runtime().map_err(|e| fail(exit::TRANSPORT, format!("cannot start: {e}")))?;
     let mut loaded = if sources.paths.is_empty() { Loaded::default() } else { sources.load() };
     let listed = runtime.block_on(async {

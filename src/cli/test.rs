@@ -161,7 +161,7 @@ impl Run<'_> {
 }
 
 async fn test_files(args: TestArgs) -> Result<ExitCode, Failure> {
-    let tokens = parse_tokens(&args.tokens).map_err(Failure::usage)?;
+    let tokens = parse_tokens(&args.tokens).map_err(|e| Failure::usage(e.to_string()))?;
     let compare = args.compare_with.as_deref().map(parse_compare_with).transpose();
     let compare = compare.map_err(|e| Failure::usage(format!("--compare-with: {e}")))?;
     let mut command_line = args.server.options();

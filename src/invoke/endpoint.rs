@@ -169,14 +169,28 @@ impl EndpointOptions {
 }
 
 /// Expands `${NAME}` from the environment; an unset variable is an error naming it.
-pub fn expand_env(text: &str) -> Result<String, String> {
+/// Why a header, a token or a `${ENV}` in one cannot be used. None repeats a value: it may be a
+/// secret.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    #[error("an unclosed ${{ in a value")]
+    UnclosedVariable,
+    #[error("environment variable {0} is not set")]
+    Unset(String),
+    #[error("a --header is not `Name: value`")]
+    NotAHeader,
+    #[error("a --token is not PROVIDER=TOKEN")]
+    NotAToken,
+}
+
+pub fn expand_env(text: &str) -> Result<String, ValueError> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
-        let Some(end) = rest[start..].find('}') else { return Err("an unclosed ${ in a value".to_string()) };
+        let Some(end) = rest[start..].find('}') else { return Err(ValueError::UnclosedVariable) };
         let name = &rest[start + 2..start + end];
-        let value = std::env::var(name).map_err(|_| format!("environment variable {name} is not set"))?;
+        let value = std::env::var(name).map_err(|_| ValueError::Unset(name.to_string()))?;
         out.push_str(&value);
         rest = &rest[start + end + 1..];
     }
@@ -186,23 +200,23 @@ pub fn expand_env(text: &str) -> Result<String, String> {
 
 /// `Name: value` lines as pairs, `${ENV}` expanded. A malformed line is named by its header
 /// name only: the value may be a secret.
-pub fn parse_headers(headers: &[String]) -> Result<Vec<(String, String)>, String> {
+pub fn parse_headers(headers: &[String]) -> Result<Vec<(String, String)>, ValueError> {
     headers
         .iter()
         .map(|h| match h.split_once(':') {
             Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), expand_env(value.trim())?)),
-            _ => Err("a --header is not `Name: value`".to_string()),
+            _ => Err(ValueError::NotAHeader),
         })
         .collect()
 }
 
 /// `PROVIDER=TOKEN` pairs, `${ENV}` expanded; an error never repeats the token.
-pub fn parse_tokens(tokens: &[String]) -> Result<Vec<(String, String)>, String> {
+pub fn parse_tokens(tokens: &[String]) -> Result<Vec<(String, String)>, ValueError> {
     tokens
         .iter()
         .map(|t| match t.split_once('=') {
             Some((provider, token)) if !provider.is_empty() => Ok((provider.to_string(), expand_env(token)?)),
-            _ => Err("a --token is not PROVIDER=TOKEN".to_string()),
+            _ => Err(ValueError::NotAToken),
         })
         .collect()
 }
@@ -287,17 +301,17 @@ mod tests {
             .find(|(name, _)| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
             .expect("the environment has a variable");
         assert_eq!(expand_env(&format!("Bearer ${{{name}}}!")).unwrap(), format!("Bearer {value}!"));
-        assert!(expand_env("${TOOLDECK_SURELY_UNSET_VARIABLE}").unwrap_err().contains("not set"));
+        assert!(expand_env("${TOOLDECK_SURELY_UNSET_VARIABLE}").unwrap_err().to_string().contains("not set"));
         assert_eq!(expand_env("plain").unwrap(), "plain");
     }
 
     #[test]
     fn headers_and_tokens_parse_and_errors_hold_no_secret() {
         assert_eq!(parse_headers(&["X-Api: 1".into()]).unwrap(), vec![("X-Api".to_string(), "1".to_string())]);
-        let error = parse_headers(&["Authorization Bearer SECRET".into()]).unwrap_err();
+        let error = parse_headers(&["Authorization Bearer SECRET".into()]).unwrap_err().to_string();
         assert!(!error.contains("SECRET"), "{error}");
         assert_eq!(parse_tokens(&["google=abc".into()]).unwrap(), vec![("google".to_string(), "abc".to_string())]);
-        let error = parse_tokens(&["SECRET".into()]).unwrap_err();
+        let error = parse_tokens(&["SECRET".into()]).unwrap_err().to_string();
         assert!(!error.contains("SECRET"), "{error}");
     }
 
