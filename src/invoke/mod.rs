@@ -209,6 +209,8 @@ pub struct Progress {
 }
 
 /// The endpoint the user chose: one way to list tools and call them, whatever the protocol.
+// One per server, made once and shared behind an `Arc`: its size costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum Endpoint {
     Otc(otc::OtcEndpoint),
     /// MCP, over stdio or Streamable HTTP.
