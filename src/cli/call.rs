@@ -88,7 +88,7 @@ impl AnswerArgs {
                 }
                 Some(ElicitAnswer::Accept(content))
             }
-            (None, Some(word)) => Some(ElicitAnswer::parse(word)?),
+            (None, Some(word)) => Some(ElicitAnswer::parse(word).map_err(|e| e.to_string())?),
             (None, None) => None,
         };
         Ok(Headless { elicit, sample_text: self.sample_text.clone(), roots: None })

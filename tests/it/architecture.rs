@@ -106,15 +106,12 @@ const STRING_ERRORS_LEFT: &[&str] = &[
     "cli/test.rs",
     "form/args.rs",
     "invoke/artifact.rs",
-    "invoke/mcp/asks.rs",
     "invoke/mcp/content.rs",
-    "invoke/mcp/negotiate.rs",
     "invoke/mock/mod.rs",
     "invoke/save.rs",
     "invoke/thumbnail.rs",
     "runtime/effects.rs",
     "runtime/sign_in.rs",
-    "servers/clients.rs",
 ];
 
 #[test]

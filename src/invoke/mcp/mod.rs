@@ -132,7 +132,7 @@ impl McpEndpoint {
         events: EventSink,
         probing: Option<Arc<std::sync::atomic::AtomicBool>>,
     ) -> Result<McpEndpoint, InvokeError> {
-        let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
+        let lifecycle = setup.lifecycle().map_err(|e| InvokeError::Setup(e.to_string()))?;
         let label = server.label.clone();
         let (pipes, process) = server.into_pipes().map_err(|e| InvokeError::Connect {
             url: label.clone(),
@@ -207,7 +207,7 @@ impl McpEndpoint {
         setup: asks::ClientSetup,
         events: EventSink,
     ) -> Result<McpEndpoint, InvokeError> {
-        let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
+        let lifecycle = setup.lifecycle().map_err(|e| InvokeError::Setup(e.to_string()))?;
         let label = crate::redact::url(url);
         let mut custom = HashMap::new();
         for (name, value) in headers {
@@ -294,7 +294,7 @@ impl McpEndpoint {
     where
         S: AsyncRead + AsyncWrite + Send + 'static,
     {
-        let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
+        let lifecycle = setup.lifecycle().map_err(|e| InvokeError::Setup(e.to_string()))?;
         let wire = wire::Wire::default();
         let events = EventSink::default();
         let (read, write) = tokio::io::split(stream);

@@ -130,21 +130,18 @@ impl ClientSetup {
     }
 
     /// The pinned revision, checked against those tooldeck knows.
-    pub fn pinned(&self) -> Result<Option<rmcp::model::ProtocolVersion>, String> {
+    pub fn pinned(&self) -> Result<Option<rmcp::model::ProtocolVersion>, ProtocolError> {
         let Some(given) = self.protocol.as_deref() else { return Ok(None) };
         if !KNOWN_PROTOCOLS.contains(&given) {
-            return Err(format!(
-                "--protocol {given:?} is not a revision tooldeck knows ({})",
-                KNOWN_PROTOCOLS.join(", ")
-            ));
+            return Err(ProtocolError::Unknown { given: given.to_string(), known: KNOWN_PROTOCOLS.join(", ") });
         }
-        serde_json::from_value(json!(given)).map(Some).map_err(|e| e.to_string())
+        serde_json::from_value(json!(given)).map(Some).map_err(|e| ProtocolError::Unreadable(e.to_string()))
     }
 
     /// How the connection starts: `server/discover` for 2026-07-28 (falling back to
     /// `initialize` for an older server), `initialize` alone for a pinned older revision or
     /// when [`ClientSetup::initialize_first`] says so.
-    pub fn lifecycle(&self) -> Result<rmcp::service::ClientLifecycleMode, String> {
+    pub fn lifecycle(&self) -> Result<rmcp::service::ClientLifecycleMode, ProtocolError> {
         use rmcp::model::ProtocolVersion;
         use rmcp::service::ClientLifecycleMode;
         Ok(match self.pinned()? {
@@ -159,4 +156,14 @@ impl ClientSetup {
             Some(_) => ClientLifecycleMode::Initialize,
         })
     }
+}
+
+/// Why `--protocol` cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolError {
+    #[error("--protocol {given:?} is not a revision tooldeck knows ({known})")]
+    Unknown { given: String, known: String },
+    /// A known revision rmcp could not read (its own words).
+    #[error("{0}")]
+    Unreadable(String),
 }
