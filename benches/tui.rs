@@ -45,7 +45,7 @@ fn key(c: char) -> Msg {
 
 fn bench_keystroke(c: &mut Criterion) {
     let text = big_tool_definition().to_string();
-    let (tools, _) = load_text("big.json", &text, false, false, true, &LoadOptions::default());
+    let (tools, _) = load_text("big.json", &text, &LoadOptions::default());
     let mut catalog = tooldeck::catalog::Catalog::default();
     tools.into_iter().for_each(|t| {
         catalog.add(t);

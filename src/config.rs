@@ -141,16 +141,28 @@ pub fn default_path() -> Option<PathBuf> {
     user_file("TOOLDECK_CONFIG", "XDG_CONFIG_HOME", ".config", "config.toml")
 }
 
-/// `$override_var`, else `$xdg_var/tooldeck/file`, else `~/home_dir/tooldeck/file`.
+/// `$override_var`, else `$xdg_var/tooldeck/file`, else `~/home_dir/tooldeck/file` (on
+/// Windows the roaming application data folder for the config, the local one for the rest).
 pub fn user_file(override_var: &str, xdg_var: &str, home_dir: &str, file: &str) -> Option<PathBuf> {
     if let Some(path) = std::env::var_os(override_var) {
         return Some(PathBuf::from(path));
     }
-    let base = std::env::var_os(xdg_var)
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(home_dir)))?;
+    let base =
+        std::env::var_os(xdg_var).map(PathBuf::from).filter(|p| p.is_absolute()).or_else(|| platform_base(home_dir))?;
     Some(base.join("tooldeck").join(file))
+}
+
+/// Where tooldeck keeps a kind of file when no variable says: the XDG layout under the home
+/// folder, also on macOS (where command-line tools keep theirs there too).
+#[cfg(not(windows))]
+fn platform_base(home_dir: &str) -> Option<PathBuf> {
+    dirs::home_dir().map(|home| home.join(home_dir))
+}
+
+/// Windows has no XDG layout: the config roams, history and tokens stay on the machine.
+#[cfg(windows)]
+fn platform_base(home_dir: &str) -> Option<PathBuf> {
+    if home_dir == ".config" { dirs::config_dir() } else { dirs::data_local_dir() }
 }
 
 /// Why the config file cannot be used; each names the file, and the line where there is one.

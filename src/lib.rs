@@ -18,6 +18,7 @@ pub mod redact;
 pub mod runtime;
 pub mod servers;
 pub mod signals;
+pub mod sync;
 pub mod text;
 pub mod theme;
 pub mod ui;

@@ -69,7 +69,10 @@ pub fn url_with(text: &str, replace: Replace) -> String {
             let query: Vec<String> = query
                 .split('&')
                 .map(|pair| match pair.split_once('=') {
-                    Some((name, value)) if is_secret_name(name) => format!("{name}={}", replace(name, value)),
+                    // A name may be percent-encoded (`api%5Fkey` is `api_key`): judged decoded.
+                    Some((name, value)) if is_secret_name(&query_name(name)) => {
+                        format!("{name}={}", replace(&query_name(name), value))
+                    }
                     _ => pair.to_string(),
                 })
                 .collect();
@@ -79,6 +82,11 @@ pub fn url_with(text: &str, replace: Replace) -> String {
         None => tail.to_string(),
     };
     format!("{}://{authority}{tail}", &text[..scheme_end])
+}
+
+/// A query parameter's name as the server reads it: percent-decoded, `+` a space.
+fn query_name(name: &str) -> String {
+    url::form_urlencoded::parse(name.as_bytes()).next().map(|(name, _)| name.into_owned()).unwrap_or_default()
 }
 
 /// A server's command line with the values of secret-looking options masked
@@ -281,6 +289,15 @@ mod tests {
         assert_eq!(url("http://h/mcp?api_key=S&page=2#top"), "http://h/mcp?api_key=••••&page=2#top");
         assert_eq!(url("http://h/mcp?q=1"), "http://h/mcp?q=1");
         assert_eq!(url("not a url"), "not a url");
+    }
+
+    #[test]
+    fn percent_encoded_secret_names_are_masked_too() {
+        assert_eq!(url("http://h/mcp?api%5Fkey=S&page=2"), "http://h/mcp?api%5Fkey=••••&page=2");
+        assert_eq!(url("http://h/mcp?%61ccess_%74oken=S"), "http://h/mcp?%61ccess_%74oken=••••");
+        assert_eq!(url("http://h/mcp?q%5F=1"), "http://h/mcp?q%5F=1");
+        let mut named = |name: &str, _: &str| format!("${{{}}}", name.to_ascii_uppercase());
+        assert_eq!(url_with("http://h/?api%5Fkey=S", &mut named), "http://h/?api%5Fkey=${API_KEY}");
     }
 
     #[test]

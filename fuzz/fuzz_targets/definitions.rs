@@ -4,16 +4,17 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tooldeck::catalog::{Format, LoadOptions, Loaded, load_bytes};
+use tooldeck::catalog::{Format, LoadOptions, Loaded, Syntax, load_bytes};
 
 fuzz_target!(|data: &[u8]| {
     let [format, name, bytes @ ..] = data else { return };
     let format = Format::ALL.get(usize::from(*format % 8)).copied();
     let label = ["t.json", "t.json5", "t.jsonc", "t.yaml", "<stdin>", "t.tools.json"][usize::from(name % 6)];
-    let json5 = label.ends_with(".json5") || label.ends_with(".jsonc");
-    let options = LoadOptions { format, meta_check: name & 0x80 != 0, ..LoadOptions::default() };
+    let syntax = if label.ends_with(".json5") || label.ends_with(".jsonc") { Syntax::Json5 } else { Syntax::Json };
+    let named_by_user = name & 0x40 != 0;
+    let options = LoadOptions { syntax, named_by_user, format, meta_check: name & 0x80 != 0, ..LoadOptions::default() };
     let mut loaded = Loaded::default();
-    load_bytes(&mut loaded, label, bytes, json5, name & 0x40 != 0, &options);
+    load_bytes(&mut loaded, label, bytes, &options);
     for tool in loaded.catalog.tools() {
         assert!(tool.input_schema.is_object(), "{}: {}", tool.id, tool.input_schema);
     }

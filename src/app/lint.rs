@@ -57,7 +57,7 @@ mod tests {
     fn tool(id: &str) -> Tool {
         let file = format!(r#"{{"name": "{id}", "parameters": {{"type": "object"}}}}"#);
         let options = crate::catalog::LoadOptions::default();
-        crate::catalog::load_text("t.json", &file, false, false, true, &options).0.remove(0)
+        crate::catalog::load_text("t.json", &file, &options).0.remove(0)
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::value_view::{ValueLines, ValueView};
 use super::{Action, Effect, Popup, Reply};
 use crate::form::TextInput;
 use crate::invoke::otc::CallRequest;
+use crate::invoke::replay::Replay;
 use crate::invoke::{Exchange, Outcome, Status};
 
 /// How often `w` asks again while the user authorizes.
@@ -504,31 +505,15 @@ impl ResultPane {
             RunState::Done { exchange, .. } => Some(&**exchange),
             _ => run.failed_exchange.as_deref(),
         };
-        if let Some(command) = exchange.and_then(crate::invoke::mcp::replay::command) {
-            let what = if command.starts_with("curl") { "a curl command" } else { "a shell pipeline" };
-            return Reply::effect(Effect::Copy(command))
-                .with_status(format!("the MCP call is on the clipboard as {what} (token masked)"));
-        }
-        let body = (Exchange {
-            method: "POST".into(),
-            url: String::new(),
-            request_body: serde_json::to_string(&run.request.body()).unwrap_or_default(),
-            ..Exchange::default()
-        })
-        .request_json()["body"]
-            .to_string();
-        let url = match &run.state {
-            RunState::Done { exchange, .. } if !exchange.url.is_empty() => crate::redact::url(&exchange.url),
-            _ => format!("{}/tools/call", endpoint.rsplit(' ').next().unwrap_or_default()),
+        // Where an OTC call goes before anything went out: the server's call path is in the
+        // exchange once the call was sent, answered or not.
+        let base = endpoint.rsplit(' ').next().unwrap_or_default();
+        let fallback = format!("{base}{}", crate::invoke::endpoint::DEFAULT_CALL_PATH);
+        let (command, status) = match crate::invoke::replay::replay(exchange, &run.request, &fallback) {
+            Replay::McpCurl(c) => (c, "the MCP call is on the clipboard as a curl command (token masked)"),
+            Replay::McpPipeline(c) => (c, "the MCP call is on the clipboard as a shell pipeline (token masked)"),
+            Replay::OtcCurl(c) => (c, "the request is on the clipboard as a curl command (token masked)"),
         };
-        let command =
-            format!("curl -sS -X POST {} -H 'content-type: application/json' --data {}", quote(&url), quote(&body));
-        Reply::effect(Effect::Copy(command))
-            .with_status("the request is on the clipboard as a curl command (token masked)")
+        Reply::effect(Effect::Copy(command)).with_status(status)
     }
-}
-
-/// Quoted for a POSIX shell (a NUL cannot be passed on a command line at all).
-fn quote(text: &str) -> String {
-    shlex::try_quote(&text.replace('\0', "")).unwrap_or_default().into_owned()
 }

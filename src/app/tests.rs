@@ -392,8 +392,7 @@ fn the_catalog_arrives_after_the_first_frame() {
 /// An app whose catalog is these MCP tools (a `tools/list` result), the first selected.
 fn mcp_app(tools: serde_json::Value) -> App {
     let text = serde_json::json!({ "tools": tools }).to_string();
-    let (tools, _) =
-        crate::catalog::load_text("server", &text, false, false, true, &crate::catalog::LoadOptions::default());
+    let (tools, _) = crate::catalog::load_text("server", &text, &crate::catalog::LoadOptions::default());
     let mut catalog = crate::catalog::Catalog::default();
     for tool in tools {
         catalog.add(tool);

@@ -420,8 +420,8 @@ impl Reader<'_> {
     fn expand_string(&mut self, node: Node, text: &str) -> Option<String> {
         match expand_text(text) {
             Ok(expanded) => Some(expanded),
-            Err(message) => {
-                self.problem(node, message);
+            Err(why) => {
+                self.problem(node, why.to_string());
                 None
             }
         }
@@ -445,7 +445,7 @@ impl Reader<'_> {
 
 /// `${NAME}` replaced by the environment variable, and `$${` by a literal `${`: a recorded
 /// case holds whatever a server sent, templates included, and must read back as it was written.
-pub fn expand_text(text: &str) -> Result<String, String> {
+pub fn expand_text(text: &str) -> Result<String, crate::invoke::endpoint::ValueError> {
     if !text.contains("${") {
         return Ok(text.to_string());
     }
@@ -471,18 +471,7 @@ pub(super) fn unknown_key(what: &str, key: &str, known: &[&str]) -> String {
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
-        }
-    }
-    row[b.len()]
+    strsim::levenshtein(a, b)
 }
 
 #[cfg(test)]

@@ -139,7 +139,7 @@ fn a_doubled_dollar_is_a_literal() {
     assert_eq!(expand_text(&format!("$$${{x}} $${{{name}}}")).unwrap(), format!("$${{x}} ${{{name}}}"));
     assert_eq!(expand_text(&format!("$${{a}} ${{{name}}}")).unwrap(), format!("${{a}} {value}"));
     assert_eq!(expand_text("$ {x} $$ plain").unwrap(), "$ {x} $$ plain");
-    assert!(expand_text("$${a} ${TOOLDECK_SURELY_UNSET}").unwrap_err().contains("TOOLDECK_SURELY_UNSET"));
+    assert!(expand_text("$${a} ${TOOLDECK_SURELY_UNSET}").unwrap_err().to_string().contains("TOOLDECK_SURELY_UNSET"));
 }
 
 #[test]

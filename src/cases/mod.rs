@@ -9,4 +9,4 @@ pub mod outline;
 pub mod record;
 pub mod report;
 pub mod run;
-pub mod server;
+pub mod server_keys;

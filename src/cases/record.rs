@@ -35,7 +35,7 @@ pub fn append_case(path: &Path, case: &Value) -> io::Result<()> {
 }
 
 /// [`append_case`] for a case made against the server `server` names (a case file's top-level
-/// keys, [`super::server::case_server`]): a new file starts with them; a file that names no
+/// keys, [`super::server_keys::case_server`]): a new file starts with them; a file that names no
 /// server gets them at its top; a file for another server is left alone, with why.
 pub fn append_case_for(path: &Path, case: &Value, server: &Map<String, Value>) -> io::Result<()> {
     let existing = match crate::files::read_text(path) {

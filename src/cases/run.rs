@@ -13,7 +13,8 @@ use super::report::{CaseResult, Report, Verdict};
 use crate::catalog::{Catalog, LoadOptions, Severity, load_paths, load_samples};
 use crate::form::validate::Checker;
 use crate::invoke::endpoint::{EndpointOptions, merge_server_tools, parse_headers, tokens_for};
-use crate::invoke::otc::CallRequest;
+use crate::invoke::mcp::asks::Headless;
+use crate::invoke::request::CallRequest;
 use crate::invoke::{Endpoint, InvokeError};
 
 /// Where the calls of one case file go: the command line's server, else the file's, else the
@@ -34,34 +35,24 @@ pub async fn run_file(
     filter: Option<&str>,
     report: &mut dyn Report,
 ) {
-    let setup = async {
-        let endpoint = connect(file, options, demo_url).await?;
-        let (catalog, errors) = catalog_for(file, options, &endpoint).await;
-        Ok::<_, String>((endpoint, catalog, errors))
-    };
-    let setup = match setup.await {
-        Ok((endpoint, catalog, errors)) => {
-            if !errors.is_empty() {
-                report.definition_errors(errors);
-            }
-            Ok((endpoint, catalog))
-        }
-        Err(e) => Err(e),
-    };
+    let setup = set_up(file, options, demo_url, report).await;
     let compared = match compare {
         Some(compare) => Some(connect(file, compare, demo_url).await.map_err(|e| format!("the compared server: {e}"))),
         None => None,
     };
-    let names_a_server = options.names_a_server();
     // A server that went away (a stdio server died, an HTTP session expired) is reconnected and
     // the case that found it sent again, once per case (a few times a file); the report says so.
     let reconnect = Reconnect::default();
-    let reconnect = &reconnect;
     // A case with answers of its own runs alone: the server's questions reach the connection,
     // not the call, so two cases answering differently must not overlap.
     let answering = tokio::sync::RwLock::new(());
-    let answering = &answering;
-    let defaults = &options.answers;
+    let turns = Turns {
+        names_a_server: options.names_a_server(),
+        reconnect: &reconnect,
+        answering: &answering,
+        defaults: &options.answers,
+    };
+    let turns = &turns;
     // Each tool's schema is compiled once, however many cases call it.
     let mut prepared: HashMap<String, Prepared> = HashMap::new();
     // Cases are read as they are needed (a large file is never held whole), so a bad one is
@@ -76,54 +67,14 @@ pub async fn run_file(
                 _ if filter.is_some_and(|f| !matches(&case, f)) => Work::Skip,
                 (Err(why), _) | (_, Some(Err(why))) => Work::NoServer(why.clone()),
                 (Ok((endpoint, catalog)), compared) => {
-                    let tool = prepared
-                        .entry(case.tool.clone())
-                        .or_insert_with(|| {
-                            let tool = catalog.find(&case.tool);
-                            Prepared {
-                                checker: tool.map(|t| Checker::new(&t.input_schema)),
-                                tokens: tokens_for(tool, &file.tokens),
-                            }
-                        })
-                        .clone();
+                    let tool =
+                        prepared.entry(case.tool.clone()).or_insert_with(|| prepare(catalog, &case, file)).clone();
                     let compared = compared.as_ref().and_then(|c| c.as_ref().ok());
                     Work::Run(Servers { ours: endpoint, theirs: compared }, tool)
                 }
             };
             Either::Right(async move {
-                let (verdict, call_id, duration_ms) = match work {
-                    Work::Skip => (Verdict::Skipped, None, 0),
-                    Work::NoServer(why) => (Verdict::Failed(vec![format!("no answer: {why}")]), None, 0),
-                    Work::Run(servers, tool) => {
-                        let answer = |answers: &crate::invoke::mcp::asks::Headless| {
-                            for endpoint in std::iter::once(servers.ours).chain(servers.theirs) {
-                                if let Some(asks) = endpoint.asks() {
-                                    asks.answer_with(answers.clone());
-                                }
-                            }
-                        };
-                        let _turn = match &case.answers {
-                            Some(answers) => {
-                                let turn = Either::Left(answering.write().await);
-                                answer(answers);
-                                turn
-                            }
-                            None => Either::Right(answering.read().await),
-                        };
-                        let run = || run_case(&case, tool.checker.as_ref(), names_a_server, &tool.tokens, servers);
-                        let generation = reconnect.generation().await;
-                        let (verdict, call_id, duration_ms) = run().await;
-                        let result = if gone(&verdict) && reconnect.again(servers.ours, generation).await {
-                            run().await
-                        } else {
-                            (verdict, call_id, duration_ms)
-                        };
-                        if case.answers.is_some() {
-                            answer(defaults);
-                        }
-                        result
-                    }
-                };
+                let (verdict, call_id, duration_ms) = turns.run(work, &case).await;
                 let mut result = CaseResult::new(file, index, &case, verdict);
                 result.call_id = call_id;
                 result.duration_ms = duration_ms;
@@ -154,10 +105,80 @@ pub async fn run_file(
     }
 }
 
+/// The file's server, connected, and the tools its cases may call; the errors in the file's
+/// `defs` are reported.
+async fn set_up(
+    file: &CaseFile,
+    options: &EndpointOptions,
+    demo_url: Option<&str>,
+    report: &mut dyn Report,
+) -> Result<(Endpoint, Catalog), String> {
+    let endpoint = connect(file, options, demo_url).await?;
+    let (catalog, errors) = catalog_for(file, options, &endpoint).await;
+    if !errors.is_empty() {
+        report.definition_errors(errors);
+    }
+    Ok((endpoint, catalog))
+}
+
+/// What every case of `case`'s tool shares.
+fn prepare(catalog: &Catalog, case: &Case, file: &CaseFile) -> Prepared {
+    let tool = catalog.find(&case.tool);
+    Prepared { checker: tool.map(|t| Checker::new(&t.input_schema)), tokens: tokens_for(tool, &file.tokens) }
+}
+
+/// What the cases of one file share while they run.
+struct Turns<'a> {
+    names_a_server: bool,
+    reconnect: &'a Reconnect,
+    answering: &'a tokio::sync::RwLock<()>,
+    /// The answers to the server's questions when a case gives none.
+    defaults: &'a Headless,
+}
+
+impl Turns<'_> {
+    /// One case's work: skipped, failed for want of a server, or sent (again, once, when the
+    /// server went away); its verdict, call id and duration.
+    async fn run(&self, work: Work<'_>, case: &Case) -> (Verdict, Option<String>, u64) {
+        let (servers, tool) = match work {
+            Work::Skip => return (Verdict::Skipped, None, 0),
+            Work::NoServer(why) => return (Verdict::Failed(vec![format!("no answer: {why}")]), None, 0),
+            Work::Run(servers, tool) => (servers, tool),
+        };
+        let answer = |answers: &Headless| {
+            for endpoint in std::iter::once(servers.ours).chain(servers.theirs) {
+                if let Some(asks) = endpoint.asks() {
+                    asks.answer_with(answers.clone());
+                }
+            }
+        };
+        let _turn = match &case.answers {
+            Some(answers) => {
+                let turn = Either::Left(self.answering.write().await);
+                answer(answers);
+                turn
+            }
+            None => Either::Right(self.answering.read().await),
+        };
+        let run = || run_case(case, tool.checker.as_ref(), self.names_a_server, &tool.tokens, servers);
+        let generation = self.reconnect.generation().await;
+        let (verdict, call_id, duration_ms) = run().await;
+        let result = if gone(&verdict) && self.reconnect.again(servers.ours, generation).await {
+            run().await
+        } else {
+            (verdict, call_id, duration_ms)
+        };
+        if case.answers.is_some() {
+            answer(self.defaults);
+        }
+        result
+    }
+}
+
 /// Connects to `options`' server (`demo_url` when it names none) and gives it the file's tokens.
 async fn connect(file: &CaseFile, options: &EndpointOptions, demo_url: Option<&str>) -> Result<Endpoint, String> {
     let options = options.resolve().map_err(|e| e.to_string())?;
-    let headers = parse_headers(&options.headers)?;
+    let headers = parse_headers(&options.headers).map_err(|e| e.to_string())?;
     let endpoint = options.connect(headers, demo_url).await.map_err(|e| e.to_string())?;
     for (provider, token) in &file.tokens {
         match endpoint.authorize(provider, token).await {
@@ -214,12 +235,12 @@ impl Reconnect {
         if back {
             state.0 += 1;
         }
-        self.notes.lock().unwrap_or_else(|e| e.into_inner()).push(note);
+        crate::sync::lock(&self.notes).push(note);
         back
     }
 
     fn take_notes(&self) -> Vec<String> {
-        std::mem::take(&mut *self.notes.lock().unwrap_or_else(|e| e.into_inner()))
+        std::mem::take(&mut *crate::sync::lock(&self.notes))
     }
 }
 

@@ -17,8 +17,39 @@ use crate::text::LineIndex;
 /// largest real definition we know of is 1.4 MB.
 pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 
+/// How a text is written. YAML is read as YAML; JSON5 (also JSONC) allows what JSON5 allows in
+/// the formats that care (comments, unquoted names); JSON is JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Syntax {
+    #[default]
+    Json,
+    Json5,
+    Yaml,
+}
+
+impl Syntax {
+    /// What a file's name says about its syntax (`.json5`, `.jsonc`, `.yaml`, `.yml`).
+    pub fn of_name(name: &str) -> Syntax {
+        let lower = name.to_ascii_lowercase();
+        if [".yaml", ".yml"].iter().any(|e| lower.ends_with(e)) {
+            Syntax::Yaml
+        } else if [".json5", ".jsonc"].iter().any(|e| lower.ends_with(e)) {
+            Syntax::Json5
+        } else {
+            Syntax::Json
+        }
+    }
+}
+
+/// How definitions are read. `syntax` and `named_by_user` describe one text (`load_text`,
+/// `load_bytes`); reading paths sets them for each file from its name and how it was found.
 #[derive(Debug, Clone, Copy)]
 pub struct LoadOptions {
+    /// How the text is written (a file's name decides it for files read from paths).
+    pub syntax: Syntax,
+    /// The person named this text themselves (not found in a folder): a file of another kind
+    /// is then an error rather than skipped quietly.
+    pub named_by_user: bool,
     /// Skip detection and read every file as this format (`--format`).
     pub format: Option<super::Format>,
     pub max_file_bytes: u64,
@@ -32,7 +63,14 @@ pub struct LoadOptions {
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions { format: None, max_file_bytes: MAX_FILE_BYTES, meta_check: true, parallel_tools: true }
+        LoadOptions {
+            syntax: Syntax::Json,
+            named_by_user: true,
+            format: None,
+            max_file_bytes: MAX_FILE_BYTES,
+            meta_check: true,
+            parallel_tools: true,
+        }
     }
 }
 
@@ -85,66 +123,20 @@ impl Loaded {
     }
 }
 
-/// `work` over every item on all cores, results in the items' order. Each result is written in
-/// its item's place: a file of 69,000 tools moves each finished tool once, where gathering the
-/// workers' results and sorting them moved it three times more (and faulted in fresh memory each
-/// time).
+/// `work` over every item on all cores ([`crate::sync::in_parallel`]), with the expansion
+/// budgets in force here holding on the workers too.
 pub(super) fn run_in_parallel<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
-    if threads <= 1 {
-        return items.into_iter().map(work).collect();
-    }
-    // The expansion budgets in force here hold on the workers too.
     let budgets = super::budget::current();
-    let work = |item: T| super::budget::install(budgets.clone(), || work(item));
-    // How many items a worker takes at a time: enough that taking is rare, few enough that the
-    // cores finish together (one at a time for a handful of files).
-    let chunk = items.len().div_ceil(threads * 8).clamp(1, 64);
-    let mut items: Vec<Option<T>> = items.into_iter().map(Some).collect();
-    let mut results: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
-    let chunks = std::sync::Mutex::new(items.chunks_mut(chunk).zip(results.chunks_mut(chunk)));
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    loop {
-                        // The guard is dropped at the end of the statement: `work` runs unlocked.
-                        let next = chunks.lock().unwrap_or_else(|e| e.into_inner()).next();
-                        let Some((items, results)) = next else { break };
-                        for (item, result) in items.iter_mut().zip(results) {
-                            *result = item.take().map(&work);
-                        }
-                    }
-                })
-            })
-            .collect();
-        // A worker that panicked loses only the items it held; the rest still load.
-        for worker in workers {
-            let _ = worker.join();
-        }
-    });
-    results.into_iter().flatten().collect()
+    crate::sync::in_parallel(items, |item| super::budget::install(budgets.clone(), || work(item)))
 }
 
 /// Loads one file's bytes into `loaded`; `label` names it in diagnostics and in each tool's `source`.
-pub fn load_bytes(
-    loaded: &mut Loaded,
-    label: &str,
-    bytes: &[u8],
-    json5: bool,
-    named_by_user: bool,
-    options: &LoadOptions,
-) {
-    loaded.merge(parse_bytes(label, bytes, json5, named_by_user, options));
+/// A label that ends in `.yaml` or `.yml` is read as YAML whatever `options.syntax` says.
+pub fn load_bytes(loaded: &mut Loaded, label: &str, bytes: &[u8], options: &LoadOptions) {
+    loaded.merge(parse_bytes(label, bytes, options));
 }
 
-pub(super) fn parse_bytes(
-    label: &str,
-    bytes: &[u8],
-    json5: bool,
-    named_by_user: bool,
-    options: &LoadOptions,
-) -> FileOutcome {
+pub(super) fn parse_bytes(label: &str, bytes: &[u8], options: &LoadOptions) -> FileOutcome {
     if bytes.len() as u64 > options.max_file_bytes {
         let limit = crate::text::human_bytes(options.max_file_bytes);
         let message = format!("the file is larger than {limit}; tool definitions are far smaller, so it is not loaded");
@@ -154,8 +146,11 @@ pub(super) fn parse_bytes(
         Ok(text) => text,
         Err(diagnostic) => return FileOutcome::problem(Diagnostic { path: label.to_string(), ..diagnostic }),
     };
-    let yaml = [".yaml", ".yml"].iter().any(|e| label.to_ascii_lowercase().ends_with(e));
-    let (tools, diagnostics) = load_text(label, text, json5, yaml, named_by_user, options);
+    let options = match Syntax::of_name(label) {
+        Syntax::Yaml => LoadOptions { syntax: Syntax::Yaml, ..*options },
+        _ => *options,
+    };
+    let (tools, diagnostics) = load_text(label, text, &options);
     FileOutcome { tools, diagnostics, file: true }
 }
 
@@ -193,25 +188,13 @@ const PARALLEL_TOOLS: usize = 64;
 
 /// Parses and reads one document's text: its tools and its diagnostics. Its schemas share one
 /// budget for expanding `$ref`s, and the catalog's ([`super::budget`]).
-pub fn load_text(
-    label: &str,
-    text: &str,
-    json5: bool,
-    yaml: bool,
-    named_by_user: bool,
-    options: &LoadOptions,
-) -> (Vec<Tool>, Vec<Diagnostic>) {
-    super::budget::for_file(|| read_text(label, text, json5, yaml, named_by_user, options))
+pub fn load_text(label: &str, text: &str, options: &LoadOptions) -> (Vec<Tool>, Vec<Diagnostic>) {
+    super::budget::for_file(|| read_text(label, text, options))
 }
 
-fn read_text(
-    label: &str,
-    text: &str,
-    json5: bool,
-    yaml: bool,
-    named_by_user: bool,
-    options: &LoadOptions,
-) -> (Vec<Tool>, Vec<Diagnostic>) {
+fn read_text(label: &str, text: &str, options: &LoadOptions) -> (Vec<Tool>, Vec<Diagnostic>) {
+    let yaml = options.syntax == Syntax::Yaml;
+    let (json5, named_by_user) = (options.syntax != Syntax::Json, options.named_by_user);
     let lines = LineIndex::new(text);
     let diagnostic = |offset: usize, severity, message: String| {
         let (line, column) = lines.line_col(offset);
@@ -222,7 +205,7 @@ fn read_text(
         Err(diagnostic) => return (Vec::new(), vec![diagnostic]),
     };
     let file_stem = file_stem(label);
-    let mut cx = Context { doc: &doc, file_stem: &file_stem, json5: json5 || yaml, named_by_user, issues: Vec::new() };
+    let mut cx = Context { doc: &doc, file_stem: &file_stem, json5, named_by_user, issues: Vec::new() };
     let mut drafts = formats::extract(doc.value(), options.format, &mut cx);
     let mut issues = std::mem::take(&mut cx.issues);
     let mut moved = false;

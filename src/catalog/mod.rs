@@ -20,7 +20,7 @@ use std::fmt;
 use serde::Serialize;
 
 pub use document::Segment;
-pub use load::{LoadOptions, load_bytes, load_text};
+pub use load::{LoadOptions, Syntax, load_bytes, load_text};
 pub use paths::{LoadProgress, load_paths, load_paths_reporting};
 pub use samples::load_samples;
 pub use tool::*;

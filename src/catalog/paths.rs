@@ -7,7 +7,7 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::load::{FileOutcome, LoadOptions, parse_bytes, run_in_parallel, whole_file};
+use super::load::{FileOutcome, LoadOptions, Syntax, parse_bytes, run_in_parallel, whole_file};
 use super::{Diagnostic, Loaded, Severity};
 
 pub(super) const EXTENSIONS: &[&str] = &["json", "json5", "jsonc", "yaml", "yml"];
@@ -108,14 +108,18 @@ impl Job {
 
     fn run(&self, options: &LoadOptions) -> FileOutcome {
         match self {
-            Job::Stdin(bytes) => parse_bytes("<stdin>", bytes, true, true, options),
+            Job::Stdin(bytes) => {
+                parse_bytes("<stdin>", bytes, &LoadOptions { syntax: Syntax::Json5, named_by_user: true, ..*options })
+            }
             Job::File { path, named_by_user } => {
                 let label = path.display().to_string();
-                let json5 = matches!(extension(path).as_str(), "json5" | "jsonc");
+                let syntax = Syntax::of_name(&label);
                 // One byte over the cap, so an oversized file is reported as such.
                 let bytes = crate::files::read_at_most(path, options.max_file_bytes + 1);
                 match bytes {
-                    Ok(bytes) => parse_bytes(&label, &bytes, json5, *named_by_user, options),
+                    Ok(bytes) => {
+                        parse_bytes(&label, &bytes, &LoadOptions { syntax, named_by_user: *named_by_user, ..*options })
+                    }
                     Err(e) => FileOutcome::problem(whole_file(&label, format!("cannot read: {e}"))),
                 }
             }

@@ -4,7 +4,7 @@
 use include_dir::{Dir, DirEntry, include_dir};
 
 use super::Loaded;
-use super::load::{LoadOptions, load_bytes};
+use super::load::{LoadOptions, Syntax, load_bytes};
 
 static SAMPLES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/sample-tools");
 
@@ -17,8 +17,8 @@ pub fn load_samples(options: &LoadOptions) -> Loaded {
     for file in files {
         let path = file.path().to_string_lossy();
         let label = format!("sample-tools/{path}");
-        let json5 = path.ends_with(".json5");
-        load_bytes(&mut loaded, &label, file.contents(), json5, true, options);
+        let options = LoadOptions { syntax: Syntax::of_name(&label), named_by_user: true, ..*options };
+        load_bytes(&mut loaded, &label, file.contents(), &options);
     }
     loaded
 }

@@ -352,7 +352,7 @@ mod tests {
     fn a_report_keeps_the_input_schema_as_sent_and_the_model_inlines_it() {
         let text = json!({"tools": [{"name": "t", "inputSchema": schema()}]}).to_string();
         let options = crate::catalog::LoadOptions::default();
-        let (tools, diagnostics) = crate::catalog::load_text("server", &text, false, false, true, &options);
+        let (tools, diagnostics) = crate::catalog::load_text("server", &text, &options);
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
         let tool = &tools[0];
         // Forms and validation read one schema with the reference inlined.

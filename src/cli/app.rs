@@ -44,7 +44,7 @@ fn resolve_each(servers: &[EndpointOptions], shared: &EndpointOptions) -> Result
             let mut options = options.resolve().map_err(|e| e.to_string())?;
             // The screen is the app's: sign-in steps go to its auth pane, not to stderr.
             options.oauth.echo = crate::invoke::auth::Echo(None);
-            let headers = parse_headers(&options.headers)?;
+            let headers = parse_headers(&options.headers).map_err(|e| e.to_string())?;
             Ok((options, headers))
         })
         .collect()
@@ -90,7 +90,7 @@ async fn run_app(
     let demo_url = demo.as_ref().map(|d| d.url().to_string());
     let mut each = Vec::new();
     for (index, (options, headers)) in resolved.into_iter().enumerate() {
-        let case_server = crate::cases::server::case_server(&options, &environment);
+        let case_server = crate::cases::server_keys::case_server(&options, &environment);
         if index == 0 {
             app.asks.roots = options.roots.clone();
             app.recorder.headers_left_out = case_server.left_out;

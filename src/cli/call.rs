@@ -14,7 +14,7 @@ use crate::form::validate::Checker;
 use crate::invoke::endpoint::{EndpointOptions, merge_server_tools, parse_headers, parse_tokens};
 use crate::invoke::mcp::McpEndpoint;
 use crate::invoke::mcp::process::StdioServer;
-use crate::invoke::otc::CallRequest;
+use crate::invoke::request::CallRequest;
 use crate::invoke::{Endpoint, Exchange, InvokeError, Outcome, Status};
 
 #[derive(Debug, Args, Clone)]
@@ -88,7 +88,7 @@ impl AnswerArgs {
                 }
                 Some(ElicitAnswer::Accept(content))
             }
-            (None, Some(word)) => Some(ElicitAnswer::parse(word)?),
+            (None, Some(word)) => Some(ElicitAnswer::parse(word).map_err(|e| e.to_string())?),
             (None, None) => None,
         };
         Ok(Headless { elicit, sample_text: self.sample_text.clone(), roots: None })
@@ -110,11 +110,11 @@ fn run_for_code(args: CallArgs) -> u8 {
     }
     let headers = match parse_headers(&options.headers) {
         Ok(h) => h,
-        Err(e) => return fail(exit::USAGE, &e),
+        Err(e) => return fail(exit::USAGE, &e.to_string()),
     };
     let tokens = match parse_tokens(&args.tokens) {
         Ok(t) => t,
-        Err(e) => return fail(exit::USAGE, &e),
+        Err(e) => return fail(exit::USAGE, &e.to_string()),
     };
     // An MCP server over stdio is started before anything else: it takes milliseconds to boot,
     // and meanwhile the runtime is built, the definition files are read and the validator is set
@@ -177,9 +177,9 @@ async fn call(
                     McpEndpoint::connect_command(server, &command, timeout, setup.clone(), Default::default())
                         .await
                         .map(|e| {
-                            Endpoint::Mcp(crate::invoke::mcp::stdio::McpStdio::from_endpoint(
-                                e, &command, timeout, setup,
-                            ))
+                            Endpoint::Mcp(
+                                crate::invoke::mcp::stdio::McpStdio::from_endpoint(e, &command, timeout, setup).into(),
+                            )
                         })
                 }
                 None => options.connect(headers, demo_url.as_deref()).await,
@@ -381,7 +381,7 @@ fn deviation(outcome: &Outcome) -> Option<String> {
 /// A tool known only by its id: any object of arguments goes.
 fn unlisted_tool(id: &str) -> Option<Tool> {
     let text = json!({"name": id, "parameters": {"type": "object"}}).to_string();
-    let (mut tools, _) = load_text("(command line)", &text, false, false, true, &LoadOptions::default());
+    let (mut tools, _) = load_text("(command line)", &text, &LoadOptions::default());
     let mut tool = tools.pop()?;
     tool.id = id.to_string();
     Some(tool)

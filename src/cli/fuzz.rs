@@ -86,11 +86,11 @@ fn run_for_code(args: FuzzArgs) -> u8 {
     crate::fuzz::cap_call_time(&mut options);
     let headers = match parse_headers(&options.headers) {
         Ok(h) => h,
-        Err(e) => return fail(exit::USAGE, &e),
+        Err(e) => return fail(exit::USAGE, &e.to_string()),
     };
     let tokens = match parse_tokens(&args.tokens) {
         Ok(t) => t,
-        Err(e) => return fail(exit::USAGE, &e),
+        Err(e) => return fail(exit::USAGE, &e.to_string()),
     };
     let runtime = match super::tokio_runtime() {
         Ok(runtime) => runtime,
@@ -228,7 +228,7 @@ fn write_outputs(
     }
     if let Some(path) = &args.save_cases {
         let env: Vec<(String, String)> = std::env::vars().collect();
-        let server = crate::cases::server::case_server(options, &env);
+        let server = crate::cases::server_keys::case_server(options, &env);
         for finding in &report.findings {
             let tool = tools.iter().find(|t| t.id == finding.tool);
             let case = crate::fuzz::report::case(finding, tool, slow);

@@ -120,9 +120,9 @@ fn options(args: &LintArgs) -> Result<Options, String> {
         None => Default::default(),
     };
     for pattern in args.allow.iter().chain(&args.deny) {
-        rules::check_pattern(pattern)?;
+        rules::check_pattern(pattern).map_err(|e| e.to_string())?;
     }
-    let mut options = Options::from_config(&config)?;
+    let mut options = Options::from_config(&config).map_err(|e| e.to_string())?;
     if !args.target.is_empty() {
         options.targets = args.target.clone();
         options.targets_chosen = true;

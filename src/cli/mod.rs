@@ -303,7 +303,8 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, ExitCode> {
     // One line, whatever the server said.
     let fail = |code: u8, message: String| Failure::new(code, crate::text::visible(&message)).report();
     let options = options.resolve().map_err(|e| fail(exit::USAGE, e.to_string()))?;
-    let headers = crate::invoke::endpoint::parse_headers(&options.headers).map_err(|e| fail(exit::USAGE, e))?;
+    let headers =
+        crate::invoke::endpoint::parse_headers(&options.headers).map_err(|e| fail(exit::USAGE, e.to_string()))?;
     let runtime = tokio_runtime().map_err(|e| fail(exit::TRANSPORT, format!("cannot start: {e}")))?;
     let mut loaded = if sources.paths.is_empty() { Loaded::default() } else { sources.load() };
     let listed = runtime.block_on(async {
@@ -314,14 +315,13 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, ExitCode> {
             Some(name) => name.clone(),
             None => crate::redact::command(&endpoint.label()),
         };
-        let text = endpoint.list_tools().await;
+        // Every diagnostic is shown: the meta-schema check is on.
+        let listed = crate::invoke::endpoint::list_catalog(&endpoint, &label, &LoadOptions::default()).await;
         endpoint.close().await;
-        text.map(|text| (label, text))
+        listed
     });
-    let (label, text) = listed.map_err(|e| fail(call::failure_code(&e), e.to_string()))?;
-    let (tools, diagnostics) = crate::catalog::load_text(&label, &text, false, false, true, &LoadOptions::default());
-    for mut tool in tools {
-        tool.source = crate::catalog::Source::server(&label);
+    let (tools, diagnostics) = listed.map_err(|e| fail(call::failure_code(&e), e.to_string()))?;
+    for tool in tools {
         if loaded.catalog.get(&tool.id).is_none() {
             loaded.catalog.add(tool);
         }

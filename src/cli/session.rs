@@ -25,7 +25,7 @@ where
     }
     let headers = match crate::invoke::endpoint::parse_headers(&options.headers) {
         Ok(headers) => headers,
-        Err(e) => return fail(exit::USAGE, &e),
+        Err(e) => return fail(exit::USAGE, &e.to_string()),
     };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,

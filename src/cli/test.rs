@@ -3,15 +3,16 @@
 //! has a problem (its good cases still run).
 
 use std::io::{self, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::json;
 
+use super::failure::Failure;
 use super::{ServerArgs, exit};
-use crate::cases::file::{self, CaseFile};
-use crate::cases::report::{Collect, Lines, Report};
+use crate::cases::file::{self, CaseFile, Problem};
+use crate::cases::report::{CaseResult, Collect, Counts, Lines, Report};
 use crate::cases::run::{options_for, run_file};
 use crate::invoke::endpoint::{EndpointOptions, parse_tokens};
 use crate::invoke::mock::MockServer;
@@ -103,63 +104,31 @@ pub fn run(args: TestArgs) -> ExitCode {
 }
 
 async fn test(args: TestArgs) -> ExitCode {
-    let tokens = match parse_tokens(&args.tokens) {
-        Ok(tokens) => tokens,
-        Err(e) => {
-            let _ = writeln!(io::stderr(), "tooldeck: {e}");
-            return exit::code(exit::USAGE);
-        }
-    };
-    let compare = match args.compare_with.as_deref().map(parse_compare_with).transpose() {
-        Ok(compare) => compare,
-        Err(e) => {
-            let _ = writeln!(io::stderr(), "tooldeck: --compare-with: {e}");
-            return exit::code(exit::USAGE);
-        }
-    };
-    let mut command_line = args.server.options();
-    match args.answers.answers() {
-        Ok(answers) => command_line.answers = answers,
-        Err(e) => {
-            let _ = writeln!(std::io::stderr(), "tooldeck: {e}");
-            return exit::code(exit::USAGE);
-        }
-    }
-    let mut files: Vec<CaseFile> = args.files.iter().map(|path| file::load(path)).collect();
-    // Tokens from the command line win over a file's own for the same provider.
-    for file in &mut files {
-        file.tokens.retain(|(provider, _)| !tokens.iter().any(|(p, _)| p == provider));
-        file.tokens.extend(tokens.iter().cloned());
-    }
-    let mut stderr = io::stderr().lock();
-    for problem in files.iter().flat_map(|f| &f.problems) {
-        let _ = writeln!(stderr, "{}", crate::text::visible(&problem.to_string()));
-    }
-    drop(stderr);
-    let total: usize = files.iter().map(CaseFile::case_count).sum();
+    super::failure::finish(test_files(args).await)
+}
 
-    // The built-in demo server answers for files (and a command line) that name no server.
-    let needs_demo = files.iter().any(|f| !options_for(f, &command_line).names_a_server() && f.case_count() > 0);
-    let demo = match needs_demo {
-        false => None,
-        true => match MockServer::start(crate::catalog::load_samples(&Default::default()).catalog, 0).await {
-            Ok(server) => Some(server),
-            Err(e) => {
-                let _ = writeln!(io::stderr(), "tooldeck: cannot start the built-in demo server: {e}");
-                return exit::code(exit::USAGE);
-            }
-        },
-    };
-    let demo_url = demo.as_ref().map(|d| d.url());
-    let jobs = usize::from(args.jobs);
-    let filter = args.filter.as_deref();
-    let compare = compare.as_ref();
+/// What every case file of a run shares: the command line's server, the server to compare
+/// with, and how the cases run.
+struct Run<'a> {
+    command_line: EndpointOptions,
+    compare: Option<EndpointOptions>,
+    demo_url: Option<String>,
+    jobs: usize,
+    filter: Option<&'a str>,
+}
 
-    let (counts, results, case_problems) = if args.json {
+impl Run<'_> {
+    async fn file(&self, file: &CaseFile, report: &mut dyn Report) {
+        let options = options_for(file, &self.command_line);
+        let compare = self.compare.as_ref();
+        run_file(file, &options, compare, self.demo_url.as_deref(), self.jobs, self.filter, report).await;
+    }
+
+    /// Every file, reported as one JSON document on stdout; the counts, results and problems.
+    async fn as_json(&self, files: &[CaseFile]) -> (Counts, Vec<CaseResult>, Vec<Problem>) {
         let mut collect = Collect::default();
-        for file in &files {
-            let options = options_for(file, &command_line);
-            run_file(file, &options, compare, demo_url, jobs, filter, &mut collect).await;
+        for file in files {
+            self.file(file, &mut collect).await;
         }
         let mut results = collect.results;
         results.sort_by(|a, b| (&a.file, a.index).cmp(&(&b.file, b.index)));
@@ -176,42 +145,95 @@ async fn test(args: TestArgs) -> ExitCode {
         let mut out = io::stdout().lock();
         let _ = crate::json_out::write_pretty(&mut out, &report).map(|()| writeln!(out));
         (collect.counts, results, collect.problems)
-    } else {
-        let bar = io::stderr().is_terminal();
-        let mut lines = Lines::new(total, bar, args.junit.is_some());
-        for file in &files {
-            let options = options_for(file, &command_line);
-            run_file(file, &options, compare, demo_url, jobs, filter, &mut lines as &mut dyn Report).await;
+    }
+
+    /// Every file, a line per case (a progress bar on a terminal), and the summary.
+    async fn as_lines(&self, files: &[CaseFile], keep: bool) -> (Counts, Vec<CaseResult>, Vec<Problem>) {
+        let total: usize = files.iter().map(CaseFile::case_count).sum();
+        let mut lines = Lines::new(total, io::stderr().is_terminal(), keep);
+        for file in files {
+            self.file(file, &mut lines as &mut dyn Report).await;
         }
         lines.finish();
         let _ = writeln!(io::stdout(), "{}", lines.counts.summary());
         (lines.counts, lines.kept.unwrap_or_default(), lines.problems)
+    }
+}
+
+async fn test_files(args: TestArgs) -> Result<ExitCode, Failure> {
+    let tokens = parse_tokens(&args.tokens).map_err(|e| Failure::usage(e.to_string()))?;
+    let compare = args.compare_with.as_deref().map(parse_compare_with).transpose();
+    let compare = compare.map_err(|e| Failure::usage(format!("--compare-with: {e}")))?;
+    let mut command_line = args.server.options();
+    command_line.answers = args.answers.answers().map_err(|e| Failure::usage(e.to_string()))?;
+    let files = load_files(&args.files, &tokens);
+    // The built-in demo server answers for files (and a command line) that name no server.
+    let needs_demo = files.iter().any(|f| !options_for(f, &command_line).names_a_server() && f.case_count() > 0);
+    let demo = match needs_demo {
+        false => None,
+        true => Some(
+            MockServer::start(crate::catalog::load_samples(&Default::default()).catalog, 0)
+                .await
+                .map_err(|e| Failure::usage(format!("cannot start the built-in demo server: {e}")))?,
+        ),
+    };
+    let run = Run {
+        command_line,
+        compare,
+        demo_url: demo.as_ref().map(|d| d.url().to_string()),
+        jobs: usize::from(args.jobs),
+        filter: args.filter.as_deref(),
+    };
+    let (counts, results, case_problems) = match args.json {
+        true => run.as_json(&files).await,
+        false => run.as_lines(&files, args.junit.is_some()).await,
     };
     let bad_files = files.iter().any(|f| !f.problems.is_empty()) || !case_problems.is_empty();
     drop(demo);
-
     if let Some(path) = &args.junit {
-        let suites: Vec<(String, Vec<file::Problem>)> = files
-            .iter()
-            .map(|f| {
-                let path = f.path.display().to_string();
-                let of_cases = case_problems.iter().filter(|p| p.path == path).cloned();
-                let problems = f.problems.iter().cloned().chain(of_cases).collect();
-                (path, problems)
-            })
-            .collect();
-        let xml = crate::cases::junit::write(&suites, &results).map_err(io::Error::other);
-        if let Err(e) = xml.and_then(|xml| std::fs::write(path, xml)) {
-            let _ = writeln!(io::stderr(), "tooldeck: cannot write {}: {e}", path.display());
-            return exit::code(exit::USAGE);
-        }
+        write_junit(path, &files, &case_problems, &results)?;
     }
     if bad_files {
-        let _ = writeln!(io::stderr(), "tooldeck: some case files have problems (above); their other cases ran");
-        exit::code(exit::USAGE)
+        Err(Failure::usage("some case files have problems (above); their other cases ran"))
     } else if counts.failed > 0 {
-        exit::code(exit::FAILED)
+        Ok(exit::code(exit::FAILED))
     } else {
-        ExitCode::SUCCESS
+        Ok(ExitCode::SUCCESS)
     }
+}
+
+/// The case files, each with the command line's tokens (which win over a file's own for the
+/// same provider); their problems said on stderr.
+fn load_files(paths: &[PathBuf], tokens: &[(String, String)]) -> Vec<CaseFile> {
+    let mut files: Vec<CaseFile> = paths.iter().map(|path| file::load(path)).collect();
+    for file in &mut files {
+        file.tokens.retain(|(provider, _)| !tokens.iter().any(|(p, _)| p == provider));
+        file.tokens.extend(tokens.iter().cloned());
+    }
+    let mut stderr = io::stderr().lock();
+    for problem in files.iter().flat_map(|f| &f.problems) {
+        let _ = writeln!(stderr, "{}", crate::text::visible(&problem.to_string()));
+    }
+    files
+}
+
+/// The JUnit report: a suite per file, with the file's problems and its cases' results.
+fn write_junit(
+    path: &Path,
+    files: &[CaseFile],
+    case_problems: &[Problem],
+    results: &[CaseResult],
+) -> Result<(), Failure> {
+    let suites: Vec<(String, Vec<Problem>)> = files
+        .iter()
+        .map(|f| {
+            let path = f.path.display().to_string();
+            let of_cases = case_problems.iter().filter(|p| p.path == path).cloned();
+            let problems = f.problems.iter().cloned().chain(of_cases).collect();
+            (path, problems)
+        })
+        .collect();
+    let xml = crate::cases::junit::write(&suites, results).map_err(io::Error::other);
+    xml.and_then(|xml| std::fs::write(path, xml))
+        .map_err(|e| Failure::usage(format!("cannot write {}: {e}", path.display())))
 }

@@ -17,7 +17,7 @@ pub fn shown_default(field: &Field) -> Option<&Value> {
 pub fn elicitation_form(schema: &Value) -> Option<Form> {
     let text = serde_json::json!({"name": "elicitation", "parameters": schema}).to_string();
     let options = crate::catalog::LoadOptions { meta_check: false, ..Default::default() };
-    let (mut tools, _) = crate::catalog::load_text("(elicitation)", &text, false, false, true, &options);
+    let (mut tools, _) = crate::catalog::load_text("(elicitation)", &text, &options);
     let tool = tools.pop()?;
     let mut form = Form::new(&tool);
     form.fill_defaults();

@@ -61,8 +61,8 @@ fn value_of(field: &Field, pointer: &str, errors: &mut Vec<(String, String)>) ->
         Widget::Text { input, .. } | Widget::Suggest { input, .. } => Some(Value::String(input.text().to_string())),
         Widget::Number { input, integer } => match parse_number(input.text(), *integer) {
             Ok(number) => Some(Value::Number(number)),
-            Err(message) => {
-                errors.push((pointer.to_string(), message));
+            Err(why) => {
+                errors.push((pointer.to_string(), why.to_string()));
                 // Still sent as typed, so "send anyway" shows the server exactly this text.
                 Some(Value::String(input.text().to_string()))
             }
@@ -100,10 +100,23 @@ fn holds_set(field: &Field) -> bool {
 }
 
 /// Parses a number as typed; "12.5" in an integer field is an error that says so.
-pub fn parse_number(text: &str, integer: bool) -> Result<Number, String> {
+/// Why a typed text is not the number its field wants; said beside the field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NumberError {
+    #[error("a number is needed here")]
+    Empty,
+    #[error("{0} is not an integer")]
+    NotAnInteger(String),
+    #[error("\"{0}\" is not a number")]
+    NotANumber(String),
+    #[error("{0} is too large")]
+    TooLarge(String),
+}
+
+pub fn parse_number(text: &str, integer: bool) -> Result<Number, NumberError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
-        return Err("a number is needed here".into());
+        return Err(NumberError::Empty);
     }
     if integer {
         if let Ok(i) = trimmed.parse::<i64>() {
@@ -115,8 +128,8 @@ pub fn parse_number(text: &str, integer: bool) -> Result<Number, String> {
         return match trimmed.parse::<f64>() {
             // 3.0 and 1e3 are integers in JSON Schema.
             Ok(f) if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 => Ok(Number::from(f as i64)),
-            Ok(_) => Err(format!("{trimmed} is not an integer")),
-            Err(_) => Err(format!("\"{trimmed}\" is not a number")),
+            Ok(_) => Err(NumberError::NotAnInteger(trimmed.to_string())),
+            Err(_) => Err(NumberError::NotANumber(trimmed.to_string())),
         };
     }
     // Whole numbers stay exact rather than going through a float.
@@ -127,8 +140,8 @@ pub fn parse_number(text: &str, integer: bool) -> Result<Number, String> {
         return Ok(Number::from(u));
     }
     match trimmed.parse::<f64>() {
-        Ok(f) => Number::from_f64(f).ok_or_else(|| format!("{trimmed} is too large")),
-        Err(_) => Err(format!("\"{trimmed}\" is not a number")),
+        Ok(f) => Number::from_f64(f).ok_or_else(|| NumberError::TooLarge(trimmed.to_string())),
+        Err(_) => Err(NumberError::NotANumber(trimmed.to_string())),
     }
 }
 
@@ -215,12 +228,8 @@ fn put(
     prefer: &HashMap<String, usize>,
     chain: Option<usize>,
 ) {
-    // Shadows the function so every nested call below keeps the preferences. A child's value is
-    // part of this one, so the chain starts again there.
-    let set_value =
-        |field: &mut Field, value: &Value, root: &Value, cues: &BTreeMap<String, FieldCue>, pointer: &str| {
-            put(field, value, root, cues, pointer, prefer, chain.map(|_| 0))
-        };
+    // A child's value is part of this one, so the chain starts again there.
+    let children = Children { root, cues, prefer, chain: chain.map(|_| 0) };
     let may_grow = chain.is_some_and(|n| n < MAX_VARIANT_CHAIN);
     // A stub left by a recursion or size limit grows into real widgets for the value it gets.
     if may_grow && let Some(real) = build::expand(field, root, cues, pointer) {
@@ -255,28 +264,7 @@ fn put(
         },
         (Widget::Const(c), v) => c == v,
         (Widget::Object { fields, additional, entries }, Value::Object(map)) => {
-            for child in fields.iter_mut() {
-                match map.get(&child.name) {
-                    Some(v) => {
-                        let child_pointer = format!("{pointer}/{}", escape_pointer(&child.name));
-                        set_value(child, v, root, cues, &child_pointer);
-                    }
-                    None => unset(child),
-                }
-            }
-            entries.clear();
-            for (key, v) in map {
-                if fields.iter().any(|f| &f.name == key) {
-                    continue;
-                }
-                // A key the schema does not declare still gets a row (raw JSON when nothing says
-                // what it holds), so the value round-trips; the validator says if it is allowed.
-                let schema = additional.clone().unwrap_or_else(|| Value::Object(Map::new()));
-                let entry_pointer = format!("{pointer}/{}", escape_pointer(key));
-                let mut entry = build::build(&schema, root, cues, &entry_pointer, key.clone(), true, 0);
-                set_value(&mut entry, v, root, cues, &entry_pointer);
-                entries.push(entry);
-            }
+            children.object(fields, additional.as_ref(), entries, map, pointer);
             true
         }
         (Widget::Array { items, item_schema }, Value::Array(values)) => {
@@ -284,7 +272,7 @@ fn put(
             for (i, v) in values.iter().enumerate() {
                 let item_pointer = format!("{pointer}/{i}");
                 let mut item = build::item(item_schema, root, cues, &item_pointer, i);
-                set_value(&mut item, v, root, cues, &item_pointer);
+                children.put(&mut item, v, &item_pointer);
                 items.push(item);
             }
             true
@@ -315,6 +303,51 @@ fn put(
         let name = field.name.clone();
         field.widget = Widget::Raw { input: super::TextInput::new(pretty(value)) };
         field.name = name;
+    }
+}
+
+/// What putting a value into a field's children keeps: the schema's root and cues, the
+/// preferred variants, and the variant chain (started again at each child).
+struct Children<'a> {
+    root: &'a Value,
+    cues: &'a BTreeMap<String, FieldCue>,
+    prefer: &'a HashMap<String, usize>,
+    chain: Option<usize>,
+}
+
+impl Children<'_> {
+    fn put(&self, field: &mut Field, value: &Value, pointer: &str) {
+        put(field, value, self.root, self.cues, pointer, self.prefer, self.chain);
+    }
+
+    /// An object's declared fields take their keys (or are unset); every other key gets a row.
+    fn object(
+        &self,
+        fields: &mut [Field],
+        additional: Option<&Value>,
+        entries: &mut Vec<Field>,
+        map: &Map<String, Value>,
+        pointer: &str,
+    ) {
+        for child in fields.iter_mut() {
+            match map.get(&child.name) {
+                Some(v) => self.put(child, v, &format!("{pointer}/{}", escape_pointer(&child.name))),
+                None => unset(child),
+            }
+        }
+        entries.clear();
+        for (key, v) in map {
+            if fields.iter().any(|f| &f.name == key) {
+                continue;
+            }
+            // A key the schema does not declare still gets a row (raw JSON when nothing says
+            // what it holds), so the value round-trips; the validator says if it is allowed.
+            let schema = additional.cloned().unwrap_or_else(|| Value::Object(Map::new()));
+            let entry_pointer = format!("{pointer}/{}", escape_pointer(key));
+            let mut entry = build::build(&schema, self.root, self.cues, &entry_pointer, key.clone(), true, 0);
+            self.put(&mut entry, v, &entry_pointer);
+            entries.push(entry);
+        }
     }
 }
 
@@ -371,13 +404,13 @@ mod tests {
     fn numbers_parse_with_clear_errors() {
         assert_eq!(parse_number("42", true), Ok(Number::from(42)));
         assert_eq!(parse_number("3.0", true), Ok(Number::from(3)));
-        assert_eq!(parse_number("12.5", true), Err("12.5 is not an integer".into()));
-        assert_eq!(parse_number("abc", false), Err("\"abc\" is not a number".into()));
+        assert_eq!(parse_number("12.5", true).map_err(|e| e.to_string()), Err("12.5 is not an integer".into()));
+        assert_eq!(parse_number("abc", false).map_err(|e| e.to_string()), Err("\"abc\" is not a number".into()));
         assert_eq!(parse_number(" 1e3 ", false).map(|n| n.as_f64()), Ok(Some(1000.0)));
         assert_eq!(parse_number("1e3", true), Ok(Number::from(1000)));
         assert_eq!(parse_number("18446744073709551615", false), Ok(Number::from(u64::MAX)));
         assert_eq!(parse_number("-9223372036854775808", true), Ok(Number::from(i64::MIN)));
-        assert_eq!(parse_number("", true), Err("a number is needed here".into()));
+        assert_eq!(parse_number("", true), Err(NumberError::Empty));
     }
 
     fn round_trip(schema: &Value, value: &Value) -> Value {

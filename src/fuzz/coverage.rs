@@ -313,8 +313,7 @@ mod tests {
     fn examples_and_defaults_come_first() {
         let text = json!({"name": "t", "parameters": {"type": "object", "properties": {
             "q": {"type": "string", "default": "hello"}, "n": {"type": "integer", "examples": [7]}}}});
-        let (tools, _) =
-            crate::catalog::load_text("t.json", &text.to_string(), false, false, true, &Default::default());
+        let (tools, _) = crate::catalog::load_text("t.json", &text.to_string(), &Default::default());
         let found = examples(&tools[0]);
         assert!(found.contains(&json!({"q": "hello"})), "{found:?}");
         assert!(found.contains(&json!({"n": 7})), "{found:?}");

@@ -29,7 +29,7 @@ pub trait Caller: Sync {
 
 impl Caller for Endpoint {
     fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = Answer> + Send {
-        let request = crate::invoke::otc::CallRequest::new(tool.to_string(), arguments.clone());
+        let request = crate::invoke::request::CallRequest::new(tool.to_string(), arguments.clone());
         async move { Endpoint::call(self, &request).await.map(|(outcome, _)| outcome) }
     }
 

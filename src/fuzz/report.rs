@@ -50,8 +50,7 @@ pub fn reproducer(finding: &Finding, options: &EndpointOptions) -> String {
     if !finding.valid {
         words.push("--no-validate".to_string());
     }
-    let quoted: Vec<String> =
-        words.iter().map(|w| shlex::try_quote(w).map_or_else(|_| w.replace('\0', "\\0"), |q| q.into_owned())).collect();
+    let quoted: Vec<String> = words.iter().map(|w| crate::text::shell_quote(w)).collect();
     quoted.join(" ")
 }
 

@@ -10,7 +10,7 @@ use super::mcp::asks::{Asks, ClientSetup, Headless};
 use super::mcp::http::McpHttpEndpoint;
 use super::otc::OtcEndpoint;
 use super::{Endpoint, InvokeError};
-use crate::catalog::{Catalog, LoadOptions, Tool, load_text};
+use crate::catalog::{Catalog, Diagnostic, LoadOptions, Tool, load_text};
 
 /// The path OTC servers take calls on, unless told otherwise (older servers use `/execute`).
 pub const DEFAULT_CALL_PATH: &str = "/tools/call";
@@ -154,13 +154,13 @@ impl EndpointOptions {
     ) -> Result<Endpoint, InvokeError> {
         let timeout = self.answer_timeout();
         if let Some(command) = &self.mcp {
-            return Ok(Endpoint::Mcp(super::mcp::stdio::McpStdio::connect(command, timeout, setup).await?));
+            return Ok(Endpoint::Mcp(super::mcp::stdio::McpStdio::connect(command, timeout, setup).await?.into()));
         }
         if let Some(url) = &self.mcp_url {
             let log = setup.auth_log.clone();
             let endpoint =
                 McpHttpEndpoint::connect_signing_in(url, headers, timeout, setup, Some(self.authorizer(log))).await?;
-            return Ok(Endpoint::McpHttp(endpoint.masking(self.masked_headers())));
+            return Ok(Endpoint::Mcp(endpoint.masking(self.masked_headers()).into()));
         }
         let base = self.endpoint.as_deref().or(demo_url).unwrap_or_default();
         let endpoint = OtcEndpoint::new(base, self.call_path(), headers, timeout)?;
@@ -169,14 +169,28 @@ impl EndpointOptions {
 }
 
 /// Expands `${NAME}` from the environment; an unset variable is an error naming it.
-pub fn expand_env(text: &str) -> Result<String, String> {
+/// Why a header, a token or a `${ENV}` in one cannot be used. None repeats a value: it may be a
+/// secret.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    #[error("an unclosed ${{ in a value")]
+    UnclosedVariable,
+    #[error("environment variable {0} is not set")]
+    Unset(String),
+    #[error("a --header is not `Name: value`")]
+    NotAHeader,
+    #[error("a --token is not PROVIDER=TOKEN")]
+    NotAToken,
+}
+
+pub fn expand_env(text: &str) -> Result<String, ValueError> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
-        let Some(end) = rest[start..].find('}') else { return Err("an unclosed ${ in a value".to_string()) };
+        let Some(end) = rest[start..].find('}') else { return Err(ValueError::UnclosedVariable) };
         let name = &rest[start + 2..start + end];
-        let value = std::env::var(name).map_err(|_| format!("environment variable {name} is not set"))?;
+        let value = std::env::var(name).map_err(|_| ValueError::Unset(name.to_string()))?;
         out.push_str(&value);
         rest = &rest[start + end + 1..];
     }
@@ -186,23 +200,23 @@ pub fn expand_env(text: &str) -> Result<String, String> {
 
 /// `Name: value` lines as pairs, `${ENV}` expanded. A malformed line is named by its header
 /// name only: the value may be a secret.
-pub fn parse_headers(headers: &[String]) -> Result<Vec<(String, String)>, String> {
+pub fn parse_headers(headers: &[String]) -> Result<Vec<(String, String)>, ValueError> {
     headers
         .iter()
         .map(|h| match h.split_once(':') {
             Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), expand_env(value.trim())?)),
-            _ => Err("a --header is not `Name: value`".to_string()),
+            _ => Err(ValueError::NotAHeader),
         })
         .collect()
 }
 
 /// `PROVIDER=TOKEN` pairs, `${ENV}` expanded; an error never repeats the token.
-pub fn parse_tokens(tokens: &[String]) -> Result<Vec<(String, String)>, String> {
+pub fn parse_tokens(tokens: &[String]) -> Result<Vec<(String, String)>, ValueError> {
     tokens
         .iter()
         .map(|t| match t.split_once('=') {
             Some((provider, token)) if !provider.is_empty() => Ok((provider.to_string(), expand_env(token)?)),
-            _ => Err("a --token is not PROVIDER=TOKEN".to_string()),
+            _ => Err(ValueError::NotAToken),
         })
         .collect()
 }
@@ -220,12 +234,30 @@ pub fn tokens_for(tool: Option<&Tool>, tokens: &[(String, String)]) -> Vec<(Stri
         .collect()
 }
 
-/// A server's tool list (the text `Endpoint::list_tools` gives) as tools. They are read only to
-/// be called: their schemas are compiled to check arguments anyway and no diagnostics are shown,
-/// so the meta-schema check is skipped.
-pub fn server_tools(label: &str, text: &str) -> Vec<Tool> {
-    let options = LoadOptions { meta_check: false, ..LoadOptions::default() };
-    let mut tools = load_text(label, text, false, false, true, &options).0;
+/// Reading a server's tools only to call them: their schemas are compiled to check arguments
+/// anyway and no diagnostics are shown, so the meta-schema check is skipped.
+pub fn to_call() -> LoadOptions {
+    LoadOptions { meta_check: false, ..LoadOptions::default() }
+}
+
+/// The one way every command and the app list a server's tools: asked for over `endpoint`,
+/// read as a definition file is read (on a blocking thread: a server may list thousands),
+/// each marked as `label`'s and keeping its definition as sent; with what reading them found.
+pub async fn list_catalog(
+    endpoint: &Endpoint,
+    label: &str,
+    options: &LoadOptions,
+) -> Result<(Vec<Tool>, Vec<Diagnostic>), InvokeError> {
+    let text = endpoint.list_tools().await?;
+    let (label, options) = (label.to_string(), *options);
+    tokio::task::spawn_blocking(move || read_server_tools(&label, &text, &options))
+        .await
+        .map_err(|e| InvokeError::Protocol(format!("reading the server's tools stopped: {e}")))
+}
+
+/// A server's tool list (the text `Endpoint::list_tools` gives) as tools and diagnostics.
+pub fn read_server_tools(label: &str, text: &str, options: &LoadOptions) -> (Vec<Tool>, Vec<Diagnostic>) {
+    let (mut tools, diagnostics) = load_text(label, text, options);
     // Each definition as sent, by name: the listing was read as JSON just above, so this
     // parse succeeds on the same bounded text.
     let listed: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
@@ -238,14 +270,19 @@ pub fn server_tools(label: &str, text: &str) -> Vec<Tool> {
             })
             .map(|t| std::sync::Arc::new(t.clone()));
     }
-    tools
+    (tools, diagnostics)
+}
+
+/// [`read_server_tools`] to call them ([`to_call`]), without diagnostics.
+pub fn server_tools(label: &str, text: &str) -> Vec<Tool> {
+    read_server_tools(label, text, &to_call()).0
 }
 
 /// The server's own tools join the catalog (tools already in it, from files, come first). Why
 /// they could not be listed is returned for the caller to say.
 pub async fn merge_server_tools(catalog: &mut Catalog, endpoint: &Endpoint) -> Result<(), InvokeError> {
-    let text = endpoint.list_tools().await?;
-    for tool in server_tools(&endpoint.label(), &text) {
+    let (tools, _) = list_catalog(endpoint, &endpoint.label(), &to_call()).await?;
+    for tool in tools {
         if catalog.get(&tool.id).is_none() {
             catalog.add(tool);
         }
@@ -264,17 +301,17 @@ mod tests {
             .find(|(name, _)| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
             .expect("the environment has a variable");
         assert_eq!(expand_env(&format!("Bearer ${{{name}}}!")).unwrap(), format!("Bearer {value}!"));
-        assert!(expand_env("${TOOLDECK_SURELY_UNSET_VARIABLE}").unwrap_err().contains("not set"));
+        assert!(expand_env("${TOOLDECK_SURELY_UNSET_VARIABLE}").unwrap_err().to_string().contains("not set"));
         assert_eq!(expand_env("plain").unwrap(), "plain");
     }
 
     #[test]
     fn headers_and_tokens_parse_and_errors_hold_no_secret() {
         assert_eq!(parse_headers(&["X-Api: 1".into()]).unwrap(), vec![("X-Api".to_string(), "1".to_string())]);
-        let error = parse_headers(&["Authorization Bearer SECRET".into()]).unwrap_err();
+        let error = parse_headers(&["Authorization Bearer SECRET".into()]).unwrap_err().to_string();
         assert!(!error.contains("SECRET"), "{error}");
         assert_eq!(parse_tokens(&["google=abc".into()]).unwrap(), vec![("google".to_string(), "abc".to_string())]);
-        let error = parse_tokens(&["SECRET".into()]).unwrap_err();
+        let error = parse_tokens(&["SECRET".into()]).unwrap_err().to_string();
         assert!(!error.contains("SECRET"), "{error}");
     }
 

@@ -25,11 +25,10 @@ impl Endpoint {
     async fn connection(&self, what: &str) -> Result<std::sync::Arc<McpEndpoint>, InvokeError> {
         match self {
             Endpoint::Otc(_) => Err(InvokeError::Protocol(format!("{what} are MCP's: this endpoint speaks OTC"))),
-            Endpoint::McpHttp(e) => match e.current().await {
+            Endpoint::Mcp(e) => match e.current().await {
                 Some(connection) => Ok(connection),
                 None => Err(InvokeError::Protocol(format!("not connected to {} yet (it wants a token?)", e.label()))),
             },
-            Endpoint::Mcp(e) => Ok(e.current().await),
         }
     }
 

@@ -13,11 +13,14 @@ pub mod mcp;
 pub mod mock;
 mod named;
 pub mod otc;
+pub mod replay;
+pub mod request;
 pub mod save;
 pub mod thumbnail;
 
 pub use exchange::Exchange;
 pub use mcp::content::ContentItem;
+pub use request::CallRequest;
 
 use std::collections::BTreeMap;
 
@@ -206,29 +209,28 @@ pub struct Progress {
 }
 
 /// The endpoint the user chose: one way to list tools and call them, whatever the protocol.
+// One per server, made once and shared behind an `Arc`: its size costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum Endpoint {
     Otc(otc::OtcEndpoint),
-    /// MCP over stdio: the server can be started again.
-    Mcp(mcp::stdio::McpStdio),
-    /// MCP over Streamable HTTP: a token can be given after a 401.
-    McpHttp(mcp::http::McpHttpEndpoint),
+    /// MCP, over stdio or Streamable HTTP.
+    Mcp(mcp::session::McpSession),
 }
 
 impl Endpoint {
-    pub async fn call(&self, request: &otc::CallRequest) -> Result<(Outcome, Exchange), InvokeError> {
+    pub async fn call(&self, request: &CallRequest) -> Result<(Outcome, Exchange), InvokeError> {
         self.call_with_progress(request, |_| {}).await
     }
 
     /// Like [`Endpoint::call`], reporting progress where the protocol carries it (MCP).
     pub async fn call_with_progress(
         &self,
-        request: &otc::CallRequest,
+        request: &CallRequest,
         on_progress: impl Fn(Progress) + Send + Sync + 'static,
     ) -> Result<(Outcome, Exchange), InvokeError> {
         let (mut outcome, exchange) = match self {
             Endpoint::Otc(e) => e.call(request).await?,
-            Endpoint::Mcp(e) => e.current().await.call_with_progress(request, on_progress).await?,
-            Endpoint::McpHttp(e) => e.call_with_progress(request, on_progress).await?,
+            Endpoint::Mcp(e) => e.call_with_progress(request, on_progress).await?,
         };
         // MCP results carry no duration of their own: the round trip is the duration.
         if outcome.duration_ms == 0 {
@@ -241,8 +243,7 @@ impl Endpoint {
     pub async fn list_tools(&self) -> Result<String, InvokeError> {
         match self {
             Endpoint::Otc(e) => e.list_tools().await,
-            Endpoint::Mcp(e) => e.current().await.list_tools().await,
-            Endpoint::McpHttp(e) => e.list_tools().await,
+            Endpoint::Mcp(e) => e.list_tools().await,
         }
     }
 
@@ -250,27 +251,22 @@ impl Endpoint {
     pub async fn read_resource(&self, uri: &str) -> Result<(Vec<mcp::content::Embedded>, Vec<String>), InvokeError> {
         match self {
             Endpoint::Otc(_) => Err(InvokeError::Protocol("resources/read is MCP's: this endpoint speaks OTC".into())),
-            Endpoint::Mcp(e) => e.current().await.read_resource(uri).await,
-            Endpoint::McpHttp(e) => e.read_resource(uri).await,
+            Endpoint::Mcp(e) => e.read_resource(uri).await,
         }
     }
 
-    pub fn describe(&self, request: &otc::CallRequest) -> Exchange {
+    pub fn describe(&self, request: &CallRequest) -> Exchange {
         match self {
             Endpoint::Otc(e) => e.describe(request),
-            Endpoint::Mcp(e) => mcp::McpEndpoint::describe_call(&e.label(), request),
-            Endpoint::McpHttp(e) => e.describe(request),
+            Endpoint::Mcp(e) => e.describe(request),
         }
     }
 
-    /// Gives the server the token for `provider` (MCP over HTTP takes it as a bearer token;
-    /// OTC tokens travel in each request instead, so there is nothing to do for them).
     /// What answers an MCP server's asks (none for OTC).
     pub fn asks(&self) -> Option<&mcp::asks::Asks> {
         match self {
             Endpoint::Otc(_) => None,
             Endpoint::Mcp(e) => Some(e.asks()),
-            Endpoint::McpHttp(e) => Some(e.asks()),
         }
     }
 
@@ -279,7 +275,6 @@ impl Endpoint {
         match self {
             Endpoint::Otc(_) => None,
             Endpoint::Mcp(e) => e.protocol_version().await,
-            Endpoint::McpHttp(e) => e.protocol_version().await,
         }
     }
 
@@ -289,16 +284,16 @@ impl Endpoint {
         if !asks.set_roots(roots) {
             return;
         }
-        match self {
-            Endpoint::Otc(_) => {}
-            Endpoint::Mcp(e) => e.roots_changed().await,
-            Endpoint::McpHttp(e) => e.roots_changed().await,
+        if let Endpoint::Mcp(e) = self {
+            e.roots_changed().await;
         }
     }
 
+    /// Gives the server the token for `provider` (MCP over HTTP takes it as a bearer token;
+    /// OTC tokens travel in each request instead, so there is nothing to do for them).
     pub async fn authorize(&self, provider: &str, token: &str) -> Result<(), InvokeError> {
         match self {
-            Endpoint::McpHttp(e) if provider == mcp::http::MCP_PROVIDER => e.authorize(token).await,
+            Endpoint::Mcp(e) if provider == mcp::http::MCP_PROVIDER => e.authorize(token).await,
             _ => Ok(()),
         }
     }
@@ -306,10 +301,8 @@ impl Endpoint {
     /// Ends the session the way its protocol asks: an MCP stdio server sees its input close and
     /// is given a moment to exit before it is stopped; an HTTP session is ended at the server.
     pub async fn close(self) {
-        match self {
-            Endpoint::Otc(_) => {}
-            Endpoint::Mcp(e) => e.close().await,
-            Endpoint::McpHttp(e) => e.close().await,
+        if let Endpoint::Mcp(e) = self {
+            e.close().await;
         }
     }
 
@@ -317,8 +310,7 @@ impl Endpoint {
     async fn mcp(&self) -> Option<std::sync::Arc<mcp::McpEndpoint>> {
         match self {
             Endpoint::Otc(_) => None,
-            Endpoint::Mcp(e) => Some(e.current().await),
-            Endpoint::McpHttp(e) => e.current().await,
+            Endpoint::Mcp(e) => e.current().await,
         }
     }
 
@@ -327,7 +319,6 @@ impl Endpoint {
         match self {
             Endpoint::Otc(_) => None,
             Endpoint::Mcp(e) => Some(e.events()),
-            Endpoint::McpHttp(e) => Some(e.events()),
         }
     }
 
@@ -349,15 +340,23 @@ impl Endpoint {
         match self {
             Endpoint::Otc(_) => Ok(()),
             Endpoint::Mcp(e) => e.reconnect().await,
-            Endpoint::McpHttp(e) => e.reconnect().await,
         }
     }
 
-    /// What went over the wire for a call that got no answer (MCP).
-    pub async fn failed_exchange(&self, call_id: &str) -> Option<Exchange> {
+    /// The MCP session over HTTP, for signing in and out (none for any other endpoint).
+    pub fn http(&self) -> Option<&mcp::http::McpHttpEndpoint> {
         match self {
-            Endpoint::McpHttp(e) => e.failed_exchange(call_id).await,
-            _ => self.mcp().await?.take_failed_exchange(call_id),
+            Endpoint::Otc(_) => None,
+            Endpoint::Mcp(e) => e.http(),
+        }
+    }
+
+    /// What went over the wire for a call that got no answer.
+    pub async fn failed_exchange(&self, request: &CallRequest) -> Option<Exchange> {
+        match self {
+            // What was sent (to the call path the server was given), with no answer.
+            Endpoint::Otc(e) => Some(e.describe(request)),
+            Endpoint::Mcp(e) => e.failed_exchange(&request.call_id).await,
         }
     }
 
@@ -366,7 +365,6 @@ impl Endpoint {
         match self {
             Endpoint::Otc(e) => crate::redact::url(e.base()),
             Endpoint::Mcp(e) => e.label(),
-            Endpoint::McpHttp(e) => e.label(),
         }
     }
 }

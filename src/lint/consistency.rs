@@ -135,11 +135,16 @@ const COMPLEX: &[&str] = &[
     "$dynamicRef",
 ];
 
+/// Why a value does not fit a schema, in the words its finding quotes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+struct Misfit(String);
+
 /// Whether `value` fits `schema` without the keywords in `without` (the value's own keyword:
 /// an enum member is checked against everything but the enum). Simple schemas are checked here;
 /// the rest by the JSON Schema validator, with the root's definitions for any `$ref`. A schema
 /// the validator cannot compile says nothing (the loader reports broken schemas).
-fn fits(value: &Value, schema: &Map<String, Value>, without: &[&str], root: &Value) -> Result<(), String> {
+fn fits(value: &Value, schema: &Map<String, Value>, without: &[&str], root: &Value) -> Result<(), Misfit> {
     // OpenAPI's `nullable: true` lets null through whatever `type` says.
     if value.is_null() && schema.get("nullable") == Some(&Value::Bool(true)) {
         return Ok(());
@@ -164,29 +169,29 @@ fn fits(value: &Value, schema: &Map<String, Value>, without: &[&str], root: &Val
         Some(error) => {
             let at = error.instance_path().to_string();
             let place = if at.is_empty() { String::new() } else { format!(" at {at}") };
-            Err(format!("{}{place}", clip(&error.to_string())))
+            Err(Misfit(format!("{}{place}", clip(&error.to_string()))))
         }
     }
 }
 
-fn quick_fit(value: &Value, schema: &Map<String, Value>, without: &[&str]) -> Result<(), String> {
+fn quick_fit(value: &Value, schema: &Map<String, Value>, without: &[&str]) -> Result<(), Misfit> {
     let has = |k: &str| !without.contains(&k);
     let declared = types(schema);
     if has("type") && !declared.is_empty() && !declared.iter().any(|t| value_has_type(t, value)) {
         let names: Vec<String> = declared.iter().map(|t| format!("\"{t}\"")).collect();
-        return Err(format!("it is not of type {}", names.join(" or ")));
+        return Err(Misfit(format!("it is not of type {}", names.join(" or "))));
     }
     if has("enum")
         && let Some(Value::Array(members)) = schema.get("enum")
         && !members.iter().any(|m| same_value(m, value))
     {
-        return Err("it is not one of the enum's values".into());
+        return Err(Misfit("it is not one of the enum's values".into()));
     }
     if has("const")
         && let Some(constant) = schema.get("const")
         && !same_value(constant, value)
     {
-        return Err(format!("it is not the const {}", shown(constant)));
+        return Err(Misfit(format!("it is not the const {}", shown(constant))));
     }
     if let Some(n) = value.as_f64() {
         let bound = |k: &str| schema.get(k).and_then(Value::as_f64);
@@ -199,17 +204,17 @@ fn quick_fit(value: &Value, schema: &Map<String, Value>, without: &[&str]) -> Re
         ];
         for (keyword, ok, words) in checks {
             if let Some(b) = bound(keyword).filter(|b| !ok(n, *b)) {
-                return Err(format!("it is {words} {b}"));
+                return Err(Misfit(format!("it is {words} {b}")));
             }
         }
     }
     if let Some(s) = value.as_str() {
         let length = s.chars().count() as u64;
         if let Some(min) = schema.get("minLength").and_then(Value::as_u64).filter(|m| length < *m) {
-            return Err(format!("it is shorter than minLength {min}"));
+            return Err(Misfit(format!("it is shorter than minLength {min}")));
         }
         if let Some(max) = schema.get("maxLength").and_then(Value::as_u64).filter(|m| length > *m) {
-            return Err(format!("it is longer than maxLength {max}"));
+            return Err(Misfit(format!("it is longer than maxLength {max}")));
         }
     }
     Ok(())
@@ -394,10 +399,10 @@ fn bounds(sink: &mut Sink, visit: &Visit, part: Part) {
 
 /// Whether `pattern` is an ECMA-262 regular expression (with or without the `u` flag; JSON
 /// Schema says patterns are ECMA-262, and validators differ on the flag).
-pub fn ecma_regex(pattern: &str) -> Result<(), String> {
+pub fn ecma_regex(pattern: &str) -> Result<(), regress::Error> {
     match regress::Regex::with_flags(pattern, "u") {
         Ok(_) => Ok(()),
-        Err(unicode) => regress::Regex::new(pattern).map(|_| ()).map_err(|_| unicode.to_string()),
+        Err(unicode) => regress::Regex::new(pattern).map(|_| ()).map_err(|_| unicode),
     }
 }
 

@@ -50,7 +50,7 @@ pub fn warm_up() {
 }
 
 pub fn measure(tools: &[Tool]) -> Cost {
-    let counts = super::run_in_parallel(tools, |tool| tokens(&definition_text(tool)));
+    let counts = crate::sync::in_parallel(tools.iter().collect(), |tool| tokens(&definition_text(tool)));
     let mut costs: Vec<ToolCost> = tools
         .iter()
         .zip(counts)

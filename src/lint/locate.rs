@@ -17,9 +17,8 @@ use super::Part;
 
 /// One file parsed again, with the draft each of its tools came from.
 struct File {
-    text: String,
-    /// Byte offsets where each line starts.
-    line_starts: Vec<usize>,
+    /// The file's text, kept to place every finding without building the index again.
+    lines: LineIndex<'static>,
     doc: Document,
     drafts: Vec<Draft>,
     /// Tool id → index into `drafts`.
@@ -69,7 +68,7 @@ impl Locator {
         let offset = exact
             .or_else(|| searched(&file.doc, draft, part, pointer))
             .unwrap_or_else(|| file.doc.offset_of(path.as_deref().unwrap_or(&draft.at)));
-        file.line_col(offset)
+        file.lines.line_col(offset)
     }
 }
 
@@ -149,7 +148,7 @@ impl File {
         let stem = file_stem(path);
         let mut cx = Context { doc: &doc, file_stem: &stem, json5, named_by_user: true, issues: Vec::new() };
         let drafts = formats::extract(doc.value(), format, &mut cx);
-        let lines = LineIndex::new(&text);
+        let lines = LineIndex::owned(text);
         let draft_lines: Vec<usize> = drafts.iter().map(|d| lines.line_col(doc.offset_of(&d.at)).0).collect();
         let mut used = vec![false; drafts.len()];
         let mut by_tool = HashMap::new();
@@ -163,18 +162,7 @@ impl File {
                 by_tool.insert(tool.id.clone(), i);
             }
         }
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Some(File { text, line_starts, doc, drafts, by_tool })
-    }
-
-    /// What `LineIndex::line_col` gives, without building the index again for every finding.
-    fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
-        let line = self.line_starts.partition_point(|&start| start <= offset).saturating_sub(1);
-        let start = self.line_starts.get(line).copied().unwrap_or(0);
-        let column = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
-        (line + 1, column + 1)
+        Some(File { lines, doc, drafts, by_tool })
     }
 }
 
@@ -241,7 +229,7 @@ mod tests {
     }
   }
 ]"#;
-        let (tools, _) = load_text("t.json", text, false, false, true, &LoadOptions::default());
+        let (tools, _) = load_text("t.json", text, &LoadOptions::default());
         let locator = Locator::new(&tools, None, &|_| Some(text.to_string()));
         let tool = &tools[0];
         assert!(locator.has_file(tool));

@@ -110,12 +110,22 @@ impl Target {
     }
 
     /// [`Target::from_name`], with a message listing the names it knows.
-    pub fn parse(name: &str) -> Result<Target, String> {
+    pub fn parse(name: &str) -> Result<Target, OptionsError> {
         Target::from_name(name).ok_or_else(|| {
             let names: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
-            format!("unknown target \"{name}\"; expected one of {}", names.join(", "))
+            OptionsError::UnknownTarget { name: name.to_string(), known: names.join(", ") }
         })
     }
+}
+
+/// Why the rules cannot be set as asked (the config file's `[lint]`, `--allow`, `--target`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OptionsError {
+    /// A pattern that names no rule is a typo the user wants to hear about.
+    #[error("no lint rule matches \"{0}\" (see `tooldeck lint --rules`)")]
+    NoRule(String),
+    #[error("unknown target \"{name}\"; expected one of {known}")]
+    UnknownTarget { name: String, known: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,7 +165,7 @@ impl Default for Options {
 impl Options {
     /// The rules as the config file's `[lint]` sets them (the app's detail pane uses this;
     /// `tooldeck lint` lays its command line on top).
-    pub fn from_config(config: &crate::config::LintConfig) -> Result<Options, String> {
+    pub fn from_config(config: &crate::config::LintConfig) -> Result<Options, OptionsError> {
         let mut options = Options::default();
         for pattern in config.off.iter().chain(&config.error) {
             rules::check_pattern(pattern)?;
@@ -283,8 +293,10 @@ impl Sink<'_> {
 /// Every rule over a whole catalog: each tool's own, the ones across tools, and the cost.
 pub fn lint_catalog(catalog: &Catalog, options: &Options) -> Report {
     let tools = catalog.tools();
-    let mut findings: Vec<Finding> =
-        run_in_parallel(tools, |tool| lint_tool(tool, options)).into_iter().flatten().collect();
+    let mut findings: Vec<Finding> = crate::sync::in_parallel(tools.iter().collect(), |tool| lint_tool(tool, options))
+        .into_iter()
+        .flatten()
+        .collect();
     findings.extend(providers::check_catalog(tools, options));
     summary::alphabetical(tools, &mut findings);
     if options.summarise {
@@ -295,20 +307,4 @@ pub fn lint_catalog(catalog: &Catalog, options: &Options) -> Report {
         findings.extend(cost::large_tools(tools, &cost, options));
     }
     Report { findings, cost }
-}
-
-/// `work` over every tool on the machine's cores, results in the tools' order. The rules are
-/// independent per tool; checking a default compiles a validator, which is the bulk of the time.
-pub(crate) fn run_in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len() / 16 + 1);
-    if threads <= 1 {
-        return items.iter().map(work).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> =
-            items.chunks(chunk).map(|part| scope.spawn(|| part.iter().map(&work).collect::<Vec<R>>())).collect();
-        // A worker that panicked loses its tools' findings, not the run.
-        workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
-    })
 }

@@ -203,11 +203,11 @@ pub fn matches(pattern: &str, id: &str) -> bool {
 }
 
 /// A pattern that names no rule is a typo the user wants to hear about.
-pub fn check_pattern(pattern: &str) -> Result<(), String> {
+pub fn check_pattern(pattern: &str) -> Result<(), super::OptionsError> {
     if RULES.iter().any(|r| matches(pattern, r.id)) {
         Ok(())
     } else {
-        Err(format!("no lint rule matches \"{pattern}\" (see `tooldeck lint --rules`)"))
+        Err(super::OptionsError::NoRule(pattern.to_string()))
     }
 }
 

@@ -100,7 +100,12 @@ impl Calls {
 
 /// Calls: sending one, cancelling it, trying again later.
 impl Calls {
-    fn invoke(&mut self, id: u64, request: crate::invoke::otc::CallRequest, output_schema: Option<serde_json::Value>) {
+    fn invoke(
+        &mut self,
+        id: u64,
+        request: crate::invoke::request::CallRequest,
+        output_schema: Option<serde_json::Value>,
+    ) {
         let endpoint = self.endpoint.clone();
         let done = self.done.clone();
         let progress_to = self.done.clone();
@@ -113,7 +118,7 @@ impl Calls {
                 Ok(endpoint) => {
                     let result = endpoint.call_with_progress(&request, report).await;
                     if result.is_err()
-                        && let Some(exchange) = endpoint.failed_exchange(&request.call_id).await
+                        && let Some(exchange) = endpoint.failed_exchange(&request).await
                     {
                         let _ = done.send(Msg::FailedExchange { id, exchange: Box::new(exchange) }).await;
                     }

@@ -66,17 +66,14 @@ impl Server {
 /// The server's tool list, read off the UI thread, as the message that brings it to the app.
 async fn list_server_tools(endpoint: Result<Arc<Endpoint>, InvokeError>, label: String) -> Msg {
     let listed = match endpoint {
-        Ok(endpoint) => endpoint.list_tools().await,
+        Ok(endpoint) => {
+            crate::invoke::endpoint::list_catalog(&endpoint, &label, &crate::invoke::endpoint::to_call()).await
+        }
         Err(e) => Err(e),
     };
     let result = match listed {
         Err(InvokeError::Unauthorized { url, challenge }) => return Msg::ServerWantsToken { url, challenge },
-        Ok(text) => {
-            let label = label.clone();
-            tokio::task::spawn_blocking(move || crate::invoke::endpoint::server_tools(&label, &text))
-                .await
-                .map_err(|e| e.to_string())
-        }
+        Ok((tools, _)) => Ok(tools),
         Err(e) => Err(e.to_string()),
     };
     Msg::ServerTools { label, result }

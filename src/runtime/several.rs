@@ -121,7 +121,7 @@ impl Calls {
     pub(super) fn connect_found(&mut self, name: String) {
         let options = EndpointOptions { server: Some(name.clone()), ..self.fleet.shared.clone() };
         let resolved = options.resolve().map_err(|e| e.to_string()).and_then(|options| {
-            let headers = parse_headers(&options.headers)?;
+            let headers = parse_headers(&options.headers).map_err(|e| e.to_string())?;
             Ok((options, headers))
         });
         let said = match resolved {
@@ -132,7 +132,7 @@ impl Calls {
                     format!("{} is connected already", crate::text::visible(&label))
                 } else {
                     let environment: Vec<(String, String)> = std::env::vars().collect();
-                    let case_server = crate::cases::server::case_server(&options, &environment).keys;
+                    let case_server = crate::cases::server_keys::case_server(&options, &environment).keys;
                     let server = Server { options, headers, demo_url: None, case_server };
                     let (_, first) = self.fleet.add(server, &self.done);
                     let done = self.done.clone();

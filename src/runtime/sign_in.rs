@@ -8,7 +8,6 @@ use tokio::sync::mpsc;
 
 use super::Connection;
 use crate::app::Msg;
-use crate::invoke::Endpoint;
 
 /// How often the auth pane is told the steps so far while a sign-in runs.
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
@@ -25,7 +24,7 @@ pub(super) async fn sign_in(endpoint: Connection, challenge: Option<String>, don
             return;
         }
     };
-    let Endpoint::McpHttp(http) = &*endpoint else {
+    let Some(http) = endpoint.http() else {
         let why = "only an MCP server over HTTP (--mcp-url) signs in with OAuth".to_string();
         let _ = done.send(done_with(Vec::new(), Err(why))).await;
         return;
@@ -58,8 +57,8 @@ pub(super) async fn sign_in(endpoint: Connection, challenge: Option<String>, don
 
 pub(super) async fn sign_out(endpoint: Connection, done: mpsc::Sender<Msg>) {
     let outcome = match endpoint.await {
-        Ok(endpoint) => match &*endpoint {
-            Endpoint::McpHttp(http) => match http.authorizer() {
+        Ok(endpoint) => match endpoint.http() {
+            Some(http) => match http.authorizer() {
                 Some(authorizer) => match authorizer.sign_out(&http.label()).await {
                     Ok(true) => Ok(format!("signed out of {}: its tokens are forgotten", http.label())),
                     Ok(false) => Ok(format!("no token was kept for {}", http.label())),

@@ -174,7 +174,10 @@ pub(super) fn strings(fields: &Fields, key: &str) -> Result<Vec<String>, EntryEr
     }
 }
 
-pub(super) fn string_map(fields: &Fields, key: &str) -> Result<BTreeMap<String, String>, EntryError> {
+/// Names to values, as an `env` or `headers` table holds them.
+pub(super) type StringMap = BTreeMap<String, String>;
+
+pub(super) fn string_map(fields: &Fields, key: &str) -> Result<StringMap, EntryError> {
     match fields.get(key) {
         None | Some(Value::Null) => Ok(BTreeMap::new()),
         Some(Value::Object(map)) => map

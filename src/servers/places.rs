@@ -47,14 +47,13 @@ impl Places {
     /// The places of this process: `$TOOLDECK_CLIENTS_HOME` (else the home folder), the current
     /// directory, and tooldeck's config at `config` (else its default place).
     pub fn here(config: Option<&Path>) -> Places {
-        let home = std::env::var_os(HOME_VAR)
-            .or_else(|| std::env::var_os("HOME"))
-            .or_else(|| std::env::var_os("USERPROFILE"))
-            .map(PathBuf::from)
-            .filter(|p| !p.as_os_str().is_empty());
+        let home =
+            std::env::var_os(HOME_VAR).map(PathBuf::from).or_else(dirs::home_dir).filter(|p| !p.as_os_str().is_empty());
         let app_data = match std::env::var_os(HOME_VAR) {
             // A fake home holds everything, so tests are the same on every platform.
             Some(home) => Some(PathBuf::from(home).join("AppData").join("Roaming")),
+            // `%APPDATA%` on Windows; elsewhere no client keeps its config there.
+            None if cfg!(windows) => dirs::config_dir(),
             None => std::env::var_os("APPDATA").map(PathBuf::from),
         };
         Places {

@@ -98,7 +98,6 @@ fn sources() -> Vec<(String, String)> {
 const STRING_ERRORS_LEFT: &[&str] = &[
     "app/", // the app's messages carry text for the screen (its components are being reworked)
     "ui/",
-    "cases/file.rs",
     "cases/run.rs",
     "cli/app.rs",
     "cli/call.rs",
@@ -106,22 +105,13 @@ const STRING_ERRORS_LEFT: &[&str] = &[
     "cli/mod.rs",
     "cli/test.rs",
     "form/args.rs",
-    "form/value.rs",
     "invoke/artifact.rs",
-    "invoke/endpoint.rs",
-    "invoke/mcp/asks.rs",
     "invoke/mcp/content.rs",
-    "invoke/mcp/negotiate.rs",
-    "invoke/mcp/process.rs",
     "invoke/mock/mod.rs",
     "invoke/save.rs",
     "invoke/thumbnail.rs",
-    "lint/consistency.rs",
-    "lint/mod.rs",
-    "lint/rules.rs",
     "runtime/effects.rs",
     "runtime/sign_in.rs",
-    "servers/clients.rs",
 ];
 
 #[test]
@@ -148,8 +138,7 @@ fn no_new_string_errors() {
 }
 
 /// TEMPORARY: functions still over the limit, each to be split along its seams. The app's and
-/// the UI's go with the components rework (update, act, Prompts::key, the renders); strict
-/// belongs to the lint rework; run_file, value::put and the test command are next. The list
+/// the UI's go with the components rework (update, act, Prompts::key, the renders). The list
 /// only shrinks.
 const LONG_FUNCTIONS_LEFT: &[&str] = &[
     "app/update.rs:update_one", // `update` became a per-server wrapper around it
@@ -158,11 +147,6 @@ const LONG_FUNCTIONS_LEFT: &[&str] = &[
     "ui/popup.rs:render",
     "ui/form.rs:render",
     "ui/result.rs:render",
-    // The HTTP client's one send: redirects, sign-in challenges and the traffic log met in it.
-    "invoke/mcp/http_tap.rs:post_message",
-    "cases/run.rs:run_file",
-    "form/value.rs:put",
-    "cli/test.rs:test",
 ];
 
 const MAX_FUNCTION_LINES: usize = 100;

@@ -25,7 +25,7 @@ fn text(output: &Output) -> String {
 
 fn catalog(document: &Value) -> Catalog {
     let text = serde_json::to_string_pretty(document).unwrap();
-    let (tools, diagnostics) = load_text("case.json", &text, false, false, true, &LoadOptions::default());
+    let (tools, diagnostics) = load_text("case.json", &text, &LoadOptions::default());
     assert!(diagnostics.iter().all(|d| d.severity != tooldeck::catalog::Severity::Error), "{diagnostics:?}");
     let mut catalog = Catalog::default();
     for tool in tools {

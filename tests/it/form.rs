@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 use tooldeck::catalog::{
-    Format, LoadOptions, Source, Tool, ToolUi, Widget as Cue, load_paths, load_samples, load_text,
+    Format, LoadOptions, Source, Syntax, Tool, ToolUi, Widget as Cue, load_paths, load_samples, load_text,
 };
 use tooldeck::form::{Field, Form, Widget};
 
@@ -32,8 +32,8 @@ fn tool(schema: Value) -> Tool {
 
 /// The one tool a document defines, loaded as the app loads it (JSON5 by the label's extension).
 fn load_one(label: &str, text: &str) -> Tool {
-    let json5 = label.ends_with(".json5");
-    let (mut tools, diagnostics) = load_text(label, text, json5, false, true, &LoadOptions::default());
+    let syntax = if label.ends_with(".json5") { Syntax::Json5 } else { Syntax::Json };
+    let (mut tools, diagnostics) = load_text(label, text, &LoadOptions { syntax, ..LoadOptions::default() });
     assert!(diagnostics.iter().all(|d| d.severity != tooldeck::catalog::Severity::Error), "{diagnostics:#?}");
     assert_eq!(tools.len(), 1, "{label}");
     tools.remove(0)

@@ -223,8 +223,7 @@ fn nested_objects_100_000_deep() {
 
 #[test]
 fn deep_nesting_through_load_text() {
-    let (tools, diagnostics) =
-        on_small_stack(|| load_text("deep.json", &"[".repeat(100_000), false, false, true, &LoadOptions::default()));
+    let (tools, diagnostics) = on_small_stack(|| load_text("deep.json", &"[".repeat(100_000), &LoadOptions::default()));
     assert!(tools.is_empty());
     assert_eq!(diagnostics.len(), 1);
     assert_eq!(diagnostics[0].severity, Severity::Error);

@@ -5,12 +5,12 @@
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-use tooldeck::catalog::{Catalog, LoadOptions, load_text};
+use tooldeck::catalog::{Catalog, LoadOptions, Syntax, load_text};
 use tooldeck::lint::{Finding, Options, Severity, Target, lint_catalog};
 
 fn catalog_of(name: &str, document: &Value) -> Catalog {
     let text = serde_json::to_string_pretty(document).unwrap();
-    let (tools, diagnostics) = load_text(name, &text, false, false, true, &LoadOptions::default());
+    let (tools, diagnostics) = load_text(name, &text, &LoadOptions::default());
     assert!(diagnostics.iter().all(|d| d.severity != tooldeck::catalog::Severity::Error), "{diagnostics:?}");
     let mut catalog = Catalog::default();
     for tool in tools {
@@ -180,7 +180,8 @@ fn arcade_tools_are_named_as_the_model_sees_them_and_have_no_default_rule() {
 #[test]
 fn names_made_up_from_file_names_get_no_name_rules() {
     let text = "{ city: \"\", year: NaN }";
-    let (tools, _) = load_text("weird name!.json5", text, true, false, true, &LoadOptions::default());
+    let (tools, _) =
+        load_text("weird name!.json5", text, &LoadOptions { syntax: Syntax::Json5, ..LoadOptions::default() });
     let mut catalog = Catalog::default();
     for tool in tools {
         catalog.add(tool);

@@ -457,6 +457,7 @@ async fn a_command_that_does_not_exist() {
     assert!(reason.contains("cannot start"), "{reason}");
 }
 
+#[cfg(unix)] // `sh` and `false`
 #[tokio::test]
 async fn a_child_that_exits_at_once() {
     let error = McpEndpoint::connect_stdio("sh -c 'echo going away >&2; exit 3'").await.unwrap_err();
@@ -467,6 +468,7 @@ async fn a_child_that_exits_at_once() {
     assert!(matches!(error, InvokeError::Connect { .. }), "{error:?}");
 }
 
+#[cfg(unix)] // `sh`
 #[tokio::test]
 async fn a_child_that_only_prints_garbage_times_out() {
     let error = McpEndpoint::connect_stdio_with_timeout(

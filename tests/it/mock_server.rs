@@ -98,7 +98,7 @@ async fn tools_lists_every_sample_and_reads_back_as_otc() {
     assert_eq!(sms["requirements"]["secrets"], json!([{"id": "TWILIO_API_KEY"}]));
 
     // tooldeck's own loader reads the list back with the same ids (as it will with `--endpoint`).
-    let (tools, diagnostics) = load_text("GET /tools", &text, false, false, true, &LoadOptions::default());
+    let (tools, diagnostics) = load_text("GET /tools", &text, &LoadOptions::default());
     assert!(diagnostics.iter().all(|d| d.severity != Severity::Error), "{diagnostics:?}");
     assert_eq!(tools.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ids);
 }

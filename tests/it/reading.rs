@@ -217,7 +217,7 @@ fn descriptions_keep_paragraphs_and_lists() {
         "description": "Edits a text file.\n\nModes:\n- `replace`: swap the text\n- `append`: add at the end\n\nReturns a diff.",
         "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}
     }]});
-    let (tools, diagnostics) = load_text("mcp:test", &tools.to_string(), false, false, true, &LoadOptions::default());
+    let (tools, diagnostics) = load_text("mcp:test", &tools.to_string(), &LoadOptions::default());
     let mut catalog = Catalog::default();
     for tool in tools {
         catalog.add(tool);
@@ -288,7 +288,7 @@ fn a_long_field_error_wraps_under_its_field() {
         "name": "pick",
         "inputSchema": {"type": "object", "properties": {"code": {"type": "string", "pattern": pattern}}}
     }]});
-    let (tools, diagnostics) = load_text("mcp:test", &tools.to_string(), false, false, true, &LoadOptions::default());
+    let (tools, diagnostics) = load_text("mcp:test", &tools.to_string(), &LoadOptions::default());
     let mut catalog = Catalog::default();
     for tool in tools {
         catalog.add(tool);

@@ -726,9 +726,6 @@ fn control_characters_from_a_definition_are_made_visible() {
     let (tools, diagnostics) = load_text(
         "evil.json",
         r#"{"name":"evil","description":"\u001b[2Jboom\u0007","parameters":{"type":"object","properties":{}}}"#,
-        false,
-        false,
-        true,
         &LoadOptions::default(),
     );
     let mut catalog = Catalog::default();
@@ -832,7 +829,7 @@ fn the_first_frame_while_the_files_load() {
 /// A deck whose catalog is these MCP tools (a server's `tools/list` result).
 fn mcp_deck(tools: serde_json::Value) -> Deck {
     let text = serde_json::json!({ "tools": tools }).to_string();
-    let (tools, diagnostics) = load_text("mcp:test", &text, false, false, true, &LoadOptions::default());
+    let (tools, diagnostics) = load_text("mcp:test", &text, &LoadOptions::default());
     let mut catalog = Catalog::default();
     for tool in tools {
         catalog.add(tool);
@@ -934,7 +931,7 @@ fn lint_findings_in_the_detail_pane() {
         "properties": {"limit": {"type": "integer", "description": "Maximum results (default: 20)", "default": 50},
                        "query": {"type": "string", "description": "Words to look for"}},
         "required": ["query"]}}"#;
-    let (tools, _) = load_text("search.json", file, false, false, true, &LoadOptions::default());
+    let (tools, _) = load_text("search.json", file, &LoadOptions::default());
     let options = tooldeck::lint::Options::default();
     let app = App::new(Catalog::default(), &[], (120, 40)).with_background_checks().with_lint(options).loading();
     let mut deck = Deck { app, size: (120, 40) };

@@ -219,7 +219,7 @@ fn a_saved_case_names_the_servers_secrets_as_variables() {
     let env = [("MY_PASSWORD".to_string(), "PW9".to_string())];
     let options =
         EndpointOptions { endpoint: Some("http://user:PW9@127.0.0.1:9/?api_key=QK7".into()), ..Default::default() };
-    let server = tooldeck::cases::server::case_server(&options, &env);
+    let server = tooldeck::cases::server_keys::case_server(&options, &env);
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("cases.yaml");
     let case = json!({"name": "adds", "tool": "Math.Add@1.0.0", "args": {"a": 1}, "expect": {"status": "value"}});
@@ -236,7 +236,7 @@ fn a_saved_case_names_the_servers_secrets_as_variables() {
         "srv --token\tS3CR3T",
     ] {
         let options = EndpointOptions { mcp: Some(command.into()), ..Default::default() };
-        let server = tooldeck::cases::server::case_server(&options, &[]);
+        let server = tooldeck::cases::server_keys::case_server(&options, &[]);
         let written = server.keys["mcp"].to_string();
         assert_no_secret(&written, &["S3CR3T"]);
         assert!(written.contains("${TOOLDECK_"), "{command:?} → {written}");
@@ -445,8 +445,7 @@ fn forms_of_ref_bombs_hold_each_part_of_the_schema_about_once() {
         );
     }
     let text = json!({"tools": [{"name": "deep", "inputSchema": {"type": "object", "properties": {"p": {"$ref": "#/$defs/d9"}}, "$defs": defs}}]});
-    let tool =
-        &tooldeck::catalog::load_text("deep.json", &text.to_string(), false, false, true, &Default::default()).0[0];
+    let tool = &tooldeck::catalog::load_text("deep.json", &text.to_string(), &Default::default()).0[0];
     let form = tooldeck::form::Form::new(tool);
     let (held, schema) = (schema_values_held(&form.root), values(&tool.input_schema));
     assert!(form.rows().len() > 1, "a form, not the JSON editor");

@@ -168,7 +168,7 @@ impl AuthLog {
         if let Some(echo) = &self.echo {
             echo(&step);
         }
-        let mut steps = self.steps.lock().unwrap_or_else(|e| e.into_inner());
+        let mut steps = crate::sync::lock(&self.steps);
         steps.push(step);
         if steps.len() > MAX_STEPS {
             steps.remove(0);
@@ -176,7 +176,7 @@ impl AuthLog {
     }
 
     pub fn steps(&self) -> Vec<AuthStep> {
-        self.steps.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        crate::sync::lock(&self.steps).clone()
     }
 }
 

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::sync::lock;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
@@ -117,15 +118,20 @@ pub enum ElicitAnswer {
 
 impl ElicitAnswer {
     /// `decline`, `cancel` or `accept` (`--elicit`).
-    pub fn parse(word: &str) -> Result<ElicitAnswer, String> {
+    pub fn parse(word: &str) -> Result<ElicitAnswer, UnknownAnswer> {
         match word {
             "decline" => Ok(ElicitAnswer::Decline),
             "cancel" => Ok(ElicitAnswer::Cancel),
             "accept" => Ok(ElicitAnswer::Accept(json!({}))),
-            other => Err(format!("--elicit takes decline, cancel or accept, not {other:?}")),
+            other => Err(UnknownAnswer(other.to_string())),
         }
     }
 }
+
+/// An `--elicit` word that is not one of the answers.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--elicit takes decline, cancel or accept, not {0:?}")]
+pub struct UnknownAnswer(String);
 
 impl Headless {
     fn answer(&self, ask: &Ask) -> (Reply, bool) {
@@ -219,10 +225,6 @@ impl Default for Asks {
     fn default() -> Asks {
         Asks::headless(Headless::default(), Vec::new())
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Asks {

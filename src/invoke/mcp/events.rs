@@ -7,6 +7,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
+use crate::sync::lock;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::Notify;
 
@@ -132,10 +133,6 @@ impl EventSink {
         pending.bytes = 0;
         batch
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The last lines a server wrote to stderr, to say why it went away.

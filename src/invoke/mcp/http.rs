@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::sync::Mutex;
 
 use super::McpEndpoint;
-use crate::invoke::otc::CallRequest;
+use crate::invoke::request::CallRequest;
 use crate::invoke::{AuthPrompt, Exchange, InvokeError, Outcome, Status};
 
 /// The provider name an MCP server's token goes by (`--token mcp=TOKEN`).

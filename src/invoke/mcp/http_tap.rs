@@ -49,19 +49,7 @@ impl StreamableHttpClient for HttpTap {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, Error> {
-        let mut headers: Vec<(String, String)> = vec![
-            ("Accept".into(), "application/json, text/event-stream".into()),
-            ("Content-Type".into(), "application/json".into()),
-        ];
-        if let Some(token) = &auth_header {
-            headers.push(("Authorization".into(), format!("Bearer {token}")));
-        }
-        for (name, value) in &custom_headers {
-            headers.push((name.to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()));
-        }
-        if let Some(session) = &session_id {
-            headers.push(("Mcp-Session-Id".into(), session.to_string()));
-        }
+        let headers = request_headers(auth_header.as_deref(), &custom_headers, session_id.as_deref());
         let mut request = self.client.post(uri.as_ref());
         for (name, value) in &headers {
             request = request.header(name.as_str(), value.as_str());
@@ -91,70 +79,15 @@ impl StreamableHttpClient for HttpTap {
         let redirect = crate::invoke::http::refused_redirect(&response);
         self.events.traffic().http(&record);
         self.wire.record_http(record);
-        if let Some(why) = redirect {
-            self.wire.fail(why.clone());
-            return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(why)));
-        }
-        if matches!(status.as_u16(), 401 | 403) {
-            self.wire.challenged(status.as_u16(), www_authenticate.clone());
-        }
-        if status == reqwest::StatusCode::UNAUTHORIZED
-            && let Some(challenge) = www_authenticate
-        {
-            return Err(StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge)));
-        }
-        if status == reqwest::StatusCode::FORBIDDEN
-            && let Some(challenge) = www_authenticate.filter(|c| c.contains("insufficient_scope"))
-        {
-            let scope = crate::invoke::auth::Challenge::parse(&challenge).scope;
-            return Err(StreamableHttpError::InsufficientScope(InsufficientScopeError::new(challenge, scope)));
-        }
+        self.refused(status, redirect, www_authenticate)?;
         if matches!(status, reqwest::StatusCode::ACCEPTED | reqwest::StatusCode::NO_CONTENT) {
             return Ok(StreamableHttpPostResponse::Accepted);
         }
+        let answer = Answer { response, content_type, session: answered_session };
         if !status.is_success() {
-            let body = read_bounded(response, MAX_ERROR_BODY).await;
-            let body = String::from_utf8_lossy(&body).into_owned();
-            if session_id.is_some() && session_gone(status.as_u16(), &body) {
-                let said = format!("the server no longer knows this session (HTTP {status}: {})", body.trim());
-                self.wire.session_lost(said.clone());
-                self.events.push(ServerEvent::Lost(said));
-                return Err(StreamableHttpError::SessionExpired);
-            }
-            if content_type.starts_with("application/json")
-                && let Ok(message @ ServerJsonRpcMessage::Error(_)) =
-                    serde_json::from_str::<ServerJsonRpcMessage>(&body)
-            {
-                return Ok(StreamableHttpPostResponse::Json(message, answered_session));
-            }
-            let said = crate::invoke::http::error_answer(status, &content_type, &body);
-            self.wire.fail(format!("the server answered {said}"));
-            return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(said)));
+            return self.error_answer(answer, session_id.is_some()).await;
         }
-        if content_type.starts_with("text/event-stream") {
-            let limit = crate::invoke::MAX_BODY_BYTES + (1 << 20);
-            let stream =
-                SseStream::from_bytes_stream(capped(response.bytes_stream(), limit, self.wire.clone())).boxed();
-            return Ok(StreamableHttpPostResponse::Sse(stream, answered_session));
-        }
-        if content_type.starts_with("application/json") {
-            let body = read_bounded(response, crate::invoke::MAX_BODY_BYTES + 1).await;
-            if body.len() > crate::invoke::MAX_BODY_BYTES {
-                self.wire.fail(oversized());
-                return Err(StreamableHttpError::ResponseBodyTooLarge { max_size: crate::invoke::MAX_BODY_BYTES });
-            }
-            if body.is_empty() && !matches!(message, ClientJsonRpcMessage::Request(_)) {
-                return Ok(StreamableHttpPostResponse::Accepted);
-            }
-            let parsed = serde_json::from_slice::<ServerJsonRpcMessage>(&body).inspect_err(|e| {
-                self.wire.fail(format!("the server's answer is not a JSON-RPC message ({e})"));
-            })?;
-            return Ok(StreamableHttpPostResponse::Json(parsed, answered_session));
-        }
-        if !matches!(message, ClientJsonRpcMessage::Request(_)) {
-            return Ok(StreamableHttpPostResponse::Accepted);
-        }
-        Err(StreamableHttpError::UnexpectedContentType(Some(content_type)))
+        self.answer(answer, &message).await
     }
 
     async fn delete_session(
@@ -176,6 +109,118 @@ impl StreamableHttpClient for HttpTap {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Error> {
         self.client.get_stream(uri, session_id, last_event_id, auth_header, custom_headers).await
+    }
+}
+
+/// The headers of one POST: both answer types, the token, the person's own, the session.
+fn request_headers(
+    auth_header: Option<&str>,
+    custom_headers: &HashMap<HeaderName, HeaderValue>,
+    session_id: Option<&str>,
+) -> Vec<(String, String)> {
+    let mut headers: Vec<(String, String)> = vec![
+        ("Accept".into(), "application/json, text/event-stream".into()),
+        ("Content-Type".into(), "application/json".into()),
+    ];
+    if let Some(token) = auth_header {
+        headers.push(("Authorization".into(), format!("Bearer {token}")));
+    }
+    for (name, value) in custom_headers {
+        headers.push((name.to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()));
+    }
+    if let Some(session) = session_id {
+        headers.push(("Mcp-Session-Id".into(), session.to_string()));
+    }
+    headers
+}
+
+/// An answer whose status line and headers were read and recorded.
+struct Answer {
+    response: reqwest::Response,
+    content_type: String,
+    /// The session id the server gave, if any.
+    session: Option<String>,
+}
+
+impl HttpTap {
+    /// A redirect (never followed: it would carry the token elsewhere) or a sign-in challenge
+    /// (401, or 403 for a scope the token lacks) ends the POST here.
+    fn refused(
+        &self,
+        status: reqwest::StatusCode,
+        redirect: Option<String>,
+        www_authenticate: Option<String>,
+    ) -> Result<(), Error> {
+        if let Some(why) = redirect {
+            self.wire.fail(why.clone());
+            return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(why)));
+        }
+        if matches!(status.as_u16(), 401 | 403) {
+            self.wire.challenged(status.as_u16(), www_authenticate.clone());
+        }
+        if status == reqwest::StatusCode::UNAUTHORIZED
+            && let Some(challenge) = www_authenticate
+        {
+            return Err(StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge)));
+        }
+        if status == reqwest::StatusCode::FORBIDDEN
+            && let Some(challenge) = www_authenticate.filter(|c| c.contains("insufficient_scope"))
+        {
+            let scope = crate::invoke::auth::Challenge::parse(&challenge).scope;
+            return Err(StreamableHttpError::InsufficientScope(InsufficientScopeError::new(challenge, scope)));
+        }
+        Ok(())
+    }
+
+    /// An error status: a session the server forgot, a JSON-RPC error, or what the server said.
+    async fn error_answer(&self, answer: Answer, had_session: bool) -> Result<StreamableHttpPostResponse, Error> {
+        let status = answer.response.status();
+        let body = read_bounded(answer.response, MAX_ERROR_BODY).await;
+        let body = String::from_utf8_lossy(&body).into_owned();
+        if had_session && session_gone(status.as_u16(), &body) {
+            let said = format!("the server no longer knows this session (HTTP {status}: {})", body.trim());
+            self.wire.session_lost(said.clone());
+            self.events.push(ServerEvent::Lost(said));
+            return Err(StreamableHttpError::SessionExpired);
+        }
+        if answer.content_type.starts_with("application/json")
+            && let Ok(message @ ServerJsonRpcMessage::Error(_)) = serde_json::from_str::<ServerJsonRpcMessage>(&body)
+        {
+            return Ok(StreamableHttpPostResponse::Json(message, answer.session));
+        }
+        let said = crate::invoke::http::error_answer(status, &answer.content_type, &body);
+        self.wire.fail(format!("the server answered {said}"));
+        Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(said)))
+    }
+
+    /// A success: an event stream (capped), one JSON-RPC message (bounded), or nothing for a
+    /// notification or response the server only acknowledged.
+    async fn answer(&self, answer: Answer, sent: &ClientJsonRpcMessage) -> Result<StreamableHttpPostResponse, Error> {
+        let Answer { response, content_type, session } = answer;
+        if content_type.starts_with("text/event-stream") {
+            let limit = crate::invoke::MAX_BODY_BYTES + (1 << 20);
+            let stream =
+                SseStream::from_bytes_stream(capped(response.bytes_stream(), limit, self.wire.clone())).boxed();
+            return Ok(StreamableHttpPostResponse::Sse(stream, session));
+        }
+        if content_type.starts_with("application/json") {
+            let body = read_bounded(response, crate::invoke::MAX_BODY_BYTES + 1).await;
+            if body.len() > crate::invoke::MAX_BODY_BYTES {
+                self.wire.fail(oversized());
+                return Err(StreamableHttpError::ResponseBodyTooLarge { max_size: crate::invoke::MAX_BODY_BYTES });
+            }
+            if body.is_empty() && !matches!(sent, ClientJsonRpcMessage::Request(_)) {
+                return Ok(StreamableHttpPostResponse::Accepted);
+            }
+            let parsed = serde_json::from_slice::<ServerJsonRpcMessage>(&body).inspect_err(|e| {
+                self.wire.fail(format!("the server's answer is not a JSON-RPC message ({e})"));
+            })?;
+            return Ok(StreamableHttpPostResponse::Json(parsed, session));
+        }
+        if !matches!(sent, ClientJsonRpcMessage::Request(_)) {
+            return Ok(StreamableHttpPostResponse::Accepted);
+        }
+        Err(StreamableHttpError::UnexpectedContentType(Some(content_type)))
     }
 }
 

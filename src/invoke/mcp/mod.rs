@@ -19,9 +19,11 @@ pub mod prompts;
 mod relay;
 pub mod traffic;
 pub mod uri_template;
+/// The replay builder moved beside OTC's in `invoke::replay`; its old path still names it.
+pub use super::replay;
 pub use process::split_command_line;
-pub mod replay;
 pub mod resources;
+pub mod session;
 pub mod stdio;
 pub mod wire;
 
@@ -42,12 +44,13 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::envelope::read_mcp_owned;
-use super::otc::CallRequest;
 use super::{Exchange, InvokeError, Outcome};
+use crate::invoke::request::CallRequest;
+use crate::sync::lock;
 use events::{EventSink, ServerEvent, StderrTail};
 use process::{ServerProcess, StdioServer};
+use relay::Forget;
 pub use relay::ProgressRelay;
-use relay::{Forget, lock};
 
 /// How long `connect_*` and each request wait unless told otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -129,7 +132,7 @@ impl McpEndpoint {
         events: EventSink,
         probing: Option<Arc<std::sync::atomic::AtomicBool>>,
     ) -> Result<McpEndpoint, InvokeError> {
-        let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
+        let lifecycle = setup.lifecycle().map_err(|e| InvokeError::Setup(e.to_string()))?;
         let label = server.label.clone();
         let (pipes, process) = server.into_pipes().map_err(|e| InvokeError::Connect {
             url: label.clone(),
@@ -204,7 +207,7 @@ impl McpEndpoint {
         setup: asks::ClientSetup,
         events: EventSink,
     ) -> Result<McpEndpoint, InvokeError> {
-        let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
+        let lifecycle = setup.lifecycle().map_err(|e| InvokeError::Setup(e.to_string()))?;
         let label = crate::redact::url(url);
         let mut custom = HashMap::new();
         for (name, value) in headers {
@@ -291,7 +294,7 @@ impl McpEndpoint {
     where
         S: AsyncRead + AsyncWrite + Send + 'static,
     {
-        let lifecycle = setup.lifecycle().map_err(InvokeError::Setup)?;
+        let lifecycle = setup.lifecycle().map_err(|e| InvokeError::Setup(e.to_string()))?;
         let wire = wire::Wire::default();
         let events = EventSink::default();
         let (read, write) = tokio::io::split(stream);

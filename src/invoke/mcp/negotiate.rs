@@ -27,7 +27,7 @@ struct GiveBack<T> {
 impl<T> Drop for GiveBack<T> {
     fn drop(&mut self) {
         if let Some(inner) = self.inner.take() {
-            *self.slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(inner);
+            *crate::sync::lock(&self.slot) = Some(inner);
         }
     }
 }
@@ -79,7 +79,7 @@ where
     let wrapped = GiveBack { inner: Some(transport), slot: Arc::clone(&slot) };
     match relay.clone().serve_with_lifecycle(wrapped, lifecycle).await {
         Err(error) if auto && speaks_only_legacy(&error) => {
-            let returned = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let returned = crate::sync::lock(&slot).take();
             match returned {
                 Some(transport) => relay.serve_with_lifecycle(transport, ClientLifecycleMode::Initialize).await,
                 None => Err(error),
@@ -130,21 +130,18 @@ impl ClientSetup {
     }
 
     /// The pinned revision, checked against those tooldeck knows.
-    pub fn pinned(&self) -> Result<Option<rmcp::model::ProtocolVersion>, String> {
+    pub fn pinned(&self) -> Result<Option<rmcp::model::ProtocolVersion>, ProtocolError> {
         let Some(given) = self.protocol.as_deref() else { return Ok(None) };
         if !KNOWN_PROTOCOLS.contains(&given) {
-            return Err(format!(
-                "--protocol {given:?} is not a revision tooldeck knows ({})",
-                KNOWN_PROTOCOLS.join(", ")
-            ));
+            return Err(ProtocolError::Unknown { given: given.to_string(), known: KNOWN_PROTOCOLS.join(", ") });
         }
-        serde_json::from_value(json!(given)).map(Some).map_err(|e| e.to_string())
+        serde_json::from_value(json!(given)).map(Some).map_err(|e| ProtocolError::Unreadable(e.to_string()))
     }
 
     /// How the connection starts: `server/discover` for 2026-07-28 (falling back to
     /// `initialize` for an older server), `initialize` alone for a pinned older revision or
     /// when [`ClientSetup::initialize_first`] says so.
-    pub fn lifecycle(&self) -> Result<rmcp::service::ClientLifecycleMode, String> {
+    pub fn lifecycle(&self) -> Result<rmcp::service::ClientLifecycleMode, ProtocolError> {
         use rmcp::model::ProtocolVersion;
         use rmcp::service::ClientLifecycleMode;
         Ok(match self.pinned()? {
@@ -159,4 +156,14 @@ impl ClientSetup {
             Some(_) => ClientLifecycleMode::Initialize,
         })
     }
+}
+
+/// Why `--protocol` cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolError {
+    #[error("--protocol {given:?} is not a revision tooldeck knows ({known})")]
+    Unknown { given: String, known: String },
+    /// A known revision rmcp could not read (its own words).
+    #[error("{0}")]
+    Unreadable(String),
 }

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::invoke::InvokeError;
+use crate::sync::lock;
 
 /// A started server whose pipes have not been handed to a client yet.
 pub struct StdioServer {
@@ -47,7 +48,7 @@ impl StdioServer {
         // The label is what errors, panes and sources show: its secrets masked once, here.
         let label = format!("mcp:stdio {}", crate::redact::command(command_line.trim()));
         let failed = |reason: String| InvokeError::Connect { url: label.clone(), reason };
-        let words = split_command_line(command_line).map_err(failed)?;
+        let words = split_command_line(command_line).map_err(|e| failed(e.to_string()))?;
         let Some((program, args)) = words.split_first() else {
             return Err(failed("the MCP command is empty".into()));
         };
@@ -95,10 +96,6 @@ pub const TERM_GRACE: Duration = Duration::from_secs(1);
 /// The server's process (and its group): ended as the module says when closed or dropped. The
 /// child is shared with [`ServerProcess::watch_exit`], which only asks whether it ended.
 pub struct ServerProcess(Arc<Mutex<Option<Child>>>);
-
-fn lock(child: &Mutex<Option<Child>>) -> std::sync::MutexGuard<'_, Option<Child>> {
-    child.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 impl ServerProcess {
     fn new(child: Child) -> ServerProcess {
@@ -181,7 +178,7 @@ fn end_in_background(mut child: Child) {
 static LIVE: Mutex<Vec<std::sync::Weak<Mutex<Option<Child>>>>> = Mutex::new(Vec::new());
 
 fn lock_live() -> std::sync::MutexGuard<'static, Vec<std::sync::Weak<Mutex<Option<Child>>>>> {
-    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+    lock(&LIVE)
 }
 
 /// Ends every server still running, and waits for those being ended, before a way out that
@@ -200,7 +197,7 @@ pub fn end_all_now() {
 static ENDINGS: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>> = std::sync::Mutex::new(Vec::new());
 
 fn lock_endings() -> std::sync::MutexGuard<'static, Vec<std::thread::JoinHandle<()>>> {
-    ENDINGS.lock().unwrap_or_else(|e| e.into_inner())
+    lock(&ENDINGS)
 }
 
 /// Waits for servers being ended by a drop, so the process does not exit (and leave them running)
@@ -329,27 +326,117 @@ mod pidfd {
     }
 }
 
-/// Splits a command line into words the way a POSIX shell would (quotes, backslashes and `#`
-/// comments), without expanding anything.
-pub fn split_command_line(line: &str) -> Result<Vec<String>, String> {
-    shlex::split(line).ok_or_else(|| format!("the command {line:?} has an unclosed quote or ends in a lone backslash"))
+/// A command line that cannot be split into words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the command {line:?} has an unclosed quote or ends in a lone backslash")]
+pub struct SplitError {
+    line: String,
+}
+
+/// Splits a command line into words the way the platform's own programs would, without
+/// expanding anything: POSIX shell rules, or on Windows the rules its C runtime reads a command
+/// line by (so `C:\x\y.exe` keeps its backslashes).
+pub fn split_command_line(line: &str) -> Result<Vec<String>, SplitError> {
+    #[cfg(windows)]
+    return Ok(split_windows(line));
+    #[cfg(not(windows))]
+    split_posix(line)
+}
+
+/// POSIX shell rules: quotes, backslashes and `#` comments.
+pub fn split_posix(line: &str) -> Result<Vec<String>, SplitError> {
+    shlex::split(line).ok_or_else(|| SplitError { line: line.to_string() })
+}
+
+/// The Windows rules (those of `CommandLineToArgvW` and the C runtime): blanks separate words,
+/// double quotes group them (`""` inside quotes is one quote), a backslash is itself except
+/// before a double quote (2n backslashes and a quote: n backslashes, the quote groups; 2n + 1: n
+/// backslashes and a literal quote). Single quotes are ordinary characters. An unclosed quote
+/// runs to the end, as there.
+pub fn split_windows(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let (mut in_word, mut quoted) = (false, false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let mut backslashes = 1;
+                while chars.next_if_eq(&'\\').is_some() {
+                    backslashes += 1;
+                }
+                if chars.peek() == Some(&'"') {
+                    word.extend(std::iter::repeat_n('\\', backslashes / 2));
+                    if backslashes % 2 == 1 {
+                        word.push('"');
+                        chars.next();
+                    }
+                } else {
+                    word.extend(std::iter::repeat_n('\\', backslashes));
+                }
+                in_word = true;
+            }
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                word.push('"');
+                chars.next();
+            }
+            '"' => {
+                quoted = !quoted;
+                in_word = true;
+            }
+            ' ' | '\t' if !quoted => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    words
 }
 
 #[cfg(test)]
 mod split_tests {
-    use super::split_command_line;
+    use super::{split_command_line, split_posix, split_windows};
 
     #[test]
     fn splits_like_a_shell() {
-        let split = |s: &str| split_command_line(s).unwrap();
+        let split = |s: &str| split_posix(s).unwrap();
         assert_eq!(split("  node  server.js --port 3 "), ["node", "server.js", "--port", "3"]);
         assert_eq!(split(r#"sh -c 'exit 3'"#), ["sh", "-c", "exit 3"]);
         assert_eq!(split(r#"a "b \"c\" d" e\ f ''"#), ["a", r#"b "c" d"#, "e f", ""]);
         assert_eq!(split(""), Vec::<String>::new());
         assert_eq!(split("node s.js # a comment"), ["node", "s.js"]);
         for unbalanced in ["a 'b", "a \"b", "a b\\"] {
-            let error = split_command_line(unbalanced).unwrap_err();
+            let error = split_posix(unbalanced).unwrap_err().to_string();
             assert!(error.contains("has an unclosed quote"), "{error}");
         }
+    }
+
+    #[test]
+    fn splits_like_windows() {
+        assert_eq!(split_windows(r"C:\x\y.exe --root C:\data\"), [r"C:\x\y.exe", "--root", r"C:\data\"]);
+        assert_eq!(
+            split_windows(r#""C:\Program Files\srv.exe" -m "a b" it's"#),
+            [r"C:\Program Files\srv.exe", "-m", "a b", "it's"]
+        );
+        // Backslashes before a quote: halved, and an odd one makes the quote literal.
+        assert_eq!(split_windows(r#"a\\"b c" d\"e"#), [r#"a\b c"#, r#"d"e"#]);
+        assert_eq!(split_windows(r#""say ""hi""" """#), [r#"say "hi""#, ""]);
+        assert_eq!(split_windows("  \t "), Vec::<String>::new());
+        assert_eq!(split_windows(r#"node "s.js"#), ["node", "s.js"], "an unclosed quote runs to the end");
+    }
+
+    #[test]
+    fn the_platform_picks_its_rules() {
+        let expected = if cfg!(windows) { [r"C:\x\y.exe"] } else { [r"C:xy.exe"] };
+        assert_eq!(split_command_line(r"C:\x\y.exe").unwrap(), expected);
     }
 }

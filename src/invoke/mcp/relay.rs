@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::sync::lock;
 use rmcp::RoleClient;
 use rmcp::model::{NumberOrString, ProgressNotificationParam};
 use rmcp::service::NotificationContext;
@@ -27,10 +28,6 @@ impl ProgressRelay {
     pub(super) fn with(setup: &asks::ClientSetup) -> ProgressRelay {
         ProgressRelay { asks: setup.asks.clone(), protocol: setup.initialize_version(), ..ProgressRelay::default() }
     }
-}
-
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl rmcp::ClientHandler for ProgressRelay {

@@ -146,7 +146,7 @@ impl std::fmt::Debug for Traffic {
 
 impl Traffic {
     fn lock(&self) -> std::sync::MutexGuard<'_, Log> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.0)
     }
 
     /// Records one JSON-RPC message (`text` is `value` pretty-printed).

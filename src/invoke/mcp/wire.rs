@@ -99,7 +99,7 @@ impl CallWire {
 
 impl Wire {
     fn lock(&self) -> std::sync::MutexGuard<'_, WireLog> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.0)
     }
 
     /// Records `value` (a whole JSON-RPC message); its text is given back to share.

@@ -17,10 +17,8 @@ mod tools;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-pub(crate) use crate::text::civil_from_days;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -161,7 +159,7 @@ impl Shared {
         }
         let name = format!("{stem}.{extension}");
         let size = bytes.len();
-        let mut artifacts = self.artifacts.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut artifacts = crate::sync::lock(&self.artifacts);
         artifacts.retain(|a| a.name != name);
         artifacts.push_back(Stored { name: name.clone(), content_type, bytes: Bytes::from(bytes) });
         while artifacts.len() > MAX_ARTIFACTS {
@@ -183,7 +181,7 @@ impl Shared {
     /// Parameter name → what is wrong with it; empty when the input is valid.
     fn check_input(&self, tool: &Tool, input: &Value) -> BTreeMap<String, String> {
         let validator = {
-            let mut validators = self.validators.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut validators = crate::sync::lock(&self.validators);
             let entry = validators.entry(tool.id.clone()).or_insert_with(|| {
                 Arc::new(jsonschema::options().should_validate_formats(true).build(&tool.input_schema).ok())
             });
@@ -432,7 +430,7 @@ async fn call(State(shared): State<Arc<Shared>>, body: Result<Bytes, BytesReject
 
 async fn artifact(State(shared): State<Arc<Shared>>, Path(name): Path<String>) -> Response {
     let found = {
-        let artifacts = shared.artifacts.lock().unwrap_or_else(PoisonError::into_inner);
+        let artifacts = crate::sync::lock(&shared.artifacts);
         artifacts.iter().find(|a| a.name == name).map(|a| (a.content_type, a.bytes.clone()))
     };
     match found {
@@ -477,15 +475,21 @@ fn percent_encode(text: &str) -> String {
     out
 }
 
-/// The inverse of [`civil_from_days`].
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let yoe = year.rem_euclid(400);
-    let month = i64::from(month);
-    let doy = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+/// The Julian day of 1970-01-01: the mock's dates are days since then.
+const UNIX_EPOCH_JULIAN_DAY: i64 = 2_440_588;
+
+/// Days since 1970-01-01 → (year, month, day); `None` outside the years -9999 to 9999.
+fn civil_from_days(days: i64) -> Option<(i64, u32, u32)> {
+    let julian = i32::try_from(days.checked_add(UNIX_EPOCH_JULIAN_DAY)?).ok()?;
+    let date = time::Date::from_julian_day(julian).ok()?;
+    Some((i64::from(date.year()), u32::from(u8::from(date.month())), u32::from(date.day())))
+}
+
+/// The inverse of [`civil_from_days`]; `None` for a date the calendar does not have.
+fn days_from_civil(year: i64, month: u32, day: u32) -> Option<i64> {
+    let month = time::Month::try_from(u8::try_from(month).ok()?).ok()?;
+    let date = time::Date::from_calendar_date(i32::try_from(year).ok()?, month, u8::try_from(day).ok()?).ok()?;
+    Some(i64::from(date.to_julian_day()) - UNIX_EPOCH_JULIAN_DAY)
 }
 
 #[cfg(test)]
@@ -494,14 +498,16 @@ mod tests {
 
     #[test]
     fn calendar_round_trips_and_knows_leap_days() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(days_from_civil(2024, 2, 29)), (2024, 2, 29));
-        assert_eq!(days_from_civil(2024, 3, 1) - days_from_civil(2024, 2, 28), 2);
-        assert_eq!(days_from_civil(2000, 1, 1), 10_957);
+        assert_eq!(civil_from_days(0), Some((1970, 1, 1)));
+        assert_eq!(days_from_civil(2024, 2, 29).and_then(civil_from_days), Some((2024, 2, 29)));
+        assert_eq!(days_from_civil(2024, 3, 1).zip(days_from_civil(2024, 2, 28)).map(|(a, b)| a - b), Some(2));
+        assert_eq!(days_from_civil(2000, 1, 1), Some(10_957));
+        assert_eq!(days_from_civil(2023, 2, 29), None, "not a leap year");
         for days in [-800_000, -1, 0, 59, 11_016, 20_000, 2_000_000] {
-            let (y, m, d) = civil_from_days(days);
-            assert_eq!(days_from_civil(y, m, d), days);
+            let (y, m, d) = civil_from_days(days).unwrap();
+            assert_eq!(days_from_civil(y, m, d), Some(days));
         }
+        assert_eq!(civil_from_days(i64::MAX), None);
     }
 
     #[test]

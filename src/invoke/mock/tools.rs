@@ -327,10 +327,7 @@ fn export_csv(shared: &Shared, call: &Call) -> Reply {
     let mut csv = String::new();
     let header = input["include_header"].as_bool() != Some(false);
     let rows = usize::try_from((to - from + 1).min(20)).unwrap_or(20);
-    let date = |i: usize| {
-        let (y, m, d) = civil_from_days(from + i64::try_from(i).unwrap_or_default());
-        format!("{y:04}-{m:02}-{d:02}")
-    };
+    let date = |i: usize| date_string(from + i64::try_from(i).unwrap_or_default());
     match report {
         "signups_by_country" => {
             const COUNTRIES: [&str; 20] = [
@@ -436,12 +433,12 @@ fn parse_date(value: &Value) -> Option<i64> {
     let year: i64 = parts.next()?.parse().ok()?;
     let month: u32 = parts.next()?.parse().ok()?;
     let day: u32 = parts.next()?.parse().ok()?;
-    ((1..=12).contains(&month) && (1..=31).contains(&day)).then(|| days_from_civil(year, month, day))
+    days_from_civil(year, month, day)
 }
 
+/// Days since 1970-01-01 → `YYYY-MM-DD` (past the calendar's years, the day count).
 fn date_string(days: i64) -> String {
-    let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}")
+    civil_from_days(days).map_or_else(|| days.to_string(), |(y, m, d)| format!("{y:04}-{m:02}-{d:02}"))
 }
 
 /// FNV-1a: a stable hash (unlike `std`'s, which is seeded per process) so answers repeat.

@@ -1,13 +1,11 @@
 //! What every format's tests share: loading a document as the app does, and picking its
 //! diagnostics apart.
 
-use tooldeck::catalog::{Diagnostic, Example, LoadOptions, Severity, Tool, load_text};
+use tooldeck::catalog::{Diagnostic, Example, LoadOptions, Severity, Syntax, Tool, load_text};
 
 /// Loads one document; JSON5 and YAML are chosen by the label's extension, as the loader does.
 pub fn load_with(label: &str, text: &str, options: &LoadOptions) -> (Vec<Tool>, Vec<Diagnostic>) {
-    let json5 = label.ends_with(".json5") || label.ends_with(".jsonc");
-    let yaml = label.ends_with(".yaml") || label.ends_with(".yml");
-    load_text(label, text, json5, yaml, true, options)
+    load_text(label, text, &LoadOptions { syntax: Syntax::of_name(label), ..*options })
 }
 
 pub fn load(label: &str, text: &str) -> (Vec<Tool>, Vec<Diagnostic>) {

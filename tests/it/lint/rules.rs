@@ -7,7 +7,7 @@ use tooldeck::lint::{Options, RULES, Severity, Target, lint_catalog, lint_tool};
 /// The tools of one definition document (MCP `tools/list` shape unless it says otherwise).
 pub fn tools(document: &Value) -> Vec<Tool> {
     let text = serde_json::to_string_pretty(document).unwrap();
-    let (tools, diagnostics) = load_text("case.json", &text, false, false, true, &LoadOptions::default());
+    let (tools, diagnostics) = load_text("case.json", &text, &LoadOptions::default());
     assert!(diagnostics.iter().all(|d| d.severity != tooldeck::catalog::Severity::Error), "{diagnostics:?}");
     tools
 }

@@ -454,7 +454,7 @@ async fn a_change_of_roots_is_announced_to_the_server() {
     let connected = McpEndpoint::connect_io_with(client_side, "mcp:asks", setup.clone()).await.unwrap();
     let timeout = std::time::Duration::from_secs(30);
     let stdio = tooldeck::invoke::mcp::stdio::McpStdio::from_endpoint(connected, "mcp:asks", timeout, setup);
-    let endpoint = tooldeck::invoke::Endpoint::Mcp(stdio);
+    let endpoint = tooldeck::invoke::Endpoint::Mcp(stdio.into());
     endpoint.set_roots(vec!["/a".into(), "/b".into()]).await;
     endpoint.set_roots(vec!["/a".into(), "/b".into()]).await;
     let (outcome, _) = endpoint.call(&CallRequest::new("roots", json!({}))).await.unwrap();

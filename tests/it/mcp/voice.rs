@@ -266,6 +266,7 @@ fn tooldeck_test_reconnects_to_a_server_that_died() {
 
 /// `tooldeck call`: a server that dies says how, with its last stderr lines whole (the first
 /// one kept, real newlines, escapes shown).
+#[cfg(unix)] // `sh`
 #[test]
 fn tooldeck_call_reports_a_dead_server_readably() {
     let run = |server: &str, tool: &str| {

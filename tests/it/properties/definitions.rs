@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use tooldeck::catalog::{Format, LoadOptions, Loaded, Severity, Tool, load_bytes, load_text};
+use tooldeck::catalog::{Format, LoadOptions, Loaded, Severity, Syntax, Tool, load_bytes, load_text};
 use tooldeck::form::Form;
 
 use super::strategies::{any_string, json_soup, json_value, mutate, mutations, yaml_soup};
@@ -80,7 +80,8 @@ fn lines(bytes: &[u8]) -> usize {
 fn load(label: &str, bytes: &[u8], format: Option<Format>, meta_check: bool) -> Loaded {
     let mut loaded = Loaded::default();
     let json5 = label.ends_with(".json5") || label.ends_with(".jsonc");
-    load_bytes(&mut loaded, label, bytes, json5, true, &options(format, meta_check));
+    let syntax = if json5 { Syntax::Json5 } else { Syntax::Json };
+    load_bytes(&mut loaded, label, bytes, &LoadOptions { syntax, ..options(format, meta_check) });
     loaded
 }
 
@@ -98,7 +99,11 @@ proptest! {
 
     #[test]
     fn json_like_text_loads_without_panic(text in json_soup(), format in format(), yaml in any::<bool>()) {
-        let (tools, diagnostics) = load_text("t.json", &text, true, yaml, true, &options(format, false));
+        let (tools, diagnostics) = load_text(
+            "t.json",
+            &text,
+            &LoadOptions { syntax: if yaml { Syntax::Yaml } else { Syntax::Json5 }, ..options(format, false) },
+        );
         let loaded_lines = lines(text.as_bytes());
         tools.iter().for_each(|t| check_tool(t, loaded_lines));
         prop_assert!(diagnostics.iter().all(|d| d.line <= loaded_lines + 1));
@@ -106,7 +111,11 @@ proptest! {
 
     #[test]
     fn yaml_like_text_loads_without_panic(text in yaml_soup(), format in format()) {
-        let (tools, _) = load_text("t.yaml", &text, false, true, false, &options(format, false));
+        let (tools, _) = load_text(
+            "t.yaml",
+            &text,
+            &LoadOptions { syntax: Syntax::Yaml, named_by_user: false, ..options(format, false) },
+        );
         tools.iter().for_each(|t| check_tool(t, lines(text.as_bytes())));
     }
 
@@ -127,7 +136,7 @@ proptest! {
             _ => serde_json::json!({"type": "object", "properties": {"p": value}, "$defs": {"x": value}}),
         };
         let text = serde_json::to_string_pretty(&doc).unwrap();
-        let (tools, diagnostics) = load_text("t.json", &text, false, false, named, &options(format, true));
+        let (tools, diagnostics) = load_text("t.json", &text, &LoadOptions { named_by_user: named, ..options(format, true) });
         let n = lines(text.as_bytes());
         tools.iter().for_each(|t| check_tool(t, n));
         prop_assert!(diagnostics.iter().all(|d| d.line >= 1 && d.line <= n + 1 && d.column >= 1), "{:?}", diagnostics);
@@ -153,7 +162,7 @@ proptest! {
 
     #[test]
     fn any_text_as_every_format(text in any_string(48), format in format()) {
-        let (tools, _) = load_text("t.json5", &text, true, false, true, &options(format, false));
+        let (tools, _) = load_text("t.json5", &text, &LoadOptions { syntax: Syntax::Json5, ..options(format, false) });
         tools.iter().for_each(|t| check_tool(t, lines(text.as_bytes())));
     }
 }

@@ -1,22 +1,68 @@
-//! An MCP call as a shell command that makes it again (`c` in the result pane): over HTTP a curl
-//! command for the same live session (the JSON-RPC body, both Accept types, the session and
-//! protocol headers); over stdio a pipeline that starts the server's command and sends it
-//! `initialize`, `notifications/initialized` and the call. Secrets are masked by `redact`.
+//! A call as a shell command that makes it again (`c` in the result pane), for both protocols.
+//! An MCP call over HTTP: a curl command for the same live session (the JSON-RPC body, both
+//! Accept types, the session and protocol headers); over stdio a pipeline that starts the
+//! server's command and sends it `initialize`, `notifications/initialized` and the call. An
+//! OTC call: a curl command that posts the request body to the server's call path. Secrets are
+//! masked by `redact`.
 
 use serde_json::{Value, json};
 
 use crate::invoke::Exchange;
+use crate::invoke::request::CallRequest;
 use crate::redact;
+use crate::text::shell_quote as quote;
+
+/// A call made again, by the kind of command it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Replay {
+    /// An MCP call over HTTP, in the same session.
+    McpCurl(String),
+    /// An MCP call to a server started as a command.
+    McpPipeline(String),
+    /// An OTC call.
+    OtcCurl(String),
+}
+
+impl Replay {
+    pub fn command(&self) -> &str {
+        match self {
+            Replay::McpCurl(c) | Replay::McpPipeline(c) | Replay::OtcCurl(c) => c,
+        }
+    }
+}
+
+/// The command that makes `request` again. `exchange` is what went over the wire for it, when
+/// anything did (its URL holds the call path the server was given, `--call-path`);
+/// `fallback_url` is where an OTC call goes when nothing went out yet.
+pub fn replay(exchange: Option<&Exchange>, request: &CallRequest, fallback_url: &str) -> Replay {
+    if let Some(command) = exchange.and_then(command) {
+        return match command.starts_with("curl") {
+            true => Replay::McpCurl(command),
+            false => Replay::McpPipeline(command),
+        };
+    }
+    let url = match exchange {
+        Some(exchange) if !exchange.url.is_empty() => redact::url(&exchange.url),
+        _ => redact::url(fallback_url),
+    };
+    Replay::OtcCurl(otc_curl(&url, request))
+}
+
+/// `curl` posting `request`'s OTC body to `url`, its tokens masked.
+pub fn otc_curl(url: &str, request: &CallRequest) -> String {
+    let sent = Exchange {
+        method: "POST".into(),
+        request_body: serde_json::to_string(&request.body()).unwrap_or_default(),
+        ..Exchange::default()
+    };
+    let body = sent.request_json()["body"].to_string();
+    format!("curl -sS -X POST {} -H 'content-type: application/json' --data {}", quote(url), quote(&body))
+}
 
 /// The JSON-RPC request of `exchange` in one line, when it is one (an MCP call's exchange).
 fn json_rpc(exchange: &Exchange) -> Option<Value> {
     let body: Value = serde_json::from_str(&exchange.request_body).ok()?;
     (body.get("jsonrpc").is_some() && body.get("method").is_some()).then_some(body)
-}
-
-/// Quoted for a POSIX shell (a NUL cannot be passed on a command line at all).
-fn quote(text: &str) -> String {
-    shlex::try_quote(&text.replace('\0', "")).unwrap_or_default().into_owned()
 }
 
 /// The command that sends `exchange`'s call again: curl for HTTP, a pipeline for stdio.
@@ -93,6 +139,24 @@ mod tests {
         let words = shlex::split(&curl).unwrap();
         let data: Value = serde_json::from_str(words.last().unwrap()).unwrap();
         assert_eq!(data["params"]["arguments"]["m"], "it's");
+    }
+
+    #[test]
+    fn an_otc_call_goes_to_the_call_path_the_server_was_given() {
+        let mut request = CallRequest::new("weather", json!({"city": "it's"}));
+        request.tokens = vec![("google".into(), "SECRET".into())];
+        let sent = Exchange { url: "http://h:1/execute".into(), ..Exchange::default() };
+        let Replay::OtcCurl(curl) = replay(Some(&sent), &request, "http://h:1/tools/call") else { panic!() };
+        assert!(curl.starts_with("curl -sS -X POST http://h:1/execute -H "), "{curl}");
+        assert!(!curl.contains("SECRET"), "{curl}");
+        let words = shlex::split(&curl).unwrap();
+        let data: Value = serde_json::from_str(words.last().unwrap()).unwrap();
+        assert_eq!(data["request"]["input"]["city"], "it's");
+        assert_eq!(data["request"]["tool_id"], "weather");
+        // Nothing went out yet: where calls go; a password in it masked.
+        let curl = replay(None, &request, "http://u:pw@h:1/v1/run");
+        assert!(curl.command().contains("/v1/run"), "{curl:?}");
+        assert!(!curl.command().contains(":pw@"), "{curl:?}");
     }
 
     #[test]

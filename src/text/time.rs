@@ -1,0 +1,16 @@
+//! Timestamps.
+
+/// The current UTC time as RFC 3339 with milliseconds (`2025-06-02T14:00:00.123Z`).
+pub fn rfc3339_now() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        now.year(),
+        u8::from(now.month()),
+        now.day(),
+        now.hour(),
+        now.minute(),
+        now.second(),
+        now.millisecond()
+    )
+}
