@@ -48,6 +48,9 @@ impl App {
     }
 
     fn send_now(&mut self, tool_id: String, arguments: serde_json::Value) -> Vec<Effect> {
+        if let Some(face) = self.catalog.get(&tool_id).map(|t| t.written.face.clone()).filter(|f| !f.is_tool()) {
+            return self.send_face(tool_id, arguments, &face);
+        }
         let mut request = CallRequest::new(tool_id, arguments);
         request.tokens = self.server.tokens_for(self.catalog.get(&request.tool_id));
         // A tool that runs only as a task is run as one (MCP `execution.taskSupport`).
@@ -136,7 +139,7 @@ impl App {
         // The server's own tools are replaced by what it lists now (its list may have changed:
         // `notifications/tools/list_changed`, a restart); tools from files stay first.
         let (mine, others): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.catalog).into_tools().into_iter().partition(|t| t.source.path == label);
+            std::mem::take(&mut self.catalog).into_tools().into_iter().partition(|t| t.source.path == label && t.written.face.is_tool());
         for tool in others {
             self.catalog.add(tool);
         }

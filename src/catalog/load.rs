@@ -343,6 +343,7 @@ fn finish(draft: Draft, label: &str, line: usize, meta_check: bool, issues: &mut
             naming: draft.naming,
             no_defaults: draft.no_defaults,
             raw: None,
+            face: crate::catalog::Face::Tool,
         },
     })
 }

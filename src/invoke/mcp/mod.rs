@@ -24,6 +24,7 @@ pub mod replay;
 pub mod resources;
 pub mod stdio;
 pub mod wire;
+mod as_result;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
