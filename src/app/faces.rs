@@ -117,7 +117,15 @@ fn template_entry(label: &str, template: &ResourceTemplate) -> Tool {
 
 fn prompt_entry(label: &str, prompt: &Prompt) -> Tool {
     let face = Face::Prompt { name: prompt.name.clone() };
-    let about = prompt.description.clone().unwrap_or_default();
+    let mut about: Vec<String> = prompt.description.iter().cloned().collect();
+    let required = prompt.arguments.iter().filter(|a| a.required).count();
+    about.push(format!(
+        "prompts/get {} · {} argument{} ({required} required)",
+        prompt.name,
+        prompt.arguments.len(),
+        if prompt.arguments.len() == 1 { "" } else { "s" }
+    ));
+    let about = about.join("\n\n");
     let mut tool = entry(label, format!("prompt:{}", prompt.name), &prompt.name, prompt.title.as_deref(), about, face);
     let arguments = prompt.arguments.iter().map(|a| (a.name.as_str(), a.description.clone(), a.required));
     tool.input_schema = string_fields(arguments);
@@ -394,5 +402,28 @@ mod tests {
         let got = request_for(&prompt, &json!({"n": 3, "s": "x"}));
         let Ok(FaceRequest::GetPrompt { arguments, .. }) = got else { panic!("a prompt request") };
         assert_eq!(Value::Object(arguments), json!({"n": "3", "s": "x"}));
+    }
+
+    #[test]
+    fn a_template_that_does_not_parse_is_listed_with_why_and_not_sent() {
+        let mut warnings = Vec::new();
+        let templates = crate::invoke::mcp::resources::read_templates(
+            &[json!({"uriTemplate": "test://{broken", "name": "broken"})],
+            &mut warnings,
+        );
+        let faces = Faces {
+            listing: crate::invoke::ResourceListing { templates, ..Default::default() },
+            warnings,
+            ..Faces::default()
+        };
+        let mut app = App::new(crate::catalog::Catalog::default(), &[], (120, 40));
+        app.faces_listed("mcp:x", faces);
+        let tool = app.selected_tool().expect("the template is listed");
+        assert!(tool.description.as_deref().is_some_and(|d| d.contains("does not parse")), "{tool:?}");
+        assert_eq!(tool.parameter_count(), 0);
+        let effects = app.start_run(false);
+        assert!(effects.is_empty(), "{effects:?}");
+        assert!(app.status.as_deref().is_some_and(|s| s.contains("does not parse")), "{:?}", app.status);
+        assert!(app.server_pane.log.iter().any(|l| l.text.contains("test://{broken")), "the warning is noted");
     }
 }
