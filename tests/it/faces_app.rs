@@ -266,3 +266,31 @@ async fn an_odd_prompt_and_a_huge_resource_from_an_old_server() {
         stdio.close().await;
     }
 }
+
+/// A JSON-RPC body with a secret (an argument named like a key, an `Authorization` field, a
+/// token in a URL) is masked in the traffic pane, on screen and in what `y` copies; the rest of
+/// the message, the progress token among it, is shown as sent.
+#[test]
+fn secrets_in_traffic_bodies_are_masked_on_screen_and_when_copied() {
+    use std::sync::Arc;
+    let traffic = tooldeck::invoke::mcp::traffic::Traffic::default();
+    let value = serde_json::json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "fetch", "_meta": {"progressToken": "call-7"},
+        "arguments": {"api_key": "sk-live-123", "headers": {"Authorization": "Bearer tok-9"},
+            "url": "https://example.com/x?token=abc-2&page=3"}}});
+    let text: Arc<str> = serde_json::to_string_pretty(&value).unwrap().into();
+    traffic.message(true, &value, text);
+    let mut app = App::new(Catalog::default(), &[], (120, 40));
+    update(&mut app, Msg::Resize(120, 40));
+    update(&mut app, Msg::Traffic(traffic.since(0).0));
+    update(&mut app, key(KeyCode::Char('X')));
+    update(&mut app, key(KeyCode::Char('g')));
+    let shown = screen(&app, (120, 40));
+    assert!(shown.contains("tools/call") && shown.contains("call-7") && shown.contains("page=3"), "{shown}");
+    let copied = update(&mut app, key(KeyCode::Char('y')));
+    let Some(Effect::Copy(copied)) = copied.first() else { panic!("a copy: {copied:?}") };
+    for secret in ["sk-live-123", "tok-9", "abc-2"] {
+        assert!(!shown.contains(secret) && !copied.contains(secret), "{secret} shown or copied:\n{shown}\n{copied}");
+    }
+    assert!(copied.contains("\"progressToken\": \"call-7\""), "{copied}");
+}
