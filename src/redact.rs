@@ -234,7 +234,9 @@ pub fn json_message(value: &serde_json::Value) -> Option<serde_json::Value> {
                 .map(|(name, child)| {
                     let shown = match child {
                         Value::String(secret) if is_secret_field(name) => Some(Value::String(mask(secret))),
-                        Value::Number(secret) if is_secret_field(name) => Some(Value::String(mask(&secret.to_string()))),
+                        Value::Number(secret) if is_secret_field(name) => {
+                            Some(Value::String(mask(&secret.to_string())))
+                        }
                         _ => json_message(child),
                     };
                     changed |= shown.is_some();

@@ -259,7 +259,9 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
         key(Action::PreviousItem),
     ))];
     // A prompt's description, before its messages.
-    if let Some(description) = outcome.value.as_ref().and_then(|v| v["description"].as_str()).filter(|_| !outcome.roles.is_empty()) {
+    if let Some(description) =
+        outcome.value.as_ref().and_then(|v| v["description"].as_str()).filter(|_| !outcome.roles.is_empty())
+    {
         doc.push(DocLine::Text(Cow::Owned(format!("prompt: {description}"))));
     }
     if outcome.status == crate::invoke::Status::Error {

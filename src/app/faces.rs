@@ -273,11 +273,7 @@ impl App {
         }
         let on = !self.faces.subscribed.contains(uri);
         let uri = uri.clone();
-        self.status = Some(format!(
-            "{} {}…",
-            if on { "subscribing to" } else { "unsubscribing from" },
-            visible(&uri)
-        ));
+        self.status = Some(format!("{} {}…", if on { "subscribing to" } else { "unsubscribing from" }, visible(&uri)));
         vec![Effect::Subscribe { uri, on }]
     }
 
@@ -306,7 +302,8 @@ impl App {
         let on_screen = self.result.run.as_ref().filter(|_| !self.result.running()).and_then(|run| {
             let tool = self.catalog.get(&run.tool_id)?;
             let read = request_for(&tool.written.face, &run.request.arguments).ok()?;
-            (read == FaceRequest::Read { uri: uri.to_string() }).then(|| (run.tool_id.clone(), tool.written.face.clone()))
+            (read == FaceRequest::Read { uri: uri.to_string() })
+                .then(|| (run.tool_id.clone(), tool.written.face.clone()))
         });
         let shown = visible(uri).into_owned();
         match on_screen {

@@ -138,8 +138,10 @@ impl App {
         };
         // The server's own tools are replaced by what it lists now (its list may have changed:
         // `notifications/tools/list_changed`, a restart); tools from files stay first.
-        let (mine, others): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.catalog).into_tools().into_iter().partition(|t| t.source.path == label && t.written.face.is_tool());
+        let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut self.catalog)
+            .into_tools()
+            .into_iter()
+            .partition(|t| t.source.path == label && t.written.face.is_tool());
         for tool in others {
             self.catalog.add(tool);
         }
@@ -242,6 +244,12 @@ impl App {
 
     /// `S` on the call on screen.
     pub(super) fn save_case(&mut self) -> Vec<Effect> {
+        // A test case calls a tool: a read or a prompt has no case form to be saved in.
+        let run_tool = self.result.run.as_ref().and_then(|run| self.catalog.get(&run.tool_id));
+        if run_tool.is_some_and(|t| !t.written.face.is_tool()) {
+            self.status = Some("test cases call tools: a resource read or a prompt is not saved as one".into());
+            return Vec::new();
+        }
         let reply = self.recorder.save_run(self.result.run.as_ref(), &self.catalog, &self.asks.roots);
         self.apply(reply)
     }

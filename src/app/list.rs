@@ -92,7 +92,8 @@ impl ToolList {
             return;
         }
         // Keep the group header above the first tool in view too.
-        let top = if selected > 0 && matches!(self.entries.get(selected - 1), Some(Entry::Group(_) | Entry::Section(_))) {
+        let top = if selected > 0 && matches!(self.entries.get(selected - 1), Some(Entry::Group(_) | Entry::Section(_)))
+        {
             selected - 1
         } else {
             selected

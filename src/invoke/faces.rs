@@ -39,11 +39,8 @@ impl Endpoint {
     /// the others are kept. None from an endpoint that is not MCP.
     pub async fn list_faces(&self) -> Option<Faces> {
         let mcp = self.connection("resources").await.ok()?;
-        let mut faces = Faces {
-            completes: mcp.offers("completions"),
-            subscribes: mcp.offers_subscriptions(),
-            ..Faces::default()
-        };
+        let mut faces =
+            Faces { completes: mcp.offers("completions"), subscribes: mcp.offers_subscriptions(), ..Faces::default() };
         match self.list_resources().await {
             Ok(listing) => faces.listing = listing,
             Err(e) => faces.warnings.push(format!("resources could not be listed: {e}")),

@@ -34,8 +34,11 @@ async fn serve() -> String {
 
 /// Connected at 2025-11-25, the last revision with `resources/subscribe`.
 async fn connect(url: &str) -> Endpoint {
-    let options =
-        EndpointOptions { mcp_url: Some(url.into()), protocol: Some("2025-11-25".into()), ..EndpointOptions::default() };
+    let options = EndpointOptions {
+        mcp_url: Some(url.into()),
+        protocol: Some("2025-11-25".into()),
+        ..EndpointOptions::default()
+    };
     options.connect(Vec::new(), None).await.expect("connects")
 }
 

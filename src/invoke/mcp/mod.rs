@@ -20,11 +20,11 @@ mod relay;
 pub mod traffic;
 pub mod uri_template;
 pub use process::split_command_line;
+mod as_result;
 pub mod replay;
 pub mod resources;
 pub mod stdio;
 pub mod wire;
-mod as_result;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
