@@ -105,7 +105,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Typing, A::ServerPane, &[Key::plain(C::F(2))], "the server pane, and back"),
     row(Typing, A::Traffic, &[Key::plain(C::F(8))], "the session's traffic, and back"),
     row(Typing, A::RawDefinition, &[Key::alt(C::Char('v'))], "the tool's definition as the server sent it"),
-    row(Typing, A::Subscribe, &[Key::alt(C::Char('b')), Key::plain(C::F(9))], "subscribe to the resource, or stop"),
+    row(Typing, A::Subscribe, &[Key::alt(C::Char('b')), Key::plain(C::F(10))], "subscribe to the resource, or stop"),
     row(Typing, A::Help, &[Key::plain(C::F(1))], "the keys here"),
     row(Typing, A::Zoom, &[Key::alt(C::Char('z'))], "zoom the focused pane, and back"),
     row(Typing, A::Fuzz, &[Key::plain(C::F(4))], "fuzz the selected tool; its findings"),
