@@ -219,7 +219,53 @@ const PLAIN_FIELD_ENDINGS: &[&str] = &[
 /// `access_token`, `refresh_token`, `id_token`, `client_secret`, `code`, `code_verifier`...
 pub fn is_secret_field(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    is_secret_name(name) && !PLAIN_FIELD_ENDINGS.iter().any(|end| lower.ends_with(end))
+    is_secret_name(name)
+        && !PLAIN_FIELD_ENDINGS.iter().any(|end| lower.ends_with(end))
+        && !PROTOCOL_FIELDS.contains(&lower.as_str())
+}
+
+/// MCP's own fields with a secret word that hold no secret: the progress token pairs a call with
+/// its progress reports, and the traffic pane must show it for a person to follow them.
+const PROTOCOL_FIELDS: &[&str] = &["progresstoken"];
+
+/// A JSON-RPC message as the traffic pane shows and copies it: the values of secret fields
+/// masked at any depth (`api_key`, `Authorization`, `access_token` in a tool's arguments or a
+/// result), and the password and secret query parameters of a URL held in any string. `None`
+/// when nothing needed masking, so the text as it went over the wire can be shown unchanged.
+pub fn json_message(value: &serde_json::Value) -> Option<serde_json::Value> {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let mut changed = false;
+            let masked = map
+                .iter()
+                .map(|(name, child)| {
+                    let shown = match child {
+                        Value::String(secret) if is_secret_field(name) => Some(Value::String(mask(secret))),
+                        Value::Number(secret) if is_secret_field(name) => {
+                            Some(Value::String(mask(&secret.to_string())))
+                        }
+                        _ => json_message(child),
+                    };
+                    changed |= shown.is_some();
+                    (name.clone(), shown.unwrap_or_else(|| child.clone()))
+                })
+                .collect();
+            changed.then_some(Value::Object(masked))
+        }
+        Value::Array(items) => {
+            let shown: Vec<Option<Value>> = items.iter().map(json_message).collect();
+            shown.iter().any(Option::is_some).then(|| {
+                Value::Array(shown.into_iter().zip(items).map(|(s, item)| s.unwrap_or_else(|| item.clone())).collect())
+            })
+        }
+        // A string that is one URL (no spaces) may carry a password or a token in its query.
+        Value::String(text) if text.contains("://") && !text.contains(char::is_whitespace) => {
+            let shown = url(text);
+            (shown != *text).then_some(Value::String(shown))
+        }
+        _ => None,
+    }
 }
 
 /// A JSON body with the values of its secret fields masked, at any depth.
@@ -263,6 +309,23 @@ pub fn form_body(body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_messages_secrets_are_masked_and_the_rest_kept() {
+        let message = serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "fetch", "_meta": {"progressToken": "call-7"},
+            "arguments": {"api_key": "sk-live-123", "headers": {"Authorization": "Bearer tok-9"},
+                "url": "https://me:pw-1@example.com/x?token=abc-2&page=3", "note": "see https://a.b?key=z later"}
+        }});
+        let shown = json_message(&message).expect("something to mask").to_string();
+        for secret in ["sk-live-123", "tok-9", "pw-1", "abc-2"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        for kept in ["call-7", "page=3", "fetch", "see https://a.b?key=z later"] {
+            assert!(shown.contains(kept), "{kept} in {shown}");
+        }
+        assert_eq!(json_message(&serde_json::json!({"method": "tools/list", "params": {}})), None);
+    }
 
     #[test]
     fn a_path_with_a_secret_word_is_not_a_header() {

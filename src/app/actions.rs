@@ -301,6 +301,7 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ServerPane => app.server_pane.open = !app.server_pane.open,
         Action::Traffic => app.toggle_traffic(),
         Action::RawDefinition => app.show_raw_definition(),
+        Action::Subscribe => return app.toggle_subscription(),
         Action::MessageUp | Action::MessageDown => {}
         Action::Reconnect => return reconnect(app),
         Action::ConnectServer => app.pick_found_server(),
@@ -435,7 +436,7 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
         Action::FetchArtifact => app.result.fetch_artifact(),
         Action::WaitForAuthorization => app.result.toggle_waiting(),
         Action::SaveArtifact => app.result.ask_where_to_save(),
-        Action::Copy => app.result.copy_link_or_value(),
+        Action::Copy => app.copy_result(),
         Action::OpenLink => app.result.open_link(),
         _ => return Vec::new(),
     };

@@ -258,12 +258,18 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
         key(Action::NextItem),
         key(Action::PreviousItem),
     ))];
+    // A prompt's description, before its messages.
+    if let Some(description) =
+        outcome.value.as_ref().and_then(|v| v["description"].as_str()).filter(|_| !outcome.roles.is_empty())
+    {
+        doc.push(DocLine::Text(Cow::Owned(format!("prompt: {description}"))));
+    }
     if outcome.status == crate::invoke::Status::Error {
         doc.push(DocLine::Error("the tool reported an error (isError); what it returned follows".into()));
     }
     for (index, item) in items.iter().enumerate().take(MAX_ITEMS) {
         let selected = index == app.result.item;
-        doc.push(DocLine::Item { index, selected, text: header(index, item) });
+        doc.push(DocLine::Item { index, selected, text: header(index, item, outcome.roles.get(index)) });
         let preview = app.result.artifact.as_ref().filter(|v| v.item == Some(index));
         body(item, preview, (&f, &s), &mut doc);
     }
@@ -312,10 +318,12 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
     wrapped
 }
 
-/// `2 image · image/png · 4.0 KiB · for user · priority 0.8`.
-fn header(index: usize, item: &ContentItem) -> String {
+/// `2 image · image/png · 4.0 KiB · for user · priority 0.8`; a prompt's message item starts
+/// with its role: `1 [user] text · 3 lines`.
+fn header(index: usize, item: &ContentItem, role: Option<&String>) -> String {
     let size = |bytes: u64| human_bytes(bytes);
-    let mut parts: Vec<String> = vec![format!("{} {}", index + 1, item.kind())];
+    let role = role.map(|r| format!("[{}] ", if r.is_empty() { "no role" } else { r })).unwrap_or_default();
+    let mut parts: Vec<String> = vec![format!("{} {role}{}", index + 1, item.kind())];
     match item {
         ContentItem::Text(t) if t.text.len() > 64 << 10 => parts.push(size(t.text.len() as u64)),
         ContentItem::Text(t) => parts.push(plural(t.text.lines().count(), "line")),

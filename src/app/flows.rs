@@ -48,6 +48,9 @@ impl App {
     }
 
     fn send_now(&mut self, tool_id: String, arguments: serde_json::Value) -> Vec<Effect> {
+        if let Some(face) = self.catalog.get(&tool_id).map(|t| t.written.face.clone()).filter(|f| !f.is_tool()) {
+            return self.send_face(tool_id, arguments, &face);
+        }
         let mut request = CallRequest::new(tool_id, arguments);
         request.tokens = self.server.tokens_for(self.catalog.get(&request.tool_id));
         // A tool that runs only as a task is run as one (MCP `execution.taskSupport`).
@@ -135,8 +138,10 @@ impl App {
         };
         // The server's own tools are replaced by what it lists now (its list may have changed:
         // `notifications/tools/list_changed`, a restart); tools from files stay first.
-        let (mine, others): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.catalog).into_tools().into_iter().partition(|t| t.source.path == label);
+        let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut self.catalog)
+            .into_tools()
+            .into_iter()
+            .partition(|t| t.source.path == label && t.written.face.is_tool());
         for tool in others {
             self.catalog.add(tool);
         }
@@ -239,6 +244,12 @@ impl App {
 
     /// `S` on the call on screen.
     pub(super) fn save_case(&mut self) -> Vec<Effect> {
+        // A test case calls a tool: a read or a prompt has no case form to be saved in.
+        let run_tool = self.result.run.as_ref().and_then(|run| self.catalog.get(&run.tool_id));
+        if run_tool.is_some_and(|t| !t.written.face.is_tool()) {
+            self.status = Some("test cases call tools: a resource read or a prompt is not saved as one".into());
+            return Vec::new();
+        }
         let reply = self.recorder.save_run(self.result.run.as_ref(), &self.catalog, &self.asks.roots);
         self.apply(reply)
     }

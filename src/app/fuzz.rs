@@ -138,6 +138,10 @@ impl App {
             self.status = Some("select a tool first: the fuzz run calls it".into());
             return Vec::new();
         };
+        if !tool.written.face.is_tool() {
+            self.status = Some("a fuzz run calls a tool; a resource, template or prompt is read, not called".into());
+            return Vec::new();
+        }
         let same_tool = self.fuzz.run.as_ref().is_some_and(|r| r.tool_id == tool.id);
         // A run that never started has nothing to show again.
         let findings_kept = self.fuzz.run.as_ref().is_some_and(|r| matches!(r.state, FuzzState::Done { .. }));

@@ -165,6 +165,8 @@ pub enum Action {
     Traffic,
     /// The selected tool's definition exactly as the server sent it.
     RawDefinition,
+    /// Subscribe to the selected resource's updates (`resources/subscribe`), or stop.
+    Subscribe,
     /// Scroll the message shown in the traffic pane.
     MessageUp,
     MessageDown,
@@ -248,6 +250,7 @@ impl Action {
             Action::ServerPane => "server_pane",
             Action::Traffic => "traffic",
             Action::RawDefinition => "raw_definition",
+            Action::Subscribe => "subscribe",
             Action::MessageUp => "message_up",
             Action::MessageDown => "message_down",
             Action::Reconnect => "reconnect",

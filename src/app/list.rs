@@ -3,7 +3,9 @@
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 
-use crate::catalog::Catalog;
+use std::collections::HashMap;
+
+use crate::catalog::{Catalog, Face};
 use crate::form::TextInput;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,6 +14,9 @@ pub enum Entry {
     Group(String),
     /// A tool, by its index in the catalog.
     Tool(usize),
+    /// Under a server's tools: the header of its resources, templates or prompts (shown only
+    /// when it has some).
+    Section(&'static str),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -87,7 +92,8 @@ impl ToolList {
             return;
         }
         // Keep the group header above the first tool in view too.
-        let top = if selected > 0 && matches!(self.entries.get(selected - 1), Some(Entry::Group(_))) {
+        let top = if selected > 0 && matches!(self.entries.get(selected - 1), Some(Entry::Group(_) | Entry::Section(_)))
+        {
             selected - 1
         } else {
             selected
@@ -108,20 +114,47 @@ fn grouped(catalog: &Catalog) -> Vec<Entry> {
     // Files are told apart by what their paths do not share; a server is named whole.
     let files = catalog.tools().iter().filter(|t| t.source.line > 0);
     let prefix = common_folder(files.map(|t| t.source.path.as_str()));
+    // A server's resources, templates and prompts come after its tools, each under its section
+    // header, whenever the server listed them: sources keep the order they first appear in.
+    let mut first_seen: HashMap<&str, usize> = HashMap::new();
+    for tool in catalog.tools() {
+        let next = first_seen.len();
+        first_seen.entry(tool.source.path.as_str()).or_insert(next);
+    }
+    let mut order: Vec<usize> = (0..catalog.len()).collect();
+    order.sort_by_key(|&i| {
+        let tool = &catalog.tools()[i];
+        (first_seen.get(tool.source.path.as_str()).copied().unwrap_or(0), face_rank(&tool.written.face))
+    });
     let mut entries = Vec::new();
-    let mut current: Option<&str> = None;
-    for (i, tool) in catalog.tools().iter().enumerate() {
-        if current != Some(tool.source.path.as_str()) {
-            current = Some(tool.source.path.as_str());
+    let mut current: Option<(&str, &'static str)> = None;
+    for i in order {
+        let tool = &catalog.tools()[i];
+        let section = tool.written.face.section();
+        if current.map(|(path, _)| path) != Some(tool.source.path.as_str()) {
             let label = match tool.source.line {
                 0 => tool.source.to_string(),
                 _ => tool.source.path.strip_prefix(prefix.as_str()).unwrap_or(&tool.source.path).to_string(),
             };
             entries.push(Entry::Group(label));
+            current = Some((tool.source.path.as_str(), "tools"));
+        }
+        if current.map(|(_, s)| s) != Some(section) {
+            entries.push(Entry::Section(section));
+            current = Some((tool.source.path.as_str(), section));
         }
         entries.push(Entry::Tool(i));
     }
     entries
+}
+
+fn face_rank(face: &Face) -> u8 {
+    match face {
+        Face::Tool => 0,
+        Face::Resource { .. } => 1,
+        Face::Template { .. } => 2,
+        Face::Prompt { .. } => 3,
+    }
 }
 
 /// The folder all paths share (with its trailing `/`), so group headers show what differs.

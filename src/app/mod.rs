@@ -12,6 +12,7 @@ pub mod asks;
 pub mod auth;
 mod confirm;
 pub mod content;
+pub mod faces;
 pub mod failure;
 mod flows;
 pub mod form;
@@ -184,6 +185,24 @@ pub enum Msg {
         id: u64,
         result: Result<Box<crate::fuzz::Report>, String>,
     },
+    /// A server's resources, templates and prompts (`Effect::ListFaces`).
+    ServerFaces {
+        label: String,
+        faces: Box<crate::invoke::Faces>,
+    },
+    /// The server's suggestions for an argument of entry `tool_id` (`Effect::Complete`).
+    Completed {
+        tool_id: String,
+        argument: String,
+        typed: String,
+        result: Result<Vec<String>, String>,
+    },
+    /// The server answered `resources/subscribe` (`on`) or `resources/unsubscribe`.
+    Subscribed {
+        uri: String,
+        on: bool,
+        result: Result<(), String>,
+    },
 }
 
 /// What `update` asks the runtime to do.
@@ -291,6 +310,28 @@ pub enum Effect {
     StopFuzz {
         id: u64,
     },
+    /// List the server's resources, templates and prompts (`Msg::ServerFaces`).
+    ListFaces,
+    /// Run `id` of a resource, template or prompt: `resources/read` or `prompts/get`, answered
+    /// as a call is (`Msg::InvocationDone`).
+    Face {
+        id: u64,
+        call_id: String,
+        request: faces::FaceRequest,
+    },
+    /// Suggestions for `argument` of entry `tool_id` (`completion/complete`, `Msg::Completed`).
+    Complete {
+        tool_id: String,
+        reference: crate::invoke::mcp::completion::Reference,
+        argument: String,
+        typed: String,
+        context: serde_json::Map<String, serde_json::Value>,
+    },
+    /// `resources/subscribe` (`on`) or `resources/unsubscribe` of `uri` (`Msg::Subscribed`).
+    Subscribe {
+        uri: String,
+        on: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -381,6 +422,8 @@ pub struct App {
     pub auth: auth::AuthPane,
     /// The fuzz pane: the last fuzz run and its findings.
     pub fuzz: fuzz::FuzzPane,
+    /// Servers' resources, templates and prompts: who completes, what is subscribed.
+    pub faces: faces::FaceState,
     /// Where the focus goes back to when the result pane is left.
     before_result: Focus,
 }
@@ -413,6 +456,7 @@ impl App {
             zoomed: false,
             auth: auth::AuthPane::default(),
             fuzz: fuzz::FuzzPane::default(),
+            faces: faces::FaceState::default(),
             servers: servers::Servers::default(),
             before_result: Focus::Form,
         };
@@ -457,7 +501,7 @@ impl App {
         self.list.selected_tool().and_then(|i| self.catalog.tools().get(i))
     }
 
-    fn selected_id(&self) -> Option<String> {
+    pub(crate) fn selected_id(&self) -> Option<String> {
         self.selected_tool().map(|t| t.id.clone())
     }
 

@@ -131,6 +131,21 @@ impl ResultPane {
 
     /// Sends `request` as a new run, cancelling the one still in flight.
     pub fn send(&mut self, request: CallRequest, output_schema: Option<Value>) -> Vec<Effect> {
+        let (id, mut effects) = self.start(&request);
+        effects.push(Effect::Invoke { id, request, output_schema });
+        effects
+    }
+
+    /// A run of a resource, template or prompt (`request` is what the form held): a read or a
+    /// get goes out instead of a call.
+    pub fn send_face(&mut self, request: CallRequest, face: super::faces::FaceRequest) -> Vec<Effect> {
+        let (id, mut effects) = self.start(&request);
+        effects.push(Effect::Face { id, call_id: request.call_id, request: face });
+        effects
+    }
+
+    /// A new run of `request` on screen; its id, and the cancel of the run it replaces.
+    fn start(&mut self, request: &CallRequest) -> (u64, Vec<Effect>) {
         let mut effects = Vec::new();
         if let Some(Run { id, state: RunState::Running, .. }) = &self.run {
             effects.push(Effect::Cancel { id: *id });
@@ -154,8 +169,7 @@ impl ResultPane {
             failed_exchange: None,
             answers: Vec::new(),
         });
-        effects.push(Effect::Invoke { id, request, output_schema });
-        effects
+        (id, effects)
     }
 
     /// The tool and arguments of the last call, to send again.

@@ -181,8 +181,12 @@ impl ServerPane {
                 }
                 ServerEvent::Note(text) => self.note(text),
                 ServerEvent::ResourceUpdated(uri) => self.note(format!("resource updated: {uri}")),
-                ServerEvent::ResourcesChanged => self.note("the server's resource list changed"),
-                ServerEvent::PromptsChanged => self.note("the server's prompt list changed"),
+                ServerEvent::ResourcesChanged | ServerEvent::PromptsChanged => {
+                    self.note("the server's resource or prompt list changed: listing them again");
+                    if !reply.effects.contains(&Effect::ListFaces) {
+                        reply.effects.push(Effect::ListFaces);
+                    }
+                }
                 ServerEvent::Skipped(n) => {
                     self.note(format!("… {n} lines skipped: they came faster than they could be shown"))
                 }

@@ -53,6 +53,10 @@ fn for_a_server(effect: &Effect) -> bool {
             | Effect::SetRoots(_)
             | Effect::Authorize { .. }
             | Effect::ReadResource { .. }
+            | Effect::ListFaces
+            | Effect::Face { .. }
+            | Effect::Complete { .. }
+            | Effect::Subscribe { .. }
     )
 }
 

@@ -46,10 +46,14 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.asks.asked(id, ask);
             Vec::new()
         }
-        Msg::Key(key) => super::actions::key_pressed(app, key),
+        Msg::Key(key) => {
+            let mut effects = super::actions::key_pressed(app, key);
+            effects.extend(app.ask_completion());
+            effects
+        }
         Msg::Paste(text) => {
             app.paste(&text);
-            Vec::new()
+            app.ask_completion()
         }
         Msg::Mouse(mouse) => {
             mouse_event(app, mouse);
@@ -116,9 +120,12 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::ServerTools { label, result } => {
+            let listed = result.is_ok();
             app.server_tools(&label, result);
-            Vec::new()
+            // Its resources, templates and prompts join its tools in the list.
+            if listed { vec![Effect::ListFaces] } else { Vec::new() }
         }
+        msg @ (Msg::ServerFaces { .. } | Msg::Completed { .. } | Msg::Subscribed { .. }) => app.face_msg(msg),
         Msg::ArtifactFetched(result) => {
             app.result.artifact_fetched(result);
             Vec::new()
@@ -151,12 +158,14 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::ServerEvents(events) => {
+            let mut effects = app.resources_updated(&events);
             let reconnect = app.key_name(Context::Main, Action::Reconnect);
             let reply = app.server_pane.events(events, &reconnect);
             if reply.effects.contains(&super::Effect::ListServerTools) {
                 app.server.listing = true;
             }
-            app.apply(reply)
+            effects.extend(app.apply(reply));
+            effects
         }
         Msg::Traffic(entries) => {
             app.server_pane.traffic.receive(entries);
@@ -196,7 +205,7 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
     keep_in_view(app);
     // Forms opened by this message have their schemas compiled elsewhere.
     for (tool_id, schema) in app.form_pane.take_compiles() {
-        if let Some(tool) = app.catalog.get(&tool_id) {
+        if let Some(tool) = app.catalog.get(&tool_id).filter(|t| t.written.face.is_tool()) {
             effects.extend(app.lint.lint(tool));
         }
         effects.push(Effect::CompileChecker { tool_id, schema });

@@ -339,6 +339,7 @@ fn finish(draft: Draft, label: &str, meta_check: bool, issues: &mut Vec<Issue>) 
             naming: draft.naming,
             no_defaults: draft.no_defaults,
             raw: None,
+            face: crate::catalog::Face::Tool,
         },
     })
 }

@@ -88,6 +88,39 @@ pub struct Written {
     /// The definition exactly as an MCP server sent it in `tools/list` (schema, annotations,
     /// `_meta`, `execution`), for the raw view; none for a tool read from a file.
     pub raw: Option<std::sync::Arc<Value>>,
+    /// Which face of an MCP server the entry is: a tool, unless the app made it from one of the
+    /// server's resources, templates or prompts (so the list, forms and results serve them too).
+    pub face: Face,
+}
+
+/// A face of an MCP server besides its tools, as the app lists it beside them: what a run
+/// sends instead of `tools/call`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Face {
+    #[default]
+    Tool,
+    /// `resources/read` of this URI.
+    Resource { uri: String },
+    /// `resources/read` of this RFC 6570 template, its variables filled from the form.
+    Template { uri_template: String },
+    /// `prompts/get` of this prompt, its arguments from the form.
+    Prompt { name: String },
+}
+
+impl Face {
+    pub fn is_tool(&self) -> bool {
+        *self == Face::Tool
+    }
+
+    /// The section of the list it is shown in ("tools", "resources", "templates", "prompts").
+    pub fn section(&self) -> &'static str {
+        match self {
+            Face::Tool => "tools",
+            Face::Resource { .. } => "resources",
+            Face::Template { .. } => "templates",
+            Face::Prompt { .. } => "prompts",
+        }
+    }
 }
 
 /// Where a tool's name came from.

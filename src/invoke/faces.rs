@@ -8,10 +8,10 @@ use super::mcp::completion::{Reference, Suggestions};
 use super::mcp::prompts::{GotPrompt, Prompt};
 use super::mcp::resources::{ReadResult, Resource, ResourceTemplate};
 use super::mcp::{McpEndpoint, traffic::Traffic};
-use super::{Endpoint, InvokeError};
+use super::{Endpoint, Exchange, InvokeError, Outcome};
 
 /// Resources and templates of a server, with what could not be read.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ResourceListing {
     pub resources: Vec<Resource>,
     pub templates: Vec<ResourceTemplate>,
@@ -20,7 +20,59 @@ pub struct ResourceListing {
     pub not_offered: bool,
 }
 
+/// Everything a server offers besides its tools, for the app's list: a face the server does
+/// not declare is empty and asked nothing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Faces {
+    pub listing: ResourceListing,
+    pub prompts: Vec<Prompt>,
+    /// Why a list could not be read, entries that could not be read.
+    pub warnings: Vec<String>,
+    /// The server declares `completions`: forms ask it for suggestions.
+    pub completes: bool,
+    /// The server declares `resources.subscribe`.
+    pub subscribes: bool,
+}
+
 impl Endpoint {
+    /// Resources, templates and prompts, each list read whole; one that fails is a warning and
+    /// the others are kept. None from an endpoint that is not MCP.
+    pub async fn list_faces(&self) -> Option<Faces> {
+        let mcp = self.connection("resources").await.ok()?;
+        let mut faces =
+            Faces { completes: mcp.offers("completions"), subscribes: mcp.offers_subscriptions(), ..Faces::default() };
+        match self.list_resources().await {
+            Ok(listing) => faces.listing = listing,
+            Err(e) => faces.warnings.push(format!("resources could not be listed: {e}")),
+        }
+        faces.warnings.append(&mut faces.listing.warnings);
+        if mcp.offers("prompts") {
+            match mcp.list_prompts().await {
+                Ok((prompts, warnings)) => {
+                    faces.prompts = prompts;
+                    faces.warnings.extend(warnings);
+                }
+                Err(e) => faces.warnings.push(format!("prompts could not be listed: {e}")),
+            }
+        }
+        Some(faces)
+    }
+
+    /// `resources/read` as a result (content items, the exchange), for the app's result pane.
+    pub async fn read_as_result(&self, uri: &str, call_id: &str) -> Result<(Outcome, Exchange), InvokeError> {
+        self.connection("resources").await?.read_as_result(uri, call_id).await
+    }
+
+    /// `prompts/get` as a result (each message's blocks with its role), for the result pane.
+    pub async fn get_prompt_as_result(
+        &self,
+        name: &str,
+        arguments: &Map<String, Value>,
+        call_id: &str,
+    ) -> Result<(Outcome, Exchange), InvokeError> {
+        self.connection("prompts").await?.get_prompt_as_result(name, arguments, call_id).await
+    }
+
     /// The live MCP connection, or why there is none.
     async fn connection(&self, what: &str) -> Result<std::sync::Arc<McpEndpoint>, InvokeError> {
         match self {

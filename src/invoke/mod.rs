@@ -8,7 +8,7 @@ pub mod envelope;
 mod exchange;
 mod faces;
 pub mod http;
-pub use faces::ResourceListing;
+pub use faces::{Faces, ResourceListing};
 pub mod mcp;
 pub mod mock;
 mod named;
@@ -84,6 +84,10 @@ pub struct Outcome {
     pub duration_ms: u64,
     /// The call id the server answered with (or the one sent, when it gave none).
     pub call_id: String,
+    /// MCP `prompts/get`: the role of the message each content item came from, item by item
+    /// (none for a tool's result).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub roles: Vec<String>,
 }
 
 impl Outcome {
@@ -103,6 +107,7 @@ impl Outcome {
             protocol: None,
             duration_ms: 0,
             call_id: call_id.into(),
+            roles: Vec::new(),
         }
     }
 }

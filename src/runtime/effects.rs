@@ -83,6 +83,9 @@ impl Calls {
                 tokio::task::spawn_blocking(move || webbrowser::open(&url));
             }
             Effect::Open(_) => {}
+            face @ (Effect::ListFaces | Effect::Face { .. } | Effect::Complete { .. } | Effect::Subscribe { .. }) => {
+                self.carry_out_face(face)
+            }
         }
     }
 

@@ -18,6 +18,7 @@ use crate::invoke::{Endpoint, InvokeError};
 
 mod effects;
 mod event_loop;
+mod faces;
 mod fuzz;
 mod hang_up;
 mod server_events;

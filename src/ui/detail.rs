@@ -66,7 +66,7 @@ fn badges(tool: &Tool, width: usize, styles: &Styles) -> Option<Line<'static>> {
         badges.push(("destructive".into(), styles.error));
     } else if hints.destructive == Some(false) {
         badges.push(("not destructive".into(), styles.text));
-    } else if hints.may_be_destructive() && tool.format == crate::catalog::Format::Mcp {
+    } else if hints.may_be_destructive() && tool.format == crate::catalog::Format::Mcp && tool.written.face.is_tool() {
         badges.push(("may be destructive".into(), styles.muted));
     }
     // Idempotence means something only for a tool that changes things.

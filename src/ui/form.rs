@@ -72,7 +72,12 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     }
     let body = area.rows;
     if rows.is_empty() {
-        let said = app.say("no parameters: {key:run} runs the tool");
+        // A resource is read, not run: the same key, said as what it does.
+        let resource = app.selected_tool().is_some_and(|t| !t.written.face.is_tool());
+        let said = app.say(match resource {
+            true => "nothing to fill in: {key:run} reads it",
+            false => "no parameters: {key:run} runs the tool",
+        });
         frame.render_widget(Paragraph::new(Line::styled(said, styles.muted)), body);
         return;
     }

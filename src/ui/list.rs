@@ -52,6 +52,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         .take(usize::from(body.height))
         .map(|(i, entry)| match entry {
             Entry::Group(source) => Line::styled(group_label(source, width), styles.muted),
+            Entry::Section(section) => Line::styled(format!("  {section}"), styles.muted),
             Entry::Tool(t) => {
                 let tool = &app.catalog.tools()[*t];
                 let selected = app.list.selected == Some(i);

@@ -12,6 +12,7 @@ mod cli;
 mod diff;
 mod diff_meaning;
 mod errors_said;
+mod faces_app;
 mod form;
 mod formats;
 mod fuzz;

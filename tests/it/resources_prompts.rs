@@ -33,7 +33,7 @@ fn typed<T: serde::de::DeserializeOwned>(value: Value) -> T {
 
 /// A server with resources over two pages, templates, subscriptions, prompts and completions.
 #[derive(Clone, Default)]
-struct FacesServer;
+pub(crate) struct FacesServer;
 
 impl ServerHandler for FacesServer {
     fn get_info(&self) -> ServerConfig {
@@ -98,7 +98,18 @@ impl ServerHandler for FacesServer {
             tokio::time::sleep(Duration::from_millis(50)).await;
             let params = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
             let _ = peer.notify_resource_updated(params).await;
+            // The list changed too (as when a subscription adds a resource): the app lists again.
+            let _ = peer.notify_resource_list_changed().await;
         });
+        Ok(())
+    }
+
+    #[allow(deprecated)] // resources/unsubscribe too
+    async fn unsubscribe(
+        &self,
+        _request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
         Ok(())
     }
 
@@ -140,7 +151,7 @@ impl ServerHandler for FacesServer {
 }
 
 /// The command that starts this binary as the server `mode` names.
-fn server_command(mode: &str) -> String {
+pub(crate) fn server_command(mode: &str) -> String {
     let exe = std::env::current_exe().unwrap();
     format!(
         "env {MODE_ENV}={mode} '{}' --exact resources_prompts::server_mode --nocapture --test-threads=1",

@@ -22,6 +22,7 @@ pub mod uri_template;
 /// The replay builder moved beside OTC's in `invoke::replay`; its old path still names it.
 pub use super::replay;
 pub use process::split_command_line;
+mod as_result;
 pub mod resources;
 pub mod session;
 pub mod stdio;

@@ -158,6 +158,14 @@ impl McpEndpoint {
         serde_json::to_value(&peer.capabilities).is_ok_and(|c| c.get(capability).is_some_and(|v| !v.is_null()))
     }
 
+    /// True when the server said it sends `notifications/resources/updated` to subscribers
+    /// (`resources.subscribe`).
+    pub fn offers_subscriptions(&self) -> bool {
+        let Some(peer) = self.client.peer_info() else { return false };
+        serde_json::to_value(&peer.capabilities)
+            .is_ok_and(|c| c.pointer("/resources/subscribe").and_then(Value::as_bool) == Some(true))
+    }
+
     /// Every resource across all pages of `resources/list`, with warnings for entries that
     /// could not be read.
     pub async fn list_resources(&self) -> Result<(Vec<Resource>, Vec<String>), InvokeError> {

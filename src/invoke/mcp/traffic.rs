@@ -168,6 +168,11 @@ impl Traffic {
             _ => own_method.clone(),
         };
         let direction = if outgoing { Direction::Sent } else { Direction::Received };
+        // The log never holds a secret: a body with one is kept masked (the one rule).
+        let text = match crate::redact::json_message(value) {
+            Some(masked) => serde_json::to_string_pretty(&masked).unwrap_or_default().into(),
+            None => text,
+        };
         log.push(Entry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None });
     }
 

@@ -211,9 +211,19 @@ impl Wire {
     /// The first `tools/call` of `tool` sent since `mark`, its answer (if it came) and what the
     /// server sent in between.
     pub fn call(&self, mark: u64, tool: &str) -> Option<CallWire> {
+        self.exchange(mark, "tools/call", Some(tool))
+    }
+
+    /// The first request of `method` (named `name`, when given) sent since `mark`, its answer
+    /// and what the server sent in between: a `resources/read` or `prompts/get` as the exchange
+    /// view shows it.
+    pub fn exchange(&self, mark: u64, method: &str, name: Option<&str>) -> Option<CallWire> {
         let log = self.lock();
         let request = log.messages.iter().find(|m| {
-            m.seq >= mark && m.outgoing && m.method.as_deref() == Some("tools/call") && m.name.as_deref() == Some(tool)
+            m.seq >= mark
+                && m.outgoing
+                && m.method.as_deref() == Some(method)
+                && name.is_none_or(|name| m.name.as_deref() == Some(name))
         })?;
         let response = log
             .messages

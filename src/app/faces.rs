@@ -1,0 +1,426 @@
+//! A server's resources, templates and prompts in the app. Each becomes an entry of the tool
+//! list, under its server's tools (`resources`, `templates`, `prompts` sections), so the list,
+//! the filter, forms, results, history and the raw view serve them as they serve tools: a
+//! template's variables and a prompt's arguments are a form of string fields; a run sends
+//! `resources/read` or `prompts/get` instead of `tools/call` (`Effect::Face`), and the answer is
+//! shown with a tool result's content rendering. Typing in such a field asks the server for
+//! suggestions (`completion/complete`, `Effect::Complete`).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::{App, Effect};
+use crate::catalog::{Face, Format, Source, Tool, ToolUi, Written};
+use crate::form::{TextInput, Widget};
+use crate::invoke::Faces;
+use crate::invoke::mcp::completion::Reference;
+use crate::invoke::mcp::prompts::Prompt;
+use crate::invoke::mcp::resources::{Resource, ResourceTemplate};
+use crate::invoke::mcp::uri_template::Template;
+use crate::text::{human_bytes, visible};
+
+/// What a run of a resource, template or prompt sends.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FaceRequest {
+    Read { uri: String },
+    GetPrompt { name: String, arguments: Map<String, Value> },
+}
+
+/// What the app knows of each server's faces besides the list entries.
+#[derive(Debug, Default)]
+pub struct FaceState {
+    /// Servers (by label) that answer `completion/complete`.
+    completes: HashSet<String>,
+    /// Servers (by label) that take `resources/subscribe`.
+    subscribes: HashSet<String>,
+    /// Resources subscribed to, by URI.
+    pub subscribed: HashSet<String>,
+    /// When a resource last said it changed (`HH:MM:SS` UTC), by URI.
+    pub updated: HashMap<String, String>,
+    /// The completion last asked: entry id, argument, text typed.
+    asked: Option<(String, String, String)>,
+}
+
+const OBJECT_OF_NOTHING: fn() -> Value = || json!({"type": "object", "properties": {}});
+
+fn entry(label: &str, id: String, name: &str, title: Option<&str>, description: String, face: Face) -> Tool {
+    Tool {
+        id,
+        name: name.to_string(),
+        title: title.map(str::to_string),
+        description: Some(description).filter(|d| !d.is_empty()),
+        format: Format::Mcp,
+        source: Source::server(label),
+        input_schema: OBJECT_OF_NOTHING(),
+        output_schema: None,
+        ui: ToolUi::default(),
+        examples: Vec::new(),
+        requirements: Default::default(),
+        annotations: None,
+        task_support: None,
+        written: Written { face, ..Written::default() },
+    }
+}
+
+/// A form of string fields, `required` as given, each described.
+fn string_fields<'a>(fields: impl Iterator<Item = (&'a str, Option<String>, bool)>) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for (name, description, needed) in fields {
+        let mut field = json!({"type": "string"});
+        if let Some(description) = description {
+            field["description"] = Value::String(description);
+        }
+        properties.insert(name.to_string(), field);
+        if needed {
+            required.push(Value::String(name.to_string()));
+        }
+    }
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+fn resource_entry(label: &str, resource: &Resource) -> Tool {
+    let mut about: Vec<String> = resource.description.iter().cloned().collect();
+    let mut read = format!("resources/read {}", resource.uri);
+    read.extend(resource.mime_type.as_ref().map(|m| format!(" · {m}")));
+    read.extend(resource.size.map(|s| format!(" · {}", human_bytes(s))));
+    about.push(read);
+    let face = Face::Resource { uri: resource.uri.clone() };
+    let id = format!("resource:{}", resource.uri);
+    let mut tool = entry(label, id, &resource.name, resource.title.as_deref(), about.join("\n\n"), face);
+    tool.written.raw = Some(Arc::new(resource.raw.clone()));
+    tool
+}
+
+fn template_entry(label: &str, template: &ResourceTemplate) -> Tool {
+    let mut about: Vec<String> = template.description.iter().cloned().collect();
+    let face = Face::Template { uri_template: template.uri_template.clone() };
+    let id = format!("template:{}", template.uri_template);
+    let schema = match &template.parsed {
+        Ok(parsed) => {
+            about.push(format!("resources/read {} with its variables filled in", template.uri_template));
+            let described = |v: &String| Some(format!("{{{v}}} in {}", template.uri_template));
+            string_fields(parsed.variables().iter().map(|v| (v.as_str(), described(v), true)))
+        }
+        Err(why) => {
+            about.push(format!("⚠ the template {} does not parse: {why}", template.uri_template));
+            OBJECT_OF_NOTHING()
+        }
+    };
+    let mut tool = entry(label, id, &template.name, template.title.as_deref(), about.join("\n\n"), face);
+    tool.input_schema = schema;
+    tool.written.raw = Some(Arc::new(template.raw.clone()));
+    tool
+}
+
+fn prompt_entry(label: &str, prompt: &Prompt) -> Tool {
+    let face = Face::Prompt { name: prompt.name.clone() };
+    let mut about: Vec<String> = prompt.description.iter().cloned().collect();
+    let required = prompt.arguments.iter().filter(|a| a.required).count();
+    about.push(format!(
+        "prompts/get {} · {} argument{} ({required} required)",
+        prompt.name,
+        prompt.arguments.len(),
+        if prompt.arguments.len() == 1 { "" } else { "s" }
+    ));
+    let about = about.join("\n\n");
+    let mut tool = entry(label, format!("prompt:{}", prompt.name), &prompt.name, prompt.title.as_deref(), about, face);
+    let arguments = prompt.arguments.iter().map(|a| (a.name.as_str(), a.description.clone(), a.required));
+    tool.input_schema = string_fields(arguments);
+    tool.written.raw = Some(Arc::new(prompt.raw.clone()));
+    tool
+}
+
+/// The list entries of a server's faces: resources, then templates, then prompts.
+pub fn face_entries(label: &str, faces: &Faces) -> Vec<Tool> {
+    let resources = faces.listing.resources.iter().map(|r| resource_entry(label, r));
+    let templates = faces.listing.templates.iter().map(|t| template_entry(label, t));
+    let prompts = faces.prompts.iter().map(|p| prompt_entry(label, p));
+    resources.chain(templates).chain(prompts).collect()
+}
+
+/// The values of a form's arguments as strings (a prompt's arguments and a template's
+/// variables are strings; anything else typed as JSON is sent as its text).
+fn strings(arguments: &Value) -> Map<String, Value> {
+    let Some(given) = arguments.as_object() else { return Map::new() };
+    given
+        .iter()
+        .map(|(k, v)| {
+            let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            (k.clone(), Value::String(text))
+        })
+        .collect()
+}
+
+/// What a run of `face` with `arguments` sends, or why it cannot be sent.
+pub fn request_for(face: &Face, arguments: &Value) -> Result<FaceRequest, String> {
+    match face {
+        Face::Tool => Err("a tool is called, not read".into()),
+        Face::Resource { uri } => Ok(FaceRequest::Read { uri: uri.clone() }),
+        Face::Template { uri_template } => {
+            let template = Template::parse(uri_template)
+                .map_err(|why| format!("the template {} does not parse: {why}", visible(uri_template)))?;
+            let values: HashMap<String, String> = strings(arguments)
+                .into_iter()
+                .filter_map(|(k, v)| Some((k, v.as_str()?.to_string())))
+                .filter(|(_, v)| !v.is_empty())
+                .collect();
+            Ok(FaceRequest::Read { uri: template.expand(&values) })
+        }
+        Face::Prompt { name } => Ok(FaceRequest::GetPrompt { name: name.clone(), arguments: strings(arguments) }),
+    }
+}
+
+impl App {
+    /// A server's resources, templates and prompts, listed: they replace the ones it listed
+    /// before, after its tools. A face the server does not offer shows nothing.
+    pub(super) fn faces_listed(&mut self, label: &str, faces: Faces) {
+        let entries = face_entries(label, &faces);
+        let (_old, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.catalog)
+            .into_tools()
+            .into_iter()
+            .partition(|t| t.source.path == label && !t.written.face.is_tool());
+        for tool in keep.into_iter().chain(entries) {
+            let _ = self.catalog.add(tool);
+        }
+        set(&mut self.faces.completes, label, faces.completes);
+        set(&mut self.faces.subscribes, label, faces.subscribes);
+        for warning in faces.warnings {
+            self.server_pane.note(warning);
+        }
+        let selected = self.selected_id();
+        self.list.refresh(&self.catalog);
+        if self.selected_id() != selected {
+            self.tool_changed();
+        }
+    }
+
+    /// Run on a resource, template or prompt: its read or get goes out as a call would.
+    pub(super) fn send_face(&mut self, tool_id: String, arguments: Value, face: &Face) -> Vec<Effect> {
+        match request_for(face, &arguments) {
+            Ok(request) => self.result.send_face(crate::invoke::otc::CallRequest::new(tool_id, arguments), request),
+            Err(why) => {
+                self.status = Some(why);
+                Vec::new()
+            }
+        }
+    }
+
+    /// While a template's variable or a prompt's argument is typed in, the server is asked for
+    /// suggestions for what is there (once per text).
+    pub(super) fn ask_completion(&mut self) -> Vec<Effect> {
+        if !self.form_pane.editing {
+            return Vec::new();
+        }
+        let Some(tool) = self.selected_tool() else { return Vec::new() };
+        let reference = match &tool.written.face {
+            Face::Template { uri_template } => Reference::Resource(uri_template.clone()),
+            Face::Prompt { name } => Reference::Prompt(name.clone()),
+            _ => return Vec::new(),
+        };
+        if !self.faces.completes.contains(&tool.source.path) {
+            return Vec::new();
+        }
+        let tool_id = tool.id.clone();
+        let Some((path, field)) = self.form_op(|pane, id| pane.focused_field(id)) else { return Vec::new() };
+        let Some(typed) = field.input().map(|i| i.text().to_string()).filter(|_| path.len() == 1) else {
+            return Vec::new();
+        };
+        let asked = (tool_id.clone(), field.name.clone(), typed.clone());
+        if self.faces.asked.as_ref() == Some(&asked) {
+            return Vec::new();
+        }
+        self.faces.asked = Some(asked);
+        let mut context = self.form().map(|f| strings(f.arguments())).unwrap_or_default();
+        context.remove(&field.name);
+        vec![Effect::Complete { tool_id, reference, argument: field.name, typed, context }]
+    }
+
+    /// The server's suggestions for `argument` of entry `tool_id`, given `typed`: the field
+    /// offers them (↓) while it still holds that text.
+    pub(super) fn completed(&mut self, tool_id: &str, argument: &str, typed: &str, values: Vec<String>) {
+        if self.selected_id().as_deref() != Some(tool_id) {
+            return;
+        }
+        let count = values.len();
+        let mut offered = false;
+        self.form_op(|pane, id| {
+            pane.with_focused(id, |form, path| {
+                let Some(field) = form.field_mut(path).filter(|f| f.name == argument) else { return };
+                let Some(input) = field.input().filter(|i| i.text() == typed).cloned() else { return };
+                field.widget = suggesting(input, values);
+                offered = true;
+            })
+        });
+        if offered && count > 0 {
+            let plural = if count == 1 { "" } else { "s" };
+            self.status = Some(format!("{count} suggestion{plural} from the server · ↓ picks one"));
+        }
+    }
+
+    /// `b`: subscribe to the selected resource's updates, or stop.
+    pub(super) fn toggle_subscription(&mut self) -> Vec<Effect> {
+        let Some(tool) = self.selected_tool() else { return Vec::new() };
+        let Face::Resource { uri } = &tool.written.face else {
+            self.status = Some("select a resource to subscribe to its updates".into());
+            return Vec::new();
+        };
+        if !self.faces.subscribes.contains(&tool.source.path) {
+            self.status = Some("the server takes no subscriptions (it does not declare resources.subscribe)".into());
+            return Vec::new();
+        }
+        let on = !self.faces.subscribed.contains(uri);
+        let uri = uri.clone();
+        self.status = Some(format!("{} {}…", if on { "subscribing to" } else { "unsubscribing from" }, visible(&uri)));
+        vec![Effect::Subscribe { uri, on }]
+    }
+
+    /// The server answered a subscribe or an unsubscribe.
+    pub(super) fn subscribed(&mut self, uri: String, on: bool, result: Result<(), String>) {
+        let shown = visible(&uri).into_owned();
+        self.status = Some(match result {
+            Ok(()) if on => {
+                self.faces.subscribed.insert(uri);
+                format!("subscribed to {shown}: its updates show here and re-read it when it is on screen")
+            }
+            Ok(()) => {
+                self.faces.subscribed.remove(&uri);
+                format!("unsubscribed from {shown}")
+            }
+            Err(why) => format!("{} {shown} failed: {why}", if on { "subscribing to" } else { "unsubscribing from" }),
+        });
+    }
+
+    /// `notifications/resources/updated`: noted with the time; a read of it on screen is read
+    /// again.
+    pub(super) fn resource_updated(&mut self, uri: &str) -> Vec<Effect> {
+        let now = crate::text::rfc3339_now();
+        let at = now.get(11..19).unwrap_or_default().to_string();
+        self.faces.updated.insert(uri.to_string(), at.clone());
+        let on_screen = self.result.run.as_ref().filter(|_| !self.result.running()).and_then(|run| {
+            let tool = self.catalog.get(&run.tool_id)?;
+            let read = request_for(&tool.written.face, &run.request.arguments).ok()?;
+            (read == FaceRequest::Read { uri: uri.to_string() })
+                .then(|| (run.tool_id.clone(), tool.written.face.clone()))
+        });
+        let shown = visible(uri).into_owned();
+        match on_screen {
+            Some((tool_id, face)) => {
+                let arguments = self.result.last_call().map(|(_, a)| a).unwrap_or_default();
+                let effects = self.send_face(tool_id, arguments, &face);
+                self.status = Some(format!("{shown} updated at {at} UTC: read again"));
+                effects
+            }
+            None => {
+                self.status = Some(format!("{shown} updated at {at} UTC"));
+                Vec::new()
+            }
+        }
+    }
+}
+
+impl App {
+    /// The runtime's answers about faces: a listing, suggestions, a subscription.
+    pub(super) fn face_msg(&mut self, msg: super::Msg) -> Vec<Effect> {
+        match msg {
+            super::Msg::ServerFaces { label, faces } => self.faces_listed(&label, *faces),
+            super::Msg::Completed { tool_id, argument, typed, result } => match result {
+                Ok(values) => self.completed(&tool_id, &argument, &typed, values),
+                Err(why) => self.status = Some(format!("no suggestions: {why}")),
+            },
+            super::Msg::Subscribed { uri, on, result } => self.subscribed(uri, on, result),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// `y`: a read or a prompt on screen is copied as shown (each item's header and text);
+    /// anything else as a tool's result is.
+    pub(super) fn copy_result(&self) -> super::Reply {
+        let run = self.result.run.as_ref().filter(|_| self.result.shows_items());
+        let face = run.and_then(|run| self.catalog.get(&run.tool_id)).is_some_and(|t| !t.written.face.is_tool());
+        if !face {
+            return self.result.copy_link_or_value();
+        }
+        use super::content::DocLine;
+        let doc = super::content::document(self);
+        let lines: Vec<&str> = doc
+            .iter()
+            .filter(|l| !matches!(l, DocLine::Heading(_) | DocLine::Muted(_) | DocLine::Picture(_)))
+            .map(DocLine::words)
+            .collect();
+        let text = lines.join("\n");
+        let size = human_bytes(text.len() as u64);
+        super::Reply::effect(Effect::Copy(text)).with_status(format!("what is shown is on the clipboard ({size})"))
+    }
+
+    /// The resources among `events` that said they changed.
+    pub(super) fn resources_updated(&mut self, events: &[crate::invoke::mcp::events::ServerEvent]) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        for event in events {
+            if let crate::invoke::mcp::events::ServerEvent::ResourceUpdated(uri) = event {
+                effects.extend(self.resource_updated(uri));
+            }
+        }
+        effects
+    }
+}
+
+fn set(servers: &mut HashSet<String>, label: &str, on: bool) {
+    if on {
+        servers.insert(label.to_string());
+    } else {
+        servers.remove(label);
+    }
+}
+
+/// A text field that offers `values` (↓), or plain text when there are none.
+fn suggesting(input: TextInput, values: Vec<String>) -> Widget {
+    match values.is_empty() {
+        true => Widget::Text { input, multiline: false },
+        false => Widget::Suggest { input, suggestions: values.into_iter().map(Value::String).collect() },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_template_fills_its_variables_and_a_prompt_sends_strings() {
+        let template = Face::Template { uri_template: "test://items/{id}{?q}".into() };
+        let read = request_for(&template, &json!({"id": "a b", "q": ""}));
+        assert_eq!(read, Ok(FaceRequest::Read { uri: "test://items/a%20b".into() }));
+        let broken = Face::Template { uri_template: "test://{id".into() };
+        assert!(request_for(&broken, &json!({})).is_err_and(|why| why.contains("does not parse")));
+        let prompt = Face::Prompt { name: "p".into() };
+        let got = request_for(&prompt, &json!({"n": 3, "s": "x"}));
+        let Ok(FaceRequest::GetPrompt { arguments, .. }) = got else { panic!("a prompt request") };
+        assert_eq!(Value::Object(arguments), json!({"n": "3", "s": "x"}));
+    }
+
+    #[test]
+    fn a_template_that_does_not_parse_is_listed_with_why_and_not_sent() {
+        let mut warnings = Vec::new();
+        let templates = crate::invoke::mcp::resources::read_templates(
+            &[json!({"uriTemplate": "test://{broken", "name": "broken"})],
+            &mut warnings,
+        );
+        let faces = Faces {
+            listing: crate::invoke::ResourceListing { templates, ..Default::default() },
+            warnings,
+            ..Faces::default()
+        };
+        let mut app = App::new(crate::catalog::Catalog::default(), &[], (120, 40));
+        app.faces_listed("mcp:x", faces);
+        let tool = app.selected_tool().expect("the template is listed");
+        assert!(tool.description.as_deref().is_some_and(|d| d.contains("does not parse")), "{tool:?}");
+        assert_eq!(tool.parameter_count(), 0);
+        let effects = app.start_run(false);
+        assert!(effects.is_empty(), "{effects:?}");
+        assert!(app.status.as_deref().is_some_and(|s| s.contains("does not parse")), "{:?}", app.status);
+        assert!(app.server_pane.log.iter().any(|l| l.text.contains("test://{broken")), "the warning is noted");
+    }
+}

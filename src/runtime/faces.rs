@@ -1,0 +1,82 @@
+//! A server's resources, templates and prompts for the app: listed, read or got as a call is
+//! (its answer an `InvocationDone`), suggestions asked for, subscriptions made.
+
+use std::time::Instant;
+
+use super::effects::Calls;
+use crate::app::faces::FaceRequest;
+use crate::app::{Answer, CallFailure, Effect, Msg};
+
+impl Calls {
+    /// The effects of faces; any other is not for here.
+    pub(super) fn carry_out_face(&mut self, effect: Effect) {
+        match effect {
+            Effect::ListFaces => self.list_faces(),
+            Effect::Face { id, call_id, request } => self.face(id, call_id, request),
+            Effect::Complete { tool_id, reference, argument, typed, context } => {
+                let endpoint = self.endpoint.clone();
+                let done = self.done.clone();
+                tokio::spawn(async move {
+                    let result = match endpoint.await {
+                        Ok(endpoint) => endpoint.complete(&reference, &argument, &typed, &context).await,
+                        Err(e) => Err(e),
+                    };
+                    let result = result.map(|s| s.values).map_err(|e| e.to_string());
+                    let _ = done.send(Msg::Completed { tool_id, argument, typed, result }).await;
+                });
+            }
+            Effect::Subscribe { uri, on } => {
+                let endpoint = self.endpoint.clone();
+                let done = self.done.clone();
+                tokio::spawn(async move {
+                    let result = match endpoint.await {
+                        Ok(endpoint) if on => endpoint.subscribe(&uri).await,
+                        Ok(endpoint) => endpoint.unsubscribe(&uri).await,
+                        Err(e) => Err(e),
+                    };
+                    let _ = done.send(Msg::Subscribed { uri, on, result: result.map_err(|e| e.to_string()) }).await;
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// Resources, templates and prompts; an endpoint that is not MCP has none to list.
+    fn list_faces(&self) {
+        let endpoint = self.endpoint.clone();
+        let done = self.done.clone();
+        let label = self.label.clone();
+        tokio::spawn(async move {
+            let Ok(endpoint) = endpoint.await else { return };
+            if let Some(faces) = endpoint.list_faces().await {
+                let _ = done.send(Msg::ServerFaces { label, faces: Box::new(faces) }).await;
+            }
+        });
+    }
+
+    /// A read or a get, run as a call is: cancellable, ticking, answered as `InvocationDone`.
+    fn face(&mut self, id: u64, call_id: String, request: FaceRequest) {
+        let endpoint = self.endpoint.clone();
+        let done = self.done.clone();
+        let task = tokio::spawn(async move {
+            let result = match endpoint.await {
+                Ok(endpoint) => match &request {
+                    FaceRequest::Read { uri } => endpoint.read_as_result(uri, &call_id).await,
+                    FaceRequest::GetPrompt { name, arguments } => {
+                        endpoint.get_prompt_as_result(name, arguments, &call_id).await
+                    }
+                },
+                Err(e) => Err(e),
+            };
+            let result = result
+                .map(|(outcome, exchange)| {
+                    let mut answer = Answer::new(outcome, exchange, None);
+                    answer.at = crate::text::rfc3339_now();
+                    Box::new(answer)
+                })
+                .map_err(CallFailure::from);
+            let _ = done.send(Msg::InvocationDone { id, result }).await;
+        });
+        self.running.insert(id, (task, Instant::now()));
+    }
+}
