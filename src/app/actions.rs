@@ -379,7 +379,7 @@ fn result_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
 /// A result-pane action, from the pane or from the form while the result is on screen.
 fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     let width = app.layout().result.map_or(80, |r| usize::from(r.width.saturating_sub(2)));
-    if app.result.scroll_action(action, width) {
+    if (app.result.shows_items() && app.scroll_items(action)) || app.result.scroll_action(action, width) {
         return Vec::new();
     }
     let reply = match action {

@@ -124,9 +124,7 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::ItemDecoded { run, item, result } | Msg::ResourceRead { run, item, result } => {
-            if let Some(said) = app.result.item_previewed(run, item, result) {
-                app.status = Some(said);
-            }
+            app.item_previewed(run, item, result);
             Vec::new()
         }
         Msg::CaseSaved(result) => {

@@ -33,5 +33,6 @@ mod screens;
 mod server_pane;
 mod servers;
 mod servers_screens;
+mod tall_items;
 mod trust;
 mod trust_round2;
