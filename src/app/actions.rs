@@ -15,6 +15,7 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     }
     if app.prompts.popup.is_some() {
         let prompted = app.prompts.key(&app.keymap, key, app.recorder.history.len());
+        app.clamp_help();
         return app.prompted(prompted);
     }
     // A chord or a function key is a command in every pane, even while typing: no text box
@@ -455,6 +456,14 @@ fn server_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         Some(Action::ConnectServer) => {
             app.pick_found_server();
             Vec::new()
+        }
+        Some(Action::Help) => {
+            app.prompts.popup = Some(Popup::help());
+            Vec::new()
+        }
+        Some(Action::Activate) => {
+            let reply = app.server_pane.instructions();
+            app.apply(reply)
         }
         Some(action) => {
             let reply = app.server_pane.act(action);

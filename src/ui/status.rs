@@ -105,6 +105,7 @@ const ITEMS: &[Hint] = &[
 const SERVER: &[Hint] = &[
     ("{up}{down}", "scroll"),
     ("{top}/{bottom}", "oldest/newest"),
+    ("{activate}", "instructions"),
     ("{log_level}", "log level"),
     ("{reconnect}", "reconnect"),
     ("{help}", "help"),

@@ -31,6 +31,7 @@ mod reading;
 mod resources_prompts;
 mod screens;
 mod server_pane;
+mod server_reading;
 mod servers;
 mod servers_screens;
 mod tall_items;
