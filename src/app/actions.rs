@@ -432,7 +432,10 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
         Action::Reconnect => return reconnect(app),
         Action::NextItem => return app.select_item(1),
         Action::PreviousItem => return app.select_item(-1),
-        Action::CopyCurl => app.result.copy_curl(&app.server.endpoint),
+        Action::CopyCurl => {
+            let agreed = app.server_pane.info.as_ref().map(|i| i.protocol_version.as_str());
+            app.result.copy_curl(&app.server.endpoint, agreed)
+        }
         Action::FetchArtifact => app.result.fetch_artifact(),
         Action::WaitForAuthorization => app.result.toggle_waiting(),
         Action::SaveArtifact => app.result.ask_where_to_save(),

@@ -497,14 +497,16 @@ impl ResultPane {
     }
 
     /// `c`: the request as a curl command, token masked.
-    pub fn copy_curl(&self, endpoint: &str) -> Reply {
+    /// `protocol`: the revision the server agreed to, which a stdio pipeline asks for again.
+    pub fn copy_curl(&self, endpoint: &str, protocol: Option<&str>) -> Reply {
         let Some(run) = &self.run else { return Reply::default() };
         // An MCP call: curl for the same live session, or a pipeline into the stdio server.
-        let exchange = match &run.state {
-            RunState::Done { exchange, .. } => Some(&**exchange),
-            _ => run.failed_exchange.as_deref(),
+        let (exchange, agreed) = match &run.state {
+            RunState::Done { exchange, outcome, .. } => (Some(&**exchange), outcome.protocol.as_deref()),
+            _ => (run.failed_exchange.as_deref(), None),
         };
-        if let Some(command) = exchange.and_then(crate::invoke::mcp::replay::command) {
+        let protocol = agreed.or(protocol);
+        if let Some(command) = exchange.and_then(|e| crate::invoke::mcp::replay::command_at(e, protocol)) {
             let what = if command.starts_with("curl") { "a curl command" } else { "a shell pipeline" };
             return Reply::effect(Effect::Copy(command))
                 .with_status(format!("the MCP call is on the clipboard as {what} (token masked)"));

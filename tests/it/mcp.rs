@@ -33,6 +33,8 @@ const FORK_ENV: &str = "TOOLDECK_TEST_MCP_FORK";
 
 #[path = "mcp/asks.rs"]
 mod asks;
+#[path = "mcp/dry_run.rs"]
+mod dry_run;
 #[path = "mcp/lifecycle.rs"]
 mod lifecycle;
 #[path = "mcp/traffic_pane.rs"]

@@ -22,9 +22,15 @@ fn quote(text: &str) -> String {
 /// The command that sends `exchange`'s call again: curl for HTTP, a pipeline for stdio.
 /// `None` when the exchange is not an MCP call's.
 pub fn command(exchange: &Exchange) -> Option<String> {
+    command_at(exchange, None)
+}
+
+/// [`command`], a stdio pipeline initializing at `protocol` (the revision the server agreed to;
+/// the last revision both sides surely know when it is not known).
+pub fn command_at(exchange: &Exchange, protocol: Option<&str>) -> Option<String> {
     let body = json_rpc(exchange)?;
     if let Some(command) = exchange.url.strip_prefix("mcp:stdio ") {
-        return Some(pipeline(command, &body));
+        return Some(pipeline(command, &body, protocol.unwrap_or(FALLBACK_REVISION)));
     }
     let mut parts = vec!["curl -sS -N -X POST".to_string(), quote(&redact::url(&exchange.url))];
     let mut has_accept = false;
@@ -42,11 +48,14 @@ pub fn command(exchange: &Exchange) -> Option<String> {
     Some(parts.join(" "))
 }
 
+/// The revision a pipeline asks for when the agreed one is not known.
+const FALLBACK_REVISION: &str = "2025-06-18";
+
 /// `(printf '%s\n' INIT INITIALIZED CALL; sleep 2) | COMMAND`: the server reads the three lines,
 /// answers both requests on its stdout, and has two seconds before its input closes.
-fn pipeline(command: &str, call: &Value) -> String {
+fn pipeline(command: &str, call: &Value, protocol: &str) -> String {
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
+        "protocolVersion": protocol, "capabilities": {},
         "clientInfo": {"name": "tooldeck", "version": env!("CARGO_PKG_VERSION")}
     }});
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
@@ -114,5 +123,13 @@ mod tests {
             .collect();
         assert_eq!(methods, ["initialize", "notifications/initialized", "tools/call"]);
         assert!(command(&Exchange { request_body: "{}".into(), ..Exchange::default() }).is_none());
+    }
+
+    #[test]
+    fn a_stdio_pipeline_asks_for_the_revision_agreed() {
+        let exchange = Exchange { url: "mcp:stdio server".into(), request_body: call_body(), ..Exchange::default() };
+        let pipeline = command_at(&exchange, Some("2025-11-25")).unwrap();
+        assert!(pipeline.contains("\"protocolVersion\":\"2025-11-25\""), "{pipeline}");
+        assert!(!pipeline.contains("2025-06-18"), "{pipeline}");
     }
 }
