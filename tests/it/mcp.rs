@@ -35,6 +35,8 @@ const FORK_ENV: &str = "TOOLDECK_TEST_MCP_FORK";
 mod asks;
 #[path = "mcp/dry_run.rs"]
 mod dry_run;
+#[path = "mcp/elicit_check.rs"]
+mod elicit_check;
 #[path = "mcp/lifecycle.rs"]
 mod lifecycle;
 #[path = "mcp/traffic_pane.rs"]
