@@ -34,7 +34,9 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
         // A server's question takes the keys until it is answered.
         Msg::Key(key) if app.asks.is_open() => app.asks.key(&app.keymap, key),
         Msg::ServerProtocol(version) => {
-            let said = format!("MCP {}", crate::text::visible(&version));
+            // The first screen points to the pane where the server says more of itself.
+            let pane = app.key_name(super::Context::Main, super::Action::ServerPane);
+            let said = format!("MCP {} · {pane} the server pane", crate::text::visible(&version));
             app.status = Some(match app.status.take() {
                 Some(status) => format!("{said} · {status}"),
                 None => said,
@@ -46,7 +48,12 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.asks.asked(id, ask);
             Vec::new()
         }
-        Msg::Key(key) => super::actions::key_pressed(app, key),
+        Msg::Key(key) => {
+            // A message is about what happened last: the next key makes it stale (the hints of
+            // the pane come back unless the key has something new to say).
+            app.status = None;
+            super::actions::key_pressed(app, key)
+        }
         Msg::Paste(text) => {
             app.paste(&text);
             Vec::new()

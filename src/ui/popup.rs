@@ -183,7 +183,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         }
         Popup::Text { title, text, scroll } => {
             let area = centered(screen, screen.width.saturating_sub(4), screen.height.saturating_sub(2));
-            let keys = app.keymap.say("{key:up}{key:down} scroll · {key:copy} copies · Esc closes", &[Context::Result]);
+            let keys = app.keymap.say(crate::app::prompts::TEXT_KEYS, &[Context::Result]);
             let body = open(frame, area, &format!("{} ({keys})", visible(title)), styles);
             let lines: Vec<Line> =
                 text.lines().skip(*scroll).map(|l| Line::styled(visible(l).into_owned(), styles.text)).collect();
