@@ -8,7 +8,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::path::Path;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -177,5 +177,47 @@ fn bench_large_value(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_keystroke, bench_first_frame, bench_large_value);
+/// Typing into a field already holding 10 kB, through the app's key handling and a render of
+/// each frame at 120x40: the figure is characters a second (the goal: at least 1,000).
+fn bench_long_value(c: &mut Criterion) {
+    let text = json!({"name": "long", "description": "one long value", "parameters": {"type": "object",
+        "properties": {"body": {"type": "string", "maxLength": 20000}, "title": {"type": "string"}},
+        "required": ["body"]}})
+    .to_string();
+    let (tools, _) = load_text("long.json", &text, false, false, true, &LoadOptions::default());
+    let mut catalog = tooldeck::catalog::Catalog::default();
+    tools.into_iter().for_each(|t| {
+        catalog.add(t);
+    });
+    let mut app = App::new(catalog, &[], (120, 40));
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    assert!(app.form_pane.editing);
+    // 10 kB typed in (words, so it wraps as prose would), pasted to set it up quickly.
+    let words: String = (0..10_240 / 8).map(|i| format!("word{:03} ", i % 1000)).collect();
+    update(&mut app, Msg::Paste(words));
+    let typed = app.form().and_then(|f| f.arguments()["body"].as_str().map(str::len)).unwrap_or_default();
+    assert!(typed >= 10_000, "the field holds {typed} bytes");
+    let styles = Styles::default();
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test backend");
+    let mut group = c.benchmark_group("typing into a 10 kB field");
+    group.throughput(Throughput::Elements(1));
+    let mut n = 0u64;
+    group.bench_function("one character: update + validate + render", |b| {
+        b.iter(|| {
+            n += 1;
+            // Type and delete so the value stays at 10 kB.
+            let msg = if n.is_multiple_of(2) {
+                Msg::Key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE))
+            } else {
+                key('x')
+            };
+            update(&mut app, msg);
+            terminal.draw(|frame| tooldeck::ui::render(&app, &styles, frame)).expect("draw");
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_keystroke, bench_first_frame, bench_large_value, bench_long_value);
 criterion_main!(benches);

@@ -15,6 +15,7 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     }
     if app.prompts.popup.is_some() {
         let prompted = app.prompts.key(&app.keymap, key, app.recorder.history.len());
+        app.clamp_help();
         return app.prompted(prompted);
     }
     // A chord or a function key is a command in every pane, even while typing: no text box
@@ -380,7 +381,7 @@ fn result_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
 /// A result-pane action, from the pane or from the form while the result is on screen.
 fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     let width = app.layout().result.map_or(80, |r| usize::from(r.width.saturating_sub(2)));
-    if app.result.scroll_action(action, width) {
+    if (app.result.shows_items() && app.scroll_items(action)) || app.result.scroll_action(action, width) {
         return Vec::new();
     }
     let reply = match action {
@@ -432,7 +433,10 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
         Action::Reconnect => return reconnect(app),
         Action::NextItem => return app.select_item(1),
         Action::PreviousItem => return app.select_item(-1),
-        Action::CopyCurl => app.result.copy_curl(&app.server.endpoint),
+        Action::CopyCurl => {
+            let agreed = app.server_pane.info.as_ref().map(|i| i.protocol_version.as_str());
+            app.result.copy_curl(&app.server.endpoint, agreed)
+        }
         Action::FetchArtifact => app.result.fetch_artifact(),
         Action::WaitForAuthorization => app.result.toggle_waiting(),
         Action::SaveArtifact => app.result.ask_where_to_save(),
@@ -456,6 +460,14 @@ fn server_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         Some(Action::ConnectServer) => {
             app.pick_found_server();
             Vec::new()
+        }
+        Some(Action::Help) => {
+            app.prompts.popup = Some(Popup::help());
+            Vec::new()
+        }
+        Some(Action::Activate) => {
+            let reply = app.server_pane.instructions();
+            app.apply(reply)
         }
         Some(action) => {
             let reply = app.server_pane.act(action);

@@ -26,11 +26,13 @@ pub const MAX_ITEMS: usize = 500;
 #[derive(Debug, Clone, PartialEq)]
 pub enum DocLine<'a> {
     Heading(String),
-    /// An item's first line; `selected`: the one `f` and `s` act on.
+    /// An item's first line (`more`: the rest of it, wrapped); `selected`: the one `f` and `s`
+    /// act on.
     Item {
         index: usize,
         selected: bool,
         text: String,
+        more: bool,
     },
     /// The server's text (made visible when drawn).
     Text(Cow<'a, str>),
@@ -39,7 +41,9 @@ pub enum DocLine<'a> {
     Warning(String),
     Error(String),
     /// A line of JSON (structured content).
-    Json(&'a str),
+    Json(Cow<'a, str>),
+    /// The rest of a long line of JSON, wrapped (inside a string, mostly).
+    JsonMore(String),
     /// Row `n` of the selected preview's picture (two pixel rows).
     Picture(usize),
 }
@@ -53,9 +57,9 @@ impl DocLine<'_> {
             | DocLine::Muted(t)
             | DocLine::Ok(t)
             | DocLine::Warning(t)
-            | DocLine::Error(t) => t,
-            DocLine::Text(t) => t,
-            DocLine::Json(t) => t,
+            | DocLine::Error(t)
+            | DocLine::JsonMore(t) => t,
+            DocLine::Text(t) | DocLine::Json(t) => t,
             DocLine::Picture(_) => "",
         }
     }
@@ -225,6 +229,49 @@ impl App {
         Vec::new()
     }
 
+    /// Scrolling the items view by rows, so a tall item (a long error, a wrapped line) reads to
+    /// its last row: ↑ ↓ a row, PgUp PgDn a page, Home End; false when `action` is no scroll.
+    /// Never past the last page: the window stays full.
+    pub(super) fn scroll_items(&mut self, action: Action) -> bool {
+        let height = self.value_height();
+        let last = document(self).len().saturating_sub(height);
+        let scroll = &mut self.result.scroll;
+        *scroll = match action {
+            Action::Up => scroll.saturating_sub(1),
+            Action::Down => *scroll + 1,
+            Action::PageUp => scroll.saturating_sub(height.saturating_sub(1).max(1)),
+            Action::PageDown => *scroll + height.saturating_sub(1).max(1),
+            Action::Top => 0,
+            Action::Bottom => last,
+            _ => return false,
+        }
+        .min(last);
+        true
+    }
+
+    /// The selected item's first row in view at the top (as far as the window stays full): an
+    /// answer's image is seen at once, without scrolling or zooming.
+    pub(super) fn reveal_item(&mut self) {
+        let index = self.result.item;
+        let (found, end) = {
+            let doc = document(self);
+            (doc.iter().position(|l| matches!(l, DocLine::Item { index: i, .. } if *i == index)), doc.len())
+        };
+        if let Some(line) = found.filter(|_| self.result.shows_items()) {
+            self.result.scroll = line.min(end.saturating_sub(self.value_height()));
+        }
+    }
+
+    /// An item's preview came back: said on the status line; a picture is scrolled into view.
+    pub(super) fn item_previewed(&mut self, run: u64, item: usize, result: Result<Box<Fetched>, String>) {
+        let Some(said) = self.result.item_previewed(run, item, result) else { return };
+        self.status = Some(self.say(&said));
+        let picture = matches!(self.result.items().get(item), Some(ContentItem::Image(_)));
+        if picture && self.result.item == item {
+            self.reveal_item();
+        }
+    }
+
     /// `n` in the items view: the next line holding the search text, scrolled to the top.
     pub(super) fn find_in_items(&mut self) {
         let needle = self.result.search.to_lowercase();
@@ -252,6 +299,7 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
     let key = |action| app.key_name(Context::Result, action);
     let (f, s) = (key(Action::FetchArtifact), key(Action::SaveArtifact));
     let items = &outcome.content;
+    let picture_rows = picture_fit(app).map_or(0, |(_, rows)| rows);
     let mut doc = vec![DocLine::Heading(format!(
         "content · {} · {} {} choose · {f} previews or reads · {s} saves",
         plural(items.len(), "item"),
@@ -269,9 +317,9 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
     }
     for (index, item) in items.iter().enumerate().take(MAX_ITEMS) {
         let selected = index == app.result.item;
-        doc.push(DocLine::Item { index, selected, text: header(index, item, outcome.roles.get(index)) });
+        doc.push(DocLine::Item { index, selected, text: header(index, item, outcome.roles.get(index)), more: false });
         let preview = app.result.artifact.as_ref().filter(|v| v.item == Some(index));
-        body(item, preview, (&f, &s), &mut doc);
+        body(item, preview.map(|p| (p, picture_rows)), (&f, &s), &mut doc);
     }
     if items.len() > MAX_ITEMS {
         let x = key(Action::ToggleExchange);
@@ -291,7 +339,7 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
                 DocLine::Warning(format!("⚠ {} against the tool's output schema (below)", plural(n, "problem")))
             }
         });
-        doc.extend(value_lines.lines.iter().take(JSON_LINES).map(|l| DocLine::Json(l)));
+        doc.extend(value_lines.lines.iter().take(JSON_LINES).map(|l| DocLine::Json(Cow::Borrowed(l))));
         if value_lines.lines.len() > JSON_LINES {
             doc.push(DocLine::Muted(format!(
                 "… {} more lines ({} shows them all)",
@@ -301,21 +349,91 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
         }
     }
     doc.extend(outcome.warnings.iter().map(|w| DocLine::Warning(format!("⚠ {}", visible(w)))));
-    // What went wrong is read whole: long errors and warnings are wrapped to the pane (indented 4).
-    let width = app.layout().result.map_or(80, |r| usize::from(r.width).saturating_sub(6)).max(20);
-    let mut wrapped = Vec::with_capacity(doc.len());
+    // Read whole at any size: every long line is wrapped to the pane, so a row of the document is
+    // a row on screen and scrolling moves through a tall item line by line.
+    match app.layout().result.filter(|_| !app.result.unwrapped) {
+        Some(area) => rows(doc, usize::from(area.width).saturating_sub(2).max(8)),
+        None => doc,
+    }
+}
+
+/// The lines of `doc` in rows of at most `width` cells as drawn (with their marks and indents).
+fn rows(doc: Vec<DocLine<'_>>, width: usize) -> Vec<DocLine<'_>> {
+    const INDENT: usize = 4;
+    let text = width - INDENT;
+    let mut out = Vec::with_capacity(doc.len());
+    let split = |line: &str, columns: usize| crate::text::wrap_keep(&visible(line), columns);
     for line in doc {
         match line {
-            DocLine::Error(t) if crate::text::width(&t) > width => {
-                wrapped.extend(crate::text::wrap(&t, width, 4).into_iter().map(DocLine::Error))
+            DocLine::Heading(t) if crate::text::width(&t) > width => {
+                out.extend(split(&t, width).into_iter().map(DocLine::Heading))
             }
-            DocLine::Warning(t) if crate::text::width(&t) > width => {
-                wrapped.extend(crate::text::wrap(&t, width, 4).into_iter().map(DocLine::Warning))
+            DocLine::Item { index, selected, text: t, .. } if crate::text::width(&t) > width - 2 => {
+                out.extend(split(&t, width - 2).into_iter().enumerate().map(|(row, text)| DocLine::Item {
+                    index,
+                    selected,
+                    text,
+                    more: row > 0,
+                }))
             }
-            other => wrapped.push(other),
+            DocLine::Text(t) if crate::text::width(&t) > text || t.len() > LINE_BYTES => {
+                out.extend(split(&upto(&t, LINE_BYTES), text).into_iter().map(|r| DocLine::Text(Cow::Owned(r))))
+            }
+            DocLine::Muted(t) if crate::text::width(&t) > text => {
+                out.extend(split(&t, text).into_iter().map(DocLine::Muted))
+            }
+            DocLine::Ok(t) if crate::text::width(&t) > text => out.extend(split(&t, text).into_iter().map(DocLine::Ok)),
+            DocLine::Warning(t) if crate::text::width(&t) > text => {
+                out.extend(split(&t, text).into_iter().map(DocLine::Warning))
+            }
+            DocLine::Error(t) if crate::text::width(&t) > text => {
+                out.extend(split(&t, text).into_iter().map(DocLine::Error))
+            }
+            DocLine::Json(t) if crate::text::width(&t) > text => {
+                let mut parts = split(&t, text).into_iter();
+                out.extend(parts.next().map(|first| DocLine::Json(Cow::Owned(first))));
+                out.extend(parts.map(DocLine::JsonMore));
+            }
+            other => out.push(other),
         }
     }
-    wrapped
+    out
+}
+
+/// The most of one line of server text drawn: an inline blob is one line of megabytes, and only
+/// its start could ever be read on screen.
+pub const LINE_BYTES: usize = 4096;
+
+/// `line`'s first `limit` bytes (at a character), with `…` when that is not all of it.
+fn upto(line: &str, limit: usize) -> Cow<'_, str> {
+    if line.len() <= limit {
+        return Cow::Borrowed(line);
+    }
+    let mut end = limit;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}…", &line[..end]))
+}
+
+/// The columns and rows the selected preview's picture is drawn in: its thumbnail made smaller
+/// (never larger) to fit the pane below the item's line, so the whole picture shows without
+/// zooming; `None` without a picture.
+pub fn picture_fit(app: &App) -> Option<(usize, usize)> {
+    let Some(ArtifactState::Ready { image: Some(image), .. }) = app.result.artifact.as_ref().map(|v| &v.state) else {
+        return None;
+    };
+    let columns = app.layout().result.map_or(64, |r| usize::from(r.width).saturating_sub(6)).max(1);
+    // Below the pane's status line and the item's own line; at least a few rows to make it out.
+    let rows = app.value_height().saturating_sub(1).max(3);
+    Some(fit(image.width, image.height / 2, columns, rows))
+}
+
+/// `width` × `height` cells scaled down, keeping the shape, to at most `columns` × `rows`.
+fn fit(width: usize, height: usize, columns: usize, rows: usize) -> (usize, usize) {
+    let scale = (width as f64 / columns as f64).max(height as f64 / rows as f64).max(1.0);
+    let scaled = |n: usize| ((n as f64 / scale).round() as usize).max(1);
+    (scaled(width), scaled(height))
 }
 
 /// `2 image · image/png · 4.0 KiB · for user · priority 0.8`; a prompt's message item starts
@@ -360,7 +478,7 @@ fn annotations_text(a: &Annotations) -> String {
 
 fn body<'a>(
     item: &'a ContentItem,
-    preview: Option<&'a ArtifactView>,
+    preview: Option<(&'a ArtifactView, usize)>,
     (f, s): (&str, &str),
     doc: &mut Vec<DocLine<'a>>,
 ) {
@@ -389,8 +507,8 @@ fn body<'a>(
             doc.push(DocLine::Muted(truncate(&u.block.to_string(), 200).into_owned()));
         }
     }
-    if let Some(view) = preview {
-        preview_lines(view, matches!(item, ContentItem::ResourceLink(_)), doc);
+    if let Some((view, picture_rows)) = preview {
+        preview_lines(view, picture_rows, matches!(item, ContentItem::ResourceLink(_)), doc);
     }
 }
 
@@ -409,14 +527,14 @@ fn text_lines<'a>(text: &'a str, s: &str, doc: &mut Vec<DocLine<'a>>) {
     }
 }
 
-fn preview_lines<'a>(view: &'a ArtifactView, reads: bool, doc: &mut Vec<DocLine<'a>>) {
+fn preview_lines<'a>(view: &'a ArtifactView, picture_rows: usize, reads: bool, doc: &mut Vec<DocLine<'a>>) {
     match &view.state {
         ArtifactState::Fetching if reads => doc.push(DocLine::Muted("reading it from the server…".into())),
         ArtifactState::Fetching => doc.push(DocLine::Muted("decoding…".into())),
         ArtifactState::Failed(error) => doc.push(DocLine::Error(format!("✗ {}", visible(error)))),
         ArtifactState::Ready { lines, image, .. } => {
-            if let Some(image) = image {
-                doc.extend((0..image.height / 2).map(DocLine::Picture));
+            if image.is_some() {
+                doc.extend((0..picture_rows).map(DocLine::Picture));
             }
             doc.extend(lines.iter().take(crate::invoke::artifact::PREVIEW_LINES + 1).map(|l| {
                 if l.starts_with('⚠') { DocLine::Warning(l.clone()) } else { DocLine::Text(Cow::Borrowed(l)) }

@@ -78,6 +78,9 @@ impl App {
             run.answers = given;
         }
         self.recorder.record(entry.clone());
+        if matches!(self.result.items().get(self.result.item), Some(crate::invoke::ContentItem::Image(_))) {
+            self.reveal_item();
+        }
         let mut effects = vec![Effect::Record(Box::new(entry))];
         effects.extend(then);
         effects

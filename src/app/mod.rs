@@ -17,6 +17,7 @@ pub mod failure;
 mod flows;
 pub mod form;
 pub mod fuzz;
+pub mod help;
 pub mod keymap;
 pub mod layout;
 pub mod lint;

@@ -121,6 +121,9 @@ impl Popup {
     }
 }
 
+/// The keys of a text popup, for its title and for a key it does not take.
+pub const TEXT_KEYS: &str = "{key:up}{key:down} scroll · {key:copy} copies · {key:back} closes";
+
 /// A palette entry: where the action belongs, the action, its key, what it does.
 pub type PaletteEntry = (Context, Action, String, &'static str);
 
@@ -269,14 +272,9 @@ impl Prompts {
                     (_, Some(Action::Top)) => *scroll = 0,
                     (_, Some(Action::Bottom)) => *scroll = lines.saturating_sub(1),
                     (_, Some(Action::Copy)) => return Prompted::Copy(text.clone()),
-                    (KeyCode::Esc | KeyCode::Enter, _) => return self.close(),
+                    (KeyCode::Esc | KeyCode::Enter, _) | (_, Some(Action::Back)) => return self.close(),
                     _ if keymap.is(Context::Main, key, Action::Quit) => return self.close(),
-                    _ => {
-                        return Prompted::Hint(
-                            keymap
-                                .say("{key:up}{key:down} scroll · {key:copy} copies · Esc closes", &[Context::Result]),
-                        );
-                    }
+                    _ => return Prompted::Hint(keymap.say(TEXT_KEYS, &[Context::Result])),
                 }
                 Prompted::Nothing
             }

@@ -512,22 +512,24 @@ impl ResultPane {
     }
 
     /// `c`: the request as a curl command, token masked.
-    pub fn copy_curl(&self, endpoint: &str) -> Reply {
+    /// `protocol`: the revision the server agreed to, which a stdio pipeline asks for again.
+    pub fn copy_curl(&self, endpoint: &str, protocol: Option<&str>) -> Reply {
         let Some(run) = &self.run else { return Reply::default() };
         // An MCP call: curl for the same live session, or a pipeline into the stdio server.
-        let exchange = match &run.state {
-            RunState::Done { exchange, .. } => Some(&**exchange),
-            _ => run.failed_exchange.as_deref(),
+        let (exchange, agreed) = match &run.state {
+            RunState::Done { exchange, outcome, .. } => (Some(&**exchange), outcome.protocol.as_deref()),
+            _ => (run.failed_exchange.as_deref(), None),
         };
         // Where an OTC call goes before anything went out: the server's call path is in the
         // exchange once the call was sent, answered or not.
         let base = endpoint.rsplit(' ').next().unwrap_or_default();
         let fallback = format!("{base}{}", crate::invoke::endpoint::DEFAULT_CALL_PATH);
-        let (command, status) = match crate::invoke::replay::replay(exchange, &run.request, &fallback) {
-            Replay::McpCurl(c) => (c, "the MCP call is on the clipboard as a curl command (token masked)"),
-            Replay::McpPipeline(c) => (c, "the MCP call is on the clipboard as a shell pipeline (token masked)"),
-            Replay::OtcCurl(c) => (c, "the request is on the clipboard as a curl command (token masked)"),
-        };
+        let (command, status) =
+            match crate::invoke::replay::replay(exchange, &run.request, &fallback, agreed.or(protocol)) {
+                Replay::McpCurl(c) => (c, "the MCP call is on the clipboard as a curl command (token masked)"),
+                Replay::McpPipeline(c) => (c, "the MCP call is on the clipboard as a shell pipeline (token masked)"),
+                Replay::OtcCurl(c) => (c, "the request is on the clipboard as a curl command (token masked)"),
+            };
         Reply::effect(Effect::Copy(command)).with_status(status)
     }
 }

@@ -214,6 +214,16 @@ impl ServerPane {
         Reply::default()
     }
 
+    /// Enter: the server's instructions, whole, to read at any size (the pane shows their start).
+    pub fn instructions(&self) -> Reply {
+        match self.info.as_ref().and_then(|i| i.instructions.clone()) {
+            Some(text) => {
+                Reply::popup(super::Popup::Text { title: "the server's instructions".into(), text, scroll: 0 })
+            }
+            None => Reply::status("the server gave no instructions"),
+        }
+    }
+
     fn next_level(&mut self) -> Reply {
         self.min_level = (self.min_level + 1) % LEVELS.len();
         self.scroll = 0;

@@ -34,7 +34,9 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
         // A server's question takes the keys until it is answered.
         Msg::Key(key) if app.asks.is_open() => app.asks.key(&app.keymap, key),
         Msg::ServerProtocol(version) => {
-            let said = format!("MCP {}", crate::text::visible(&version));
+            // The first screen points to the pane where the server says more of itself.
+            let pane = app.key_name(super::Context::Main, super::Action::ServerPane);
+            let said = format!("MCP {} · {pane} the server pane", crate::text::visible(&version));
             app.status = Some(match app.status.take() {
                 Some(status) => format!("{said} · {status}"),
                 None => said,
@@ -47,6 +49,9 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::Key(key) => {
+            // A message is about what happened last: the next key makes it stale (the hints of
+            // the pane come back unless the key has something new to say).
+            app.status = None;
             let mut effects = super::actions::key_pressed(app, key);
             effects.extend(app.ask_completion());
             effects
@@ -131,9 +136,7 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::ItemDecoded { run, item, result } | Msg::ResourceRead { run, item, result } => {
-            if let Some(said) = app.result.item_previewed(run, item, result) {
-                app.status = Some(said);
-            }
+            app.item_previewed(run, item, result);
             Vec::new()
         }
         Msg::CaseSaved(result) => {

@@ -60,7 +60,9 @@ pub struct CallArgs {
 /// (and the outcome's warnings say what was asked).
 #[derive(Debug, Args, Clone, Default)]
 pub struct AnswerArgs {
-    /// Accept an elicitation with this content (a JSON object, or @FILE).
+    /// Accept an elicitation with this content (a JSON object, or @FILE); checked against the
+    /// form the server asks for: content it refuses is not sent (the ask is cancelled) and the
+    /// command exits 3 naming each field.
     #[arg(long, value_name = "JSON|@FILE", conflicts_with = "elicit")]
     pub elicit_json: Option<String>,
     /// Answer an elicitation with `decline` or `cancel` (or `accept` with no content).
@@ -232,6 +234,11 @@ impl Ending {
                 print_json(&serde_json::to_value(&outcome).unwrap_or(Value::Null));
                 record(&tool.id, &request, endpoint, &outcome, &exchange);
                 let code = exit_code(&outcome, &exchange);
+                // An answer given for the server's form that the form refuses: the person's input
+                // was wrong, as with arguments.
+                if let Some(why) = outcome.asked.iter().find_map(|a| a["mismatch"].as_str()) {
+                    return fail(exit::INVALID_ARGUMENTS, why);
+                }
                 match deviation(&outcome) {
                     Some(why) if strict && matches!(code, exit::OK | exit::TOOL_ERROR) => {
                         fail(exit::PROTOCOL_DEVIATION, &format!("--strict: {why}"))

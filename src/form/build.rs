@@ -239,11 +239,18 @@ impl Builder<'_> {
         }
         if let Some(Value::Array(values)) = schema.get("enum") {
             let labels = cue.map(|c| c.enum_labels.as_slice()).unwrap_or_default();
+            // Legacy `enumNames` (older elicitation forms, JSON Schema form libraries): the label
+            // of the value at the same place.
+            let names = schema.get("enumNames").and_then(Value::as_array);
             let choices = values
                 .iter()
-                .map(|v| Choice {
+                .enumerate()
+                .map(|(i, v)| Choice {
                     value: v.clone(),
-                    label: labels.iter().find(|l| &l.value == v).map_or_else(|| show(v), |l| l.label.clone()),
+                    label: labels.iter().find(|l| &l.value == v).map(|l| l.label.clone()).unwrap_or_else(|| {
+                        let named = names.and_then(|n| n.get(i)).and_then(Value::as_str);
+                        named.map_or_else(|| show(v), |name| crate::text::visible(name).into_owned())
+                    }),
                 })
                 .collect();
             return Widget::Choice { choices, selected: None };

@@ -107,4 +107,18 @@ mod elicitation_tests {
         let answer = super::elicitation_answer(&schema, &json!({"age": 41}));
         assert_eq!(answer, json!({"name": "John Doe", "age": 41, "score": 95.5, "status": "active", "verified": true}));
     }
+
+    #[test]
+    fn legacy_enum_names_label_the_choices() {
+        let schema = json!({"type": "object", "properties": {
+            "size": {"type": "string", "enum": ["s", "m", "l"], "enumNames": ["Small", "Medium"]}
+        }});
+        let form = super::elicitation_form(&schema).expect("a form");
+        let field = form.root.children().into_iter().next().expect("the field");
+        let crate::form::Widget::Choice { choices, .. } = &field.widget else { panic!("a choice: {:?}", field.widget) };
+        let labels: Vec<&str> = choices.iter().map(|c| c.label.as_str()).collect();
+        // A value without a name keeps its own.
+        assert_eq!(labels, ["Small", "Medium", "l"]);
+        assert_eq!(choices[0].value, json!("s"));
+    }
 }

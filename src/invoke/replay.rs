@@ -33,9 +33,15 @@ impl Replay {
 
 /// The command that makes `request` again. `exchange` is what went over the wire for it, when
 /// anything did (its URL holds the call path the server was given, `--call-path`);
-/// `fallback_url` is where an OTC call goes when nothing went out yet.
-pub fn replay(exchange: Option<&Exchange>, request: &CallRequest, fallback_url: &str) -> Replay {
-    if let Some(command) = exchange.and_then(command) {
+/// `fallback_url` is where an OTC call goes when nothing went out yet; `protocol` is the
+/// revision the server agreed to, which a stdio pipeline asks for again.
+pub fn replay(
+    exchange: Option<&Exchange>,
+    request: &CallRequest,
+    fallback_url: &str,
+    protocol: Option<&str>,
+) -> Replay {
+    if let Some(command) = exchange.and_then(|e| command_at(e, protocol)) {
         return match command.starts_with("curl") {
             true => Replay::McpCurl(command),
             false => Replay::McpPipeline(command),
@@ -68,9 +74,15 @@ fn json_rpc(exchange: &Exchange) -> Option<Value> {
 /// The command that sends `exchange`'s call again: curl for HTTP, a pipeline for stdio.
 /// `None` when the exchange is not an MCP call's.
 pub fn command(exchange: &Exchange) -> Option<String> {
+    command_at(exchange, None)
+}
+
+/// [`command`], a stdio pipeline initializing at `protocol` (the revision the server agreed to;
+/// the last revision both sides surely know when it is not known).
+pub fn command_at(exchange: &Exchange, protocol: Option<&str>) -> Option<String> {
     let body = json_rpc(exchange)?;
     if let Some(command) = exchange.url.strip_prefix("mcp:stdio ") {
-        return Some(pipeline(command, &body));
+        return Some(pipeline(command, &body, protocol.unwrap_or(FALLBACK_REVISION)));
     }
     let mut parts = vec!["curl -sS -N -X POST".to_string(), quote(&redact::url(&exchange.url))];
     let mut has_accept = false;
@@ -88,11 +100,14 @@ pub fn command(exchange: &Exchange) -> Option<String> {
     Some(parts.join(" "))
 }
 
+/// The revision a pipeline asks for when the agreed one is not known.
+const FALLBACK_REVISION: &str = "2025-06-18";
+
 /// `(printf '%s\n' INIT INITIALIZED CALL; sleep 2) | COMMAND`: the server reads the three lines,
 /// answers both requests on its stdout, and has two seconds before its input closes.
-fn pipeline(command: &str, call: &Value) -> String {
+fn pipeline(command: &str, call: &Value, protocol: &str) -> String {
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
+        "protocolVersion": protocol, "capabilities": {},
         "clientInfo": {"name": "tooldeck", "version": env!("CARGO_PKG_VERSION")}
     }});
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
@@ -146,7 +161,7 @@ mod tests {
         let mut request = CallRequest::new("weather", json!({"city": "it's"}));
         request.tokens = vec![("google".into(), "SECRET".into())];
         let sent = Exchange { url: "http://h:1/execute".into(), ..Exchange::default() };
-        let Replay::OtcCurl(curl) = replay(Some(&sent), &request, "http://h:1/tools/call") else { panic!() };
+        let Replay::OtcCurl(curl) = replay(Some(&sent), &request, "http://h:1/tools/call", None) else { panic!() };
         assert!(curl.starts_with("curl -sS -X POST http://h:1/execute -H "), "{curl}");
         assert!(!curl.contains("SECRET"), "{curl}");
         let words = shlex::split(&curl).unwrap();
@@ -154,7 +169,7 @@ mod tests {
         assert_eq!(data["request"]["input"]["city"], "it's");
         assert_eq!(data["request"]["tool_id"], "weather");
         // Nothing went out yet: where calls go; a password in it masked.
-        let curl = replay(None, &request, "http://u:pw@h:1/v1/run");
+        let curl = replay(None, &request, "http://u:pw@h:1/v1/run", None);
         assert!(curl.command().contains("/v1/run"), "{curl:?}");
         assert!(!curl.command().contains(":pw@"), "{curl:?}");
     }
@@ -178,5 +193,13 @@ mod tests {
             .collect();
         assert_eq!(methods, ["initialize", "notifications/initialized", "tools/call"]);
         assert!(command(&Exchange { request_body: "{}".into(), ..Exchange::default() }).is_none());
+    }
+
+    #[test]
+    fn a_stdio_pipeline_asks_for_the_revision_agreed() {
+        let exchange = Exchange { url: "mcp:stdio server".into(), request_body: call_body(), ..Exchange::default() };
+        let pipeline = command_at(&exchange, Some("2025-11-25")).unwrap();
+        assert!(pipeline.contains("\"protocolVersion\":\"2025-11-25\""), "{pipeline}");
+        assert!(!pipeline.contains("2025-06-18"), "{pipeline}");
     }
 }

@@ -79,8 +79,17 @@ impl Calls {
             Effect::Copy(text) => copy(&text),
             // Only web links, whichever pane asked: another scheme could launch a program.
             Effect::Open(url) if crate::invoke::http::is_web_link(&url) => {
-                // The system opener directly, no shell: a URL cannot smuggle in a command.
-                tokio::task::spawn_blocking(move || webbrowser::open(&url));
+                let done = self.done.clone();
+                tokio::spawn(async move {
+                    // The system opener directly, no shell: a URL cannot smuggle in a command.
+                    let link = url.clone();
+                    let why = match tokio::task::spawn_blocking(move || webbrowser::open(&link)).await {
+                        Ok(Ok(())) => return,
+                        Ok(Err(e)) => e.to_string(),
+                        Err(e) => e.to_string(),
+                    };
+                    let _ = done.send(Msg::Said(not_opened(&url, &why))).await;
+                });
             }
             Effect::Open(_) => {}
             face @ (Effect::ListFaces | Effect::Face { .. } | Effect::Complete { .. } | Effect::Subscribe { .. }) => {
@@ -323,6 +332,12 @@ impl Calls {
 }
 
 /// OSC 52: the terminal puts `text` on the clipboard, locally or over SSH.
+/// What the status line says when no browser opened `url`: why, and the link to open by hand.
+fn not_opened(url: &str, why: &str) -> String {
+    let link = text::visible(&crate::redact::url(url)).into_owned();
+    format!("could not open a browser ({}): open the link yourself: {link}", text::visible(why))
+}
+
 fn copy(text: &str) {
     use std::io::Write;
     let sequence = format!("\x1b]52;c;{}\x07", crate::invoke::envelope::base64(text.as_bytes()));
@@ -366,4 +381,16 @@ async fn decode(
     let mut fetched = decoded.await.map_err(|e| e.to_string())??;
     fetched.notes = notes;
     Ok(Box::new(fetched))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_no_browser_opened_is_said_with_the_link_masked() {
+        let said = not_opened("https://x.test/cb?state=1&api_key=k3y", "no browser found");
+        assert!(said.starts_with("could not open a browser (no browser found): open the link yourself: "), "{said}");
+        assert!(said.contains("https://x.test/cb?state=1") && !said.contains("k3y"), "{said}");
+    }
 }

@@ -12,4 +12,4 @@ pub use escape::{shell_quote, visible};
 pub use lines::LineIndex;
 pub use size::human_bytes;
 pub use time::rfc3339_now;
-pub use wrap::{truncate, width, wrap, wrap_whole};
+pub use wrap::{truncate, width, wrap, wrap_keep, wrap_whole};

@@ -50,6 +50,43 @@ pub fn wrap_whole(text: &str, columns: usize) -> Vec<String> {
     wrap_words(text, columns.max(1), true)
 }
 
+/// One line (made visible) in rows of at most `columns` cells, every character kept, spaces
+/// included: broken after the last space that fits, inside a word only when it is longer than a
+/// row. A space where a row breaks is dropped, as a terminal's own wrapping would.
+pub fn wrap_keep(text: &str, columns: usize) -> Vec<String> {
+    let columns = columns.max(1);
+    let mut rows = Vec::new();
+    let mut row = String::new();
+    let mut row_width = 0;
+    // Byte offset in `row` just after its last space.
+    let mut after_space: Option<usize> = None;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if row_width + w > columns && !row.is_empty() {
+            if c == ' ' {
+                rows.push(std::mem::take(&mut row));
+                row_width = 0;
+                after_space = None;
+                continue;
+            }
+            let rest = match after_space {
+                Some(at) => row.split_off(at),
+                None => String::new(),
+            };
+            rows.push(std::mem::replace(&mut row, rest));
+            row_width = width(&row);
+            after_space = None;
+        }
+        row.push(c);
+        row_width += w;
+        if c == ' ' {
+            after_space = Some(row.len());
+        }
+    }
+    rows.push(row);
+    rows
+}
+
 /// Lines of at most `columns` cells, broken at spaces; a word longer than a line is broken over
 /// several (`break_long`) or cut with `…`.
 fn wrap_words(text: &str, columns: usize, break_long: bool) -> Vec<String> {
@@ -84,6 +121,20 @@ fn wrap_words(text: &str, columns: usize, break_long: bool) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrap_keep_keeps_every_character_and_fits() {
+        assert_eq!(wrap_keep("ab cd  ef", 5), ["ab cd", " ef"]);
+        assert_eq!(wrap_keep("ab cdef", 5), ["ab ", "cdef"]);
+        assert_eq!(wrap_keep("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrap_keep("  indented", 20), ["  indented"]);
+        assert_eq!(wrap_keep("", 5), [""]);
+        assert_eq!(wrap_keep("abcd efgh", 4), ["abcd", "efgh"]);
+        let long = "word ".repeat(700);
+        let rows = wrap_keep(&long, 48);
+        assert!(rows.iter().all(|r| width(r) <= 48));
+        assert_eq!(rows.concat().replace(' ', ""), long.replace(' ', ""));
+    }
 
     #[test]
     fn wrap_whole_breaks_long_words_and_loses_nothing() {

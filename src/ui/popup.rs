@@ -8,7 +8,7 @@ use ratatui::widgets::{Clear, Paragraph};
 use super::pane;
 use crate::app::keymap::{Action, Context};
 use crate::app::layout::inner;
-use crate::app::{App, Focus, Popup};
+use crate::app::{App, Popup};
 use crate::text::{truncate, visible, width, wrap};
 use crate::theme::Styles;
 
@@ -183,7 +183,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         }
         Popup::Text { title, text, scroll } => {
             let area = centered(screen, screen.width.saturating_sub(4), screen.height.saturating_sub(2));
-            let keys = app.keymap.say("{key:up}{key:down} scroll · {key:copy} copies · Esc closes", &[Context::Result]);
+            let keys = app.keymap.say(crate::app::prompts::TEXT_KEYS, &[Context::Result]);
             let body = open(frame, area, &format!("{} ({keys})", visible(title)), styles);
             let lines: Vec<Line> =
                 text.lines().skip(*scroll).map(|l| Line::styled(visible(l).into_owned(), styles.text)).collect();
@@ -205,12 +205,7 @@ fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect, scroll: usi
             if !lines.is_empty() {
                 lines.push(Line::raw(""));
             }
-            let title = match app.keymap.name(Context::Main, Action::FocusResult) {
-                // How to get there, since its keys work only there.
-                Some(key) if *context == Context::Result => format!("{} ({key})", context.title()),
-                _ => context.title().to_string(),
-            };
-            lines.push(Line::styled(title, styles.title));
+            lines.push(Line::styled(crate::app::help::title(app, *context), styles.title));
             lines.extend(bindings.iter().map(|(keys, help)| {
                 let pad = " ".repeat(key_width.saturating_sub(width(keys)) + 2);
                 Line::from(vec![
@@ -221,30 +216,23 @@ fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect, scroll: usi
         }
         lines
     };
-    // The keys of the pane the help was asked in, with those that work everywhere.
-    let (left, right) = match app.focus {
-        _ if app.traffic.open => (column(&[Context::Traffic]), column(&[Context::Typing, Context::Anywhere])),
-        Focus::Result if app.result.shows_value() => {
-            (column(&[Context::Result]), column(&[Context::Value, Context::Typing, Context::Anywhere]))
-        }
-        Focus::Result => (column(&[Context::Result]), column(&[Context::Typing, Context::Anywhere])),
-        _ if app.server_pane.open => (column(&[Context::Server]), column(&[Context::Typing, Context::Anywhere])),
-        _ if app.fuzz.open => (column(&[Context::Fuzz]), column(&[Context::Typing, Context::Anywhere])),
-        _ if app.typing() => (column(&[Context::Typing]), column(&[Context::Anywhere])),
-        _ => (column(&[Context::Main]), column(&[Context::Typing, Context::Anywhere])),
-    };
+    // The keys of the pane the help was asked in, with those that work everywhere; the app works
+    // out the same shape, so its scrolling stops where the last line shows.
+    let (left, right) = crate::app::help::contexts(app);
+    let (left, right) = (column(left), column(right));
+    let shape = crate::app::help::shape(app);
     let line_width = |lines: &[Line]| lines.iter().map(Line::width).max().unwrap_or(0) as u16;
     let (left_width, right_width) = (line_width(&left), line_width(&right));
-    let side_by_side = left_width + 2 + right_width + 2 <= screen.width.saturating_sub(4);
+    let side_by_side = shape.side_by_side;
     let (width, height) = if side_by_side {
-        (left_width + 2 + right_width + 2, left.len().max(right.len()) as u16 + 4)
+        (left_width + 2 + right_width + 2, shape.tallest as u16 + 4)
     } else {
-        (left_width.max(right_width) + 2, (left.len() + 1 + right.len()) as u16 + 4)
+        (left_width.max(right_width) + 2, shape.tallest as u16 + 4)
     };
     let body = open(frame, centered(screen, width, height), "keys", styles);
     let footer = Rect { y: body.y + body.height.saturating_sub(1), height: 1.min(body.height), ..body };
     let columns = Rect { height: body.height.saturating_sub(2), ..body };
-    let tallest = if side_by_side { left.len().max(right.len()) } else { left.len() + 1 + right.len() };
+    let tallest = shape.tallest;
     // Taller than the screen: it scrolls, and never past its last line.
     let scroll = scroll.min(tallest.saturating_sub(usize::from(columns.height)));
     let offset = (u16::try_from(scroll).unwrap_or(u16::MAX), 0);

@@ -111,16 +111,16 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             if app.result.show_exchange {
                 exchange_lines(app, exchange, styles, &mut lines);
             } else if app.result.shows_items() {
-                // The status line stays; the items scroll below it.
+                // The status line stays, one row whatever the endpoint's length; the items scroll
+                // below it, in rows already wrapped to the pane (or cut, scrolled sideways with `W`).
+                let width = usize::from(body.width);
+                let status = std::mem::take(&mut lines);
+                frame.render_widget(Paragraph::new(one_row(status, width)), Rect { height: 1, ..body });
                 let height = usize::from(body.height).saturating_sub(1);
-                lines.extend(super::content::lines(app, focused, height, styles));
-                // An item's long line wraps (or scrolls sideways with `W`), not cut at the edge.
-                let paragraph = if app.result.unwrapped {
-                    Paragraph::new(lines).scroll((0, app.result.column.min(u16::MAX as usize) as u16))
-                } else {
-                    Paragraph::new(lines).wrap(Wrap { trim: false })
-                };
-                frame.render_widget(paragraph, body);
+                let rows = super::content::lines(app, focused, height, styles);
+                let column = if app.result.unwrapped { app.result.column.min(u16::MAX as usize) as u16 } else { 0 };
+                let below = Rect { y: body.y + 1, height: body.height.saturating_sub(1), ..body };
+                frame.render_widget(Paragraph::new(rows).scroll((0, column)), below);
                 return;
             } else if outcome.status == Status::Value {
                 let height = usize::from(body.height);
@@ -142,6 +142,26 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         }
     }
     frame.render_widget(scrolled(lines, app, body), body);
+}
+
+/// The first of `lines` cut to `width` cells with `…` where it was cut.
+fn one_row(lines: Vec<Line<'static>>, width: usize) -> Line<'static> {
+    let Some(line) = lines.into_iter().next() else { return Line::raw("") };
+    let mut left = width;
+    let mut spans = Vec::new();
+    for span in line.spans {
+        if left == 0 {
+            break;
+        }
+        let cut = crate::text::truncate(&span.content, left).into_owned();
+        left = left.saturating_sub(crate::text::width(&cut));
+        let ended = cut.ends_with('…') && cut != span.content;
+        spans.push(Span::styled(cut, span.style));
+        if ended {
+            break;
+        }
+    }
+    Line::from(spans)
 }
 
 /// The pane's lines wrapped (or cut, scrolled sideways, with `W`), from its scroll position;

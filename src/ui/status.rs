@@ -33,7 +33,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     };
     let room = usize::from(area.width).saturating_sub(width(&summary.content) + 1);
     let left: Vec<Span> = match &app.status {
-        Some(message) => vec![Span::styled(truncate(&visible(message), room).into_owned(), styles.warning)],
+        Some(message) => vec![Span::styled(cut_at_word(&visible(message), room), styles.warning)],
         None => hints(app, room, styles),
     };
     let used: usize = left.iter().map(|s| width(&s.content)).sum();
@@ -41,6 +41,22 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     spans.push(Span::raw(" ".repeat(usize::from(area.width).saturating_sub(used + width(&summary.content)))));
     spans.push(summary);
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// `text` in at most `room` cells: whole, or cut after its last whole word that fits (inside a
+/// word only when one word is longer than half the room) with `…` to mark the cut.
+fn cut_at_word(text: &str, room: usize) -> String {
+    if width(text) <= room {
+        return text.to_string();
+    }
+    let cut = truncate(text, room);
+    let kept = cut.trim_end_matches('…');
+    let whole_words = match text[kept.len()..].starts_with(' ') {
+        true => kept,
+        false => kept.rfind(' ').map_or(kept, |at| &kept[..at]),
+    };
+    let kept = if width(whole_words) >= room / 2 { whole_words } else { kept };
+    format!("{}…", kept.trim_end())
 }
 
 /// Keys, then what they do. In the keys, `{action}` is the first key bound to that action in
@@ -105,6 +121,7 @@ const ITEMS: &[Hint] = &[
 const SERVER: &[Hint] = &[
     ("{up}{down}", "scroll"),
     ("{top}/{bottom}", "oldest/newest"),
+    ("{activate}", "instructions"),
     ("{log_level}", "log level"),
     ("{reconnect}", "reconnect"),
     ("{help}", "help"),
@@ -229,6 +246,14 @@ fn fill(template: &str, keymap: &Keymap, contexts: &[Context]) -> Option<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_message_is_cut_after_a_whole_word_with_a_marker() {
+        assert_eq!(cut_at_word("saved the case to cases.yaml", 40), "saved the case to cases.yaml");
+        assert_eq!(cut_at_word("the server exited with code 1", 20), "the server exited…");
+        assert_eq!(cut_at_word("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 10), "aaaaaaaaa…");
+        assert!(width(&cut_at_word("word ".repeat(40).trim(), 33)) <= 33);
+    }
 
     const ALL: &[(&[Context], &[Hint])] = &[
         (&[Context::Picker], PICKER),

@@ -33,6 +33,10 @@ const FORK_ENV: &str = "TOOLDECK_TEST_MCP_FORK";
 
 #[path = "mcp/asks.rs"]
 mod asks;
+#[path = "mcp/dry_run.rs"]
+mod dry_run;
+#[path = "mcp/elicit_check.rs"]
+mod elicit_check;
 #[path = "mcp/lifecycle.rs"]
 mod lifecycle;
 #[path = "mcp/traffic_pane.rs"]

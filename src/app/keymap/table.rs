@@ -165,6 +165,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Server, A::Top, &[Key::plain(C::Home), Key::char('g')], "oldest / newest (follows)"),
     row(Server, A::Bottom, &[Key::plain(C::End), Key::char('G')], "oldest / newest (follows)"),
     row(Server, A::LogLevel, &[Key::char('v')], "log level shown (and asked of the server)"),
+    row(Server, A::Activate, &[Key::plain(C::Enter)], "the server's instructions, whole"),
     row(Server, A::Reconnect, &[Key::char('R')], "restart the MCP server / new session"),
     row(Server, A::ConnectServer, &[Key::char('C')], "connect another server, from those found in configs"),
     row(Server, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "the keys here"),

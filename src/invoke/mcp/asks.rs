@@ -134,16 +134,22 @@ impl ElicitAnswer {
 pub struct UnknownAnswer(String);
 
 impl Headless {
-    fn answer(&self, ask: &Ask) -> (Reply, bool) {
+    fn answer(&self, ask: &Ask) -> (Reply, bool, Option<String>) {
+        if let (Ask::Form { schema, .. }, Some(ElicitAnswer::Accept(content))) = (ask, &self.elicit) {
+            let answer = crate::form::defaults::elicitation_answer(schema, content);
+            return match mismatch(schema, &answer) {
+                // Not sent as it is: the server would act on an answer its own form refuses.
+                Some(why) => (Reply::Cancel, true, Some(why)),
+                None => (Reply::Accept(Some(answer)), false, None),
+            };
+        }
+        let (reply, by_default) = self.answer_plainly(ask);
+        (reply, by_default, None)
+    }
+
+    fn answer_plainly(&self, ask: &Ask) -> (Reply, bool) {
         match ask {
             Ask::Form { .. } | Ask::Url { .. } => match &self.elicit {
-                Some(ElicitAnswer::Accept(content)) if matches!(ask, Ask::Form { .. }) => {
-                    let schema = match ask {
-                        Ask::Form { schema, .. } => schema.clone(),
-                        _ => Value::Null,
-                    };
-                    (Reply::Accept(Some(crate::form::defaults::elicitation_answer(&schema, content))), false)
-                }
                 Some(ElicitAnswer::Accept(_)) => (Reply::Accept(None), false),
                 Some(ElicitAnswer::Decline) => (Reply::Decline, false),
                 Some(ElicitAnswer::Cancel) => (Reply::Cancel, false),
@@ -162,6 +168,26 @@ impl Headless {
             },
         }
     }
+}
+
+/// The start of the note on an elicitation answer (`--elicit-json`, a case's `elicit:`) that
+/// does not match the form the server asked for.
+pub const MISMATCH: &str = "--elicit-json does not match the form the server asked for";
+
+/// Why `answer` does not fit the requested `schema`, each field named; `None` when it fits.
+fn mismatch(schema: &Value, answer: &Value) -> Option<String> {
+    let problems = crate::form::validate::Checker::new(schema).check_value(answer);
+    if problems.is_empty() {
+        return None;
+    }
+    let said: Vec<String> = problems
+        .iter()
+        .map(|(pointer, message)| {
+            let field = pointer.trim_start_matches('/').replace("~1", "/").replace("~0", "~");
+            if field.is_empty() { message.clone() } else { format!("{field}: {message}") }
+        })
+        .collect();
+    Some(format!("{MISMATCH} ({}); it was cancelled, not sent", said.join("; ")))
 }
 
 /// One ask and its answer, for the outcome's warnings and `expect.elicited`.
@@ -305,10 +331,7 @@ impl Asks {
             (refusal(&ask, &note), true, Some(note))
         } else {
             match answerer {
-                Answerer::Headless(answers) => {
-                    let (reply, by_default) = answers.answer(&ask);
-                    (reply, by_default, None)
-                }
+                Answerer::Headless(answers) => answers.answer(&ask),
                 Answerer::Person(to) => {
                     let (tx, rx) = oneshot::channel();
                     if to.send(PendingAsk { ask: ask.clone(), reply: tx }).is_err() {
@@ -415,6 +438,9 @@ pub fn asked_json(asked: &Asked) -> Value {
         json!({"method": asked.ask.method(), "request": asked.ask.to_json(), "answer": asked.reply.describe()});
     if asked.by_default {
         value["by_default"] = json!(true);
+    }
+    if let Some(note) = asked.note.as_deref().filter(|n| n.starts_with(MISMATCH)) {
+        value["mismatch"] = json!(note);
     }
     value
 }

@@ -84,3 +84,23 @@ fn url_elicitation_errors_become_asks() {
         [Ask::Url { message: "log in".into(), url: "https://x/auth".into(), elicitation_id: "e1".into() }]
     );
 }
+
+#[tokio::test]
+async fn an_elicit_answer_the_form_refuses_is_cancelled_naming_each_field() {
+    let schema = json!({"type": "object", "required": ["name", "age"], "properties": {
+        "name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}}});
+    let ask = Ask::Form { message: "who?".into(), schema };
+    let given = json!({"age": "forty"});
+    let asks = Asks::headless(Headless { elicit: Some(ElicitAnswer::Accept(given)), ..Default::default() }, vec![]);
+    assert_eq!(asks.ask(ask.clone()).await, Reply::Cancel, "not sent as it is");
+    let asked = asks.take_asked();
+    let warning = asked[0].warning().expect("said");
+    assert!(warning.contains(MISMATCH) && warning.contains("age: ") && warning.contains("name: required"), "{warning}");
+    assert_eq!(asked_json(&asked[0])["mismatch"].as_str(), asked[0].note.as_deref());
+    // What fits is sent, and carries no mismatch.
+    let given = json!({"name": "Ada", "age": 36});
+    let asks =
+        Asks::headless(Headless { elicit: Some(ElicitAnswer::Accept(given.clone())), ..Default::default() }, vec![]);
+    assert_eq!(asks.ask(ask).await, Reply::Accept(Some(given)));
+    assert!(asked_json(&asks.take_asked()[0]).get("mismatch").is_none());
+}

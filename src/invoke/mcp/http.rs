@@ -217,8 +217,39 @@ impl McpHttpEndpoint {
         self.with_sign_in(|c| async move { c.read_resource(uri).await }).await
     }
 
+    /// The request as it would be sent (`--dry-run`): the call, and the headers that go with it
+    /// (given ones, the request's token, the content types, the revision agreed when connected),
+    /// masked where shown by the one rule.
     pub fn describe(&self, request: &CallRequest) -> Exchange {
-        McpEndpoint::describe_call(&self.url, request)
+        let mut exchange = McpEndpoint::describe_call(&self.url, request);
+        exchange.method = "POST".into();
+        let live = self
+            .connection
+            .try_lock()
+            .ok()
+            .and_then(|slot| slot.as_ref().map(|(token, c)| (token.clone(), Arc::clone(c))));
+        let token = request
+            .tokens
+            .iter()
+            .find(|(provider, _)| provider == MCP_PROVIDER)
+            .map(|(_, t)| t.clone())
+            .or_else(|| live.as_ref().and_then(|(token, _)| token.clone()));
+        let mut headers = vec![
+            ("Content-Type".to_string(), "application/json".to_string()),
+            ("Accept".to_string(), "application/json, text/event-stream".to_string()),
+        ];
+        if let Some(version) = live.as_ref().and_then(|(_, c)| c.protocol_version()) {
+            headers.push(("MCP-Protocol-Version".into(), version));
+        }
+        // A token given for the call replaces a given Authorization header, as it does when sent.
+        let given = self.headers.iter().filter(|(n, _)| token.is_none() || !n.eq_ignore_ascii_case("authorization"));
+        headers.extend(given.cloned());
+        if let Some(token) = token {
+            headers.push(("Authorization".into(), format!("Bearer {token}")));
+        }
+        exchange.request_headers = headers;
+        exchange.masked_headers = self.masked.clone();
+        exchange
     }
 }
 
