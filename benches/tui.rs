@@ -184,7 +184,7 @@ fn bench_long_value(c: &mut Criterion) {
         "properties": {"body": {"type": "string", "maxLength": 20000}, "title": {"type": "string"}},
         "required": ["body"]}})
     .to_string();
-    let (tools, _) = load_text("long.json", &text, false, false, true, &LoadOptions::default());
+    let (tools, _) = load_text("long.json", &text, &LoadOptions { named_by_user: true, ..LoadOptions::default() });
     let mut catalog = tooldeck::catalog::Catalog::default();
     tools.into_iter().for_each(|t| {
         catalog.add(t);

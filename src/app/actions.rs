@@ -349,7 +349,11 @@ impl App {
         let Some(form) = self.form_mut() else { return };
         if form.rows().is_empty() {
             let run_key = self.key_name(Context::Main, Action::Run);
-            self.status = Some(format!("this tool takes no parameters: {run_key} runs it"));
+            let reads = self.selected_tool().is_some_and(|t| !t.written.face.is_tool());
+            self.status = Some(match reads {
+                true => format!("nothing to fill in: {run_key} reads it"),
+                false => format!("this tool takes no parameters: {run_key} runs it"),
+            });
         }
         self.focus = Focus::Form;
     }

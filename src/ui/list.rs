@@ -17,7 +17,12 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let mut title = if filtering {
         format!("tools {}/{}", app.list.tool_count(), app.catalog.len())
     } else {
-        format!("tools ({})", app.catalog.len())
+        // Resources, templates and prompts are listed below the tools, counted apart.
+        let others = app.catalog.tools().iter().filter(|t| !t.written.face.is_tool()).count();
+        match others {
+            0 => format!("tools ({})", app.catalog.len()),
+            _ => format!("tools ({}) · {others} resources/prompts", app.catalog.len() - others),
+        }
     };
     // The server's tools are on their way: the list is not all there is yet.
     if app.server.listing {
