@@ -158,6 +158,8 @@ impl Asks {
             Some(action @ (Action::Collapse | Action::Expand | Action::Activate)) => {
                 step_choice(question, if action == Action::Collapse { -1 } else { 1 })
             }
+            Some(Action::AddItem) => add_item(question),
+            Some(Action::DeleteItem) => delete_item(question),
             Some(Action::OpenLink) => {
                 if let Ask::Url { url, .. } = &question.ask {
                     if crate::invoke::http::is_web_link(url) {
@@ -258,6 +260,39 @@ fn focused_is_text(question: &Question) -> bool {
 fn focused_is_text_in(form: &Form, path: &[usize]) -> bool {
     form.field(path)
         .is_some_and(|f| matches!(f.widget, Widget::Text { .. } | Widget::Suggest { .. } | Widget::Number { .. }))
+}
+
+/// `a` on a list (a multi-select) or one of its items: a new item of the list's kind (a choice
+/// of the allowed values), focused.
+fn add_item(question: &mut Question) {
+    let Some(path) = question.focused_path() else { return };
+    let Some(form) = question.form.as_mut() else { return };
+    let target = match form.field(&path).map(|f| &f.widget) {
+        Some(Widget::Array { .. }) => path,
+        _ if form.is_item(&path) => path[..path.len() - 1].to_vec(),
+        _ => {
+            question.problem = Some("only a list takes new items".to_string());
+            return;
+        }
+    };
+    let added = form.add_item(&target, None);
+    form.revalidate();
+    if let Some(at) = added.and_then(|added| form.rows().iter().position(|row| row.path == added)) {
+        question.focus = at;
+    }
+}
+
+/// `d` on a list's item: the item removed.
+fn delete_item(question: &mut Question) {
+    let Some(path) = question.focused_path() else { return };
+    let Some(form) = question.form.as_mut() else { return };
+    if !form.is_item(&path) {
+        question.problem = Some("only a list's items can be deleted".to_string());
+        return;
+    }
+    form.remove_item(&path);
+    form.revalidate();
+    question.focus = question.focus.min(form.rows().len().saturating_sub(1));
 }
 
 /// ←/→/Space on a checkbox or a choice: toggle it, or take the next (previous) option.

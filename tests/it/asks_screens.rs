@@ -153,3 +153,69 @@ fn t_changes_the_roots() {
     let effects = key(&mut app, KeyCode::Enter);
     assert_eq!(effects, [Effect::SetRoots(vec!["/srv/a".into(), "/srv/b".into()])]);
 }
+
+/// A multi-select (an array of allowed values, plain `items.enum` or titled `items.anyOf`):
+/// `a` adds an item and focuses it, ←/→ choose its value, `d` removes it; legacy `enumNames`
+/// label a single choice.
+#[test]
+fn a_multi_select_takes_and_drops_items() {
+    let mut app = app();
+    let ask = Ask::Form {
+        message: "Pick what you like.".into(),
+        schema: json!({
+            "type": "object",
+            "properties": {
+                "colours": {"type": "array", "items": {"type": "string", "enum": ["red", "green", "blue"]}},
+                "pets": {"type": "array", "items": {"anyOf": [
+                    {"const": "c", "title": "Cat"}, {"const": "d", "title": "Dog"}
+                ]}},
+                "size": {"type": "string", "enum": ["s", "l"], "enumNames": ["Small", "Large"]}
+            }
+        }),
+    };
+    update(&mut app, Msg::Asked { id: 3, ask });
+    // colours: a new item, focused, then its value chosen: unset → red → green.
+    key(&mut app, KeyCode::Char('a'));
+    key(&mut app, KeyCode::Right);
+    key(&mut app, KeyCode::Right);
+    // A second item (`a` on an item adds to its list), then dropped with `d`.
+    key(&mut app, KeyCode::Char('a'));
+    key(&mut app, KeyCode::Right);
+    key(&mut app, KeyCode::Char('d'));
+    // pets: two items, Cat then Dog.
+    focus_on(&mut app, "pets");
+    key(&mut app, KeyCode::Char('a'));
+    key(&mut app, KeyCode::Right);
+    key(&mut app, KeyCode::Char('a'));
+    key(&mut app, KeyCode::Right);
+    key(&mut app, KeyCode::Right);
+    let shown = screen(&app);
+    assert!(shown.contains("Cat") && shown.contains("Dog"), "titled values are shown by title:\n{shown}");
+    key(&mut app, KeyCode::Down); // size
+    key(&mut app, KeyCode::Right);
+    let shown = screen(&app);
+    assert!(shown.contains("Small"), "enumNames label the choices:\n{shown}");
+    let effects = key(&mut app, KeyCode::Enter);
+    let Some(Effect::AnswerAsk { reply: Reply::Accept(Some(content)), .. }) = effects.first() else {
+        panic!("Enter sends the content: {effects:?}\n{}", screen(&app));
+    };
+    assert_eq!(content["colours"], json!(["green"]));
+    assert_eq!(content["pets"], json!(["c", "d"]));
+    assert_eq!(content["size"], "s");
+}
+
+/// Moves the focus down (↓) to the field called `name`.
+fn focus_on(app: &mut App, name: &str) {
+    let focused = |app: &App| {
+        let question = app.asks.current.as_ref().expect("a question");
+        let form = question.form.as_ref().expect("a form");
+        question.focused_path().and_then(|path| form.field(&path).map(|f| f.name.clone())).unwrap_or_default()
+    };
+    for _ in 0..20 {
+        if focused(app) == name {
+            return;
+        }
+        key(app, KeyCode::Down);
+    }
+    panic!("no field {name} below the focus");
+}

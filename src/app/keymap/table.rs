@@ -205,6 +205,8 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Ask, A::Collapse, &[Key::plain(C::Left)], "previous / next choice"),
     row(Ask, A::Expand, &[Key::plain(C::Right)], "previous / next choice"),
     row(Ask, A::Activate, &[Key::char(' ')], "toggle a checkbox, next choice"),
+    row(Ask, A::AddItem, &[Key::char('a'), Key::plain(C::Insert)], "add / delete an item of a list (multi-select)"),
+    row(Ask, A::DeleteItem, &[Key::char('d'), Key::plain(C::Delete)], "add / delete an item of a list (multi-select)"),
     row(Ask, A::OpenLink, &[Key::char('o')], "open the URL the server gives"),
     row(
         Ask,
