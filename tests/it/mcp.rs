@@ -858,3 +858,13 @@ async fn the_client_introduces_itself_as_tooldeck() {
     let client = heard.await.expect("the server started").expect("the client said who it is");
     assert_eq!((client.name.as_str(), client.version.as_str()), ("tooldeck", env!("CARGO_PKG_VERSION")));
 }
+
+/// A server that took `server/discover` keeps the whole timeout for its calls: the probe's short
+/// limit (5 s) once stayed on the session, so a call that sends no progress while it waits (on a
+/// person answering the server's question) failed after 5 s.
+#[tokio::test]
+async fn a_quiet_call_gets_the_whole_timeout_after_the_probe() {
+    let endpoint = McpEndpoint::connect_stdio(&stdio_command()).await.unwrap();
+    let done = endpoint.call(&CallRequest::new("slow", json!({}))).await;
+    assert!(done.is_ok(), "the 10 s call is answered within the 60 s timeout: {done:?}");
+}

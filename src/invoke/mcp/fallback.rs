@@ -42,8 +42,12 @@ impl McpEndpoint {
         )
         .await;
         let first = match probe {
-            Ok(endpoint) => {
+            Ok(mut endpoint) => {
                 probing.store(false, Ordering::Relaxed);
+                // The probe's short limit was for the handshake only: the session's requests
+                // (a call waiting on a person's answer to the server's question) get the whole
+                // timeout.
+                endpoint.timeout = timeout;
                 return Ok(endpoint);
             }
             Err(error) => error,
