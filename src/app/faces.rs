@@ -154,14 +154,25 @@ fn strings(arguments: &Value) -> Map<String, Value> {
         .collect()
 }
 
+/// Why a run of a resource, template or prompt cannot be sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FaceError {
+    #[error("a tool is called, not read")]
+    NotAFace,
+    #[error("the template {} does not parse: {why}", visible(.template))]
+    TemplateDoesNotParse { template: String, why: String },
+}
+
 /// What a run of `face` with `arguments` sends, or why it cannot be sent.
-pub fn request_for(face: &Face, arguments: &Value) -> Result<FaceRequest, String> {
+pub fn request_for(face: &Face, arguments: &Value) -> Result<FaceRequest, FaceError> {
     match face {
-        Face::Tool => Err("a tool is called, not read".into()),
+        Face::Tool => Err(FaceError::NotAFace),
         Face::Resource { uri } => Ok(FaceRequest::Read { uri: uri.clone() }),
         Face::Template { uri_template } => {
-            let template = Template::parse(uri_template)
-                .map_err(|why| format!("the template {} does not parse: {why}", visible(uri_template)))?;
+            let template = Template::parse(uri_template).map_err(|why| FaceError::TemplateDoesNotParse {
+                template: uri_template.clone(),
+                why: why.to_string(),
+            })?;
             let values: HashMap<String, String> = strings(arguments)
                 .into_iter()
                 .filter_map(|(k, v)| Some((k, v.as_str()?.to_string())))
@@ -200,9 +211,9 @@ impl App {
     /// Run on a resource, template or prompt: its read or get goes out as a call would.
     pub(super) fn send_face(&mut self, tool_id: String, arguments: Value, face: &Face) -> Vec<Effect> {
         match request_for(face, &arguments) {
-            Ok(request) => self.result.send_face(crate::invoke::otc::CallRequest::new(tool_id, arguments), request),
+            Ok(request) => self.result.send_face(crate::invoke::CallRequest::new(tool_id, arguments), request),
             Err(why) => {
-                self.status = Some(why);
+                self.status = Some(why.to_string());
                 Vec::new()
             }
         }
@@ -394,7 +405,7 @@ mod tests {
         let read = request_for(&template, &json!({"id": "a b", "q": ""}));
         assert_eq!(read, Ok(FaceRequest::Read { uri: "test://items/a%20b".into() }));
         let broken = Face::Template { uri_template: "test://{id".into() };
-        assert!(request_for(&broken, &json!({})).is_err_and(|why| why.contains("does not parse")));
+        assert!(request_for(&broken, &json!({})).is_err_and(|why| why.to_string().contains("does not parse")));
         let prompt = Face::Prompt { name: "p".into() };
         let got = request_for(&prompt, &json!({"n": 3, "s": "x"}));
         let Ok(FaceRequest::GetPrompt { arguments, .. }) = got else { panic!("a prompt request") };

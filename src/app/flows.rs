@@ -6,7 +6,7 @@ use super::keymap::{Action, Context};
 use super::prompts::Prompted;
 use super::{App, Effect, Focus, FormPane, PickerPurpose, Popup};
 use crate::form::TextInput;
-use crate::invoke::otc::CallRequest;
+use crate::invoke::CallRequest;
 
 use crate::catalog::Diagnostic;
 

@@ -37,7 +37,7 @@ pub mod view;
 
 use crate::catalog::{Catalog, Diagnostic, Tool};
 use crate::form::Form;
-use crate::invoke::otc::CallRequest;
+use crate::invoke::CallRequest;
 
 pub use failure::{CallFailure, FailureKind};
 pub use form::{FormPane, JsonView};

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::value_view::{ValueLines, ValueView};
 use super::{Action, Effect, Popup, Reply};
 use crate::form::TextInput;
-use crate::invoke::otc::CallRequest;
+use crate::invoke::CallRequest;
 use crate::invoke::replay::Replay;
 use crate::invoke::{Exchange, Outcome, Status};
 

@@ -116,7 +116,7 @@ fn cursor_keys_in_an_empty_optional_number_change_nothing() {
     assert_eq!(errors(&app), Some(vec!["a number is needed here".to_string()]));
 }
 
-fn invoked(effects: &[Effect]) -> Option<(u64, crate::invoke::otc::CallRequest)> {
+fn invoked(effects: &[Effect]) -> Option<(u64, crate::invoke::CallRequest)> {
     effects.iter().find_map(|e| match e {
         Effect::Invoke { id, request, .. } => Some((*id, request.clone())),
         _ => None,

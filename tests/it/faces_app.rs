@@ -13,23 +13,12 @@ use tooldeck::invoke::Endpoint;
 use tooldeck::invoke::endpoint::{EndpointOptions, server_tools};
 use tooldeck::theme::Styles;
 
-use crate::resources_prompts::{FacesServer, server_command};
+use crate::resources_prompts::server_command;
 
 const LABEL: &str = "mcp:faces";
 
 async fn serve() -> String {
-    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-    let service = StreamableHttpService::new(
-        || Ok(FacesServer),
-        LocalSessionManager::default().into(),
-        StreamableHttpServerConfig::default(),
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    format!("http://{address}/mcp")
+    crate::resources_prompts::serve_http().await
 }
 
 /// Connected at 2025-11-25, the last revision with `resources/subscribe`.

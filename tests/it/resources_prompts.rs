@@ -316,18 +316,7 @@ async fn prompts_and_completions() {
 /// each POST's status.
 #[tokio::test]
 async fn the_traffic_log_holds_the_handshake_and_http_exchanges() {
-    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-    let service = StreamableHttpService::new(
-        || Ok(FacesServer),
-        LocalSessionManager::default().into(),
-        StreamableHttpServerConfig::default(),
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    let url = format!("http://{address}/mcp");
+    let url = serve_http().await;
     let headers = vec![("Authorization".to_string(), "Bearer hush-hush-token".to_string())];
     let endpoint = McpEndpoint::connect_http(&url, headers).await.unwrap();
     let (resources, _) = endpoint.list_resources().await.unwrap();
@@ -461,4 +450,20 @@ fn list_and_strict_call_on_an_old_server() {
     let output = tooldeck(&["call", "git_status", "--mcp", &server, "--strict"]);
     assert_eq!(output.status.code(), Some(6), "{}", stderr(&output));
     assert!(stderr(&output).contains("hologram"), "{}", stderr(&output));
+}
+
+/// The faces server over streamable HTTP on 127.0.0.1; its `/mcp` URL.
+pub(crate) async fn serve_http() -> String {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+    let service = StreamableHttpService::new(
+        || Ok(FacesServer),
+        LocalSessionManager::default().into(),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{address}/mcp")
 }
