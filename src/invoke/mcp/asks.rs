@@ -361,6 +361,20 @@ impl Asks {
         reply
     }
 
+    /// Waits (a second at most) until `arrived` asks of the current call have been taken up:
+    /// the call's answer can be read before the tasks that answer the questions sent ahead of
+    /// it have run, and the outcome must count them all.
+    pub async fn take_up(&self, arrived: usize) {
+        for _ in 0..200 {
+            if self.inner.count.load(Ordering::Relaxed) >= arrived {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        // The ask that was counted last may still be writing down what it was told.
+        tokio::task::yield_now().await;
+    }
+
     /// Asks of the current call refused past the cap and not kept (the first refusal is kept).
     pub fn refused_unkept(&self) -> usize {
         self.inner.count.load(Ordering::Relaxed).saturating_sub(MAX_ASKS_PER_CALL + 1)

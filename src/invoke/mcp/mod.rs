@@ -503,6 +503,7 @@ impl McpEndpoint {
         let mut exchange = self.describe(request);
         let started = Instant::now();
         let mark = self.wire.mark();
+        let questions_before = self.wire.questions();
         // A task's state goes where its progress would (the newest call's listener).
         let status = move |progress| {
             if let Some((_, listener)) = lock(&listeners_for_status).last() {
@@ -536,6 +537,7 @@ impl McpEndpoint {
         outcome.duration_ms = exchange.duration_ms;
         outcome.protocol = self.protocol_version();
         let asks = &self.client.service().asks;
+        asks.take_up(self.wire.questions() - questions_before).await;
         for asked in asks.take_asked() {
             outcome.warnings.extend(asked.warning());
             outcome.asked.push(asks::asked_json(&asked));

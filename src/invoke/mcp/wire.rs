@@ -49,6 +49,10 @@ struct WireLog {
     messages: VecDeque<Recorded>,
     bytes: usize,
     next_seq: u64,
+    /// The server's questions (elicitation, sampling) received so far, counted in the order they
+    /// came, whatever the log kept: rmcp answers each in a task of its own, so a call's answer
+    /// can be read before every question that came ahead of it was taken up.
+    questions: usize,
     http: VecDeque<HttpRecord>,
     /// The last `Mcp-Session-Id` and `MCP-Protocol-Version` the client sent.
     session_id: Option<String>,
@@ -108,9 +112,13 @@ impl Wire {
         let id = value.get("id").filter(|id| !id.is_null()).map(Value::to_string);
         let method = value.get("method").and_then(Value::as_str).map(str::to_string);
         let name = value.pointer("/params/name").and_then(Value::as_str).map(str::to_string);
+        let question = !outgoing
+            && id.is_some()
+            && matches!(method.as_deref(), Some("elicitation/create" | "sampling/createMessage"));
         let mut log = self.lock();
         let seq = log.next_seq;
         log.next_seq += 1;
+        log.questions += usize::from(question);
         log.bytes += text.len();
         log.messages.push_back(Recorded { seq, outgoing, id, method, name, text: Arc::clone(&text) });
         while log.messages.len() > MAX_MESSAGES || (log.bytes > MAX_BYTES && log.messages.len() > 1) {
@@ -206,6 +214,11 @@ impl Wire {
     /// chooses the JSON-RPC id, and replaces the progress token with it).
     pub fn mark(&self) -> u64 {
         self.lock().next_seq
+    }
+
+    /// The server's questions (elicitation, sampling) received so far on this connection.
+    pub fn questions(&self) -> usize {
+        self.lock().questions
     }
 
     /// The first `tools/call` of `tool` sent since `mark`, its answer (if it came) and what the
