@@ -388,6 +388,32 @@ mod tests {
     }
 
     #[test]
+    fn duplicate_keys_in_a_big_object_are_found_by_hash_and_positions_stay_right() {
+        // More members than the parser scans one by one: duplicates are found by their hash.
+        let mut members: Vec<String> = (0..40).map(|i| format!("k{i}: [{i}, {{n: NaN}}]")).collect();
+        members.insert(30, "k3: {late: Infinity}".into());
+        members.push("k39: \"last\"".into());
+        let text = format!("{{{}}}", members.join(", "));
+        let doc = Document::parse(&text).unwrap();
+        let map = doc.value().as_object().unwrap();
+        assert_eq!(map.len(), 40);
+        assert_eq!(map.keys().last().map(String::as_str), Some("k39"));
+        assert_eq!(doc.value()["k3"], json!({"late": null}));
+        assert_eq!(doc.value()["k39"], json!("last"));
+        assert_eq!(doc.offset_of(&["k3".into(), "late".into()]), text.find("Infinity").unwrap());
+        assert_eq!(doc.root().get("k3").unwrap().get("late").unwrap().non_finite(), Some(NonFinite::Infinity));
+        for i in [0, 2, 4, 29, 38] {
+            let n = doc.node_at(&[format!("k{i}").as_str().into(), 1.into(), "n".into()]).unwrap();
+            assert_eq!(n.non_finite(), Some(NonFinite::NaN), "k{i}");
+            assert_eq!(
+                doc.offset_of(&[format!("k{i}").as_str().into(), 0.into()]),
+                text.find(&format!("[{i},")).unwrap() + 1
+            );
+        }
+        assert_eq!(doc.offset_of(&["k39".into()]), text.find("\"last\"").unwrap());
+    }
+
+    #[test]
     fn truncated_file_names_the_unclosed_bracket() {
         let err = Document::parse("{\n  \"tools\": [\n    {\"a\": 1}").unwrap_err();
         assert!(err.message.contains("opened at 2:12 is never closed"), "{}", err.message);

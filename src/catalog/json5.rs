@@ -14,15 +14,7 @@ pub(super) fn parse(text: &str) -> Result<Document, SyntaxError> {
 }
 
 fn parse_with(text: &str, may_split: bool) -> Result<Document, SyntaxError> {
-    let mut parser = Parser {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        open: Vec::new(),
-        spans: Vec::new(),
-        non_finite: Vec::new(),
-        may_split,
-    };
+    let mut parser = Parser::new(text, 0, Vec::new(), may_split);
     parser.skip_trivia()?;
     if parser.pos >= parser.bytes.len() {
         return Err(parser.error_at(0, "the file holds no JSON value (it is empty or only comments)"));
@@ -45,9 +37,42 @@ struct Parser<'a> {
     non_finite: Vec<(usize, NonFinite)>,
     /// A huge array may be parsed on several cores ([`split`]); not within a stretch of one.
     may_split: bool,
+    /// The items of the arrays being read, innermost last: each array is gathered here and then
+    /// moved out into a list of exactly its length, so no list grows by doubling (in a file of
+    /// thousands of tools the spare room and the copies of growing were a fifth of the work).
+    items: Vec<Value>,
+    /// The members of the objects being read, innermost last, with the pre-order index of each
+    /// value: an object's map is made once, at its exact size, with one hash of each key.
+    members: Vec<Member>,
 }
 
+/// A member of an object being read: its key, its value and where the value's entries start in
+/// the pre-order table.
+struct Member {
+    key: String,
+    value: Value,
+    start: usize,
+}
+
+/// Past this many members, an object finds its duplicate keys by hash rather than by looking at
+/// every member before (a huge object would otherwise be quadratic).
+const SCAN_MEMBERS: usize = 16;
+
 impl<'a> Parser<'a> {
+    fn new(text: &'a str, pos: usize, open: Vec<usize>, may_split: bool) -> Parser<'a> {
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos,
+            open,
+            spans: Vec::new(),
+            non_finite: Vec::new(),
+            may_split,
+            items: Vec::new(),
+            members: Vec::new(),
+        }
+    }
+
     fn error(&self, message: impl Into<String>) -> SyntaxError {
         self.error_at(self.pos, message)
     }
@@ -168,7 +193,7 @@ impl<'a> Parser<'a> {
             self.spans.truncate(before.1);
             self.non_finite.truncate(before.2);
         }
-        let mut items = Vec::new();
+        let base = self.items.len();
         loop {
             self.skip_trivia()?;
             match self.bytes.get(self.pos) {
@@ -176,7 +201,8 @@ impl<'a> Parser<'a> {
                 Some(b']') => break,
                 _ => {}
             }
-            items.push(self.value()?);
+            let item = self.value()?;
+            self.items.push(item);
             self.skip_trivia()?;
             match self.bytes.get(self.pos) {
                 Some(b',') => self.pos += 1,
@@ -187,14 +213,15 @@ impl<'a> Parser<'a> {
         }
         self.pos += 1;
         self.open.pop();
-        Ok(Value::Array(items))
+        // `drain` knows its length: the list is allocated once, at exactly that size.
+        Ok(Value::Array(self.items.drain(base..).collect()))
     }
 
     fn object(&mut self) -> Result<Value, SyntaxError> {
         self.enter()?;
-        let mut map = Map::new();
-        // Pre-order index of each member's value, in the map's order.
-        let mut starts: Vec<usize> = Vec::new();
+        let base = self.members.len();
+        // Hashes of the keys so far, once the object is too big to scan for a duplicate.
+        let mut hashes: Option<std::collections::HashSet<u64>> = None;
         loop {
             self.skip_trivia()?;
             let key = match self.bytes.get(self.pos) {
@@ -217,21 +244,17 @@ impl<'a> Parser<'a> {
                 Some(_) => return Err(self.error(format!("expected `:` after the key \"{key}\""))),
             }
             self.skip_trivia()?;
-            let mut start = self.spans.len();
+            let start = self.spans.len();
             let value = self.value()?;
-            if map.contains_key(&key) {
-                // The last duplicate wins, as in JavaScript; it moves to the end of the map, and
-                // the earlier value's entries leave the pre-order table so both stay in step.
-                let earlier = map.keys().position(|k| *k == key).unwrap_or_default();
-                let removed = self.forget_subtree(starts.remove(earlier));
-                for s in starts.iter_mut().skip(earlier) {
-                    *s -= removed;
-                }
-                start -= removed;
-                map.shift_remove(&key);
+            let seen = match &mut hashes {
+                Some(hashes) => !hashes.insert(key_hash(&key)),
+                None => true,
+            };
+            let start = if seen { self.drop_earlier(base, &key, start) } else { start };
+            self.members.push(Member { key, value, start });
+            if hashes.is_none() && self.members.len() - base > SCAN_MEMBERS {
+                hashes = Some(self.members[base..].iter().map(|m| key_hash(&m.key)).collect());
             }
-            starts.push(start);
-            map.insert(key, value);
             self.skip_trivia()?;
             match self.bytes.get(self.pos) {
                 Some(b',') => self.pos += 1,
@@ -242,7 +265,27 @@ impl<'a> Parser<'a> {
         }
         self.pos += 1;
         self.open.pop();
+        let mut map = Map::with_capacity(self.members.len() - base);
+        for member in self.members.drain(base..) {
+            map.insert(member.key, member.value);
+        }
         Ok(Value::Object(map))
+    }
+
+    /// A member named `key` read before, in the object whose members start at `base`, is dropped:
+    /// the last duplicate wins, as in JavaScript, and takes its place at the end. Its value's
+    /// entries leave the pre-order table, so the members after it (and the new value, which
+    /// started at `start`) move back; gives where the new value starts now.
+    fn drop_earlier(&mut self, base: usize, key: &str, start: usize) -> usize {
+        let Some(earlier) = self.members[base..].iter().position(|m| m.key == key) else {
+            return start;
+        };
+        let dropped = self.members.remove(base + earlier);
+        let removed = self.forget_subtree(dropped.start);
+        for member in &mut self.members[base + earlier..] {
+            member.start -= removed;
+        }
+        start - removed
     }
 
     /// Drops the pre-order entries of the subtree starting at `start`; returns how many.
@@ -414,6 +457,13 @@ impl<'a> Parser<'a> {
         let f: f64 = literal.parse().map_err(|_| bad())?;
         Number::from_f64(f).map(Ok).ok_or_else(bad)
     }
+}
+
+/// A key's hash, to find duplicates in a big object.
+fn key_hash(key: &str) -> u64 {
+    use std::hash::BuildHasher;
+    static STATE: std::sync::OnceLock<std::collections::hash_map::RandomState> = std::sync::OnceLock::new();
+    STATE.get_or_init(Default::default).hash_one(key)
 }
 
 fn describe_char(c: char) -> String {

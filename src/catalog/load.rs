@@ -418,11 +418,14 @@ fn collect_cues(schema: &Value, pointer: &mut String, cues: &mut BTreeMap<String
         return;
     }
     for (name, property) in properties {
+        // A boolean schema has no cues and nothing inside.
+        let Some(property_map) = property.as_object() else { continue };
         let len = pointer.len();
         pointer.push('/');
-        pointer.push_str(&escape_pointer(name));
+        schema::push_escaped(pointer, name);
+        let keyword = |key: &str| schema::member(property_map, key);
         let mut cue = cues.remove(pointer.as_str()).unwrap_or_default();
-        let ui_type = property.get("uiType").or_else(|| property.get("editor")).and_then(Value::as_str);
+        let ui_type = keyword("uiType").or_else(|| keyword("editor")).and_then(Value::as_str);
         match ui_type {
             Some("textarea") | Some("javascript") | Some("python") | Some("json") => {
                 cue.widget = Some(Widget::Textarea)
@@ -430,16 +433,13 @@ fn collect_cues(schema: &Value, pointer: &mut String, cues: &mut BTreeMap<String
             Some("runOption") => cue.widget = Some(Widget::RunOption),
             _ => {}
         }
-        if let Some(Value::Array(suggestions)) = property.get("uiSuggestions") {
+        if let Some(Value::Array(suggestions)) = keyword("uiSuggestions") {
             cue.suggestions = suggestions.clone();
         }
-        if let Some(group) = property.get("uiGroup").or_else(|| property.get("sectionCaption")).and_then(Value::as_str)
-        {
+        if let Some(group) = keyword("uiGroup").or_else(|| keyword("sectionCaption")).and_then(Value::as_str) {
             cue.group = Some(group.to_string());
         }
-        if let (Some(Value::Array(values)), Some(Value::Array(titles))) =
-            (property.get("enum"), property.get("enumTitles"))
-        {
+        if let (Some(Value::Array(values)), Some(Value::Array(titles))) = (keyword("enum"), keyword("enumTitles")) {
             cue.enum_labels = values
                 .iter()
                 .zip(titles)

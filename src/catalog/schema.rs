@@ -52,7 +52,7 @@ pub fn normalise_input(schema: Value, meta_check: bool, issues: &mut Vec<Issue>)
     };
     repair(&mut schema, &mut Vec::new(), issues);
     if let Some(root) = schema.as_object_mut() {
-        match root.get("type") {
+        match member(root, "type") {
             None => {
                 root.insert("type".into(), json!("object"));
             }
@@ -92,7 +92,8 @@ pub fn reading_may_change(schema: &Value) -> bool {
             _ => false,
         }
     }
-    schema.get("type").and_then(Value::as_str) != Some("object") || changes_inside(schema)
+    schema.as_object().and_then(|o| member(o, "type")).and_then(Value::as_str) != Some("object")
+        || changes_inside(schema)
 }
 
 /// Like [`normalise_input`], for a schema of results: any type is fine at the root.
@@ -176,19 +177,42 @@ fn standard_type(name: &str) -> Option<Option<&'static str>> {
     }))
 }
 
+/// Objects of at most this many members are searched key by key: a schema object holds a
+/// handful of keywords, and comparing a few short keys costs less than hashing one (loading a
+/// big catalog spent a tenth of its time hashing keys to look them up).
+const SCANNED_MEMBERS: usize = 8;
+
+/// `object[key]`, found by comparing keys in a small object and by hash in a big one.
+pub(super) fn member<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if object.len() <= SCANNED_MEMBERS {
+        object.iter().find_map(|(k, v)| (k == key).then_some(v))
+    } else {
+        object.get(key)
+    }
+}
+
+/// Like [`member`], to change the value.
+fn member_mut<'a>(object: &'a mut Map<String, Value>, key: &str) -> Option<&'a mut Value> {
+    if object.len() <= SCANNED_MEMBERS {
+        object.iter_mut().find_map(|(k, v)| (k == key).then_some(v))
+    } else {
+        object.get_mut(key)
+    }
+}
+
 /// Fixes the non-standard spellings found in real definitions, in place.
 fn repair(schema: &mut Value, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) {
     let Some(object) = schema.as_object_mut() else { return };
     repair_type(object, path, issues);
     for keyword in ["description", "title"] {
-        if object.get(keyword).is_some_and(Value::is_null) {
+        if member(object, keyword).is_some_and(Value::is_null) {
             object.remove(keyword);
             let mut at = path.clone();
             at.push(keyword.into());
             issues.push(Issue::warning(at, format!("`{keyword}: null` is not JSON Schema; read as no {keyword}")));
         }
     }
-    if let (Some(default), Some(Value::String(declared))) = (object.get("default"), object.get("type"))
+    if let (Some(default), Some(Value::String(declared))) = (member(object, "default"), member(object, "type"))
         && !default_fits(declared, default)
     {
         let mut at = path.clone();
@@ -201,10 +225,13 @@ fn repair(schema: &mut Value, path: &mut Vec<Segment>, issues: &mut Vec<Issue>) 
     }
     repair_draft4_exclusive(object, "exclusiveMinimum", "minimum", path, issues);
     repair_draft4_exclusive(object, "exclusiveMaximum", "maximum", path, issues);
-    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+    if let Some(Value::Object(properties)) = member_mut(object, "properties") {
         let mut newly_required = Vec::new();
         for (name, property) in properties.iter_mut() {
-            let Some(required) = property.get("required").and_then(Value::as_bool) else { continue };
+            let Some(required) = property.as_object().and_then(|p| member(p, "required")).and_then(Value::as_bool)
+            else {
+                continue;
+            };
             if let Some(p) = property.as_object_mut() {
                 p.remove("required");
             }
@@ -239,7 +266,7 @@ fn repair_type(object: &mut Map<String, Value>, path: &[Segment], issues: &mut V
         at.push("type".into());
         at
     };
-    match object.get_mut("type") {
+    match member_mut(object, "type") {
         Some(Value::String(name)) => match standard_type(name) {
             Some(Some(standard)) => {
                 issues
@@ -308,11 +335,11 @@ fn repair_draft4_exclusive(
     path: &[Segment],
     issues: &mut Vec<Issue>,
 ) {
-    let declares_draft4 = object.get("$schema").and_then(Value::as_str).is_some_and(|s| s.contains("draft-04"));
+    let declares_draft4 = member(object, "$schema").and_then(Value::as_str).is_some_and(|s| s.contains("draft-04"));
     if declares_draft4 {
         return;
     }
-    if let Some(Value::Bool(flag)) = object.get(keyword) {
+    if let Some(Value::Bool(flag)) = member(object, keyword) {
         let flag = *flag;
         object.remove(keyword);
         if flag && let Some(limit) = object.remove(bound) {
@@ -331,26 +358,35 @@ fn for_each_subschema(
 ) {
     for (keyword, value) in object.iter_mut() {
         let keyword = keyword.as_str();
-        path.push(Segment::Key(keyword.to_string()));
+        // The path grows only where there is a subschema: most keywords hold none, and a key
+        // copied for each of them was a good part of loading's work.
+        let key = || Segment::Key(keyword.to_string());
         match value {
-            Value::Object(_) if SUBSCHEMA.contains(&keyword) => visit(value, path),
+            Value::Object(_) if SUBSCHEMA.contains(&keyword) => {
+                path.push(key());
+                visit(value, path);
+                path.pop();
+            }
             Value::Array(items) if SUBSCHEMA_LIST.contains(&keyword) => {
+                path.push(key());
                 for (i, item) in items.iter_mut().enumerate() {
                     path.push(Segment::Index(i));
                     visit(item, path);
                     path.pop();
                 }
+                path.pop();
             }
             Value::Object(map) if SUBSCHEMA_MAP.contains(&keyword) => {
+                path.push(key());
                 for (name, child) in map.iter_mut() {
                     path.push(Segment::Key(name.clone()));
                     visit(child, path);
                     path.pop();
                 }
+                path.pop();
             }
             _ => {}
         }
-        path.pop();
     }
 }
 
@@ -396,7 +432,21 @@ fn check_against_meta_schema(schema: &Value, issues: &mut Vec<Issue>) {
 
 /// One JSON pointer segment, escaped.
 pub fn escape_pointer(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
+    let mut escaped = String::with_capacity(segment.len());
+    push_escaped(&mut escaped, segment);
+    escaped
+}
+
+/// Appends `segment` to a JSON pointer, escaped (`~` → `~0`, `/` → `~1`), without a string of
+/// its own.
+pub fn push_escaped(pointer: &mut String, segment: &str) {
+    for c in segment.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
 }
 
 /// What a meta-schema violation means, in words for the two mistakes people make most.

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::Issue;
 use super::document::{Document, Segment};
-use super::schema::{kind_of, looks_like_json_schema};
+use super::schema::{kind_of, looks_like_json_schema, member};
 use super::tool::{Example, FieldCue, Format, Naming, Requirements, Tile};
 
 /// A tool as an adapter read it, before schema normalisation.
@@ -230,22 +230,22 @@ fn item(format: Format, object: &Map<String, Value>, at: &[Segment], cx: &mut Co
 
 /// Which format one tool definition is in, from the keys it has.
 pub fn detect_item(object: &Map<String, Value>) -> Option<Format> {
-    if object.get("type").and_then(Value::as_str) == Some("function") {
+    if member(object, "type").and_then(Value::as_str) == Some("function") {
         return Some(Format::OpenAi);
     }
-    if object.contains_key("inputSchema") {
+    if member(object, "inputSchema").is_some() {
         return Some(Format::Mcp);
     }
     if otc::detect(object) {
         return Some(Format::Otc);
     }
-    if let Some(Value::Object(tool)) = object.get("tool") {
+    if let Some(Value::Object(tool)) = member(object, "tool") {
         return detect_item(tool).or(Some(Format::JsonSchema));
     }
-    if let Some(schema) = object.get("input_schema") {
+    if let Some(schema) = member(object, "input_schema") {
         return Some(if looks_like_json_schema(schema) { Format::JsonSchema } else { Format::Marketplace });
     }
-    if let Some(parameters) = object.get("parameters") {
+    if let Some(parameters) = member(object, "parameters") {
         return Some(if looks_like_json_schema(parameters) { Format::JsonSchema } else { Format::GenAiScript });
     }
     if marketplace::detect_actor_input(object) {
@@ -270,12 +270,12 @@ pub fn child(at: &[Segment], segment: impl Into<Segment>) -> Vec<Segment> {
 
 /// A non-empty string field.
 pub fn text(object: &Map<String, Value>, key: &str) -> Option<String> {
-    object.get(key).and_then(Value::as_str).filter(|s| !s.trim().is_empty()).map(str::to_string)
+    member(object, key).and_then(Value::as_str).filter(|s| !s.trim().is_empty()).map(str::to_string)
 }
 
 /// The tool's name, or an error naming what is missing.
 pub fn required_name(object: &Map<String, Value>, key: &str, at: &[Segment], cx: &mut Context) -> Option<String> {
-    match object.get(key) {
+    match member(object, key) {
         Some(Value::String(name)) if !name.trim().is_empty() => Some(name.clone()),
         Some(Value::String(_)) => {
             cx.error(&child(at, key), format!("the tool's `{key}` is empty"));

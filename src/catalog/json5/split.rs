@@ -66,15 +66,7 @@ pub(super) fn items(parser: &mut Parser<'_>) -> Option<Vec<Value>> {
 /// The items between `from` and `to` (a cut comma or the closing `]`), parsed by a parser of
 /// their own. Only the last stretch may be empty (after a trailing comma).
 fn stretch(template: &Parser<'_>, from: usize, to: usize, last: bool) -> Option<Stretch> {
-    let mut parser = Parser {
-        text: template.text,
-        bytes: template.bytes,
-        pos: from,
-        open: template.open.clone(),
-        spans: Vec::new(),
-        non_finite: Vec::new(),
-        may_split: false,
-    };
+    let mut parser = Parser::new(template.text, from, template.open.clone(), false);
     let mut items = Vec::new();
     loop {
         parser.skip_trivia().ok()?;
