@@ -8,12 +8,20 @@ pub fn lock<T: ?Sized>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// How many cores the process may use, asked of the system once: the answer is read from
+/// files (cgroup limits), and a parse that asked at every large array spent seconds in it on a
+/// one-core machine.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// `work` over every item on all cores, results in the items' order. Each result is written in
 /// its item's place: a file of 69,000 tools moves each finished tool once, where gathering the
 /// workers' results and sorting them moved it three times more (and faulted in fresh memory each
 /// time). A worker that panics loses the items it held (left out of the results), not the run.
 pub fn in_parallel<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
+    let threads = cores().min(items.len());
     if threads <= 1 {
         return items.into_iter().map(work).collect();
     }

@@ -27,7 +27,7 @@ struct Stretch {
 /// leaves the parser after its `]`. `None` (the parser untouched) when the array is not worth
 /// splitting or anything in it is unusual.
 pub(super) fn items(parser: &mut Parser<'_>) -> Option<Vec<Value>> {
-    let pieces = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let pieces = crate::sync::cores().min(8);
     if pieces < 2 {
         return None;
     }
