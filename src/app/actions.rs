@@ -16,6 +16,7 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     if app.prompts.popup.is_some() {
         let prompted = app.prompts.key(&app.keymap, key, app.recorder.history.len());
         app.clamp_help();
+        app.clamp_text();
         return app.prompted(prompted);
     }
     // A chord or a function key is a command in every pane, even while typing: no text box

@@ -29,6 +29,7 @@ pub mod result;
 pub mod server;
 pub mod server_pane;
 pub mod servers;
+pub mod text_popup;
 pub mod traffic;
 mod typing;
 pub mod update;
