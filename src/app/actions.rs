@@ -303,6 +303,7 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ServerPane => app.server_pane.open = !app.server_pane.open,
         Action::Traffic => app.toggle_traffic(),
         Action::RawDefinition => app.show_raw_definition(),
+        Action::LintNotes => app.show_lint_notes(),
         Action::Subscribe => return app.toggle_subscription(),
         Action::MessageUp | Action::MessageDown => {}
         Action::Reconnect => return reconnect(app),
