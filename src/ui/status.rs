@@ -33,7 +33,11 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     };
     let room = usize::from(area.width).saturating_sub(width(&summary.content) + 1);
     let left: Vec<Span> = match &app.status {
-        Some(message) => vec![Span::styled(cut_at_word(&visible(message), room), styles.warning)],
+        // A message a while old is dimmed before it goes (`app::status_age`).
+        Some(message) => {
+            let style = if app.status_stale() { styles.muted } else { styles.warning };
+            vec![Span::styled(cut_at_word(&visible(message), room), style)]
+        }
         None => hints(app, room, styles),
     };
     let used: usize = left.iter().map(|s| width(&s.content)).sum();
