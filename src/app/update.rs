@@ -8,10 +8,12 @@ use crate::invoke::save::Saved;
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     // With several servers, what the person does goes to the server of the selected tool.
-    let addressed = app.servers.several() && !app.servers.applying && !matches!(msg, Msg::FromServer { .. } | Msg::Clock { .. });
+    let addressed =
+        app.servers.several() && !app.servers.applying && !matches!(msg, Msg::FromServer { .. } | Msg::Clock { .. });
     // A message said anew (or again, after a key) is fresh: its age starts over.
     let said_before = app.status.clone();
-    let keyed = matches!(msg, Msg::Key(_));
+    // A key clears the message unless a server's question has the keys (then it is untouched).
+    let keyed = matches!(msg, Msg::Key(_)) && !app.asks.is_open();
     let mut effects = update_one(app, msg);
     if app.status.is_some() && (keyed || app.status != said_before) {
         app.status_age.restart();

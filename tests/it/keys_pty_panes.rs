@@ -7,7 +7,9 @@ use std::io::{BufRead, Write};
 
 use serde_json::{Value, json};
 
+// Shared with keys_pty.rs, which uses the helpers this module does not (Esc, a form's row).
 #[path = "support/terminal.rs"]
+#[allow(dead_code)]
 mod terminal;
 
 use terminal::{CTRL_O, CTRL_R, ENTER, Terminal, bottom_line};
