@@ -16,6 +16,7 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     if app.prompts.popup.is_some() {
         let prompted = app.prompts.key(&app.keymap, key, app.recorder.history.len());
         app.clamp_help();
+        app.clamp_text();
         return app.prompted(prompted);
     }
     // A chord or a function key is a command in every pane, even while typing: no text box
@@ -302,6 +303,7 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ServerPane => app.server_pane.open = !app.server_pane.open,
         Action::Traffic => app.toggle_traffic(),
         Action::RawDefinition => app.show_raw_definition(),
+        Action::LintNotes => app.show_lint_notes(),
         Action::Subscribe => return app.toggle_subscription(),
         Action::MessageUp | Action::MessageDown => {}
         Action::Reconnect => return reconnect(app),

@@ -165,6 +165,8 @@ pub enum Action {
     Traffic,
     /// The selected tool's definition exactly as the server sent it.
     RawDefinition,
+    /// What the lint rules say of the selected tool, each finding whole.
+    LintNotes,
     /// Subscribe to the selected resource's updates (`resources/subscribe`), or stop.
     Subscribe,
     /// Scroll the message shown in the traffic pane.
@@ -250,6 +252,7 @@ impl Action {
             Action::ServerPane => "server_pane",
             Action::Traffic => "traffic",
             Action::RawDefinition => "raw_definition",
+            Action::LintNotes => "lint_notes",
             Action::Subscribe => "subscribe",
             Action::MessageUp => "message_up",
             Action::MessageDown => "message_down",

@@ -1,12 +1,14 @@
-//! What `tooldeck lint` says of each tool whose form was opened, for the detail pane. The rules
-//! run off the UI thread (`Effect::Lint`) the first time a tool is opened; a tool loaded again
-//! (files read, a server's list) is linted again.
+//! What `tooldeck lint` says of each tool whose form was opened. The rules run off the UI thread
+//! (`Effect::Lint`) the first time a tool is opened; a tool loaded again (files read, a server's
+//! list) is linted again. The detail pane gives them one short line (a count and the key that
+//! reads them), so they never crowd out a server being debugged; the key shows them whole.
 
 use std::collections::HashMap;
 
-use super::Effect;
+use super::keymap::{Action, Context};
+use super::{App, Effect, Popup};
 use crate::catalog::Tool;
-use crate::lint::{Finding, Options};
+use crate::lint::{Finding, Options, Severity};
 
 #[derive(Debug, Default)]
 pub struct LintNotes {
@@ -47,6 +49,70 @@ impl LintNotes {
     pub fn forget(&mut self) {
         self.by_tool.clear();
         self.pending.clear();
+    }
+}
+
+/// `2 warnings, 1 note`: how many findings of each severity, the most serious first.
+pub fn counts(findings: &[Finding]) -> String {
+    let mut counts: Vec<String> = Vec::new();
+    for severity in [Severity::Error, Severity::Warning, Severity::Note] {
+        let n = findings.iter().filter(|f| f.severity == severity).count();
+        if n > 0 {
+            counts.push(format!("{n} {}{}", severity.name(), if n == 1 { "" } else { "s" }));
+        }
+    }
+    counts.join(", ")
+}
+
+/// Every finding whole, the most serious first: its severity and rule, what it says, the fix.
+pub fn text(findings: &[Finding]) -> String {
+    let mut sorted: Vec<&Finding> = findings.iter().collect();
+    sorted.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    let mut text = String::new();
+    for finding in sorted {
+        let mark = match finding.severity {
+            Severity::Error => "✗",
+            Severity::Warning => "!",
+            Severity::Note => "·",
+        };
+        text.push_str(&format!("{mark} {} {}\n  {}\n", finding.severity, finding.rule, finding.message));
+        if !finding.fix.is_empty() {
+            text.push_str(&format!("  fix: {}\n", finding.fix));
+        }
+        text.push('\n');
+    }
+    text.push_str("(tooldeck lint gives them for every tool, with the line of the file)");
+    text
+}
+
+impl App {
+    /// The selected tool's lint findings in the text popup, or why there are none to show.
+    pub(super) fn show_lint_notes(&mut self) {
+        let Some(tool) = self.selected_tool() else {
+            self.status = Some("no tool selected".into());
+            return;
+        };
+        let name = crate::text::visible(&tool.name).into_owned();
+        let said = match self.lint.findings(&tool.id) {
+            Some([]) => Err(format!("the lint rules find nothing to say of {name}")),
+            Some(findings) => Ok((format!("lint: {name} · {}", counts(findings)), text(findings))),
+            None if self.lint.options.is_none() => Err("the lint rules are not run here".to_string()),
+            None => Err(format!("the lint rules have not read {name} yet: open its form first")),
+        };
+        match said {
+            Ok((title, text)) => self.prompts.popup = Some(Popup::Text { title, text, scroll: 0 }),
+            Err(why) => self.status = Some(why),
+        }
+    }
+
+    /// The one line the detail pane gives a tool's findings: `lint 2 warnings · N reads them`.
+    pub fn lint_line(&self, tool_id: &str) -> Option<String> {
+        let findings = self.lint.findings(tool_id).filter(|f| !f.is_empty())?;
+        let key = self.keymap.name(Context::Main, Action::LintNotes);
+        Some(match key {
+            Some(key) => format!("lint {} · {key} reads them", counts(findings)),
+            None => format!("lint {}", counts(findings)),
+        })
     }
 }
 

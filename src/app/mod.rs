@@ -29,6 +29,8 @@ pub mod result;
 pub mod server;
 pub mod server_pane;
 pub mod servers;
+pub mod status_age;
+pub mod text_popup;
 pub mod traffic;
 mod typing;
 pub mod update;
@@ -60,6 +62,11 @@ pub enum Msg {
     /// Time passes while a call runs (for the spinner and the elapsed time).
     Tick {
         elapsed_ms: u64,
+    },
+    /// The runtime's clock tick, sent while the status line shows a message (`App::wants_clock`):
+    /// milliseconds on a clock that only goes forward. The message dims, then clears, as it ages.
+    Clock {
+        now_ms: u64,
     },
     /// A running call reported progress.
     Progress {
@@ -396,6 +403,8 @@ pub struct App {
     pub focus: Focus,
     /// A one-line message for the status bar.
     pub status: Option<String>,
+    /// How long `status` has been shown (it dims, then clears).
+    pub status_age: status_age::StatusAge,
     pub size: (u16, u16),
     /// What the keys mean: the defaults, or the user's, given at startup.
     pub keymap: Keymap,
@@ -442,6 +451,7 @@ impl App {
             catalog,
             focus: Focus::List,
             status: None,
+            status_age: status_age::StatusAge::default(),
             size,
             keymap: Keymap::default(),
             form_pane: FormPane::default(),

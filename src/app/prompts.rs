@@ -39,7 +39,8 @@ pub enum Popup {
     History { selected: usize },
     /// Every action, narrowed by what is typed; Enter runs the chosen one.
     Palette { input: TextInput, selected: usize },
-    /// A text read whole (a string of the result opened with Enter): wrapped, scrolled.
+    /// A text read whole (a string of the result opened with Enter): wrapped, scrolled by `scroll`
+    /// rows.
     Text { title: String, text: String, scroll: usize },
     /// A token for an authorization provider (shown masked).
     TokenPrompt {
@@ -262,15 +263,16 @@ impl Prompts {
                     Prompted::Nothing
                 }
             },
+            // Scrolled by wrapped rows; the app stops it at the last page (`clamp_text`), which
+            // depends on the screen's width.
             Popup::Text { text, scroll, .. } => {
-                let lines = text.lines().count().max(1);
                 match (key.code, keymap.action_for(Context::Result, key)) {
                     (_, Some(Action::Up)) => *scroll = scroll.saturating_sub(1),
-                    (_, Some(Action::Down)) => *scroll = (*scroll + 1).min(lines.saturating_sub(1)),
+                    (_, Some(Action::Down)) => *scroll = scroll.saturating_add(1),
                     (_, Some(Action::PageUp)) => *scroll = scroll.saturating_sub(10),
-                    (_, Some(Action::PageDown)) => *scroll = (*scroll + 10).min(lines.saturating_sub(1)),
+                    (_, Some(Action::PageDown)) => *scroll = scroll.saturating_add(10),
                     (_, Some(Action::Top)) => *scroll = 0,
-                    (_, Some(Action::Bottom)) => *scroll = lines.saturating_sub(1),
+                    (_, Some(Action::Bottom)) => *scroll = usize::MAX,
                     (_, Some(Action::Copy)) => return Prompted::Copy(text.clone()),
                     (KeyCode::Esc | KeyCode::Enter, _) | (_, Some(Action::Back)) => return self.close(),
                     _ if keymap.is(Context::Main, key, Action::Quit) => return self.close(),

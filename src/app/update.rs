@@ -8,8 +8,16 @@ use crate::invoke::save::Saved;
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     // With several servers, what the person does goes to the server of the selected tool.
-    let addressed = app.servers.several() && !app.servers.applying && !matches!(msg, Msg::FromServer { .. });
+    let addressed =
+        app.servers.several() && !app.servers.applying && !matches!(msg, Msg::FromServer { .. } | Msg::Clock { .. });
+    // A message said anew (or again, after a key) is fresh: its age starts over.
+    let said_before = app.status.clone();
+    // A key clears the message unless a server's question has the keys (then it is untouched).
+    let keyed = matches!(msg, Msg::Key(_)) && !app.asks.is_open();
     let mut effects = update_one(app, msg);
+    if app.status.is_some() && (keyed || app.status != said_before) {
+        app.status_age.restart();
+    }
     if addressed {
         app.follow_selected_server();
         if let Some(label) = app.servers.current_label() {
@@ -62,6 +70,10 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::Mouse(mouse) => {
             mouse_event(app, mouse);
+            Vec::new()
+        }
+        Msg::Clock { now_ms } => {
+            app.clock(now_ms);
             Vec::new()
         }
         Msg::Tick { elapsed_ms } => {

@@ -83,12 +83,14 @@ impl Calls {
                 tokio::spawn(async move {
                     // The system opener directly, no shell: a URL cannot smuggle in a command.
                     let link = url.clone();
-                    let why = match tokio::task::spawn_blocking(move || webbrowser::open(&link)).await {
-                        Ok(Ok(())) => return,
-                        Ok(Err(e)) => e.to_string(),
-                        Err(e) => e.to_string(),
+                    let said = match tokio::task::spawn_blocking(move || webbrowser::open(&link)).await {
+                        // The opener was started, which is no proof a window came up (`BROWSER`
+                        // set to a command that fails, no display): the link is said either way.
+                        Ok(Ok(())) => opened(&url),
+                        Ok(Err(e)) => not_opened(&url, &e.to_string()),
+                        Err(e) => not_opened(&url, &e.to_string()),
                     };
-                    let _ = done.send(Msg::Said(not_opened(&url, &why))).await;
+                    let _ = done.send(Msg::Said(said)).await;
                 });
             }
             Effect::Open(_) => {}
@@ -333,6 +335,11 @@ impl Calls {
 
 /// OSC 52: the terminal puts `text` on the clipboard, locally or over SSH.
 /// What the status line says when no browser opened `url`: why, and the link to open by hand.
+fn opened(url: &str) -> String {
+    let link = text::visible(&crate::redact::url(url)).into_owned();
+    format!("asked the browser to open {link} · if no window came up, open the link yourself")
+}
+
 fn not_opened(url: &str, why: &str) -> String {
     let link = text::visible(&crate::redact::url(url)).into_owned();
     format!("could not open a browser ({}): open the link yourself: {link}", text::visible(why))

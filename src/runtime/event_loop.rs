@@ -67,6 +67,7 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
     };
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut clock = StatusClock::new();
 
     let mut guard = TerminalGuard::enter()?;
     let size = guard.terminal.size()?;
@@ -108,6 +109,7 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
             }
             Some(pending) = asks_rx.recv() => messages.push(calls.asked.waiting(pending)),
             _ = ticker.tick(), if !calls.running.is_empty() => messages.extend(calls.ticks()),
+            _ = clock.interval.tick(), if app.wants_clock() => messages.push(clock.now()),
             _ = stop.recv() => return Ok(()),
             _ = hung_up.recv() => return Ok(()),
         }
@@ -120,6 +122,25 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
             }
         }
         guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;
+    }
+}
+
+/// The clock the status line's message ages by (the app reads none): slower than the call
+/// ticker, and polled only while there is a message, so an idle screen is not redrawn.
+struct StatusClock {
+    started: std::time::Instant,
+    interval: tokio::time::Interval,
+}
+
+impl StatusClock {
+    fn new() -> StatusClock {
+        let mut interval = tokio::time::interval(Duration::from_millis(500));
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        StatusClock { started: std::time::Instant::now(), interval }
+    }
+
+    fn now(&self) -> Msg {
+        Msg::Clock { now_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX) }
     }
 }
 

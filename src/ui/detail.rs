@@ -11,7 +11,6 @@ use crate::app::App;
 use crate::app::layout::inner;
 use crate::catalog::{Example, Tool};
 use crate::form::tile::tile_line;
-use crate::lint::{Finding, Severity};
 use crate::text::{truncate, visible};
 use crate::theme::Styles;
 
@@ -29,10 +28,10 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     if let Some(examples) = examples_line(tool) {
         tail.push(labelled("examples ", &examples, width, styles));
     }
-    if let Some(findings) = app.lint.findings(&tool.id) {
-        // A short pane keeps its room for the description: one line of findings.
-        let room = if body.height >= 10 { LINT_LINES } else { 1 };
-        tail.extend(lint_lines(findings, width, room, styles));
+    // One short line, whatever the number of findings: the header stays for the tool (and a
+    // server being debugged); the key in it shows them whole.
+    if let Some(line) = app.lint_line(&tool.id) {
+        tail.push(Line::styled(truncate(&line, width).into_owned(), styles.warning));
     }
     if let Some(needs) = requirements_line(tool) {
         tail.push(labelled("needs ", &needs, width, styles));
@@ -101,53 +100,6 @@ fn badges(tool: &Tool, width: usize, styles: &Styles) -> Option<Line<'static>> {
         spans.push(Span::styled(badge, style));
     }
     Some(Line::from(spans))
-}
-
-/// How many lines the findings take at most in a tall pane.
-const LINT_LINES: usize = 3;
-
-/// `lint 2 warnings, 1 note · ! rule message` (the most serious finding first), then the next
-/// findings one per line as `room` allows; nothing when the rules found nothing.
-fn lint_lines(findings: &[Finding], width: usize, room: usize, styles: &Styles) -> Vec<Line<'static>> {
-    if findings.is_empty() || room == 0 {
-        return Vec::new();
-    }
-    let mut counts: Vec<String> = Vec::new();
-    for severity in [Severity::Error, Severity::Warning, Severity::Note] {
-        let n = findings.iter().filter(|f| f.severity == severity).count();
-        if n > 0 {
-            counts.push(format!("{n} {}{}", severity.name(), if n == 1 { "" } else { "s" }));
-        }
-    }
-    let mut worst: Vec<&Finding> = findings.iter().collect();
-    worst.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    let mark = |finding: &Finding| match finding.severity {
-        Severity::Error => ("✗ ", styles.error),
-        Severity::Warning => ("! ", styles.warning),
-        Severity::Note => ("· ", styles.muted),
-    };
-    let said = |finding: &Finding| visible(&format!("{} {}", finding.rule, finding.message)).into_owned();
-    let shown = room.min(findings.len());
-    let more = match findings.len() > shown {
-        true => format!(" ({} more: tooldeck lint)", findings.len() - shown),
-        false => String::new(),
-    };
-    let head = format!("lint {}{more} · ", counts.join(", "));
-    let (first_mark, first_style) = mark(worst[0]);
-    let left = width.saturating_sub(crate::text::width(&head) + first_mark.len());
-    let mut lines = vec![Line::from(vec![
-        Span::styled(truncate(&head, width).into_owned(), styles.key_hint),
-        Span::styled(first_mark, first_style),
-        Span::styled(truncate(&said(worst[0]), left).into_owned(), styles.text),
-    ])];
-    for finding in worst.into_iter().skip(1).take(shown - 1) {
-        let (mark, style) = mark(finding);
-        lines.push(Line::from(vec![
-            Span::styled(format!("  {mark}"), style),
-            Span::styled(truncate(&said(finding), width.saturating_sub(4)).into_owned(), styles.text),
-        ]));
-    }
-    lines
 }
 
 fn labelled<'a>(label: &'a str, text: &str, width: usize, styles: &Styles) -> Line<'a> {

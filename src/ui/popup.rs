@@ -185,9 +185,13 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             let area = centered(screen, screen.width.saturating_sub(4), screen.height.saturating_sub(2));
             let keys = app.keymap.say(crate::app::prompts::TEXT_KEYS, &[Context::Result]);
             let body = open(frame, area, &format!("{} ({keys})", visible(title)), styles);
-            let lines: Vec<Line> =
-                text.lines().skip(*scroll).map(|l| Line::styled(visible(l).into_owned(), styles.text)).collect();
-            frame.render_widget(Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }), body);
+            let lines: Vec<Line> = crate::app::text_popup::rows(text, usize::from(body.width))
+                .into_iter()
+                .skip(*scroll)
+                .take(usize::from(body.height))
+                .map(|row| Line::styled(row, styles.text))
+                .collect();
+            frame.render_widget(Paragraph::new(lines), body);
         }
     }
 }

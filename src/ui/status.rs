@@ -33,7 +33,11 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     };
     let room = usize::from(area.width).saturating_sub(width(&summary.content) + 1);
     let left: Vec<Span> = match &app.status {
-        Some(message) => vec![Span::styled(cut_at_word(&visible(message), room), styles.warning)],
+        // A message a while old is dimmed before it goes (`app::status_age`).
+        Some(message) => {
+            let style = if app.status_stale() { styles.muted } else { styles.warning };
+            vec![Span::styled(cut_at_word(&visible(message), room), style)]
+        }
         None => hints(app, room, styles),
     };
     let used: usize = left.iter().map(|s| width(&s.content)).sum();
@@ -180,10 +184,22 @@ const LIST: &[Hint] = &[
     ("{quit}", "quit"),
 ];
 
+const ASK: &[Hint] = &[
+    ("{up}{down}", "field"),
+    ("{collapse}{expand}", "choice"),
+    ("{add_item}/{delete_item}", "list item"),
+    ("{open_link}", "open link"),
+    ("{ask_accept}", "send"),
+    ("{ask_decline}", "decline"),
+    ("{ask_cancel}", "cancel"),
+];
+
 fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
     let editing_field =
         if app.form_pane.editing { app.focused_path().and_then(|p| app.form()?.field(&p).cloned()) } else { None };
     let (contexts, hints): (&[Context], &[Hint]) = match (&app.prompts.popup, &editing_field) {
+        // A server's question takes every key, over any popup: its keys, not the pane's behind.
+        _ if app.asks.is_open() => (&[Context::Ask], ASK),
         (Some(Popup::Picker { .. }), _) => (&[Context::Picker], PICKER),
         (Some(Popup::KeyPrompt { .. }), _) => (&[], KEY_PROMPT),
         (Some(Popup::Help { .. }), _) => (&[Context::Result], HELP),

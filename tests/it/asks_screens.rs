@@ -219,3 +219,20 @@ fn focus_on(app: &mut App, name: &str) {
     }
     panic!("no field {name} below the focus");
 }
+
+/// While a server's question is open the status line gives its keys, not those of the pane
+/// behind it (where Enter would edit a field; here it sends the answer).
+#[test]
+fn the_status_line_gives_the_questions_keys() {
+    let mut app = app();
+    let before = screen(&app);
+    let bottom = |text: &str| text.lines().last().unwrap_or_default().to_string();
+    assert!(!bottom(&before).contains("Enter send"), "{before}");
+    update(&mut app, Msg::Asked { id: 1, ask: form_ask() });
+    let shown = screen(&app);
+    let said = bottom(&shown);
+    for hint in ["Enter send", "Ctrl-D decline", "Esc cancel", "a/d list item"] {
+        assert!(said.contains(hint), "{hint} in {said}");
+    }
+    assert!(!said.contains("Enter edit"), "{said}");
+}

@@ -20,6 +20,7 @@ mod fuzz_screens;
 mod hostile;
 mod key_names;
 mod keys_pty;
+mod keys_pty_panes;
 mod lint;
 mod lint_providers;
 mod mcp;

@@ -947,9 +947,62 @@ fn lint_findings_in_the_detail_pane() {
     let findings = tooldeck::lint::lint_tool(&tool, &options);
     let rules: Vec<&str> = findings.iter().map(|f| f.rule).collect();
     assert!(rules.contains(&"schema/description-default"), "{rules:?}");
-    deck.send(Msg::Linted { tool_id: tool.id.clone(), findings });
-    let screen = deck.snapshot("lint_findings_in_the_detail_pane");
-    assert!(screen.contains("lint "), "{screen}");
-    assert!(screen.contains("lint 5 warnings (4 more: tooldeck lint) · ! tips/short-description"), "{screen}");
-    assert!(screen.contains("Searches."), "the description keeps its room: {screen}");
+    let count = findings.len();
+    assert!(count >= 3, "several warnings: {rules:?}");
+    deck.send(Msg::Linted { tool_id: tool.id.clone(), findings: findings.clone() });
+    for (width, height) in [(120, 40), (80, 24)] {
+        deck.resize(width, height);
+        let screen = deck.snapshot(&format!("lint_findings_in_the_detail_pane_{width}x{height}"));
+        // One short line, never the findings themselves: the header stays for the tool.
+        let said = format!("lint {count} warnings · N reads them");
+        assert_eq!(screen.matches("lint ").count(), 1, "{screen}");
+        assert!(screen.contains(&said), "{said} in {screen}");
+        assert!(!screen.contains("tips/short-description"), "{screen}");
+        assert!(screen.contains("Searches."), "the description keeps its room: {screen}");
+        // N reads every finding whole, with its fix; Esc comes back to the form.
+        deck.press(KeyCode::Char('N'));
+        let popup = deck.snapshot(&format!("lint_notes_whole_{width}x{height}"));
+        assert!(popup.contains(&format!("lint: search_docs · {count} warnings")), "{popup}");
+        let mut seen = popup.clone();
+        for _ in 0..40 {
+            deck.press(KeyCode::Down);
+            seen.push_str(&deck.text());
+        }
+        for finding in &findings {
+            assert!(seen.contains(finding.rule), "{} in {seen}", finding.rule);
+        }
+        assert!(seen.contains("fix: "), "{seen}");
+        deck.press(KeyCode::Esc);
+        assert!(deck.app.prompts.popup.is_none());
+        assert!(!deck.app.form_pane.editing, "leaving the popup starts no edit");
+    }
+    // While typing in a field, Alt-n reads them too (the edit ends, what was typed stays).
+    deck.focus_field("query");
+    deck.press(KeyCode::Enter);
+    deck.type_text("abc");
+    deck.key(KeyCode::Char('n'), KeyModifiers::ALT);
+    assert!(matches!(deck.app.prompts.popup, Some(tooldeck::app::Popup::Text { .. })), "{:?}", deck.app.prompts.popup);
+    deck.press(KeyCode::Esc);
+    assert!(deck.text().contains("\"abc\""), "{}", deck.text());
+}
+
+/// Without findings there is nothing to read: N says why instead of opening an empty box.
+#[test]
+fn lint_notes_key_says_why_there_is_nothing() {
+    let file = r#"{"name": "fine", "description": "Looks a word up in the dictionary and returns its meanings.",
+        "parameters": {"type": "object", "properties": {}}}"#;
+    let (tools, _) = load_text("fine.json", file, &LoadOptions::default());
+    let app = App::new(Catalog::default(), &[], (120, 40)).with_lint(tooldeck::lint::Options::default()).loading();
+    let mut deck = Deck { app, size: (120, 40) };
+    deck.send(Msg::CatalogLoaded { tools, diagnostics: Vec::new() });
+    deck.press(KeyCode::Char('N'));
+    assert!(deck.app.prompts.popup.is_none());
+    let status = deck.app.status.clone().unwrap_or_default();
+    assert!(status.contains("not read fine yet"), "{status}");
+    let id = deck.app.selected_tool().map(|t| t.id.clone()).unwrap_or_default();
+    deck.send(Msg::Linted { tool_id: id, findings: Vec::new() });
+    assert!(!deck.text().contains("reads them"), "nothing to count: {}", deck.text());
+    deck.press(KeyCode::Char('N'));
+    let status = deck.app.status.clone().unwrap_or_default();
+    assert!(status.contains("find nothing to say of fine"), "{status}");
 }
