@@ -40,7 +40,8 @@ impl App {
     fn send(&mut self, tool_id: String, arguments: serde_json::Value) -> Vec<Effect> {
         if let Some(tool) = self.catalog.get(&tool_id).filter(|t| self.confirmations.needed(t)) {
             let title = crate::text::visible(tool.display_title()).into_owned();
-            self.status = Some(format!("{title} is marked destructive: y runs it, any other key does not"));
+            let said = format!("{title} is marked destructive: {{key:confirm}} runs it, any other key does not");
+            self.status = Some(self.keymap.say(&said, &[Context::Confirm]));
             self.prompts.popup = Some(Popup::ConfirmRun { tool_id, title, arguments });
             return Vec::new();
         }

@@ -1,7 +1,7 @@
 //! The popups: a box over the screen that takes the keys until it closes. A popup handles its
 //! own keys; what the user chose comes back as a [`Prompted`] for the app to carry out.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 
 use super::keymap::{Action, Context, Keymap};
 use super::typing::edit_input;
@@ -179,7 +179,7 @@ impl Prompts {
                 let entered = text_box(input, key);
                 self.closing(entered, Prompted::SaveArtifact)
             }
-            Popup::ConfirmOverwrite { .. } | Popup::ConfirmRun { .. } => self.confirm_key(key),
+            Popup::ConfirmOverwrite { .. } | Popup::ConfirmRun { .. } => self.confirm_key(keymap, key),
             Popup::CaseFile { input } => match text_box(input, key) {
                 Some(Some(path)) => {
                     self.popup = None;
@@ -251,17 +251,13 @@ impl Prompts {
         }
     }
 
-    /// A yes-or-no box: `y` says yes, any other key no; it closes either way.
-    fn confirm_key(&mut self, key: KeyEvent) -> Prompted {
-        let yes = matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y'));
+    /// A yes-or-no box: the table's yes key (`y`) says yes, any other key no; it closes either way.
+    fn confirm_key(&mut self, keymap: &Keymap, key: KeyEvent) -> Prompted {
+        let yes = keymap.is(Context::Confirm, key, Action::Confirm);
         match self.popup.take() {
             Some(Popup::ConfirmOverwrite { path }) if yes => Prompted::Overwrite(path),
             Some(Popup::ConfirmOverwrite { path }) => Prompted::KeptFile(path),
-            Some(Popup::ConfirmRun { tool_id, arguments, .. })
-                if yes && !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-            {
-                Prompted::RunConfirmed { tool_id, arguments }
-            }
+            Some(Popup::ConfirmRun { tool_id, arguments, .. }) if yes => Prompted::RunConfirmed { tool_id, arguments },
             Some(Popup::ConfirmRun { title, .. }) => Prompted::RunDeclined(title),
             other => {
                 self.popup = other;

@@ -10,7 +10,7 @@ use crate::form::{TextInput, Widget, build::show};
 
 impl App {
     pub(super) fn json_key(&mut self, key: KeyEvent) {
-        if matches!(key.code, KeyCode::Esc | KeyCode::Tab) {
+        if key.code == KeyCode::Esc || self.leaves_box(key).is_some() {
             self.focus = Focus::Form;
             self.sync_json();
             return;
@@ -28,14 +28,15 @@ impl App {
             return;
         };
         let multiline = matches!(field.widget, Widget::Text { multiline: true, .. } | Widget::Raw { .. });
+        let leaves = self.leaves_box(key);
         match key.code {
-            KeyCode::Esc => self.form_pane.editing = false,
-            KeyCode::Enter if !multiline => self.form_pane.editing = false,
-            KeyCode::Tab | KeyCode::BackTab => {
+            _ if leaves == Some(0) => self.form_pane.editing = false,
+            _ if let Some(delta) = leaves => {
                 self.form_pane.editing = false;
-                let delta = if key.code == KeyCode::Tab { 1 } else { -1 };
                 self.form_op(|pane, id| pane.move_cursor(id, delta));
             }
+            KeyCode::Esc => self.form_pane.editing = false,
+            KeyCode::Enter if !multiline => self.form_pane.editing = false,
             KeyCode::Down if matches!(field.widget, Widget::Suggest { .. }) => {
                 if let Widget::Suggest { suggestions, .. } = &field.widget {
                     self.prompts.popup = Some(Popup::Picker {
@@ -64,6 +65,21 @@ impl App {
             }
         }
         self.sync_json();
+    }
+
+    /// The table's keys that leave a text box (Back, and Next or Previous field: by default Esc,
+    /// Tab and Shift-Tab) when `key` is one and cannot type: `Some(0)` to stop, `Some(±1)` to
+    /// stop and move on. A printable key always types into the box the person chose.
+    fn leaves_box(&self, key: KeyEvent) -> Option<isize> {
+        if is_editing_key(key) {
+            return None;
+        }
+        match self.keymap.action_for(super::Context::Main, key)? {
+            super::Action::Back => Some(0),
+            super::Action::NextField => Some(1),
+            super::Action::PreviousField => Some(-1),
+            _ => None,
+        }
     }
 
     /// A key in the filter box: every keystroke selects the best match; Enter opens it.

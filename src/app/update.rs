@@ -122,7 +122,8 @@ fn saved(app: &mut App, result: Result<Saved, String>) {
             app.status = Some(format!("saved {} to {path}", crate::text::human_bytes(bytes)));
         }
         Ok(Saved::Exists { path }) => {
-            app.status = Some(format!("{path} exists: y replaces it, any other key keeps it"));
+            let said = format!("{path} exists: {{key:confirm}} replaces it, any other key keeps it");
+            app.status = Some(app.keymap.say(&said, &[Context::Confirm]));
             app.prompts.popup = Some(Popup::ConfirmOverwrite { path });
         }
         Err(e) => app.status = Some(format!("not saved: {e}")),

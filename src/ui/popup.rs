@@ -13,6 +13,9 @@ use crate::form::TextInput;
 use crate::text::{truncate, visible, width, wrap};
 use crate::theme::Styles;
 
+/// Where a yes-or-no box's yes key is looked up.
+const CONFIRM: &[Context] = &[Context::Confirm];
+
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
     let Some(popup) = &app.prompts.popup else { return };
     match popup {
@@ -37,12 +40,16 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         }
         Popup::ConfirmOverwrite { path } => {
             let area = centered(screen, 70, 4);
-            let body = open(frame, area, "replace the file? (y: replace, any other key: keep it)", styles);
+            let title = app.keymap.say("replace the file? ({key:confirm}: replace, any other key: keep it)", CONFIRM);
+            let body = open(frame, area, &title, styles);
             let line = Line::styled(format!("{} already exists", visible(path)), styles.warning);
             frame.render_widget(Paragraph::new(line), body);
         }
         Popup::ConfirmRun { tool_id, title, arguments } => {
-            confirm_run(frame, screen, tool_id, title, arguments, styles)
+            let asked =
+                app.keymap.say("run a destructive tool? ({key:confirm}: run it, any other key: do not)", CONFIRM);
+            let body = open(frame, centered(screen, 70, 5), &asked, styles);
+            confirm_run(frame, body, tool_id, title, arguments, styles);
         }
         Popup::CaseFile { input } => {
             let area = centered(screen, 70, 5);
@@ -133,16 +140,15 @@ fn token_prompt(
     ));
 }
 
+/// What a destructive tool would be run with, in the box that asks.
 fn confirm_run(
     frame: &mut Frame,
-    screen: Rect,
+    body: Rect,
     tool_id: &str,
     title: &str,
     arguments: &serde_json::Value,
     styles: &Styles,
 ) {
-    let area = centered(screen, 70, 5);
-    let body = open(frame, area, "run a destructive tool? (y: run it, any other key: do not)", styles);
     let width = usize::from(body.width);
     let lines = vec![
         Line::styled(truncate(&format!("{title} ({})", visible(tool_id)), width).into_owned(), styles.warning),
