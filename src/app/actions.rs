@@ -10,7 +10,7 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     // Only a second Run straight after the first sends invalid input.
     let run_armed = std::mem::take(&mut app.form_pane.run_armed);
     if app.prompts.popup.is_none() && app.keymap.is(Context::Anywhere, key, Action::Palette) {
-        app.prompts.popup = Some(Popup::palette());
+        app.prompts.open(Popup::palette());
         return Vec::new();
     }
     if app.prompts.popup.is_some() {
@@ -115,7 +115,7 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
             Vec::new()
         }
         Action::Help => {
-            app.prompts.popup = Some(Popup::help());
+            app.prompts.open(Popup::help());
             Vec::new()
         }
         // In and out, as a switch: the same chord goes back where the person was.
@@ -151,7 +151,7 @@ impl App {
     /// The text box being typed in (a field, the filter, the JSON view) stops taking keys; what
     /// was typed stays.
     pub(super) fn stop_typing(&mut self) {
-        self.form_pane.editing = false;
+        self.form_pane.stop_editing();
         self.list.filtering = false;
         self.server_pane.traffic.filtering = false;
         if self.focus == Focus::Json {
@@ -168,7 +168,7 @@ impl App {
                 other => other,
             };
         }
-        self.form_pane.editing = false;
+        self.form_pane.stop_editing();
         self.focus = Focus::Result;
     }
 }
@@ -266,15 +266,15 @@ fn list_action(app: &mut App, action: Action) -> bool {
         }
         Action::ToggleJson => app.toggle_json(),
         Action::Activate | Action::Expand | Action::NextField => open_form(app),
-        Action::Help => app.prompts.popup = Some(Popup::help()),
+        Action::Help => app.prompts.open(Popup::help()),
         Action::Zoom => app.zoomed = !app.zoomed,
-        Action::Palette => app.prompts.popup = Some(Popup::palette()),
+        Action::Palette => app.prompts.open(Popup::palette()),
         Action::ServerPane => app.server_pane.open = !app.server_pane.open,
         Action::Traffic => app.toggle_traffic(),
         Action::RawDefinition => app.show_raw_definition(),
         Action::ConnectServer => app.pick_found_server(),
         Action::EditRoots => {
-            app.prompts.popup = Some(Popup::Roots { input: crate::form::TextInput::new(app.asks.roots.join(", ")) })
+            app.prompts.open(Popup::Roots { input: crate::form::TextInput::new(app.asks.roots.join(", ")) })
         }
         _ => return false,
     }
@@ -327,7 +327,7 @@ fn command(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         Action::Subscribe => return Some(app.toggle_subscription()),
         Action::Reconnect => return Some(reconnect(app)),
         Action::History if app.recorder.history.is_empty() => app.status = Some("no calls yet".into()),
-        Action::History => app.prompts.popup = Some(Popup::History { selected: 0 }),
+        Action::History => app.prompts.open(Popup::History { selected: 0 }),
         Action::SaveCase => return Some(app.save_case()),
         Action::Fuzz => return Some(app.fuzz_selected()),
         Action::Unset | Action::AddItem | Action::DeleteItem | Action::MoveItemUp | Action::MoveItemDown => {
@@ -375,7 +375,7 @@ fn result_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
         if action == Action::Activate
             && let Some(popup) = app.result.string_as_text()
         {
-            app.prompts.popup = Some(popup);
+            app.prompts.open(popup);
             return Vec::new();
         }
         let height = app.value_height();
@@ -422,11 +422,11 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
             return Vec::new();
         }
         Action::Help => {
-            app.prompts.popup = Some(Popup::help());
+            app.prompts.open(Popup::help());
             return Vec::new();
         }
         Action::Find => {
-            app.prompts.popup = Some(app.result.ask_search());
+            app.prompts.open(app.result.ask_search());
             return Vec::new();
         }
         Action::FindNext => {
@@ -474,7 +474,7 @@ fn server_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
             Vec::new()
         }
         Some(Action::Help) => {
-            app.prompts.popup = Some(Popup::help());
+            app.prompts.open(Popup::help());
             Vec::new()
         }
         Some(Action::Activate) => {

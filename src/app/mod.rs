@@ -563,7 +563,7 @@ impl App {
             self.status = Some(self.say(&message));
         }
         if let Some(popup) = reply.popup {
-            self.prompts.popup = Some(popup);
+            self.prompts.open(popup);
         }
         reply.effects
     }

@@ -7,6 +7,8 @@ use super::keymap::{Action, Context, Keymap};
 use super::typing::edit_input;
 use crate::form::TextInput;
 
+/// The popup on screen. Read it freely; it changes only through the methods below (`open`,
+/// `close_popup`, `key`, `paste`), which the architecture test checks.
 #[derive(Debug, Default)]
 pub struct Prompts {
     pub popup: Option<Popup>,
@@ -156,6 +158,41 @@ pub fn palette_matches(keymap: &Keymap, query: &str) -> Vec<PaletteEntry> {
 }
 
 impl Prompts {
+    /// `popup` takes the keys until it closes (it replaces any popup open).
+    pub fn open(&mut self, popup: Popup) {
+        self.popup = Some(popup);
+    }
+
+    /// The popup closes without an answer.
+    pub fn close_popup(&mut self) {
+        self.popup = None;
+    }
+
+    /// A paste while a popup is open goes to its text box, if it has one: true when a popup
+    /// was open (a list or a question has nowhere to put it, and the paste is dropped).
+    pub fn paste(&mut self, text: &str) -> bool {
+        match self.popup.as_mut() {
+            Some(
+                Popup::KeyPrompt { input, .. }
+                | Popup::Search { input }
+                | Popup::SavePrompt { input }
+                | Popup::CaseFile { input }
+                | Popup::TokenPrompt { input, .. }
+                | Popup::Palette { input, .. },
+            ) => input.insert_str(text, false),
+            Some(_) => {}
+            None => return false,
+        }
+        true
+    }
+
+    /// The help overlay scrolled no further than `last`.
+    pub fn clamp_help(&mut self, last: usize) {
+        if let Some(Popup::Help { scroll }) = &mut self.popup {
+            *scroll = (*scroll).min(last);
+        }
+    }
+
     /// A key while a popup is open (`history_len`: how many past calls the list shows).
     pub fn key(&mut self, keymap: &Keymap, key: KeyEvent, history_len: usize) -> Prompted {
         let Some(popup) = self.popup.as_mut() else { return Prompted::Nothing };

@@ -24,22 +24,22 @@ impl App {
 
     pub(super) fn edit_key(&mut self, key: KeyEvent) {
         let Some((path, field)) = self.form_op(|pane, id| pane.focused_field(id)) else {
-            self.form_pane.editing = false;
+            self.form_pane.stop_editing();
             return;
         };
         let multiline = matches!(field.widget, Widget::Text { multiline: true, .. } | Widget::Raw { .. });
         let leaves = self.leaves_box(key);
         match key.code {
-            _ if leaves == Some(0) => self.form_pane.editing = false,
+            _ if leaves == Some(0) => self.form_pane.stop_editing(),
             _ if let Some(delta) = leaves => {
-                self.form_pane.editing = false;
+                self.form_pane.stop_editing();
                 self.form_op(|pane, id| pane.move_cursor(id, delta));
             }
-            KeyCode::Esc => self.form_pane.editing = false,
-            KeyCode::Enter if !multiline => self.form_pane.editing = false,
+            KeyCode::Esc => self.form_pane.stop_editing(),
+            KeyCode::Enter if !multiline => self.form_pane.stop_editing(),
             KeyCode::Down if matches!(field.widget, Widget::Suggest { .. }) => {
                 if let Widget::Suggest { suggestions, .. } = &field.widget {
-                    self.prompts.popup = Some(Popup::Picker {
+                    self.prompts.open(Popup::Picker {
                         path,
                         title: format!("{}: suggestions (other values allowed)", field.label()),
                         options: suggestions.iter().map(show).collect(),
@@ -49,7 +49,7 @@ impl App {
                 }
             }
             KeyCode::Up | KeyCode::Down if !multiline => {
-                self.form_pane.editing = false;
+                self.form_pane.stop_editing();
                 let delta = if key.code == KeyCode::Up { -1 } else { 1 };
                 self.form_op(|pane, id| pane.move_cursor(id, delta));
             }
@@ -111,18 +111,8 @@ impl App {
 
     pub(super) fn paste(&mut self, text: &str) {
         // Every text box takes a paste, as it takes the same editing keys.
-        if let Some(
-            Popup::KeyPrompt { input, .. }
-            | Popup::Search { input }
-            | Popup::SavePrompt { input }
-            | Popup::CaseFile { input }
-            | Popup::TokenPrompt { input, .. }
-            | Popup::Palette { input, .. },
-        ) = self.prompts.popup.as_mut()
-        {
-            input.insert_str(text, false);
-        } else if self.prompts.popup.is_some() {
-            // A popup without a text box (a list, a question) has nowhere to put it.
+        if self.prompts.paste(text) {
+            // An open popup took it, or has nowhere to put it.
         } else if self.list.filtering {
             self.list.filter.insert_str(text, false);
             self.list.refresh_to_best(&self.catalog);
@@ -136,7 +126,7 @@ impl App {
             let Some((path, field)) = self.form_op(|pane, id| pane.focused_field(id)) else { return };
             if field.input().is_some() {
                 // A paste is text the person means for the focused field: it chooses the field.
-                self.form_pane.editing = true;
+                self.form_pane.start_editing();
                 if let Some(form) = self.form_mut() {
                     form.edit_text(&path, |input, multiline| input.insert_str(text, multiline));
                 }

@@ -124,7 +124,7 @@ fn saved(app: &mut App, result: Result<Saved, String>) {
         Ok(Saved::Exists { path }) => {
             let said = format!("{path} exists: {{key:confirm}} replaces it, any other key keeps it");
             app.status = Some(app.keymap.say(&said, &[Context::Confirm]));
-            app.prompts.popup = Some(Popup::ConfirmOverwrite { path });
+            app.prompts.open(Popup::ConfirmOverwrite { path });
         }
         Err(e) => app.status = Some(format!("not saved: {e}")),
     }
@@ -160,7 +160,7 @@ fn server_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::ServerWantsToken { url, challenge } => {
             app.status = None;
             app.auth.challenge.clone_from(&challenge);
-            app.prompts.popup = Some(app.server.wants_token(&url, challenge.as_deref()));
+            app.prompts.open(app.server.wants_token(&url, challenge.as_deref()));
         }
         Msg::ServerEvents(events) => {
             let mut effects = app.resources_updated(&events);
