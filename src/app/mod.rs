@@ -11,6 +11,7 @@ mod artifact;
 pub mod asks;
 pub mod auth;
 mod confirm;
+pub mod connection;
 pub mod content;
 pub mod faces;
 pub mod failure;
@@ -26,7 +27,6 @@ pub mod prompts;
 mod raw;
 pub mod recorder;
 pub mod result;
-pub mod server;
 pub mod server_pane;
 pub mod servers;
 pub mod traffic;
@@ -39,6 +39,7 @@ use crate::catalog::{Catalog, Diagnostic, Tool};
 use crate::form::Form;
 use crate::invoke::CallRequest;
 
+pub use connection::Server;
 pub use failure::{CallFailure, FailureKind};
 pub use form::{FormPane, JsonView};
 pub use keymap::{Action, Context, Keymap};
@@ -47,7 +48,6 @@ pub use list::ToolList;
 pub use prompts::{PickerPurpose, Popup, Prompts};
 pub use recorder::Recorder;
 pub use result::{Answer, ArtifactState, ArtifactView, ResultPane, Run, RunState};
-pub use server::Server;
 pub use update::update;
 
 /// Everything that can happen to the app.
