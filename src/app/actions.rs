@@ -10,7 +10,7 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     // Only a second Run straight after the first sends invalid input.
     let run_armed = std::mem::take(&mut app.form_pane.run_armed);
     if app.prompts.popup.is_none() && app.keymap.is(Context::Anywhere, key, Action::Palette) {
-        app.prompts.popup = Some(Popup::palette());
+        app.prompts.open(Popup::palette());
         return Vec::new();
     }
     if app.prompts.popup.is_some() {
@@ -116,7 +116,7 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
             Vec::new()
         }
         Action::Help => {
-            app.prompts.popup = Some(Popup::help());
+            app.prompts.open(Popup::help());
             Vec::new()
         }
         // In and out, as a switch: the same chord goes back where the person was.
@@ -152,7 +152,7 @@ impl App {
     /// The text box being typed in (a field, the filter, the JSON view) stops taking keys; what
     /// was typed stays.
     pub(super) fn stop_typing(&mut self) {
-        self.form_pane.editing = false;
+        self.form_pane.stop_editing();
         self.list.filtering = false;
         self.server_pane.traffic.filtering = false;
         if self.focus == Focus::Json {
@@ -169,7 +169,7 @@ impl App {
                 other => other,
             };
         }
-        self.form_pane.editing = false;
+        self.form_pane.stop_editing();
         self.focus = Focus::Result;
     }
 }
@@ -202,35 +202,63 @@ pub(super) fn run_action(app: &mut App, context: Context, action: Action) -> Vec
 /// An action in the list or the form.
 fn act(app: &mut App, action: Action) -> Vec<Effect> {
     app.status = None;
-    let in_form = app.focus == Focus::Form;
+    let handled = (app.focus == Focus::Form && form_action(app, action)) || list_action(app, action);
+    if !handled && let Some(effects) = command(app, action) {
+        return effects;
+    }
+    app.sync_json();
+    Vec::new()
+}
+
+/// An action on the form that has the focus; false when the form does not take it.
+fn form_action(app: &mut App, action: Action) -> bool {
     match action {
-        Action::Quit | Action::ForceQuit => return vec![Effect::Quit],
-        Action::Up if in_form => app.form_op(|pane, id| pane.move_cursor(id, -1)),
-        Action::Down if in_form => app.form_op(|pane, id| pane.move_cursor(id, 1)),
-        Action::PageUp if in_form => app.form_op(|pane, id| pane.move_cursor(id, -10)),
-        Action::PageDown if in_form => app.form_op(|pane, id| pane.move_cursor(id, 10)),
-        Action::Top if in_form => app.form_op(|pane, id| pane.move_cursor(id, isize::MIN / 2)),
-        Action::Bottom if in_form => app.form_op(|pane, id| pane.move_cursor(id, isize::MAX / 2)),
+        Action::Up | Action::PreviousField => app.form_op(|pane, id| pane.move_cursor(id, -1)),
+        Action::Down | Action::NextField => app.form_op(|pane, id| pane.move_cursor(id, 1)),
+        Action::PageUp => app.form_op(|pane, id| pane.move_cursor(id, -10)),
+        Action::PageDown => app.form_op(|pane, id| pane.move_cursor(id, 10)),
+        Action::Top => app.form_op(|pane, id| pane.move_cursor(id, isize::MIN / 2)),
+        Action::Bottom => app.form_op(|pane, id| pane.move_cursor(id, isize::MAX / 2)),
+        Action::Activate => {
+            let reply = app.form_op(|pane, id| pane.activate(id));
+            app.apply(reply);
+        }
+        Action::Back => app.focus = Focus::List,
+        Action::Unset => app.form_op(|pane, id| pane.with_focused(id, |form, path| form.unset(path))),
+        Action::AddItem => {
+            let reply = app.form_op(|pane, id| pane.add_item(id));
+            app.apply(reply);
+        }
+        Action::DeleteItem => {
+            let reply = app.form_op(|pane, id| pane.delete_item(id));
+            app.apply(reply);
+        }
+        Action::MoveItemUp => app.form_op(|pane, id| pane.move_item(id, -1)),
+        Action::MoveItemDown => app.form_op(|pane, id| pane.move_item(id, 1)),
+        Action::Collapse => app.form_op(|pane, id| pane.set_collapsed(id, true)),
+        Action::Expand => app.form_op(|pane, id| pane.set_collapsed(id, false)),
+        _ => return false,
+    }
+    true
+}
+
+/// Moving in the tool list, searching it, and what changes only the view; false for any other
+/// action.
+fn list_action(app: &mut App, action: Action) -> bool {
+    match action {
         Action::Up => app.select_tool(-1),
         Action::Down => app.select_tool(1),
         Action::PageUp => app.select_tool(-10),
         Action::PageDown => app.select_tool(10),
         Action::Top => app.select_tool(isize::MIN / 2),
         Action::Bottom => app.select_tool(isize::MAX / 2),
-        Action::Activate if in_form => {
-            let reply = app.form_op(|pane, id| pane.activate(id));
-            app.apply(reply);
-        }
-        Action::Back if in_form => app.focus = Focus::List,
         Action::Back => {
             if !app.list.filter.text().is_empty() {
                 app.list.filter.clear();
                 app.list.refresh(&app.catalog);
             }
         }
-        Action::NextField if in_form => app.form_op(|pane, id| pane.move_cursor(id, 1)),
-        Action::PreviousField if in_form => app.form_op(|pane, id| pane.move_cursor(id, -1)),
-        Action::PreviousField => {}
+        Action::PreviousField | Action::Collapse => {}
         Action::Filter => {
             // A new search each time: `/` never appends to the last one.
             app.focus = Focus::List;
@@ -238,24 +266,31 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
             app.list.filter.clear();
         }
         Action::ToggleJson => app.toggle_json(),
-        Action::Unset if in_form => app.form_op(|pane, id| pane.with_focused(id, |form, path| form.unset(path))),
-        Action::AddItem if in_form => {
-            let reply = app.form_op(|pane, id| pane.add_item(id));
-            app.apply(reply);
-        }
-        Action::DeleteItem if in_form => {
-            let reply = app.form_op(|pane, id| pane.delete_item(id));
-            app.apply(reply);
-        }
-        Action::MoveItemUp if in_form => app.form_op(|pane, id| pane.move_item(id, -1)),
-        Action::MoveItemDown if in_form => app.form_op(|pane, id| pane.move_item(id, 1)),
-        Action::Collapse if in_form => app.form_op(|pane, id| pane.set_collapsed(id, true)),
-        Action::Expand if in_form => app.form_op(|pane, id| pane.set_collapsed(id, false)),
-        Action::Collapse => {}
         Action::Activate | Action::Expand | Action::NextField => open_form(app),
-        Action::Help => app.prompts.popup = Some(Popup::help()),
+        Action::Help => app.prompts.open(Popup::help()),
         Action::Zoom => app.zoomed = !app.zoomed,
-        Action::Palette => app.prompts.popup = Some(Popup::palette()),
+        Action::Palette => app.prompts.open(Popup::palette()),
+        Action::ServerPane => app.server_pane.open = !app.server_pane.open,
+        Action::Traffic => app.toggle_traffic(),
+        Action::RawDefinition => app.show_raw_definition(),
+        Action::LintNotes => app.show_lint_notes(),
+        Action::ConnectServer => app.pick_found_server(),
+        Action::EditRoots => {
+            app.prompts.open(Popup::Roots { input: crate::form::TextInput::new(app.asks.roots.join(", ")) })
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Every other action: `Some` with the effects it asks for, `None` when it only changed state.
+fn command(app: &mut App, action: Action) -> Option<Vec<Effect>> {
+    let no_result = |app: &mut App| {
+        let run_key = app.key_name(Context::Main, Action::Run);
+        app.status = Some(format!("no result yet: {run_key} runs the tool"));
+    };
+    match action {
+        Action::Quit | Action::ForceQuit => return Some(vec![Effect::Quit]),
         Action::FillDefaults => {
             let filled = app.form_mut().map_or(0, |form| form.fill_defaults());
             app.status = Some(match filled {
@@ -271,7 +306,7 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
         | Action::OpenLink
             if app.result.run.is_some() =>
         {
-            return result_action(app, action, false);
+            return Some(result_action(app, action, false));
         }
         Action::ToggleRunOption(n) => {
             let reply = app.form_op(|pane, id| pane.toggle_run_option(id, n));
@@ -279,66 +314,39 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
             app.form_mut();
             app.apply(reply);
         }
-        Action::Run => return app.start_run(false),
-        Action::Retry => return app.retry(),
+        Action::Run => return Some(app.start_run(false)),
+        Action::Retry => return Some(app.retry()),
         Action::GiveToken => app.ask_token(),
         Action::SignIn => {
             let reply = app.auth.sign_in();
-            return app.apply(reply);
+            return Some(app.apply(reply));
         }
         Action::SignOut => {
             let reply = app.auth.sign_out();
-            return app.apply(reply);
+            return Some(app.apply(reply));
         }
-        Action::EditRoots => {
-            app.prompts.popup = Some(Popup::Roots { input: crate::form::TextInput::new(app.asks.roots.join(", ")) })
-        }
-        // A server's question has its own keys (`asks`).
-        Action::AskAccept | Action::AskDecline | Action::AskCancel => {}
         Action::FocusResult if app.result.run.is_some() => app.focus_result(),
-        Action::FocusResult => {
-            let run_key = app.key_name(Context::Main, Action::Run);
-            app.status = Some(format!("no result yet: {run_key} runs the tool"));
-        }
-        Action::ServerPane => app.server_pane.open = !app.server_pane.open,
-        Action::Traffic => app.toggle_traffic(),
-        Action::RawDefinition => app.show_raw_definition(),
-        Action::LintNotes => app.show_lint_notes(),
-        Action::Subscribe => return app.toggle_subscription(),
-        Action::MessageUp | Action::MessageDown => {}
-        Action::Reconnect => return reconnect(app),
-        Action::ConnectServer => app.pick_found_server(),
+        Action::Subscribe => return Some(app.toggle_subscription()),
+        Action::Reconnect => return Some(reconnect(app)),
         Action::History if app.recorder.history.is_empty() => app.status = Some("no calls yet".into()),
-        Action::History => app.prompts.popup = Some(Popup::History { selected: 0 }),
-        Action::SaveCase => return app.save_case(),
-        Action::Fuzz => return app.fuzz_selected(),
+        Action::History => app.prompts.open(Popup::History { selected: 0 }),
+        Action::SaveCase => return Some(app.save_case()),
+        Action::Fuzz => return Some(app.fuzz_selected()),
         Action::Unset | Action::AddItem | Action::DeleteItem | Action::MoveItemUp | Action::MoveItemDown => {
             app.status = Some(app.say("select a tool and press {key:activate} to fill in its form"));
         }
-        Action::ToggleExchange
+        Action::FocusResult
+        | Action::ToggleExchange
         | Action::CopyCurl
         | Action::FetchArtifact
         | Action::SaveArtifact
         | Action::Copy
-        | Action::OpenLink => {
-            let run_key = app.key_name(Context::Main, Action::Run);
-            app.status = Some(format!("no result yet: {run_key} runs the tool"));
-        }
-        // The result pane's own actions are not bound here.
-        Action::WaitForAuthorization
-        | Action::ToggleWrap
-        | Action::ScrollLeft
-        | Action::ScrollRight
-        | Action::Find
-        | Action::FindNext
-        | Action::FoldAll
-        | Action::UnfoldAll
-        | Action::NextItem
-        | Action::PreviousItem
-        | Action::LogLevel => {}
+        | Action::OpenLink => no_result(app),
+        // A server's question has its own keys (`asks`); the result pane's own actions are not
+        // bound here.
+        _ => {}
     }
-    app.sync_json();
-    Vec::new()
+    None
 }
 
 fn open_form(app: &mut App) {
@@ -369,7 +377,7 @@ fn result_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
         if action == Action::Activate
             && let Some(popup) = app.result.string_as_text()
         {
-            app.prompts.popup = Some(popup);
+            app.prompts.open(popup);
             return Vec::new();
         }
         let height = app.value_height();
@@ -416,11 +424,11 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
             return Vec::new();
         }
         Action::Help => {
-            app.prompts.popup = Some(Popup::help());
+            app.prompts.open(Popup::help());
             return Vec::new();
         }
         Action::Find => {
-            app.prompts.popup = Some(app.result.ask_search());
+            app.prompts.open(app.result.ask_search());
             return Vec::new();
         }
         Action::FindNext => {
@@ -468,7 +476,7 @@ fn server_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
             Vec::new()
         }
         Some(Action::Help) => {
-            app.prompts.popup = Some(Popup::help());
+            app.prompts.open(Popup::help());
             Vec::new()
         }
         Some(Action::Activate) => {

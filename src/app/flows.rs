@@ -40,8 +40,9 @@ impl App {
     fn send(&mut self, tool_id: String, arguments: serde_json::Value) -> Vec<Effect> {
         if let Some(tool) = self.catalog.get(&tool_id).filter(|t| self.confirmations.needed(t)) {
             let title = crate::text::visible(tool.display_title()).into_owned();
-            self.status = Some(format!("{title} is marked destructive: y runs it, any other key does not"));
-            self.prompts.popup = Some(Popup::ConfirmRun { tool_id, title, arguments });
+            let said = format!("{title} is marked destructive: {{key:confirm}} runs it, any other key does not");
+            self.status = Some(self.keymap.say(&said, &[Context::Confirm]));
+            self.prompts.open(Popup::ConfirmRun { tool_id, title, arguments });
             return Vec::new();
         }
         self.send_now(tool_id, arguments)
@@ -106,7 +107,7 @@ impl App {
         };
         match provider {
             Some(provider) => {
-                self.prompts.popup = Some(Popup::TokenPrompt { provider, input: TextInput::default(), why: None })
+                self.prompts.open(Popup::TokenPrompt { provider, input: TextInput::default(), why: None })
             }
             None => {
                 self.status = Some(self.say("{key:give_token} gives a token when the result asks for authorization"))
@@ -297,7 +298,7 @@ impl App {
             Prompted::MapKey { path, key } => {
                 let added = self.form_mut().is_some() && self.form_op(|pane, id| pane.add_entry(id, &path, &key));
                 if added {
-                    self.prompts.popup = None;
+                    self.prompts.close_popup();
                     self.sync_json();
                 } else {
                     self.status = Some(format!("\"{key}\" is empty or already there: pick another key"));
@@ -349,7 +350,7 @@ impl App {
             }
             Prompted::SaveAsCase(index) => match self.recorder.save_past_call(index, &self.catalog) {
                 Ok(reply) => {
-                    self.prompts.popup = None;
+                    self.prompts.close_popup();
                     return self.apply(reply);
                 }
                 Err(why) => {

@@ -29,7 +29,8 @@ pub struct FormPane {
     pub cursor: usize,
     /// First visible line of the form (lines, not rows: errors and text areas take several).
     pub scroll: usize,
-    /// A text field is being edited (keys go to it).
+    /// A text field is being edited (keys go to it). Read it freely; it changes only through
+    /// this pane's methods (`start_editing`, `stop_editing`...), which the architecture test checks.
     pub editing: bool,
     pub json: Option<JsonView>,
     /// Run was just refused for invalid input; pressing it again sends anyway.
@@ -150,6 +151,16 @@ impl FormPane {
 
     fn get_mut(&mut self, id: &str) -> Option<&mut Form> {
         self.forms.get_mut(id)
+    }
+
+    /// The focused field takes the printable keys: the person chose it.
+    pub fn start_editing(&mut self) {
+        self.editing = true;
+    }
+
+    /// The field being edited stops taking keys; what was typed stays.
+    pub fn stop_editing(&mut self) {
+        self.editing = false;
     }
 
     /// A new tool is selected: the cursor starts over.

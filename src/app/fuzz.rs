@@ -190,7 +190,7 @@ impl App {
                     return self.start_fuzz(tool);
                 }
             }
-            Action::Help => self.prompts.popup = Some(super::Popup::help()),
+            Action::Help => self.prompts.open(super::Popup::help()),
             _ => {}
         }
         Vec::new()

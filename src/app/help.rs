@@ -80,8 +80,6 @@ impl App {
     /// The help overlay scrolled no further than its last line shows, so ↑ moves it at once.
     pub(super) fn clamp_help(&mut self) {
         let last = shape(self).last_scroll();
-        if let Some(super::Popup::Help { scroll }) = &mut self.prompts.popup {
-            *scroll = (*scroll).min(last);
-        }
+        self.prompts.clamp_help(last);
     }
 }

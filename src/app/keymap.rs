@@ -43,10 +43,13 @@ pub enum Context {
     Typing,
     /// The fuzz pane: a fuzz run's progress and findings.
     Fuzz,
+    /// A yes-or-no box (replace a file, run a destructive tool): its yes key; any other key is
+    /// no.
+    Confirm,
 }
 
 impl Context {
-    pub const ALL: [Context; 11] = [
+    pub const ALL: [Context; 12] = [
         Context::Anywhere,
         Context::Main,
         Context::Typing,
@@ -58,6 +61,7 @@ impl Context {
         Context::Fuzz,
         Context::Traffic,
         Context::Ask,
+        Context::Confirm,
     ];
 
     /// The heading the help overlay gives it.
@@ -74,12 +78,14 @@ impl Context {
             Context::Ask => "a server's question",
             Context::Typing => "every pane, even while typing",
             Context::Fuzz => "fuzz pane",
+            Context::Confirm => "a yes-or-no question",
         }
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 8] {
+    fn layers() -> [&'static [Context]; 9] {
         [
+            &[Context::Anywhere, Context::Confirm],
             &[Context::Anywhere, Context::Ask],
             &[Context::Anywhere, Context::Typing, Context::Main],
             &[Context::Anywhere, Context::Typing, Context::Value, Context::Result],
@@ -199,6 +205,8 @@ pub enum Action {
     /// Fuzz the selected tool in the background (its schemas make the arguments); in the fuzz
     /// pane, run it again.
     Fuzz,
+    /// Yes, in a yes-or-no box: replace the file, run the destructive tool.
+    Confirm,
 }
 
 impl Action {
@@ -270,6 +278,7 @@ impl Action {
             Action::ScrollLeft => "scroll_left",
             Action::ScrollRight => "scroll_right",
             Action::Fuzz => "fuzz",
+            Action::Confirm => "confirm",
         }
     }
 
@@ -516,7 +525,8 @@ impl Keymap {
         let mut seen = std::collections::HashSet::new();
         self.bindings
             .iter()
-            .filter(|b| !matches!(b.action, Action::ForceQuit | Action::Palette))
+            // A yes means something only in the box that asks.
+            .filter(|b| !matches!(b.action, Action::ForceQuit | Action::Palette | Action::Confirm))
             .filter(|b| seen.insert(b.action.kind()))
             .map(|b| (b.context, b.action, b.keys.first().map(Key::to_string).unwrap_or_default(), b.help))
             .collect()

@@ -11,6 +11,7 @@ mod artifact;
 pub mod asks;
 pub mod auth;
 mod confirm;
+pub mod connection;
 pub mod content;
 pub mod faces;
 pub mod failure;
@@ -26,7 +27,6 @@ pub mod prompts;
 mod raw;
 pub mod recorder;
 pub mod result;
-pub mod server;
 pub mod server_pane;
 pub mod servers;
 pub mod status_age;
@@ -41,6 +41,7 @@ use crate::catalog::{Catalog, Diagnostic, Tool};
 use crate::form::Form;
 use crate::invoke::CallRequest;
 
+pub use connection::Server;
 pub use failure::{CallFailure, FailureKind};
 pub use form::{FormPane, JsonView};
 pub use keymap::{Action, Context, Keymap};
@@ -49,7 +50,6 @@ pub use list::ToolList;
 pub use prompts::{PickerPurpose, Popup, Prompts};
 pub use recorder::Recorder;
 pub use result::{Answer, ArtifactState, ArtifactView, ResultPane, Run, RunState};
-pub use server::Server;
 pub use update::update;
 
 /// Everything that can happen to the app.
@@ -573,7 +573,7 @@ impl App {
             self.status = Some(self.say(&message));
         }
         if let Some(popup) = reply.popup {
-            self.prompts.popup = Some(popup);
+            self.prompts.open(popup);
         }
         reply.effects
     }

@@ -1,12 +1,14 @@
 //! The popups: a box over the screen that takes the keys until it closes. A popup handles its
 //! own keys; what the user chose comes back as a [`Prompted`] for the app to carry out.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 
 use super::keymap::{Action, Context, Keymap};
 use super::typing::edit_input;
 use crate::form::TextInput;
 
+/// The popup on screen. Read it freely; it changes only through the methods below (`open`,
+/// `close_popup`, `key`, `paste`), which the architecture test checks.
 #[derive(Debug, Default)]
 pub struct Prompts {
     pub popup: Option<Popup>,
@@ -157,86 +159,66 @@ pub fn palette_matches(keymap: &Keymap, query: &str) -> Vec<PaletteEntry> {
 }
 
 impl Prompts {
+    /// `popup` takes the keys until it closes (it replaces any popup open).
+    pub fn open(&mut self, popup: Popup) {
+        self.popup = Some(popup);
+    }
+
+    /// The popup closes without an answer.
+    pub fn close_popup(&mut self) {
+        self.popup = None;
+    }
+
+    /// A paste while a popup is open goes to its text box, if it has one: true when a popup
+    /// was open (a list or a question has nowhere to put it, and the paste is dropped).
+    pub fn paste(&mut self, text: &str) -> bool {
+        match self.popup.as_mut() {
+            Some(
+                Popup::KeyPrompt { input, .. }
+                | Popup::Search { input }
+                | Popup::SavePrompt { input }
+                | Popup::CaseFile { input }
+                | Popup::TokenPrompt { input, .. }
+                | Popup::Palette { input, .. },
+            ) => input.insert_str(text, false),
+            Some(_) => {}
+            None => return false,
+        }
+        true
+    }
+
+    /// The help overlay scrolled no further than `last`.
+    pub fn clamp_help(&mut self, last: usize) {
+        if let Some(Popup::Help { scroll }) = &mut self.popup {
+            *scroll = (*scroll).min(last);
+        }
+    }
+
     /// A key while a popup is open (`history_len`: how many past calls the list shows).
     pub fn key(&mut self, keymap: &Keymap, key: KeyEvent, history_len: usize) -> Prompted {
         let Some(popup) = self.popup.as_mut() else { return Prompted::Nothing };
-        let text_box = |input: &mut TextInput| match key.code {
-            KeyCode::Esc => Some(None),
-            KeyCode::Enter => Some(Some(input.text().to_string())),
-            _ => {
-                edit_input(input, key, false);
-                None
-            }
-        };
         match popup {
-            Popup::Picker { options, selected, .. } => match keymap.action_for(Context::Picker, key) {
-                Some(Action::Up) => move_selection(selected, -1, options.len()),
-                Some(Action::Down) => move_selection(selected, 1, options.len()),
-                Some(Action::Back) => self.close(),
-                Some(Action::Activate) => match self.popup.take() {
-                    Some(Popup::Picker { path, selected, purpose, options, .. }) => Prompted::Picked {
-                        option: options.get(selected).cloned().unwrap_or_default(),
-                        path,
-                        purpose,
-                        selected,
-                    },
-                    _ => Prompted::Nothing,
-                },
-                _ => Prompted::Hint(keymap.say(
-                    "in this list: {key:up}{key:down} choose · {key:activate} picks · {key:back} cancels",
-                    &[Context::Picker],
-                )),
-            },
-            Popup::KeyPrompt { input, path } => match text_box(input) {
+            Popup::Picker { .. } => self.picker_key(keymap, key),
+            Popup::KeyPrompt { input, path } => match text_box(input, key) {
                 Some(Some(key)) => Prompted::MapKey { path: path.clone(), key },
                 Some(None) => self.close(),
                 None => Prompted::Nothing,
             },
-            Popup::TokenPrompt { provider, input, .. } => match text_box(input) {
-                // Nothing typed: the server's own sign-in (OAuth) instead of a pasted token.
-                Some(Some(token)) if token.trim().is_empty() && provider == crate::invoke::mcp::http::MCP_PROVIDER => {
-                    self.popup = None;
-                    Prompted::SignIn
-                }
-                Some(Some(token)) => {
-                    let provider = provider.clone();
-                    self.popup = None;
-                    Prompted::Token { provider, token }
-                }
-                Some(None) => self.close(),
-                None => Prompted::Nothing,
-            },
+            Popup::TokenPrompt { .. } => self.token_key(key),
             Popup::Roots { input } => {
-                let entered = text_box(input);
+                let entered = text_box(input, key);
                 self.closing(entered, Prompted::Roots)
             }
             Popup::Search { input } => {
-                let entered = text_box(input);
+                let entered = text_box(input, key);
                 self.closing(entered, Prompted::Search)
             }
             Popup::SavePrompt { input } => {
-                let entered = text_box(input);
+                let entered = text_box(input, key);
                 self.closing(entered, Prompted::SaveArtifact)
             }
-            Popup::ConfirmOverwrite { path } => {
-                let path = path.clone();
-                self.popup = None;
-                match key.code {
-                    KeyCode::Char('y') | KeyCode::Char('Y') => Prompted::Overwrite(path),
-                    _ => Prompted::KeptFile(path),
-                }
-            }
-            Popup::ConfirmRun { .. } => match self.popup.take() {
-                Some(Popup::ConfirmRun { tool_id, arguments, .. })
-                    if matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y'))
-                        && !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-                {
-                    Prompted::RunConfirmed { tool_id, arguments }
-                }
-                Some(Popup::ConfirmRun { title, .. }) => Prompted::RunDeclined(title),
-                _ => Prompted::Nothing,
-            },
-            Popup::CaseFile { input } => match text_box(input) {
+            Popup::ConfirmOverwrite { .. } | Popup::ConfirmRun { .. } => self.confirm_key(keymap, key),
+            Popup::CaseFile { input } => match text_box(input, key) {
                 Some(Some(path)) => {
                     self.popup = None;
                     Prompted::CaseFile(path)
@@ -247,62 +229,9 @@ impl Prompts {
                 }
                 None => Prompted::Nothing,
             },
-            Popup::Palette { input, selected } => match key.code {
-                KeyCode::Esc => self.close(),
-                KeyCode::Up => move_selection(selected, -1, palette_matches(keymap, input.text()).len()),
-                KeyCode::Down => move_selection(selected, 1, palette_matches(keymap, input.text()).len()),
-                KeyCode::Enter => {
-                    let chosen = palette_matches(keymap, input.text()).into_iter().nth(*selected);
-                    self.popup = None;
-                    chosen.map_or(Prompted::Nothing, |(context, action, ..)| Prompted::Action(context, action))
-                }
-                _ => {
-                    if edit_input(input, key, false) {
-                        *selected = 0;
-                    }
-                    Prompted::Nothing
-                }
-            },
-            // Scrolled by wrapped rows; the app stops it at the last page (`clamp_text`), which
-            // depends on the screen's width.
-            Popup::Text { text, scroll, .. } => {
-                match (key.code, keymap.action_for(Context::Result, key)) {
-                    (_, Some(Action::Up)) => *scroll = scroll.saturating_sub(1),
-                    (_, Some(Action::Down)) => *scroll = scroll.saturating_add(1),
-                    (_, Some(Action::PageUp)) => *scroll = scroll.saturating_sub(10),
-                    (_, Some(Action::PageDown)) => *scroll = scroll.saturating_add(10),
-                    (_, Some(Action::Top)) => *scroll = 0,
-                    (_, Some(Action::Bottom)) => *scroll = usize::MAX,
-                    (_, Some(Action::Copy)) => return Prompted::Copy(text.clone()),
-                    (KeyCode::Esc | KeyCode::Enter, _) | (_, Some(Action::Back)) => return self.close(),
-                    _ if keymap.is(Context::Main, key, Action::Quit) => return self.close(),
-                    _ => return Prompted::Hint(keymap.say(TEXT_KEYS, &[Context::Result])),
-                }
-                Prompted::Nothing
-            }
-            Popup::History { selected } => match keymap.action_for(Context::History, key) {
-                Some(Action::Up) => move_selection(selected, -1, history_len),
-                Some(Action::Down) => move_selection(selected, 1, history_len),
-                Some(Action::Top) => move_selection(selected, isize::MIN / 2, history_len),
-                Some(Action::Bottom) => move_selection(selected, isize::MAX / 2, history_len),
-                Some(Action::Activate) => {
-                    let index = *selected;
-                    self.popup = None;
-                    Prompted::Reopen(index)
-                }
-                Some(Action::Retry) => {
-                    let index = *selected;
-                    self.popup = None;
-                    Prompted::RunAgain(index)
-                }
-                Some(Action::SaveCase) => Prompted::SaveAsCase(*selected),
-                Some(Action::Back) => self.close(),
-                _ => Prompted::Hint(keymap.say(
-                    "in past calls: {key:up}{key:down} choose · {key:activate} puts back · {key:retry} runs · \
-                     {key:save_case} saves · {key:back} closes",
-                    &[Context::History],
-                )),
-            },
+            Popup::Palette { .. } => self.palette_key(keymap, key),
+            Popup::Text { .. } => self.text_key(keymap, key),
+            Popup::History { .. } => self.history_key(keymap, key, history_len),
             Popup::Help { scroll } => {
                 // Every line the overlay could show: a bound for scrolling down.
                 let lines: usize = keymap.help().iter().map(|(_, lines)| lines.len() + 2).sum();
@@ -317,6 +246,127 @@ impl Prompts {
                 }
                 Prompted::Nothing
             }
+        }
+    }
+
+    fn picker_key(&mut self, keymap: &Keymap, key: KeyEvent) -> Prompted {
+        let Some(Popup::Picker { options, selected, .. }) = self.popup.as_mut() else { return Prompted::Nothing };
+        match keymap.action_for(Context::Picker, key) {
+            Some(Action::Up) => move_selection(selected, -1, options.len()),
+            Some(Action::Down) => move_selection(selected, 1, options.len()),
+            Some(Action::Back) => self.close(),
+            Some(Action::Activate) => match self.popup.take() {
+                Some(Popup::Picker { path, selected, purpose, options, .. }) => Prompted::Picked {
+                    option: options.get(selected).cloned().unwrap_or_default(),
+                    path,
+                    purpose,
+                    selected,
+                },
+                _ => Prompted::Nothing,
+            },
+            _ => Prompted::Hint(keymap.say(
+                "in this list: {key:up}{key:down} choose · {key:activate} picks · {key:back} cancels",
+                &[Context::Picker],
+            )),
+        }
+    }
+
+    fn token_key(&mut self, key: KeyEvent) -> Prompted {
+        let Some(Popup::TokenPrompt { provider, input, .. }) = self.popup.as_mut() else { return Prompted::Nothing };
+        match text_box(input, key) {
+            // Nothing typed: the server's own sign-in (OAuth) instead of a pasted token.
+            Some(Some(token)) if token.trim().is_empty() && provider == crate::invoke::mcp::http::MCP_PROVIDER => {
+                self.popup = None;
+                Prompted::SignIn
+            }
+            Some(Some(token)) => {
+                let provider = provider.clone();
+                self.popup = None;
+                Prompted::Token { provider, token }
+            }
+            Some(None) => self.close(),
+            None => Prompted::Nothing,
+        }
+    }
+
+    /// A yes-or-no box: the table's yes key (`y`) says yes, any other key no; it closes either way.
+    fn confirm_key(&mut self, keymap: &Keymap, key: KeyEvent) -> Prompted {
+        let yes = keymap.is(Context::Confirm, key, Action::Confirm);
+        match self.popup.take() {
+            Some(Popup::ConfirmOverwrite { path }) if yes => Prompted::Overwrite(path),
+            Some(Popup::ConfirmOverwrite { path }) => Prompted::KeptFile(path),
+            Some(Popup::ConfirmRun { tool_id, arguments, .. }) if yes => Prompted::RunConfirmed { tool_id, arguments },
+            Some(Popup::ConfirmRun { title, .. }) => Prompted::RunDeclined(title),
+            other => {
+                self.popup = other;
+                Prompted::Nothing
+            }
+        }
+    }
+
+    fn palette_key(&mut self, keymap: &Keymap, key: KeyEvent) -> Prompted {
+        let Some(Popup::Palette { input, selected }) = self.popup.as_mut() else { return Prompted::Nothing };
+        match key.code {
+            KeyCode::Esc => self.close(),
+            KeyCode::Up => move_selection(selected, -1, palette_matches(keymap, input.text()).len()),
+            KeyCode::Down => move_selection(selected, 1, palette_matches(keymap, input.text()).len()),
+            KeyCode::Enter => {
+                let chosen = palette_matches(keymap, input.text()).into_iter().nth(*selected);
+                self.popup = None;
+                chosen.map_or(Prompted::Nothing, |(context, action, ..)| Prompted::Action(context, action))
+            }
+            _ => {
+                if edit_input(input, key, false) {
+                    *selected = 0;
+                }
+                Prompted::Nothing
+            }
+        }
+    }
+
+    /// Scrolled by wrapped rows; the app stops it at the last page (`clamp_text`), which depends
+    /// on the screen's width.
+    fn text_key(&mut self, keymap: &Keymap, key: KeyEvent) -> Prompted {
+        let Some(Popup::Text { text, scroll, .. }) = self.popup.as_mut() else { return Prompted::Nothing };
+        match (key.code, keymap.action_for(Context::Result, key)) {
+            (_, Some(Action::Up)) => *scroll = scroll.saturating_sub(1),
+            (_, Some(Action::Down)) => *scroll = scroll.saturating_add(1),
+            (_, Some(Action::PageUp)) => *scroll = scroll.saturating_sub(10),
+            (_, Some(Action::PageDown)) => *scroll = scroll.saturating_add(10),
+            (_, Some(Action::Top)) => *scroll = 0,
+            (_, Some(Action::Bottom)) => *scroll = usize::MAX,
+            (_, Some(Action::Copy)) => return Prompted::Copy(text.clone()),
+            (KeyCode::Esc | KeyCode::Enter, _) | (_, Some(Action::Back)) => return self.close(),
+            _ if keymap.is(Context::Main, key, Action::Quit) => return self.close(),
+            _ => return Prompted::Hint(keymap.say(TEXT_KEYS, &[Context::Result])),
+        }
+        Prompted::Nothing
+    }
+
+    fn history_key(&mut self, keymap: &Keymap, key: KeyEvent, history_len: usize) -> Prompted {
+        let Some(Popup::History { selected }) = self.popup.as_mut() else { return Prompted::Nothing };
+        match keymap.action_for(Context::History, key) {
+            Some(Action::Up) => move_selection(selected, -1, history_len),
+            Some(Action::Down) => move_selection(selected, 1, history_len),
+            Some(Action::Top) => move_selection(selected, isize::MIN / 2, history_len),
+            Some(Action::Bottom) => move_selection(selected, isize::MAX / 2, history_len),
+            Some(Action::Activate) => {
+                let index = *selected;
+                self.popup = None;
+                Prompted::Reopen(index)
+            }
+            Some(Action::Retry) => {
+                let index = *selected;
+                self.popup = None;
+                Prompted::RunAgain(index)
+            }
+            Some(Action::SaveCase) => Prompted::SaveAsCase(*selected),
+            Some(Action::Back) => self.close(),
+            _ => Prompted::Hint(keymap.say(
+                "in past calls: {key:up}{key:down} choose · {key:activate} puts back · {key:retry} runs · \
+                 {key:save_case} saves · {key:back} closes",
+                &[Context::History],
+            )),
         }
     }
 
@@ -341,4 +391,17 @@ impl Prompts {
 fn move_selection(selected: &mut usize, delta: isize, count: usize) -> Prompted {
     *selected = selected.saturating_add_signed(delta).min(count.saturating_sub(1));
     Prompted::Nothing
+}
+
+/// A key in a one-line text box: `Some(Some(text))` on Enter, `Some(None)` on Esc, `None` while
+/// typing.
+fn text_box(input: &mut TextInput, key: KeyEvent) -> Option<Option<String>> {
+    match key.code {
+        KeyCode::Esc => Some(None),
+        KeyCode::Enter => Some(Some(input.text().to_string())),
+        _ => {
+            edit_input(input, key, false);
+            None
+        }
+    }
 }

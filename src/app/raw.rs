@@ -19,7 +19,7 @@ impl App {
             ),
         };
         let title = crate::text::visible(&title).into_owned();
-        self.prompts.popup = Some(Popup::Text { title, text: crate::form::value::pretty(&value), scroll: 0 });
+        self.prompts.open(Popup::Text { title, text: crate::form::value::pretty(&value), scroll: 0 });
     }
 }
 

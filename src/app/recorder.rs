@@ -3,7 +3,7 @@
 //! what came back. The case file is asked for once per run of the app; the runtime appends to
 //! it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
@@ -35,6 +35,9 @@ pub struct Recorder {
     pub headers_left_out: Vec<String>,
     /// Variables a case file names for the secrets of the server's URL or command.
     pub env_to_set: Vec<String>,
+    /// Each saved tool's compiled checker and the schema it was compiled from: compiling is the
+    /// slow part of a save, done once per tool (again only when its schema changed).
+    checkers: HashMap<String, (Value, Checker)>,
 }
 
 impl Recorder {
@@ -70,7 +73,7 @@ impl Recorder {
             arguments,
             outcome,
         );
-        if !arguments_valid(catalog, &run.tool_id, arguments) {
+        if !self.arguments_valid(catalog, &run.tool_id, arguments) {
             // It was sent anyway; the case must be too, or `tooldeck test` would refuse it.
             case["validate"] = json!(false);
         }
@@ -96,12 +99,27 @@ impl Recorder {
             "args": entry.arguments,
             "expect": {"status": entry.outcome},
         });
-        if !arguments_valid(catalog, &entry.tool, &entry.arguments) {
+        if !self.arguments_valid(catalog, &entry.tool, &entry.arguments) {
             case["validate"] = json!(false);
         }
         self.tokens_asked.clear();
         let identity = format!("call {}", entry.call_id);
         Ok(self.save(case, identity))
+    }
+
+    /// True when `arguments` pass `tool`'s schema (a tool no longer listed is not judged).
+    fn arguments_valid(&mut self, catalog: &Catalog, tool: &str, arguments: &Value) -> bool {
+        let Some(tool) = catalog.get(tool) else { return true };
+        let cached = self.checkers.get(&tool.id).filter(|(schema, _)| *schema == tool.input_schema);
+        let checker = match cached {
+            Some((_, checker)) => checker.clone(),
+            None => {
+                let checker = Checker::new(&tool.input_schema);
+                self.checkers.insert(tool.id.clone(), (tool.input_schema.clone(), checker.clone()));
+                checker
+            }
+        };
+        checker.check_value(arguments).is_empty()
     }
 
     /// Enter in the case-file prompt: that file from now on, and the case waiting for it.
@@ -237,10 +255,6 @@ fn case_name(tool: &str, arguments: &Value) -> String {
     crate::text::truncate(&crate::text::visible(&name), 72).into_owned()
 }
 
-fn arguments_valid(catalog: &Catalog, tool: &str, arguments: &Value) -> bool {
-    catalog.get(tool).is_none_or(|t| Checker::new(&t.input_schema).check_value(arguments).is_empty())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,5 +309,23 @@ mod tests {
         recorder.history_read(vec![entry("before")]);
         assert_eq!(recorder.past_call(0).map(|e| e.tool.as_str()), Some("now"));
         assert_eq!(recorder.past_call(1).map(|e| e.tool.as_str()), Some("before"));
+    }
+
+    #[test]
+    fn a_tools_checker_is_compiled_once_and_again_when_its_schema_changes() {
+        let catalog = crate::catalog::load_samples(&crate::catalog::LoadOptions::default()).catalog;
+        let tool = catalog.tools().iter().find(|t| !t.input_schema["required"].as_array().is_none_or(Vec::is_empty));
+        let tool = tool.expect("a sample tool with a required parameter");
+        let mut recorder = Recorder::default();
+        assert!(!recorder.arguments_valid(&catalog, &tool.id, &json!({})), "a required parameter is missing");
+        let first = recorder.checkers[&tool.id].1.clone();
+        recorder.arguments_valid(&catalog, &tool.id, &json!({}));
+        assert_eq!(recorder.checkers.len(), 1);
+        assert_eq!(recorder.checkers[&tool.id].1, first, "the same compiled checker, not a new one");
+        // The tool was listed again with another schema: compiled again.
+        recorder.checkers.get_mut(&tool.id).expect("cached").0 = json!({"type": "object"});
+        recorder.arguments_valid(&catalog, &tool.id, &json!({}));
+        assert_ne!(recorder.checkers[&tool.id].1, first, "a changed schema is compiled again");
+        assert!(recorder.arguments_valid(&catalog, "no such tool", &json!(1)), "a tool gone is not judged");
     }
 }

@@ -113,7 +113,7 @@ impl App {
             );
             return;
         }
-        self.prompts.popup = Some(Popup::Picker {
+        self.prompts.open(Popup::Picker {
             path: Vec::new(),
             title: "connect a server found in a config".into(),
             options: self.servers.found.iter().map(|f| crate::text::visible(&f.line).into_owned()).collect(),

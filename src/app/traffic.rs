@@ -253,7 +253,7 @@ impl App {
                     }
                 };
             }
-            Some(Action::Help) => self.prompts.popup = Some(super::Popup::help()),
+            Some(Action::Help) => self.prompts.open(super::Popup::help()),
             _ => {}
         }
         Vec::new()

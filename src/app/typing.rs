@@ -10,7 +10,7 @@ use crate::form::{TextInput, Widget, build::show};
 
 impl App {
     pub(super) fn json_key(&mut self, key: KeyEvent) {
-        if matches!(key.code, KeyCode::Esc | KeyCode::Tab) {
+        if key.code == KeyCode::Esc || self.leaves_box(key).is_some() {
             self.focus = Focus::Form;
             self.sync_json();
             return;
@@ -24,21 +24,22 @@ impl App {
 
     pub(super) fn edit_key(&mut self, key: KeyEvent) {
         let Some((path, field)) = self.form_op(|pane, id| pane.focused_field(id)) else {
-            self.form_pane.editing = false;
+            self.form_pane.stop_editing();
             return;
         };
         let multiline = matches!(field.widget, Widget::Text { multiline: true, .. } | Widget::Raw { .. });
+        let leaves = self.leaves_box(key);
         match key.code {
-            KeyCode::Esc => self.form_pane.editing = false,
-            KeyCode::Enter if !multiline => self.form_pane.editing = false,
-            KeyCode::Tab | KeyCode::BackTab => {
-                self.form_pane.editing = false;
-                let delta = if key.code == KeyCode::Tab { 1 } else { -1 };
+            _ if leaves == Some(0) => self.form_pane.stop_editing(),
+            _ if let Some(delta) = leaves => {
+                self.form_pane.stop_editing();
                 self.form_op(|pane, id| pane.move_cursor(id, delta));
             }
+            KeyCode::Esc => self.form_pane.stop_editing(),
+            KeyCode::Enter if !multiline => self.form_pane.stop_editing(),
             KeyCode::Down if matches!(field.widget, Widget::Suggest { .. }) => {
                 if let Widget::Suggest { suggestions, .. } = &field.widget {
-                    self.prompts.popup = Some(Popup::Picker {
+                    self.prompts.open(Popup::Picker {
                         path,
                         title: format!("{}: suggestions (other values allowed)", field.label()),
                         options: suggestions.iter().map(show).collect(),
@@ -48,7 +49,7 @@ impl App {
                 }
             }
             KeyCode::Up | KeyCode::Down if !multiline => {
-                self.form_pane.editing = false;
+                self.form_pane.stop_editing();
                 let delta = if key.code == KeyCode::Up { -1 } else { 1 };
                 self.form_op(|pane, id| pane.move_cursor(id, delta));
             }
@@ -64,6 +65,21 @@ impl App {
             }
         }
         self.sync_json();
+    }
+
+    /// The table's keys that leave a text box (Back, and Next or Previous field: by default Esc,
+    /// Tab and Shift-Tab) when `key` is one and cannot type: `Some(0)` to stop, `Some(±1)` to
+    /// stop and move on. A printable key always types into the box the person chose.
+    fn leaves_box(&self, key: KeyEvent) -> Option<isize> {
+        if is_editing_key(key) {
+            return None;
+        }
+        match self.keymap.action_for(super::Context::Main, key)? {
+            super::Action::Back => Some(0),
+            super::Action::NextField => Some(1),
+            super::Action::PreviousField => Some(-1),
+            _ => None,
+        }
     }
 
     /// A key in the filter box: every keystroke selects the best match; Enter opens it.
@@ -95,18 +111,8 @@ impl App {
 
     pub(super) fn paste(&mut self, text: &str) {
         // Every text box takes a paste, as it takes the same editing keys.
-        if let Some(
-            Popup::KeyPrompt { input, .. }
-            | Popup::Search { input }
-            | Popup::SavePrompt { input }
-            | Popup::CaseFile { input }
-            | Popup::TokenPrompt { input, .. }
-            | Popup::Palette { input, .. },
-        ) = self.prompts.popup.as_mut()
-        {
-            input.insert_str(text, false);
-        } else if self.prompts.popup.is_some() {
-            // A popup without a text box (a list, a question) has nowhere to put it.
+        if self.prompts.paste(text) {
+            // An open popup took it, or has nowhere to put it.
         } else if self.list.filtering {
             self.list.filter.insert_str(text, false);
             self.list.refresh_to_best(&self.catalog);
@@ -120,7 +126,7 @@ impl App {
             let Some((path, field)) = self.form_op(|pane, id| pane.focused_field(id)) else { return };
             if field.input().is_some() {
                 // A paste is text the person means for the focused field: it chooses the field.
-                self.form_pane.editing = true;
+                self.form_pane.start_editing();
                 if let Some(form) = self.form_mut() {
                     form.edit_text(&path, |input, multiline| input.insert_str(text, multiline));
                 }

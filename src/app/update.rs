@@ -28,194 +28,34 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
 }
 
 fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
+    // Each group of messages has its function; a message goes to exactly one of them.
     let mut effects = match msg {
-        Msg::FromServer { label, msg } => app.apply_from_server(label, *msg),
-        Msg::Said(said) => {
-            app.status = Some(said);
-            Vec::new()
-        }
-        Msg::Resize(width, height) => {
-            app.size = (width, height);
-            Vec::new()
-        }
-        Msg::Key(key) if app.keymap.is(Context::Anywhere, key, Action::ForceQuit) => vec![Effect::Quit],
-        // A server's question takes the keys until it is answered.
-        Msg::Key(key) if app.asks.is_open() => app.asks.key(&app.keymap, key),
-        Msg::ServerProtocol(version) => {
-            // The first screen points to the pane where the server says more of itself.
-            let pane = app.key_name(super::Context::Main, super::Action::ServerPane);
-            let said = format!("MCP {} · {pane} the server pane", crate::text::visible(&version));
-            app.status = Some(match app.status.take() {
-                Some(status) => format!("{said} · {status}"),
-                None => said,
-            });
-            app.asks.protocol = Some(version);
-            Vec::new()
-        }
-        Msg::Asked { id, ask } => {
-            app.asks.asked(id, ask);
-            Vec::new()
-        }
-        Msg::Key(key) => {
-            // A message is about what happened last: the next key makes it stale (the hints of
-            // the pane come back unless the key has something new to say).
-            app.status = None;
-            let mut effects = super::actions::key_pressed(app, key);
-            effects.extend(app.ask_completion());
-            effects
-        }
-        Msg::Paste(text) => {
-            app.paste(&text);
-            app.ask_completion()
-        }
-        Msg::Mouse(mouse) => {
-            mouse_event(app, mouse);
-            Vec::new()
-        }
-        Msg::Clock { now_ms } => {
-            app.clock(now_ms);
-            Vec::new()
-        }
-        Msg::Tick { elapsed_ms } => {
-            app.result.tick(elapsed_ms);
-            Vec::new()
-        }
-        Msg::InvocationDone { id, result } => {
-            // The call's questions are moot once it has ended (one call runs at a time).
-            app.asks.call_ended();
-            app.call_done(id, result)
-        }
-        Msg::RetryDue { id } => app.retry_due(id),
-        Msg::Progress { id, progress } => {
-            app.result.progress(id, progress);
-            Vec::new()
-        }
-        Msg::ArtifactProgress { received, total } => {
-            app.result.artifact_progress(received, total);
-            Vec::new()
-        }
-        Msg::ServerNamed { label, lists_tools } => {
-            let reply = app.server.named(label, lists_tools);
-            app.apply(reply)
-        }
-        Msg::SignInProgress(steps) => {
-            app.auth.progressed(steps);
-            Vec::new()
-        }
-        Msg::SignInDone { steps, outcome } => {
-            app.status = Some(match &outcome {
-                Ok(said) => said.clone(),
-                Err(why) => format!("sign-in failed: {why}"),
-            });
-            app.auth.finished(steps, outcome);
-            Vec::new()
-        }
-        Msg::ServerWantsToken { url, challenge } => {
-            app.status = None;
-            app.auth.challenge.clone_from(&challenge);
-            app.prompts.popup = Some(app.server.wants_token(&url, challenge.as_deref()));
-            Vec::new()
-        }
-        Msg::LoadProgress(progress) => {
-            app.load_progress = Some(progress);
-            Vec::new()
-        }
-        Msg::CatalogLoaded { tools, diagnostics } => {
-            app.catalog_loaded(tools, &diagnostics);
-            Vec::new()
-        }
-        Msg::CheckerCompiled { tool_id, checker } => {
-            app.form_pane.checker_compiled(&tool_id, checker);
-            Vec::new()
-        }
-        Msg::Linted { tool_id, findings } => {
-            app.lint.linted(tool_id, findings);
-            Vec::new()
-        }
-        Msg::HistoryRead(entries) => {
-            app.recorder.history_read(entries);
-            Vec::new()
-        }
-        Msg::ServerTools { label, result } => {
-            let listed = result.is_ok();
-            app.server_tools(&label, result);
-            // Its resources, templates and prompts join its tools in the list.
-            if listed { vec![Effect::ListFaces] } else { Vec::new() }
-        }
-        msg @ (Msg::ServerFaces { .. } | Msg::Completed { .. } | Msg::Subscribed { .. }) => app.face_msg(msg),
-        Msg::ArtifactFetched(result) => {
-            app.result.artifact_fetched(result);
-            Vec::new()
-        }
-        Msg::ItemDecoded { run, item, result } | Msg::ResourceRead { run, item, result } => {
-            app.item_previewed(run, item, result);
-            Vec::new()
-        }
-        Msg::CaseSaved(result) => {
-            app.status = Some(app.recorder.saved(result));
-            Vec::new()
-        }
-        Msg::Saved(result) => {
-            match result {
-                Ok(Saved::Written { path, bytes }) => {
-                    app.status = Some(format!("saved {} to {path}", crate::text::human_bytes(bytes)));
-                }
-                Ok(Saved::Exists { path }) => {
-                    app.status = Some(format!("{path} exists: y replaces it, any other key keeps it"));
-                    app.prompts.popup = Some(Popup::ConfirmOverwrite { path });
-                }
-                Err(e) => app.status = Some(format!("not saved: {e}")),
-            }
-            Vec::new()
-        }
-        Msg::FailedExchange { id, exchange } => {
-            app.result.failed_exchange(id, exchange);
-            Vec::new()
-        }
-        Msg::ServerEvents(events) => {
-            let mut effects = app.resources_updated(&events);
-            let reconnect = app.key_name(Context::Main, Action::Reconnect);
-            let reply = app.server_pane.events(events, &reconnect);
-            if reply.effects.contains(&super::Effect::ListServerTools) {
-                app.server.listing = true;
-            }
-            effects.extend(app.apply(reply));
-            effects
-        }
-        Msg::Traffic(entries) => {
-            app.server_pane.traffic.receive(entries);
-            Vec::new()
-        }
-        Msg::ServerInfo(info) => {
-            app.server_pane.info = Some(*info);
-            Vec::new()
-        }
-        Msg::Reconnected(result) => match result {
-            Ok(()) => {
-                app.status = Some(format!("reconnected to {}: listing its tools again", app.server.endpoint));
-                app.server.reconnected = true;
-                app.server_pane.reconnected(None).into_iter().collect()
-            }
-            Err(e) => {
-                app.server.listed();
-                app.server_pane.note(format!("reconnecting failed: {e}"));
-                app.status = Some(format!("reconnecting failed: {e}"));
-                Vec::new()
-            }
-        },
-        msg @ (Msg::FuzzProgress { .. } | Msg::FuzzDone { .. }) => {
-            app.fuzz_msg(msg);
-            Vec::new()
-        }
-        Msg::LogLevelRefused(why) => {
-            app.status = Some(format!("logging/setLevel: {why}"));
-            Vec::new()
-        }
-        Msg::SaveProgress { written, total } => {
-            let of = total.map(|t| format!(" of {}", crate::text::human_bytes(t))).unwrap_or_default();
-            app.status = Some(format!("saving… {}{of}", crate::text::human_bytes(written)));
-            Vec::new()
-        }
+        Msg::Key(_) | Msg::Paste(_) | Msg::Mouse(_) | Msg::Resize(..) | Msg::Said(_) | Msg::Clock { .. } => input(app, msg),
+        Msg::Tick { .. }
+        | Msg::InvocationDone { .. }
+        | Msg::RetryDue { .. }
+        | Msg::Progress { .. }
+        | Msg::ArtifactProgress { .. }
+        | Msg::FailedExchange { .. }
+        | Msg::ArtifactFetched(_)
+        | Msg::ItemDecoded { .. }
+        | Msg::ResourceRead { .. }
+        | Msg::CaseSaved(_)
+        | Msg::Saved(_)
+        | Msg::SaveProgress { .. } => call_msg(app, msg),
+        Msg::FromServer { .. }
+        | Msg::ServerProtocol(_)
+        | Msg::Asked { .. }
+        | Msg::ServerNamed { .. }
+        | Msg::SignInProgress(_)
+        | Msg::SignInDone { .. }
+        | Msg::ServerWantsToken { .. }
+        | Msg::ServerEvents(_)
+        | Msg::Traffic(_)
+        | Msg::ServerInfo(_)
+        | Msg::Reconnected(_)
+        | Msg::LogLevelRefused(_) => server_msg(app, msg),
+        msg => loaded(app, msg),
     };
     keep_in_view(app);
     // Forms opened by this message have their schemas compiled elsewhere.
@@ -226,4 +66,169 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
         effects.push(Effect::CompileChecker { tool_id, schema });
     }
     effects
+}
+
+/// What the person does: keys, pastes, the mouse, the terminal's size; a message said, and the
+/// clock that ages it.
+fn input(app: &mut App, msg: Msg) -> Vec<Effect> {
+    match msg {
+        Msg::Said(said) => app.status = Some(said),
+        Msg::Clock { now_ms } => app.clock(now_ms),
+        Msg::Resize(width, height) => app.size = (width, height),
+        Msg::Key(key) if app.keymap.is(Context::Anywhere, key, Action::ForceQuit) => return vec![Effect::Quit],
+        // A server's question takes the keys until it is answered.
+        Msg::Key(key) if app.asks.is_open() => return app.asks.key(&app.keymap, key),
+        Msg::Key(key) => {
+            // A message is about what happened last: the next key makes it stale (the hints of
+            // the pane come back unless the key has something new to say).
+            app.status = None;
+            let mut effects = super::actions::key_pressed(app, key);
+            effects.extend(app.ask_completion());
+            return effects;
+        }
+        Msg::Paste(text) => {
+            app.paste(&text);
+            return app.ask_completion();
+        }
+        Msg::Mouse(mouse) => mouse_event(app, mouse),
+        // Routed to the other groups by `update_one`.
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// A call on its way and its outcome: progress, the answer, what was fetched and saved.
+fn call_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
+    match msg {
+        Msg::Tick { elapsed_ms } => app.result.tick(elapsed_ms),
+        Msg::InvocationDone { id, result } => {
+            // The call's questions are moot once it has ended (one call runs at a time).
+            app.asks.call_ended();
+            return app.call_done(id, result);
+        }
+        Msg::RetryDue { id } => return app.retry_due(id),
+        Msg::Progress { id, progress } => app.result.progress(id, progress),
+        Msg::ArtifactProgress { received, total } => app.result.artifact_progress(received, total),
+        Msg::FailedExchange { id, exchange } => app.result.failed_exchange(id, exchange),
+        Msg::ArtifactFetched(result) => app.result.artifact_fetched(result),
+        Msg::ItemDecoded { run, item, result } | Msg::ResourceRead { run, item, result } => {
+            app.item_previewed(run, item, result)
+        }
+        Msg::CaseSaved(result) => app.status = Some(app.recorder.saved(result)),
+        Msg::Saved(result) => saved(app, result),
+        Msg::SaveProgress { written, total } => {
+            let of = total.map(|t| format!(" of {}", crate::text::human_bytes(t))).unwrap_or_default();
+            app.status = Some(format!("saving… {}{of}", crate::text::human_bytes(written)));
+        }
+        // Routed to the other groups by `update_one`.
+        _ => {}
+    }
+    Vec::new()
+}
+
+fn saved(app: &mut App, result: Result<Saved, String>) {
+    match result {
+        Ok(Saved::Written { path, bytes }) => {
+            app.status = Some(format!("saved {} to {path}", crate::text::human_bytes(bytes)));
+        }
+        Ok(Saved::Exists { path }) => {
+            let said = format!("{path} exists: {{key:confirm}} replaces it, any other key keeps it");
+            app.status = Some(app.keymap.say(&said, &[Context::Confirm]));
+            app.prompts.open(Popup::ConfirmOverwrite { path });
+        }
+        Err(e) => app.status = Some(format!("not saved: {e}")),
+    }
+}
+
+/// What a server says of itself: its name and protocol, questions, sign-in, events, traffic.
+fn server_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
+    match msg {
+        Msg::FromServer { label, msg } => return app.apply_from_server(label, *msg),
+        Msg::ServerProtocol(version) => {
+            // The first screen points to the pane where the server says more of itself.
+            let pane = app.key_name(super::Context::Main, super::Action::ServerPane);
+            let said = format!("MCP {} · {pane} the server pane", crate::text::visible(&version));
+            app.status = Some(match app.status.take() {
+                Some(status) => format!("{said} · {status}"),
+                None => said,
+            });
+            app.asks.protocol = Some(version);
+        }
+        Msg::Asked { id, ask } => app.asks.asked(id, ask),
+        Msg::ServerNamed { label, lists_tools } => {
+            let reply = app.server.named(label, lists_tools);
+            return app.apply(reply);
+        }
+        Msg::SignInProgress(steps) => app.auth.progressed(steps),
+        Msg::SignInDone { steps, outcome } => {
+            app.status = Some(match &outcome {
+                Ok(said) => said.clone(),
+                Err(why) => format!("sign-in failed: {why}"),
+            });
+            app.auth.finished(steps, outcome);
+        }
+        Msg::ServerWantsToken { url, challenge } => {
+            app.status = None;
+            app.auth.challenge.clone_from(&challenge);
+            app.prompts.open(app.server.wants_token(&url, challenge.as_deref()));
+        }
+        Msg::ServerEvents(events) => {
+            let mut effects = app.resources_updated(&events);
+            let reconnect = app.key_name(Context::Main, Action::Reconnect);
+            let reply = app.server_pane.events(events, &reconnect);
+            if reply.effects.contains(&super::Effect::ListServerTools) {
+                app.server.listing = true;
+            }
+            effects.extend(app.apply(reply));
+            return effects;
+        }
+        Msg::Traffic(entries) => app.server_pane.traffic.receive(entries),
+        Msg::ServerInfo(info) => app.server_pane.info = Some(*info),
+        Msg::Reconnected(result) => return reconnected(app, result),
+        Msg::LogLevelRefused(why) => app.status = Some(format!("logging/setLevel: {why}")),
+        // Routed to the other groups by `update_one`.
+        _ => {}
+    }
+    Vec::new()
+}
+
+fn reconnected(app: &mut App, result: Result<(), String>) -> Vec<Effect> {
+    match result {
+        Ok(()) => {
+            app.status = Some(format!("reconnected to {}: listing its tools again", app.server.endpoint));
+            app.server.reconnected = true;
+            app.server_pane.reconnected(None).into_iter().collect()
+        }
+        Err(e) => {
+            app.server.listed();
+            app.server_pane.note(format!("reconnecting failed: {e}"));
+            app.status = Some(format!("reconnecting failed: {e}"));
+            Vec::new()
+        }
+    }
+}
+
+/// What slow work brought back: the catalog, a server's tools and faces, checkers, lint
+/// findings, the history, a fuzz run.
+fn loaded(app: &mut App, msg: Msg) -> Vec<Effect> {
+    match msg {
+        Msg::LoadProgress(progress) => app.load_progress = Some(progress),
+        Msg::CatalogLoaded { tools, diagnostics } => app.catalog_loaded(tools, &diagnostics),
+        Msg::CheckerCompiled { tool_id, checker } => app.form_pane.checker_compiled(&tool_id, checker),
+        Msg::Linted { tool_id, findings } => app.lint.linted(tool_id, findings),
+        Msg::HistoryRead(entries) => app.recorder.history_read(entries),
+        Msg::ServerTools { label, result } => {
+            let listed = result.is_ok();
+            app.server_tools(&label, result);
+            // Its resources, templates and prompts join its tools in the list.
+            if listed {
+                return vec![Effect::ListFaces];
+            }
+        }
+        msg @ (Msg::ServerFaces { .. } | Msg::Completed { .. } | Msg::Subscribed { .. }) => return app.face_msg(msg),
+        msg @ (Msg::FuzzProgress { .. } | Msg::FuzzDone { .. }) => app.fuzz_msg(msg),
+        // The other groups went to their functions in `update_one`.
+        _ => {}
+    }
+    Vec::new()
 }

@@ -41,13 +41,13 @@ pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent) {
             let line = app.form_pane.scroll + usize::from(row - area.y);
             if let Some(index) = row_at_line(app, line) {
                 app.focus = Focus::Form;
-                app.form_pane.editing = false;
+                app.form_pane.stop_editing();
                 app.form_pane.cursor = index;
             }
         }
         MouseEventKind::Down(MouseButton::Left) if layout.json.is_some_and(|j| contains(j, column, row)) => {
             app.focus = Focus::Json;
-            app.form_pane.editing = false;
+            app.form_pane.stop_editing();
         }
         _ => {}
     }

@@ -27,11 +27,18 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             key(Action::AskDecline),
             key(Action::AskCancel)
         ),
-        Ask::Sample { .. } => {
-            format!("Tab next box · {} send the reply · {} reject", key(Action::AskAccept), key(Action::AskDecline))
-        }
+        Ask::Sample { .. } => format!(
+            "{} next box · {} send the reply · {} reject",
+            key(Action::NextField),
+            key(Action::AskAccept),
+            key(Action::AskDecline)
+        ),
         Ask::Form { .. } => format!(
-            "↑/↓ field · ←/→ choice · {} send · {} decline · {} cancel",
+            "{}/{} field · {}/{} choice · {} send · {} decline · {} cancel",
+            key(Action::Up),
+            key(Action::Down),
+            key(Action::Collapse),
+            key(Action::Expand),
             key(Action::AskAccept),
             key(Action::AskDecline),
             key(Action::AskCancel)

@@ -14,40 +14,14 @@ use crate::app::view::TEXTAREA_LINES;
 use crate::app::view::{form_area, row_error_lines};
 use crate::app::{App, Focus};
 use crate::form::build::show;
-use crate::form::{Field, TextInput, Widget};
+use crate::form::{Field, Form, Row, TextInput, Widget};
 use crate::text::{truncate, visible, width};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let focused = app.focus == Focus::Form;
-    let Some(form) = app.form() else {
-        let title = match app.selected_tool() {
-            Some(_) => app.say("arguments ({key:activate} to fill in)"),
-            None => "arguments".to_string(),
-        };
-        let title = title.as_str();
-        frame.render_widget(pane(title, focused, styles), area);
-        if let Some(tool) = app.selected_tool() {
-            let hint = app.say(&format!(
-                "{} parameter(s). Press {{key:activate}} or {{key:expand}} to fill in the form.",
-                tool.parameter_count()
-            ));
-            frame.render_widget(Paragraph::new(Line::styled(hint, styles.muted)), inner(area));
-        }
-        return;
-    };
-    let summary = if form.checking() {
-        "arguments · checking…".to_string()
-    } else if form.validation.error_count == 0 {
-        "arguments".to_string()
-    } else {
-        format!(
-            "arguments · {} error{}",
-            form.validation.error_count,
-            if form.validation.error_count == 1 { "" } else { "s" }
-        )
-    };
-    frame.render_widget(pane(&summary, focused, styles), area);
+    let Some(form) = app.form() else { return unopened(app, styles, frame, area, focused) };
+    frame.render_widget(pane(&title(form), focused, styles), area);
     let body = inner(area);
     let rows = form.rows();
     let area = form_area(app, body);
@@ -56,19 +30,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         frame.render_widget(Paragraph::new(lines), help_area);
     }
     if let Some(line_area) = area.run_options {
-        let mut spans = vec![Span::styled("run options ", styles.muted)];
-        for (i, (_, field)) in form.run_options().iter().enumerate().take(9) {
-            let mark = match field.widget {
-                Widget::Bool(Some(true)) => "[x]",
-                Widget::Bool(Some(false)) => "[ ]",
-                _ => "[-]",
-            };
-            let key = app.keymap.keys(crate::app::Context::Main, crate::app::Action::ToggleRunOption(0)).get(i);
-            let key = key.map_or_else(|| "(none)".to_string(), ToString::to_string);
-            spans.push(Span::styled(format!(" {key} "), styles.key_hint));
-            spans.push(Span::styled(format!("{mark} {}", visible(field.label())), styles.text));
-        }
-        frame.render_widget(Paragraph::new(Line::from(spans)), line_area);
+        frame.render_widget(Paragraph::new(run_options(app, form, styles)), line_area);
     }
     let body = area.rows;
     if rows.is_empty() {
@@ -81,15 +43,86 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         frame.render_widget(Paragraph::new(Line::styled(said, styles.muted)), body);
         return;
     }
+    let (lines, cursor_at) = field_lines(app, form, &rows, usize::from(body.width), focused, styles);
+    let visible_lines: Vec<Line> =
+        lines.into_iter().skip(app.form_pane.scroll).take(usize::from(body.height)).collect();
+    frame.render_widget(Paragraph::new(visible_lines), body);
+    if let Some((line, column)) = cursor_at
+        && line >= app.form_pane.scroll
+        && line < app.form_pane.scroll + usize::from(body.height)
+    {
+        let x = body.x + (column as u16).min(body.width.saturating_sub(1));
+        frame.set_cursor_position((x, body.y + (line - app.form_pane.scroll) as u16));
+    }
+}
+
+/// The pane before the selected tool's form is opened: how to open it.
+fn unopened(app: &App, styles: &Styles, frame: &mut Frame, area: Rect, focused: bool) {
+    let title = match app.selected_tool() {
+        Some(_) => app.say("arguments ({key:activate} to fill in)"),
+        None => "arguments".to_string(),
+    };
+    frame.render_widget(pane(&title, focused, styles), area);
+    if let Some(tool) = app.selected_tool() {
+        let hint = app.say(&format!(
+            "{} parameter(s). Press {{key:activate}} or {{key:expand}} to fill in the form.",
+            tool.parameter_count()
+        ));
+        frame.render_widget(Paragraph::new(Line::styled(hint, styles.muted)), inner(area));
+    }
+}
+
+/// The pane's title: whether the form is being checked, and how many errors it has.
+fn title(form: &Form) -> String {
+    if form.checking() {
+        "arguments · checking…".to_string()
+    } else if form.validation.error_count == 0 {
+        "arguments".to_string()
+    } else {
+        format!(
+            "arguments · {} error{}",
+            form.validation.error_count,
+            if form.validation.error_count == 1 { "" } else { "s" }
+        )
+    }
+}
+
+/// The run options' line: each option's key and whether it is on.
+fn run_options(app: &App, form: &Form, styles: &Styles) -> Line<'static> {
+    let mut spans = vec![Span::styled("run options ", styles.muted)];
+    for (i, (_, field)) in form.run_options().iter().enumerate().take(9) {
+        let mark = match field.widget {
+            Widget::Bool(Some(true)) => "[x]",
+            Widget::Bool(Some(false)) => "[ ]",
+            _ => "[-]",
+        };
+        let key = app.keymap.keys(crate::app::Context::Main, crate::app::Action::ToggleRunOption(0)).get(i);
+        let key = key.map_or_else(|| "(none)".to_string(), ToString::to_string);
+        spans.push(Span::styled(format!(" {key} "), styles.key_hint));
+        spans.push(Span::styled(format!("{mark} {}", visible(field.label())), styles.text));
+    }
+    Line::from(spans)
+}
+
+/// Every row's lines (its field, a text area, its errors), then the form-wide problems; and
+/// where the cursor is (line, column) when a field is being typed in.
+fn field_lines(
+    app: &App,
+    form: &Form,
+    rows: &[Row],
+    body_width: usize,
+    focused: bool,
+    styles: &Styles,
+) -> (Vec<Line<'static>>, Option<(usize, usize)>) {
     let label_width = rows
         .iter()
         .filter_map(|r| form.field(&r.path).map(|f| r.depth * 2 + width(&visible(f.label())) + 1))
         .max()
         .unwrap_or(0)
-        .clamp(8, usize::from(body.width) / 2);
+        .clamp(8, body_width / 2);
     let mut lines: Vec<Line> = Vec::new();
     let mut cursor_at: Option<(usize, usize)> = None;
-    let errors = row_error_lines(app, form, &rows, usize::from(body.width));
+    let errors = row_error_lines(app, form, rows, body_width);
     for ((index, row), row_errors) in rows.iter().enumerate().zip(errors) {
         let Some(field) = form.field(&row.path) else { continue };
         let is_cursor = index == app.form_pane.cursor && focused;
@@ -108,7 +141,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         let start_key = app.key_name(crate::app::Context::Main, crate::app::Action::Activate);
         let shape =
             RowShape { label, required, inside_unset, depth: row.depth, label_width, is_cursor, editing, start_key };
-        let (line, column) = field_line(field, &shape, usize::from(body.width), styles);
+        let (line, column) = field_line(field, &shape, body_width, styles);
         if let Some(column) = column {
             cursor_at = Some((lines.len(), column));
         }
@@ -129,16 +162,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     for message in form.errors_at("") {
         lines.push(Line::styled(format!("✗ {}", visible(message)), styles.error));
     }
-    let visible_lines: Vec<Line> =
-        lines.into_iter().skip(app.form_pane.scroll).take(usize::from(body.height)).collect();
-    frame.render_widget(Paragraph::new(visible_lines), body);
-    if let Some((line, column)) = cursor_at
-        && line >= app.form_pane.scroll
-        && line < app.form_pane.scroll + usize::from(body.height)
-    {
-        let x = body.x + (column as u16).min(body.width.saturating_sub(1));
-        frame.set_cursor_position((x, body.y + (line - app.form_pane.scroll) as u16));
-    }
+    (lines, cursor_at)
 }
 
 /// How one row is drawn, beside its field.

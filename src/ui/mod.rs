@@ -12,7 +12,7 @@ mod json;
 mod list;
 mod popup;
 mod result;
-mod server;
+mod server_pane;
 mod status;
 mod traffic;
 
@@ -58,7 +58,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {
     }
     if app.server_pane.open {
         let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };
-        server::render(app, styles, frame, above_status);
+        server_pane::render(app, styles, frame, above_status);
     }
     if app.fuzz.open {
         let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };

@@ -9,104 +9,47 @@ use super::pane;
 use crate::app::keymap::{Action, Context};
 use crate::app::layout::inner;
 use crate::app::{App, Popup};
+use crate::form::TextInput;
 use crate::text::{truncate, visible, width, wrap};
 use crate::theme::Styles;
+
+/// Where a yes-or-no box's yes key is looked up.
+const CONFIRM: &[Context] = &[Context::Confirm];
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
     let Some(popup) = &app.prompts.popup else { return };
     match popup {
-        Popup::Picker { title, options, selected, .. } => {
-            let area = centered(screen, 50, options.len() as u16 + 2);
-            let body = open(frame, area, &visible(title), styles);
-            let height = usize::from(body.height).max(1);
-            let first = selected.saturating_sub(height - 1);
-            let lines: Vec<Line> = options
-                .iter()
-                .enumerate()
-                .skip(first)
-                .take(height)
-                .map(|(i, option)| {
-                    let text = truncate(&visible(option), usize::from(body.width).saturating_sub(2)).into_owned();
-                    let style = if i == *selected { styles.selection } else { styles.text };
-                    Line::styled(
-                        format!(
-                            "{} {text:<w$}",
-                            if i == *selected { "›" } else { " " },
-                            w = usize::from(body.width).saturating_sub(2)
-                        ),
-                        style,
-                    )
-                })
-                .collect();
-            frame.render_widget(Paragraph::new(lines), body);
-        }
+        Popup::Picker { title, options, selected, .. } => picker(frame, screen, title, options, *selected, styles),
         Popup::KeyPrompt { input, .. } => {
-            let area = centered(screen, 50, 3);
-            let body = open(frame, area, "key of the new entry (Enter: add, Esc: cancel)", styles);
-            frame.render_widget(Paragraph::new(Line::styled(visible(input.text()).into_owned(), styles.text)), body);
-            let before = visible(&input.text()[..input.cursor()]).into_owned();
-            frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
+            let title = "key of the new entry (Enter: add, Esc: cancel)";
+            text_prompt(frame, centered(screen, 50, 3), title, input, styles);
         }
-        Popup::TokenPrompt { provider, input, why } => {
-            let why_lines: Vec<Line> = why
-                .as_deref()
-                .map(|why| wrap(&visible(why), 74, 4).into_iter().map(|l| Line::styled(l, styles.warning)).collect())
-                .unwrap_or_default();
-            let area = centered(screen, 80, 4 + why_lines.len() as u16);
-            let body = open(frame, area, &format!("token for {} (kept in memory only)", visible(provider)), styles);
-            let masked = "•".repeat(input.text().chars().count());
-            let input_row = why_lines.len() as u16;
-            let mut lines = why_lines;
-            lines.push(Line::styled(masked.clone(), styles.text));
-            lines.push(Line::styled("Enter: use it and run again · Esc: cancel", styles.muted));
-            frame.render_widget(Paragraph::new(lines), body);
-            frame.set_cursor_position((
-                body.x + (masked.chars().count() as u16).min(body.width.saturating_sub(1)),
-                body.y + input_row.min(body.height.saturating_sub(1)),
-            ));
-        }
+        Popup::TokenPrompt { provider, input, why } => token_prompt(frame, screen, provider, input, why, styles),
         Popup::Roots { input } => {
-            let area = centered(screen, 70, 4);
-            let body =
-                open(frame, area, "roots offered to the MCP server, comma-separated (Enter: set, Esc: cancel)", styles);
-            frame.render_widget(Paragraph::new(Line::styled(visible(input.text()).into_owned(), styles.text)), body);
-            let before = visible(&input.text()[..input.cursor()]).into_owned();
-            frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
+            let title = "roots offered to the MCP server, comma-separated (Enter: set, Esc: cancel)";
+            text_prompt(frame, centered(screen, 70, 4), title, input, styles);
         }
         Popup::Search { input } => {
-            let area = centered(screen, 60, 3);
-            let body = open(frame, area, "find in the result (Enter: find, Esc: cancel)", styles);
-            frame.render_widget(Paragraph::new(Line::styled(visible(input.text()).into_owned(), styles.text)), body);
-            let before = visible(&input.text()[..input.cursor()]).into_owned();
-            frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
+            let title = "find in the result (Enter: find, Esc: cancel)";
+            text_prompt(frame, centered(screen, 60, 3), title, input, styles);
         }
         Popup::SavePrompt { input } => {
-            let area = centered(screen, 70, 4);
             let what = if app.result.has_items() { "the item" } else { "the artifact" };
-            let body = open(frame, area, &format!("save {what} as (Enter: save, Esc: cancel)"), styles);
-            frame.render_widget(Paragraph::new(Line::styled(visible(input.text()).into_owned(), styles.text)), body);
-            let before = visible(&input.text()[..input.cursor()]).into_owned();
-            frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
+            let title = format!("save {what} as (Enter: save, Esc: cancel)");
+            text_prompt(frame, centered(screen, 70, 4), &title, input, styles);
         }
         Popup::ConfirmOverwrite { path } => {
             let area = centered(screen, 70, 4);
-            let body = open(frame, area, "replace the file? (y: replace, any other key: keep it)", styles);
+            let title = app.keymap.say("replace the file? ({key:confirm}: replace, any other key: keep it)", CONFIRM);
+            let body = open(frame, area, &title, styles);
             let line = Line::styled(format!("{} already exists", visible(path)), styles.warning);
             frame.render_widget(Paragraph::new(line), body);
         }
         Popup::ConfirmRun { tool_id, title, arguments } => {
-            let area = centered(screen, 70, 5);
-            let body = open(frame, area, "run a destructive tool? (y: run it, any other key: do not)", styles);
-            let width = usize::from(body.width);
-            let lines = vec![
-                Line::styled(truncate(&format!("{title} ({})", visible(tool_id)), width).into_owned(), styles.warning),
-                Line::styled(truncate(&visible(&arguments.to_string()), width).into_owned(), styles.text),
-                Line::styled(
-                    truncate("asked once a session (config: [app] confirm_destructive)", width).into_owned(),
-                    styles.muted,
-                ),
-            ];
-            frame.render_widget(Paragraph::new(lines), body);
+            let asked =
+                app.keymap.say("run a destructive tool? ({key:confirm}: run it, any other key: do not)", CONFIRM);
+            let body = open(frame, centered(screen, 70, 5), &asked, styles);
+            confirm_run(frame, body, tool_id, title, arguments, styles);
         }
         Popup::CaseFile { input } => {
             let area = centered(screen, 70, 5);
@@ -116,71 +59,11 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
                 Line::styled("asked once; later cases go to the same file", styles.muted),
             ];
             frame.render_widget(Paragraph::new(lines), body);
-            let before = visible(&input.text()[..input.cursor()]).into_owned();
-            frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
+            text_cursor(frame, body, input);
         }
-        Popup::History { selected } => {
-            let area = centered(screen, 100, app.recorder.history.len().min(20) as u16 + 2);
-            let body = open(
-                frame,
-                area,
-                &app.keymap.say(
-                    "past calls (newest first) · {key:activate} puts back · {key:retry} runs again · {key:save_case} saves as a case",
-                    &[Context::History],
-                ),
-                styles,
-            );
-            let height = usize::from(body.height).max(1);
-            let first = selected.saturating_sub(height - 1);
-            let lines: Vec<Line> = app
-                .recorder
-                .history
-                .iter()
-                .rev()
-                .enumerate()
-                .skip(first)
-                .take(height)
-                .map(|(i, e)| {
-                    let text = format!(
-                        "{} {:<24} {:<22} {:>6} ms  {}",
-                        if e.at.is_empty() { "just now           " } else { e.at.get(..19).unwrap_or(&e.at) },
-                        e.tool,
-                        e.outcome,
-                        e.duration_ms,
-                        e.arguments
-                    );
-                    let text = truncate(&visible(&text), usize::from(body.width).saturating_sub(2)).into_owned();
-                    let style = if i == *selected { styles.selection } else { styles.text };
-                    Line::styled(format!("{} {text}", if i == *selected { "›" } else { " " }), style)
-                })
-                .collect();
-            frame.render_widget(Paragraph::new(lines), body);
-        }
+        Popup::History { selected } => history(app, styles, frame, screen, *selected),
         Popup::Help { scroll } => help(app, styles, frame, screen, *scroll),
-        Popup::Palette { input, selected } => {
-            let matches = crate::app::prompts::palette_matches(&app.keymap, input.text());
-            let area = centered(screen, 78, matches.len().min(16) as u16 + 4);
-            let body = open(frame, area, "actions (type to narrow · Enter runs · Esc closes)", styles);
-            let height = usize::from(body.height.saturating_sub(2)).max(1);
-            let first = selected.saturating_sub(height - 1);
-            let mut lines = vec![Line::styled(format!("› {}", visible(input.text())), styles.text), Line::raw("")];
-            let key_width = matches.iter().map(|m| width(&m.2)).max().unwrap_or(0);
-            lines.extend(matches.iter().enumerate().skip(first).take(height).map(
-                |(i, (context, action, key, help))| {
-                    let pad = " ".repeat(key_width.saturating_sub(width(key)) + 2);
-                    let text = format!("{key}{pad}{}  {help} ({})", action.name(), context.title());
-                    let text = truncate(&text, usize::from(body.width).saturating_sub(2)).into_owned();
-                    let style = if i == *selected { styles.selection } else { styles.text };
-                    Line::styled(format!("{} {text}", if i == *selected { "›" } else { " " }), style)
-                },
-            ));
-            if matches.is_empty() {
-                lines.push(Line::styled("no action matches", styles.muted));
-            }
-            frame.render_widget(Paragraph::new(lines), body);
-            let before = visible(&input.text()[..input.cursor()]).into_owned();
-            frame.set_cursor_position((body.x + 2 + (width(&before) as u16).min(body.width.saturating_sub(3)), body.y));
-        }
+        Popup::Palette { input, selected } => palette(app, styles, frame, screen, input, *selected),
         Popup::Text { title, text, scroll } => {
             let area = centered(screen, screen.width.saturating_sub(4), screen.height.saturating_sub(2));
             let keys = app.keymap.say(crate::app::prompts::TEXT_KEYS, &[Context::Result]);
@@ -194,6 +77,155 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             frame.render_widget(Paragraph::new(lines), body);
         }
     }
+}
+
+/// A one-line text box titled `title` in `area`, with the cursor where the typing is.
+fn text_prompt(frame: &mut Frame, area: Rect, title: &str, input: &TextInput, styles: &Styles) {
+    let body = open(frame, area, title, styles);
+    frame.render_widget(Paragraph::new(Line::styled(visible(input.text()).into_owned(), styles.text)), body);
+    text_cursor(frame, body, input);
+}
+
+/// The terminal's cursor at the typing position of a text box on the first line of `body`.
+fn text_cursor(frame: &mut Frame, body: Rect, input: &TextInput) {
+    let before = visible(&input.text()[..input.cursor()]).into_owned();
+    frame.set_cursor_position((body.x + (width(&before) as u16).min(body.width.saturating_sub(1)), body.y));
+}
+
+fn picker(frame: &mut Frame, screen: Rect, title: &str, options: &[String], selected: usize, styles: &Styles) {
+    let area = centered(screen, 50, options.len() as u16 + 2);
+    let body = open(frame, area, &visible(title), styles);
+    let height = usize::from(body.height).max(1);
+    let first = selected.saturating_sub(height - 1);
+    let lines: Vec<Line> = options
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(height)
+        .map(|(i, option)| {
+            let text = truncate(&visible(option), usize::from(body.width).saturating_sub(2)).into_owned();
+            let style = if i == selected { styles.selection } else { styles.text };
+            Line::styled(
+                format!(
+                    "{} {text:<w$}",
+                    if i == selected { "›" } else { " " },
+                    w = usize::from(body.width).saturating_sub(2)
+                ),
+                style,
+            )
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), body);
+}
+
+fn token_prompt(
+    frame: &mut Frame,
+    screen: Rect,
+    provider: &str,
+    input: &TextInput,
+    why: &Option<String>,
+    styles: &Styles,
+) {
+    let why_lines: Vec<Line> = why
+        .as_deref()
+        .map(|why| wrap(&visible(why), 74, 4).into_iter().map(|l| Line::styled(l, styles.warning)).collect())
+        .unwrap_or_default();
+    let area = centered(screen, 80, 4 + why_lines.len() as u16);
+    let body = open(frame, area, &format!("token for {} (kept in memory only)", visible(provider)), styles);
+    let masked = "•".repeat(input.text().chars().count());
+    let input_row = why_lines.len() as u16;
+    let mut lines = why_lines;
+    lines.push(Line::styled(masked.clone(), styles.text));
+    lines.push(Line::styled("Enter: use it and run again · Esc: cancel", styles.muted));
+    frame.render_widget(Paragraph::new(lines), body);
+    frame.set_cursor_position((
+        body.x + (masked.chars().count() as u16).min(body.width.saturating_sub(1)),
+        body.y + input_row.min(body.height.saturating_sub(1)),
+    ));
+}
+
+/// What a destructive tool would be run with, in the box that asks.
+fn confirm_run(
+    frame: &mut Frame,
+    body: Rect,
+    tool_id: &str,
+    title: &str,
+    arguments: &serde_json::Value,
+    styles: &Styles,
+) {
+    let width = usize::from(body.width);
+    let lines = vec![
+        Line::styled(truncate(&format!("{title} ({})", visible(tool_id)), width).into_owned(), styles.warning),
+        Line::styled(truncate(&visible(&arguments.to_string()), width).into_owned(), styles.text),
+        Line::styled(
+            truncate("asked once a session (config: [app] confirm_destructive)", width).into_owned(),
+            styles.muted,
+        ),
+    ];
+    frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// Past calls, newest first.
+fn history(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect, selected: usize) {
+    let area = centered(screen, 100, app.recorder.history.len().min(20) as u16 + 2);
+    let body = open(
+        frame,
+        area,
+        &app.keymap.say(
+            "past calls (newest first) · {key:activate} puts back · {key:retry} runs again · {key:save_case} saves as a case",
+            &[Context::History],
+        ),
+        styles,
+    );
+    let height = usize::from(body.height).max(1);
+    let first = selected.saturating_sub(height - 1);
+    let lines: Vec<Line> = app
+        .recorder
+        .history
+        .iter()
+        .rev()
+        .enumerate()
+        .skip(first)
+        .take(height)
+        .map(|(i, e)| {
+            let text = format!(
+                "{} {:<24} {:<22} {:>6} ms  {}",
+                if e.at.is_empty() { "just now           " } else { e.at.get(..19).unwrap_or(&e.at) },
+                e.tool,
+                e.outcome,
+                e.duration_ms,
+                e.arguments
+            );
+            let text = truncate(&visible(&text), usize::from(body.width).saturating_sub(2)).into_owned();
+            let style = if i == selected { styles.selection } else { styles.text };
+            Line::styled(format!("{} {text}", if i == selected { "›" } else { " " }), style)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// Every action, narrowed by what is typed.
+fn palette(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect, input: &TextInput, selected: usize) {
+    let matches = crate::app::prompts::palette_matches(&app.keymap, input.text());
+    let area = centered(screen, 78, matches.len().min(16) as u16 + 4);
+    let body = open(frame, area, "actions (type to narrow · Enter runs · Esc closes)", styles);
+    let height = usize::from(body.height.saturating_sub(2)).max(1);
+    let first = selected.saturating_sub(height - 1);
+    let mut lines = vec![Line::styled(format!("› {}", visible(input.text())), styles.text), Line::raw("")];
+    let key_width = matches.iter().map(|m| width(&m.2)).max().unwrap_or(0);
+    lines.extend(matches.iter().enumerate().skip(first).take(height).map(|(i, (context, action, key, help))| {
+        let pad = " ".repeat(key_width.saturating_sub(width(key)) + 2);
+        let text = format!("{key}{pad}{}  {help} ({})", action.name(), context.title());
+        let text = truncate(&text, usize::from(body.width).saturating_sub(2)).into_owned();
+        let style = if i == selected { styles.selection } else { styles.text };
+        Line::styled(format!("{} {text}", if i == selected { "›" } else { " " }), style)
+    }));
+    if matches.is_empty() {
+        lines.push(Line::styled("no action matches", styles.muted));
+    }
+    frame.render_widget(Paragraph::new(lines), body);
+    let before = visible(&input.text()[..input.cursor()]).into_owned();
+    frame.set_cursor_position((body.x + 2 + (width(&before) as u16).min(body.width.saturating_sub(3)), body.y));
 }
 
 /// Every binding of the keymap, context by context: the list and form on the left, the result

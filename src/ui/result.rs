@@ -11,7 +11,7 @@ use super::json::highlight;
 use super::pane;
 use crate::app::layout::inner;
 use crate::app::value_view::{ValueLines, ValueView};
-use crate::app::{Action, App, ArtifactState, Context, Focus, RunState};
+use crate::app::{Action, App, ArtifactState, Context, FailureKind, Focus, Run, RunState};
 use crate::invoke::thumbnail::Thumbnail;
 use crate::invoke::{Exchange, Outcome, Status};
 use crate::text::{human_bytes, visible};
@@ -46,100 +46,108 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let title = format!("result · {}", visible(&run.tool_id));
     frame.render_widget(pane(&title, focused, styles), area);
     let body = inner(area);
-    let mut lines: Vec<Line> = Vec::new();
-    match &run.state {
-        RunState::Running => {
-            let frame_index = (run.elapsed_ms / 100) as usize % SPINNER.len();
-            lines.push(Line::from(vec![
-                Span::styled(format!("{} running ", SPINNER[frame_index]), styles.accent),
-                Span::styled(
-                    format!(
-                        "{:.1} s · {} · {} cancels",
-                        run.elapsed_ms as f64 / 1000.0,
-                        app.server.endpoint,
-                        app.key_name(Context::Main, Action::Back)
-                    ),
-                    styles.muted,
-                ),
-            ]));
-            if let Some(progress) = &run.progress {
-                lines.push(progress_line(progress, styles));
-            }
-        }
+    let lines = match &run.state {
+        RunState::Running => running_lines(app, run, styles),
         RunState::Cancelled => {
             let run_key = app.key_name(Context::Main, Action::Run);
-            lines.push(Line::styled(format!("cancelled · {run_key} runs again"), styles.warning))
+            vec![Line::styled(format!("cancelled · {run_key} runs again"), styles.warning)]
         }
-        RunState::Failed { error, kind } => {
-            lines.push(Line::styled(kind.headline(), styles.error));
-            // Read whole (wrapped below): why there was no answer is the one thing this pane says.
-            lines.extend(error.lines().map(|l| Line::styled(visible(l).into_owned(), styles.text)));
-            let retry = app.key_name(Context::Result, Action::Retry);
-            let keys = match kind.restart_helps() {
-                true => format!(
-                    "{retry} tries again · {} restarts the server or opens a new session",
-                    app.key_name(Context::Result, Action::Reconnect)
-                ),
-                false => format!("{retry} tries again"),
-            };
-            lines.push(Line::styled(keys, styles.muted));
-            if let Some(exchange) = run.failed_exchange.as_deref() {
-                if app.result.show_exchange {
-                    lines.push(Line::raw(""));
-                    exchange_lines(app, exchange, styles, &mut lines);
-                } else {
-                    let key = app.key_name(Context::Result, Action::ToggleExchange);
-                    lines.push(Line::styled(format!("{key} shows what went over the wire"), styles.muted));
-                }
-            }
+        RunState::Failed { error, kind } => failed_lines(app, run, error, *kind, styles),
+        RunState::Done { .. } => return done(app, run, styles, frame, body),
+    };
+    frame.render_widget(scrolled(lines, app, body), body);
+}
+
+/// A call on its way: how long it has run, where, how to cancel it, the server's progress.
+fn running_lines(app: &App, run: &Run, styles: &Styles) -> Vec<Line<'static>> {
+    let frame_index = (run.elapsed_ms / 100) as usize % SPINNER.len();
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{} running ", SPINNER[frame_index]), styles.accent),
+        Span::styled(
+            format!(
+                "{:.1} s · {} · {} cancels",
+                run.elapsed_ms as f64 / 1000.0,
+                app.server.endpoint,
+                app.key_name(Context::Main, Action::Back)
+            ),
+            styles.muted,
+        ),
+    ])];
+    if let Some(progress) = &run.progress {
+        lines.push(progress_line(progress, styles));
+    }
+    lines
+}
+
+/// A call that got no answer: why, and what to try.
+fn failed_lines(app: &App, run: &Run, error: &str, kind: FailureKind, styles: &Styles) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::styled(kind.headline(), styles.error)];
+    // Read whole (wrapped below): why there was no answer is the one thing this pane says.
+    lines.extend(error.lines().map(|l| Line::styled(visible(l).into_owned(), styles.text)));
+    let retry = app.key_name(Context::Result, Action::Retry);
+    let keys = match kind.restart_helps() {
+        true => format!(
+            "{retry} tries again · {} restarts the server or opens a new session",
+            app.key_name(Context::Result, Action::Reconnect)
+        ),
+        false => format!("{retry} tries again"),
+    };
+    lines.push(Line::styled(keys, styles.muted));
+    if let Some(exchange) = run.failed_exchange.as_deref() {
+        if app.result.show_exchange {
+            lines.push(Line::raw(""));
+            exchange_lines(app, exchange, styles, &mut lines);
+        } else {
+            let key = app.key_name(Context::Result, Action::ToggleExchange);
+            lines.push(Line::styled(format!("{key} shows what went over the wire"), styles.muted));
         }
-        RunState::Done { outcome, exchange, value_lines } => {
-            let http = exchange.status.map(|s| format!(" · HTTP {s}")).unwrap_or_default();
-            let call = outcome.call_id.chars().take(8).collect::<String>();
-            let (mark, style) = match outcome.status {
-                Status::Value | Status::Null | Status::Artifact => ("●", styles.ok),
-                Status::RequiresAuthorization => ("⚿", styles.warning),
-                Status::Error => ("✗", styles.error),
-            };
-            lines.push(Line::from(vec![
-                Span::styled(format!("{mark} {} ", outcome.status.name()), style),
-                Span::styled(
-                    format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms, app.server.endpoint),
-                    styles.muted,
-                ),
-            ]));
-            if app.result.show_exchange {
-                exchange_lines(app, exchange, styles, &mut lines);
-            } else if app.result.shows_items() {
-                // The status line stays, one row whatever the endpoint's length; the items scroll
-                // below it, in rows already wrapped to the pane (or cut, scrolled sideways with `W`).
-                let width = usize::from(body.width);
-                let status = std::mem::take(&mut lines);
-                frame.render_widget(Paragraph::new(one_row(status, width)), Rect { height: 1, ..body });
-                let height = usize::from(body.height).saturating_sub(1);
-                let rows = super::content::lines(app, focused, height, styles);
-                let column = if app.result.unwrapped { app.result.column.min(u16::MAX as usize) as u16 } else { 0 };
-                let below = Rect { y: body.y + 1, height: body.height.saturating_sub(1), ..body };
-                frame.render_widget(Paragraph::new(rows).scroll((0, column)), below);
-                return;
-            } else if outcome.status == Status::Value {
-                let height = usize::from(body.height);
-                lines.extend(value_window(app, value_lines, focused, height.saturating_sub(1), styles));
-                let shown_all = app.result.value_view.window(value_lines).nth(height).is_none();
-                if shown_all {
-                    lines.extend(
-                        outcome.warnings.iter().map(|w| Line::styled(format!("⚠ {}", visible(w)), styles.warning)),
-                    );
-                }
-                lines.truncate(height);
-                let column = app.result.column.min(u16::MAX as usize) as u16;
-                frame.render_widget(Paragraph::new(lines).scroll((0, column)), body);
-                return;
-            } else {
-                outcome_lines(app, outcome, styles, &mut lines);
-                artifact_lines(app, styles, &mut lines);
-            }
+    }
+    lines
+}
+
+/// A call answered: its status line, then the exchange, the items, the value (a window of it)
+/// or the outcome's other parts.
+fn done(app: &App, run: &Run, styles: &Styles, frame: &mut Frame, body: Rect) {
+    let RunState::Done { outcome, exchange, value_lines } = &run.state else { return };
+    let focused = app.focus == Focus::Result;
+    let http = exchange.status.map(|s| format!(" · HTTP {s}")).unwrap_or_default();
+    let call = outcome.call_id.chars().take(8).collect::<String>();
+    let (mark, style) = match outcome.status {
+        Status::Value | Status::Null | Status::Artifact => ("●", styles.ok),
+        Status::RequiresAuthorization => ("⚿", styles.warning),
+        Status::Error => ("✗", styles.error),
+    };
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{mark} {} ", outcome.status.name()), style),
+        Span::styled(format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms, app.server.endpoint), styles.muted),
+    ])];
+    if app.result.show_exchange {
+        exchange_lines(app, exchange, styles, &mut lines);
+    } else if app.result.shows_items() {
+        // The status line stays, one row whatever the endpoint's length; the items scroll
+        // below it, in rows already wrapped to the pane (or cut, scrolled sideways with `W`).
+        let width = usize::from(body.width);
+        frame.render_widget(Paragraph::new(one_row(lines, width)), Rect { height: 1, ..body });
+        let height = usize::from(body.height).saturating_sub(1);
+        let rows = super::content::lines(app, focused, height, styles);
+        let column = if app.result.unwrapped { app.result.column.min(u16::MAX as usize) as u16 } else { 0 };
+        let below = Rect { y: body.y + 1, height: body.height.saturating_sub(1), ..body };
+        frame.render_widget(Paragraph::new(rows).scroll((0, column)), below);
+        return;
+    } else if outcome.status == Status::Value {
+        let height = usize::from(body.height);
+        lines.extend(value_window(app, value_lines, focused, height.saturating_sub(1), styles));
+        let shown_all = app.result.value_view.window(value_lines).nth(height).is_none();
+        if shown_all {
+            lines.extend(outcome.warnings.iter().map(|w| Line::styled(format!("⚠ {}", visible(w)), styles.warning)));
         }
+        lines.truncate(height);
+        let column = app.result.column.min(u16::MAX as usize) as u16;
+        frame.render_widget(Paragraph::new(lines).scroll((0, column)), body);
+        return;
+    } else {
+        outcome_lines(app, outcome, styles, &mut lines);
+        artifact_lines(app, styles, &mut lines);
     }
     frame.render_widget(scrolled(lines, app, body), body);
 }

@@ -80,8 +80,8 @@ const HISTORY: &[Hint] = &[
     ("{save_case}", "save as case"),
     ("{back}", "close"),
 ];
-const CONFIRM: &[Hint] = &[("y", "replace"), ("any other key", "keep it")];
-const CONFIRM_RUN: &[Hint] = &[("y", "run it"), ("any other key", "do not")];
+const CONFIRM: &[Hint] = &[("{confirm}", "replace"), ("any other key", "keep it")];
+const CONFIRM_RUN: &[Hint] = &[("{confirm}", "run it"), ("any other key", "do not")];
 const TOKEN_PROMPT: &[Hint] = &[("type", "the token"), ("Enter", "use it"), ("Esc", "cancel")];
 const FILTER: &[Hint] = &[("type", "filter"), ("↑↓", "move"), ("Enter", "keep"), ("Esc", "clear")];
 const VALUE: &[Hint] = &[
@@ -207,8 +207,8 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::SavePrompt { .. } | Popup::CaseFile { .. }), _) => (&[], PATH_PROMPT),
         (Some(Popup::History { .. }), _) => (&[Context::History], HISTORY),
         (Some(Popup::TokenPrompt { .. }), _) => (&[], TOKEN_PROMPT),
-        (Some(Popup::ConfirmOverwrite { .. }), _) => (&[], CONFIRM),
-        (Some(Popup::ConfirmRun { .. }), _) => (&[], CONFIRM_RUN),
+        (Some(Popup::ConfirmOverwrite { .. }), _) => (&[Context::Confirm], CONFIRM),
+        (Some(Popup::ConfirmRun { .. }), _) => (&[Context::Confirm], CONFIRM_RUN),
         (Some(Popup::Palette { .. }), _) => (&[], PALETTE),
         (Some(Popup::Text { .. }), _) => (&[Context::Result], TEXT),
         _ if app.server_pane.open => (&[Context::Server], SERVER),

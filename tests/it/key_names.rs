@@ -5,11 +5,14 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use serde_json::json;
 use tooldeck::app::keymap::{DEFAULTS, Key};
 use tooldeck::app::{Action, Answer, App, Context, Effect, Keymap, Msg, update};
 use tooldeck::catalog::{LoadOptions, load_samples};
 use tooldeck::invoke::Exchange;
 use tooldeck::invoke::envelope::read_otc_response;
+use tooldeck::invoke::mcp::asks::Ask;
+use tooldeck::invoke::save::Saved;
 use tooldeck::theme::Styles;
 
 /// Keys no default uses: Ctrl-Alt chords, Alt with a capital, and F13 … F24.
@@ -100,6 +103,8 @@ const VERBS: &[&str] = &[
     "oldest/newest",
     "fetch/save",
     "to",
+    "replace",
+    "replaces",
 ];
 
 /// Where `name` (a default key's name) stands on `screen` as a key: a chord or named key as a
@@ -125,6 +130,10 @@ fn named_at(screen: &str, name: &str) -> Option<String> {
             // A pair of keys ("a/d add/del", "f/s fetch/save").
             let mut pair = rest.chars();
             if pair.next() == Some('/') && pair.next().is_some() && pair.next() == Some(' ') {
+                return Some(line.to_string());
+            }
+            // A key in a box's title: "(y: replace, any other key: keep it)".
+            if before == Some('(') && rest.starts_with(": ") {
                 return Some(line.to_string());
             }
             // "a" before a verb is the article more often than the add key: its pair is checked.
@@ -285,12 +294,73 @@ fn walk() -> Vec<(String, String)> {
     deck.screens
 }
 
+/// The popups, the panes beside the form, and a server's questions.
+fn walk_popups_and_panes() -> Vec<(String, String)> {
+    let mut deck = Deck::new();
+    deck.act(Context::Anywhere, Action::Palette);
+    deck.look("the palette");
+    deck.press(KeyCode::Esc);
+    deck.act(Context::Main, Action::EditRoots);
+    deck.look("the roots prompt");
+    deck.press(KeyCode::Esc);
+    deck.open("search_products");
+    deck.act(Context::Main, Action::Down);
+    deck.act(Context::Main, Action::Activate);
+    deck.look("the enum picker");
+    deck.press(KeyCode::Char('%'));
+    deck.look("a stray key in the picker");
+    deck.act(Context::Picker, Action::Back);
+    deck.send(Msg::Saved(Ok(Saved::Exists { path: "out.bin".into() })));
+    deck.look("replace a file?");
+    deck.press(KeyCode::Char('%'));
+    deck.look("the file kept");
+    deck.run_and_answer(|id| format!(r#"{{"result":{{"call_id":"{id}","success":true,"value":"one\ntwo"}}}}"#));
+    deck.act(Context::Typing, Action::FocusResult);
+    deck.act(Context::Value, Action::Activate);
+    deck.look("a string read whole");
+    deck.press(KeyCode::Char('%'));
+    deck.look("a stray key in the text");
+    deck.press(KeyCode::Esc);
+    deck.act(Context::Result, Action::Find);
+    deck.look("find in the result");
+    deck.press(KeyCode::Esc);
+    deck.act(Context::Result, Action::Back);
+    deck.act(Context::Typing, Action::Traffic);
+    deck.look("the traffic pane");
+    deck.act(Context::Traffic, Action::Help);
+    deck.look("help in the traffic pane");
+    deck.press(KeyCode::Esc);
+    deck.act(Context::Traffic, Action::Back);
+    deck.act(Context::Typing, Action::Fuzz);
+    deck.look("the fuzz pane");
+    deck.act(Context::Fuzz, Action::Back);
+    let form = Ask::Form {
+        message: "Who are you?".into(),
+        schema: json!({"type": "object", "properties": {"name": {"type": "string"}, "ok": {"type": "boolean"}}}),
+    };
+    deck.send(Msg::Asked { id: 1, ask: form });
+    deck.look("a server's form");
+    deck.act(Context::Ask, Action::AskCancel);
+    let url = Ask::Url { message: "Sign in".into(), url: "https://auth.example/".into(), elicitation_id: "e".into() };
+    deck.send(Msg::Asked { id: 2, ask: url });
+    deck.look("a server's URL");
+    deck.act(Context::Ask, Action::AskCancel);
+    let sample = Ask::Sample { request: json!({"messages": [], "maxTokens": 10}), cut: false };
+    deck.send(Msg::Asked { id: 3, ask: sample });
+    deck.look("a sampling request");
+    deck.screens
+}
+
 #[test]
 fn with_every_key_remapped_no_screen_names_a_default_key() {
     let names = default_names();
     assert!(names.iter().any(|n| n == "Ctrl-R") && names.iter().any(|n| n == "r"), "{names:?}");
     let mut found = Vec::new();
-    for (what, screen) in walk() {
+    let screens = [walk(), walk_popups_and_panes()].concat();
+    for what in ["the palette", "replace a file?", "a string read whole", "the traffic pane", "a server's form"] {
+        assert!(screens.iter().any(|(w, _)| w == what), "{what} was looked at");
+    }
+    for (what, screen) in screens {
         for name in &names {
             if let Some(line) = named_at(&screen, name) {
                 found.push(format!("{what}: {name:?} in {line}"));
@@ -310,4 +380,6 @@ fn the_check_finds_a_default_key_name() {
     assert!(named_at("a tool for r and d", "r").is_none(), "a letter in a sentence");
     assert!(named_at(" a/d add/del", "a").is_some(), "a pair of keys");
     assert!(named_at("toggle a run option", "a").is_none(), "the article");
+    assert!(named_at("replace the file? (y: replace, any other key: keep it)", "y").is_some(), "a popup's title");
+    assert!(named_at("out.bin exists: y replaces it, any other key keeps it", "y").is_some());
 }

@@ -4,7 +4,9 @@
 use crossterm::event::KeyCode as C;
 
 use super::Action as A;
-use super::Context::{Anywhere, Ask, Fuzz, History as PastCalls, Main, Picker, Result, Server, Traffic, Typing, Value};
+use super::Context::{
+    Anywhere, Ask, Confirm, Fuzz, History as PastCalls, Main, Picker, Result, Server, Traffic, Typing, Value,
+};
 use super::{DefaultBinding, Key};
 
 const fn row(
@@ -218,4 +220,5 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     ),
     row(Ask, A::AskDecline, &[Key::ctrl('d')], "decline (reject a sampling request)"),
     row(Ask, A::AskCancel, &[Key::plain(C::Esc)], "cancel"),
+    row(Confirm, A::Confirm, &[Key::char('y'), Key::char('Y')], "yes (any other key: no)"),
 ];
