@@ -97,7 +97,7 @@ fn prompt_arguments(prompt: &Prompt, pairs: &[String]) -> Result<Map<String, Val
     let properties: Map<String, Value> =
         prompt.arguments.iter().map(|a| (a.name.clone(), json!({"type": "string"}))).collect();
     let schema = json!({"type": "object", "properties": properties});
-    let arguments = crate::form::args::apply_pairs(json!({}), pairs, &schema).map_err(|e| (exit::USAGE, e))?;
+    let arguments = crate::form::args::apply_pairs(json!({}), pairs, &schema).map_err(|e| (exit::USAGE, e.to_string()))?;
     let Value::Object(arguments) = arguments else { return Ok(Map::new()) };
     for (key, value) in &arguments {
         if !prompt.arguments.iter().any(|a| &a.name == key) {
