@@ -189,11 +189,7 @@ impl Turns<'_> {
 }
 
 /// Connects to `options`' server (`demo_url` when it names none) and gives it the file's tokens.
-async fn connect(
-    file: &CaseFile,
-    options: &EndpointOptions,
-    demo_url: Option<&str>,
-) -> Result<Endpoint, ConnectError> {
+async fn connect(file: &CaseFile, options: &EndpointOptions, demo_url: Option<&str>) -> Result<Endpoint, ConnectError> {
     let options = options.resolve()?;
     let headers = parse_headers(&options.headers)?;
     let endpoint = options.connect(headers, demo_url).await?;

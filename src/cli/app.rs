@@ -136,9 +136,7 @@ enum SettingsError {
 
 /// The app's keys, whether destructive tools ask first and the lint rules for the detail pane,
 /// from the config file at `path` (else the default place): the defaults when there is no file.
-fn settings(
-    path: Option<&std::path::Path>,
-) -> Result<(crate::app::Keymap, bool, crate::lint::Options), SettingsError> {
+fn settings(path: Option<&std::path::Path>) -> Result<(crate::app::Keymap, bool, crate::lint::Options), SettingsError> {
     match path.map(std::path::Path::to_path_buf).or_else(crate::config::default_path) {
         Some(path) => {
             let config = crate::config::load(&path)?;

@@ -135,7 +135,10 @@ mod tests {
     fn bad_pairs_say_why() {
         assert!(apply_pairs(json!({}), &pairs(&["novalue"]), &schema()).unwrap_err().to_string().contains("key=value"));
         assert!(
-            apply_pairs(json!({"city": "x"}), &pairs(&["city.a=1"]), &schema()).unwrap_err().to_string().contains("not an object")
+            apply_pairs(json!({"city": "x"}), &pairs(&["city.a=1"]), &schema())
+                .unwrap_err()
+                .to_string()
+                .contains("not an object")
         );
         assert!(apply_pairs(json!([1]), &[], &schema()).unwrap_err().to_string().contains("JSON object"));
     }

@@ -37,9 +37,7 @@ pub enum InlineError {
 /// picture made. Off the UI thread: a large blob takes a while.
 pub fn decode_inline(data: &Inline, content_type: Option<String>) -> Result<Fetched, InlineError> {
     let (bytes, truncated) = match data {
-        Inline::Base64(text) => {
-            decode_base64_prefix(text, MAX_BODY_BYTES).ok_or(InlineError::NotBase64)?
-        }
+        Inline::Base64(text) => decode_base64_prefix(text, MAX_BODY_BYTES).ok_or(InlineError::NotBase64)?,
         Inline::Text(text) => {
             let mut end = text.len().min(MAX_BODY_BYTES);
             while !text.is_char_boundary(end) {

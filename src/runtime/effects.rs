@@ -360,10 +360,7 @@ enum ContentError {
 }
 
 /// `resources/read` of `uri`, its first contents decoded, with notes on what else came back.
-async fn read_resource(
-    endpoint: Result<Arc<Endpoint>, InvokeError>,
-    uri: &str,
-) -> Result<Box<Fetched>, ContentError> {
+async fn read_resource(endpoint: Result<Arc<Endpoint>, InvokeError>, uri: &str) -> Result<Box<Fetched>, ContentError> {
     // The request waits as long as a call does (the endpoint's timeout).
     let read = match endpoint {
         Ok(endpoint) => endpoint.read_resource(uri).await.map_err(|e| {
