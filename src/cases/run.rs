@@ -15,7 +15,20 @@ use crate::form::validate::Checker;
 use crate::invoke::endpoint::{EndpointOptions, merge_server_tools, parse_headers, tokens_for};
 use crate::invoke::mcp::asks::Headless;
 use crate::invoke::request::CallRequest;
-use crate::invoke::{Endpoint, InvokeError};
+use crate::invoke::{Endpoint, InvokeError, NamedError};
+
+/// Why a case file's cases have no server to go to (each of its cases fails with it).
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error(transparent)]
+    Named(#[from] NamedError),
+    #[error(transparent)]
+    Value(#[from] crate::invoke::endpoint::ValueError),
+    #[error(transparent)]
+    Invoke(#[from] InvokeError),
+    #[error("the compared server: {0}")]
+    Compared(Box<ConnectError>),
+}
 
 /// Where the calls of one case file go: the command line's server, else the file's, else the
 /// built-in demo server.
@@ -37,7 +50,7 @@ pub async fn run_file(
 ) {
     let setup = set_up(file, options, demo_url, report).await;
     let compared = match compare {
-        Some(compare) => Some(connect(file, compare, demo_url).await.map_err(|e| format!("the compared server: {e}"))),
+        Some(compare) => Some(connect(file, compare, demo_url).await.map_err(|e| ConnectError::Compared(Box::new(e)))),
         None => None,
     };
     // A server that went away (a stdio server died, an HTTP session expired) is reconnected and
@@ -65,7 +78,7 @@ pub async fn run_file(
             };
             let work = match (&setup, &compared) {
                 _ if filter.is_some_and(|f| !matches(&case, f)) => Work::Skip,
-                (Err(why), _) | (_, Some(Err(why))) => Work::NoServer(why.clone()),
+                (Err(why), _) | (_, Some(Err(why))) => Work::NoServer(why.to_string()),
                 (Ok((endpoint, catalog)), compared) => {
                     let tool =
                         prepared.entry(case.tool.clone()).or_insert_with(|| prepare(catalog, &case, file)).clone();
@@ -112,7 +125,7 @@ async fn set_up(
     options: &EndpointOptions,
     demo_url: Option<&str>,
     report: &mut dyn Report,
-) -> Result<(Endpoint, Catalog), String> {
+) -> Result<(Endpoint, Catalog), ConnectError> {
     let endpoint = connect(file, options, demo_url).await?;
     let (catalog, errors) = catalog_for(file, options, &endpoint).await;
     if !errors.is_empty() {
@@ -176,14 +189,14 @@ impl Turns<'_> {
 }
 
 /// Connects to `options`' server (`demo_url` when it names none) and gives it the file's tokens.
-async fn connect(file: &CaseFile, options: &EndpointOptions, demo_url: Option<&str>) -> Result<Endpoint, String> {
-    let options = options.resolve().map_err(|e| e.to_string())?;
-    let headers = parse_headers(&options.headers).map_err(|e| e.to_string())?;
-    let endpoint = options.connect(headers, demo_url).await.map_err(|e| e.to_string())?;
+async fn connect(file: &CaseFile, options: &EndpointOptions, demo_url: Option<&str>) -> Result<Endpoint, ConnectError> {
+    let options = options.resolve()?;
+    let headers = parse_headers(&options.headers)?;
+    let endpoint = options.connect(headers, demo_url).await?;
     for (provider, token) in &file.tokens {
         match endpoint.authorize(provider, token).await {
             Ok(()) | Err(InvokeError::Unauthorized { .. }) => {}
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(endpoint)

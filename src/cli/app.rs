@@ -24,7 +24,7 @@ fn run_each(
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(Failure::usage("the app needs a terminal; `tooldeck list` and `tooldeck check` work without one"));
     }
-    let resolved = resolve_each(servers, shared).map_err(|e| Failure::usage(crate::text::visible(&e)))?;
+    let resolved = resolve_each(servers, shared)?;
     let runtime = super::tokio_runtime().map_err(|e| Failure::failed(format!("cannot start: {e}")))?;
     let found = crate::servers::discover(&crate::servers::Places::here(shared.config.as_deref()));
     let result = runtime.block_on(run_app(sources, resolved, shared, styles, found));
@@ -36,15 +36,17 @@ type Resolved = Vec<(EndpointOptions, Vec<(String, String)>)>;
 
 /// Each server named, resolved (`--server NAME`) with its headers; none named: the shared
 /// options alone (the demo server answers).
-fn resolve_each(servers: &[EndpointOptions], shared: &EndpointOptions) -> Result<Resolved, String> {
+fn resolve_each(servers: &[EndpointOptions], shared: &EndpointOptions) -> Result<Resolved, Failure> {
     let named = if servers.is_empty() { std::slice::from_ref(shared) } else { servers };
+    // One line, whatever the config said.
+    let one_line = |failure: Failure| Failure::usage(crate::text::visible(&failure.message));
     named
         .iter()
         .map(|options| {
-            let mut options = options.resolve().map_err(|e| e.to_string())?;
+            let mut options = options.resolve().map_err(|e| one_line(e.into()))?;
             // The screen is the app's: sign-in steps go to its auth pane, not to stderr.
             options.oauth.echo = crate::invoke::auth::Echo(None);
-            let headers = parse_headers(&options.headers).map_err(|e| e.to_string())?;
+            let headers = parse_headers(&options.headers).map_err(|e| one_line(e.into()))?;
             Ok((options, headers))
         })
         .collect()
@@ -120,15 +122,28 @@ fn found_entries(found: &crate::servers::Found) -> Vec<crate::app::servers::Foun
         .collect()
 }
 
+/// Why the config file's settings for the app cannot be used.
+#[derive(Debug, thiserror::Error)]
+enum SettingsError {
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error("{path}: [lint]: {source}")]
+    Lint { path: String, source: crate::lint::OptionsError },
+    /// The key table's own message (it names the file and the line).
+    #[error("{0}")]
+    Keys(String),
+}
+
 /// The app's keys, whether destructive tools ask first and the lint rules for the detail pane,
 /// from the config file at `path` (else the default place): the defaults when there is no file.
-fn settings(path: Option<&std::path::Path>) -> Result<(crate::app::Keymap, bool, crate::lint::Options), String> {
+fn settings(path: Option<&std::path::Path>) -> Result<(crate::app::Keymap, bool, crate::lint::Options), SettingsError> {
     match path.map(std::path::Path::to_path_buf).or_else(crate::config::default_path) {
         Some(path) => {
-            let config = crate::config::load(&path).map_err(|e| e.to_string())?;
+            let config = crate::config::load(&path)?;
             let lint = crate::lint::Options::from_config(&config.lint)
-                .map_err(|e| format!("{}: [lint]: {e}", path.display()))?;
-            Ok((crate::app::Keymap::from_config(&config)?, config.app.confirm_destructive, lint))
+                .map_err(|source| SettingsError::Lint { path: path.display().to_string(), source })?;
+            let keys = crate::app::Keymap::from_config(&config).map_err(SettingsError::Keys)?;
+            Ok((keys, config.app.confirm_destructive, lint))
         }
         None => Ok((crate::app::Keymap::default(), true, crate::lint::Options::default())),
     }

@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 
 use super::ServerArgs;
 use super::exit;
+use super::failure::Failure;
 use crate::invoke::auth::{AuthStep, Echo, OAuthOptions, StepKind, StoredToken, TokenStore};
 
 /// How to sign in to an MCP server over HTTP when it answers 401.
@@ -81,37 +82,31 @@ pub enum AuthCommand {
     },
 }
 
-fn fail(code: u8, message: &str) -> ExitCode {
-    let _ = writeln!(std::io::stderr(), "tooldeck: {}", crate::text::visible(message));
-    ExitCode::from(code)
+/// A failure said on one line, whatever the server or the token store said.
+fn fail(code: u8, message: &str) -> Failure {
+    Failure::new(code, crate::text::visible(message))
 }
 
 /// The MCP server URL the options name (after a named endpoint is looked up).
-fn server_url(server: &ServerArgs) -> Result<(crate::invoke::endpoint::EndpointOptions, Option<String>), ExitCode> {
+fn server_url(server: &ServerArgs) -> Result<(crate::invoke::endpoint::EndpointOptions, Option<String>), Failure> {
     let options = server.options().resolve().map_err(|e| fail(exit::USAGE, &e.to_string()))?;
     let url = options.mcp_url.clone();
     Ok((options, url))
 }
 
 pub fn run(command: AuthCommand) -> ExitCode {
-    match command {
+    super::failure::finish(match command {
         AuthCommand::Login { server } => login(&server),
         AuthCommand::Status { server } => status(&server),
         AuthCommand::Logout { server, all } => logout(&server, all),
-    }
+    })
 }
 
-fn login(server: &ServerArgs) -> ExitCode {
-    let (mut options, url) = match server_url(server) {
-        Ok(found) => found,
-        Err(code) => return code,
-    };
-    let Some(url) = url else { return fail(exit::USAGE, "auth login needs an MCP server over HTTP: --mcp-url URL") };
+fn login(server: &ServerArgs) -> Result<ExitCode, Failure> {
+    let (mut options, url) = server_url(server)?;
+    let url = url.ok_or_else(|| fail(exit::USAGE, "auth login needs an MCP server over HTTP: --mcp-url URL"))?;
     options.oauth.login = true;
-    let runtime = match super::tokio_runtime() {
-        Ok(runtime) => runtime,
-        Err(e) => return fail(exit::TRANSPORT, &format!("cannot start: {e}")),
-    };
+    let runtime = super::tokio_runtime().map_err(|e| fail(exit::TRANSPORT, &format!("cannot start: {e}")))?;
     let signed = runtime.block_on(async {
         let headers = crate::invoke::endpoint::parse_headers(&options.headers).unwrap_or_default();
         let challenge = crate::invoke::mcp::http::challenge_of(&url, headers, options.answer_timeout()).await;
@@ -121,14 +116,14 @@ fn login(server: &ServerArgs) -> ExitCode {
     match signed {
         Ok(Ok(Some(token))) => {
             let _ = writeln!(std::io::stdout(), "signed in to {}\n{}", crate::redact::url(&url), describe(&token));
-            ExitCode::SUCCESS
+            Ok(ExitCode::SUCCESS)
         }
         Ok(Ok(None)) => {
             let _ =
                 writeln!(std::io::stdout(), "signed in to {} (no place to keep the token)", crate::redact::url(&url));
-            ExitCode::SUCCESS
+            Ok(ExitCode::SUCCESS)
         }
-        Ok(Err(e)) | Err(e) => fail(exit::AUTHORIZATION_REQUIRED, &e.to_string()),
+        Ok(Err(e)) | Err(e) => Err(fail(exit::AUTHORIZATION_REQUIRED, &e.to_string())),
     }
 }
 
@@ -155,16 +150,10 @@ fn now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
-fn status(server: &ServerArgs) -> ExitCode {
-    let (_, url) = match server_url(server) {
-        Ok(found) => found,
-        Err(code) => return code,
-    };
+fn status(server: &ServerArgs) -> Result<ExitCode, Failure> {
+    let (_, url) = server_url(server)?;
     let store = TokenStore::default_location();
-    let tokens = match store.all() {
-        Ok(tokens) => tokens,
-        Err(e) => return fail(exit::USAGE, &e.to_string()),
-    };
+    let tokens = store.all().map_err(|e| fail(exit::USAGE, &e.to_string()))?;
     let key = url.as_deref().map(crate::invoke::auth::store::resource_key);
     let shown: Vec<&StoredToken> = tokens.iter().filter(|t| key.as_ref().is_none_or(|k| &t.resource == k)).collect();
     let mut out = std::io::stdout();
@@ -181,28 +170,25 @@ fn status(server: &ServerArgs) -> ExitCode {
     if let Some(path) = store.path() {
         let _ = writeln!(out, "(kept in {})", path.display());
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
-fn logout(server: &ServerArgs, all: bool) -> ExitCode {
-    let (_, url) = match server_url(server) {
-        Ok(found) => found,
-        Err(code) => return code,
-    };
+fn logout(server: &ServerArgs, all: bool) -> Result<ExitCode, Failure> {
+    let (_, url) = server_url(server)?;
     let store = TokenStore::default_location();
     let urls: Vec<String> = match (all, url) {
         (true, _) => store.all().map(|t| t.into_iter().map(|t| t.resource).collect()).unwrap_or_default(),
         (false, Some(url)) => vec![url],
-        (false, None) => return fail(exit::USAGE, "auth logout needs --mcp-url URL (or --all)"),
+        (false, None) => return Err(fail(exit::USAGE, "auth logout needs --mcp-url URL (or --all)")),
     };
     for url in urls {
         match store.remove(&url) {
             Ok(true) => println_safe(&format!("signed out of {}", crate::redact::url(&url))),
             Ok(false) => println_safe(&format!("no token was kept for {}", crate::redact::url(&url))),
-            Err(e) => return fail(exit::USAGE, &e.to_string()),
+            Err(e) => return Err(fail(exit::USAGE, &e.to_string())),
         }
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 fn println_safe(line: &str) {

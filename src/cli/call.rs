@@ -7,9 +7,10 @@ use std::process::ExitCode;
 use clap::Args;
 use serde_json::{Value, json};
 
+use super::failure::{Failure, finish};
 use super::{ServerArgs, Sources, exit};
 use crate::catalog::{Catalog, LoadOptions, Tool, load_samples, load_text};
-use crate::form::args::apply_pairs;
+use crate::form::args::{ArgsError, apply_pairs};
 use crate::form::validate::Checker;
 use crate::invoke::endpoint::{EndpointOptions, merge_server_tools, parse_headers, parse_tokens};
 use crate::invoke::mcp::McpEndpoint;
@@ -73,24 +74,49 @@ pub struct AnswerArgs {
     pub sample_text: Option<String>,
 }
 
+/// Why the answers or arguments given on the command line cannot be used (a usage error).
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: String, source: io::Error },
+    #[error("{flag} is not valid JSON: {source}")]
+    NotJson { flag: &'static str, source: serde_json::Error },
+    #[error("--elicit-json must be a JSON object (the form's fields)")]
+    ElicitNotAnObject,
+    #[error(transparent)]
+    Answer(#[from] crate::invoke::mcp::asks::UnknownAnswer),
+    #[error(transparent)]
+    Pairs(#[from] ArgsError),
+}
+
+impl From<InputError> for Failure {
+    fn from(error: InputError) -> Failure {
+        Failure::usage(error.to_string())
+    }
+}
+
+/// `text`, or the file it names with a leading `@`.
+fn text_or_file(text: &str) -> Result<String, InputError> {
+    match text.strip_prefix('@') {
+        Some(path) => crate::files::read_text(std::path::Path::new(path))
+            .map_err(|source| InputError::Read { path: path.to_string(), source }),
+        None => Ok(text.to_string()),
+    }
+}
+
 impl AnswerArgs {
-    pub fn answers(&self) -> Result<crate::invoke::mcp::asks::Headless, String> {
+    pub fn answers(&self) -> Result<crate::invoke::mcp::asks::Headless, InputError> {
         use crate::invoke::mcp::asks::{ElicitAnswer, Headless};
         let elicit = match (&self.elicit_json, &self.elicit) {
             (Some(text), _) => {
-                let text = match text.strip_prefix('@') {
-                    Some(path) => crate::files::read_text(std::path::Path::new(path))
-                        .map_err(|e| format!("cannot read {path}: {e}"))?,
-                    None => text.clone(),
-                };
-                let content: Value =
-                    serde_json::from_str(&text).map_err(|e| format!("--elicit-json is not valid JSON: {e}"))?;
+                let content: Value = serde_json::from_str(&text_or_file(text)?)
+                    .map_err(|source| InputError::NotJson { flag: "--elicit-json", source })?;
                 if !content.is_object() {
-                    return Err("--elicit-json must be a JSON object (the form's fields)".into());
+                    return Err(InputError::ElicitNotAnObject);
                 }
                 Some(ElicitAnswer::Accept(content))
             }
-            (None, Some(word)) => Some(ElicitAnswer::parse(word).map_err(|e| e.to_string())?),
+            (None, Some(word)) => Some(ElicitAnswer::parse(word)?),
             (None, None) => None,
         };
         Ok(Headless { elicit, sample_text: self.sample_text.clone(), roots: None })
@@ -98,49 +124,37 @@ impl AnswerArgs {
 }
 
 pub fn run(args: CallArgs) -> ExitCode {
-    exit::code(run_for_code(args))
+    finish(run_call(args).map(exit::code))
 }
 
-fn run_for_code(args: CallArgs) -> u8 {
-    let mut options = match args.server.options().resolve() {
-        Ok(options) => options,
-        Err(e) => return fail(exit::USAGE, &e.to_string()),
-    };
-    match args.answers.answers() {
-        Ok(answers) => options.answers = answers,
-        Err(e) => return fail(exit::USAGE, &e),
-    }
-    let headers = match parse_headers(&options.headers) {
-        Ok(h) => h,
-        Err(e) => return fail(exit::USAGE, &e.to_string()),
-    };
-    let tokens = match parse_tokens(&args.tokens) {
-        Ok(t) => t,
-        Err(e) => return fail(exit::USAGE, &e.to_string()),
-    };
+fn run_call(args: CallArgs) -> Result<u8, Failure> {
+    let mut options = args.server.options().resolve()?;
+    options.answers = args.answers.answers()?;
+    let headers = parse_headers(&options.headers)?;
+    let tokens = parse_tokens(&args.tokens)?;
     // An MCP server over stdio is started before anything else: it takes milliseconds to boot,
     // and meanwhile the runtime is built, the definition files are read and the validator is set
     // up.
-    let started = match options.mcp.as_deref().map(|c| StdioServer::spawn_in(c, &options.env, options.cwd.as_deref())) {
+    let started = match options.mcp.as_deref() {
+        Some(command) => Some(
+            StdioServer::spawn_in(command, &options.env, options.cwd.as_deref())
+                .map_err(|e| Failure::transport(e.to_string()))?,
+        ),
         None => None,
-        Some(Ok(server)) => Some(server),
-        Some(Err(e)) => return fail(exit::TRANSPORT, &e.to_string()),
     };
     // One call needs no worker threads: the current thread drives it (measured faster to start
     // and to finish than a multi-threaded runtime).
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(e) => return fail(exit::TRANSPORT, &format!("cannot start: {e}")),
-    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::transport(format!("cannot start: {e}")))?;
     let code = runtime.block_on(async {
-        let mut stop = match crate::signals::StopSignals::new() {
-            Ok(stop) => stop,
-            Err(e) => return fail(exit::TRANSPORT, &format!("cannot listen for signals: {e}")),
-        };
+        let mut stop = crate::signals::StopSignals::new()
+            .map_err(|e| Failure::transport(format!("cannot listen for signals: {e}")))?;
         // A signal drops the call, and with it the server, which is then ended as on any way out.
         tokio::select! {
             code = call(args, options, headers, tokens, started) => code,
-            code = stop.recv() => code,
+            code = stop.recv() => Ok(code),
         }
     });
     // Everything was awaited; a blocking task that never returns (a stuck DNS lookup) must not
@@ -155,14 +169,15 @@ async fn call(
     headers: Vec<(String, String)>,
     tokens: Vec<(String, String)>,
     started: Option<StdioServer>,
-) -> u8 {
+) -> Result<u8, Failure> {
     // Without a server named, the built-in demo server answers, for the sample tools.
     let demo = match options.names_a_server() {
         true => None,
-        false => match crate::invoke::mock::MockServer::start(load_samples(&LoadOptions::default()).catalog, 0).await {
-            Ok(server) => Some(server),
-            Err(e) => return fail(exit::TRANSPORT, &format!("cannot start the built-in demo server: {e}")),
-        },
+        false => Some(
+            crate::invoke::mock::MockServer::start(load_samples(&LoadOptions::default()).catalog, 0)
+                .await
+                .map_err(|e| Failure::transport(format!("cannot start the built-in demo server: {e}")))?,
+        ),
     };
     // Connecting goes first: while it waits for the server, this thread reads the definition
     // files and does the validator's first-time setup (on a current-thread runtime the spawned
@@ -196,18 +211,14 @@ async fn call(
         args.sources.load()
     };
     Checker::warm_up();
-    let endpoint = match connecting.await {
-        Ok(Ok(endpoint)) => endpoint,
-        Ok(Err(e)) => return fail(failure_code(&e), &e.to_string()),
-        Err(e) => return fail(exit::TRANSPORT, &format!("connecting failed: {e}")),
-    };
+    let endpoint = connecting.await.map_err(|e| Failure::transport(format!("connecting failed: {e}")))??;
     let label = endpoint.label();
     let ending = send(&args, options.names_a_server(), &endpoint, loaded.catalog, tokens).await;
     // The server shuts down (an MCP child sees its input close and has a moment to exit) while
     // the outcome is recorded and printed.
     let closing = tokio::spawn(endpoint.close());
     tokio::task::yield_now().await;
-    let code = ending.report(&label, args.strict);
+    let code = ending.and_then(|ending| ending.report(&label, args.strict));
     let _ = closing.await;
     drop(demo);
     code
@@ -217,16 +228,16 @@ async fn call(
 // One per process: the size of `Answered` costs nothing worth boxing for.
 #[allow(clippy::large_enum_variant)]
 enum Ending {
-    /// Already said on stderr (a usage error, invalid arguments, a dry run...).
-    Reported(u8),
+    /// Nothing sent: the dry run printed the request.
+    DryRun,
     /// The server answered: to be recorded in the history and printed.
     Answered { tool: Tool, request: CallRequest, outcome: Outcome, exchange: Exchange },
 }
 
 impl Ending {
-    fn report(self, endpoint: &str, strict: bool) -> u8 {
+    fn report(self, endpoint: &str, strict: bool) -> Result<u8, Failure> {
         match self {
-            Ending::Reported(code) => code,
+            Ending::DryRun => Ok(exit::OK),
             Ending::Answered { tool, request, mut outcome, exchange } => {
                 if let Some(schema) = &tool.output_schema {
                     crate::invoke::envelope::check_output(&mut outcome, schema);
@@ -237,13 +248,13 @@ impl Ending {
                 // An answer given for the server's form that the form refuses: the person's input
                 // was wrong, as with arguments.
                 if let Some(why) = outcome.asked.iter().find_map(|a| a["mismatch"].as_str()) {
-                    return fail(exit::INVALID_ARGUMENTS, why);
+                    return Err(Failure::new(exit::INVALID_ARGUMENTS, why));
                 }
                 match deviation(&outcome) {
                     Some(why) if strict && matches!(code, exit::OK | exit::TOOL_ERROR) => {
-                        fail(exit::PROTOCOL_DEVIATION, &format!("--strict: {why}"))
+                        Err(Failure::new(exit::PROTOCOL_DEVIATION, format!("--strict: {why}")))
                     }
-                    _ => code,
+                    _ => Ok(code),
                 }
             }
         }
@@ -258,14 +269,13 @@ async fn send(
     endpoint: &Endpoint,
     mut catalog: Catalog,
     tokens: Vec<(String, String)>,
-) -> Ending {
-    let reported = |code, message: &str| Ending::Reported(fail(code, message));
+) -> Result<Ending, Failure> {
     // A token for the server itself (MCP over HTTP) is needed before its tools can be listed.
     for (provider, token) in &tokens {
         match endpoint.authorize(provider, token).await {
             // Refused: the call says so as an authorization prompt (exit 4).
             Ok(()) | Err(InvokeError::Unauthorized { .. }) => {}
-            Err(e) => return reported(exit::TRANSPORT, &e.to_string()),
+            Err(e) => return Err(Failure::transport(e.to_string())),
         }
     }
     if names_a_server && let Err(e) = merge_server_tools(&mut catalog, endpoint).await {
@@ -279,17 +289,11 @@ async fn send(
                 "\"{}\" is not among the server's listed tools; its arguments are sent unchecked",
                 args.tool
             ));
-            match unlisted_tool(&args.tool) {
-                Some(tool) => tool,
-                None => return reported(exit::USAGE, "the tool id is empty"),
-            }
+            unlisted_tool(&args.tool).ok_or_else(|| Failure::usage("the tool id is empty"))?
         }
-        None => return reported(exit::USAGE, &unknown_tool(&args.tool, &catalog)),
+        None => return Err(Failure::usage(unknown_tool(&args.tool, &catalog))),
     };
-    let arguments = match build_arguments(args, &tool) {
-        Ok(a) => a,
-        Err(e) => return reported(exit::USAGE, &e),
-    };
+    let arguments = build_arguments(args, &tool)?;
     if !args.no_validate {
         let validation = Checker::new(&tool.input_schema).check_value(&arguments);
         if !validation.is_empty() {
@@ -298,12 +302,8 @@ async fn send(
                 let at = if pointer.is_empty() { "(arguments)" } else { pointer.as_str() };
                 let _ = writeln!(err, "{at}: {message}");
             }
-            let _ = writeln!(
-                err,
-                "tooldeck: {}; not sent (--no-validate sends anyway)",
-                plural(validation.len(), "argument error")
-            );
-            return Ending::Reported(exit::INVALID_ARGUMENTS);
+            let said = format!("{}; not sent (--no-validate sends anyway)", plural(validation.len(), "argument error"));
+            return Err(Failure::new(exit::INVALID_ARGUMENTS, said));
         }
     }
     let mut request = CallRequest::new(tool.id.clone(), arguments);
@@ -314,12 +314,10 @@ async fn send(
     }
     if args.dry_run {
         print_json(&endpoint.describe(&request).request_json());
-        return Ending::Reported(exit::OK);
+        return Ok(Ending::DryRun);
     }
-    match endpoint.call(&request).await {
-        Ok((outcome, exchange)) => Ending::Answered { tool, request, outcome, exchange },
-        Err(e) => reported(failure_code(&e), &e.to_string()),
-    }
+    let (outcome, exchange) = endpoint.call(&request).await?;
+    Ok(Ending::Answered { tool, request, outcome, exchange })
 }
 
 /// Appends the call to the history; a history that cannot be written is only a warning.
@@ -340,17 +338,11 @@ fn record(tool: &str, request: &CallRequest, endpoint: &str, outcome: &Outcome, 
     }
 }
 
-fn build_arguments(args: &CallArgs, tool: &Tool) -> Result<Value, String> {
+fn build_arguments(args: &CallArgs, tool: &Tool) -> Result<Value, InputError> {
     let base = match &args.args_json {
         None => json!({}),
-        Some(text) => {
-            let text = match text.strip_prefix('@') {
-                Some(path) => crate::files::read_text(std::path::Path::new(path))
-                    .map_err(|e| format!("cannot read {path}: {e}"))?,
-                None => text.clone(),
-            };
-            serde_json::from_str(&text).map_err(|e| format!("--args-json is not valid JSON: {e}"))?
-        }
+        Some(text) => serde_json::from_str(&text_or_file(text)?)
+            .map_err(|source| InputError::NotJson { flag: "--args-json", source })?,
     };
     let arguments = apply_pairs(base, &args.args, &tool.input_schema)?;
     if !args.fill_defaults {
@@ -430,11 +422,11 @@ pub fn failure_code(error: &InvokeError) -> u8 {
     }
 }
 
-fn fail(code: u8, message: &str) -> u8 {
-    // Line by line: a server's last stderr lines read as lines, each made safe to print.
-    let lines: Vec<String> = message.lines().map(|l| crate::text::visible(l).into_owned()).collect();
-    let _ = writeln!(io::stderr(), "tooldeck: {}", lines.join("\n"));
-    code
+/// A call that got no answer, with [`failure_code`]'s exit code.
+impl From<InvokeError> for Failure {
+    fn from(error: InvokeError) -> Failure {
+        Failure::new(failure_code(&error), error.to_string())
+    }
 }
 
 fn plural(n: usize, word: &str) -> String {

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use serde_json::json;
 
+use super::failure::Failure;
 use super::{ServerArgs, Sources, exit, load};
 use crate::catalog::{Format, Loaded};
 use crate::diff::{CatalogDiff, Class, Side, diff_catalogs};
@@ -85,10 +86,12 @@ impl DiffArgs {
 }
 
 /// One side's tools: its path or its server; `which` names it in messages.
-fn side(which: &str, path: Option<PathBuf>, server: &ServerArgs, format: Option<Format>) -> Result<Loaded, ExitCode> {
+fn side(which: &str, path: Option<PathBuf>, server: &ServerArgs, format: Option<Format>) -> Result<Loaded, Failure> {
     let sources = Sources { paths: path.into_iter().collect(), format };
-    let loaded = load(&sources, server).inspect_err(|_| {
-        report!("tooldeck: the {which} side could not be read (see above)");
+    let loaded = load(&sources, server).map_err(|failure| {
+        let code = failure.code;
+        failure.report();
+        Failure::new(code, format!("the {which} side could not be read (see above)"))
     })?;
     for diagnostic in loaded.errors() {
         report!("{which}: {}", visible(&diagnostic.to_string()));
@@ -97,48 +100,43 @@ fn side(which: &str, path: Option<PathBuf>, server: &ServerArgs, format: Option<
 }
 
 pub fn run(args: &DiffArgs) -> ExitCode {
+    super::failure::finish(diff(args))
+}
+
+fn diff(args: &DiffArgs) -> Result<ExitCode, Failure> {
     let old_server = args.server(&args.old_mcp, &args.old_mcp_url, &args.old_endpoint);
     let new_server = args.server(&args.new_mcp, &args.new_mcp_url, &args.new_endpoint);
     let servers = [old_server.options().names_a_server(), new_server.options().names_a_server()];
     let wanted = servers.iter().filter(|s| !**s).count();
     if args.paths.len() != wanted {
-        report!(
-            "tooldeck: diff takes {wanted} {} (OLD NEW, less each side given as a server), not {}",
+        return Err(Failure::usage(format!(
+            "diff takes {wanted} {} (OLD NEW, less each side given as a server), not {}",
             if wanted == 1 { "path" } else { "paths" },
             args.paths.len()
-        );
-        return exit::code(exit::USAGE);
+        )));
     }
     // A mistyped path would read as an empty catalog, every tool "removed".
     if let Some(missing) = args.paths.iter().find(|p| p.as_os_str() != "-" && !p.exists()) {
-        report!("tooldeck: {}: no such file or folder", visible(&missing.display().to_string()));
-        return ExitCode::from(exit::USAGE);
+        return Err(Failure::usage(format!("{}: no such file or folder", visible(&missing.display().to_string()))));
     }
     let mut paths = args.paths.iter().cloned();
     let old_path = if servers[0] { None } else { paths.next() };
     let new_path = if servers[1] { None } else { paths.next() };
-    let old = match side("old", old_path, &old_server, args.format) {
-        Ok(loaded) => loaded,
-        Err(code) => return code,
-    };
-    let new = match side("new", new_path, &new_server, args.format) {
-        Ok(loaded) => loaded,
-        Err(code) => return code,
-    };
+    let old = side("old", old_path, &old_server, args.format)?;
+    let new = side("new", new_path, &new_server, args.format)?;
     let diff = diff_catalogs(&old.catalog, &new.catalog);
     let incomplete = old.has_errors() || new.has_errors();
     let printed = if args.json { print_json(&diff, incomplete) } else { print_text(&diff, incomplete) };
     if let Err(e) = printed
         && e.kind() != io::ErrorKind::BrokenPipe
     {
-        report!("tooldeck: {e}");
-        return exit::code(exit::FAILED);
+        return Err(Failure::failed(e.to_string()));
     }
     let failed = match args.fail_on {
         FailOn::Breaking => diff.count(Class::Breaking) > 0,
         FailOn::Any => !diff.is_empty(),
     };
-    if failed || incomplete { exit::code(exit::FAILED) } else { ExitCode::SUCCESS }
+    Ok(if failed || incomplete { exit::code(exit::FAILED) } else { ExitCode::SUCCESS })
 }
 
 fn print_text(diff: &CatalogDiff, incomplete: bool) -> io::Result<()> {

@@ -62,3 +62,17 @@ impl Failure {
 pub fn finish(result: Result<ExitCode, Failure>) -> ExitCode {
     result.unwrap_or_else(Failure::report)
 }
+
+/// A server name that does not resolve, or options that contradict each other: a usage error.
+impl From<crate::invoke::NamedError> for Failure {
+    fn from(error: crate::invoke::NamedError) -> Failure {
+        Failure::usage(error.to_string())
+    }
+}
+
+/// A header or token that cannot be used: a usage error.
+impl From<crate::invoke::endpoint::ValueError> for Failure {
+    fn from(error: crate::invoke::endpoint::ValueError) -> Failure {
+        Failure::usage(error.to_string())
+    }
+}

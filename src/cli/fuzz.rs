@@ -69,7 +69,7 @@ pub struct FuzzArgs {
 }
 
 pub fn run(args: FuzzArgs) -> ExitCode {
-    ExitCode::from(run_for_code(args))
+    exit::code(run_for_code(args))
 }
 
 fn fail(code: u8, message: &str) -> u8 {

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::Args;
 use serde_json::{Value, json};
 
+use super::failure::Failure;
 use super::{ServerArgs, Sources, exit, load};
 use crate::catalog::load::MAX_FILE_BYTES;
 use crate::catalog::{Loaded, Severity as LoadSeverity, Tool};
@@ -50,23 +51,34 @@ pub struct LintArgs {
     pub rules: bool,
 }
 
-pub fn run(args: &LintArgs) -> ExitCode {
-    if args.rules {
-        return finish(print_rules());
+/// Why lint's options cannot be read: the config file, or a rule named on the command line.
+#[derive(Debug, thiserror::Error)]
+pub enum OptionsError {
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error(transparent)]
+    Rules(#[from] crate::lint::OptionsError),
+}
+
+impl From<OptionsError> for Failure {
+    fn from(error: OptionsError) -> Failure {
+        // One line, whatever the file said.
+        Failure::usage(visible(&error.to_string()))
     }
-    let options = match options(args) {
-        Ok(options) => options,
-        Err(message) => {
-            report!("tooldeck: {}", visible(&message));
-            return exit::code(exit::USAGE);
-        }
-    };
+}
+
+pub fn run(args: &LintArgs) -> ExitCode {
+    super::failure::finish(lint(args))
+}
+
+fn lint(args: &LintArgs) -> Result<ExitCode, Failure> {
+    if args.rules {
+        return printed(print_rules());
+    }
+    let options = options(args)?;
     // The tokenizer's table takes a moment to build: build it while the files load.
     let warm = std::thread::spawn(crate::lint::cost::warm_up);
-    let loaded = match load(&args.sources, &args.server) {
-        Ok(loaded) => loaded,
-        Err(code) => return code,
-    };
+    let loaded = load(&args.sources, &args.server)?;
     let _ = warm.join();
     let report = lint_catalog(&loaded.catalog, &options);
     let locator = Locator::new(loaded.catalog.tools(), args.sources.format, &read_again);
@@ -79,50 +91,43 @@ pub fn run(args: &LintArgs) -> ExitCode {
         let written = if to_stdout { write_json(&mut io::stdout().lock(), &log) } else { write_file(path, &log) };
         if let Err(e) = written {
             if e.kind() == io::ErrorKind::BrokenPipe {
-                return ExitCode::SUCCESS;
+                return Ok(ExitCode::SUCCESS);
             }
-            report!("tooldeck: cannot write {}: {e}", path.display());
-            return exit::code(exit::FAILED);
+            return Err(Failure::failed(format!("cannot write {}: {e}", path.display())));
         }
     }
-    let printed = if to_stdout {
+    let outcome = if to_stdout {
         Ok(())
     } else if args.json {
         write_json(&mut io::stdout().lock(), &json_report(&loaded, &report, &placed))
     } else {
         print_text(&loaded, &report, &placed, server_named)
     };
-    match printed {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-            report!("tooldeck: {e}");
-            exit::code(exit::FAILED)
-        }
-        _ if failed => exit::code(exit::FAILED),
-        _ => ExitCode::SUCCESS,
+    match printed(outcome) {
+        Ok(_) if failed => Ok(exit::code(exit::FAILED)),
+        outcome => outcome,
     }
 }
 
-fn finish(result: io::Result<()>) -> ExitCode {
+/// Printing done; a reader that went away (`| head`) is no failure.
+fn printed(result: io::Result<()>) -> Result<ExitCode, Failure> {
     match result {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-            report!("tooldeck: {e}");
-            exit::code(exit::FAILED)
-        }
-        _ => ExitCode::SUCCESS,
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::failed(e.to_string())),
+        _ => Ok(ExitCode::SUCCESS),
     }
 }
 
 /// The config file's `[lint]`, then the command line on top of it.
-fn options(args: &LintArgs) -> Result<Options, String> {
+fn options(args: &LintArgs) -> Result<Options, OptionsError> {
     let path = args.server.config.clone().or_else(crate::config::default_path);
     let config = match &path {
-        Some(path) => crate::config::load(path).map_err(|e| e.to_string())?.lint,
+        Some(path) => crate::config::load(path)?.lint,
         None => Default::default(),
     };
     for pattern in args.allow.iter().chain(&args.deny) {
-        rules::check_pattern(pattern).map_err(|e| e.to_string())?;
+        rules::check_pattern(pattern)?;
     }
-    let mut options = Options::from_config(&config).map_err(|e| e.to_string())?;
+    let mut options = Options::from_config(&config)?;
     if !args.target.is_empty() {
         options.targets = args.target.clone();
         options.targets_chosen = true;

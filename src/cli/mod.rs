@@ -164,11 +164,17 @@ pub struct Sources {
     pub format: Option<Format>,
 }
 
-fn parse_format(name: &str) -> Result<Format, String> {
-    Format::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-        format!("unknown format \"{name}\"; expected one of {}", names.join(", "))
-    })
+/// A `--format` name that is none of the formats.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format \"{0}\"; expected one of {names}", names = format_names())]
+pub struct UnknownFormat(String);
+
+fn format_names() -> String {
+    Format::ALL.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")
+}
+
+fn parse_format(name: &str) -> Result<Format, UnknownFormat> {
+    Format::from_name(name).ok_or_else(|| UnknownFormat(name.to_string()))
 }
 
 impl Sources {
@@ -253,11 +259,11 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::List { sources, server, json, ids }) => match load(&sources, &server) {
             Ok(loaded) if ids => left_to_the_os(loaded, list::ids),
             Ok(loaded) => left_to_the_os(loaded, |loaded| list::run(loaded, json)),
-            Err(code) => return code,
+            Err(failure) => return failure.report(),
         },
         Some(Command::Check { sources, server, json }) => match load(&sources, &server) {
             Ok(loaded) => left_to_the_os(loaded, |loaded| check::run(loaded, json)),
-            Err(code) => return code,
+            Err(failure) => return failure.report(),
         },
         Some(Command::Call(args)) => return call::run(args),
         Some(Command::ServeMock(args)) => return serve_mock::run(&args),
@@ -295,17 +301,16 @@ fn left_to_the_os(loaded: Loaded, report: impl FnOnce(&Loaded) -> io::Result<Exi
     outcome
 }
 
-fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, ExitCode> {
+fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, Failure> {
     let options = server.options();
     if !options.names_a_server() {
         return Ok(sources.load());
     }
     // One line, whatever the server said.
-    let fail = |code: u8, message: String| Failure::new(code, crate::text::visible(&message)).report();
-    let options = options.resolve().map_err(|e| fail(exit::USAGE, e.to_string()))?;
-    let headers =
-        crate::invoke::endpoint::parse_headers(&options.headers).map_err(|e| fail(exit::USAGE, e.to_string()))?;
-    let runtime = tokio_runtime().map_err(|e| fail(exit::TRANSPORT, format!("cannot start: {e}")))?;
+    let one_line = |failure: Failure| Failure::new(failure.code, crate::text::visible(&failure.message));
+    let options = options.resolve().map_err(|e| one_line(e.into()))?;
+    let headers = crate::invoke::endpoint::parse_headers(&options.headers).map_err(|e| one_line(e.into()))?;
+    let runtime = tokio_runtime().map_err(|e| Failure::transport(format!("cannot start: {e}")))?;
     let mut loaded = if sources.paths.is_empty() { Loaded::default() } else { sources.load() };
     let listed = runtime.block_on(async {
         let endpoint = options.connect(headers, None).await?;
@@ -320,7 +325,7 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, ExitCode> {
         endpoint.close().await;
         listed
     });
-    let (tools, diagnostics) = listed.map_err(|e| fail(call::failure_code(&e), e.to_string()))?;
+    let (tools, diagnostics) = listed.map_err(|e| one_line(e.into()))?;
     for tool in tools {
         if loaded.catalog.get(&tool.id).is_none() {
             loaded.catalog.add(tool);

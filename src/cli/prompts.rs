@@ -9,7 +9,8 @@ use serde_json::{Map, Value, json};
 
 use super::ServerArgs;
 use super::exit;
-use super::session::{fail, failed, print_json, shown, warn, with_server};
+use super::failure::{Failure, finish};
+use super::session::{print_json, refused, shown, warn, with_server};
 use crate::invoke::mcp::content::ContentItem;
 use crate::invoke::mcp::prompts::{GotPrompt, Prompt};
 use crate::text::{human_bytes, visible};
@@ -39,72 +40,79 @@ pub struct PromptArgs {
 
 pub fn run_prompts(args: &PromptsArgs) -> ExitCode {
     let json = args.json;
-    ExitCode::from(with_server(&args.server, |endpoint| async move {
-        let (prompts, warnings) = match endpoint.list_prompts().await {
-            Ok(listed) => listed,
-            Err(e) => return failed(&e),
-        };
-        if json {
-            return print_json(&json!({ "prompts": prompts, "warnings": warnings }));
-        }
-        warnings.iter().for_each(|w| warn(w));
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        for prompt in &prompts {
-            let arguments: Vec<String> = prompt
-                .arguments
-                .iter()
-                .map(|a| format!("{}{}", visible(&a.name), if a.required { "*" } else { "" }))
-                .collect();
-            let about = prompt.title.as_deref().or(prompt.description.as_deref()).unwrap_or_default();
-            let _ = writeln!(out, "{}({})  {}", visible(&prompt.name), arguments.join(", "), visible(about));
-        }
-        if prompts.is_empty() {
-            let _ = writeln!(out, "no prompts");
-        }
-        let _ = out.flush();
-        exit::OK
-    }))
+    finish(
+        with_server(&args.server, |endpoint| async move {
+            let (prompts, warnings) = match endpoint.list_prompts().await {
+                Ok(listed) => listed,
+                Err(e) => return Err(refused(e)),
+            };
+            if json {
+                return Ok(print_json(&json!({ "prompts": prompts, "warnings": warnings })));
+            }
+            warnings.iter().for_each(|w| warn(w));
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            for prompt in &prompts {
+                let arguments: Vec<String> = prompt
+                    .arguments
+                    .iter()
+                    .map(|a| format!("{}{}", visible(&a.name), if a.required { "*" } else { "" }))
+                    .collect();
+                let about = prompt.title.as_deref().or(prompt.description.as_deref()).unwrap_or_default();
+                let _ = writeln!(out, "{}({})  {}", visible(&prompt.name), arguments.join(", "), visible(about));
+            }
+            if prompts.is_empty() {
+                let _ = writeln!(out, "no prompts");
+            }
+            let _ = out.flush();
+            Ok(exit::OK)
+        })
+        .map(exit::code),
+    )
 }
 
 pub fn run_prompt(args: &PromptArgs) -> ExitCode {
     let PromptArgs { name, args: pairs, json, .. } = args.clone();
-    ExitCode::from(with_server(&args.server, |endpoint| async move {
-        let (prompts, _) = match endpoint.list_prompts().await {
-            Ok(listed) => listed,
-            Err(e) => return failed(&e),
-        };
-        let Some(prompt) = prompts.iter().find(|p| p.name == name) else {
-            let names: Vec<String> = prompts.iter().take(10).map(|p| visible(&p.name).into_owned()).collect();
-            return fail(exit::USAGE, &format!("no prompt {name:?} on the server (it has: {})", names.join(", ")));
-        };
-        let arguments = match prompt_arguments(prompt, &pairs) {
-            Ok(arguments) => arguments,
-            Err((code, why)) => return fail(code, &why),
-        };
-        let got = match endpoint.get_prompt(&name, &arguments).await {
-            Ok(got) => got,
-            Err(e) => return failed(&e),
-        };
-        if json {
-            return print_json(&serde_json::to_value(&got).unwrap_or(Value::Null));
-        }
-        print_messages(&got)
-    }))
+    finish(
+        with_server(&args.server, |endpoint| async move {
+            let (prompts, _) = match endpoint.list_prompts().await {
+                Ok(listed) => listed,
+                Err(e) => return Err(refused(e)),
+            };
+            let Some(prompt) = prompts.iter().find(|p| p.name == name) else {
+                let names: Vec<String> = prompts.iter().take(10).map(|p| visible(&p.name).into_owned()).collect();
+                return Err(Failure::new(
+                    exit::USAGE,
+                    format!("no prompt {name:?} on the server (it has: {})", names.join(", ")),
+                ));
+            };
+            let arguments = prompt_arguments(prompt, &pairs)?;
+            let got = match endpoint.get_prompt(&name, &arguments).await {
+                Ok(got) => got,
+                Err(e) => return Err(refused(e)),
+            };
+            if json {
+                return Ok(print_json(&serde_json::to_value(&got).unwrap_or(Value::Null)));
+            }
+            Ok(print_messages(&got))
+        })
+        .map(exit::code),
+    )
 }
 
 /// The `--arg` pairs as the prompt's arguments (strings); a missing required one is exit 3.
-fn prompt_arguments(prompt: &Prompt, pairs: &[String]) -> Result<Map<String, Value>, (u8, String)> {
+fn prompt_arguments(prompt: &Prompt, pairs: &[String]) -> Result<Map<String, Value>, Failure> {
     let properties: Map<String, Value> =
         prompt.arguments.iter().map(|a| (a.name.clone(), json!({"type": "string"}))).collect();
     let schema = json!({"type": "object", "properties": properties});
-    let arguments = crate::form::args::apply_pairs(json!({}), pairs, &schema).map_err(|e| (exit::USAGE, e))?;
+    let arguments =
+        crate::form::args::apply_pairs(json!({}), pairs, &schema).map_err(|e| Failure::usage(e.to_string()))?;
     let Value::Object(arguments) = arguments else { return Ok(Map::new()) };
     for (key, value) in &arguments {
         if !prompt.arguments.iter().any(|a| &a.name == key) {
             warn(&format!("the prompt {:?} declares no argument {key:?}; it is sent anyway", prompt.name));
         }
         if !value.is_string() {
-            return Err((exit::INVALID_ARGUMENTS, format!("--arg {key}: prompt arguments are strings")));
+            return Err(Failure::new(exit::INVALID_ARGUMENTS, format!("--arg {key}: prompt arguments are strings")));
         }
     }
     let missing: Vec<&str> = prompt
@@ -115,7 +123,7 @@ fn prompt_arguments(prompt: &Prompt, pairs: &[String]) -> Result<Map<String, Val
         .collect();
     if !missing.is_empty() {
         let said = format!("missing required argument(s): {} (--arg NAME=VALUE)", missing.join(", "));
-        return Err((exit::INVALID_ARGUMENTS, said));
+        return Err(Failure::new(exit::INVALID_ARGUMENTS, said));
     }
     Ok(arguments)
 }

@@ -10,7 +10,8 @@ use serde_json::json;
 
 use super::ServerArgs;
 use super::exit;
-use super::session::{fail, failed, print_json, shown, warn, with_server};
+use super::failure::{Failure, finish};
+use super::session::{print_json, refused, shown, warn, with_server};
 use crate::invoke::mcp::content::{Embedded, Inline};
 use crate::text::{human_bytes, visible};
 
@@ -39,73 +40,85 @@ pub struct ReadArgs {
 
 pub fn run_resources(args: &ResourcesArgs) -> ExitCode {
     let json = args.json;
-    ExitCode::from(with_server(&args.server, |endpoint| async move {
-        let listing = match endpoint.list_resources().await {
-            Ok(listing) => listing,
-            Err(e) => return failed(&e),
-        };
-        if json {
-            return print_json(&json!({
-                "resources": listing.resources,
-                "templates": listing.templates,
-                "warnings": listing.warnings,
-            }));
-        }
-        for warning in &listing.warnings {
-            warn(warning);
-        }
-        if listing.not_offered {
-            warn("the server does not offer resources");
-        }
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        for resource in &listing.resources {
-            let mime = resource.mime_type.as_deref().unwrap_or("-");
-            let size = resource.size.map(|s| format!("  {}", human_bytes(s))).unwrap_or_default();
-            let name = resource.title.as_deref().unwrap_or(&resource.name);
-            let _ = writeln!(out, "{}  {}  {}{size}", visible(&resource.uri), visible(name), visible(mime));
-        }
-        for template in &listing.templates {
-            let name = template.title.as_deref().unwrap_or(&template.name);
-            let vars = template.variables().join(", ");
-            let _ =
-                writeln!(out, "{}  {}  (template: {})", visible(&template.uri_template), visible(name), visible(&vars));
-        }
-        if listing.resources.is_empty() && listing.templates.is_empty() {
-            let _ = writeln!(out, "no resources");
-        }
-        let _ = out.flush();
-        exit::OK
-    }))
+    finish(
+        with_server(&args.server, |endpoint| async move {
+            let listing = match endpoint.list_resources().await {
+                Ok(listing) => listing,
+                Err(e) => return Err(refused(e)),
+            };
+            if json {
+                return Ok(print_json(&json!({
+                    "resources": listing.resources,
+                    "templates": listing.templates,
+                    "warnings": listing.warnings,
+                })));
+            }
+            for warning in &listing.warnings {
+                warn(warning);
+            }
+            if listing.not_offered {
+                warn("the server does not offer resources");
+            }
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            for resource in &listing.resources {
+                let mime = resource.mime_type.as_deref().unwrap_or("-");
+                let size = resource.size.map(|s| format!("  {}", human_bytes(s))).unwrap_or_default();
+                let name = resource.title.as_deref().unwrap_or(&resource.name);
+                let _ = writeln!(out, "{}  {}  {}{size}", visible(&resource.uri), visible(name), visible(mime));
+            }
+            for template in &listing.templates {
+                let name = template.title.as_deref().unwrap_or(&template.name);
+                let vars = template.variables().join(", ");
+                let _ = writeln!(
+                    out,
+                    "{}  {}  (template: {})",
+                    visible(&template.uri_template),
+                    visible(name),
+                    visible(&vars)
+                );
+            }
+            if listing.resources.is_empty() && listing.templates.is_empty() {
+                let _ = writeln!(out, "no resources");
+            }
+            let _ = out.flush();
+            Ok(exit::OK)
+        })
+        .map(exit::code),
+    )
 }
 
 pub fn run_read(args: &ReadArgs) -> ExitCode {
     let ReadArgs { uri, output, json, .. } = args.clone();
-    ExitCode::from(with_server(&args.server, |endpoint| async move {
-        let read = match endpoint.read(&uri).await {
-            Ok(read) => read,
-            Err(e) => return failed(&e),
-        };
-        for warning in &read.warnings {
-            warn(warning);
-        }
-        if json {
-            return print_json(&json!({ "contents": read.contents, "warnings": read.warnings }));
-        }
-        if read.contents.is_empty() {
-            return fail(exit::TOOL_ERROR, &format!("{uri}: the server gave no contents that could be read"));
-        }
-        match output {
-            Some(path) => save(&read.contents[0], &path),
-            None => print_contents(&read.contents),
-        }
-    }))
+    finish(
+        with_server(&args.server, |endpoint| async move {
+            let read = match endpoint.read(&uri).await {
+                Ok(read) => read,
+                Err(e) => return Err(refused(e)),
+            };
+            for warning in &read.warnings {
+                warn(warning);
+            }
+            if json {
+                return Ok(print_json(&json!({ "contents": read.contents, "warnings": read.warnings })));
+            }
+            if read.contents.is_empty() {
+                return Err(Failure::new(
+                    exit::TOOL_ERROR,
+                    format!("{uri}: the server gave no contents that could be read"),
+                ));
+            }
+            match output {
+                Some(path) => save(&read.contents[0], &path),
+                None => Ok(print_contents(&read.contents)),
+            }
+        })
+        .map(exit::code),
+    )
 }
 
-fn save(content: &Embedded, path: &std::path::Path) -> u8 {
-    let bytes = match crate::invoke::artifact::inline_bytes(&content.body) {
-        Ok(bytes) => bytes,
-        Err(e) => return fail(exit::TOOL_ERROR, &format!("{}: {e}", content.uri)),
-    };
+fn save(content: &Embedded, path: &std::path::Path) -> Result<u8, Failure> {
+    let bytes = crate::invoke::artifact::inline_bytes(&content.body)
+        .map_err(|e| Failure::new(exit::TOOL_ERROR, format!("{}: {e}", content.uri)))?;
     match std::fs::write(path, &bytes) {
         Ok(()) => {
             let _ = writeln!(
@@ -114,9 +127,9 @@ fn save(content: &Embedded, path: &std::path::Path) -> u8 {
                 human_bytes(bytes.len() as u64),
                 path.display()
             );
-            exit::OK
+            Ok(exit::OK)
         }
-        Err(e) => fail(exit::USAGE, &format!("cannot write {}: {e}", path.display())),
+        Err(e) => Err(Failure::usage(format!("cannot write {}: {e}", path.display()))),
     }
 }
 

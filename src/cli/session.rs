@@ -7,39 +7,32 @@ use std::sync::Arc;
 
 use super::ServerArgs;
 use super::exit;
+use super::failure::Failure;
 use crate::invoke::{Endpoint, InvokeError};
 
 /// Connects to the server `server` names and runs `work` with it; the exit code is `work`'s
 /// (or 2 for a usage error, 5 when the server cannot be reached).
-pub(super) fn with_server<F, Fut>(server: &ServerArgs, work: F) -> u8
+pub(super) fn with_server<F, Fut>(server: &ServerArgs, work: F) -> Result<u8, Failure>
 where
     F: FnOnce(Arc<Endpoint>) -> Fut,
-    Fut: Future<Output = u8>,
+    Fut: Future<Output = Result<u8, Failure>>,
 {
-    let options = match server.options().resolve() {
-        Ok(options) => options,
-        Err(e) => return fail(exit::USAGE, &e.to_string()),
-    };
+    let options = server.options().resolve()?;
     if options.mcp.is_none() && options.mcp_url.is_none() {
-        return fail(exit::USAGE, "name an MCP server: --mcp 'COMMAND ARGS' or --mcp-url URL");
+        return Err(Failure::usage("name an MCP server: --mcp 'COMMAND ARGS' or --mcp-url URL"));
     }
-    let headers = match crate::invoke::endpoint::parse_headers(&options.headers) {
-        Ok(headers) => headers,
-        Err(e) => return fail(exit::USAGE, &e.to_string()),
-    };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(e) => return fail(exit::TRANSPORT, &format!("cannot start: {e}")),
-    };
+    let headers = crate::invoke::endpoint::parse_headers(&options.headers)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::transport(format!("cannot start: {e}")))?;
     let code = runtime.block_on(async {
-        let mut stop = match crate::signals::StopSignals::new() {
-            Ok(stop) => stop,
-            Err(e) => return fail(exit::TRANSPORT, &format!("cannot listen for signals: {e}")),
-        };
+        let mut stop = crate::signals::StopSignals::new()
+            .map_err(|e| Failure::transport(format!("cannot listen for signals: {e}")))?;
         let run = async {
             let endpoint = match options.connect(headers, None).await {
                 Ok(endpoint) => Arc::new(endpoint),
-                Err(e) => return fail(exit::TRANSPORT, &e.to_string()),
+                Err(e) => return Err(Failure::transport(e.to_string())),
             };
             let code = work(Arc::clone(&endpoint)).await;
             if let Ok(endpoint) = Arc::try_unwrap(endpoint) {
@@ -50,29 +43,23 @@ where
         // A signal drops the work, and with it the server, which is then ended.
         tokio::select! {
             code = run => code,
-            code = stop.recv() => code,
+            code = stop.recv() => Ok(code),
         }
     });
     runtime.shutdown_background();
     code
 }
 
-/// The exit code for a request that failed, `call`'s way: the server's refusal (a JSON-RPC
-/// error) is 1, a wish for authorization 4, no answer at all 5. Said on stderr.
-pub(super) fn failed(error: &InvokeError) -> u8 {
+/// A request that failed, with `call`'s exit codes: the server's refusal (a JSON-RPC error) is
+/// 1, a wish for authorization 4, no answer at all 5.
+pub(super) fn refused(error: InvokeError) -> Failure {
     let code = match error {
         InvokeError::Protocol(_) => exit::TOOL_ERROR,
         InvokeError::Unauthorized { .. } => exit::AUTHORIZATION_REQUIRED,
         InvokeError::Setup(_) => exit::USAGE,
         _ => exit::TRANSPORT,
     };
-    fail(code, &error.to_string())
-}
-
-pub(super) fn fail(code: u8, message: &str) -> u8 {
-    let lines: Vec<String> = message.lines().map(|l| crate::text::visible(l).into_owned()).collect();
-    let _ = writeln!(std::io::stderr(), "tooldeck: {}", lines.join("\n"));
-    code
+    Failure::new(code, error.to_string())
 }
 
 pub(super) fn warn(message: &str) {

@@ -50,17 +50,38 @@ pub struct TestArgs {
     pub filter: Option<String>,
 }
 
+/// The server options `--compare-with` takes, named when it is given something else.
+const SERVER_OPTIONS: &str = "--endpoint, --server, --call-path, --header, --timeout, --mcp, --mcp-url, --config";
+
+/// Why `--compare-with`'s argument names no one server. None repeats the value (a header or
+/// URL in it may hold a secret).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompareWithError {
+    #[error("it has an unclosed quote")]
+    UnclosedQuote,
+    #[error("it takes server options ({SERVER_OPTIONS})")]
+    NotServerOptions,
+    #[error("{0} is not a server option ({SERVER_OPTIONS})")]
+    UnknownOption(String),
+    #[error("{0} needs a valid value")]
+    BadValue(String),
+    #[error("it names several servers: give one")]
+    SeveralServers,
+    #[error("it names no server: give --endpoint, --server, --mcp or --mcp-url")]
+    NoServer,
+}
+
 /// `--compare-with`'s one argument, split like a shell would and read as server options. It is
 /// read here rather than by clap's value parser, whose errors repeat the value: its errors name
 /// the option at fault, never a value (a header or URL may hold a secret).
-fn parse_compare_with(text: &str) -> Result<EndpointOptions, String> {
+fn parse_compare_with(text: &str) -> Result<EndpointOptions, CompareWithError> {
     #[derive(clap::Parser)]
     #[command(name = "--compare-with", no_binary_name = true, disable_help_flag = true)]
     struct Compared {
         #[command(flatten)]
         server: ServerArgs,
     }
-    let words = shlex::split(text).ok_or("it has an unclosed quote")?;
+    let words = shlex::split(text).ok_or(CompareWithError::UnclosedQuote)?;
     let compared = <Compared as clap::Parser>::try_parse_from(words).map_err(|e| {
         let option = match e.get(clap::error::ContextKind::InvalidArg) {
             Some(clap::error::ContextValue::String(option)) => {
@@ -68,19 +89,18 @@ fn parse_compare_with(text: &str) -> Result<EndpointOptions, String> {
             }
             _ => String::new(),
         };
-        let known = "--endpoint, --server, --call-path, --header, --timeout, --mcp, --mcp-url, --config";
         match (option.is_empty(), e.kind()) {
-            (true, _) => format!("it takes server options ({known})"),
-            (false, clap::error::ErrorKind::UnknownArgument) => format!("{option} is not a server option ({known})"),
-            (false, _) => format!("{option} needs a valid value"),
+            (true, _) => CompareWithError::NotServerOptions,
+            (false, clap::error::ErrorKind::UnknownArgument) => CompareWithError::UnknownOption(option),
+            (false, _) => CompareWithError::BadValue(option),
         }
     })?;
     if compared.server.servers_named() > 1 {
-        return Err("it names several servers: give one".into());
+        return Err(CompareWithError::SeveralServers);
     }
     let options = compared.server.options();
     if !options.names_a_server() {
-        return Err("it names no server: give --endpoint, --server, --mcp or --mcp-url".into());
+        return Err(CompareWithError::NoServer);
     }
     Ok(options)
 }
@@ -88,10 +108,7 @@ fn parse_compare_with(text: &str) -> Result<EndpointOptions, String> {
 pub fn run(args: TestArgs) -> ExitCode {
     let runtime = match super::tokio_runtime() {
         Ok(runtime) => runtime,
-        Err(e) => {
-            let _ = writeln!(io::stderr(), "tooldeck: cannot start: {e}");
-            return exit::code(exit::USAGE);
-        }
+        Err(e) => return Failure::usage(format!("cannot start: {e}")).report(),
     };
     runtime.block_on(async {
         let Ok(mut stop) = crate::signals::StopSignals::new() else { return test(args).await };
@@ -161,11 +178,11 @@ impl Run<'_> {
 }
 
 async fn test_files(args: TestArgs) -> Result<ExitCode, Failure> {
-    let tokens = parse_tokens(&args.tokens).map_err(|e| Failure::usage(e.to_string()))?;
+    let tokens = parse_tokens(&args.tokens)?;
     let compare = args.compare_with.as_deref().map(parse_compare_with).transpose();
     let compare = compare.map_err(|e| Failure::usage(format!("--compare-with: {e}")))?;
     let mut command_line = args.server.options();
-    command_line.answers = args.answers.answers().map_err(|e| Failure::usage(e.to_string()))?;
+    command_line.answers = args.answers.answers()?;
     let files = load_files(&args.files, &tokens);
     // The built-in demo server answers for files (and a command line) that name no server.
     let needs_demo = files.iter().any(|f| !options_for(f, &command_line).names_a_server() && f.case_count() > 0);

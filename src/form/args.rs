@@ -6,11 +6,24 @@ use serde_json::{Map, Value};
 use super::build::resolve;
 use super::value::coerce;
 
+/// Why `--arg` pairs (or their JSON base) do not make arguments, worded for the command line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArgsError {
+    #[error("the arguments must be a JSON object, not {0}")]
+    NotAnObject(Value),
+    #[error("--arg \"{0}\" is not key=value")]
+    NotKeyValue(String),
+    #[error("an empty key")]
+    EmptyKey,
+    #[error("\"{parent}\" is not an object, so it cannot hold \"{key}\"")]
+    CannotHold { parent: String, key: String },
+}
+
 /// Applies `key=value` pairs to `base` (an object), in order.
-pub fn apply_pairs(base: Value, pairs: &[String], schema: &Value) -> Result<Value, String> {
+pub fn apply_pairs(base: Value, pairs: &[String], schema: &Value) -> Result<Value, ArgsError> {
     let mut arguments = match base {
         Value::Object(map) => map,
-        other => return Err(format!("the arguments must be a JSON object, not {other}")),
+        other => return Err(ArgsError::NotAnObject(other)),
     };
     // Keys given more than once build arrays, even where the schema does not say "array".
     let mut counts = std::collections::HashMap::new();
@@ -40,10 +53,10 @@ pub fn apply_pairs(base: Value, pairs: &[String], schema: &Value) -> Result<Valu
     Ok(Value::Object(arguments))
 }
 
-fn split(pair: &str) -> Result<(&str, &str), String> {
+fn split(pair: &str) -> Result<(&str, &str), ArgsError> {
     match pair.split_once('=') {
         Some((key, value)) if !key.is_empty() => Ok((key, value)),
-        _ => Err(format!("--arg \"{pair}\" is not key=value")),
+        _ => Err(ArgsError::NotKeyValue(pair.to_string())),
     }
 }
 
@@ -61,19 +74,15 @@ fn schema_at(root: &Value, path: &[&str]) -> Value {
 }
 
 /// The place for `path` in `arguments`, creating objects along the way.
-fn slot<'a>(arguments: &'a mut Map<String, Value>, path: &[&str]) -> Result<&'a mut Value, String> {
-    let (last, parents) = path.split_last().ok_or("an empty key")?;
+fn slot<'a>(arguments: &'a mut Map<String, Value>, path: &[&str]) -> Result<&'a mut Value, ArgsError> {
+    let (last, parents) = path.split_last().ok_or(ArgsError::EmptyKey)?;
     let mut map = arguments;
     for (depth, key) in parents.iter().enumerate() {
         let entry = map.entry(key.to_string()).or_insert_with(|| Value::Object(Map::new()));
         map = match entry {
             Value::Object(inner) => inner,
             _ => {
-                return Err(format!(
-                    "\"{}\" is not an object, so it cannot hold \"{}\"",
-                    parents[..=depth].join("."),
-                    path.join(".")
-                ));
+                return Err(ArgsError::CannotHold { parent: parents[..=depth].join("."), key: path.join(".") });
             }
         };
     }
@@ -124,11 +133,14 @@ mod tests {
 
     #[test]
     fn bad_pairs_say_why() {
-        assert!(apply_pairs(json!({}), &pairs(&["novalue"]), &schema()).unwrap_err().contains("key=value"));
+        assert!(apply_pairs(json!({}), &pairs(&["novalue"]), &schema()).unwrap_err().to_string().contains("key=value"));
         assert!(
-            apply_pairs(json!({"city": "x"}), &pairs(&["city.a=1"]), &schema()).unwrap_err().contains("not an object")
+            apply_pairs(json!({"city": "x"}), &pairs(&["city.a=1"]), &schema())
+                .unwrap_err()
+                .to_string()
+                .contains("not an object")
         );
-        assert!(apply_pairs(json!([1]), &[], &schema()).unwrap_err().contains("JSON object"));
+        assert!(apply_pairs(json!([1]), &[], &schema()).unwrap_err().to_string().contains("JSON object"));
     }
 
     #[test]

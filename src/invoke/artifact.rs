@@ -16,6 +16,8 @@ pub struct Fetched {
     pub content_type: Option<String>,
     pub truncated: bool,
     /// A picture of a PNG (or why it cannot be drawn), made off the UI thread after the fetch.
+    /// Why is text here: this is the app's message type, and the app's rework gives it the
+    /// thumbnail's own error.
     pub thumbnail: Option<Result<super::thumbnail::Thumbnail, String>>,
     /// Content that came inline, whole: what a save writes when `bytes` were cut off.
     pub whole: Option<Inline>,
@@ -23,14 +25,19 @@ pub struct Fetched {
     pub notes: Vec<String>,
 }
 
+/// Why inline content cannot be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InlineError {
+    #[error("the inline content is not valid base64")]
+    NotBase64,
+}
+
 /// Content that came inline in an answer (MCP image, audio, embedded or read resources), decoded
 /// (at most its first [`MAX_BODY_BYTES`]: a preview is bounded, a save decodes it whole), with its
 /// picture made. Off the UI thread: a large blob takes a while.
-pub fn decode_inline(data: &Inline, content_type: Option<String>) -> Result<Fetched, String> {
+pub fn decode_inline(data: &Inline, content_type: Option<String>) -> Result<Fetched, InlineError> {
     let (bytes, truncated) = match data {
-        Inline::Base64(text) => {
-            decode_base64_prefix(text, MAX_BODY_BYTES).ok_or("the inline content is not valid base64")?
-        }
+        Inline::Base64(text) => decode_base64_prefix(text, MAX_BODY_BYTES).ok_or(InlineError::NotBase64)?,
         Inline::Text(text) => {
             let mut end = text.len().min(MAX_BODY_BYTES);
             while !text.is_char_boundary(end) {
@@ -83,7 +90,7 @@ pub const THUMBNAIL_HEIGHT: usize = 32;
 /// A picture of the content when it is a PNG (by its signature, whatever it was declared as).
 pub fn picture(bytes: &[u8]) -> Option<Result<super::thumbnail::Thumbnail, String>> {
     let png = bytes.starts_with(&[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A]);
-    png.then(|| super::thumbnail::thumbnail(bytes, THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT))
+    png.then(|| super::thumbnail::thumbnail(bytes, THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT).map_err(|e| e.to_string()))
 }
 
 /// A preview shows at most this many lines (the screen shows no more).
@@ -253,9 +260,9 @@ pub fn decode_base64_prefix(text: &str, max: usize) -> Option<(Vec<u8>, bool)> {
 }
 
 /// Inline content whole, for a save (off the UI thread: it may be large).
-pub fn inline_bytes(data: &Inline) -> Result<Vec<u8>, String> {
+pub fn inline_bytes(data: &Inline) -> Result<Vec<u8>, InlineError> {
     match data {
-        Inline::Base64(text) => decode_base64(text).ok_or_else(|| "the inline content is not valid base64".into()),
+        Inline::Base64(text) => decode_base64(text).ok_or(InlineError::NotBase64),
         Inline::Text(text) => Ok(text.as_bytes().to_vec()),
     }
 }
@@ -280,7 +287,7 @@ mod tests {
         assert!(fetched.bytes.starts_with(b"\x89PNG"));
         assert!(matches!(fetched.thumbnail, Some(Ok(_))), "a picture is made with it");
         assert!(!fetched.truncated);
-        assert!(decode_inline(&base64("not base64!"), None).unwrap_err().contains("not valid base64"));
+        assert!(decode_inline(&base64("not base64!"), None).unwrap_err().to_string().contains("not valid base64"));
         let text = decode_inline(&Inline::Text("héllo".into()), None).unwrap();
         assert_eq!(text.bytes, "héllo".as_bytes());
     }

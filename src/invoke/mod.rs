@@ -12,6 +12,7 @@ pub use faces::{Faces, ResourceListing};
 pub mod mcp;
 pub mod mock;
 mod named;
+pub use named::NamedError;
 pub mod otc;
 pub mod replay;
 pub mod request;

@@ -31,6 +31,30 @@ pub enum Saved {
     },
 }
 
+/// Why a save failed; each names the file asked for (the temporary name beside it means nothing
+/// to the user) or the download.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    #[error("cannot write {path}: {source}")]
+    Disk { path: String, source: std::io::Error },
+    #[error(transparent)]
+    Inline(#[from] super::artifact::InlineError),
+    #[error(transparent)]
+    Stopped(#[from] tokio::task::JoinError),
+    #[error("only http(s) artifacts are downloaded, not {}", crate::text::visible(.0))]
+    NotHttp(String),
+    #[error(transparent)]
+    Client(reqwest::Error),
+    #[error(transparent)]
+    Download(super::InvokeError),
+    /// `url` is masked.
+    #[error("GET {url}: {redirect}")]
+    Redirected { url: String, redirect: String },
+    /// `url` is masked.
+    #[error("GET {url} answered {status}")]
+    Status { url: String, status: reqwest::StatusCode },
+}
+
 /// Writes `source` to `path`. A download that stalls for `timeout` fails; progress is reported as
 /// `(written, total)`.
 pub async fn save(
@@ -39,7 +63,7 @@ pub async fn save(
     overwrite: bool,
     timeout: Duration,
     mut progress: impl FnMut(u64, Option<u64>),
-) -> Result<Saved, String> {
+) -> Result<Saved, SaveError> {
     let target = Path::new(path);
     if !overwrite && tokio::fs::symlink_metadata(target).await.is_ok() {
         return Ok(Saved::Exists { path: path.to_string() });
@@ -51,14 +75,13 @@ pub async fn save(
         .create_new(true)
         .open(&part)
         .await
-        // Named by the file asked for: the temporary name beside it means nothing to the user.
-        .map_err(|e| format!("cannot write {path}: {e}"))?;
-    let written = match write(&mut file, source, timeout, &mut progress).await {
+        .map_err(|source| SaveError::Disk { path: path.to_string(), source })?;
+    let written = match write(&mut file, path, source, timeout, &mut progress).await {
         Ok(written) => written,
         Err(e) => {
             drop(file);
             let _ = tokio::fs::remove_file(&part).await;
-            return Err(e.replacen("cannot write:", &format!("cannot write {path}:"), 1));
+            return Err(e);
         }
     };
     drop(file);
@@ -76,9 +99,9 @@ pub async fn save(
         }
         linked
     };
-    if let Err(e) = placed {
+    if let Err(source) = placed {
         let _ = tokio::fs::remove_file(&part).await;
-        return Err(format!("cannot write {path}: {e}"));
+        return Err(SaveError::Disk { path: path.to_string(), source });
     }
     Ok(Saved::Written { path: path.to_string(), bytes: written })
 }
@@ -90,13 +113,15 @@ fn part_file(target: &Path) -> PathBuf {
     folder.join(format!(".{name}.{}.part", uuid::Uuid::new_v4().simple()))
 }
 
+/// Writes `source` to `file`, the part file for `path`.
 async fn write(
     file: &mut tokio::fs::File,
+    path: &str,
     source: SaveSource,
     timeout: Duration,
     progress: &mut impl FnMut(u64, Option<u64>),
-) -> Result<u64, String> {
-    let disk = |e: std::io::Error| format!("cannot write: {e}");
+) -> Result<u64, SaveError> {
+    let disk = |source: std::io::Error| SaveError::Disk { path: path.to_string(), source };
     let written = match source {
         SaveSource::Bytes(bytes) => {
             file.write_all(&bytes).await.map_err(disk)?;
@@ -104,29 +129,27 @@ async fn write(
         }
         SaveSource::Inline(data) => {
             // Decoding a large blob is CPU work: not on the runtime's threads.
-            let bytes = tokio::task::spawn_blocking(move || super::artifact::inline_bytes(&data))
-                .await
-                .map_err(|e| e.to_string())??;
+            let bytes = tokio::task::spawn_blocking(move || super::artifact::inline_bytes(&data)).await??;
             file.write_all(&bytes).await.map_err(disk)?;
             bytes.len() as u64
         }
         SaveSource::Download(url) => {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(format!("only http(s) artifacts are downloaded, not {}", crate::text::visible(&url)));
+                return Err(SaveError::NotHttp(url));
             }
             // No limit on the whole download (it may be large), only on silence.
             let client = super::http::client_builder()
                 .connect_timeout(timeout.min(Duration::from_secs(10)))
                 .read_timeout(timeout)
                 .build()
-                .map_err(|e| e.to_string())?;
-            let failed = |e: reqwest::Error| super::InvokeError::from_reqwest(e, &url).to_string();
+                .map_err(SaveError::Client)?;
+            let failed = |e: reqwest::Error| SaveError::Download(super::InvokeError::from_reqwest(e, &url));
             let mut response = client.get(&url).send().await.map_err(failed)?;
             if let Some(redirect) = super::http::refused_redirect(&response) {
-                return Err(format!("GET {}: {redirect}", crate::redact::url(&url)));
+                return Err(SaveError::Redirected { url: crate::redact::url(&url), redirect });
             }
             if !response.status().is_success() {
-                return Err(format!("GET {} answered {}", crate::redact::url(&url), response.status()));
+                return Err(SaveError::Status { url: crate::redact::url(&url), status: response.status() });
             }
             let total = response.content_length();
             let mut written = 0u64;
@@ -197,7 +220,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(at("t.txt")).unwrap(), "héllo");
         let broken = SaveSource::Inline(Inline::Base64(Arc::from("not*base64")));
         let error = save(&at("x.bin"), broken, false, Duration::from_secs(5), |_, _| {}).await.unwrap_err();
-        assert!(error.contains("not valid base64"), "{error}");
+        assert!(error.to_string().contains("not valid base64"), "{error}");
         assert!(!dir.path().join("x.bin").exists());
     }
 }

@@ -23,14 +23,25 @@ impl Thumbnail {
     }
 }
 
+/// Why a PNG has no thumbnail (the preview says it in place of the picture).
+#[derive(Debug, thiserror::Error)]
+pub enum ThumbnailError {
+    #[error("cannot decode the PNG: {0}")]
+    Decode(#[from] png::DecodingError),
+    #[error("the PNG is too large to preview")]
+    TooLarge,
+    #[error("the PNG has no pixels")]
+    NoPixels,
+}
+
 /// A thumbnail of at most `max_width` × `max_height` pixels, or why there is none.
-pub fn thumbnail(bytes: &[u8], max_width: usize, max_height: usize) -> Result<Thumbnail, String> {
+pub fn thumbnail(bytes: &[u8], max_width: usize, max_height: usize) -> Result<Thumbnail, ThumbnailError> {
     let mut decoder = png::Decoder::new_with_limits(Cursor::new(bytes), png::Limits { bytes: DECODE_LIMIT_BYTES });
     decoder.set_transformations(png::Transformations::normalize_to_color8());
-    let mut reader = decoder.read_info().map_err(|e| format!("cannot decode the PNG: {e}"))?;
-    let size = reader.output_buffer_size().ok_or("the PNG is too large to preview")?;
+    let mut reader = decoder.read_info()?;
+    let size = reader.output_buffer_size().ok_or(ThumbnailError::TooLarge)?;
     let mut buffer = vec![0; size];
-    let frame = reader.next_frame(&mut buffer).map_err(|e| format!("cannot decode the PNG: {e}"))?;
+    let frame = reader.next_frame(&mut buffer)?;
     let (width, height) = (frame.width as usize, frame.height as usize);
     let channels = frame.color_type.samples();
     let source = |x: usize, y: usize| -> [u8; 3] {
@@ -46,7 +57,7 @@ pub fn thumbnail(bytes: &[u8], max_width: usize, max_height: usize) -> Result<Th
         rgb.map(|c| (u16::from(c) * u16::from(alpha) / 255) as u8)
     };
     if width == 0 || height == 0 {
-        return Err("the PNG has no pixels".into());
+        return Err(ThumbnailError::NoPixels);
     }
     let scale = (width as f64 / max_width.max(1) as f64).max(height as f64 / max_height.max(2) as f64).max(1.0);
     let out_width = ((width as f64 / scale).round() as usize).max(1);

@@ -247,7 +247,7 @@ impl Calls {
     ) {
         let done = self.done.clone();
         tokio::spawn(async move {
-            let result = decode(data, content_type, Vec::new()).await;
+            let result = decode(data, content_type, Vec::new()).await.map_err(|e| e.to_string());
             let _ = done.send(Msg::ItemDecoded { run, item, result }).await;
         });
     }
@@ -256,7 +256,7 @@ impl Calls {
         let endpoint = self.endpoint.clone();
         let done = self.done.clone();
         tokio::spawn(async move {
-            let result = read_resource(endpoint.await, &uri).await;
+            let result = read_resource(endpoint.await, &uri).await.map_err(|e| e.to_string());
             let _ = done.send(Msg::ResourceRead { run, item, result }).await;
         });
     }
@@ -295,7 +295,7 @@ impl Calls {
                 let _ = progress_to.try_send(Msg::SaveProgress { written, total });
             };
             let saved = crate::invoke::save::save(&path, source, overwrite, timeout, report).await;
-            let _ = done.send(Msg::Saved(saved)).await;
+            let _ = done.send(Msg::Saved(saved.map_err(|e| e.to_string()))).await;
         });
     }
 }
@@ -352,8 +352,22 @@ fn copy(text: &str) {
     let _ = out.write_all(sequence.as_bytes()).and_then(|()| out.flush());
 }
 
+/// Why an item's content cannot be previewed (the result pane says it in the item's place).
+#[derive(Debug, thiserror::Error)]
+enum ContentError {
+    /// `why` is the server's answer without the server's name (the pane names it already).
+    #[error("cannot read {}: {why}", text::visible(uri))]
+    Read { uri: String, why: String },
+    #[error("the server read {} as no contents at all", text::visible(.0))]
+    Empty(String),
+    #[error(transparent)]
+    Inline(#[from] crate::invoke::artifact::InlineError),
+    #[error(transparent)]
+    Stopped(#[from] tokio::task::JoinError),
+}
+
 /// `resources/read` of `uri`, its first contents decoded, with notes on what else came back.
-async fn read_resource(endpoint: Result<Arc<Endpoint>, InvokeError>, uri: &str) -> Result<Box<Fetched>, String> {
+async fn read_resource(endpoint: Result<Arc<Endpoint>, InvokeError>, uri: &str) -> Result<Box<Fetched>, ContentError> {
     // The request waits as long as a call does (the endpoint's timeout).
     let read = match endpoint {
         Ok(endpoint) => endpoint.read_resource(uri).await.map_err(|e| {
@@ -363,11 +377,11 @@ async fn read_resource(endpoint: Result<Arc<Endpoint>, InvokeError>, uri: &str) 
         }),
         Err(e) => Err(e.to_string()),
     };
-    let (contents, warnings) = read.map_err(|e| format!("cannot read {}: {e}", text::visible(uri)))?;
+    let (contents, warnings) = read.map_err(|why| ContentError::Read { uri: uri.to_string(), why })?;
     let mut notes: Vec<String> = warnings.iter().map(|w| format!("⚠ {w}")).collect();
     let count = contents.len();
     let Some(first) = contents.into_iter().next() else {
-        return Err(format!("the server read {} as no contents at all", text::visible(uri)));
+        return Err(ContentError::Empty(uri.to_string()));
     };
     if count > 1 {
         notes.insert(0, format!("the server sent {count} contents; the first is shown"));
@@ -383,9 +397,9 @@ async fn decode(
     data: crate::invoke::mcp::content::Inline,
     content_type: Option<String>,
     notes: Vec<String>,
-) -> Result<Box<Fetched>, String> {
+) -> Result<Box<Fetched>, ContentError> {
     let decoded = tokio::task::spawn_blocking(move || crate::invoke::artifact::decode_inline(&data, content_type));
-    let mut fetched = decoded.await.map_err(|e| e.to_string())??;
+    let mut fetched = decoded.await??;
     fetched.notes = notes;
     Ok(Box::new(fetched))
 }

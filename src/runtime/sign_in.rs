@@ -12,25 +12,38 @@ use crate::app::Msg;
 /// How often the auth pane is told the steps so far while a sign-in runs.
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
-fn done_with(steps: Vec<crate::invoke::auth::AuthStep>, outcome: Result<String, String>) -> Msg {
-    Msg::SignInDone { steps, outcome }
+/// Why signing in or out did not happen (the auth pane says it).
+#[derive(Debug, thiserror::Error)]
+enum SignInError {
+    #[error(transparent)]
+    Server(#[from] crate::invoke::InvokeError),
+    #[error("only an MCP server over HTTP (--mcp-url) signs in with OAuth")]
+    NotHttp,
+    #[error("signing in is not set up here")]
+    NotSetUp,
+    #[error(transparent)]
+    SignOut(#[from] crate::invoke::auth::AuthError),
+}
+
+/// The auth pane's message: the steps taken and how it ended, said as text.
+fn done_with(steps: Vec<crate::invoke::auth::AuthStep>, outcome: Result<String, SignInError>) -> Msg {
+    Msg::SignInDone { steps, outcome: outcome.map_err(|e| e.to_string()) }
 }
 
 pub(super) async fn sign_in(endpoint: Connection, challenge: Option<String>, done: mpsc::Sender<Msg>, label: String) {
     let endpoint = match endpoint.await {
         Ok(endpoint) => endpoint,
         Err(e) => {
-            let _ = done.send(done_with(Vec::new(), Err(e.to_string()))).await;
+            let _ = done.send(done_with(Vec::new(), Err(e.into()))).await;
             return;
         }
     };
     let Some(http) = endpoint.http() else {
-        let why = "only an MCP server over HTTP (--mcp-url) signs in with OAuth".to_string();
-        let _ = done.send(done_with(Vec::new(), Err(why))).await;
+        let _ = done.send(done_with(Vec::new(), Err(SignInError::NotHttp))).await;
         return;
     };
     let Some(log) = http.authorizer().map(|a| a.log().clone()) else {
-        let _ = done.send(done_with(Vec::new(), Err("signing in is not set up here".into()))).await;
+        let _ = done.send(done_with(Vec::new(), Err(SignInError::NotSetUp))).await;
         return;
     };
     let start = log.steps().len();
@@ -47,7 +60,7 @@ pub(super) async fn sign_in(endpoint: Connection, challenge: Option<String>, don
         }
     };
     let signed_in = result.is_ok();
-    let outcome = result.map(|()| format!("signed in to {label}; listing its tools again")).map_err(|e| e.to_string());
+    let outcome = result.map(|()| format!("signed in to {label}; listing its tools again")).map_err(SignInError::from);
     let _ = done.send(done_with(since(&log), outcome)).await;
     if signed_in {
         super::server_events::send_info(Some(&endpoint), &done).await;
@@ -62,13 +75,13 @@ pub(super) async fn sign_out(endpoint: Connection, done: mpsc::Sender<Msg>) {
                 Some(authorizer) => match authorizer.sign_out(&http.label()).await {
                     Ok(true) => Ok(format!("signed out of {}: its tokens are forgotten", http.label())),
                     Ok(false) => Ok(format!("no token was kept for {}", http.label())),
-                    Err(e) => Err(e.to_string()),
+                    Err(e) => Err(e.into()),
                 },
-                None => Err("signing in is not set up here".into()),
+                None => Err(SignInError::NotSetUp),
             },
-            _ => Err("only an MCP server over HTTP (--mcp-url) signs in with OAuth".into()),
+            _ => Err(SignInError::NotHttp),
         },
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e.into()),
     };
     let _ = done.send(done_with(Vec::new(), outcome)).await;
 }

@@ -614,6 +614,28 @@ fn sigint_restores_the_terminal_and_ends_the_servers_process_group() {
     }
 }
 
+/// A terminal closed under the app with the SIGHUP a controlling terminal sends: the app leaves
+/// through its ordinary way out (the same as `q`), so it exits 0 and its MCP server's whole
+/// process group (a stdio "server" that forked a child and never answers) is gone after it.
+/// The kernel sends SIGHUP only to the terminal's session leader (the app): the server runs in a
+/// process group of its own, so only the app can end it.
+#[cfg(target_os = "linux")] // reads /proc
+#[test]
+fn sighup_ends_the_servers_process_group() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let notes = dir.path().join("pids");
+    let server = format!("sh -c 'echo $$ > {0}; sleep 600 & echo $! >> {0}; wait'", notes.display());
+    let mut tui = Tui::spawn(&["--mcp", &server]);
+    tui.wait_for("the app", TIMEOUT, |text| text.contains("listing"));
+    let pids = tui_wait_for_pids(&notes);
+    tui.hang_up();
+    let status = tui.wait_exit();
+    assert!(status.success(), "exit status {status}");
+    for pid in pids {
+        assert!(process_gone(pid), "{pid} of the server's group outlived the app");
+    }
+}
+
 /// A terminal closed under the app (no SIGHUP: the hang-up watcher's path, where the event loop
 /// may be stuck): the app still ends its MCP server's whole process group before it exits, even a
 /// stubborn one that ignores SIGTERM (it and its child inherit the ignored signal, so only the

@@ -244,7 +244,7 @@ fn read_item(i: usize, block: Value, w: &mut Vec<String>) -> ContentItem {
                     w.extend(problems.into_iter().map(|p| format!("{at} (resource) {p}")));
                     ContentItem::Resource(embedded)
                 }
-                Err(why) => unreadable(why, obj, w),
+                Err(why) => unreadable(why.to_string(), obj, w),
             }
         }
         "" => {
@@ -260,18 +260,25 @@ fn read_item(i: usize, block: Value, w: &mut Vec<String>) -> ContentItem {
     }
 }
 
+/// Why an embedded or read resource cannot be read at all (said after where it was).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum EmbeddedError {
+    #[error("has neither \"text\" nor \"blob\"")]
+    NoBody,
+}
+
 /// `{uri, mimeType, text | blob}`, the strings taken out; or why it cannot be read. Problems that
 /// still leave it readable come back beside it.
 fn read_embedded(
     resource: &mut Map<String, Value>,
     annotations: Option<Annotations>,
-) -> Result<(Embedded, Vec<String>), String> {
+) -> Result<(Embedded, Vec<String>), EmbeddedError> {
     let body = if resource.get("text").is_some_and(Value::is_string) {
         Inline::Text(Arc::from(take_string(resource, "text").unwrap_or_default()))
     } else if resource.get("blob").is_some_and(Value::is_string) {
         Inline::Base64(Arc::from(take_string(resource, "blob").unwrap_or_default()))
     } else {
-        return Err("has neither \"text\" nor \"blob\"".into());
+        return Err(EmbeddedError::NoBody);
     };
     let mut problems = Vec::new();
     let uri = take_string(resource, "uri").unwrap_or_else(|| {

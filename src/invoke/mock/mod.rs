@@ -309,39 +309,48 @@ impl Call {
 
 const EXPECTED_SHAPE: &str = r#"expected {"request": {"call_id": "...", "tool_id": "...", "input": {...}, "context": {"authorization": [{"id": "...", "token": "..."}]}}}"#;
 
-/// The request as the OTC 1.0 specification documents it, or what is wrong with it (for `developer_message`).
-fn parse_call(body: &[u8]) -> Result<Call, String> {
-    let value: Value =
-        serde_json::from_slice(body).map_err(|e| format!("the body is not JSON ({e}); {EXPECTED_SHAPE}"))?;
-    let request = value
-        .get("request")
-        .and_then(Value::as_object)
-        .ok_or_else(|| format!("no \"request\" object; {EXPECTED_SHAPE}"))?;
-    let text = |key: &str| {
-        request
-            .get(key)
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or_else(|| format!("\"request.{key}\" must be a string; {EXPECTED_SHAPE}"))
+/// What is wrong with a call the demo server was sent (its `developer_message`).
+#[derive(Debug, thiserror::Error)]
+enum CallError {
+    #[error("the body is not JSON ({0}); {EXPECTED_SHAPE}")]
+    NotJson(#[from] serde_json::Error),
+    #[error("no \"request\" object; {EXPECTED_SHAPE}")]
+    NoRequest,
+    #[error("\"request.{0}\" must be a string; {EXPECTED_SHAPE}")]
+    NotAString(&'static str),
+    #[error("\"request.input\" must be an object, not {0}")]
+    InputNotAnObject(Value),
+    #[error("\"request.context\" must be an object")]
+    ContextNotAnObject,
+    #[error("\"request.context.authorization\" must be an array")]
+    AuthorizationNotAnArray,
+    #[error("each \"request.context.authorization\" entry needs a string \"id\", not {0}")]
+    EntryWithoutId(Value),
+}
+
+/// The request as the OTC 1.0 specification documents it, or what is wrong with it.
+fn parse_call(body: &[u8]) -> Result<Call, CallError> {
+    let value: Value = serde_json::from_slice(body)?;
+    let request = value.get("request").and_then(Value::as_object).ok_or(CallError::NoRequest)?;
+    let text = |key: &'static str| {
+        request.get(key).and_then(Value::as_str).map(str::to_string).ok_or(CallError::NotAString(key))
     };
     let (call_id, tool_id) = (text("call_id")?, text("tool_id")?);
     let input = match request.get("input") {
         None | Some(Value::Null) => json!({}),
         Some(input @ Value::Object(_)) => input.clone(),
-        Some(other) => return Err(format!("\"request.input\" must be an object, not {other}")),
+        Some(other) => return Err(CallError::InputNotAnObject(other.clone())),
     };
     let mut tokens = Vec::new();
     let authorization = match request.get("context") {
         None | Some(Value::Null) => None,
         Some(Value::Object(context)) => context.get("authorization").filter(|a| !a.is_null()),
-        Some(_) => return Err("\"request.context\" must be an object".into()),
+        Some(_) => return Err(CallError::ContextNotAnObject),
     };
     if let Some(authorization) = authorization {
-        let entries = authorization.as_array().ok_or("\"request.context.authorization\" must be an array")?;
+        let entries = authorization.as_array().ok_or(CallError::AuthorizationNotAnArray)?;
         for entry in entries {
-            let id = entry.get("id").and_then(Value::as_str).ok_or_else(|| {
-                format!("each \"request.context.authorization\" entry needs a string \"id\", not {entry}")
-            })?;
+            let id = entry.get("id").and_then(Value::as_str).ok_or_else(|| CallError::EntryWithoutId(entry.clone()))?;
             // A provider listed without a token counts as not authorised.
             if let Some(token) = entry.get("token").and_then(Value::as_str).filter(|t| !t.trim().is_empty()) {
                 tokens.push((id.to_string(), token.to_string()));
@@ -412,7 +421,8 @@ async fn call(State(shared): State<Arc<Shared>>, body: Result<Bytes, BytesReject
     let call = match parse_call(&body) {
         Ok(call) => call,
         Err(problem) => {
-            return error_json(StatusCode::BAD_REQUEST, "the request is not an Open Tool Calling call", Some(problem));
+            let problem = Some(problem.to_string());
+            return error_json(StatusCode::BAD_REQUEST, "the request is not an Open Tool Calling call", problem);
         }
     };
     let Some(tool) = shared.catalog.find(&call.tool_id) else {
