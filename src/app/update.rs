@@ -30,7 +30,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
 fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
     // Each group of messages has its function; a message goes to exactly one of them.
     let mut effects = match msg {
-        Msg::Key(_) | Msg::Paste(_) | Msg::Mouse(_) | Msg::Resize(..) | Msg::Said(_) | Msg::Clock { .. } => input(app, msg),
+        Msg::Key(_) | Msg::Paste(_) | Msg::Mouse(_) | Msg::Resize(..) | Msg::Said(_) | Msg::Clock { .. } => {
+            input(app, msg)
+        }
         Msg::Tick { .. }
         | Msg::InvocationDone { .. }
         | Msg::RetryDue { .. }

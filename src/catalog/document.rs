@@ -397,7 +397,7 @@ mod tests {
         let doc = Document::parse(&text).unwrap();
         let map = doc.value().as_object().unwrap();
         assert_eq!(map.len(), 40);
-        assert_eq!(map.keys().last().map(String::as_str), Some("k39"));
+        assert_eq!(map.keys().next_back().map(String::as_str), Some("k39"));
         assert_eq!(doc.value()["k3"], json!({"late": null}));
         assert_eq!(doc.value()["k39"], json!("last"));
         assert_eq!(doc.offset_of(&["k3".into(), "late".into()]), text.find("Infinity").unwrap());
