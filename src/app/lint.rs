@@ -100,7 +100,7 @@ impl App {
             None => Err(format!("the lint rules have not read {name} yet: open its form first")),
         };
         match said {
-            Ok((title, text)) => self.prompts.popup = Some(Popup::Text { title, text, scroll: 0 }),
+            Ok((title, text)) => self.prompts.open(Popup::Text { title, text, scroll: 0 }),
             Err(why) => self.status = Some(why),
         }
     }

@@ -194,6 +194,14 @@ impl Prompts {
         }
     }
 
+    /// A text popup scrolled no further than its last page at a screen of `size`, so End shows
+    /// the end of the text (not an empty box) and ↑ moves it at once.
+    pub fn clamp_text(&mut self, size: (u16, u16)) {
+        if let Some(Popup::Text { text, scroll, .. }) = &mut self.popup {
+            *scroll = (*scroll).min(super::text_popup::last_scroll(text, size));
+        }
+    }
+
     /// A key while a popup is open (`history_len`: how many past calls the list shows).
     pub fn key(&mut self, keymap: &Keymap, key: KeyEvent, history_len: usize) -> Prompted {
         let Some(popup) = self.popup.as_mut() else { return Prompted::Nothing };

@@ -2,7 +2,7 @@
 //! lint notes): its rows wrapped at the box's width, worked out here so the keys that scroll it
 //! and the screen that draws it agree on where its last page starts.
 
-use super::{App, Popup};
+use super::App;
 use crate::text::{visible, wrap_keep};
 
 /// The box's inside at a screen of `size`: the popup takes the screen but a margin.
@@ -24,13 +24,9 @@ pub fn last_scroll(text: &str, size: (u16, u16)) -> usize {
 }
 
 impl App {
-    /// A text popup scrolled no further than its last page, so End shows the end of the text
-    /// (not an empty box) and ↑ moves it at once.
+    /// The text popup kept to its last page (see [`super::prompts::Prompts::clamp_text`]).
     pub(super) fn clamp_text(&mut self) {
-        let size = self.size;
-        if let Some(Popup::Text { text, scroll, .. }) = &mut self.prompts.popup {
-            *scroll = (*scroll).min(last_scroll(text, size));
-        }
+        self.prompts.clamp_text(self.size);
     }
 }
 
@@ -39,7 +35,7 @@ mod tests {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     use super::*;
-    use crate::app::{Msg, update};
+    use crate::app::{Msg, Popup, update};
     use crate::catalog::Catalog;
 
     fn press(app: &mut App, code: KeyCode) {
