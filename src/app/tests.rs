@@ -516,3 +516,14 @@ fn a_tool_marked_destructive_asks_for_y_once() {
     let mut app = mcp_app(tools).with_confirm_destructive(false);
     assert!(invoked(&ctrl(&mut app, 'r')).is_some());
 }
+
+#[test]
+fn the_protocol_is_said_once_when_a_server_is_listed_again() {
+    let mut app = app();
+    update(&mut app, Msg::ServerProtocol("2025-11-25".into()));
+    app.status = Some(format!("{} · the server lists the same tools", app.status.clone().unwrap_or_default()));
+    update(&mut app, Msg::ServerProtocol("2025-11-25".into()));
+    let status = app.status.clone().unwrap_or_default();
+    assert_eq!(status.matches("MCP 2025-11-25").count(), 1, "{status}");
+    assert!(status.ends_with("lists the same tools"), "{status}");
+}
