@@ -179,6 +179,7 @@ impl Prompts {
                 | Popup::SavePrompt { input }
                 | Popup::CaseFile { input }
                 | Popup::TokenPrompt { input, .. }
+                | Popup::Roots { input }
                 | Popup::Palette { input, .. },
             ) => input.insert_str(text, false),
             Some(_) => {}

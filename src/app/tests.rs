@@ -527,3 +527,12 @@ fn the_protocol_is_said_once_when_a_server_is_listed_again() {
     assert_eq!(status.matches("MCP 2025-11-25").count(), 1, "{status}");
     assert!(status.ends_with("lists the same tools"), "{status}");
 }
+
+#[test]
+fn a_paste_lands_in_the_roots_prompt() {
+    let mut app = app();
+    app.prompts.open(Popup::Roots { input: crate::form::TextInput::new(String::new()) });
+    update(&mut app, Msg::Paste("/tmp/a, /tmp/b".into()));
+    let Some(Popup::Roots { input }) = &app.prompts.popup else { panic!("the roots prompt stays open") };
+    assert_eq!(input.text(), "/tmp/a, /tmp/b");
+}
