@@ -43,6 +43,15 @@ fn key(c: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
 }
 
+/// One keystroke through the app and a frame drawn: `x` typed, then deleted the next time.
+fn type_or_delete(app: &mut App, terminal: &mut Terminal<TestBackend>, styles: &Styles, n: &mut u64) {
+    *n += 1;
+    let msg =
+        if n.is_multiple_of(2) { Msg::Key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE)) } else { key('x') };
+    update(app, msg);
+    terminal.draw(|frame| tooldeck::ui::render(app, styles, frame)).expect("draw");
+}
+
 fn bench_keystroke(c: &mut Criterion) {
     let text = big_tool_definition().to_string();
     let (tools, _) = load_text("big.json", &text, &LoadOptions::default());
@@ -59,17 +68,8 @@ fn bench_keystroke(c: &mut Criterion) {
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test backend");
     let mut n = 0u64;
     c.bench_function("keystroke in a 200-field form (update + validate + render)", |b| {
-        b.iter(|| {
-            n += 1;
-            // Type and delete so the text stays short and the work stays the same.
-            let msg = if n.is_multiple_of(2) {
-                Msg::Key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE))
-            } else {
-                key('x')
-            };
-            update(&mut app, msg);
-            terminal.draw(|frame| tooldeck::ui::render(&app, &styles, frame)).expect("draw");
-        })
+        // Type and delete so the text stays short and the work stays the same.
+        b.iter(|| type_or_delete(&mut app, &mut terminal, &styles, &mut n))
     });
 }
 
@@ -204,17 +204,8 @@ fn bench_long_value(c: &mut Criterion) {
     group.throughput(Throughput::Elements(1));
     let mut n = 0u64;
     group.bench_function("one character: update + validate + render", |b| {
-        b.iter(|| {
-            n += 1;
-            // Type and delete so the value stays at 10 kB.
-            let msg = if n.is_multiple_of(2) {
-                Msg::Key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE))
-            } else {
-                key('x')
-            };
-            update(&mut app, msg);
-            terminal.draw(|frame| tooldeck::ui::render(&app, &styles, frame)).expect("draw");
-        })
+        // Type and delete so the value stays at 10 kB.
+        b.iter(|| type_or_delete(&mut app, &mut terminal, &styles, &mut n))
     });
     group.finish();
 }

@@ -597,7 +597,7 @@ fn closing_the_terminal_ends_the_app_even_without_sighup() {
 fn sigint_restores_the_terminal_and_ends_the_servers_process_group() {
     let dir = tempfile::tempdir().expect("temp dir");
     let notes = dir.path().join("pids");
-    let server = format!("sh -c 'echo $$ > {0}; sleep 600 & echo $! >> {0}; wait'", notes.display());
+    let server = forking_server(&notes);
     let mut tui = Tui::spawn(&["--mcp", &server]);
     tui.wait_for("the app", TIMEOUT, |text| text.contains("listing"));
     let pids = tui_wait_for_pids(&notes);
@@ -608,9 +608,7 @@ fn sigint_restores_the_terminal_and_ends_the_servers_process_group() {
     assert!(status.success(), "exit status {status}");
     assert_restored(&tui);
     for pid in pids {
-        let gone = !std::path::Path::new(&format!("/proc/{pid}")).exists()
-            || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z"));
-        assert!(gone, "{pid} of the server's group outlived the app");
+        assert!(process_gone(pid), "{pid} of the server's group outlived the app");
     }
 }
 
@@ -624,7 +622,7 @@ fn sigint_restores_the_terminal_and_ends_the_servers_process_group() {
 fn sighup_ends_the_servers_process_group() {
     let dir = tempfile::tempdir().expect("temp dir");
     let notes = dir.path().join("pids");
-    let server = format!("sh -c 'echo $$ > {0}; sleep 600 & echo $! >> {0}; wait'", notes.display());
+    let server = forking_server(&notes);
     let mut tui = Tui::spawn(&["--mcp", &server]);
     tui.wait_for("the app", TIMEOUT, |text| text.contains("listing"));
     let pids = tui_wait_for_pids(&notes);
@@ -661,6 +659,12 @@ fn closing_the_terminal_ends_a_stubborn_server_and_its_child() {
 fn process_gone(pid: u32) -> bool {
     !std::path::Path::new(&format!("/proc/{pid}")).exists()
         || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z"))
+}
+
+/// A stdio "server" that writes its pid and its child's to `notes`, and never answers.
+#[cfg(target_os = "linux")]
+fn forking_server(notes: &std::path::Path) -> String {
+    format!("sh -c 'echo $$ > {0}; sleep 600 & echo $! >> {0}; wait'", notes.display())
 }
 
 /// The pids the fake server wrote (itself, then its child).
