@@ -355,8 +355,8 @@ impl App {
         if !face {
             return self.result.copy_link_or_value();
         }
-        use super::content::DocLine;
-        let doc = super::content::document(self);
+        use super::result::content::DocLine;
+        let doc = super::result::content::document(self);
         let lines: Vec<&str> = doc
             .iter()
             .filter(|l| !matches!(l, DocLine::Heading(_) | DocLine::Muted(_) | DocLine::Picture(_)))

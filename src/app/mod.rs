@@ -7,12 +7,10 @@
 //! spans several of them (running a call, a token, a past call put back) is in `flows`.
 
 mod actions;
-mod artifact;
 pub mod asks;
 pub mod auth;
 mod confirm;
 pub mod connection;
-pub mod content;
 pub mod faces;
 pub mod failure;
 mod flows;
@@ -34,7 +32,6 @@ pub mod text_popup;
 pub mod traffic;
 mod typing;
 pub mod update;
-pub mod value_view;
 pub mod view;
 
 use crate::catalog::{Catalog, Diagnostic, Tool};

@@ -483,7 +483,7 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     let Some(Popup::SavePrompt { input }) = &app.prompts.popup else { panic!("a save prompt") };
     assert_eq!(input.text(), "text-1.txt");
     key(&mut app, KeyCode::Esc);
-    let doc = crate::app::content::document(&app);
+    let doc = crate::app::result::content::document(&app);
     let words: Vec<&str> = doc.iter().map(|l| l.words()).collect();
     assert!(words.contains(&"1 text · 2 lines · for user · priority 0.9"), "{words:?}");
     assert!(words.contains(&"two") && words.contains(&"lines"), "{words:?}");

@@ -1,4 +1,4 @@
-//! An MCP result's content items in the result pane: the lines `app::content::document` lays out,
+//! An MCP result's content items in the result pane: the lines `app::result::content::document` lays out,
 //! styled; the selected item marked; a preview's picture drawn (as shades without colours).
 
 use ratatui::style::{Color, Style};
@@ -6,15 +6,16 @@ use ratatui::text::{Line, Span};
 
 use super::json::highlight;
 use crate::app::App;
-use crate::app::content::DocLine;
+use crate::app::result::content::DocLine;
 use crate::invoke::thumbnail::Thumbnail;
 use crate::text::visible;
 use crate::theme::Styles;
 
 /// `height` lines of the items view from its scroll position on.
 pub fn lines(app: &App, focused: bool, height: usize, styles: &Styles) -> Vec<Line<'static>> {
-    let doc = crate::app::content::document(app);
-    let picture = match (app.result.artifact.as_ref().map(|v| &v.state), crate::app::content::picture_fit(app)) {
+    let doc = crate::app::result::content::document(app);
+    let picture = match (app.result.artifact.as_ref().map(|v| &v.state), crate::app::result::content::picture_fit(app))
+    {
         (Some(crate::app::ArtifactState::Ready { image: Some(image), .. }), Some(fit)) => Some((image, fit)),
         _ => None,
     };

@@ -10,7 +10,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use super::json::highlight;
 use super::pane;
 use crate::app::layout::inner;
-use crate::app::value_view::{ValueLines, ValueView};
+use crate::app::result::value_view::{ValueLines, ValueView};
 use crate::app::{Action, App, ArtifactState, Context, FailureKind, Focus, Run, RunState};
 use crate::invoke::thumbnail::Thumbnail;
 use crate::invoke::{Exchange, Outcome, Status};

@@ -79,7 +79,7 @@ fn a_3kb_error_reads_row_by_row_to_its_last_line_at_80x24() {
     assert!(!first.contains("END"), "taller than the pane: {first}");
     // Into the result pane; ↓ moves one row at a time through the item, never past its rows.
     press(&mut app, KeyCode::Char('o'), KeyModifiers::CONTROL);
-    let rows = tooldeck::app::content::document(&app).len();
+    let rows = tooldeck::app::result::content::document(&app).len();
     let mut seen: Vec<String> = words(&first);
     let mut downs = 0;
     while !screen(&app).contains("END") {
@@ -145,7 +145,7 @@ fn image_result_at(size: (u16, u16), name: &str) {
     let fetched = tooldeck::invoke::artifact::decode_inline(&data, content_type).expect("a PNG");
     update(&mut app, Msg::ItemDecoded { run, item: 1, result: Ok(Box::new(fetched)) });
     let shown = screen(&app);
-    let (columns, rows) = tooldeck::app::content::picture_fit(&app).expect("a picture");
+    let (columns, rows) = tooldeck::app::result::content::picture_fit(&app).expect("a picture");
     let picture_rows: Vec<&str> = shown.lines().filter(|l| l.contains('▀')).collect();
     assert_eq!(picture_rows.len(), rows, "every row of the picture is on screen: {shown}");
     assert!(picture_rows.iter().all(|l| l.matches('▀').count() == columns), "{shown}");

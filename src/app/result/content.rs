@@ -5,9 +5,9 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::keymap::{Action, Context};
-use super::result::{ArtifactState, ArtifactView, ResultPane, RunState};
-use super::{App, Effect, Popup, Reply};
+use super::{ArtifactState, ArtifactView, ResultPane, RunState};
+use crate::app::keymap::{Action, Context};
+use crate::app::{App, Effect, Popup, Reply};
 use crate::form::TextInput;
 use crate::invoke::ContentItem;
 use crate::invoke::artifact::Fetched;
@@ -187,7 +187,7 @@ impl ResultPane {
 
 impl App {
     /// `]` / `[`: the next or previous item; the pane scrolls to it, an image is drawn.
-    pub(super) fn select_item(&mut self, delta: isize) -> Vec<Effect> {
+    pub(in crate::app) fn select_item(&mut self, delta: isize) -> Vec<Effect> {
         let count = self.result.items().len();
         if count == 0 {
             self.status = Some("] and [ choose among an MCP result's content items; this result has none".into());
@@ -232,7 +232,7 @@ impl App {
     /// Scrolling the items view by rows, so a tall item (a long error, a wrapped line) reads to
     /// its last row: ↑ ↓ a row, PgUp PgDn a page, Home End; false when `action` is no scroll.
     /// Never past the last page: the window stays full.
-    pub(super) fn scroll_items(&mut self, action: Action) -> bool {
+    pub(in crate::app) fn scroll_items(&mut self, action: Action) -> bool {
         let height = self.value_height();
         let last = document(self).len().saturating_sub(height);
         let scroll = &mut self.result.scroll;
@@ -251,7 +251,7 @@ impl App {
 
     /// The selected item's first row in view at the top (as far as the window stays full): an
     /// answer's image is seen at once, without scrolling or zooming.
-    pub(super) fn reveal_item(&mut self) {
+    pub(in crate::app) fn reveal_item(&mut self) {
         let index = self.result.item;
         let (found, end) = {
             let doc = document(self);
@@ -263,7 +263,7 @@ impl App {
     }
 
     /// An item's preview came back: said on the status line; a picture is scrolled into view.
-    pub(super) fn item_previewed(&mut self, run: u64, item: usize, result: Result<Box<Fetched>, String>) {
+    pub(in crate::app) fn item_previewed(&mut self, run: u64, item: usize, result: Result<Box<Fetched>, String>) {
         let Some(said) = self.result.item_previewed(run, item, result) else { return };
         self.status = Some(self.say(&said));
         let picture = matches!(self.result.items().get(item), Some(ContentItem::Image(_)));
@@ -273,7 +273,7 @@ impl App {
     }
 
     /// `n` in the items view: the next line holding the search text, scrolled to the top.
-    pub(super) fn find_in_items(&mut self) {
+    pub(in crate::app) fn find_in_items(&mut self) {
         let needle = self.result.search.to_lowercase();
         if needle.is_empty() {
             return;

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use super::result::{ArtifactState, ArtifactView, ResultPane, RunState};
-use super::{Effect, Popup, Reply};
+use super::{ArtifactState, ArtifactView, ResultPane, RunState};
+use crate::app::{Effect, Popup, Reply};
 use crate::form::TextInput;
 use crate::invoke::artifact::Fetched;
 use crate::invoke::save::SaveSource;

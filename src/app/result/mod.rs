@@ -2,14 +2,18 @@
 //! back: scrolled, as a foldable value, as the exact exchange, searched; an artifact fetched.
 //! Running a call starts here (`send`); results of calls no longer current are dropped.
 
+mod artifact;
+pub mod content;
+pub mod value_view;
+
 use serde_json::Value;
 
-use super::value_view::{ValueLines, ValueView};
-use super::{Action, Effect, Popup, Reply};
+use crate::app::{Action, Effect, Popup, Reply};
 use crate::form::TextInput;
 use crate::invoke::CallRequest;
 use crate::invoke::replay::Replay;
 use crate::invoke::{Exchange, Outcome, Status};
+use value_view::{ValueLines, ValueView};
 
 /// How often `w` asks again while the user authorizes.
 pub const RETRY_EVERY_MS: u64 = 3000;
@@ -119,7 +123,7 @@ pub enum RunState {
     /// No answer at all: connection refused, timeout...
     Failed {
         error: String,
-        kind: super::failure::FailureKind,
+        kind: crate::app::failure::FailureKind,
     },
     Cancelled,
 }
@@ -138,7 +142,7 @@ impl ResultPane {
 
     /// A run of a resource, template or prompt (`request` is what the form held): a read or a
     /// get goes out instead of a call.
-    pub fn send_face(&mut self, request: CallRequest, face: super::faces::FaceRequest) -> Vec<Effect> {
+    pub fn send_face(&mut self, request: CallRequest, face: crate::app::faces::FaceRequest) -> Vec<Effect> {
         let (id, mut effects) = self.start(&request);
         effects.push(Effect::Face { id, call_id: request.call_id, request: face });
         effects
@@ -212,7 +216,7 @@ impl ResultPane {
     pub fn done(
         &mut self,
         id: u64,
-        result: Result<Box<Answer>, super::failure::CallFailure>,
+        result: Result<Box<Answer>, crate::app::failure::CallFailure>,
         endpoint: String,
     ) -> Option<(crate::history::Entry, Vec<Effect>)> {
         let run = self.run.as_mut().filter(|r| r.id == id && r.state == RunState::Running)?;
