@@ -18,7 +18,7 @@ fn bench_call(c: &mut Criterion) {
     let server = runtime.block_on(MockServer::start(load_samples(&LoadOptions::default()).catalog, 0)).expect("server");
     let endpoint =
         OtcEndpoint::new(server.url(), "/tools/call", Vec::new(), Duration::from_secs(10)).expect("endpoint");
-    let client = reqwest::Client::new();
+    let client = tooldeck::invoke::http::client_builder().build().unwrap();
     let url = format!("{}/tools/call", server.url());
     for (tool, arguments) in
         [("Math.Add@1.0.0", json!({"a": 1, "b": 2})), ("get_weather", json!({"location": "Paris"}))]

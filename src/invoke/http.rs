@@ -14,10 +14,22 @@ pub const MAX_REDIRECTS: usize = 10;
 pub struct RedirectLoop;
 
 /// A client builder with tooldeck's user agent and redirect rule; callers add timeouts and headers.
+/// Every reqwest client is made from it: it also installs the TLS provider reqwest needs.
 pub fn client_builder() -> reqwest::ClientBuilder {
+    install_tls_provider();
     reqwest::Client::builder()
         .user_agent(concat!("tooldeck/", env!("CARGO_PKG_VERSION")))
         .redirect(same_origin_redirects())
+}
+
+/// rustls' ring provider as the process's TLS provider, once: reqwest is built without one
+/// (ring builds in seconds, aws-lc in minutes), and building a client without one panics.
+fn install_tls_provider() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        // Err only when a provider is already installed, which is as good.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
 }
 
 /// Redirects are followed only within the first request's origin (scheme, host and port); one to
@@ -154,5 +166,23 @@ mod tests {
         for link in ["x-hostile-scheme://pwn/run", "file:///etc/passwd", "javascript:alert(1)", "", "ms-settings:"] {
             assert!(!is_web_link(link), "{link}");
         }
+    }
+
+    /// reqwest is built without a TLS provider: a client made here has one (building it would
+    /// panic otherwise) and tries a handshake, which a server speaking plain HTTP fails.
+    #[tokio::test]
+    async fn clients_speak_tls() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        let port = listener.local_addr().expect("its address").port();
+        tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            let (mut socket, _) = listener.accept().await.expect("the client");
+            let _ = socket.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n").await;
+        });
+        let client = client_builder().build().expect("a client");
+        let answer = client.get(format!("https://127.0.0.1:{port}/")).send().await;
+        let error = answer.expect_err("plain HTTP is no TLS handshake");
+        assert!(error.is_connect(), "{error:?}");
+        assert!(rustls::crypto::CryptoProvider::get_default().is_some());
     }
 }

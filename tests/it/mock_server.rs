@@ -14,7 +14,7 @@ async fn server() -> MockServer {
 }
 
 fn client() -> reqwest::Client {
-    reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap()
+    tooldeck::invoke::http::client_builder().timeout(Duration::from_secs(20)).build().unwrap()
 }
 
 fn content_type(response: &reqwest::Response) -> String {

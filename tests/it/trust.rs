@@ -204,7 +204,7 @@ fn wait_at_most(child: &mut std::process::Child, limit: Duration) -> Output {
 #[tokio::test]
 async fn the_demo_server_answers_only_local_pages() {
     let demo = MockServer::start(load_samples(&LoadOptions::default()).catalog, 0).await.unwrap();
-    let client = reqwest::Client::new();
+    let client = tooldeck::invoke::http::client_builder().build().unwrap();
     let call = format!("{}/tools/call", demo.url());
     let body = r#"{"request":{"call_id":"c1","tool_id":"Math.Add@1.0.0","input":{"a":1,"b":2}}}"#;
     let json = |request: reqwest::RequestBuilder| request.header("content-type", "application/json").body(body);

@@ -20,10 +20,9 @@ pub fn oauth_client() -> reqwest::Client {
 }
 
 fn client_with_timeout(timeout: std::time::Duration) -> reqwest::Client {
-    reqwest::Client::builder()
+    crate::invoke::http::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(timeout)
-        .user_agent(concat!("tooldeck/", env!("CARGO_PKG_VERSION")))
         .build()
         .unwrap_or_default()
 }

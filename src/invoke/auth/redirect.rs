@@ -124,7 +124,7 @@ mod tests {
         let uri = listener.redirect_uri.clone();
         let base = uri.trim_end_matches(CALLBACK_PATH).to_string();
         let task = tokio::spawn(async move { listener.accept("S", Duration::from_secs(5)).await });
-        let client = reqwest::Client::new();
+        let client = crate::invoke::http::client_builder().build().unwrap();
         assert_eq!(client.get(format!("{base}/favicon.ico")).send().await.unwrap().status(), 404);
         let page = client.get(format!("{uri}?code=C&state=S")).send().await.unwrap().text().await.unwrap();
         assert!(page.contains("Signed in"), "{page}");

@@ -199,7 +199,7 @@ async fn an_expired_http_session_fails_at_once_and_a_new_one_works(status: u16) 
     let curl = tooldeck::invoke::mcp::replay::command(&exchange).expect("a curl command");
     assert!(curl.contains(&session), "{curl}");
     let words = shlex::split(&curl).unwrap();
-    let mut request = reqwest::Client::new().post(&url);
+    let mut request = tooldeck::invoke::http::client_builder().build().unwrap().post(&url);
     for pair in words.windows(2).filter(|w| w[0] == "-H") {
         let (name, value) = pair[1].split_once(": ").unwrap();
         request = request.header(name, value);
