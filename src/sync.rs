@@ -48,7 +48,9 @@ pub fn in_parallel<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + Sync
             let _ = worker.join();
         }
     });
-    results.into_iter().flatten().collect()
+    // `filter_map` collects in place (`flatten` would copy every result into fresh memory).
+    #[allow(clippy::filter_map_identity)]
+    results.into_iter().filter_map(|result| result).collect()
 }
 
 #[cfg(test)]

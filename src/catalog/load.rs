@@ -205,7 +205,8 @@ fn read_text(label: &str, text: &str, options: &LoadOptions) -> (Vec<Tool>, Vec<
         Err(diagnostic) => return (Vec::new(), vec![diagnostic]),
     };
     let file_stem = file_stem(label);
-    let mut cx = Context { doc: &doc, file_stem: &file_stem, json5, named_by_user, issues: Vec::new() };
+    let parallel = options.parallel_tools;
+    let mut cx = Context { doc: &doc, file_stem: &file_stem, json5, named_by_user, parallel, issues: Vec::new() };
     let mut drafts = formats::extract(doc.value(), options.format, &mut cx);
     let mut issues = std::mem::take(&mut cx.issues);
     let mut moved = false;
@@ -460,4 +461,34 @@ fn collect_cues(schema: &Value, pointer: &mut String, cues: &mut BTreeMap<String
 /// A diagnostic about a whole file or path (no line): shown as `path: error: ...`.
 pub(super) fn whole_file(label: &str, message: String) -> Diagnostic {
     Diagnostic { path: label.to_string(), line: 0, column: 0, severity: Severity::Error, message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A long list is read on all cores: the same tools, in the same order, with the same
+    /// problems at the same places as when it is read on one.
+    #[test]
+    fn a_long_list_reads_the_same_on_all_cores() {
+        let items: Vec<Value> = (0..2_000)
+            .map(|i| match i % 97 {
+                0 => serde_json::json!(i),
+                1 => serde_json::json!({"nameless": i}),
+                2 => serde_json::json!({"name": format!("t{i}")}),
+                _ => serde_json::json!({"name": format!("t{i}"), "inputSchema": {"type": "object"}}),
+            })
+            .collect();
+        let text = serde_json::json!({ "tools": items }).to_string();
+        let read =
+            |parallel_tools| load_text("many.json", &text, &LoadOptions { parallel_tools, ..LoadOptions::default() });
+        let (serial_tools, serial_problems) = read(false);
+        let (parallel_tools, parallel_problems) = read(true);
+        let ids = |tools: &[Tool]| tools.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&serial_tools), ids(&parallel_tools));
+        assert!(serial_tools.len() > 1_900, "{}", serial_tools.len());
+        let said = |problems: &[Diagnostic]| problems.iter().map(|d| (d.column, d.message.clone())).collect::<Vec<_>>();
+        assert_eq!(said(&serial_problems), said(&parallel_problems));
+        assert!(serial_problems.len() >= 60, "{serial_problems:#?}");
+    }
 }

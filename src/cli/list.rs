@@ -1,5 +1,6 @@
 //! `tooldeck list`: the catalog as a table, or as normalised JSON.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -41,47 +42,47 @@ fn write_table(out: &mut impl Write, tools: &[Tool]) -> io::Result<()> {
     if tools.is_empty() {
         return writeln!(out, "no tools");
     }
-    let rows: Vec<[String; 5]> = tools
+    let rows: Vec<[(Cow<str>, usize); 5]> = tools
         .iter()
         .map(|t| {
             [
-                visible(&t.id).into_owned(),
-                truncate(&visible(t.display_title()), 40).into_owned(),
-                t.format.to_string(),
-                t.parameter_count().to_string(),
-                visible(&t.source.to_string()).into_owned(),
+                cell(visible(&t.id)),
+                cell(Cow::Owned(truncate(&visible(t.display_title()), 40).into_owned())),
+                cell(Cow::Owned(t.format.to_string())),
+                cell(Cow::Owned(t.parameter_count().to_string())),
+                cell(Cow::Owned(visible(&t.source.to_string()).into_owned())),
             ]
         })
         .collect();
-    let headers = ["ID", "TITLE", "FORMAT", "PARAMS", "SOURCE"];
-    let mut widths = headers.map(width);
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(width(cell));
+    let headers = ["ID", "TITLE", "FORMAT", "PARAMS", "SOURCE"].map(|h| cell(Cow::Borrowed(h)));
+    let mut widths = [0; 5];
+    for row in std::iter::once(&headers).chain(&rows) {
+        for (w, (_, cells)) in widths.iter_mut().zip(row) {
+            *w = (*w).max(*cells);
         }
     }
-    let line = |cells: [&str; 5]| {
-        let mut text = String::new();
-        for (i, cell) in cells.iter().enumerate() {
-            let pad = widths[i].saturating_sub(width(cell));
-            if i == 3 {
-                text.push_str(&" ".repeat(pad));
-                text.push_str(cell);
-            } else {
-                text.push_str(cell);
-                if i < 4 {
-                    text.push_str(&" ".repeat(pad));
-                }
-            }
-            if i < 4 {
-                text.push_str("  ");
-            }
+    for row in std::iter::once(&headers).chain(&rows) {
+        write_row(out, row, &widths)?;
+    }
+    Ok(())
+}
+
+/// A cell with its width, measured once: a catalog of 69,000 tools is 345,000 cells.
+fn cell(text: Cow<'_, str>) -> (Cow<'_, str>, usize) {
+    let cells = width(&text);
+    (text, cells)
+}
+
+/// One line of the table: cells padded to their column's width, the count right-aligned, two
+/// spaces between columns, nothing after the last.
+fn write_row(out: &mut impl Write, row: &[(Cow<str>, usize); 5], widths: &[usize; 5]) -> io::Result<()> {
+    for (i, ((text, cells), column)) in row.iter().zip(widths).enumerate() {
+        let pad = column.saturating_sub(*cells);
+        match i {
+            3 => write!(out, "{:pad$}{text}  ", "")?,
+            4 => writeln!(out, "{text}")?,
+            _ => write!(out, "{text}{:pad$}  ", "")?,
         }
-        text
-    };
-    writeln!(out, "{}", line(headers))?;
-    for row in &rows {
-        writeln!(out, "{}", line([&row[0], &row[1], &row[2], &row[3], &row[4]]))?;
     }
     Ok(())
 }

@@ -146,7 +146,8 @@ impl File {
             || lower.ends_with(".yaml")
             || lower.ends_with(".yml");
         let stem = file_stem(path);
-        let mut cx = Context { doc: &doc, file_stem: &stem, json5, named_by_user: true, issues: Vec::new() };
+        let mut cx =
+            Context { doc: &doc, file_stem: &stem, json5, named_by_user: true, parallel: false, issues: Vec::new() };
         let drafts = formats::extract(doc.value(), format, &mut cx);
         let lines = LineIndex::owned(text);
         let draft_lines: Vec<usize> = drafts.iter().map(|d| lines.line_col(doc.offset_of(&d.at)).0).collect();

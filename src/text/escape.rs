@@ -7,7 +7,7 @@ use std::borrow::Cow;
 /// controls by their Control Pictures (`␀`...), DEL → `␡`, C1 controls and bidi overrides as
 /// `<U+XXXX>`.
 pub fn visible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(needs_escape) {
+    if super::wrap::printable_ascii(text) || !text.chars().any(needs_escape) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);

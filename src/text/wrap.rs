@@ -6,7 +6,13 @@ use unicode_width::UnicodeWidthStr;
 
 /// Display width in terminal cells.
 pub fn width(text: &str) -> usize {
-    text.width()
+    // Printable ASCII is one cell a byte: the common case skips the Unicode tables.
+    if printable_ascii(text) { text.len() } else { text.width() }
+}
+
+/// Every byte a printable ASCII character (space to `~`): one cell each, nothing to escape.
+pub fn printable_ascii(text: &str) -> bool {
+    text.bytes().all(|b| (b' '..=b'~').contains(&b))
 }
 
 /// Cuts `text` to at most `max` cells, ending with `…` when it was cut.

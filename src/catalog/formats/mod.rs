@@ -95,6 +95,8 @@ pub struct Context<'a> {
     /// Whether the user named this file (an unrecognised one is then an error) or a folder walk
     /// found it (then a warning: the folder may hold other JSON).
     pub named_by_user: bool,
+    /// A long list's items may be read on all cores (off when several files are read at once).
+    pub parallel: bool,
     pub issues: Vec<Issue>,
 }
 
@@ -198,9 +200,45 @@ fn list(items: &[Value], at: &[Segment], forced: Option<Format>, cx: &mut Contex
         let first = items.first().map_or("nothing", kind_of);
         return cx.unrecognised(at, format!("a list with no tool definition in it (its first item is {first})"));
     }
-    out.reserve(items.len());
+    if !cx.parallel || items.len() < PARALLEL_ITEMS {
+        out.reserve(items.len());
+        return list_items(items, 0, at, forced, cx, out);
+    }
+    // The items on all cores, each with its own issues, in order; a draft is moved once more,
+    // in place (no copy into fresh memory: the drafts of 69,000 tools are 44 MB).
+    let read = super::load::run_in_parallel(items.iter().enumerate().collect(), |(i, value)| {
+        let mut own = Context { issues: Vec::new(), ..*cx };
+        let mut draft = Vec::with_capacity(1);
+        list_items(std::slice::from_ref(value), i, at, forced, &mut own, &mut draft);
+        (draft.pop(), own.issues)
+    });
+    let issues = &mut cx.issues;
+    let drafts = read.into_iter().filter_map(|(draft, mut own)| {
+        issues.append(&mut own);
+        draft
+    });
+    if out.is_empty() {
+        *out = drafts.collect();
+    } else {
+        out.extend(drafts);
+    }
+}
+
+/// From this many items, a list is read on all cores: a minified `tools/list` of 69,000 tools
+/// spent a fifth of its loading here, on one core.
+const PARALLEL_ITEMS: usize = 512;
+
+/// The drafts of `items`, the first of which is item `first` of the list at `at`.
+fn list_items(
+    items: &[Value],
+    first: usize,
+    at: &[Segment],
+    forced: Option<Format>,
+    cx: &mut Context,
+    out: &mut Vec<Draft>,
+) {
     for (i, value) in items.iter().enumerate() {
-        let at = child(at, i);
+        let at = child(at, first + i);
         let Value::Object(object) = value else {
             cx.error(&at, format!("expected a tool definition (an object), found {}", kind_of(value)));
             continue;

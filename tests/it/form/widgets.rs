@@ -191,11 +191,9 @@ fn recursive_refs_build_a_finite_form() {
             "children": {"type": "array", "items": {"$ref": "#/$defs/node"}},
         }},
     }});
-    let started = std::time::Instant::now();
     let form = Form::new(&tool(schema));
     assert!(form.rows().len() < 200, "{} rows", form.rows().len());
     assert!(matches!(field(&form, "/root/value").widget, Widget::Text { .. }));
-    assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
 }
 
 #[test]
@@ -210,11 +208,12 @@ fn refs_that_double_at_every_level_build_quickly() {
         );
     }
     let schema = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d39"}}, "$defs": defs});
-    let started = std::time::Instant::now();
     let mut form = Form::new(&tool(schema));
+    // 2^40 leaves would never finish: the form is built within its budget, not expanded whole
+    // (how fast is the benches' business, not a test's).
+    assert!(form.rows().len() < 10_000, "{} rows", form.rows().len());
     form.set_arguments(&json!({"x": {"a": {"b": {}}}}));
     assert_eq!(form.arguments(), &json!({"x": {"a": {"b": {}}}}));
-    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
 }
 
 /// A 4 KB file of `$ref`s that double at every level inlines to megabytes; a form of it would
