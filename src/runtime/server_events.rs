@@ -72,7 +72,7 @@ pub(super) async fn reconnect(endpoint: Connection, done: mpsc::Sender<Msg>, lab
             let _ = done.send(list_server_tools(Ok(endpoint), label).await).await;
         }
         Err(e) => {
-            let _ = done.send(Msg::Reconnected(Err(e.to_string()))).await;
+            let _ = done.send(Msg::Reconnected(Err(e.into()))).await;
         }
     }
 }
