@@ -163,7 +163,7 @@ pub enum Msg {
     /// `Effect::Reconnect` ended: the server is back (its tools are listed next), or why not.
     Reconnected(Result<(), EffectError>),
     /// The server's answer to `logging/setLevel`, when it refused.
-    LogLevelRefused(String),
+    LogLevelRefused(EffectError),
     /// The MCP protocol revision agreed with the server (after its tools were listed).
     ServerProtocol(String),
     /// A line for the status bar from the runtime.
