@@ -2,7 +2,7 @@
 //! failed, the metadata found, the client, the authorization URL, the redirect, the token masked,
 //! refreshes and step-ups), and how it ended. The runtime does the signing in.
 
-use super::{Effect, Reply};
+use super::{Effect, EffectError, Reply};
 use crate::invoke::auth::AuthStep;
 
 #[derive(Debug, Default)]
@@ -12,7 +12,7 @@ pub struct AuthPane {
     /// Shown over the panes (closed with the Back key).
     pub open: bool,
     /// How the last sign-in ended, once it has.
-    pub outcome: Option<Result<String, String>>,
+    pub outcome: Option<Result<String, EffectError>>,
     /// What the server's last 401 asked for (`WWW-Authenticate`), the sign-in starts from it.
     pub challenge: Option<String>,
 }
@@ -41,7 +41,7 @@ impl AuthPane {
     }
 
     /// The sign-in ended: `Ok` with what to say, or why it failed (the person can try again).
-    pub fn finished(&mut self, steps: Vec<AuthStep>, outcome: Result<String, String>) {
+    pub fn finished(&mut self, steps: Vec<AuthStep>, outcome: Result<String, EffectError>) {
         self.steps = steps;
         self.running = false;
         self.outcome = Some(outcome);
@@ -59,9 +59,10 @@ mod tests {
         assert!(matches!(reply.effects.as_slice(), [Effect::SignIn { challenge: Some(_) }]));
         assert!(pane.open && pane.running);
         assert!(pane.sign_in().effects.is_empty(), "no second sign-in while one runs");
-        pane.finished(Vec::new(), Err("token: refused".into()));
+        let refused = EffectError::SignIn(crate::invoke::auth::AuthError::Redirect("access_denied".into()));
+        pane.finished(Vec::new(), Err(refused.clone()));
         assert!(!pane.running);
-        assert_eq!(pane.outcome, Some(Err("token: refused".into())));
+        assert_eq!(pane.outcome, Some(Err(refused)));
         assert_eq!(pane.sign_in().effects.len(), 1, "and it can be tried again");
     }
 }

@@ -289,7 +289,7 @@ impl App {
     }
 
     /// The server answered a subscribe or an unsubscribe.
-    pub(super) fn subscribed(&mut self, uri: String, on: bool, result: Result<(), String>) {
+    pub(super) fn subscribed(&mut self, uri: String, on: bool, result: Result<(), super::EffectError>) {
         let shown = visible(&uri).into_owned();
         self.status = Some(match result {
             Ok(()) if on => {

@@ -130,7 +130,7 @@ impl App {
 
     /// The server's tools (after it connected, or after a token): those not yet in the
     /// catalog join it.
-    pub(super) fn server_tools(&mut self, label: &str, result: Result<Vec<crate::catalog::Tool>, String>) {
+    pub(super) fn server_tools(&mut self, label: &str, result: Result<Vec<crate::catalog::Tool>, super::EffectError>) {
         self.server.listed();
         self.lint.forget();
         let tools = match result {
@@ -353,11 +353,8 @@ impl App {
                     self.prompts.close_popup();
                     return self.apply(reply);
                 }
-                Err(why) => {
-                    if let Some(why) = why {
-                        self.status = Some(why);
-                    }
-                }
+                Err(super::recorder::PastCallError::NoCall) => {}
+                Err(why) => self.status = Some(why.to_string()),
             },
         }
         Vec::new()

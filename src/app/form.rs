@@ -357,8 +357,7 @@ impl FormPane {
     /// error shown in the view and the form stays as it was.
     pub fn apply_json(&mut self, id: &str) {
         let Some(json) = self.json.as_ref() else { return };
-        let parsed: Result<Value, String> = serde_json::from_str(json.input.text()).map_err(|e| e.to_string());
-        let error = match parsed {
+        let error = match serde_json::from_str::<Value>(json.input.text()) {
             Ok(value @ Value::Object(_)) => {
                 if let Some(form) = self.get_mut(id) {
                     form.set_arguments(&value);
@@ -366,7 +365,7 @@ impl FormPane {
                 None
             }
             Ok(_) => Some("the arguments must be a JSON object".to_string()),
-            Err(e) => Some(e),
+            Err(e) => Some(e.to_string()),
         };
         if let Some(json) = self.json.as_mut() {
             json.error = error;

@@ -4,7 +4,7 @@
 //! finding puts its arguments in the tool's form, to be sent with the usual key. No I/O here.
 
 use super::keymap::{Action, Context};
-use super::{App, Effect, Focus, Msg};
+use super::{App, Effect, EffectError, Focus, Msg};
 use crate::fuzz::{Finding, Progress, Report};
 
 /// The fuzz pane: the last run (or the one going on) and the finding chosen in it.
@@ -85,7 +85,7 @@ impl FuzzPane {
     }
 
     /// The run ended; what to say in the status bar.
-    pub fn done(&mut self, id: u64, result: Result<Box<Report>, String>) -> Option<String> {
+    pub fn done(&mut self, id: u64, result: Result<Box<Report>, EffectError>) -> Option<String> {
         let run = self.current(id)?;
         let tool = crate::text::visible(&run.tool_id).into_owned();
         let said = match result {
@@ -113,7 +113,7 @@ impl FuzzPane {
             }
             Err(why) => {
                 let said = format!("fuzzing {tool} failed: {why}");
-                run.state = FuzzState::Failed(why);
+                run.state = FuzzState::Failed(why.to_string());
                 said
             }
         };
@@ -269,6 +269,11 @@ mod tests {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     use serde_json::json;
 
+    /// A run that ended with the server's error `why`.
+    fn protocol(why: &str) -> EffectError {
+        crate::invoke::InvokeError::Protocol(why.into()).into()
+    }
+
     fn app() -> App {
         let loaded = load_samples(&LoadOptions::default());
         App::new(loaded.catalog, &loaded.diagnostics, (120, 40))
@@ -362,9 +367,9 @@ mod tests {
         let effects = press(&mut app, KeyCode::Char('Z'));
         let [Effect::Fuzz { id: second, .. }] = effects.as_slice() else { panic!("{effects:?}") };
         assert_ne!(*second, first);
-        update(&mut app, Msg::FuzzDone { id: first, result: Err("late".into()) });
+        update(&mut app, Msg::FuzzDone { id: first, result: Err(protocol("late")) });
         assert!(app.fuzz.running(), "{:?}", app.fuzz.run);
-        update(&mut app, Msg::FuzzDone { id: *second, result: Err("cannot connect".into()) });
+        update(&mut app, Msg::FuzzDone { id: *second, result: Err(protocol("cannot connect")) });
         assert_eq!(app.fuzz.run.as_ref().unwrap().state, FuzzState::Failed("cannot connect".into()));
     }
 

@@ -11,7 +11,7 @@ use crossterm::event::KeyEvent;
 mod key;
 mod table;
 
-pub use key::Key;
+pub use key::{Key, KeyError};
 
 pub use table::DEFAULTS;
 
@@ -319,13 +319,16 @@ pub enum KeymapError {
     #[error("\"{0}\" is not an action (actions: {all})", all = action_names().join(", "))]
     UnknownAction(String),
     #[error("{action}: {why}")]
-    BadKey { action: String, why: String },
+    BadKey { action: String, why: KeyError },
     #[error("{action}: {key} would also mean {other} in {context}")]
     Conflict { action: String, key: String, other: String, context: &'static str },
     #[error("{action}: {key} works even while typing, so it must be a Ctrl or Alt chord or a function key")]
     Typeable { action: String, key: String },
     #[error("{action}: {key} edits text in every text box (Ctrl-A, E, K, U, W), so it cannot work while typing")]
     EditingKey { action: String, key: String },
+    /// One of the above, in the config file at `origin`, on the `line` of its `[keys]` entry.
+    #[error("{origin}:{line}: [keys] {error}")]
+    InConfig { origin: String, line: usize, error: Box<KeymapError> },
 }
 
 impl KeymapError {
@@ -337,6 +340,7 @@ impl KeymapError {
             | KeymapError::Conflict { action, .. }
             | KeymapError::Typeable { action, .. }
             | KeymapError::EditingKey { action, .. } => action,
+            KeymapError::InConfig { error, .. } => error.action(),
         }
     }
 }
@@ -368,10 +372,13 @@ impl Default for Keymap {
 impl Keymap {
     /// The defaults with the config file's `[keys]` patched over them; a bad entry is an error
     /// naming its file and line.
-    pub fn from_config(config: &crate::config::Config) -> Result<Keymap, String> {
+    pub fn from_config(config: &crate::config::Config) -> Result<Keymap, KeymapError> {
         let overrides = config.keys.iter().map(|(action, keys)| (action.as_str(), keys.get_ref().keys()));
-        Keymap::with_overrides(overrides)
-            .map_err(|e| format!("{}:{}: [keys] {e}", config.origin, config.key_line(e.action())))
+        Keymap::with_overrides(overrides).map_err(|error| KeymapError::InConfig {
+            origin: config.origin.clone(),
+            line: config.key_line(error.action()),
+            error: Box::new(error),
+        })
     }
 
     /// The defaults with `overrides` (action name → its keys) patched over them. An override
@@ -388,7 +395,7 @@ impl Keymap {
             let keys = keys
                 .iter()
                 .map(|k| Key::parse(k))
-                .collect::<Result<Vec<Key>, String>>()
+                .collect::<Result<Vec<Key>, KeyError>>()
                 .map_err(|why| KeymapError::BadKey { action: name.to_string(), why })?;
             for binding in keymap.bindings.iter_mut().filter(|b| b.action == action) {
                 binding.keys = keys.clone();

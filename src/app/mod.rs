@@ -39,7 +39,7 @@ use crate::form::Form;
 use crate::invoke::CallRequest;
 
 pub use connection::Server;
-pub use failure::{CallFailure, FailureKind};
+pub use failure::{CallFailure, EffectError, FailureKind};
 pub use form::{FormPane, JsonView};
 pub use keymap::{Action, Context, Keymap};
 pub use layout::Layout;
@@ -80,28 +80,28 @@ pub enum Msg {
         total: Option<u64>,
     },
     /// An artifact download ended.
-    ArtifactFetched(Result<Box<crate::invoke::artifact::Fetched>, String>),
+    ArtifactFetched(Result<Box<crate::invoke::artifact::Fetched>, EffectError>),
     /// Content item `item` of run `run`, decoded (`Effect::DecodeInline`).
     ItemDecoded {
         run: u64,
         item: usize,
-        result: Result<Box<crate::invoke::artifact::Fetched>, String>,
+        result: Result<Box<crate::invoke::artifact::Fetched>, EffectError>,
     },
     /// The resource a `resource_link` item names, read from the server (`Effect::ReadResource`).
     ResourceRead {
         run: u64,
         item: usize,
-        result: Result<Box<crate::invoke::artifact::Fetched>, String>,
+        result: Result<Box<crate::invoke::artifact::Fetched>, EffectError>,
     },
     /// Saving an artifact ended (the path written, or why not).
-    Saved(Result<crate::invoke::save::Saved, String>),
+    Saved(Result<crate::invoke::save::Saved, EffectError>),
     /// A save advanced (bytes written, of how many if known).
     SaveProgress {
         written: u64,
         total: Option<u64>,
     },
     /// Appending a test case ended (the case file, or why not).
-    CaseSaved(Result<String, String>),
+    CaseSaved(Result<String, EffectError>),
     /// Where calls go, known before the first frame; a named server is then connected and its
     /// tools listed (`Effect::ListServerTools`).
     ServerNamed {
@@ -118,7 +118,7 @@ pub enum Msg {
     /// The sign-in (or sign-out) ended: what to say, or why it failed.
     SignInDone {
         steps: Vec<crate::invoke::auth::AuthStep>,
-        outcome: Result<String, String>,
+        outcome: Result<String, EffectError>,
     },
     /// Reading the definition files advanced.
     LoadProgress(crate::catalog::LoadProgress),
@@ -143,7 +143,7 @@ pub enum Msg {
     /// the UI thread: once it is connected, and again after it was given a token.
     ServerTools {
         label: String,
-        result: Result<Vec<crate::catalog::Tool>, String>,
+        result: Result<Vec<crate::catalog::Tool>, EffectError>,
     },
     /// A call came back (or could not be made). Results of calls no longer current are dropped.
     InvocationDone {
@@ -161,9 +161,9 @@ pub enum Msg {
     /// What the MCP server said of itself in `initialize` (after each connection).
     ServerInfo(Box<crate::invoke::mcp::info::ServerInfo>),
     /// `Effect::Reconnect` ended: the server is back (its tools are listed next), or why not.
-    Reconnected(Result<(), String>),
+    Reconnected(Result<(), EffectError>),
     /// The server's answer to `logging/setLevel`, when it refused.
-    LogLevelRefused(String),
+    LogLevelRefused(EffectError),
     /// The MCP protocol revision agreed with the server (after its tools were listed).
     ServerProtocol(String),
     /// A line for the status bar from the runtime.
@@ -188,7 +188,7 @@ pub enum Msg {
     /// Fuzz run `id` ended: its report, or why it could not run.
     FuzzDone {
         id: u64,
-        result: Result<Box<crate::fuzz::Report>, String>,
+        result: Result<Box<crate::fuzz::Report>, EffectError>,
     },
     /// A server's resources, templates and prompts (`Effect::ListFaces`).
     ServerFaces {
@@ -200,13 +200,13 @@ pub enum Msg {
         tool_id: String,
         argument: String,
         typed: String,
-        result: Result<Vec<String>, String>,
+        result: Result<Vec<String>, EffectError>,
     },
     /// The server answered `resources/subscribe` (`on`) or `resources/unsubscribe`.
     Subscribed {
         uri: String,
         on: bool,
-        result: Result<(), String>,
+        result: Result<(), EffectError>,
     },
 }
 

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Value, json};
 
 use super::result::{Run, RunState};
-use super::{Effect, Popup, Reply};
+use super::{Effect, EffectError, Popup, Reply};
 use crate::catalog::Catalog;
 use crate::form::TextInput;
 use crate::form::validate::Checker;
@@ -85,13 +85,12 @@ impl Recorder {
     }
 
     /// `S` in the history list: a past call as a case expecting the same status (the history
-    /// keeps no values). `Err` when it cannot be, with why if there is a call: the list stays
-    /// open.
-    pub fn save_past_call(&mut self, newest_first: usize, catalog: &Catalog) -> Result<Reply, Option<String>> {
-        let Some(entry) = self.past_call(newest_first).cloned() else { return Err(None) };
+    /// keeps no values). `Err` when it cannot be: the list stays open.
+    pub fn save_past_call(&mut self, newest_first: usize, catalog: &Catalog) -> Result<Reply, PastCallError> {
+        let Some(entry) = self.past_call(newest_first).cloned() else { return Err(PastCallError::NoCall) };
         let expectable = ["value", "error", "requires_authorization", "artifact", "null"];
         if !expectable.contains(&entry.outcome.as_str()) {
-            return Err(Some(format!("a call that ended as \"{}\" has no outcome to expect", entry.outcome)));
+            return Err(PastCallError::NoOutcome(entry.outcome));
         }
         let mut case = json!({
             "name": case_name(&entry.tool, &entry.arguments),
@@ -137,7 +136,7 @@ impl Recorder {
     }
 
     /// The runtime appended the case (or could not).
-    pub fn saved(&self, result: Result<String, String>) -> String {
+    pub fn saved(&self, result: Result<String, EffectError>) -> String {
         let saved = result.is_ok();
         let mut said = self.saved_without_notes(result);
         if saved && !self.env_to_set.is_empty() {
@@ -150,7 +149,7 @@ impl Recorder {
         said
     }
 
-    fn saved_without_notes(&self, result: Result<String, String>) -> String {
+    fn saved_without_notes(&self, result: Result<String, EffectError>) -> String {
         match result {
             Ok(path) if !self.tokens_asked.is_empty() => format!(
                 "case saved to {path} · `{} tooldeck test {path}` runs it (the token is read from there, never saved)",
@@ -191,6 +190,17 @@ impl Recorder {
             }
         }
     }
+}
+
+/// Why a past call cannot be saved as a case.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PastCallError {
+    /// No call at that place in the history (an empty list): nothing to say.
+    #[error("no past call there")]
+    NoCall,
+    /// The call ended in a way a case cannot expect (cancelled, say).
+    #[error("a call that ended as \"{0}\" has no outcome to expect")]
+    NoOutcome(String),
 }
 
 fn saved_key(case: &Value) -> String {
@@ -292,9 +302,8 @@ mod tests {
         assert_ne!(saved_key(&case), saved_key(&declined), "other answers, another case");
     }
 
-    #[test]
-    fn past_calls_come_before_this_sessions() {
-        let entry = |tool: &str| Entry {
+    fn entry(tool: &str) -> Entry {
+        Entry {
             at: String::new(),
             tool: tool.into(),
             arguments: json!({}),
@@ -303,12 +312,29 @@ mod tests {
             duration_ms: 0,
             call_id: String::new(),
             http_status: None,
-        };
+        }
+    }
+
+    #[test]
+    fn past_calls_come_before_this_sessions() {
         let mut recorder = Recorder::default();
         recorder.record(entry("now"));
         recorder.history_read(vec![entry("before")]);
         assert_eq!(recorder.past_call(0).map(|e| e.tool.as_str()), Some("now"));
         assert_eq!(recorder.past_call(1).map(|e| e.tool.as_str()), Some("before"));
+    }
+
+    #[test]
+    fn a_past_call_with_no_outcome_to_expect_is_not_saved_and_says_why() {
+        let catalog = Catalog::default();
+        let mut recorder = Recorder::default();
+        assert_eq!(recorder.save_past_call(0, &catalog), Err(PastCallError::NoCall));
+        recorder.record(Entry { outcome: "cancelled".into(), ..entry("slow") });
+        let why = recorder.save_past_call(0, &catalog).expect_err("a cancelled call expects nothing");
+        assert_eq!(why, PastCallError::NoOutcome("cancelled".into()));
+        assert_eq!(why.to_string(), "a call that ended as \"cancelled\" has no outcome to expect");
+        recorder.record(entry("fine"));
+        assert!(recorder.save_past_call(0, &catalog).is_ok(), "a call with a value is saved");
     }
 
     #[test]

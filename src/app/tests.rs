@@ -4,6 +4,7 @@ use super::*;
 use crate::app::RunState;
 use crate::app::update;
 use crate::catalog::{LoadOptions, load_samples};
+use crate::invoke::InvokeError;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 fn app() -> App {
@@ -319,7 +320,10 @@ fn the_server_listing_shows_until_it_is_answered() {
     let effects = update(&mut app, Msg::ServerNamed { label: "http://x/mcp".into(), lists_tools: true });
     assert_eq!(effects, vec![Effect::ListServerTools]);
     assert!(app.server.listing);
-    update(&mut app, Msg::ServerTools { label: "http://x/mcp".into(), result: Err("refused".into()) });
+    update(
+        &mut app,
+        Msg::ServerTools { label: "http://x/mcp".into(), result: Err(InvokeError::Protocol("refused".into()).into()) },
+    );
     assert!(!app.server.listing);
     update(&mut app, Msg::ServerNamed { label: "http://x/mcp".into(), lists_tools: true });
     update(&mut app, Msg::ServerWantsToken { url: "http://x/mcp".into(), challenge: None });
@@ -446,8 +450,9 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     key(&mut app, KeyCode::Char('s'));
     assert!(status(&app).starts_with("f reads the resource first"), "{}", status(&app));
     // A preview for an item no longer previewed is dropped; a failed read says why.
-    update(&mut app, Msg::ItemDecoded { run, item: 1, result: Err("late".into()) });
-    update(&mut app, Msg::ResourceRead { run, item: 2, result: Err("cannot read test://notes: gone".into()) });
+    update(&mut app, Msg::ItemDecoded { run, item: 1, result: Err(EffectError::Stopped("late".into())) });
+    let gone = EffectError::Unreadable { uri: "test://notes".into(), why: "gone".into() };
+    update(&mut app, Msg::ResourceRead { run, item: 2, result: Err(gone) });
     let view = app.result.artifact.as_ref().expect("the link's preview");
     assert_eq!((view.item, &view.state), (Some(2), &ArtifactState::Failed("cannot read test://notes: gone".into())));
     assert!(status(&app).contains("gone"), "{}", status(&app));

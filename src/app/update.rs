@@ -3,7 +3,7 @@
 
 use super::keymap::{Action, Context};
 use super::view::{keep_in_view, mouse_event};
-use super::{App, Effect, Msg, Popup};
+use super::{App, Effect, EffectError, Msg, Popup};
 use crate::invoke::save::Saved;
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
@@ -128,7 +128,7 @@ fn call_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
     Vec::new()
 }
 
-fn saved(app: &mut App, result: Result<Saved, String>) {
+fn saved(app: &mut App, result: Result<Saved, EffectError>) {
     match result {
         Ok(Saved::Written { path, bytes }) => {
             app.status = Some(format!("saved {} to {path}", crate::text::human_bytes(bytes)));
@@ -196,7 +196,7 @@ fn server_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
     Vec::new()
 }
 
-fn reconnected(app: &mut App, result: Result<(), String>) -> Vec<Effect> {
+fn reconnected(app: &mut App, result: Result<(), EffectError>) -> Vec<Effect> {
     match result {
         Ok(()) => {
             app.status = Some(format!("reconnected to {}: listing its tools again", app.server.endpoint));

@@ -130,8 +130,8 @@ enum SettingsError {
     #[error("{path}: [lint]: {source}")]
     Lint { path: String, source: crate::lint::OptionsError },
     /// The key table's own message (it names the file and the line).
-    #[error("{0}")]
-    Keys(String),
+    #[error(transparent)]
+    Keys(crate::app::keymap::KeymapError),
 }
 
 /// The app's keys, whether destructive tools ask first and the lint rules for the detail pane,

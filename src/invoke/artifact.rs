@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::mcp::content::Inline;
+use super::thumbnail::{Thumbnail, ThumbnailError};
 use super::{InvokeError, MAX_BODY_BYTES};
 use crate::text::{human_bytes, visible};
 
@@ -16,9 +17,7 @@ pub struct Fetched {
     pub content_type: Option<String>,
     pub truncated: bool,
     /// A picture of a PNG (or why it cannot be drawn), made off the UI thread after the fetch.
-    /// Why is text here: this is the app's message type, and the app's rework gives it the
-    /// thumbnail's own error.
-    pub thumbnail: Option<Result<super::thumbnail::Thumbnail, String>>,
+    pub thumbnail: Option<Result<Thumbnail, ThumbnailError>>,
     /// Content that came inline, whole: what a save writes when `bytes` were cut off.
     pub whole: Option<Inline>,
     /// Lines to show before the preview (what else the server said).
@@ -88,9 +87,9 @@ pub const THUMBNAIL_WIDTH: usize = 64;
 pub const THUMBNAIL_HEIGHT: usize = 32;
 
 /// A picture of the content when it is a PNG (by its signature, whatever it was declared as).
-pub fn picture(bytes: &[u8]) -> Option<Result<super::thumbnail::Thumbnail, String>> {
+pub fn picture(bytes: &[u8]) -> Option<Result<Thumbnail, ThumbnailError>> {
     let png = bytes.starts_with(&[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A]);
-    png.then(|| super::thumbnail::thumbnail(bytes, THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT).map_err(|e| e.to_string()))
+    png.then(|| super::thumbnail::thumbnail(bytes, THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT))
 }
 
 /// A preview shows at most this many lines (the screen shows no more).

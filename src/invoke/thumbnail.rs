@@ -23,15 +23,22 @@ impl Thumbnail {
     }
 }
 
-/// Why a PNG has no thumbnail (the preview says it in place of the picture).
-#[derive(Debug, thiserror::Error)]
+/// Why a PNG has no thumbnail (the preview says it in place of the picture). It travels in the
+/// app's messages, which are cloned and compared: the decoder's error is kept as its words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ThumbnailError {
     #[error("cannot decode the PNG: {0}")]
-    Decode(#[from] png::DecodingError),
+    Decode(String),
     #[error("the PNG is too large to preview")]
     TooLarge,
     #[error("the PNG has no pixels")]
     NoPixels,
+}
+
+impl From<png::DecodingError> for ThumbnailError {
+    fn from(error: png::DecodingError) -> ThumbnailError {
+        ThumbnailError::Decode(error.to_string())
+    }
 }
 
 /// A thumbnail of at most `max_width` × `max_height` pixels, or why there is none.

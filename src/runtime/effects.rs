@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::{Connection, list_server_tools, server_events};
-use crate::app::{Answer, Effect, Msg};
+use crate::app::{Answer, Effect, EffectError, Msg};
 use crate::invoke::artifact::Fetched;
 use crate::invoke::{Endpoint, InvokeError};
 use crate::text;
@@ -247,7 +247,7 @@ impl Calls {
     ) {
         let done = self.done.clone();
         tokio::spawn(async move {
-            let result = decode(data, content_type, Vec::new()).await.map_err(|e| e.to_string());
+            let result = decode(data, content_type, Vec::new()).await;
             let _ = done.send(Msg::ItemDecoded { run, item, result }).await;
         });
     }
@@ -256,7 +256,7 @@ impl Calls {
         let endpoint = self.endpoint.clone();
         let done = self.done.clone();
         tokio::spawn(async move {
-            let result = read_resource(endpoint.await, &uri).await.map_err(|e| e.to_string());
+            let result = read_resource(endpoint.await, &uri).await;
             let _ = done.send(Msg::ResourceRead { run, item, result }).await;
         });
     }
@@ -265,22 +265,7 @@ impl Calls {
         let done = self.done.clone();
         let timeout = self.timeout;
         tokio::spawn(async move {
-            let progress_to = done.clone();
-            let result = crate::invoke::artifact::fetch(&url, timeout, move |received, total| {
-                // Progress is best effort: a full queue skips an update, never blocks.
-                let _ = progress_to.try_send(Msg::ArtifactProgress { received, total });
-            })
-            .await;
-            // Decoding a picture is CPU work: on a blocking thread, not the UI's.
-            let result = match result {
-                Ok(mut fetched) => tokio::task::spawn_blocking(move || {
-                    fetched.thumbnail = crate::invoke::artifact::picture(&fetched.bytes);
-                    fetched
-                })
-                .await
-                .map_err(|e| e.to_string()),
-                Err(e) => Err(e.to_string()),
-            };
+            let result = fetch(&url, timeout, done.clone()).await;
             let _ = done.send(Msg::ArtifactFetched(result.map(Box::new))).await;
         });
     }
@@ -295,7 +280,7 @@ impl Calls {
                 let _ = progress_to.try_send(Msg::SaveProgress { written, total });
             };
             let saved = crate::invoke::save::save(&path, source, overwrite, timeout, report).await;
-            let _ = done.send(Msg::Saved(saved.map_err(|e| e.to_string()))).await;
+            let _ = done.send(Msg::Saved(saved.map_err(EffectError::from))).await;
         });
     }
 }
@@ -314,11 +299,11 @@ impl Calls {
                 crate::cases::record::append_case_for(std::path::Path::new(&path), &case, &server)
                     .map(|()| path.clone())
                     // The error names the file: "No such file or directory" alone does not.
-                    .map_err(|e| std::io::Error::other(format!("{path}: {e}")))
+                    .map_err(|e| EffectError::case_file(&path, &e))
             })
             .await
-            .map_err(|e| e.to_string())
-            .and_then(|r| r.map_err(|e| e.to_string()));
+            .map_err(EffectError::from)
+            .and_then(|appended| appended);
             let _ = done.send(Msg::CaseSaved(appended)).await;
         });
     }
@@ -352,36 +337,37 @@ fn copy(text: &str) {
     let _ = out.write_all(sequence.as_bytes()).and_then(|()| out.flush());
 }
 
-/// Why an item's content cannot be previewed (the result pane says it in the item's place).
-#[derive(Debug, thiserror::Error)]
-enum ContentError {
-    /// `why` is the server's answer without the server's name (the pane names it already).
-    #[error("cannot read {}: {why}", text::visible(uri))]
-    Read { uri: String, why: String },
-    #[error("the server read {} as no contents at all", text::visible(.0))]
-    Empty(String),
-    #[error(transparent)]
-    Inline(#[from] crate::invoke::artifact::InlineError),
-    #[error(transparent)]
-    Stopped(#[from] tokio::task::JoinError),
+/// Downloads `url`, its progress sent as it comes, and draws its picture.
+async fn fetch(url: &str, timeout: Duration, progress_to: mpsc::Sender<Msg>) -> Result<Fetched, EffectError> {
+    let mut fetched = crate::invoke::artifact::fetch(url, timeout, move |received, total| {
+        // Progress is best effort: a full queue skips an update, never blocks.
+        let _ = progress_to.try_send(Msg::ArtifactProgress { received, total });
+    })
+    .await?;
+    // Decoding a picture is CPU work: on a blocking thread, not the UI's.
+    let drawn = tokio::task::spawn_blocking(move || {
+        fetched.thumbnail = crate::invoke::artifact::picture(&fetched.bytes);
+        fetched
+    });
+    Ok(drawn.await?)
 }
 
 /// `resources/read` of `uri`, its first contents decoded, with notes on what else came back.
-async fn read_resource(endpoint: Result<Arc<Endpoint>, InvokeError>, uri: &str) -> Result<Box<Fetched>, ContentError> {
+async fn read_resource(endpoint: Result<Arc<Endpoint>, InvokeError>, uri: &str) -> Result<Box<Fetched>, EffectError> {
     // The request waits as long as a call does (the endpoint's timeout).
-    let read = match endpoint {
+    let unreadable = |why: String| EffectError::Unreadable { uri: uri.to_string(), why };
+    let (contents, warnings) = match endpoint {
         Ok(endpoint) => endpoint.read_resource(uri).await.map_err(|e| {
             // The pane names the server already.
             let said = e.to_string();
-            said.strip_prefix(&format!("{}: ", endpoint.label())).map_or(said.clone(), str::to_string)
+            unreadable(said.strip_prefix(&format!("{}: ", endpoint.label())).map_or(said.clone(), str::to_string))
         }),
-        Err(e) => Err(e.to_string()),
-    };
-    let (contents, warnings) = read.map_err(|why| ContentError::Read { uri: uri.to_string(), why })?;
+        Err(e) => Err(unreadable(e.to_string())),
+    }?;
     let mut notes: Vec<String> = warnings.iter().map(|w| format!("⚠ {w}")).collect();
     let count = contents.len();
     let Some(first) = contents.into_iter().next() else {
-        return Err(ContentError::Empty(uri.to_string()));
+        return Err(EffectError::NoContents(uri.to_string()));
     };
     if count > 1 {
         notes.insert(0, format!("the server sent {count} contents; the first is shown"));
@@ -397,7 +383,7 @@ async fn decode(
     data: crate::invoke::mcp::content::Inline,
     content_type: Option<String>,
     notes: Vec<String>,
-) -> Result<Box<Fetched>, ContentError> {
+) -> Result<Box<Fetched>, EffectError> {
     let decoded = tokio::task::spawn_blocking(move || crate::invoke::artifact::decode_inline(&data, content_type));
     let mut fetched = decoded.await??;
     fetched.notes = notes;

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use super::effects::Calls;
 use crate::app::faces::FaceRequest;
-use crate::app::{Answer, CallFailure, Effect, Msg};
+use crate::app::{Answer, CallFailure, Effect, EffectError, Msg};
 
 impl Calls {
     /// The effects of faces; any other is not for here.
@@ -21,7 +21,7 @@ impl Calls {
                         Ok(endpoint) => endpoint.complete(&reference, &argument, &typed, &context).await,
                         Err(e) => Err(e),
                     };
-                    let result = result.map(|s| s.values).map_err(|e| e.to_string());
+                    let result = result.map(|s| s.values).map_err(EffectError::from);
                     let _ = done.send(Msg::Completed { tool_id, argument, typed, result }).await;
                 });
             }
@@ -34,7 +34,7 @@ impl Calls {
                         Ok(endpoint) => endpoint.unsubscribe(&uri).await,
                         Err(e) => Err(e),
                     };
-                    let _ = done.send(Msg::Subscribed { uri, on, result: result.map_err(|e| e.to_string()) }).await;
+                    let _ = done.send(Msg::Subscribed { uri, on, result: result.map_err(EffectError::from) }).await;
                 });
             }
             _ => {}

@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::effects::Calls;
-use crate::app::Msg;
+use crate::app::{EffectError, Msg};
 use crate::catalog::Tool;
 use crate::fuzz::{Progress, Settings, Stoppable};
 use crate::invoke::endpoint::EndpointOptions;
@@ -58,7 +58,7 @@ impl Calls {
         self.fuzzing = None;
         let done = self.done.clone();
         let Some(recipe) = self.fleet.recipes.get(&self.label).cloned() else {
-            let result = Err("the server's connection options are not known here".to_string());
+            let result = Err(EffectError::NoConnectionOptions);
             tokio::spawn(async move { done.send(Msg::FuzzDone { id, result }).await });
             return;
         };
@@ -99,16 +99,14 @@ async fn fuzz(
     stop: &AtomicBool,
     cut: CancellationToken,
     done: &mpsc::Sender<Msg>,
-) -> Result<Box<crate::fuzz::Report>, String> {
+) -> Result<Box<crate::fuzz::Report>, EffectError> {
     let mut options = recipe.options;
     crate::fuzz::cap_call_time(&mut options);
     let settings = settings(&options);
     // What the server asks during a call is answered as `tooldeck call` answers it: the person
     // is not asked a question a fuzz run caused.
-    let endpoint = options
-        .connect(recipe.headers, recipe.demo_url.as_deref())
-        .await
-        .map_err(|e| format!("cannot open a connection for fuzzing: {e}"))?;
+    let endpoint =
+        options.connect(recipe.headers, recipe.demo_url.as_deref()).await.map_err(EffectError::FuzzConnection)?;
     let caller = Stoppable { caller: endpoint, cut };
     let last = Mutex::new(None::<Instant>);
     let report = |progress: &Progress| {
@@ -122,5 +120,5 @@ async fn fuzz(
     };
     let ran = crate::fuzz::run(&caller, std::slice::from_ref(&tool), &settings, &report, stop).await;
     caller.caller.close().await;
-    ran.map(Box::new).map_err(|e| e.to_string())
+    Ok(Box::new(ran?))
 }

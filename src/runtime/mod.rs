@@ -75,7 +75,7 @@ async fn list_server_tools(endpoint: Result<Arc<Endpoint>, InvokeError>, label: 
     let result = match listed {
         Err(InvokeError::Unauthorized { url, challenge }) => return Msg::ServerWantsToken { url, challenge },
         Ok((tools, _)) => Ok(tools),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e.into()),
     };
     Msg::ServerTools { label, result }
 }

@@ -72,7 +72,7 @@ pub(super) async fn reconnect(endpoint: Connection, done: mpsc::Sender<Msg>, lab
             let _ = done.send(list_server_tools(Ok(endpoint), label).await).await;
         }
         Err(e) => {
-            let _ = done.send(Msg::Reconnected(Err(e.to_string()))).await;
+            let _ = done.send(Msg::Reconnected(Err(e.into()))).await;
         }
     }
 }
@@ -82,6 +82,6 @@ pub(super) async fn set_log_level(endpoint: Connection, done: mpsc::Sender<Msg>,
     if let Ok(endpoint) = endpoint.await
         && let Err(e) = endpoint.set_log_level(&level).await
     {
-        let _ = done.send(Msg::LogLevelRefused(e.to_string())).await;
+        let _ = done.send(Msg::LogLevelRefused(e.into())).await;
     }
 }

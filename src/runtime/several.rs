@@ -120,10 +120,12 @@ impl Calls {
     /// files, done here rather than through another round of messages.
     pub(super) fn connect_found(&mut self, name: String) {
         let options = EndpointOptions { server: Some(name.clone()), ..self.fleet.shared.clone() };
-        let resolved = options.resolve().map_err(|e| e.to_string()).and_then(|options| {
-            let headers = parse_headers(&options.headers).map_err(|e| e.to_string())?;
+        let resolve = || -> Result<_, FoundError> {
+            let options = options.resolve()?;
+            let headers = parse_headers(&options.headers)?;
             Ok((options, headers))
-        });
+        };
+        let resolved = resolve();
         let said = match resolved {
             Err(e) => format!("cannot connect {}: {e}", crate::text::visible(&name)),
             Ok((options, headers)) => {
@@ -144,4 +146,13 @@ impl Calls {
         let done = self.done.clone();
         tokio::spawn(async move { done.send(Msg::Said(said)).await });
     }
+}
+
+/// Why a server found in a config cannot be connected (said on the status line).
+#[derive(Debug, thiserror::Error)]
+enum FoundError {
+    #[error(transparent)]
+    Named(#[from] crate::invoke::NamedError),
+    #[error(transparent)]
+    Header(#[from] crate::invoke::endpoint::ValueError),
 }

@@ -7,27 +7,14 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::Connection;
-use crate::app::Msg;
+use crate::app::{EffectError, Msg};
 
 /// How often the auth pane is told the steps so far while a sign-in runs.
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
-/// Why signing in or out did not happen (the auth pane says it).
-#[derive(Debug, thiserror::Error)]
-enum SignInError {
-    #[error(transparent)]
-    Server(#[from] crate::invoke::InvokeError),
-    #[error("only an MCP server over HTTP (--mcp-url) signs in with OAuth")]
-    NotHttp,
-    #[error("signing in is not set up here")]
-    NotSetUp,
-    #[error(transparent)]
-    SignOut(#[from] crate::invoke::auth::AuthError),
-}
-
-/// The auth pane's message: the steps taken and how it ended, said as text.
-fn done_with(steps: Vec<crate::invoke::auth::AuthStep>, outcome: Result<String, SignInError>) -> Msg {
-    Msg::SignInDone { steps, outcome: outcome.map_err(|e| e.to_string()) }
+/// The auth pane's message: the steps taken and how it ended.
+fn done_with(steps: Vec<crate::invoke::auth::AuthStep>, outcome: Result<String, EffectError>) -> Msg {
+    Msg::SignInDone { steps, outcome }
 }
 
 pub(super) async fn sign_in(endpoint: Connection, challenge: Option<String>, done: mpsc::Sender<Msg>, label: String) {
@@ -39,11 +26,11 @@ pub(super) async fn sign_in(endpoint: Connection, challenge: Option<String>, don
         }
     };
     let Some(http) = endpoint.http() else {
-        let _ = done.send(done_with(Vec::new(), Err(SignInError::NotHttp))).await;
+        let _ = done.send(done_with(Vec::new(), Err(EffectError::SignInNeedsHttp))).await;
         return;
     };
     let Some(log) = http.authorizer().map(|a| a.log().clone()) else {
-        let _ = done.send(done_with(Vec::new(), Err(SignInError::NotSetUp))).await;
+        let _ = done.send(done_with(Vec::new(), Err(EffectError::SignInNotSetUp))).await;
         return;
     };
     let start = log.steps().len();
@@ -60,7 +47,7 @@ pub(super) async fn sign_in(endpoint: Connection, challenge: Option<String>, don
         }
     };
     let signed_in = result.is_ok();
-    let outcome = result.map(|()| format!("signed in to {label}; listing its tools again")).map_err(SignInError::from);
+    let outcome = result.map(|()| format!("signed in to {label}; listing its tools again")).map_err(EffectError::from);
     let _ = done.send(done_with(since(&log), outcome)).await;
     if signed_in {
         super::server_events::send_info(Some(&endpoint), &done).await;
@@ -77,9 +64,9 @@ pub(super) async fn sign_out(endpoint: Connection, done: mpsc::Sender<Msg>) {
                     Ok(false) => Ok(format!("no token was kept for {}", http.label())),
                     Err(e) => Err(e.into()),
                 },
-                None => Err(SignInError::NotSetUp),
+                None => Err(EffectError::SignInNotSetUp),
             },
-            _ => Err(SignInError::NotHttp),
+            _ => Err(EffectError::SignInNeedsHttp),
         },
         Err(e) => Err(e.into()),
     };

@@ -40,7 +40,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         Some(Ok(said)) => lines.push(Line::styled(visible(said).into_owned(), styles.ok)),
         Some(Err(why)) => {
             let again = app.key_name(Context::Main, Action::SignIn);
-            for part in wrap(&format!("✗ {} ({again} tries again)", visible(why)), columns, 6) {
+            for part in wrap(&format!("✗ {} ({again} tries again)", visible(&why.to_string())), columns, 6) {
                 lines.push(Line::styled(part, styles.error));
             }
         }

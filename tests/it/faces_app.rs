@@ -7,7 +7,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tooldeck::app::{Answer, App, CallFailure, Effect, Msg, update};
+use tooldeck::app::{Answer, App, CallFailure, Effect, EffectError, Msg, update};
 use tooldeck::catalog::Catalog;
 use tooldeck::invoke::Endpoint;
 use tooldeck::invoke::endpoint::{EndpointOptions, server_tools};
@@ -56,11 +56,11 @@ async fn carry_out(endpoint: &Endpoint, effect: Effect) -> Option<Msg> {
         }
         Effect::Complete { tool_id, reference, argument, typed, context } => {
             let result = endpoint.complete(&reference, &argument, &typed, &context).await;
-            Msg::Completed { tool_id, argument, typed, result: result.map(|s| s.values).map_err(|e| e.to_string()) }
+            Msg::Completed { tool_id, argument, typed, result: result.map(|s| s.values).map_err(EffectError::from) }
         }
         Effect::Subscribe { uri, on } => {
             let result = if on { endpoint.subscribe(&uri).await } else { endpoint.unsubscribe(&uri).await };
-            Msg::Subscribed { uri, on, result: result.map_err(|e| e.to_string()) }
+            Msg::Subscribed { uri, on, result: result.map_err(EffectError::from) }
         }
         _ => return None,
     })

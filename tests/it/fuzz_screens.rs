@@ -9,9 +9,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
-use tooldeck::app::{App, Effect, Focus, Msg, update};
+use tooldeck::app::{App, Effect, EffectError, Focus, Msg, update};
 use tooldeck::catalog::{LoadOptions, load_samples};
 use tooldeck::fuzz::{Finding, Kind, Phase, Progress, Report, ToolSummary};
+use tooldeck::invoke::InvokeError;
 use tooldeck::theme::Styles;
 
 const TOOL: &str = "convert_currency";
@@ -137,8 +138,13 @@ fn the_fuzz_pane_fits_80x24_and_enter_fills_the_form() {
 fn a_run_that_could_not_start_says_why() {
     let mut app = app(80, 24);
     let id = start(&mut app);
-    let why = "cannot open a connection for fuzzing: cannot connect to http://127.0.0.1:9: connection refused";
-    let _ = update(&mut app, Msg::FuzzDone { id, result: Err(why.into()) });
+    let refused = InvokeError::Connect { url: "http://127.0.0.1:9".into(), reason: "connection refused".into() };
+    let why = EffectError::FuzzConnection(refused);
+    assert_eq!(
+        why.to_string(),
+        "cannot open a connection for fuzzing: cannot connect to http://127.0.0.1:9: connection refused"
+    );
+    let _ = update(&mut app, Msg::FuzzDone { id, result: Err(why) });
     let shown = screen(&app);
     assert!(shown.contains("✗ not fuzzed") && shown.contains("connection refused"), "{shown}");
     // Esc closes it; the palette finds "fuzz" to start again.

@@ -51,7 +51,7 @@ impl Key {
 
     /// `ctrl-r`, `alt-up`, `f5`, `q`, `K`, `shift-tab`, `space`, `?`: modifiers and named keys in
     /// any case, a single character as it is typed.
-    pub fn parse(text: &str) -> Result<Key, String> {
+    pub fn parse(text: &str) -> Result<Key, KeyError> {
         let mut rest = text;
         let (mut ctrl, mut alt, mut shift) = (false, false, false);
         // A lone "-" is a key, not a separator.
@@ -67,18 +67,27 @@ impl Key {
         let mut chars = rest.chars();
         let code = match (chars.next(), chars.next()) {
             (Some(c), None) => KeyCode::Char(if ctrl { c.to_ascii_lowercase() } else { c }),
-            _ => named(&rest.to_ascii_lowercase()).ok_or_else(|| format!("\"{text}\" is not a key"))?,
+            _ => named(&rest.to_ascii_lowercase()).ok_or_else(|| KeyError::Unknown(text.to_string()))?,
         };
         let code = match (shift, code) {
             (false, code) => code,
             (true, KeyCode::Char(c)) if c.is_alphabetic() && !ctrl => KeyCode::Char(c.to_ascii_uppercase()),
             (true, KeyCode::Tab | KeyCode::BackTab) => KeyCode::BackTab,
             (true, _) => {
-                return Err(format!("\"{text}\": shift goes with a letter or tab (write \"K\", not \"shift-k\")"));
+                return Err(KeyError::Shift(text.to_string()));
             }
         };
         Ok(Key { code, ctrl, alt })
     }
+}
+
+/// Why a key's name in the config file names no key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    #[error("\"{0}\" is not a key")]
+    Unknown(String),
+    #[error("\"{0}\": shift goes with a letter or tab (write \"K\", not \"shift-k\")")]
+    Shift(String),
 }
 
 fn named(name: &str) -> Option<KeyCode> {

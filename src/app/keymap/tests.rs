@@ -82,6 +82,10 @@ fn keys_parse_as_a_config_file_writes_them() {
     for bad in ["", "ctrl-foo", "shift-up", "f0", "f99", "hyper-x", "ctrl-"] {
         assert!(Key::parse(bad).is_err(), "{bad} parsed");
     }
+    assert_eq!(Key::parse("ctrl-foo"), Err(KeyError::Unknown("ctrl-foo".into())));
+    let shifted = Key::parse("shift-up").expect_err("shift goes with a letter");
+    assert_eq!(shifted, KeyError::Shift("shift-up".into()));
+    assert_eq!(shifted.to_string(), "\"shift-up\": shift goes with a letter or tab (write \"K\", not \"shift-k\")");
 }
 
 #[test]
@@ -125,7 +129,7 @@ fn bad_overrides_are_errors_that_name_them() {
     assert_eq!(error.action(), "runn");
     assert!(error.to_string().contains("\"runn\" is not an action"), "{error}");
     let error = overrides(&[("run", &["ctrl-rr"])]).unwrap_err();
-    assert_eq!(error, KeymapError::BadKey { action: "run".into(), why: "\"ctrl-rr\" is not a key".into() });
+    assert_eq!(error, KeymapError::BadKey { action: "run".into(), why: KeyError::Unknown("ctrl-rr".into()) });
     let error = overrides(&[("retry", &["j"])]).unwrap_err();
     assert_eq!(error.action(), "retry", "the override is blamed, not the default it collides with");
     assert!(error.to_string().contains("j would also mean down"), "{error}");
@@ -150,7 +154,7 @@ fn the_help_lists_every_binding() {
 fn keys_error(text: &str, origin: &str) -> String {
     match crate::config::parse(text, origin) {
         Err(e) => e.to_string(),
-        Ok(config) => Keymap::from_config(&config).expect_err("a bad [keys] is an error"),
+        Ok(config) => Keymap::from_config(&config).expect_err("a bad [keys] is an error").to_string(),
     }
 }
 

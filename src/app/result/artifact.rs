@@ -5,11 +5,11 @@
 use std::sync::Arc;
 
 use super::{ArtifactState, ArtifactView, ResultPane, RunState};
-use crate::app::{Effect, Popup, Reply};
+use crate::app::{Effect, EffectError, Popup, Reply};
 use crate::form::TextInput;
 use crate::invoke::artifact::Fetched;
 use crate::invoke::save::SaveSource;
-use crate::invoke::thumbnail::Thumbnail;
+use crate::invoke::thumbnail::{Thumbnail, ThumbnailError};
 
 impl ResultPane {
     /// `f`: download the result's first artifact and preview it; for an MCP result, preview the
@@ -61,14 +61,14 @@ impl ResultPane {
     }
 
     /// A download ended (`Msg::ArtifactFetched`); an item's preview comes as its own message.
-    pub fn artifact_fetched(&mut self, result: Result<Box<Fetched>, String>) {
+    pub fn artifact_fetched(&mut self, result: Result<Box<Fetched>, EffectError>) {
         let Some(view) = self.artifact.as_mut().filter(|v| v.item.is_none()) else { return };
         view.state = match result {
             Ok(fetched) => {
                 view.received = fetched.bytes.len() as u64;
                 ready(*fetched, view.declared_size)
             }
-            Err(error) => ArtifactState::Failed(error),
+            Err(error) => ArtifactState::Failed(error.to_string()),
         };
     }
 
@@ -109,7 +109,7 @@ pub(super) fn ready(fetched: Fetched, declared_size: Option<u64>) -> ArtifactSta
 }
 
 /// The picture, or a line saying why there is none.
-fn picture_or_why(picture: Option<Result<Thumbnail, String>>, lines: &mut Vec<String>) -> Option<Thumbnail> {
+fn picture_or_why(picture: Option<Result<Thumbnail, ThumbnailError>>, lines: &mut Vec<String>) -> Option<Thumbnail> {
     match picture? {
         Ok(thumbnail) => Some(thumbnail),
         Err(why) => {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::{ArtifactState, ArtifactView, ResultPane, RunState};
 use crate::app::keymap::{Action, Context};
-use crate::app::{App, Effect, Popup, Reply};
+use crate::app::{App, Effect, EffectError, Popup, Reply};
 use crate::form::TextInput;
 use crate::invoke::ContentItem;
 use crate::invoke::artifact::Fetched;
@@ -131,7 +131,12 @@ impl ResultPane {
     /// An item's preview came back (`Msg::ItemDecoded`, `Msg::ResourceRead`); dropped when
     /// another run or another item's preview has taken its place. What happened, for the status
     /// bar.
-    pub fn item_previewed(&mut self, run: u64, item: usize, result: Result<Box<Fetched>, String>) -> Option<String> {
+    pub fn item_previewed(
+        &mut self,
+        run: u64,
+        item: usize,
+        result: Result<Box<Fetched>, EffectError>,
+    ) -> Option<String> {
         let current = self.run_id() == run;
         let view = self.artifact.as_mut().filter(|v| current && v.item == Some(item))?;
         let (state, said) = match result {
@@ -144,7 +149,7 @@ impl ResultPane {
                 );
                 (super::artifact::ready(*fetched, view.declared_size), said)
             }
-            Err(error) => (ArtifactState::Failed(error.clone()), format!("item {}: {error}", item + 1)),
+            Err(error) => (ArtifactState::Failed(error.to_string()), format!("item {}: {error}", item + 1)),
         };
         view.state = state;
         Some(said)
@@ -263,7 +268,7 @@ impl App {
     }
 
     /// An item's preview came back: said on the status line; a picture is scrolled into view.
-    pub(in crate::app) fn item_previewed(&mut self, run: u64, item: usize, result: Result<Box<Fetched>, String>) {
+    pub(in crate::app) fn item_previewed(&mut self, run: u64, item: usize, result: Result<Box<Fetched>, EffectError>) {
         let Some(said) = self.result.item_previewed(run, item, result) else { return };
         self.status = Some(self.say(&said));
         let picture = matches!(self.result.items().get(item), Some(ContentItem::Image(_)));

@@ -97,7 +97,7 @@ impl OAuthOptions {
 }
 
 /// Why signing in stopped: each names the step, and the URL where there is one (redacted).
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AuthError {
     #[error("{step}: {url} could not be reached: {reason}")]
     Unreachable { step: &'static str, url: String, reason: String },
