@@ -4,7 +4,7 @@
 use crossterm::event::KeyEvent;
 
 use super::keymap::{Action, Context};
-use super::{App, Effect, Focus, Popup};
+use super::{App, Effect, Focus, Overlay, Popup};
 
 pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     // Only a second Run straight after the first sends invalid input.
@@ -24,19 +24,16 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     if let Some(action) = app.keymap.action_for(Context::Typing, key) {
         return everywhere(app, action, run_armed);
     }
-    if app.server_pane.open {
-        return server_key(app, key);
-    }
-    if app.fuzz.open {
-        return app.fuzz_key(key);
-    }
-    if app.traffic.open {
-        return app.traffic_key(key);
-    }
-    // The auth pane is read, not worked in: the Back key closes it.
-    if app.auth.open && app.keymap.is(Context::Main, key, Action::Back) {
-        app.auth.open = false;
-        return Vec::new();
+    match app.overlay() {
+        Some(Overlay::Server) => return server_key(app, key),
+        Some(Overlay::Fuzz) => return app.fuzz_key(key),
+        Some(Overlay::Traffic) => return app.traffic_key(key),
+        // The auth pane is read, not worked in: the Back key closes it.
+        Some(Overlay::Auth) if app.keymap.is(Context::Main, key, Action::Back) => {
+            app.close_overlay();
+            return Vec::new();
+        }
+        Some(Overlay::Auth) | None => {}
     }
     if app.list.filtering {
         app.filter_key(key);
@@ -88,23 +85,22 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     if !matches!(action, Action::Help | Action::Zoom | Action::ToggleRunOption(_)) {
         app.stop_typing();
     }
-    // What shows in the main panes needs the server pane out of the way.
-    let keeps_server_pane = matches!(
-        action,
-        Action::Help | Action::Zoom | Action::Reconnect | Action::ServerPane | Action::History | Action::Quit
-    );
-    if !keeps_server_pane {
-        app.server_pane.open = false;
-        app.fuzz.open = false;
-    }
-    if !matches!(action, Action::Help | Action::Zoom | Action::Traffic | Action::Quit) {
-        app.traffic.open = false;
+    // What shows in the main panes needs the pane over them out of the way.
+    let keeps_overlay = match app.overlay() {
+        Some(Overlay::Server | Overlay::Fuzz) => matches!(
+            action,
+            Action::Help | Action::Zoom | Action::Reconnect | Action::ServerPane | Action::History | Action::Quit
+        ),
+        Some(Overlay::Traffic) => matches!(action, Action::Help | Action::Zoom | Action::Traffic | Action::Quit),
+        Some(Overlay::Auth) | None => true,
+    };
+    if !keeps_overlay {
+        app.close_overlay();
     }
     match action {
         Action::Run => app.start_run(run_armed),
         Action::ServerPane => {
-            app.server_pane.open = !app.server_pane.open;
-            app.traffic.open = false;
+            app.toggle_overlay(Overlay::Server);
             Vec::new()
         }
         Action::Traffic => {
@@ -270,7 +266,7 @@ fn list_action(app: &mut App, action: Action) -> bool {
         Action::Help => app.prompts.open(Popup::help()),
         Action::Zoom => app.zoomed = !app.zoomed,
         Action::Palette => app.prompts.open(Popup::palette()),
-        Action::ServerPane => app.server_pane.open = !app.server_pane.open,
+        Action::ServerPane => app.toggle_overlay(Overlay::Server),
         Action::Traffic => app.toggle_traffic(),
         Action::RawDefinition => app.show_raw_definition(),
         Action::LintNotes => app.show_lint_notes(),
@@ -317,10 +313,7 @@ fn command(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         Action::Run => return Some(app.start_run(false)),
         Action::Retry => return Some(app.retry()),
         Action::GiveToken => app.ask_token(),
-        Action::SignIn => {
-            let reply = app.auth.sign_in();
-            return Some(app.apply(reply));
-        }
+        Action::SignIn => return Some(app.sign_in()),
         Action::SignOut => {
             let reply = app.auth.sign_out();
             return Some(app.apply(reply));
@@ -409,7 +402,7 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
             app.ask_token();
             return Vec::new();
         }
-        Action::SignIn => app.auth.sign_in(),
+        Action::SignIn => return app.sign_in(),
         Action::ToggleExchange => {
             app.result.toggle_exchange();
             return Vec::new();
@@ -437,7 +430,7 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
         }
         Action::SaveCase => return app.save_case(),
         Action::ServerPane => {
-            app.server_pane.open = true;
+            app.open_overlay(Overlay::Server);
             return Vec::new();
         }
         Action::Traffic => {
@@ -467,7 +460,7 @@ fn server_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     app.server_pane.page = usize::from(app.size.1).saturating_sub(16).max(1);
     match app.keymap.action_for(Context::Server, key) {
         Some(Action::Back) => {
-            app.server_pane.open = false;
+            app.close_overlay();
             Vec::new()
         }
         Some(Action::Reconnect) => reconnect(app),

@@ -305,10 +305,7 @@ impl App {
                 }
             }
             Prompted::Token { provider, token } => return self.token_given(provider, token),
-            Prompted::SignIn => {
-                let reply = self.auth.sign_in();
-                return self.apply(reply);
-            }
+            Prompted::SignIn => return self.sign_in(),
             Prompted::Search(text) => {
                 self.result.search = text;
                 self.find_next();

@@ -21,6 +21,7 @@ pub mod keymap;
 pub mod layout;
 pub mod lint;
 pub mod list;
+pub mod overlay;
 pub mod prompts;
 mod raw;
 pub mod recorder;
@@ -44,6 +45,7 @@ pub use form::{FormPane, JsonView};
 pub use keymap::{Action, Context, Keymap};
 pub use layout::Layout;
 pub use list::ToolList;
+pub use overlay::Overlay;
 pub use prompts::{PickerPurpose, Popup, Prompts};
 pub use recorder::Recorder;
 pub use result::{Answer, ArtifactState, ArtifactView, ResultPane, Run, RunState};
@@ -411,8 +413,6 @@ pub struct App {
     pub server: Server,
     /// The server pane: its info, stderr and log.
     pub server_pane: server_pane::ServerPane,
-    /// The traffic pane (each server's traffic is in its server pane's state).
-    pub traffic: traffic::TrafficPane,
     pub prompts: Prompts,
     pub recorder: Recorder,
     /// Which destructive tools the user has said `y` to running.
@@ -433,6 +433,8 @@ pub struct App {
     pub faces: faces::FaceState,
     /// Where the focus goes back to when the result pane is left.
     before_result: Focus,
+    /// The pane shown over the others (`overlay()` reads it; App's methods open and close it).
+    overlay: Option<Overlay>,
 }
 
 impl App {
@@ -455,7 +457,6 @@ impl App {
             result: ResultPane::default(),
             server: Server::default(),
             server_pane: server_pane::ServerPane::default(),
-            traffic: traffic::TrafficPane::default(),
             prompts: Prompts::default(),
             recorder: Recorder::default(),
             confirmations: confirm::Confirmations::default(),
@@ -467,6 +468,7 @@ impl App {
             faces: faces::FaceState::default(),
             servers: servers::Servers::default(),
             before_result: Focus::Form,
+            overlay: None,
         };
         app.form_mut();
         app
@@ -538,7 +540,7 @@ impl App {
     /// Keys go to a text box: a field being edited, the JSON view, the filter.
     pub fn typing(&self) -> bool {
         self.list.filtering
-            || (self.traffic.open && self.server_pane.traffic.filtering)
+            || (self.shows(Overlay::Traffic) && self.server_pane.traffic.filtering)
             || self.focus == Focus::Json
             || (self.focus == Focus::Form && self.form_pane.editing)
     }

@@ -82,7 +82,6 @@ impl LogRing {
 
 #[derive(Debug, Default)]
 pub struct ServerPane {
-    pub open: bool,
     pub info: Option<ServerInfo>,
     pub log: LogRing,
     /// Log entries below this level (an index into [`LEVELS`]) are hidden; stderr always shows.

@@ -97,11 +97,8 @@ impl App {
     fn swap_with(&mut self, label: &str) {
         let Some((server, pane)) = self.servers.parked.get_mut(label) else { return };
         std::mem::swap(&mut self.server, server);
-        // Whether the pane is open is the person's choice, not the server's.
-        let open = self.server_pane.open;
+        // Whether the pane is open is the person's choice (`App::overlay`), not the server's.
         std::mem::swap(&mut self.server_pane, pane);
-        self.server_pane.open = open;
-        pane.open = false;
     }
 
     /// The list of servers found in configs, to pick one to connect.
@@ -145,7 +142,6 @@ impl App {
         }
         let Some(previous) = self.servers.current_label().map(str::to_string) else { return };
         // Park the current server's state under its label, then bring the chosen one's out.
-        let open = self.server_pane.open;
         let server = std::mem::take(&mut self.server);
         let pane = std::mem::take(&mut self.server_pane);
         self.servers.parked.insert(previous, (server, pane));
@@ -153,7 +149,6 @@ impl App {
             self.server = server;
             self.server_pane = pane;
         }
-        self.server_pane.open = open;
         self.servers.current = index;
     }
 }

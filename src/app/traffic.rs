@@ -18,12 +18,6 @@ use super::{App, Effect};
 use crate::form::TextInput;
 use crate::invoke::mcp::traffic::{Direction, Entry, MAX_BYTES, MAX_ENTRIES};
 
-/// Whether the traffic pane is open (the person's choice, whichever server is current).
-#[derive(Debug, Default)]
-pub struct TrafficPane {
-    pub open: bool,
-}
-
 /// One server's traffic as the app holds it, with the pane's filter and selection.
 #[derive(Debug, Default)]
 pub struct TrafficLog {
@@ -186,12 +180,11 @@ impl App {
     /// Opens the traffic pane at the current call's request (the newest message without one),
     /// or closes it.
     pub(super) fn toggle_traffic(&mut self) {
-        if self.traffic.open {
-            self.traffic.open = false;
+        if self.shows(super::Overlay::Traffic) {
+            self.close_overlay();
             return;
         }
-        self.traffic.open = true;
-        self.server_pane.open = false;
+        self.open_overlay(super::Overlay::Traffic);
         let id = current_exchange(self).and_then(|exchange| request_id(&exchange.request_body));
         let log = &mut self.server_pane.traffic;
         if self.result.run.is_some() && log.select_call(id.as_deref()) {
@@ -226,8 +219,7 @@ impl App {
         // The list's rows: the screen less the message below, borders and the status line.
         let page = (usize::from(self.size.1) / 2).saturating_sub(3).max(1) as isize;
         match self.keymap.action_for(Context::Traffic, key) {
-            Some(Action::Back) => self.traffic.open = false,
-            Some(Action::Traffic) => self.traffic.open = false,
+            Some(Action::Back | Action::Traffic) => self.close_overlay(),
             Some(Action::Up) => log.move_by(-1),
             Some(Action::Down) => log.move_by(1),
             Some(Action::PageUp) => log.move_by(-page),

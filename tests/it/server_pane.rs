@@ -93,7 +93,7 @@ fn the_server_pane_shows_the_server_its_end_and_its_voice() {
     assert!(!screen(&app).contains("✗ gone"));
     // Esc closes the pane.
     let _ = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)));
-    assert!(!app.server_pane.open);
+    assert!(!app.shows(tooldeck::app::Overlay::Server));
 }
 
 #[test]
