@@ -8,7 +8,7 @@ use super::{App, Effect, Focus, Overlay, Popup};
 
 pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     // Only a second Run straight after the first sends invalid input.
-    let run_armed = std::mem::take(&mut app.form_pane.run_armed);
+    let run_armed = app.form_pane.take_run_armed();
     if app.prompts.popup.is_none() && app.keymap.is(Context::Anywhere, key, Action::Palette) {
         app.prompts.open(Popup::palette());
         return Vec::new();
@@ -35,7 +35,7 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         }
         Some(Overlay::Auth) | None => {}
     }
-    if app.list.filtering {
+    if app.list.filtering() {
         app.filter_key(key);
         return Vec::new();
     }
@@ -149,8 +149,8 @@ impl App {
     /// was typed stays.
     pub(super) fn stop_typing(&mut self) {
         self.form_pane.stop_editing();
-        self.list.filtering = false;
-        self.server_pane.traffic.filtering = false;
+        self.list.stop_filter();
+        self.server_pane.traffic.stop_filter();
         if self.focus == Focus::Json {
             self.focus = Focus::Form;
         }
@@ -249,17 +249,13 @@ fn list_action(app: &mut App, action: Action) -> bool {
         Action::Top => app.select_tool(isize::MIN / 2),
         Action::Bottom => app.select_tool(isize::MAX / 2),
         Action::Back => {
-            if !app.list.filter.text().is_empty() {
-                app.list.filter.clear();
-                app.list.refresh(&app.catalog);
-            }
+            let _ = app.list.clear_filter(&app.catalog);
         }
         Action::PreviousField | Action::Collapse => {}
         Action::Filter => {
             // A new search each time: `/` never appends to the last one.
             app.focus = Focus::List;
-            app.list.filtering = true;
-            app.list.filter.clear();
+            app.list.start_filter();
         }
         Action::ToggleJson => app.toggle_json(),
         Action::Activate | Action::Expand | Action::NextField => open_form(app),
@@ -272,7 +268,7 @@ fn list_action(app: &mut App, action: Action) -> bool {
         Action::LintNotes => app.show_lint_notes(),
         Action::ConnectServer => app.pick_found_server(),
         Action::EditRoots => {
-            app.prompts.open(Popup::Roots { input: crate::form::TextInput::new(app.asks.roots.join(", ")) })
+            app.prompts.open(Popup::Roots { input: crate::form::TextInput::new(app.asks.roots().join(", ")) })
         }
         _ => return false,
     }
@@ -408,8 +404,7 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
             return Vec::new();
         }
         Action::ToggleWrap => {
-            app.result.unwrapped = !app.result.unwrapped;
-            app.result.column = 0;
+            app.result.toggle_wrap();
             return Vec::new();
         }
         Action::Zoom => {
@@ -441,7 +436,7 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
         Action::NextItem => return app.select_item(1),
         Action::PreviousItem => return app.select_item(-1),
         Action::CopyCurl => {
-            let agreed = app.server_pane.info.as_ref().map(|i| i.protocol_version.as_str());
+            let agreed = app.server_pane.info().map(|i| i.protocol_version.as_str());
             app.result.copy_curl(&app.server.endpoint, agreed)
         }
         Action::FetchArtifact => app.result.fetch_artifact(),
@@ -457,7 +452,7 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
 /// Keys while the server pane is open.
 fn server_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     // The log's rows: the screen less the pane's header, borders and status line.
-    app.server_pane.page = usize::from(app.size.1).saturating_sub(16).max(1);
+    app.server_pane.fit(app.size.1);
     match app.keymap.action_for(Context::Server, key) {
         Some(Action::Back) => {
             app.close_overlay();
@@ -486,7 +481,7 @@ fn server_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
 
 /// `R`: start the MCP server again (or open a new session) and list its tools again.
 fn reconnect(app: &mut App) -> Vec<Effect> {
-    app.server.listing = true;
+    app.server.start_listing();
     app.server_pane.note("reconnecting…");
     app.status = Some(format!("reconnecting to {}…", crate::text::visible(&app.server.endpoint)));
     vec![Effect::Reconnect]

@@ -12,7 +12,7 @@ pub struct AuthPane {
     /// How the last sign-in ended, once it has.
     pub outcome: Option<Result<String, String>>,
     /// What the server's last 401 asked for (`WWW-Authenticate`), the sign-in starts from it.
-    pub challenge: Option<String>,
+    challenge: Option<String>,
 }
 
 impl AuthPane {
@@ -32,6 +32,11 @@ impl AuthPane {
         self.steps.clear();
         self.outcome = None;
         Reply::effect(Effect::SignOut)
+    }
+
+    /// The server's last 401 asked for this (`WWW-Authenticate`): the next sign-in starts from it.
+    pub fn challenged(&mut self, challenge: Option<String>) {
+        self.challenge = challenge;
     }
 
     pub fn progressed(&mut self, steps: Vec<AuthStep>) {

@@ -220,11 +220,7 @@ impl App {
             self.status = Some(format!("{} is no longer in the catalog", crate::text::visible(&finding.tool)));
             return;
         };
-        self.list.filter.clear();
-        self.list.refresh(&self.catalog);
-        if let Some(entry) = self.list.entries.iter().position(|e| *e == super::list::Entry::Tool(position)) {
-            self.list.select_entry(entry);
-        }
+        self.list.select_tool(&self.catalog, position);
         self.tool_changed();
         let held = self.form_mut().map(|form| {
             form.set_arguments(&finding.arguments);

@@ -28,6 +28,7 @@ pub mod recorder;
 pub mod result;
 pub mod server_pane;
 pub mod servers;
+pub mod setup;
 pub mod status_age;
 pub mod text_popup;
 pub mod traffic;
@@ -48,6 +49,7 @@ pub use list::ToolList;
 pub use overlay::Overlay;
 pub use prompts::{PickerPurpose, Popup, Prompts};
 pub use recorder::Recorder;
+pub use setup::{AppSetup, CaseSecrets};
 pub use result::{Answer, ArtifactState, ArtifactView, ResultPane, Run, RunState};
 pub use update::update;
 
@@ -503,7 +505,7 @@ impl App {
     /// Whether a tool marked destructive asks for `y` before its first run (`[app]
     /// confirm_destructive` in the config file; on by default).
     pub fn with_confirm_destructive(mut self, confirm: bool) -> App {
-        self.confirmations.ask = confirm;
+        self.confirmations.ask_first(confirm);
         self
     }
 
@@ -533,14 +535,14 @@ impl App {
             if current { layout::ResultSize::Open } else { layout::ResultSize::Folded }
         });
         let no_fields = self.form().is_some_and(|form| form.root.children().is_empty() && form.rows().is_empty());
-        let layout = Layout::fitted(self.size, self.form_pane.json.is_some(), result, no_fields);
+        let layout = Layout::fitted(self.size, self.form_pane.json().is_some(), result, no_fields);
         if self.zoomed { layout.zoomed(self.focus) } else { layout }
     }
 
     /// Keys go to a text box: a field being edited, the JSON view, the filter.
     pub fn typing(&self) -> bool {
-        self.list.filtering
-            || (self.shows(Overlay::Traffic) && self.server_pane.traffic.filtering)
+        self.list.filtering()
+            || (self.shows(Overlay::Traffic) && self.server_pane.traffic.filtering())
             || self.focus == Focus::Json
             || (self.focus == Focus::Form && self.form_pane.editing)
     }

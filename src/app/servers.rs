@@ -27,12 +27,17 @@ pub struct Servers {
     /// The other servers' state.
     parked: HashMap<String, (Server, ServerPane)>,
     /// Servers found in configs (the runtime connects one on `Effect::ConnectFound`).
-    pub found: Vec<FoundEntry>,
+    found: Vec<FoundEntry>,
     /// A server's message is being applied (its effects are addressed to it, not the current).
     pub(super) applying: bool,
 }
 
 impl Servers {
+    /// The servers found in configs, to connect one from the app.
+    pub fn found_in_configs(&mut self, found: Vec<FoundEntry>) {
+        self.found = found;
+    }
+
     pub fn several(&self) -> bool {
         self.labels.len() > 1
     }

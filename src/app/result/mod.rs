@@ -30,7 +30,7 @@ pub struct ResultPane {
     /// The pane shows the exact request and response instead of the outcome.
     pub show_exchange: bool,
     /// The last text searched for (`n` finds the next).
-    pub search: String,
+    search: String,
     /// Retrying every few seconds until the authorization prompt goes away (`w`).
     pub waiting_for_authorization: bool,
     /// The artifact being fetched or shown (for an MCP result, the preview of one of its items).
@@ -38,9 +38,9 @@ pub struct ResultPane {
     /// The content item of an MCP result that `f` and `s` act on.
     pub item: usize,
     /// Long lines run off the pane's edge (scrolled sideways) instead of wrapping.
-    pub unwrapped: bool,
+    unwrapped: bool,
     /// How far the lines are scrolled sideways while unwrapped.
-    pub column: usize,
+    column: usize,
 }
 
 /// An artifact fetched with `f`.
@@ -424,6 +424,35 @@ impl ResultPane {
         self.show_exchange = !self.show_exchange;
         self.scroll = 0;
         self.column = 0;
+    }
+
+    /// Long lines run off the pane's edge (scrolled sideways) instead of wrapping.
+    pub fn unwrapped(&self) -> bool {
+        self.unwrapped
+    }
+
+    /// How far the lines are scrolled sideways while unwrapped.
+    pub fn column(&self) -> usize {
+        self.column
+    }
+
+    /// Long lines wrap, or run off the edge to be scrolled sideways; either way from column 0.
+    pub fn toggle_wrap(&mut self) {
+        self.unwrapped = !self.unwrapped;
+        self.column = 0;
+    }
+
+    /// What `n` finds from now on.
+    pub fn search_for(&mut self, text: String) {
+        self.search = text;
+    }
+
+    /// The answers the person gave the server's questions during run `id`, kept with it so a
+    /// case saved from it replays them.
+    pub fn keep_answers(&mut self, id: u64, answers: Vec<crate::invoke::mcp::asks::Reply>) {
+        if let Some(run) = self.run.as_mut().filter(|run| run.id == id) {
+            run.answers = answers;
+        }
     }
 
     /// `/`: what to find, starting from the last search.
