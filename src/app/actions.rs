@@ -208,34 +208,18 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
 
 /// An action on the form that has the focus; false when the form does not take it.
 fn form_action(app: &mut App, action: Action) -> bool {
-    match action {
-        Action::Up | Action::PreviousField => app.form_op(|pane, id| pane.move_cursor(id, -1)),
-        Action::Down | Action::NextField => app.form_op(|pane, id| pane.move_cursor(id, 1)),
-        Action::PageUp => app.form_op(|pane, id| pane.move_cursor(id, -10)),
-        Action::PageDown => app.form_op(|pane, id| pane.move_cursor(id, 10)),
-        Action::Top => app.form_op(|pane, id| pane.move_cursor(id, isize::MIN / 2)),
-        Action::Bottom => app.form_op(|pane, id| pane.move_cursor(id, isize::MAX / 2)),
-        Action::Activate => {
-            let reply = app.form_op(|pane, id| pane.activate(id));
-            app.apply(reply);
-        }
-        Action::Back => app.focus = Focus::List,
-        Action::Unset => app.form_op(|pane, id| pane.with_focused(id, |form, path| form.unset(path))),
-        Action::AddItem => {
-            let reply = app.form_op(|pane, id| pane.add_item(id));
-            app.apply(reply);
-        }
-        Action::DeleteItem => {
-            let reply = app.form_op(|pane, id| pane.delete_item(id));
-            app.apply(reply);
-        }
-        Action::MoveItemUp => app.form_op(|pane, id| pane.move_item(id, -1)),
-        Action::MoveItemDown => app.form_op(|pane, id| pane.move_item(id, 1)),
-        Action::Collapse => app.form_op(|pane, id| pane.set_collapsed(id, true)),
-        Action::Expand => app.form_op(|pane, id| pane.set_collapsed(id, false)),
-        _ => return false,
+    if action == Action::Back {
+        app.focus = Focus::List;
+        return true;
     }
-    true
+    let id = app.selected_id();
+    match app.form_pane.act(id.as_deref(), action) {
+        Some(reply) => {
+            let _ = app.apply(reply);
+            true
+        }
+        None => false,
+    }
 }
 
 /// Moving in the tool list, searching it, and what changes only the view; false for any other
@@ -381,72 +365,39 @@ fn result_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
     result_action(app, action, run_armed)
 }
 
-/// A result-pane action, from the pane or from the form while the result is on screen.
+/// A result-pane action, from the pane or from the form while the result is on screen: the
+/// pane does what is its own, the app what involves the other panes.
 fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     let width = app.layout().result.map_or(80, |r| usize::from(r.width.saturating_sub(2)));
     if (app.result.shows_items() && app.scroll_items(action)) || app.result.scroll_action(action, width) {
         return Vec::new();
     }
-    let reply = match action {
-        Action::Back => {
-            app.focus = app.before_result;
-            return Vec::new();
-        }
+    let agreed = app.server_pane.info().map(|i| i.protocol_version.as_str());
+    if let Some(reply) = app.result.act(action, &app.server.endpoint, agreed) {
+        return app.apply(reply);
+    }
+    match action {
+        Action::Back => app.focus = app.before_result,
         Action::Run => return app.start_run(run_armed),
         Action::Retry => return app.retry(),
-        Action::GiveToken => {
-            app.ask_token();
-            return Vec::new();
-        }
+        Action::GiveToken => app.ask_token(),
         Action::SignIn => return app.sign_in(),
-        Action::ToggleExchange => {
-            app.result.toggle_exchange();
-            return Vec::new();
-        }
-        Action::ToggleWrap => {
-            app.result.toggle_wrap();
-            return Vec::new();
-        }
-        Action::Zoom => {
-            app.zoomed = !app.zoomed;
-            return Vec::new();
-        }
-        Action::Help => {
-            app.prompts.open(Popup::help());
-            return Vec::new();
-        }
-        Action::Find => {
-            app.prompts.open(app.result.ask_search());
-            return Vec::new();
-        }
-        Action::FindNext => {
-            app.find_next();
-            return Vec::new();
-        }
+        Action::Zoom => app.zoomed = !app.zoomed,
+        Action::Help => app.prompts.open(Popup::help()),
+        Action::FindNext => app.find_next(),
         Action::SaveCase => return app.save_case(),
-        Action::ServerPane => {
-            app.open_overlay(Overlay::Server);
-            return Vec::new();
-        }
-        Action::Traffic => {
-            app.toggle_traffic();
-            return Vec::new();
-        }
+        Action::ServerPane => app.open_overlay(Overlay::Server),
+        Action::Traffic => app.toggle_traffic(),
         Action::Reconnect => return reconnect(app),
         Action::NextItem => return app.select_item(1),
         Action::PreviousItem => return app.select_item(-1),
-        Action::CopyCurl => {
-            let agreed = app.server_pane.info().map(|i| i.protocol_version.as_str());
-            app.result.copy_curl(&app.server.endpoint, agreed)
+        Action::Copy => {
+            let reply = app.copy_result();
+            return app.apply(reply);
         }
-        Action::FetchArtifact => app.result.fetch_artifact(),
-        Action::WaitForAuthorization => app.result.toggle_waiting(),
-        Action::SaveArtifact => app.result.ask_where_to_save(),
-        Action::Copy => app.copy_result(),
-        Action::OpenLink => app.result.open_link(),
-        _ => return Vec::new(),
-    };
-    app.apply(reply)
+        _ => {}
+    }
+    Vec::new()
 }
 
 /// Keys while the server pane is open.

@@ -5,6 +5,9 @@
 use super::{App, Effect, Overlay, Reply};
 use crate::invoke::auth::AuthStep;
 
+/// The sign-in's steps and how it ended.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug, Default)]
 pub struct AuthPane {
     pub steps: Vec<AuthStep>,

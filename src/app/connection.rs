@@ -7,6 +7,9 @@ use super::{Effect, Popup, Reply};
 use crate::form::TextInput;
 use crate::invoke::mcp::http::MCP_PROVIDER;
 
+/// Where calls go, the tokens given for it, whether its tools are being listed.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug)]
 pub struct Server {
     /// Where calls go, for the status line ("demo server", "http://...").

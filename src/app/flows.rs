@@ -321,7 +321,8 @@ impl App {
             Prompted::Roots(text) => {
                 self.asks.set_roots(super::asks::parse_roots(&text));
                 let roots = self.asks.roots();
-                self.status = Some(format!("roots: {}", if roots.is_empty() { "none".into() } else { roots.join(", ") }));
+                self.status =
+                    Some(format!("roots: {}", if roots.is_empty() { "none".into() } else { roots.join(", ") }));
                 return vec![Effect::SetRoots(roots.to_vec())];
             }
             Prompted::Action(context, action) => return super::actions::run_action(self, context, action),

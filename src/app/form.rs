@@ -246,6 +246,47 @@ impl FormPane {
         Some((path, field))
     }
 
+    /// An action on the form of tool `id` (`None`: no tool selected, the action does nothing);
+    /// `None` when the form does not take `action` (Back leaves the form: the app's move).
+    pub fn act(&mut self, id: Option<&str>, action: super::Action) -> Option<Reply> {
+        use super::Action as A;
+        let moves = |action| match action {
+            A::Up | A::PreviousField => Some(-1),
+            A::Down | A::NextField => Some(1),
+            A::PageUp => Some(-10),
+            A::PageDown => Some(10),
+            A::Top => Some(isize::MIN / 2),
+            A::Bottom => Some(isize::MAX / 2),
+            _ => None,
+        };
+        let takes = moves(action).is_some()
+            || matches!(
+                action,
+                A::Activate
+                    | A::Unset
+                    | A::AddItem
+                    | A::DeleteItem
+                    | A::MoveItemUp
+                    | A::MoveItemDown
+                    | A::Collapse
+                    | A::Expand
+            );
+        let Some(id) = id.filter(|_| takes) else { return takes.then(Reply::default) };
+        match action {
+            _ if let Some(delta) = moves(action) => self.move_cursor(id, delta),
+            A::Activate => return Some(self.activate(id)),
+            A::Unset => self.with_focused(id, |form, path| form.unset(path)),
+            A::AddItem => return Some(self.add_item(id)),
+            A::DeleteItem => return Some(self.delete_item(id)),
+            A::MoveItemUp => self.move_item(id, -1),
+            A::MoveItemDown => self.move_item(id, 1),
+            A::Collapse => self.set_collapsed(id, true),
+            A::Expand => self.set_collapsed(id, false),
+            _ => {}
+        }
+        Some(Reply::default())
+    }
+
     /// Runs `edit` on the form at the focused row's path.
     pub fn with_focused(&mut self, id: &str, edit: impl FnOnce(&mut Form, &[usize])) {
         let Some(path) = self.get(id).and_then(|f| self.focused_path(f)) else { return };

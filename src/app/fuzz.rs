@@ -8,6 +8,8 @@ use super::{App, Effect, Focus, Msg, Overlay};
 use crate::fuzz::{Finding, Progress, Report};
 
 /// The fuzz pane: the last run (or the one going on) and the finding chosen in it.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug, Default)]
 pub struct FuzzPane {
     pub run: Option<FuzzRun>,

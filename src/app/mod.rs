@@ -49,8 +49,8 @@ pub use list::ToolList;
 pub use overlay::Overlay;
 pub use prompts::{PickerPurpose, Popup, Prompts};
 pub use recorder::Recorder;
-pub use setup::{AppSetup, CaseSecrets};
 pub use result::{Answer, ArtifactState, ArtifactView, ResultPane, Run, RunState};
+pub use setup::{AppSetup, CaseSecrets};
 pub use update::update;
 
 /// Everything that can happen to the app.

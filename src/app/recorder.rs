@@ -17,6 +17,9 @@ use crate::history::Entry;
 /// Where cases go unless the user names another file.
 pub const DEFAULT_CASE_FILE: &str = "tooldeck-cases.yaml";
 
+/// The history of calls and the test cases saved from them.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug, Default)]
 pub struct Recorder {
     /// Past calls, oldest first.

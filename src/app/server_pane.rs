@@ -80,6 +80,9 @@ impl LogRing {
     }
 }
 
+/// The server pane: what the server said of itself, its log, the session's traffic.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug, Default)]
 pub struct ServerPane {
     /// What the server said of itself (`info()`).

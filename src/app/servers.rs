@@ -18,6 +18,9 @@ pub struct FoundEntry {
     pub line: String,
 }
 
+/// Several servers side by side: the current one's state is in the app, the others' parked.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug, Default)]
 pub struct Servers {
     /// The connected servers' labels, in the order they were named.

@@ -21,8 +21,8 @@ use ratatui::layout::{Alignment, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use crate::app::{App, Overlay};
 use crate::app::layout::{MIN_HEIGHT, MIN_WIDTH};
+use crate::app::{App, Overlay};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {

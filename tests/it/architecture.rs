@@ -255,9 +255,33 @@ const APP_OWN_FIELDS: &[&str] = &[
 
 /// Methods of the standard library's collections and options that change what they are called on.
 const CHANGING_METHODS: &[&str] = &[
-    "push", "push_str", "push_back", "push_front", "pop", "pop_back", "pop_front", "clear", "take", "insert",
-    "replace", "retain", "truncate", "extend", "append", "as_mut", "get_mut", "iter_mut", "remove", "drain",
-    "sort", "sort_by", "dedup", "entry", "clone_from", "get_or_insert", "get_or_insert_with",
+    "push",
+    "push_str",
+    "push_back",
+    "push_front",
+    "pop",
+    "pop_back",
+    "pop_front",
+    "clear",
+    "take",
+    "insert",
+    "replace",
+    "retain",
+    "truncate",
+    "extend",
+    "append",
+    "as_mut",
+    "get_mut",
+    "iter_mut",
+    "remove",
+    "drain",
+    "sort",
+    "sort_by",
+    "dedup",
+    "entry",
+    "clone_from",
+    "get_or_insert",
+    "get_or_insert_with",
 ];
 
 /// A pane owns its state: its fields change only in its own module (through `Prompts::open`,
@@ -311,7 +335,11 @@ fn pane_state_writes(file: &str, code: &str) -> Vec<String> {
                 if let Some(how) = write_at(&squeezed, at, at + pattern.len()) {
                     let end = (at + pattern.len() + 30).min(squeezed.len());
                     let end = (end..=squeezed.len()).find(|&i| squeezed.is_char_boundary(i)).unwrap_or(squeezed.len());
-                    written.push(format!("{file}: {} ({how}; owned by {})", &squeezed[at..end], owners(pane).join(", ")));
+                    written.push(format!(
+                        "{file}: {} ({how}; owned by {})",
+                        &squeezed[at..end],
+                        owners(pane).join(", ")
+                    ));
                 }
             }
         }

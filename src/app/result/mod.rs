@@ -18,6 +18,9 @@ use value_view::{ValueLines, ValueView};
 /// How often `w` asks again while the user authorizes.
 pub const RETRY_EVERY_MS: u64 = 3000;
 
+/// The result pane: the last call and how it is looked at.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug, Default)]
 pub struct ResultPane {
     /// The last call, shown below the form.
@@ -424,6 +427,28 @@ impl ResultPane {
         self.show_exchange = !self.show_exchange;
         self.scroll = 0;
         self.column = 0;
+    }
+
+    /// An action on what the pane shows, done by the pane alone (`endpoint` and the `protocol`
+    /// agreed go into the command `c` copies); `None` when `action` needs more than the pane.
+    pub fn act(&mut self, action: Action, endpoint: &str, protocol: Option<&str>) -> Option<Reply> {
+        Some(match action {
+            Action::ToggleExchange => {
+                self.toggle_exchange();
+                Reply::default()
+            }
+            Action::ToggleWrap => {
+                self.toggle_wrap();
+                Reply::default()
+            }
+            Action::Find => Reply::popup(self.ask_search()),
+            Action::CopyCurl => self.copy_curl(endpoint, protocol),
+            Action::FetchArtifact => self.fetch_artifact(),
+            Action::WaitForAuthorization => self.toggle_waiting(),
+            Action::SaveArtifact => self.ask_where_to_save(),
+            Action::OpenLink => self.open_link(),
+            _ => return None,
+        })
     }
 
     /// Long lines run off the pane's edge (scrolled sideways) instead of wrapping.
