@@ -476,39 +476,6 @@ impl App {
         app
     }
 
-    /// An app whose definition files are read after its first frame (`Msg::CatalogLoaded`).
-    pub fn loading(mut self) -> App {
-        self.loading = true;
-        self
-    }
-
-    /// The user's keys in place of the defaults (read from the config file by the caller).
-    /// Schemas of forms opened from now on are compiled off the UI thread (the runtime carries
-    /// out `Effect::CompileChecker`); without this they are compiled as a form opens.
-    pub fn with_background_checks(mut self) -> App {
-        self.form_pane.compile_elsewhere();
-        self
-    }
-
-    /// Tools are linted as their forms open, with these rules, and the detail pane shows what
-    /// the rules found.
-    pub fn with_lint(mut self, options: crate::lint::Options) -> App {
-        self.lint = lint::LintNotes::new(options);
-        self
-    }
-
-    pub fn with_keymap(mut self, keymap: Keymap) -> App {
-        self.keymap = keymap;
-        self
-    }
-
-    /// Whether a tool marked destructive asks for `y` before its first run (`[app]
-    /// confirm_destructive` in the config file; on by default).
-    pub fn with_confirm_destructive(mut self, confirm: bool) -> App {
-        self.confirmations.ask_first(confirm);
-        self
-    }
-
     pub fn selected_tool(&self) -> Option<&Tool> {
         self.list.selected_tool().and_then(|i| self.catalog.tools().get(i))
     }

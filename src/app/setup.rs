@@ -54,19 +54,86 @@ impl Default for AppSetup {
 
 impl App {
     /// The app set up as `setup` says (the command line's one way to set it up).
-    pub fn with_setup(mut self, setup: AppSetup) -> App {
-        self.keymap = setup.keymap;
-        self.confirmations.ask_first(setup.confirm_destructive);
+    pub fn with_setup(self, setup: AppSetup) -> App {
+        let mut app = self.with_keymap(setup.keymap).with_confirm_destructive(setup.confirm_destructive);
         if let Some(options) = setup.lint {
-            self.lint = lint::LintNotes::new(options);
+            app = app.with_lint(options);
         }
         if setup.checks_in_background {
-            self.form_pane.compile_elsewhere();
+            app = app.with_background_checks();
         }
-        self.loading |= setup.loading;
-        self.servers.found_in_configs(setup.found_servers);
-        self.asks.set_roots(setup.roots);
-        self.recorder.case_secrets(setup.case_secrets);
+        if setup.loading {
+            app = app.loading();
+        }
+        app.servers.found_in_configs(setup.found_servers);
+        app.asks.set_roots(setup.roots);
+        app.recorder.case_secrets(setup.case_secrets);
+        app
+    }
+
+    // One part of the setup at a time, for the tests that need only that part.
+
+    /// An app whose definition files are read after its first frame (`Msg::CatalogLoaded`).
+    pub fn loading(mut self) -> App {
+        self.loading = true;
         self
+    }
+
+    /// Schemas of forms opened from now on are compiled off the UI thread (the runtime carries
+    /// out `Effect::CompileChecker`); without this they are compiled as a form opens.
+    pub fn with_background_checks(mut self) -> App {
+        self.form_pane.compile_elsewhere();
+        self
+    }
+
+    /// Tools are linted as their forms open, with these rules, and the detail pane shows what
+    /// the rules found.
+    pub fn with_lint(mut self, options: crate::lint::Options) -> App {
+        self.lint = lint::LintNotes::new(options);
+        self
+    }
+
+    /// The user's keys in place of the defaults (read from the config file by the caller).
+    pub fn with_keymap(mut self, keymap: Keymap) -> App {
+        self.keymap = keymap;
+        self
+    }
+
+    /// Whether a tool marked destructive asks for `y` before its first run (`[app]
+    /// confirm_destructive` in the config file; on by default).
+    pub fn with_confirm_destructive(mut self, confirm: bool) -> App {
+        self.confirmations.ask_first(confirm);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::{Popup, Recorder};
+    use crate::catalog::Catalog;
+
+    /// Each part of the setup reaches its component: the roots the prompt starts from, the
+    /// servers the picker lists, loading, and the case secrets a saved case names.
+    #[test]
+    fn the_setup_reaches_each_component() {
+        let found = vec![FoundEntry { name: "gamma".into(), line: "gamma · Cursor".into() }];
+        let secrets = CaseSecrets { headers_left_out: vec!["X-Key".into()], env_to_set: vec!["TOKEN".into()] };
+        let setup = AppSetup {
+            roots: vec!["/srv/a".into()],
+            found_servers: found,
+            loading: true,
+            case_secrets: secrets.clone(),
+            ..AppSetup::default()
+        };
+        let mut app = App::new(Catalog::default(), &[], (120, 40)).with_setup(setup);
+        assert_eq!(app.asks.roots(), ["/srv/a".to_string()]);
+        assert!(app.loading);
+        app.pick_found_server();
+        let Some(Popup::Picker { options, .. }) = &app.prompts.popup else { panic!("{:?}", app.prompts.popup) };
+        assert_eq!(options, &["gamma · Cursor".to_string()]);
+        let mut recorder = Recorder::default();
+        recorder.case_secrets(secrets);
+        assert_eq!(format!("{:?}", app.recorder), format!("{recorder:?}"), "the case secrets are the recorder's");
     }
 }
