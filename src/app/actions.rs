@@ -4,11 +4,11 @@
 use crossterm::event::KeyEvent;
 
 use super::keymap::{Action, Context};
-use super::{App, Effect, Focus, Popup};
+use super::{App, Effect, Focus, Overlay, Popup};
 
 pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     // Only a second Run straight after the first sends invalid input.
-    let run_armed = std::mem::take(&mut app.form_pane.run_armed);
+    let run_armed = app.form_pane.take_run_armed();
     if app.prompts.popup.is_none() && app.keymap.is(Context::Anywhere, key, Action::Palette) {
         app.prompts.open(Popup::palette());
         return Vec::new();
@@ -24,21 +24,18 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     if let Some(action) = app.keymap.action_for(Context::Typing, key) {
         return everywhere(app, action, run_armed);
     }
-    if app.server_pane.open {
-        return server_key(app, key);
+    match app.overlay() {
+        Some(Overlay::Server) => return server_key(app, key),
+        Some(Overlay::Fuzz) => return app.fuzz_key(key),
+        Some(Overlay::Traffic) => return app.traffic_key(key),
+        // The auth pane is read, not worked in: the Back key closes it.
+        Some(Overlay::Auth) if app.keymap.is(Context::Main, key, Action::Back) => {
+            app.close_overlay();
+            return Vec::new();
+        }
+        Some(Overlay::Auth) | None => {}
     }
-    if app.fuzz.open {
-        return app.fuzz_key(key);
-    }
-    if app.traffic.open {
-        return app.traffic_key(key);
-    }
-    // The auth pane is read, not worked in: the Back key closes it.
-    if app.auth.open && app.keymap.is(Context::Main, key, Action::Back) {
-        app.auth.open = false;
-        return Vec::new();
-    }
-    if app.list.filtering {
+    if app.list.filtering() {
         app.filter_key(key);
         return Vec::new();
     }
@@ -88,23 +85,22 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     if !matches!(action, Action::Help | Action::Zoom | Action::ToggleRunOption(_)) {
         app.stop_typing();
     }
-    // What shows in the main panes needs the server pane out of the way.
-    let keeps_server_pane = matches!(
-        action,
-        Action::Help | Action::Zoom | Action::Reconnect | Action::ServerPane | Action::History | Action::Quit
-    );
-    if !keeps_server_pane {
-        app.server_pane.open = false;
-        app.fuzz.open = false;
-    }
-    if !matches!(action, Action::Help | Action::Zoom | Action::Traffic | Action::Quit) {
-        app.traffic.open = false;
+    // What shows in the main panes needs the pane over them out of the way.
+    let keeps_overlay = match app.overlay() {
+        Some(Overlay::Server | Overlay::Fuzz) => matches!(
+            action,
+            Action::Help | Action::Zoom | Action::Reconnect | Action::ServerPane | Action::History | Action::Quit
+        ),
+        Some(Overlay::Traffic) => matches!(action, Action::Help | Action::Zoom | Action::Traffic | Action::Quit),
+        Some(Overlay::Auth) | None => true,
+    };
+    if !keeps_overlay {
+        app.close_overlay();
     }
     match action {
         Action::Run => app.start_run(run_armed),
         Action::ServerPane => {
-            app.server_pane.open = !app.server_pane.open;
-            app.traffic.open = false;
+            app.toggle_overlay(Overlay::Server);
             Vec::new()
         }
         Action::Traffic => {
@@ -153,8 +149,8 @@ impl App {
     /// was typed stays.
     pub(super) fn stop_typing(&mut self) {
         self.form_pane.stop_editing();
-        self.list.filtering = false;
-        self.server_pane.traffic.filtering = false;
+        self.list.stop_filter();
+        self.server_pane.traffic.stop_filter();
         if self.focus == Focus::Json {
             self.focus = Focus::Form;
         }
@@ -212,34 +208,18 @@ fn act(app: &mut App, action: Action) -> Vec<Effect> {
 
 /// An action on the form that has the focus; false when the form does not take it.
 fn form_action(app: &mut App, action: Action) -> bool {
-    match action {
-        Action::Up | Action::PreviousField => app.form_op(|pane, id| pane.move_cursor(id, -1)),
-        Action::Down | Action::NextField => app.form_op(|pane, id| pane.move_cursor(id, 1)),
-        Action::PageUp => app.form_op(|pane, id| pane.move_cursor(id, -10)),
-        Action::PageDown => app.form_op(|pane, id| pane.move_cursor(id, 10)),
-        Action::Top => app.form_op(|pane, id| pane.move_cursor(id, isize::MIN / 2)),
-        Action::Bottom => app.form_op(|pane, id| pane.move_cursor(id, isize::MAX / 2)),
-        Action::Activate => {
-            let reply = app.form_op(|pane, id| pane.activate(id));
-            app.apply(reply);
-        }
-        Action::Back => app.focus = Focus::List,
-        Action::Unset => app.form_op(|pane, id| pane.with_focused(id, |form, path| form.unset(path))),
-        Action::AddItem => {
-            let reply = app.form_op(|pane, id| pane.add_item(id));
-            app.apply(reply);
-        }
-        Action::DeleteItem => {
-            let reply = app.form_op(|pane, id| pane.delete_item(id));
-            app.apply(reply);
-        }
-        Action::MoveItemUp => app.form_op(|pane, id| pane.move_item(id, -1)),
-        Action::MoveItemDown => app.form_op(|pane, id| pane.move_item(id, 1)),
-        Action::Collapse => app.form_op(|pane, id| pane.set_collapsed(id, true)),
-        Action::Expand => app.form_op(|pane, id| pane.set_collapsed(id, false)),
-        _ => return false,
+    if action == Action::Back {
+        app.focus = Focus::List;
+        return true;
     }
-    true
+    let id = app.selected_id();
+    match app.form_pane.act(id.as_deref(), action) {
+        Some(reply) => {
+            let _ = app.apply(reply);
+            true
+        }
+        None => false,
+    }
 }
 
 /// Moving in the tool list, searching it, and what changes only the view; false for any other
@@ -253,30 +233,26 @@ fn list_action(app: &mut App, action: Action) -> bool {
         Action::Top => app.select_tool(isize::MIN / 2),
         Action::Bottom => app.select_tool(isize::MAX / 2),
         Action::Back => {
-            if !app.list.filter.text().is_empty() {
-                app.list.filter.clear();
-                app.list.refresh(&app.catalog);
-            }
+            let _ = app.list.clear_filter(&app.catalog);
         }
         Action::PreviousField | Action::Collapse => {}
         Action::Filter => {
             // A new search each time: `/` never appends to the last one.
             app.focus = Focus::List;
-            app.list.filtering = true;
-            app.list.filter.clear();
+            app.list.start_filter();
         }
         Action::ToggleJson => app.toggle_json(),
         Action::Activate | Action::Expand | Action::NextField => open_form(app),
         Action::Help => app.prompts.open(Popup::help()),
         Action::Zoom => app.zoomed = !app.zoomed,
         Action::Palette => app.prompts.open(Popup::palette()),
-        Action::ServerPane => app.server_pane.open = !app.server_pane.open,
+        Action::ServerPane => app.toggle_overlay(Overlay::Server),
         Action::Traffic => app.toggle_traffic(),
         Action::RawDefinition => app.show_raw_definition(),
         Action::LintNotes => app.show_lint_notes(),
         Action::ConnectServer => app.pick_found_server(),
         Action::EditRoots => {
-            app.prompts.open(Popup::Roots { input: crate::form::TextInput::new(app.asks.roots.join(", ")) })
+            app.prompts.open(Popup::Roots { input: crate::form::TextInput::new(app.asks.roots().join(", ")) })
         }
         _ => return false,
     }
@@ -317,10 +293,7 @@ fn command(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         Action::Run => return Some(app.start_run(false)),
         Action::Retry => return Some(app.retry()),
         Action::GiveToken => app.ask_token(),
-        Action::SignIn => {
-            let reply = app.auth.sign_in();
-            return Some(app.apply(reply));
-        }
+        Action::SignIn => return Some(app.sign_in()),
         Action::SignOut => {
             let reply = app.auth.sign_out();
             return Some(app.apply(reply));
@@ -392,82 +365,48 @@ fn result_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
     result_action(app, action, run_armed)
 }
 
-/// A result-pane action, from the pane or from the form while the result is on screen.
+/// A result-pane action, from the pane or from the form while the result is on screen: the
+/// pane does what is its own, the app what involves the other panes.
 fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     let width = app.layout().result.map_or(80, |r| usize::from(r.width.saturating_sub(2)));
     if (app.result.shows_items() && app.scroll_items(action)) || app.result.scroll_action(action, width) {
         return Vec::new();
     }
-    let reply = match action {
-        Action::Back => {
-            app.focus = app.before_result;
-            return Vec::new();
-        }
+    let agreed = app.server_pane.info().map(|i| i.protocol_version.as_str());
+    if let Some(reply) = app.result.act(action, &app.server.endpoint, agreed) {
+        return app.apply(reply);
+    }
+    match action {
+        Action::Back => app.focus = app.before_result,
         Action::Run => return app.start_run(run_armed),
         Action::Retry => return app.retry(),
-        Action::GiveToken => {
-            app.ask_token();
-            return Vec::new();
-        }
-        Action::SignIn => app.auth.sign_in(),
-        Action::ToggleExchange => {
-            app.result.toggle_exchange();
-            return Vec::new();
-        }
-        Action::ToggleWrap => {
-            app.result.unwrapped = !app.result.unwrapped;
-            app.result.column = 0;
-            return Vec::new();
-        }
-        Action::Zoom => {
-            app.zoomed = !app.zoomed;
-            return Vec::new();
-        }
-        Action::Help => {
-            app.prompts.open(Popup::help());
-            return Vec::new();
-        }
-        Action::Find => {
-            app.prompts.open(app.result.ask_search());
-            return Vec::new();
-        }
-        Action::FindNext => {
-            app.find_next();
-            return Vec::new();
-        }
+        Action::GiveToken => app.ask_token(),
+        Action::SignIn => return app.sign_in(),
+        Action::Zoom => app.zoomed = !app.zoomed,
+        Action::Help => app.prompts.open(Popup::help()),
+        Action::FindNext => app.find_next(),
         Action::SaveCase => return app.save_case(),
-        Action::ServerPane => {
-            app.server_pane.open = true;
-            return Vec::new();
-        }
-        Action::Traffic => {
-            app.toggle_traffic();
-            return Vec::new();
-        }
+        Action::ServerPane => app.open_overlay(Overlay::Server),
+        Action::Traffic => app.toggle_traffic(),
         Action::Reconnect => return reconnect(app),
         Action::NextItem => return app.select_item(1),
         Action::PreviousItem => return app.select_item(-1),
-        Action::CopyCurl => {
-            let agreed = app.server_pane.info.as_ref().map(|i| i.protocol_version.as_str());
-            app.result.copy_curl(&app.server.endpoint, agreed)
+        Action::Copy => {
+            let reply = app.copy_result();
+            return app.apply(reply);
         }
-        Action::FetchArtifact => app.result.fetch_artifact(),
-        Action::WaitForAuthorization => app.result.toggle_waiting(),
-        Action::SaveArtifact => app.result.ask_where_to_save(),
-        Action::Copy => app.copy_result(),
-        Action::OpenLink => app.result.open_link(),
-        _ => return Vec::new(),
-    };
-    app.apply(reply)
+        _ => {}
+    }
+    Vec::new()
 }
 
 /// Keys while the server pane is open.
 fn server_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     // The log's rows: the screen less the pane's header, borders and status line.
-    app.server_pane.page = usize::from(app.size.1).saturating_sub(16).max(1);
+    app.server_pane.fit(app.size.1);
     match app.keymap.action_for(Context::Server, key) {
         Some(Action::Back) => {
-            app.server_pane.open = false;
+            app.close_overlay();
             Vec::new()
         }
         Some(Action::Reconnect) => reconnect(app),
@@ -493,7 +432,7 @@ fn server_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
 
 /// `R`: start the MCP server again (or open a new session) and list its tools again.
 fn reconnect(app: &mut App) -> Vec<Effect> {
-    app.server.listing = true;
+    app.server.start_listing();
     app.server_pane.note("reconnecting…");
     app.status = Some(format!("reconnecting to {}…", crate::text::visible(&app.server.endpoint)));
     vec![Effect::Reconnect]

@@ -39,18 +39,19 @@ impl Waiting {
     }
 }
 
-/// The questions waiting for the person, the first one shown.
+/// The questions waiting for the person, the first one shown. The question and the queue are
+/// read by the screen as they are; the architecture test keeps their changes in this module.
 #[derive(Debug, Default)]
 pub struct Asks {
     pub current: Option<Question>,
     pub waiting: VecDeque<(u64, Ask)>,
     /// The roots offered to the server (`--root`, `R` changes them).
-    pub roots: Vec<String>,
+    roots: Vec<String>,
     /// The MCP protocol revision agreed with the server, once known.
-    pub protocol: Option<String>,
+    protocol: Option<String>,
     /// The person's answers during the current call, kept with its result so that a case saved
     /// from it replays them.
-    pub given: Vec<Reply>,
+    given: Vec<Reply>,
 }
 
 /// The roots as typed in the roots prompt: separated by commas.
@@ -122,6 +123,26 @@ impl Asks {
         } else {
             self.waiting.push_back((id, ask));
         }
+    }
+
+    /// The roots offered to the server.
+    pub fn roots(&self) -> &[String] {
+        &self.roots
+    }
+
+    /// The roots offered from now on (`--root` at startup, the roots prompt after).
+    pub fn set_roots(&mut self, roots: Vec<String>) {
+        self.roots = roots;
+    }
+
+    /// The MCP protocol revision agreed with the server.
+    pub fn agreed(&mut self, version: String) {
+        self.protocol = Some(version);
+    }
+
+    /// The person's answers during the call that just ended, taken to keep with its result.
+    pub fn take_given(&mut self) -> Vec<Reply> {
+        std::mem::take(&mut self.given)
     }
 
     /// The call ended (answered, failed or cancelled): its questions go.

@@ -2,25 +2,26 @@
 //! failed, the metadata found, the client, the authorization URL, the redirect, the token masked,
 //! refreshes and step-ups), and how it ended. The runtime does the signing in.
 
-use super::{Effect, EffectError, Reply};
+use super::{App, Effect, EffectError, Overlay, Reply};
 use crate::invoke::auth::AuthStep;
 
+/// The sign-in's steps and how it ended.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug, Default)]
 pub struct AuthPane {
     pub steps: Vec<AuthStep>,
     pub running: bool,
-    /// Shown over the panes (closed with the Back key).
-    pub open: bool,
     /// How the last sign-in ended, once it has.
     pub outcome: Option<Result<String, EffectError>>,
     /// What the server's last 401 asked for (`WWW-Authenticate`), the sign-in starts from it.
-    pub challenge: Option<String>,
+    challenge: Option<String>,
 }
 
 impl AuthPane {
-    /// Starts signing in (from the 401 prompt or the palette).
+    /// Starts signing in (from the 401 prompt or the palette); the app shows the pane
+    /// (`App::sign_in`).
     pub fn sign_in(&mut self) -> Reply {
-        self.open = true;
         if self.running {
             return Reply::status("signing in already");
         }
@@ -36,6 +37,11 @@ impl AuthPane {
         Reply::effect(Effect::SignOut)
     }
 
+    /// The server's last 401 asked for this (`WWW-Authenticate`): the next sign-in starts from it.
+    pub fn challenged(&mut self, challenge: Option<String>) {
+        self.challenge = challenge;
+    }
+
     pub fn progressed(&mut self, steps: Vec<AuthStep>) {
         self.steps = steps;
     }
@@ -48,6 +54,15 @@ impl AuthPane {
     }
 }
 
+impl App {
+    /// Signing in starts (or goes on) with its steps shown over the panes.
+    pub(super) fn sign_in(&mut self) -> Vec<Effect> {
+        self.open_overlay(Overlay::Auth);
+        let reply = self.auth.sign_in();
+        self.apply(reply)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,7 +72,7 @@ mod tests {
         let mut pane = AuthPane { challenge: Some("Bearer scope=\"a\"".into()), ..AuthPane::default() };
         let reply = pane.sign_in();
         assert!(matches!(reply.effects.as_slice(), [Effect::SignIn { challenge: Some(_) }]));
-        assert!(pane.open && pane.running);
+        assert!(pane.running);
         assert!(pane.sign_in().effects.is_empty(), "no second sign-in while one runs");
         let refused = EffectError::SignIn(crate::invoke::auth::AuthError::Redirect("access_denied".into()));
         pane.finished(Vec::new(), Err(refused.clone()));

@@ -9,7 +9,7 @@ use crate::catalog::Tool;
 #[derive(Debug)]
 pub struct Confirmations {
     /// Ask at all.
-    pub ask: bool,
+    ask: bool,
     /// The tools the user said `y` to, by id.
     confirmed: HashSet<String>,
 }
@@ -21,6 +21,11 @@ impl Default for Confirmations {
 }
 
 impl Confirmations {
+    /// Whether a tool marked destructive asks for `y` before its first run.
+    pub fn ask_first(&mut self, ask: bool) {
+        self.ask = ask;
+    }
+
     /// Running `tool` now needs a `y` first.
     pub fn needed(&self, tool: &Tool) -> bool {
         self.ask && tool.hints().marked_destructive() && !self.confirmed.contains(&tool.id)

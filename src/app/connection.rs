@@ -7,6 +7,9 @@ use super::{Effect, Popup, Reply};
 use crate::form::TextInput;
 use crate::invoke::mcp::http::MCP_PROVIDER;
 
+/// Where calls go, the tokens given for it, whether its tools are being listed.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug)]
 pub struct Server {
     /// Where calls go, for the status line ("demo server", "http://...").
@@ -16,11 +19,11 @@ pub struct Server {
     /// Tools that asked for a provider's token without declaring it (the server's prompt said
     /// so): they receive it too.
     asked_by: BTreeMap<String, BTreeSet<String>>,
-    /// The server was asked for its tools and has not answered yet.
-    pub listing: bool,
+    /// The server was asked for its tools and has not answered yet (`listing()`).
+    listing: bool,
     /// The server was restarted and its tools are being listed again: the listing's status
     /// line says both.
-    pub reconnected: bool,
+    reconnected: bool,
 }
 
 impl Default for Server {
@@ -60,6 +63,27 @@ impl Server {
                 "{url} wants authorization (HTTP 401{asks}). Type its bearer token, or leave it empty to sign in (OAuth, in the browser):"
             )),
         }
+    }
+
+    /// The server was asked for its tools and has not answered yet.
+    pub fn listing(&self) -> bool {
+        self.listing
+    }
+
+    /// The server is asked for its tools (again).
+    pub fn start_listing(&mut self) {
+        self.listing = true;
+    }
+
+    /// The server was started again: its tools are listed again, and the listing's status
+    /// line says it was reconnected.
+    pub fn reconnected(&mut self) {
+        self.reconnected = true;
+    }
+
+    /// Whether the listing being answered follows a reconnection; asked once.
+    pub fn take_reconnected(&mut self) -> bool {
+        std::mem::take(&mut self.reconnected)
     }
 
     /// The listing was answered (with tools, or why there are none).

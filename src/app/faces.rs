@@ -29,6 +29,8 @@ pub enum FaceRequest {
 }
 
 /// What the app knows of each server's faces besides the list entries.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug, Default)]
 pub struct FaceState {
     /// Servers (by label) that answer `completion/complete`.

@@ -26,7 +26,7 @@ impl App {
         let arguments = form.arguments().clone();
         let errors = form.validation.error_count;
         if errors > 0 && !armed {
-            self.form_pane.run_armed = true;
+            self.form_pane.arm_run();
             let plural = if errors == 1 { "error" } else { "errors" };
             self.status = Some(format!("{errors} {plural}: not sent. Press {run_key} again to send it anyway"));
             return Vec::new();
@@ -73,11 +73,9 @@ impl App {
         id: u64,
         result: Result<Box<super::Answer>, super::failure::CallFailure>,
     ) -> Vec<Effect> {
-        let given = std::mem::take(&mut self.asks.given);
+        let given = self.asks.take_given();
         let Some((entry, then)) = self.result.done(id, result, self.server.endpoint.clone()) else { return Vec::new() };
-        if let Some(run) = self.result.run.as_mut().filter(|run| run.id == id) {
-            run.answers = given;
-        }
+        self.result.keep_answers(id, given);
         self.recorder.record(entry.clone());
         if matches!(self.result.items().get(self.result.item), Some(crate::invoke::ContentItem::Image(_))) {
             self.reveal_item();
@@ -162,10 +160,10 @@ impl App {
         let s = |n: usize| if n == 1 { "" } else { "s" };
         self.status = Some(match (added, gone, mine.is_empty()) {
             // After a restart, say so first: listing the tools is its last step.
-            (0, 0, _) if std::mem::take(&mut self.server.reconnected) => {
+            (0, 0, _) if self.server.take_reconnected() => {
                 format!("reconnected to {label}: the same tools")
             }
-            (n, g, _) if std::mem::take(&mut self.server.reconnected) => {
+            (n, g, _) if self.server.take_reconnected() => {
                 format!("reconnected to {label}: {n} new tool{}, {g} gone", s(n))
             }
             (0, 0, false) => format!("{label} lists the same tools"),
@@ -254,7 +252,7 @@ impl App {
             self.status = Some("test cases call tools: a resource read or a prompt is not saved as one".into());
             return Vec::new();
         }
-        let reply = self.recorder.save_run(self.result.run.as_ref(), &self.catalog, &self.asks.roots);
+        let reply = self.recorder.save_run(self.result.run.as_ref(), &self.catalog, self.asks.roots());
         self.apply(reply)
     }
 
@@ -265,11 +263,7 @@ impl App {
             self.status = Some(format!("{} is not in this catalog", entry.tool));
             return;
         };
-        self.list.filter.clear();
-        self.list.refresh(&self.catalog);
-        if let Some(entry_index) = self.list.entries.iter().position(|e| *e == super::list::Entry::Tool(position)) {
-            self.list.select_entry(entry_index);
-        }
+        self.list.select_tool(&self.catalog, position);
         self.tool_changed();
         if let Some(form) = self.form_mut() {
             form.set_arguments(&entry.arguments);
@@ -305,12 +299,9 @@ impl App {
                 }
             }
             Prompted::Token { provider, token } => return self.token_given(provider, token),
-            Prompted::SignIn => {
-                let reply = self.auth.sign_in();
-                return self.apply(reply);
-            }
+            Prompted::SignIn => return self.sign_in(),
             Prompted::Search(text) => {
-                self.result.search = text;
+                self.result.search_for(text);
                 self.find_next();
             }
             Prompted::SaveArtifact(path) => return self.result.save_artifact(path, false),
@@ -328,12 +319,11 @@ impl App {
             }
             Prompted::NoCaseFile => self.recorder.no_file(),
             Prompted::Roots(text) => {
-                self.asks.roots = super::asks::parse_roots(&text);
-                self.status = Some(format!(
-                    "roots: {}",
-                    if self.asks.roots.is_empty() { "none".into() } else { self.asks.roots.join(", ") }
-                ));
-                return vec![Effect::SetRoots(self.asks.roots.clone())];
+                self.asks.set_roots(super::asks::parse_roots(&text));
+                let roots = self.asks.roots();
+                self.status =
+                    Some(format!("roots: {}", if roots.is_empty() { "none".into() } else { roots.join(", ") }));
+                return vec![Effect::SetRoots(roots.to_vec())];
             }
             Prompted::Action(context, action) => return super::actions::run_action(self, context, action),
             Prompted::Copy(text) => {

@@ -25,16 +25,17 @@ pub struct JsonView {
 #[derive(Default)]
 pub struct FormPane {
     forms: FormCache,
-    /// Index into the selected form's rows.
-    pub cursor: usize,
+    /// Index into the selected form's rows (`cursor()`).
+    cursor: usize,
     /// First visible line of the form (lines, not rows: errors and text areas take several).
-    pub scroll: usize,
+    scroll: usize,
     /// A text field is being edited (keys go to it). Read it freely; it changes only through
     /// this pane's methods (`start_editing`, `stop_editing`...), which the architecture test checks.
     pub editing: bool,
-    pub json: Option<JsonView>,
+    /// The editable JSON view of the arguments, when open (`json()`).
+    json: Option<JsonView>,
     /// Run was just refused for invalid input; pressing it again sends anyway.
-    pub run_armed: bool,
+    run_armed: bool,
 }
 
 /// The [`FORMS_KEPT`] most recently used forms. One that goes keeps the arguments the user made
@@ -153,6 +154,70 @@ impl FormPane {
         self.forms.get_mut(id)
     }
 
+    /// Index into the selected form's rows.
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// First visible line of the form.
+    pub fn scroll(&self) -> usize {
+        self.scroll
+    }
+
+    /// The editable JSON view of the arguments, when open.
+    pub fn json(&self) -> Option<&JsonView> {
+        self.json.as_ref()
+    }
+
+    /// Run was refused for invalid input: the next Run, straight after, sends anyway.
+    pub fn arm_run(&mut self) {
+        self.run_armed = true;
+    }
+
+    /// Whether Run was armed; it is disarmed by asking (only the key straight after counts).
+    pub fn take_run_armed(&mut self) -> bool {
+        std::mem::take(&mut self.run_armed)
+    }
+
+    /// A click on row `index`: the cursor goes there, nothing is being edited.
+    pub fn click_row(&mut self, index: usize) {
+        self.editing = false;
+        self.cursor = index;
+    }
+
+    /// Keeps the cursor on one of the form's `rows` (none: the top, unscrolled).
+    pub fn clamp_cursor(&mut self, rows: usize) {
+        match rows {
+            0 => (self.cursor, self.scroll) = (0, 0),
+            n => self.cursor = self.cursor.min(n - 1),
+        }
+    }
+
+    /// Scrolls so the row under the cursor shows in `height` lines, rows being `heights` lines
+    /// tall (the cursor is on one of them: `clamp_cursor` first).
+    pub fn scroll_to_cursor(&mut self, heights: &[usize], height: usize) {
+        let Some(&tall) = heights.get(self.cursor) else { return };
+        let start: usize = heights[..self.cursor].iter().sum();
+        let end = start + tall;
+        if start < self.scroll {
+            self.scroll = start;
+        } else if end > self.scroll + height {
+            self.scroll = end.saturating_sub(height).min(start);
+        }
+    }
+
+    /// A key typed into the JSON view; true when its text changed (`apply_json` then).
+    pub fn type_json(&mut self, key: crossterm::event::KeyEvent) -> bool {
+        self.json.as_mut().is_some_and(|json| super::typing::edit_input(&mut json.input, key, true))
+    }
+
+    /// A paste into the JSON view (`apply_json` then).
+    pub fn paste_json(&mut self, text: &str) {
+        if let Some(json) = self.json.as_mut() {
+            json.input.insert_str(text, true);
+        }
+    }
+
     /// The focused field takes the printable keys: the person chose it.
     pub fn start_editing(&mut self) {
         self.editing = true;
@@ -179,6 +244,47 @@ impl FormPane {
         let path = self.focused_path(form)?;
         let field = form.field(&path)?.clone();
         Some((path, field))
+    }
+
+    /// An action on the form of tool `id` (`None`: no tool selected, the action does nothing);
+    /// `None` when the form does not take `action` (Back leaves the form: the app's move).
+    pub fn act(&mut self, id: Option<&str>, action: super::Action) -> Option<Reply> {
+        use super::Action as A;
+        let moves = |action| match action {
+            A::Up | A::PreviousField => Some(-1),
+            A::Down | A::NextField => Some(1),
+            A::PageUp => Some(-10),
+            A::PageDown => Some(10),
+            A::Top => Some(isize::MIN / 2),
+            A::Bottom => Some(isize::MAX / 2),
+            _ => None,
+        };
+        let takes = moves(action).is_some()
+            || matches!(
+                action,
+                A::Activate
+                    | A::Unset
+                    | A::AddItem
+                    | A::DeleteItem
+                    | A::MoveItemUp
+                    | A::MoveItemDown
+                    | A::Collapse
+                    | A::Expand
+            );
+        let Some(id) = id.filter(|_| takes) else { return takes.then(Reply::default) };
+        match action {
+            _ if let Some(delta) = moves(action) => self.move_cursor(id, delta),
+            A::Activate => return Some(self.activate(id)),
+            A::Unset => self.with_focused(id, |form, path| form.unset(path)),
+            A::AddItem => return Some(self.add_item(id)),
+            A::DeleteItem => return Some(self.delete_item(id)),
+            A::MoveItemUp => self.move_item(id, -1),
+            A::MoveItemDown => self.move_item(id, 1),
+            A::Collapse => self.set_collapsed(id, true),
+            A::Expand => self.set_collapsed(id, false),
+            _ => {}
+        }
+        Some(Reply::default())
     }
 
     /// Runs `edit` on the form at the focused row's path.

@@ -4,13 +4,14 @@
 //! finding puts its arguments in the tool's form, to be sent with the usual key. No I/O here.
 
 use super::keymap::{Action, Context};
-use super::{App, Effect, EffectError, Focus, Msg};
+use super::{App, Effect, EffectError, Focus, Msg, Overlay};
 use crate::fuzz::{Finding, Progress, Report};
 
 /// The fuzz pane: the last run (or the one going on) and the finding chosen in it.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug, Default)]
 pub struct FuzzPane {
-    pub open: bool,
     pub run: Option<FuzzRun>,
     /// Index into the run's findings.
     pub selected: usize,
@@ -70,7 +71,6 @@ impl FuzzPane {
             findings: Vec::new(),
         });
         self.selected = 0;
-        self.open = true;
         self.next_id
     }
 
@@ -145,8 +145,8 @@ impl App {
         let same_tool = self.fuzz.run.as_ref().is_some_and(|r| r.tool_id == tool.id);
         // A run that never started has nothing to show again.
         let findings_kept = self.fuzz.run.as_ref().is_some_and(|r| matches!(r.state, FuzzState::Done { .. }));
-        if self.fuzz.running() || (same_tool && findings_kept && !self.fuzz.open) {
-            self.fuzz.open = true;
+        if self.fuzz.running() || (same_tool && findings_kept && !self.shows(Overlay::Fuzz)) {
+            self.open_overlay(Overlay::Fuzz);
             if !same_tool {
                 self.status = Some(self.say("a fuzz run is going on: {key:back} in the fuzz pane stops it"));
             }
@@ -158,6 +158,7 @@ impl App {
     fn start_fuzz(&mut self, tool: crate::catalog::Tool) -> Vec<Effect> {
         self.stop_typing();
         let id = self.fuzz.start(&tool.id);
+        self.open_overlay(Overlay::Fuzz);
         self.status = Some(format!("fuzzing {} on a connection of its own…", crate::text::visible(&tool.id)));
         vec![Effect::Fuzz { id, tool: Box::new(tool) }]
     }
@@ -183,7 +184,7 @@ impl App {
             Action::Bottom => self.fuzz.choose(isize::MAX / 2),
             Action::Activate => self.finding_to_form(),
             Action::Back => return self.stop_or_close_fuzz(),
-            Action::Fuzz if self.fuzz.running() => self.fuzz.open = false,
+            Action::Fuzz if self.fuzz.running() => self.close_overlay(),
             Action::Fuzz => {
                 let tool = self.fuzz.run.as_ref().and_then(|r| self.catalog.get(&r.tool_id)).cloned();
                 if let Some(tool) = tool {
@@ -205,7 +206,7 @@ impl App {
                 vec![Effect::StopFuzz { id: run.id }]
             }
             _ => {
-                self.fuzz.open = false;
+                self.close_overlay();
                 Vec::new()
             }
         }
@@ -221,18 +222,14 @@ impl App {
             self.status = Some(format!("{} is no longer in the catalog", crate::text::visible(&finding.tool)));
             return;
         };
-        self.list.filter.clear();
-        self.list.refresh(&self.catalog);
-        if let Some(entry) = self.list.entries.iter().position(|e| *e == super::list::Entry::Tool(position)) {
-            self.list.select_entry(entry);
-        }
+        self.list.select_tool(&self.catalog, position);
         self.tool_changed();
         let held = self.form_mut().map(|form| {
             form.set_arguments(&finding.arguments);
             form.arguments() == &finding.arguments
         });
         self.sync_json();
-        self.fuzz.open = false;
+        self.close_overlay();
         self.focus = Focus::Form;
         let kind = finding.kind.name();
         self.status = Some(self.say(&match (held, finding.valid) {
@@ -318,7 +315,7 @@ mod tests {
         let mut app = app();
         let tool = "convert_currency";
         let id = fuzz(&mut app, tool);
-        assert!(app.fuzz.open && app.fuzz.running());
+        assert!(app.shows(Overlay::Fuzz) && app.fuzz.running());
         let progress = Progress {
             tool: tool.into(),
             phase: Phase::Valid,
@@ -338,15 +335,15 @@ mod tests {
         assert!(app.status.as_deref().unwrap().contains("2 findings"), "{:?}", app.status);
         // Closed, away from the tool and back: Z shows the finished run again.
         press(&mut app, KeyCode::Esc);
-        assert!(!app.fuzz.open, "Esc closes a finished run's pane");
+        assert!(!app.shows(Overlay::Fuzz), "Esc closes a finished run's pane");
         press(&mut app, KeyCode::Up);
         assert_ne!(app.selected_tool().map(|t| t.id.as_str()), Some(tool));
         press(&mut app, KeyCode::Down);
         assert!(press(&mut app, KeyCode::Char('Z')).is_empty(), "Z shows the finished run again");
-        assert!(app.fuzz.open);
+        assert!(app.shows(Overlay::Fuzz));
         press(&mut app, KeyCode::Down);
         press(&mut app, KeyCode::Enter);
-        assert!(!app.fuzz.open);
+        assert!(!app.shows(Overlay::Fuzz));
         assert_eq!(app.focus, Focus::Form);
         assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some(tool));
         assert_eq!(app.form().unwrap().arguments(), &shrunk);
@@ -359,7 +356,7 @@ mod tests {
         let first = fuzz(&mut app, "convert_currency");
         assert_eq!(press(&mut app, KeyCode::Esc), vec![Effect::StopFuzz { id: first }]);
         assert_eq!(app.fuzz.run.as_ref().unwrap().state, FuzzState::Stopping);
-        assert!(app.fuzz.open, "the pane stays to show what was found");
+        assert!(app.shows(Overlay::Fuzz), "the pane stays to show what was found");
         let mut stopped = report("convert_currency", Vec::new());
         stopped.stopped = Some("stopped".into());
         update(&mut app, Msg::FuzzDone { id: first, result: Ok(stopped) });

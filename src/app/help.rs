@@ -3,7 +3,7 @@
 //! everywhere), whether they stand side by side, and so how far it can scroll at this size.
 
 use super::keymap::Context;
-use super::{App, Focus};
+use super::{App, Focus, Overlay};
 use crate::text::width;
 
 /// The left and right columns of the overlay: the keys of the pane the help was asked in, and
@@ -11,13 +11,13 @@ use crate::text::width;
 pub fn contexts(app: &App) -> (&'static [Context], &'static [Context]) {
     const EVERYWHERE: &[Context] = &[Context::Typing, Context::Anywhere];
     match app.focus {
-        _ if app.traffic.open => (&[Context::Traffic], EVERYWHERE),
-        _ if app.server_pane.open => (&[Context::Server], EVERYWHERE),
+        _ if app.shows(Overlay::Traffic) => (&[Context::Traffic], EVERYWHERE),
+        _ if app.shows(Overlay::Server) => (&[Context::Server], EVERYWHERE),
         Focus::Result if app.result.shows_value() => {
             (&[Context::Result], &[Context::Value, Context::Typing, Context::Anywhere])
         }
         Focus::Result => (&[Context::Result], EVERYWHERE),
-        _ if app.fuzz.open => (&[Context::Fuzz], EVERYWHERE),
+        _ if app.shows(Overlay::Fuzz) => (&[Context::Fuzz], EVERYWHERE),
         _ if app.typing() => (&[Context::Typing], &[Context::Anywhere]),
         _ => (&[Context::Main], EVERYWHERE),
     }

@@ -19,6 +19,8 @@ pub enum Entry {
     Section(&'static str),
 }
 
+/// The list's entries, selection and scroll are read by the screen as they are; the
+/// architecture test keeps their changes in this module.
 #[derive(Debug, Clone, Default)]
 pub struct ToolList {
     pub entries: Vec<Entry>,
@@ -26,9 +28,10 @@ pub struct ToolList {
     pub selected: Option<usize>,
     /// First visible entry.
     pub offset: usize,
-    /// The filter text; `filtering` while it is being typed.
-    pub filter: TextInput,
-    pub filtering: bool,
+    /// The filter text; `filtering` while it is being typed. Changed only by this pane's
+    /// methods (`start_filter`, `filter_key`...); read through `filter()` and `filtering()`.
+    filter: TextInput,
+    filtering: bool,
 }
 
 impl ToolList {
@@ -103,6 +106,81 @@ impl ToolList {
         } else if selected >= self.offset + height {
             self.offset = selected + 1 - height;
         }
+    }
+
+    /// The filter text (typed, or kept after typing).
+    pub fn filter(&self) -> &TextInput {
+        &self.filter
+    }
+
+    /// The filter is being typed: keys go to it.
+    pub fn filtering(&self) -> bool {
+        self.filtering
+    }
+
+    /// A new search: the filter takes the keys, empty (it never appends to the last one).
+    pub fn start_filter(&mut self) {
+        self.filtering = true;
+        self.filter.clear();
+    }
+
+    /// The filter stops taking keys; what was typed stays.
+    pub fn stop_filter(&mut self) {
+        self.filtering = false;
+    }
+
+    /// The filter is emptied and every tool listed again; false when it was empty already.
+    pub fn clear_filter(&mut self, catalog: &Catalog) -> bool {
+        if self.filter.text().is_empty() {
+            return false;
+        }
+        self.filter.clear();
+        self.refresh(catalog);
+        true
+    }
+
+    /// Every tool listed (no filter), with the catalog's tool `position` selected.
+    pub fn select_tool(&mut self, catalog: &Catalog, position: usize) {
+        self.filter.clear();
+        self.refresh(catalog);
+        if let Some(entry) = self.entries.iter().position(|e| *e == Entry::Tool(position)) {
+            self.select_entry(entry);
+        }
+    }
+
+    /// A key in the filter box: every keystroke selects the best match. True when Enter chose
+    /// the selected tool (the app opens its form).
+    pub fn filter_key(&mut self, key: crossterm::event::KeyEvent, catalog: &Catalog) -> bool {
+        use crossterm::event::KeyCode;
+        match key.code {
+            KeyCode::Esc => {
+                self.filtering = false;
+                self.filter.clear();
+                self.refresh(catalog);
+            }
+            KeyCode::Enter => {
+                self.filtering = false;
+                return self.selected_tool().is_some();
+            }
+            KeyCode::Up => self.move_by(-1),
+            KeyCode::Down => self.move_by(1),
+            _ => {
+                if super::typing::edit_input(&mut self.filter, key, false) {
+                    self.refresh_to_best(catalog);
+                }
+            }
+        }
+        false
+    }
+
+    /// A paste into the filter being typed; false when it is not being typed.
+    pub fn paste_filter(&mut self, text: &str, catalog: &Catalog) -> bool {
+        if !self.filtering {
+            return false;
+        }
+        self.filter.insert_str(text, false);
+        self.refresh_to_best(catalog);
+        true
     }
 
     pub fn tool_count(&self) -> usize {

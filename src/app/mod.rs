@@ -21,12 +21,14 @@ pub mod keymap;
 pub mod layout;
 pub mod lint;
 pub mod list;
+pub mod overlay;
 pub mod prompts;
 mod raw;
 pub mod recorder;
 pub mod result;
 pub mod server_pane;
 pub mod servers;
+pub mod setup;
 pub mod status_age;
 pub mod text_popup;
 pub mod traffic;
@@ -44,9 +46,11 @@ pub use form::{FormPane, JsonView};
 pub use keymap::{Action, Context, Keymap};
 pub use layout::Layout;
 pub use list::ToolList;
+pub use overlay::Overlay;
 pub use prompts::{PickerPurpose, Popup, Prompts};
 pub use recorder::Recorder;
 pub use result::{Answer, ArtifactState, ArtifactView, ResultPane, Run, RunState};
+pub use setup::{AppSetup, CaseSecrets};
 pub use update::update;
 
 /// Everything that can happen to the app.
@@ -411,8 +415,6 @@ pub struct App {
     pub server: Server,
     /// The server pane: its info, stderr and log.
     pub server_pane: server_pane::ServerPane,
-    /// The traffic pane (each server's traffic is in its server pane's state).
-    pub traffic: traffic::TrafficPane,
     pub prompts: Prompts,
     pub recorder: Recorder,
     /// Which destructive tools the user has said `y` to running.
@@ -433,6 +435,8 @@ pub struct App {
     pub faces: faces::FaceState,
     /// Where the focus goes back to when the result pane is left.
     before_result: Focus,
+    /// The pane shown over the others (`overlay()` reads it; App's methods open and close it).
+    overlay: Option<Overlay>,
 }
 
 impl App {
@@ -455,7 +459,6 @@ impl App {
             result: ResultPane::default(),
             server: Server::default(),
             server_pane: server_pane::ServerPane::default(),
-            traffic: traffic::TrafficPane::default(),
             prompts: Prompts::default(),
             recorder: Recorder::default(),
             confirmations: confirm::Confirmations::default(),
@@ -467,42 +470,10 @@ impl App {
             faces: faces::FaceState::default(),
             servers: servers::Servers::default(),
             before_result: Focus::Form,
+            overlay: None,
         };
         app.form_mut();
         app
-    }
-
-    /// An app whose definition files are read after its first frame (`Msg::CatalogLoaded`).
-    pub fn loading(mut self) -> App {
-        self.loading = true;
-        self
-    }
-
-    /// The user's keys in place of the defaults (read from the config file by the caller).
-    /// Schemas of forms opened from now on are compiled off the UI thread (the runtime carries
-    /// out `Effect::CompileChecker`); without this they are compiled as a form opens.
-    pub fn with_background_checks(mut self) -> App {
-        self.form_pane.compile_elsewhere();
-        self
-    }
-
-    /// Tools are linted as their forms open, with these rules, and the detail pane shows what
-    /// the rules found.
-    pub fn with_lint(mut self, options: crate::lint::Options) -> App {
-        self.lint = lint::LintNotes::new(options);
-        self
-    }
-
-    pub fn with_keymap(mut self, keymap: Keymap) -> App {
-        self.keymap = keymap;
-        self
-    }
-
-    /// Whether a tool marked destructive asks for `y` before its first run (`[app]
-    /// confirm_destructive` in the config file; on by default).
-    pub fn with_confirm_destructive(mut self, confirm: bool) -> App {
-        self.confirmations.ask = confirm;
-        self
     }
 
     pub fn selected_tool(&self) -> Option<&Tool> {
@@ -531,14 +502,14 @@ impl App {
             if current { layout::ResultSize::Open } else { layout::ResultSize::Folded }
         });
         let no_fields = self.form().is_some_and(|form| form.root.children().is_empty() && form.rows().is_empty());
-        let layout = Layout::fitted(self.size, self.form_pane.json.is_some(), result, no_fields);
+        let layout = Layout::fitted(self.size, self.form_pane.json().is_some(), result, no_fields);
         if self.zoomed { layout.zoomed(self.focus) } else { layout }
     }
 
     /// Keys go to a text box: a field being edited, the JSON view, the filter.
     pub fn typing(&self) -> bool {
-        self.list.filtering
-            || (self.traffic.open && self.server_pane.traffic.filtering)
+        self.list.filtering()
+            || (self.shows(Overlay::Traffic) && self.server_pane.traffic.filtering())
             || self.focus == Focus::Json
             || (self.focus == Focus::Form && self.form_pane.editing)
     }

@@ -17,6 +17,9 @@ use crate::history::Entry;
 /// Where cases go unless the user names another file.
 pub const DEFAULT_CASE_FILE: &str = "tooldeck-cases.yaml";
 
+/// The history of calls and the test cases saved from them.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug, Default)]
 pub struct Recorder {
     /// Past calls, oldest first.
@@ -32,15 +35,21 @@ pub struct Recorder {
     /// The variables the last saved case reads its tokens from.
     tokens_asked: Vec<String>,
     /// Secret headers a case file cannot name (they came from nowhere in the environment).
-    pub headers_left_out: Vec<String>,
+    headers_left_out: Vec<String>,
     /// Variables a case file names for the secrets of the server's URL or command.
-    pub env_to_set: Vec<String>,
+    env_to_set: Vec<String>,
     /// Each saved tool's compiled checker and the schema it was compiled from: compiling is the
     /// slow part of a save, done once per tool (again only when its schema changed).
     checkers: HashMap<String, (Value, Checker)>,
 }
 
 impl Recorder {
+    /// What cases saved from now on cannot carry of the server's secrets (said when one is saved).
+    pub fn case_secrets(&mut self, secrets: super::CaseSecrets) {
+        self.headers_left_out = secrets.headers_left_out;
+        self.env_to_set = secrets.env_to_set;
+    }
+
     /// The history file was read: its calls go before this session's.
     pub fn history_read(&mut self, mut entries: Vec<Entry>) {
         // Calls made before the file was read stay the newest.

@@ -80,10 +80,13 @@ impl LogRing {
     }
 }
 
+/// The server pane: what the server said of itself, its log, the session's traffic.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug, Default)]
 pub struct ServerPane {
-    pub open: bool,
-    pub info: Option<ServerInfo>,
+    /// What the server said of itself (`info()`).
+    info: Option<ServerInfo>,
     pub log: LogRing,
     /// Log entries below this level (an index into [`LEVELS`]) are hidden; stderr always shows.
     pub min_level: usize,
@@ -92,7 +95,7 @@ pub struct ServerPane {
     /// Why the server is gone, until it is reconnected.
     pub gone: Option<String>,
     /// The last height the log was drawn at, for paging (the view sets it; a guess before).
-    pub page: usize,
+    page: usize,
     /// The level last asked of the server with `logging/setLevel`: asked again of a new session
     /// or a restarted server, which start from their own default.
     pub asked_level: Option<String>,
@@ -240,6 +243,22 @@ impl ServerPane {
 
     /// The server was started again, or a new session opened.
     /// The server is back; returns the log level to ask of it again, if one was asked before.
+    /// What the server said of itself, once it has.
+    pub fn info(&self) -> Option<&ServerInfo> {
+        self.info.as_ref()
+    }
+
+    /// The server introduced itself (its name, version, instructions, capabilities).
+    pub fn introduced(&mut self, info: ServerInfo) {
+        self.info = Some(info);
+    }
+
+    /// The pane is drawn on a screen `height` rows tall: its log pages by what fits (the screen
+    /// less the pane's header, borders and status line).
+    pub fn fit(&mut self, height: u16) {
+        self.page = usize::from(height).saturating_sub(16).max(1);
+    }
+
     pub fn reconnected(&mut self, info: Option<ServerInfo>) -> Option<Effect> {
         self.gone = None;
         if info.is_some() {

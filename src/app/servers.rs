@@ -18,6 +18,9 @@ pub struct FoundEntry {
     pub line: String,
 }
 
+/// Several servers side by side: the current one's state is in the app, the others' parked.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug, Default)]
 pub struct Servers {
     /// The connected servers' labels, in the order they were named.
@@ -27,12 +30,17 @@ pub struct Servers {
     /// The other servers' state.
     parked: HashMap<String, (Server, ServerPane)>,
     /// Servers found in configs (the runtime connects one on `Effect::ConnectFound`).
-    pub found: Vec<FoundEntry>,
+    found: Vec<FoundEntry>,
     /// A server's message is being applied (its effects are addressed to it, not the current).
     pub(super) applying: bool,
 }
 
 impl Servers {
+    /// The servers found in configs, to connect one from the app.
+    pub fn found_in_configs(&mut self, found: Vec<FoundEntry>) {
+        self.found = found;
+    }
+
     pub fn several(&self) -> bool {
         self.labels.len() > 1
     }
@@ -97,11 +105,8 @@ impl App {
     fn swap_with(&mut self, label: &str) {
         let Some((server, pane)) = self.servers.parked.get_mut(label) else { return };
         std::mem::swap(&mut self.server, server);
-        // Whether the pane is open is the person's choice, not the server's.
-        let open = self.server_pane.open;
+        // Whether the pane is open is the person's choice (`App::overlay`), not the server's.
         std::mem::swap(&mut self.server_pane, pane);
-        self.server_pane.open = open;
-        pane.open = false;
     }
 
     /// The list of servers found in configs, to pick one to connect.
@@ -145,7 +150,6 @@ impl App {
         }
         let Some(previous) = self.servers.current_label().map(str::to_string) else { return };
         // Park the current server's state under its label, then bring the chosen one's out.
-        let open = self.server_pane.open;
         let server = std::mem::take(&mut self.server);
         let pane = std::mem::take(&mut self.server_pane);
         self.servers.parked.insert(previous, (server, pane));
@@ -153,7 +157,6 @@ impl App {
             self.server = server;
             self.server_pane = pane;
         }
-        self.server_pane.open = open;
         self.servers.current = index;
     }
 }

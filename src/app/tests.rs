@@ -25,7 +25,7 @@ fn filter_then_fill_a_field() {
     let mut app = app();
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "search_pro");
-    assert_eq!(app.list.filter.text(), "search_pro");
+    assert_eq!(app.list.filter().text(), "search_pro");
     assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some("search_products"), "the best match at once");
     // One Enter opens it; a letter on a field is a command until Enter chooses the field.
     press(&mut app, KeyCode::Enter);
@@ -76,13 +76,13 @@ fn the_filter_selects_the_best_match_as_it_is_typed() {
     assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some("Math.Add@1.0.0"));
     // Ctrl-U clears the box (deletes to its start), and the next text picks again.
     update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
-    assert!(app.list.filtering && app.list.filter.text().is_empty());
+    assert!(app.list.filtering() && app.list.filter().text().is_empty());
     type_text(&mut app, "write");
     assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some("write_file"), "a prefix beats a fuzzy match");
     // `/` again starts a new filter; it does not append to the last.
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('/'));
-    assert_eq!(app.list.filter.text(), "");
+    assert_eq!(app.list.filter().text(), "");
 }
 
 /// A key that does nothing where it is pressed says what it does elsewhere.
@@ -101,7 +101,8 @@ fn cursor_keys_in_an_empty_optional_number_change_nothing() {
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "search_pro");
     press(&mut app, KeyCode::Enter);
-    app.form_pane.cursor = app.form().unwrap().row_index()["/limit"];
+    let limit = app.form().unwrap().row_index()["/limit"];
+    app.form_pane.click_row(limit);
     press(&mut app, KeyCode::Enter);
     assert!(app.form_pane.editing);
     let errors = |app: &App| app.form().unwrap().validation.errors.get("/limit").cloned();
@@ -319,22 +320,22 @@ fn the_server_listing_shows_until_it_is_answered() {
     let mut app = App::new(crate::catalog::Catalog::default(), &[], (120, 40));
     let effects = update(&mut app, Msg::ServerNamed { label: "http://x/mcp".into(), lists_tools: true });
     assert_eq!(effects, vec![Effect::ListServerTools]);
-    assert!(app.server.listing);
+    assert!(app.server.listing());
     update(
         &mut app,
         Msg::ServerTools { label: "http://x/mcp".into(), result: Err(InvokeError::Protocol("refused".into()).into()) },
     );
-    assert!(!app.server.listing);
+    assert!(!app.server.listing());
     update(&mut app, Msg::ServerNamed { label: "http://x/mcp".into(), lists_tools: true });
     update(&mut app, Msg::ServerWantsToken { url: "http://x/mcp".into(), challenge: None });
-    assert!(!app.server.listing, "it asks for a token instead");
+    assert!(!app.server.listing(), "it asks for a token instead");
     type_text(&mut app, "t0k");
     let effects = key(&mut app, KeyCode::Enter);
     assert!(effects.iter().any(|e| matches!(e, Effect::Authorize { .. })), "{effects:?}");
-    assert!(app.server.listing, "listed again with the token");
+    assert!(app.server.listing(), "listed again with the token");
     let demo = &mut App::new(crate::catalog::Catalog::default(), &[], (120, 40));
     assert!(update(demo, Msg::ServerNamed { label: "demo server".into(), lists_tools: false }).is_empty());
-    assert!(!demo.server.listing);
+    assert!(!demo.server.listing());
 }
 
 /// Going through many tools keeps only the recently used forms built.

@@ -18,12 +18,6 @@ use super::{App, Effect};
 use crate::form::TextInput;
 use crate::invoke::mcp::traffic::{Direction, Entry, MAX_BYTES, MAX_ENTRIES};
 
-/// Whether the traffic pane is open (the person's choice, whichever server is current).
-#[derive(Debug, Default)]
-pub struct TrafficPane {
-    pub open: bool,
-}
-
 /// One server's traffic as the app holds it, with the pane's filter and selection.
 #[derive(Debug, Default)]
 pub struct TrafficLog {
@@ -32,19 +26,82 @@ pub struct TrafficLog {
     /// The sequence number the next entry of the session will have.
     next_seq: u64,
     /// What is being typed to narrow the list (method or text); `filtering` while typed.
-    pub filter: TextInput,
-    pub filtering: bool,
+    filter: TextInput,
+    filtering: bool,
     /// The filter `shown` holds the entries of (lower case).
     shown_for: String,
     /// The sequence numbers of the entries that pass the filter, oldest first.
     shown: VecDeque<u64>,
     /// The selected entry; `None` follows the newest.
-    pub selected: Option<u64>,
+    selected: Option<u64>,
     /// Lines of the selected message scrolled past.
-    pub message_scroll: usize,
+    message_scroll: usize,
 }
 
 impl TrafficLog {
+    /// The filter text (typed, or kept after typing).
+    pub fn filter(&self) -> &TextInput {
+        &self.filter
+    }
+
+    /// The filter is being typed: keys go to it.
+    pub fn filtering(&self) -> bool {
+        self.filtering
+    }
+
+    /// Whether the newest message is followed (none chosen).
+    pub fn follows(&self) -> bool {
+        self.selected.is_none()
+    }
+
+    /// Lines of the selected message scrolled past.
+    pub fn message_scroll(&self) -> usize {
+        self.message_scroll
+    }
+
+    /// The filter stops taking keys; what was typed stays.
+    pub fn stop_filter(&mut self) {
+        self.filtering = false;
+    }
+
+    /// A key while the filter is typed: Enter keeps it, Esc empties it, ↑ and ↓ move.
+    fn filter_key(&mut self, key: KeyEvent) {
+        match key.code {
+            KeyCode::Enter => self.filtering = false,
+            KeyCode::Esc => {
+                self.filtering = false;
+                self.filter.clear();
+            }
+            KeyCode::Up => self.move_by(-1),
+            KeyCode::Down => self.move_by(1),
+            _ => {
+                super::typing::edit_input(&mut self.filter, key, false);
+            }
+        }
+        self.refilter();
+    }
+
+    /// Moving in the list and the message, and starting a filter; false for any other action.
+    fn act(&mut self, action: Action, page: isize) -> bool {
+        match action {
+            Action::Up => self.move_by(-1),
+            Action::Down => self.move_by(1),
+            Action::PageUp => self.move_by(-page),
+            Action::PageDown => self.move_by(page),
+            Action::Top => self.move_by(isize::MIN / 2),
+            Action::Bottom => self.follow(),
+            Action::MessageUp => self.message_scroll = self.message_scroll.saturating_sub(1),
+            Action::MessageDown => self.message_scroll += 1,
+            Action::Filter => {
+                self.filtering = true;
+                self.filter.clear();
+                self.refilter();
+            }
+            _ => return false,
+        }
+        true
+    }
+
     /// Entries that arrived from the session's log (those already held are skipped).
     pub fn receive(&mut self, entries: Vec<Entry>) {
         for entry in entries {
@@ -186,19 +243,17 @@ impl App {
     /// Opens the traffic pane at the current call's request (the newest message without one),
     /// or closes it.
     pub(super) fn toggle_traffic(&mut self) {
-        if self.traffic.open {
-            self.traffic.open = false;
+        if self.shows(super::Overlay::Traffic) {
+            self.close_overlay();
             return;
         }
-        self.traffic.open = true;
-        self.server_pane.open = false;
+        self.open_overlay(super::Overlay::Traffic);
         let id = current_exchange(self).and_then(|exchange| request_id(&exchange.request_body));
-        let log = &mut self.server_pane.traffic;
-        if self.result.run.is_some() && log.select_call(id.as_deref()) {
+        if self.result.run.is_some() && self.server_pane.traffic.select_call(id.as_deref()) {
             return;
         }
-        log.follow();
-        if log.is_empty() {
+        self.server_pane.traffic.follow();
+        if self.server_pane.traffic.is_empty() {
             self.status = Some("no MCP traffic yet (an Open Tool Calling server, or not connected)".into());
         }
     }
@@ -206,43 +261,16 @@ impl App {
     /// A key while the traffic pane is open: the filter being typed takes it, else the
     /// pane's bindings.
     pub(super) fn traffic_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let log = &mut self.server_pane.traffic;
-        if log.filtering {
-            match key.code {
-                KeyCode::Enter => log.filtering = false,
-                KeyCode::Esc => {
-                    log.filtering = false;
-                    log.filter.clear();
-                }
-                KeyCode::Up => log.move_by(-1),
-                KeyCode::Down => log.move_by(1),
-                _ => {
-                    super::typing::edit_input(&mut log.filter, key, false);
-                }
-            }
-            log.refilter();
+        if self.server_pane.traffic.filtering() {
+            self.server_pane.traffic.filter_key(key);
             return Vec::new();
         }
         // The list's rows: the screen less the message below, borders and the status line.
         let page = (usize::from(self.size.1) / 2).saturating_sub(3).max(1) as isize;
         match self.keymap.action_for(Context::Traffic, key) {
-            Some(Action::Back) => self.traffic.open = false,
-            Some(Action::Traffic) => self.traffic.open = false,
-            Some(Action::Up) => log.move_by(-1),
-            Some(Action::Down) => log.move_by(1),
-            Some(Action::PageUp) => log.move_by(-page),
-            Some(Action::PageDown) => log.move_by(page),
-            Some(Action::Top) => log.move_by(isize::MIN / 2),
-            Some(Action::Bottom) => log.follow(),
-            Some(Action::MessageUp) => log.message_scroll = log.message_scroll.saturating_sub(1),
-            Some(Action::MessageDown) => log.message_scroll += 1,
-            Some(Action::Filter) => {
-                log.filtering = true;
-                log.filter.clear();
-                log.refilter();
-            }
+            Some(Action::Back | Action::Traffic) => self.close_overlay(),
             Some(Action::Copy) => {
-                return match log.selected_entry() {
+                return match self.server_pane.traffic.selected_entry() {
                     Some(entry) => {
                         self.status = Some(format!("copied {}", entry.summary()));
                         vec![Effect::Copy(entry.shown_text())]
@@ -254,7 +282,10 @@ impl App {
                 };
             }
             Some(Action::Help) => self.prompts.open(super::Popup::help()),
-            _ => {}
+            Some(action) => {
+                let _ = self.server_pane.traffic.act(action, page);
+            }
+            None => {}
         }
         Vec::new()
     }

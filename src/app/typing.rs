@@ -15,8 +15,7 @@ impl App {
             self.sync_json();
             return;
         }
-        let Some(json) = self.form_pane.json.as_mut() else { return };
-        if !edit_input(&mut json.input, key, true) {
+        if !self.form_pane.type_json(key) {
             return;
         }
         self.form_op(|pane, id| pane.apply_json(id));
@@ -84,43 +83,21 @@ impl App {
 
     /// A key in the filter box: every keystroke selects the best match; Enter opens it.
     pub(super) fn filter_key(&mut self, key: KeyEvent) {
-        match key.code {
-            KeyCode::Esc => {
-                self.list.filtering = false;
-                self.list.filter.clear();
-                self.list.refresh(&self.catalog);
-            }
-            KeyCode::Enter => {
-                self.list.filtering = false;
-                if self.list.selected_tool().is_some() {
-                    self.tool_changed();
-                    self.open_selected_form();
-                    return;
-                }
-            }
-            KeyCode::Up => self.list.move_by(-1),
-            KeyCode::Down => self.list.move_by(1),
-            _ => {
-                if edit_input(&mut self.list.filter, key, false) {
-                    self.list.refresh_to_best(&self.catalog);
-                }
-            }
-        }
+        let chosen = self.list.filter_key(key, &self.catalog);
         self.tool_changed();
+        if chosen {
+            self.open_selected_form();
+        }
     }
 
     pub(super) fn paste(&mut self, text: &str) {
         // Every text box takes a paste, as it takes the same editing keys.
         if self.prompts.paste(text) {
             // An open popup took it, or has nowhere to put it.
-        } else if self.list.filtering {
-            self.list.filter.insert_str(text, false);
-            self.list.refresh_to_best(&self.catalog);
+        } else if self.list.paste_filter(text, &self.catalog) {
             self.tool_changed();
         } else if self.focus == Focus::Json {
-            if let Some(json) = self.form_pane.json.as_mut() {
-                json.input.insert_str(text, true);
-            }
+            self.form_pane.paste_json(text);
             self.form_op(|pane, id| pane.apply_json(id));
         } else if self.focus == Focus::Form {
             let Some((path, field)) = self.form_op(|pane, id| pane.focused_field(id)) else { return };

@@ -156,7 +156,7 @@ fn server_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
                 Some(status) => format!("{said} · {status}"),
                 None => said,
             });
-            app.asks.protocol = Some(version);
+            app.asks.agreed(version);
         }
         Msg::Asked { id, ask } => app.asks.asked(id, ask),
         Msg::ServerNamed { label, lists_tools } => {
@@ -173,7 +173,7 @@ fn server_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::ServerWantsToken { url, challenge } => {
             app.status = None;
-            app.auth.challenge.clone_from(&challenge);
+            app.auth.challenged(challenge.clone());
             app.prompts.open(app.server.wants_token(&url, challenge.as_deref()));
         }
         Msg::ServerEvents(events) => {
@@ -181,13 +181,13 @@ fn server_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
             let reconnect = app.key_name(Context::Main, Action::Reconnect);
             let reply = app.server_pane.events(events, &reconnect);
             if reply.effects.contains(&super::Effect::ListServerTools) {
-                app.server.listing = true;
+                app.server.start_listing();
             }
             effects.extend(app.apply(reply));
             return effects;
         }
         Msg::Traffic(entries) => app.server_pane.traffic.receive(entries),
-        Msg::ServerInfo(info) => app.server_pane.info = Some(*info),
+        Msg::ServerInfo(info) => app.server_pane.introduced(*info),
         Msg::Reconnected(result) => return reconnected(app, result),
         Msg::LogLevelRefused(why) => app.status = Some(format!("logging/setLevel: {why}")),
         // Routed to the other groups by `update_one`.
@@ -200,7 +200,7 @@ fn reconnected(app: &mut App, result: Result<(), EffectError>) -> Vec<Effect> {
     match result {
         Ok(()) => {
             app.status = Some(format!("reconnected to {}: listing its tools again", app.server.endpoint));
-            app.server.reconnected = true;
+            app.server.reconnected();
             app.server_pane.reconnected(None).into_iter().collect()
         }
         Err(e) => {

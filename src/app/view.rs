@@ -38,11 +38,10 @@ pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent) {
             if row < area.y {
                 return;
             }
-            let line = app.form_pane.scroll + usize::from(row - area.y);
+            let line = app.form_pane.scroll() + usize::from(row - area.y);
             if let Some(index) = row_at_line(app, line) {
                 app.focus = Focus::Form;
-                app.form_pane.stop_editing();
-                app.form_pane.cursor = index;
+                app.form_pane.click_row(index);
             }
         }
         MouseEventKind::Down(MouseButton::Left) if layout.json.is_some_and(|j| contains(j, column, row)) => {
@@ -173,7 +172,7 @@ pub fn form_area(app: &App, inner_area: Rect) -> FormArea {
     let Some(form) = app.form() else { return FormArea { rows, run_options: None, help: None } };
     let description = form
         .rows()
-        .get(app.form_pane.cursor)
+        .get(app.form_pane.cursor())
         .and_then(|r| form.field(&r.path))
         .and_then(|f| f.description.as_deref())
         // As much of it as a third of the pane holds (at least 2 lines): zoomed, it reads whole.
@@ -203,20 +202,11 @@ pub(super) fn keep_in_view(app: &mut App) {
     }
     app.list.ensure_visible(usize::from(inner(layout.list).height));
     let heights = row_heights(app);
+    app.form_pane.clamp_cursor(heights.len());
     if heights.is_empty() {
-        app.form_pane.cursor = 0;
-        app.form_pane.scroll = 0;
         return;
     }
-    app.form_pane.cursor = app.form_pane.cursor.min(heights.len() - 1);
     // The focused field's description takes room at the bottom: measured with the cursor clamped.
     let height = usize::from(form_area(app, inner(layout.form)).rows.height).max(1);
-    let pane = &mut app.form_pane;
-    let start: usize = heights[..pane.cursor].iter().sum();
-    let end = start + heights[pane.cursor];
-    if start < pane.scroll {
-        pane.scroll = start;
-    } else if end > pane.scroll + height {
-        pane.scroll = end.saturating_sub(height).min(start);
-    }
+    app.form_pane.scroll_to_cursor(&heights, height);
 }

@@ -76,15 +76,15 @@ async fn run_app(
     };
     let size = crossterm::terminal::size().unwrap_or((80, 24));
     let (keymap, confirm_destructive, lint) = settings(shared.config.as_deref()).map_err(io::Error::other)?;
-    let mut app = crate::app::App::new(Catalog::default(), &[], size)
-        .with_keymap(keymap)
-        .with_confirm_destructive(confirm_destructive)
-        .with_lint(lint)
-        .with_background_checks();
-    if load.is_some() {
-        app = app.loading();
-    }
-    app.servers.found = found_entries(&found);
+    let mut setup = crate::app::AppSetup {
+        keymap,
+        confirm_destructive,
+        lint: Some(lint),
+        checks_in_background: true,
+        loading: load.is_some(),
+        found_servers: found_entries(&found),
+        ..crate::app::AppSetup::default()
+    };
     // The servers are connected, and their tools listed, after the first frame: the runtime
     // does it and the app shows that it waits.
     // A case saved from the app names its server, its headers as `${ENV}` placeholders.
@@ -94,13 +94,14 @@ async fn run_app(
     for (index, (options, headers)) in resolved.into_iter().enumerate() {
         let case_server = crate::cases::server_keys::case_server(&options, &environment);
         if index == 0 {
-            app.asks.roots = options.roots.clone();
-            app.recorder.headers_left_out = case_server.left_out;
-            app.recorder.env_to_set = case_server.to_set;
+            setup.roots = options.roots.clone();
+            setup.case_secrets =
+                crate::app::CaseSecrets { headers_left_out: case_server.left_out, env_to_set: case_server.to_set };
         }
         let case_server = case_server.keys;
         each.push(crate::runtime::Server { options, headers, demo_url: demo_url.clone(), case_server });
     }
+    let app = crate::app::App::new(Catalog::default(), &[], size).with_setup(setup);
     let servers = crate::runtime::Servers { each, shared: shared.clone() };
     crate::runtime::run(app, styles, servers, load).await
 }

@@ -45,14 +45,14 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     }
     let (lines, cursor_at) = field_lines(app, form, &rows, usize::from(body.width), focused, styles);
     let visible_lines: Vec<Line> =
-        lines.into_iter().skip(app.form_pane.scroll).take(usize::from(body.height)).collect();
+        lines.into_iter().skip(app.form_pane.scroll()).take(usize::from(body.height)).collect();
     frame.render_widget(Paragraph::new(visible_lines), body);
     if let Some((line, column)) = cursor_at
-        && line >= app.form_pane.scroll
-        && line < app.form_pane.scroll + usize::from(body.height)
+        && line >= app.form_pane.scroll()
+        && line < app.form_pane.scroll() + usize::from(body.height)
     {
         let x = body.x + (column as u16).min(body.width.saturating_sub(1));
-        frame.set_cursor_position((x, body.y + (line - app.form_pane.scroll) as u16));
+        frame.set_cursor_position((x, body.y + (line - app.form_pane.scroll()) as u16));
     }
 }
 
@@ -125,7 +125,7 @@ fn field_lines(
     let errors = row_error_lines(app, form, rows, body_width);
     for ((index, row), row_errors) in rows.iter().enumerate().zip(errors) {
         let Some(field) = form.field(&row.path) else { continue };
-        let is_cursor = index == app.form_pane.cursor && focused;
+        let is_cursor = index == app.form_pane.cursor() && focused;
         let editing = is_cursor && app.form_pane.editing;
         let parent = row.path.split_last().and_then(|(_, parent)| form.field(parent));
         let label = match parent.map(|p| &p.widget) {

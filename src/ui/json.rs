@@ -12,7 +12,7 @@ use crate::text::{truncate, visible, width};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
-    let Some(json) = &app.form_pane.json else { return };
+    let Some(json) = app.form_pane.json() else { return };
     let focused = app.focus == Focus::Json;
     let title = if focused { "JSON · editing (Esc: back to form)" } else { "JSON" };
     frame.render_widget(pane(title, focused, styles), area);

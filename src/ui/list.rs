@@ -13,7 +13,7 @@ use crate::text::{truncate, visible};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
-    let filtering = app.list.filtering || !app.list.filter.text().is_empty();
+    let filtering = app.list.filtering() || !app.list.filter().text().is_empty();
     let mut title = if filtering {
         format!("tools {}/{}", app.list.tool_count(), app.catalog.len())
     } else {
@@ -25,7 +25,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         }
     };
     // The server's tools are on their way: the list is not all there is yet.
-    if app.server.listing {
+    if app.server.listing() {
         title.push_str(" · listing…");
     }
     if app.loading {
@@ -37,11 +37,11 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     if filtering {
         let filter = Line::from(vec![
             Span::styled("/", styles.key_hint),
-            Span::styled(visible(app.list.filter.text()).into_owned(), styles.text),
+            Span::styled(visible(app.list.filter().text()).into_owned(), styles.text),
         ]);
         frame.render_widget(Paragraph::new(filter), Rect { height: 1, ..body });
-        if app.list.filtering {
-            let column = app.list.filter.text()[..app.list.filter.cursor()].chars().count() as u16;
+        if app.list.filtering() {
+            let column = app.list.filter().text()[..app.list.filter().cursor()].chars().count() as u16;
             frame.set_cursor_position((body.x + 1 + column.min(body.width.saturating_sub(2)), body.y));
         }
         body.y += 1;
@@ -72,7 +72,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         })
         .collect();
     if lines.is_empty() {
-        let message = match (filtering, app.loading, app.server.listing) {
+        let message = match (filtering, app.loading, app.server.listing()) {
             (true, _, _) => "no tool matches".to_string(),
             (false, true, _) => loading_message(app.load_progress),
             (false, false, true) => "asking the server for its tools…".to_string(),

@@ -21,8 +21,8 @@ use ratatui::layout::{Alignment, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use crate::app::App;
 use crate::app::layout::{MIN_HEIGHT, MIN_WIDTH};
+use crate::app::{App, Overlay};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {
@@ -56,21 +56,14 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {
     if let Some(area) = layout.result {
         result::render(app, styles, frame, area);
     }
-    if app.server_pane.open {
+    if let Some(overlay) = app.overlay() {
         let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };
-        server_pane::render(app, styles, frame, above_status);
-    }
-    if app.fuzz.open {
-        let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };
-        fuzz::render(app, styles, frame, above_status);
-    }
-    if app.traffic.open {
-        let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };
-        traffic::render(app, styles, frame, above_status);
-    }
-    if app.auth.open {
-        let above_status = Rect { height: area.height.saturating_sub(layout.status.height), ..area };
-        auth::render(app, styles, frame, above_status);
+        match overlay {
+            Overlay::Server => server_pane::render(app, styles, frame, above_status),
+            Overlay::Fuzz => fuzz::render(app, styles, frame, above_status),
+            Overlay::Traffic => traffic::render(app, styles, frame, above_status),
+            Overlay::Auth => auth::render(app, styles, frame, above_status),
+        }
     }
     status::render(app, styles, frame, layout.status);
     popup::render(app, styles, frame, area);

@@ -130,7 +130,7 @@ fn done(app: &App, run: &Run, styles: &Styles, frame: &mut Frame, body: Rect) {
         frame.render_widget(Paragraph::new(one_row(lines, width)), Rect { height: 1, ..body });
         let height = usize::from(body.height).saturating_sub(1);
         let rows = super::content::lines(app, focused, height, styles);
-        let column = if app.result.unwrapped { app.result.column.min(u16::MAX as usize) as u16 } else { 0 };
+        let column = if app.result.unwrapped() { app.result.column().min(u16::MAX as usize) as u16 } else { 0 };
         let below = Rect { y: body.y + 1, height: body.height.saturating_sub(1), ..body };
         frame.render_widget(Paragraph::new(rows).scroll((0, column)), below);
         return;
@@ -142,7 +142,7 @@ fn done(app: &App, run: &Run, styles: &Styles, frame: &mut Frame, body: Rect) {
             lines.extend(outcome.warnings.iter().map(|w| Line::styled(format!("⚠ {}", visible(w)), styles.warning)));
         }
         lines.truncate(height);
-        let column = app.result.column.min(u16::MAX as usize) as u16;
+        let column = app.result.column().min(u16::MAX as usize) as u16;
         frame.render_widget(Paragraph::new(lines).scroll((0, column)), body);
         return;
     } else {
@@ -175,11 +175,11 @@ fn one_row(lines: Vec<Line<'static>>, width: usize) -> Line<'static> {
 /// The pane's lines wrapped (or cut, scrolled sideways, with `W`), from its scroll position;
 /// never scrolled past its last line.
 fn scrolled<'a>(lines: Vec<Line<'a>>, app: &App, body: Rect) -> Paragraph<'a> {
-    let unwrapped = app.result.unwrapped;
+    let unwrapped = app.result.unwrapped();
     let paragraph = if unwrapped { Paragraph::new(lines) } else { Paragraph::new(lines).wrap(Wrap { trim: false }) };
     let last = paragraph.line_count(body.width).saturating_sub(usize::from(body.height));
     let row = app.result.scroll.min(last).min(u16::MAX as usize) as u16;
-    let column = if unwrapped { app.result.column.min(u16::MAX as usize) as u16 } else { 0 };
+    let column = if unwrapped { app.result.column().min(u16::MAX as usize) as u16 } else { 0 };
     paragraph.scroll((row, column))
 }
 

@@ -79,8 +79,8 @@ fn header(app: &App, columns: usize, height: usize, styles: &Styles) -> Vec<Line
             ]));
         }
     };
-    let Some(info) = &app.server_pane.info else {
-        let said = if app.server.listing {
+    let Some(info) = app.server_pane.info() else {
+        let said = if app.server.listing() {
             "connecting…"
         } else {
             "no MCP handshake (an Open Tool Calling server, or not connected)"

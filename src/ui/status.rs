@@ -7,13 +7,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::app::keymap::{Context, Keymap};
-use crate::app::{App, Focus, Popup};
+use crate::app::{App, Focus, Overlay, Popup};
 use crate::form::Widget;
 use crate::text::{truncate, visible, width};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
-    let json_invalid = app.form_pane.json.as_ref().is_some_and(|j| j.error.is_some());
+    let json_invalid = app.form_pane.json().is_some_and(|j| j.error.is_some());
     let summary = match app.form() {
         Some(_) if json_invalid => Span::styled(" JSON invalid ", styles.error),
         Some(form) if form.validation.error_count > 0 => {
@@ -211,11 +211,11 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::ConfirmRun { .. }), _) => (&[Context::Confirm], CONFIRM_RUN),
         (Some(Popup::Palette { .. }), _) => (&[], PALETTE),
         (Some(Popup::Text { .. }), _) => (&[Context::Result], TEXT),
-        _ if app.server_pane.open => (&[Context::Server], SERVER),
-        _ if app.fuzz.open => (&[Context::Fuzz], FUZZ),
-        _ if app.traffic.open && app.server_pane.traffic.filtering => (&[], FILTER),
-        _ if app.traffic.open => (&[Context::Traffic], TRAFFIC),
-        _ if app.list.filtering => (&[], FILTER),
+        _ if app.shows(Overlay::Server) => (&[Context::Server], SERVER),
+        _ if app.shows(Overlay::Fuzz) => (&[Context::Fuzz], FUZZ),
+        _ if app.shows(Overlay::Traffic) && app.server_pane.traffic.filtering() => (&[], FILTER),
+        _ if app.shows(Overlay::Traffic) => (&[Context::Traffic], TRAFFIC),
+        _ if app.list.filtering() => (&[], FILTER),
         _ if app.focus == Focus::Result && app.result.shows_value() => (&[Context::Value, Context::Result], VALUE),
         _ if app.focus == Focus::Result && app.result.has_items() => (&[Context::Result], ITEMS),
         _ if app.focus == Focus::Result => (&[Context::Result], RESULT),

@@ -54,7 +54,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         );
         let rule = format!("── {} · {} bytes · {scroll_keys} scrolls ", entry.summary(), entry.text.len());
         lines.push(Line::styled(truncate(&rule, columns).into_owned(), styles.title));
-        lines.extend(message(entry, log.message_scroll, message_rows, columns, styles));
+        lines.extend(message(entry, log.message_scroll(), message_rows, columns, styles));
     }
     frame.render_widget(Paragraph::new(lines), body);
 }
@@ -66,14 +66,14 @@ fn header(app: &App, log: &TrafficLog, columns: usize, styles: &Styles) -> Line<
     if log.dropped() > 0 {
         said.push_str(&format!(" · {} older let go", log.dropped()));
     }
-    let filter = visible(log.filter.text()).into_owned();
-    let filter = match (log.filtering, filter.is_empty()) {
+    let filter = visible(log.filter().text()).into_owned();
+    let filter = match (log.filtering(), filter.is_empty()) {
         (true, _) => format!(" · filter: {filter}▏"),
         (false, false) => format!(" · filter: {filter} ({} shown)", log.shown_len()),
         (false, true) => format!(" · {filter_key} filters"),
     };
-    let follows = if log.selected.is_none() { " · follows" } else { "" };
-    let style = if log.filtering { styles.accent } else { styles.muted };
+    let follows = if log.follows() { " · follows" } else { "" };
+    let style = if log.filtering() { styles.accent } else { styles.muted };
     Line::styled(truncate(&format!("{said}{filter}{follows}"), columns).into_owned(), style)
 }
 

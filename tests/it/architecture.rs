@@ -248,37 +248,138 @@ fn function_lengths_skip_braces_in_strings_and_count_lines() {
     assert_eq!(function_lengths(code), [("a".to_string(), 5), ("c".to_string(), 3)]);
 }
 
-/// A pane owns its state: the open popup and whether a field is being edited change only in
-/// their own module (through `Prompts::open`, `close_popup`, `FormPane::start_editing`...); the
-/// app and the screen read them.
+/// Each pane of `App`, by the field that holds it, and the module file(s) (or folder) that own
+/// its state: only these write its fields.
+const PANES: &[(&str, &[&str])] = &[
+    ("list", &["app/list.rs"]),
+    ("form_pane", &["app/form.rs"]),
+    ("result", &["app/result/"]),
+    ("server", &["app/connection.rs"]),
+    ("server_pane", &["app/server_pane.rs"]),
+    ("fuzz", &["app/fuzz.rs"]),
+    ("auth", &["app/auth.rs"]),
+    ("faces", &["app/faces.rs"]),
+    ("asks", &["app/asks.rs"]),
+    ("servers", &["app/servers.rs"]),
+    ("recorder", &["app/recorder.rs"]),
+    ("prompts", &["app/prompts.rs"]),
+    ("confirmations", &["app/confirm.rs"]),
+    ("lint", &["app/lint.rs"]),
+];
+
+/// `App`'s fields that are its own state, not a pane's: `App` changes them itself.
+const APP_OWN_FIELDS: &[&str] = &[
+    "catalog",
+    "load_errors",
+    "load_warnings",
+    "loading",
+    "load_progress",
+    "focus",
+    "status",
+    "status_age",
+    "size",
+    "keymap",
+    "zoomed",
+    "before_result",
+    "overlay",
+];
+
+/// Methods of the standard library's collections and options that change what they are called on.
+const CHANGING_METHODS: &[&str] = &[
+    "push",
+    "push_str",
+    "push_back",
+    "push_front",
+    "pop",
+    "pop_back",
+    "pop_front",
+    "clear",
+    "take",
+    "insert",
+    "replace",
+    "retain",
+    "truncate",
+    "extend",
+    "append",
+    "as_mut",
+    "get_mut",
+    "iter_mut",
+    "remove",
+    "drain",
+    "sort",
+    "sort_by",
+    "dedup",
+    "entry",
+    "clone_from",
+    "get_or_insert",
+    "get_or_insert_with",
+];
+
+/// A pane owns its state: its fields change only in its own module (through `Prompts::open`,
+/// `FormPane::start_editing`, `ToolList::start_filter`...); the app and the screen read them.
 #[test]
 fn pane_state_is_written_only_by_its_pane() {
-    let written: Vec<String> = sources().iter().flat_map(|(file, code)| pane_state_writes(file, code)).collect();
+    let written: Vec<String> = sources()
+        .iter()
+        .filter(|(file, _)| !file.ends_with("/tests.rs"))
+        .flat_map(|(file, code)| pane_state_writes(file, code))
+        .collect();
     assert!(written.is_empty(), "pane state written from outside its pane:\n{}", written.join("\n"));
 }
 
-/// Where `code` (the file `file` under `src/`) writes a pane's owned field from outside its module.
+/// Every field of `App` is either a pane in `PANES` or `App`'s own: a new pane joins the check.
+#[test]
+fn every_pane_of_the_app_is_checked() {
+    let mod_rs = sources().into_iter().find(|(file, _)| file == "app/mod.rs").expect("app/mod.rs").1;
+    let body = mod_rs.split("pub struct App {").nth(1).and_then(|rest| rest.split("\n}").next()).expect("struct App");
+    let fields: Vec<&str> = body
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.starts_with("//"))
+        .filter_map(|line| line.trim_start_matches("pub ").split_once(':').map(|(name, _)| name.trim()))
+        .collect();
+    assert!(fields.len() > 10, "the fields of App: {fields:?}");
+    let unknown: Vec<&&str> = fields
+        .iter()
+        .filter(|field| !APP_OWN_FIELDS.contains(field) && !PANES.iter().any(|(pane, _)| pane == *field))
+        .collect();
+    assert!(unknown.is_empty(), "App's fields neither a pane (PANES) nor its own (APP_OWN_FIELDS): {unknown:?}");
+}
+
+/// Where `code` (the file `file` under `src/`) writes a field of a pane from outside its module:
+/// `app.PANE.FIELD = …` (or `+=`...), `&mut app.PANE.FIELD`, `app.PANE.FIELD.push(…)` and the other
+/// changing methods of collections, with `self.` for `app.` in the app's own files.
 fn pane_state_writes(file: &str, code: &str) -> Vec<String> {
-    const OWNED: [(&str, &str); 2] = [("prompts.popup", "app/prompts.rs"), ("form_pane.editing", "app/form.rs")];
     let squeezed: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut written = Vec::new();
-    for (field, owner) in OWNED.into_iter().filter(|(_, owner)| *owner != file) {
-        let writes = [
-            format!("{field} ="),
-            format!("&mut self.{field}"),
-            format!("&mut app.{field}"),
-            format!("{field}.as_mut()"),
-            format!("{field}.take()"),
-            format!("{field}.insert("),
-            format!("{field}.replace("),
-        ];
-        for write in writes {
-            for (at, _) in squeezed.match_indices(&write) {
-                // `==` compares, it does not write.
-                if !squeezed[at + write.len()..].starts_with('=') {
+    let owners = |pane: &str| PANES.iter().find(|(p, _)| *p == pane).map_or(&[][..], |(_, owners)| *owners);
+    for (pane, _) in PANES.iter().filter(|(pane, _)| !owners(pane).iter().any(|owner| file.starts_with(owner))) {
+        // `self` is the app only in the app's files.
+        let holders: &[&str] = if file.starts_with("app/") { &["app", "self"] } else { &["app"] };
+        for holder in holders {
+            // A whole pane borrowed into a name to change it there (`let pane = &mut app.list;`
+            // then `pane.filter = …`) is a write too; a whole pane swapped or passed is not.
+            let whole = format!("= &mut {holder}.{pane};");
+            for (at, _) in squeezed.match_indices(&whole) {
+                written.push(format!(
+                    "{file}: {} (borrowed whole to change; owned by {})",
+                    &squeezed[at..at + whole.len()],
+                    owners(pane).join(", ")
+                ));
+            }
+            let pattern = format!("{holder}.{pane}.");
+            for (at, _) in squeezed.match_indices(&pattern) {
+                let before = squeezed[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                    continue;
+                }
+                if let Some(how) = write_at(&squeezed, at, at + pattern.len()) {
+                    let end = (at + pattern.len() + 30).min(squeezed.len());
+                    let end = (end..=squeezed.len()).find(|&i| squeezed.is_char_boundary(i)).unwrap_or(squeezed.len());
                     written.push(format!(
-                        "{file}: {} (owned by {owner})",
-                        &squeezed[at.saturating_sub(30)..at + write.len()]
+                        "{file}: {} ({how}; owned by {})",
+                        &squeezed[at..end],
+                        owners(pane).join(", ")
                     ));
                 }
             }
@@ -287,9 +388,81 @@ fn pane_state_writes(file: &str, code: &str) -> Vec<String> {
     written
 }
 
+/// Whether the field path starting at `from` (after `app.PANE.`, which starts at `holder`) is
+/// written there, and how.
+fn write_at(code: &str, holder: usize, from: usize) -> Option<&'static str> {
+    let bytes = code.as_bytes();
+    let word = |i: usize| bytes.get(i).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
+    // The field path: `field(.field)*`, each possibly indexed; a method of the pane itself
+    // (`app.list.start_filter()`) is the pane's own business.
+    let mut i = from;
+    loop {
+        let start = i;
+        while word(i) {
+            i += 1;
+        }
+        if i == start || bytes.get(i) == Some(&b'(') {
+            return None;
+        }
+        if bytes.get(i) == Some(&b'[') {
+            i += code[i..].find(']')? + 1;
+        }
+        if bytes.get(i) != Some(&b'.') {
+            break;
+        }
+        let next = i + 1;
+        let mut end = next;
+        while word(end) {
+            end += 1;
+        }
+        if bytes.get(end) == Some(&b'(') {
+            return CHANGING_METHODS.contains(&&code[next..end]).then_some("a changing method");
+        }
+        i = next;
+    }
+    if code[..holder].ends_with("&mut ") {
+        return Some("borrowed to change");
+    }
+    let rest = code[i..].trim_start();
+    let assigned = (rest.starts_with('=') && !rest[1..].starts_with(['=', '>']))
+        || ["+=", "-=", "*=", "/=", "|=", "&=", "^=", "%="].iter().any(|op| rest.starts_with(op));
+    assigned.then_some("assigned")
+}
+
 #[test]
 fn the_pane_state_check_finds_a_write() {
     let code = "app.prompts.popup = Some(Popup::help());\nif app.prompts.popup == None {}\nlet e = &mut self.form_pane.editing;";
     assert_eq!(pane_state_writes("app/actions.rs", code).len(), 2, "the two writes, not the comparison");
     assert_eq!(pane_state_writes("app/prompts.rs", "self.prompts.popup = None;").len(), 0, "its own module");
+    let writes = [
+        "app.list.filtering = true;",
+        "self.server_pane.page += 1;",
+        "app.faces.subscribed.insert(uri);",
+        "self.asks.roots.clear();",
+        "std::mem::take(&mut app.server.reconnected)",
+        "if let Some(json) = self.form_pane.json.as_mut() {}",
+        "app.result.value_view.cursor = 3;",
+        "app.fuzz.run.as_mut().map(|r| r.id)",
+        "app.servers.labels[0] = x;",
+        "let pane = &mut app.form_pane; pane.cursor = 0;",
+    ];
+    for write in writes {
+        assert_eq!(pane_state_writes("app/actions.rs", write).len(), 1, "{write}");
+    }
+    let reads = [
+        "if app.list.filtering { }",
+        "let open = app.result.scroll >= 3;",
+        "app.result.run.as_ref().map(|r| r.id)",
+        "match x { _ if app.list.filtering => 1 }",
+        "app.list.start_filter();",
+        "app.list.filter.text().is_empty()",
+        "std::mem::swap(&mut app.server, parked);",
+        "let s = &app.list.filter;",
+    ];
+    for read in reads {
+        assert_eq!(pane_state_writes("app/actions.rs", read), Vec::<String>::new(), "{read}");
+    }
+    assert_eq!(pane_state_writes("app/result/content.rs", "self.result.scroll = 0;").len(), 0, "the pane's folder");
+    assert_eq!(pane_state_writes("ui/list.rs", "self.list.filtering = true;").len(), 0, "self is not the app there");
+    assert_eq!(pane_state_writes("cli/app.rs", "app.servers.found = found;").len(), 1, "the command line too");
 }

@@ -146,7 +146,7 @@ fn a_sampling_request_is_shown_and_the_reply_written() {
 #[test]
 fn t_changes_the_roots() {
     let mut app = app();
-    app.asks.roots = vec!["/srv/a".into()];
+    app.asks.set_roots(vec!["/srv/a".into()]);
     update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT)));
     assert!(screen(&app).contains("/srv/a"), "the prompt starts with the current roots");
     type_text(&mut app, ", /srv/b");

@@ -127,7 +127,7 @@ fn the_fuzz_pane_fits_80x24_and_enter_fills_the_form() {
     key(&mut app, KeyCode::End);
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.focus, Focus::Form);
-    assert!(!app.fuzz.open);
+    assert!(!app.shows(tooldeck::app::Overlay::Fuzz));
     assert_eq!(app.form().expect("the tool's form").arguments(), &json!({"amount": 1, "from": "JPY", "to": "EUR"}));
     let form = screen(&app);
     assert!(form.contains("the slow finding's arguments in the form: Ctrl-R sends them"), "{form}");
@@ -149,7 +149,7 @@ fn a_run_that_could_not_start_says_why() {
     assert!(shown.contains("✗ not fuzzed") && shown.contains("connection refused"), "{shown}");
     // Esc closes it; the palette finds "fuzz" to start again.
     key(&mut app, KeyCode::Esc);
-    assert!(!app.fuzz.open);
+    assert!(!app.shows(tooldeck::app::Overlay::Fuzz));
     let _ = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('p'), KeyModifiers::CONTROL)));
     for c in "fuzz".chars() {
         key(&mut app, KeyCode::Char(c));
@@ -158,5 +158,5 @@ fn a_run_that_could_not_start_says_why() {
         [Effect::Fuzz { tool, .. }] => assert_eq!(tool.id, TOOL),
         other => panic!("the palette's fuzz starts a run: {other:?}"),
     }
-    assert!(app.fuzz.open && app.fuzz.running());
+    assert!(app.shows(tooldeck::app::Overlay::Fuzz) && app.fuzz.running());
 }

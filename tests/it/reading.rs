@@ -248,7 +248,7 @@ fn the_palette_finds_and_runs_an_action() {
     deck.key(KeyCode::Char('p'), KeyModifiers::CONTROL);
     deck.type_text("filter");
     deck.press(KeyCode::Enter);
-    assert!(deck.app.list.filtering);
+    assert!(deck.app.list.filtering());
 }
 
 /// `?` (F1 while typing) lists the keys of the pane it is pressed in.

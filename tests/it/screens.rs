@@ -381,7 +381,7 @@ fn help_and_hints_follow_the_users_keys() {
     assert!(!screen.contains("Ctrl-R"), "{screen}");
     deck.press(KeyCode::Esc);
     deck.press(KeyCode::Char('F'));
-    assert!(deck.app.list.filtering, "F filters");
+    assert!(deck.app.list.filtering(), "F filters");
 }
 
 #[test]

@@ -60,7 +60,7 @@ fn the_server_pane_wraps_marks_more_and_reads_the_instructions_whole() {
     let long = format!("START {} FINISH", (0..40).map(|i| format!("s{i}")).collect::<Vec<_>>().join(" "));
     let _ = update(&mut app, Msg::ServerEvents(vec![ServerEvent::Stderr(long)]));
     press(&mut app, KeyCode::F(2));
-    assert!(app.server_pane.open);
+    assert!(app.shows(tooldeck::app::Overlay::Server));
     let shown = screen(&app);
     insta::assert_snapshot!("server_reading_01_pane_80x24", shown);
     // The stderr line is wrapped, its end on screen.
@@ -84,7 +84,7 @@ fn the_server_pane_wraps_marks_more_and_reads_the_instructions_whole() {
     }
     assert!(words(&screen(&app)).contains("what tool 28 does best."));
     press(&mut app, KeyCode::Esc);
-    assert!(app.prompts.popup.is_none() && app.server_pane.open, "back to the pane");
+    assert!(app.prompts.popup.is_none() && app.shows(tooldeck::app::Overlay::Server), "back to the pane");
     // `?` in the pane: its keys.
     press(&mut app, KeyCode::Char('?'));
     assert!(matches!(app.prompts.popup, Some(Popup::Help { .. })));

@@ -85,11 +85,11 @@ fn two_servers_side_by_side() {
 
 #[test]
 fn a_found_server_is_connected_from_the_list() {
-    let mut app = two_servers();
-    app.servers.found = vec![tooldeck::app::servers::FoundEntry {
+    let found = vec![tooldeck::app::servers::FoundEntry {
         name: "cursor:gamma".into(),
         line: "gamma · Cursor · npx -y gamma · /home/me/.cursor/mcp.json:3".into(),
     }];
+    let mut app = two_servers().with_setup(tooldeck::app::AppSetup { found_servers: found, ..Default::default() });
     key(&mut app, KeyCode::Char('C'));
     let shown = screen(&app);
     assert!(shown.contains("gamma · Cursor · npx -y gamma"), "the list of found servers:\n{shown}");

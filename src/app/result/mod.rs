@@ -18,6 +18,9 @@ use value_view::{ValueLines, ValueView};
 /// How often `w` asks again while the user authorizes.
 pub const RETRY_EVERY_MS: u64 = 3000;
 
+/// The result pane: the last call and how it is looked at.
+/// Its public fields are read by the screen and the tests as they are; they change only in this
+/// module (the architecture test checks it), the others through the methods below.
 #[derive(Debug, Default)]
 pub struct ResultPane {
     /// The last call, shown below the form.
@@ -30,7 +33,7 @@ pub struct ResultPane {
     /// The pane shows the exact request and response instead of the outcome.
     pub show_exchange: bool,
     /// The last text searched for (`n` finds the next).
-    pub search: String,
+    search: String,
     /// Retrying every few seconds until the authorization prompt goes away (`w`).
     pub waiting_for_authorization: bool,
     /// The artifact being fetched or shown (for an MCP result, the preview of one of its items).
@@ -38,9 +41,9 @@ pub struct ResultPane {
     /// The content item of an MCP result that `f` and `s` act on.
     pub item: usize,
     /// Long lines run off the pane's edge (scrolled sideways) instead of wrapping.
-    pub unwrapped: bool,
+    unwrapped: bool,
     /// How far the lines are scrolled sideways while unwrapped.
-    pub column: usize,
+    column: usize,
 }
 
 /// An artifact fetched with `f`.
@@ -424,6 +427,57 @@ impl ResultPane {
         self.show_exchange = !self.show_exchange;
         self.scroll = 0;
         self.column = 0;
+    }
+
+    /// An action on what the pane shows, done by the pane alone (`endpoint` and the `protocol`
+    /// agreed go into the command `c` copies); `None` when `action` needs more than the pane.
+    pub fn act(&mut self, action: Action, endpoint: &str, protocol: Option<&str>) -> Option<Reply> {
+        Some(match action {
+            Action::ToggleExchange => {
+                self.toggle_exchange();
+                Reply::default()
+            }
+            Action::ToggleWrap => {
+                self.toggle_wrap();
+                Reply::default()
+            }
+            Action::Find => Reply::popup(self.ask_search()),
+            Action::CopyCurl => self.copy_curl(endpoint, protocol),
+            Action::FetchArtifact => self.fetch_artifact(),
+            Action::WaitForAuthorization => self.toggle_waiting(),
+            Action::SaveArtifact => self.ask_where_to_save(),
+            Action::OpenLink => self.open_link(),
+            _ => return None,
+        })
+    }
+
+    /// Long lines run off the pane's edge (scrolled sideways) instead of wrapping.
+    pub fn unwrapped(&self) -> bool {
+        self.unwrapped
+    }
+
+    /// How far the lines are scrolled sideways while unwrapped.
+    pub fn column(&self) -> usize {
+        self.column
+    }
+
+    /// Long lines wrap, or run off the edge to be scrolled sideways; either way from column 0.
+    pub fn toggle_wrap(&mut self) {
+        self.unwrapped = !self.unwrapped;
+        self.column = 0;
+    }
+
+    /// What `n` finds from now on.
+    pub fn search_for(&mut self, text: String) {
+        self.search = text;
+    }
+
+    /// The answers the person gave the server's questions during run `id`, kept with it so a
+    /// case saved from it replays them.
+    pub fn keep_answers(&mut self, id: u64, answers: Vec<crate::invoke::mcp::asks::Reply>) {
+        if let Some(run) = self.run.as_mut().filter(|run| run.id == id) {
+            run.answers = answers;
+        }
     }
 
     /// `/`: what to find, starting from the last search.

@@ -93,7 +93,7 @@ async fn the_traffic_pane_shows_the_handshake_and_a_cancelled_call() {
     // The runtime may hand the same entries again: they are taken once.
     let _ = update(&mut app, Msg::Traffic(entries));
     key(&mut app, KeyCode::Char('X'));
-    assert!(app.traffic.open, "X opens the traffic pane");
+    assert!(app.shows(tooldeck::app::Overlay::Traffic), "X opens the traffic pane");
     let summaries: Vec<String> = (0..app.server_pane.traffic.len() as u64)
         .filter_map(|seq| app.server_pane.traffic.get(seq).map(|e| e.summary()))
         .collect();
@@ -133,7 +133,7 @@ async fn the_traffic_pane_shows_the_handshake_and_a_cancelled_call() {
     });
     assert!(small.contains("filter: cancelled (1 shown)"), "{small}");
     key(&mut app, KeyCode::Esc);
-    assert!(!app.traffic.open, "Esc closes it");
+    assert!(!app.shows(tooldeck::app::Overlay::Traffic), "Esc closes it");
 }
 
 #[test]
