@@ -48,6 +48,37 @@ pub fn same_origin_redirects() -> reqwest::redirect::Policy {
     })
 }
 
+/// The TLS error an io::Error wraps, through io::Errors wrapped in io::Errors (as the TLS
+/// connector reports it): an io::Error's `source` skips what it wraps.
+fn tls_inside(io: &std::io::Error) -> Option<&rustls::Error> {
+    let inner = io.get_ref()?;
+    match inner.downcast_ref::<std::io::Error>() {
+        Some(io) => tls_inside(io),
+        None => inner.downcast_ref::<rustls::Error>(),
+    }
+}
+
+/// A TLS failure in words: rustls' own text names its enums (`Other(OtherError(CaUsedAsEndEntity))`).
+fn tls_refused(error: &rustls::Error) -> String {
+    use rustls::CertificateError as Cert;
+    let certificate = match error {
+        rustls::Error::InvalidCertificate(why) => why,
+        rustls::Error::AlertReceived(_) => {
+            return "the server refused the TLS handshake (does it want a client certificate?)".into();
+        }
+        _ => return "the TLS handshake failed (is it an HTTPS server, on that port?)".into(),
+    };
+    let why = match certificate {
+        Cert::Expired | Cert::ExpiredContext { .. } => "it has expired",
+        Cert::NotValidYet | Cert::NotValidYetContext { .. } => "it is not valid yet",
+        Cert::NotValidForName | Cert::NotValidForNameContext { .. } => "it was issued for another host name",
+        Cert::Revoked => "it was revoked",
+        Cert::UnknownIssuer => "no trusted authority issued it (self-signed, or a private CA?)",
+        _ => "it is not one this system trusts (self-signed, or a private CA?)",
+    };
+    format!("the server's TLS certificate was refused: {why}")
+}
+
 /// Why a request got no answer, in words a person acts on (no type names): a refused
 /// connection, a name that does not resolve, a server that hung up, a timeout, else what each
 /// cause says.
@@ -56,6 +87,9 @@ pub fn why_unanswered(error: &reqwest::Error) -> String {
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
         if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            if let Some(tls) = tls_inside(io) {
+                return format!("cannot reach the server: {}", tls_refused(tls));
+            }
             match io.kind() {
                 std::io::ErrorKind::ConnectionRefused => {
                     return "cannot reach the server: connection refused, nothing listens there (is the server \
@@ -65,6 +99,9 @@ pub fn why_unanswered(error: &reqwest::Error) -> String {
                 std::io::ErrorKind::ConnectionReset => return "the server reset the connection".into(),
                 _ => {}
             }
+        }
+        if let Some(tls) = cause.downcast_ref::<rustls::Error>() {
+            return format!("cannot reach the server: {}", tls_refused(tls));
         }
         let text = cause.to_string();
         // hyper's wrappers ("client error (SendRequest)") name its internals, not what happened.
@@ -184,5 +221,32 @@ mod tests {
         let error = answer.expect_err("plain HTTP is no TLS handshake");
         assert!(error.is_connect(), "{error:?}");
         assert!(rustls::crypto::CryptoProvider::get_default().is_some());
+        let said = why_unanswered(&error);
+        assert_eq!(said, "cannot reach the server: the TLS handshake failed (is it an HTTPS server, on that port?)");
+    }
+
+    /// The TLS connector wraps rustls' error in an io::Error in an io::Error; what a person reads
+    /// names the fault in words, not rustls' enums.
+    #[test]
+    fn certificate_faults_are_said_in_words() {
+        use std::io::{Error, ErrorKind};
+        let refused = |why| rustls::Error::InvalidCertificate(why);
+        let wrapped = Error::new(
+            ErrorKind::Other,
+            Error::new(ErrorKind::InvalidData, refused(rustls::CertificateError::UnknownIssuer)),
+        );
+        let tls = tls_inside(&wrapped).expect("the TLS error inside");
+        assert_eq!(
+            tls_refused(tls),
+            "the server's TLS certificate was refused: no trusted authority issued it (self-signed, or a private CA?)"
+        );
+        assert!(tls_refused(&refused(rustls::CertificateError::Expired)).ends_with("it has expired"));
+        assert!(tls_refused(&refused(rustls::CertificateError::NotValidForName)).ends_with("for another host name"));
+        assert!(tls_inside(&Error::new(ErrorKind::Other, "not TLS")).is_none());
+        for said in
+            [tls_refused(&refused(rustls::CertificateError::BadSignature)), tls_refused(&rustls::Error::DecryptError)]
+        {
+            assert!(!said.contains("Error") && !said.contains("Signature"), "no enum names: {said}");
+        }
     }
 }

@@ -199,7 +199,7 @@ impl InvokeError {
         } else if error.is_timeout() {
             InvokeError::Timeout { url: url.to_string(), limit: "the time allowed (--timeout)".into() }
         } else if error.is_connect() {
-            InvokeError::Connect { url: url.to_string(), reason }
+            InvokeError::Connect { url: url.to_string(), reason: http::why_unanswered(&error) }
         } else {
             InvokeError::Transport { url: url.to_string(), reason }
         }
