@@ -231,10 +231,8 @@ mod tests {
     fn certificate_faults_are_said_in_words() {
         use std::io::{Error, ErrorKind};
         let refused = |why| rustls::Error::InvalidCertificate(why);
-        let wrapped = Error::new(
-            ErrorKind::Other,
-            Error::new(ErrorKind::InvalidData, refused(rustls::CertificateError::UnknownIssuer)),
-        );
+        let wrapped =
+            Error::other(Error::new(ErrorKind::InvalidData, refused(rustls::CertificateError::UnknownIssuer)));
         let tls = tls_inside(&wrapped).expect("the TLS error inside");
         assert_eq!(
             tls_refused(tls),
@@ -242,7 +240,7 @@ mod tests {
         );
         assert!(tls_refused(&refused(rustls::CertificateError::Expired)).ends_with("it has expired"));
         assert!(tls_refused(&refused(rustls::CertificateError::NotValidForName)).ends_with("for another host name"));
-        assert!(tls_inside(&Error::new(ErrorKind::Other, "not TLS")).is_none());
+        assert!(tls_inside(&Error::other("not TLS")).is_none());
         for said in
             [tls_refused(&refused(rustls::CertificateError::BadSignature)), tls_refused(&rustls::Error::DecryptError)]
         {
