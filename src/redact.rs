@@ -84,6 +84,25 @@ pub fn url_with(text: &str, replace: Replace) -> String {
     format!("{}://{authority}{tail}", &text[..scheme_end])
 }
 
+/// Prose with the URLs in it redacted by [`url`] (a server's message that names the page to open,
+/// `api_key` and all): each word holding `://` is judged as a URL, the rest is kept as written.
+pub fn urls_in(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("://") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for piece in text.split_inclusive(char::is_whitespace) {
+        let word = piece.trim_end_matches(char::is_whitespace);
+        if word.contains("://") {
+            out.push_str(&url(word));
+            out.push_str(&piece[word.len()..]);
+        } else {
+            out.push_str(piece);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// A query parameter's name as the server reads it: percent-decoded, `+` a space.
 fn query_name(name: &str) -> String {
     url::form_urlencoded::parse(name.as_bytes()).next().map(|(name, _)| name.into_owned()).unwrap_or_default()
@@ -309,6 +328,17 @@ pub fn form_body(body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_in_prose_are_masked_and_the_words_kept() {
+        let said = urls_in("Open https://auth.example.com/login?api_key=S3CRET&state=1 to go on,\tthen come back.");
+        assert_eq!(said, "Open https://auth.example.com/login?api_key=••••&state=1 to go on,\tthen come back.");
+        assert!(
+            matches!(urls_in("no link here: api_key=x"), std::borrow::Cow::Borrowed(_)),
+            "prose without a URL is kept"
+        );
+        assert_eq!(urls_in("at http://u:pw@h/x\n"), "at http://u:••••@h/x\n");
+    }
 
     #[test]
     fn a_messages_secrets_are_masked_and_the_rest_kept() {

@@ -318,18 +318,20 @@ impl Calls {
     }
 }
 
-/// OSC 52: the terminal puts `text` on the clipboard, locally or over SSH.
-/// What the status line says when no browser opened `url`: why, and the link to open by hand.
+/// What the status line says when a browser was asked to open `url`. What happened comes first
+/// and the link last: a long link is what a narrow status line cuts, not the advice.
 fn opened(url: &str) -> String {
     let link = text::visible(&crate::redact::url(url)).into_owned();
-    format!("asked the browser to open {link} · if no window came up, open the link yourself")
+    format!("asked the browser to open it · if no window came up, open the link yourself: {link}")
 }
 
+/// What the status line says when no browser opened `url`: why, and the link to open by hand.
 fn not_opened(url: &str, why: &str) -> String {
     let link = text::visible(&crate::redact::url(url)).into_owned();
     format!("could not open a browser ({}): open the link yourself: {link}", text::visible(why))
 }
 
+/// OSC 52: the terminal puts `text` on the clipboard, locally or over SSH.
 fn copy(text: &str) {
     use std::io::Write;
     let sequence = format!("\x1b]52;c;{}\x07", crate::invoke::envelope::base64(text.as_bytes()));
@@ -399,5 +401,14 @@ mod tests {
         let said = not_opened("https://x.test/cb?state=1&api_key=k3y", "no browser found");
         assert!(said.starts_with("could not open a browser (no browser found): open the link yourself: "), "{said}");
         assert!(said.contains("https://x.test/cb?state=1") && !said.contains("k3y"), "{said}");
+    }
+
+    #[test]
+    fn a_link_opened_is_said_before_it_is_shown() {
+        let said = opened(&format!("https://x.test/authorize?api_key=k3y&state={}", "s".repeat(200)));
+        assert!(said.starts_with(
+            "asked the browser to open it · if no window came up, open the link yourself: https://x.test/"
+        ));
+        assert!(!said.contains("k3y"), "{said}");
     }
 }

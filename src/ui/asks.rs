@@ -96,7 +96,8 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
 }
 
 fn message_lines(lines: &mut Vec<Line>, message: &str, columns: usize, styles: &Styles) {
-    for line in wrap(&visible(message), columns, 6) {
+    // A link in the message (the page a URL question sends the person to) is masked as the URL is.
+    for line in wrap(&visible(&crate::redact::urls_in(message)), columns, 6) {
         lines.push(Line::styled(line, styles.text));
     }
     lines.push(Line::raw(""));
