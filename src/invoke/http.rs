@@ -48,13 +48,12 @@ pub fn same_origin_redirects() -> reqwest::redirect::Policy {
     })
 }
 
-/// The TLS error an io::Error wraps, through io::Errors wrapped in io::Errors (as the TLS
-/// connector reports it): an io::Error's `source` skips what it wraps.
-fn tls_inside(io: &std::io::Error) -> Option<&rustls::Error> {
-    let inner = io.get_ref()?;
-    match inner.downcast_ref::<std::io::Error>() {
-        Some(io) => tls_inside(io),
-        None => inner.downcast_ref::<rustls::Error>(),
+/// The TLS error `cause` is, or wraps in io::Errors (the TLS connector wraps it in two): an
+/// io::Error's `source` skips what it wraps, so the chain alone never reaches it.
+fn tls_error<'a>(cause: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+    match cause.downcast_ref::<std::io::Error>() {
+        Some(io) => tls_error(io.get_ref()?),
+        None => cause.downcast_ref::<rustls::Error>(),
     }
 }
 
@@ -86,10 +85,10 @@ pub fn why_unanswered(error: &reqwest::Error) -> String {
     let mut causes = Vec::new();
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
+        if let Some(tls) = tls_error(cause) {
+            return format!("cannot reach the server: {}", tls_refused(tls));
+        }
         if let Some(io) = cause.downcast_ref::<std::io::Error>() {
-            if let Some(tls) = tls_inside(io) {
-                return format!("cannot reach the server: {}", tls_refused(tls));
-            }
             match io.kind() {
                 std::io::ErrorKind::ConnectionRefused => {
                     return "cannot reach the server: connection refused, nothing listens there (is the server \
@@ -99,9 +98,6 @@ pub fn why_unanswered(error: &reqwest::Error) -> String {
                 std::io::ErrorKind::ConnectionReset => return "the server reset the connection".into(),
                 _ => {}
             }
-        }
-        if let Some(tls) = cause.downcast_ref::<rustls::Error>() {
-            return format!("cannot reach the server: {}", tls_refused(tls));
         }
         let text = cause.to_string();
         // hyper's wrappers ("client error (SendRequest)") name its internals, not what happened.
@@ -233,14 +229,14 @@ mod tests {
         let refused = |why| rustls::Error::InvalidCertificate(why);
         let wrapped =
             Error::other(Error::new(ErrorKind::InvalidData, refused(rustls::CertificateError::UnknownIssuer)));
-        let tls = tls_inside(&wrapped).expect("the TLS error inside");
+        let tls = tls_error(&wrapped).expect("the TLS error inside");
         assert_eq!(
             tls_refused(tls),
             "the server's TLS certificate was refused: no trusted authority issued it (self-signed, or a private CA?)"
         );
         assert!(tls_refused(&refused(rustls::CertificateError::Expired)).ends_with("it has expired"));
         assert!(tls_refused(&refused(rustls::CertificateError::NotValidForName)).ends_with("for another host name"));
-        assert!(tls_inside(&Error::other("not TLS")).is_none());
+        assert!(tls_error(&Error::other("not TLS")).is_none());
         for said in
             [tls_refused(&refused(rustls::CertificateError::BadSignature)), tls_refused(&rustls::Error::DecryptError)]
         {

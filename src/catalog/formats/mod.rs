@@ -158,7 +158,7 @@ fn document(value: &Value, at: &[Segment], forced: Option<Format>, cx: &mut Cont
                 return cx.warning(at, format!("skipped: {what} describes results or an API, not tools"));
             }
             match detect_item(object) {
-                Some(format) => item(format, object, at, cx, out),
+                Some(format) => out.extend(item(format, object, at, cx)),
                 None if cx.shorthand_allowed() && genaiscript::looks_like_parameters(cx.doc) => {
                     genaiscript::bare(cx, out)
                 }
@@ -188,7 +188,7 @@ fn forced_document(
                     return list(items, &child(at, key), Some(format), cx, out);
                 }
             }
-            item(format, object, at, cx, out)
+            out.extend(item(format, object, at, cx))
         }
     }
 }
@@ -202,15 +202,17 @@ fn list(items: &[Value], at: &[Segment], forced: Option<Format>, cx: &mut Contex
     }
     if !cx.parallel || items.len() < PARALLEL_ITEMS {
         out.reserve(items.len());
-        return list_items(items, 0, at, forced, cx, out);
+        for (i, value) in items.iter().enumerate() {
+            out.extend(list_item(value, &child(at, i), forced, cx));
+        }
+        return;
     }
     // The items on all cores, each with its own issues, in order; a draft is moved once more,
     // in place (no copy into fresh memory: the drafts of 69,000 tools are 44 MB).
     let read = super::load::run_in_parallel(items.iter().enumerate().collect(), |(i, value)| {
         let mut own = Context { issues: Vec::new(), ..*cx };
-        let mut draft = Vec::with_capacity(1);
-        list_items(std::slice::from_ref(value), i, at, forced, &mut own, &mut draft);
-        (draft.pop(), own.issues)
+        let draft = list_item(value, &child(at, i), forced, &mut own);
+        (draft, own.issues)
     });
     let issues = &mut cx.issues;
     let drafts = read.into_iter().filter_map(|(draft, mut own)| {
@@ -228,30 +230,23 @@ fn list(items: &[Value], at: &[Segment], forced: Option<Format>, cx: &mut Contex
 /// spent a fifth of its loading here, on one core.
 const PARALLEL_ITEMS: usize = 512;
 
-/// The drafts of `items`, the first of which is item `first` of the list at `at`.
-fn list_items(
-    items: &[Value],
-    first: usize,
-    at: &[Segment],
-    forced: Option<Format>,
-    cx: &mut Context,
-    out: &mut Vec<Draft>,
-) {
-    for (i, value) in items.iter().enumerate() {
-        let at = child(at, first + i);
-        let Value::Object(object) = value else {
-            cx.error(&at, format!("expected a tool definition (an object), found {}", kind_of(value)));
-            continue;
-        };
-        match forced.or_else(|| detect_item(object)) {
-            Some(format) => item(format, object, &at, cx, out),
-            None => cx.error(&at, unrecognised(object)),
+/// The draft of one item of a list (at `at`), or the issue that says why there is none.
+fn list_item(value: &Value, at: &[Segment], forced: Option<Format>, cx: &mut Context) -> Option<Draft> {
+    let Value::Object(object) = value else {
+        cx.error(at, format!("expected a tool definition (an object), found {}", kind_of(value)));
+        return None;
+    };
+    match forced.or_else(|| detect_item(object)) {
+        Some(format) => item(format, object, at, cx),
+        None => {
+            cx.error(at, unrecognised(object));
+            None
         }
     }
 }
 
-fn item(format: Format, object: &Map<String, Value>, at: &[Segment], cx: &mut Context, out: &mut Vec<Draft>) {
-    let draft = match format {
+fn item(format: Format, object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Option<Draft> {
+    match format {
         Format::JsonSchema => jsonschema::item(object, at, cx),
         Format::OpenAi => openai::item(object, at, cx),
         Format::Mcp => mcp::item(object, at, cx),
@@ -262,8 +257,7 @@ fn item(format: Format, object: &Map<String, Value>, at: &[Segment], cx: &mut Co
             cx.error(at, "a gloodata extension info needs `ns` and a `tools` map at its top level");
             None
         }
-    };
-    out.extend(draft);
+    }
 }
 
 /// Which format one tool definition is in, from the keys it has.

@@ -208,7 +208,9 @@ impl Asked {
         }
         let what = match &self.ask {
             Ask::Form { message, .. } => format!("the server asked for input ({message:?})"),
-            Ask::Url { message, url, .. } => format!("the server asked to visit {url} ({message:?})"),
+            Ask::Url { message, url, .. } => {
+                format!("the server asked to visit {} ({:?})", crate::redact::url(url), crate::redact::urls_in(message))
+            }
             Ask::Sample { .. } => "the server asked for a sampling reply".to_string(),
         };
         let how = self.note.clone().unwrap_or_else(|| match &self.ask {

@@ -22,6 +22,22 @@ async fn headless_answers_and_declines_by_default_with_a_warning() {
     assert!(matches!(reply, Reply::Sampled { ref text, .. } if text == "hi"), "{reply:?}");
 }
 
+/// A URL question nobody answered is said with its link masked, in the message too (the warning
+/// goes to the terminal and into `call`'s JSON).
+#[tokio::test]
+async fn an_unanswered_url_question_is_said_masked() {
+    let asks = Asks::default();
+    let link = "https://auth.example/login?api_key=S3CRET&state=1";
+    let ask = Ask::Url { message: format!("open {link}"), url: link.into(), elicitation_id: "e1".into() };
+    asks.ask(ask).await;
+    let warning = asks.take_asked()[0].warning().expect("said");
+    assert!(
+        warning.starts_with("the server asked to visit https://auth.example/login?api_key=••••&state=1"),
+        "{warning}"
+    );
+    assert!(!warning.contains("S3CRET"), "{warning}");
+}
+
 #[tokio::test]
 async fn a_server_that_asks_in_a_loop_is_refused() {
     let asks = Asks::headless(Headless { elicit: Some(ElicitAnswer::Cancel), ..Default::default() }, vec![]);
