@@ -165,7 +165,7 @@ impl Asks {
     }
 
     /// A key while a question is open.
-    pub fn key(&mut self, keymap: &Keymap, key: KeyEvent) -> Vec<Effect> {
+    fn key(&mut self, keymap: &Keymap, key: KeyEvent) -> Vec<Effect> {
         let Some(question) = self.current.as_mut() else { return Vec::new() };
         // Typing goes to the focused box first; chords and other keys are actions.
         if typed(question, key) {
@@ -348,4 +348,18 @@ fn step_choice(question: &mut Question, delta: isize) {
         _ => return,
     }
     form.revalidate();
+}
+
+/// A question takes every key until it is answered: its boxes type, the rest are its actions.
+impl super::Component for Asks {
+    fn context(&self) -> Option<Context> {
+        None
+    }
+
+    fn handle(&mut self, input: super::Input, cx: &super::Cx) -> Option<super::Reply> {
+        match input {
+            super::Input::Key(key) if self.is_open() => Some(super::Reply::effects(self.key(cx.keymap, key))),
+            _ => None,
+        }
+    }
 }

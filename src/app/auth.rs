@@ -63,6 +63,18 @@ impl App {
     }
 }
 
+/// The auth pane is read, not worked in: the Back key closes it; every other key is the
+/// app's (the panes under it take them).
+impl super::Component for AuthPane {
+    fn context(&self) -> Option<super::Context> {
+        Some(super::Context::Main)
+    }
+
+    fn handle(&mut self, input: super::Input, _cx: &super::Cx) -> Option<Reply> {
+        (input == super::Input::Action(super::Action::Back)).then(Reply::close)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -231,7 +231,7 @@ impl App {
 
     /// Lines of value the result pane shows (below its status line).
     pub(super) fn value_height(&self) -> usize {
-        self.layout().result.map_or(1, |r| usize::from(r.height.saturating_sub(3)).max(1))
+        value_height(&self.layout())
     }
 
     pub(super) fn find_next(&mut self) {
@@ -349,4 +349,9 @@ impl App {
         }
         Vec::new()
     }
+}
+
+/// Lines of value the result pane shows in `layout` (below its status line).
+pub(super) fn value_height(layout: &super::Layout) -> usize {
+    layout.result.map_or(1, |r| usize::from(r.height.saturating_sub(3)).max(1))
 }

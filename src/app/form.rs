@@ -2,6 +2,8 @@
 //! its scroll, whether a field is being edited, the JSON view beside it, and whether Run was
 //! just refused. Methods take the selected tool's id: the list owns the selection.
 
+mod keys;
+
 use std::collections::HashMap;
 
 use serde_json::Value;

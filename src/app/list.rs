@@ -286,6 +286,52 @@ fn ranked(catalog: &Catalog, filter: &str) -> Vec<Entry> {
     scored.into_iter().map(|(_, _, i)| Entry::Tool(i)).collect()
 }
 
+/// The list: its filter box takes the keys while typed (each keystroke selects the best
+/// match, Enter opens its form); otherwise its keys move the selection, start a new search
+/// and clear it. Opening the form, the JSON view and every command are the app's.
+impl crate::app::Component for ToolList {
+    fn context(&self) -> Option<crate::app::Context> {
+        (!self.filtering).then_some(crate::app::Context::Main)
+    }
+
+    fn handle(&mut self, input: crate::app::Input, cx: &crate::app::Cx) -> Option<crate::app::Reply> {
+        use crate::app::{Action, Focus, Input, Reply};
+        let moved = |list: &mut ToolList, delta| {
+            list.move_by(delta);
+            Some(Reply { tool_changed: true, ..Reply::default() })
+        };
+        match input {
+            Input::Key(key) if self.filtering => {
+                let open_form = self.filter_key(key, cx.catalog);
+                Some(Reply { tool_changed: true, open_form, ..Reply::default() })
+            }
+            Input::Paste(text) if self.paste_filter(text, cx.catalog) => {
+                Some(Reply { tool_changed: true, ..Reply::default() })
+            }
+            Input::Key(_) | Input::Paste(_) => None,
+            Input::Action(action) => match action {
+                Action::Up => moved(self, -1),
+                Action::Down => moved(self, 1),
+                Action::PageUp => moved(self, -10),
+                Action::PageDown => moved(self, 10),
+                Action::Top => moved(self, isize::MIN / 2),
+                Action::Bottom => moved(self, isize::MAX / 2),
+                Action::Back => {
+                    let _ = self.clear_filter(cx.catalog);
+                    Some(Reply::default())
+                }
+                Action::PreviousField | Action::Collapse => Some(Reply::default()),
+                Action::Filter => {
+                    // A new search each time: `/` never appends to the last one.
+                    self.start_filter();
+                    Some(Reply::focus(Focus::List))
+                }
+                _ => None,
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

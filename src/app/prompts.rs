@@ -204,7 +204,7 @@ impl Prompts {
     }
 
     /// A key while a popup is open (`history_len`: how many past calls the list shows).
-    pub fn key(&mut self, keymap: &Keymap, key: KeyEvent, history_len: usize) -> Prompted {
+    fn key(&mut self, keymap: &Keymap, key: KeyEvent, history_len: usize) -> Prompted {
         let Some(popup) = self.popup.as_mut() else { return Prompted::Nothing };
         match popup {
             Popup::Picker { .. } => self.picker_key(keymap, key),
@@ -412,5 +412,26 @@ fn text_box(input: &mut TextInput, key: KeyEvent) -> Option<Option<String>> {
             edit_input(input, key, false);
             None
         }
+    }
+}
+
+/// A popup takes every key until it closes (only the every-pane chords are looked up before),
+/// and a paste goes to its text box; what was chosen comes back for the app to carry out.
+impl super::Component for Prompts {
+    fn context(&self) -> Option<Context> {
+        None
+    }
+
+    fn handle(&mut self, input: super::Input, cx: &super::Cx) -> Option<super::Reply> {
+        self.popup.as_ref()?;
+        let prompted = match input {
+            super::Input::Key(key) => self.key(cx.keymap, key, cx.history_len),
+            super::Input::Paste(text) => {
+                self.paste(text);
+                Prompted::Nothing
+            }
+            super::Input::Action(_) => return None,
+        };
+        Some(super::Reply { prompted: Some(prompted), ..super::Reply::default() })
     }
 }

@@ -269,6 +269,30 @@ impl ServerPane {
     }
 }
 
+/// The server pane: its keys scroll the log and step the level filter; Enter shows the
+/// server's instructions, Back closes the pane. Reconnecting, connecting another server and
+/// help are the app's.
+impl super::Component for ServerPane {
+    fn context(&self) -> Option<super::Context> {
+        Some(super::Context::Server)
+    }
+
+    fn handle(&mut self, input: super::Input, cx: &super::Cx) -> Option<Reply> {
+        // The log's rows: the screen less the pane's header, borders and status line.
+        self.fit(cx.size.1);
+        let super::Input::Action(action) = input else {
+            // A key the pane does not bind does nothing here.
+            return matches!(input, super::Input::Key(_)).then(Reply::default);
+        };
+        match action {
+            Action::Back => Some(Reply::close()),
+            Action::Reconnect | Action::ConnectServer | Action::Help => None,
+            Action::Activate => Some(self.instructions()),
+            action => Some(self.act(action)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 
 mod artifact;
 pub mod content;
+mod keys;
 pub mod value_view;
 
 use serde_json::Value;
