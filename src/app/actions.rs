@@ -159,7 +159,7 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
             app.focus = app.before_result;
             Vec::new()
         }
-        Action::FocusResult if app.result.run.is_some() => {
+        Action::FocusResult if app.result.run().is_some() => {
             app.focus_result();
             Vec::new()
         }
@@ -170,7 +170,7 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
         | Action::Copy
         | Action::OpenLink
         | Action::WaitForAuthorization
-            if app.result.run.is_some() =>
+            if app.result.run().is_some() =>
         {
             result_action(app, action, false)
         }
@@ -189,7 +189,7 @@ impl App {
     pub(super) fn stop_typing(&mut self) {
         self.form_pane.stop_editing();
         self.list.stop_filter();
-        self.server_pane.traffic.stop_filter();
+        self.server_pane.traffic_mut().stop_filter();
         if self.focus == Focus::Json {
             self.focus = Focus::Form;
         }
@@ -212,7 +212,7 @@ impl App {
 /// An action chosen in the command palette, run where it belongs.
 pub(super) fn run_action(app: &mut App, context: Context, action: Action) -> Vec<Effect> {
     match context {
-        Context::Result | Context::Value if app.result.run.is_none() => {
+        Context::Result | Context::Value if app.result.run().is_none() => {
             let run_key = app.key_name(Context::Main, Action::Run);
             app.status = Some(format!("no result yet: {run_key} runs the tool"));
             Vec::new()
@@ -294,7 +294,7 @@ fn command(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         | Action::SaveArtifact
         | Action::Copy
         | Action::OpenLink
-            if app.result.run.is_some() =>
+            if app.result.run().is_some() =>
         {
             return Some(result_action(app, action, false));
         }
@@ -312,7 +312,7 @@ fn command(app: &mut App, action: Action) -> Option<Vec<Effect>> {
             let reply = app.auth.sign_out();
             return Some(app.apply(reply));
         }
-        Action::FocusResult if app.result.run.is_some() => app.focus_result(),
+        Action::FocusResult if app.result.run().is_some() => app.focus_result(),
         Action::Subscribe => return Some(app.toggle_subscription()),
         Action::Reconnect => return Some(reconnect(app)),
         Action::History if app.recorder.history.is_empty() => app.status = Some("no calls yet".into()),

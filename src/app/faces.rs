@@ -312,7 +312,7 @@ impl App {
         let now = crate::text::rfc3339_now();
         let at = now.get(11..19).unwrap_or_default().to_string();
         self.faces.updated.insert(uri.to_string(), at.clone());
-        let on_screen = self.result.run.as_ref().filter(|_| !self.result.running()).and_then(|run| {
+        let on_screen = self.result.run().filter(|_| !self.result.running()).and_then(|run| {
             let tool = self.catalog.get(&run.tool_id)?;
             let read = request_for(&tool.written.face, &run.request.arguments).ok()?;
             (read == FaceRequest::Read { uri: uri.to_string() })
@@ -352,7 +352,7 @@ impl App {
     /// `y`: a read or a prompt on screen is copied as shown (each item's header and text);
     /// anything else as a tool's result is.
     pub(super) fn copy_result(&self) -> super::Reply {
-        let run = self.result.run.as_ref().filter(|_| self.result.shows_items());
+        let run = self.result.run().filter(|_| self.result.shows_items());
         let face = run.and_then(|run| self.catalog.get(&run.tool_id)).is_some_and(|t| !t.written.face.is_tool());
         if !face {
             return self.result.copy_link_or_value();
@@ -434,6 +434,6 @@ mod tests {
         let effects = app.start_run(false);
         assert!(effects.is_empty(), "{effects:?}");
         assert!(app.status.as_deref().is_some_and(|s| s.contains("does not parse")), "{:?}", app.status);
-        assert!(app.server_pane.log.iter().any(|l| l.text.contains("test://{broken")), "the warning is noted");
+        assert!(app.server_pane.log().iter().any(|l| l.text.contains("test://{broken")), "the warning is noted");
     }
 }

@@ -77,7 +77,7 @@ impl App {
         let Some((entry, then)) = self.result.done(id, result, self.server.endpoint.clone()) else { return Vec::new() };
         self.result.keep_answers(id, given);
         self.recorder.record(entry.clone());
-        if matches!(self.result.items().get(self.result.item), Some(crate::invoke::ContentItem::Image(_))) {
+        if matches!(self.result.items().get(self.result.item()), Some(crate::invoke::ContentItem::Image(_))) {
             self.reveal_item();
         }
         let mut effects = vec![Effect::Record(Box::new(entry))];
@@ -247,12 +247,12 @@ impl App {
     /// `S` on the call on screen.
     pub(super) fn save_case(&mut self) -> Vec<Effect> {
         // A test case calls a tool: a read or a prompt has no case form to be saved in.
-        let run_tool = self.result.run.as_ref().and_then(|run| self.catalog.get(&run.tool_id));
+        let run_tool = self.result.run().and_then(|run| self.catalog.get(&run.tool_id));
         if run_tool.is_some_and(|t| !t.written.face.is_tool()) {
             self.status = Some("test cases call tools: a resource read or a prompt is not saved as one".into());
             return Vec::new();
         }
-        let reply = self.recorder.save_run(self.result.run.as_ref(), &self.catalog, self.asks.roots());
+        let reply = self.recorder.save_run(self.result.run(), &self.catalog, self.asks.roots());
         self.apply(reply)
     }
 

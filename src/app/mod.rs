@@ -522,7 +522,7 @@ impl App {
 
     pub fn layout(&self) -> Layout {
         // A result of another tool than the one selected folds to its one status line.
-        let result = self.result.run.as_ref().map(|run| {
+        let result = self.result.run().map(|run| {
             let current = self.selected_tool().is_none_or(|t| t.id == run.tool_id);
             if current { layout::ResultSize::Open } else { layout::ResultSize::Folded }
         });
@@ -534,7 +534,7 @@ impl App {
     /// Keys go to a text box: a field being edited, the JSON view, the filter.
     pub fn typing(&self) -> bool {
         self.list.filtering()
-            || (self.shows(Overlay::Traffic) && self.server_pane.traffic.filtering())
+            || (self.shows(Overlay::Traffic) && self.server_pane.traffic().filtering())
             || self.focus == Focus::Json
             || (self.focus == Focus::Form && self.form_pane.editing)
     }

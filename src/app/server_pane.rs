@@ -47,7 +47,7 @@ pub struct LogRing {
     lines: VecDeque<LogLine>,
     bytes: usize,
     /// Lines let go to stay within bounds.
-    pub dropped: u64,
+    dropped: u64,
 }
 
 impl LogRing {
@@ -75,35 +75,75 @@ impl LogRing {
         self.bytes
     }
 
+    /// Lines let go to stay within bounds.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &LogLine> {
         self.lines.iter()
     }
 }
 
-/// The server pane: what the server said of itself, its log, the session's traffic.
-/// Its public fields are read by the screen and the tests as they are; they change only in this
-/// module (the architecture test checks it), the others through the methods below.
+/// The server pane: what the server said of itself, its log, the session's traffic. Its fields
+/// are private: read through the getters below, changed only through its methods.
 #[derive(Debug, Default)]
 pub struct ServerPane {
     /// What the server said of itself (`info()`).
     info: Option<ServerInfo>,
-    pub log: LogRing,
+    log: LogRing,
     /// Log entries below this level (an index into [`LEVELS`]) are hidden; stderr always shows.
-    pub min_level: usize,
+    min_level: usize,
     /// Shown lines scrolled back from the newest; 0 follows the log as it grows.
-    pub scroll: usize,
+    scroll: usize,
     /// Why the server is gone, until it is reconnected.
-    pub gone: Option<String>,
+    gone: Option<String>,
     /// The last height the log was drawn at, for paging (the view sets it; a guess before).
     page: usize,
     /// The level last asked of the server with `logging/setLevel`: asked again of a new session
     /// or a restarted server, which start from their own default.
-    pub asked_level: Option<String>,
+    asked_level: Option<String>,
     /// Every message of the session, for the traffic pane.
-    pub traffic: super::traffic::TrafficLog,
+    traffic: super::traffic::TrafficLog,
 }
 
 impl ServerPane {
+    /// The server's stderr, log and tooldeck's notes about it.
+    pub fn log(&self) -> &LogRing {
+        &self.log
+    }
+
+    /// Log entries below this level (an index into [`LEVELS`]) are hidden; stderr always shows.
+    pub fn min_level(&self) -> usize {
+        self.min_level
+    }
+
+    /// Shown lines scrolled back from the newest; 0 follows the log as it grows.
+    pub fn scroll(&self) -> usize {
+        self.scroll
+    }
+
+    /// Why the server is gone, until it is reconnected.
+    pub fn gone(&self) -> Option<&str> {
+        self.gone.as_deref()
+    }
+
+    /// The level last asked of the server with `logging/setLevel`.
+    pub fn asked_level(&self) -> Option<&str> {
+        self.asked_level.as_deref()
+    }
+
+    /// Every message of the session, for the traffic pane.
+    pub fn traffic(&self) -> &super::traffic::TrafficLog {
+        &self.traffic
+    }
+
+    /// The traffic pane, to act on: a component of its own (its fields private, changed only
+    /// by its methods), held here because each server has its own session.
+    pub fn traffic_mut(&mut self) -> &mut super::traffic::TrafficLog {
+        &mut self.traffic
+    }
+
     /// True when `line` passes the level filter.
     pub fn shows(&self, line: &LogLine) -> bool {
         match line.kind {

@@ -154,7 +154,7 @@ fn waiting_for_authorization_asks_again_until_granted() {
     let (last, _) = invoked(&update(&mut app, Msg::RetryDue { id: again })).expect("asked again");
     let effects = answer(&mut app, last, r#"{"result":{"call_id":"x","success":true,"value":3}}"#);
     assert!(!effects.iter().any(|e| matches!(e, Effect::RetryAfter { .. })), "granted: {effects:?}");
-    assert!(!app.result.waiting_for_authorization);
+    assert!(!app.result.waiting_for_authorization());
     // A stale retry after that changes nothing.
     assert!(invoked(&update(&mut app, Msg::RetryDue { id: last })).is_none());
 }
@@ -193,7 +193,7 @@ fn find_in_the_result_moves_to_the_match() {
     type_text(&mut app, "NEEDLE");
     press(&mut app, KeyCode::Enter);
     // Line 0 is "{", then a, b, needle.
-    assert_eq!(app.result.value_view.cursor, 3);
+    assert_eq!(app.result.value_view().cursor(), 3);
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "x");
     press(&mut app, KeyCode::Enter);
@@ -204,17 +204,17 @@ fn find_in_the_result_moves_to_the_match() {
 fn the_value_folds_and_a_search_unfolds_the_way_to_its_hit() {
     let mut app = result_in_focus(r#"{"a":{"deep":{"needle":1}},"b":2}"#);
     press(&mut app, KeyCode::Char('-'));
-    let Some(RunState::Done { value_lines, .. }) = app.result.run.as_ref().map(|r| &r.state) else { panic!("a value") };
-    let shown: Vec<usize> = app.result.value_view.window(value_lines).collect();
+    let Some(RunState::Done { value_lines, .. }) = app.result.run().map(|r| &r.state) else { panic!("a value") };
+    let shown: Vec<usize> = app.result.value_view().window(value_lines).collect();
     assert_eq!(shown.len(), 4, "{{, a folded, b, }}: {shown:?}");
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "needle");
     press(&mut app, KeyCode::Enter);
-    let Some(RunState::Done { value_lines, .. }) = app.result.run.as_ref().map(|r| &r.state) else { panic!("a value") };
-    assert!(value_lines.lines[app.result.value_view.cursor].contains("needle"));
-    assert_eq!(app.result.value_view.window(value_lines).count(), value_lines.len(), "nothing left folded on the way");
+    let Some(RunState::Done { value_lines, .. }) = app.result.run().map(|r| &r.state) else { panic!("a value") };
+    assert!(value_lines.lines[app.result.value_view().cursor()].contains("needle"));
+    assert_eq!(app.result.value_view().window(value_lines).count(), value_lines.len(), "nothing left folded on the way");
 }
 
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
@@ -243,41 +243,41 @@ fn the_result_pane_actions_answer_their_keys() {
     assert!(status(&app).starts_with("w waits on an authorization prompt"), "{}", status(&app));
     // Folding: all, none, and one by one with the cursor.
     key(&mut app, KeyCode::Char('-'));
-    assert!(app.result.value_view.is_folded(1), "an outline: \"a\" folded");
+    assert!(app.result.value_view().is_folded(1), "an outline: \"a\" folded");
     key(&mut app, KeyCode::Char('='));
-    assert!(!app.result.value_view.is_folded(1));
+    assert!(!app.result.value_view().is_folded(1));
     key(&mut app, KeyCode::Char('j'));
     key(&mut app, KeyCode::Enter);
-    assert!(app.result.value_view.is_folded(1), "Enter folds the container under the cursor");
+    assert!(app.result.value_view().is_folded(1), "Enter folds the container under the cursor");
     key(&mut app, KeyCode::Char('l'));
-    assert!(!app.result.value_view.is_folded(1));
+    assert!(!app.result.value_view().is_folded(1));
     key(&mut app, KeyCode::Char('G'));
-    assert_eq!(app.result.value_view.cursor, 5, "the last line");
+    assert_eq!(app.result.value_view().cursor(), 5, "the last line");
     key(&mut app, KeyCode::Char('g'));
-    assert_eq!(app.result.value_view.cursor, 0);
+    assert_eq!(app.result.value_view().cursor(), 0);
     // Find, then find the next.
     key(&mut app, KeyCode::Char('/'));
     assert!(matches!(app.prompts.popup, Some(Popup::Search { .. })));
     type_text(&mut app, "\"b\"");
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.result.value_view.cursor, 2);
+    assert_eq!(app.result.value_view().cursor(), 2);
     key(&mut app, KeyCode::Char('n'));
     assert!(status(&app).contains("on line 3"), "{}", status(&app));
     // The exact exchange, scrolled like any text.
     key(&mut app, KeyCode::Char('x'));
-    assert!(app.result.show_exchange && !app.result.shows_value());
+    assert!(app.result.show_exchange() && !app.result.shows_value());
     key(&mut app, KeyCode::Char('j'));
-    assert_eq!(app.result.scroll, 1);
+    assert_eq!(app.result.scroll(), 1);
     key(&mut app, KeyCode::PageDown);
     key(&mut app, KeyCode::PageDown);
-    let bottom = app.result.scroll;
+    let bottom = app.result.scroll();
     assert!(bottom > 1 && bottom < 40, "scrolling stops near the last line: {bottom}");
     key(&mut app, KeyCode::Char('k'));
     key(&mut app, KeyCode::PageUp);
-    assert_eq!(app.result.scroll, 0);
+    assert_eq!(app.result.scroll(), 0);
     key(&mut app, KeyCode::PageDown);
     key(&mut app, KeyCode::Home);
-    assert_eq!(app.result.scroll, 0);
+    assert_eq!(app.result.scroll(), 0);
     // The call again, saved as a case, and back to the form.
     let (id, _) = invoked(&key(&mut app, KeyCode::Char('r'))).expect("r sends the same call");
     answer(&mut app, id, r#"{"result":{"call_id":"x","success":true,"value":1}}"#);
@@ -308,7 +308,7 @@ fn overridden_keys_drive_the_app() {
     type_text(&mut app, "Math.Add");
     press(&mut app, KeyCode::Enter);
     let ctrl_r = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
-    assert!(ctrl_r.is_empty() && app.result.run.is_none(), "Ctrl-R is unbound: {:?}", app.status);
+    assert!(ctrl_r.is_empty() && app.result.run().is_none(), "Ctrl-R is unbound: {:?}", app.status);
     key(&mut app, KeyCode::F(9));
     assert!(status(&app).contains("Press F9 again to send it anyway"), "{}", status(&app));
     assert!(invoked(&key(&mut app, KeyCode::F(9))).is_some(), "F9 sends it");
@@ -433,7 +433,7 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     let mut app = mcp_app(serde_json::json!([{"name": "everything", "inputSchema": {"type": "object"}}]));
     let (run, effects) = mcp_answer(&mut app, every_kind());
     // The first item that is not text is selected, and an image is decoded to be drawn at once.
-    assert_eq!(app.result.item, 1);
+    assert_eq!(app.result.item(), 1);
     assert!(
         effects.iter().any(|e| matches!(e, Effect::DecodeInline { run: r, item: 1, content_type: Some(t), .. }
             if *r == run && t == "image/png")),
@@ -443,7 +443,7 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     ctrl(&mut app, 'o');
     // `]` moves to the link; `f` reads it with resources/read.
     key(&mut app, KeyCode::Char(']'));
-    assert_eq!(app.result.item, 2);
+    assert_eq!(app.result.item(), 2);
     assert!(status(&app).starts_with("item 3 of 5: resource_link"), "{}", status(&app));
     let effects = key(&mut app, KeyCode::Char('f'));
     assert_eq!(effects, [Effect::ReadResource { run, item: 2, uri: "test://notes".into() }]);
@@ -454,8 +454,8 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     update(&mut app, Msg::ItemDecoded { run, item: 1, result: Err(EffectError::Stopped("late".into())) });
     let gone = EffectError::Unreadable { uri: "test://notes".into(), why: "gone".into() };
     update(&mut app, Msg::ResourceRead { run, item: 2, result: Err(gone) });
-    let view = app.result.artifact.as_ref().expect("the link's preview");
-    assert_eq!((view.item, &view.state), (Some(2), &ArtifactState::Failed("cannot read test://notes: gone".into())));
+    let view = app.result.artifact().expect("the link's preview");
+    assert_eq!((view.item(), view.state()), (Some(2), &ArtifactState::Failed("cannot read test://notes: gone".into())));
     assert!(status(&app).contains("gone"), "{}", status(&app));
     // Read after all: it can be saved.
     key(&mut app, KeyCode::Char('f'));
@@ -477,14 +477,14 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     // The unreadable block: selected, said why, never past the end.
     key(&mut app, KeyCode::Char(']'));
     key(&mut app, KeyCode::Char(']'));
-    assert_eq!(app.result.item, 4);
+    assert_eq!(app.result.item(), 4);
     assert!(key(&mut app, KeyCode::Char('f')).is_empty());
     assert!(status(&app).contains("\"video\" is not an MCP content type"), "{}", status(&app));
     // Back to the text: its lines are on screen, `s` offers them as a file.
     for _ in 0..9 {
         key(&mut app, KeyCode::Char('['));
     }
-    assert_eq!((app.result.item, app.result.scroll), (0, 0));
+    assert_eq!((app.result.item(), app.result.scroll()), (0, 0));
     key(&mut app, KeyCode::Char('s'));
     let Some(Popup::SavePrompt { input }) = &app.prompts.popup else { panic!("a save prompt") };
     assert_eq!(input.text(), "text-1.txt");
@@ -496,7 +496,7 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     // A new answer starts over.
     let (_, effects) = mcp_answer(&mut app, serde_json::json!({"content": [{"type": "text", "text": "x"}]}));
     assert!(effects.iter().all(|e| !matches!(e, Effect::DecodeInline { .. })));
-    assert_eq!((app.result.item, app.result.artifact.is_none()), (0, true));
+    assert_eq!((app.result.item(), app.result.artifact().is_none()), (0, true));
 }
 
 #[test]

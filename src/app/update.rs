@@ -191,7 +191,7 @@ fn server_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
             effects.extend(app.apply(reply));
             return effects;
         }
-        Msg::Traffic(entries) => app.server_pane.traffic.receive(entries),
+        Msg::Traffic(entries) => app.server_pane.traffic_mut().receive(entries),
         Msg::ServerInfo(info) => app.server_pane.introduced(*info),
         Msg::Reconnected(result) => return reconnected(app, result),
         Msg::LogLevelRefused(why) => app.status = Some(format!("logging/setLevel: {why}")),

@@ -41,7 +41,7 @@ fn drawable_upto(line: &str, limit: usize) -> String {
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
-    let Some(run) = &app.result.run else { return };
+    let Some(run) = &app.result.run() else { return };
     let focused = app.focus == Focus::Result;
     let title = format!("result · {}", visible(&run.tool_id));
     frame.render_widget(pane(&title, focused, styles), area);
@@ -94,7 +94,7 @@ fn failed_lines(app: &App, run: &Run, error: &str, kind: FailureKind, styles: &S
     };
     lines.push(Line::styled(keys, styles.muted));
     if let Some(exchange) = run.failed_exchange.as_deref() {
-        if app.result.show_exchange {
+        if app.result.show_exchange() {
             lines.push(Line::raw(""));
             exchange_lines(app, exchange, styles, &mut lines);
         } else {
@@ -121,7 +121,7 @@ fn done(app: &App, run: &Run, styles: &Styles, frame: &mut Frame, body: Rect) {
         Span::styled(format!("{mark} {} ", outcome.status.name()), style),
         Span::styled(format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms, app.server.endpoint), styles.muted),
     ])];
-    if app.result.show_exchange {
+    if app.result.show_exchange() {
         exchange_lines(app, exchange, styles, &mut lines);
     } else if app.result.shows_items() {
         // The status line stays, one row whatever the endpoint's length; the items scroll
@@ -137,7 +137,7 @@ fn done(app: &App, run: &Run, styles: &Styles, frame: &mut Frame, body: Rect) {
     } else if outcome.status == Status::Value {
         let height = usize::from(body.height);
         lines.extend(value_window(app, value_lines, focused, height.saturating_sub(1), styles));
-        let shown_all = app.result.value_view.window(value_lines).nth(height).is_none();
+        let shown_all = app.result.value_view().window(value_lines).nth(height).is_none();
         if shown_all {
             lines.extend(outcome.warnings.iter().map(|w| Line::styled(format!("⚠ {}", visible(w)), styles.warning)));
         }
@@ -178,7 +178,7 @@ fn scrolled<'a>(lines: Vec<Line<'a>>, app: &App, body: Rect) -> Paragraph<'a> {
     let unwrapped = app.result.unwrapped();
     let paragraph = if unwrapped { Paragraph::new(lines) } else { Paragraph::new(lines).wrap(Wrap { trim: false }) };
     let last = paragraph.line_count(body.width).saturating_sub(usize::from(body.height));
-    let row = app.result.scroll.min(last).min(u16::MAX as usize) as u16;
+    let row = app.result.scroll().min(last).min(u16::MAX as usize) as u16;
     let column = if unwrapped { app.result.column().min(u16::MAX as usize) as u16 } else { 0 };
     paragraph.scroll((row, column))
 }
@@ -192,7 +192,7 @@ fn value_window(
     height: usize,
     styles: &Styles,
 ) -> Vec<Line<'static>> {
-    let view = &app.result.value_view;
+    let view = &app.result.value_view();
     view.window(value_lines)
         .take(height)
         .map(|i| {
@@ -204,7 +204,7 @@ fn value_window(
                 let plural = if hidden == 1 { "" } else { "s" };
                 line.spans.push(Span::styled(format!("  {hidden} line{plural} folded"), styles.muted));
             }
-            if focused && i == view.cursor {
+            if focused && i == view.cursor() {
                 line = line.style(styles.selection);
             }
             line
@@ -337,22 +337,22 @@ fn exchange_lines(app: &App, exchange: &Exchange, styles: &Styles, lines: &mut V
 
 /// The fetched artifact: a progress bar while it comes, then its preview.
 fn artifact_lines(app: &App, styles: &Styles, lines: &mut Vec<Line<'static>>) {
-    let Some(view) = &app.result.artifact else { return };
+    let Some(view) = &app.result.artifact() else { return };
     lines.push(Line::raw(""));
-    match &view.state {
+    match view.state() {
         ArtifactState::Fetching => {
-            let bar = match view.total.filter(|t| *t > 0) {
+            let bar = match view.total().filter(|t| *t > 0) {
                 Some(total) => {
-                    let done = (view.received.min(total) * 30 / total) as usize;
+                    let done = (view.received().min(total) * 30 / total) as usize;
                     format!(
                         "[{}{}] {} of {}",
                         "█".repeat(done),
                         "░".repeat(30 - done),
-                        human_bytes(view.received),
+                        human_bytes(view.received()),
                         human_bytes(total)
                     )
                 }
-                None => format!("{} received", human_bytes(view.received)),
+                None => format!("{} received", human_bytes(view.received())),
             };
             lines.push(Line::styled(format!("fetching {bar}"), styles.accent));
         }

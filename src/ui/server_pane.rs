@@ -31,7 +31,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let body = inner(area);
     let columns = usize::from(body.width);
     let mut lines = header(app, columns, usize::from(body.height), styles);
-    if let Some(gone) = &pane_state.gone {
+    if let Some(gone) = &pane_state.gone() {
         let reconnect = app.key_name(Context::Server, Action::Reconnect);
         lines.push(Line::styled(format!("✗ gone · {reconnect} reconnects"), styles.error));
         let said = gone.lines().flat_map(|l| wrap_keep(&visible(l), columns));
@@ -39,22 +39,22 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             lines.push(Line::styled(line, styles.warning));
         }
     }
-    let shown = if pane_state.min_level == 0 {
+    let shown = if pane_state.min_level() == 0 {
         "every level".to_string()
     } else {
-        format!("{} and above", LEVELS[pane_state.min_level])
+        format!("{} and above", LEVELS[pane_state.min_level()])
     };
-    let follows = if pane_state.scroll == 0 { "follows" } else { "scrolled back" };
-    let dropped = match pane_state.log.dropped {
+    let follows = if pane_state.scroll() == 0 { "follows" } else { "scrolled back" };
+    let dropped = match pane_state.log().dropped() {
         0 => String::new(),
         n => format!(" · {n} older let go"),
     };
     let level_key = app.key_name(Context::Server, Action::LogLevel);
     let title =
-        format!("── stderr and log · {} lines{dropped} · {shown} ({level_key}) · {follows} ", pane_state.log.len());
+        format!("── stderr and log · {} lines{dropped} · {shown} ({level_key}) · {follows} ", pane_state.log().len());
     lines.push(Line::styled(truncate(&title, columns).into_owned(), styles.title));
     let height = usize::from(body.height).saturating_sub(lines.len());
-    if pane_state.log.is_empty() {
+    if pane_state.log().is_empty() {
         lines.push(Line::styled("nothing yet: the server's stderr and log entries show here", styles.muted));
     }
     // Each entry wrapped whole; the newest rows at the bottom, as many as fit.

@@ -18,7 +18,7 @@ use crate::text::{truncate, visible};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
-    let log = &app.server_pane.traffic;
+    let log = &app.server_pane.traffic();
     frame.render_widget(Clear, area);
     let mut title = format!("traffic · {}", visible(&app.server.endpoint));
     if app.servers.several() {

@@ -138,7 +138,7 @@ fn a_one_line_exchange_body_reads_whole_or_sideways() {
     });
     deck.key(KeyCode::Char('o'), KeyModifiers::CONTROL);
     deck.press(KeyCode::Char('x'));
-    assert!(deck.app.result.show_exchange);
+    assert!(deck.app.result.show_exchange());
     let screen = deck.snapshot("reading_02_exchange_wrapped");
     assert!(screen.contains("\"value\":{\"blob\":\"STAR"), "{screen}");
     deck.press(KeyCode::Char('G'));
@@ -154,7 +154,7 @@ fn a_one_line_exchange_body_reads_whole_or_sideways() {
     assert!(screen.contains("\"value\":{\"blob\":\"STARTxxx"), "half a pane on: {screen}");
     // The exchange view is this call's: the next call shows its outcome.
     deck.run_and_answer(|call| format!(r#"{{"result":{{"call_id":"{call}","success":true,"value":1}}}}"#));
-    assert!(!deck.app.result.show_exchange, "x does not stay on for later calls");
+    assert!(!deck.app.result.show_exchange(), "x does not stay on for later calls");
 }
 
 /// `z` gives the focused pane the whole screen, and takes it back.

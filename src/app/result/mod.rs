@@ -5,6 +5,7 @@
 mod artifact;
 pub mod content;
 mod keys;
+mod read;
 pub mod value_view;
 
 use serde_json::Value;
@@ -19,28 +20,27 @@ use value_view::{ValueLines, ValueView};
 /// How often `w` asks again while the user authorizes.
 pub const RETRY_EVERY_MS: u64 = 3000;
 
-/// The result pane: the last call and how it is looked at.
-/// Its public fields are read by the screen and the tests as they are; they change only in this
-/// module (the architecture test checks it), the others through the methods below.
+/// The result pane: the last call and how it is looked at. Its fields are private: the screen
+/// reads them through the getters in `read.rs`, and they change only through its methods.
 #[derive(Debug, Default)]
 pub struct ResultPane {
     /// The last call, shown below the form.
-    pub run: Option<Run>,
+    run: Option<Run>,
     next_run_id: u64,
     /// First visible line of the pane (outside the value viewer).
-    pub scroll: usize,
+    scroll: usize,
     /// Cursor, window and folds of the value viewer.
-    pub value_view: ValueView,
+    value_view: ValueView,
     /// The pane shows the exact request and response instead of the outcome.
-    pub show_exchange: bool,
+    show_exchange: bool,
     /// The last text searched for (`n` finds the next).
     search: String,
     /// Retrying every few seconds until the authorization prompt goes away (`w`).
-    pub waiting_for_authorization: bool,
+    waiting_for_authorization: bool,
     /// The artifact being fetched or shown (for an MCP result, the preview of one of its items).
-    pub artifact: Option<ArtifactView>,
+    artifact: Option<ArtifactView>,
     /// The content item of an MCP result that `f` and `s` act on.
-    pub item: usize,
+    item: usize,
     /// Long lines run off the pane's edge (scrolled sideways) instead of wrapping.
     unwrapped: bool,
     /// How far the lines are scrolled sideways while unwrapped.
@@ -50,13 +50,13 @@ pub struct ResultPane {
 /// An artifact fetched with `f`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArtifactView {
-    pub url: String,
-    pub declared_size: Option<u64>,
-    pub received: u64,
-    pub total: Option<u64>,
-    pub state: ArtifactState,
+    url: String,
+    declared_size: Option<u64>,
+    received: u64,
+    total: Option<u64>,
+    state: ArtifactState,
     /// The content item previewed (an MCP result's); `None`: the outcome's artifact.
-    pub item: Option<usize>,
+    item: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

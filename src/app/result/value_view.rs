@@ -92,14 +92,24 @@ impl ValueLines {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ValueView {
     /// The line under the cursor (always a visible one).
-    pub cursor: usize,
+    pub(super) cursor: usize,
     /// The first line in view (always a visible one).
-    pub top: usize,
+    pub(super) top: usize,
     /// Opening lines of folded containers.
     folded: BTreeSet<usize>,
 }
 
 impl ValueView {
+    /// The line under the cursor (always a visible one).
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// The first line in view (always a visible one).
+    pub fn top(&self) -> usize {
+        self.top
+    }
+
     pub fn is_folded(&self, line: usize) -> bool {
         self.folded.contains(&line)
     }

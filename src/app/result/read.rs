@@ -1,0 +1,71 @@
+//! What the screen (and the rest of the app) reads of the result pane: its state, read only.
+//! It changes only through the pane's methods.
+
+use super::value_view::ValueView;
+use super::{ArtifactState, ArtifactView, ResultPane, Run};
+
+impl ResultPane {
+    /// The last call, shown below the form.
+    pub fn run(&self) -> Option<&Run> {
+        self.run.as_ref()
+    }
+
+    /// First visible line of the pane (outside the value viewer).
+    pub fn scroll(&self) -> usize {
+        self.scroll
+    }
+
+    /// Cursor, window and folds of the value viewer.
+    pub fn value_view(&self) -> &ValueView {
+        &self.value_view
+    }
+
+    /// The pane shows the exact request and response instead of the outcome.
+    pub fn show_exchange(&self) -> bool {
+        self.show_exchange
+    }
+
+    /// Retrying every few seconds until the authorization prompt goes away (`w`).
+    pub fn waiting_for_authorization(&self) -> bool {
+        self.waiting_for_authorization
+    }
+
+    /// The artifact being fetched or shown (for an MCP result, the preview of one of its items).
+    pub fn artifact(&self) -> Option<&ArtifactView> {
+        self.artifact.as_ref()
+    }
+
+    /// The content item of an MCP result that `f` and `s` act on.
+    pub fn item(&self) -> usize {
+        self.item
+    }
+}
+
+impl ArtifactView {
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The size the server said the artifact has, if it did.
+    pub fn declared_size(&self) -> Option<u64> {
+        self.declared_size
+    }
+
+    /// Bytes received so far, of `total` when known.
+    pub fn received(&self) -> u64 {
+        self.received
+    }
+
+    pub fn total(&self) -> Option<u64> {
+        self.total
+    }
+
+    pub fn state(&self) -> &ArtifactState {
+        &self.state
+    }
+
+    /// The content item previewed (an MCP result's); `None`: the outcome's artifact.
+    pub fn item(&self) -> Option<usize> {
+        self.item
+    }
+}
