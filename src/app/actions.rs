@@ -20,11 +20,11 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     }
     // Only a second Run straight after the first sends invalid input.
     let run_armed = app.form_pane.take_run_armed();
-    if app.prompts.popup.is_none() && app.keymap.is(Context::Anywhere, key, Action::Palette) {
+    if app.prompts.popup().is_none() && app.keymap.is(Context::Anywhere, key, Action::Palette) {
         app.prompts.open(Popup::palette());
         return Vec::new();
     }
-    if app.prompts.popup.is_some() {
+    if app.prompts.popup().is_some() {
         let reply = handle(app, Pane::Popup, Input::Key(key)).unwrap_or_default();
         app.clamp_help();
         app.clamp_text();

@@ -39,12 +39,12 @@ impl Waiting {
     }
 }
 
-/// The questions waiting for the person, the first one shown. The question and the queue are
-/// read by the screen as they are; the architecture test keeps their changes in this module.
+/// The questions waiting for the person, the first one shown (`current()`, `waiting()`); they
+/// change only through this module's methods.
 #[derive(Debug, Default)]
 pub struct Asks {
-    pub current: Option<Question>,
-    pub waiting: VecDeque<(u64, Ask)>,
+    current: Option<Question>,
+    waiting: VecDeque<(u64, Ask)>,
     /// The roots offered to the server (`--root`, `R` changes them).
     roots: Vec<String>,
     /// The MCP protocol revision agreed with the server, once known.
@@ -116,6 +116,16 @@ pub fn form_for(schema: &Value) -> Option<Form> {
 }
 
 impl Asks {
+    /// The question on screen.
+    pub fn current(&self) -> Option<&Question> {
+        self.current.as_ref()
+    }
+
+    /// The questions waiting behind it.
+    pub fn waiting(&self) -> &VecDeque<(u64, Ask)> {
+        &self.waiting
+    }
+
     /// A server asked something: shown now, or after the questions before it.
     pub fn asked(&mut self, id: u64, ask: Ask) {
         if self.current.is_none() {

@@ -224,7 +224,7 @@ impl App {
     /// While a template's variable or a prompt's argument is typed in, the server is asked for
     /// suggestions for what is there (once per text).
     pub(super) fn ask_completion(&mut self) -> Vec<Effect> {
-        if !self.form_pane.editing {
+        if !self.form_pane.editing() {
             return Vec::new();
         }
         let Some(tool) = self.selected_tool() else { return Vec::new() };

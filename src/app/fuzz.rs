@@ -8,13 +8,12 @@ use super::{App, Effect, EffectError, Focus, Msg, Overlay, Reply};
 use crate::fuzz::{Finding, Progress, Report};
 
 /// The fuzz pane: the last run (or the one going on) and the finding chosen in it.
-/// Its public fields are read by the screen and the tests as they are; they change only in this
-/// module (the architecture test checks it), the others through the methods below.
+/// Its fields are private: read through getters, changed only through its methods.
 #[derive(Debug, Default)]
 pub struct FuzzPane {
-    pub run: Option<FuzzRun>,
+    run: Option<FuzzRun>,
     /// Index into the run's findings.
-    pub selected: usize,
+    selected: usize,
     /// The id the next run gets; answers of older runs are dropped.
     next_id: u64,
 }
@@ -52,6 +51,16 @@ impl FuzzRun {
 }
 
 impl FuzzPane {
+    /// The last run, or the one going on.
+    pub fn run(&self) -> Option<&FuzzRun> {
+        self.run.as_ref()
+    }
+
+    /// Index into the run's findings.
+    pub fn selected(&self) -> usize {
+        self.selected
+    }
+
     pub fn running(&self) -> bool {
         self.run.as_ref().is_some_and(FuzzRun::running)
     }

@@ -19,15 +19,15 @@ pub enum Entry {
     Section(&'static str),
 }
 
-/// The list's entries, selection and scroll are read by the screen as they are; the
-/// architecture test keeps their changes in this module.
+/// The list's entries, selection and scroll, read through getters; they change only through
+/// this pane's methods.
 #[derive(Debug, Clone, Default)]
 pub struct ToolList {
-    pub entries: Vec<Entry>,
+    entries: Vec<Entry>,
     /// Index into `entries`, always a tool when there is one.
-    pub selected: Option<usize>,
+    selected: Option<usize>,
     /// First visible entry.
-    pub offset: usize,
+    offset: usize,
     /// The filter text; `filtering` while it is being typed. Changed only by this pane's
     /// methods (`start_filter`, `filter_key`...); read through `filter()` and `filtering()`.
     filter: TextInput,
@@ -35,6 +35,21 @@ pub struct ToolList {
 }
 
 impl ToolList {
+    /// The rows: group headers, tools, section headers.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// Index into `entries()`, always a tool when there is one.
+    pub fn selected(&self) -> Option<usize> {
+        self.selected
+    }
+
+    /// First visible entry.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
     pub fn new(catalog: &Catalog) -> ToolList {
         let mut list = ToolList::default();
         list.refresh(catalog);

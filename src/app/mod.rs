@@ -536,7 +536,7 @@ impl App {
         self.list.filtering()
             || (self.shows(Overlay::Traffic) && self.server_pane.traffic().filtering())
             || self.focus == Focus::Json
-            || (self.focus == Focus::Form && self.form_pane.editing)
+            || (self.focus == Focus::Form && self.form_pane.editing())
     }
 
     /// The row path under the cursor.

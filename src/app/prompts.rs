@@ -7,11 +7,11 @@ use super::keymap::{Action, Context, Keymap};
 use super::typing::edit_input;
 use crate::form::TextInput;
 
-/// The popup on screen. Read it freely; it changes only through the methods below (`open`,
-/// `close_popup`, `key`, `paste`), which the architecture test checks.
+/// The popup on screen (`popup()`); it changes only through the methods below (`open`,
+/// `close_popup`, and the keys and pastes `handle` takes).
 #[derive(Debug, Default)]
 pub struct Prompts {
-    pub popup: Option<Popup>,
+    popup: Option<Popup>,
 }
 
 /// A box over the screen that takes the keys until it closes.
@@ -159,6 +159,11 @@ pub fn palette_matches(keymap: &Keymap, query: &str) -> Vec<PaletteEntry> {
 }
 
 impl Prompts {
+    /// The popup on screen, if one is open.
+    pub fn popup(&self) -> Option<&Popup> {
+        self.popup.as_ref()
+    }
+
     /// `popup` takes the keys until it closes (it replaces any popup open).
     pub fn open(&mut self, popup: Popup) {
         self.popup = Some(popup);

@@ -31,11 +31,11 @@ fn filter_then_fill_a_field() {
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.focus, Focus::Form);
     press(&mut app, KeyCode::Char('x'));
-    assert!(!app.form_pane.editing, "x is not typed into a field nobody chose");
+    assert!(!app.form_pane.editing(), "x is not typed into a field nobody chose");
     assert_eq!(app.form().unwrap().arguments(), &serde_json::json!({}));
     press(&mut app, KeyCode::Enter);
     type_text(&mut app, "laptop");
-    assert!(app.form_pane.editing);
+    assert!(app.form_pane.editing());
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.form().unwrap().arguments(), &serde_json::json!({"query": "laptop"}));
 }
@@ -53,17 +53,17 @@ fn commands_work_while_editing_and_keep_the_edit() {
     let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
     let (_, request) = invoked(&effects).expect("Ctrl-R runs while editing");
     assert_eq!(request.arguments["query"], "lap");
-    assert!(!app.form_pane.editing, "a command ends the edit, so S next is not typed");
+    assert!(!app.form_pane.editing(), "a command ends the edit, so S next is not typed");
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::F(1));
-    assert_eq!(app.prompts.popup, Some(Popup::help()));
+    assert_eq!(app.prompts.popup(), Some(&Popup::help()));
     press(&mut app, KeyCode::Esc);
-    assert!(app.form_pane.editing, "help leaves the person where they were");
+    assert!(app.form_pane.editing(), "help leaves the person where they were");
     type_text(&mut app, "top");
     assert_eq!(app.form().unwrap().arguments()["query"], "laptop");
     // Ctrl-U deletes to the line start and stays in the box.
     update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
-    assert!(app.form_pane.editing);
+    assert!(app.form_pane.editing());
     assert_eq!(app.form().unwrap().arguments()["query"], "");
 }
 
@@ -104,13 +104,13 @@ fn cursor_keys_in_an_empty_optional_number_change_nothing() {
     let limit = app.form().unwrap().row_index()["/limit"];
     app.form_pane.click_row(limit);
     press(&mut app, KeyCode::Enter);
-    assert!(app.form_pane.editing);
+    assert!(app.form_pane.editing());
     let errors = |app: &App| app.form().unwrap().validation.errors.get("/limit").cloned();
     for code in [KeyCode::Left, KeyCode::Right, KeyCode::Home, KeyCode::End, KeyCode::Backspace, KeyCode::Delete] {
         press(&mut app, code);
         assert_eq!(errors(&app), None, "{code:?}");
     }
-    assert!(app.form_pane.editing);
+    assert!(app.form_pane.editing());
     assert_eq!(app.form().unwrap().arguments().get("limit"), None);
     press(&mut app, KeyCode::Char('5'));
     assert_eq!(app.form().unwrap().arguments()["limit"], 5);
@@ -257,7 +257,7 @@ fn the_result_pane_actions_answer_their_keys() {
     assert_eq!(app.result.value_view().cursor(), 0);
     // Find, then find the next.
     key(&mut app, KeyCode::Char('/'));
-    assert!(matches!(app.prompts.popup, Some(Popup::Search { .. })));
+    assert!(matches!(app.prompts.popup(), Some(Popup::Search { .. })));
     type_text(&mut app, "\"b\"");
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.result.value_view().cursor(), 2);
@@ -284,7 +284,7 @@ fn the_result_pane_actions_answer_their_keys() {
     assert!(invoked(&key(&mut app, KeyCode::F(5))).is_none(), "F5 runs the (invalid) form: refused once");
     assert!(status(&app).contains("not sent"), "{}", status(&app));
     key(&mut app, KeyCode::Char('S'));
-    assert!(matches!(app.prompts.popup, Some(Popup::CaseFile { .. })), "the case file is asked for");
+    assert!(matches!(app.prompts.popup(), Some(Popup::CaseFile { .. })), "the case file is asked for");
     key(&mut app, KeyCode::Esc);
     key(&mut app, KeyCode::Tab);
     assert_eq!(app.focus, Focus::Form, "Tab goes back to the form");
@@ -462,13 +462,13 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     let fetched = crate::invoke::artifact::Fetched { bytes: b"notes".to_vec(), ..Default::default() };
     update(&mut app, Msg::ResourceRead { run, item: 2, result: Ok(Box::new(fetched)) });
     key(&mut app, KeyCode::Char('s'));
-    let Some(Popup::SavePrompt { input }) = &app.prompts.popup else { panic!("a save prompt: {}", status(&app)) };
+    let Some(Popup::SavePrompt { input }) = &app.prompts.popup() else { panic!("a save prompt: {}", status(&app)) };
     assert_eq!(input.text(), "notes");
     key(&mut app, KeyCode::Esc);
     // The embedded blob saves without a preview: decoded as it is written.
     key(&mut app, KeyCode::Char(']'));
     key(&mut app, KeyCode::Char('s'));
-    let Some(Popup::SavePrompt { input }) = &app.prompts.popup else { panic!("a save prompt") };
+    let Some(Popup::SavePrompt { input }) = &app.prompts.popup() else { panic!("a save prompt") };
     assert_eq!(input.text(), "blob");
     let effects = key(&mut app, KeyCode::Enter);
     let inline = crate::invoke::mcp::content::Inline::Base64("AAEC".into());
@@ -486,7 +486,7 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     }
     assert_eq!((app.result.item(), app.result.scroll()), (0, 0));
     key(&mut app, KeyCode::Char('s'));
-    let Some(Popup::SavePrompt { input }) = &app.prompts.popup else { panic!("a save prompt") };
+    let Some(Popup::SavePrompt { input }) = &app.prompts.popup() else { panic!("a save prompt") };
     assert_eq!(input.text(), "text-1.txt");
     key(&mut app, KeyCode::Esc);
     let doc = crate::app::result::content::document(&app);
@@ -507,9 +507,9 @@ fn a_tool_marked_destructive_asks_for_y_once() {
     ]);
     let mut app = mcp_app(tools.clone());
     assert!(invoked(&ctrl(&mut app, 'r')).is_none(), "asked first");
-    assert!(matches!(&app.prompts.popup, Some(Popup::ConfirmRun { tool_id, .. }) if tool_id == "wipe"));
+    assert!(matches!(&app.prompts.popup(), Some(Popup::ConfirmRun { tool_id, .. }) if tool_id == "wipe"));
     assert!(key(&mut app, KeyCode::Char('n')).is_empty(), "any other key: not run");
-    assert_eq!((app.prompts.popup.is_none(), status(&app)), (true, "wipe was not run"));
+    assert_eq!((app.prompts.popup().is_none(), status(&app)), (true, "wipe was not run"));
     ctrl(&mut app, 'r');
     let (_, request) = invoked(&key(&mut app, KeyCode::Char('y'))).expect("y runs it");
     assert_eq!(request.tool_id, "wipe");
@@ -539,6 +539,6 @@ fn a_paste_lands_in_the_roots_prompt() {
     let mut app = app();
     app.prompts.open(Popup::Roots { input: crate::form::TextInput::new(String::new()) });
     update(&mut app, Msg::Paste("/tmp/a, /tmp/b".into()));
-    let Some(Popup::Roots { input }) = &app.prompts.popup else { panic!("the roots prompt stays open") };
+    let Some(Popup::Roots { input }) = &app.prompts.popup() else { panic!("the roots prompt stays open") };
     assert_eq!(input.text(), "/tmp/a, /tmp/b");
 }

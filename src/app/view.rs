@@ -12,7 +12,7 @@ pub const TEXTAREA_LINES: usize = 6;
 
 pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent) {
     let layout = app.layout();
-    if layout.too_small || app.prompts.popup.is_some() {
+    if layout.too_small || app.prompts.popup().is_some() {
         return;
     }
     let (column, row) = (mouse.column, mouse.row);
@@ -26,7 +26,7 @@ pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent) {
         MouseEventKind::Down(MouseButton::Left) if over_list => {
             let area = inner(layout.list);
             if row >= area.y {
-                let index = app.list.offset + usize::from(row - area.y);
+                let index = app.list.offset() + usize::from(row - area.y);
                 if app.list.select_entry(index) {
                     app.focus = Focus::List;
                     app.tool_changed();

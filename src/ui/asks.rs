@@ -17,7 +17,7 @@ use crate::text::{truncate, visible, width, wrap};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
-    let Some(question) = &app.asks.current else { return };
+    let Some(question) = &app.asks.current() else { return };
     let key = |action| app.keymap.name(Context::Ask, action).unwrap_or_else(|| "?".into());
     let hint = match question.ask {
         Ask::Url { .. } => format!(
@@ -44,7 +44,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             key(Action::AskCancel)
         ),
     };
-    let waiting = app.asks.waiting.len();
+    let waiting = app.asks.waiting().len();
     let title = match (&question.ask, waiting) {
         (Ask::Sample { .. }, 0) => "the server asks for a sampling reply · the call waits for you".to_string(),
         (_, 0) => "the server asks · the call waits for you".to_string(),

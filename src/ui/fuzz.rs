@@ -21,7 +21,7 @@ const ARGUMENT_ROWS: usize = 6;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     frame.render_widget(Clear, area);
-    let Some(run) = app.fuzz.run.as_ref() else { return };
+    let Some(run) = app.fuzz.run() else { return };
     let title = format!("fuzz · {}", truncate(&visible(&run.tool_id), usize::from(area.width).saturating_sub(12)));
     frame.render_widget(pane(&title, true, styles).style(styles.base), area);
     let body = inner(area);
@@ -109,7 +109,7 @@ fn findings(app: &App, run: &FuzzRun, rows: usize, columns: usize, styles: &Styl
         };
         return vec![Line::styled(said, styles.muted)];
     }
-    let selected = app.fuzz.selected.min(run.findings.len() - 1);
+    let selected = app.fuzz.selected().min(run.findings.len() - 1);
     let first = (selected + 1).saturating_sub(rows);
     run.findings
         .iter()

@@ -17,7 +17,7 @@ use crate::theme::Styles;
 const CONFIRM: &[Context] = &[Context::Confirm];
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
-    let Some(popup) = &app.prompts.popup else { return };
+    let Some(popup) = &app.prompts.popup() else { return };
     match popup {
         Popup::Picker { title, options, selected, .. } => picker(frame, screen, title, options, *selected, styles),
         Popup::KeyPrompt { input, .. } => {
