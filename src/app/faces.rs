@@ -313,10 +313,10 @@ impl App {
         let at = now.get(11..19).unwrap_or_default().to_string();
         self.faces.updated.insert(uri.to_string(), at.clone());
         let on_screen = self.result.run().filter(|_| !self.result.running()).and_then(|run| {
-            let tool = self.catalog.get(&run.tool_id)?;
-            let read = request_for(&tool.written.face, &run.request.arguments).ok()?;
+            let tool = self.catalog.get(&run.tool_id())?;
+            let read = request_for(&tool.written.face, &run.request().arguments).ok()?;
             (read == FaceRequest::Read { uri: uri.to_string() })
-                .then(|| (run.tool_id.clone(), tool.written.face.clone()))
+                .then(|| (run.tool_id().to_string(), tool.written.face.clone()))
         });
         let shown = visible(uri).into_owned();
         match on_screen {
@@ -353,7 +353,7 @@ impl App {
     /// anything else as a tool's result is.
     pub(super) fn copy_result(&self) -> super::Reply {
         let run = self.result.run().filter(|_| self.result.shows_items());
-        let face = run.and_then(|run| self.catalog.get(&run.tool_id)).is_some_and(|t| !t.written.face.is_tool());
+        let face = run.and_then(|run| self.catalog.get(&run.tool_id())).is_some_and(|t| !t.written.face.is_tool());
         if !face {
             return self.result.copy_link_or_value();
         }

@@ -523,7 +523,7 @@ impl App {
     pub fn layout(&self) -> Layout {
         // A result of another tool than the one selected folds to its one status line.
         let result = self.result.run().map(|run| {
-            let current = self.selected_tool().is_none_or(|t| t.id == run.tool_id);
+            let current = self.selected_tool().is_none_or(|t| t.id == run.tool_id());
             if current { layout::ResultSize::Open } else { layout::ResultSize::Folded }
         });
         let no_fields = self.form().is_some_and(|form| form.root.children().is_empty() && form.rows().is_empty());

@@ -72,25 +72,25 @@ impl Recorder {
         let Some(run) = run else {
             return Reply::status("{key:save_case} saves a call as a test case: run one first ({key:run})");
         };
-        let RunState::Done { outcome, .. } = &run.state else {
+        let RunState::Done { outcome, .. } = run.state() else {
             return Reply::status("{key:save_case} saves a call that has come back; this one has no outcome");
         };
-        let arguments = &run.request.arguments;
+        let arguments = &run.request().arguments;
         let mut case = crate::cases::record::case_from_outcome(
-            &case_name(&run.tool_id, arguments),
-            &run.tool_id,
+            &case_name(&run.tool_id(), arguments),
+            &run.tool_id(),
             arguments,
             outcome,
         );
-        if !self.arguments_valid(catalog, &run.tool_id, arguments) {
+        if !self.arguments_valid(catalog, &run.tool_id(), arguments) {
             // It was sent anyway; the case must be too, or `tooldeck test` would refuse it.
             case["validate"] = json!(false);
         }
-        replayed_answers(&mut case, &run.answers, roots);
-        self.tokens_asked = token_placeholders(&mut case, &run.request.tokens);
+        replayed_answers(&mut case, &run.answers(), roots);
+        self.tokens_asked = token_placeholders(&mut case, &run.request().tokens);
         // The same call (this run) with the same answers is saved once; another run of the same
         // arguments is another case.
-        self.save(case, format!("run {}", run.id))
+        self.save(case, format!("run {}", run.id()))
     }
 
     /// `S` in the history list: a past call as a case expecting the same status (the history

@@ -204,7 +204,7 @@ fn find_in_the_result_moves_to_the_match() {
 fn the_value_folds_and_a_search_unfolds_the_way_to_its_hit() {
     let mut app = result_in_focus(r#"{"a":{"deep":{"needle":1}},"b":2}"#);
     press(&mut app, KeyCode::Char('-'));
-    let Some(RunState::Done { value_lines, .. }) = app.result.run().map(|r| &r.state) else { panic!("a value") };
+    let Some(RunState::Done { value_lines, .. }) = app.result.run().map(|r| r.state()) else { panic!("a value") };
     let shown: Vec<usize> = app.result.value_view().window(value_lines).collect();
     assert_eq!(shown.len(), 4, "{{, a folded, b, }}: {shown:?}");
     press(&mut app, KeyCode::Down);
@@ -212,8 +212,8 @@ fn the_value_folds_and_a_search_unfolds_the_way_to_its_hit() {
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "needle");
     press(&mut app, KeyCode::Enter);
-    let Some(RunState::Done { value_lines, .. }) = app.result.run().map(|r| &r.state) else { panic!("a value") };
-    assert!(value_lines.lines[app.result.value_view().cursor()].contains("needle"));
+    let Some(RunState::Done { value_lines, .. }) = app.result.run().map(|r| r.state()) else { panic!("a value") };
+    assert!(value_lines.lines()[app.result.value_view().cursor()].contains("needle"));
     assert_eq!(app.result.value_view().window(value_lines).count(), value_lines.len(), "nothing left folded on the way");
 }
 

@@ -233,9 +233,9 @@ fn request_id(body: &str) -> Option<String> {
 /// What went over the wire for the current call, answered or not.
 fn current_exchange(app: &App) -> Option<&crate::invoke::Exchange> {
     let run = app.result.run()?;
-    match &run.state {
+    match run.state() {
         super::RunState::Done { exchange, .. } => Some(exchange),
-        _ => run.failed_exchange.as_deref(),
+        _ => run.failed_exchange(),
     }
 }
 

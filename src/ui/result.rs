@@ -43,10 +43,10 @@ const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let Some(run) = &app.result.run() else { return };
     let focused = app.focus == Focus::Result;
-    let title = format!("result · {}", visible(&run.tool_id));
+    let title = format!("result · {}", visible(&run.tool_id()));
     frame.render_widget(pane(&title, focused, styles), area);
     let body = inner(area);
-    let lines = match &run.state {
+    let lines = match run.state() {
         RunState::Running => running_lines(app, run, styles),
         RunState::Cancelled => {
             let run_key = app.key_name(Context::Main, Action::Run);
@@ -60,20 +60,20 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
 
 /// A call on its way: how long it has run, where, how to cancel it, the server's progress.
 fn running_lines(app: &App, run: &Run, styles: &Styles) -> Vec<Line<'static>> {
-    let frame_index = (run.elapsed_ms / 100) as usize % SPINNER.len();
+    let frame_index = (run.elapsed_ms() / 100) as usize % SPINNER.len();
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("{} running ", SPINNER[frame_index]), styles.accent),
         Span::styled(
             format!(
                 "{:.1} s · {} · {} cancels",
-                run.elapsed_ms as f64 / 1000.0,
+                run.elapsed_ms() as f64 / 1000.0,
                 app.server.endpoint,
                 app.key_name(Context::Main, Action::Back)
             ),
             styles.muted,
         ),
     ])];
-    if let Some(progress) = &run.progress {
+    if let Some(progress) = &run.progress() {
         lines.push(progress_line(progress, styles));
     }
     lines
@@ -93,7 +93,7 @@ fn failed_lines(app: &App, run: &Run, error: &str, kind: FailureKind, styles: &S
         false => format!("{retry} tries again"),
     };
     lines.push(Line::styled(keys, styles.muted));
-    if let Some(exchange) = run.failed_exchange.as_deref() {
+    if let Some(exchange) = run.failed_exchange() {
         if app.result.show_exchange() {
             lines.push(Line::raw(""));
             exchange_lines(app, exchange, styles, &mut lines);
@@ -108,7 +108,7 @@ fn failed_lines(app: &App, run: &Run, error: &str, kind: FailureKind, styles: &S
 /// A call answered: its status line, then the exchange, the items, the value (a window of it)
 /// or the outcome's other parts.
 fn done(app: &App, run: &Run, styles: &Styles, frame: &mut Frame, body: Rect) {
-    let RunState::Done { outcome, exchange, value_lines } = &run.state else { return };
+    let RunState::Done { outcome, exchange, value_lines } = run.state() else { return };
     let focused = app.focus == Focus::Result;
     let http = exchange.status.map(|s| format!(" · HTTP {s}")).unwrap_or_default();
     let call = outcome.call_id.chars().take(8).collect::<String>();
@@ -119,7 +119,7 @@ fn done(app: &App, run: &Run, styles: &Styles, frame: &mut Frame, body: Rect) {
     };
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("{mark} {} ", outcome.status.name()), style),
-        Span::styled(format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms, app.server.endpoint), styles.muted),
+        Span::styled(format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms(), app.server.endpoint), styles.muted),
     ])];
     if app.result.show_exchange() {
         exchange_lines(app, exchange, styles, &mut lines);
@@ -196,9 +196,9 @@ fn value_window(
     view.window(value_lines)
         .take(height)
         .map(|i| {
-            let mut line = highlight(&value_lines.lines[i], styles);
+            let mut line = highlight(&value_lines.lines()[i], styles);
             if view.is_folded(i) {
-                let closer = value_lines.closer(i).map_or("", |c| value_lines.lines[c].trim());
+                let closer = value_lines.closer(i).map_or("", |c| value_lines.lines()[c].trim());
                 line.spans.push(Span::styled(format!(" … {closer}"), styles.text));
                 let hidden = ValueView::hidden_lines(value_lines, i);
                 let plural = if hidden == 1 { "" } else { "s" };

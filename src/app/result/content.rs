@@ -324,11 +324,11 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
                 DocLine::Warning(format!("⚠ {} against the tool's output schema (below)", plural(n, "problem")))
             }
         });
-        doc.extend(value_lines.lines.iter().take(JSON_LINES).map(|l| DocLine::Json(Cow::Borrowed(l))));
-        if value_lines.lines.len() > JSON_LINES {
+        doc.extend(value_lines.lines().iter().take(JSON_LINES).map(|l| DocLine::Json(Cow::Borrowed(l))));
+        if value_lines.lines().len() > JSON_LINES {
             doc.push(DocLine::Muted(format!(
                 "… {} more lines ({} shows them all)",
-                value_lines.lines.len() - JSON_LINES,
+                value_lines.lines().len() - JSON_LINES,
                 key(Action::ToggleExchange)
             )));
         }

@@ -79,12 +79,12 @@ pub enum ArtifactState {
 /// checked there, not on the UI thread).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
-    pub outcome: Outcome,
-    pub exchange: Exchange,
+    outcome: Outcome,
+    exchange: Exchange,
     /// The value pretty-printed, line by line, with its brackets paired for folding.
-    pub value_lines: ValueLines,
+    value_lines: ValueLines,
     /// When it came back (RFC 3339, set by the runtime), for the history.
-    pub at: String,
+    at: String,
 }
 
 impl Answer {
@@ -101,17 +101,17 @@ impl Answer {
 /// The current (or last) call of the selected tool.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Run {
-    pub id: u64,
-    pub tool_id: String,
-    pub request: CallRequest,
-    pub elapsed_ms: u64,
+    id: u64,
+    tool_id: String,
+    request: CallRequest,
+    elapsed_ms: u64,
     /// The server's last progress report, while it runs.
-    pub progress: Option<crate::invoke::Progress>,
-    pub state: RunState,
+    progress: Option<crate::invoke::Progress>,
+    state: RunState,
     /// What went over the wire when the call got no answer (MCP), for `x`.
-    pub failed_exchange: Option<Box<Exchange>>,
+    failed_exchange: Option<Box<Exchange>>,
     /// What the person answered to the server's questions during the call.
-    pub answers: Vec<crate::invoke::mcp::asks::Reply>,
+    answers: Vec<crate::invoke::mcp::asks::Reply>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -496,11 +496,11 @@ impl ResultPane {
         let value_lines = self.value_lines()?;
         let from = self.value_view.cursor + 1;
         let found = value_lines
-            .lines
+            .lines()
             .iter()
             .enumerate()
             .skip(from)
-            .chain(value_lines.lines.iter().enumerate().take(from))
+            .chain(value_lines.lines().iter().enumerate().take(from))
             .find(|(_, line)| line.to_lowercase().contains(&needle))
             .map(|(i, _)| i);
         let Some(i) = found else { return Some(format!("\"{}\" is not in the value", self.search)) };

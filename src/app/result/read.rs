@@ -2,7 +2,8 @@
 //! It changes only through the pane's methods.
 
 use super::value_view::ValueView;
-use super::{ArtifactState, ArtifactView, ResultPane, Run};
+use super::{Answer, ArtifactState, ArtifactView, ResultPane, Run, RunState};
+use crate::invoke::{CallRequest, Exchange, Outcome};
 
 impl ResultPane {
     /// The last call, shown below the form.
@@ -67,5 +68,64 @@ impl ArtifactView {
     /// The content item previewed (an MCP result's); `None`: the outcome's artifact.
     pub fn item(&self) -> Option<usize> {
         self.item
+    }
+}
+
+impl Run {
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The tool (or resource, template, prompt) called.
+    pub fn tool_id(&self) -> &str {
+        &self.tool_id
+    }
+
+    pub fn request(&self) -> &CallRequest {
+        &self.request
+    }
+
+    /// How long it has run (or ran).
+    pub fn elapsed_ms(&self) -> u64 {
+        self.elapsed_ms
+    }
+
+    /// The server's last progress report, while it runs.
+    pub fn progress(&self) -> Option<&crate::invoke::Progress> {
+        self.progress.as_ref()
+    }
+
+    pub fn state(&self) -> &RunState {
+        &self.state
+    }
+
+    /// What went over the wire when the call got no answer (MCP), for `x`.
+    pub fn failed_exchange(&self) -> Option<&Exchange> {
+        self.failed_exchange.as_deref()
+    }
+
+    /// What the person answered to the server's questions during the call.
+    pub fn answers(&self) -> &[crate::invoke::mcp::asks::Reply] {
+        &self.answers
+    }
+}
+
+impl Answer {
+    pub fn outcome(&self) -> &Outcome {
+        &self.outcome
+    }
+
+    pub fn exchange(&self) -> &Exchange {
+        &self.exchange
+    }
+
+    /// When it came back (RFC 3339), for the history.
+    pub fn at(&self) -> &str {
+        &self.at
+    }
+
+    /// The time it came back is `at` (RFC 3339; the runtime knows the clock).
+    pub fn stamp(&mut self, at: String) {
+        self.at = at;
     }
 }
