@@ -315,7 +315,7 @@ fn command(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         Action::FocusResult if app.result.run().is_some() => app.focus_result(),
         Action::Subscribe => return Some(app.toggle_subscription()),
         Action::Reconnect => return Some(reconnect(app)),
-        Action::History if app.recorder.history.is_empty() => app.status = Some("no calls yet".into()),
+        Action::History if app.recorder.history().is_empty() => app.status = Some("no calls yet".into()),
         Action::History => app.prompts.open(Popup::History { selected: 0 }),
         Action::SaveCase => return Some(app.save_case()),
         Action::Fuzz => return Some(app.fuzz_selected()),
@@ -391,6 +391,6 @@ fn result_app_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effe
 fn reconnect(app: &mut App) -> Vec<Effect> {
     app.server.start_listing();
     app.server_pane.note("reconnecting…");
-    app.status = Some(format!("reconnecting to {}…", crate::text::visible(&app.server.endpoint)));
+    app.status = Some(format!("reconnecting to {}…", crate::text::visible(app.server.endpoint())));
     vec![Effect::Reconnect]
 }

@@ -29,8 +29,7 @@ pub enum FaceRequest {
 }
 
 /// What the app knows of each server's faces besides the list entries.
-/// Its public fields are read by the screen and the tests as they are; they change only in this
-/// module (the architecture test checks it), the others through the methods below.
+/// Its fields are private: read through getters, changed only through its methods.
 #[derive(Debug, Default)]
 pub struct FaceState {
     /// Servers (by label) that answer `completion/complete`.
@@ -38,9 +37,9 @@ pub struct FaceState {
     /// Servers (by label) that take `resources/subscribe`.
     subscribes: HashSet<String>,
     /// Resources subscribed to, by URI.
-    pub subscribed: HashSet<String>,
+    subscribed: HashSet<String>,
     /// When a resource last said it changed (`HH:MM:SS` UTC), by URI.
-    pub updated: HashMap<String, String>,
+    updated: HashMap<String, String>,
     /// The completion last asked: entry id, argument, text typed.
     asked: Option<(String, String, String)>,
 }
@@ -313,7 +312,7 @@ impl App {
         let at = now.get(11..19).unwrap_or_default().to_string();
         self.faces.updated.insert(uri.to_string(), at.clone());
         let on_screen = self.result.run().filter(|_| !self.result.running()).and_then(|run| {
-            let tool = self.catalog.get(&run.tool_id())?;
+            let tool = self.catalog.get(run.tool_id())?;
             let read = request_for(&tool.written.face, &run.request().arguments).ok()?;
             (read == FaceRequest::Read { uri: uri.to_string() })
                 .then(|| (run.tool_id().to_string(), tool.written.face.clone()))
@@ -353,7 +352,7 @@ impl App {
     /// anything else as a tool's result is.
     pub(super) fn copy_result(&self) -> super::Reply {
         let run = self.result.run().filter(|_| self.result.shows_items());
-        let face = run.and_then(|run| self.catalog.get(&run.tool_id())).is_some_and(|t| !t.written.face.is_tool());
+        let face = run.and_then(|run| self.catalog.get(run.tool_id())).is_some_and(|t| !t.written.face.is_tool());
         if !face {
             return self.result.copy_link_or_value();
         }
@@ -394,6 +393,18 @@ fn suggesting(input: TextInput, values: Vec<String>) -> Widget {
     match values.is_empty() {
         true => Widget::Text { input, multiline: false },
         false => Widget::Suggest { input, suggestions: values.into_iter().map(Value::String).collect() },
+    }
+}
+
+impl FaceState {
+    /// Resources subscribed to, by URI.
+    pub fn subscribed(&self) -> &HashSet<String> {
+        &self.subscribed
+    }
+
+    /// When a resource last said it changed (`HH:MM:SS` UTC), by URI.
+    pub fn updated(&self) -> &HashMap<String, String> {
+        &self.updated
     }
 }
 

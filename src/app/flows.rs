@@ -74,7 +74,9 @@ impl App {
         result: Result<Box<super::Answer>, super::failure::CallFailure>,
     ) -> Vec<Effect> {
         let given = self.asks.take_given();
-        let Some((entry, then)) = self.result.done(id, result, self.server.endpoint.clone()) else { return Vec::new() };
+        let Some((entry, then)) = self.result.done(id, result, self.server.endpoint().to_string()) else {
+            return Vec::new();
+        };
         self.result.keep_answers(id, given);
         self.recorder.record(entry.clone());
         if matches!(self.result.items().get(self.result.item()), Some(crate::invoke::ContentItem::Image(_))) {
@@ -247,7 +249,7 @@ impl App {
     /// `S` on the call on screen.
     pub(super) fn save_case(&mut self) -> Vec<Effect> {
         // A test case calls a tool: a read or a prompt has no case form to be saved in.
-        let run_tool = self.result.run().and_then(|run| self.catalog.get(&run.tool_id()));
+        let run_tool = self.result.run().and_then(|run| self.catalog.get(run.tool_id()));
         if run_tool.is_some_and(|t| !t.written.face.is_tool()) {
             self.status = Some("test cases call tools: a resource read or a prompt is not saved as one".into());
             return Vec::new();

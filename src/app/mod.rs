@@ -8,8 +8,8 @@
 
 mod actions;
 pub mod asks;
-pub mod component;
 pub mod auth;
+pub mod component;
 mod confirm;
 pub mod connection;
 pub mod faces;
@@ -42,10 +42,10 @@ use crate::catalog::{Catalog, Diagnostic, Tool};
 use crate::form::Form;
 use crate::invoke::CallRequest;
 
+pub use component::{Component, Cx, Input};
 pub use connection::Server;
 pub use failure::{CallFailure, EffectError, FailureKind};
 pub use form::{FormPane, JsonView};
-pub use component::{Component, Cx, Input};
 pub use keymap::{Action, Context, Keymap};
 pub use layout::Layout;
 pub use list::ToolList;

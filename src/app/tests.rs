@@ -214,7 +214,11 @@ fn the_value_folds_and_a_search_unfolds_the_way_to_its_hit() {
     press(&mut app, KeyCode::Enter);
     let Some(RunState::Done { value_lines, .. }) = app.result.run().map(|r| r.state()) else { panic!("a value") };
     assert!(value_lines.lines()[app.result.value_view().cursor()].contains("needle"));
-    assert_eq!(app.result.value_view().window(value_lines).count(), value_lines.len(), "nothing left folded on the way");
+    assert_eq!(
+        app.result.value_view().window(value_lines).count(),
+        value_lines.len(),
+        "nothing left folded on the way"
+    );
 }
 
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {

@@ -281,7 +281,9 @@ impl super::Component for TrafficLog {
         Some(match action {
             Action::Back | Action::Traffic => Reply::close(),
             Action::Copy => match self.selected_entry() {
-                Some(entry) => Reply::effect(Effect::Copy(entry.shown_text())).with_status(format!("copied {}", entry.summary())),
+                Some(entry) => {
+                    Reply::effect(Effect::Copy(entry.shown_text())).with_status(format!("copied {}", entry.summary()))
+                }
                 None => Reply::status("no message to copy"),
             },
             Action::Help => return None,

@@ -204,7 +204,7 @@ fn server_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
 fn reconnected(app: &mut App, result: Result<(), EffectError>) -> Vec<Effect> {
     match result {
         Ok(()) => {
-            app.status = Some(format!("reconnected to {}: listing its tools again", app.server.endpoint));
+            app.status = Some(format!("reconnected to {}: listing its tools again", app.server.endpoint()));
             app.server.reconnected();
             app.server_pane.reconnected(None).into_iter().collect()
         }

@@ -107,9 +107,7 @@ pub fn row_errors(app: &App, form: &crate::form::Form, rows: &[crate::form::Row]
 
 /// A 422's `parameter_errors` for the selected tool's last call, by the field's JSON pointer.
 fn server_errors(app: &App) -> std::collections::BTreeMap<String, String> {
-    let Some(run) =
-        app.result.run().filter(|r| Some(r.tool_id()) == app.selected_tool().map(|t| t.id.as_str()))
-    else {
+    let Some(run) = app.result.run().filter(|r| Some(r.tool_id()) == app.selected_tool().map(|t| t.id.as_str())) else {
         return Default::default();
     };
     let super::RunState::Done { outcome, .. } = run.state() else { return Default::default() };

@@ -14,8 +14,7 @@ use crate::theme::Styles;
 /// `height` lines of the items view from its scroll position on.
 pub fn lines(app: &App, focused: bool, height: usize, styles: &Styles) -> Vec<Line<'static>> {
     let doc = crate::app::result::content::document(app);
-    let picture = match (app.result.artifact().map(|v| v.state()), crate::app::result::content::picture_fit(app))
-    {
+    let picture = match (app.result.artifact().map(|v| v.state()), crate::app::result::content::picture_fit(app)) {
         (Some(crate::app::ArtifactState::Ready { image: Some(image), .. }), Some(fit)) => Some((image, fit)),
         _ => None,
     };

@@ -43,7 +43,7 @@ const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let Some(run) = &app.result.run() else { return };
     let focused = app.focus == Focus::Result;
-    let title = format!("result · {}", visible(&run.tool_id()));
+    let title = format!("result · {}", visible(run.tool_id()));
     frame.render_widget(pane(&title, focused, styles), area);
     let body = inner(area);
     let lines = match run.state() {
@@ -67,7 +67,7 @@ fn running_lines(app: &App, run: &Run, styles: &Styles) -> Vec<Line<'static>> {
             format!(
                 "{:.1} s · {} · {} cancels",
                 run.elapsed_ms() as f64 / 1000.0,
-                app.server.endpoint,
+                app.server.endpoint(),
                 app.key_name(Context::Main, Action::Back)
             ),
             styles.muted,
@@ -119,7 +119,10 @@ fn done(app: &App, run: &Run, styles: &Styles, frame: &mut Frame, body: Rect) {
     };
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("{mark} {} ", outcome.status.name()), style),
-        Span::styled(format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms(), app.server.endpoint), styles.muted),
+        Span::styled(
+            format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms(), app.server.endpoint()),
+            styles.muted,
+        ),
     ])];
     if app.result.show_exchange() {
         exchange_lines(app, exchange, styles, &mut lines);

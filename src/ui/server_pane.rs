@@ -22,10 +22,10 @@ const HEADER_ROWS: usize = 12;
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let pane_state = &app.server_pane;
     frame.render_widget(Clear, area);
-    let mut title = format!("server · {}", visible(&app.server.endpoint));
+    let mut title = format!("server · {}", visible(app.server.endpoint()));
     if app.servers.several() {
         // Which of them: the pane shows the selected tool's server.
-        title.push_str(&format!(" ({} of {} servers)", app.servers.current + 1, app.servers.labels.len()));
+        title.push_str(&format!(" ({} of {} servers)", app.servers.current() + 1, app.servers.labels().len()));
     }
     frame.render_widget(pane(&title, true, styles).style(styles.base), area);
     let body = inner(area);

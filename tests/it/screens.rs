@@ -981,7 +981,11 @@ fn lint_findings_in_the_detail_pane() {
     deck.press(KeyCode::Enter);
     deck.type_text("abc");
     deck.key(KeyCode::Char('n'), KeyModifiers::ALT);
-    assert!(matches!(deck.app.prompts.popup(), Some(tooldeck::app::Popup::Text { .. })), "{:?}", deck.app.prompts.popup());
+    assert!(
+        matches!(deck.app.prompts.popup(), Some(tooldeck::app::Popup::Text { .. })),
+        "{:?}",
+        deck.app.prompts.popup()
+    );
     deck.press(KeyCode::Esc);
     assert!(deck.text().contains("\"abc\""), "{}", deck.text());
 }
