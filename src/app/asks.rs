@@ -62,19 +62,48 @@ pub fn parse_roots(text: &str) -> Vec<String> {
 /// One question on screen.
 #[derive(Debug)]
 pub struct Question {
-    pub id: u64,
-    pub ask: Ask,
+    id: u64,
+    ask: Ask,
     /// The elicitation form (form mode only).
-    pub form: Option<Form>,
+    form: Option<Form>,
     /// The focused row of the form, or the focused box of a sampling reply.
-    pub focus: usize,
+    focus: usize,
     /// A sampling reply: the text, the model name, the stop reason.
-    pub reply: [TextInput; 3],
+    reply: [TextInput; 3],
     /// Why the last Enter did not send (the form's errors).
-    pub problem: Option<String>,
+    problem: Option<String>,
 }
 
 impl Question {
+    /// The id the answer goes back with.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    pub fn ask(&self) -> &Ask {
+        &self.ask
+    }
+
+    /// The elicitation form (form mode only).
+    pub fn form(&self) -> Option<&Form> {
+        self.form.as_ref()
+    }
+
+    /// The focused row of the form, or the focused box of a sampling reply.
+    pub fn focus(&self) -> usize {
+        self.focus
+    }
+
+    /// A sampling reply: the text, the model name, the stop reason.
+    pub fn reply(&self) -> &[TextInput; 3] {
+        &self.reply
+    }
+
+    /// Why the last Enter did not send (the form's errors).
+    pub fn problem(&self) -> Option<&str> {
+        self.problem.as_deref()
+    }
+
     fn new(id: u64, ask: Ask) -> Question {
         let mut form = match &ask {
             Ask::Form { schema, .. } => form_for(schema),

@@ -445,6 +445,6 @@ mod tests {
         let effects = app.start_run(false);
         assert!(effects.is_empty(), "{effects:?}");
         assert!(app.status.as_deref().is_some_and(|s| s.contains("does not parse")), "{:?}", app.status);
-        assert!(app.server_pane.log().iter().any(|l| l.text.contains("test://{broken")), "the warning is noted");
+        assert!(app.server_pane.log().iter().any(|l| l.text().contains("test://{broken")), "the warning is noted");
     }
 }

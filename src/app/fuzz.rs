@@ -20,11 +20,11 @@ pub struct FuzzPane {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct FuzzRun {
-    pub id: u64,
-    pub tool_id: String,
-    pub state: FuzzState,
-    pub progress: Option<Progress>,
-    pub findings: Vec<Finding>,
+    id: u64,
+    tool_id: String,
+    state: FuzzState,
+    progress: Option<Progress>,
+    findings: Vec<Finding>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +45,27 @@ pub enum FuzzState {
 }
 
 impl FuzzRun {
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    pub fn tool_id(&self) -> &str {
+        &self.tool_id
+    }
+
+    pub fn state(&self) -> &FuzzState {
+        &self.state
+    }
+
+    /// How far the run has come, once it has reported.
+    pub fn progress(&self) -> Option<&Progress> {
+        self.progress.as_ref()
+    }
+
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
     pub fn running(&self) -> bool {
         matches!(self.state, FuzzState::Running | FuzzState::Stopping)
     }

@@ -29,13 +29,27 @@ pub enum LineKind {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogLine {
-    pub kind: LineKind,
-    pub logger: Option<Box<str>>,
+    kind: LineKind,
+    logger: Option<Box<str>>,
     /// As the server wrote it: made safe to draw where it is drawn.
-    pub text: Box<str>,
+    text: Box<str>,
 }
 
 impl LogLine {
+    pub fn kind(&self) -> LineKind {
+        self.kind
+    }
+
+    /// The logger a log entry names, if it does.
+    pub fn logger(&self) -> Option<&str> {
+        self.logger.as_deref()
+    }
+
+    /// As the server wrote it: made safe to draw where it is drawn.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
     fn bytes(&self) -> usize {
         self.text.len() + self.logger.as_ref().map_or(0, |l| l.len())
     }

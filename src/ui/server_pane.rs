@@ -138,7 +138,7 @@ const ENTRY_LINES: usize = 20;
 /// A log entry in rows of `columns`: its tag on the first, the text wrapped under it (at most
 /// `height` rows, a tall entry says how much more it has).
 fn log_rows(line: &LogLine, columns: usize, height: usize, styles: &Styles) -> Vec<Line<'static>> {
-    let (tag, style) = match line.kind {
+    let (tag, style) = match line.kind() {
         LineKind::Stderr => ("stderr".to_string(), styles.muted),
         LineKind::Note => ("tooldeck".to_string(), styles.accent),
         LineKind::Log(level) => {
@@ -151,14 +151,14 @@ fn log_rows(line: &LogLine, columns: usize, height: usize, styles: &Styles) -> V
         }
     };
     let mut prefix = format!("{tag:<10}");
-    if let Some(logger) = &line.logger {
+    if let Some(logger) = &line.logger() {
         prefix.push_str(&format!("{} ", truncate(&visible(logger), 24)));
     }
     let indent = crate::text::width(&prefix).min(columns / 2);
     let room = columns.saturating_sub(indent).max(1);
     let mut texts: Vec<String> =
-        line.text.lines().take(ENTRY_LINES).flat_map(|l| wrap_keep(&super::result::drawable(l), room)).collect();
-    let lines = line.text.lines().count();
+        line.text().lines().take(ENTRY_LINES).flat_map(|l| wrap_keep(&super::result::drawable(l), room)).collect();
+    let lines = line.text().lines().count();
     let limit = height.max(2);
     if lines > ENTRY_LINES || texts.len() > limit {
         texts.truncate(limit - 1);

@@ -208,7 +208,7 @@ fn a_multi_select_takes_and_drops_items() {
 fn focus_on(app: &mut App, name: &str) {
     let focused = |app: &App| {
         let question = app.asks.current().expect("a question");
-        let form = question.form.as_ref().expect("a form");
+        let form = question.form().expect("a form");
         question.focused_path().and_then(|path| form.field(&path).map(|f| f.name.clone())).unwrap_or_default()
     };
     for _ in 0..20 {
