@@ -165,7 +165,7 @@ impl ToolList {
 
     /// A key in the filter box: every keystroke selects the best match. True when Enter chose
     /// the selected tool (the app opens its form).
-    pub fn filter_key(&mut self, key: crossterm::event::KeyEvent, catalog: &Catalog) -> bool {
+    fn filter_key(&mut self, key: crossterm::event::KeyEvent, catalog: &Catalog) -> bool {
         use crossterm::event::KeyCode;
         match key.code {
             KeyCode::Esc => {
@@ -189,7 +189,7 @@ impl ToolList {
     }
 
     /// A paste into the filter being typed; false when it is not being typed.
-    pub fn paste_filter(&mut self, text: &str, catalog: &Catalog) -> bool {
+    fn paste_filter(&mut self, text: &str, catalog: &Catalog) -> bool {
         if !self.filtering {
             return false;
         }

@@ -176,7 +176,7 @@ impl Prompts {
 
     /// A paste while a popup is open goes to its text box, if it has one: true when a popup
     /// was open (a list or a question has nowhere to put it, and the paste is dropped).
-    pub fn paste(&mut self, text: &str) -> bool {
+    fn paste(&mut self, text: &str) -> bool {
         match self.popup.as_mut() {
             Some(
                 Popup::KeyPrompt { input, .. }
