@@ -3,8 +3,10 @@
 //!
 //! `App` composes a few components, each owning its state and the updates to it: the tool
 //! [`list`], the [`form`] pane, the [`result`] pane, the [`server`] calls go to, the [`prompts`]
-//! (popups) and the [`recorder`] (history and test cases). `update` dispatches to them; what
-//! spans several of them (running a call, a token, a past call put back) is in `flows`.
+//! (popups) and the [`recorder`] (history and test cases). `update` dispatches to them; a key or
+//! a paste goes to the pane that has the keys through [`Component::handle`], whose [`Reply`]
+//! the app applies. What spans several of them (running a call, a token, a past call put back)
+//! is in `flows` and `actions`.
 
 mod actions;
 pub mod asks;
