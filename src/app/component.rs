@@ -1,6 +1,6 @@
 //! The one interface every pane that takes keys answers: [`Component::handle`] gets an
 //! [`Input`] and a read-only [`Cx`] of the rest of the app, changes the pane's own state, and
-//! says what it wants of the app in a [`Reply`](super::Reply). `App` picks the pane that has
+//! says what it wants of the app in a [`Reply`]. `App` picks the pane that has
 //! the keys (a server's question, a popup, the pane over the others, then the focus), looks
 //! the key up in the pane's [`Component::context`], calls `handle` and applies the reply
 //! (`actions::key_pressed`); what no pane takes, the app does itself.
