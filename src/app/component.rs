@@ -42,10 +42,12 @@ pub struct Cx<'a> {
     pub protocol: Option<String>,
     /// How many past calls the history lists.
     pub history_len: usize,
-    /// The result pane's inner width, and the rows its value or items show in.
+    /// The result pane's inner width, and the rows its value or items show in (worked out for
+    /// the result pane only).
     pub result_width: usize,
     pub value_height: usize,
-    /// Rows of the result's items view (0 unless the result pane shows items).
+    /// Rows of the result's items view (0 unless the input is for the result pane showing
+    /// items, and scrolls it).
     pub item_rows: usize,
 }
 

@@ -4,7 +4,7 @@
 //! what no pane took.
 
 use super::component::{Component, Cx, Input};
-use super::keymap::Context;
+use super::keymap::{Action, Context};
 use super::{App, Focus, Overlay, Reply};
 
 /// The panes that take keys.
@@ -78,14 +78,28 @@ pub(super) fn input_of(app: &App, pane: Pane, key: crossterm::event::KeyEvent) -
 /// `pane` answers `input`, reading the rest of the app through a [`Cx`] built from fields no
 /// pane owns, so the pane is borrowed mutably beside it.
 pub(super) fn handle(app: &mut App, pane: Pane, input: Input) -> Option<Reply> {
-    let layout = app.layout();
-    let result_width = layout.result.map_or(80, |r| usize::from(r.width.saturating_sub(2)));
-    let value_height = super::flows::value_height(&layout);
-    // The items document is built from the whole app; only the result pane needs its length.
-    let item_rows = match pane {
-        Pane::Result if app.result.shows_items() => super::result::content::document(app).len(),
-        _ => 0,
+    // Only the result pane reads its size: no other pane's key pays for working out the layout.
+    let (result_width, value_height) = match pane {
+        Pane::Result => {
+            let layout = app.layout();
+            let width = layout.result.map_or(80, |r| usize::from(r.width.saturating_sub(2)));
+            (width, super::flows::value_height(&layout))
+        }
+        _ => (80, 1),
     };
+    // The items document is built from the whole app, as large as the result: its length is
+    // worked out only for an input that scrolls the items view.
+    let scrolls = |action: Action| {
+        matches!(action, Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Top | Action::Bottom)
+    };
+    let scrolls_items = pane == Pane::Result
+        && app.result.shows_items()
+        && match input {
+            Input::Action(action) => scrolls(action),
+            Input::Key(key) => app.keymap.action_for(Context::Result, key).is_some_and(scrolls),
+            Input::Paste(_) => false,
+        };
+    let item_rows = if scrolls_items { super::result::content::document(app).len() } else { 0 };
     let tool = app.list.selected_tool().and_then(|i| app.catalog.tools().get(i));
     let cx = Cx {
         keymap: &app.keymap,
