@@ -63,7 +63,7 @@ fn bench_keystroke(c: &mut Criterion) {
     // Focus the form and start editing the first (string) field.
     update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
     update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
-    assert!(app.form_pane.editing);
+    assert!(app.form_pane.editing());
     let styles = Styles::default();
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test backend");
     let mut n = 0u64;
@@ -192,7 +192,7 @@ fn bench_long_value(c: &mut Criterion) {
     let mut app = App::new(catalog, &[], (120, 40));
     update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
     update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
-    assert!(app.form_pane.editing);
+    assert!(app.form_pane.editing());
     // 10 kB typed in (words, so it wraps as prose would), pasted to set it up quickly.
     let words: String = (0..10_240 / 8).map(|i| format!("word{:03} ", i % 1000)).collect();
     update(&mut app, Msg::Paste(words));

@@ -1,66 +1,105 @@
-//! Where a key goes: the open popup, the text being typed, or the keymap's action for the
-//! focused pane; and what the list-and-form and result-pane actions do.
+//! Where a key goes and what the app does with the answer: the pane that has the keys
+//! answers through `Component::handle` (`route`), its reply is applied; what no pane takes,
+//! because it spans panes (the focus, the pane over the others, running, signing in, saving a
+//! case...), is done here.
 
 use crossterm::event::KeyEvent;
 
+use super::component::Input;
 use super::keymap::{Action, Context};
+use super::route::{Pane, handle, input_of};
 use super::{App, Effect, Focus, Overlay, Popup};
 
+/// A key: a server's question has the keys until it is answered, then a popup, then the pane
+/// over the others, then the focused pane. Chords bound in every pane are commands before a
+/// pane sees them (no text box types them).
 pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
+    if app.asks.is_open() {
+        let reply = handle(app, Pane::Question, Input::Key(key)).unwrap_or_default();
+        return app.apply(reply);
+    }
     // Only a second Run straight after the first sends invalid input.
     let run_armed = app.form_pane.take_run_armed();
-    if app.prompts.popup.is_none() && app.keymap.is(Context::Anywhere, key, Action::Palette) {
+    if app.prompts.popup().is_none() && app.keymap.is(Context::Anywhere, key, Action::Palette) {
         app.prompts.open(Popup::palette());
         return Vec::new();
     }
-    if app.prompts.popup.is_some() {
-        let prompted = app.prompts.key(&app.keymap, key, app.recorder.history.len());
+    if app.prompts.popup().is_some() {
+        let reply = handle(app, Pane::Popup, Input::Key(key)).unwrap_or_default();
         app.clamp_help();
         app.clamp_text();
-        return app.prompted(prompted);
+        return app.apply(reply);
     }
-    // A chord or a function key is a command in every pane, even while typing: no text box
-    // types chords, so a command never lands in one.
     if let Some(action) = app.keymap.action_for(Context::Typing, key) {
         return everywhere(app, action, run_armed);
     }
-    match app.overlay() {
-        Some(Overlay::Server) => return server_key(app, key),
-        Some(Overlay::Fuzz) => return app.fuzz_key(key),
-        Some(Overlay::Traffic) => return app.traffic_key(key),
-        // The auth pane is read, not worked in: the Back key closes it.
-        Some(Overlay::Auth) if app.keymap.is(Context::Main, key, Action::Back) => {
-            app.close_overlay();
-            return Vec::new();
+    if let Some(pane) = app.overlay_pane() {
+        let input = input_of(app, pane, key);
+        match handle(app, pane, input) {
+            Some(reply) => return app.apply(reply),
+            // The auth pane is read, not worked in: the panes under it take the other keys.
+            None if pane == Pane::Auth => {}
+            None => return overlay_action(app, input),
         }
-        Some(Overlay::Auth) | None => {}
     }
-    if app.list.filtering() {
-        app.filter_key(key);
-        return Vec::new();
+    focused_key(app, key, run_armed)
+}
+
+/// A key for the focused pane.
+fn focused_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
+    let pane = app.focused_pane();
+    let input = input_of(app, pane, key);
+    if let (Pane::List | Pane::Form, Input::Action(action)) = (pane, input) {
+        // A call is run, and while one runs Back cancels it, from the list and the form alike.
+        return match action {
+            Action::Run => app.start_run(run_armed),
+            Action::Back if app.result.running() => app.result.cancel(),
+            action => act(app, action),
+        };
     }
-    if app.focus == Focus::Json {
-        app.json_key(key);
-        return Vec::new();
+    if let Some(reply) = handle(app, pane, input) {
+        return app.apply(reply);
     }
-    if app.focus == Focus::Result {
-        return result_key(app, key, run_armed);
-    }
-    // Printable keys type only into the field the person chose with Enter; until then a
-    // letter is a command.
-    if app.form_pane.editing {
-        app.edit_key(key);
-        return Vec::new();
-    }
-    match app.keymap.action_for(Context::Main, key) {
-        Some(Action::Run) => app.start_run(run_armed),
-        Some(Action::Back) if app.result.running() => app.result.cancel(),
-        Some(action) => act(app, action),
-        None => {
+    match (pane, app.keymap.action_for(Context::Result, key)) {
+        (Pane::Result, Some(action)) => result_app_action(app, action, run_armed),
+        (Pane::Result, None) => {
+            app.status = dead_key(app, &[Context::Anywhere, Context::Result, Context::Value], key);
+            Vec::new()
+        }
+        _ => {
             app.status = dead_key(app, &[Context::Anywhere, Context::Typing, Context::Main], key);
             Vec::new()
         }
     }
+}
+
+/// What the pane over the others leaves to the app.
+fn overlay_action(app: &mut App, input: Input) -> Vec<Effect> {
+    let Input::Action(action) = input else { return Vec::new() };
+    match (app.overlay(), action) {
+        (Some(Overlay::Fuzz), action) => app.fuzz_action(action),
+        (_, Action::Reconnect) => reconnect(app),
+        (_, Action::ConnectServer) => {
+            app.pick_found_server();
+            Vec::new()
+        }
+        (_, Action::Help) => {
+            app.prompts.open(Popup::help());
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A paste goes to the text box that has the keys: a popup's, the filter, the JSON view or
+/// the focused field.
+pub(super) fn pasted(app: &mut App, text: &str) -> Vec<Effect> {
+    for pane in [Pane::Popup, Pane::List, Pane::Form] {
+        if let Some(reply) = handle(app, pane, Input::Paste(text)) {
+            return app.apply(reply);
+        }
+    }
+    Vec::new()
 }
 
 /// A key that means nothing where it was pressed: what it does elsewhere, if anything.
@@ -120,7 +159,7 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
             app.focus = app.before_result;
             Vec::new()
         }
-        Action::FocusResult if app.result.run.is_some() => {
+        Action::FocusResult if app.result.run().is_some() => {
             app.focus_result();
             Vec::new()
         }
@@ -131,7 +170,7 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
         | Action::Copy
         | Action::OpenLink
         | Action::WaitForAuthorization
-            if app.result.run.is_some() =>
+            if app.result.run().is_some() =>
         {
             result_action(app, action, false)
         }
@@ -150,7 +189,7 @@ impl App {
     pub(super) fn stop_typing(&mut self) {
         self.form_pane.stop_editing();
         self.list.stop_filter();
-        self.server_pane.traffic.stop_filter();
+        self.server_pane.traffic_mut().stop_filter();
         if self.focus == Focus::Json {
             self.focus = Focus::Form;
         }
@@ -173,7 +212,7 @@ impl App {
 /// An action chosen in the command palette, run where it belongs.
 pub(super) fn run_action(app: &mut App, context: Context, action: Action) -> Vec<Effect> {
     match context {
-        Context::Result | Context::Value if app.result.run.is_none() => {
+        Context::Result | Context::Value if app.result.run().is_none() => {
             let run_key = app.key_name(Context::Main, Action::Run);
             app.status = Some(format!("no result yet: {run_key} runs the tool"));
             Vec::new()
@@ -195,54 +234,29 @@ pub(super) fn run_action(app: &mut App, context: Context, action: Action) -> Vec
     }
 }
 
-/// An action in the list or the form.
+/// An action in the list or the form: the form (when it has the focus), then the list, then
+/// the app.
 fn act(app: &mut App, action: Action) -> Vec<Effect> {
     app.status = None;
-    let handled = (app.focus == Focus::Form && form_action(app, action)) || list_action(app, action);
-    if !handled && let Some(effects) = command(app, action) {
-        return effects;
-    }
+    let form = (app.focus == Focus::Form).then(|| handle(app, Pane::Form, Input::Action(action))).flatten();
+    let effects = match form.or_else(|| handle(app, Pane::List, Input::Action(action))) {
+        Some(reply) => app.apply(reply),
+        None if app_action(app, action) => Vec::new(),
+        None => match command(app, action) {
+            Some(effects) => return effects,
+            None => Vec::new(),
+        },
+    };
     app.sync_json();
-    Vec::new()
+    effects
 }
 
-/// An action on the form that has the focus; false when the form does not take it.
-fn form_action(app: &mut App, action: Action) -> bool {
-    if action == Action::Back {
-        app.focus = Focus::List;
-        return true;
-    }
-    let id = app.selected_id();
-    match app.form_pane.act(id.as_deref(), action) {
-        Some(reply) => {
-            let _ = app.apply(reply);
-            true
-        }
-        None => false,
-    }
-}
-
-/// Moving in the tool list, searching it, and what changes only the view; false for any other
-/// action.
-fn list_action(app: &mut App, action: Action) -> bool {
+/// What the list and the form leave to the app that only changes state here: the form and
+/// the JSON view opened, the popups and the panes over the others; false for any other action.
+fn app_action(app: &mut App, action: Action) -> bool {
     match action {
-        Action::Up => app.select_tool(-1),
-        Action::Down => app.select_tool(1),
-        Action::PageUp => app.select_tool(-10),
-        Action::PageDown => app.select_tool(10),
-        Action::Top => app.select_tool(isize::MIN / 2),
-        Action::Bottom => app.select_tool(isize::MAX / 2),
-        Action::Back => {
-            let _ = app.list.clear_filter(&app.catalog);
-        }
-        Action::PreviousField | Action::Collapse => {}
-        Action::Filter => {
-            // A new search each time: `/` never appends to the last one.
-            app.focus = Focus::List;
-            app.list.start_filter();
-        }
         Action::ToggleJson => app.toggle_json(),
-        Action::Activate | Action::Expand | Action::NextField => open_form(app),
+        Action::Activate | Action::Expand | Action::NextField => app.open_selected_form(),
         Action::Help => app.prompts.open(Popup::help()),
         Action::Zoom => app.zoomed = !app.zoomed,
         Action::Palette => app.prompts.open(Popup::palette()),
@@ -280,7 +294,7 @@ fn command(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         | Action::SaveArtifact
         | Action::Copy
         | Action::OpenLink
-            if app.result.run.is_some() =>
+            if app.result.run().is_some() =>
         {
             return Some(result_action(app, action, false));
         }
@@ -298,10 +312,10 @@ fn command(app: &mut App, action: Action) -> Option<Vec<Effect>> {
             let reply = app.auth.sign_out();
             return Some(app.apply(reply));
         }
-        Action::FocusResult if app.result.run.is_some() => app.focus_result(),
+        Action::FocusResult if app.result.run().is_some() => app.focus_result(),
         Action::Subscribe => return Some(app.toggle_subscription()),
         Action::Reconnect => return Some(reconnect(app)),
-        Action::History if app.recorder.history.is_empty() => app.status = Some("no calls yet".into()),
+        Action::History if app.recorder.history().is_empty() => app.status = Some("no calls yet".into()),
         Action::History => app.prompts.open(Popup::History { selected: 0 }),
         Action::SaveCase => return Some(app.save_case()),
         Action::Fuzz => return Some(app.fuzz_selected()),
@@ -322,10 +336,6 @@ fn command(app: &mut App, action: Action) -> Option<Vec<Effect>> {
     None
 }
 
-fn open_form(app: &mut App) {
-    app.open_selected_form();
-}
-
 impl App {
     /// The selected tool's form takes the focus.
     pub(super) fn open_selected_form(&mut self) {
@@ -342,40 +352,17 @@ impl App {
     }
 }
 
-/// Keys while the result pane has the focus: the value viewer's first while it shows a value.
-fn result_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
-    if app.result.shows_value()
-        && let Some(action) = app.keymap.action_for(Context::Value, key)
-    {
-        if action == Action::Activate
-            && let Some(popup) = app.result.string_as_text()
-        {
-            app.prompts.open(popup);
-            return Vec::new();
-        }
-        let height = app.value_height();
-        if app.result.value_action(action, height) {
-            return Vec::new();
-        }
-    }
-    let Some(action) = app.keymap.action_for(Context::Result, key) else {
-        app.status = dead_key(app, &[Context::Anywhere, Context::Result, Context::Value], key);
-        return Vec::new();
-    };
-    result_action(app, action, run_armed)
-}
-
 /// A result-pane action, from the pane or from the form while the result is on screen: the
 /// pane does what is its own, the app what involves the other panes.
 fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
-    let width = app.layout().result.map_or(80, |r| usize::from(r.width.saturating_sub(2)));
-    if (app.result.shows_items() && app.scroll_items(action)) || app.result.scroll_action(action, width) {
-        return Vec::new();
+    match handle(app, Pane::Result, Input::Action(action)) {
+        Some(reply) => app.apply(reply),
+        None => result_app_action(app, action, run_armed),
     }
-    let agreed = app.server_pane.info().map(|i| i.protocol_version.as_str());
-    if let Some(reply) = app.result.act(action, &app.server.endpoint, agreed) {
-        return app.apply(reply);
-    }
+}
+
+/// What the result pane leaves to the app.
+fn result_app_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     match action {
         Action::Back => app.focus = app.before_result,
         Action::Run => return app.start_run(run_armed),
@@ -400,40 +387,10 @@ fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> 
     Vec::new()
 }
 
-/// Keys while the server pane is open.
-fn server_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
-    // The log's rows: the screen less the pane's header, borders and status line.
-    app.server_pane.fit(app.size.1);
-    match app.keymap.action_for(Context::Server, key) {
-        Some(Action::Back) => {
-            app.close_overlay();
-            Vec::new()
-        }
-        Some(Action::Reconnect) => reconnect(app),
-        Some(Action::ConnectServer) => {
-            app.pick_found_server();
-            Vec::new()
-        }
-        Some(Action::Help) => {
-            app.prompts.open(Popup::help());
-            Vec::new()
-        }
-        Some(Action::Activate) => {
-            let reply = app.server_pane.instructions();
-            app.apply(reply)
-        }
-        Some(action) => {
-            let reply = app.server_pane.act(action);
-            app.apply(reply)
-        }
-        None => Vec::new(),
-    }
-}
-
 /// `R`: start the MCP server again (or open a new session) and list its tools again.
 fn reconnect(app: &mut App) -> Vec<Effect> {
     app.server.start_listing();
     app.server_pane.note("reconnecting…");
-    app.status = Some(format!("reconnecting to {}…", crate::text::visible(&app.server.endpoint)));
+    app.status = Some(format!("reconnecting to {}…", crate::text::visible(app.server.endpoint())));
     vec![Effect::Reconnect]
 }

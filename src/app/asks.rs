@@ -39,12 +39,12 @@ impl Waiting {
     }
 }
 
-/// The questions waiting for the person, the first one shown. The question and the queue are
-/// read by the screen as they are; the architecture test keeps their changes in this module.
+/// The questions waiting for the person, the first one shown (`current()`, `waiting()`); they
+/// change only through this module's methods.
 #[derive(Debug, Default)]
 pub struct Asks {
-    pub current: Option<Question>,
-    pub waiting: VecDeque<(u64, Ask)>,
+    current: Option<Question>,
+    waiting: VecDeque<(u64, Ask)>,
     /// The roots offered to the server (`--root`, `R` changes them).
     roots: Vec<String>,
     /// The MCP protocol revision agreed with the server, once known.
@@ -62,19 +62,48 @@ pub fn parse_roots(text: &str) -> Vec<String> {
 /// One question on screen.
 #[derive(Debug)]
 pub struct Question {
-    pub id: u64,
-    pub ask: Ask,
+    id: u64,
+    ask: Ask,
     /// The elicitation form (form mode only).
-    pub form: Option<Form>,
+    form: Option<Form>,
     /// The focused row of the form, or the focused box of a sampling reply.
-    pub focus: usize,
+    focus: usize,
     /// A sampling reply: the text, the model name, the stop reason.
-    pub reply: [TextInput; 3],
+    reply: [TextInput; 3],
     /// Why the last Enter did not send (the form's errors).
-    pub problem: Option<String>,
+    problem: Option<String>,
 }
 
 impl Question {
+    /// The id the answer goes back with.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    pub fn ask(&self) -> &Ask {
+        &self.ask
+    }
+
+    /// The elicitation form (form mode only).
+    pub fn form(&self) -> Option<&Form> {
+        self.form.as_ref()
+    }
+
+    /// The focused row of the form, or the focused box of a sampling reply.
+    pub fn focus(&self) -> usize {
+        self.focus
+    }
+
+    /// A sampling reply: the text, the model name, the stop reason.
+    pub fn reply(&self) -> &[TextInput; 3] {
+        &self.reply
+    }
+
+    /// Why the last Enter did not send (the form's errors).
+    pub fn problem(&self) -> Option<&str> {
+        self.problem.as_deref()
+    }
+
     fn new(id: u64, ask: Ask) -> Question {
         let mut form = match &ask {
             Ask::Form { schema, .. } => form_for(schema),
@@ -116,6 +145,16 @@ pub fn form_for(schema: &Value) -> Option<Form> {
 }
 
 impl Asks {
+    /// The question on screen.
+    pub fn current(&self) -> Option<&Question> {
+        self.current.as_ref()
+    }
+
+    /// The questions waiting behind it.
+    pub fn waiting(&self) -> &VecDeque<(u64, Ask)> {
+        &self.waiting
+    }
+
     /// A server asked something: shown now, or after the questions before it.
     pub fn asked(&mut self, id: u64, ask: Ask) {
         if self.current.is_none() {
@@ -165,7 +204,7 @@ impl Asks {
     }
 
     /// A key while a question is open.
-    pub fn key(&mut self, keymap: &Keymap, key: KeyEvent) -> Vec<Effect> {
+    fn key(&mut self, keymap: &Keymap, key: KeyEvent) -> Vec<Effect> {
         let Some(question) = self.current.as_mut() else { return Vec::new() };
         // Typing goes to the focused box first; chords and other keys are actions.
         if typed(question, key) {
@@ -348,4 +387,18 @@ fn step_choice(question: &mut Question, delta: isize) {
         _ => return,
     }
     form.revalidate();
+}
+
+/// A question takes every key until it is answered: its boxes type, the rest are its actions.
+impl super::Component for Asks {
+    fn context(&self) -> Option<Context> {
+        None
+    }
+
+    fn handle(&mut self, input: super::Input, cx: &super::Cx) -> Option<super::Reply> {
+        match input {
+            super::Input::Key(key) if self.is_open() => Some(super::Reply::effects(self.key(cx.keymap, key))),
+            _ => None,
+        }
+    }
 }

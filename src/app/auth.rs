@@ -6,19 +6,33 @@ use super::{App, Effect, EffectError, Overlay, Reply};
 use crate::invoke::auth::AuthStep;
 
 /// The sign-in's steps and how it ended.
-/// Its public fields are read by the screen and the tests as they are; they change only in this
-/// module (the architecture test checks it), the others through the methods below.
+/// Its fields are private: read through getters, changed only through its methods.
 #[derive(Debug, Default)]
 pub struct AuthPane {
-    pub steps: Vec<AuthStep>,
-    pub running: bool,
+    steps: Vec<AuthStep>,
+    running: bool,
     /// How the last sign-in ended, once it has.
-    pub outcome: Option<Result<String, EffectError>>,
+    outcome: Option<Result<String, EffectError>>,
     /// What the server's last 401 asked for (`WWW-Authenticate`), the sign-in starts from it.
     challenge: Option<String>,
 }
 
 impl AuthPane {
+    /// The sign-in's steps so far.
+    pub fn steps(&self) -> &[AuthStep] {
+        &self.steps
+    }
+
+    /// A sign-in is going on.
+    pub fn running(&self) -> bool {
+        self.running
+    }
+
+    /// How the last sign-in ended, once it has.
+    pub fn outcome(&self) -> Option<&Result<String, EffectError>> {
+        self.outcome.as_ref()
+    }
+
     /// Starts signing in (from the 401 prompt or the palette); the app shows the pane
     /// (`App::sign_in`).
     pub fn sign_in(&mut self) -> Reply {
@@ -60,6 +74,18 @@ impl App {
         self.open_overlay(Overlay::Auth);
         let reply = self.auth.sign_in();
         self.apply(reply)
+    }
+}
+
+/// The auth pane is read, not worked in: the Back key closes it; every other key is the
+/// app's (the panes under it take them).
+impl super::Component for AuthPane {
+    fn context(&self) -> Option<super::Context> {
+        Some(super::Context::Main)
+    }
+
+    fn handle(&mut self, input: super::Input, _cx: &super::Cx) -> Option<Reply> {
+        (input == super::Input::Action(super::Action::Back)).then(Reply::close)
     }
 }
 

@@ -8,12 +8,11 @@ use crate::form::TextInput;
 use crate::invoke::mcp::http::MCP_PROVIDER;
 
 /// Where calls go, the tokens given for it, whether its tools are being listed.
-/// Its public fields are read by the screen and the tests as they are; they change only in this
-/// module (the architecture test checks it), the others through the methods below.
+/// Its fields are private: read through getters, changed only through its methods.
 #[derive(Debug)]
 pub struct Server {
     /// Where calls go, for the status line ("demo server", "http://...").
-    pub endpoint: String,
+    endpoint: String,
     /// Tokens the user gave, by provider, kept in memory only.
     tokens: BTreeMap<String, String>,
     /// Tools that asked for a provider's token without declaring it (the server's prompt said
@@ -39,6 +38,11 @@ impl Default for Server {
 }
 
 impl Server {
+    /// Where calls go, for the status line ("demo server", "http://...").
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
     /// Where calls go, known before the first frame; a named server is then asked for its
     /// tools.
     pub fn named(&mut self, label: String, lists_tools: bool) -> Reply {

@@ -29,8 +29,7 @@ pub enum FaceRequest {
 }
 
 /// What the app knows of each server's faces besides the list entries.
-/// Its public fields are read by the screen and the tests as they are; they change only in this
-/// module (the architecture test checks it), the others through the methods below.
+/// Its fields are private: read through getters, changed only through its methods.
 #[derive(Debug, Default)]
 pub struct FaceState {
     /// Servers (by label) that answer `completion/complete`.
@@ -38,9 +37,9 @@ pub struct FaceState {
     /// Servers (by label) that take `resources/subscribe`.
     subscribes: HashSet<String>,
     /// Resources subscribed to, by URI.
-    pub subscribed: HashSet<String>,
+    subscribed: HashSet<String>,
     /// When a resource last said it changed (`HH:MM:SS` UTC), by URI.
-    pub updated: HashMap<String, String>,
+    updated: HashMap<String, String>,
     /// The completion last asked: entry id, argument, text typed.
     asked: Option<(String, String, String)>,
 }
@@ -224,7 +223,7 @@ impl App {
     /// While a template's variable or a prompt's argument is typed in, the server is asked for
     /// suggestions for what is there (once per text).
     pub(super) fn ask_completion(&mut self) -> Vec<Effect> {
-        if !self.form_pane.editing {
+        if !self.form_pane.editing() {
             return Vec::new();
         }
         let Some(tool) = self.selected_tool() else { return Vec::new() };
@@ -312,11 +311,11 @@ impl App {
         let now = crate::text::rfc3339_now();
         let at = now.get(11..19).unwrap_or_default().to_string();
         self.faces.updated.insert(uri.to_string(), at.clone());
-        let on_screen = self.result.run.as_ref().filter(|_| !self.result.running()).and_then(|run| {
-            let tool = self.catalog.get(&run.tool_id)?;
-            let read = request_for(&tool.written.face, &run.request.arguments).ok()?;
+        let on_screen = self.result.run().filter(|_| !self.result.running()).and_then(|run| {
+            let tool = self.catalog.get(run.tool_id())?;
+            let read = request_for(&tool.written.face, &run.request().arguments).ok()?;
             (read == FaceRequest::Read { uri: uri.to_string() })
-                .then(|| (run.tool_id.clone(), tool.written.face.clone()))
+                .then(|| (run.tool_id().to_string(), tool.written.face.clone()))
         });
         let shown = visible(uri).into_owned();
         match on_screen {
@@ -352,8 +351,8 @@ impl App {
     /// `y`: a read or a prompt on screen is copied as shown (each item's header and text);
     /// anything else as a tool's result is.
     pub(super) fn copy_result(&self) -> super::Reply {
-        let run = self.result.run.as_ref().filter(|_| self.result.shows_items());
-        let face = run.and_then(|run| self.catalog.get(&run.tool_id)).is_some_and(|t| !t.written.face.is_tool());
+        let run = self.result.run().filter(|_| self.result.shows_items());
+        let face = run.and_then(|run| self.catalog.get(run.tool_id())).is_some_and(|t| !t.written.face.is_tool());
         if !face {
             return self.result.copy_link_or_value();
         }
@@ -397,6 +396,18 @@ fn suggesting(input: TextInput, values: Vec<String>) -> Widget {
     }
 }
 
+impl FaceState {
+    /// Resources subscribed to, by URI.
+    pub fn subscribed(&self) -> &HashSet<String> {
+        &self.subscribed
+    }
+
+    /// When a resource last said it changed (`HH:MM:SS` UTC), by URI.
+    pub fn updated(&self) -> &HashMap<String, String> {
+        &self.updated
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,6 +445,6 @@ mod tests {
         let effects = app.start_run(false);
         assert!(effects.is_empty(), "{effects:?}");
         assert!(app.status.as_deref().is_some_and(|s| s.contains("does not parse")), "{:?}", app.status);
-        assert!(app.server_pane.log.iter().any(|l| l.text.contains("test://{broken")), "the warning is noted");
+        assert!(app.server_pane.log().iter().any(|l| l.text().contains("test://{broken")), "the warning is noted");
     }
 }

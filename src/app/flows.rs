@@ -74,10 +74,12 @@ impl App {
         result: Result<Box<super::Answer>, super::failure::CallFailure>,
     ) -> Vec<Effect> {
         let given = self.asks.take_given();
-        let Some((entry, then)) = self.result.done(id, result, self.server.endpoint.clone()) else { return Vec::new() };
+        let Some((entry, then)) = self.result.done(id, result, self.server.endpoint().to_string()) else {
+            return Vec::new();
+        };
         self.result.keep_answers(id, given);
         self.recorder.record(entry.clone());
-        if matches!(self.result.items().get(self.result.item), Some(crate::invoke::ContentItem::Image(_))) {
+        if matches!(self.result.items().get(self.result.item()), Some(crate::invoke::ContentItem::Image(_))) {
             self.reveal_item();
         }
         let mut effects = vec![Effect::Record(Box::new(entry))];
@@ -231,7 +233,7 @@ impl App {
 
     /// Lines of value the result pane shows (below its status line).
     pub(super) fn value_height(&self) -> usize {
-        self.layout().result.map_or(1, |r| usize::from(r.height.saturating_sub(3)).max(1))
+        value_height(&self.layout())
     }
 
     pub(super) fn find_next(&mut self) {
@@ -247,12 +249,12 @@ impl App {
     /// `S` on the call on screen.
     pub(super) fn save_case(&mut self) -> Vec<Effect> {
         // A test case calls a tool: a read or a prompt has no case form to be saved in.
-        let run_tool = self.result.run.as_ref().and_then(|run| self.catalog.get(&run.tool_id));
+        let run_tool = self.result.run().and_then(|run| self.catalog.get(run.tool_id()));
         if run_tool.is_some_and(|t| !t.written.face.is_tool()) {
             self.status = Some("test cases call tools: a resource read or a prompt is not saved as one".into());
             return Vec::new();
         }
-        let reply = self.recorder.save_run(self.result.run.as_ref(), &self.catalog, self.asks.roots());
+        let reply = self.recorder.save_run(self.result.run(), &self.catalog, self.asks.roots());
         self.apply(reply)
     }
 
@@ -349,4 +351,9 @@ impl App {
         }
         Vec::new()
     }
+}
+
+/// Lines of value the result pane shows in `layout` (below its status line).
+pub(super) fn value_height(layout: &super::Layout) -> usize {
+    layout.result.map_or(1, |r| usize::from(r.height.saturating_sub(3)).max(1))
 }

@@ -2,6 +2,8 @@
 //! its scroll, whether a field is being edited, the JSON view beside it, and whether Run was
 //! just refused. Methods take the selected tool's id: the list owns the selection.
 
+mod keys;
+
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -18,8 +20,8 @@ pub const FORMS_KEPT: usize = 16;
 /// The editable JSON view: its text, and why it does not parse (if it does not).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JsonView {
-    pub input: TextInput,
-    pub error: Option<String>,
+    input: TextInput,
+    error: Option<String>,
 }
 
 #[derive(Default)]
@@ -29,9 +31,9 @@ pub struct FormPane {
     cursor: usize,
     /// First visible line of the form (lines, not rows: errors and text areas take several).
     scroll: usize,
-    /// A text field is being edited (keys go to it). Read it freely; it changes only through
-    /// this pane's methods (`start_editing`, `stop_editing`...), which the architecture test checks.
-    pub editing: bool,
+    /// A text field is being edited (keys go to it): `editing()`; it changes only through this
+    /// pane's methods (`start_editing`, `stop_editing`...).
+    editing: bool,
     /// The editable JSON view of the arguments, when open (`json()`).
     json: Option<JsonView>,
     /// Run was just refused for invalid input; pressing it again sends anyway.
@@ -118,7 +120,24 @@ impl FormCache {
     }
 }
 
+impl JsonView {
+    /// The JSON text, as typed.
+    pub fn input(&self) -> &TextInput {
+        &self.input
+    }
+
+    /// Why the text does not parse (or is not an object), if it does not.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+}
+
 impl FormPane {
+    /// A text field is being edited (keys go to it).
+    pub fn editing(&self) -> bool {
+        self.editing
+    }
+
     pub fn get(&self, id: &str) -> Option<&Form> {
         self.forms.get(id)
     }

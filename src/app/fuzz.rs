@@ -4,28 +4,27 @@
 //! finding puts its arguments in the tool's form, to be sent with the usual key. No I/O here.
 
 use super::keymap::{Action, Context};
-use super::{App, Effect, EffectError, Focus, Msg, Overlay};
+use super::{App, Effect, EffectError, Focus, Msg, Overlay, Reply};
 use crate::fuzz::{Finding, Progress, Report};
 
 /// The fuzz pane: the last run (or the one going on) and the finding chosen in it.
-/// Its public fields are read by the screen and the tests as they are; they change only in this
-/// module (the architecture test checks it), the others through the methods below.
+/// Its fields are private: read through getters, changed only through its methods.
 #[derive(Debug, Default)]
 pub struct FuzzPane {
-    pub run: Option<FuzzRun>,
+    run: Option<FuzzRun>,
     /// Index into the run's findings.
-    pub selected: usize,
+    selected: usize,
     /// The id the next run gets; answers of older runs are dropped.
     next_id: u64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct FuzzRun {
-    pub id: u64,
-    pub tool_id: String,
-    pub state: FuzzState,
-    pub progress: Option<Progress>,
-    pub findings: Vec<Finding>,
+    id: u64,
+    tool_id: String,
+    state: FuzzState,
+    progress: Option<Progress>,
+    findings: Vec<Finding>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -46,12 +45,43 @@ pub enum FuzzState {
 }
 
 impl FuzzRun {
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    pub fn tool_id(&self) -> &str {
+        &self.tool_id
+    }
+
+    pub fn state(&self) -> &FuzzState {
+        &self.state
+    }
+
+    /// How far the run has come, once it has reported.
+    pub fn progress(&self) -> Option<&Progress> {
+        self.progress.as_ref()
+    }
+
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
     pub fn running(&self) -> bool {
         matches!(self.state, FuzzState::Running | FuzzState::Stopping)
     }
 }
 
 impl FuzzPane {
+    /// The last run, or the one going on.
+    pub fn run(&self) -> Option<&FuzzRun> {
+        self.run.as_ref()
+    }
+
+    /// Index into the run's findings.
+    pub fn selected(&self) -> usize {
+        self.selected
+    }
+
     pub fn running(&self) -> bool {
         self.run.as_ref().is_some_and(FuzzRun::running)
     }
@@ -163,28 +193,11 @@ impl App {
         vec![Effect::Fuzz { id, tool: Box::new(tool) }]
     }
 
-    /// A key while the fuzz pane is open.
-    pub(super) fn fuzz_key(&mut self, key: crossterm::event::KeyEvent) -> Vec<Effect> {
-        let Some(action) = self.keymap.action_for(Context::Fuzz, key) else {
-            let help = self.key_name(Context::Fuzz, Action::Help);
-            self.status =
-                Some(format!("{} does nothing in the fuzz pane · {help} lists its keys", super::keymap::Key::of(key)));
-            return Vec::new();
-        };
-        self.fuzz_action(action)
-    }
-
-    fn fuzz_action(&mut self, action: Action) -> Vec<Effect> {
+    /// What the fuzz pane leaves to the app: Enter puts the finding in the form (another
+    /// pane), `Z` runs the tool again, the help opens.
+    pub(super) fn fuzz_action(&mut self, action: Action) -> Vec<Effect> {
         match action {
-            Action::Up => self.fuzz.choose(-1),
-            Action::Down => self.fuzz.choose(1),
-            Action::PageUp => self.fuzz.choose(-10),
-            Action::PageDown => self.fuzz.choose(10),
-            Action::Top => self.fuzz.choose(isize::MIN / 2),
-            Action::Bottom => self.fuzz.choose(isize::MAX / 2),
             Action::Activate => self.finding_to_form(),
-            Action::Back => return self.stop_or_close_fuzz(),
-            Action::Fuzz if self.fuzz.running() => self.close_overlay(),
             Action::Fuzz => {
                 let tool = self.fuzz.run.as_ref().and_then(|r| self.catalog.get(&r.tool_id)).cloned();
                 if let Some(tool) = tool {
@@ -195,21 +208,6 @@ impl App {
             _ => {}
         }
         Vec::new()
-    }
-
-    /// Esc: a run going on stops (its findings so far are kept); a finished one's pane closes.
-    fn stop_or_close_fuzz(&mut self) -> Vec<Effect> {
-        match self.fuzz.run.as_mut() {
-            Some(run) if run.state == FuzzState::Running => {
-                run.state = FuzzState::Stopping;
-                self.status = Some("stopping the fuzz run: the findings so far are kept".into());
-                vec![Effect::StopFuzz { id: run.id }]
-            }
-            _ => {
-                self.close_overlay();
-                Vec::new()
-            }
-        }
     }
 
     /// Enter on a finding: its tool selected, its (shrunk) arguments in the form.
@@ -253,6 +251,53 @@ impl App {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// The fuzz pane's keys: moving among the findings, and Back (stops a run going on, else
+/// closes). What involves other panes is the app's (`App::fuzz_action`).
+impl super::Component for FuzzPane {
+    fn context(&self) -> Option<Context> {
+        Some(Context::Fuzz)
+    }
+
+    fn handle(&mut self, input: super::Input, cx: &super::Cx) -> Option<Reply> {
+        let action = match input {
+            super::Input::Action(action) => action,
+            super::Input::Key(key) => {
+                let help = cx.keymap.name(Context::Fuzz, Action::Help).unwrap_or_else(|| Action::Help.name().into());
+                let key = super::keymap::Key::of(key);
+                return Some(Reply::status(format!("{key} does nothing in the fuzz pane · {help} lists its keys")));
+            }
+            super::Input::Paste(_) => return None,
+        };
+        match action {
+            Action::Up => self.choose(-1),
+            Action::Down => self.choose(1),
+            Action::PageUp => self.choose(-10),
+            Action::PageDown => self.choose(10),
+            Action::Top => self.choose(isize::MIN / 2),
+            Action::Bottom => self.choose(isize::MAX / 2),
+            Action::Back => return Some(self.stop_or_close()),
+            Action::Fuzz if self.running() => return Some(Reply::close()),
+            Action::Activate | Action::Fuzz | Action::Help => return None,
+            _ => {}
+        }
+        Some(Reply::default())
+    }
+}
+
+impl FuzzPane {
+    /// Back: a run going on stops (its findings so far are kept); a finished one's pane closes.
+    fn stop_or_close(&mut self) -> Reply {
+        match self.run.as_mut() {
+            Some(run) if run.state == FuzzState::Running => {
+                run.state = FuzzState::Stopping;
+                Reply::effect(Effect::StopFuzz { id: run.id })
+                    .with_status("stopping the fuzz run: the findings so far are kept")
+            }
+            _ => Reply::close(),
         }
     }
 }

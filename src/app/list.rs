@@ -19,15 +19,15 @@ pub enum Entry {
     Section(&'static str),
 }
 
-/// The list's entries, selection and scroll are read by the screen as they are; the
-/// architecture test keeps their changes in this module.
+/// The list's entries, selection and scroll, read through getters; they change only through
+/// this pane's methods.
 #[derive(Debug, Clone, Default)]
 pub struct ToolList {
-    pub entries: Vec<Entry>,
+    entries: Vec<Entry>,
     /// Index into `entries`, always a tool when there is one.
-    pub selected: Option<usize>,
+    selected: Option<usize>,
     /// First visible entry.
-    pub offset: usize,
+    offset: usize,
     /// The filter text; `filtering` while it is being typed. Changed only by this pane's
     /// methods (`start_filter`, `filter_key`...); read through `filter()` and `filtering()`.
     filter: TextInput,
@@ -35,6 +35,21 @@ pub struct ToolList {
 }
 
 impl ToolList {
+    /// The rows: group headers, tools, section headers.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// Index into `entries()`, always a tool when there is one.
+    pub fn selected(&self) -> Option<usize> {
+        self.selected
+    }
+
+    /// First visible entry.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
     pub fn new(catalog: &Catalog) -> ToolList {
         let mut list = ToolList::default();
         list.refresh(catalog);
@@ -150,7 +165,7 @@ impl ToolList {
 
     /// A key in the filter box: every keystroke selects the best match. True when Enter chose
     /// the selected tool (the app opens its form).
-    pub fn filter_key(&mut self, key: crossterm::event::KeyEvent, catalog: &Catalog) -> bool {
+    fn filter_key(&mut self, key: crossterm::event::KeyEvent, catalog: &Catalog) -> bool {
         use crossterm::event::KeyCode;
         match key.code {
             KeyCode::Esc => {
@@ -174,7 +189,7 @@ impl ToolList {
     }
 
     /// A paste into the filter being typed; false when it is not being typed.
-    pub fn paste_filter(&mut self, text: &str, catalog: &Catalog) -> bool {
+    fn paste_filter(&mut self, text: &str, catalog: &Catalog) -> bool {
         if !self.filtering {
             return false;
         }
@@ -284,6 +299,52 @@ fn ranked(catalog: &Catalog, filter: &str) -> Vec<Entry> {
         .collect();
     scored.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
     scored.into_iter().map(|(_, _, i)| Entry::Tool(i)).collect()
+}
+
+/// The list: its filter box takes the keys while typed (each keystroke selects the best
+/// match, Enter opens its form); otherwise its keys move the selection, start a new search
+/// and clear it. Opening the form, the JSON view and every command are the app's.
+impl crate::app::Component for ToolList {
+    fn context(&self) -> Option<crate::app::Context> {
+        (!self.filtering).then_some(crate::app::Context::Main)
+    }
+
+    fn handle(&mut self, input: crate::app::Input, cx: &crate::app::Cx) -> Option<crate::app::Reply> {
+        use crate::app::{Action, Focus, Input, Reply};
+        let moved = |list: &mut ToolList, delta| {
+            list.move_by(delta);
+            Some(Reply { tool_changed: true, ..Reply::default() })
+        };
+        match input {
+            Input::Key(key) if self.filtering => {
+                let open_form = self.filter_key(key, cx.catalog);
+                Some(Reply { tool_changed: true, open_form, ..Reply::default() })
+            }
+            Input::Paste(text) if self.paste_filter(text, cx.catalog) => {
+                Some(Reply { tool_changed: true, ..Reply::default() })
+            }
+            Input::Key(_) | Input::Paste(_) => None,
+            Input::Action(action) => match action {
+                Action::Up => moved(self, -1),
+                Action::Down => moved(self, 1),
+                Action::PageUp => moved(self, -10),
+                Action::PageDown => moved(self, 10),
+                Action::Top => moved(self, isize::MIN / 2),
+                Action::Bottom => moved(self, isize::MAX / 2),
+                Action::Back => {
+                    let _ = self.clear_filter(cx.catalog);
+                    Some(Reply::default())
+                }
+                Action::PreviousField | Action::Collapse => Some(Reply::default()),
+                Action::Filter => {
+                    // A new search each time: `/` never appends to the last one.
+                    self.start_filter();
+                    Some(Reply::focus(Focus::List))
+                }
+                _ => None,
+            },
+        }
+    }
 }
 
 #[cfg(test)]

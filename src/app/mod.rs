@@ -3,12 +3,15 @@
 //!
 //! `App` composes a few components, each owning its state and the updates to it: the tool
 //! [`list`], the [`form`] pane, the [`result`] pane, the [`server`] calls go to, the [`prompts`]
-//! (popups) and the [`recorder`] (history and test cases). `update` dispatches to them; what
-//! spans several of them (running a call, a token, a past call put back) is in `flows`.
+//! (popups) and the [`recorder`] (history and test cases). `update` dispatches to them; a key or
+//! a paste goes to the pane that has the keys through [`Component::handle`], whose [`Reply`]
+//! the app applies. What spans several of them (running a call, a token, a past call put back)
+//! is in `flows` and `actions`.
 
 mod actions;
 pub mod asks;
 pub mod auth;
+pub mod component;
 mod confirm;
 pub mod connection;
 pub mod faces;
@@ -26,6 +29,7 @@ pub mod prompts;
 mod raw;
 pub mod recorder;
 pub mod result;
+mod route;
 pub mod server_pane;
 pub mod servers;
 pub mod setup;
@@ -40,6 +44,7 @@ use crate::catalog::{Catalog, Diagnostic, Tool};
 use crate::form::Form;
 use crate::invoke::CallRequest;
 
+pub use component::{Component, Cx, Input};
 pub use connection::Server;
 pub use failure::{CallFailure, EffectError, FailureKind};
 pub use form::{FormPane, JsonView};
@@ -47,7 +52,7 @@ pub use keymap::{Action, Context, Keymap};
 pub use layout::Layout;
 pub use list::ToolList;
 pub use overlay::Overlay;
-pub use prompts::{PickerPurpose, Popup, Prompts};
+pub use prompts::{PickerPurpose, Popup, Prompted, Prompts};
 pub use recorder::Recorder;
 pub use result::{Answer, ArtifactState, ArtifactView, ResultPane, Run, RunState};
 pub use setup::{AppSetup, CaseSecrets};
@@ -353,14 +358,26 @@ pub enum Focus {
     Json,
 }
 
-/// What a component's update hands back: effects for the runtime, and maybe a line for the
-/// status bar or a popup to open (the app owns both, so a component only asks for them).
+/// What a component's update hands back: effects for the runtime, and what it asks of the
+/// app, which owns the status line, the popups, the focus and the pane over the others (so a
+/// component only asks for them, never touches them).
 #[derive(Debug, Default, PartialEq)]
 #[must_use]
 pub struct Reply {
     pub effects: Vec<Effect>,
+    /// A line for the status bar (`{key:action}` marks name the keys in force).
     pub status: Option<String>,
     pub popup: Option<Popup>,
+    /// The focus moves there.
+    pub focus: Option<Focus>,
+    /// The pane over the others (the one that answered) closes.
+    pub close: bool,
+    /// What the person chose in a popup, for the app to carry out.
+    pub prompted: Option<Prompted>,
+    /// The list selected another tool: the form pane follows it.
+    pub tool_changed: bool,
+    /// The selected tool's form takes the focus (Enter in the list's filter).
+    pub open_form: bool,
 }
 
 impl Reply {
@@ -383,6 +400,16 @@ impl Reply {
     pub fn with_status(mut self, message: impl Into<String>) -> Reply {
         self.status = Some(message.into());
         self
+    }
+
+    /// The focus moves to `focus`.
+    pub fn focus(focus: Focus) -> Reply {
+        Reply { focus: Some(focus), ..Reply::default() }
+    }
+
+    /// The pane over the others closes.
+    pub fn close() -> Reply {
+        Reply { close: true, ..Reply::default() }
     }
 }
 
@@ -497,8 +524,8 @@ impl App {
 
     pub fn layout(&self) -> Layout {
         // A result of another tool than the one selected folds to its one status line.
-        let result = self.result.run.as_ref().map(|run| {
-            let current = self.selected_tool().is_none_or(|t| t.id == run.tool_id);
+        let result = self.result.run().map(|run| {
+            let current = self.selected_tool().is_none_or(|t| t.id == run.tool_id());
             if current { layout::ResultSize::Open } else { layout::ResultSize::Folded }
         });
         let no_fields = self.form().is_some_and(|form| form.root.children().is_empty() && form.rows().is_empty());
@@ -509,9 +536,9 @@ impl App {
     /// Keys go to a text box: a field being edited, the JSON view, the filter.
     pub fn typing(&self) -> bool {
         self.list.filtering()
-            || (self.shows(Overlay::Traffic) && self.server_pane.traffic.filtering())
+            || (self.shows(Overlay::Traffic) && self.server_pane.traffic().filtering())
             || self.focus == Focus::Json
-            || (self.focus == Focus::Form && self.form_pane.editing)
+            || (self.focus == Focus::Form && self.form_pane.editing())
     }
 
     /// The row path under the cursor.
@@ -535,15 +562,34 @@ impl App {
         self.keymap.say(message, &contexts)
     }
 
-    /// Takes what a component asked for; returns its effects.
+    /// Takes what a component asked for; returns its effects (and those of carrying out what
+    /// was chosen in a popup).
     fn apply(&mut self, reply: Reply) -> Vec<Effect> {
-        if let Some(message) = reply.status {
+        let Reply { mut effects, status, popup, focus, close, prompted, tool_changed, open_form } = reply;
+        if tool_changed {
+            self.tool_changed();
+        }
+        if let Some(message) = status {
             self.status = Some(self.say(&message));
         }
-        if let Some(popup) = reply.popup {
+        if let Some(popup) = popup {
             self.prompts.open(popup);
         }
-        reply.effects
+        if let Some(focus) = focus {
+            self.focus = focus;
+            // The JSON view follows the form again once it no longer has the keys.
+            self.sync_json();
+        }
+        if close {
+            self.close_overlay();
+        }
+        if open_form {
+            self.open_selected_form();
+        }
+        if let Some(prompted) = prompted {
+            effects.extend(self.prompted(prompted));
+        }
+        effects
     }
 }
 

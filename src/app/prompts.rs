@@ -7,11 +7,11 @@ use super::keymap::{Action, Context, Keymap};
 use super::typing::edit_input;
 use crate::form::TextInput;
 
-/// The popup on screen. Read it freely; it changes only through the methods below (`open`,
-/// `close_popup`, `key`, `paste`), which the architecture test checks.
+/// The popup on screen (`popup()`); it changes only through the methods below (`open`,
+/// `close_popup`, and the keys and pastes `handle` takes).
 #[derive(Debug, Default)]
 pub struct Prompts {
-    pub popup: Option<Popup>,
+    popup: Option<Popup>,
 }
 
 /// A box over the screen that takes the keys until it closes.
@@ -159,6 +159,11 @@ pub fn palette_matches(keymap: &Keymap, query: &str) -> Vec<PaletteEntry> {
 }
 
 impl Prompts {
+    /// The popup on screen, if one is open.
+    pub fn popup(&self) -> Option<&Popup> {
+        self.popup.as_ref()
+    }
+
     /// `popup` takes the keys until it closes (it replaces any popup open).
     pub fn open(&mut self, popup: Popup) {
         self.popup = Some(popup);
@@ -171,7 +176,7 @@ impl Prompts {
 
     /// A paste while a popup is open goes to its text box, if it has one: true when a popup
     /// was open (a list or a question has nowhere to put it, and the paste is dropped).
-    pub fn paste(&mut self, text: &str) -> bool {
+    fn paste(&mut self, text: &str) -> bool {
         match self.popup.as_mut() {
             Some(
                 Popup::KeyPrompt { input, .. }
@@ -204,7 +209,7 @@ impl Prompts {
     }
 
     /// A key while a popup is open (`history_len`: how many past calls the list shows).
-    pub fn key(&mut self, keymap: &Keymap, key: KeyEvent, history_len: usize) -> Prompted {
+    fn key(&mut self, keymap: &Keymap, key: KeyEvent, history_len: usize) -> Prompted {
         let Some(popup) = self.popup.as_mut() else { return Prompted::Nothing };
         match popup {
             Popup::Picker { .. } => self.picker_key(keymap, key),
@@ -412,5 +417,26 @@ fn text_box(input: &mut TextInput, key: KeyEvent) -> Option<Option<String>> {
             edit_input(input, key, false);
             None
         }
+    }
+}
+
+/// A popup takes every key until it closes (only the every-pane chords are looked up before),
+/// and a paste goes to its text box; what was chosen comes back for the app to carry out.
+impl super::Component for Prompts {
+    fn context(&self) -> Option<Context> {
+        None
+    }
+
+    fn handle(&mut self, input: super::Input, cx: &super::Cx) -> Option<super::Reply> {
+        self.popup.as_ref()?;
+        let prompted = match input {
+            super::Input::Key(key) => self.key(cx.keymap, key, cx.history_len),
+            super::Input::Paste(text) => {
+                self.paste(text);
+                Prompted::Nothing
+            }
+            super::Input::Action(_) => return None,
+        };
+        Some(super::Reply { prompted: Some(prompted), ..super::Reply::default() })
     }
 }

@@ -48,7 +48,7 @@ mod tests {
         }
         let mut app = App::new(catalog, &[], (120, 40));
         app.show_raw_definition();
-        let Some(Popup::Text { title, text, .. }) = &app.prompts.popup else { panic!("a text popup") };
+        let Some(Popup::Text { title, text, .. }) = &app.prompts.popup() else { panic!("a text popup") };
         assert_eq!(title, "add as the server sent it");
         for expected in ["\"_meta\"", "\"taskSupport\": \"optional\"", "\"readOnlyHint\": true"] {
             assert!(text.contains(expected), "{expected} in {text}");

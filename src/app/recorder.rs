@@ -18,14 +18,13 @@ use crate::history::Entry;
 pub const DEFAULT_CASE_FILE: &str = "tooldeck-cases.yaml";
 
 /// The history of calls and the test cases saved from them.
-/// Its public fields are read by the screen and the tests as they are; they change only in this
-/// module (the architecture test checks it), the others through the methods below.
+/// Its fields are private: read through getters, changed only through its methods.
 #[derive(Debug, Default)]
 pub struct Recorder {
     /// Past calls, oldest first.
-    pub history: Vec<Entry>,
+    history: Vec<Entry>,
     /// The file `S` appends test cases to, once chosen.
-    pub case_file: Option<String>,
+    case_file: Option<String>,
     /// A case waiting for its file to be chosen, and its key in `saved_cases`.
     pending_case: Option<Value>,
     pending_key: Option<String>,
@@ -44,6 +43,16 @@ pub struct Recorder {
 }
 
 impl Recorder {
+    /// Past calls, oldest first.
+    pub fn history(&self) -> &[Entry] {
+        &self.history
+    }
+
+    /// The file `S` appends test cases to, once chosen.
+    pub fn case_file(&self) -> Option<&str> {
+        self.case_file.as_deref()
+    }
+
     /// What cases saved from now on cannot carry of the server's secrets (said when one is saved).
     pub fn case_secrets(&mut self, secrets: super::CaseSecrets) {
         self.headers_left_out = secrets.headers_left_out;
@@ -72,25 +81,25 @@ impl Recorder {
         let Some(run) = run else {
             return Reply::status("{key:save_case} saves a call as a test case: run one first ({key:run})");
         };
-        let RunState::Done { outcome, .. } = &run.state else {
+        let RunState::Done { outcome, .. } = run.state() else {
             return Reply::status("{key:save_case} saves a call that has come back; this one has no outcome");
         };
-        let arguments = &run.request.arguments;
+        let arguments = &run.request().arguments;
         let mut case = crate::cases::record::case_from_outcome(
-            &case_name(&run.tool_id, arguments),
-            &run.tool_id,
+            &case_name(run.tool_id(), arguments),
+            run.tool_id(),
             arguments,
             outcome,
         );
-        if !self.arguments_valid(catalog, &run.tool_id, arguments) {
+        if !self.arguments_valid(catalog, run.tool_id(), arguments) {
             // It was sent anyway; the case must be too, or `tooldeck test` would refuse it.
             case["validate"] = json!(false);
         }
-        replayed_answers(&mut case, &run.answers, roots);
-        self.tokens_asked = token_placeholders(&mut case, &run.request.tokens);
+        replayed_answers(&mut case, run.answers(), roots);
+        self.tokens_asked = token_placeholders(&mut case, &run.request().tokens);
         // The same call (this run) with the same answers is saved once; another run of the same
         // arguments is another case.
-        self.save(case, format!("run {}", run.id))
+        self.save(case, format!("run {}", run.id()))
     }
 
     /// `S` in the history list: a past call as a case expecting the same status (the history

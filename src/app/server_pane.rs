@@ -29,13 +29,27 @@ pub enum LineKind {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogLine {
-    pub kind: LineKind,
-    pub logger: Option<Box<str>>,
+    kind: LineKind,
+    logger: Option<Box<str>>,
     /// As the server wrote it: made safe to draw where it is drawn.
-    pub text: Box<str>,
+    text: Box<str>,
 }
 
 impl LogLine {
+    pub fn kind(&self) -> LineKind {
+        self.kind
+    }
+
+    /// The logger a log entry names, if it does.
+    pub fn logger(&self) -> Option<&str> {
+        self.logger.as_deref()
+    }
+
+    /// As the server wrote it: made safe to draw where it is drawn.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
     fn bytes(&self) -> usize {
         self.text.len() + self.logger.as_ref().map_or(0, |l| l.len())
     }
@@ -47,7 +61,7 @@ pub struct LogRing {
     lines: VecDeque<LogLine>,
     bytes: usize,
     /// Lines let go to stay within bounds.
-    pub dropped: u64,
+    dropped: u64,
 }
 
 impl LogRing {
@@ -75,35 +89,75 @@ impl LogRing {
         self.bytes
     }
 
+    /// Lines let go to stay within bounds.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &LogLine> {
         self.lines.iter()
     }
 }
 
-/// The server pane: what the server said of itself, its log, the session's traffic.
-/// Its public fields are read by the screen and the tests as they are; they change only in this
-/// module (the architecture test checks it), the others through the methods below.
+/// The server pane: what the server said of itself, its log, the session's traffic. Its fields
+/// are private: read through the getters below, changed only through its methods.
 #[derive(Debug, Default)]
 pub struct ServerPane {
     /// What the server said of itself (`info()`).
     info: Option<ServerInfo>,
-    pub log: LogRing,
+    log: LogRing,
     /// Log entries below this level (an index into [`LEVELS`]) are hidden; stderr always shows.
-    pub min_level: usize,
+    min_level: usize,
     /// Shown lines scrolled back from the newest; 0 follows the log as it grows.
-    pub scroll: usize,
+    scroll: usize,
     /// Why the server is gone, until it is reconnected.
-    pub gone: Option<String>,
+    gone: Option<String>,
     /// The last height the log was drawn at, for paging (the view sets it; a guess before).
     page: usize,
     /// The level last asked of the server with `logging/setLevel`: asked again of a new session
     /// or a restarted server, which start from their own default.
-    pub asked_level: Option<String>,
+    asked_level: Option<String>,
     /// Every message of the session, for the traffic pane.
-    pub traffic: super::traffic::TrafficLog,
+    traffic: super::traffic::TrafficLog,
 }
 
 impl ServerPane {
+    /// The server's stderr, log and tooldeck's notes about it.
+    pub fn log(&self) -> &LogRing {
+        &self.log
+    }
+
+    /// Log entries below this level (an index into [`LEVELS`]) are hidden; stderr always shows.
+    pub fn min_level(&self) -> usize {
+        self.min_level
+    }
+
+    /// Shown lines scrolled back from the newest; 0 follows the log as it grows.
+    pub fn scroll(&self) -> usize {
+        self.scroll
+    }
+
+    /// Why the server is gone, until it is reconnected.
+    pub fn gone(&self) -> Option<&str> {
+        self.gone.as_deref()
+    }
+
+    /// The level last asked of the server with `logging/setLevel`.
+    pub fn asked_level(&self) -> Option<&str> {
+        self.asked_level.as_deref()
+    }
+
+    /// Every message of the session, for the traffic pane.
+    pub fn traffic(&self) -> &super::traffic::TrafficLog {
+        &self.traffic
+    }
+
+    /// The traffic pane, to act on: a component of its own (its fields private, changed only
+    /// by its methods), held here because each server has its own session.
+    pub fn traffic_mut(&mut self) -> &mut super::traffic::TrafficLog {
+        &mut self.traffic
+    }
+
     /// True when `line` passes the level filter.
     pub fn shows(&self, line: &LogLine) -> bool {
         match line.kind {
@@ -266,6 +320,30 @@ impl ServerPane {
         }
         self.note("reconnected");
         self.asked_level.clone().map(Effect::SetLogLevel)
+    }
+}
+
+/// The server pane: its keys scroll the log and step the level filter; Enter shows the
+/// server's instructions, Back closes the pane. Reconnecting, connecting another server and
+/// help are the app's.
+impl super::Component for ServerPane {
+    fn context(&self) -> Option<super::Context> {
+        Some(super::Context::Server)
+    }
+
+    fn handle(&mut self, input: super::Input, cx: &super::Cx) -> Option<Reply> {
+        // The log's rows: the screen less the pane's header, borders and status line.
+        self.fit(cx.size.1);
+        let super::Input::Action(action) = input else {
+            // A key the pane does not bind does nothing here.
+            return matches!(input, super::Input::Key(_)).then(Reply::default);
+        };
+        match action {
+            Action::Back => Some(Reply::close()),
+            Action::Reconnect | Action::ConnectServer | Action::Help => None,
+            Action::Activate => Some(self.instructions()),
+            action => Some(self.act(action)),
+        }
     }
 }
 

@@ -19,14 +19,13 @@ pub struct FoundEntry {
 }
 
 /// Several servers side by side: the current one's state is in the app, the others' parked.
-/// Its public fields are read by the screen and the tests as they are; they change only in this
-/// module (the architecture test checks it), the others through the methods below.
+/// Its fields are private: read through getters, changed only through its methods.
 #[derive(Debug, Default)]
 pub struct Servers {
     /// The connected servers' labels, in the order they were named.
-    pub labels: Vec<String>,
+    labels: Vec<String>,
     /// Index into `labels` of the server whose state is in the app.
-    pub current: usize,
+    current: usize,
     /// The other servers' state.
     parked: HashMap<String, (Server, ServerPane)>,
     /// Servers found in configs (the runtime connects one on `Effect::ConnectFound`).
@@ -36,6 +35,16 @@ pub struct Servers {
 }
 
 impl Servers {
+    /// The labels of the servers connected, in the order they were named.
+    pub fn labels(&self) -> &[String] {
+        &self.labels
+    }
+
+    /// Index into `labels()` of the server whose state is in place.
+    pub fn current(&self) -> usize {
+        self.current
+    }
+
     /// The servers found in configs, to connect one from the app.
     pub fn found_in_configs(&mut self, found: Vec<FoundEntry>) {
         self.found = found;

@@ -130,7 +130,7 @@ mod tests {
         assert_eq!(app.asks.roots(), ["/srv/a".to_string()]);
         assert!(app.loading);
         app.pick_found_server();
-        let Some(Popup::Picker { options, .. }) = &app.prompts.popup else { panic!("{:?}", app.prompts.popup) };
+        let Some(Popup::Picker { options, .. }) = &app.prompts.popup() else { panic!("{:?}", app.prompts.popup()) };
         assert_eq!(options, &["gamma · Cursor".to_string()]);
         let mut recorder = Recorder::default();
         recorder.case_secrets(secrets);

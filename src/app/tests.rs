@@ -31,11 +31,11 @@ fn filter_then_fill_a_field() {
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.focus, Focus::Form);
     press(&mut app, KeyCode::Char('x'));
-    assert!(!app.form_pane.editing, "x is not typed into a field nobody chose");
+    assert!(!app.form_pane.editing(), "x is not typed into a field nobody chose");
     assert_eq!(app.form().unwrap().arguments(), &serde_json::json!({}));
     press(&mut app, KeyCode::Enter);
     type_text(&mut app, "laptop");
-    assert!(app.form_pane.editing);
+    assert!(app.form_pane.editing());
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.form().unwrap().arguments(), &serde_json::json!({"query": "laptop"}));
 }
@@ -53,17 +53,17 @@ fn commands_work_while_editing_and_keep_the_edit() {
     let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
     let (_, request) = invoked(&effects).expect("Ctrl-R runs while editing");
     assert_eq!(request.arguments["query"], "lap");
-    assert!(!app.form_pane.editing, "a command ends the edit, so S next is not typed");
+    assert!(!app.form_pane.editing(), "a command ends the edit, so S next is not typed");
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::F(1));
-    assert_eq!(app.prompts.popup, Some(Popup::help()));
+    assert_eq!(app.prompts.popup(), Some(&Popup::help()));
     press(&mut app, KeyCode::Esc);
-    assert!(app.form_pane.editing, "help leaves the person where they were");
+    assert!(app.form_pane.editing(), "help leaves the person where they were");
     type_text(&mut app, "top");
     assert_eq!(app.form().unwrap().arguments()["query"], "laptop");
     // Ctrl-U deletes to the line start and stays in the box.
     update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
-    assert!(app.form_pane.editing);
+    assert!(app.form_pane.editing());
     assert_eq!(app.form().unwrap().arguments()["query"], "");
 }
 
@@ -104,13 +104,13 @@ fn cursor_keys_in_an_empty_optional_number_change_nothing() {
     let limit = app.form().unwrap().row_index()["/limit"];
     app.form_pane.click_row(limit);
     press(&mut app, KeyCode::Enter);
-    assert!(app.form_pane.editing);
+    assert!(app.form_pane.editing());
     let errors = |app: &App| app.form().unwrap().validation.errors.get("/limit").cloned();
     for code in [KeyCode::Left, KeyCode::Right, KeyCode::Home, KeyCode::End, KeyCode::Backspace, KeyCode::Delete] {
         press(&mut app, code);
         assert_eq!(errors(&app), None, "{code:?}");
     }
-    assert!(app.form_pane.editing);
+    assert!(app.form_pane.editing());
     assert_eq!(app.form().unwrap().arguments().get("limit"), None);
     press(&mut app, KeyCode::Char('5'));
     assert_eq!(app.form().unwrap().arguments()["limit"], 5);
@@ -154,7 +154,7 @@ fn waiting_for_authorization_asks_again_until_granted() {
     let (last, _) = invoked(&update(&mut app, Msg::RetryDue { id: again })).expect("asked again");
     let effects = answer(&mut app, last, r#"{"result":{"call_id":"x","success":true,"value":3}}"#);
     assert!(!effects.iter().any(|e| matches!(e, Effect::RetryAfter { .. })), "granted: {effects:?}");
-    assert!(!app.result.waiting_for_authorization);
+    assert!(!app.result.waiting_for_authorization());
     // A stale retry after that changes nothing.
     assert!(invoked(&update(&mut app, Msg::RetryDue { id: last })).is_none());
 }
@@ -193,7 +193,7 @@ fn find_in_the_result_moves_to_the_match() {
     type_text(&mut app, "NEEDLE");
     press(&mut app, KeyCode::Enter);
     // Line 0 is "{", then a, b, needle.
-    assert_eq!(app.result.value_view.cursor, 3);
+    assert_eq!(app.result.value_view().cursor(), 3);
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "x");
     press(&mut app, KeyCode::Enter);
@@ -204,17 +204,21 @@ fn find_in_the_result_moves_to_the_match() {
 fn the_value_folds_and_a_search_unfolds_the_way_to_its_hit() {
     let mut app = result_in_focus(r#"{"a":{"deep":{"needle":1}},"b":2}"#);
     press(&mut app, KeyCode::Char('-'));
-    let Some(RunState::Done { value_lines, .. }) = app.result.run.as_ref().map(|r| &r.state) else { panic!("a value") };
-    let shown: Vec<usize> = app.result.value_view.window(value_lines).collect();
+    let Some(RunState::Done { value_lines, .. }) = app.result.run().map(|r| r.state()) else { panic!("a value") };
+    let shown: Vec<usize> = app.result.value_view().window(value_lines).collect();
     assert_eq!(shown.len(), 4, "{{, a folded, b, }}: {shown:?}");
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "needle");
     press(&mut app, KeyCode::Enter);
-    let Some(RunState::Done { value_lines, .. }) = app.result.run.as_ref().map(|r| &r.state) else { panic!("a value") };
-    assert!(value_lines.lines[app.result.value_view.cursor].contains("needle"));
-    assert_eq!(app.result.value_view.window(value_lines).count(), value_lines.len(), "nothing left folded on the way");
+    let Some(RunState::Done { value_lines, .. }) = app.result.run().map(|r| r.state()) else { panic!("a value") };
+    assert!(value_lines.lines()[app.result.value_view().cursor()].contains("needle"));
+    assert_eq!(
+        app.result.value_view().window(value_lines).count(),
+        value_lines.len(),
+        "nothing left folded on the way"
+    );
 }
 
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
@@ -243,48 +247,48 @@ fn the_result_pane_actions_answer_their_keys() {
     assert!(status(&app).starts_with("w waits on an authorization prompt"), "{}", status(&app));
     // Folding: all, none, and one by one with the cursor.
     key(&mut app, KeyCode::Char('-'));
-    assert!(app.result.value_view.is_folded(1), "an outline: \"a\" folded");
+    assert!(app.result.value_view().is_folded(1), "an outline: \"a\" folded");
     key(&mut app, KeyCode::Char('='));
-    assert!(!app.result.value_view.is_folded(1));
+    assert!(!app.result.value_view().is_folded(1));
     key(&mut app, KeyCode::Char('j'));
     key(&mut app, KeyCode::Enter);
-    assert!(app.result.value_view.is_folded(1), "Enter folds the container under the cursor");
+    assert!(app.result.value_view().is_folded(1), "Enter folds the container under the cursor");
     key(&mut app, KeyCode::Char('l'));
-    assert!(!app.result.value_view.is_folded(1));
+    assert!(!app.result.value_view().is_folded(1));
     key(&mut app, KeyCode::Char('G'));
-    assert_eq!(app.result.value_view.cursor, 5, "the last line");
+    assert_eq!(app.result.value_view().cursor(), 5, "the last line");
     key(&mut app, KeyCode::Char('g'));
-    assert_eq!(app.result.value_view.cursor, 0);
+    assert_eq!(app.result.value_view().cursor(), 0);
     // Find, then find the next.
     key(&mut app, KeyCode::Char('/'));
-    assert!(matches!(app.prompts.popup, Some(Popup::Search { .. })));
+    assert!(matches!(app.prompts.popup(), Some(Popup::Search { .. })));
     type_text(&mut app, "\"b\"");
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.result.value_view.cursor, 2);
+    assert_eq!(app.result.value_view().cursor(), 2);
     key(&mut app, KeyCode::Char('n'));
     assert!(status(&app).contains("on line 3"), "{}", status(&app));
     // The exact exchange, scrolled like any text.
     key(&mut app, KeyCode::Char('x'));
-    assert!(app.result.show_exchange && !app.result.shows_value());
+    assert!(app.result.show_exchange() && !app.result.shows_value());
     key(&mut app, KeyCode::Char('j'));
-    assert_eq!(app.result.scroll, 1);
+    assert_eq!(app.result.scroll(), 1);
     key(&mut app, KeyCode::PageDown);
     key(&mut app, KeyCode::PageDown);
-    let bottom = app.result.scroll;
+    let bottom = app.result.scroll();
     assert!(bottom > 1 && bottom < 40, "scrolling stops near the last line: {bottom}");
     key(&mut app, KeyCode::Char('k'));
     key(&mut app, KeyCode::PageUp);
-    assert_eq!(app.result.scroll, 0);
+    assert_eq!(app.result.scroll(), 0);
     key(&mut app, KeyCode::PageDown);
     key(&mut app, KeyCode::Home);
-    assert_eq!(app.result.scroll, 0);
+    assert_eq!(app.result.scroll(), 0);
     // The call again, saved as a case, and back to the form.
     let (id, _) = invoked(&key(&mut app, KeyCode::Char('r'))).expect("r sends the same call");
     answer(&mut app, id, r#"{"result":{"call_id":"x","success":true,"value":1}}"#);
     assert!(invoked(&key(&mut app, KeyCode::F(5))).is_none(), "F5 runs the (invalid) form: refused once");
     assert!(status(&app).contains("not sent"), "{}", status(&app));
     key(&mut app, KeyCode::Char('S'));
-    assert!(matches!(app.prompts.popup, Some(Popup::CaseFile { .. })), "the case file is asked for");
+    assert!(matches!(app.prompts.popup(), Some(Popup::CaseFile { .. })), "the case file is asked for");
     key(&mut app, KeyCode::Esc);
     key(&mut app, KeyCode::Tab);
     assert_eq!(app.focus, Focus::Form, "Tab goes back to the form");
@@ -308,7 +312,7 @@ fn overridden_keys_drive_the_app() {
     type_text(&mut app, "Math.Add");
     press(&mut app, KeyCode::Enter);
     let ctrl_r = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
-    assert!(ctrl_r.is_empty() && app.result.run.is_none(), "Ctrl-R is unbound: {:?}", app.status);
+    assert!(ctrl_r.is_empty() && app.result.run().is_none(), "Ctrl-R is unbound: {:?}", app.status);
     key(&mut app, KeyCode::F(9));
     assert!(status(&app).contains("Press F9 again to send it anyway"), "{}", status(&app));
     assert!(invoked(&key(&mut app, KeyCode::F(9))).is_some(), "F9 sends it");
@@ -433,7 +437,7 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     let mut app = mcp_app(serde_json::json!([{"name": "everything", "inputSchema": {"type": "object"}}]));
     let (run, effects) = mcp_answer(&mut app, every_kind());
     // The first item that is not text is selected, and an image is decoded to be drawn at once.
-    assert_eq!(app.result.item, 1);
+    assert_eq!(app.result.item(), 1);
     assert!(
         effects.iter().any(|e| matches!(e, Effect::DecodeInline { run: r, item: 1, content_type: Some(t), .. }
             if *r == run && t == "image/png")),
@@ -443,7 +447,7 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     ctrl(&mut app, 'o');
     // `]` moves to the link; `f` reads it with resources/read.
     key(&mut app, KeyCode::Char(']'));
-    assert_eq!(app.result.item, 2);
+    assert_eq!(app.result.item(), 2);
     assert!(status(&app).starts_with("item 3 of 5: resource_link"), "{}", status(&app));
     let effects = key(&mut app, KeyCode::Char('f'));
     assert_eq!(effects, [Effect::ReadResource { run, item: 2, uri: "test://notes".into() }]);
@@ -454,21 +458,21 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     update(&mut app, Msg::ItemDecoded { run, item: 1, result: Err(EffectError::Stopped("late".into())) });
     let gone = EffectError::Unreadable { uri: "test://notes".into(), why: "gone".into() };
     update(&mut app, Msg::ResourceRead { run, item: 2, result: Err(gone) });
-    let view = app.result.artifact.as_ref().expect("the link's preview");
-    assert_eq!((view.item, &view.state), (Some(2), &ArtifactState::Failed("cannot read test://notes: gone".into())));
+    let view = app.result.artifact().expect("the link's preview");
+    assert_eq!((view.item(), view.state()), (Some(2), &ArtifactState::Failed("cannot read test://notes: gone".into())));
     assert!(status(&app).contains("gone"), "{}", status(&app));
     // Read after all: it can be saved.
     key(&mut app, KeyCode::Char('f'));
     let fetched = crate::invoke::artifact::Fetched { bytes: b"notes".to_vec(), ..Default::default() };
     update(&mut app, Msg::ResourceRead { run, item: 2, result: Ok(Box::new(fetched)) });
     key(&mut app, KeyCode::Char('s'));
-    let Some(Popup::SavePrompt { input }) = &app.prompts.popup else { panic!("a save prompt: {}", status(&app)) };
+    let Some(Popup::SavePrompt { input }) = &app.prompts.popup() else { panic!("a save prompt: {}", status(&app)) };
     assert_eq!(input.text(), "notes");
     key(&mut app, KeyCode::Esc);
     // The embedded blob saves without a preview: decoded as it is written.
     key(&mut app, KeyCode::Char(']'));
     key(&mut app, KeyCode::Char('s'));
-    let Some(Popup::SavePrompt { input }) = &app.prompts.popup else { panic!("a save prompt") };
+    let Some(Popup::SavePrompt { input }) = &app.prompts.popup() else { panic!("a save prompt") };
     assert_eq!(input.text(), "blob");
     let effects = key(&mut app, KeyCode::Enter);
     let inline = crate::invoke::mcp::content::Inline::Base64("AAEC".into());
@@ -477,16 +481,16 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     // The unreadable block: selected, said why, never past the end.
     key(&mut app, KeyCode::Char(']'));
     key(&mut app, KeyCode::Char(']'));
-    assert_eq!(app.result.item, 4);
+    assert_eq!(app.result.item(), 4);
     assert!(key(&mut app, KeyCode::Char('f')).is_empty());
     assert!(status(&app).contains("\"video\" is not an MCP content type"), "{}", status(&app));
     // Back to the text: its lines are on screen, `s` offers them as a file.
     for _ in 0..9 {
         key(&mut app, KeyCode::Char('['));
     }
-    assert_eq!((app.result.item, app.result.scroll), (0, 0));
+    assert_eq!((app.result.item(), app.result.scroll()), (0, 0));
     key(&mut app, KeyCode::Char('s'));
-    let Some(Popup::SavePrompt { input }) = &app.prompts.popup else { panic!("a save prompt") };
+    let Some(Popup::SavePrompt { input }) = &app.prompts.popup() else { panic!("a save prompt") };
     assert_eq!(input.text(), "text-1.txt");
     key(&mut app, KeyCode::Esc);
     let doc = crate::app::result::content::document(&app);
@@ -496,7 +500,7 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     // A new answer starts over.
     let (_, effects) = mcp_answer(&mut app, serde_json::json!({"content": [{"type": "text", "text": "x"}]}));
     assert!(effects.iter().all(|e| !matches!(e, Effect::DecodeInline { .. })));
-    assert_eq!((app.result.item, app.result.artifact.is_none()), (0, true));
+    assert_eq!((app.result.item(), app.result.artifact().is_none()), (0, true));
 }
 
 #[test]
@@ -507,9 +511,9 @@ fn a_tool_marked_destructive_asks_for_y_once() {
     ]);
     let mut app = mcp_app(tools.clone());
     assert!(invoked(&ctrl(&mut app, 'r')).is_none(), "asked first");
-    assert!(matches!(&app.prompts.popup, Some(Popup::ConfirmRun { tool_id, .. }) if tool_id == "wipe"));
+    assert!(matches!(&app.prompts.popup(), Some(Popup::ConfirmRun { tool_id, .. }) if tool_id == "wipe"));
     assert!(key(&mut app, KeyCode::Char('n')).is_empty(), "any other key: not run");
-    assert_eq!((app.prompts.popup.is_none(), status(&app)), (true, "wipe was not run"));
+    assert_eq!((app.prompts.popup().is_none(), status(&app)), (true, "wipe was not run"));
     ctrl(&mut app, 'r');
     let (_, request) = invoked(&key(&mut app, KeyCode::Char('y'))).expect("y runs it");
     assert_eq!(request.tool_id, "wipe");
@@ -539,6 +543,6 @@ fn a_paste_lands_in_the_roots_prompt() {
     let mut app = app();
     app.prompts.open(Popup::Roots { input: crate::form::TextInput::new(String::new()) });
     update(&mut app, Msg::Paste("/tmp/a, /tmp/b".into()));
-    let Some(Popup::Roots { input }) = &app.prompts.popup else { panic!("the roots prompt stays open") };
+    let Some(Popup::Roots { input }) = &app.prompts.popup() else { panic!("the roots prompt stays open") };
     assert_eq!(input.text(), "/tmp/a, /tmp/b");
 }

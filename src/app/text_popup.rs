@@ -46,23 +46,23 @@ mod tests {
     fn end_shows_the_last_page_and_up_moves_at_once() {
         let mut app = App::new(Catalog::default(), &[], (80, 24));
         let text: String = (1..=100).map(|i| format!("line {i}\n")).collect();
-        app.prompts.popup = Some(Popup::Text { title: "t".into(), text, scroll: 0 });
+        app.prompts.open(Popup::Text { title: "t".into(), text, scroll: 0 });
         let (_, height) = body(app.size);
         press(&mut app, KeyCode::End);
-        let Some(Popup::Text { scroll, .. }) = &app.prompts.popup else { panic!("still open") };
+        let Some(Popup::Text { scroll, .. }) = &app.prompts.popup() else { panic!("still open") };
         assert_eq!(*scroll, 100 - height, "the last {height} lines fill the box");
         press(&mut app, KeyCode::Up);
-        let Some(Popup::Text { scroll, .. }) = &app.prompts.popup else { panic!("still open") };
+        let Some(Popup::Text { scroll, .. }) = &app.prompts.popup() else { panic!("still open") };
         assert_eq!(*scroll, 100 - height - 1);
     }
 
     #[test]
     fn a_text_shorter_than_the_box_does_not_scroll() {
         let mut app = App::new(Catalog::default(), &[], (80, 24));
-        app.prompts.popup = Some(Popup::Text { title: "t".into(), text: "one\ntwo".into(), scroll: 0 });
+        app.prompts.open(Popup::Text { title: "t".into(), text: "one\ntwo".into(), scroll: 0 });
         for code in [KeyCode::End, KeyCode::Down, KeyCode::PageDown] {
             press(&mut app, code);
-            let Some(Popup::Text { scroll, .. }) = &app.prompts.popup else { panic!("still open") };
+            let Some(Popup::Text { scroll, .. }) = &app.prompts.popup() else { panic!("still open") };
             assert_eq!(*scroll, 0, "{code:?}");
         }
     }

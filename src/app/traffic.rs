@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::keymap::{Action, Context};
-use super::{App, Effect};
+use super::{App, Effect, Reply};
 use crate::form::TextInput;
 use crate::invoke::mcp::traffic::{Direction, Entry, MAX_BYTES, MAX_ENTRIES};
 
@@ -232,10 +232,10 @@ fn request_id(body: &str) -> Option<String> {
 
 /// What went over the wire for the current call, answered or not.
 fn current_exchange(app: &App) -> Option<&crate::invoke::Exchange> {
-    let run = app.result.run.as_ref()?;
-    match &run.state {
+    let run = app.result.run()?;
+    match run.state() {
         super::RunState::Done { exchange, .. } => Some(exchange),
-        _ => run.failed_exchange.as_deref(),
+        _ => run.failed_exchange(),
     }
 }
 
@@ -249,45 +249,49 @@ impl App {
         }
         self.open_overlay(super::Overlay::Traffic);
         let id = current_exchange(self).and_then(|exchange| request_id(&exchange.request_body));
-        if self.result.run.is_some() && self.server_pane.traffic.select_call(id.as_deref()) {
+        if self.result.run().is_some() && self.server_pane.traffic_mut().select_call(id.as_deref()) {
             return;
         }
-        self.server_pane.traffic.follow();
-        if self.server_pane.traffic.is_empty() {
+        self.server_pane.traffic_mut().follow();
+        if self.server_pane.traffic().is_empty() {
             self.status = Some("no MCP traffic yet (an Open Tool Calling server, or not connected)".into());
         }
     }
+}
 
-    /// A key while the traffic pane is open: the filter being typed takes it, else the
-    /// pane's bindings.
-    pub(super) fn traffic_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        if self.server_pane.traffic.filtering() {
-            self.server_pane.traffic.filter_key(key);
-            return Vec::new();
-        }
+/// The traffic pane: the filter being typed takes the keys, else the pane's bindings; help is
+/// the app's.
+impl super::Component for TrafficLog {
+    fn context(&self) -> Option<Context> {
+        (!self.filtering).then_some(Context::Traffic)
+    }
+
+    fn handle(&mut self, input: super::Input, cx: &super::Cx) -> Option<Reply> {
+        let action = match input {
+            super::Input::Key(key) if self.filtering => {
+                self.filter_key(key);
+                return Some(Reply::default());
+            }
+            super::Input::Action(action) => action,
+            super::Input::Key(_) => return Some(Reply::default()),
+            super::Input::Paste(_) => return None,
+        };
         // The list's rows: the screen less the message below, borders and the status line.
-        let page = (usize::from(self.size.1) / 2).saturating_sub(3).max(1) as isize;
-        match self.keymap.action_for(Context::Traffic, key) {
-            Some(Action::Back | Action::Traffic) => self.close_overlay(),
-            Some(Action::Copy) => {
-                return match self.server_pane.traffic.selected_entry() {
-                    Some(entry) => {
-                        self.status = Some(format!("copied {}", entry.summary()));
-                        vec![Effect::Copy(entry.shown_text())]
-                    }
-                    None => {
-                        self.status = Some("no message to copy".into());
-                        Vec::new()
-                    }
-                };
+        let page = (usize::from(cx.size.1) / 2).saturating_sub(3).max(1) as isize;
+        Some(match action {
+            Action::Back | Action::Traffic => Reply::close(),
+            Action::Copy => match self.selected_entry() {
+                Some(entry) => {
+                    Reply::effect(Effect::Copy(entry.shown_text())).with_status(format!("copied {}", entry.summary()))
+                }
+                None => Reply::status("no message to copy"),
+            },
+            Action::Help => return None,
+            action => {
+                let _ = self.act(action, page);
+                Reply::default()
             }
-            Some(Action::Help) => self.prompts.open(super::Popup::help()),
-            Some(action) => {
-                let _ = self.server_pane.traffic.act(action, page);
-            }
-            None => {}
-        }
-        Vec::new()
+        })
     }
 }
 

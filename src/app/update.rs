@@ -78,19 +78,24 @@ fn input(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Clock { now_ms } => app.clock(now_ms),
         Msg::Resize(width, height) => app.size = (width, height),
         Msg::Key(key) if app.keymap.is(Context::Anywhere, key, Action::ForceQuit) => return vec![Effect::Quit],
-        // A server's question takes the keys until it is answered.
-        Msg::Key(key) if app.asks.is_open() => return app.asks.key(&app.keymap, key),
         Msg::Key(key) => {
-            // A message is about what happened last: the next key makes it stale (the hints of
-            // the pane come back unless the key has something new to say).
-            app.status = None;
+            // A server's question takes the keys until it is answered, and leaves the message.
+            let question = app.asks.is_open();
+            if !question {
+                // A message is about what happened last: the next key makes it stale (the hints
+                // of the pane come back unless the key has something new to say).
+                app.status = None;
+            }
             let mut effects = super::actions::key_pressed(app, key);
-            effects.extend(app.ask_completion());
+            if !question {
+                effects.extend(app.ask_completion());
+            }
             return effects;
         }
         Msg::Paste(text) => {
-            app.paste(&text);
-            return app.ask_completion();
+            let mut effects = super::actions::pasted(app, &text);
+            effects.extend(app.ask_completion());
+            return effects;
         }
         Msg::Mouse(mouse) => mouse_event(app, mouse),
         // Routed to the other groups by `update_one`.
@@ -186,7 +191,7 @@ fn server_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
             effects.extend(app.apply(reply));
             return effects;
         }
-        Msg::Traffic(entries) => app.server_pane.traffic.receive(entries),
+        Msg::Traffic(entries) => app.server_pane.traffic_mut().receive(entries),
         Msg::ServerInfo(info) => app.server_pane.introduced(*info),
         Msg::Reconnected(result) => return reconnected(app, result),
         Msg::LogLevelRefused(why) => app.status = Some(format!("logging/setLevel: {why}")),
@@ -199,7 +204,7 @@ fn server_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
 fn reconnected(app: &mut App, result: Result<(), EffectError>) -> Vec<Effect> {
     match result {
         Ok(()) => {
-            app.status = Some(format!("reconnected to {}: listing its tools again", app.server.endpoint));
+            app.status = Some(format!("reconnected to {}: listing its tools again", app.server.endpoint()));
             app.server.reconnected();
             app.server_pane.reconnected(None).into_iter().collect()
         }

@@ -12,7 +12,7 @@ pub const TEXTAREA_LINES: usize = 6;
 
 pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent) {
     let layout = app.layout();
-    if layout.too_small || app.prompts.popup.is_some() {
+    if layout.too_small || app.prompts.popup().is_some() {
         return;
     }
     let (column, row) = (mouse.column, mouse.row);
@@ -26,7 +26,7 @@ pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent) {
         MouseEventKind::Down(MouseButton::Left) if over_list => {
             let area = inner(layout.list);
             if row >= area.y {
-                let index = app.list.offset + usize::from(row - area.y);
+                let index = app.list.offset() + usize::from(row - area.y);
                 if app.list.select_entry(index) {
                     app.focus = Focus::List;
                     app.tool_changed();
@@ -107,12 +107,10 @@ pub fn row_errors(app: &App, form: &crate::form::Form, rows: &[crate::form::Row]
 
 /// A 422's `parameter_errors` for the selected tool's last call, by the field's JSON pointer.
 fn server_errors(app: &App) -> std::collections::BTreeMap<String, String> {
-    let Some(run) =
-        app.result.run.as_ref().filter(|r| Some(r.tool_id.as_str()) == app.selected_tool().map(|t| t.id.as_str()))
-    else {
+    let Some(run) = app.result.run().filter(|r| Some(r.tool_id()) == app.selected_tool().map(|t| t.id.as_str())) else {
         return Default::default();
     };
-    let super::RunState::Done { outcome, .. } = &run.state else { return Default::default() };
+    let super::RunState::Done { outcome, .. } = run.state() else { return Default::default() };
     let Some(error) = &outcome.error else { return Default::default() };
     error
         .parameter_errors

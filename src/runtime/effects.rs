@@ -143,7 +143,7 @@ impl Calls {
             let result = result
                 .map(|(outcome, exchange)| {
                     let mut answer = Answer::new(outcome, exchange, output_schema.as_ref());
-                    answer.at = crate::text::rfc3339_now();
+                    answer.stamp(crate::text::rfc3339_now());
                     Box::new(answer)
                 })
                 .map_err(crate::app::CallFailure::from);

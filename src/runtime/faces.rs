@@ -71,7 +71,7 @@ impl Calls {
             let result = result
                 .map(|(outcome, exchange)| {
                     let mut answer = Answer::new(outcome, exchange, None);
-                    answer.at = crate::text::rfc3339_now();
+                    answer.stamp(crate::text::rfc3339_now());
                     Box::new(answer)
                 })
                 .map_err(CallFailure::from);

@@ -17,9 +17,9 @@ use crate::text::{truncate, visible, width, wrap};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
-    let Some(question) = &app.asks.current else { return };
+    let Some(question) = &app.asks.current() else { return };
     let key = |action| app.keymap.name(Context::Ask, action).unwrap_or_else(|| "?".into());
-    let hint = match question.ask {
+    let hint = match question.ask() {
         Ask::Url { .. } => format!(
             "{} open · {} accept · {} decline · {} cancel",
             key(Action::OpenLink),
@@ -44,8 +44,8 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             key(Action::AskCancel)
         ),
     };
-    let waiting = app.asks.waiting.len();
-    let title = match (&question.ask, waiting) {
+    let waiting = app.asks.waiting().len();
+    let title = match (&question.ask(), waiting) {
         (Ask::Sample { .. }, 0) => "the server asks for a sampling reply · the call waits for you".to_string(),
         (_, 0) => "the server asks · the call waits for you".to_string(),
         (_, n) => format!("the server asks ({n} more waiting) · the call waits for you"),
@@ -55,7 +55,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
     let columns = usize::from(body.width);
     let mut lines: Vec<Line> = Vec::new();
     let mut cursor: Option<(usize, usize)> = None;
-    match &question.ask {
+    match &question.ask() {
         Ask::Form { message, .. } => {
             message_lines(&mut lines, message, columns, styles);
             form_lines(question, &mut lines, &mut cursor, columns, styles);
@@ -73,7 +73,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         }
         Ask::Sample { request, cut } => sample_lines(question, request, *cut, &mut lines, &mut cursor, columns, styles),
     }
-    if let Some(problem) = &question.problem {
+    if let Some(problem) = &question.problem() {
         lines.push(Line::styled(format!("✗ {}", truncate(&visible(problem), columns.saturating_sub(2))), styles.error));
     }
     let height = usize::from(body.height).saturating_sub(1);
@@ -110,7 +110,7 @@ fn form_lines(
     columns: usize,
     styles: &Styles,
 ) {
-    let Some(form) = &question.form else {
+    let Some(form) = &question.form() else {
         lines.push(Line::styled("(the requested schema makes no form)", styles.error));
         return;
     };
@@ -123,7 +123,7 @@ fn form_lines(
         .clamp(8, columns / 2);
     for (index, row) in rows.iter().enumerate() {
         let Some(field) = form.field(&row.path) else { continue };
-        let is_cursor = index == question.focus;
+        let is_cursor = index == question.focus();
         let shape = RowShape {
             label: None,
             required: field.required,
@@ -197,8 +197,8 @@ fn sample_lines(
     }
     lines.push(Line::raw(""));
     for (index, name) in ["reply", "model", "stop reason"].iter().enumerate() {
-        let input = &question.reply[index];
-        let focused = question.focus.min(2) == index;
+        let input = &question.reply()[index];
+        let focused = question.focus().min(2) == index;
         let label = format!("{name:>11} ");
         let text = truncate(&visible(input.text()), columns.saturating_sub(13)).into_owned();
         if focused {

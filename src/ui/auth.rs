@@ -17,12 +17,12 @@ use crate::theme::Styles;
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let pane_state = &app.auth;
     frame.render_widget(Clear, area);
-    let title = format!("sign in · {}", visible(&app.server.endpoint));
+    let title = format!("sign in · {}", visible(app.server.endpoint()));
     frame.render_widget(pane(&title, true, styles).style(styles.base), area);
     let body = inner(area);
     let columns = usize::from(body.width).max(10);
     let mut lines: Vec<Line> = Vec::new();
-    for step in &pane_state.steps {
+    for step in pane_state.steps() {
         let (mark, style) = match step.kind {
             StepKind::Failed => ("✗ ", styles.error),
             StepKind::Skipped => ("· ", styles.muted),
@@ -34,8 +34,8 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             lines.push(Line::styled(format!("{}{part}", if n == 0 { mark } else { "  " }), style));
         }
     }
-    match &pane_state.outcome {
-        None if pane_state.running => lines.push(Line::styled("waiting…", styles.muted)),
+    match &pane_state.outcome() {
+        None if pane_state.running() => lines.push(Line::styled("waiting…", styles.muted)),
         None => {}
         Some(Ok(said)) => lines.push(Line::styled(visible(said).into_owned(), styles.ok)),
         Some(Err(why)) => {

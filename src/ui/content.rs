@@ -14,12 +14,11 @@ use crate::theme::Styles;
 /// `height` lines of the items view from its scroll position on.
 pub fn lines(app: &App, focused: bool, height: usize, styles: &Styles) -> Vec<Line<'static>> {
     let doc = crate::app::result::content::document(app);
-    let picture = match (app.result.artifact.as_ref().map(|v| &v.state), crate::app::result::content::picture_fit(app))
-    {
+    let picture = match (app.result.artifact().map(|v| v.state()), crate::app::result::content::picture_fit(app)) {
         (Some(crate::app::ArtifactState::Ready { image: Some(image), .. }), Some(fit)) => Some((image, fit)),
         _ => None,
     };
-    doc.iter().skip(app.result.scroll).take(height).map(|line| styled(line, focused, picture, styles)).collect()
+    doc.iter().skip(app.result.scroll()).take(height).map(|line| styled(line, focused, picture, styles)).collect()
 }
 
 /// A picture and the columns and rows it is drawn in.

@@ -126,7 +126,7 @@ fn field_lines(
     for ((index, row), row_errors) in rows.iter().enumerate().zip(errors) {
         let Some(field) = form.field(&row.path) else { continue };
         let is_cursor = index == app.form_pane.cursor() && focused;
-        let editing = is_cursor && app.form_pane.editing;
+        let editing = is_cursor && app.form_pane.editing();
         let parent = row.path.split_last().and_then(|(_, parent)| form.field(parent));
         let label = match parent.map(|p| &p.widget) {
             // A variant's own field: named after the picked variant, never "required" itself.

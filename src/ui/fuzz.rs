@@ -21,13 +21,13 @@ const ARGUMENT_ROWS: usize = 6;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     frame.render_widget(Clear, area);
-    let Some(run) = app.fuzz.run.as_ref() else { return };
-    let title = format!("fuzz · {}", truncate(&visible(&run.tool_id), usize::from(area.width).saturating_sub(12)));
+    let Some(run) = app.fuzz.run() else { return };
+    let title = format!("fuzz · {}", truncate(&visible(run.tool_id()), usize::from(area.width).saturating_sub(12)));
     frame.render_widget(pane(&title, true, styles).style(styles.base), area);
     let body = inner(area);
     let columns = usize::from(body.width);
     let mut lines = vec![state_line(app, run, columns, styles)];
-    if let FuzzState::Failed(why) = &run.state {
+    if let FuzzState::Failed(why) = &run.state() {
         for line in wrap(&visible(why), columns, 4) {
             lines.push(Line::styled(line, styles.error));
         }
@@ -61,9 +61,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
 /// Where the run is: its phase and counts while it goes, its totals once it has ended.
 fn state_line(app: &App, run: &FuzzRun, columns: usize, styles: &Styles) -> Line<'static> {
     let stop = app.key_name(Context::Fuzz, Action::Back);
-    let (text, style) = match &run.state {
+    let (text, style) = match &run.state() {
         FuzzState::Running | FuzzState::Stopping => {
-            let said = match &run.progress {
+            let said = match &run.progress() {
                 None => "connecting…".to_string(),
                 Some(p) => format!(
                     "{} · {} calls · {} finding{} · {:.0} calls/s",
@@ -74,7 +74,7 @@ fn state_line(app: &App, run: &FuzzRun, columns: usize, styles: &Styles) -> Line
                     p.calls_per_second()
                 ),
             };
-            let how = match run.state {
+            let how = match run.state() {
                 FuzzState::Stopping => "stopping…".to_string(),
                 _ => format!("{stop} stops"),
             };
@@ -84,14 +84,14 @@ fn state_line(app: &App, run: &FuzzRun, columns: usize, styles: &Styles) -> Line
             let seconds = *elapsed_ms as f64 / 1000.0;
             let mut said = format!(
                 "✓ {} finding{} · {calls} calls in {seconds:.1} s · {restarts} restart{} · seed {seed}",
-                run.findings.len(),
-                if run.findings.len() == 1 { "" } else { "s" },
+                run.findings().len(),
+                if run.findings().len() == 1 { "" } else { "s" },
                 if *restarts == 1 { "" } else { "s" },
             );
             if let Some(why) = stopped {
                 said.push_str(&format!(" · {}", visible(why)));
             }
-            (said, if run.findings.is_empty() { styles.ok } else { styles.warning })
+            (said, if run.findings().is_empty() { styles.ok } else { styles.warning })
         }
         FuzzState::Failed(_) => ("✗ not fuzzed".to_string(), styles.error),
     };
@@ -100,8 +100,8 @@ fn state_line(app: &App, run: &FuzzRun, columns: usize, styles: &Styles) -> Line
 
 /// The findings, the chosen one marked, scrolled to keep it in view.
 fn findings(app: &App, run: &FuzzRun, rows: usize, columns: usize, styles: &Styles) -> Vec<Line<'static>> {
-    if run.findings.is_empty() {
-        let said = match &run.state {
+    if run.findings().is_empty() {
+        let said = match &run.state() {
             FuzzState::Done { stopped: Some(_), .. } => "no findings before the run ended",
             FuzzState::Done { .. } => "no findings: every answer was what its schemas promise",
             FuzzState::Failed(_) => "",
@@ -109,9 +109,9 @@ fn findings(app: &App, run: &FuzzRun, rows: usize, columns: usize, styles: &Styl
         };
         return vec![Line::styled(said, styles.muted)];
     }
-    let selected = app.fuzz.selected.min(run.findings.len() - 1);
+    let selected = app.fuzz.selected().min(run.findings().len() - 1);
     let first = (selected + 1).saturating_sub(rows);
-    run.findings
+    run.findings()
         .iter()
         .enumerate()
         .skip(first)

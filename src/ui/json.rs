@@ -17,20 +17,20 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let title = if focused { "JSON · editing (Esc: back to form)" } else { "JSON" };
     frame.render_widget(pane(title, focused, styles), area);
     let mut body = inner(area);
-    if let Some(error) = &json.error {
+    if let Some(error) = &json.error() {
         let text = truncate(&visible(error), usize::from(body.width).saturating_sub(2)).into_owned();
         let error_area = Rect { y: body.y + body.height.saturating_sub(1), height: 1, ..body };
         frame.render_widget(Paragraph::new(Line::styled(format!("✗ {text}"), styles.error)), error_area);
         body.height = body.height.saturating_sub(1);
     }
-    let (cursor_line, cursor_column) = json.input.cursor_line_col();
+    let (cursor_line, cursor_column) = json.input().cursor_line_col();
     let height = usize::from(body.height).max(1);
     let first = cursor_line.saturating_sub(height - 1);
     let lines: Vec<Line> =
-        json.input.text().split('\n').skip(first).take(height).map(|l| highlight(l, styles)).collect();
+        json.input().text().split('\n').skip(first).take(height).map(|l| highlight(l, styles)).collect();
     frame.render_widget(Paragraph::new(lines), body);
     if focused {
-        let line = json.input.text().split('\n').nth(cursor_line).unwrap_or_default();
+        let line = json.input().text().split('\n').nth(cursor_line).unwrap_or_default();
         let before: String = line.chars().take(cursor_column).collect();
         let x = body.x + (width(&visible(&before)) as u16).min(body.width.saturating_sub(1));
         frame.set_cursor_position((x, body.y + (cursor_line - first) as u16));

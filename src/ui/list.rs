@@ -50,17 +50,17 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let width = usize::from(body.width);
     let lines: Vec<Line> = app
         .list
-        .entries
+        .entries()
         .iter()
         .enumerate()
-        .skip(app.list.offset)
+        .skip(app.list.offset())
         .take(usize::from(body.height))
         .map(|(i, entry)| match entry {
             Entry::Group(source) => Line::styled(group_label(source, width), styles.muted),
             Entry::Section(section) => Line::styled(format!("  {section}"), styles.muted),
             Entry::Tool(t) => {
                 let tool = &app.catalog.tools()[*t];
-                let selected = app.list.selected == Some(i);
+                let selected = app.list.selected() == Some(i);
                 let label = truncate(&visible(tool.display_title()), width.saturating_sub(2)).into_owned();
                 let style = if selected { styles.selection } else { styles.text };
                 let marker = if selected { "› " } else { "  " };

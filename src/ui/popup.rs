@@ -17,7 +17,7 @@ use crate::theme::Styles;
 const CONFIRM: &[Context] = &[Context::Confirm];
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
-    let Some(popup) = &app.prompts.popup else { return };
+    let Some(popup) = &app.prompts.popup() else { return };
     match popup {
         Popup::Picker { title, options, selected, .. } => picker(frame, screen, title, options, *selected, styles),
         Popup::KeyPrompt { input, .. } => {
@@ -167,7 +167,7 @@ fn confirm_run(
 
 /// Past calls, newest first.
 fn history(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect, selected: usize) {
-    let area = centered(screen, 100, app.recorder.history.len().min(20) as u16 + 2);
+    let area = centered(screen, 100, app.recorder.history().len().min(20) as u16 + 2);
     let body = open(
         frame,
         area,
@@ -181,7 +181,7 @@ fn history(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect, selected
     let first = selected.saturating_sub(height - 1);
     let lines: Vec<Line> = app
         .recorder
-        .history
+        .history()
         .iter()
         .rev()
         .enumerate()

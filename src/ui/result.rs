@@ -41,12 +41,12 @@ fn drawable_upto(line: &str, limit: usize) -> String {
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
-    let Some(run) = &app.result.run else { return };
+    let Some(run) = &app.result.run() else { return };
     let focused = app.focus == Focus::Result;
-    let title = format!("result · {}", visible(&run.tool_id));
+    let title = format!("result · {}", visible(run.tool_id()));
     frame.render_widget(pane(&title, focused, styles), area);
     let body = inner(area);
-    let lines = match &run.state {
+    let lines = match run.state() {
         RunState::Running => running_lines(app, run, styles),
         RunState::Cancelled => {
             let run_key = app.key_name(Context::Main, Action::Run);
@@ -60,20 +60,20 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
 
 /// A call on its way: how long it has run, where, how to cancel it, the server's progress.
 fn running_lines(app: &App, run: &Run, styles: &Styles) -> Vec<Line<'static>> {
-    let frame_index = (run.elapsed_ms / 100) as usize % SPINNER.len();
+    let frame_index = (run.elapsed_ms() / 100) as usize % SPINNER.len();
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("{} running ", SPINNER[frame_index]), styles.accent),
         Span::styled(
             format!(
                 "{:.1} s · {} · {} cancels",
-                run.elapsed_ms as f64 / 1000.0,
-                app.server.endpoint,
+                run.elapsed_ms() as f64 / 1000.0,
+                app.server.endpoint(),
                 app.key_name(Context::Main, Action::Back)
             ),
             styles.muted,
         ),
     ])];
-    if let Some(progress) = &run.progress {
+    if let Some(progress) = &run.progress() {
         lines.push(progress_line(progress, styles));
     }
     lines
@@ -93,8 +93,8 @@ fn failed_lines(app: &App, run: &Run, error: &str, kind: FailureKind, styles: &S
         false => format!("{retry} tries again"),
     };
     lines.push(Line::styled(keys, styles.muted));
-    if let Some(exchange) = run.failed_exchange.as_deref() {
-        if app.result.show_exchange {
+    if let Some(exchange) = run.failed_exchange() {
+        if app.result.show_exchange() {
             lines.push(Line::raw(""));
             exchange_lines(app, exchange, styles, &mut lines);
         } else {
@@ -108,7 +108,7 @@ fn failed_lines(app: &App, run: &Run, error: &str, kind: FailureKind, styles: &S
 /// A call answered: its status line, then the exchange, the items, the value (a window of it)
 /// or the outcome's other parts.
 fn done(app: &App, run: &Run, styles: &Styles, frame: &mut Frame, body: Rect) {
-    let RunState::Done { outcome, exchange, value_lines } = &run.state else { return };
+    let RunState::Done { outcome, exchange, value_lines } = run.state() else { return };
     let focused = app.focus == Focus::Result;
     let http = exchange.status.map(|s| format!(" · HTTP {s}")).unwrap_or_default();
     let call = outcome.call_id.chars().take(8).collect::<String>();
@@ -119,9 +119,12 @@ fn done(app: &App, run: &Run, styles: &Styles, frame: &mut Frame, body: Rect) {
     };
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("{mark} {} ", outcome.status.name()), style),
-        Span::styled(format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms, app.server.endpoint), styles.muted),
+        Span::styled(
+            format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms(), app.server.endpoint()),
+            styles.muted,
+        ),
     ])];
-    if app.result.show_exchange {
+    if app.result.show_exchange() {
         exchange_lines(app, exchange, styles, &mut lines);
     } else if app.result.shows_items() {
         // The status line stays, one row whatever the endpoint's length; the items scroll
@@ -137,7 +140,7 @@ fn done(app: &App, run: &Run, styles: &Styles, frame: &mut Frame, body: Rect) {
     } else if outcome.status == Status::Value {
         let height = usize::from(body.height);
         lines.extend(value_window(app, value_lines, focused, height.saturating_sub(1), styles));
-        let shown_all = app.result.value_view.window(value_lines).nth(height).is_none();
+        let shown_all = app.result.value_view().window(value_lines).nth(height).is_none();
         if shown_all {
             lines.extend(outcome.warnings.iter().map(|w| Line::styled(format!("⚠ {}", visible(w)), styles.warning)));
         }
@@ -178,7 +181,7 @@ fn scrolled<'a>(lines: Vec<Line<'a>>, app: &App, body: Rect) -> Paragraph<'a> {
     let unwrapped = app.result.unwrapped();
     let paragraph = if unwrapped { Paragraph::new(lines) } else { Paragraph::new(lines).wrap(Wrap { trim: false }) };
     let last = paragraph.line_count(body.width).saturating_sub(usize::from(body.height));
-    let row = app.result.scroll.min(last).min(u16::MAX as usize) as u16;
+    let row = app.result.scroll().min(last).min(u16::MAX as usize) as u16;
     let column = if unwrapped { app.result.column().min(u16::MAX as usize) as u16 } else { 0 };
     paragraph.scroll((row, column))
 }
@@ -192,19 +195,19 @@ fn value_window(
     height: usize,
     styles: &Styles,
 ) -> Vec<Line<'static>> {
-    let view = &app.result.value_view;
+    let view = &app.result.value_view();
     view.window(value_lines)
         .take(height)
         .map(|i| {
-            let mut line = highlight(&value_lines.lines[i], styles);
+            let mut line = highlight(&value_lines.lines()[i], styles);
             if view.is_folded(i) {
-                let closer = value_lines.closer(i).map_or("", |c| value_lines.lines[c].trim());
+                let closer = value_lines.closer(i).map_or("", |c| value_lines.lines()[c].trim());
                 line.spans.push(Span::styled(format!(" … {closer}"), styles.text));
                 let hidden = ValueView::hidden_lines(value_lines, i);
                 let plural = if hidden == 1 { "" } else { "s" };
                 line.spans.push(Span::styled(format!("  {hidden} line{plural} folded"), styles.muted));
             }
-            if focused && i == view.cursor {
+            if focused && i == view.cursor() {
                 line = line.style(styles.selection);
             }
             line
@@ -337,22 +340,22 @@ fn exchange_lines(app: &App, exchange: &Exchange, styles: &Styles, lines: &mut V
 
 /// The fetched artifact: a progress bar while it comes, then its preview.
 fn artifact_lines(app: &App, styles: &Styles, lines: &mut Vec<Line<'static>>) {
-    let Some(view) = &app.result.artifact else { return };
+    let Some(view) = &app.result.artifact() else { return };
     lines.push(Line::raw(""));
-    match &view.state {
+    match view.state() {
         ArtifactState::Fetching => {
-            let bar = match view.total.filter(|t| *t > 0) {
+            let bar = match view.total().filter(|t| *t > 0) {
                 Some(total) => {
-                    let done = (view.received.min(total) * 30 / total) as usize;
+                    let done = (view.received().min(total) * 30 / total) as usize;
                     format!(
                         "[{}{}] {} of {}",
                         "█".repeat(done),
                         "░".repeat(30 - done),
-                        human_bytes(view.received),
+                        human_bytes(view.received()),
                         human_bytes(total)
                     )
                 }
-                None => format!("{} received", human_bytes(view.received)),
+                None => format!("{} received", human_bytes(view.received())),
             };
             lines.push(Line::styled(format!("fetching {bar}"), styles.accent));
         }

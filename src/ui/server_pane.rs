@@ -22,16 +22,16 @@ const HEADER_ROWS: usize = 12;
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let pane_state = &app.server_pane;
     frame.render_widget(Clear, area);
-    let mut title = format!("server · {}", visible(&app.server.endpoint));
+    let mut title = format!("server · {}", visible(app.server.endpoint()));
     if app.servers.several() {
         // Which of them: the pane shows the selected tool's server.
-        title.push_str(&format!(" ({} of {} servers)", app.servers.current + 1, app.servers.labels.len()));
+        title.push_str(&format!(" ({} of {} servers)", app.servers.current() + 1, app.servers.labels().len()));
     }
     frame.render_widget(pane(&title, true, styles).style(styles.base), area);
     let body = inner(area);
     let columns = usize::from(body.width);
     let mut lines = header(app, columns, usize::from(body.height), styles);
-    if let Some(gone) = &pane_state.gone {
+    if let Some(gone) = &pane_state.gone() {
         let reconnect = app.key_name(Context::Server, Action::Reconnect);
         lines.push(Line::styled(format!("✗ gone · {reconnect} reconnects"), styles.error));
         let said = gone.lines().flat_map(|l| wrap_keep(&visible(l), columns));
@@ -39,22 +39,22 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             lines.push(Line::styled(line, styles.warning));
         }
     }
-    let shown = if pane_state.min_level == 0 {
+    let shown = if pane_state.min_level() == 0 {
         "every level".to_string()
     } else {
-        format!("{} and above", LEVELS[pane_state.min_level])
+        format!("{} and above", LEVELS[pane_state.min_level()])
     };
-    let follows = if pane_state.scroll == 0 { "follows" } else { "scrolled back" };
-    let dropped = match pane_state.log.dropped {
+    let follows = if pane_state.scroll() == 0 { "follows" } else { "scrolled back" };
+    let dropped = match pane_state.log().dropped() {
         0 => String::new(),
         n => format!(" · {n} older let go"),
     };
     let level_key = app.key_name(Context::Server, Action::LogLevel);
     let title =
-        format!("── stderr and log · {} lines{dropped} · {shown} ({level_key}) · {follows} ", pane_state.log.len());
+        format!("── stderr and log · {} lines{dropped} · {shown} ({level_key}) · {follows} ", pane_state.log().len());
     lines.push(Line::styled(truncate(&title, columns).into_owned(), styles.title));
     let height = usize::from(body.height).saturating_sub(lines.len());
-    if pane_state.log.is_empty() {
+    if pane_state.log().is_empty() {
         lines.push(Line::styled("nothing yet: the server's stderr and log entries show here", styles.muted));
     }
     // Each entry wrapped whole; the newest rows at the bottom, as many as fit.
@@ -138,7 +138,7 @@ const ENTRY_LINES: usize = 20;
 /// A log entry in rows of `columns`: its tag on the first, the text wrapped under it (at most
 /// `height` rows, a tall entry says how much more it has).
 fn log_rows(line: &LogLine, columns: usize, height: usize, styles: &Styles) -> Vec<Line<'static>> {
-    let (tag, style) = match line.kind {
+    let (tag, style) = match line.kind() {
         LineKind::Stderr => ("stderr".to_string(), styles.muted),
         LineKind::Note => ("tooldeck".to_string(), styles.accent),
         LineKind::Log(level) => {
@@ -151,14 +151,14 @@ fn log_rows(line: &LogLine, columns: usize, height: usize, styles: &Styles) -> V
         }
     };
     let mut prefix = format!("{tag:<10}");
-    if let Some(logger) = &line.logger {
+    if let Some(logger) = &line.logger() {
         prefix.push_str(&format!("{} ", truncate(&visible(logger), 24)));
     }
     let indent = crate::text::width(&prefix).min(columns / 2);
     let room = columns.saturating_sub(indent).max(1);
     let mut texts: Vec<String> =
-        line.text.lines().take(ENTRY_LINES).flat_map(|l| wrap_keep(&super::result::drawable(l), room)).collect();
-    let lines = line.text.lines().count();
+        line.text().lines().take(ENTRY_LINES).flat_map(|l| wrap_keep(&super::result::drawable(l), room)).collect();
+    let lines = line.text().lines().count();
     let limit = height.max(2);
     if lines > ENTRY_LINES || texts.len() > limit {
         texts.truncate(limit - 1);

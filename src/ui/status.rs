@@ -13,7 +13,7 @@ use crate::text::{truncate, visible, width};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
-    let json_invalid = app.form_pane.json().is_some_and(|j| j.error.is_some());
+    let json_invalid = app.form_pane.json().is_some_and(|j| j.error().is_some());
     let summary = match app.form() {
         Some(_) if json_invalid => Span::styled(" JSON invalid ", styles.error),
         Some(form) if form.validation.error_count > 0 => {
@@ -196,8 +196,8 @@ const ASK: &[Hint] = &[
 
 fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
     let editing_field =
-        if app.form_pane.editing { app.focused_path().and_then(|p| app.form()?.field(&p).cloned()) } else { None };
-    let (contexts, hints): (&[Context], &[Hint]) = match (&app.prompts.popup, &editing_field) {
+        if app.form_pane.editing() { app.focused_path().and_then(|p| app.form()?.field(&p).cloned()) } else { None };
+    let (contexts, hints): (&[Context], &[Hint]) = match (&app.prompts.popup(), &editing_field) {
         // A server's question takes every key, over any popup: its keys, not the pane's behind.
         _ if app.asks.is_open() => (&[Context::Ask], ASK),
         (Some(Popup::Picker { .. }), _) => (&[Context::Picker], PICKER),
@@ -213,7 +213,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::Text { .. }), _) => (&[Context::Result], TEXT),
         _ if app.shows(Overlay::Server) => (&[Context::Server], SERVER),
         _ if app.shows(Overlay::Fuzz) => (&[Context::Fuzz], FUZZ),
-        _ if app.shows(Overlay::Traffic) && app.server_pane.traffic.filtering() => (&[], FILTER),
+        _ if app.shows(Overlay::Traffic) && app.server_pane.traffic().filtering() => (&[], FILTER),
         _ if app.shows(Overlay::Traffic) => (&[Context::Traffic], TRAFFIC),
         _ if app.list.filtering() => (&[], FILTER),
         _ if app.focus == Focus::Result && app.result.shows_value() => (&[Context::Value, Context::Result], VALUE),

@@ -466,3 +466,180 @@ fn the_pane_state_check_finds_a_write() {
     assert_eq!(pane_state_writes("ui/list.rs", "self.list.filtering = true;").len(), 0, "self is not the app there");
     assert_eq!(pane_state_writes("cli/app.rs", "app.servers.found = found;").len(), 1, "the command line too");
 }
+
+/// Each pane that takes keys: its type, and how `route.rs` reaches it from the app. Every one
+/// answers through `Component::handle`; a new one joins this list (and `route::Pane`).
+const KEY_PANES: &[(&str, &str)] = &[
+    ("Asks", "app.asks"),
+    ("Prompts", "app.prompts"),
+    ("ServerPane", "app.server_pane"),
+    ("TrafficLog", "app.server_pane.traffic_mut()"),
+    ("FuzzPane", "app.fuzz"),
+    ("AuthPane", "app.auth"),
+    ("ToolList", "app.list"),
+    ("FormPane", "app.form_pane"),
+    ("ResultPane", "app.result"),
+];
+
+/// The type names `Component` is implemented for, however the trait is named.
+fn components() -> Vec<String> {
+    let mut found = Vec::new();
+    for (_, code) in sources() {
+        let squeezed: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (at, _) in squeezed.match_indices("Component for ") {
+            let before = squeezed[..at].trim_end().rsplit(' ').next().unwrap_or_default();
+            if before.ends_with("::") || before == "impl" {
+                let name: String =
+                    squeezed[at + 14..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                found.push(name);
+            }
+        }
+    }
+    found
+}
+
+/// Every pane that takes keys implements `Component`, and the router hands it its input through
+/// `handle`; no other type does (a new component joins `KEY_PANES`).
+#[test]
+fn every_pane_that_takes_keys_answers_through_handle() {
+    let components = components();
+    let route = sources().into_iter().find(|(file, _)| file == "app/route.rs").expect("app/route.rs").1;
+    for (pane, path) in KEY_PANES {
+        assert!(components.iter().any(|c| c == pane), "{pane} does not implement Component: {components:?}");
+        let call = format!("{path}.handle(input, &cx)");
+        assert!(route.contains(&call), "app/route.rs does not route to {pane} ({call})");
+    }
+    let unlisted: Vec<&String> = components.iter().filter(|c| !KEY_PANES.iter().any(|(pane, _)| pane == c)).collect();
+    assert!(unlisted.is_empty(), "components missing from KEY_PANES: {unlisted:?}");
+}
+
+/// The body of `fn name` in `code` (from its name to its closing brace), if there is one.
+fn function_body<'a>(code: &'a str, name: &str) -> Option<&'a str> {
+    let start = code.find(&format!("fn {name}("))?;
+    let open = start + code[start..].find('{')?;
+    let mut depth = 0;
+    for (i, c) in code[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&code[start..open + i + 1]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A key goes through the panes' `handle`: `key_pressed` hands the question, the popup and the
+/// pane over the others their input with `handle`, and the focused pane through
+/// `focused_key`, which does too; the per-pane key functions of `App` are gone, and the panes'
+/// own key readers are theirs alone.
+#[test]
+fn key_pressed_routes_through_handle() {
+    let files = sources();
+    let code = |name: &str| files.iter().find(|(file, _)| file == name).map(|(_, code)| code.as_str()).unwrap_or("");
+    let actions = code("app/actions.rs");
+    let key_pressed = function_body(actions, "key_pressed").expect("fn key_pressed in app/actions.rs");
+    for pane in ["Pane::Question", "Pane::Popup"] {
+        assert!(key_pressed.contains(&format!("handle(app, {pane}")), "key_pressed does not hand {pane} the key");
+    }
+    assert!(key_pressed.contains("handle(app, pane, input)"), "key_pressed does not hand the overlay the key");
+    assert!(key_pressed.contains("focused_key("), "key_pressed does not route to the focused pane");
+    let focused = function_body(actions, "focused_key").expect("fn focused_key");
+    assert!(focused.contains("handle(app, pane, input)"), "focused_key does not hand the focused pane the key");
+    let pasted = function_body(actions, "pasted").expect("fn pasted");
+    assert!(pasted.contains("Input::Paste(text)"), "a paste does not go through handle");
+    let gone = ["fuzz_key", "traffic_key", "server_key", "result_key", "filter_key", "edit_key", "json_key", "paste"];
+    for (file, code) in files.iter().filter(|(file, _)| file.starts_with("app/")) {
+        for name in gone {
+            let in_app =
+                code.match_indices(&format!("fn {name}(")).any(|(at, _)| enclosing_impl(code, at) == Some("App"));
+            assert!(!in_app, "{file} defines App::{name}: keys go through the panes' Component::handle");
+        }
+    }
+    // The panes' own readers of keys and pastes are private: `handle` is the way in.
+    let readers = [
+        ("app/prompts.rs", "pub fn key("),
+        ("app/prompts.rs", "pub fn paste("),
+        ("app/asks.rs", "pub fn key("),
+        ("app/list.rs", "pub fn filter_key("),
+        ("app/list.rs", "pub fn paste_filter("),
+    ];
+    for (file, reader) in readers {
+        assert!(!code(file).contains(reader), "{file}: {reader} is a way around handle");
+    }
+}
+
+/// The type of the `impl` block that holds byte `at` of `code` (`impl App {` → `App`).
+fn enclosing_impl(code: &str, at: usize) -> Option<&str> {
+    let start = match code[..at].rfind("\nimpl") {
+        Some(newline) => newline + 1,
+        None => code.starts_with("impl").then_some(0)?,
+    };
+    let header = &code[start..code[start..].find('{').map_or(at, |i| start + i)];
+    header.rsplit(' ').find(|word| !word.is_empty()).map(str::trim)
+}
+
+/// The pane structs whose fields must be private: every pane type of `App` (its fields that are
+/// panes, `PANES`), and the state they hold.
+const PANE_STATE_TYPES: &[&str] = &[
+    "ArtifactView",
+    "ValueView",
+    "ValueLines",
+    "Run",
+    "Answer",
+    "LogRing",
+    "LogLine",
+    "TrafficLog",
+    "FuzzRun",
+    "Question",
+    "JsonView",
+];
+
+/// Pane structs left with `pub` fields, as `Type.field`. It may only shrink.
+const PUB_FIELDS_LEFT: &[&str] = &[];
+
+/// No pane struct has a `pub` field: the screen reads a pane through its getters and nothing
+/// outside it can write its state.
+#[test]
+fn no_pane_struct_has_a_pub_field() {
+    let files = sources();
+    let mod_rs = &files.iter().find(|(file, _)| file == "app/mod.rs").expect("app/mod.rs").1;
+    let body = mod_rs.split("pub struct App {").nth(1).and_then(|rest| rest.split("\n}").next()).expect("struct App");
+    let mut types: Vec<String> = body
+        .lines()
+        .filter_map(|line| line.trim().trim_start_matches("pub ").split_once(':'))
+        .filter(|(name, _)| PANES.iter().any(|(pane, _)| pane == name))
+        .map(|(_, ty)| ty.trim().trim_end_matches(',').rsplit("::").next().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(types.len(), PANES.len(), "every pane of App found: {types:?}");
+    types.extend(PANE_STATE_TYPES.iter().map(|t| t.to_string()));
+    let mut public = Vec::new();
+    for ty in &types {
+        let opening = format!("pub struct {ty} {{");
+        let (_, code) = files.iter().find(|(_, code)| code.contains(&opening)).unwrap_or_else(|| panic!("struct {ty}"));
+        let fields = code.split(&opening).nth(1).and_then(|rest| rest.split("\n}").next()).unwrap_or_default();
+        for line in fields.lines().map(str::trim) {
+            if let Some(field) = line.strip_prefix("pub ").and_then(|rest| rest.split(':').next()) {
+                public.push(format!("{ty}.{field}"));
+            }
+        }
+    }
+    let new: Vec<&String> = public.iter().filter(|f| !PUB_FIELDS_LEFT.contains(&f.as_str())).collect();
+    assert!(new.is_empty(), "pane state with pub fields (give them getters): {new:?}");
+    let fixed: Vec<&&str> = PUB_FIELDS_LEFT.iter().filter(|f| !public.contains(&f.to_string())).collect();
+    assert!(fixed.is_empty(), "no longer pub, take them off PUB_FIELDS_LEFT: {fixed:?}");
+}
+
+#[test]
+fn the_routing_checks_find_what_they_look_for() {
+    let code = "impl App {\n    fn fuzz_key(&mut self) { if x { y } }\n}\nimpl super::Component for FuzzPane {\n    fn handle(&mut self) {}\n}\n";
+    let at = code.find("fn fuzz_key").unwrap();
+    assert_eq!(enclosing_impl(code, at), Some("App"));
+    assert_eq!(enclosing_impl(code, code.find("fn handle").unwrap()), Some("FuzzPane"));
+    assert_eq!(function_body(code, "fuzz_key"), Some("fn fuzz_key(&mut self) { if x { y } }"));
+    assert_eq!(function_body(code, "missing"), None);
+}

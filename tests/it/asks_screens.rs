@@ -207,8 +207,8 @@ fn a_multi_select_takes_and_drops_items() {
 /// Moves the focus down (↓) to the field called `name`.
 fn focus_on(app: &mut App, name: &str) {
     let focused = |app: &App| {
-        let question = app.asks.current.as_ref().expect("a question");
-        let form = question.form.as_ref().expect("a form");
+        let question = app.asks.current().expect("a question");
+        let form = question.form().expect("a form");
         question.focused_path().and_then(|path| form.field(&path).map(|f| f.name.clone())).unwrap_or_default()
     };
     for _ in 0..20 {

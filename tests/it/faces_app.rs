@@ -209,7 +209,7 @@ async fn a_subscribed_resource_is_read_again_when_it_changes_and_lists_refresh()
     events.take();
     let asked = keys(&mut app, &endpoint, &[KeyCode::Char('b')]).await;
     assert!(asked.contains(&Effect::Subscribe { uri: "test://notes".into(), on: true }), "{asked:?}");
-    assert!(app.faces.subscribed.contains("test://notes"));
+    assert!(app.faces.subscribed().contains("test://notes"));
     let mut updated = false;
     let mut relisted = false;
     for _ in 0..50 {
@@ -225,7 +225,7 @@ async fn a_subscribed_resource_is_read_again_when_it_changes_and_lists_refresh()
     assert!(relisted, "list_changed lists the resources again");
     let status = app.status.clone().unwrap_or_default();
     assert!(status.contains("updated at") || status.contains("resource"), "{status}");
-    assert!(app.faces.updated.contains_key("test://notes"));
+    assert!(app.faces.updated().contains_key("test://notes"));
     assert!(screen(&app, (80, 24)).contains("line one"), "read again, shown");
     let asked = keys(&mut app, &endpoint, &[KeyCode::Char('b')]).await;
     assert!(
@@ -234,7 +234,7 @@ async fn a_subscribed_resource_is_read_again_when_it_changes_and_lists_refresh()
         app.status,
         app.selected_tool().map(|t| &t.name)
     );
-    assert!(!app.faces.subscribed.contains("test://notes"));
+    assert!(!app.faces.subscribed().contains("test://notes"));
 }
 
 /// Bad input from a server of the 2024-11-05 era: a prompt whose messages hold an escape

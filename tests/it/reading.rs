@@ -138,7 +138,7 @@ fn a_one_line_exchange_body_reads_whole_or_sideways() {
     });
     deck.key(KeyCode::Char('o'), KeyModifiers::CONTROL);
     deck.press(KeyCode::Char('x'));
-    assert!(deck.app.result.show_exchange);
+    assert!(deck.app.result.show_exchange());
     let screen = deck.snapshot("reading_02_exchange_wrapped");
     assert!(screen.contains("\"value\":{\"blob\":\"STAR"), "{screen}");
     deck.press(KeyCode::Char('G'));
@@ -154,7 +154,7 @@ fn a_one_line_exchange_body_reads_whole_or_sideways() {
     assert!(screen.contains("\"value\":{\"blob\":\"STARTxxx"), "half a pane on: {screen}");
     // The exchange view is this call's: the next call shows its outcome.
     deck.run_and_answer(|call| format!(r#"{{"result":{{"call_id":"{call}","success":true,"value":1}}}}"#));
-    assert!(!deck.app.result.show_exchange, "x does not stay on for later calls");
+    assert!(!deck.app.result.show_exchange(), "x does not stay on for later calls");
 }
 
 /// `z` gives the focused pane the whole screen, and takes it back.
@@ -187,13 +187,13 @@ fn a_multi_line_string_opens_as_text() {
     deck.key(KeyCode::Char('o'), KeyModifiers::CONTROL);
     deck.press(KeyCode::Down);
     deck.press(KeyCode::Enter);
-    assert!(matches!(deck.app.prompts.popup, Some(Popup::Text { .. })));
+    assert!(matches!(deck.app.prompts.popup(), Some(Popup::Text { .. })));
     let screen = deck.snapshot("reading_05_string_as_text");
     for line in ["--- a/f", "+++ b/f", "-old", "+new"] {
         assert!(screen.lines().any(|l| l.contains(&format!("│{line}"))), "{line} on its own line: {screen}");
     }
     deck.press(KeyCode::Esc);
-    assert!(deck.app.prompts.popup.is_none());
+    assert!(deck.app.prompts.popup().is_none());
 }
 
 /// A result of another tool folds to its status line when a new tool is selected.
@@ -239,7 +239,7 @@ fn descriptions_keep_paragraphs_and_lists() {
 fn the_palette_finds_and_runs_an_action() {
     let mut deck = Deck::samples((100, 30));
     deck.key(KeyCode::Char('p'), KeyModifiers::CONTROL);
-    assert!(matches!(deck.app.prompts.popup, Some(Popup::Palette { .. })));
+    assert!(matches!(deck.app.prompts.popup(), Some(Popup::Palette { .. })));
     deck.type_text("zoom");
     let screen = deck.snapshot("reading_08_palette");
     assert!(screen.contains("z  zoom"), "{screen}");
@@ -271,12 +271,12 @@ fn help_lists_the_keys_of_each_pane() {
     // In the form, typing into a field (Enter chooses it): the keys that work while typing.
     deck.press(KeyCode::Enter);
     deck.type_text("1");
-    assert!(deck.app.form_pane.editing);
+    assert!(deck.app.form_pane.editing());
     deck.press(KeyCode::F(1));
     let screen = deck.snapshot("reading_10_help_while_typing");
     assert!(screen.contains("an edit is kept"), "{screen}");
     deck.press(KeyCode::Esc);
-    assert!(deck.app.form_pane.editing, "the edit goes on after the help");
+    assert!(deck.app.form_pane.editing(), "the edit goes on after the help");
 }
 
 /// A field's long error wraps under it and reads to its end.

@@ -973,15 +973,19 @@ fn lint_findings_in_the_detail_pane() {
         }
         assert!(seen.contains("fix: "), "{seen}");
         deck.press(KeyCode::Esc);
-        assert!(deck.app.prompts.popup.is_none());
-        assert!(!deck.app.form_pane.editing, "leaving the popup starts no edit");
+        assert!(deck.app.prompts.popup().is_none());
+        assert!(!deck.app.form_pane.editing(), "leaving the popup starts no edit");
     }
     // While typing in a field, Alt-n reads them too (the edit ends, what was typed stays).
     deck.focus_field("query");
     deck.press(KeyCode::Enter);
     deck.type_text("abc");
     deck.key(KeyCode::Char('n'), KeyModifiers::ALT);
-    assert!(matches!(deck.app.prompts.popup, Some(tooldeck::app::Popup::Text { .. })), "{:?}", deck.app.prompts.popup);
+    assert!(
+        matches!(deck.app.prompts.popup(), Some(tooldeck::app::Popup::Text { .. })),
+        "{:?}",
+        deck.app.prompts.popup()
+    );
     deck.press(KeyCode::Esc);
     assert!(deck.text().contains("\"abc\""), "{}", deck.text());
 }
@@ -996,7 +1000,7 @@ fn lint_notes_key_says_why_there_is_nothing() {
     let mut deck = Deck { app, size: (120, 40) };
     deck.send(Msg::CatalogLoaded { tools, diagnostics: Vec::new() });
     deck.press(KeyCode::Char('N'));
-    assert!(deck.app.prompts.popup.is_none());
+    assert!(deck.app.prompts.popup().is_none());
     let status = deck.app.status.clone().unwrap_or_default();
     assert!(status.contains("not read fine yet"), "{status}");
     let id = deck.app.selected_tool().map(|t| t.id.clone()).unwrap_or_default();

@@ -89,7 +89,7 @@ fn the_server_pane_shows_the_server_its_end_and_its_voice() {
     // R: the server is started again, and its tools listed again once it is back.
     assert_eq!(press(&mut app, 'R'), [Effect::Reconnect]);
     let _ = update(&mut app, Msg::Reconnected(Ok(())));
-    assert!(app.server_pane.gone.is_none());
+    assert!(app.server_pane.gone().is_none());
     assert!(!screen(&app).contains("✗ gone"));
     // Esc closes the pane.
     let _ = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)));
@@ -123,8 +123,8 @@ fn a_flood_of_lines_stays_bounded_and_the_pane_answers() {
     press(&mut app, 'i');
     let flood: Vec<ServerEvent> = (0..200_000).map(|i| ServerEvent::Stderr(format!("line {i}"))).collect();
     let _ = update(&mut app, Msg::ServerEvents(flood));
-    assert_eq!(app.server_pane.log.len(), tooldeck::app::server_pane::MAX_LINES);
-    assert!(app.server_pane.log.bytes() < 20 << 20);
+    assert_eq!(app.server_pane.log().len(), tooldeck::app::server_pane::MAX_LINES);
+    assert!(app.server_pane.log().bytes() < 20 << 20);
     assert!(screen(&app).contains("line 199999"));
     press(&mut app, 'g');
     let shown = screen(&app);

@@ -73,7 +73,7 @@ fn the_server_pane_wraps_marks_more_and_reads_the_instructions_whole() {
     assert!(!said.contains("Line 28 of"), "{said}");
     // Enter: the whole instructions, read with ↓ to the last line.
     press(&mut app, KeyCode::Enter);
-    assert!(matches!(app.prompts.popup, Some(Popup::Text { .. })), "{:?}", app.prompts.popup);
+    assert!(matches!(app.prompts.popup(), Some(Popup::Text { .. })), "{:?}", app.prompts.popup());
     let mut seen = words(&screen(&app));
     for _ in 0..30 {
         press(&mut app, KeyCode::Down);
@@ -84,10 +84,10 @@ fn the_server_pane_wraps_marks_more_and_reads_the_instructions_whole() {
     }
     assert!(words(&screen(&app)).contains("what tool 28 does best."));
     press(&mut app, KeyCode::Esc);
-    assert!(app.prompts.popup.is_none() && app.shows(tooldeck::app::Overlay::Server), "back to the pane");
+    assert!(app.prompts.popup().is_none() && app.shows(tooldeck::app::Overlay::Server), "back to the pane");
     // `?` in the pane: its keys.
     press(&mut app, KeyCode::Char('?'));
-    assert!(matches!(app.prompts.popup, Some(Popup::Help { .. })));
+    assert!(matches!(app.prompts.popup(), Some(Popup::Help { .. })));
     let said = words(&screen(&app));
     assert!(said.contains("the server's instructions, whole") && said.contains("scroll the log"), "{said}");
 }
@@ -96,7 +96,7 @@ fn the_server_pane_wraps_marks_more_and_reads_the_instructions_whole() {
 fn the_help_overlay_scrolls_to_its_last_line_at_80x24() {
     let mut app = app();
     press(&mut app, KeyCode::F(1));
-    assert!(matches!(app.prompts.popup, Some(Popup::Help { .. })));
+    assert!(matches!(app.prompts.popup(), Some(Popup::Help { .. })));
     let sections = app.keymap.help();
     let last = sections.iter().find(|(c, _)| *c == Context::Anywhere).and_then(|(_, l)| l.last()).expect("a row").1;
     assert!(!words(&screen(&app)).contains(last), "taller than 80x24: {}", screen(&app));

@@ -83,9 +83,9 @@ fn a_3kb_error_reads_row_by_row_to_its_last_line_at_80x24() {
     let mut seen: Vec<String> = words(&first);
     let mut downs = 0;
     while !screen(&app).contains("END") {
-        let before = app.result.scroll;
+        let before = app.result.scroll();
         press(&mut app, KeyCode::Down, KeyModifiers::NONE);
-        assert_eq!(app.result.scroll, before + 1, "one row per ↓");
+        assert_eq!(app.result.scroll(), before + 1, "one row per ↓");
         seen.extend(words(&screen(&app)));
         downs += 1;
         assert!(downs < rows, "END never showed after {downs} ↓: {}", screen(&app));
@@ -97,9 +97,9 @@ fn a_3kb_error_reads_row_by_row_to_its_last_line_at_80x24() {
     }
     // The item after it follows; End stops at the last full page, ↓ there does nothing more.
     press(&mut app, KeyCode::End, KeyModifiers::NONE);
-    let end = app.result.scroll;
+    let end = app.result.scroll();
     press(&mut app, KeyCode::Down, KeyModifiers::NONE);
-    assert_eq!(app.result.scroll, end);
+    assert_eq!(app.result.scroll(), end);
     let last = screen(&app);
     assert!(last.contains("after"), "{last}");
     snapshot("tall_items_01_error_end_80x24", &last);
@@ -107,12 +107,12 @@ fn a_3kb_error_reads_row_by_row_to_its_last_line_at_80x24() {
     press(&mut app, KeyCode::PageUp, KeyModifiers::NONE);
     // The rows below the pane's borders and status line, less the one kept.
     let page = usize::from(app.layout().result.expect("a result pane").height) - 3 - 1;
-    assert_eq!(app.result.scroll, end - page);
+    assert_eq!(app.result.scroll(), end - page);
     press(&mut app, KeyCode::Home, KeyModifiers::NONE);
-    assert_eq!(app.result.scroll, 0);
+    assert_eq!(app.result.scroll(), 0);
     // The items stay selectable: `]` selects the second and scrolls to it.
     press(&mut app, KeyCode::Char(']'), KeyModifiers::NONE);
-    assert_eq!(app.result.item, 1);
+    assert_eq!(app.result.item(), 1);
     assert!(screen(&app).contains("› 2 text"), "{}", screen(&app));
 }
 

@@ -234,26 +234,6 @@ impl App {
         Vec::new()
     }
 
-    /// Scrolling the items view by rows, so a tall item (a long error, a wrapped line) reads to
-    /// its last row: ↑ ↓ a row, PgUp PgDn a page, Home End; false when `action` is no scroll.
-    /// Never past the last page: the window stays full.
-    pub(in crate::app) fn scroll_items(&mut self, action: Action) -> bool {
-        let height = self.value_height();
-        let last = document(self).len().saturating_sub(height);
-        let scroll = &mut self.result.scroll;
-        *scroll = match action {
-            Action::Up => scroll.saturating_sub(1),
-            Action::Down => *scroll + 1,
-            Action::PageUp => scroll.saturating_sub(height.saturating_sub(1).max(1)),
-            Action::PageDown => *scroll + height.saturating_sub(1).max(1),
-            Action::Top => 0,
-            Action::Bottom => last,
-            _ => return false,
-        }
-        .min(last);
-        true
-    }
-
     /// The selected item's first row in view at the top (as far as the window stays full): an
     /// answer's image is seen at once, without scrolling or zooming.
     pub(in crate::app) fn reveal_item(&mut self) {
@@ -344,11 +324,11 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
                 DocLine::Warning(format!("⚠ {} against the tool's output schema (below)", plural(n, "problem")))
             }
         });
-        doc.extend(value_lines.lines.iter().take(JSON_LINES).map(|l| DocLine::Json(Cow::Borrowed(l))));
-        if value_lines.lines.len() > JSON_LINES {
+        doc.extend(value_lines.lines().iter().take(JSON_LINES).map(|l| DocLine::Json(Cow::Borrowed(l))));
+        if value_lines.lines().len() > JSON_LINES {
             doc.push(DocLine::Muted(format!(
                 "… {} more lines ({} shows them all)",
-                value_lines.lines.len() - JSON_LINES,
+                value_lines.lines().len() - JSON_LINES,
                 key(Action::ToggleExchange)
             )));
         }

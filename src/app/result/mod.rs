@@ -4,6 +4,8 @@
 
 mod artifact;
 pub mod content;
+mod keys;
+mod read;
 pub mod value_view;
 
 use serde_json::Value;
@@ -18,28 +20,27 @@ use value_view::{ValueLines, ValueView};
 /// How often `w` asks again while the user authorizes.
 pub const RETRY_EVERY_MS: u64 = 3000;
 
-/// The result pane: the last call and how it is looked at.
-/// Its public fields are read by the screen and the tests as they are; they change only in this
-/// module (the architecture test checks it), the others through the methods below.
+/// The result pane: the last call and how it is looked at. Its fields are private: the screen
+/// reads them through the getters in `read.rs`, and they change only through its methods.
 #[derive(Debug, Default)]
 pub struct ResultPane {
     /// The last call, shown below the form.
-    pub run: Option<Run>,
+    run: Option<Run>,
     next_run_id: u64,
     /// First visible line of the pane (outside the value viewer).
-    pub scroll: usize,
+    scroll: usize,
     /// Cursor, window and folds of the value viewer.
-    pub value_view: ValueView,
+    value_view: ValueView,
     /// The pane shows the exact request and response instead of the outcome.
-    pub show_exchange: bool,
+    show_exchange: bool,
     /// The last text searched for (`n` finds the next).
     search: String,
     /// Retrying every few seconds until the authorization prompt goes away (`w`).
-    pub waiting_for_authorization: bool,
+    waiting_for_authorization: bool,
     /// The artifact being fetched or shown (for an MCP result, the preview of one of its items).
-    pub artifact: Option<ArtifactView>,
+    artifact: Option<ArtifactView>,
     /// The content item of an MCP result that `f` and `s` act on.
-    pub item: usize,
+    item: usize,
     /// Long lines run off the pane's edge (scrolled sideways) instead of wrapping.
     unwrapped: bool,
     /// How far the lines are scrolled sideways while unwrapped.
@@ -49,13 +50,13 @@ pub struct ResultPane {
 /// An artifact fetched with `f`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArtifactView {
-    pub url: String,
-    pub declared_size: Option<u64>,
-    pub received: u64,
-    pub total: Option<u64>,
-    pub state: ArtifactState,
+    url: String,
+    declared_size: Option<u64>,
+    received: u64,
+    total: Option<u64>,
+    state: ArtifactState,
     /// The content item previewed (an MCP result's); `None`: the outcome's artifact.
-    pub item: Option<usize>,
+    item: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -78,12 +79,12 @@ pub enum ArtifactState {
 /// checked there, not on the UI thread).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
-    pub outcome: Outcome,
-    pub exchange: Exchange,
+    outcome: Outcome,
+    exchange: Exchange,
     /// The value pretty-printed, line by line, with its brackets paired for folding.
-    pub value_lines: ValueLines,
+    value_lines: ValueLines,
     /// When it came back (RFC 3339, set by the runtime), for the history.
-    pub at: String,
+    at: String,
 }
 
 impl Answer {
@@ -100,17 +101,17 @@ impl Answer {
 /// The current (or last) call of the selected tool.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Run {
-    pub id: u64,
-    pub tool_id: String,
-    pub request: CallRequest,
-    pub elapsed_ms: u64,
+    id: u64,
+    tool_id: String,
+    request: CallRequest,
+    elapsed_ms: u64,
     /// The server's last progress report, while it runs.
-    pub progress: Option<crate::invoke::Progress>,
-    pub state: RunState,
+    progress: Option<crate::invoke::Progress>,
+    state: RunState,
     /// What went over the wire when the call got no answer (MCP), for `x`.
-    pub failed_exchange: Option<Box<Exchange>>,
+    failed_exchange: Option<Box<Exchange>>,
     /// What the person answered to the server's questions during the call.
-    pub answers: Vec<crate::invoke::mcp::asks::Reply>,
+    answers: Vec<crate::invoke::mcp::asks::Reply>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -495,11 +496,11 @@ impl ResultPane {
         let value_lines = self.value_lines()?;
         let from = self.value_view.cursor + 1;
         let found = value_lines
-            .lines
+            .lines()
             .iter()
             .enumerate()
             .skip(from)
-            .chain(value_lines.lines.iter().enumerate().take(from))
+            .chain(value_lines.lines().iter().enumerate().take(from))
             .find(|(_, line)| line.to_lowercase().contains(&needle))
             .map(|(i, _)| i);
         let Some(i) = found else { return Some(format!("\"{}\" is not in the value", self.search)) };

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 /// The value's lines and which of them open and close containers.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ValueLines {
-    pub lines: Vec<String>,
+    lines: Vec<String>,
     /// For a line that opens a multi-line container, the line that closes it; for a line that
     /// closes one, the line that opened it; else the line itself.
     partner: Vec<u32>,
@@ -17,6 +17,11 @@ pub struct ValueLines {
 }
 
 impl ValueLines {
+    /// The value's lines, pretty-printed.
+    pub fn lines(&self) -> &[String] {
+        &self.lines
+    }
+
     /// Indexes `serde_json::to_string_pretty` output: a line opens a container when it ends in
     /// `{` or `[` (a string ending in one ends in `"` instead) and closes one when it starts with
     /// `}` or `]`.
@@ -92,14 +97,24 @@ impl ValueLines {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ValueView {
     /// The line under the cursor (always a visible one).
-    pub cursor: usize,
+    pub(super) cursor: usize,
     /// The first line in view (always a visible one).
-    pub top: usize,
+    pub(super) top: usize,
     /// Opening lines of folded containers.
     folded: BTreeSet<usize>,
 }
 
 impl ValueView {
+    /// The line under the cursor (always a visible one).
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// The first line in view (always a visible one).
+    pub fn top(&self) -> usize {
+        self.top
+    }
+
     pub fn is_folded(&self, line: usize) -> bool {
         self.folded.contains(&line)
     }
