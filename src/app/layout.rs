@@ -6,6 +6,12 @@ use ratatui::layout::Rect;
 /// Smaller than this, the app shows "terminal too small" until it grows again.
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 20;
+
+/// True below the minimum: nothing but "terminal too small" is drawn, and keys wait (quitting
+/// aside) so that nothing changes where the person cannot see it.
+pub fn too_small((width, height): (u16, u16)) -> bool {
+    width < MIN_WIDTH || height < MIN_HEIGHT
+}
 /// Lines of the tool's header (title, id, description, examples, requirements, tile) with borders.
 pub const DETAIL_HEIGHT: u16 = 8;
 
@@ -68,7 +74,7 @@ impl Layout {
     /// [`Layout::with_result_size`]; a form with `no_fields` keeps only a few lines beside a
     /// result, which gets the room.
     pub fn fitted((width, height): (u16, u16), json_open: bool, result: Option<ResultSize>, no_fields: bool) -> Layout {
-        if width < MIN_WIDTH || height < MIN_HEIGHT {
+        if too_small((width, height)) {
             return Layout { too_small: true, ..Layout::default() };
         }
         let body = height - 1;

@@ -21,6 +21,7 @@ use ratatui::layout::{Alignment, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
+use crate::app::keymap::{Action, Context};
 use crate::app::layout::{MIN_HEIGHT, MIN_WIDTH};
 use crate::app::{App, Overlay};
 use crate::theme::Styles;
@@ -33,8 +34,12 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {
         let lines = vec![
             Line::styled("terminal too small", styles.warning),
             Line::styled(format!("{}x{}, needs {MIN_WIDTH}x{MIN_HEIGHT}", area.width, area.height), styles.muted),
+            Line::styled(
+                format!("{} quits · the rest waits for it to grow", app.key_name(Context::Main, Action::Quit)),
+                styles.muted,
+            ),
         ];
-        let y = area.height.saturating_sub(2) / 2;
+        let y = area.height.saturating_sub(3) / 2;
         let line = Rect::new(0, y, area.width, area.height.saturating_sub(y));
         frame.render_widget(Paragraph::new(lines).alignment(Alignment::Center).wrap(Wrap { trim: true }), line);
         return;

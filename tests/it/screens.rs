@@ -649,6 +649,33 @@ fn nullable_string_is_a_variant_pair() {
 }
 
 #[test]
+fn a_too_small_terminal_takes_no_keys_but_quit() {
+    // The person was typing into a field when the terminal shrank.
+    let mut deck = Deck::samples();
+    deck.open_tool("weather");
+    deck.press(KeyCode::Enter);
+    deck.type_text("Cai");
+    deck.resize(40, 10);
+    let screen = deck.text();
+    assert!(screen.contains("q quits · the rest waits for it to grow"), "{screen}");
+
+    // Letters, a paste, Esc and a command wait: nothing changes out of sight.
+    deck.type_text("ro x");
+    deck.send(Msg::Paste("pasted".into()));
+    deck.press(KeyCode::Esc);
+    assert!(deck.run().is_none(), "Ctrl-R ran a call on a screen too small to show it");
+    deck.resize(120, 40);
+    let screen = deck.text();
+    assert!(field(&screen, "city").contains("Cai") && !screen.contains("Cairo"), "{screen}");
+    assert!(!screen.contains("pasted"), "{screen}");
+
+    // q quits, whatever had the keys (here a field being typed in).
+    deck.resize(40, 10);
+    let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE)));
+    assert!(effects.iter().any(|e| matches!(e, Effect::Quit)), "{effects:?}");
+}
+
+#[test]
 fn too_small_terminal_and_recovery() {
     let mut deck = Deck::samples();
     deck.resize(50, 15);
