@@ -80,12 +80,10 @@ fn input(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Key(key) if app.keymap.is(Context::Anywhere, key, Action::ForceQuit) => return vec![Effect::Quit],
         // A screen too small to show anything takes no keys but Quit: a letter would land in a
         // field the person cannot see, a command act out of sight.
-        Msg::Key(key) if super::layout::too_small(app.size) => {
-            if app.keymap.is(Context::Main, key, Action::Quit) {
-                return vec![Effect::Quit];
-            }
+        Msg::Key(key) if super::layout::too_small(app.size) && app.keymap.is(Context::Main, key, Action::Quit) => {
+            return vec![Effect::Quit];
         }
-        Msg::Paste(_) | Msg::Mouse(_) if super::layout::too_small(app.size) => {}
+        Msg::Key(_) | Msg::Paste(_) | Msg::Mouse(_) if super::layout::too_small(app.size) => {}
         Msg::Key(key) => {
             // A server's question takes the keys until it is answered, and leaves the message.
             let question = app.asks.is_open();
