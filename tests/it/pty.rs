@@ -516,6 +516,22 @@ fn too_small_then_recovers_and_ctrl_c_quits() {
 }
 
 #[test]
+fn q_quits_a_too_small_terminal_even_from_a_field_being_typed_in() {
+    let mut tui = Tui::spawn::<&str>(&[]);
+    tui.wait_for("the tool list", TIMEOUT, list_shown);
+    tui.send("/Math.Add");
+    tui.wait_text("/Math.Add");
+    // The form, then its first field chosen to type into: at full size `q` would be typed.
+    tui.send(ENTER);
+    tui.send(ENTER);
+    tui.wait_for("the field being typed in", TIMEOUT, |text| bottom_line(text).contains("done"));
+
+    tui.resize(10, 40);
+    tui.wait_text("q quits");
+    quit_restored(&mut tui, "q");
+}
+
+#[test]
 fn escape_sequences_in_a_definition_are_shown_not_executed() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("evil.json");
