@@ -266,7 +266,7 @@ impl super::Component for FuzzPane {
         let action = match input {
             super::Input::Action(action) => action,
             super::Input::Key(key) => {
-                let help = cx.keymap.name(Context::Fuzz, Action::Help).unwrap_or_else(|| Action::Help.name().into());
+                let help = cx.keymap.key_name(Context::Fuzz, Action::Help);
                 let key = super::keymap::Key::of(key);
                 return Some(Reply::status(format!("{key} does nothing in the fuzz pane · {help} lists its keys")));
             }

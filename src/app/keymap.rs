@@ -479,6 +479,12 @@ impl Keymap {
         self.keys(context, action).first().map(Key::to_string)
     }
 
+    /// The first key bound to `action` in `context`, or the action's own name when no key is
+    /// bound there (a hint then names what to bind).
+    pub fn key_name(&self, context: Context, action: Action) -> String {
+        self.name(context, action).unwrap_or_else(|| action.name().to_string())
+    }
+
     /// `template` with each `{action}` replaced by the first key bound to it in the first of
     /// `contexts` that binds it; `None` when one is unbound there (the hint is left out then).
     pub fn fill(&self, template: &str, contexts: &[Context]) -> Option<String> {

@@ -548,7 +548,7 @@ impl App {
 
     /// The name of the first key bound to `action` in `context`, for messages ("Ctrl-R runs").
     pub fn key_name(&self, context: Context, action: Action) -> String {
-        self.keymap.name(context, action).unwrap_or_else(|| action.name().to_string())
+        self.keymap.key_name(context, action)
     }
 
     /// A message with `{key:action}` marks, each replaced by the key in force for that action

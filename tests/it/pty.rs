@@ -322,13 +322,18 @@ fn quit_restored(tui: &mut Tui, keys: &str) {
     assert_restored(tui);
 }
 
+/// Filters the list to `query` and opens the best match's form (one Enter).
+fn open_tool(tui: &mut Tui, query: &str) {
+    tui.send(&format!("/{query}"));
+    tui.wait_text(&format!("/{query}"));
+    tui.send(ENTER);
+}
+
 /// Picks Math.Add, fills a = 2 and b = 40, and runs it (Ctrl-R) against the demo server.
 fn run_math_add_2_plus_40(tui: &mut Tui) {
     tui.wait_for("the tool list", TIMEOUT, list_shown);
-    tui.send("/Math.Add");
-    tui.wait_text("/Math.Add");
     // One Enter opens the best match's form; another chooses the field to type into.
-    tui.send(ENTER);
+    open_tool(tui, "Math.Add");
     tui.send(ENTER);
     tui.send("2");
     tui.send(ENTER);
@@ -357,9 +362,7 @@ fn run_a_tool_and_read_the_result() {
 fn authorization_prompt_then_a_token_then_the_value() {
     let mut tui = Tui::spawn::<&str>(&[]);
     tui.wait_for("the tool list", TIMEOUT, list_shown);
-    tui.send("/Gmail.List");
-    tui.wait_text("/Gmail.List");
-    tui.send(ENTER);
+    open_tool(&mut tui, "Gmail.List");
     tui.wait_text("Gmail_ListEmails");
     tui.send("\x12"); // Ctrl-R
     let screen = tui.wait_text("requires_authorization");
@@ -387,9 +390,7 @@ fn artifact_is_fetched_previewed_as_a_picture_and_saved() {
     let path = folder.path().join("map.png");
     let mut tui = Tui::spawn::<&str>(&[]);
     tui.wait_for("the tool list", TIMEOUT, list_shown);
-    tui.send("/showMap");
-    tui.wait_text("/showMap");
-    tui.send(ENTER);
+    open_tool(&mut tui, "showMap");
     tui.send(ENTER);
     tui.send("Cairo");
     tui.send("\x1b");
@@ -464,10 +465,8 @@ fn filter_fill_see_inline_error_and_tile_then_quit_restored() {
     let mut tui = Tui::spawn::<&str>(&[]);
     tui.wait_for("the tool list", TIMEOUT, list_shown);
 
-    tui.send("/showmap");
-    tui.wait_text("/showmap");
     // Enter opens the form of the best match.
-    tui.send(ENTER);
+    open_tool(&mut tui, "showmap");
     tui.wait_text("▶ Show Map");
 
     tui.send(ENTER);
@@ -519,10 +518,8 @@ fn too_small_then_recovers_and_ctrl_c_quits() {
 fn q_quits_a_too_small_terminal_even_from_a_field_being_typed_in() {
     let mut tui = Tui::spawn::<&str>(&[]);
     tui.wait_for("the tool list", TIMEOUT, list_shown);
-    tui.send("/Math.Add");
-    tui.wait_text("/Math.Add");
     // The form, then its first field chosen to type into: at full size `q` would be typed.
-    tui.send(ENTER);
+    open_tool(&mut tui, "Math.Add");
     tui.send(ENTER);
     tui.wait_for("the field being typed in", TIMEOUT, |text| bottom_line(text).contains("done"));
 
@@ -857,9 +854,7 @@ fn an_elicitation_form_is_filled_and_sent() {
     let server = signup_server_command();
     let mut tui = Tui::spawn(&["--mcp", &server]);
     tui.wait_for("the server's tool", TIMEOUT, |text| text.contains("signup"));
-    tui.send("/signup");
-    tui.wait_text("/signup");
-    tui.send(ENTER);
+    open_tool(&mut tui, "signup");
     tui.send("\x12"); // Ctrl-R
     tui.wait_for("the server's question", TIMEOUT, |text| text.contains("Who are you?") && text.contains("name*"));
     tui.send("Ada");

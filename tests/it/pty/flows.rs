@@ -87,9 +87,7 @@ fn server_command() -> String {
 fn filter_then_one_enter_then_type_into_the_field() {
     let mut tui = Tui::spawn::<&str>(&[]);
     tui.wait_for("the tool list", TIMEOUT, list_shown);
-    tui.send("/write");
-    tui.wait_text("/write");
-    tui.send(ENTER);
+    open_tool(&mut tui, "write");
     tui.wait_text("┌ Write File");
     tui.send(ENTER);
     tui.send("notes.txt");
@@ -115,9 +113,7 @@ fn a_case_saved_against_an_mcp_server_passes_tooldeck_test() {
     let command = server_command();
     let mut tui = Tui::spawn(&["--mcp", command.as_str()]);
     tui.wait_for("the server's tool", TIMEOUT, |text| text.contains("› add"));
-    tui.send("/add");
-    tui.wait_text("/add");
-    tui.send(ENTER);
+    open_tool(&mut tui, "add");
     tui.wait_text("┌ add");
     tui.send(ENTER);
     tui.send("2");
