@@ -3,6 +3,7 @@
 
 pub mod artifact;
 pub mod auth;
+pub mod browser;
 pub mod endpoint;
 pub mod envelope;
 mod exchange;

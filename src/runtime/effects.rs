@@ -77,23 +77,23 @@ impl Calls {
             Effect::Fuzz { id, tool } => self.fuzz(id, *tool),
             Effect::StopFuzz { id } => self.stop_fuzz(id),
             Effect::Copy(text) => copy(&text),
-            // Only web links, whichever pane asked: another scheme could launch a program.
-            Effect::Open(url) if crate::invoke::http::is_web_link(&url) => {
+            // Only web links, whichever pane asked (the gate decides): another scheme could
+            // launch a program.
+            Effect::Open(url) => {
                 let done = self.done.clone();
                 tokio::spawn(async move {
-                    // The system opener directly, no shell: a URL cannot smuggle in a command.
                     let link = url.clone();
-                    let said = match tokio::task::spawn_blocking(move || webbrowser::open(&link)).await {
+                    let said = match tokio::task::spawn_blocking(move || crate::invoke::browser::open(&link)).await {
                         // The opener was started, which is no proof a window came up (`BROWSER`
                         // set to a command that fails, no display): the link is said either way.
                         Ok(Ok(())) => opened(&url),
-                        Ok(Err(e)) => not_opened(&url, &e.to_string()),
+                        Ok(Err(crate::invoke::browser::OpenError::Failed { reason, .. })) => not_opened(&url, &reason),
+                        Ok(Err(refused)) => refused.to_string(),
                         Err(e) => not_opened(&url, &e.to_string()),
                     };
                     let _ = done.send(Msg::Said(said)).await;
                 });
             }
-            Effect::Open(_) => {}
             face @ (Effect::ListFaces | Effect::Face { .. } | Effect::Complete { .. } | Effect::Subscribe { .. }) => {
                 self.carry_out_face(face)
             }

@@ -93,6 +93,29 @@ fn sources() -> Vec<(String, String)> {
     files
 }
 
+/// One gate to the browser: only `invoke/browser.rs` names the `webbrowser` crate (outside
+/// comments), so every URL opened passes its http(s)-only check.
+#[test]
+fn only_the_browser_gate_opens_urls() {
+    let naming: Vec<String> = sources()
+        .into_iter()
+        .filter(|(_, code)| names_webbrowser(code))
+        .map(|(file, _)| file)
+        .collect();
+    assert_eq!(naming, ["invoke/browser.rs"], "open URLs through crate::invoke::browser::open");
+}
+
+fn names_webbrowser(code: &str) -> bool {
+    code.lines().any(|line| line.split("//").next().unwrap_or_default().contains("webbrowser"))
+}
+
+#[test]
+fn the_browser_check_finds_a_use_and_skips_comments() {
+    assert!(names_webbrowser("fn a() {\n    let _ = webbrowser::open(u);\n}"));
+    assert!(names_webbrowser("use webbrowser as w;"));
+    assert!(!names_webbrowser("/// not `webbrowser`, the gate\n// webbrowser::open\nfn b() {}"));
+}
+
 /// No `Result<_, String>` in the library: every module has its error enum, and what the runtime
 /// reports back to the app is the app's typed error (`app::EffectError`).
 #[test]

@@ -99,6 +99,10 @@ pub async fn resource(
             continue;
         }
         check_resource(server, metadata.resource.as_deref())?;
+        // The one used is checked here, so the refusal names it rather than its metadata URL.
+        if let Some(issuer) = metadata.authorization_servers.first() {
+            http.check("authorization server", issuer)?;
+        }
         http.log.push(
             StepKind::Found,
             format!(
@@ -162,6 +166,7 @@ pub async fn server(http: &OAuthHttp, issuer: &str, legacy: bool) -> Result<Serv
     let step = "authorization server metadata";
     let parsed = url::Url::parse(issuer)
         .map_err(|_| AuthError::Discovery(format!("the authorization server {issuer:?} is not a URL")))?;
+    http.check("authorization server", issuer)?;
     let urls = server_metadata_urls(&parsed);
     // Each URL tried and why it gave nothing, for the message when none does.
     let mut tried = Vec::new();
@@ -188,6 +193,10 @@ pub async fn server(http: &OAuthHttp, issuer: &str, legacy: bool) -> Result<Serv
             )));
         }
         check_usable(&metadata, url)?;
+        // Refused now, before a client is registered or the browser opened: the person is not
+        // asked to sign in for a code that would then go over plain http.
+        http.check("authorization endpoint", &metadata.authorization_endpoint)?;
+        http.check("token endpoint", &metadata.token_endpoint)?;
         http.log.push(
             StepKind::Found,
             format!(

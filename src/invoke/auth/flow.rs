@@ -19,8 +19,9 @@ pub struct Authorizer {
     http: OAuthHttp,
     store: TokenStore,
     redirect_timeout: Duration,
-    /// Opens the authorization URL: the system browser (`webbrowser`, which honours `$BROWSER`).
-    open: fn(&str) -> std::io::Result<()>,
+    /// Opens the authorization URL once the browser gate passed it: the system browser (which
+    /// honours `$BROWSER`) when `None`.
+    open: Option<crate::invoke::browser::Opener>,
     /// The last sign-in's token, when the store cannot keep it (no home) or for scopes held.
     held: tokio::sync::Mutex<Option<StoredToken>>,
 }
@@ -40,7 +41,7 @@ impl Authorizer {
             http: OAuthHttp::new(log),
             store,
             redirect_timeout: REDIRECT_TIMEOUT,
-            open: webbrowser::open,
+            open: None,
             held: tokio::sync::Mutex::new(None),
         }
     }
@@ -58,8 +59,8 @@ impl Authorizer {
 
     /// Opens authorization URLs with `open` instead of the system browser (a program that drives
     /// the sign-in itself, as the tests do; `$BROWSER` does the same for the whole process).
-    pub fn with_opener(mut self, open: fn(&str) -> std::io::Result<()>) -> Authorizer {
-        self.open = open;
+    pub fn with_opener(mut self, open: crate::invoke::browser::Opener) -> Authorizer {
+        self.open = Some(open);
         self
     }
 
@@ -116,6 +117,9 @@ impl Authorizer {
     }
 
     async fn refresh(&self, mut kept: StoredToken) -> Result<StoredToken, AuthError> {
+        // The kept token endpoint is held to the same rule as a new one (a store written before
+        // the rule, or by hand, may name a plain http one).
+        let http = self.http.for_server(url::Url::parse(&kept.resource).ok().as_ref());
         let Some(refresh_token) = kept.refresh_token.clone() else {
             return Err(AuthError::NoClient("no refresh token is kept".into()));
         };
@@ -124,8 +128,7 @@ impl Authorizer {
             .push(StepKind::Found, format!("refresh: the token for {} with the kept refresh token", kept.resource));
         let mut form = vec![("grant_type", "refresh_token".to_string()), ("refresh_token", refresh_token)];
         form.extend(kept.resource_parameter.clone().map(|r| ("resource", r)));
-        let tokens =
-            token::request(&self.http, "refresh", &kept.token_endpoint, &kept.client, form, &kept.scopes).await?;
+        let tokens = token::request(&http, "refresh", &kept.token_endpoint, &kept.client, form, &kept.scopes).await?;
         kept.apply(tokens);
         self.keep(kept.clone()).await;
         Ok(kept)
@@ -170,13 +173,21 @@ impl Authorizer {
         self.authorize(url, &challenge, &found, &held).await
     }
 
+    /// The client for signing in to the server at `url`: what it may send where depends on it.
+    fn http_for(&self, url: &str) -> Result<OAuthHttp, AuthError> {
+        let server_url = url::Url::parse(url)
+            .map_err(|_| AuthError::Discovery(format!("{:?} is not a URL", crate::redact::url(url))))?;
+        Ok(self.http.for_server(Some(&server_url)))
+    }
+
     async fn discover(&self, url: &str, challenge: &Challenge) -> Result<Found, AuthError> {
+        let http = self.http_for(url)?;
         let server_url = url::Url::parse(url).map_err(|_| AuthError::Discovery(format!("{url:?} is not a URL")))?;
-        let resource = discovery::resource(&self.http, &server_url, challenge).await?;
+        let resource = discovery::resource(&http, &server_url, challenge).await?;
         let Some(issuer) = resource.authorization_servers.first().cloned() else {
             return Err(AuthError::NoResourceMetadata { tried: url.to_string() });
         };
-        let server = discovery::server(&self.http, &issuer, !resource.found).await?;
+        let server = discovery::server(&http, &issuer, !resource.found).await?;
         let resource_parameter = match self.options.omit_resource {
             true => None,
             false => Some(resource.resource.clone().unwrap_or_else(|| resource_key(url))),
@@ -218,8 +229,8 @@ impl Authorizer {
         let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
         let listener = Listener::bind(self.options.redirect_port.unwrap_or(0)).await?;
         let redirect_uri = listener.redirect_uri.clone();
-        let client =
-            client::identify(&self.http, &found.server, &self.options, &redirect_uri, scope.as_deref()).await?;
+        let http = self.http_for(url)?;
+        let client = client::identify(&http, &found.server, &self.options, &redirect_uri, scope.as_deref()).await?;
         let pkce = Pkce::new();
         let state = new_state();
         let address = authorization_url(found, &client, &redirect_uri, &state, &pkce, scope.as_deref())?;
@@ -233,7 +244,7 @@ impl Authorizer {
             ("code_verifier", pkce.verifier),
         ];
         form.extend(found.resource_parameter.clone().map(|r| ("resource", r)));
-        let tokens = token::request(&self.http, "token", &found.server.token_endpoint, &client, form, &scopes).await?;
+        let tokens = token::request(&http, "token", &found.server.token_endpoint, &client, form, &scopes).await?;
         let access = tokens.access_token.clone();
         self.keep(stored(url, found, client, tokens)).await;
         Ok(access)
@@ -257,6 +268,9 @@ impl Authorizer {
     }
 
     async fn wait_for_redirect(&self, listener: Listener, address: &str, state: &str) -> Result<Redirected, AuthError> {
+        // The gate first, printed or opened: a URL that is no web link ends the sign-in now
+        // rather than after the redirect timeout.
+        crate::invoke::browser::check(address).map_err(AuthError::NotOpened)?;
         self.http.log.push(StepKind::Browser, format!("authorize: {}", crate::redact::url(address)));
         if self.options.no_browser {
             self.http.log.push(StepKind::Browser, "open the URL above, then paste the address the browser ends on");
@@ -278,11 +292,8 @@ impl Authorizer {
         let open = self.open;
         // Some browsers (and $BROWSER scripts) hold on until they exit: never wait for them here.
         tokio::task::spawn_blocking(move || {
-            if let Err(e) = open(&address) {
-                log.push(
-                    StepKind::Failed,
-                    format!("the browser could not be opened ({e}); open the URL above by hand"),
-                );
+            if let Err(e) = crate::invoke::browser::open_with(&address, open) {
+                log.push(StepKind::Failed, e.to_string());
             }
         });
         listener.accept(state, self.redirect_timeout).await

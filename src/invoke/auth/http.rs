@@ -7,7 +7,7 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use super::trace::{Received, Sent, Tracer, header_pairs};
-use super::{AuthError, AuthLog, REQUEST_TIMEOUT, StepKind};
+use super::{AuthError, AuthLog, REQUEST_TIMEOUT, StepKind, transport};
 
 /// An answer's body is read this far; metadata and token answers are a few kilobytes.
 const MAX_ANSWER: usize = 1 << 20;
@@ -40,35 +40,44 @@ impl Answer {
         (200..300).contains(&self.status)
     }
 
-    /// The body as JSON, or why not (an HTML page, say) for `step` at `url`.
+    /// The body as JSON, or why not (an HTML page, say) for `step` at `url`. The body itself is
+    /// never quoted: an answer that is almost JSON (a trailing comma) still holds the tokens.
     pub fn json(&self, step: &'static str, url: &str) -> Result<Value, AuthError> {
         serde_json::from_slice(&self.body).map_err(|e| AuthError::BadAnswer {
             step,
             url: crate::redact::url(url),
-            reason: format!("not JSON ({}; {e}): {}", self.content_type_or_none(), self.snippet()),
+            reason: format!("not JSON ({}; {e})", self.described()),
         })
     }
 
-    fn content_type_or_none(&self) -> &str {
-        if self.content_type.is_empty() { "no content type" } else { &self.content_type }
+    /// The answer by its content type and size, for messages that must not quote it.
+    pub fn described(&self) -> String {
+        let kind = if self.content_type.is_empty() { "no content type" } else { &self.content_type };
+        format!("{}, {}", crate::text::visible(kind), crate::text::size::human_bytes(self.body.len() as u64))
     }
 
-    /// The start of the body, made safe to print, for messages.
-    pub fn snippet(&self) -> String {
-        let text = String::from_utf8_lossy(&self.body[..self.body.len().min(200)]).into_owned();
-        crate::text::visible(text.trim()).into_owned()
-    }
-
-    /// `error` and `error_description` of an OAuth error answer, else the body's start.
+    /// `error` and `error_description` of an OAuth error answer; else the JSON with its secret
+    /// fields masked (`crate::redact`), or what the answer is when it is not JSON. Never the raw
+    /// body, which may hold tokens.
     pub fn error_detail(&self) -> String {
-        let Ok(value) = serde_json::from_slice::<Value>(&self.body) else { return self.snippet() };
+        let Ok(value) = serde_json::from_slice::<Value>(&self.body) else {
+            return format!("an answer that is not JSON ({})", self.described());
+        };
         let field = |name: &str| value.get(name).and_then(Value::as_str).map(|s| crate::text::visible(s).into_owned());
         match (field("error"), field("error_description")) {
             (Some(error), Some(description)) => format!("{error}: {description}"),
             (Some(error), None) => error,
-            _ => self.snippet(),
+            _ => masked_start(&value),
         }
     }
+}
+
+/// The start of a JSON answer with its secret fields masked, made safe to print.
+fn masked_start(value: &Value) -> String {
+    let text = crate::redact::json_body(value).to_string();
+    let cut = (0..=text.len().min(200)).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    let more = if cut < text.len() { "…" } else { "" };
+    format!("{}{more}", crate::text::visible(&text[..cut]))
 }
 
 #[derive(Clone)]
@@ -77,11 +86,29 @@ pub struct OAuthHttp {
     pub log: AuthLog,
     pub tracer: Tracer,
     timeout: std::time::Duration,
+    /// The MCP server signed in to, which decides whether plain http may be used
+    /// ([`transport::allowed`]); none: https only.
+    server: Option<url::Url>,
 }
 
 impl OAuthHttp {
     pub fn new(log: AuthLog) -> OAuthHttp {
-        OAuthHttp { client: oauth_client(), log, tracer: Tracer::default(), timeout: REQUEST_TIMEOUT }
+        OAuthHttp { client: oauth_client(), log, tracer: Tracer::default(), timeout: REQUEST_TIMEOUT, server: None }
+    }
+
+    /// The same client (log and traffic shared) signing in for the MCP server at `server`.
+    pub fn for_server(&self, server: Option<&url::Url>) -> OAuthHttp {
+        OAuthHttp { server: server.cloned(), ..self.clone() }
+    }
+
+    /// Whether `step` may talk to `url` ([`transport::allowed`], the one rule); a refusal is
+    /// said once, by the error that ends the sign-in: the step, the endpoint (masked) and the rule.
+    pub fn check(&self, step: &'static str, url: &str) -> Result<(), AuthError> {
+        transport::allowed(self.server.as_ref(), url).map_err(|refusal| AuthError::Insecure {
+            step,
+            url: crate::invoke::browser::shown(url),
+            rule: refusal.rule(),
+        })
     }
 
     /// The same client giving up on an answer after `timeout` instead of [`REQUEST_TIMEOUT`].
@@ -133,6 +160,8 @@ impl OAuthHttp {
         url: &str,
         request: reqwest::RequestBuilder,
     ) -> Result<Answer, AuthError> {
+        // Before the request is even built: nothing at all goes to an endpoint the rule refuses.
+        self.check(step, url)?;
         let shown = crate::redact::url(url);
         let unreachable = |reason: String| {
             self.log.push(StepKind::Failed, format!("{step}: {method} {shown} → {reason}"));

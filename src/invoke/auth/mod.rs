@@ -18,6 +18,7 @@ pub mod redirect;
 pub mod store;
 mod token;
 mod trace;
+pub mod transport;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -121,6 +122,13 @@ pub enum AuthError {
     Store { path: String, reason: String },
     #[error("step-up: the server still wants more scopes after {0} sign-ins; stopped")]
     StepUpLimit(usize),
+    /// An endpoint the sign-in would have sent to over plain http (or another scheme), refused by
+    /// [`transport::allowed`] before anything was sent.
+    #[error("{step}: {url} was refused before anything was sent to it: {rule}")]
+    Insecure { step: &'static str, url: String, rule: &'static str },
+    /// The authorization URL is not a web link, so it is not handed to the browser.
+    #[error("authorization: {0}")]
+    NotOpened(crate::invoke::browser::OpenError),
 }
 
 /// One thing that happened while signing in, for the auth pane and `auth login`'s output.
