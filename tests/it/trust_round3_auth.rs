@@ -180,11 +180,11 @@ async fn refused(hostile: Hostile, step: &str, endpoint: &str) {
     let base = start(hostile).await;
     let (proxy, seen) = counting_proxy().await;
     let run = login(&base, &proxy).await;
+    assert!(seen.lock().unwrap().is_empty(), "sent over plain http: {:?}", seen.lock().unwrap());
+    assert!(run.opened.is_empty(), "the browser was opened: {}", run.opened);
     assert_ne!(run.code, Some(0), "{}", run.stderr);
     let line = run.stderr.lines().find(|l| l.contains("refused before anything was sent")).unwrap_or_default();
     assert!(line.contains(step) && line.contains(endpoint) && line.contains("https"), "{}", run.stderr);
-    assert!(seen.lock().unwrap().is_empty(), "sent over plain http: {:?}\n{}", seen.lock().unwrap(), run.stderr);
-    assert!(run.opened.is_empty(), "the browser was opened: {}", run.opened);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
