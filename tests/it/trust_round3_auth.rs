@@ -30,6 +30,8 @@ struct Hostile {
     registration_endpoint: Option<String>,
     /// The token endpoint's status, content type and body.
     token_answer: Option<(u16, &'static str, String)>,
+    /// The `resource_metadata` of the MCP server's 401 challenge.
+    challenge_metadata: Option<String>,
 }
 
 #[derive(Clone)]
@@ -52,6 +54,11 @@ async fn metadata(State(s): State<Server>) -> Json<serde_json::Value> {
         "registration_endpoint": h.registration_endpoint.clone().unwrap_or(format!("{base}/register")),
         "code_challenge_methods_supported": ["S256"],
     }))
+}
+
+async fn mcp(State(s): State<Server>) -> Response {
+    let at = s.hostile.challenge_metadata.clone().unwrap_or_default();
+    (StatusCode::UNAUTHORIZED, [("www-authenticate", format!(r#"Bearer resource_metadata="{at}""#))]).into_response()
 }
 
 async fn register() -> Response {
@@ -81,6 +88,7 @@ async fn start(hostile: Hostile) -> String {
         .route("/register", post(register))
         .route("/authorize", get(authorize))
         .route("/token", post(token))
+        .route("/mcp", get(mcp).post(mcp))
         .with_state(Server { base: base.clone(), hostile });
     tokio::spawn(async move { axum::serve(listener, router).await });
     base
@@ -213,6 +221,22 @@ async fn an_authorization_endpoint_that_is_no_web_link_never_reaches_the_browser
         let hostile = Hostile { authorization_endpoint: Some(endpoint.into()), ..Hostile::default() };
         refused(hostile, "authorization endpoint", endpoint).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plain_http_resource_metadata_in_the_challenge_is_not_asked() {
+    if std::process::Command::new("curl").arg("--version").output().is_err() {
+        eprintln!("skipped: the browser stand-in needs curl");
+        return;
+    }
+    let at = "http://example.com/.well-known/oauth-protected-resource";
+    let base = start(Hostile { challenge_metadata: Some(at.into()), ..Hostile::default() }).await;
+    let (proxy, seen) = counting_proxy().await;
+    let run = login(&base, &proxy).await;
+    assert!(seen.lock().unwrap().is_empty(), "sent over plain http: {:?}", seen.lock().unwrap());
+    let line = run.stderr.lines().find(|l| l.contains("refused before anything was sent")).unwrap_or_default();
+    assert!(line.contains("protected resource metadata") && line.contains(at), "{}", run.stderr);
+    assert_eq!(run.code, Some(0), "the well-known URL on the server itself is used instead: {}", run.stderr);
 }
 
 /// A browser without curl: reads the authorization URL's `redirect_uri` and `state`, and sends

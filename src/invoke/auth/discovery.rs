@@ -75,6 +75,12 @@ pub async fn resource(
         let answer = match http.get(step, &url, &[]).await {
             Ok(answer) => answer,
             Err(AuthError::Unreachable { .. }) => continue,
+            // A challenge's `resource_metadata` that is no URL, or plain http to another host: not
+            // asked (the rule), and the well-known URLs on the server itself are tried instead.
+            Err(e @ AuthError::Insecure { .. }) => {
+                http.log.push(StepKind::Skipped, e.to_string());
+                continue;
+            }
             Err(e) => return Err(e),
         };
         if !answer.ok() {
