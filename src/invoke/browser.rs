@@ -23,11 +23,7 @@ pub fn shown(url: &str) -> String {
 
 /// Whether `url` may go to the browser: an http or https URL with a host, nothing else.
 pub fn check(url: &str) -> Result<(), OpenError> {
-    if crate::invoke::http::is_web_link(url) {
-        Ok(())
-    } else {
-        Err(OpenError::NotWeb { url: shown(url) })
-    }
+    if crate::invoke::http::is_web_link(url) { Ok(()) } else { Err(OpenError::NotWeb { url: shown(url) }) }
 }
 
 /// Opens `url` in the system browser (`$BROWSER` honoured), if it passes [`check`].

@@ -97,11 +97,8 @@ fn sources() -> Vec<(String, String)> {
 /// comments), so every URL opened passes its http(s)-only check.
 #[test]
 fn only_the_browser_gate_opens_urls() {
-    let naming: Vec<String> = sources()
-        .into_iter()
-        .filter(|(_, code)| names_webbrowser(code))
-        .map(|(file, _)| file)
-        .collect();
+    let naming: Vec<String> =
+        sources().into_iter().filter(|(_, code)| names_webbrowser(code)).map(|(file, _)| file).collect();
     assert_eq!(naming, ["invoke/browser.rs"], "open URLs through crate::invoke::browser::open");
 }
 

@@ -83,7 +83,8 @@ mod tests {
     #[test]
     fn a_loopback_server_may_use_loopback_http_only() {
         for server in ["http://localhost:3/mcp", "http://127.0.0.1:3/mcp", "http://[::1]:3/mcp", "http://127.9.9.9/"] {
-            for endpoint in ["http://localhost:4/token", "http://LOCALHOST/t", "http://127.0.0.1:4/t", "http://[::1]/t"] {
+            for endpoint in ["http://localhost:4/token", "http://LOCALHOST/t", "http://127.0.0.1:4/t", "http://[::1]/t"]
+            {
                 assert_eq!(check(server, endpoint), Ok(()), "{server} → {endpoint}");
             }
             for endpoint in ["http://example.com/token", "http://10.0.0.1/t", "http://0.0.0.0:4/t", "http://[::2]/t"] {
