@@ -60,6 +60,10 @@ fn shown_body(content_type: &str, bytes: &[u8]) -> String {
         serde_json::to_string_pretty(&crate::redact::json_body(&value)).unwrap_or_default()
     } else if content_type.contains("x-www-form-urlencoded") {
         crate::redact::form_body(&String::from_utf8_lossy(bytes))
+    } else if looks_like_json(content_type, bytes) {
+        // Almost JSON (a trailing comma) cannot be masked field by field, and a token answer
+        // like that holds the tokens: described, never shown.
+        format!("(JSON that does not parse, {} bytes: not shown, it may hold secrets)", bytes.len())
     } else {
         String::from_utf8_lossy(bytes).into_owned()
     };
@@ -70,6 +74,11 @@ fn shown_body(content_type: &str, bytes: &[u8]) -> String {
         shown.push_str(&format!("\n… ({} bytes in all)", bytes.len()));
     }
     shown
+}
+
+/// A body that says it is JSON, or starts as JSON does.
+fn looks_like_json(content_type: &str, bytes: &[u8]) -> bool {
+    content_type.contains("json") || matches!(bytes.iter().find(|b| !b.is_ascii_whitespace()), Some(b'{' | b'['))
 }
 
 /// `text` with control characters made visible in each line (the lines themselves kept): a
@@ -143,5 +152,23 @@ impl Tracer {
         let endpoint = address.split('?').next().unwrap_or_default();
         let name = crate::text::visible(&format!("OAuth authorization (browser): GET {endpoint}")).into_owned();
         traffic.exchange(name, &record, visible_lines(&text));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_that_is_almost_json_is_described_not_shown() {
+        let almost = br#"{"access_token": "at-1234", "refresh_token": "rt-5678",}"#;
+        for content_type in ["application/json", "text/plain", ""] {
+            let shown = shown_body(content_type, almost);
+            assert!(!shown.contains("at-1234") && !shown.contains("rt-5678"), "{shown}");
+            assert!(shown.contains(&format!("{} bytes", almost.len())), "{shown}");
+        }
+        let json = shown_body("application/json", br#"{"access_token": "at-1234", "scope": "s"}"#);
+        assert!(!json.contains("at-1234") && json.contains("\"scope\": \"s\""), "{json}");
+        assert_eq!(shown_body("text/html", b"<html>Sign in</html>"), "<html>Sign in</html>");
     }
 }
