@@ -37,7 +37,7 @@ fn app_with_a_full_log() -> App {
         .collect();
     update(&mut app, Msg::ServerEvents(events));
     update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('i'), KeyModifiers::NONE)));
-    assert!(app.shows(tooldeck::app::Overlay::Server) && app.server_pane.log().len() == 100_000);
+    assert!(app.shows(tooldeck::app::Overlay::Server) && app.server_pane().log().len() == 100_000);
     app
 }
 

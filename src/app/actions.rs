@@ -189,7 +189,7 @@ impl App {
     pub(super) fn stop_typing(&mut self) {
         self.form_pane.stop_editing();
         self.list.stop_filter();
-        self.server_pane.traffic_mut().stop_filter();
+        self.server_pane_mut().traffic_mut().stop_filter();
         if self.focus == Focus::Json {
             self.focus = Focus::Form;
         }
@@ -389,8 +389,8 @@ fn result_app_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effe
 
 /// `R`: start the MCP server again (or open a new session) and list its tools again.
 fn reconnect(app: &mut App) -> Vec<Effect> {
-    app.server.start_listing();
-    app.server_pane.note("reconnecting…");
-    app.status = Some(format!("reconnecting to {}…", crate::text::visible(app.server.endpoint())));
+    app.server_mut().start_listing();
+    app.server_pane_mut().note("reconnecting…");
+    app.status = Some(format!("reconnecting to {}…", crate::text::visible(app.server().endpoint())));
     vec![Effect::Reconnect]
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::{App, Effect};
-use crate::catalog::{Face, Format, Source, Tool, ToolUi, Written};
+use crate::catalog::{Face, Format, SessionId, Source, Tool, ToolUi, Written};
 use crate::form::{TextInput, Widget};
 use crate::invoke::Faces;
 use crate::invoke::mcp::completion::Reference;
@@ -32,10 +32,10 @@ pub enum FaceRequest {
 /// Its fields are private: read through getters, changed only through its methods.
 #[derive(Debug, Default)]
 pub struct FaceState {
-    /// Servers (by label) that answer `completion/complete`.
-    completes: HashSet<String>,
-    /// Servers (by label) that take `resources/subscribe`.
-    subscribes: HashSet<String>,
+    /// Sessions whose servers answer `completion/complete`.
+    completes: HashSet<SessionId>,
+    /// Sessions whose servers take `resources/subscribe`.
+    subscribes: HashSet<SessionId>,
     /// Resources subscribed to, by URI.
     subscribed: HashSet<String>,
     /// When a resource last said it changed (`HH:MM:SS` UTC), by URI.
@@ -162,6 +162,8 @@ pub enum FaceError {
     NotAFace,
     #[error("the template {} does not parse: {why}", visible(.template))]
     TemplateDoesNotParse { template: String, why: String },
+    #[error("the server is not connected: {}", visible(.why))]
+    Offline { why: String },
 }
 
 /// What a run of `face` with `arguments` sends, or why it cannot be sent.
@@ -182,25 +184,39 @@ pub fn request_for(face: &Face, arguments: &Value) -> Result<FaceRequest, FaceEr
             Ok(FaceRequest::Read { uri: template.expand(&values) })
         }
         Face::Prompt { name } => Ok(FaceRequest::GetPrompt { name: name.clone(), arguments: strings(arguments) }),
+        Face::Offline { why } => Err(FaceError::Offline { why: why.clone() }),
     }
+}
+
+/// The entry that keeps a server in the list while its tools cannot be listed (`why`).
+pub fn offline_entry(label: &str, why: &str) -> Tool {
+    let description = format!("{why}\n\nIts pane shows what it said; reconnecting tries again.");
+    let face = Face::Offline { why: why.to_string() };
+    entry(label, format!("{label} · not connected"), "not connected", Some("not connected"), description, face)
 }
 
 impl App {
     /// A server's resources, templates and prompts, listed: they replace the ones it listed
     /// before, after its tools. A face the server does not offer shows nothing.
-    pub(super) fn faces_listed(&mut self, label: &str, faces: Faces) {
+    pub(super) fn faces_listed(&mut self, session: SessionId, label: &str, faces: Faces) {
         let entries = face_entries(label, &faces);
         let (_old, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.catalog)
             .into_tools()
             .into_iter()
-            .partition(|t| t.source.path == label && !t.written.face.is_tool());
-        for tool in keep.into_iter().chain(entries) {
+            .partition(|t| t.source.session == Some(session) && !t.written.face.is_tool());
+        for tool in keep {
             let _ = self.catalog.add(tool);
         }
-        set(&mut self.faces.completes, label, faces.completes);
-        set(&mut self.faces.subscribes, label, faces.subscribes);
+        for mut entry in entries {
+            entry.source.session = Some(session);
+            self.unique_id(&mut entry, session);
+            let _ = self.catalog.add(entry);
+        }
+        self.order_by_session();
+        set(&mut self.faces.completes, session, faces.completes);
+        set(&mut self.faces.subscribes, session, faces.subscribes);
         for warning in faces.warnings {
-            self.server_pane.note(warning);
+            self.sessions.pane_mut(session).note(warning);
         }
         let selected = self.selected_id();
         self.list.refresh(&self.catalog);
@@ -212,7 +228,12 @@ impl App {
     /// Run on a resource, template or prompt: its read or get goes out as a call would.
     pub(super) fn send_face(&mut self, tool_id: String, arguments: Value, face: &Face) -> Vec<Effect> {
         match request_for(face, &arguments) {
-            Ok(request) => self.result.send_face(crate::invoke::CallRequest::new(tool_id, arguments), request),
+            Ok(request) => {
+                let session = self.catalog.get(&tool_id).map_or(self.sessions.current_id(), |t| self.session_of(t));
+                let to = self.target(tool_id.clone());
+                let effects = self.result.send_face(crate::invoke::CallRequest::new(tool_id, arguments), request, to);
+                self.in_session(session, effects)
+            }
             Err(why) => {
                 self.status = Some(why.to_string());
                 Vec::new()
@@ -232,7 +253,7 @@ impl App {
             Face::Prompt { name } => Reference::Prompt(name.clone()),
             _ => return Vec::new(),
         };
-        if !self.faces.completes.contains(&tool.source.path) {
+        if !self.faces.completes.contains(&self.session_of(tool)) {
             return Vec::new();
         }
         let tool_id = tool.id.clone();
@@ -279,7 +300,7 @@ impl App {
             self.status = Some("select a resource to subscribe to its updates".into());
             return Vec::new();
         };
-        if !self.faces.subscribes.contains(&tool.source.path) {
+        if !self.faces.subscribes.contains(&self.session_of(tool)) {
             self.status = Some("the server takes no subscriptions (it does not declare resources.subscribe)".into());
             return Vec::new();
         }
@@ -335,9 +356,9 @@ impl App {
 
 impl App {
     /// The runtime's answers about faces: a listing, suggestions, a subscription.
-    pub(super) fn face_msg(&mut self, msg: super::Msg) -> Vec<Effect> {
+    pub(super) fn face_msg(&mut self, session: SessionId, msg: super::Msg) -> Vec<Effect> {
         match msg {
-            super::Msg::ServerFaces { label, faces } => self.faces_listed(&label, *faces),
+            super::Msg::ServerFaces { label, faces } => self.faces_listed(session, &label, *faces),
             super::Msg::Completed { tool_id, argument, typed, result } => match result {
                 Ok(values) => self.completed(&tool_id, &argument, &typed, values),
                 Err(why) => self.status = Some(format!("no suggestions: {why}")),
@@ -380,11 +401,11 @@ impl App {
     }
 }
 
-fn set(servers: &mut HashSet<String>, label: &str, on: bool) {
+fn set(sessions: &mut HashSet<SessionId>, session: SessionId, on: bool) {
     if on {
-        servers.insert(label.to_string());
+        sessions.insert(session);
     } else {
-        servers.remove(label);
+        sessions.remove(&session);
     }
 }
 
@@ -438,13 +459,13 @@ mod tests {
             ..Faces::default()
         };
         let mut app = App::new(crate::catalog::Catalog::default(), &[], (120, 40));
-        app.faces_listed("mcp:x", faces);
+        app.faces_listed(SessionId::FIRST, "mcp:x", faces);
         let tool = app.selected_tool().expect("the template is listed");
         assert!(tool.description.as_deref().is_some_and(|d| d.contains("does not parse")), "{tool:?}");
         assert_eq!(tool.parameter_count(), 0);
         let effects = app.start_run(false);
         assert!(effects.is_empty(), "{effects:?}");
         assert!(app.status.as_deref().is_some_and(|s| s.contains("does not parse")), "{:?}", app.status);
-        assert!(app.server_pane.log().iter().any(|l| l.text().contains("test://{broken")), "the warning is noted");
+        assert!(app.server_pane().log().iter().any(|l| l.text().contains("test://{broken")), "the warning is noted");
     }
 }

@@ -5,6 +5,7 @@
 use super::keymap::{Action, Context};
 use super::prompts::Prompted;
 use super::{App, Effect, Focus, FormPane, PickerPurpose, Popup};
+use crate::catalog::{Face, SessionId};
 use crate::form::TextInput;
 use crate::invoke::CallRequest;
 
@@ -52,13 +53,34 @@ impl App {
         if let Some(face) = self.catalog.get(&tool_id).map(|t| t.written.face.clone()).filter(|f| !f.is_tool()) {
             return self.send_face(tool_id, arguments, &face);
         }
-        let mut request = CallRequest::new(tool_id, arguments);
-        request.tokens = self.server.tokens_for(self.catalog.get(&request.tool_id));
+        let tool = self.catalog.get(&tool_id);
+        // A server's tool goes out under the name the server gave it (its id in the list may
+        // say which of two servers with the same tools it is).
+        let wire_name = tool.filter(|t| t.source.session.is_some()).map_or(tool_id.as_str(), |t| t.name.as_str());
+        let mut request = CallRequest::new(wire_name, arguments);
+        let session = tool.map_or(self.sessions.current_id(), |t| self.session_of(t));
+        let server = self.sessions.get(session).map_or_else(|| self.server(), |s| s.server());
+        request.tokens = server.tokens_for(tool);
         // A tool that runs only as a task is run as one (MCP `execution.taskSupport`).
-        request.as_task =
-            self.catalog.get(&request.tool_id).and_then(|t| t.task_support.as_deref()) == Some("required");
-        let output_schema = self.catalog.get(&request.tool_id).and_then(|t| t.output_schema.clone());
-        self.result.send(request, output_schema)
+        request.as_task = tool.and_then(|t| t.task_support.as_deref()) == Some("required");
+        let output_schema = tool.and_then(|t| t.output_schema.clone());
+        let to = super::Target { server: server.endpoint().to_string(), tool_id };
+        let effects = self.result.send(request, output_schema, to);
+        self.in_session(session, effects)
+    }
+
+    /// `effects` for a server carried out in `session`, whichever tool is selected by then.
+    pub(super) fn in_session(&self, session: SessionId, effects: Vec<Effect>) -> Vec<Effect> {
+        match self.sessions.several() {
+            true => super::sessions::addressed(effects, session),
+            false => effects,
+        }
+    }
+
+    /// Where a run of entry `tool_id` goes: the entry and its session's label.
+    pub(super) fn target(&self, tool_id: String) -> super::Target {
+        let session = self.catalog.get(&tool_id).map_or(self.sessions.current_id(), |t| self.session_of(t));
+        super::Target { server: self.sessions.label(session).to_string(), tool_id }
     }
 
     /// The same call again (after a token, or when the server said it can be retried).
@@ -74,7 +96,7 @@ impl App {
         result: Result<Box<super::Answer>, super::failure::CallFailure>,
     ) -> Vec<Effect> {
         let given = self.asks.take_given();
-        let Some((entry, then)) = self.result.done(id, result, self.server.endpoint().to_string()) else {
+        let Some((entry, then)) = self.result.done(id, result) else {
             return Vec::new();
         };
         self.result.keep_answers(id, given);
@@ -122,57 +144,127 @@ impl App {
             return Vec::new();
         }
         let asked_by = self.result.last_call().map(|(tool_id, _)| tool_id);
-        let reply = self.server.give_token(provider, token, asked_by);
+        let reply = self.server_mut().give_token(provider, token, asked_by);
         let mut effects = self.apply(reply);
         effects.extend(self.retry());
         effects
     }
 
     /// The server's tools (after it connected, or after a token): those not yet in the
-    /// catalog join it.
-    pub(super) fn server_tools(&mut self, label: &str, result: Result<Vec<crate::catalog::Tool>, super::EffectError>) {
-        self.server.listed();
+    /// catalog join it, marked as session `session`'s.
+    pub(super) fn server_tools(
+        &mut self,
+        session: SessionId,
+        label: &str,
+        result: Result<Vec<crate::catalog::Tool>, super::EffectError>,
+    ) {
+        self.sessions.server_mut(session).listed();
         self.lint.forget();
+        // The entry that stood for it while it was down goes; a new one comes if it still is.
+        let (_, others): (Vec<_>, Vec<_>) = std::mem::take(&mut self.catalog)
+            .into_tools()
+            .into_iter()
+            .partition(|t| t.source.session == Some(session) && matches!(t.written.face, Face::Offline { .. }));
+        for tool in others {
+            self.catalog.add(tool);
+        }
         let tools = match result {
             Ok(tools) => tools,
-            Err(e) => {
-                self.status = Some(format!("the server's tools could not be listed: {e}"));
-                return;
-            }
+            Err(e) => return self.listing_failed(session, label, &e.to_string()),
         };
         // The server's own tools are replaced by what it lists now (its list may have changed:
         // `notifications/tools/list_changed`, a restart); tools from files stay first.
         let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut self.catalog)
             .into_tools()
             .into_iter()
-            .partition(|t| t.source.path == label && t.written.face.is_tool());
+            .partition(|t| t.source.session == Some(session) && t.written.face.is_tool());
         for tool in others {
             self.catalog.add(tool);
         }
         let mut added = 0;
-        for tool in tools {
+        for mut tool in tools {
+            tool.source.session = Some(session);
+            self.unique_id(&mut tool, session);
             if self.catalog.get(&tool.id).is_none() {
                 added += usize::from(!mine.iter().any(|m| m.id == tool.id));
                 self.catalog.add(tool);
             }
         }
         let gone = mine.iter().filter(|m| self.catalog.get(&m.id).is_none()).count();
+        self.order_by_session();
         self.list.refresh(&self.catalog);
         self.tool_changed();
-        let s = |n: usize| if n == 1 { "" } else { "s" };
+        let label = crate::text::visible(label);
+        let reconnected = self.sessions.server_mut(session).take_reconnected();
+        let tools = |n: usize| crate::text::plural(n, "tool");
         self.status = Some(match (added, gone, mine.is_empty()) {
             // After a restart, say so first: listing the tools is its last step.
-            (0, 0, _) if self.server.take_reconnected() => {
-                format!("reconnected to {label}: the same tools")
-            }
-            (n, g, _) if self.server.take_reconnected() => {
-                format!("reconnected to {label}: {n} new tool{}, {g} gone", s(n))
-            }
+            (0, 0, _) if reconnected => format!("reconnected to {label}: the same tools"),
+            (n, g, _) if reconnected => format!("reconnected to {label}: {} new, {g} gone", tools(n)),
             (0, 0, false) => format!("{label} lists the same tools"),
             (0, 0, true) => format!("{label} listed no new tools"),
-            (n, 0, true) => format!("{n} tool{} from {label}", s(n)),
-            (n, g, _) => format!("{label}: {n} new tool{}, {g} gone", s(n)),
+            (n, 0, true) => format!("{} from {label}", tools(n)),
+            (n, g, _) => format!("{label}: {} new, {g} gone", tools(n)),
         });
+    }
+
+    /// Session `session`'s tools could not be listed: it stays in the list as one entry that
+    /// says why (its pane has the whole reason, reconnecting tries again), unless it listed
+    /// tools before (they stay, and its pane says what went wrong).
+    fn listing_failed(&mut self, session: SessionId, label: &str, why: &str) {
+        let reconnect = self.key_name(Context::Main, Action::Reconnect);
+        let pane = self.key_name(Context::Main, Action::ServerPane);
+        self.sessions.pane_mut(session).note(format!("its tools could not be listed: {why}"));
+        let shown = crate::text::visible(label);
+        self.status = Some(format!("{shown}: not connected · {pane} says why · {reconnect} tries again"));
+        if !self.catalog.tools().iter().any(|t| t.source.session == Some(session)) {
+            let mut entry = super::faces::offline_entry(label, why);
+            entry.source.session = Some(session);
+            self.catalog.add(entry);
+            self.order_by_session();
+            let selected = self.selected_id();
+            self.list.refresh(&self.catalog);
+            if self.selected_id() != selected {
+                self.tool_changed();
+            }
+        }
+    }
+
+    /// Tools from files first, then each session's in the order the servers were named: the
+    /// list does not depend on which server answered first.
+    pub(super) fn order_by_session(&mut self) {
+        let mut tools = std::mem::take(&mut self.catalog).into_tools();
+        tools.sort_by_key(|t| t.source.session.map_or(0, |s| u64::from(s.0) + 1));
+        for tool in tools {
+            self.catalog.add(tool);
+        }
+    }
+
+    /// Gives `tool` of `session` an id no other source's entry has: two servers (two copies of
+    /// one, say) list tools of the same name, and each keeps its own form, result and calls.
+    /// The later session's entry is the one marked, so the names do not depend on which
+    /// server answered first.
+    pub(super) fn unique_id(&mut self, tool: &mut crate::catalog::Tool, session: SessionId) {
+        let Some(holder) = self.catalog.get(&tool.id).map(|t| t.source.session) else { return };
+        if holder == Some(session) {
+            return;
+        }
+        let mark = |id: &str, session: SessionId| format!("{id} #{}", session.0 + 1);
+        match holder {
+            // An earlier session (or a file) holds the name: this one is marked.
+            None => tool.id = mark(&tool.id, session),
+            Some(earlier) if earlier < session => tool.id = mark(&tool.id, session),
+            // A later session listed first: its entry is marked, and this one takes the name.
+            Some(later) => {
+                let tools = std::mem::take(&mut self.catalog).into_tools();
+                for mut held in tools {
+                    if held.id == tool.id {
+                        held.id = mark(&held.id, later);
+                    }
+                    self.catalog.add(held);
+                }
+            }
+        }
     }
 
     /// The definition files were read: their tools come first, before any the server listed

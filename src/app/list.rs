@@ -243,7 +243,7 @@ fn grouped(catalog: &Catalog) -> Vec<Entry> {
 
 fn face_rank(face: &Face) -> u8 {
     match face {
-        Face::Tool => 0,
+        Face::Tool | Face::Offline { .. } => 0,
         Face::Resource { .. } => 1,
         Face::Template { .. } => 2,
         Face::Prompt { .. } => 3,

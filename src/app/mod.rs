@@ -31,7 +31,7 @@ pub mod recorder;
 pub mod result;
 mod route;
 pub mod server_pane;
-pub mod servers;
+pub mod sessions;
 pub mod setup;
 pub mod status_age;
 pub mod text_popup;
@@ -54,7 +54,7 @@ pub use list::ToolList;
 pub use overlay::Overlay;
 pub use prompts::{PickerPurpose, Popup, Prompted, Prompts};
 pub use recorder::Recorder;
-pub use result::{Answer, ArtifactState, ArtifactView, ResultPane, Run, RunState};
+pub use result::{Answer, ArtifactState, ArtifactView, ResultPane, Run, RunState, Target};
 pub use setup::{AppSetup, CaseSecrets};
 pub use update::update;
 
@@ -179,9 +179,10 @@ pub enum Msg {
     Said(String),
     /// Messages of the session's traffic the app has not seen yet (`invoke::mcp::traffic`).
     Traffic(Vec<crate::invoke::mcp::traffic::Entry>),
-    /// A message about one of several servers (its label), applied with its state in place.
-    FromServer {
-        label: String,
+    /// A message from one server session (without it, a server's message is the current
+    /// session's).
+    Session {
+        id: crate::catalog::SessionId,
         msg: Box<Msg>,
     },
     /// An MCP server asked something during a call (`Effect::AnswerAsk` replies, by `id`).
@@ -245,9 +246,9 @@ pub enum Effect {
     },
     /// Connect to the named server and list its tools.
     ListServerTools,
-    /// An effect for one of several servers, by its label.
-    ToServer {
-        label: String,
+    /// An effect for one server session (without it, a server's effect is for the first).
+    Session {
+        id: crate::catalog::SessionId,
         effect: Box<Effect>,
     },
     /// Connect a server found in a config (`--server NAME` in the app) and list its tools.
@@ -439,9 +440,6 @@ pub struct App {
     pub list: ToolList,
     pub form_pane: FormPane,
     pub result: ResultPane,
-    pub server: Server,
-    /// The server pane: its info, stderr and log.
-    pub server_pane: server_pane::ServerPane,
     pub prompts: Prompts,
     pub recorder: Recorder,
     /// Which destructive tools the user has said `y` to running.
@@ -450,8 +448,9 @@ pub struct App {
     pub lint: lint::LintNotes,
     /// What MCP servers ask during calls, waiting for the person.
     pub asks: asks::Asks,
-    /// Every server connected (with several), and those found in configs.
-    pub servers: servers::Servers,
+    /// Every server session (the current one's server and pane are `server()`,
+    /// `server_pane()`), and the servers found in configs.
+    pub sessions: sessions::Sessions,
     /// The focused pane takes the whole screen (`z`).
     pub zoomed: bool,
     /// Signing in to the server (OAuth), step by step.
@@ -484,8 +483,6 @@ impl App {
             keymap: Keymap::default(),
             form_pane: FormPane::default(),
             result: ResultPane::default(),
-            server: Server::default(),
-            server_pane: server_pane::ServerPane::default(),
             prompts: Prompts::default(),
             recorder: Recorder::default(),
             confirmations: confirm::Confirmations::default(),
@@ -495,7 +492,7 @@ impl App {
             auth: auth::AuthPane::default(),
             fuzz: fuzz::FuzzPane::default(),
             faces: faces::FaceState::default(),
-            servers: servers::Servers::default(),
+            sessions: sessions::Sessions::default(),
             before_result: Focus::Form,
             overlay: None,
         };
@@ -536,7 +533,7 @@ impl App {
     /// Keys go to a text box: a field being edited, the JSON view, the filter.
     pub fn typing(&self) -> bool {
         self.list.filtering()
-            || (self.shows(Overlay::Traffic) && self.server_pane.traffic().filtering())
+            || (self.shows(Overlay::Traffic) && self.server_pane().traffic().filtering())
             || self.focus == Focus::Json
             || (self.focus == Focus::Form && self.form_pane.editing())
     }

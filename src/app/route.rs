@@ -30,8 +30,8 @@ impl App {
         match pane {
             Pane::Question => &self.asks,
             Pane::Popup => &self.prompts,
-            Pane::Server => &self.server_pane,
-            Pane::Traffic => self.server_pane.traffic(),
+            Pane::Server => self.server_pane(),
+            Pane::Traffic => self.server_pane().traffic(),
             Pane::Fuzz => &self.fuzz,
             Pane::Auth => &self.auth,
             Pane::List => &self.list,
@@ -101,14 +101,18 @@ pub(super) fn handle(app: &mut App, pane: Pane, input: Input) -> Option<Reply> {
         };
     let item_rows = if scrolls_items { super::result::content::document(app).len() } else { 0 };
     let tool = app.list.selected_tool().and_then(|i| app.catalog.tools().get(i));
+    // Owned: the session's pane is borrowed mutably beside it.
+    let endpoint = app.server().endpoint().to_string();
+    let protocol = app.server_pane().info().map(|info| info.protocol_version.clone());
+    let session = app.sessions.current_id();
     let cx = Cx {
         keymap: &app.keymap,
         catalog: &app.catalog,
         tool,
         focus: app.focus,
         size: app.size,
-        endpoint: app.server.endpoint(),
-        protocol: app.server_pane.info().map(|info| info.protocol_version.clone()),
+        endpoint: &endpoint,
+        protocol,
         history_len: app.recorder.history().len(),
         result_width,
         value_height,
@@ -117,8 +121,8 @@ pub(super) fn handle(app: &mut App, pane: Pane, input: Input) -> Option<Reply> {
     match pane {
         Pane::Question => app.asks.handle(input, &cx),
         Pane::Popup => app.prompts.handle(input, &cx),
-        Pane::Server => app.server_pane.handle(input, &cx),
-        Pane::Traffic => app.server_pane.traffic_mut().handle(input, &cx),
+        Pane::Server => app.sessions.pane_mut(session).handle(input, &cx),
+        Pane::Traffic => app.sessions.pane_mut(session).traffic_mut().handle(input, &cx),
         Pane::Fuzz => app.fuzz.handle(input, &cx),
         Pane::Auth => app.auth.handle(input, &cx),
         Pane::List => app.list.handle(input, &cx),

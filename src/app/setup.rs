@@ -2,7 +2,7 @@
 //! piece (`App::with_setup`). The command line never writes a component's fields; each part goes
 //! to its component through a method named for what it means.
 
-use super::{App, Keymap, lint, servers::FoundEntry};
+use super::{App, Keymap, lint, sessions::FoundEntry};
 
 /// The app's settings at startup. Plain data: the command line fills it in, `App::with_setup`
 /// hands each part to the component it is for. The default is what `App::new` starts with.
@@ -65,7 +65,7 @@ impl App {
         if setup.loading {
             app = app.loading();
         }
-        app.servers.found_in_configs(setup.found_servers);
+        app.sessions.found_in_configs(setup.found_servers);
         app.asks.set_roots(setup.roots);
         app.recorder.case_secrets(setup.case_secrets);
         app

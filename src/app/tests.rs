@@ -324,22 +324,22 @@ fn the_server_listing_shows_until_it_is_answered() {
     let mut app = App::new(crate::catalog::Catalog::default(), &[], (120, 40));
     let effects = update(&mut app, Msg::ServerNamed { label: "http://x/mcp".into(), lists_tools: true });
     assert_eq!(effects, vec![Effect::ListServerTools]);
-    assert!(app.server.listing());
+    assert!(app.server().listing());
     update(
         &mut app,
         Msg::ServerTools { label: "http://x/mcp".into(), result: Err(InvokeError::Protocol("refused".into()).into()) },
     );
-    assert!(!app.server.listing());
+    assert!(!app.server().listing());
     update(&mut app, Msg::ServerNamed { label: "http://x/mcp".into(), lists_tools: true });
     update(&mut app, Msg::ServerWantsToken { url: "http://x/mcp".into(), challenge: None });
-    assert!(!app.server.listing(), "it asks for a token instead");
+    assert!(!app.server().listing(), "it asks for a token instead");
     type_text(&mut app, "t0k");
     let effects = key(&mut app, KeyCode::Enter);
     assert!(effects.iter().any(|e| matches!(e, Effect::Authorize { .. })), "{effects:?}");
-    assert!(app.server.listing(), "listed again with the token");
+    assert!(app.server().listing(), "listed again with the token");
     let demo = &mut App::new(crate::catalog::Catalog::default(), &[], (120, 40));
     assert!(update(demo, Msg::ServerNamed { label: "demo server".into(), lists_tools: false }).is_empty());
-    assert!(!demo.server.listing());
+    assert!(!demo.server().listing());
 }
 
 /// Going through many tools keeps only the recently used forms built.

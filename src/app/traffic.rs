@@ -249,11 +249,11 @@ impl App {
         }
         self.open_overlay(super::Overlay::Traffic);
         let id = current_exchange(self).and_then(|exchange| request_id(&exchange.request_body));
-        if self.result.run().is_some() && self.server_pane.traffic_mut().select_call(id.as_deref()) {
+        if self.result.run().is_some() && self.server_pane_mut().traffic_mut().select_call(id.as_deref()) {
             return;
         }
-        self.server_pane.traffic_mut().follow();
-        if self.server_pane.traffic().is_empty() {
+        self.server_pane_mut().traffic_mut().follow();
+        if self.server_pane_mut().traffic().is_empty() {
             self.status = Some("no MCP traffic yet (an Open Tool Calling server, or not connected)".into());
         }
     }

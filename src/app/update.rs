@@ -4,30 +4,39 @@
 use super::keymap::{Action, Context};
 use super::view::{keep_in_view, mouse_event};
 use super::{App, Effect, EffectError, Msg, Popup};
+use crate::catalog::SessionId;
 use crate::invoke::save::Saved;
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
-    // With several servers, what the person does goes to the server of the selected tool.
-    let addressed =
-        app.servers.several() && !app.servers.applying && !matches!(msg, Msg::FromServer { .. } | Msg::Clock { .. });
     // A message said anew (or again, after a key) is fresh: its age starts over.
     let said_before = app.status.clone();
     // A key clears the message unless a server's question has the keys (then it is untouched).
     let keyed = matches!(msg, Msg::Key(_)) && !app.asks.is_open();
-    let mut effects = update_one(app, msg);
+    // A session's news is applied to that session; anything else concerns the current one.
+    let (from, msg) = match msg {
+        Msg::Session { id, msg } => (Some(id), *msg),
+        msg => (None, msg),
+    };
+    let clock = matches!(msg, Msg::Clock { .. });
+    let session = from.unwrap_or(app.sessions.current_id());
+    let effects = update_one(app, session, msg);
     if app.status.is_some() && (keyed || app.status != said_before) {
         app.status_age.restart();
     }
-    if addressed {
+    if from.is_none() && !clock {
+        // What the person does goes to the server of the selected tool.
         app.follow_selected_server();
-        if let Some(label) = app.servers.current_label() {
-            effects = super::servers::addressed(effects, label);
-        }
     }
-    effects
+    // A session's news gets answers for that session; what the person does, for the current
+    // one once there are several.
+    match from {
+        Some(id) => super::sessions::addressed(effects, id),
+        None if app.sessions.several() => super::sessions::addressed(effects, app.sessions.current_id()),
+        None => effects,
+    }
 }
 
-fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
+fn update_one(app: &mut App, session: SessionId, msg: Msg) -> Vec<Effect> {
     // Each group of messages has its function; a message goes to exactly one of them.
     let mut effects = match msg {
         Msg::Key(_) | Msg::Paste(_) | Msg::Mouse(_) | Msg::Resize(..) | Msg::Said(_) | Msg::Clock { .. } => {
@@ -45,8 +54,7 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
         | Msg::CaseSaved(_)
         | Msg::Saved(_)
         | Msg::SaveProgress { .. } => call_msg(app, msg),
-        Msg::FromServer { .. }
-        | Msg::ServerProtocol(_)
+        Msg::ServerProtocol(_)
         | Msg::Asked { .. }
         | Msg::ServerNamed { .. }
         | Msg::SignInProgress(_)
@@ -56,8 +64,20 @@ fn update_one(app: &mut App, msg: Msg) -> Vec<Effect> {
         | Msg::Traffic(_)
         | Msg::ServerInfo(_)
         | Msg::Reconnected(_)
-        | Msg::LogLevelRefused(_) => server_msg(app, msg),
-        msg => loaded(app, msg),
+        | Msg::LogLevelRefused(_) => server_msg(app, session, msg),
+        Msg::LoadProgress(_)
+        | Msg::CatalogLoaded { .. }
+        | Msg::CheckerCompiled { .. }
+        | Msg::Linted { .. }
+        | Msg::HistoryRead(_)
+        | Msg::ServerTools { .. }
+        | Msg::ServerFaces { .. }
+        | Msg::Completed { .. }
+        | Msg::Subscribed { .. }
+        | Msg::FuzzProgress { .. }
+        | Msg::FuzzDone { .. } => loaded(app, session, msg),
+        // Unwrapped by `update`; one nested in another is applied to the inner session.
+        Msg::Session { id, msg } => update_one(app, id, *msg),
     };
     keep_in_view(app);
     // Forms opened by this message have their schemas compiled elsewhere.
@@ -154,9 +174,8 @@ fn saved(app: &mut App, result: Result<Saved, EffectError>) {
 }
 
 /// What a server says of itself: its name and protocol, questions, sign-in, events, traffic.
-fn server_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
+fn server_msg(app: &mut App, session: SessionId, msg: Msg) -> Vec<Effect> {
     match msg {
-        Msg::FromServer { label, msg } => return app.apply_from_server(label, *msg),
         Msg::ServerProtocol(version) => {
             // The first screen points to the pane where the server says more of itself.
             let pane = app.key_name(super::Context::Main, super::Action::ServerPane);
@@ -171,7 +190,7 @@ fn server_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::Asked { id, ask } => app.asks.asked(id, ask),
         Msg::ServerNamed { label, lists_tools } => {
-            let reply = app.server.named(label, lists_tools);
+            let reply = app.sessions.server_mut(session).named(label, lists_tools);
             return app.apply(reply);
         }
         Msg::SignInProgress(steps) => app.auth.progressed(steps),
@@ -185,21 +204,22 @@ fn server_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::ServerWantsToken { url, challenge } => {
             app.status = None;
             app.auth.challenged(challenge.clone());
-            app.prompts.open(app.server.wants_token(&url, challenge.as_deref()));
+            let popup = app.sessions.server_mut(session).wants_token(&url, challenge.as_deref());
+            app.prompts.open(popup);
         }
         Msg::ServerEvents(events) => {
             let mut effects = app.resources_updated(&events);
             let reconnect = app.key_name(Context::Main, Action::Reconnect);
-            let reply = app.server_pane.events(events, &reconnect);
+            let reply = app.sessions.pane_mut(session).events(events, &reconnect);
             if reply.effects.contains(&super::Effect::ListServerTools) {
-                app.server.start_listing();
+                app.sessions.server_mut(session).start_listing();
             }
             effects.extend(app.apply(reply));
             return effects;
         }
-        Msg::Traffic(entries) => app.server_pane.traffic_mut().receive(entries),
-        Msg::ServerInfo(info) => app.server_pane.introduced(*info),
-        Msg::Reconnected(result) => return reconnected(app, result),
+        Msg::Traffic(entries) => app.sessions.pane_mut(session).traffic_mut().receive(entries),
+        Msg::ServerInfo(info) => app.sessions.pane_mut(session).introduced(*info),
+        Msg::Reconnected(result) => return reconnected(app, session, result),
         Msg::LogLevelRefused(why) => app.status = Some(format!("logging/setLevel: {why}")),
         // Routed to the other groups by `update_one`.
         _ => {}
@@ -207,16 +227,17 @@ fn server_msg(app: &mut App, msg: Msg) -> Vec<Effect> {
     Vec::new()
 }
 
-fn reconnected(app: &mut App, result: Result<(), EffectError>) -> Vec<Effect> {
+fn reconnected(app: &mut App, session: SessionId, result: Result<(), EffectError>) -> Vec<Effect> {
     match result {
         Ok(()) => {
-            app.status = Some(format!("reconnected to {}: listing its tools again", app.server.endpoint()));
-            app.server.reconnected();
-            app.server_pane.reconnected(None).into_iter().collect()
+            let server = app.sessions.server_mut(session);
+            server.reconnected();
+            app.status = Some(format!("reconnected to {}: listing its tools again", server.endpoint()));
+            app.sessions.pane_mut(session).reconnected(None).into_iter().collect()
         }
         Err(e) => {
-            app.server.listed();
-            app.server_pane.note(format!("reconnecting failed: {e}"));
+            app.sessions.server_mut(session).listed();
+            app.sessions.pane_mut(session).note(format!("reconnecting failed: {e}"));
             app.status = Some(format!("reconnecting failed: {e}"));
             Vec::new()
         }
@@ -225,7 +246,7 @@ fn reconnected(app: &mut App, result: Result<(), EffectError>) -> Vec<Effect> {
 
 /// What slow work brought back: the catalog, a server's tools and faces, checkers, lint
 /// findings, the history, a fuzz run.
-fn loaded(app: &mut App, msg: Msg) -> Vec<Effect> {
+fn loaded(app: &mut App, session: SessionId, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::LoadProgress(progress) => app.load_progress = Some(progress),
         Msg::CatalogLoaded { tools, diagnostics } => app.catalog_loaded(tools, &diagnostics),
@@ -234,13 +255,15 @@ fn loaded(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::HistoryRead(entries) => app.recorder.history_read(entries),
         Msg::ServerTools { label, result } => {
             let listed = result.is_ok();
-            app.server_tools(&label, result);
+            app.server_tools(session, &label, result);
             // Its resources, templates and prompts join its tools in the list.
             if listed {
                 return vec![Effect::ListFaces];
             }
         }
-        msg @ (Msg::ServerFaces { .. } | Msg::Completed { .. } | Msg::Subscribed { .. }) => return app.face_msg(msg),
+        msg @ (Msg::ServerFaces { .. } | Msg::Completed { .. } | Msg::Subscribed { .. }) => {
+            return app.face_msg(session, msg);
+        }
         msg @ (Msg::FuzzProgress { .. } | Msg::FuzzDone { .. }) => app.fuzz_msg(msg),
         // The other groups went to their functions in `update_one`.
         _ => {}

@@ -327,7 +327,7 @@ fn finish(draft: Draft, label: &str, meta_check: bool, issues: &mut Vec<Issue>) 
         title: draft.title,
         description: draft.description,
         format: draft.format,
-        source: Source { path: label.to_string(), line: draft.line },
+        source: Source::file(label, draft.line),
         input_schema,
         output_schema,
         ui: ToolUi { tile: draft.tile, fields },

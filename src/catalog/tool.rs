@@ -105,6 +105,9 @@ pub enum Face {
     Template { uri_template: String },
     /// `prompts/get` of this prompt, its arguments from the form.
     Prompt { name: String },
+    /// Stands for a server whose tools could not be listed (`why`), so that it stays in the
+    /// list, its pane and its reason in reach, until it is connected again.
+    Offline { why: String },
 }
 
 impl Face {
@@ -119,6 +122,7 @@ impl Face {
             Face::Resource { .. } => "resources",
             Face::Template { .. } => "templates",
             Face::Prompt { .. } => "prompts",
+            Face::Offline { .. } => "tools",
         }
     }
 }
@@ -244,6 +248,16 @@ impl fmt::Display for Format {
     }
 }
 
+/// One of the app's server sessions (several servers side by side, two copies of one server
+/// among them): a tool a server listed names the session it came from, never its label alone.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SessionId(pub u32);
+
+impl SessionId {
+    /// The session of the server named on the command line (or the built-in demo server).
+    pub const FIRST: SessionId = SessionId(0);
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Source {
     /// As the user named it (or `<stdin>`, or `sample-tools/...` for the built-in tools).
@@ -251,12 +265,21 @@ pub struct Source {
     /// 1-based line where the tool's definition starts; 0 for a tool a server listed (`path`
     /// is then the server's label).
     pub line: usize,
+    /// The app's session whose server listed the tool (the app sets it as the tools arrive;
+    /// headless commands talk to one server and leave it unset).
+    #[serde(skip)]
+    pub session: Option<SessionId>,
 }
 
 impl Source {
     /// The source of a tool the server `label` listed.
     pub fn server(label: &str) -> Source {
-        Source { path: label.to_string(), line: 0 }
+        Source { path: label.to_string(), line: 0, session: None }
+    }
+
+    /// The source of a tool defined at `line` of the file `path`.
+    pub fn file(path: &str, line: usize) -> Source {
+        Source { path: path.to_string(), line, session: None }
     }
 }
 

@@ -107,7 +107,7 @@ async fn run_app(
 }
 
 /// The found servers as the app lists them, each by the name `--server` takes.
-fn found_entries(found: &crate::servers::Found) -> Vec<crate::app::servers::FoundEntry> {
+fn found_entries(found: &crate::servers::Found) -> Vec<crate::app::sessions::FoundEntry> {
     found
         .servers
         .iter()
@@ -118,7 +118,7 @@ fn found_entries(found: &crate::servers::Found) -> Vec<crate::app::servers::Foun
             };
             let line =
                 format!("{name} · {} · {} · {}", server.client.title(), server.transport.shown(), server.location());
-            crate::app::servers::FoundEntry { name, line }
+            crate::app::sessions::FoundEntry { name, line }
         })
         .collect()
 }

@@ -302,7 +302,10 @@ async fn send(
                 let at = if pointer.is_empty() { "(arguments)" } else { pointer.as_str() };
                 let _ = writeln!(err, "{at}: {message}");
             }
-            let said = format!("{}; not sent (--no-validate sends anyway)", plural(validation.len(), "argument error"));
+            let said = format!(
+                "{}; not sent (--no-validate sends anyway)",
+                crate::text::plural(validation.len(), "argument error")
+            );
             return Err(Failure::new(exit::INVALID_ARGUMENTS, said));
         }
     }
@@ -427,8 +430,4 @@ impl From<InvokeError> for Failure {
     fn from(error: InvokeError) -> Failure {
         Failure::new(failure_code(&error), error.to_string())
     }
-}
-
-fn plural(n: usize, word: &str) -> String {
-    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }

@@ -356,7 +356,7 @@ mod tests {
             title: None,
             description: None,
             format: Format::JsonSchema,
-            source: Source { path: "<test>".into(), line: 1 },
+            source: Source::file("<test>", 1),
             input_schema: schema,
             output_schema: None,
             ui: Default::default(),

@@ -84,7 +84,7 @@ pub fn text(report: &Report, options: &EndpointOptions) -> String {
     let _ = writeln!(
         out,
         "{} in {} tool{}: {} calls in {:.1} s ({per_second:.0}/s), {} restart{}, seed {}",
-        plural(report.findings.len(), "finding"),
+        crate::text::plural(report.findings.len(), "finding"),
         fuzzed,
         if fuzzed == 1 { "" } else { "s" },
         report.calls,
@@ -173,8 +173,4 @@ pub fn case(finding: &Finding, tool: Option<&Tool>, slow: Duration) -> Value {
         "validate": finding.valid,
         "expect": expect,
     })
-}
-
-fn plural(n: usize, word: &str) -> String {
-    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }

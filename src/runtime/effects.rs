@@ -8,17 +8,16 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use super::{Connection, list_server_tools, server_events};
+use super::sessions::SessionHandle;
+use super::{list_server_tools as list_server_tools_msg, server_events};
 use crate::app::{Answer, Effect, EffectError, Msg};
+use crate::catalog::SessionId;
 use crate::invoke::artifact::Fetched;
 use crate::invoke::{Endpoint, InvokeError};
 use crate::text;
 
 /// Calls in flight, by run id: their tasks (to cancel) and when they started (for the ticks).
 pub(super) struct Calls {
-    pub(super) endpoint: Connection,
-    /// The server as status lines and tool sources name it.
-    pub(super) label: String,
     /// How long to wait for an answer: a call's, and a fetch's or a save's silence.
     pub(super) timeout: Duration,
     pub(super) history: Option<std::path::PathBuf>,
@@ -26,55 +25,58 @@ pub(super) struct Calls {
     pub(super) done: mpsc::Sender<Msg>,
     /// Questions from the server waiting for the person's answer, by id.
     pub(super) asked: crate::app::asks::Waiting,
-    /// Written at the top of a new case file.
-    pub(super) case_server: serde_json::Map<String, serde_json::Value>,
-    /// Every server connected, and which tool is whose.
-    pub(super) fleet: super::several::Fleet,
+    /// Every server session.
+    pub(super) sessions: super::sessions::Sessions,
     /// The fuzz run going on, if one is.
     pub(super) fuzzing: Option<super::fuzz::FuzzTask>,
 }
 
 impl Calls {
-    /// One effect, handed to the function for its group: calls, the server, work off the UI
-    /// thread, a result's content, records on disk, and the desktop.
+    /// One effect; a server's, unaddressed, is the first session's.
     pub(super) fn carry_out(&mut self, effect: Effect) {
+        self.carry_out_in(SessionId::FIRST, effect)
+    }
+
+    /// One effect, in session `id` where it talks to a server, handed to the function for its
+    /// group: calls, the server, work off the UI thread, a result's content, records on disk,
+    /// and the desktop.
+    fn carry_out_in(&mut self, id: SessionId, effect: Effect) {
+        let Some(s) = self.sessions.get(id).cloned() else { return };
         match effect {
             Effect::Quit => {}
-            Effect::ToServer { label, effect } => self.carry_out_for(label, *effect),
+            Effect::Session { id, effect } => self.carry_out_in(id, *effect),
             Effect::ConnectFound(name) => self.connect_found(name),
-            Effect::Invoke { id, request, output_schema } => self.invoke(id, request, output_schema),
+            Effect::Invoke { id, request, output_schema } => self.invoke(&s, id, request, output_schema),
             Effect::Cancel { id } => self.cancel(id),
             Effect::RetryAfter { id, ms } => self.retry_after(id, ms),
             Effect::AnswerAsk { id, reply } => self.asked.answer(id, reply),
-            Effect::SetRoots(roots) => self.set_roots(roots),
-            Effect::Authorize { provider, token } => self.authorize(provider, token),
-            Effect::ListServerTools => self.list_server_tools(),
+            Effect::SetRoots(roots) => set_roots(&s, roots),
+            Effect::Authorize { provider, token } => authorize(&s, provider, token),
+            Effect::ListServerTools => list_server_tools(&s),
             Effect::SignIn { challenge } => {
-                tokio::spawn(super::sign_in::sign_in(
-                    self.endpoint.clone(),
-                    challenge,
-                    self.done.clone(),
-                    self.label.clone(),
-                ));
+                tokio::spawn(super::sign_in::sign_in(s.endpoint, challenge, s.done, s.label));
             }
             Effect::SignOut => {
-                tokio::spawn(super::sign_in::sign_out(self.endpoint.clone(), self.done.clone()));
+                tokio::spawn(super::sign_in::sign_out(s.endpoint, s.done));
             }
             Effect::Reconnect => {
-                tokio::spawn(server_events::reconnect(self.endpoint.clone(), self.done.clone(), self.label.clone()));
+                // A connection that never came up is made anew (and only listed); one that did
+                // starts its server again.
+                let (s, made_anew) = self.sessions.renewed(s.id).unwrap_or((s, false));
+                tokio::spawn(server_events::reconnect(s.endpoint, s.done, s.label, !made_anew));
             }
             Effect::SetLogLevel(level) => {
-                tokio::spawn(server_events::set_log_level(self.endpoint.clone(), self.done.clone(), level));
+                tokio::spawn(server_events::set_log_level(s.endpoint, s.done, level));
             }
             Effect::CompileChecker { tool_id, schema } => self.compile_checker(tool_id, schema),
             Effect::Lint { tool, options } => self.lint(tool, options),
             Effect::DecodeInline { run, item, data, content_type } => self.decode_inline(run, item, data, content_type),
-            Effect::ReadResource { run, item, uri } => self.read_resource(run, item, uri),
+            Effect::ReadResource { run, item, uri } => read_resource_of(&s, run, item, uri),
             Effect::Fetch(url) => self.fetch(url),
             Effect::Save { path, source, overwrite } => self.save(path, source, overwrite),
-            Effect::SaveCase { path, case } => self.save_case(path, case),
+            Effect::SaveCase { path, case } => save_case(&s, path, case),
             Effect::Record(entry) => self.record(entry),
-            Effect::Fuzz { id, tool } => self.fuzz(id, *tool),
+            Effect::Fuzz { id, tool } => self.fuzz(&s, id, *tool),
             Effect::StopFuzz { id } => self.stop_fuzz(id),
             Effect::Copy(text) => copy(&text),
             // Only web links, whichever pane asked (the gate decides): another scheme could
@@ -95,7 +97,7 @@ impl Calls {
                 });
             }
             face @ (Effect::ListFaces | Effect::Face { .. } | Effect::Complete { .. } | Effect::Subscribe { .. }) => {
-                self.carry_out_face(face)
+                self.carry_out_face(&s, face)
             }
         }
     }
@@ -116,13 +118,14 @@ impl Calls {
 impl Calls {
     fn invoke(
         &mut self,
+        s: &SessionHandle,
         id: u64,
         request: crate::invoke::request::CallRequest,
         output_schema: Option<serde_json::Value>,
     ) {
-        let endpoint = self.endpoint.clone();
-        let done = self.done.clone();
-        let progress_to = self.done.clone();
+        let endpoint = s.endpoint.clone();
+        let done = s.done.clone();
+        let progress_to = s.done.clone();
         let task = tokio::spawn(async move {
             let report = move |progress| {
                 // Best effort: a full queue skips a report rather than stalling the call.
@@ -170,46 +173,40 @@ impl Calls {
 
 /// The server: its roots, a token, its tool list (reconnecting and its log level are in
 /// `server_events`).
-impl Calls {
-    fn set_roots(&self, roots: Vec<String>) {
-        let endpoint = self.endpoint.clone();
-        tokio::spawn(async move {
-            if let Ok(endpoint) = endpoint.await {
-                endpoint.set_roots(roots).await;
-            }
-        });
-    }
+fn set_roots(s: &SessionHandle, roots: Vec<String>) {
+    let endpoint = s.endpoint.clone();
+    tokio::spawn(async move {
+        if let Ok(endpoint) = endpoint.await {
+            endpoint.set_roots(roots).await;
+        }
+    });
+}
 
-    fn authorize(&self, provider: String, token: String) {
-        let endpoint = self.endpoint.clone();
-        let done = self.done.clone();
-        let label = self.label.clone();
-        tokio::spawn(async move {
-            let authorized = match endpoint.await {
-                Ok(endpoint) => endpoint.authorize(&provider, &token).await.map(|()| endpoint),
-                Err(e) => Err(e),
-            };
-            server_events::send_info(authorized.as_ref().ok(), &done).await;
-            let _ = done.send(list_server_tools(authorized, label).await).await;
-        });
-    }
+fn authorize(s: &SessionHandle, provider: String, token: String) {
+    let (endpoint, done, label) = (s.endpoint.clone(), s.done.clone(), s.label.clone());
+    tokio::spawn(async move {
+        let authorized = match endpoint.await {
+            Ok(endpoint) => endpoint.authorize(&provider, &token).await.map(|()| endpoint),
+            Err(e) => Err(e),
+        };
+        server_events::send_info(authorized.as_ref().ok(), &done).await;
+        let _ = done.send(list_server_tools_msg(authorized, label).await).await;
+    });
+}
 
-    fn list_server_tools(&self) {
-        let endpoint = self.endpoint.clone();
-        let done = self.done.clone();
-        let label = self.label.clone();
-        tokio::spawn(async move {
-            let endpoint = endpoint.await;
-            let _ = done.send(list_server_tools(endpoint.clone(), label).await).await;
-            server_events::send_info(endpoint.as_ref().ok(), &done).await;
-            // The MCP revision agreed, for the status line.
-            if let Ok(endpoint) = &endpoint
-                && let Some(version) = endpoint.protocol_version().await
-            {
-                let _ = done.send(Msg::ServerProtocol(version)).await;
-            }
-        });
-    }
+fn list_server_tools(s: &SessionHandle) {
+    let (endpoint, done, label) = (s.endpoint.clone(), s.done.clone(), s.label.clone());
+    tokio::spawn(async move {
+        let endpoint = endpoint.await;
+        let _ = done.send(list_server_tools_msg(endpoint.clone(), label).await).await;
+        server_events::send_info(endpoint.as_ref().ok(), &done).await;
+        // The MCP revision agreed, for the status line.
+        if let Ok(endpoint) = &endpoint
+            && let Some(version) = endpoint.protocol_version().await
+        {
+            let _ = done.send(Msg::ServerProtocol(version)).await;
+        }
+    });
 }
 
 /// CPU work the UI thread must not wait for: a schema's checker, a tool's lint findings.
@@ -252,15 +249,6 @@ impl Calls {
         });
     }
 
-    fn read_resource(&self, run: u64, item: usize, uri: String) {
-        let endpoint = self.endpoint.clone();
-        let done = self.done.clone();
-        tokio::spawn(async move {
-            let result = read_resource(endpoint.await, &uri).await;
-            let _ = done.send(Msg::ResourceRead { run, item, result }).await;
-        });
-    }
-
     fn fetch(&self, url: String) {
         let done = self.done.clone();
         let timeout = self.timeout;
@@ -285,29 +273,39 @@ impl Calls {
     }
 }
 
-/// Records on disk: a test case, the history.
-impl Calls {
-    fn save_case(&self, path: String, mut case: serde_json::Value) {
-        let done = self.done.clone();
-        let mut server = self.case_server.clone();
-        // Token placeholders belong to the file's top, beside the server they are for.
-        if let Some(tokens) = case.as_object_mut().and_then(|c| c.remove("tokens")) {
-            server.insert("tokens".into(), tokens);
-        }
-        tokio::spawn(async move {
-            let appended = tokio::task::spawn_blocking(move || {
-                crate::cases::record::append_case_for(std::path::Path::new(&path), &case, &server)
-                    .map(|()| path.clone())
-                    // The error names the file: "No such file or directory" alone does not.
-                    .map_err(|e| EffectError::case_file(&path, &e))
-            })
-            .await
-            .map_err(EffectError::from)
-            .and_then(|appended| appended);
-            let _ = done.send(Msg::CaseSaved(appended)).await;
-        });
-    }
+/// A `resource_link` item's resource, read from session `s`'s server.
+fn read_resource_of(s: &SessionHandle, run: u64, item: usize, uri: String) {
+    let (endpoint, done) = (s.endpoint.clone(), s.done.clone());
+    tokio::spawn(async move {
+        let result = read_resource(endpoint.await, &uri).await;
+        let _ = done.send(Msg::ResourceRead { run, item, result }).await;
+    });
+}
 
+/// A test case, written with the server of the session it was run in at the file's top.
+fn save_case(s: &SessionHandle, path: String, mut case: serde_json::Value) {
+    let done = s.done.clone();
+    let mut server = s.case_server.clone();
+    // Token placeholders belong to the file's top, beside the server they are for.
+    if let Some(tokens) = case.as_object_mut().and_then(|c| c.remove("tokens")) {
+        server.insert("tokens".into(), tokens);
+    }
+    tokio::spawn(async move {
+        let appended = tokio::task::spawn_blocking(move || {
+            crate::cases::record::append_case_for(std::path::Path::new(&path), &case, &server)
+                .map(|()| path.clone())
+                // The error names the file: "No such file or directory" alone does not.
+                .map_err(|e| EffectError::case_file(&path, &e))
+        })
+        .await
+        .map_err(EffectError::from)
+        .and_then(|appended| appended);
+        let _ = done.send(Msg::CaseSaved(appended)).await;
+    });
+}
+
+/// Records on disk: the history.
+impl Calls {
     fn record(&self, mut entry: Box<crate::history::Entry>) {
         let Some(path) = self.history.clone() else { return };
         if entry.at.is_empty() {

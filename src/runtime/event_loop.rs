@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 
 use super::effects::Calls;
 use super::terminal::{TerminalGuard, terminal_gone};
-use super::{LoadCatalog, Servers, hang_up, several};
+use super::{LoadCatalog, Servers, hang_up, sessions};
 use crate::app::{App, Effect, Msg, update};
 use crate::theme::Styles;
 use crate::ui;
@@ -38,31 +38,20 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
         read_history_in_background(path, done_tx.clone());
     }
     let (asks_tx, mut asks_rx) = mpsc::unbounded_channel();
-    let mut fleet = several::Fleet {
-        slots: Vec::new(),
-        routes: HashMap::new(),
-        recipes: HashMap::new(),
-        asks_to: asks_tx,
-        shared: servers.shared,
-    };
+    let mut sessions = sessions::Sessions::new(asks_tx, servers.shared);
     let mut first_messages = Vec::new();
     for server in servers.each {
         let timeout = server.options.answer_timeout();
-        let (_, named) = fleet.add(server, &done_tx);
-        first_messages.push((named, timeout));
+        first_messages.push((sessions.add(server, &done_tx), timeout));
     }
-    let Some(primary) = fleet.slots.first() else { return Ok(()) };
-    let timeout = first_messages.first().map_or(Duration::from_secs(60), |(_, t)| *t);
+    let Some((_, timeout)) = first_messages.first() else { return Ok(()) };
     let mut calls = Calls {
-        case_server: primary.case_server.clone(),
-        endpoint: primary.endpoint.clone(),
-        label: primary.label.clone(),
-        timeout,
+        timeout: *timeout,
         history,
         running: HashMap::new(),
         done: done_tx,
         asked: Default::default(),
-        fleet,
+        sessions,
         fuzzing: None,
     };
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
@@ -98,13 +87,12 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
             }
             Some(msg) = done_rx.recv() => {
                 let inner = match &msg {
-                    Msg::FromServer { msg, .. } => msg.as_ref(),
+                    Msg::Session { msg, .. } => msg.as_ref(),
                     other => other,
                 };
                 if let Msg::InvocationDone { id, .. } = inner {
                     calls.finished(*id);
                 }
-                calls.fleet.note_tools(&msg);
                 messages.push(msg);
             }
             Some(pending) = asks_rx.recv() => messages.push(calls.asked.waiting(pending)),

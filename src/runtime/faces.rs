@@ -4,18 +4,18 @@
 use std::time::Instant;
 
 use super::effects::Calls;
+use super::sessions::SessionHandle;
 use crate::app::faces::FaceRequest;
 use crate::app::{Answer, CallFailure, Effect, EffectError, Msg};
 
 impl Calls {
     /// The effects of faces; any other is not for here.
-    pub(super) fn carry_out_face(&mut self, effect: Effect) {
+    pub(super) fn carry_out_face(&mut self, s: &SessionHandle, effect: Effect) {
         match effect {
-            Effect::ListFaces => self.list_faces(),
-            Effect::Face { id, call_id, request } => self.face(id, call_id, request),
+            Effect::ListFaces => list_faces(s),
+            Effect::Face { id, call_id, request } => self.face(s, id, call_id, request),
             Effect::Complete { tool_id, reference, argument, typed, context } => {
-                let endpoint = self.endpoint.clone();
-                let done = self.done.clone();
+                let (endpoint, done) = (s.endpoint.clone(), s.done.clone());
                 tokio::spawn(async move {
                     let result = match endpoint.await {
                         Ok(endpoint) => endpoint.complete(&reference, &argument, &typed, &context).await,
@@ -26,8 +26,7 @@ impl Calls {
                 });
             }
             Effect::Subscribe { uri, on } => {
-                let endpoint = self.endpoint.clone();
-                let done = self.done.clone();
+                let (endpoint, done) = (s.endpoint.clone(), s.done.clone());
                 tokio::spawn(async move {
                     let result = match endpoint.await {
                         Ok(endpoint) if on => endpoint.subscribe(&uri).await,
@@ -41,23 +40,9 @@ impl Calls {
         }
     }
 
-    /// Resources, templates and prompts; an endpoint that is not MCP has none to list.
-    fn list_faces(&self) {
-        let endpoint = self.endpoint.clone();
-        let done = self.done.clone();
-        let label = self.label.clone();
-        tokio::spawn(async move {
-            let Ok(endpoint) = endpoint.await else { return };
-            if let Some(faces) = endpoint.list_faces().await {
-                let _ = done.send(Msg::ServerFaces { label, faces: Box::new(faces) }).await;
-            }
-        });
-    }
-
     /// A read or a get, run as a call is: cancellable, ticking, answered as `InvocationDone`.
-    fn face(&mut self, id: u64, call_id: String, request: FaceRequest) {
-        let endpoint = self.endpoint.clone();
-        let done = self.done.clone();
+    fn face(&mut self, s: &SessionHandle, id: u64, call_id: String, request: FaceRequest) {
+        let (endpoint, done) = (s.endpoint.clone(), s.done.clone());
         let task = tokio::spawn(async move {
             let result = match endpoint.await {
                 Ok(endpoint) => match &request {
@@ -79,4 +64,15 @@ impl Calls {
         });
         self.running.insert(id, (task, Instant::now()));
     }
+}
+
+/// Resources, templates and prompts; an endpoint that is not MCP has none to list.
+fn list_faces(s: &SessionHandle) {
+    let (endpoint, done, label) = (s.endpoint.clone(), s.done.clone(), s.label.clone());
+    tokio::spawn(async move {
+        let Ok(endpoint) = endpoint.await else { return };
+        if let Some(faces) = endpoint.list_faces().await {
+            let _ = done.send(Msg::ServerFaces { label, faces: Box::new(faces) }).await;
+        }
+    });
 }

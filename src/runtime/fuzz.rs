@@ -53,15 +53,11 @@ impl Drop for FuzzTask {
 
 impl Calls {
     /// Fuzzes `tool` on the server it is called on, over a new connection to it.
-    pub(super) fn fuzz(&mut self, id: u64, tool: Tool) {
+    pub(super) fn fuzz(&mut self, s: &super::sessions::SessionHandle, id: u64, tool: Tool) {
         // One run at a time: a new one ends the last (its drop stops it).
         self.fuzzing = None;
-        let done = self.done.clone();
-        let Some(recipe) = self.fleet.recipes.get(&self.label).cloned() else {
-            let result = Err(EffectError::NoConnectionOptions);
-            tokio::spawn(async move { done.send(Msg::FuzzDone { id, result }).await });
-            return;
-        };
+        let done = s.done.clone();
+        let recipe = s.recipe.clone();
         let stop = Arc::new(AtomicBool::new(false));
         let cut = CancellationToken::new();
         let (flag, token) = (stop.clone(), cut.clone());

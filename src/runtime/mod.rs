@@ -22,7 +22,7 @@ mod faces;
 mod fuzz;
 mod hang_up;
 mod server_events;
-mod several;
+mod sessions;
 mod sign_in;
 mod terminal;
 

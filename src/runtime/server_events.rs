@@ -59,10 +59,12 @@ pub(super) fn forward_traffic(endpoint: Connection, done: mpsc::Sender<Msg>) {
     });
 }
 
-/// `R`: the server started again (or a new session), what it says of itself, its tools.
-pub(super) async fn reconnect(endpoint: Connection, done: mpsc::Sender<Msg>, label: String) {
+/// `R`: the server started again (or a new session; `restart` false for a connection just
+/// made), what it says of itself, its tools.
+pub(super) async fn reconnect(endpoint: Connection, done: mpsc::Sender<Msg>, label: String, restart: bool) {
     let reconnected = match endpoint.await {
-        Ok(endpoint) => endpoint.reconnect().await.map(|()| endpoint),
+        Ok(endpoint) if restart => endpoint.reconnect().await.map(|()| endpoint),
+        Ok(endpoint) => Ok(endpoint),
         Err(e) => Err(e),
     };
     match reconnected {

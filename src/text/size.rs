@@ -15,6 +15,12 @@ pub fn human_bytes(bytes: u64) -> String {
     format!("{size:.1} {}", UNITS[unit])
 }
 
+/// `n` and `word`, in the plural unless `n` is 1 ("1 tool", "3 tools"): the one rule for
+/// counts in messages (words whose plural is not `s` say so where they are written).
+pub fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

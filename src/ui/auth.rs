@@ -17,7 +17,7 @@ use crate::theme::Styles;
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let pane_state = &app.auth;
     frame.render_widget(Clear, area);
-    let title = format!("sign in · {}", visible(app.server.endpoint()));
+    let title = format!("sign in · {}", visible(app.server().endpoint()));
     frame.render_widget(pane(&title, true, styles).style(styles.base), area);
     let body = inner(area);
     let columns = usize::from(body.width).max(10);

@@ -25,7 +25,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         }
     };
     // The server's tools are on their way: the list is not all there is yet.
-    if app.server.listing() {
+    if app.server().listing() {
         title.push_str(" · listing…");
     }
     if app.loading {
@@ -72,7 +72,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         })
         .collect();
     if lines.is_empty() {
-        let message = match (filtering, app.loading, app.server.listing()) {
+        let message = match (filtering, app.loading, app.server().listing()) {
             (true, _, _) => "no tool matches".to_string(),
             (false, true, _) => loading_message(app.load_progress),
             (false, false, true) => "asking the server for its tools…".to_string(),

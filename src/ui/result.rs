@@ -67,7 +67,7 @@ fn running_lines(app: &App, run: &Run, styles: &Styles) -> Vec<Line<'static>> {
             format!(
                 "{:.1} s · {} · {} cancels",
                 run.elapsed_ms() as f64 / 1000.0,
-                app.server.endpoint(),
+                run.server(),
                 app.key_name(Context::Main, Action::Back)
             ),
             styles.muted,
@@ -119,10 +119,7 @@ fn done(app: &App, run: &Run, styles: &Styles, frame: &mut Frame, body: Rect) {
     };
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("{mark} {} ", outcome.status.name()), style),
-        Span::styled(
-            format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms(), app.server.endpoint()),
-            styles.muted,
-        ),
+        Span::styled(format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms(), run.server()), styles.muted),
     ])];
     if app.result.show_exchange() {
         exchange_lines(app, exchange, styles, &mut lines);

@@ -20,12 +20,12 @@ use crate::theme::Styles;
 const HEADER_ROWS: usize = 12;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
-    let pane_state = &app.server_pane;
+    let pane_state = app.server_pane();
     frame.render_widget(Clear, area);
-    let mut title = format!("server · {}", visible(app.server.endpoint()));
-    if app.servers.several() {
+    let mut title = format!("server · {}", visible(app.server().endpoint()));
+    if app.sessions.several() {
         // Which of them: the pane shows the selected tool's server.
-        title.push_str(&format!(" ({} of {} servers)", app.servers.current() + 1, app.servers.labels().len()));
+        title.push_str(&format!(" ({} of {} servers)", app.sessions.position() + 1, app.sessions.all().len()));
     }
     frame.render_widget(pane(&title, true, styles).style(styles.base), area);
     let body = inner(area);
@@ -79,8 +79,8 @@ fn header(app: &App, columns: usize, height: usize, styles: &Styles) -> Vec<Line
             ]));
         }
     };
-    let Some(info) = app.server_pane.info() else {
-        let said = if app.server.listing() {
+    let Some(info) = app.server_pane().info() else {
+        let said = if app.server().listing() {
             "connecting…"
         } else {
             "no MCP handshake (an Open Tool Calling server, or not connected)"

@@ -213,7 +213,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::Text { .. }), _) => (&[Context::Result], TEXT),
         _ if app.shows(Overlay::Server) => (&[Context::Server], SERVER),
         _ if app.shows(Overlay::Fuzz) => (&[Context::Fuzz], FUZZ),
-        _ if app.shows(Overlay::Traffic) && app.server_pane.traffic().filtering() => (&[], FILTER),
+        _ if app.shows(Overlay::Traffic) && app.server_pane().traffic().filtering() => (&[], FILTER),
         _ if app.shows(Overlay::Traffic) => (&[Context::Traffic], TRAFFIC),
         _ if app.list.filtering() => (&[], FILTER),
         _ if app.focus == Focus::Result && app.result.shows_value() => (&[Context::Value, Context::Result], VALUE),

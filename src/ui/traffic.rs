@@ -18,11 +18,11 @@ use crate::text::{truncate, visible};
 use crate::theme::Styles;
 
 pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
-    let log = &app.server_pane.traffic();
+    let log = &app.server_pane().traffic();
     frame.render_widget(Clear, area);
-    let mut title = format!("traffic · {}", visible(app.server.endpoint()));
-    if app.servers.several() {
-        title.push_str(&format!(" ({} of {} servers)", app.servers.current() + 1, app.servers.labels().len()));
+    let mut title = format!("traffic · {}", visible(app.server().endpoint()));
+    if app.sessions.several() {
+        title.push_str(&format!(" ({} of {} servers)", app.sessions.position() + 1, app.sessions.all().len()));
     }
     frame.render_widget(pane(&title, true, styles).style(styles.base), area);
     let body = inner(area);

@@ -274,13 +274,11 @@ const PANES: &[(&str, &[&str])] = &[
     ("list", &["app/list.rs"]),
     ("form_pane", &["app/form.rs"]),
     ("result", &["app/result/"]),
-    ("server", &["app/connection.rs"]),
-    ("server_pane", &["app/server_pane.rs"]),
     ("fuzz", &["app/fuzz.rs"]),
     ("auth", &["app/auth.rs"]),
     ("faces", &["app/faces.rs"]),
     ("asks", &["app/asks.rs"]),
-    ("servers", &["app/servers.rs"]),
+    ("sessions", &["app/sessions.rs"]),
     ("recorder", &["app/recorder.rs"]),
     ("prompts", &["app/prompts.rs"]),
     ("confirmations", &["app/confirm.rs"]),
@@ -456,14 +454,14 @@ fn the_pane_state_check_finds_a_write() {
     assert_eq!(pane_state_writes("app/prompts.rs", "self.prompts.popup = None;").len(), 0, "its own module");
     let writes = [
         "app.list.filtering = true;",
-        "self.server_pane.page += 1;",
+        "self.recorder.count += 1;",
         "app.faces.subscribed.insert(uri);",
         "self.asks.roots.clear();",
-        "std::mem::take(&mut app.server.reconnected)",
+        "std::mem::take(&mut app.auth.steps)",
         "if let Some(json) = self.form_pane.json.as_mut() {}",
         "app.result.value_view.cursor = 3;",
         "app.fuzz.run.as_mut().map(|r| r.id)",
-        "app.servers.labels[0] = x;",
+        "app.sessions.current = x;",
         "let pane = &mut app.form_pane; pane.cursor = 0;",
     ];
     for write in writes {
@@ -476,7 +474,7 @@ fn the_pane_state_check_finds_a_write() {
         "match x { _ if app.list.filtering => 1 }",
         "app.list.start_filter();",
         "app.list.filter.text().is_empty()",
-        "std::mem::swap(&mut app.server, parked);",
+        "std::mem::swap(&mut app.sessions, parked);",
         "let s = &app.list.filter;",
     ];
     for read in reads {
@@ -484,7 +482,7 @@ fn the_pane_state_check_finds_a_write() {
     }
     assert_eq!(pane_state_writes("app/result/content.rs", "self.result.scroll = 0;").len(), 0, "the pane's folder");
     assert_eq!(pane_state_writes("ui/list.rs", "self.list.filtering = true;").len(), 0, "self is not the app there");
-    assert_eq!(pane_state_writes("cli/app.rs", "app.servers.found = found;").len(), 1, "the command line too");
+    assert_eq!(pane_state_writes("cli/app.rs", "app.sessions.found = found;").len(), 1, "the command line too");
 }
 
 /// Each pane that takes keys: its type, and how `route.rs` reaches it from the app. Every one
@@ -492,8 +490,8 @@ fn the_pane_state_check_finds_a_write() {
 const KEY_PANES: &[(&str, &str)] = &[
     ("Asks", "app.asks"),
     ("Prompts", "app.prompts"),
-    ("ServerPane", "app.server_pane"),
-    ("TrafficLog", "app.server_pane.traffic_mut()"),
+    ("ServerPane", "app.sessions.pane_mut(session)"),
+    ("TrafficLog", "app.sessions.pane_mut(session).traffic_mut()"),
     ("FuzzPane", "app.fuzz"),
     ("AuthPane", "app.auth"),
     ("ToolList", "app.list"),

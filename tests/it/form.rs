@@ -18,7 +18,7 @@ fn tool(schema: Value) -> Tool {
         title: None,
         description: None,
         format: Format::JsonSchema,
-        source: Source { path: "<test>".into(), line: 1 },
+        source: Source::file("<test>", 1),
         input_schema: schema,
         output_schema: None,
         ui: ToolUi::default(),

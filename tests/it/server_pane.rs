@@ -89,7 +89,7 @@ fn the_server_pane_shows_the_server_its_end_and_its_voice() {
     // R: the server is started again, and its tools listed again once it is back.
     assert_eq!(press(&mut app, 'R'), [Effect::Reconnect]);
     let _ = update(&mut app, Msg::Reconnected(Ok(())));
-    assert!(app.server_pane.gone().is_none());
+    assert!(app.server_pane().gone().is_none());
     assert!(!screen(&app).contains("✗ gone"));
     // Esc closes the pane.
     let _ = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)));
@@ -101,7 +101,7 @@ fn a_changed_tool_list_is_listed_again_with_a_note() {
     let mut app = app();
     let effects = update(&mut app, Msg::ServerEvents(vec![ServerEvent::ToolsChanged]));
     assert_eq!(effects, [Effect::ListServerTools]);
-    assert!(app.server.listing());
+    assert!(app.server().listing());
     assert_eq!(app.status.as_deref(), Some("the server's tools changed: listing them again"));
 }
 
@@ -112,7 +112,7 @@ fn a_lost_session_is_said_and_r_reconnects_from_the_result_pane_too() {
     let _ = update(&mut app, Msg::ServerEvents(vec![ServerEvent::Lost(lost.clone())]));
     assert_eq!(app.status, Some(format!("{lost}: R reconnects")));
     assert_eq!(press(&mut app, 'R'), [Effect::Reconnect]);
-    assert!(app.server.listing(), "the tools are listed again");
+    assert!(app.server().listing(), "the tools are listed again");
 }
 
 /// 200,000 stderr lines in one go: the ring keeps the newest within its bounds, the screen draws
@@ -123,8 +123,8 @@ fn a_flood_of_lines_stays_bounded_and_the_pane_answers() {
     press(&mut app, 'i');
     let flood: Vec<ServerEvent> = (0..200_000).map(|i| ServerEvent::Stderr(format!("line {i}"))).collect();
     let _ = update(&mut app, Msg::ServerEvents(flood));
-    assert_eq!(app.server_pane.log().len(), tooldeck::app::server_pane::MAX_LINES);
-    assert!(app.server_pane.log().bytes() < 20 << 20);
+    assert_eq!(app.server_pane().log().len(), tooldeck::app::server_pane::MAX_LINES);
+    assert!(app.server_pane().log().bytes() < 20 << 20);
     assert!(screen(&app).contains("line 199999"));
     press(&mut app, 'g');
     let shown = screen(&app);

@@ -1,18 +1,23 @@
 //! Two servers side by side in the app: the catalog grouped by server name, each server's own
 //! state in the server pane, and calls addressed to the server whose tool is selected. Driven
-//! through `update` with the messages the runtime sends (`Msg::FromServer`).
+//! through `update` with the messages the runtime sends (`Msg::Session`).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use tooldeck::app::{App, Effect, Msg, update};
-use tooldeck::catalog::Catalog;
+use tooldeck::catalog::{Catalog, SessionId};
 use tooldeck::invoke::endpoint::server_tools;
 use tooldeck::invoke::mcp::info::ServerInfo;
 use tooldeck::theme::Styles;
 
+/// The session the runtime gives each server, in the order they were named.
+fn id(label: &str) -> SessionId {
+    SessionId(["alpha", "beta", "gamma"].iter().position(|l| *l == label).expect("a known server") as u32)
+}
+
 fn from(label: &str, msg: Msg) -> Msg {
-    Msg::FromServer { label: label.to_string(), msg: Box::new(msg) }
+    Msg::Session { id: id(label), msg: Box::new(msg) }
 }
 
 fn tools(label: &str, names: &[&str]) -> Msg {
@@ -39,7 +44,7 @@ fn two_servers() -> App {
         let effects = update(&mut app, from(label, Msg::ServerNamed { label: label.into(), lists_tools: true }));
         assert_eq!(
             effects,
-            [Effect::ToServer { label: label.into(), effect: Box::new(Effect::ListServerTools) }],
+            [Effect::Session { id: id(label), effect: Box::new(Effect::ListServerTools) }],
             "each server is asked for its own tools"
         );
     }
@@ -74,10 +79,10 @@ fn two_servers_side_by_side() {
 
     // R restarts the selected tool's server, not the first one.
     let effects = key(&mut app, KeyCode::Char('R'));
-    assert_eq!(effects, [Effect::ToServer { label: "beta".into(), effect: Box::new(Effect::Reconnect) }]);
+    assert_eq!(effects, [Effect::Session { id: id("beta"), effect: Box::new(Effect::Reconnect) }]);
     key(&mut app, KeyCode::Home);
     let effects = key(&mut app, KeyCode::Char('R'));
-    assert_eq!(effects, [Effect::ToServer { label: "alpha".into(), effect: Box::new(Effect::Reconnect) }]);
+    assert_eq!(effects, [Effect::Session { id: id("alpha"), effect: Box::new(Effect::Reconnect) }]);
     key(&mut app, KeyCode::Char('i'));
     let shown = screen(&app);
     assert!(shown.contains("alpha-server") && shown.contains("(1 of 2 servers)"), "{shown}");
@@ -85,7 +90,7 @@ fn two_servers_side_by_side() {
 
 #[test]
 fn a_found_server_is_connected_from_the_list() {
-    let found = vec![tooldeck::app::servers::FoundEntry {
+    let found = vec![tooldeck::app::sessions::FoundEntry {
         name: "cursor:gamma".into(),
         line: "gamma · Cursor · npx -y gamma · /home/me/.cursor/mcp.json:3".into(),
     }];
@@ -96,4 +101,87 @@ fn a_found_server_is_connected_from_the_list() {
     insta::assert_snapshot!("servers_03_found_servers", shown);
     let effects = key(&mut app, KeyCode::Enter);
     assert_eq!(effects, [Effect::ConnectFound("cursor:gamma".into())]);
+}
+
+/// Two copies of one server (the same tools, as `--server alpha --server beta` for two entries
+/// that run one server on two folders) are two sessions: both lists show, each call goes to its
+/// own server, and a result names the server that answered it wherever the cursor goes.
+#[test]
+fn two_copies_of_one_server_are_two_sessions() {
+    let mut app = App::new(Catalog::default(), &[], (120, 30));
+    update(&mut app, Msg::Resize(120, 30));
+    for label in ["alpha", "beta"] {
+        update(&mut app, from(label, Msg::ServerNamed { label: label.into(), lists_tools: true }));
+    }
+    // beta answers first: which server answers first must not change what is listed.
+    update(&mut app, tools("beta", &["read_file", "write_file"]));
+    update(&mut app, tools("alpha", &["read_file", "write_file"]));
+    assert_eq!(app.catalog.len(), 4, "both servers' tools are listed");
+    let shown = screen(&app);
+    let (alpha, beta) = (shown.find("server alpha").expect(&shown), shown.find("server beta").expect(&shown));
+    assert!(alpha < beta, "the groups keep the order the servers were named in:\n{shown}");
+    assert!(
+        app.catalog.get("read_file").is_some_and(|t| t.source.session == Some(id("alpha"))),
+        "the first keeps the name"
+    );
+
+    // The second server's read_file is called on the second server, by its own name.
+    key(&mut app, KeyCode::End);
+    key(&mut app, KeyCode::Up);
+    let selected = app.selected_tool().expect("a tool").clone();
+    assert_eq!((selected.name.as_str(), selected.source.session), ("read_file", Some(id("beta"))));
+    let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
+    let Some(Effect::Session { id: to, effect }) = effects.iter().find(|e| matches!(e, Effect::Session { .. })) else {
+        panic!("the call is addressed to a session: {effects:?}");
+    };
+    assert_eq!(*to, id("beta"));
+    let Effect::Invoke { id: run, request, .. } = effect.as_ref() else { panic!("{effect:?}") };
+    assert_eq!(request.tool_id, "read_file", "the server knows the tool by its own name");
+
+    // The result keeps naming beta when the cursor moves onto alpha's tools.
+    key(&mut app, KeyCode::Home);
+    assert_eq!(app.sessions.current_id(), id("alpha"));
+    assert_eq!(app.result.run().expect("the run").server(), "beta");
+    let answer = tooldeck::app::CallFailure::from(tooldeck::invoke::InvokeError::Protocol("down".into()));
+    let effects = update(
+        &mut app,
+        Msg::Session { id: id("beta"), msg: Box::new(Msg::InvocationDone { id: *run, result: Err(answer) }) },
+    );
+    let recorded = effects.iter().find_map(|e| match e {
+        Effect::Record(entry) => Some(entry),
+        _ => None,
+    });
+    let entry = recorded.expect("the call is kept in the history");
+    assert_eq!((entry.endpoint.as_str(), entry.tool.as_str()), ("beta", selected.id.as_str()));
+    assert!(screen(&app).contains("beta"), "the result names its server");
+}
+
+/// A server whose tools cannot be listed stays in the list, under its name, with why; `R` on it
+/// tries that server again, and its tools take the entry's place once it answers.
+#[test]
+fn a_server_that_fails_to_connect_stays_listed_and_is_retried() {
+    let mut app = App::new(Catalog::default(), &[], (80, 24));
+    update(&mut app, Msg::Resize(80, 24));
+    for label in ["alpha", "beta"] {
+        update(&mut app, from(label, Msg::ServerNamed { label: label.into(), lists_tools: true }));
+    }
+    update(&mut app, tools("alpha", &["search"]));
+    let refused =
+        tooldeck::invoke::InvokeError::Protocol("cannot connect to http://127.0.0.1:9/mcp: connection refused".into());
+    update(&mut app, from("beta", Msg::ServerTools { label: "beta".into(), result: Err(refused.into()) }));
+    let shown = screen(&app);
+    assert!(shown.contains("server beta") && shown.contains("not connected"), "{shown}");
+
+    key(&mut app, KeyCode::End);
+    assert_eq!(app.sessions.current_id(), id("beta"), "the entry stands for beta");
+    key(&mut app, KeyCode::Char('i'));
+    let shown = screen(&app);
+    assert!(shown.contains("connection refused"), "its pane says why in full:\n{shown}");
+    key(&mut app, KeyCode::Esc);
+    let effects = key(&mut app, KeyCode::Char('R'));
+    assert_eq!(effects, [Effect::Session { id: id("beta"), effect: Box::new(Effect::Reconnect) }]);
+
+    update(&mut app, tools("beta", &["fetch"]));
+    let shown = screen(&app);
+    assert!(shown.contains("fetch") && !shown.contains("not connected"), "{shown}");
 }

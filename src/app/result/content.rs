@@ -287,7 +287,7 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
     let picture_rows = picture_fit(app).map_or(0, |(_, rows)| rows);
     let mut doc = vec![DocLine::Heading(format!(
         "content · {} · {} {} choose · {f} previews or reads · {s} saves",
-        plural(items.len(), "item"),
+        crate::text::plural(items.len(), "item"),
         key(Action::NextItem),
         key(Action::PreviousItem),
     ))];
@@ -320,9 +320,10 @@ pub fn document(app: &App) -> Vec<DocLine<'_>> {
         doc.push(match (has_schema, problems) {
             (false, _) => DocLine::Muted("the tool declares no output schema".into()),
             (true, 0) => DocLine::Ok("✓ matches the tool's output schema".into()),
-            (true, n) => {
-                DocLine::Warning(format!("⚠ {} against the tool's output schema (below)", plural(n, "problem")))
-            }
+            (true, n) => DocLine::Warning(format!(
+                "⚠ {} against the tool's output schema (below)",
+                crate::text::plural(n, "problem")
+            )),
         });
         doc.extend(value_lines.lines().iter().take(JSON_LINES).map(|l| DocLine::Json(Cow::Borrowed(l))));
         if value_lines.lines().len() > JSON_LINES {
@@ -429,7 +430,7 @@ fn header(index: usize, item: &ContentItem, role: Option<&String>) -> String {
     let mut parts: Vec<String> = vec![format!("{} {role}{}", index + 1, item.kind())];
     match item {
         ContentItem::Text(t) if t.text.len() > 64 << 10 => parts.push(size(t.text.len() as u64)),
-        ContentItem::Text(t) => parts.push(plural(t.text.lines().count(), "line")),
+        ContentItem::Text(t) => parts.push(crate::text::plural(t.text.lines().count(), "line")),
         ContentItem::Image(m) | ContentItem::Audio(m) => {
             parts.push(m.mime_type.clone().unwrap_or_else(|| "no type given".into()));
             parts.push(size(m.size));
@@ -558,8 +559,4 @@ fn extension(mime: Option<&str>) -> &'static str {
         "text/csv" => "csv",
         _ => "bin",
     }
-}
-
-fn plural(n: usize, word: &str) -> String {
-    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }

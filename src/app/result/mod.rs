@@ -112,6 +112,18 @@ pub struct Run {
     failed_exchange: Option<Box<Exchange>>,
     /// What the person answered to the server's questions during the call.
     answers: Vec<crate::invoke::mcp::asks::Reply>,
+    /// The server the call went to, as its session is labelled: the result keeps naming it
+    /// when another server's tool is selected.
+    server: String,
+}
+
+/// Which entry of the list a run is of, and the server it goes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The tool's id in the catalog (a request carries the name the server knows it by).
+    pub tool_id: String,
+    /// The session's label.
+    pub server: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -138,22 +150,22 @@ impl ResultPane {
     }
 
     /// Sends `request` as a new run, cancelling the one still in flight.
-    pub fn send(&mut self, request: CallRequest, output_schema: Option<Value>) -> Vec<Effect> {
-        let (id, mut effects) = self.start(&request);
+    pub fn send(&mut self, request: CallRequest, output_schema: Option<Value>, to: Target) -> Vec<Effect> {
+        let (id, mut effects) = self.start(&request, to);
         effects.push(Effect::Invoke { id, request, output_schema });
         effects
     }
 
     /// A run of a resource, template or prompt (`request` is what the form held): a read or a
     /// get goes out instead of a call.
-    pub fn send_face(&mut self, request: CallRequest, face: crate::app::faces::FaceRequest) -> Vec<Effect> {
-        let (id, mut effects) = self.start(&request);
+    pub fn send_face(&mut self, request: CallRequest, face: crate::app::faces::FaceRequest, to: Target) -> Vec<Effect> {
+        let (id, mut effects) = self.start(&request, to);
         effects.push(Effect::Face { id, call_id: request.call_id, request: face });
         effects
     }
 
     /// A new run of `request` on screen; its id, and the cancel of the run it replaces.
-    fn start(&mut self, request: &CallRequest) -> (u64, Vec<Effect>) {
+    fn start(&mut self, request: &CallRequest, to: Target) -> (u64, Vec<Effect>) {
         let mut effects = Vec::new();
         if let Some(Run { id, state: RunState::Running, .. }) = &self.run {
             effects.push(Effect::Cancel { id: *id });
@@ -169,7 +181,8 @@ impl ResultPane {
         self.column = 0;
         self.run = Some(Run {
             id,
-            tool_id: request.tool_id.clone(),
+            tool_id: to.tool_id,
+            server: to.server,
             request: request.clone(),
             elapsed_ms: 0,
             progress: None,
@@ -182,7 +195,7 @@ impl ResultPane {
 
     /// The tool and arguments of the last call, to send again.
     pub fn last_call(&self) -> Option<(String, Value)> {
-        self.run.as_ref().map(|run| (run.request.tool_id.clone(), run.request.arguments.clone()))
+        self.run.as_ref().map(|run| (run.tool_id.clone(), run.request.arguments.clone()))
     }
 
     pub fn cancel(&mut self) -> Vec<Effect> {
@@ -214,14 +227,13 @@ impl ResultPane {
         }
     }
 
-    /// Call `id` came back: it is shown, and returned as a history entry (made against
-    /// `endpoint`) with what to do next (ask again while waiting for authorization). A stale
+    /// Call `id` came back: it is shown, and returned as a history entry (made against the
+    /// run's server) with what to do next (ask again while waiting for authorization). A stale
     /// answer is dropped: `None`.
     pub fn done(
         &mut self,
         id: u64,
         result: Result<Box<Answer>, crate::app::failure::CallFailure>,
-        endpoint: String,
     ) -> Option<(crate::history::Entry, Vec<Effect>)> {
         let run = self.run.as_mut().filter(|r| r.id == id && r.state == RunState::Running)?;
         let mut at = String::new();
@@ -244,7 +256,7 @@ impl ResultPane {
             at,
             tool: run.tool_id.clone(),
             arguments: run.request.arguments.clone(),
-            endpoint,
+            endpoint: run.server.clone(),
             outcome,
             duration_ms: run.elapsed_ms,
             call_id,

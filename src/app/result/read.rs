@@ -81,6 +81,11 @@ impl Run {
         &self.tool_id
     }
 
+    /// The server the call went to (its session's label).
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
     pub fn request(&self) -> &CallRequest {
         &self.request
     }

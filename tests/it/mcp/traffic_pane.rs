@@ -94,8 +94,8 @@ async fn the_traffic_pane_shows_the_handshake_and_a_cancelled_call() {
     let _ = update(&mut app, Msg::Traffic(entries));
     key(&mut app, KeyCode::Char('X'));
     assert!(app.shows(tooldeck::app::Overlay::Traffic), "X opens the traffic pane");
-    let summaries: Vec<String> = (0..app.server_pane.traffic().len() as u64)
-        .filter_map(|seq| app.server_pane.traffic().get(seq).map(|e| e.summary()))
+    let summaries: Vec<String> = (0..app.server_pane().traffic().len() as u64)
+        .filter_map(|seq| app.server_pane().traffic().get(seq).map(|e| e.summary()))
         .collect();
     for expected in [
         // The handshake: rmcp's server speaks 2026-07-28, met with `server/discover`.
@@ -122,7 +122,7 @@ async fn the_traffic_pane_shows_the_handshake_and_a_cancelled_call() {
         key(&mut app, KeyCode::Char(c));
     }
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.server_pane.traffic().shown_len(), 1);
+    assert_eq!(app.server_pane().traffic().shown_len(), 1);
     let effects = key(&mut app, KeyCode::Char('y'));
     let Some(Effect::Copy(copied)) = effects.first() else { panic!("y copies: {effects:?}") };
     assert!(copied.contains("\"notifications/cancelled\"") && copied.contains("requestId"), "{copied}");

@@ -17,7 +17,7 @@ fn tool(schema: Value) -> Tool {
         title: None,
         description: None,
         format: Format::JsonSchema,
-        source: Source { path: "<property>".into(), line: 1 },
+        source: Source::file("<property>", 1),
         input_schema: schema,
         output_schema: None,
         ui: ToolUi::default(),

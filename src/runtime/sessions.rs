@@ -1,0 +1,160 @@
+//! The runtime's side of server sessions: each connection has a [`SessionId`] and a sender that
+//! marks its messages as its own (`Msg::Session`); an effect for a session (`Effect::Session`,
+//! or the first session's when unaddressed) is carried out with that session's handle, and a
+//! server found in a config is connected as a new session while the app runs.
+
+use tokio::sync::mpsc;
+
+use super::effects::Calls;
+use super::{Connection, Server};
+use crate::app::Msg;
+use crate::catalog::SessionId;
+use crate::invoke::endpoint::{EndpointOptions, parse_headers};
+use crate::invoke::mcp::asks::PendingAsk;
+
+/// One connected server: what every task for it needs.
+#[derive(Clone)]
+pub(super) struct SessionHandle {
+    pub id: SessionId,
+    /// The server as status lines and tool sources name it (unique among the sessions).
+    pub label: String,
+    pub endpoint: Connection,
+    /// Sends its messages wrapped in `Msg::Session { id }`.
+    pub done: mpsc::Sender<Msg>,
+    pub case_server: serde_json::Map<String, serde_json::Value>,
+    /// How to connect to it again (a fuzz run has a connection of its own).
+    pub recipe: super::fuzz::Recipe,
+}
+
+/// Every session, and how to connect more.
+pub(super) struct Sessions {
+    all: Vec<SessionHandle>,
+    asks_to: mpsc::UnboundedSender<PendingAsk>,
+    /// The command line's shared options (headers, timeouts, roots) for servers connected later.
+    shared: EndpointOptions,
+}
+
+/// A sender whose messages reach `done` as `Msg::Session { id, msg }`, in order.
+fn marked(id: SessionId, done: &mpsc::Sender<Msg>) -> mpsc::Sender<Msg> {
+    let (tx, mut rx) = mpsc::channel::<Msg>(16);
+    let done = done.clone();
+    tokio::spawn(async move {
+        while let Some(msg) = rx.recv().await {
+            if done.send(Msg::Session { id, msg: Box::new(msg) }).await.is_err() {
+                return;
+            }
+        }
+    });
+    tx
+}
+
+impl Sessions {
+    pub fn new(asks_to: mpsc::UnboundedSender<PendingAsk>, shared: EndpointOptions) -> Sessions {
+        Sessions { all: Vec::new(), asks_to, shared }
+    }
+
+    /// The session `id`; an unknown one (an effect no session is named for) is the first's.
+    pub fn get(&self, id: SessionId) -> Option<&SessionHandle> {
+        self.all.iter().find(|s| s.id == id).or_else(|| self.all.first())
+    }
+
+    /// Connects `server` as a new session, its events marked with its id; its first message.
+    pub fn add(&mut self, server: Server, done: &mpsc::Sender<Msg>) -> Msg {
+        let id = SessionId(self.all.len() as u32);
+        let label = self.unique(server.options.label(server.demo_url.as_deref()));
+        let lists_tools = server.options.names_a_server();
+        let marked_done = marked(id, done);
+        let case_server = server.case_server.clone();
+        let recipe = super::fuzz::Recipe {
+            options: server.options.clone(),
+            headers: server.headers.clone(),
+            demo_url: server.demo_url.clone(),
+        };
+        let endpoint = server.connect(self.asks_to.clone());
+        super::server_events::forward_events(endpoint.clone(), marked_done.clone());
+        super::server_events::forward_traffic(endpoint.clone(), marked_done.clone());
+        self.all.push(SessionHandle { id, label: label.clone(), endpoint, done: marked_done, case_server, recipe });
+        Msg::Session { id, msg: Box::new(Msg::ServerNamed { label, lists_tools }) }
+    }
+
+    /// `label`, or with ` #N` after it when another session has it already: two copies of one
+    /// server are two groups in the list, each named apart.
+    fn unique(&self, label: String) -> String {
+        let taken = |l: &str| self.all.iter().any(|s| s.label == l);
+        if !taken(&label) {
+            return label;
+        }
+        (2..).map(|n| format!("{label} #{n}")).find(|l| !taken(l)).unwrap_or(label)
+    }
+
+    /// Session `id` connected again from what it was first made of, when its connection never
+    /// came up (a server that was down); else it is left as it is. Its handle, and whether it
+    /// was made anew.
+    pub fn renewed(&mut self, id: SessionId) -> Option<(SessionHandle, bool)> {
+        let asks_to = self.asks_to.clone();
+        let session = self.all.iter_mut().find(|s| s.id == id)?;
+        let failed = session.endpoint.peek().is_some_and(Result::is_err);
+        if failed {
+            let recipe = session.recipe.clone();
+            let server = Server {
+                options: recipe.options,
+                headers: recipe.headers,
+                demo_url: recipe.demo_url,
+                case_server: session.case_server.clone(),
+            };
+            session.endpoint = server.connect(asks_to);
+            super::server_events::forward_events(session.endpoint.clone(), session.done.clone());
+            super::server_events::forward_traffic(session.endpoint.clone(), session.done.clone());
+        }
+        Some((session.clone(), failed))
+    }
+
+    /// The session already connected with these options, if any (connecting a found server twice).
+    fn connected(&self, options: &EndpointOptions) -> Option<&SessionHandle> {
+        self.all.iter().find(|s| s.recipe.options.label(None) == options.label(None))
+    }
+}
+
+impl Calls {
+    /// Connects a server found in a config, by name. Reading the configs takes a few small
+    /// files, done here rather than through another round of messages. A server connected before
+    /// whose tools could not be listed is asked again.
+    pub(super) fn connect_found(&mut self, name: String) {
+        let options = EndpointOptions { server: Some(name.clone()), ..self.sessions.shared.clone() };
+        let resolve = || -> Result<_, FoundError> {
+            let options = options.resolve()?;
+            let headers = parse_headers(&options.headers)?;
+            Ok((options, headers))
+        };
+        let said = match resolve() {
+            Err(e) => format!("cannot connect {}: {e}", crate::text::visible(&name)),
+            Ok((options, headers)) => {
+                if let Some(session) = self.sessions.connected(&options).cloned() {
+                    // Listed again: a server that was down may be up now.
+                    return self.carry_out(crate::app::Effect::Session {
+                        id: session.id,
+                        effect: Box::new(crate::app::Effect::Reconnect),
+                    });
+                }
+                let environment: Vec<(String, String)> = std::env::vars().collect();
+                let case_server = crate::cases::server_keys::case_server(&options, &environment).keys;
+                let server = Server { options, headers, demo_url: None, case_server };
+                let first = self.sessions.add(server, &self.done);
+                let done = self.done.clone();
+                tokio::spawn(async move { done.send(first).await });
+                return;
+            }
+        };
+        let done = self.done.clone();
+        tokio::spawn(async move { done.send(Msg::Said(said)).await });
+    }
+}
+
+/// Why a server found in a config cannot be connected (said on the status line).
+#[derive(Debug, thiserror::Error)]
+enum FoundError {
+    #[error(transparent)]
+    Named(#[from] crate::invoke::NamedError),
+    #[error(transparent)]
+    Header(#[from] crate::invoke::endpoint::ValueError),
+}
