@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use serde_json::{Value, json};
 
 #[path = "support/terminal.rs"]
@@ -42,7 +42,7 @@ fn hostile_server(runtime: &tokio::runtime::Runtime) -> String {
             }),
             "tools/list" => json!({"tools": [
                 {"name": "echo", "description": HOSTILE, "inputSchema": no_args},
-                {"name": "refuse", "description": "always fails", "inputSchema": no_args}
+                {"name": "refuse", "description": "always fails", "inputSchema": no_args, "annotations": {"readOnlyHint": true}}
             ]}),
             "tools/call" if message["params"]["name"] == "refuse" => {
                 json!({"content": [{"type": "text", "text": "no"}], "isError": true})
@@ -115,7 +115,7 @@ impl Fixture {
         ]
     }
 
-    fn tooldeck(&self, args: &[&str]) -> Output {
+    fn tooldeck<S: AsRef<std::ffi::OsStr>>(&self, args: &[S]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_tooldeck"))
             .args(args)
             .current_dir(self.root.path().join("project"))
@@ -142,8 +142,9 @@ fn every_json_output_escapes_c1_controls_and_bidi_marks() {
     let runtime = runtime();
     let url = hostile_server(&runtime);
     let fixture = Fixture::new(&url);
-    let server = ["--mcp-url", url.as_str()];
-    let with = |args: &[&str]| [args, &server[..], &["--json"][..]].concat();
+    let with = |args: &[&'static str]| -> Vec<String> {
+        args.iter().map(|a| a.to_string()).chain(["--mcp-url".into(), url.clone(), "--json".into()]).collect()
+    };
     assert_escaped("resources", &fixture.tooldeck(&with(&["resources"])));
     assert_escaped("read", &fixture.tooldeck(&with(&["read", "test://x"])));
     assert_escaped("prompts", &fixture.tooldeck(&with(&["prompts"])));
@@ -195,8 +196,8 @@ fn a_secret_expanded_into_a_config_url_or_arguments_is_masked_when_the_server_is
     assert!(said.contains("cannot connect") && said.contains("k=••••"), "{said}");
     assert_no_secret("list", &listed);
     for args in [
-        &["call", "echo", "--server", "dead", "--json"][..],
-        &["call", "echo", "--server", "cmd", "--json"],
+        &["call", "echo", "--server", "dead"][..],
+        &["call", "echo", "--server", "cmd"],
         &["resources", "--server", "dead", "--json"],
         &["fuzz", "--server", "dead", "--json", "--max-calls", "1"],
         &["list", "--server", "cmd"],
@@ -211,7 +212,7 @@ fn a_secret_expanded_into_a_config_url_or_arguments_is_masked_when_the_server_is
 fn a_secret_expanded_into_a_config_url_is_masked_when_the_server_answers() {
     let runtime = runtime();
     let fixture = Fixture::new(&hostile_server(&runtime));
-    let called = fixture.tooldeck(&["call", "echo", "--server", "live", "--json"]);
+    let called = fixture.tooldeck(&["call", "echo", "--server", "live"]);
     assert!(called.status.success(), "{}", text(&called.stderr));
     assert!(text(&called.stdout).contains("pong"));
     assert_no_secret("call", &called);
