@@ -432,10 +432,7 @@ mod tests {
     fn links_in_prose_are_masked_and_the_words_kept() {
         let said = urls_in("Open https://auth.example.com/login?api_key=S3CRET&state=1 to go on,\tthen come back.");
         assert_eq!(said, "Open https://auth.example.com/login?api_key=••••&state=1 to go on,\tthen come back.");
-        assert!(
-            matches!(urls_in("no link here: api_key=x"), Cow::Borrowed(_)),
-            "prose without a URL is kept"
-        );
+        assert!(matches!(urls_in("no link here: api_key=x"), Cow::Borrowed(_)), "prose without a URL is kept");
         assert_eq!(urls_in("at http://u:pw@h/x\n"), "at http://u:••••@h/x\n");
     }
 
@@ -468,7 +465,10 @@ mod tests {
         assert_eq!(command("srv --q 'it'\"'\"'s-Q' -v"), "srv --q •••• -v");
         assert_eq!(header_value("X-Team", "Bearer hunter2xyz"), "•••• (17 chars)");
         assert_eq!(header_value("X-Team", "blue"), "blue");
-        assert_eq!(expanded("cannot connect to http://h/?k=hunter2xyz: refused"), "cannot connect to http://h/?k=••••: refused");
+        assert_eq!(
+            expanded("cannot connect to http://h/?k=hunter2xyz: refused"),
+            "cannot connect to http://h/?k=••••: refused"
+        );
         assert_eq!(urls_in("see hunter2xyz"), "see ••••");
         let message = serde_json::json!({"note": "k=hunter2xyz", "n": 1});
         assert_eq!(json_message(&message), Some(serde_json::json!({"note": "k=••••", "n": 1})));

@@ -63,7 +63,8 @@ pub(super) fn refused(error: InvokeError) -> Failure {
 }
 
 pub(super) fn warn(message: &str) {
-    let _ = writeln!(std::io::stderr(), "tooldeck: warning: {}", crate::text::visible(&crate::redact::expanded(message)));
+    let _ =
+        writeln!(std::io::stderr(), "tooldeck: warning: {}", crate::text::visible(&crate::redact::expanded(message)));
 }
 
 /// Prints `value` as pretty JSON through [`crate::json_out`]: JSON's own escapes cover C0

@@ -83,11 +83,11 @@ impl EndpointOptions {
         }
     }
 
-    /// Headers shown masked whatever their names: those from the config file and those whose
-    /// values came from the environment (`${NAME}`).
+    /// Headers shown masked whatever their names and values: those from the config file. A
+    /// value from the environment (`${NAME}`) needs no name here: `redact` masks every expanded
+    /// value, in a header as in a URL or a command.
     pub fn masked_headers(&self) -> Vec<String> {
-        let from_env = self.headers.iter().filter(|h| h.contains("${")).filter_map(|h| h.split_once(':'));
-        self.secret_headers.iter().cloned().chain(from_env.map(|(name, _)| name.trim().to_string())).collect()
+        self.secret_headers.clone()
     }
 
     pub fn call_path(&self) -> &str {

@@ -56,11 +56,7 @@ pub fn replay(
 
 /// `curl` posting `request`'s OTC body to `url`, its tokens masked.
 pub fn otc_curl(url: &str, request: &CallRequest) -> String {
-    let sent = Exchange {
-        method: "POST".into(),
-        request_body: line(&request.body()),
-        ..Exchange::default()
-    };
+    let sent = Exchange { method: "POST".into(), request_body: line(&request.body()), ..Exchange::default() };
     let body = line(&sent.request_json()["body"]);
     format!("curl -sS -X POST {} -H 'content-type: application/json' --data {}", quote(url), quote(&body))
 }

@@ -677,7 +677,8 @@ fn json_is_written_only_by_json_out() {
 
 /// serde_json's writers named in `code`, comments aside.
 fn json_writes(code: &str) -> Vec<String> {
-    const WRITERS: &[&str] = &["to_string", "to_string_pretty", "to_vec", "to_vec_pretty", "to_writer", "to_writer_pretty"];
+    const WRITERS: &[&str] =
+        &["to_string", "to_string_pretty", "to_vec", "to_vec_pretty", "to_writer", "to_writer_pretty"];
     let code: String = code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
     let mut found = Vec::new();
     for (at, _) in code.match_indices("serde_json::") {
@@ -688,7 +689,12 @@ fn json_writes(code: &str) -> Vec<String> {
     }
     // `use serde_json::{to_string, …}` would hide the calls from the search above.
     for line in code.lines().filter(|l| l.trim_start().starts_with("use serde_json")) {
-        found.extend(WRITERS.iter().filter(|w| line.contains(&format!("{w},")) || line.contains(&format!("{w}}}"))).map(|w| w.to_string()));
+        found.extend(
+            WRITERS
+                .iter()
+                .filter(|w| line.contains(&format!("{w},")) || line.contains(&format!("{w}}}")))
+                .map(|w| w.to_string()),
+        );
     }
     found
 }

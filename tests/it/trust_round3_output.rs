@@ -51,7 +51,9 @@ fn hostile_server(runtime: &tokio::runtime::Runtime) -> String {
             "resources/list" => {
                 json!({"resources": [{"uri": "test://x", "name": HOSTILE, "description": HOSTILE, "mimeType": "text/plain"}]})
             }
-            "resources/templates/list" => json!({"resourceTemplates": [{"uriTemplate": "test://t/{id}", "name": HOSTILE}]}),
+            "resources/templates/list" => {
+                json!({"resourceTemplates": [{"uriTemplate": "test://t/{id}", "name": HOSTILE}]})
+            }
             "resources/read" => json!({"contents": [{"uri": "test://x", "mimeType": "text/plain", "text": HOSTILE}]}),
             "prompts/list" => json!({"prompts": [
                 {"name": "p", "description": HOSTILE, "arguments": [{"name": "a", "description": HOSTILE}]}
@@ -220,7 +222,17 @@ fn a_secret_expanded_into_a_config_url_is_masked_when_the_server_answers() {
     let cases = fixture.root.path().join("found.yaml");
     let cases_arg = cases.display().to_string();
     let fuzzed = fixture.tooldeck(&[
-        "fuzz", "refuse", "--server", "live", "--json", "--max-calls", "2", "--seed", "1", "--save-cases", &cases_arg,
+        "fuzz",
+        "refuse",
+        "--server",
+        "live",
+        "--json",
+        "--max-calls",
+        "2",
+        "--seed",
+        "1",
+        "--save-cases",
+        &cases_arg,
     ]);
     assert_eq!(fuzzed.status.code(), Some(1), "a finding: {}{}", text(&fuzzed.stdout), text(&fuzzed.stderr));
     assert_no_secret("fuzz", &fuzzed);
