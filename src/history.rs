@@ -33,7 +33,9 @@ pub fn default_path() -> Option<PathBuf> {
 pub fn append(path: &Path, entry: &Entry) -> io::Result<()> {
     // Where the call went may carry a secret (a URL's password, a server's `--api-key`).
     let entry = Entry { endpoint: crate::redact::command(&entry.endpoint), ..entry.clone() };
-    let mut line = serde_json::to_string(&entry).map_err(io::Error::other)?;
+    // Through `json_out`: a tool's name or arguments from a server may hold U+009B or U+202E,
+    // and a history file is read with `cat` and `tail` too.
+    let mut line = crate::json_out::to_line(&entry).map_err(io::Error::other)?;
     line.push('\n');
     // Private to the user (it holds every call's arguments), and never a FIFO that would hang.
     let mut file = crate::files::append_private(path)?;

@@ -1,5 +1,91 @@
 //! The one rule that masks secrets wherever a request is shown or stored: the exchange view, curl
 //! exports, dry runs, history, saved cases, error messages and reports all go through here.
+//!
+//! Two kinds of secret: those known by their name (a header, query parameter, option or field
+//! named like `api_key`), and those known by where they came from: every value a `${VAR}` expanded
+//! to ([`remember_expanded`]), in a URL, a command, its arguments or a header alike.
+
+use std::borrow::Cow;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Values `${VAR}`s expanded to, with the variable's name. Process-wide: a value is expanded once,
+/// where a server is resolved, and then lands in error messages made deep in a transport, the
+/// app's lines, the history, cases and reports, which all show text through this module.
+#[cfg(not(test))]
+static EXPANDED: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+/// True once anything was remembered: text is then searched for the values, never before.
+#[cfg(not(test))]
+static ANY_EXPANDED: AtomicBool = AtomicBool::new(false);
+
+// The library's own tests run side by side in one process: each keeps its values to its thread,
+// so one test's `${VAR}` cannot mask another test's text.
+#[cfg(test)]
+thread_local! {
+    static EXPANDED: Mutex<Vec<(String, String)>> = const { Mutex::new(Vec::new()) };
+    static ANY_EXPANDED: AtomicBool = const { AtomicBool::new(false) };
+}
+
+fn with_expanded<R>(work: impl FnOnce(&Mutex<Vec<(String, String)>>, &AtomicBool) -> R) -> R {
+    #[cfg(not(test))]
+    return work(&EXPANDED, &ANY_EXPANDED);
+    #[cfg(test)]
+    EXPANDED.with(|expanded| ANY_EXPANDED.with(|any| work(expanded, any)))
+}
+
+/// `value`, which `${name}` expanded to, is a secret from now on: every text this module shows
+/// has it masked, wherever it landed (`url`, `command`, `header_value`, `expanded`...).
+pub fn remember_expanded(name: &str, value: &str) {
+    if value.is_empty() {
+        return;
+    }
+    with_expanded(|expanded, any| {
+        let mut known = crate::sync::lock(expanded);
+        if !known.iter().any(|(_, v)| v == value) {
+            known.push((name.to_string(), value.to_string()));
+            // Longest first: a value that holds another is masked whole.
+            known.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+        }
+        any.store(true, Ordering::Release);
+    });
+}
+
+/// `text` with every remembered `${VAR}` value masked (`••••`): for any text that may hold one,
+/// an error message above all.
+pub fn expanded(text: &str) -> Cow<'_, str> {
+    expanded_with(text, &mut masked)
+}
+
+/// True when `text` holds a remembered `${VAR}` value.
+pub fn holds_expanded(text: &str) -> bool {
+    with_expanded(|expanded, any| {
+        any.load(Ordering::Acquire) && crate::sync::lock(expanded).iter().any(|(_, v)| text.contains(v.as_str()))
+    })
+}
+
+/// [`expanded`] with each value replaced by what `replace` gives for `(variable, value)` (a case
+/// file writes `${VAR}` again).
+fn expanded_with<'a>(text: &'a str, replace: Replace) -> Cow<'a, str> {
+    if !holds_expanded(text) {
+        return Cow::Borrowed(text);
+    }
+    let known = with_expanded(|expanded, _| crate::sync::lock(expanded).clone());
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        match known.iter().find(|(_, value)| rest.starts_with(value.as_str())) {
+            Some((name, value)) => {
+                out.push_str(&replace(name, value));
+                rest = &rest[value.len()..];
+            }
+            None => {
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    Cow::Owned(out)
+}
 
 /// A secret shown by its length only.
 pub fn mask(secret: &str) -> String {
@@ -27,9 +113,10 @@ const SECRET_NAMES: &[&str] = &["code", "code_verifier"];
 /// authentication, and the exchange view and a curl for the live session need it shown.
 const NOT_SECRETS: &[&str] = &["mcp-session-id"];
 
-/// A header's value as it may be shown.
+/// A header's value as it may be shown: masked when its name says it is a secret, or when a
+/// `${VAR}` expanded into it.
 pub fn header_value(name: &str, value: &str) -> String {
-    if is_secret_name(name) { mask(value) } else { value.to_string() }
+    if is_secret_name(name) || holds_expanded(value) { mask(value) } else { value.to_string() }
 }
 
 /// What stands in for each secret found: `(name, value)` → the text written instead. `name` is
@@ -48,7 +135,9 @@ pub fn url(text: &str) -> String {
 }
 
 /// [`url`] with each secret replaced by what `replace` gives (a case file writes `${VAR}`).
+/// A `${VAR}` value anywhere in it (a query parameter of any name, the path) is one too.
 pub fn url_with(text: &str, replace: Replace) -> String {
+    let text = &*expanded_with(text, replace);
     let Some(scheme_end) = text.find("://") else { return text.to_string() };
     let rest = &text[scheme_end + 3..];
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
@@ -86,9 +175,10 @@ pub fn url_with(text: &str, replace: Replace) -> String {
 
 /// Prose with the URLs in it redacted by [`url`] (a server's message that names the page to open,
 /// `api_key` and all): each word holding `://` is judged as a URL, the rest is kept as written.
-pub fn urls_in(text: &str) -> std::borrow::Cow<'_, str> {
+pub fn urls_in(text: &str) -> Cow<'_, str> {
+    let text = expanded(text);
     if !text.contains("://") {
-        return std::borrow::Cow::Borrowed(text);
+        return text;
     }
     let mut out = String::with_capacity(text.len());
     for piece in text.split_inclusive(char::is_whitespace) {
@@ -100,7 +190,7 @@ pub fn urls_in(text: &str) -> std::borrow::Cow<'_, str> {
             out.push_str(piece);
         }
     }
-    std::borrow::Cow::Owned(out)
+    Cow::Owned(out)
 }
 
 /// A query parameter's name as the server reads it: percent-decoded, `+` a space.
@@ -119,7 +209,9 @@ pub fn command(line: &str) -> String {
 
 /// [`command`] with each secret replaced by what `replace` gives. A word that comes to hold a
 /// `${VAR}` is double-quoted, so the value it expands to stays one word whatever its blanks.
+/// A `${VAR}` value anywhere in the line (an argument of any name) is a secret too.
 pub fn command_with(line: &str, replace: Replace) -> String {
+    let line = &*expanded_with(line, replace);
     let mut out = String::with_capacity(line.len());
     let mut hide_next: Option<String> = None;
     let mut shown_to = 0;
@@ -129,6 +221,11 @@ pub fn command_with(line: &str, replace: Replace) -> String {
         let written = &line[start..end];
         if let Some(option) = hide_next.take() {
             out.push_str(&one_word(replace(&option, &word)));
+            continue;
+        }
+        // A value quoted or escaped in the line is found once the shell's quotes are gone.
+        if holds_expanded(&word) {
+            out.push_str(&one_word(expanded_with(&word, replace).into_owned()));
             continue;
         }
         // A URL first (its query may hold `api_key=`), unless it is an option's value.
@@ -283,6 +380,7 @@ pub fn json_message(value: &serde_json::Value) -> Option<serde_json::Value> {
             let shown = url(text);
             (shown != *text).then_some(Value::String(shown))
         }
+        Value::String(text) if holds_expanded(text) => Some(Value::String(expanded(text).into_owned())),
         _ => None,
     }
 }
@@ -304,6 +402,7 @@ pub fn json_body(value: &serde_json::Value) -> serde_json::Value {
                 .collect(),
         ),
         Value::Array(items) => Value::Array(items.iter().map(json_body).collect()),
+        Value::String(text) => Value::String(expanded(text).into_owned()),
         other => other.clone(),
     }
 }
@@ -333,10 +432,7 @@ mod tests {
     fn links_in_prose_are_masked_and_the_words_kept() {
         let said = urls_in("Open https://auth.example.com/login?api_key=S3CRET&state=1 to go on,\tthen come back.");
         assert_eq!(said, "Open https://auth.example.com/login?api_key=••••&state=1 to go on,\tthen come back.");
-        assert!(
-            matches!(urls_in("no link here: api_key=x"), std::borrow::Cow::Borrowed(_)),
-            "prose without a URL is kept"
-        );
+        assert!(matches!(urls_in("no link here: api_key=x"), Cow::Borrowed(_)), "prose without a URL is kept");
         assert_eq!(urls_in("at http://u:pw@h/x\n"), "at http://u:••••@h/x\n");
     }
 
@@ -355,6 +451,31 @@ mod tests {
             assert!(shown.contains(kept), "{kept} in {shown}");
         }
         assert_eq!(json_message(&serde_json::json!({"method": "tools/list", "params": {}})), None);
+    }
+
+    #[test]
+    fn expanded_values_are_secrets_in_urls_commands_headers_and_prose() {
+        assert!(matches!(expanded("before hunter2xyz"), Cow::Borrowed(_)), "nothing remembered, nothing masked");
+        remember_expanded("SECRET", "hunter2xyz");
+        remember_expanded("QUOTED", "it's-Q");
+        remember_expanded("EMPTY", "");
+        assert_eq!(url("http://h/mcp?k=hunter2xyz&page=2"), "http://h/mcp?k=••••&page=2");
+        assert_eq!(url("http://h/hunter2xyz/mcp"), "http://h/••••/mcp");
+        assert_eq!(command("srv --k hunter2xyz 'a hunter2xyz b'"), "srv --k •••• 'a •••• b'");
+        assert_eq!(command("srv --q 'it'\"'\"'s-Q' -v"), "srv --q •••• -v");
+        assert_eq!(header_value("X-Team", "Bearer hunter2xyz"), "•••• (17 chars)");
+        assert_eq!(header_value("X-Team", "blue"), "blue");
+        assert_eq!(
+            expanded("cannot connect to http://h/?k=hunter2xyz: refused"),
+            "cannot connect to http://h/?k=••••: refused"
+        );
+        assert_eq!(urls_in("see hunter2xyz"), "see ••••");
+        let message = serde_json::json!({"note": "k=hunter2xyz", "n": 1});
+        assert_eq!(json_message(&message), Some(serde_json::json!({"note": "k=••••", "n": 1})));
+        // A case file names the variable again, so the case reaches the same server.
+        let mut named = |name: &str, _: &str| format!("${{{name}}}");
+        assert_eq!(url_with("http://h/mcp?k=hunter2xyz", &mut named), "http://h/mcp?k=${SECRET}");
+        assert_eq!(command_with("srv --k hunter2xyz", &mut named), "srv --k ${SECRET}");
     }
 
     #[test]

@@ -111,12 +111,14 @@ fn yaml_key(key: &str) -> String {
     if plain { key.to_string() } else { yaml_json(&Value::String(key.to_string())) }
 }
 
-/// `value` as JSON that YAML reads as the same value. JSON leaves some characters raw that a YAML
-/// stream may not hold (DEL, C1 controls, U+FFFE/U+FFFF) or that YAML 1.1 reads as line breaks
-/// (U+0085, U+2028, U+2029), plus the BOM: those are written as `\uXXXX`, which both read alike.
-/// serde_json writes no raw character outside a string, so the escapes land inside strings.
+/// `value` as JSON that YAML reads as the same value. It is written by [`crate::json_out`] (C1
+/// controls and bidi marks escaped, as in every file tooldeck writes); JSON leaves a few more
+/// characters raw that a YAML stream may not hold (DEL, U+FFFE/U+FFFF) or that YAML 1.1 reads as
+/// line breaks (U+2028, U+2029), plus the BOM: those are written as `\uXXXX` too, which both read
+/// alike. serde_json writes no raw character outside a string, so the escapes land inside strings.
 fn yaml_json(value: &Value) -> String {
-    let json = value.to_string();
+    // Serializing a `Value` cannot fail; the fallback is only for the type's sake.
+    let json = crate::json_out::to_line(value).unwrap_or_else(|_| value.to_string());
     let unsafe_in_yaml =
         |c: char| matches!(c, '\u{7F}'..='\u{9F}' | '\u{2028}' | '\u{2029}' | '\u{FEFF}' | '\u{FFFE}' | '\u{FFFF}');
     if !json.contains(unsafe_in_yaml) {

@@ -50,9 +50,10 @@ impl Failure {
     }
 
     /// Says the message on stderr, line by line with control characters made visible (it may
-    /// quote a server or a file), and gives the exit code.
+    /// quote a server or a file) and `${VAR}` values masked, and gives the exit code.
     pub fn report(self) -> ExitCode {
-        let lines: Vec<String> = self.message.lines().map(|l| crate::text::visible(l).into_owned()).collect();
+        let message = crate::redact::expanded(&self.message);
+        let lines: Vec<String> = message.lines().map(|l| crate::text::visible(l).into_owned()).collect();
         let _ = writeln!(std::io::stderr(), "tooldeck: {}", lines.join("\n"));
         exit::code(self.code)
     }

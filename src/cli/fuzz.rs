@@ -209,7 +209,7 @@ fn write_outputs(
     let mut out = io::stdout().lock();
     let printed = if args.json {
         let value = crate::fuzz::report::json(report, options);
-        serde_json::to_writer_pretty(&mut out, &value).map_err(io::Error::from).and_then(|()| writeln!(out))
+        crate::json_out::write_pretty(&mut out, &value).map_err(io::Error::from).and_then(|()| writeln!(out))
     } else {
         out.write_all(crate::fuzz::report::text(report, options).as_bytes())
     };

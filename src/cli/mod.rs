@@ -17,7 +17,8 @@ pub use failure::{Failure, exit};
 macro_rules! report {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        // What is said may quote a server's URL or command: `${VAR}` values masked.
+        let _ = writeln!(std::io::stderr(), "{}", crate::redact::expanded(&format!($($arg)*)));
     }};
 }
 

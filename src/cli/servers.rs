@@ -26,7 +26,7 @@ pub fn run(args: &ServersArgs) -> io::Result<ExitCode> {
     let found = crate::servers::discover(&Places::here(args.config.as_deref()));
     let mut out = io::BufWriter::new(io::stdout().lock());
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &as_json(&found))?;
+        crate::json_out::write_pretty(&mut out, &as_json(&found))?;
         writeln!(out)?;
     } else {
         write_table(&mut out, &found)?;

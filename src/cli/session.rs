@@ -63,13 +63,15 @@ pub(super) fn refused(error: InvokeError) -> Failure {
 }
 
 pub(super) fn warn(message: &str) {
-    let _ = writeln!(std::io::stderr(), "tooldeck: warning: {}", crate::text::visible(message));
+    let _ =
+        writeln!(std::io::stderr(), "tooldeck: warning: {}", crate::text::visible(&crate::redact::expanded(message)));
 }
 
-/// Prints `value` as pretty JSON (escapes keep a server's control characters harmless).
+/// Prints `value` as pretty JSON through [`crate::json_out`]: JSON's own escapes cover C0
+/// controls only, and a server's U+009B or U+202E would otherwise reach the terminal raw.
 pub(super) fn print_json(value: &serde_json::Value) -> u8 {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let _ = serde_json::to_writer_pretty(&mut out, value);
+    let _ = crate::json_out::write_pretty(&mut out, value);
     let _ = writeln!(out).and_then(|()| out.flush());
     exit::OK
 }

@@ -83,11 +83,11 @@ impl EndpointOptions {
         }
     }
 
-    /// Headers shown masked whatever their names: those from the config file and those whose
-    /// values came from the environment (`${NAME}`).
+    /// Headers shown masked whatever their names and values: those from the config file. A
+    /// value from the environment (`${NAME}`) needs no name here: `redact` masks every expanded
+    /// value, in a header as in a URL or a command.
     pub fn masked_headers(&self) -> Vec<String> {
-        let from_env = self.headers.iter().filter(|h| h.contains("${")).filter_map(|h| h.split_once(':'));
-        self.secret_headers.iter().cloned().chain(from_env.map(|(name, _)| name.trim().to_string())).collect()
+        self.secret_headers.clone()
     }
 
     pub fn call_path(&self) -> &str {
@@ -183,14 +183,25 @@ pub enum ValueError {
     NotAToken,
 }
 
+///
+/// Each value is a secret from then on, wherever it lands ([`crate::redact::remember_expanded`]).
 pub fn expand_env(text: &str) -> Result<String, ValueError> {
+    expand_env_from(text, &|name| {
+        let value = std::env::var(name).ok()?;
+        crate::redact::remember_expanded(name, &value);
+        Some(value)
+    })
+}
+
+/// [`expand_env`] reading variables from `lookup`.
+fn expand_env_from(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, ValueError> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
         let Some(end) = rest[start..].find('}') else { return Err(ValueError::UnclosedVariable) };
         let name = &rest[start + 2..start + end];
-        let value = std::env::var(name).map_err(|_| ValueError::Unset(name.to_string()))?;
+        let value = lookup(name).ok_or_else(|| ValueError::Unset(name.to_string()))?;
         out.push_str(&value);
         rest = &rest[start + end + 1..];
     }
@@ -296,13 +307,23 @@ mod tests {
 
     #[test]
     fn env_expansion() {
-        // Any variable this process has (setting one would need `unsafe`).
+        let env = |name: &str| (name == "TOKEN").then(|| "t0k-81".to_string());
+        assert_eq!(expand_env_from("Bearer ${TOKEN}!", &env).unwrap(), "Bearer t0k-81!");
+        assert!(expand_env_from("${UNSET}", &env).unwrap_err().to_string().contains("not set"));
+        assert_eq!(expand_env_from("plain", &env).unwrap(), "plain");
+        assert_eq!(expand_env_from("${oops", &env).unwrap_err(), ValueError::UnclosedVariable);
+    }
+
+    #[test]
+    fn expanded_values_are_masked_wherever_they_land() {
+        // Any variable this process has (setting one would need `unsafe`), long enough to find.
         let (name, value) = std::env::vars()
-            .find(|(name, _)| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            .find(|(name, value)| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && value.len() >= 4)
             .expect("the environment has a variable");
-        assert_eq!(expand_env(&format!("Bearer ${{{name}}}!")).unwrap(), format!("Bearer {value}!"));
-        assert!(expand_env("${TOOLDECK_SURELY_UNSET_VARIABLE}").unwrap_err().to_string().contains("not set"));
-        assert_eq!(expand_env("plain").unwrap(), "plain");
+        let url = expand_env(&format!("http://h/mcp?k=${{{name}}}")).unwrap();
+        assert!(!crate::redact::url(&url).contains(&value), "{url}");
+        assert!(!crate::redact::command(&format!("srv --k {url}")).contains(&value));
+        assert!(!crate::redact::expanded(&format!("cannot reach {url}")).contains(&value));
     }
 
     #[test]

@@ -67,7 +67,13 @@ impl EndpointOptions {
     /// Another client's server: its variables expanded now, so an unset one is said before
     /// anything starts.
     fn with_found_server(&self, server: &FoundServer, places: &Places) -> Result<EndpointOptions, NamedError> {
-        let env = |name: &str| std::env::var(name).ok();
+        // A value from the environment is a secret wherever it lands (a URL's query, an
+        // argument), as in a header; a folder (`${workspaceFolder}`) is not asked of `env`.
+        let env = |name: &str| {
+            let value = std::env::var(name).ok()?;
+            crate::redact::remember_expanded(name, &value);
+            Some(value)
+        };
         let vars = Vars { project: places.project.as_deref(), home: places.home.as_deref(), env: &env };
         let expand = |text: &str| {
             vars.expand(text).map_err(|e| NamedError::Variable {

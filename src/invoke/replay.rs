@@ -56,13 +56,15 @@ pub fn replay(
 
 /// `curl` posting `request`'s OTC body to `url`, its tokens masked.
 pub fn otc_curl(url: &str, request: &CallRequest) -> String {
-    let sent = Exchange {
-        method: "POST".into(),
-        request_body: serde_json::to_string(&request.body()).unwrap_or_default(),
-        ..Exchange::default()
-    };
-    let body = sent.request_json()["body"].to_string();
+    let sent = Exchange { method: "POST".into(), request_body: line(&request.body()), ..Exchange::default() };
+    let body = line(&sent.request_json()["body"]);
     format!("curl -sS -X POST {} -H 'content-type: application/json' --data {}", quote(url), quote(&body))
+}
+
+/// `value` as one line of JSON by [`crate::json_out`]: a command is shown and pasted into a
+/// terminal, so a server's U+009B or U+202E in it is written as `\u` escapes (the same JSON).
+fn line(value: &Value) -> String {
+    crate::json_out::to_line(value).unwrap_or_default()
 }
 
 /// The JSON-RPC request of `exchange` in one line, when it is one (an MCP call's exchange).
@@ -96,7 +98,7 @@ pub fn command_at(exchange: &Exchange, protocol: Option<&str>) -> Option<String>
         parts.push(format!("-H {}", quote("Accept: application/json, text/event-stream")));
         parts.push(format!("-H {}", quote("Content-Type: application/json")));
     }
-    parts.push(format!("--data {}", quote(&body.to_string())));
+    parts.push(format!("--data {}", quote(&line(&body))));
     Some(parts.join(" "))
 }
 
@@ -113,9 +115,9 @@ fn pipeline(command: &str, call: &Value, protocol: &str) -> String {
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     format!(
         "(printf '%s\\n' {} {} {}; sleep 2) | {}",
-        quote(&initialize.to_string()),
-        quote(&initialized.to_string()),
-        quote(&call.to_string()),
+        quote(&line(&initialize)),
+        quote(&line(&initialized)),
+        quote(&line(call)),
         redact::command(command)
     )
 }

@@ -661,3 +661,65 @@ fn the_routing_checks_find_what_they_look_for() {
     assert_eq!(function_body(code, "fuzz_key"), Some("fn fuzz_key(&mut self) { if x { y } }"));
     assert_eq!(function_body(code, "missing"), None);
 }
+
+/// Files that serialize JSON without `json_out`, and why that is no output and no file: what is
+/// drawn on screen goes through `text::visible`, which shows every control character.
+const JSON_WRITERS_ALLOWED: &[(&str, &str)] = &[
+    ("json_out.rs", "the one JSON writer for output and files"),
+    ("form/value.rs", "`pretty`: the text of the form's JSON editor and the result pane, drawn through text::visible"),
+    ("form/build.rs", "counts a default's bytes; writes nothing"),
+    ("invoke/mcp/asks.rs", "measures a server's request to cut what is shown"),
+    ("invoke/mock/tools.rs", "the demo server's answer, sent to a client"),
+    ("invoke/auth/trace.rs", "a sign-in step's body for the sign-in pane and stderr, through text::visible"),
+    ("invoke/otc.rs", "the exchange view's request text, drawn through text::visible"),
+    ("invoke/mcp/mod.rs", "the exchange view's request and answer text, drawn through text::visible"),
+    ("invoke/mcp/as_result.rs", "the exchange view's request text, drawn through text::visible"),
+    ("invoke/mcp/info.rs", "the server pane's capabilities text, drawn through text::visible"),
+    ("invoke/mcp/wire.rs", "the traffic pane's text, drawn through text::visible"),
+    ("invoke/mcp/traffic.rs", "the traffic pane's text, drawn through text::visible"),
+];
+
+/// Every `--json` output and every JSON file is written by `json_out` (C1 controls and bidi marks
+/// escaped); any other file that serializes JSON is on the list above, with its reason.
+#[test]
+fn json_is_written_only_by_json_out() {
+    for (file, code) in sources() {
+        let writes = json_writes(&code);
+        let allowed = JSON_WRITERS_ALLOWED.iter().any(|(name, _)| *name == file);
+        assert!(
+            writes.is_empty() || allowed,
+            "{file} writes JSON with {writes:?}: use crate::json_out (or, for text that is neither output nor a file, add it to JSON_WRITERS_ALLOWED with why)"
+        );
+    }
+}
+
+/// serde_json's writers named in `code`, comments aside.
+fn json_writes(code: &str) -> Vec<String> {
+    const WRITERS: &[&str] =
+        &["to_string", "to_string_pretty", "to_vec", "to_vec_pretty", "to_writer", "to_writer_pretty"];
+    let code: String = code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("serde_json::") {
+        let name: String = code[at + 12..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        if WRITERS.contains(&name.as_str()) || name == "Serializer" {
+            found.push(format!("serde_json::{name}"));
+        }
+    }
+    // `use serde_json::{to_string, …}` would hide the calls from the search above.
+    for line in code.lines().filter(|l| l.trim_start().starts_with("use serde_json")) {
+        found.extend(
+            WRITERS
+                .iter()
+                .filter(|w| line.contains(&format!("{w},")) || line.contains(&format!("{w}}}")))
+                .map(|w| w.to_string()),
+        );
+    }
+    found
+}
+
+#[test]
+fn the_json_writer_check_finds_them() {
+    let code = "// serde_json::to_string in a comment\nlet a = serde_json::to_writer_pretty(&mut out, &v);\n\
+                let b = serde_json::to_value(&v);\nuse serde_json::{Value, to_vec};\nlet s = serde_json::Serializer::new(out);";
+    assert_eq!(json_writes(code), ["serde_json::to_writer_pretty", "serde_json::Serializer", "to_vec"]);
+}

@@ -40,3 +40,4 @@ mod tall_items;
 mod trust;
 mod trust_round2;
 mod trust_round3_auth;
+mod trust_round3_output;

@@ -110,7 +110,8 @@ impl TokenStore {
         if let Some(folder) = path.parent().filter(|f| !f.as_os_str().is_empty()) {
             crate::files::create_private_dir(folder).map_err(|e| self.error(e))?;
         }
-        let text = serde_json::to_vec_pretty(file).map_err(|e| self.error(e))?;
+        let mut text = Vec::new();
+        crate::json_out::write_pretty(&mut text, file).map_err(|e| self.error(e))?;
         let temporary = path.with_extension("json.new");
         let mut options = std::fs::OpenOptions::new();
         options.create(true).write(true).truncate(true);
