@@ -27,8 +27,18 @@ pub(super) struct Calls {
     pub(super) asked: crate::app::asks::Waiting,
     /// Every server session.
     pub(super) sessions: super::sessions::Sessions,
+    /// Every task runs under it: quitting cancels them all.
+    pub(super) supervisor: super::supervisor::Supervisor,
     /// The fuzz run going on, if one is.
     pub(super) fuzzing: Option<super::fuzz::FuzzTask>,
+}
+
+impl Drop for Calls {
+    /// The app is leaving: every task still going is cancelled (the servers' connections are
+    /// dropped with the sessions, which ends their processes).
+    fn drop(&mut self) {
+        self.supervisor.shutdown();
+    }
 }
 
 impl Calls {
@@ -54,19 +64,19 @@ impl Calls {
             Effect::Authorize { provider, token } => authorize(&s, provider, token),
             Effect::ListServerTools => list_server_tools(&s),
             Effect::SignIn { challenge } => {
-                tokio::spawn(super::sign_in::sign_in(s.endpoint, challenge, s.done, s.label));
+                s.spawn(super::sign_in::sign_in(s.endpoint.clone(), challenge, s.done.clone(), s.label.clone()));
             }
             Effect::SignOut => {
-                tokio::spawn(super::sign_in::sign_out(s.endpoint, s.done));
+                s.spawn(super::sign_in::sign_out(s.endpoint.clone(), s.done.clone()));
             }
             Effect::Reconnect => {
                 // A connection that never came up is made anew (and only listed); one that did
                 // starts its server again.
                 let (s, made_anew) = self.sessions.renewed(s.id).unwrap_or((s, false));
-                tokio::spawn(server_events::reconnect(s.endpoint, s.done, s.label, !made_anew));
+                s.spawn(server_events::reconnect(s.endpoint.clone(), s.done.clone(), s.label.clone(), !made_anew));
             }
             Effect::SetLogLevel(level) => {
-                tokio::spawn(server_events::set_log_level(s.endpoint, s.done, level));
+                s.spawn(server_events::set_log_level(s.endpoint.clone(), s.done.clone(), level));
             }
             Effect::CompileChecker { tool_id, schema } => self.compile_checker(tool_id, schema),
             Effect::Lint { tool, options } => self.lint(tool, options),
@@ -82,8 +92,7 @@ impl Calls {
             // Only web links, whichever pane asked (the gate decides): another scheme could
             // launch a program.
             Effect::Open(url) => {
-                let done = self.done.clone();
-                tokio::spawn(async move {
+                self.answer(async move {
                     let link = url.clone();
                     let said = match tokio::task::spawn_blocking(move || crate::invoke::browser::open(&link)).await {
                         // The opener was started, which is no proof a window came up (`BROWSER`
@@ -93,13 +102,23 @@ impl Calls {
                         Ok(Err(refused)) => refused.to_string(),
                         Err(e) => not_opened(&url, &e.to_string()),
                     };
-                    let _ = done.send(Msg::Said(said)).await;
+                    Msg::Said(said)
                 });
             }
             face @ (Effect::ListFaces | Effect::Face { .. } | Effect::Complete { .. } | Effect::Subscribe { .. }) => {
                 self.carry_out_face(&s, face)
             }
         }
+    }
+
+    /// Runs `work` until it ends or tooldeck quits.
+    fn spawn(&self, work: impl std::future::Future<Output = ()> + Send + 'static) {
+        self.supervisor.spawn(self.supervisor.root(), work);
+    }
+
+    /// Runs `work` until it ends or tooldeck quits, and brings its message to the app.
+    pub(super) fn answer(&self, work: impl std::future::Future<Output = Msg> + Send + 'static) {
+        self.supervisor.answer(self.supervisor.root(), &self.done, work);
     }
 
     pub(super) fn finished(&mut self, id: u64) {
@@ -126,7 +145,7 @@ impl Calls {
         let endpoint = s.endpoint.clone();
         let done = s.done.clone();
         let progress_to = s.done.clone();
-        let task = tokio::spawn(async move {
+        let task = s.spawn(async move {
             let report = move |progress| {
                 // Best effort: a full queue skips a report rather than stalling the call.
                 let _ = progress_to.try_send(Msg::Progress { id, progress });
@@ -163,10 +182,9 @@ impl Calls {
     }
 
     fn retry_after(&self, id: u64, ms: u64) {
-        let done = self.done.clone();
-        tokio::spawn(async move {
+        self.answer(async move {
             tokio::time::sleep(Duration::from_millis(ms)).await;
-            let _ = done.send(Msg::RetryDue { id }).await;
+            Msg::RetryDue { id }
         });
     }
 }
@@ -175,7 +193,7 @@ impl Calls {
 /// `server_events`).
 fn set_roots(s: &SessionHandle, roots: Vec<String>) {
     let endpoint = s.endpoint.clone();
-    tokio::spawn(async move {
+    s.spawn(async move {
         if let Ok(endpoint) = endpoint.await {
             endpoint.set_roots(roots).await;
         }
@@ -184,7 +202,7 @@ fn set_roots(s: &SessionHandle, roots: Vec<String>) {
 
 fn authorize(s: &SessionHandle, provider: String, token: String) {
     let (endpoint, done, label) = (s.endpoint.clone(), s.done.clone(), s.label.clone());
-    tokio::spawn(async move {
+    s.spawn(async move {
         let authorized = match endpoint.await {
             Ok(endpoint) => endpoint.authorize(&provider, &token).await.map(|()| endpoint),
             Err(e) => Err(e),
@@ -196,7 +214,7 @@ fn authorize(s: &SessionHandle, provider: String, token: String) {
 
 fn list_server_tools(s: &SessionHandle) {
     let (endpoint, done, label) = (s.endpoint.clone(), s.done.clone(), s.label.clone());
-    tokio::spawn(async move {
+    s.spawn(async move {
         let endpoint = endpoint.await;
         let _ = done.send(list_server_tools_msg(endpoint.clone(), label).await).await;
         server_events::send_info(endpoint.as_ref().ok(), &done).await;
@@ -213,7 +231,7 @@ fn list_server_tools(s: &SessionHandle) {
 impl Calls {
     fn compile_checker(&self, tool_id: String, schema: serde_json::Value) {
         let done = self.done.clone();
-        tokio::spawn(async move {
+        self.spawn(async move {
             let compiled = tokio::task::spawn_blocking(move || crate::form::validate::Checker::new(&schema));
             if let Ok(checker) = compiled.await {
                 let _ = done.send(Msg::CheckerCompiled { tool_id, checker }).await;
@@ -223,7 +241,7 @@ impl Calls {
 
     fn lint(&self, tool: Box<crate::catalog::Tool>, options: crate::lint::Options) {
         let done = self.done.clone();
-        tokio::spawn(async move {
+        self.spawn(async move {
             let tool_id = tool.id.clone();
             let linted = tokio::task::spawn_blocking(move || crate::lint::lint_tool(&tool, &options));
             if let Ok(findings) = linted.await {
@@ -242,55 +260,52 @@ impl Calls {
         data: crate::invoke::mcp::content::Inline,
         content_type: Option<String>,
     ) {
-        let done = self.done.clone();
-        tokio::spawn(async move {
+        self.answer(async move {
             let result = decode(data, content_type, Vec::new()).await;
-            let _ = done.send(Msg::ItemDecoded { run, item, result }).await;
+            Msg::ItemDecoded { run, item, result }
         });
     }
 
     fn fetch(&self, url: String) {
-        let done = self.done.clone();
+        let progress_to = self.done.clone();
         let timeout = self.timeout;
-        tokio::spawn(async move {
-            let result = fetch(&url, timeout, done.clone()).await;
-            let _ = done.send(Msg::ArtifactFetched(result.map(Box::new))).await;
+        self.answer(async move {
+            let result = fetch(&url, timeout, progress_to).await;
+            Msg::ArtifactFetched(result.map(Box::new))
         });
     }
 
     fn save(&self, path: String, source: crate::invoke::save::SaveSource, overwrite: bool) {
-        let done = self.done.clone();
+        let progress_to = self.done.clone();
         let timeout = self.timeout;
-        tokio::spawn(async move {
-            let progress_to = done.clone();
+        self.answer(async move {
             let report = move |written, total| {
                 // Best effort: a full queue skips an update, never the save.
                 let _ = progress_to.try_send(Msg::SaveProgress { written, total });
             };
             let saved = crate::invoke::save::save(&path, source, overwrite, timeout, report).await;
-            let _ = done.send(Msg::Saved(saved.map_err(EffectError::from))).await;
+            Msg::Saved(saved.map_err(EffectError::from))
         });
     }
 }
 
 /// A `resource_link` item's resource, read from session `s`'s server.
 fn read_resource_of(s: &SessionHandle, run: u64, item: usize, uri: String) {
-    let (endpoint, done) = (s.endpoint.clone(), s.done.clone());
-    tokio::spawn(async move {
+    let endpoint = s.endpoint.clone();
+    s.answer(async move {
         let result = read_resource(endpoint.await, &uri).await;
-        let _ = done.send(Msg::ResourceRead { run, item, result }).await;
+        Msg::ResourceRead { run, item, result }
     });
 }
 
 /// A test case, written with the server of the session it was run in at the file's top.
 fn save_case(s: &SessionHandle, path: String, mut case: serde_json::Value) {
-    let done = s.done.clone();
     let mut server = s.case_server.clone();
     // Token placeholders belong to the file's top, beside the server they are for.
     if let Some(tokens) = case.as_object_mut().and_then(|c| c.remove("tokens")) {
         server.insert("tokens".into(), tokens);
     }
-    tokio::spawn(async move {
+    s.answer(async move {
         let appended = tokio::task::spawn_blocking(move || {
             crate::cases::record::append_case_for(std::path::Path::new(&path), &case, &server)
                 .map(|()| path.clone())
@@ -300,7 +315,7 @@ fn save_case(s: &SessionHandle, path: String, mut case: serde_json::Value) {
         .await
         .map_err(EffectError::from)
         .and_then(|appended| appended);
-        let _ = done.send(Msg::CaseSaved(appended)).await;
+        Msg::CaseSaved(appended)
     });
 }
 

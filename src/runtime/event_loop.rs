@@ -11,6 +11,7 @@ use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
 use super::effects::Calls;
+use super::supervisor::Supervisor;
 use super::terminal::{TerminalGuard, terminal_gone};
 use super::{LoadCatalog, Servers, hang_up, sessions};
 use crate::app::{App, Effect, Msg, update};
@@ -30,15 +31,17 @@ pub async fn run(app: App, styles: Styles, servers: Servers, load: Option<LoadCa
 async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option<LoadCatalog>) -> io::Result<()> {
     // Bounded: a flood of results waits for the loop instead of growing without limit.
     let (done_tx, mut done_rx) = mpsc::channel::<Msg>(64);
+    // Every task from here on runs under it; dropping `calls` on the way out cancels them all.
+    let supervisor = Supervisor::default();
     if let Some(load) = load {
-        load_in_background(load, done_tx.clone());
+        load_in_background(load, &supervisor, done_tx.clone());
     }
     let history = crate::history::default_path();
     if let Some(path) = history.clone() {
-        read_history_in_background(path, done_tx.clone());
+        read_history_in_background(path, &supervisor, done_tx.clone());
     }
     let (asks_tx, mut asks_rx) = mpsc::unbounded_channel();
-    let mut sessions = sessions::Sessions::new(asks_tx, servers.shared);
+    let mut sessions = sessions::Sessions::new(supervisor.clone(), asks_tx, servers.shared);
     let mut first_messages = Vec::new();
     for server in servers.each {
         let timeout = server.options.answer_timeout();
@@ -52,6 +55,7 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
         done: done_tx,
         asked: Default::default(),
         sessions,
+        supervisor,
         fuzzing: None,
     };
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
@@ -133,8 +137,8 @@ impl StatusClock {
 }
 
 /// Reads the definition files off the UI thread, reporting progress as it goes.
-fn load_in_background(load: LoadCatalog, done: mpsc::Sender<Msg>) {
-    tokio::spawn(async move {
+fn load_in_background(load: LoadCatalog, supervisor: &Supervisor, done: mpsc::Sender<Msg>) {
+    supervisor.spawn(supervisor.root(), async move {
         let progress = done.clone();
         // A report the loop has no room for is dropped: the next one says more.
         let report = move |p| drop(progress.try_send(Msg::LoadProgress(p)));
@@ -146,8 +150,8 @@ fn load_in_background(load: LoadCatalog, done: mpsc::Sender<Msg>) {
 }
 
 /// Reads the last past calls off the UI thread.
-fn read_history_in_background(path: std::path::PathBuf, done: mpsc::Sender<Msg>) {
-    tokio::spawn(async move {
+fn read_history_in_background(path: std::path::PathBuf, supervisor: &Supervisor, done: mpsc::Sender<Msg>) {
+    supervisor.spawn(supervisor.root(), async move {
         let read = tokio::task::spawn_blocking(move || crate::history::read_last(&path, 500).unwrap_or_default());
         if let Ok(entries) = read.await {
             let _ = done.send(Msg::HistoryRead(entries)).await;

@@ -15,25 +15,25 @@ impl Calls {
             Effect::ListFaces => list_faces(s),
             Effect::Face { id, call_id, request } => self.face(s, id, call_id, request),
             Effect::Complete { tool_id, reference, argument, typed, context } => {
-                let (endpoint, done) = (s.endpoint.clone(), s.done.clone());
-                tokio::spawn(async move {
+                let endpoint = s.endpoint.clone();
+                s.answer(async move {
                     let result = match endpoint.await {
                         Ok(endpoint) => endpoint.complete(&reference, &argument, &typed, &context).await,
                         Err(e) => Err(e),
                     };
                     let result = result.map(|s| s.values).map_err(EffectError::from);
-                    let _ = done.send(Msg::Completed { tool_id, argument, typed, result }).await;
+                    Msg::Completed { tool_id, argument, typed, result }
                 });
             }
             Effect::Subscribe { uri, on } => {
-                let (endpoint, done) = (s.endpoint.clone(), s.done.clone());
-                tokio::spawn(async move {
+                let endpoint = s.endpoint.clone();
+                s.answer(async move {
                     let result = match endpoint.await {
                         Ok(endpoint) if on => endpoint.subscribe(&uri).await,
                         Ok(endpoint) => endpoint.unsubscribe(&uri).await,
                         Err(e) => Err(e),
                     };
-                    let _ = done.send(Msg::Subscribed { uri, on, result: result.map_err(EffectError::from) }).await;
+                    Msg::Subscribed { uri, on, result: result.map_err(EffectError::from) }
                 });
             }
             _ => {}
@@ -43,7 +43,7 @@ impl Calls {
     /// A read or a get, run as a call is: cancellable, ticking, answered as `InvocationDone`.
     fn face(&mut self, s: &SessionHandle, id: u64, call_id: String, request: FaceRequest) {
         let (endpoint, done) = (s.endpoint.clone(), s.done.clone());
-        let task = tokio::spawn(async move {
+        let task = s.spawn(async move {
             let result = match endpoint.await {
                 Ok(endpoint) => match &request {
                     FaceRequest::Read { uri } => endpoint.read_as_result(uri, &call_id).await,
@@ -69,7 +69,7 @@ impl Calls {
 /// Resources, templates and prompts; an endpoint that is not MCP has none to list.
 fn list_faces(s: &SessionHandle) {
     let (endpoint, done, label) = (s.endpoint.clone(), s.done.clone(), s.label.clone());
-    tokio::spawn(async move {
+    s.spawn(async move {
         let Ok(endpoint) = endpoint.await else { return };
         if let Some(faces) = endpoint.list_faces().await {
             let _ = done.send(Msg::ServerFaces { label, faces: Box::new(faces) }).await;

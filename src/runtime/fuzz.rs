@@ -61,7 +61,7 @@ impl Calls {
         let stop = Arc::new(AtomicBool::new(false));
         let cut = CancellationToken::new();
         let (flag, token) = (stop.clone(), cut.clone());
-        let task = tokio::spawn(async move {
+        let task = s.spawn(async move {
             let result = fuzz(recipe, tool, id, &flag, token, &done).await;
             let _ = done.send(Msg::FuzzDone { id, result }).await;
         });

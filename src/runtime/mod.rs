@@ -24,6 +24,7 @@ mod hang_up;
 mod server_events;
 mod sessions;
 mod sign_in;
+mod supervisor;
 mod terminal;
 
 pub use event_loop::run;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
+use super::sessions::SessionHandle;
 use super::{Connection, list_server_tools};
 use crate::app::Msg;
 use crate::invoke::Endpoint;
@@ -22,8 +23,9 @@ pub(super) async fn send_info(endpoint: Option<&Arc<Endpoint>>, done: &mpsc::Sen
 /// Brings an MCP server's stderr, log entries, list changes and its end to the app, a batch at
 /// a time: the channel's bound holds the server back to the screen's pace, and the sink drops
 /// (and counts) what does not fit meanwhile.
-pub(super) fn forward_events(endpoint: Connection, done: mpsc::Sender<Msg>) {
-    tokio::spawn(async move {
+pub(super) fn forward_events(session: &SessionHandle) {
+    let (endpoint, done) = (session.endpoint.clone(), session.done.clone());
+    session.spawn(async move {
         let Ok(endpoint) = endpoint.await else { return };
         let Some(events) = endpoint.events() else { return };
         loop {
@@ -41,8 +43,9 @@ const TRAFFIC_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Brings the session's traffic to the app: what it has not seen, a batch at a time. The log
 /// is shared with the connection and bounded; the app keeps its own bounded copy.
-pub(super) fn forward_traffic(endpoint: Connection, done: mpsc::Sender<Msg>) {
-    tokio::spawn(async move {
+pub(super) fn forward_traffic(session: &SessionHandle) {
+    let (endpoint, done) = (session.endpoint.clone(), session.done.clone());
+    session.spawn(async move {
         let Ok(endpoint) = endpoint.await else { return };
         let Some(traffic) = endpoint.traffic() else { return };
         let mut seen = 0;

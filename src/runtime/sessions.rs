@@ -3,9 +3,14 @@
 //! or the first session's when unaddressed) is carried out with that session's handle, and a
 //! server found in a config is connected as a new session while the app runs.
 
+use std::future::Future;
+
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use super::effects::Calls;
+use super::supervisor::Supervisor;
 use super::{Connection, Server};
 use crate::app::Msg;
 use crate::catalog::SessionId;
@@ -24,21 +29,43 @@ pub(super) struct SessionHandle {
     pub case_server: serde_json::Map<String, serde_json::Value>,
     /// How to connect to it again (a fuzz run has a connection of its own).
     pub recipe: super::fuzz::Recipe,
+    /// Its tasks' scope: cancelled when tooldeck quits (or the session ends).
+    scope: CancellationToken,
+    supervisor: Supervisor,
+}
+
+impl SessionHandle {
+    /// Runs `work` for this session, until it ends or the session does.
+    pub fn spawn(&self, work: impl Future<Output = ()> + Send + 'static) -> JoinHandle<()> {
+        self.supervisor.spawn(&self.scope, work)
+    }
+
+    /// Runs `work` for this session and brings the message it ends with to the app, as the
+    /// session's.
+    pub fn answer(&self, work: impl Future<Output = Msg> + Send + 'static) -> JoinHandle<()> {
+        self.supervisor.answer(&self.scope, &self.done, work)
+    }
 }
 
 /// Every session, and how to connect more.
 pub(super) struct Sessions {
     all: Vec<SessionHandle>,
+    supervisor: Supervisor,
     asks_to: mpsc::UnboundedSender<PendingAsk>,
     /// The command line's shared options (headers, timeouts, roots) for servers connected later.
     shared: EndpointOptions,
 }
 
 /// A sender whose messages reach `done` as `Msg::Session { id, msg }`, in order.
-fn marked(id: SessionId, done: &mpsc::Sender<Msg>) -> mpsc::Sender<Msg> {
+fn marked(
+    id: SessionId,
+    done: &mpsc::Sender<Msg>,
+    supervisor: &Supervisor,
+    scope: &CancellationToken,
+) -> mpsc::Sender<Msg> {
     let (tx, mut rx) = mpsc::channel::<Msg>(16);
     let done = done.clone();
-    tokio::spawn(async move {
+    supervisor.spawn(scope, async move {
         while let Some(msg) = rx.recv().await {
             if done.send(Msg::Session { id, msg: Box::new(msg) }).await.is_err() {
                 return;
@@ -49,8 +76,12 @@ fn marked(id: SessionId, done: &mpsc::Sender<Msg>) -> mpsc::Sender<Msg> {
 }
 
 impl Sessions {
-    pub fn new(asks_to: mpsc::UnboundedSender<PendingAsk>, shared: EndpointOptions) -> Sessions {
-        Sessions { all: Vec::new(), asks_to, shared }
+    pub fn new(
+        supervisor: Supervisor,
+        asks_to: mpsc::UnboundedSender<PendingAsk>,
+        shared: EndpointOptions,
+    ) -> Sessions {
+        Sessions { all: Vec::new(), supervisor, asks_to, shared }
     }
 
     /// The session `id`; an unknown one (an effect no session is named for) is the first's.
@@ -63,7 +94,8 @@ impl Sessions {
         let id = SessionId(self.all.len() as u32);
         let label = self.unique(server.options.label(server.demo_url.as_deref()));
         let lists_tools = server.options.names_a_server();
-        let marked_done = marked(id, done);
+        let scope = self.supervisor.session_scope();
+        let marked_done = marked(id, done, &self.supervisor, &scope);
         let case_server = server.case_server.clone();
         let recipe = super::fuzz::Recipe {
             options: server.options.clone(),
@@ -71,9 +103,20 @@ impl Sessions {
             demo_url: server.demo_url.clone(),
         };
         let endpoint = server.connect(self.asks_to.clone());
-        super::server_events::forward_events(endpoint.clone(), marked_done.clone());
-        super::server_events::forward_traffic(endpoint.clone(), marked_done.clone());
-        self.all.push(SessionHandle { id, label: label.clone(), endpoint, done: marked_done, case_server, recipe });
+        let supervisor = self.supervisor.clone();
+        let session = SessionHandle {
+            id,
+            label: label.clone(),
+            endpoint,
+            done: marked_done,
+            case_server,
+            recipe,
+            scope,
+            supervisor,
+        };
+        super::server_events::forward_events(&session);
+        super::server_events::forward_traffic(&session);
+        self.all.push(session);
         Msg::Session { id, msg: Box::new(Msg::ServerNamed { label, lists_tools }) }
     }
 
@@ -103,8 +146,8 @@ impl Sessions {
                 case_server: session.case_server.clone(),
             };
             session.endpoint = server.connect(asks_to);
-            super::server_events::forward_events(session.endpoint.clone(), session.done.clone());
-            super::server_events::forward_traffic(session.endpoint.clone(), session.done.clone());
+            super::server_events::forward_events(session);
+            super::server_events::forward_traffic(session);
         }
         Some((session.clone(), failed))
     }
@@ -140,13 +183,10 @@ impl Calls {
                 let case_server = crate::cases::server_keys::case_server(&options, &environment).keys;
                 let server = Server { options, headers, demo_url: None, case_server };
                 let first = self.sessions.add(server, &self.done);
-                let done = self.done.clone();
-                tokio::spawn(async move { done.send(first).await });
-                return;
+                return self.answer(async move { first });
             }
         };
-        let done = self.done.clone();
-        tokio::spawn(async move { done.send(Msg::Said(said)).await });
+        self.answer(async move { Msg::Said(said) });
     }
 }
 

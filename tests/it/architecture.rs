@@ -723,3 +723,18 @@ fn the_json_writer_check_finds_them() {
                 let b = serde_json::to_value(&v);\nuse serde_json::{Value, to_vec};\nlet s = serde_json::Serializer::new(out);";
     assert_eq!(json_writes(code), ["serde_json::to_writer_pretty", "serde_json::Serializer", "to_vec"]);
 }
+
+/// The app's runtime starts every task through its supervisor (`runtime/supervisor.rs`), so
+/// quitting cancels them all: no other file of `runtime/` spawns one. Blocking work
+/// (`spawn_blocking`) runs inside a supervised task.
+#[test]
+fn the_runtime_spawns_only_through_its_supervisor() {
+    let spawning: Vec<String> = sources()
+        .into_iter()
+        .filter(|(file, code)| {
+            file.starts_with("runtime/") && file != "runtime/supervisor.rs" && code.contains("tokio::spawn(")
+        })
+        .map(|(file, _)| file)
+        .collect();
+    assert!(spawning.is_empty(), "these spawn tasks nobody supervises: {spawning:?}");
+}
