@@ -303,3 +303,40 @@ fn a_server_that_dies_mid_call_is_noticed_at_once() {
     killer.join().expect("the server was ended");
     assert!(said.contains("is gone"), "{said}");
 }
+
+/// A JSON answer to request `id` whose body is `body` with `ID` replaced by the id.
+fn json_answer(body: &'static str) -> impl Fn(Value) -> axum::response::Response + Clone + Send + Sync + 'static {
+    move |id| {
+        axum::response::Response::builder()
+            .header("content-type", "application/json")
+            .body(axum::body::Body::from(body.replace("ID", &id.to_string())))
+            .expect("a response")
+    }
+}
+
+#[test]
+fn an_http_result_without_content_is_a_deviation_not_a_silent_success() {
+    let runtime = runtime();
+    let url = mcp_server(&runtime, json_answer(r#"{"jsonrpc":"2.0","id":ID,"result":{"isError":false}}"#));
+    let home = tempfile::tempdir().expect("temp dir");
+    let output = tooldeck(&["call", "echo", "--mcp-url", &url], home.path());
+    let printed = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(printed.contains("has no content"), "{printed}");
+    let strict = tooldeck(&["call", "echo", "--mcp-url", &url, "--strict"], home.path());
+    assert_eq!(strict.status.code(), Some(6), "{}", text(&strict.stderr));
+}
+
+#[test]
+fn an_http_answer_that_is_not_json_fails_the_call_at_once_in_a_body_or_an_event() {
+    let body = r#"{"jsonrpc":"2.0","id":ID,"result":{"content":[{"type":"text","text":"\udcbb"}]}}"#;
+    let runtime = runtime();
+    let in_body = mcp_server(&runtime, json_answer(body));
+    let said = call_fails_at_once(&in_body);
+    assert!(said.contains("not valid JSON") && said.contains("deviation"), "{said}");
+    let in_event = mcp_server(&runtime, |id| {
+        sse(format!("data: {}\n\n", body.replace("ID", &id.to_string())), futures_util::stream::pending())
+    });
+    let said = call_fails_at_once(&in_event);
+    assert!(said.contains("not valid JSON") && said.contains("deviation"), "{said}");
+}
