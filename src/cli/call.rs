@@ -52,7 +52,8 @@ pub struct CallArgs {
     #[arg(long)]
     pub fill_defaults: bool,
     /// Exit 6 when the answer deviates from the protocol (a value the output schema does not
-    /// allow, a content item of a kind MCP does not define), as the MCP Inspector's CLI does.
+    /// allow, a content item of a kind MCP does not define, a result without content), as the
+    /// MCP Inspector's CLI does.
     #[arg(long)]
     pub strict: bool,
 }

@@ -63,10 +63,6 @@ const CLOSE_GRACE: Duration = Duration::from_secs(1);
 /// How long after its stderr closes a stdio server is watched for its exit status.
 const EXIT_WATCH: Duration = Duration::from_secs(5);
 
-/// The warning on a `tools/call` result that came without `content`.
-pub const NO_CONTENT: &str =
-    "protocol deviation: the result has no content (MCP requires it in every tools/call result); read as empty";
-
 /// A guard against a server whose `nextCursor` never ends.
 const MAX_PAGES: usize = 10_000;
 
@@ -542,7 +538,7 @@ impl McpEndpoint {
         let mut outcome = read_mcp_owned(value, &request.call_id);
         // rmcp reads a result without `content` as an empty one: a deviation, said, not hidden.
         if wire.as_ref().and_then(|w| w.request_id.as_deref()).is_some_and(|id| self.wire.had_no_content(id)) {
-            outcome.warnings.push(NO_CONTENT.to_string());
+            outcome.warnings.push(raw::NO_CONTENT.to_string());
         }
         outcome.duration_ms = exchange.duration_ms;
         outcome.protocol = self.protocol_version();

@@ -15,6 +15,10 @@ use serde_json::{Value, json};
 use super::events::EventSink;
 use super::wire::Wire;
 
+/// The warning on a `tools/call` result that came without `content`.
+pub const NO_CONTENT: &str =
+    "protocol deviation: the result has no content (MCP requires it in every tools/call result); read as empty";
+
 /// The field of a synthetic error's `data` that marks it as tooldeck's own.
 const MARK: &str = "tooldeck";
 
@@ -104,13 +108,22 @@ fn trim(raw: &[u8]) -> &[u8] {
 /// Whether a JSON parser takes `raw`, checked cheaply: valid UTF-8 and JSON syntax (without
 /// building a value), and a full parse only when a surrogate escape, which the syntax check does
 /// not look into, is there.
-fn decodable(raw: &[u8]) -> Result<(), String> {
-    let text = std::str::from_utf8(raw).map_err(|e| format!("not UTF-8: {e}"))?;
-    serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| e.to_string())?;
+fn decodable(raw: &[u8]) -> Result<(), Undecodable> {
+    let text = std::str::from_utf8(raw)?;
+    serde_json::from_str::<serde::de::IgnoredAny>(text)?;
     if has_surrogate_escape(raw) {
-        serde_json::from_str::<Value>(text).map_err(|e| e.to_string())?;
+        serde_json::from_str::<Value>(text)?;
     }
     Ok(())
+}
+
+/// Why a JSON parser refuses a message.
+#[derive(Debug, thiserror::Error)]
+enum Undecodable {
+    #[error("not UTF-8: {0}")]
+    Utf8(#[from] std::str::Utf8Error),
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
 }
 
 /// True when `raw` holds a `\uD800`–`\uDFFF` escape.
