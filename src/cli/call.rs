@@ -52,7 +52,8 @@ pub struct CallArgs {
     #[arg(long)]
     pub fill_defaults: bool,
     /// Exit 6 when the answer deviates from the protocol (a value the output schema does not
-    /// allow, a content item of a kind MCP does not define), as the MCP Inspector's CLI does.
+    /// allow, a content item of a kind MCP does not define, a result without content), as the
+    /// MCP Inspector's CLI does.
     #[arg(long)]
     pub strict: bool,
 }
@@ -370,14 +371,20 @@ fn exit_code(outcome: &Outcome, exchange: &Exchange) -> u8 {
     }
 }
 
-/// How the answer deviates from the protocol, if it does: an output-schema violation or a
-/// content item of a kind MCP does not define.
+/// How the answer deviates from the protocol, if it does: an output-schema violation, a
+/// content item of a kind MCP does not define, or a required field missing (`content`).
 fn deviation(outcome: &Outcome) -> Option<String> {
     let unknown = outcome.content.iter().find_map(|item| match item {
         crate::invoke::ContentItem::Unreadable(u) => Some(format!("a content item {}", u.why)),
         _ => None,
     });
-    unknown.or_else(|| outcome.warnings.iter().find(|w| w.starts_with("output schema:")).cloned())
+    unknown.or_else(|| {
+        outcome
+            .warnings
+            .iter()
+            .find(|w| w.starts_with("output schema:") || w.starts_with("protocol deviation:"))
+            .cloned()
+    })
 }
 
 /// A tool known only by its id: any object of arguments goes.

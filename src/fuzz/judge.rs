@@ -106,7 +106,7 @@ fn judge_error(valid: bool, error: &InvokeError) -> Option<(Kind, String)> {
             // first, an answer the protocol defines, not a failure of the server.
             Some(URL_ELICITATION_REQUIRED) => return None,
             Some(_) => Kind::ProtocolError,
-            None if text.contains("could not be read") => Kind::MalformedResult,
+            None if text.contains("could not be read") || text.contains("is not valid JSON") => Kind::MalformedResult,
             None => Kind::ProtocolError,
         },
     };

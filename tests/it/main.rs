@@ -41,3 +41,4 @@ mod trust;
 mod trust_round2;
 mod trust_round3_auth;
 mod trust_round3_output;
+mod trust_round3_wire;

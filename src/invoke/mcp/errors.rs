@@ -83,6 +83,17 @@ impl McpEndpoint {
     fn map_error_ended(&self, method: &str, error: ServiceError, ended: Option<String>) -> InvokeError {
         let label = &self.label;
         match error {
+            // tooldeck answered for the server (see `raw.rs`): what happened, said as such.
+            ServiceError::McpError(e) if let Some((kind, why)) = super::raw::read_synthetic(e.data.as_ref()) => {
+                match kind {
+                    super::raw::Synthetic::NotJson => InvokeError::Protocol(format!(
+                        "{label}: {why}, answering {method}; the line as it came is in the traffic log"
+                    )),
+                    super::raw::Synthetic::StreamEnded => {
+                        InvokeError::Gone { url: label.clone(), reason: format!("{why} ({method})") }
+                    }
+                }
+            }
             ServiceError::McpError(e) => {
                 let mut message = format!("{label}: {method} failed with JSON-RPC error {}: {}", e.code.0, e.message);
                 if let Some(data) = e.data {

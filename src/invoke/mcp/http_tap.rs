@@ -108,7 +108,14 @@ impl StreamableHttpClient for HttpTap {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Error> {
-        self.client.get_stream(uri, session_id, last_event_id, auth_header, custom_headers).await
+        let resuming = last_event_id.is_some();
+        let stream = self.client.get_stream(uri, session_id, last_event_id, auth_header, custom_headers).await;
+        // Resuming an answer's stream (the server ended it, as it may): refused, the answer will
+        // never come, and the request waiting for it is told at once rather than time out.
+        if resuming && let Err(e) = &stream {
+            self.wire.fail(format!("the server refused to resume the stream its answer was to come on ({e})"));
+        }
+        stream
     }
 }
 
@@ -197,10 +204,17 @@ impl HttpTap {
     /// notification or response the server only acknowledged.
     async fn answer(&self, answer: Answer, sent: &ClientJsonRpcMessage) -> Result<StreamableHttpPostResponse, Error> {
         let Answer { response, content_type, session } = answer;
+        // The request this POST carried, whose answer it brings (none for a notification).
+        let sent_id = match sent {
+            ClientJsonRpcMessage::Request(_) => {
+                serde_json::to_value(sent).ok().and_then(|v| v.get("id").map(serde_json::Value::to_string))
+            }
+            _ => None,
+        };
         if content_type.starts_with("text/event-stream") {
             let limit = crate::invoke::MAX_BODY_BYTES + (1 << 20);
-            let stream =
-                SseStream::from_bytes_stream(capped(response.bytes_stream(), limit, self.wire.clone())).boxed();
+            let stream = SseStream::from_bytes_stream(capped(response.bytes_stream(), limit, self.wire.clone()));
+            let stream = watch_answer(stream, self.wire.clone(), self.events.clone(), sent_id).boxed();
             return Ok(StreamableHttpPostResponse::Sse(stream, session));
         }
         if content_type.starts_with("application/json") {
@@ -212,6 +226,11 @@ impl HttpTap {
             if body.is_empty() && !matches!(sent, ClientJsonRpcMessage::Request(_)) {
                 return Ok(StreamableHttpPostResponse::Accepted);
             }
+            // Not JSON at all: a deviation, answered for the server (see `raw.rs`).
+            let body = match super::raw::inspect(&self.wire, Some(&self.events), &body, sent_id.as_deref()) {
+                Some(instead) => instead.into_bytes(),
+                None => body,
+            };
             let parsed = serde_json::from_slice::<ServerJsonRpcMessage>(&body).inspect_err(|e| {
                 self.wire.fail(format!("the server's answer is not a JSON-RPC message ({e})"));
             })?;
@@ -222,6 +241,63 @@ impl HttpTap {
         }
         Err(StreamableHttpError::UnexpectedContentType(Some(content_type)))
     }
+}
+
+/// An answer's event stream, each event's data looked at before rmcp reads it (see `raw.rs`).
+/// When the stream breaks (a reset, a server gone), or ends without the answer to `sent` and
+/// without an event id to resume from, the answer is made up as an error saying so: the call
+/// fails at once, not at its timeout. A stream cut at the size cap ends as before (the wire
+/// says why).
+fn watch_answer(
+    stream: impl futures_util::Stream<Item = Result<Sse, SseError>> + Send + 'static,
+    wire: Wire,
+    events: EventSink,
+    sent: Option<String>,
+) -> impl futures_util::Stream<Item = Result<Sse, SseError>> + Send + 'static {
+    /// (answered or nothing to wait for, resumable, finished)
+    type Seen = (bool, bool, bool);
+    let state = (Box::pin(stream), (sent.is_none(), false, false));
+    futures_util::stream::unfold(state, move |(mut inner, (answered, resumable, finished)): (_, Seen)| {
+        let (wire, events, sent) = (wire.clone(), events.clone(), sent.clone());
+        async move {
+            if finished {
+                return None;
+            }
+            let ended = |why: String| {
+                let data =
+                    sent.as_deref().and_then(|id| super::raw::synthetic(id, super::raw::Synthetic::StreamEnded, &why));
+                Sse { data, ..Sse::default() }
+            };
+            match inner.next().await {
+                Some(Ok(mut event)) => {
+                    let mut answered = answered;
+                    if let Some(data) = &event.data {
+                        if let Some(instead) =
+                            super::raw::inspect(&wire, Some(&events), data.as_bytes(), sent.as_deref())
+                        {
+                            event.data = Some(instead);
+                            answered = true;
+                        } else if !answered {
+                            let facts = super::raw::scan(data.as_bytes());
+                            answered = facts.answer && facts.id.is_some() && facts.id == sent;
+                        }
+                    }
+                    let resumable = resumable || event.id.is_some();
+                    Some((Ok(event), (inner, (answered, resumable, false))))
+                }
+                Some(Err(e)) if answered || wire.failing() => Some((Err(e), (inner, (true, resumable, true)))),
+                Some(Err(e)) => {
+                    let why = format!("the server's stream broke before its answer came ({e}): did it exit or crash?");
+                    Some((Ok(ended(why)), (inner, (true, resumable, true))))
+                }
+                None if answered || resumable => None,
+                None => {
+                    let why = "the server ended its answer's stream without answering (did it exit or crash?)";
+                    Some((Ok(ended(why.to_string())), (inner, (true, resumable, true))))
+                }
+            }
+        }
+    })
 }
 
 /// What an answer over the size cap is called, whatever carried it.

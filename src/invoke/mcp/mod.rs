@@ -16,6 +16,7 @@ mod line_cap;
 pub mod negotiate;
 pub mod process;
 pub mod prompts;
+mod raw;
 mod relay;
 pub mod traffic;
 pub mod uri_template;
@@ -154,8 +155,9 @@ impl McpEndpoint {
             });
         }
         let oversized = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let stdout = line_cap::LineCap::new(pipes.stdout, super::MAX_BODY_BYTES, Arc::clone(&oversized));
         let wire = wire::Wire::default();
+        let stdout = line_cap::LineCap::new(pipes.stdout, super::MAX_BODY_BYTES, Arc::clone(&oversized))
+            .inspecting(raw::inspector(wire.clone(), events.clone()));
         let relay = ProgressRelay::with(&setup);
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(stdout, pipes.stdin);
         let transport = wire::Tap::new(transport, wire.clone(), Some(events.clone()), None);
@@ -534,6 +536,10 @@ impl McpEndpoint {
         }
         // Taken apart, not copied: a large inline blob is held by the exchange and its item only.
         let mut outcome = read_mcp_owned(value, &request.call_id);
+        // rmcp reads a result without `content` as an empty one: a deviation, said, not hidden.
+        if wire.as_ref().and_then(|w| w.request_id.as_deref()).is_some_and(|id| self.wire.had_no_content(id)) {
+            outcome.warnings.push(raw::NO_CONTENT.to_string());
+        }
         outcome.duration_ms = exchange.duration_ms;
         outcome.protocol = self.protocol_version();
         let asks = &self.client.service().asks;

@@ -132,17 +132,55 @@ impl ServerProcess {
 
     /// Ends the server whose input was just closed: `grace` to exit by itself, then SIGTERM to its
     /// group and SIGKILL a second later. Returns once the process is reaped.
+    ///
+    /// Cancelled part way (its task dropped, the runtime shut down), the ending is finished on
+    /// a thread of its own that [`wait_for_endings`] waits for: the child is never let go of
+    /// while it may still run.
     pub async fn end(self, grace: Duration) {
-        let Some(mut child) = lock(&self.0).take() else { return };
-        if !exits_within(&mut child, grace).await {
-            group::signal(&mut child, group::Signal::Term);
-            if !exits_within(&mut child, TERM_GRACE).await {
-                group::signal(&mut child, group::Signal::Kill);
-                let _ = tokio::task::spawn_blocking(move || child.wait()).await;
-                return;
+        let Some(child) = lock(&self.0).take() else { return };
+        let mut ending = Ending(Some(child));
+        let Some(child) = ending.0.as_mut() else { return };
+        let mut exited = exits_within(child, grace).await;
+        if !exited {
+            group::signal(child, group::Signal::Term);
+            exited = exits_within(child, TERM_GRACE).await;
+            if !exited {
+                group::signal(child, group::Signal::Kill);
             }
         }
-        let _ = tokio::task::spawn_blocking(move || group::end_leftovers(&child)).await;
+        let Some(mut child) = ending.0.take() else { return };
+        // Reaping and the group's leftovers block: a registered thread does them, so that a
+        // cancelled wait here leaves them to finish before tooldeck exits.
+        let (done, finished) = tokio::sync::oneshot::channel();
+        let finish = move || {
+            if exited {
+                group::end_leftovers(&child);
+            } else {
+                let _ = child.wait();
+            }
+            let _ = done.send(());
+        };
+        match std::thread::Builder::new().name("end-server".into()).spawn(finish) {
+            Ok(thread) => {
+                lock_endings().push(thread);
+                let _ = finished.await;
+            }
+            // No thread to be had (as in `end_in_background`): the child was sent SIGKILL or
+            // exited already; only its reaping, or its group's leftovers, are lost.
+            Err(e) => drop(e),
+        }
+    }
+}
+
+/// A child being ended by [`ServerProcess::end`]: dropped before that is done, it is handed to
+/// [`end_in_background`].
+struct Ending(Option<Child>);
+
+impl Drop for Ending {
+    fn drop(&mut self) {
+        if let Some(child) = self.0.take() {
+            end_in_background(child);
+        }
     }
 }
 

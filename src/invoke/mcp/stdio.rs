@@ -20,6 +20,9 @@ pub struct McpStdio {
     setup: ClientSetup,
     events: EventSink,
     current: RwLock<Arc<McpEndpoint>>,
+    /// The endings of the servers started before this one (each closed on a task of its own, so
+    /// that a restart is not held up): [`McpStdio::close`] waits for them, so none outlives it.
+    retired: std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 impl McpStdio {
@@ -43,6 +46,7 @@ impl McpStdio {
             setup,
             events: endpoint.events(),
             current: RwLock::new(Arc::new(endpoint)),
+            retired: std::sync::Mutex::default(),
         }
     }
 
@@ -82,16 +86,23 @@ impl McpStdio {
             McpEndpoint::connect_command(server, &self.command, self.timeout, self.setup.clone(), self.events.clone())
                 .await?;
         let old = std::mem::replace(&mut *self.current.write().await, Arc::new(fresh));
-        // A call still holding the old one ends it when it lets go (the process is ended on drop).
+        // A call still holding the old one ends it when it lets go (the process is ended on
+        // drop, on a thread `main` waits for).
         if let Ok(old) = Arc::try_unwrap(old) {
-            tokio::spawn(old.close());
+            let mut retired = crate::sync::lock(&self.retired);
+            retired.retain(|ending| !ending.is_finished());
+            retired.push(tokio::spawn(old.close()));
         }
         Ok(())
     }
 
+    /// Ends the server that runs, and waits for those started before it to be ended too.
     pub async fn close(self) {
-        if let Ok(endpoint) = Arc::try_unwrap(self.current.into_inner()) {
+        let McpStdio { current, retired, .. } = self;
+        if let Ok(endpoint) = Arc::try_unwrap(current.into_inner()) {
             endpoint.close().await;
         }
+        let retired = std::mem::take(&mut *crate::sync::lock(&retired));
+        futures_util::future::join_all(retired).await;
     }
 }

@@ -176,6 +176,15 @@ impl Traffic {
         log.push(Entry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None });
     }
 
+    /// Records a message from the server that is not valid JSON, as it came (its secrets masked
+    /// by the caller): the answer to request `id` when that could be read.
+    pub fn received_raw(&self, id: Option<String>, text: Arc<str>) {
+        let mut log = self.lock();
+        let method = id.as_ref().and_then(|id| log.pending.remove(&(true, id.clone())));
+        let answer = id.is_some();
+        log.push(Entry { seq: 0, at_ms: 0, direction: Direction::Received, id, method, answer, text, http: None });
+    }
+
     /// Records the HTTP exchange that carried a message.
     pub fn http(&self, record: &HttpRecord) {
         let mut log = self.lock();

@@ -64,6 +64,8 @@ struct WireLog {
     failure: Option<String>,
     /// The last 401 or 403 and its `WWW-Authenticate`, for the endpoint to sign in and retry.
     challenge: Option<(u16, Option<String>)>,
+    /// The ids of the latest results that came without `content` (see `raw.rs`).
+    no_content: VecDeque<String>,
 }
 
 /// The record of one connection's messages; cheap to clone (shared).
@@ -73,6 +75,8 @@ pub struct Wire(Arc<Mutex<WireLog>>, Arc<tokio::sync::Notify>);
 /// The messages of one `tools/call`, as the exchange view shows them.
 #[derive(Debug, Clone, Default)]
 pub struct CallWire {
+    /// The request's JSON-RPC id, as JSON text.
+    pub request_id: Option<String>,
     pub request: String,
     pub response: Option<String>,
     /// Notifications and requests from the server between the request and its answer.
@@ -129,6 +133,35 @@ impl Wire {
         text
     }
 
+    /// Records a message from the server that is not valid JSON, as it came (its secrets
+    /// masked): it answers request `id` when that could be read.
+    pub fn record_raw(&self, id: Option<String>, text: Arc<str>) {
+        let mut log = self.lock();
+        let seq = log.next_seq;
+        log.next_seq += 1;
+        log.bytes += text.len();
+        log.messages.push_back(Recorded { seq, outgoing: false, id, method: None, name: None, text });
+        while log.messages.len() > MAX_MESSAGES || (log.bytes > MAX_BYTES && log.messages.len() > 1) {
+            if let Some(old) = log.messages.pop_front() {
+                log.bytes -= old.text.len();
+            }
+        }
+    }
+
+    /// The result answering request `id` came without `content`.
+    pub fn note_no_content(&self, id: String) {
+        let mut log = self.lock();
+        if log.no_content.len() == MAX_HTTP {
+            log.no_content.pop_front();
+        }
+        log.no_content.push_back(id);
+    }
+
+    /// True when the result answering request `id` came without `content`.
+    pub fn had_no_content(&self, id: &str) -> bool {
+        self.lock().no_content.iter().any(|noted| noted == id)
+    }
+
     pub fn record_http(&self, record: HttpRecord) {
         let mut log = self.lock();
         let header = |name: &str| {
@@ -158,6 +191,11 @@ impl Wire {
     pub fn fail(&self, why: String) {
         self.lock().failure = Some(why);
         self.1.notify_waiters();
+    }
+
+    /// True when a failure is waiting to be taken.
+    pub fn failing(&self) -> bool {
+        self.lock().failure.is_some()
     }
 
     /// Forgets a failure no request was waiting for.
@@ -251,6 +289,7 @@ impl Wire {
             .collect();
         let http = log.http.iter().rev().find(|h| h.id.is_some() && h.id == request.id).cloned();
         Some(CallWire {
+            request_id: request.id.clone(),
             request: request.text.to_string(),
             response: response.map(|r| r.text.to_string()),
             during,
@@ -350,7 +389,11 @@ where
         }
         match &message {
             Some(message) => {
-                if let Ok(value) = serde_json::to_value(message) {
+                // An answer tooldeck made for the server (see `raw.rs`) is not recorded as the
+                // server's: what the server sent is, already.
+                if let Ok(value) = serde_json::to_value(message)
+                    && super::raw::read_synthetic(value.pointer("/error/data")).is_none()
+                {
                     let text = self.wire.record(false, &value);
                     if let Some(events) = &self.events {
                         events.traffic().message(false, &value, text);
