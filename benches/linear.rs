@@ -4,8 +4,8 @@
 //! timed from the server's JSON to what the person gets: parsed, its variables listed, its list
 //! entry made, and its form built in the app.
 //!
-//! Besides criterion's figures it prints how each stage grows: the time at n and at 2n and their
-//! ratio (2 is linear, 4 quadratic), which is what the target is stated in: linear, and the stage
+//! Besides criterion's figures it prints how each stage grows: the time at n/2 and at n (the
+//! quickest of three runs each) and their ratio (2 is linear, 4 quadratic), which is what the target is stated in: linear, and the stage
 //! on 100,000 well under a second.
 
 // The same allocator as the binary, so the figures are the ones a user gets.
@@ -92,7 +92,32 @@ fn timed(work: impl FnOnce()) -> Duration {
     started.elapsed()
 }
 
-const STAGES: [Stage; 9] = [
+/// `tools/list` of `n` tools, or of one tool of `n` properties each marked `"required": true`
+/// (the pre-standard way, which loading repairs into the object's `required`).
+fn tools_list(n: usize, wide: bool) -> String {
+    let tools: Vec<Value> = match wide {
+        false => (0..n).map(|i| json!({"name": format!("t{i:05}"), "inputSchema": {"type": "object"}})).collect(),
+        true => {
+            let properties: Map<String, Value> =
+                (0..n).map(|i| (format!("p{i:05}"), json!({"type": "string", "required": true}))).collect();
+            vec![json!({"name": "wide", "inputSchema": {"type": "object", "properties": properties}})]
+        }
+    };
+    json!({ "tools": tools }).to_string()
+}
+
+/// `resources/list` of `n` resources that all name the same URI.
+fn same_uri_faces(n: usize) -> Faces {
+    let entries: Vec<Value> = (0..n).map(|_| json!({"uri": "test://same", "name": "same"})).collect();
+    let resources = tooldeck::invoke::mcp::resources::read_resources(&entries, &mut Vec::new());
+    Faces { listing: ResourceListing { resources, ..Default::default() }, ..Faces::default() }
+}
+
+/// Tools in a `tools/list` read at once in the growth table and criterion (each is loaded and
+/// checked as a definition: 100,000 take long in a debug build even when linear).
+const TOOLS_N: usize = 20_000;
+
+const STAGES: [Stage; 12] = [
     ("template: parse, 8 B a variable", N, |n| {
         let text = separate(n);
         timed(|| drop(black_box(Template::parse(&text))))
@@ -132,6 +157,18 @@ const STAGES: [Stage; 9] = [
         let schema = wide_schema(n);
         timed(|| drop(black_box(tooldeck::form::build::root_field(&schema, &Default::default()))))
     }),
+    ("tools/list: many tools", TOOLS_N, |n| {
+        let text = tools_list(n, false);
+        timed(|| drop(black_box(tooldeck::invoke::endpoint::server_tools("mcp:bench", &text))))
+    }),
+    ("tools/list: a tool of many properties required the old way", N, |n| {
+        let text = tools_list(n, true);
+        timed(|| drop(black_box(tooldeck::invoke::endpoint::server_tools("mcp:bench", &text))))
+    }),
+    ("resources/list: many resources of one URI, in the app", N, |n| {
+        let faces = same_uri_faces(n);
+        timed(|| drop(black_box(app_with(faces))))
+    }),
 ];
 
 /// `LINEAR_SCALE=8` runs the growth table on n/8 and n/4 (for a build where n would take minutes).
@@ -139,11 +176,22 @@ fn scale() -> usize {
     std::env::var("LINEAR_SCALE").ok().and_then(|s| s.parse().ok()).filter(|s| *s >= 1).unwrap_or(1)
 }
 
+/// `LINEAR_STAGE=WORDS` runs only the stages whose name holds them.
+fn stages() -> impl Iterator<Item = Stage> {
+    let only = std::env::var("LINEAR_STAGE").unwrap_or_default();
+    STAGES.into_iter().filter(move |(name, _, _)| name.contains(only.as_str()))
+}
+
+/// The quickest of three runs: the machine this runs on is shared.
+fn quickest(stage: fn(usize) -> Duration, n: usize) -> Duration {
+    (0..3).map(|_| stage(n)).min().unwrap_or_default()
+}
+
 fn bench_linear(c: &mut Criterion) {
     let scale = scale();
-    for (name, n, stage) in STAGES {
+    for (name, n, stage) in stages() {
         let (small, large) = (n / 2 / scale, n / scale);
-        let (t1, t2) = (stage(small), stage(large));
+        let (t1, t2) = (quickest(stage, small), quickest(stage, large));
         let ratio = t2.as_secs_f64() / t1.as_secs_f64().max(1e-9);
         eprintln!("{name}: {small} in {t1:.2?}, {large} in {t2:.2?}: x{ratio:.1} for x2");
     }
@@ -152,7 +200,7 @@ fn bench_linear(c: &mut Criterion) {
     }
     let mut group = c.benchmark_group("linear");
     group.sample_size(10).measurement_time(Duration::from_secs(5));
-    for (name, n, stage) in STAGES {
+    for (name, n, stage) in stages() {
         group.bench_function(format!("{name} ({n})"), |b| {
             b.iter_custom(|iterations| (0..iterations).map(|_| stage(n)).sum())
         });

@@ -13,13 +13,14 @@ use serde_json::{Map, Value, json};
 
 use super::{App, Effect};
 use crate::catalog::{Face, Format, Source, Tool, ToolUi, Written};
+use crate::form::build::MAX_FIELDS;
 use crate::form::{TextInput, Widget};
 use crate::invoke::Faces;
 use crate::invoke::mcp::completion::Reference;
 use crate::invoke::mcp::prompts::Prompt;
 use crate::invoke::mcp::resources::{Resource, ResourceTemplate};
 use crate::invoke::mcp::uri_template::Template;
-use crate::text::{human_bytes, visible};
+use crate::text::{human_bytes, truncate, visible};
 
 /// What a run of a resource, template or prompt sends.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +44,9 @@ pub struct FaceState {
     /// The completion last asked: entry id, argument, text typed.
     asked: Option<(String, String, String)>,
 }
+
+/// How much of a template each of its fields repeats in its description.
+const DESCRIBED_TEMPLATE: usize = 200;
 
 const OBJECT_OF_NOTHING: fn() -> Value = || json!({"type": "object", "properties": {}});
 
@@ -82,6 +86,16 @@ fn string_fields<'a>(fields: impl Iterator<Item = (&'a str, Option<String>, bool
     json!({"type": "object", "properties": properties, "required": required})
 }
 
+/// A template's variables or a prompt's arguments past what a form holds: nobody fills 100,000
+/// fields one by one, so the form is a map of the names the person gives to their values.
+fn by_name() -> Value {
+    json!({"type": "object", "additionalProperties": {"type": "string"}})
+}
+
+fn too_many(count: usize, what: &str) -> String {
+    format!("⚠ {count} {what}, more than a form holds ({MAX_FIELDS}): add the ones to send by name")
+}
+
 fn resource_entry(label: &str, resource: &Resource) -> Tool {
     let mut about: Vec<String> = resource.description.iter().cloned().collect();
     let mut read = format!("resources/read {}", resource.uri);
@@ -102,8 +116,17 @@ fn template_entry(label: &str, template: &ResourceTemplate) -> Tool {
     let schema = match &template.parsed {
         Ok(parsed) => {
             about.push(format!("resources/read {} with its variables filled in", template.uri_template));
-            let described = |v: &String| Some(format!("{{{v}}} in {}", template.uri_template));
-            string_fields(parsed.variables().iter().map(|v| (v.as_str(), described(v), true)))
+            let variables = parsed.variables();
+            if variables.len() > MAX_FIELDS {
+                about.push(too_many(variables.len(), "variables"));
+                by_name()
+            } else {
+                // Each field names the template, cut: a field per variable each holding the whole
+                // template made 100,000 variables of an 800 KB template 80 GB.
+                let shown = truncate(&template.uri_template, DESCRIBED_TEMPLATE);
+                let described = |v: &String| Some(format!("{{{v}}} in {shown}"));
+                string_fields(variables.iter().map(|v| (v.as_str(), described(v), true)))
+            }
         }
         Err(why) => {
             about.push(format!("⚠ the template {} does not parse: {why}", template.uri_template));
@@ -126,10 +149,15 @@ fn prompt_entry(label: &str, prompt: &Prompt) -> Tool {
         prompt.arguments.len(),
         if prompt.arguments.len() == 1 { "" } else { "s" }
     ));
+    let schema = if prompt.arguments.len() > MAX_FIELDS {
+        about.push(too_many(prompt.arguments.len(), "arguments"));
+        by_name()
+    } else {
+        string_fields(prompt.arguments.iter().map(|a| (a.name.as_str(), a.description.clone(), a.required)))
+    };
     let about = about.join("\n\n");
     let mut tool = entry(label, format!("prompt:{}", prompt.name), &prompt.name, prompt.title.as_deref(), about, face);
-    let arguments = prompt.arguments.iter().map(|a| (a.name.as_str(), a.description.clone(), a.required));
-    tool.input_schema = string_fields(arguments);
+    tool.input_schema = schema;
     tool.written.raw = Some(Arc::new(prompt.raw.clone()));
     tool
 }
@@ -423,6 +451,41 @@ mod tests {
         let got = request_for(&prompt, &json!({"n": 3, "s": "x"}));
         let Ok(FaceRequest::GetPrompt { arguments, .. }) = got else { panic!("a prompt request") };
         assert_eq!(Value::Object(arguments), json!({"n": "3", "s": "x"}));
+    }
+
+    #[test]
+    fn past_what_a_form_holds_a_template_or_prompt_takes_its_values_by_name_with_a_note() {
+        let names: Vec<String> = (0..=MAX_FIELDS).map(|i| format!("v{i}")).collect();
+        let uri_template = format!("test://x{{?{}}}", names.join(","));
+        let arguments: Vec<Value> = names.iter().map(|n| json!({"name": n, "required": true})).collect();
+        let mut warnings = Vec::new();
+        let entry = json!({"uriTemplate": uri_template, "name": "wide"});
+        let templates = crate::invoke::mcp::resources::read_templates(&[entry], &mut warnings);
+        let prompts =
+            crate::invoke::mcp::prompts::read_prompts(&[json!({"name": "p", "arguments": arguments})], &mut warnings);
+        let listing = crate::invoke::ResourceListing { templates, ..Default::default() };
+        let entries = face_entries("mcp:x", &Faces { listing, prompts, ..Faces::default() });
+        for tool in &entries {
+            assert_eq!(tool.input_schema, by_name(), "{}", tool.name);
+            let about = tool.description.as_deref().unwrap_or_default();
+            assert!(about.contains("2001") && about.contains("more than a form holds (2000)"), "{about}");
+        }
+        let template = request_for(&entries[0].written.face, &json!({"v7": "a", "v2000": "b"}));
+        assert_eq!(template, Ok(FaceRequest::Read { uri: "test://x?v7=a&v2000=b".into() }));
+    }
+
+    #[test]
+    fn a_long_template_is_cut_in_each_field_s_description() {
+        let uri_template = format!("test://{}/{{id}}", "a".repeat(10_000));
+        let templates = crate::invoke::mcp::resources::read_templates(
+            &[json!({"uriTemplate": uri_template, "name": "long"})],
+            &mut Vec::new(),
+        );
+        let listing = crate::invoke::ResourceListing { templates, ..Default::default() };
+        let entries = face_entries("mcp:x", &Faces { listing, ..Faces::default() });
+        let described = entries[0].input_schema["properties"]["id"]["description"].as_str().unwrap_or_default();
+        assert!(described.starts_with("{id} in test://aaa") && described.ends_with('…'), "{described}");
+        assert!(described.len() < DESCRIBED_TEMPLATE + 20, "{}", described.len());
     }
 
     #[test]
