@@ -14,9 +14,7 @@ use serde_json::{Map, Value, json};
 use super::{App, Effect};
 use crate::catalog::{Face, Format, Source, Tool, ToolUi, Written};
 use crate::form::build::MAX_FIELDS;
-use crate::form::{TextInput, Widget};
 use crate::invoke::Faces;
-use crate::invoke::mcp::completion::Reference;
 use crate::invoke::mcp::prompts::Prompt;
 use crate::invoke::mcp::resources::{Resource, ResourceTemplate};
 use crate::invoke::mcp::uri_template::Template;
@@ -172,7 +170,7 @@ pub fn face_entries(label: &str, faces: &Faces) -> Vec<Tool> {
 
 /// The values of a form's arguments as strings (a prompt's arguments and a template's
 /// variables are strings; anything else typed as JSON is sent as its text).
-fn strings(arguments: &Value) -> Map<String, Value> {
+pub(super) fn strings(arguments: &Value) -> Map<String, Value> {
     let Some(given) = arguments.as_object() else { return Map::new() };
     given
         .iter()
@@ -248,58 +246,6 @@ impl App {
         }
     }
 
-    /// While a template's variable or a prompt's argument is typed in, the server is asked for
-    /// suggestions for what is there (once per text).
-    pub(super) fn ask_completion(&mut self) -> Vec<Effect> {
-        if !self.form_pane.editing() {
-            return Vec::new();
-        }
-        let Some(tool) = self.selected_tool() else { return Vec::new() };
-        let reference = match &tool.written.face {
-            Face::Template { uri_template } => Reference::Resource(uri_template.clone()),
-            Face::Prompt { name } => Reference::Prompt(name.clone()),
-            _ => return Vec::new(),
-        };
-        if !self.faces.completes.contains(&tool.source.path) {
-            return Vec::new();
-        }
-        let tool_id = tool.id.clone();
-        let Some((path, field)) = self.form_op(|pane, id| pane.focused_field(id)) else { return Vec::new() };
-        let Some(typed) = field.input().map(|i| i.text().to_string()).filter(|_| path.len() == 1) else {
-            return Vec::new();
-        };
-        let asked = (tool_id.clone(), field.name.clone(), typed.clone());
-        if self.faces.asked.as_ref() == Some(&asked) {
-            return Vec::new();
-        }
-        self.faces.asked = Some(asked);
-        let mut context = self.form().map(|f| strings(f.arguments())).unwrap_or_default();
-        context.remove(&field.name);
-        vec![Effect::Complete { tool_id, reference, argument: field.name, typed, context }]
-    }
-
-    /// The server's suggestions for `argument` of entry `tool_id`, given `typed`: the field
-    /// offers them (↓) while it still holds that text.
-    pub(super) fn completed(&mut self, tool_id: &str, argument: &str, typed: &str, values: Vec<String>) {
-        if self.selected_id().as_deref() != Some(tool_id) {
-            return;
-        }
-        let count = values.len();
-        let mut offered = false;
-        self.form_op(|pane, id| {
-            pane.with_focused(id, |form, path| {
-                let Some(field) = form.field_mut(path).filter(|f| f.name == argument) else { return };
-                let Some(input) = field.input().filter(|i| i.text() == typed).cloned() else { return };
-                field.widget = suggesting(input, values);
-                offered = true;
-            })
-        });
-        if offered && count > 0 {
-            let plural = if count == 1 { "" } else { "s" };
-            self.status = Some(format!("{count} suggestion{plural} from the server · ↓ picks one"));
-        }
-    }
-
     /// `b`: subscribe to the selected resource's updates, or stop.
     pub(super) fn toggle_subscription(&mut self) -> Vec<Effect> {
         let Some(tool) = self.selected_tool() else { return Vec::new() };
@@ -366,10 +312,9 @@ impl App {
     pub(super) fn face_msg(&mut self, msg: super::Msg) -> Vec<Effect> {
         match msg {
             super::Msg::ServerFaces { label, faces } => self.faces_listed(&label, *faces),
-            super::Msg::Completed { tool_id, argument, typed, result } => match result {
-                Ok(values) => self.completed(&tool_id, &argument, &typed, values),
-                Err(why) => self.status = Some(format!("no suggestions: {why}")),
-            },
+            super::Msg::Completed { tool_id, argument, typed, result } => {
+                self.completed((tool_id, argument, typed), result)
+            }
             super::Msg::Subscribed { uri, on, result } => self.subscribed(uri, on, result),
             _ => {}
         }
@@ -416,15 +361,25 @@ fn set(servers: &mut HashSet<String>, label: &str, on: bool) {
     }
 }
 
-/// A text field that offers `values` (↓), or plain text when there are none.
-fn suggesting(input: TextInput, values: Vec<String>) -> Widget {
-    match values.is_empty() {
-        true => Widget::Text { input, multiline: false },
-        false => Widget::Suggest { input, suggestions: values.into_iter().map(Value::String).collect() },
-    }
-}
-
 impl FaceState {
+    /// True when the server labelled `label` answers `completion/complete`.
+    pub fn completes(&self, label: &str) -> bool {
+        self.completes.contains(label)
+    }
+
+    /// Notes `asked` (entry id, argument, text typed) as the question for suggestions now; false
+    /// when it is the one asked already.
+    pub(super) fn ask(&mut self, asked: (String, String, String)) -> bool {
+        let new = self.asked.as_ref() != Some(&asked);
+        self.asked = Some(asked);
+        new
+    }
+
+    /// True when `asked` is the last question for suggestions: an answer to any other is stale.
+    pub(super) fn is_asked(&self, asked: &(String, String, String)) -> bool {
+        self.asked.as_ref() == Some(asked)
+    }
+
     /// Resources subscribed to, by URI.
     pub fn subscribed(&self) -> &HashSet<String> {
         &self.subscribed

@@ -32,6 +32,8 @@ pub(super) struct Calls {
     pub(super) fleet: super::several::Fleet,
     /// The fuzz run going on, if one is.
     pub(super) fuzzing: Option<super::fuzz::FuzzTask>,
+    /// The last question for suggestions, while it waits for its answer (`Effect::Complete`).
+    pub(super) completing: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Calls {

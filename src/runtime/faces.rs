@@ -6,6 +6,7 @@ use std::time::Instant;
 use super::effects::Calls;
 use crate::app::faces::FaceRequest;
 use crate::app::{Answer, CallFailure, Effect, EffectError, Msg};
+use crate::invoke::mcp::completion::ANSWER_WITHIN;
 
 impl Calls {
     /// The effects of faces; any other is not for here.
@@ -16,14 +17,24 @@ impl Calls {
             Effect::Complete { tool_id, reference, argument, typed, context } => {
                 let endpoint = self.endpoint.clone();
                 let done = self.done.clone();
-                tokio::spawn(async move {
+                // One question at a time: the one before is for text typed over, and ending its
+                // task cancels its request (a slow server is not asked a pile of them).
+                if let Some(before) = self.completing.take() {
+                    before.abort();
+                }
+                self.completing = Some(tokio::spawn(async move {
                     let result = match endpoint.await {
-                        Ok(endpoint) => endpoint.complete(&reference, &argument, &typed, &context).await,
-                        Err(e) => Err(e),
+                        Ok(endpoint) => {
+                            let asked = endpoint.complete(&reference, &argument, &typed, &context);
+                            match tokio::time::timeout(ANSWER_WITHIN, asked).await {
+                                Ok(answer) => answer.map_err(EffectError::from),
+                                Err(_) => Err(EffectError::SlowSuggestions(ANSWER_WITHIN.as_secs())),
+                            }
+                        }
+                        Err(e) => Err(EffectError::from(e)),
                     };
-                    let result = result.map(|s| s.values).map_err(EffectError::from);
                     let _ = done.send(Msg::Completed { tool_id, argument, typed, result }).await;
-                });
+                }));
             }
             Effect::Subscribe { uri, on } => {
                 let endpoint = self.endpoint.clone();
