@@ -113,9 +113,6 @@ pub enum EffectError {
     /// The case file at `path` could not be written.
     #[error("{path}: {why}")]
     CaseFile { path: String, why: String },
-    /// `completion/complete` had no answer in this many seconds (the request was cancelled).
-    #[error("the server did not answer within {0} s")]
-    SlowSuggestions(u64),
     /// The work's thread ended before the work did (it panicked, or the runtime is stopping).
     #[error("{0}")]
     Stopped(String),

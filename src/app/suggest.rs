@@ -1,8 +1,9 @@
 //! Suggestions for a template's variable or a prompt's argument while it is typed in (MCP
 //! `completion/complete`, `Effect::Complete` and `Msg::Completed`). A server may answer with
 //! 100,000 values, values of megabytes, or slowly: the answer is read bounded (at most 100 values
-//! of at most 4 KiB, the rest counted: `invoke::mcp::completion`), the runtime gives up on it
-//! after a few seconds, and an answer to anything but the text in the field now is dropped.
+//! of at most 4 KiB, the rest counted), waited for 5 s at most (`invoke::mcp::completion`), the
+//! question before is cancelled when a new one is asked (`runtime/faces.rs`), and an answer to
+//! anything but the last question is dropped.
 
 use serde_json::Value;
 
@@ -116,6 +117,7 @@ mod tests {
 
     use super::*;
     use crate::app::{Msg, update};
+    use crate::invoke::InvokeError;
     use crate::invoke::mcp::completion::read_suggestions;
     use crate::invoke::{Faces, ResourceListing};
 
@@ -192,10 +194,11 @@ mod tests {
         answer(&mut app, asked[0].clone(), suggestions("a-stale"));
         assert_eq!(offered(&app), None, "the answer for \"a\" came after \"ab\" was typed");
         assert_eq!(app.status, None);
-        answer(&mut app, asked[1].clone(), Err(EffectError::SlowSuggestions(5)));
+        let slow = || Err(EffectError::Server(InvokeError::Timeout { url: "mcp:x".into(), limit: "5 s".into() }));
+        answer(&mut app, asked[1].clone(), slow());
         let status = app.status.clone().unwrap_or_default();
-        assert!(status.contains("did not answer within 5 s"), "{status}");
-        answer(&mut app, asked[0].clone(), Err(EffectError::SlowSuggestions(5)));
+        assert!(status.contains("no answer from mcp:x within 5 s"), "{status}");
+        answer(&mut app, asked[0].clone(), slow());
         assert_eq!(app.status.as_deref(), Some(status.as_str()), "a stale failure says nothing");
         answer(&mut app, asked[1].clone(), suggestions("abc"));
         assert_eq!(offered(&app), Some(1));

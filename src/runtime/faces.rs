@@ -24,15 +24,10 @@ impl Calls {
                 }
                 self.completing = Some(tokio::spawn(async move {
                     let result = match endpoint.await {
-                        Ok(endpoint) => {
-                            let asked = endpoint.complete(&reference, &argument, &typed, &context);
-                            match tokio::time::timeout(ANSWER_WITHIN, asked).await {
-                                Ok(answer) => answer.map_err(EffectError::from),
-                                Err(_) => Err(EffectError::SlowSuggestions(ANSWER_WITHIN.as_secs())),
-                            }
-                        }
-                        Err(e) => Err(EffectError::from(e)),
+                        Ok(endpoint) => endpoint.complete(&reference, &argument, &typed, &context, ANSWER_WITHIN).await,
+                        Err(e) => Err(e),
                     };
+                    let result = result.map_err(EffectError::from);
                     let _ = done.send(Msg::Completed { tool_id, argument, typed, result }).await;
                 }));
             }

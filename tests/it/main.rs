@@ -39,3 +39,4 @@ mod servers_screens;
 mod tall_items;
 mod trust;
 mod trust_round2;
+mod trust_round3_linear;

@@ -1,6 +1,8 @@
 //! Suggestions for an argument (MCP `completion/complete`): a prompt's argument or a resource
 //! template's variable, given what was typed so far and the other arguments.
 
+use std::time::Duration;
+
 use serde_json::{Map, Value, json};
 
 use super::McpEndpoint;
@@ -14,9 +16,9 @@ pub const MAX_SUGGESTIONS: usize = 100;
 /// 100 of them, each as long as an answer may be, would be 1.6 GB.
 pub const MAX_SUGGESTION_BYTES: usize = 4096;
 
-/// How long the app waits for suggestions: they are for the text being typed, and a slow answer
-/// is stale by then (the request is cancelled, and typing never waits for it).
-pub const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
+/// How long suggestions are waited for: they are for the text being typed, and a slow answer is
+/// stale by then (the request is cancelled; the app's typing never waits for it).
+pub const ANSWER_WITHIN: Duration = Duration::from_secs(5);
 
 /// What is being completed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,13 +89,26 @@ pub fn read_suggestions(result: &Value) -> Suggestions {
 
 impl McpEndpoint {
     /// `completion/complete` for `argument`, whose value is `typed` so far; `context` holds
-    /// the other arguments already given.
+    /// the other arguments already given. Waits at most [`ANSWER_WITHIN`].
     pub async fn complete(
         &self,
         reference: &Reference,
         argument: &str,
         typed: &str,
         context: &Map<String, Value>,
+    ) -> Result<Suggestions, InvokeError> {
+        self.complete_within(reference, argument, typed, context, ANSWER_WITHIN).await
+    }
+
+    /// [`McpEndpoint::complete`], waiting at most `within`: past it the request is cancelled
+    /// (`notifications/cancelled`) and the answer is a timeout.
+    pub async fn complete_within(
+        &self,
+        reference: &Reference,
+        argument: &str,
+        typed: &str,
+        context: &Map<String, Value>,
+        within: Duration,
     ) -> Result<Suggestions, InvokeError> {
         let mut params = json!({
             "ref": reference.to_json(),
@@ -102,7 +117,11 @@ impl McpEndpoint {
         if !context.is_empty() {
             params["context"] = json!({ "arguments": context });
         }
-        let result = self.custom("completion/complete", params, true).await?;
+        let asked = self.custom("completion/complete", params, true);
+        let result = tokio::time::timeout(within, asked).await.map_err(|_| InvokeError::Timeout {
+            url: self.label.clone(),
+            limit: format!("{} s, for suggestions", within.as_secs_f64()),
+        })??;
         Ok(read_suggestions(&result))
     }
 }
