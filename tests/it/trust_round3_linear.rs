@@ -222,3 +222,31 @@ fn a_completion_never_answered_is_given_up_and_cancelled() {
     }
     assert!(cancelled, "the server was told the question was given up: {:?}", heard.lock().expect("lock"));
 }
+
+#[test]
+fn entries_of_one_id_each_get_the_next_free_suffix_and_keep_their_definition() {
+    let tools: Vec<Value> = ["t", "t#3", "t", "t", "t"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| json!({"name": name, "description": format!("number {i}"), "inputSchema": {"type": "object"}}))
+        .collect();
+    let text = json!({ "tools": tools }).to_string();
+    let mut catalog = Catalog::default();
+    let said: Vec<Option<String>> =
+        tooldeck::invoke::endpoint::server_tools("mcp:x", &text).into_iter().map(|t| catalog.add(t)).collect();
+    let ids: Vec<&str> = catalog.tools().iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["t", "t#3", "t#2", "t#4", "t#5"]);
+    assert!(said[2].as_deref().is_some_and(|s| s.contains("reachable as \"t#2\"")), "{said:?}");
+    // Each keeps the definition the server sent under its name (the first of that name).
+    let raw = catalog.get("t#3").and_then(|t| t.written.raw.clone()).expect("raw kept");
+    assert_eq!(raw["description"], "number 1");
+
+    // 100,000 of one id: each gets its own.
+    let mut catalog = Catalog::default();
+    let one = tooldeck::invoke::endpoint::server_tools("mcp:x", &json!({"tools": [tools[0]]}).to_string());
+    for _ in 0..VARIABLES {
+        catalog.add(one[0].clone());
+    }
+    assert_eq!(catalog.len(), VARIABLES);
+    assert!(catalog.get(&format!("t#{VARIABLES}")).is_some());
+}
