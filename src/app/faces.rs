@@ -13,13 +13,12 @@ use serde_json::{Map, Value, json};
 
 use super::{App, Effect};
 use crate::catalog::{Face, Format, SessionId, Source, Tool, ToolUi, Written};
-use crate::form::{TextInput, Widget};
+use crate::form::build::MAX_FIELDS;
 use crate::invoke::Faces;
-use crate::invoke::mcp::completion::Reference;
 use crate::invoke::mcp::prompts::Prompt;
 use crate::invoke::mcp::resources::{Resource, ResourceTemplate};
 use crate::invoke::mcp::uri_template::Template;
-use crate::text::{human_bytes, visible};
+use crate::text::{human_bytes, truncate, visible};
 
 /// What a run of a resource, template or prompt sends.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +42,9 @@ pub struct FaceState {
     /// The completion last asked: entry id, argument, text typed.
     asked: Option<(String, String, String)>,
 }
+
+/// How much of a template each of its fields repeats in its description.
+const DESCRIBED_TEMPLATE: usize = 200;
 
 const OBJECT_OF_NOTHING: fn() -> Value = || json!({"type": "object", "properties": {}});
 
@@ -82,6 +84,16 @@ fn string_fields<'a>(fields: impl Iterator<Item = (&'a str, Option<String>, bool
     json!({"type": "object", "properties": properties, "required": required})
 }
 
+/// A template's variables or a prompt's arguments past what a form holds: nobody fills 100,000
+/// fields one by one, so the form is a map of the names the person gives to their values.
+fn by_name() -> Value {
+    json!({"type": "object", "additionalProperties": {"type": "string"}})
+}
+
+fn too_many(count: usize, what: &str) -> String {
+    format!("⚠ {count} {what}, more than a form holds ({MAX_FIELDS}): add the ones to send by name")
+}
+
 fn resource_entry(label: &str, resource: &Resource) -> Tool {
     let mut about: Vec<String> = resource.description.iter().cloned().collect();
     let mut read = format!("resources/read {}", resource.uri);
@@ -102,8 +114,17 @@ fn template_entry(label: &str, template: &ResourceTemplate) -> Tool {
     let schema = match &template.parsed {
         Ok(parsed) => {
             about.push(format!("resources/read {} with its variables filled in", template.uri_template));
-            let described = |v: &String| Some(format!("{{{v}}} in {}", template.uri_template));
-            string_fields(parsed.variables().iter().map(|v| (v.as_str(), described(v), true)))
+            let variables = parsed.variables();
+            if variables.len() > MAX_FIELDS {
+                about.push(too_many(variables.len(), "variables"));
+                by_name()
+            } else {
+                // Each field names the template, cut: a field per variable each holding the whole
+                // template made 100,000 variables of an 800 KB template 80 GB.
+                let shown = truncate(&template.uri_template, DESCRIBED_TEMPLATE);
+                let described = |v: &String| Some(format!("{{{v}}} in {shown}"));
+                string_fields(variables.iter().map(|v| (v.as_str(), described(v), true)))
+            }
         }
         Err(why) => {
             about.push(format!("⚠ the template {} does not parse: {why}", template.uri_template));
@@ -126,10 +147,15 @@ fn prompt_entry(label: &str, prompt: &Prompt) -> Tool {
         prompt.arguments.len(),
         if prompt.arguments.len() == 1 { "" } else { "s" }
     ));
+    let schema = if prompt.arguments.len() > MAX_FIELDS {
+        about.push(too_many(prompt.arguments.len(), "arguments"));
+        by_name()
+    } else {
+        string_fields(prompt.arguments.iter().map(|a| (a.name.as_str(), a.description.clone(), a.required)))
+    };
     let about = about.join("\n\n");
     let mut tool = entry(label, format!("prompt:{}", prompt.name), &prompt.name, prompt.title.as_deref(), about, face);
-    let arguments = prompt.arguments.iter().map(|a| (a.name.as_str(), a.description.clone(), a.required));
-    tool.input_schema = string_fields(arguments);
+    tool.input_schema = schema;
     tool.written.raw = Some(Arc::new(prompt.raw.clone()));
     tool
 }
@@ -144,7 +170,7 @@ pub fn face_entries(label: &str, faces: &Faces) -> Vec<Tool> {
 
 /// The values of a form's arguments as strings (a prompt's arguments and a template's
 /// variables are strings; anything else typed as JSON is sent as its text).
-fn strings(arguments: &Value) -> Map<String, Value> {
+pub(super) fn strings(arguments: &Value) -> Map<String, Value> {
     let Some(given) = arguments.as_object() else { return Map::new() };
     given
         .iter()
@@ -241,58 +267,6 @@ impl App {
         }
     }
 
-    /// While a template's variable or a prompt's argument is typed in, the server is asked for
-    /// suggestions for what is there (once per text).
-    pub(super) fn ask_completion(&mut self) -> Vec<Effect> {
-        if !self.form_pane.editing() {
-            return Vec::new();
-        }
-        let Some(tool) = self.selected_tool() else { return Vec::new() };
-        let reference = match &tool.written.face {
-            Face::Template { uri_template } => Reference::Resource(uri_template.clone()),
-            Face::Prompt { name } => Reference::Prompt(name.clone()),
-            _ => return Vec::new(),
-        };
-        if !self.faces.completes.contains(&self.session_of(tool)) {
-            return Vec::new();
-        }
-        let tool_id = tool.id.clone();
-        let Some((path, field)) = self.form_op(|pane, id| pane.focused_field(id)) else { return Vec::new() };
-        let Some(typed) = field.input().map(|i| i.text().to_string()).filter(|_| path.len() == 1) else {
-            return Vec::new();
-        };
-        let asked = (tool_id.clone(), field.name.clone(), typed.clone());
-        if self.faces.asked.as_ref() == Some(&asked) {
-            return Vec::new();
-        }
-        self.faces.asked = Some(asked);
-        let mut context = self.form().map(|f| strings(f.arguments())).unwrap_or_default();
-        context.remove(&field.name);
-        vec![Effect::Complete { tool_id, reference, argument: field.name, typed, context }]
-    }
-
-    /// The server's suggestions for `argument` of entry `tool_id`, given `typed`: the field
-    /// offers them (↓) while it still holds that text.
-    pub(super) fn completed(&mut self, tool_id: &str, argument: &str, typed: &str, values: Vec<String>) {
-        if self.selected_id().as_deref() != Some(tool_id) {
-            return;
-        }
-        let count = values.len();
-        let mut offered = false;
-        self.form_op(|pane, id| {
-            pane.with_focused(id, |form, path| {
-                let Some(field) = form.field_mut(path).filter(|f| f.name == argument) else { return };
-                let Some(input) = field.input().filter(|i| i.text() == typed).cloned() else { return };
-                field.widget = suggesting(input, values);
-                offered = true;
-            })
-        });
-        if offered && count > 0 {
-            let plural = if count == 1 { "" } else { "s" };
-            self.status = Some(format!("{count} suggestion{plural} from the server · ↓ picks one"));
-        }
-    }
-
     /// `b`: subscribe to the selected resource's updates, or stop.
     pub(super) fn toggle_subscription(&mut self) -> Vec<Effect> {
         let Some(tool) = self.selected_tool() else { return Vec::new() };
@@ -359,10 +333,9 @@ impl App {
     pub(super) fn face_msg(&mut self, session: SessionId, msg: super::Msg) -> Vec<Effect> {
         match msg {
             super::Msg::ServerFaces { label, faces } => self.faces_listed(session, &label, *faces),
-            super::Msg::Completed { tool_id, argument, typed, result } => match result {
-                Ok(values) => self.completed(&tool_id, &argument, &typed, values),
-                Err(why) => self.status = Some(format!("no suggestions: {why}")),
-            },
+            super::Msg::Completed { tool_id, argument, typed, result } => {
+                self.completed((tool_id, argument, typed), result)
+            }
             super::Msg::Subscribed { uri, on, result } => self.subscribed(uri, on, result),
             _ => {}
         }
@@ -409,15 +382,25 @@ fn set(sessions: &mut HashSet<SessionId>, session: SessionId, on: bool) {
     }
 }
 
-/// A text field that offers `values` (↓), or plain text when there are none.
-fn suggesting(input: TextInput, values: Vec<String>) -> Widget {
-    match values.is_empty() {
-        true => Widget::Text { input, multiline: false },
-        false => Widget::Suggest { input, suggestions: values.into_iter().map(Value::String).collect() },
-    }
-}
-
 impl FaceState {
+    /// True when session `session`'s server answers `completion/complete`.
+    pub fn completes(&self, session: SessionId) -> bool {
+        self.completes.contains(&session)
+    }
+
+    /// Notes `asked` (entry id, argument, text typed) as the question for suggestions now; false
+    /// when it is the one asked already.
+    pub(super) fn ask(&mut self, asked: (String, String, String)) -> bool {
+        let new = self.asked.as_ref() != Some(&asked);
+        self.asked = Some(asked);
+        new
+    }
+
+    /// True when `asked` is the last question for suggestions: an answer to any other is stale.
+    pub(super) fn is_asked(&self, asked: &(String, String, String)) -> bool {
+        self.asked.as_ref() == Some(asked)
+    }
+
     /// Resources subscribed to, by URI.
     pub fn subscribed(&self) -> &HashSet<String> {
         &self.subscribed
@@ -444,6 +427,41 @@ mod tests {
         let got = request_for(&prompt, &json!({"n": 3, "s": "x"}));
         let Ok(FaceRequest::GetPrompt { arguments, .. }) = got else { panic!("a prompt request") };
         assert_eq!(Value::Object(arguments), json!({"n": "3", "s": "x"}));
+    }
+
+    #[test]
+    fn past_what_a_form_holds_a_template_or_prompt_takes_its_values_by_name_with_a_note() {
+        let names: Vec<String> = (0..=MAX_FIELDS).map(|i| format!("v{i}")).collect();
+        let uri_template = format!("test://x{{?{}}}", names.join(","));
+        let arguments: Vec<Value> = names.iter().map(|n| json!({"name": n, "required": true})).collect();
+        let mut warnings = Vec::new();
+        let entry = json!({"uriTemplate": uri_template, "name": "wide"});
+        let templates = crate::invoke::mcp::resources::read_templates(&[entry], &mut warnings);
+        let prompts =
+            crate::invoke::mcp::prompts::read_prompts(&[json!({"name": "p", "arguments": arguments})], &mut warnings);
+        let listing = crate::invoke::ResourceListing { templates, ..Default::default() };
+        let entries = face_entries("mcp:x", &Faces { listing, prompts, ..Faces::default() });
+        for tool in &entries {
+            assert_eq!(tool.input_schema, by_name(), "{}", tool.name);
+            let about = tool.description.as_deref().unwrap_or_default();
+            assert!(about.contains("2001") && about.contains("more than a form holds (2000)"), "{about}");
+        }
+        let template = request_for(&entries[0].written.face, &json!({"v7": "a", "v2000": "b"}));
+        assert_eq!(template, Ok(FaceRequest::Read { uri: "test://x?v7=a&v2000=b".into() }));
+    }
+
+    #[test]
+    fn a_long_template_is_cut_in_each_field_s_description() {
+        let uri_template = format!("test://{}/{{id}}", "a".repeat(10_000));
+        let templates = crate::invoke::mcp::resources::read_templates(
+            &[json!({"uriTemplate": uri_template, "name": "long"})],
+            &mut Vec::new(),
+        );
+        let listing = crate::invoke::ResourceListing { templates, ..Default::default() };
+        let entries = face_entries("mcp:x", &Faces { listing, ..Faces::default() });
+        let described = entries[0].input_schema["properties"]["id"]["description"].as_str().unwrap_or_default();
+        assert!(described.starts_with("{id} in test://aaa") && described.ends_with('…'), "{described}");
+        assert!(described.len() < DESCRIBED_TEMPLATE + 20, "{}", described.len());
     }
 
     #[test]

@@ -34,6 +34,7 @@ pub mod server_pane;
 pub mod sessions;
 pub mod setup;
 pub mod status_age;
+mod suggest;
 pub mod text_popup;
 pub mod traffic;
 mod typing;
@@ -210,7 +211,7 @@ pub enum Msg {
         tool_id: String,
         argument: String,
         typed: String,
-        result: Result<Vec<String>, EffectError>,
+        result: Result<crate::invoke::mcp::completion::Suggestions, EffectError>,
     },
     /// The server answered `resources/subscribe` (`on`) or `resources/unsubscribe`.
     Subscribed {

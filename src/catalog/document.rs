@@ -5,6 +5,8 @@
 //! diagnostic or a tool's `source` can name a line), `NaN` kept apart from `null` (GenAIScript's
 //! "required number"), and a nesting limit (a hostile file must not overflow the stack).
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 /// Files nested deeper than this are refused: real definitions stay far below it, and the limit
@@ -212,19 +214,48 @@ impl Document {
     fn walk<'a>(&self, path: impl IntoIterator<Item = &'a Segment>) -> (Node<'_>, bool) {
         let mut node = self.root();
         for segment in path {
-            let next = match (segment, node.value) {
-                (Segment::Key(key), Value::Object(_)) => node.get(key),
-                (Segment::Index(i), Value::Array(_)) => node.item(*i),
-                // JSON pointers from validators name array items by number.
-                (Segment::Key(key), Value::Array(_)) => key.parse::<usize>().ok().and_then(|i| node.item(i)),
-                _ => None,
-            };
-            match next {
+            match node.step(segment) {
                 Some(n) => node = n,
                 None => return (node, false),
             }
         }
         (node, true)
+    }
+}
+
+/// Many paths looked up in one document (every diagnostic of a file): an object's members are
+/// indexed by key the first time a path goes through a large one, so 100,000 diagnostics about
+/// one object's members cost linear time, not a scan of its members each.
+pub struct Lookup<'a> {
+    doc: &'a Document,
+    keys: HashMap<usize, HashMap<&'a str, Node<'a>>>,
+}
+
+/// Objects with fewer members are scanned: indexing them costs more than it saves.
+const INDEXED_FROM: usize = 32;
+
+impl<'a> Lookup<'a> {
+    pub fn new(doc: &'a Document) -> Lookup<'a> {
+        Lookup { doc, keys: HashMap::new() }
+    }
+
+    /// [`Document::offset_of`], with the large objects on the way indexed.
+    pub fn offset_of<'p>(&mut self, path: impl IntoIterator<Item = &'p Segment>) -> usize {
+        let mut node = self.doc.root();
+        for segment in path {
+            let next = match (segment, node.value) {
+                (Segment::Key(key), Value::Object(map)) if map.len() >= INDEXED_FROM => {
+                    let members = self.keys.entry(node.index).or_insert_with(|| node.entries().collect());
+                    members.get(key.as_str()).copied()
+                }
+                _ => node.step(segment),
+            };
+            match next {
+                Some(n) => node = n,
+                None => break,
+            }
+        }
+        node.offset()
     }
 }
 
@@ -281,6 +312,17 @@ impl<'a> Node<'a> {
             _ => Box::new(std::iter::empty()),
         };
         keys.zip(self.children()).map(move |(key, (index, value))| (key.as_str(), Node { doc, value, index }))
+    }
+
+    /// The member or item `segment` names.
+    fn step(&self, segment: &Segment) -> Option<Node<'a>> {
+        match (segment, self.value) {
+            (Segment::Key(key), Value::Object(_)) => self.get(key),
+            (Segment::Index(i), Value::Array(_)) => self.item(*i),
+            // JSON pointers from validators name array items by number.
+            (Segment::Key(key), Value::Array(_)) => key.parse::<usize>().ok().and_then(|i| self.item(i)),
+            _ => None,
+        }
     }
 
     pub fn get(&self, key: &str) -> Option<Node<'a>> {
@@ -374,6 +416,20 @@ mod tests {
             assert_eq!(node.offset(), text.find(&format!("[{i}]")).unwrap() + 1);
         }
         assert!(doc.node_at(&[3_000.into()]).is_none());
+    }
+
+    #[test]
+    fn a_lookup_of_many_paths_finds_what_offset_of_finds() {
+        let members: Vec<String> = (0..100).map(|i| format!("k{i}: {{v: {i}}}")).collect();
+        let text = format!("{{k3: 0, {}, k3: [1]}}", members.join(", "));
+        let doc = Document::parse(&text).unwrap();
+        let mut lookup = Lookup::new(&doc);
+        for i in [0, 3, 50, 99, 100] {
+            for path in [vec![format!("k{i}").as_str().into()], vec![format!("k{i}").as_str().into(), "v".into()]] {
+                assert_eq!(lookup.offset_of(&path), doc.offset_of(&path), "{path:?}");
+            }
+        }
+        assert_eq!(lookup.offset_of(&["k3".into(), 0.into()]), text.rfind("1]").unwrap());
     }
 
     #[test]

@@ -240,9 +240,10 @@ fn read_text(label: &str, text: &str, options: &LoadOptions) -> (Vec<Tool>, Vec<
     // Schemas were moved out of `doc`; only a file with something to report pays for a second
     // parse to find where in them each problem is.
     let positions = if moved && !issues.is_empty() { parse_document(label, text, yaml).unwrap_or(doc) } else { doc };
+    let mut lookup = super::document::Lookup::new(&positions);
     let diagnostics = issues
         .into_iter()
-        .map(|issue| diagnostic(positions.offset_of(&issue.at), issue.severity, issue.message))
+        .map(|issue| diagnostic(lookup.offset_of(&issue.at), issue.severity, issue.message))
         .collect();
     (tools, diagnostics)
 }
@@ -362,15 +363,22 @@ impl SchemaPlace<'_> {
     fn relocate(&self, schema_issues: Vec<Issue>, issues: &mut Vec<Issue>) -> bool {
         let failed = schema_issues.iter().any(|i| i.severity == Severity::Error);
         let mut grouped: Vec<(Issue, usize)> = Vec::new();
+        // Where each warning's message was first seen: a search of the groups for each issue was
+        // quadratic in a server's schema of 100,000 properties, each with its own message.
+        let mut first_of: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         for issue in schema_issues {
-            let repeat = grouped.iter_mut().find(|(first, _)| {
-                issue.severity == Severity::Warning
-                    && first.message == issue.message
-                    && first.severity == issue.severity
-            });
+            let repeat = match issue.severity {
+                Severity::Warning => first_of.get(&issue.message).copied(),
+                _ => None,
+            };
             match repeat {
-                Some((_, more)) => *more += 1,
-                None => grouped.push((issue, 0)),
+                Some(first) => grouped[first].1 += 1,
+                None => {
+                    if issue.severity == Severity::Warning {
+                        first_of.insert(issue.message.clone(), grouped.len());
+                    }
+                    grouped.push((issue, 0));
+                }
             }
         }
         for (issue, more) in grouped {

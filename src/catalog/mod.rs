@@ -80,6 +80,9 @@ impl fmt::Display for Diagnostic {
 pub struct Catalog {
     tools: Vec<Tool>,
     by_id: HashMap<String, usize>,
+    /// The next `#N` suffix to try for a clashing id: 100,000 entries of one id each counting
+    /// up from `#2` again was a quadratic scan.
+    next_suffix: HashMap<String, usize>,
 }
 
 impl Catalog {
@@ -143,10 +146,11 @@ impl Catalog {
         let mut clash = None;
         if let Some(&first) = self.by_id.get(&tool.id) {
             let original = tool.id.clone();
-            let mut n = 2;
+            let mut n = self.next_suffix.get(&original).copied().unwrap_or(2);
             while self.by_id.contains_key(&format!("{original}#{n}")) {
                 n += 1;
             }
+            self.next_suffix.insert(original.clone(), n + 1);
             tool.id = format!("{original}#{n}");
             clash = Some(format!(
                 "tool id \"{original}\" is already defined at {}; this one is reachable as \"{}\"",

@@ -68,7 +68,7 @@ pub fn run_resources(args: &ResourcesArgs) -> ExitCode {
             }
             for template in &listing.templates {
                 let name = template.title.as_deref().unwrap_or(&template.name);
-                let vars = template.variables().join(", ");
+                let vars = variables_said(&template.variables());
                 let _ = writeln!(
                     out,
                     "{}  {}  (template: {})",
@@ -85,6 +85,20 @@ pub fn run_resources(args: &ResourcesArgs) -> ExitCode {
         })
         .map(exit::code),
     )
+}
+
+/// Up to this many of a template's variables are named in the listing.
+const VARIABLES_NAMED: usize = 20;
+
+/// A template's variables as the listing says them: every one up to [`VARIABLES_NAMED`], else
+/// how many and the first few (100,000 names on one line help nobody; the template is beside).
+fn variables_said(variables: &[String]) -> String {
+    match variables.get(..VARIABLES_NAMED) {
+        Some(first) if variables.len() > VARIABLES_NAMED => {
+            format!("{} variables: {}, …", variables.len(), first.join(", "))
+        }
+        _ => variables.join(", "),
+    }
 }
 
 pub fn run_read(args: &ReadArgs) -> ExitCode {

@@ -1,6 +1,6 @@
 //! Schema → field tree: one widget for every JSON Schema construct, with the formats' UI cues.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -15,7 +15,7 @@ const MAX_REF_DEPTH: usize = 16;
 const MAX_RECURSION: usize = 2;
 /// Fields built in one go at most, shared fairly between siblings, so a schema whose `$ref`s
 /// fan out builds in bounded time; what does not fit starts as a stub too.
-const MAX_FIELDS: usize = 2_000;
+pub const MAX_FIELDS: usize = 2_000;
 /// Objects nested deeper than this start as stubs, so building never runs out of stack.
 const MAX_NESTING: usize = 64;
 
@@ -292,7 +292,8 @@ impl Builder<'_> {
     }
 
     fn object(&mut self, schema: &Value, pointer: &str, depth: usize) -> Widget {
-        let required: Vec<&str> = schema
+        // A set: a server's schema of 100,000 required properties was a quadratic scan.
+        let required: HashSet<&str> = schema
             .get("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())

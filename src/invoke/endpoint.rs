@@ -272,14 +272,16 @@ pub fn read_server_tools(label: &str, text: &str, options: &LoadOptions) -> (Vec
     // Each definition as sent, by name: the listing was read as JSON just above, so this
     // parse succeeds on the same bounded text.
     let listed: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
-    let sent = listed.get("tools").and_then(serde_json::Value::as_array);
+    // By name, the first of each (a search of the list per tool was quadratic in its length).
+    let mut sent: std::collections::HashMap<&str, &serde_json::Value> = std::collections::HashMap::new();
+    for t in listed.get("tools").and_then(serde_json::Value::as_array).into_iter().flatten() {
+        if let Some(name) = t.get("name").and_then(serde_json::Value::as_str) {
+            sent.entry(name).or_insert(t);
+        }
+    }
     for tool in &mut tools {
         tool.source = crate::catalog::Source::server(label);
-        tool.written.raw = sent
-            .and_then(|sent| {
-                sent.iter().find(|t| t.get("name").and_then(serde_json::Value::as_str) == Some(&tool.name))
-            })
-            .map(|t| std::sync::Arc::new(t.clone()));
+        tool.written.raw = sent.get(tool.name.as_str()).map(|t| std::sync::Arc::new((*t).clone()));
     }
     (tools, diagnostics)
 }

@@ -133,19 +133,21 @@ impl Endpoint {
         self.connection("prompts").await?.get_prompt(name, arguments).await
     }
 
-    /// Suggestions from `completion/complete` (none from a server that does not offer it).
+    /// Suggestions from `completion/complete` (none from a server that does not offer it),
+    /// waited for at most `within`.
     pub async fn complete(
         &self,
         reference: &Reference,
         argument: &str,
         typed: &str,
         context: &Map<String, Value>,
+        within: std::time::Duration,
     ) -> Result<Suggestions, InvokeError> {
         let mcp = self.connection("completions").await?;
         if !mcp.offers("completions") {
             return Ok(Suggestions::default());
         }
-        mcp.complete(reference, argument, typed, context).await
+        mcp.complete_within(reference, argument, typed, context, within).await
     }
 
     /// The session's traffic log (MCP only).

@@ -31,6 +31,8 @@ pub(super) struct Calls {
     pub(super) supervisor: super::supervisor::Supervisor,
     /// The fuzz run going on, if one is.
     pub(super) fuzzing: Option<super::fuzz::FuzzTask>,
+    /// The last question for suggestions, while it waits for its answer (`Effect::Complete`).
+    pub(super) completing: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Drop for Calls {

@@ -7,6 +7,7 @@ use super::effects::Calls;
 use super::sessions::SessionHandle;
 use crate::app::faces::FaceRequest;
 use crate::app::{Answer, CallFailure, Effect, EffectError, Msg};
+use crate::invoke::mcp::completion::ANSWER_WITHIN;
 
 impl Calls {
     /// The effects of faces; any other is not for here.
@@ -15,15 +16,20 @@ impl Calls {
             Effect::ListFaces => list_faces(s),
             Effect::Face { id, call_id, request } => self.face(s, id, call_id, request),
             Effect::Complete { tool_id, reference, argument, typed, context } => {
-                let endpoint = s.endpoint.clone();
-                s.answer(async move {
+                let (endpoint, done) = (s.endpoint.clone(), s.done.clone());
+                // One question at a time: the one before is for text typed over, and ending its
+                // task cancels its request (a slow server is not asked a pile of them).
+                if let Some(before) = self.completing.take() {
+                    before.abort();
+                }
+                self.completing = Some(s.spawn(async move {
                     let result = match endpoint.await {
-                        Ok(endpoint) => endpoint.complete(&reference, &argument, &typed, &context).await,
+                        Ok(endpoint) => endpoint.complete(&reference, &argument, &typed, &context, ANSWER_WITHIN).await,
                         Err(e) => Err(e),
                     };
-                    let result = result.map(|s| s.values).map_err(EffectError::from);
-                    Msg::Completed { tool_id, argument, typed, result }
-                });
+                    let result = result.map_err(EffectError::from);
+                    let _ = done.send(Msg::Completed { tool_id, argument, typed, result }).await;
+                }));
             }
             Effect::Subscribe { uri, on } => {
                 let endpoint = s.endpoint.clone();

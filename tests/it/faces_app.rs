@@ -55,8 +55,9 @@ async fn carry_out(endpoint: &Endpoint, effect: Effect) -> Option<Msg> {
             Msg::InvocationDone { id, result }
         }
         Effect::Complete { tool_id, reference, argument, typed, context } => {
-            let result = endpoint.complete(&reference, &argument, &typed, &context).await;
-            Msg::Completed { tool_id, argument, typed, result: result.map(|s| s.values).map_err(EffectError::from) }
+            let within = tooldeck::invoke::mcp::completion::ANSWER_WITHIN;
+            let result = endpoint.complete(&reference, &argument, &typed, &context, within).await;
+            Msg::Completed { tool_id, argument, typed, result: result.map_err(EffectError::from) }
         }
         Effect::Subscribe { uri, on } => {
             let result = if on { endpoint.subscribe(&uri).await } else { endpoint.unsubscribe(&uri).await };

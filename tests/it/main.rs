@@ -40,5 +40,6 @@ mod tall_items;
 mod trust;
 mod trust_round2;
 mod trust_round3_auth;
+mod trust_round3_linear;
 mod trust_round3_output;
 mod trust_round3_wire;
