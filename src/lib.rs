@@ -14,6 +14,7 @@ pub mod history;
 pub mod invoke;
 pub mod json_out;
 pub mod lint;
+pub mod loopback;
 pub mod redact;
 pub mod runtime;
 pub mod servers;

@@ -246,8 +246,14 @@ fn deliver_redirect(address: &str) -> std::io::Result<()> {
     let query: HashMap<String, String> = parsed.query_pairs().into_owned().collect();
     let back = url::Url::parse(&query["redirect_uri"]).map_err(std::io::Error::other)?;
     let state: String = url::form_urlencoded::byte_serialize(query["state"].as_bytes()).collect();
-    let mut socket = std::net::TcpStream::connect((back.host_str().unwrap_or("127.0.0.1"), back.port().unwrap_or(80)))?;
-    write!(socket, "GET {}?code=code-1&state={state} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", back.path())?;
+    let (host, port) = (back.host_str().unwrap_or("127.0.0.1"), back.port().unwrap_or(80));
+    let mut socket = std::net::TcpStream::connect((host, port))?;
+    // As a browser does: the listener answers only requests that name it by a loopback Host.
+    write!(
+        socket,
+        "GET {}?code=code-1&state={state} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n",
+        back.path()
+    )?;
     socket.read_to_end(&mut Vec::new())?;
     Ok(())
 }

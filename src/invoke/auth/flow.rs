@@ -234,7 +234,7 @@ impl Authorizer {
         let pkce = Pkce::new();
         let state = new_state();
         let address = authorization_url(found, &client, &redirect_uri, &state, &pkce, scope.as_deref())?;
-        let redirected = self.browse(listener, &address, &state).await?;
+        let redirected = self.browse(listener, &address).await?;
         let code = check_redirect(&redirected, &state, &found.server)?;
         self.http.log.push(StepKind::Browser, "redirect: received, state and issuer checked");
         let mut form = vec![
@@ -252,9 +252,9 @@ impl Authorizer {
 
     /// Opens `address` in the browser (or prints it, `--no-browser`) and waits for the redirect,
     /// or for the redirected URL pasted on standard input; both go to the traffic log.
-    async fn browse(&self, listener: Listener, address: &str, state: &str) -> Result<Redirected, AuthError> {
+    async fn browse(&self, listener: Listener, address: &str) -> Result<Redirected, AuthError> {
         let redirect_uri = listener.redirect_uri.clone();
-        let result = self.wait_for_redirect(listener, address, state).await;
+        let result = self.wait_for_redirect(listener, address).await;
         match &result {
             Ok(redirected) => {
                 let mut params: Vec<(String, String)> =
@@ -267,7 +267,7 @@ impl Authorizer {
         result
     }
 
-    async fn wait_for_redirect(&self, listener: Listener, address: &str, state: &str) -> Result<Redirected, AuthError> {
+    async fn wait_for_redirect(&self, listener: Listener, address: &str) -> Result<Redirected, AuthError> {
         // The gate first, printed or opened: a URL that is no web link ends the sign-in now
         // rather than after the redirect timeout.
         crate::invoke::browser::check(address).map_err(AuthError::NotOpened)?;
@@ -281,7 +281,7 @@ impl Authorizer {
                 Redirected::from_url(&line)
             };
             return tokio::select! {
-                received = listener.accept(state, self.redirect_timeout) => received,
+                received = listener.accept(self.redirect_timeout) => received,
                 pasted = tokio::time::timeout(self.redirect_timeout, pasted) => {
                     pasted.map_err(|_| AuthError::TimedOut(self.redirect_timeout.as_secs()))
                 }
@@ -296,7 +296,7 @@ impl Authorizer {
                 log.push(StepKind::Failed, e.to_string());
             }
         });
-        listener.accept(state, self.redirect_timeout).await
+        listener.accept(self.redirect_timeout).await
     }
 }
 

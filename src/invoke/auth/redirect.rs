@@ -4,13 +4,13 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
+use axum::extract::RawQuery;
+use axum::http::StatusCode;
+use axum::routing::get;
+use tokio::sync::mpsc;
 
 use super::AuthError;
-
-/// The request line and headers of the redirect are read this far.
-const MAX_REQUEST: usize = 16 * 1024;
+use crate::loopback::LoopbackServer;
 pub const CALLBACK_PATH: &str = "/callback";
 
 /// The query of the redirect: `code`, `state`, `iss`, or `error`.
@@ -32,79 +32,56 @@ impl Redirected {
     }
 }
 
+/// The loopback server the browser is sent back to, and what it received.
 pub struct Listener {
-    listener: TcpListener,
+    server: LoopbackServer,
+    received: mpsc::Receiver<Redirected>,
     pub redirect_uri: String,
 }
 
 impl Listener {
-    /// Binds 127.0.0.1 on `port` (0: any free port). The redirect URI names 127.0.0.1, not
+    /// Serves 127.0.0.1 on `port` (0: any free port). The redirect URI names 127.0.0.1, not
     /// `localhost`, so it matches what the listener is bound to whatever the resolver says.
     pub async fn bind(port: u16) -> Result<Listener, AuthError> {
-        let listener = TcpListener::bind(("127.0.0.1", port))
+        // Bounded: a page reloaded many times is dropped past the first few.
+        let (sender, received) = mpsc::channel(4);
+        let router = axum::Router::new()
+            .route(CALLBACK_PATH, get(move |RawQuery(query): RawQuery| came_back(query, sender.clone())))
+            .fallback(|| async { StatusCode::NOT_FOUND })
+            .layer(axum::middleware::from_fn(crate::loopback::local_only));
+        let server = LoopbackServer::start(router, port)
             .await
             .map_err(|e| AuthError::Redirect(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
-        let port = listener.local_addr().map_err(|e| AuthError::Redirect(e.to_string()))?.port();
-        Ok(Listener { listener, redirect_uri: format!("http://127.0.0.1:{port}{CALLBACK_PATH}") })
+        let redirect_uri = format!("{}{CALLBACK_PATH}", server.url());
+        Ok(Listener { server, received, redirect_uri })
     }
 
-    /// Waits for the redirect carrying `state`; requests for other paths (a favicon) are answered
-    /// 404 and waited past, a wrong `state` ends the wait with an error.
-    pub async fn accept(self, state: &str, timeout: Duration) -> Result<Redirected, AuthError> {
+    /// Waits for the browser to come back (requests for other paths, a favicon, are answered
+    /// 404): the first redirect ends the wait, and the caller checks its `state`.
+    pub async fn accept(mut self, timeout: Duration) -> Result<Redirected, AuthError> {
         let wait = async {
-            loop {
-                let (mut socket, _) = self
-                    .listener
-                    .accept()
-                    .await
-                    .map_err(|e| AuthError::Redirect(format!("the listener failed: {e}")))?;
-                let Some(target) = read_target(&mut socket).await else { continue };
-                if !target.starts_with(CALLBACK_PATH) {
-                    let _ = socket
-                        .write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-                        .await;
-                    continue;
-                }
-                let redirected = Redirected::from_url(&target);
-                let good = redirected.get("state") == Some(state);
-                let page = if good && redirected.get("code").is_some() {
-                    "Signed in: you can close this tab and go back to tooldeck."
-                } else {
-                    "tooldeck could not use this sign-in; the terminal says why."
-                };
-                let reply = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
-                    page.len()
-                );
-                let _ = socket.write_all(reply.as_bytes()).await;
-                let _ = socket.shutdown().await;
-                return Ok(redirected);
-            }
+            let redirected = self.received.recv().await;
+            redirected.ok_or_else(|| AuthError::Redirect("the listener stopped".into()))
         };
-        tokio::time::timeout(timeout, wait).await.map_err(|_| AuthError::TimedOut(timeout.as_secs()))?
+        let redirected =
+            tokio::time::timeout(timeout, wait).await.map_err(|_| AuthError::TimedOut(timeout.as_secs()))?;
+        // The page has been answered; the listener stops with it.
+        self.server.shutdown().await;
+        redirected
     }
 }
 
-/// The request target of one HTTP request (`/callback?code=…`), read with a bound.
-async fn read_target(socket: &mut tokio::net::TcpStream) -> Option<String> {
-    let mut buffer = Vec::new();
-    let mut chunk = [0u8; 2048];
-    let read = async {
-        while !buffer.windows(4).any(|w| w == b"\r\n\r\n") && buffer.len() < MAX_REQUEST {
-            let n = socket.read(&mut chunk).await.ok()?;
-            if n == 0 {
-                break;
-            }
-            buffer.extend_from_slice(&chunk[..n]);
-        }
-        Some(())
+/// The browser came back to the callback with `query`: the person reads whether it worked in the
+/// terminal, and the page says so.
+async fn came_back(query: Option<String>, to: mpsc::Sender<Redirected>) -> &'static str {
+    let redirected = Redirected::from_url(&format!("?{}", query.unwrap_or_default()));
+    let page = if redirected.get("code").is_some() {
+        "Signed in: you can close this tab and go back to tooldeck."
+    } else {
+        "tooldeck could not use this sign-in; the terminal says why."
     };
-    tokio::time::timeout(Duration::from_secs(10), read).await.ok()??;
-    let text = String::from_utf8_lossy(&buffer);
-    let line = text.lines().next()?;
-    let mut parts = line.split(' ');
-    (parts.next()? == "GET").then_some(())?;
-    parts.next().map(str::to_string)
+    let _ = to.try_send(redirected);
+    page
 }
 
 #[cfg(test)]
@@ -123,7 +100,7 @@ mod tests {
         let listener = Listener::bind(0).await.unwrap();
         let uri = listener.redirect_uri.clone();
         let base = uri.trim_end_matches(CALLBACK_PATH).to_string();
-        let task = tokio::spawn(async move { listener.accept("S", Duration::from_secs(5)).await });
+        let task = tokio::spawn(async move { listener.accept(Duration::from_secs(5)).await });
         let client = crate::invoke::http::client_builder().build().unwrap();
         assert_eq!(client.get(format!("{base}/favicon.ico")).send().await.unwrap().status(), 404);
         let page = client.get(format!("{uri}?code=C&state=S")).send().await.unwrap().text().await.unwrap();
@@ -135,7 +112,7 @@ mod tests {
     #[tokio::test]
     async fn nobody_coming_back_times_out() {
         let listener = Listener::bind(0).await.unwrap();
-        let error = listener.accept("S", Duration::from_millis(50)).await.unwrap_err();
+        let error = listener.accept(Duration::from_millis(50)).await.unwrap_err();
         assert!(matches!(error, AuthError::TimedOut(_)), "{error}");
     }
 }

@@ -1,8 +1,6 @@
-//! The demo server answers only this machine's own clients. Binding 127.0.0.1 is not enough: a
-//! web page can reach it through a DNS name that resolves to 127.0.0.1 (DNS rebinding) or post
-//! to it from another origin. So the `Host` must be a loopback name, a browser's `Origin` must be
-//! a loopback origin, and a POST must say it is JSON (which a page cannot send without asking
-//! first, as `text/plain` can).
+//! The demo server answers only this machine's own clients: the rule of every loopback server
+//! (`crate::loopback::guard`: a loopback `Host`, a loopback `Origin`), and a POST must say it is
+//! JSON (which a page cannot send without asking first, as `text/plain` can).
 
 use axum::extract::Request;
 use axum::http::{HeaderMap, Method, StatusCode, header};
@@ -17,17 +15,16 @@ pub async fn local_only(request: Request, next: Next) -> Response {
 }
 
 fn refusal(method: &Method, headers: &HeaderMap) -> Option<(StatusCode, &'static str)> {
-    let text = |name| headers.get(name).map(|v| v.to_str().unwrap_or("\u{fffd}"));
-    if !text(header::HOST).is_some_and(is_loopback) {
-        return Some((StatusCode::FORBIDDEN, "the demo server answers only Host 127.0.0.1, localhost or [::1]"));
-    }
-    if let Some(origin) = text(header::ORIGIN) {
-        let host = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://"));
-        if !host.is_some_and(is_loopback) {
-            return Some((StatusCode::FORBIDDEN, "the demo server refuses requests from other origins"));
-        }
+    // Host and Origin: the rule of every loopback server, said as the demo server's.
+    if let Some(why) = crate::loopback::refusal(headers) {
+        let said = match why.contains("origins") {
+            true => "the demo server refuses requests from other origins",
+            false => "the demo server answers only Host 127.0.0.1, localhost or [::1]",
+        };
+        return Some((StatusCode::FORBIDDEN, said));
     }
     if method == Method::POST {
+        let text = |name| headers.get(name).map(|v| v.to_str().unwrap_or("\u{fffd}"));
         let json = text(header::CONTENT_TYPE)
             .and_then(|ct| ct.split(';').next())
             .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"));
@@ -36,17 +33,6 @@ fn refusal(method: &Method, headers: &HeaderMap) -> Option<(StatusCode, &'static
         }
     }
     None
-}
-
-/// `127.0.0.1`, `localhost` or `[::1]`, with or without a port.
-fn is_loopback(host: &str) -> bool {
-    let name = match host.strip_prefix('[') {
-        Some(rest) => rest.split_once(']').map_or(rest, |(inside, _)| inside),
-        None => {
-            host.rsplit_once(':').map_or(host, |(name, port)| if port.parse::<u16>().is_ok() { name } else { host })
-        }
-    };
-    matches!(name.to_ascii_lowercase().as_str(), "127.0.0.1" | "localhost" | "::1")
 }
 
 #[cfg(test)]

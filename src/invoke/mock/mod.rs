@@ -16,8 +16,8 @@ mod tools;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io;
-use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Mutex};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
@@ -29,44 +29,38 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
 
 use crate::catalog::{Authorization, Catalog, Tool};
+use crate::loopback::LoopbackServer;
 
 /// Artifacts are kept in memory; only the newest this many stay fetchable.
 pub const MAX_ARTIFACTS: usize = 100;
 
-/// A running demo server. Dropping it stops the server (requests already being answered finish
-/// first); [`MockServer::shutdown`] does the same and waits for it.
+/// A running demo server (a [`LoopbackServer`]). Dropping it stops the server (requests already
+/// being answered finish first); [`MockServer::shutdown`] does the same and waits for it.
 #[derive(Debug)]
 pub struct MockServer {
     /// `http://127.0.0.1:PORT`, without a trailing slash: the endpoint to give an OTC client.
     pub url: String,
-    addr: SocketAddr,
-    stop: CancellationToken,
-    task: Option<JoinHandle<io::Result<()>>>,
+    server: LoopbackServer,
 }
 
 impl MockServer {
     /// Binds 127.0.0.1:`port` (0 picks a free port) and starts answering on the current Tokio
     /// runtime; must be called from within one. Fails only when the port cannot be bound.
     pub async fn start(catalog: Catalog, port: u16) -> io::Result<MockServer> {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
-        let addr = listener.local_addr()?;
-        let url = format!("http://{addr}");
+        // The router needs the URL its links name, known once the port is bound: a slot the
+        // handlers read.
         let shared = Arc::new(Shared {
-            url: url.clone(),
+            url: OnceLock::new(),
             catalog,
             validators: Mutex::new(HashMap::new()),
             artifacts: Mutex::new(VecDeque::new()),
         });
-        let stop = CancellationToken::new();
-        let signal = stop.clone().cancelled_owned();
-        let task =
-            tokio::spawn(async move { axum::serve(listener, router(shared)).with_graceful_shutdown(signal).await });
-        Ok(MockServer { url, addr, stop, task: Some(task) })
+        let server = LoopbackServer::start(router(Arc::clone(&shared)), port).await?;
+        let url = server.url().to_string();
+        let _ = shared.url.set(url.clone());
+        Ok(MockServer { url, server })
     }
 
     pub fn url(&self) -> &str {
@@ -74,33 +68,18 @@ impl MockServer {
     }
 
     pub fn addr(&self) -> SocketAddr {
-        self.addr
+        self.server.addr()
     }
 
     /// Runs until the server stops: an accept error, or [`MockServer::shutdown`] / drop of a clone
     /// of the stop signal (see [`serve_forever`]). Returns the error that stopped it, if any.
-    pub async fn wait(mut self) -> io::Result<()> {
-        match self.task.take() {
-            Some(task) => task.await.unwrap_or_else(|e| Err(io::Error::other(e))),
-            None => Ok(()),
-        }
+    pub async fn wait(self) -> io::Result<()> {
+        self.server.wait().await
     }
 
     /// Stops accepting, lets calls in progress finish for up to two seconds, then ends them.
-    pub async fn shutdown(mut self) {
-        self.stop.cancel();
-        if let Some(task) = self.task.take() {
-            let abort = task.abort_handle();
-            if tokio::time::timeout(Duration::from_secs(2), task).await.is_err() {
-                abort.abort();
-            }
-        }
-    }
-}
-
-impl Drop for MockServer {
-    fn drop(&mut self) {
-        self.stop.cancel();
+    pub async fn shutdown(self) {
+        self.server.shutdown().await
     }
 }
 
@@ -114,7 +93,7 @@ impl Drop for MockServer {
 pub async fn serve_forever(catalog: Catalog, port: u16, on_ready: impl FnOnce(&MockServer)) -> io::Result<()> {
     let server = MockServer::start(catalog, port).await?;
     on_ready(&server);
-    let stop = server.stop.clone();
+    let stop = server.server.stop_token();
     let interrupt = stop.clone();
     let watcher = tokio::spawn(async move {
         // No signal handling available: serve until killed.
@@ -133,12 +112,20 @@ pub async fn serve_forever(catalog: Catalog, port: u16, on_ready: impl FnOnce(&M
 /// What every handler shares: the tools, the server's own URL (for the links it hands out), the
 /// compiled input schemas and the artifacts produced so far.
 struct Shared {
-    url: String,
+    /// Set once the port is bound, before the first request can arrive.
+    url: OnceLock<String>,
     catalog: Catalog,
     /// Compiled on a tool's first call, so a large catalog costs nothing up front. `None`: the
     /// schema does not compile, and the input is taken as it is.
     validators: Mutex<HashMap<String, Arc<Option<jsonschema::Validator>>>>,
     artifacts: Mutex<VecDeque<Stored>>,
+}
+
+impl Shared {
+    /// The server's own URL, for the links it hands out.
+    fn url(&self) -> &str {
+        self.url.get().map_or("", String::as_str)
+    }
 }
 
 struct Stored {
@@ -165,12 +152,12 @@ impl Shared {
         while artifacts.len() > MAX_ARTIFACTS {
             artifacts.pop_front();
         }
-        (format!("{}/artifacts/{name}", self.url), size)
+        (format!("{}/artifacts/{name}", self.url()), size)
     }
 
     /// The page a provider's authorization prompt links to.
     fn authorize_url(&self, requirement: &Authorization) -> String {
-        let mut url = format!("{}/oauth/authorize?provider={}", self.url, percent_encode(&requirement.id));
+        let mut url = format!("{}/oauth/authorize?provider={}", self.url(), percent_encode(&requirement.id));
         if !requirement.scopes.is_empty() {
             url.push_str("&scope=");
             url.push_str(&percent_encode(&requirement.scopes.join(" ")));
@@ -427,7 +414,7 @@ async fn call(State(shared): State<Arc<Shared>>, body: Result<Bytes, BytesReject
     };
     let Some(tool) = shared.catalog.find(&call.tool_id) else {
         let message = format!("unknown tool \"{}\"", call.tool_id);
-        let developer = format!("GET {}/tools lists the {} tools this server has", shared.url, shared.catalog.len());
+        let developer = format!("GET {}/tools lists the {} tools this server has", shared.url(), shared.catalog.len());
         return error_json(StatusCode::NOT_FOUND, &message, Some(developer));
     };
     let problems = shared.check_input(tool, &call.input);
