@@ -329,18 +329,24 @@ impl FormPane {
         }
     }
 
+    /// The field under the cursor takes the keys; a default shown in it is replaced by what is
+    /// typed, not extended.
+    pub fn start_editing_here(&mut self, id: &str) {
+        let Some((_, field)) = self.focused_field(id) else { return };
+        self.editing = true;
+        if field.from_default {
+            self.with_focused(id, |form, path| {
+                form.edit_text(path, |input, _| input.select_all());
+            });
+        }
+    }
+
     /// Enter on a field: edit its text, toggle it, or pick its value from a list.
     pub fn activate(&mut self, id: &str) -> Reply {
         let Some((path, field)) = self.focused_field(id) else { return Reply::default() };
         match &field.widget {
             Widget::Text { .. } | Widget::Number { .. } | Widget::Suggest { .. } | Widget::Raw { .. } => {
-                self.editing = true;
-                // A default shown in the field is replaced by what is typed, not extended.
-                if field.from_default {
-                    self.with_focused(id, |form, path| {
-                        form.edit_text(path, |input, _| input.select_all());
-                    });
-                }
+                self.start_editing_here(id)
             }
             Widget::Bool(_) => self.with_focused(id, |form, path| form.toggle_bool(path)),
             Widget::Choice { choices, selected } => {
@@ -450,10 +456,10 @@ impl FormPane {
         }
     }
 
-    /// Opens the JSON view of the arguments (true: it takes the focus), or closes it when it
-    /// has the focus already (false).
-    pub fn toggle_json(&mut self, id: &str, json_focused: bool) -> Option<bool> {
-        if self.json.is_some() && json_focused {
+    /// Opens the JSON view of the arguments (true: it takes the focus), or closes it (false):
+    /// the key that opened it closes it, from inside it or from the form.
+    pub fn toggle_json(&mut self, id: &str) -> Option<bool> {
+        if self.json.is_some() {
             self.json = None;
             return Some(false);
         }

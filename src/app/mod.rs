@@ -555,10 +555,12 @@ impl App {
     /// (where the person is first): components name keys this way, never by writing them.
     pub fn say(&self, message: &str) -> String {
         let here = match self.focus {
-            Focus::Result => [Context::Result, Context::Value, Context::Main],
-            _ => [Context::Main, Context::Result, Context::Value],
+            Focus::Result => [Context::Result, Context::Value, Context::Main, Context::Form],
+            Focus::Form | Focus::Json => [Context::Form, Context::Main, Context::Result, Context::Value],
+            Focus::List => [Context::Main, Context::Form, Context::Result, Context::Value],
         };
-        let contexts = [here[0], here[1], here[2], Context::Typing, Context::Server, Context::History, Context::Ask];
+        let contexts =
+            [here[0], here[1], here[2], here[3], Context::Typing, Context::Server, Context::History, Context::Ask];
         self.keymap.say(message, &contexts)
     }
 

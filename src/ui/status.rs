@@ -143,7 +143,7 @@ const TRAFFIC: &[Hint] = &[
 const PALETTE: &[Hint] = &[("type", "narrow"), ("↑↓", "choose"), ("Enter", "run it"), ("Esc", "close")];
 const TEXT: &[Hint] = &[("{up}{down} {page_up} {page_down}", "scroll"), ("{copy}", "copy"), ("Esc", "close")];
 const FORM_TEXT: &[Hint] = &[
-    ("{activate}", "edit"),
+    ("type", "edit"),
     ("{next_field}", "next"),
     ("{run}", "run"),
     ("{unset}", "unset"),
@@ -172,7 +172,8 @@ const FUZZ: &[Hint] = &[
     ("{up}{down}", "findings"),
     ("{activate}", "into the form"),
     ("{back}", "stop / close"),
-    ("{fuzz}", "again / hide"),
+    ("{retry}", "again"),
+    ("{fuzz}", "close"),
     ("{help}", "help"),
 ];
 const LIST: &[Hint] = &[
@@ -193,6 +194,10 @@ const ASK: &[Hint] = &[
     ("{ask_decline}", "decline"),
     ("{ask_cancel}", "cancel"),
 ];
+
+/// Where the form's hints find their keys: its own, then the every-pane chords (no printable key
+/// is a command there).
+const FORM_KEYS: &[Context] = &[Context::Form, Context::Typing, Context::Anywhere];
 
 fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
     let editing_field =
@@ -225,10 +230,8 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
             Widget::Suggest { .. } => (&[Context::Typing], EDIT_SUGGEST),
             _ => (&[Context::Typing], EDIT),
         },
-        _ if app.focus == Focus::Form && focused_types(app) => {
-            (&[Context::Main, Context::Typing, Context::Anywhere], FORM_TEXT)
-        }
-        _ if app.focus == Focus::Form => (&[Context::Main], FORM),
+        _ if app.focus == Focus::Form && focused_types(app) => (FORM_KEYS, FORM_TEXT),
+        _ if app.focus == Focus::Form => (FORM_KEYS, FORM),
         _ => (&[Context::Main], LIST),
     };
     let mut spans = Vec::new();
@@ -285,9 +288,9 @@ mod tests {
         (&[Context::Typing], EDIT),
         (&[Context::Result], TEXT),
         (&[Context::Result], HELP),
-        (&[Context::Main], FORM),
+        (FORM_KEYS, FORM),
         (&[Context::Main], LIST),
-        (&[Context::Main, Context::Typing, Context::Anywhere], FORM_TEXT),
+        (FORM_KEYS, FORM_TEXT),
     ];
 
     #[test]
@@ -299,7 +302,11 @@ mod tests {
             }
         }
         assert_eq!(fill("{collapse}{expand} {activate}", &keymap, &[Context::Value]).as_deref(), Some("←→ Enter"));
-        assert_eq!(fill("{add_item}/{delete_item}", &keymap, &[Context::Main]).as_deref(), Some("a/d"));
+        assert_eq!(fill("{add_item}/{delete_item}", &keymap, FORM_KEYS).as_deref(), Some("Ins/Del"));
+        assert!(
+            FORM.iter().chain(FORM_TEXT).filter_map(|(t, _)| fill(t, &keymap, FORM_KEYS)).all(|k| k.chars().count() > 1),
+            "no single printable key is a command on the form"
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use crossterm::event::KeyCode as C;
 
 use super::Action as A;
 use super::Context::{
-    Anywhere, Ask, Confirm, Fuzz, History as PastCalls, Main, Picker, Result, Server, Traffic, Typing, Value,
+    Anywhere, Ask, Confirm, Form, Fuzz, History as PastCalls, Main, Picker, Result, Server, Traffic, Typing, Value,
 };
 use super::{DefaultBinding, Key};
 
@@ -34,25 +34,18 @@ const RUN_OPTIONS: &[Key] = &[
 ];
 
 pub const DEFAULTS: &[DefaultBinding] = &[
-    row(Main, A::Up, UP, "move in the list or the form"),
-    row(Main, A::Down, DOWN, "move in the list or the form"),
+    row(Main, A::Up, UP, "move in the list"),
+    row(Main, A::Down, DOWN, "move in the list"),
     row(Main, A::PageUp, &[Key::plain(C::PageUp)], "a page up / down"),
     row(Main, A::PageDown, &[Key::plain(C::PageDown)], "a page up / down"),
     row(Main, A::Top, &[Key::plain(C::Home), Key::char('g')], "top / bottom"),
     row(Main, A::Bottom, &[Key::plain(C::End), Key::char('G')], "top / bottom"),
-    row(Main, A::Activate, &[Key::plain(C::Enter), Key::char(' ')], "select a tool, edit a field, toggle, pick"),
-    row(Main, A::NextField, &[Key::plain(C::Tab)], "next / previous field"),
-    row(Main, A::PreviousField, &[Key::plain(C::BackTab)], "next / previous field"),
-    row(Main, A::Back, &[Key::plain(C::Esc)], "stop editing, go back, cancel a run"),
+    row(Main, A::Activate, &[Key::plain(C::Enter), Key::char(' ')], "open the tool's form"),
+    row(Main, A::NextField, &[Key::plain(C::Tab)], "into the form"),
+    row(Main, A::Back, &[Key::plain(C::Esc)], "clear the filter, cancel a run"),
     row(Main, A::Filter, &[Key::char('/')], "filter tools (fuzzy)"),
     row(Main, A::ToggleJson, &[Key::ctrl('j')], "arguments as editable JSON beside the form"),
-    row(Main, A::Unset, &[Key::ctrl('u')], "unset the focused optional field"),
-    row(Main, A::AddItem, &[Key::char('a'), Key::plain(C::Insert)], "add / delete an array item or map entry"),
-    row(Main, A::DeleteItem, &[Key::char('d'), Key::plain(C::Delete)], "add / delete an array item or map entry"),
-    row(Main, A::MoveItemUp, &[Key::alt(C::Up), Key::char('K')], "move an array item up / down"),
-    row(Main, A::MoveItemDown, &[Key::alt(C::Down), Key::char('J')], "move an array item up / down"),
-    row(Main, A::Collapse, &[Key::plain(C::Left), Key::char('h')], "fold / unfold a group"),
-    row(Main, A::Expand, &[Key::plain(C::Right), Key::char('l')], "fold / unfold a group"),
+    row(Main, A::Expand, &[Key::plain(C::Right), Key::char('l')], "into the form"),
     row(Main, A::Run, RUN, "run (again: send invalid input anyway)"),
     row(Main, A::ToggleRunOption(0), RUN_OPTIONS, "toggle the run options shown beside Run"),
     row(Main, A::FocusResult, &[Key::ctrl('o')], "into the result pane"),
@@ -82,6 +75,25 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::SaveArtifact, &[Key::char('s')], "save the result's artifact"),
     row(Main, A::Copy, &[Key::char('y')], "copy the result's text"),
     row(Main, A::OpenLink, &[Key::char('o')], "open the result's link"),
+    // The form, when no field is being edited: chords and named keys only, since a printable key
+    // types into the field under the cursor (or says how that field is edited).
+    row(Form, A::Up, &[Key::plain(C::Up)], "move in the form"),
+    row(Form, A::Down, &[Key::plain(C::Down)], "move in the form"),
+    row(Form, A::PageUp, &[Key::plain(C::PageUp)], "a page up / down"),
+    row(Form, A::PageDown, &[Key::plain(C::PageDown)], "a page up / down"),
+    row(Form, A::Top, &[Key::plain(C::Home)], "top / bottom"),
+    row(Form, A::Bottom, &[Key::plain(C::End)], "top / bottom"),
+    row(Form, A::Activate, &[Key::plain(C::Enter)], "edit a field, toggle, pick, fold"),
+    row(Form, A::NextField, &[Key::plain(C::Tab)], "next / previous field"),
+    row(Form, A::PreviousField, &[Key::plain(C::BackTab)], "next / previous field"),
+    row(Form, A::Back, &[Key::plain(C::Esc)], "back to the list, cancel a run"),
+    row(Form, A::Unset, &[Key::ctrl('u')], "unset the focused optional field"),
+    row(Form, A::AddItem, &[Key::plain(C::Insert)], "add / delete an array item or map entry"),
+    row(Form, A::DeleteItem, &[Key::plain(C::Delete)], "add / delete an array item or map entry"),
+    row(Form, A::MoveItemUp, &[Key::alt(C::Up)], "move an array item up / down"),
+    row(Form, A::MoveItemDown, &[Key::alt(C::Down)], "move an array item up / down"),
+    row(Form, A::Collapse, &[Key::plain(C::Left)], "fold / unfold a group"),
+    row(Form, A::Expand, &[Key::plain(C::Right)], "fold / unfold a group"),
     row(Anywhere, A::ForceQuit, &[Key::ctrl('c')], "quit, even while typing"),
     row(Anywhere, A::Palette, &[Key::ctrl('p')], "command palette: every action"),
     // Every pane, even while typing: chords and function keys only, none of them a text box's
@@ -113,6 +125,9 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Typing, A::Help, &[Key::plain(C::F(1))], "the keys here"),
     row(Typing, A::Zoom, &[Key::alt(C::Char('z'))], "zoom the focused pane, and back"),
     row(Typing, A::Fuzz, &[Key::plain(C::F(4))], "fuzz the selected tool; its findings"),
+    row(Typing, A::SignIn, &[Key::alt(C::Char('l'))], "sign in to the MCP server (OAuth)"),
+    row(Typing, A::SignOut, &[Key::alt(C::Char('u'))], "sign out: forget the server's kept tokens"),
+    row(Typing, A::ConnectServer, &[Key::alt(C::Char('C'))], "connect another server, from those found in configs"),
     row(Typing, A::Quit, &[Key::ctrl('q')], "quit"),
     row(Result, A::Up, UP, "scroll"),
     row(Result, A::Down, DOWN, "scroll"),
@@ -182,7 +197,8 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Fuzz, A::Bottom, &[Key::plain(C::End), Key::char('G')], "first / last"),
     row(Fuzz, A::Activate, &[Key::plain(C::Enter)], "put the finding's arguments in the form"),
     row(Fuzz, A::Back, &[Key::plain(C::Esc)], "stop the run (findings kept); close"),
-    row(Fuzz, A::Fuzz, &[Key::char('Z')], "fuzz the tool again; while running, hide the pane"),
+    row(Fuzz, A::Retry, &[Key::char('r')], "fuzz the tool again (a finished run)"),
+    row(Fuzz, A::Fuzz, &[Key::char('Z')], "close the pane (a run goes on behind it)"),
     row(Fuzz, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "the keys here"),
     row(Traffic, A::Up, UP, "choose a message"),
     row(Traffic, A::Down, DOWN, "choose a message"),
