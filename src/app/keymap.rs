@@ -107,7 +107,6 @@ impl Context {
     fn beside_text(self) -> bool {
         matches!(self, Context::Anywhere | Context::Typing)
     }
-
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -331,7 +330,9 @@ pub enum KeymapError {
     Conflict { action: String, key: String, other: String, context: &'static str },
     #[error("{action}: {key} works even while typing, so it must be a Ctrl or Alt chord or a function key")]
     Typeable { action: String, key: String },
-    #[error("{action}: {key} types into the field under the cursor on the form, so there it must be a chord or a named key")]
+    #[error(
+        "{action}: {key} types into the field under the cursor on the form, so there it must be a chord or a named key"
+    )]
     Printable { action: String, key: String },
     #[error("{action}: {key} edits text in every text box (Ctrl-A, E, K, U, W), so it cannot work while typing")]
     EditingKey { action: String, key: String },

@@ -596,4 +596,6 @@ impl App {
 }
 
 #[cfg(test)]
+mod habit_tests;
+#[cfg(test)]
 mod tests;

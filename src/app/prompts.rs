@@ -137,7 +137,9 @@ impl Popup {
             Popup::TokenPrompt { .. } => &[Action::GiveToken],
             Popup::KeyPrompt { .. } => &[Action::AddItem],
             Popup::Picker { purpose: PickerPurpose::FoundServer, .. } => &[Action::ConnectServer],
-            Popup::Picker { .. } | Popup::Help { .. } | Popup::ConfirmOverwrite { .. } | Popup::ConfirmRun { .. } => &[],
+            Popup::Picker { .. } | Popup::Help { .. } | Popup::ConfirmOverwrite { .. } | Popup::ConfirmRun { .. } => {
+                &[]
+            }
         }
     }
 
@@ -166,7 +168,10 @@ pub fn closes(keymap: &Keymap, popup: &Popup, key: KeyEvent) -> bool {
     }
     let openers = popup.opened_by();
     keymap.bindings().iter().any(|b| {
-        openers.contains(&b.action) && b.context != Context::Ask && b.context != Context::Fuzz && b.keys.contains(&pressed)
+        openers.contains(&b.action)
+            && b.context != Context::Ask
+            && b.context != Context::Fuzz
+            && b.keys.contains(&pressed)
     })
 }
 

@@ -304,7 +304,10 @@ mod tests {
         assert_eq!(fill("{collapse}{expand} {activate}", &keymap, &[Context::Value]).as_deref(), Some("←→ Enter"));
         assert_eq!(fill("{add_item}/{delete_item}", &keymap, FORM_KEYS).as_deref(), Some("Ins/Del"));
         assert!(
-            FORM.iter().chain(FORM_TEXT).filter_map(|(t, _)| fill(t, &keymap, FORM_KEYS)).all(|k| k.chars().count() > 1),
+            FORM.iter()
+                .chain(FORM_TEXT)
+                .filter_map(|(t, _)| fill(t, &keymap, FORM_KEYS))
+                .all(|k| k.chars().count() > 1),
             "no single printable key is a command on the form"
         );
     }

@@ -149,9 +149,15 @@ fn t_changes_the_roots() {
     app.asks.set_roots(vec!["/srv/a".into()]);
     update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT)));
     assert!(screen(&app).contains("/srv/a"), "the prompt starts with the current roots");
+    // Typing replaces the roots shown; a cursor move first keeps them to be edited.
+    key(&mut app, KeyCode::End);
     type_text(&mut app, ", /srv/b");
     let effects = key(&mut app, KeyCode::Enter);
     assert_eq!(effects, [Effect::SetRoots(vec!["/srv/a".into(), "/srv/b".into()])]);
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT)));
+    type_text(&mut app, "/srv/c");
+    let effects = key(&mut app, KeyCode::Enter);
+    assert_eq!(effects, [Effect::SetRoots(vec!["/srv/c".into()])], "typed at once: replaced");
 }
 
 /// A multi-select (an array of allowed values, plain `items.enum` or titled `items.anyOf`):

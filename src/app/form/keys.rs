@@ -6,8 +6,8 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::FormPane;
-use crate::app::typing::{edit_input, leaves_box};
 use crate::app::keymap::Key;
+use crate::app::typing::{edit_input, leaves_box};
 use crate::app::{Action, Component, Context, Cx, Focus, Input, PickerPurpose, Popup, Reply};
 use crate::form::{Field, Widget, build::show};
 
@@ -57,7 +57,9 @@ impl FormPane {
     fn typed_on_row(&mut self, key: KeyEvent, cx: &Cx) -> Reply {
         let Some(tool) = cx.tool else { return Reply::default() };
         let Some((_, field)) = self.focused_field(&tool.id) else {
-            return Reply::status(cx.keymap.say("this tool takes no parameters: {key:run} runs it", &[Context::Typing]));
+            return Reply::status(
+                cx.keymap.say("this tool takes no parameters: {key:run} runs it", &[Context::Typing]),
+            );
         };
         if field.input().is_some() {
             self.start_editing_here(&tool.id);
