@@ -185,11 +185,24 @@ const LIST: &[Hint] = &[
     ("{quit}", "quit"),
 ];
 
+const ROOTS: &[Hint] = &[("type", "roots, comma-separated"), ("Enter", "set"), ("Esc", "cancel")];
+const ASK_URL: &[Hint] = &[
+    ("{open_link}", "open link"),
+    ("{ask_accept}", "accept"),
+    ("{ask_decline}", "decline"),
+    ("{ask_cancel}", "cancel"),
+];
+const ASK_SAMPLE: &[Hint] = &[
+    ("type", "the reply"),
+    ("{next_field}", "next box"),
+    ("{ask_accept}", "send"),
+    ("{ask_decline}", "reject"),
+    ("{ask_cancel}", "cancel"),
+];
 const ASK: &[Hint] = &[
     ("{up}{down}", "field"),
     ("{collapse}{expand}", "choice"),
     ("{add_item}/{delete_item}", "list item"),
-    ("{open_link}", "open link"),
     ("{ask_accept}", "send"),
     ("{ask_decline}", "decline"),
     ("{ask_cancel}", "cancel"),
@@ -204,7 +217,8 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         if app.form_pane.editing() { app.focused_path().and_then(|p| app.form()?.field(&p).cloned()) } else { None };
     let (contexts, hints): (&[Context], &[Hint]) = match (&app.prompts.popup(), &editing_field) {
         // A server's question takes every key, over any popup: its keys, not the pane's behind.
-        _ if app.asks.is_open() => (&[Context::Ask], ASK),
+        _ if app.asks.is_open() => (&[Context::Ask], ask_hints(app)),
+        (Some(Popup::Roots { .. }), _) => (&[], ROOTS),
         (Some(Popup::Picker { .. }), _) => (&[Context::Picker], PICKER),
         (Some(Popup::KeyPrompt { .. }), _) => (&[], KEY_PROMPT),
         (Some(Popup::Help { .. }), _) => (&[Context::Result], HELP),
@@ -250,6 +264,17 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
     spans
 }
 
+/// The hints of the server's question on screen: a sampling request and a URL have none of a
+/// form's fields, choices or lists.
+fn ask_hints(app: &App) -> &'static [Hint] {
+    use crate::invoke::mcp::asks::Ask;
+    match app.asks.current().map(|question| question.ask()) {
+        Some(Ask::Sample { .. }) => ASK_SAMPLE,
+        Some(Ask::Url { .. }) => ASK_URL,
+        _ => ASK,
+    }
+}
+
 /// The focused field takes typed text (once Enter has chosen it).
 fn focused_types(app: &App) -> bool {
     app.focused_path()
@@ -276,6 +301,10 @@ mod tests {
 
     const ALL: &[(&[Context], &[Hint])] = &[
         (&[Context::Picker], PICKER),
+        (&[Context::Ask], ASK),
+        (&[Context::Ask], ASK_URL),
+        (&[Context::Ask], ASK_SAMPLE),
+        (&[], ROOTS),
         (&[Context::History], HISTORY),
         (&[Context::Server], SERVER),
         (&[Context::Fuzz], FUZZ),
