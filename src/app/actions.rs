@@ -86,6 +86,7 @@ fn focused_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
 fn overlay_action(app: &mut App, input: Input) -> Vec<Effect> {
     let Input::Action(action) = input else { return Vec::new() };
     match (app.overlay(), action) {
+        (_, Action::Quit) => vec![Effect::Quit],
         (Some(Overlay::Fuzz), action) => app.fuzz_action(action),
         (_, Action::Reconnect) => reconnect(app),
         (_, Action::ConnectServer) => {

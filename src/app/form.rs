@@ -223,6 +223,10 @@ impl FormPane {
         } else if end > self.scroll + height {
             self.scroll = end.saturating_sub(height).min(start);
         }
+        // A pane grown taller (zoomed, a bigger terminal) shows the rows above rather than blank
+        // rows under the last one; the cursor's row stays in sight, as it ends by then.
+        let total: usize = heights.iter().sum();
+        self.scroll = self.scroll.min(total.saturating_sub(height));
     }
 
     /// A key typed into the JSON view; true when its text changed (`apply_json` then).
@@ -508,6 +512,18 @@ impl FormPane {
 mod tests {
     use super::*;
     use crate::catalog::{LoadOptions, load_samples};
+
+    #[test]
+    fn a_taller_pane_scrolls_back_instead_of_showing_blank_rows() {
+        let mut pane = FormPane::default();
+        let heights = [1; 30];
+        pane.cursor = 29;
+        pane.scroll_to_cursor(&heights, 10);
+        assert_eq!(pane.scroll(), 20);
+        // Zoomed: 25 lines tall, so the last 25 rows show, not 10 rows and 15 blank.
+        pane.scroll_to_cursor(&heights, 25);
+        assert_eq!(pane.scroll(), 5);
+    }
 
     #[test]
     fn at_most_the_recently_used_forms_are_kept_and_edits_come_back() {

@@ -285,7 +285,7 @@ impl super::Component for FuzzPane {
             Action::Back => return Some(self.stop_or_close()),
             // The key that opened the pane closes it; a run going on goes on behind.
             Action::Fuzz => return Some(Reply::close()),
-            Action::Activate | Action::Retry | Action::Help => return None,
+            Action::Activate | Action::Retry | Action::Help | Action::Quit => return None,
             _ => {}
         }
         Some(Reply::default())

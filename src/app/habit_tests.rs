@@ -157,3 +157,20 @@ fn every_view_closes_with_the_key_that_opened_it() {
     chord(&mut app, KeyCode::Char('f'), KeyModifiers::CONTROL);
     assert!(!app.list.filtering() && app.list.filter().text() == "add");
 }
+
+/// Zoomed, the form's header grows only as far as its description needs (it once took half
+/// the screen and left blank rows); `q` in the server pane quits (letters are commands in the
+/// panes over the others).
+#[test]
+fn zoom_leaves_no_blank_header_rows_and_q_quits_from_the_server_pane() {
+    let mut app = app();
+    open(&mut app, "Math.Add");
+    chord(&mut app, KeyCode::Char('z'), KeyModifiers::ALT);
+    assert!(app.zoomed);
+    let layout = app.layout();
+    assert_eq!(layout.detail.height, crate::app::layout::DETAIL_HEIGHT, "a one-line description");
+    assert_eq!(layout.form.height, 39 - crate::app::layout::DETAIL_HEIGHT, "the form has the rest");
+    press(&mut app, KeyCode::F(2));
+    assert_eq!(app.overlay(), Some(Overlay::Server));
+    assert_eq!(press(&mut app, KeyCode::Char('q')), vec![Effect::Quit]);
+}

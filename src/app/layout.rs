@@ -45,7 +45,9 @@ impl Layout {
     }
 
     /// The focused pane over the whole screen but the status line; the others have no room.
-    pub fn zoomed(self, focus: super::Focus) -> Layout {
+    /// `header` is the rows the tool's header would take whole (zooming the form grows it to
+    /// that, up to half the screen, and no further: a short description leaves no blank rows).
+    pub fn zoomed(self, focus: super::Focus, header: u16) -> Layout {
         if self.too_small {
             return self;
         }
@@ -56,7 +58,8 @@ impl Layout {
             super::Focus::List => zoomed.list = whole,
             super::Focus::Form => {
                 // The tool's header grows too, so a long description reads whole.
-                let header = (whole.height / 2).max(DETAIL_HEIGHT).min(whole.height.saturating_sub(6));
+                let most = (whole.height / 2).max(DETAIL_HEIGHT);
+                let header = header.clamp(DETAIL_HEIGHT, most).min(whole.height.saturating_sub(6));
                 zoomed.detail = Rect { height: header, ..whole };
                 zoomed.form = Rect { y: header, height: whole.height - header, ..whole };
             }

@@ -530,7 +530,16 @@ impl App {
         });
         let no_fields = self.form().is_some_and(|form| form.root.children().is_empty() && form.rows().is_empty());
         let layout = Layout::fitted(self.size, self.form_pane.json().is_some(), result, no_fields);
-        if self.zoomed { layout.zoomed(self.focus) } else { layout }
+        if self.zoomed { layout.zoomed(self.focus, self.header_rows()) } else { layout }
+    }
+
+    /// Rows the selected tool's header takes whole at the screen's width: its borders, the
+    /// heading, the description's wrapped lines and the few lines under it.
+    fn header_rows(&self) -> u16 {
+        let columns = usize::from(self.size.0.saturating_sub(2)).max(1);
+        let description = self.selected_tool().and_then(|t| t.description.as_deref()).unwrap_or("");
+        let lines: usize = description.lines().map(|line| crate::text::wrap_whole(line, columns).len().max(1)).sum();
+        u16::try_from(lines + 6).unwrap_or(u16::MAX)
     }
 
     /// Keys go to a text box: a field being edited, the JSON view, the filter.

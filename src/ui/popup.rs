@@ -296,7 +296,10 @@ fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect, scroll: usi
 
 pub(super) fn open(frame: &mut Frame, area: Rect, title: &str, styles: &Styles) -> Rect {
     frame.render_widget(Clear, area);
-    frame.render_widget(pane(title, true, styles).style(styles.base), area);
+    // The border's corners and the spaces around the title: a longer title ends with `…`
+    // rather than being cut off by the corner.
+    let title = truncate(title, usize::from(area.width.saturating_sub(4)));
+    frame.render_widget(pane(&title, true, styles).style(styles.base), area);
     inner(area)
 }
 
