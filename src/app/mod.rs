@@ -534,12 +534,22 @@ impl App {
     }
 
     /// Rows the selected tool's header takes whole at the screen's width: its borders, the
-    /// heading, the description's wrapped lines and the few lines under it.
+    /// heading, the description's wrapped lines and the lines under it (`ui::detail` draws them:
+    /// its traits, then examples, lint, needs and tile when there are).
     fn header_rows(&self) -> u16 {
+        let Some(tool) = self.selected_tool() else { return 0 };
         let columns = usize::from(self.size.0.saturating_sub(2)).max(1);
-        let description = self.selected_tool().and_then(|t| t.description.as_deref()).unwrap_or("");
+        let description = tool.description.as_deref().unwrap_or("");
         let lines: usize = description.lines().map(|line| crate::text::wrap_whole(line, columns).len().max(1)).sum();
-        u16::try_from(lines + 6).unwrap_or(u16::MAX)
+        let requirements = &tool.requirements;
+        let under = [
+            !tool.examples.is_empty(),
+            self.lint_line(&tool.id).is_some(),
+            !requirements.authorization.is_empty() || !requirements.secrets.is_empty(),
+            tool.ui.tile.is_some(),
+        ];
+        let under = 1 + under.iter().filter(|shown| **shown).count();
+        u16::try_from(3 + lines + under).unwrap_or(u16::MAX)
     }
 
     /// Keys go to a text box: a field being edited, the JSON view, the filter.
