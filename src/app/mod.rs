@@ -570,12 +570,23 @@ impl App {
         self.keymap.key_name(context, action)
     }
 
+    /// The key of a list-and-form command where the person is: on the form (where a letter types)
+    /// its chord, in the list its letter first.
+    pub fn key_here(&self, action: Action) -> String {
+        let order = match self.focus {
+            Focus::Form | Focus::Json => [Context::Form, Context::Typing, Context::Main],
+            Focus::List | Focus::Result => [Context::Main, Context::Typing, Context::Form],
+        };
+        order.iter().find_map(|&context| self.keymap.name(context, action)).unwrap_or_else(|| action.name().into())
+    }
+
     /// A message with `{key:action}` marks, each replaced by the key in force for that action
     /// (where the person is first): components name keys this way, never by writing them.
     pub fn say(&self, message: &str) -> String {
         let here = match self.focus {
             Focus::Result => [Context::Result, Context::Value, Context::Main, Context::Form],
-            Focus::Form | Focus::Json => [Context::Form, Context::Main, Context::Result, Context::Value],
+            // On the form a letter types: the every-pane chords before the list's letters.
+            Focus::Form | Focus::Json => [Context::Form, Context::Typing, Context::Main, Context::Result],
             Focus::List => [Context::Main, Context::Form, Context::Result, Context::Value],
         };
         let contexts =
