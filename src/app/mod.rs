@@ -533,25 +533,6 @@ impl App {
         if self.zoomed { layout.zoomed(self.focus, self.header_rows()) } else { layout }
     }
 
-    /// Rows the selected tool's header takes whole at the screen's width: its borders, the
-    /// heading, the description's wrapped lines and the lines under it (`ui::detail` draws them:
-    /// its traits, then examples, lint, needs and tile when there are).
-    fn header_rows(&self) -> u16 {
-        let Some(tool) = self.selected_tool() else { return 0 };
-        let columns = usize::from(self.size.0.saturating_sub(2)).max(1);
-        let description = tool.description.as_deref().unwrap_or("");
-        let lines: usize = description.lines().map(|line| crate::text::wrap_whole(line, columns).len().max(1)).sum();
-        let requirements = &tool.requirements;
-        let under = [
-            !tool.examples.is_empty(),
-            self.lint_line(&tool.id).is_some(),
-            !requirements.authorization.is_empty() || !requirements.secrets.is_empty(),
-            tool.ui.tile.is_some(),
-        ];
-        let under = 1 + under.iter().filter(|shown| **shown).count();
-        u16::try_from(3 + lines + under).unwrap_or(u16::MAX)
-    }
-
     /// Keys go to a text box: a field being edited, the JSON view, the filter.
     pub fn typing(&self) -> bool {
         self.list.filtering()
@@ -563,35 +544,6 @@ impl App {
     /// The row path under the cursor.
     pub fn focused_path(&self) -> Option<Vec<usize>> {
         self.form().and_then(|f| self.form_pane.focused_path(f))
-    }
-
-    /// The name of the first key bound to `action` in `context`, for messages ("Ctrl-R runs").
-    pub fn key_name(&self, context: Context, action: Action) -> String {
-        self.keymap.key_name(context, action)
-    }
-
-    /// The key of a list-and-form command where the person is: on the form (where a letter types)
-    /// its chord, in the list its letter first.
-    pub fn key_here(&self, action: Action) -> String {
-        let order = match self.focus {
-            Focus::Form | Focus::Json => [Context::Form, Context::Typing, Context::Main],
-            Focus::List | Focus::Result => [Context::Main, Context::Typing, Context::Form],
-        };
-        order.iter().find_map(|&context| self.keymap.name(context, action)).unwrap_or_else(|| action.name().into())
-    }
-
-    /// A message with `{key:action}` marks, each replaced by the key in force for that action
-    /// (where the person is first): components name keys this way, never by writing them.
-    pub fn say(&self, message: &str) -> String {
-        let here = match self.focus {
-            Focus::Result => [Context::Result, Context::Value, Context::Main, Context::Form],
-            // On the form a letter types: the every-pane chords before the list's letters.
-            Focus::Form | Focus::Json => [Context::Form, Context::Typing, Context::Main, Context::Result],
-            Focus::List => [Context::Main, Context::Form, Context::Result, Context::Value],
-        };
-        let contexts =
-            [here[0], here[1], here[2], here[3], Context::Typing, Context::Server, Context::History, Context::Ask];
-        self.keymap.say(message, &contexts)
     }
 
     /// Takes what a component asked for; returns its effects (and those of carrying out what
@@ -627,5 +579,6 @@ impl App {
 
 #[cfg(test)]
 mod habit_tests;
+mod naming;
 #[cfg(test)]
 mod tests;
