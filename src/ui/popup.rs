@@ -26,7 +26,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         }
         Popup::TokenPrompt { provider, input, why } => token_prompt(frame, screen, provider, input, why, styles),
         Popup::Roots { input } => {
-            let title = "roots offered to the MCP server, comma-separated (Enter: set, Esc: cancel)";
+            let title = "roots, comma-separated (Enter: set, Esc: cancel)";
             text_prompt(frame, centered(screen, 70, 4), title, input, styles);
         }
         Popup::Search { input } => {

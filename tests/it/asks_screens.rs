@@ -242,3 +242,25 @@ fn the_status_line_gives_the_questions_keys() {
     }
     assert!(!said.contains("Enter edit"), "{said}");
 }
+
+/// A popup's title too long for its box ends with `…` before the corner (the `V` title once ran
+/// into the border), and the roots prompt's title reads whole at 80 columns with its own keys.
+#[test]
+fn long_popup_titles_end_with_an_ellipsis() {
+    let mut app = App::new(load_samples(&LoadOptions::default()).catalog, &[], (80, 24));
+    let draw = |app: &App| {
+        let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("test terminal");
+        terminal.draw(|frame| tooldeck::ui::render(app, &Styles::default(), frame)).expect("draw");
+        terminal.backend().to_string()
+    };
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('V'), KeyModifiers::SHIFT)));
+    let screen = draw(&app);
+    let top = screen.lines().find(|l| l.contains("as tooldeck read it from")).expect("the V title");
+    assert!(top.contains("… ─") || top.contains("… ┐"), "{screen}");
+    key(&mut app, KeyCode::Esc);
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT)));
+    let screen = draw(&app);
+    assert!(screen.contains("roots, comma-separated (Enter: set, Esc: cancel)"), "{screen}");
+    let status = screen.lines().last().unwrap_or_default();
+    assert!(status.contains("type roots") && !status.contains("quit"), "{status}");
+}
