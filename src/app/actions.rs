@@ -24,7 +24,12 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         app.prompts.open(Popup::palette());
         return Vec::new();
     }
-    if app.prompts.popup().is_some() {
+    if let Some(popup) = app.prompts.popup() {
+        // The key that opened the popup closes it, as Esc does.
+        let key = match super::prompts::closes(&app.keymap, popup, key) {
+            true => KeyEvent::from(crossterm::event::KeyCode::Esc),
+            false => key,
+        };
         let reply = handle(app, Pane::Popup, Input::Key(key)).unwrap_or_default();
         app.clamp_help();
         app.clamp_text();
@@ -66,6 +71,10 @@ fn focused_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
             app.status = dead_key(app, &[Context::Anywhere, Context::Result, Context::Value], key);
             Vec::new()
         }
+        (Pane::Form, _) => {
+            app.status = dead_key(app, &[Context::Anywhere, Context::Typing, Context::Form], key);
+            Vec::new()
+        }
         _ => {
             app.status = dead_key(app, &[Context::Anywhere, Context::Typing, Context::Main], key);
             Vec::new()
@@ -77,6 +86,7 @@ fn focused_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
 fn overlay_action(app: &mut App, input: Input) -> Vec<Effect> {
     let Input::Action(action) = input else { return Vec::new() };
     match (app.overlay(), action) {
+        (_, Action::Quit) => vec![Effect::Quit],
         (Some(Overlay::Fuzz), action) => app.fuzz_action(action),
         (_, Action::Reconnect) => reconnect(app),
         (_, Action::ConnectServer) => {
@@ -104,7 +114,9 @@ pub(super) fn pasted(app: &mut App, text: &str) -> Vec<Effect> {
 
 /// A key that means nothing where it was pressed: what it does elsewhere, if anything.
 fn dead_key(app: &App, here: &[Context], key: KeyEvent) -> Option<String> {
-    let help = app.key_name(Context::Main, Action::Help);
+    // On the form a printable key types, so only the chord for help is named there.
+    let help_in = if here.contains(&Context::Form) { Context::Typing } else { Context::Main };
+    let help = app.key_name(help_in, Action::Help);
     let palette = app.key_name(Context::Anywhere, Action::Palette);
     match app.keymap.elsewhere(here, key) {
         Some(hint) => Some(hint),
@@ -121,6 +133,12 @@ fn dead_key(app: &App, here: &[Context], key: KeyEvent) -> Option<String> {
 /// only what leaves the person where they were (help, zoom, a run option) keeps the edit.
 fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     app.status = None;
+    // The key that opened a view closes it, from inside it too.
+    let filtering = app.list.filtering();
+    if action == Action::Fuzz && app.shows(Overlay::Fuzz) {
+        app.close_overlay();
+        return Vec::new();
+    }
     if !matches!(action, Action::Help | Action::Zoom | Action::ToggleRunOption(_)) {
         app.stop_typing();
     }
@@ -138,6 +156,8 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     }
     match action {
         Action::Run => app.start_run(run_armed),
+        // `stop_typing` closed the filter, keeping what was typed.
+        Action::Filter if filtering => Vec::new(),
         Action::ServerPane => {
             app.toggle_overlay(Overlay::Server);
             Vec::new()
@@ -266,7 +286,7 @@ fn app_action(app: &mut App, action: Action) -> bool {
         Action::LintNotes => app.show_lint_notes(),
         Action::ConnectServer => app.pick_found_server(),
         Action::EditRoots => {
-            app.prompts.open(Popup::Roots { input: crate::form::TextInput::new(app.asks.roots().join(", ")) })
+            app.prompts.open(Popup::Roots { input: crate::form::TextInput::prefilled(app.asks.roots().join(", ")) })
         }
         _ => return false,
     }

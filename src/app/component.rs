@@ -67,6 +67,18 @@ pub trait Component {
     fn handle(&mut self, input: Input, cx: &Cx) -> Option<Reply>;
 }
 
+/// What a pane over the others says of a key it binds to nothing: that it does nothing, what
+/// closes the pane and what lists its keys.
+pub fn dead_key_in(cx: &Cx, context: Context, key: KeyEvent) -> Reply {
+    let back = cx.keymap.key_name(context, Action::Back);
+    let help = cx.keymap.key_name(context, Action::Help);
+    let pane = context.title();
+    Reply::status(format!(
+        "{} does nothing in the {pane} · {back} closes it, {help} lists its keys",
+        super::keymap::Key::of(key)
+    ))
+}
+
 /// The input a key becomes for a pane whose keys are looked up in `context`.
 pub fn input_for<'a>(keymap: &Keymap, context: Option<Context>, key: KeyEvent) -> Input<'a> {
     match context.and_then(|context| keymap.action_for(context, key)) {
@@ -142,11 +154,13 @@ mod tests {
         let mut server = ServerPane::default();
         assert_eq!(server.handle(Input::Action(Action::Back), &cx), Some(Reply::close()));
         assert_eq!(server.handle(Input::Action(Action::Reconnect), &cx), None, "reconnecting is the app's");
+        let said = server.handle(Input::Key(key(KeyCode::F(12))), &cx).and_then(|reply| reply.status);
         assert_eq!(
-            server.handle(Input::Key(key(KeyCode::F(12))), &cx),
-            Some(Reply::default()),
-            "an unbound key does nothing"
+            said.as_deref(),
+            Some("F12 does nothing in the server pane · Esc closes it, ? lists its keys"),
+            "an unbound key does nothing, and says so"
         );
+        assert_eq!(server.handle(Input::Action(Action::Quit), &cx), None, "q quits: the app's");
         let mut fuzz = FuzzPane::default();
         assert_eq!(fuzz.handle(Input::Action(Action::Back), &cx), Some(Reply::close()), "no run going on: it closes");
         assert_eq!(fuzz.handle(Input::Action(Action::Activate), &cx), None, "a finding goes to the form: the app's");

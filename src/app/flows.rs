@@ -312,14 +312,14 @@ impl App {
         self.form_pane.sync_json(id.as_deref(), json_focused);
     }
 
-    /// Ctrl-J: the JSON view opens beside the form and takes the focus, or closes.
+    /// Ctrl-J: the JSON view opens beside the form and takes the focus, or closes (from inside
+    /// it or not: the every-pane chord has given the focus back to the form by then).
     pub(super) fn toggle_json(&mut self) {
-        let json_focused = self.focus == Focus::Json;
         self.form_mut();
-        match self.form_op(|pane, id| pane.toggle_json(id, json_focused)) {
+        match self.form_op(|pane, id| pane.toggle_json(id)) {
             Some(true) => self.focus = Focus::Json,
-            Some(false) => self.focus = Focus::Form,
-            None => {}
+            Some(false) if self.focus == Focus::Json => self.focus = Focus::Form,
+            Some(false) | None => {}
         }
     }
 

@@ -223,6 +223,10 @@ impl FormPane {
         } else if end > self.scroll + height {
             self.scroll = end.saturating_sub(height).min(start);
         }
+        // A pane grown taller (zoomed, a bigger terminal) shows the rows above rather than blank
+        // rows under the last one; the cursor's row stays in sight, as it ends by then.
+        let total: usize = heights.iter().sum();
+        self.scroll = self.scroll.min(total.saturating_sub(height));
     }
 
     /// A key typed into the JSON view; true when its text changed (`apply_json` then).
@@ -329,18 +333,24 @@ impl FormPane {
         }
     }
 
+    /// The field under the cursor takes the keys; a default shown in it is replaced by what is
+    /// typed, not extended.
+    pub fn start_editing_here(&mut self, id: &str) {
+        let Some((_, field)) = self.focused_field(id) else { return };
+        self.editing = true;
+        if field.from_default {
+            self.with_focused(id, |form, path| {
+                form.edit_text(path, |input, _| input.select_all());
+            });
+        }
+    }
+
     /// Enter on a field: edit its text, toggle it, or pick its value from a list.
     pub fn activate(&mut self, id: &str) -> Reply {
         let Some((path, field)) = self.focused_field(id) else { return Reply::default() };
         match &field.widget {
             Widget::Text { .. } | Widget::Number { .. } | Widget::Suggest { .. } | Widget::Raw { .. } => {
-                self.editing = true;
-                // A default shown in the field is replaced by what is typed, not extended.
-                if field.from_default {
-                    self.with_focused(id, |form, path| {
-                        form.edit_text(path, |input, _| input.select_all());
-                    });
-                }
+                self.start_editing_here(id)
             }
             Widget::Bool(_) => self.with_focused(id, |form, path| form.toggle_bool(path)),
             Widget::Choice { choices, selected } => {
@@ -450,10 +460,10 @@ impl FormPane {
         }
     }
 
-    /// Opens the JSON view of the arguments (true: it takes the focus), or closes it when it
-    /// has the focus already (false).
-    pub fn toggle_json(&mut self, id: &str, json_focused: bool) -> Option<bool> {
-        if self.json.is_some() && json_focused {
+    /// Opens the JSON view of the arguments (true: it takes the focus), or closes it (false):
+    /// the key that opened it closes it, from inside it or from the form.
+    pub fn toggle_json(&mut self, id: &str) -> Option<bool> {
+        if self.json.is_some() {
             self.json = None;
             return Some(false);
         }
@@ -502,6 +512,18 @@ impl FormPane {
 mod tests {
     use super::*;
     use crate::catalog::{LoadOptions, load_samples};
+
+    #[test]
+    fn a_taller_pane_scrolls_back_instead_of_showing_blank_rows() {
+        let mut pane = FormPane::default();
+        let heights = [1; 30];
+        pane.cursor = 29;
+        pane.scroll_to_cursor(&heights, 10);
+        assert_eq!(pane.scroll(), 20);
+        // Zoomed: 25 lines tall, so the last 25 rows show, not 10 rows and 15 blank.
+        pane.scroll_to_cursor(&heights, 25);
+        assert_eq!(pane.scroll(), 5);
+    }
 
     #[test]
     fn at_most_the_recently_used_forms_are_kept_and_edits_come_back() {

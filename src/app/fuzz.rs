@@ -161,8 +161,8 @@ impl FuzzPane {
 
 impl App {
     /// `Z`: the fuzz pane of the selected tool. A run going on (of any tool) is shown; a
-    /// finished run of this tool is shown again (`Z` in the pane runs it again); otherwise a new
-    /// run of it starts.
+    /// finished run of this tool is shown again (`r` in the pane runs it again, `Z` closes it);
+    /// otherwise a new run of it starts.
     pub(super) fn fuzz_selected(&mut self) -> Vec<Effect> {
         let Some(tool) = self.selected_tool().cloned() else {
             self.status = Some("select a tool first: the fuzz run calls it".into());
@@ -194,11 +194,14 @@ impl App {
     }
 
     /// What the fuzz pane leaves to the app: Enter puts the finding in the form (another
-    /// pane), `Z` runs the tool again, the help opens.
+    /// pane), `r` runs the tool again, the help opens.
     pub(super) fn fuzz_action(&mut self, action: Action) -> Vec<Effect> {
         match action {
             Action::Activate => self.finding_to_form(),
-            Action::Fuzz => {
+            Action::Retry if self.fuzz.running() => {
+                self.status = Some(self.say("a fuzz run is going on: {key:back} stops it first"));
+            }
+            Action::Retry => {
                 let tool = self.fuzz.run.as_ref().and_then(|r| self.catalog.get(&r.tool_id)).cloned();
                 if let Some(tool) = tool {
                     return self.start_fuzz(tool);
@@ -280,8 +283,9 @@ impl super::Component for FuzzPane {
             Action::Top => self.choose(isize::MIN / 2),
             Action::Bottom => self.choose(isize::MAX / 2),
             Action::Back => return Some(self.stop_or_close()),
-            Action::Fuzz if self.running() => return Some(Reply::close()),
-            Action::Activate | Action::Fuzz | Action::Help => return None,
+            // The key that opened the pane closes it; a run going on goes on behind.
+            Action::Fuzz => return Some(Reply::close()),
+            Action::Activate | Action::Retry | Action::Help | Action::Quit => return None,
             _ => {}
         }
         Some(Reply::default())
@@ -405,8 +409,8 @@ mod tests {
         let mut stopped = report("convert_currency", Vec::new());
         stopped.stopped = Some("stopped".into());
         update(&mut app, Msg::FuzzDone { id: first, result: Ok(stopped) });
-        // Z in the pane runs the same tool again; the first run's answers no longer count.
-        let effects = press(&mut app, KeyCode::Char('Z'));
+        // r in the pane runs the same tool again; the first run's answers no longer count.
+        let effects = press(&mut app, KeyCode::Char('r'));
         let [Effect::Fuzz { id: second, .. }] = effects.as_slice() else { panic!("{effects:?}") };
         assert_ne!(*second, first);
         update(&mut app, Msg::FuzzDone { id: first, result: Err(protocol("late")) });

@@ -21,8 +21,11 @@ pub use table::DEFAULTS;
 pub enum Context {
     /// Even while typing in a text box, so only chords and function keys.
     Anywhere,
-    /// The tool list and the form, when no text field is being edited.
+    /// The tool list (and what the list and the form share, such as the palette's entries).
     Main,
+    /// The form, when no field is being edited: no printable key, since a printable key on a
+    /// form types into the field under the cursor (or says how that field is edited).
+    Form,
     /// The result pane.
     Result,
     /// The value viewer inside the result pane (moving, folding).
@@ -49,9 +52,10 @@ pub enum Context {
 }
 
 impl Context {
-    pub const ALL: [Context; 12] = [
+    pub const ALL: [Context; 13] = [
         Context::Anywhere,
         Context::Main,
+        Context::Form,
         Context::Typing,
         Context::Result,
         Context::Value,
@@ -68,7 +72,8 @@ impl Context {
     pub fn title(self) -> &'static str {
         match self {
             Context::Anywhere => "anywhere",
-            Context::Main => "list and form",
+            Context::Main => "tool list",
+            Context::Form => "form (printable keys type)",
             Context::Result => "result",
             Context::Value => "a value in the result",
             Context::History => "past calls",
@@ -83,8 +88,9 @@ impl Context {
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 9] {
+    fn layers() -> [&'static [Context]; 10] {
         [
+            &[Context::Anywhere, Context::Typing, Context::Form],
             &[Context::Anywhere, Context::Confirm],
             &[Context::Anywhere, Context::Ask],
             &[Context::Anywhere, Context::Typing, Context::Main],
@@ -324,6 +330,10 @@ pub enum KeymapError {
     Conflict { action: String, key: String, other: String, context: &'static str },
     #[error("{action}: {key} works even while typing, so it must be a Ctrl or Alt chord or a function key")]
     Typeable { action: String, key: String },
+    #[error(
+        "{action}: {key} types into the field under the cursor on the form, so there it must be a chord or a named key"
+    )]
+    Printable { action: String, key: String },
     #[error("{action}: {key} edits text in every text box (Ctrl-A, E, K, U, W), so it cannot work while typing")]
     EditingKey { action: String, key: String },
     /// One of the above, in the config file at `origin`, on the `line` of its `[keys]` entry.
@@ -339,6 +349,7 @@ impl KeymapError {
             | KeymapError::BadKey { action, .. }
             | KeymapError::Conflict { action, .. }
             | KeymapError::Typeable { action, .. }
+            | KeymapError::Printable { action, .. }
             | KeymapError::EditingKey { action, .. } => action,
             KeymapError::InConfig { error, .. } => error.action(),
         }
@@ -403,6 +414,10 @@ impl Keymap {
                 if binding.context == Context::Typing {
                     binding.keys.retain(|k| k.is_command_only() && !k.is_editing_chord());
                 }
+                // On the form a printable key types into the field under the cursor.
+                if binding.context == Context::Form {
+                    binding.keys.retain(|k| !k.is_printable());
+                }
             }
             changed.push(action);
         }
@@ -420,6 +435,11 @@ impl Keymap {
             }
             if let Some(key) = binding.keys.iter().find(|k| k.is_editing_chord()) {
                 return Err(KeymapError::EditingKey { action, key: key.to_string() });
+            }
+        }
+        for binding in self.bindings.iter().filter(|b| b.context == Context::Form) {
+            if let Some(key) = binding.keys.iter().find(|k| k.is_printable()) {
+                return Err(KeymapError::Printable { action: binding.action.name().to_string(), key: key.to_string() });
             }
         }
         for layer in Context::layers() {

@@ -45,7 +45,9 @@ impl Layout {
     }
 
     /// The focused pane over the whole screen but the status line; the others have no room.
-    pub fn zoomed(self, focus: super::Focus) -> Layout {
+    /// `header` is the rows the tool's header would take whole (zooming the form grows it to
+    /// that, up to half the screen, and no further: a short description leaves no blank rows).
+    pub fn zoomed(self, focus: super::Focus, header: u16) -> Layout {
         if self.too_small {
             return self;
         }
@@ -56,7 +58,8 @@ impl Layout {
             super::Focus::List => zoomed.list = whole,
             super::Focus::Form => {
                 // The tool's header grows too, so a long description reads whole.
-                let header = (whole.height / 2).max(DETAIL_HEIGHT).min(whole.height.saturating_sub(6));
+                let most = (whole.height / 2).max(DETAIL_HEIGHT);
+                let header = header.clamp(DETAIL_HEIGHT, most).min(whole.height.saturating_sub(6));
                 zoomed.detail = Rect { height: header, ..whole };
                 zoomed.form = Rect { y: header, height: whole.height - header, ..whole };
             }
@@ -122,6 +125,27 @@ pub fn inner(area: Rect) -> Rect {
 
 pub fn contains(area: Rect, column: u16, row: u16) -> bool {
     column >= area.x && column < area.x + area.width && row >= area.y && row < area.y + area.height
+}
+
+impl super::App {
+    /// Rows the selected tool's header takes whole at the screen's width: its borders, the
+    /// heading, the description's wrapped lines and the lines under it (`ui::detail` draws them:
+    /// its traits, then examples, lint, needs and tile when there are).
+    pub(super) fn header_rows(&self) -> u16 {
+        let Some(tool) = self.selected_tool() else { return 0 };
+        let columns = usize::from(self.size.0.saturating_sub(2)).max(1);
+        let description = tool.description.as_deref().unwrap_or("");
+        let lines: usize = description.lines().map(|line| crate::text::wrap_whole(line, columns).len().max(1)).sum();
+        let requirements = &tool.requirements;
+        let under = [
+            !tool.examples.is_empty(),
+            self.lint_line(&tool.id).is_some(),
+            !requirements.authorization.is_empty() || !requirements.secrets.is_empty(),
+            tool.ui.tile.is_some(),
+        ];
+        let under = 1 + under.iter().filter(|shown| **shown).count();
+        u16::try_from(3 + lines + under).unwrap_or(u16::MAX)
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::keymap::{Action, Context};
+use super::keymap::Action;
 use super::{App, Effect, Popup};
 use crate::catalog::Tool;
 use crate::lint::{Finding, Options, Severity};
@@ -108,11 +108,7 @@ impl App {
     /// The one line the detail pane gives a tool's findings: `lint 2 warnings · N reads them`.
     pub fn lint_line(&self, tool_id: &str) -> Option<String> {
         let findings = self.lint.findings(tool_id).filter(|f| !f.is_empty())?;
-        let key = self.keymap.name(Context::Main, Action::LintNotes);
-        Some(match key {
-            Some(key) => format!("lint {} · {key} reads them", counts(findings)),
-            None => format!("lint {}", counts(findings)),
-        })
+        Some(format!("lint {} · {} reads them", counts(findings), self.key_here(Action::LintNotes)))
     }
 }
 

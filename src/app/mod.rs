@@ -528,7 +528,7 @@ impl App {
         });
         let no_fields = self.form().is_some_and(|form| form.root.children().is_empty() && form.rows().is_empty());
         let layout = Layout::fitted(self.size, self.form_pane.json().is_some(), result, no_fields);
-        if self.zoomed { layout.zoomed(self.focus) } else { layout }
+        if self.zoomed { layout.zoomed(self.focus, self.header_rows()) } else { layout }
     }
 
     /// Keys go to a text box: a field being edited, the JSON view, the filter.
@@ -542,22 +542,6 @@ impl App {
     /// The row path under the cursor.
     pub fn focused_path(&self) -> Option<Vec<usize>> {
         self.form().and_then(|f| self.form_pane.focused_path(f))
-    }
-
-    /// The name of the first key bound to `action` in `context`, for messages ("Ctrl-R runs").
-    pub fn key_name(&self, context: Context, action: Action) -> String {
-        self.keymap.key_name(context, action)
-    }
-
-    /// A message with `{key:action}` marks, each replaced by the key in force for that action
-    /// (where the person is first): components name keys this way, never by writing them.
-    pub fn say(&self, message: &str) -> String {
-        let here = match self.focus {
-            Focus::Result => [Context::Result, Context::Value, Context::Main],
-            _ => [Context::Main, Context::Result, Context::Value],
-        };
-        let contexts = [here[0], here[1], here[2], Context::Typing, Context::Server, Context::History, Context::Ask];
-        self.keymap.say(message, &contexts)
     }
 
     /// Takes what a component asked for; returns its effects (and those of carrying out what
@@ -591,5 +575,8 @@ impl App {
     }
 }
 
+#[cfg(test)]
+mod habit_tests;
+mod naming;
 #[cfg(test)]
 mod tests;

@@ -122,6 +122,57 @@ impl Popup {
     pub fn palette() -> Popup {
         Popup::Palette { input: TextInput::default(), selected: 0 }
     }
+
+    /// The actions whose keys open this popup, so that the same key closes it (a text box's
+    /// printable keys excepted: they type). Enter closes what Enter opens already.
+    pub fn opened_by(&self) -> &'static [Action] {
+        match self {
+            Popup::Search { .. } => &[Action::Find],
+            Popup::SavePrompt { .. } => &[Action::SaveArtifact],
+            Popup::CaseFile { .. } => &[Action::SaveCase],
+            Popup::Roots { .. } => &[Action::EditRoots],
+            Popup::History { .. } => &[Action::History],
+            Popup::Palette { .. } => &[Action::Palette],
+            Popup::Text { .. } => &[Action::RawDefinition, Action::LintNotes],
+            Popup::TokenPrompt { .. } => &[Action::GiveToken],
+            Popup::KeyPrompt { .. } => &[Action::AddItem],
+            Popup::Picker { purpose: PickerPurpose::FoundServer, .. } => &[Action::ConnectServer],
+            Popup::Picker { .. } | Popup::Help { .. } | Popup::ConfirmOverwrite { .. } | Popup::ConfirmRun { .. } => {
+                &[]
+            }
+        }
+    }
+
+    /// True when the popup is a text box (its printable keys type).
+    pub fn takes_text(&self) -> bool {
+        matches!(
+            self,
+            Popup::KeyPrompt { .. }
+                | Popup::Search { .. }
+                | Popup::SavePrompt { .. }
+                | Popup::CaseFile { .. }
+                | Popup::TokenPrompt { .. }
+                | Popup::Roots { .. }
+                | Popup::Palette { .. }
+        )
+    }
+}
+
+/// True when `key` is a key of one of the actions that opened `popup`, in any pane it could
+/// have been opened from, and would not type into it: pressed again, it closes the popup as Esc
+/// does.
+pub fn closes(keymap: &Keymap, popup: &Popup, key: KeyEvent) -> bool {
+    let pressed = super::keymap::Key::of(key);
+    if popup.takes_text() && super::typing::is_editing_key(key) {
+        return false;
+    }
+    let openers = popup.opened_by();
+    keymap.bindings().iter().any(|b| {
+        openers.contains(&b.action)
+            && b.context != Context::Ask
+            && b.context != Context::Fuzz
+            && b.keys.contains(&pressed)
+    })
 }
 
 /// The keys of a text popup, for its title and for a key it does not take.

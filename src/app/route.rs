@@ -44,6 +44,10 @@ impl App {
     pub(super) fn context_of(&self, pane: Pane) -> Option<Context> {
         match pane {
             Pane::Json => None,
+            // A form without a field takes no text: its letters are the list's commands.
+            Pane::Form if !self.form_pane.editing() && self.form().is_none_or(|f| f.rows().is_empty()) => {
+                Some(Context::Main)
+            }
             pane => self.component(pane).context(),
         }
     }

@@ -334,13 +334,15 @@ impl super::Component for ServerPane {
     fn handle(&mut self, input: super::Input, cx: &super::Cx) -> Option<Reply> {
         // The log's rows: the screen less the pane's header, borders and status line.
         self.fit(cx.size.1);
-        let super::Input::Action(action) = input else {
-            // A key the pane does not bind does nothing here.
-            return matches!(input, super::Input::Key(_)).then(Reply::default);
+        let action = match input {
+            super::Input::Action(action) => action,
+            // A key the pane does not bind does nothing here, and says so.
+            super::Input::Key(key) => return Some(super::component::dead_key_in(cx, super::Context::Server, key)),
+            super::Input::Paste(_) => return None,
         };
         match action {
             Action::Back => Some(Reply::close()),
-            Action::Reconnect | Action::ConnectServer | Action::Help => None,
+            Action::Reconnect | Action::ConnectServer | Action::Help | Action::Quit => None,
             Action::Activate => Some(self.instructions()),
             action => Some(self.act(action)),
         }

@@ -27,15 +27,15 @@ fn filter_then_fill_a_field() {
     type_text(&mut app, "search_pro");
     assert_eq!(app.list.filter().text(), "search_pro");
     assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some("search_products"), "the best match at once");
-    // One Enter opens it; a letter on a field is a command until Enter chooses the field.
+    // One Enter opens it; on a text field a printable key is text: it starts the edit.
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.focus, Focus::Form);
-    press(&mut app, KeyCode::Char('x'));
-    assert!(!app.form_pane.editing(), "x is not typed into a field nobody chose");
-    assert_eq!(app.form().unwrap().arguments(), &serde_json::json!({}));
+    type_text(&mut app, "lap");
+    assert!(app.form_pane.editing(), "the first letter started editing the field under the cursor");
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.form_pane.editing());
     press(&mut app, KeyCode::Enter);
-    type_text(&mut app, "laptop");
-    assert!(app.form_pane.editing());
+    type_text(&mut app, "top");
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.form().unwrap().arguments(), &serde_json::json!({"query": "laptop"}));
 }

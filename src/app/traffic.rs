@@ -273,7 +273,7 @@ impl super::Component for TrafficLog {
                 return Some(Reply::default());
             }
             super::Input::Action(action) => action,
-            super::Input::Key(_) => return Some(Reply::default()),
+            super::Input::Key(key) => return Some(super::component::dead_key_in(cx, Context::Traffic, key)),
             super::Input::Paste(_) => return None,
         };
         // The list's rows: the screen less the message below, borders and the status line.
@@ -286,7 +286,7 @@ impl super::Component for TrafficLog {
                 }
                 None => Reply::status("no message to copy"),
             },
-            Action::Help => return None,
+            Action::Help | Action::Quit => return None,
             action => {
                 let _ = self.act(action, page);
                 Reply::default()

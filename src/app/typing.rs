@@ -8,14 +8,14 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::keymap::{Action, Context, Keymap};
 use crate::form::TextInput;
 
-/// The table's keys that leave a text box (Back, and Next or Previous field: by default Esc,
-/// Tab and Shift-Tab) when `key` is one and cannot type: `Some(0)` to stop, `Some(±1)` to stop
+/// The keys of `context` in the table that leave a text box (Back, and Next or Previous field: by
+/// default Esc, Tab and Shift-Tab) when `key` is one and cannot type: `Some(0)` to stop, `Some(±1)` to stop
 /// and move on. A printable key always types into the box the person chose.
-pub(super) fn leaves_box(keymap: &Keymap, key: KeyEvent) -> Option<isize> {
+pub(super) fn leaves_box(keymap: &Keymap, context: Context, key: KeyEvent) -> Option<isize> {
     if is_editing_key(key) {
         return None;
     }
-    match keymap.action_for(Context::Main, key)? {
+    match keymap.action_for(context, key)? {
         Action::Back => Some(0),
         Action::NextField => Some(1),
         Action::PreviousField => Some(-1),

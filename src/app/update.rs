@@ -178,7 +178,7 @@ fn server_msg(app: &mut App, session: SessionId, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::ServerProtocol(version) => {
             // The first screen points to the pane where the server says more of itself.
-            let pane = app.key_name(super::Context::Main, super::Action::ServerPane);
+            let pane = app.key_here(super::Action::ServerPane);
             let said = format!("MCP {} · {pane} the server pane", crate::text::visible(&version));
             // Said once: a server that is listed again (its tools changed) says its protocol again.
             app.status = Some(match app.status.take() {

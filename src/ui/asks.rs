@@ -58,7 +58,8 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
     match &question.ask() {
         Ask::Form { message, .. } => {
             message_lines(&mut lines, message, columns, styles);
-            form_lines(question, &mut lines, &mut cursor, columns, styles);
+            let add_key = app.key_name(Context::Ask, Action::AddItem);
+            form_lines(question, &mut lines, &mut cursor, (columns, &add_key), styles);
         }
         Ask::Url { message, url, .. } => {
             message_lines(&mut lines, message, columns, styles);
@@ -107,7 +108,7 @@ fn form_lines(
     question: &Question,
     lines: &mut Vec<Line>,
     cursor: &mut Option<(usize, usize)>,
-    columns: usize,
+    (columns, add_key): (usize, &str),
     styles: &Styles,
 ) {
     let Some(form) = &question.form() else {
@@ -133,6 +134,7 @@ fn form_lines(
             is_cursor,
             editing: is_cursor,
             start_key: "type".to_string(),
+            add_key: add_key.to_string(),
         };
         let (line, column) = field_line(field, &shape, columns, styles);
         if let Some(column) = column {

@@ -138,9 +138,19 @@ fn field_lines(
         let required = field.required && label.is_none() && !form.is_item(&row.path);
         // An unset variant's field is unset too, whatever it holds for when it is picked.
         let inside_unset = label.is_some() && parent.is_some_and(|p| !p.set);
-        let start_key = app.key_name(crate::app::Context::Main, crate::app::Action::Activate);
-        let shape =
-            RowShape { label, required, inside_unset, depth: row.depth, label_width, is_cursor, editing, start_key };
+        let start_key = app.key_name(crate::app::Context::Form, crate::app::Action::Activate);
+        let add_key = app.key_name(crate::app::Context::Form, crate::app::Action::AddItem);
+        let shape = RowShape {
+            label,
+            required,
+            inside_unset,
+            depth: row.depth,
+            label_width,
+            is_cursor,
+            editing,
+            start_key,
+            add_key,
+        };
         let (line, column) = field_line(field, &shape, body_width, styles);
         if let Some(column) = column {
             cursor_at = Some((lines.len(), column));
@@ -177,6 +187,8 @@ pub(super) struct RowShape {
     pub(super) editing: bool,
     /// How an unset text area is started ("Enter to write"), as the key table names it.
     pub(super) start_key: String,
+    /// What adds an item to an array or an entry to a map, as the key table names it.
+    pub(super) add_key: String,
 }
 
 /// The field's line, and the cursor column when its one-line text is being edited.
@@ -271,7 +283,7 @@ fn value_text(field: &Field, shape: &RowShape, room: usize, styles: &Styles) -> 
         Widget::Object { fields, entries, additional, .. } => {
             let fold = if field.collapsed { "▸" } else { "▾" };
             let count = fields.len() + entries.len();
-            let map = if additional.is_some() { " · a: add entry" } else { "" };
+            let map = if additional.is_some() { format!(" · {}: add entry", shape.add_key) } else { String::new() };
             let state = if field.set || field.required { "" } else { " (unset)" };
             (format!("{fold} {{{count} field{}}}{state}{map}", if count == 1 { "" } else { "s" }), styles.muted, None)
         }
@@ -279,7 +291,12 @@ fn value_text(field: &Field, shape: &RowShape, room: usize, styles: &Styles) -> 
             let fold = if field.collapsed { "▸" } else { "▾" };
             let state = if field.set || field.required || !items.is_empty() { "" } else { " (unset)" };
             (
-                format!("{fold} [{} item{}]{state} · a: add", items.len(), if items.len() == 1 { "" } else { "s" }),
+                format!(
+                    "{fold} [{} item{}]{state} · {}: add",
+                    items.len(),
+                    if items.len() == 1 { "" } else { "s" },
+                    shape.add_key
+                ),
                 styles.muted,
                 None,
             )

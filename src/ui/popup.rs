@@ -26,7 +26,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
         }
         Popup::TokenPrompt { provider, input, why } => token_prompt(frame, screen, provider, input, why, styles),
         Popup::Roots { input } => {
-            let title = "roots offered to the MCP server, comma-separated (Enter: set, Esc: cancel)";
+            let title = "roots, comma-separated (Enter: set, Esc: cancel)";
             text_prompt(frame, centered(screen, 70, 4), title, input, styles);
         }
         Popup::Search { input } => {
@@ -296,7 +296,10 @@ fn help(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect, scroll: usi
 
 pub(super) fn open(frame: &mut Frame, area: Rect, title: &str, styles: &Styles) -> Rect {
     frame.render_widget(Clear, area);
-    frame.render_widget(pane(title, true, styles).style(styles.base), area);
+    // The border's corners and the spaces around the title: a longer title ends with `…`
+    // rather than being cut off by the corner.
+    let title = truncate(title, usize::from(area.width.saturating_sub(4)));
+    frame.render_widget(pane(&title, true, styles).style(styles.base), area);
     inner(area)
 }
 

@@ -117,10 +117,12 @@ fn done(app: &App, run: &Run, styles: &Styles, frame: &mut Frame, body: Rect) {
         Status::RequiresAuthorization => ("⚿", styles.warning),
         Status::Error => ("✗", styles.error),
     };
-    let mut lines = vec![Line::from(vec![
+    let status = vec![Line::from(vec![
         Span::styled(format!("{mark} {} ", outcome.status.name()), style),
         Span::styled(format!("· {} ms · call {call}… · {}{http}", run.elapsed_ms(), run.server()), styles.muted),
     ])];
+    // One row, cut with `…` where the pane ends (a long endpoint would be cut mid-word).
+    let mut lines = vec![one_row(status, usize::from(body.width))];
     if app.result.show_exchange() {
         exchange_lines(app, exchange, styles, &mut lines);
     } else if app.result.shows_items() {

@@ -143,7 +143,7 @@ const TRAFFIC: &[Hint] = &[
 const PALETTE: &[Hint] = &[("type", "narrow"), ("↑↓", "choose"), ("Enter", "run it"), ("Esc", "close")];
 const TEXT: &[Hint] = &[("{up}{down} {page_up} {page_down}", "scroll"), ("{copy}", "copy"), ("Esc", "close")];
 const FORM_TEXT: &[Hint] = &[
-    ("{activate}", "edit"),
+    ("type", "edit"),
     ("{next_field}", "next"),
     ("{run}", "run"),
     ("{unset}", "unset"),
@@ -172,7 +172,8 @@ const FUZZ: &[Hint] = &[
     ("{up}{down}", "findings"),
     ("{activate}", "into the form"),
     ("{back}", "stop / close"),
-    ("{fuzz}", "again / hide"),
+    ("{retry}", "again"),
+    ("{fuzz}", "close"),
     ("{help}", "help"),
 ];
 const LIST: &[Hint] = &[
@@ -184,22 +185,40 @@ const LIST: &[Hint] = &[
     ("{quit}", "quit"),
 ];
 
+const ROOTS: &[Hint] = &[("type", "roots, comma-separated"), ("Enter", "set"), ("Esc", "cancel")];
+const ASK_URL: &[Hint] = &[
+    ("{open_link}", "open link"),
+    ("{ask_accept}", "accept"),
+    ("{ask_decline}", "decline"),
+    ("{ask_cancel}", "cancel"),
+];
+const ASK_SAMPLE: &[Hint] = &[
+    ("type", "the reply"),
+    ("{next_field}", "next box"),
+    ("{ask_accept}", "send"),
+    ("{ask_decline}", "reject"),
+    ("{ask_cancel}", "cancel"),
+];
 const ASK: &[Hint] = &[
     ("{up}{down}", "field"),
     ("{collapse}{expand}", "choice"),
     ("{add_item}/{delete_item}", "list item"),
-    ("{open_link}", "open link"),
     ("{ask_accept}", "send"),
     ("{ask_decline}", "decline"),
     ("{ask_cancel}", "cancel"),
 ];
+
+/// Where the form's hints find their keys: its own, then the every-pane chords (no printable key
+/// is a command there).
+const FORM_KEYS: &[Context] = &[Context::Form, Context::Typing, Context::Anywhere];
 
 fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
     let editing_field =
         if app.form_pane.editing() { app.focused_path().and_then(|p| app.form()?.field(&p).cloned()) } else { None };
     let (contexts, hints): (&[Context], &[Hint]) = match (&app.prompts.popup(), &editing_field) {
         // A server's question takes every key, over any popup: its keys, not the pane's behind.
-        _ if app.asks.is_open() => (&[Context::Ask], ASK),
+        _ if app.asks.is_open() => (&[Context::Ask], ask_hints(app)),
+        (Some(Popup::Roots { .. }), _) => (&[], ROOTS),
         (Some(Popup::Picker { .. }), _) => (&[Context::Picker], PICKER),
         (Some(Popup::KeyPrompt { .. }), _) => (&[], KEY_PROMPT),
         (Some(Popup::Help { .. }), _) => (&[Context::Result], HELP),
@@ -225,10 +244,8 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
             Widget::Suggest { .. } => (&[Context::Typing], EDIT_SUGGEST),
             _ => (&[Context::Typing], EDIT),
         },
-        _ if app.focus == Focus::Form && focused_types(app) => {
-            (&[Context::Main, Context::Typing, Context::Anywhere], FORM_TEXT)
-        }
-        _ if app.focus == Focus::Form => (&[Context::Main], FORM),
+        _ if app.focus == Focus::Form && focused_types(app) => (FORM_KEYS, FORM_TEXT),
+        _ if app.focus == Focus::Form => (FORM_KEYS, FORM),
         _ => (&[Context::Main], LIST),
     };
     let mut spans = Vec::new();
@@ -245,6 +262,17 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         used += cost;
     }
     spans
+}
+
+/// The hints of the server's question on screen: a sampling request and a URL have none of a
+/// form's fields, choices or lists.
+fn ask_hints(app: &App) -> &'static [Hint] {
+    use crate::invoke::mcp::asks::Ask;
+    match app.asks.current().map(|question| question.ask()) {
+        Some(Ask::Sample { .. }) => ASK_SAMPLE,
+        Some(Ask::Url { .. }) => ASK_URL,
+        _ => ASK,
+    }
 }
 
 /// The focused field takes typed text (once Enter has chosen it).
@@ -273,6 +301,10 @@ mod tests {
 
     const ALL: &[(&[Context], &[Hint])] = &[
         (&[Context::Picker], PICKER),
+        (&[Context::Ask], ASK),
+        (&[Context::Ask], ASK_URL),
+        (&[Context::Ask], ASK_SAMPLE),
+        (&[], ROOTS),
         (&[Context::History], HISTORY),
         (&[Context::Server], SERVER),
         (&[Context::Fuzz], FUZZ),
@@ -285,9 +317,9 @@ mod tests {
         (&[Context::Typing], EDIT),
         (&[Context::Result], TEXT),
         (&[Context::Result], HELP),
-        (&[Context::Main], FORM),
+        (FORM_KEYS, FORM),
         (&[Context::Main], LIST),
-        (&[Context::Main, Context::Typing, Context::Anywhere], FORM_TEXT),
+        (FORM_KEYS, FORM_TEXT),
     ];
 
     #[test]
@@ -299,7 +331,14 @@ mod tests {
             }
         }
         assert_eq!(fill("{collapse}{expand} {activate}", &keymap, &[Context::Value]).as_deref(), Some("←→ Enter"));
-        assert_eq!(fill("{add_item}/{delete_item}", &keymap, &[Context::Main]).as_deref(), Some("a/d"));
+        assert_eq!(fill("{add_item}/{delete_item}", &keymap, FORM_KEYS).as_deref(), Some("Ins/Del"));
+        assert!(
+            FORM.iter()
+                .chain(FORM_TEXT)
+                .filter_map(|(t, _)| fill(t, &keymap, FORM_KEYS))
+                .all(|k| k.chars().count() > 1),
+            "no single printable key is a command on the form"
+        );
     }
 
     #[test]

@@ -149,9 +149,15 @@ fn t_changes_the_roots() {
     app.asks.set_roots(vec!["/srv/a".into()]);
     update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT)));
     assert!(screen(&app).contains("/srv/a"), "the prompt starts with the current roots");
+    // Typing replaces the roots shown; a cursor move first keeps them to be edited.
+    key(&mut app, KeyCode::End);
     type_text(&mut app, ", /srv/b");
     let effects = key(&mut app, KeyCode::Enter);
     assert_eq!(effects, [Effect::SetRoots(vec!["/srv/a".into(), "/srv/b".into()])]);
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT)));
+    type_text(&mut app, "/srv/c");
+    let effects = key(&mut app, KeyCode::Enter);
+    assert_eq!(effects, [Effect::SetRoots(vec!["/srv/c".into()])], "typed at once: replaced");
 }
 
 /// A multi-select (an array of allowed values, plain `items.enum` or titled `items.anyOf`):
@@ -235,4 +241,26 @@ fn the_status_line_gives_the_questions_keys() {
         assert!(said.contains(hint), "{hint} in {said}");
     }
     assert!(!said.contains("Enter edit"), "{said}");
+}
+
+/// A popup's title too long for its box ends with `…` before the corner (the `V` title once ran
+/// into the border), and the roots prompt's title reads whole at 80 columns with its own keys.
+#[test]
+fn long_popup_titles_end_with_an_ellipsis() {
+    let mut app = App::new(load_samples(&LoadOptions::default()).catalog, &[], (80, 24));
+    let draw = |app: &App| {
+        let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("test terminal");
+        terminal.draw(|frame| tooldeck::ui::render(app, &Styles::default(), frame)).expect("draw");
+        terminal.backend().to_string()
+    };
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('V'), KeyModifiers::SHIFT)));
+    let screen = draw(&app);
+    let top = screen.lines().find(|l| l.contains("as tooldeck read it from")).expect("the V title");
+    assert!(top.contains("… ─") || top.contains("… ┐"), "{screen}");
+    key(&mut app, KeyCode::Esc);
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT)));
+    let screen = draw(&app);
+    assert!(screen.contains("roots, comma-separated (Enter: set, Esc: cancel)"), "{screen}");
+    let status = screen.lines().last().unwrap_or_default();
+    assert!(status.contains("type roots") && !status.contains("quit"), "{status}");
 }

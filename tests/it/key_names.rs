@@ -18,7 +18,7 @@ use tooldeck::theme::Styles;
 /// Keys no default uses: Ctrl-Alt chords, Alt with a capital, and F13 … F24, bare and with Ctrl.
 fn fresh_keys() -> Vec<String> {
     let mut pool: Vec<String> = ('a'..='z').chain('0'..='9').map(|c| format!("ctrl-alt-{c}")).collect();
-    pool.extend(('A'..='Z').filter(|c| *c != 'R').map(|c| format!("alt-{c}")));
+    pool.extend(('A'..='Z').filter(|c| !matches!(c, 'R' | 'C')).map(|c| format!("alt-{c}")));
     pool.extend((13..=24).map(|n| format!("f{n}")));
     pool.extend((13..=24).map(|n| format!("ctrl-f{n}")));
     pool
@@ -242,20 +242,20 @@ fn walk() -> Vec<(String, String)> {
     }
     deck.open("search_products");
     deck.look("form");
-    deck.act(Context::Main, Action::AddItem);
+    deck.act(Context::Form, Action::AddItem);
     deck.look("add item on a text field");
-    deck.act(Context::Main, Action::Activate);
+    deck.act(Context::Form, Action::Activate);
     deck.look("editing");
     deck.act(Context::Typing, Action::Help);
     deck.look("help while typing");
     deck.press(KeyCode::Esc);
     deck.press(KeyCode::Esc);
-    deck.act(Context::Main, Action::Help);
+    deck.act(Context::Typing, Action::Help);
     deck.look("help in the form");
     deck.act(Context::Result, Action::Bottom);
     deck.look("help at its end");
     deck.press(KeyCode::Esc);
-    deck.act(Context::Main, Action::ToggleJson);
+    deck.act(Context::Typing, Action::ToggleJson);
     deck.look("JSON view");
     deck.press(KeyCode::Esc);
     deck.run_and_answer(|id| {
@@ -305,8 +305,8 @@ fn walk_popups_and_panes() -> Vec<(String, String)> {
     deck.look("the roots prompt");
     deck.press(KeyCode::Esc);
     deck.open("search_products");
-    deck.act(Context::Main, Action::Down);
-    deck.act(Context::Main, Action::Activate);
+    deck.act(Context::Form, Action::Down);
+    deck.act(Context::Form, Action::Activate);
     deck.look("the enum picker");
     deck.press(KeyCode::Char('%'));
     deck.look("a stray key in the picker");

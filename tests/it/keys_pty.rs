@@ -1,5 +1,6 @@
-//! The keyboard model in a real terminal (see docs/keys.md): letters type only into a field the
-//! person chose with Enter; elsewhere they are commands, and a command never lands in a field.
+//! The keyboard model in a real terminal (see docs/keys.md): on the form a printable key is text
+//! (it types into the field under the cursor, or says how the row is edited); in the list, the
+//! result and the panes over them letters are commands, and a command never lands in a field.
 //! Each test replays a sequence that once left text where nobody meant it. The MCP server is this
 //! test binary run again with rmcp's server side (`TOOLDECK_KEYS_PTY_SERVER=1`).
 
@@ -39,9 +40,18 @@ impl ServerHandler for Echo {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
-        let schema = Arc::new(schema.as_object().cloned().unwrap_or_default());
-        Ok(ListToolsResult::with_all_items(vec![Tool::new("echo", "Says the text back", schema)]))
+        let object = |schema: Value| Arc::new(schema.as_object().cloned().unwrap_or_default());
+        let echo = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
+        let sum = json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]});
+        let ship = json!({"type": "object", "properties": {
+            "ship_to": {"type": "object", "properties": {"name": {"type": "string"}, "street": {"type": "string"}}},
+            "note": {"type": "string"}
+        }});
+        Ok(ListToolsResult::with_all_items(vec![
+            Tool::new("echo", "Says the text back", object(echo)),
+            Tool::new("get-sum", "Adds two numbers", object(sum)).with_title("Get Sum"),
+            Tool::new("ship", "Ships a parcel", object(ship)),
+        ]))
     }
 
     async fn call_tool(
@@ -50,7 +60,15 @@ impl ServerHandler for Echo {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
-        let text = request.arguments.unwrap_or_default().get("text").and_then(Value::as_str).unwrap_or("").to_string();
+        let arguments = request.arguments.unwrap_or_default();
+        if request.name == "get-sum" {
+            let number = |name: &str| arguments.get(name).and_then(Value::as_f64).unwrap_or(f64::NAN);
+            let sum = number("a") + number("b");
+            return Ok(
+                CallToolResult::success(vec![ContentBlock::text(format!("The sum of a and b is {sum}."))]).into()
+            );
+        }
+        let text = arguments.get("text").and_then(Value::as_str).unwrap_or("").to_string();
         Ok(CallToolResult::success(vec![ContentBlock::text(format!("call {n}: {text}"))]).into())
     }
 }
@@ -79,24 +97,25 @@ fn server_command() -> String {
     )
 }
 
-/// A text field once read `helloxRr` after "r tries again · R restarts": `r`, Esc, `R`, `r` typed
-/// into it and nothing reconnected. Now each is the command it names, and the field keeps "hello".
+/// The list's filter, then the tool's form.
+fn open(tui: &mut Terminal, name: &str) {
+    tui.send(&format!("/{name}"));
+    tui.wait_text(&format!("/{name}"));
+    tui.send(ENTER);
+    // The form's hints start with how its row is edited.
+    tui.wait_for("the form", |text| bottom_line(text).contains(" edit "));
+}
+
+/// On the form a printable key is text: on a text row it starts the edit (a leading space
+/// included). In the result pane letters are commands (`r` again, `R` restarts), and back on the
+/// form the next letter is typed where the person left off, never taken as a command.
 #[cfg(unix)]
 #[test]
-fn hello_then_r_esc_capital_r_r_are_commands_not_text() {
+fn letters_type_on_the_form_and_are_commands_in_the_result() {
     let command = server_command();
     let mut tui = Terminal::spawn(&["--mcp", command.as_str()], 40, 120, &[]);
-    tui.wait_for("the server's tool", |text| text.contains("› echo"));
-    tui.send("/echo");
-    tui.wait_text("/echo");
-    tui.send(ENTER);
-    tui.wait_text("┌ echo");
-    // A letter on a field nobody chose to type into is a command (here: nothing to show yet).
-    tui.type_slowly("x");
-    let screen = tui.wait_for("x as a command", |text| bottom_line(text).contains("no result yet"));
-    assert!(field_row(&screen, "text*").is_some_and(|row| !row.contains("\"x")), "{screen}");
-    // Enter chooses the field; then every printable key types, a leading space included.
-    tui.send(ENTER);
+    tui.wait_for("the server's tools", |text| text.contains("echo") && text.contains("ship"));
+    open(&mut tui, "echo");
     tui.type_slowly(" hello");
     tui.send(ENTER);
     tui.wait_for("the text in its field", |text| field_row(text, "text*").is_some_and(|r| r.contains("\" hello\"")));
@@ -105,21 +124,91 @@ fn hello_then_r_esc_capital_r_r_are_commands_not_text() {
     tui.send(CTRL_O);
     tui.type_slowly("r");
     tui.wait_text("call 2:  hello");
-    tui.type_slowly(ESC);
     tui.type_slowly("R");
     tui.wait_text("reconnected to");
     tui.type_slowly("r");
-    let screen = tui.wait_text("call 1:  hello");
-    let row = field_row(&screen, "text*").unwrap_or_default();
-    assert!(row.contains("\" hello\"") && !row.contains("Rr") && !row.contains("hellor"), "{screen}");
+    tui.wait_text("call 1:  hello");
+    tui.type_slowly(ESC);
+    tui.type_slowly("Rr");
+    tui.send(ENTER);
+    let screen =
+        tui.wait_for("the letters typed", |text| field_row(text, "text*").is_some_and(|r| r.contains("\" helloRr\"")));
+    assert!(!screen.contains("reconnecting"), "R was typed, not a command:\n{screen}");
     tui.quit();
 }
 
-/// After `t`, Esc, `S`, a path and Enter, the path once landed in the `query` field. Now `S`
-/// saves, the path goes to the case-file prompt, and the field stays empty.
+/// The web-form habit: Enter `2` Tab `3` Ctrl-R on Get Sum sends a = 2 and b = 3 (Tab goes on
+/// editing the next field; it once left b empty and said "3 does nothing here").
+#[cfg(unix)]
+#[test]
+fn enter_2_tab_3_ctrl_r_on_get_sum_gives_5() {
+    let command = server_command();
+    let mut tui = Terminal::spawn(&["--mcp", command.as_str()], 40, 120, &[]);
+    tui.wait_for("the server's tools", |text| text.contains("Get Sum"));
+    open(&mut tui, "get-sum");
+    tui.send(ENTER);
+    tui.send("2");
+    tui.send("\t");
+    tui.send("3");
+    tui.wait_for("both numbers", |text| bottom_line(text).contains("ready"));
+    tui.send(CTRL_R);
+    let screen = tui.wait_text("The sum of a and b is 5.");
+    assert!(field_row(&screen, "b*").is_some_and(|row| row.contains('3')), "{screen}");
+    tui.quit();
+}
+
+/// On a group row (`ship_to`, where Enter folds) typing words fires nothing: no fold, no pane,
+/// no command; the status line says how the row is edited.
+#[cfg(unix)]
+#[test]
+fn typing_words_on_a_group_row_fires_nothing() {
+    let command = server_command();
+    let mut tui = Terminal::spawn(&["--mcp", command.as_str()], 40, 120, &[]);
+    tui.wait_for("the server's tools", |text| text.contains("ship"));
+    open(&mut tui, "ship");
+    let before = tui.wait_for("the group row", |text| field_row(text, "ship_to").is_some());
+    let folded = field_row(&before, "name").is_none();
+    tui.type_slowly("Bob 2 High St iCXSZqz");
+    let screen = tui.wait_for("the hint", |text| bottom_line(text).contains("ship_to takes no text"));
+    assert!(bottom_line(&screen).contains("Enter folds or unfolds it"), "{screen}");
+    assert_eq!(field_row(&screen, "name").is_none(), folded, "nothing folded or unfolded:\n{screen}");
+    for opened in ["server pane", "traffic", "append test cases", "fuzz", "connect"] {
+        assert!(!screen.to_lowercase().contains(opened), "{opened} opened:\n{screen}");
+    }
+    assert!(field_row(&screen, "note").is_some_and(|row| !row.contains("Bob")), "{screen}");
+    tui.quit();
+}
+
+/// Ctrl-J opens the JSON view and Ctrl-J closes it, from inside it: it once opened it again,
+/// and the view followed the person to every tool.
+#[cfg(unix)]
+#[test]
+fn ctrl_j_twice_leaves_no_json_view() {
+    const CTRL_J: &str = "\n";
+    let command = server_command();
+    let mut tui = Terminal::spawn(&["--mcp", command.as_str()], 24, 80, &[]);
+    tui.wait_for("the server's tools", |text| text.contains("echo"));
+    open(&mut tui, "echo");
+    tui.send(CTRL_J);
+    tui.wait_text("JSON · editing");
+    tui.send(CTRL_J);
+    tui.wait_for("the JSON view closed", |text| !text.contains("JSON"));
+    // Alone, so that the terminal does not read it as Alt with the next key.
+    tui.type_slowly(ESC);
+    tui.wait_for("the list", |text| bottom_line(text).contains("quit"));
+    open(&mut tui, "ship");
+    let screen = tui.wait_for("the ship form", |text| field_row(text, "ship_to").is_some());
+    assert!(!screen.contains("JSON"), "the view does not follow to the next tool:\n{screen}");
+    tui.quit();
+}
+
+/// After Ctrl-T, Esc, Ctrl-S, a path and Enter, the path goes to the case-file prompt (typing
+/// replaces the suggested file name) and the `query` field stays empty.
 #[cfg(unix)]
 #[test]
 fn token_prompt_closed_then_save_puts_the_path_in_the_prompt() {
+    const CTRL_S: &str = "\x13";
+    const CTRL_T: &str = "\x14";
     let folder = tempfile::tempdir().expect("a temporary folder");
     let cases = folder.path().join("gmail-cases.yaml");
     let mut tui = Terminal::spawn::<&str>(&[], 40, 120, &[]);
@@ -130,11 +219,11 @@ fn token_prompt_closed_then_save_puts_the_path_in_the_prompt() {
     tui.wait_text("Gmail_ListEmails");
     tui.send(CTRL_R);
     tui.wait_text("requires_authorization");
-    tui.type_slowly("t");
+    tui.send(CTRL_T);
     tui.wait_text("type the token");
     tui.type_slowly(ESC);
     tui.wait_for("the prompt closed", |text| !text.contains("type the token"));
-    tui.type_slowly("S");
+    tui.send(CTRL_S);
     tui.wait_text("append test cases to");
     tui.send(cases.to_str().expect("a UTF-8 path"));
     tui.send(ENTER);

@@ -22,6 +22,8 @@ const DOWN: &str = "\x1b[B";
 const ENTER: &str = "\r";
 const BACKSPACE: &str = "\x7f";
 const CTRL_C: &str = "\x03";
+/// Quit from the form, where `q` types: the every-pane chord.
+const CTRL_Q: &str = "\x11";
 
 /// Everything the app wrote, both as raw bytes (to look for exact escape sequences) and as the
 /// screen a terminal would show.
@@ -353,7 +355,7 @@ fn run_a_tool_and_read_the_result() {
     tui.wait_for("the value 42 in the result pane", TIMEOUT, |text| {
         text.contains("result · Math.Add@1.0.0") && text.contains("● value") && text.lines().any(|l| l.contains("││42"))
     });
-    quit_restored(&mut tui, "q");
+    quit_restored(&mut tui, CTRL_Q);
 }
 
 /// The authorization flow as a user goes through it: the prompt, `t`, a token typed (and never
@@ -404,8 +406,8 @@ fn artifact_is_fetched_previewed_as_a_picture_and_saved() {
     assert!(contains(&tui.raw_after_last_enter(), b"48;2;"), "the picture is drawn in true colour");
     tui.send("s");
     tui.wait_text("save the artifact as");
-    // The prompt offers the artifact's own file name; replace it with ours.
-    tui.send(&BACKSPACE.repeat(80));
+    // The prompt offers the artifact's own file name; typing replaces it (it once appended:
+    // `…5a3.pngmap.png`).
     tui.send(path.to_str().expect("a UTF-8 path"));
     tui.send(ENTER);
     tui.wait_text("saved 12.1 KiB to");
@@ -432,7 +434,7 @@ fn a_result_saved_as_a_test_case_lands_in_the_case_file() {
     let mut tui = Tui::spawn::<&str>(&[]);
     run_math_add_2_plus_40(&mut tui);
     tui.wait_text("● value");
-    tui.send("S");
+    tui.send("\x13"); // Ctrl-S: on the form `S` types
     tui.wait_text("append test cases to");
     tui.send(&BACKSPACE.repeat(40));
     tui.send(path.to_str().expect("a UTF-8 path"));
@@ -442,7 +444,7 @@ fn a_result_saved_as_a_test_case_lands_in_the_case_file() {
     assert!(text.contains("tool: \"Math.Add@1.0.0\""), "{text}");
     assert!(text.contains("status: \"value\""), "{text}");
     assert!(text.contains("value: 42"), "{text}");
-    quit_restored(&mut tui, "q");
+    quit_restored(&mut tui, CTRL_Q);
 }
 
 /// `tooldeck test` on a terminal: a progress bar instead of a line per passing case, cleared
@@ -495,7 +497,7 @@ fn filter_fill_see_inline_error_and_tile_then_quit_restored() {
             && bottom_line(text).contains("ready")
     });
 
-    quit_restored(&mut tui, "q");
+    quit_restored(&mut tui, CTRL_Q);
 }
 
 #[test]

@@ -36,7 +36,8 @@ impl Deck {
     }
 
     fn open_tool(&mut self, filter: &str) {
-        self.press(KeyCode::Char('/'));
+        // Ctrl-F, since on a form `/` is typed.
+        self.key(KeyCode::Char('f'), KeyModifiers::CONTROL);
         self.type_text(filter);
         self.press(KeyCode::Enter);
     }

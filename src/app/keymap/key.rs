@@ -44,6 +44,11 @@ impl Key {
         self.ctrl || self.alt || matches!(self.code, KeyCode::F(_))
     }
 
+    /// A key that types a character into a text (a letter, a digit, Space, a sign).
+    pub fn is_printable(&self) -> bool {
+        !self.ctrl && !self.alt && matches!(self.code, KeyCode::Char(_))
+    }
+
     /// One of a text box's own editing chords (Ctrl-A, E, K, U, W), which every box keeps.
     pub fn is_editing_chord(&self) -> bool {
         self.ctrl && !self.alt && matches!(self.code, KeyCode::Char('a' | 'e' | 'k' | 'u' | 'w'))

@@ -146,7 +146,10 @@ fn the_help_lists_every_binding() {
         assert!(lines.iter().any(|(_, text)| *text == binding.help), "{binding:?}");
     }
     let main = &help[1].1;
-    assert!(main.contains(&("↑ k / ↓ j".to_string(), "move in the list or the form")), "{main:?}");
+    assert!(main.contains(&("↑ k / ↓ j".to_string(), "move in the list")), "{main:?}");
+    let form = &help[2].1;
+    assert_eq!(help[2].0, Context::Form);
+    assert!(form.contains(&("↑ / ↓".to_string(), "move in the form")), "{form:?}");
     assert!(main.contains(&("Alt-1 … Alt-9".to_string(), "toggle the run options shown beside Run")), "{main:?}");
 }
 
@@ -183,6 +186,17 @@ fn a_bad_key_names_itself_and_its_line() {
     assert!(error.starts_with("c.toml:2: [keys] retry: j would also mean down"), "{error}");
     let error = keys_error("[keys]\nrun = 5\n", "c.toml");
     assert!(error.starts_with("c.toml:2:"), "{error}");
+}
+
+/// On the form a printable key types into the field under the cursor: no default binds one
+/// there, and an override's letters are left out there (they stay commands in the list).
+#[test]
+fn form_keys_never_type_and_an_override_keeps_only_its_other_keys_there() {
+    let keymap = Keymap::default();
+    let form = keymap.bindings().iter().filter(|b| b.context == Context::Form);
+    assert!(form.flat_map(|b| &b.keys).all(|k| !k.is_printable()), "a letter would be a command on the form");
+    let keymap = overrides(&[("unset", &["x", "ctrl-g"])]).expect("a letter is fine in the list");
+    assert_eq!(keymap.keys(Context::Form, Action::Unset), &[Key::ctrl('g')]);
 }
 
 #[test]

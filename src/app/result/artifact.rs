@@ -47,7 +47,7 @@ impl ResultPane {
         match &self.artifact {
             Some(view) if matches!(view.state, ArtifactState::Ready { .. }) => {
                 let name = crate::invoke::artifact::file_name(&view.url);
-                Reply::popup(Popup::SavePrompt { input: TextInput::new(name) })
+                Reply::popup(Popup::SavePrompt { input: TextInput::prefilled(name) })
             }
             _ => Reply::status("{key:fetch_artifact} fetches the artifact first; then {key:save_artifact} saves it"),
         }

@@ -495,7 +495,7 @@ impl ResultPane {
 
     /// `/`: what to find, starting from the last search.
     pub fn ask_search(&self) -> Popup {
-        Popup::Search { input: TextInput::new(self.search.clone()) }
+        Popup::Search { input: TextInput::prefilled(self.search.clone()) }
     }
 
     /// Moves the value viewer (`height` lines) to the next line after the cursor holding the
