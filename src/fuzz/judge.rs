@@ -114,9 +114,9 @@ impl Judge {
             Status::Error => None,
             _ if !valid => {
                 let rule = self.broken_rule(arguments);
-                let broke = rule.as_ref().map_or_else(String::new, |(at, keyword)| {
-                    format!(" (it breaks \"{keyword}\" at {at})")
-                });
+                let broke = rule
+                    .as_ref()
+                    .map_or_else(String::new, |(at, keyword)| format!(" (it breaks \"{keyword}\" at {at})"));
                 let message =
                     format!("answered input the schema refuses as a success ({}){broke}", outcome.status.name());
                 // Grouped by the rule broken, not by where: one cause per kind of check missing.
@@ -398,8 +398,14 @@ mod tests {
     fn each_answer_is_judged_by_the_inputs_validity() {
         let judge = judge();
         assert_eq!(judge.judge(&Value::Null, true, &value(json!({"sum": 1}))), None);
-        assert_eq!(judge.judge(&Value::Null, true, &value(json!({"sum": "x"}))).map(|f| f.kind), Some(Kind::OutputSchema));
-        assert_eq!(judge.judge(&Value::Null, false, &value(json!({"sum": 1}))).map(|f| f.kind), Some(Kind::AcceptsInvalid));
+        assert_eq!(
+            judge.judge(&Value::Null, true, &value(json!({"sum": "x"}))).map(|f| f.kind),
+            Some(Kind::OutputSchema)
+        );
+        assert_eq!(
+            judge.judge(&Value::Null, false, &value(json!({"sum": 1}))).map(|f| f.kind),
+            Some(Kind::AcceptsInvalid)
+        );
         let refused = Ok(Outcome::new(Status::Error, "1"));
         assert_eq!(judge.judge(&Value::Null, true, &refused).map(|f| f.kind), Some(Kind::RefusesValid));
         assert_eq!(judge.judge(&Value::Null, false, &refused), None);
@@ -410,12 +416,20 @@ mod tests {
         assert_eq!(judge.judge(&Value::Null, true, &rpc(-32042)), None, "a URL elicitation asked for is an answer");
         let mut declined = Outcome::new(Status::Error, "1");
         declined.asked = vec![json!({"kind": "sampling", "answer": "declined"})];
-        assert_eq!(judge.judge(&Value::Null, true, &Ok(declined)), None, "an error after the client said no to a question");
+        assert_eq!(
+            judge.judge(&Value::Null, true, &Ok(declined)),
+            None,
+            "an error after the client said no to a question"
+        );
         let gone = Err(InvokeError::Gone { url: "s".into(), reason: "exited".into() });
         assert_eq!(judge.judge(&Value::Null, false, &gone).map(|f| f.kind), Some(Kind::Crash));
         assert_eq!(
             judge
-                .judge(&Value::Null, true, &Err(InvokeError::Timeout { url: "s".into(), limit: "1 s (--timeout)".into() }))
+                .judge(
+                    &Value::Null,
+                    true,
+                    &Err(InvokeError::Timeout { url: "s".into(), limit: "1 s (--timeout)".into() })
+                )
                 .map(|f| f.kind),
             Some(Kind::Hang)
         );
