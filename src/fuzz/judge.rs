@@ -305,7 +305,7 @@ pub fn normalise(message: &str) -> String {
             }
             // A quoted value with spaces: the rest of it is skipped too.
             if let Some(q) = quote {
-                while let Some(next) = words.next() {
+                for next in words.by_ref() {
                     if next.contains(q) {
                         break;
                     }
