@@ -339,6 +339,7 @@ mod tests {
             valid,
             phase: Phase::Coverage,
             shrink_calls: 4,
+            count: 1,
             success_status: None,
         }
     }

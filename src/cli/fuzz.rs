@@ -56,6 +56,18 @@ pub struct FuzzArgs {
     /// Also call tools marked destructive (and, on a remote server, tools that do not say).
     #[arg(long)]
     pub include_destructive: bool,
+    /// Only tools marked `readOnlyHint: true` (a tool that does not say may write: create
+    /// files, add records).
+    #[arg(long)]
+    pub read_only: bool,
+    /// Leave these tools out (ids or names; repeatable or comma-separated).
+    #[arg(long, value_name = "TOOL", value_delimiter = ',')]
+    pub exclude: Vec<String>,
+    /// Set a field to a known value in every input, to get past a state check: FIELD=VALUE
+    /// for every tool that declares FIELD, TOOL.FIELD=VALUE for one tool; VALUE is JSON when
+    /// it reads as JSON, else text (repeatable).
+    #[arg(long, value_name = "FIELD=VALUE")]
+    pub pin: Vec<String>,
     /// Print the report as JSON (findings with tool, kind, arguments, message; calls; seed).
     #[arg(long)]
     pub json: bool,
@@ -142,12 +154,19 @@ async fn tools_to_fuzz(args: &FuzzArgs, named: bool, endpoint: &Endpoint) -> Res
         return Err(fail(exit::TRANSPORT, &format!("cannot list the server's tools: {e}")));
     }
     let wanted: Vec<&String> = args.tools.iter().chain(&args.tool_list).filter(|t| !t.is_empty()).collect();
-    if wanted.is_empty() {
-        return Ok(catalog.tools().to_vec());
-    }
     let mut tools = Vec::new();
+    for name in &args.exclude {
+        if catalog.find(name).is_none() {
+            return Err(fail(exit::USAGE, &format!("no tool \"{name}\" to exclude (`tooldeck list` shows them)")));
+        }
+    }
+    let excluded = |tool: &Tool| args.exclude.iter().any(|name| *name == tool.id || *name == tool.name);
+    if wanted.is_empty() {
+        return Ok(catalog.tools().iter().filter(|t| !excluded(t)).cloned().collect());
+    }
     for name in wanted {
         match catalog.find(name) {
+            Some(tool) if excluded(tool) => {}
             Some(tool) => tools.push(tool.clone()),
             None => return Err(fail(exit::USAGE, &format!("no tool \"{name}\" (`tooldeck list` shows them)"))),
         }
@@ -157,6 +176,13 @@ async fn tools_to_fuzz(args: &FuzzArgs, named: bool, endpoint: &Endpoint) -> Res
 
 async fn fuzz_tools(args: &FuzzArgs, options: &EndpointOptions, endpoint: &Endpoint, tools: &[Tool]) -> u8 {
     let stdio = options.mcp.is_some();
+    let mut pins = Vec::new();
+    for text in &args.pin {
+        match crate::fuzz::Pin::parse(text) {
+            Ok(pin) => pins.push(pin),
+            Err(e) => return fail(exit::USAGE, &e.to_string()),
+        }
+    }
     let settings = Settings {
         seed: args.seed.unwrap_or_else(clock_seed),
         max_calls: args.max_calls,
@@ -164,9 +190,12 @@ async fn fuzz_tools(args: &FuzzArgs, options: &EndpointOptions, endpoint: &Endpo
         jobs: usize::from(args.jobs.unwrap_or(if stdio { 1 } else { 4 })),
         slow: Duration::from_millis(args.slow),
         include_destructive: args.include_destructive,
+        read_only: args.read_only,
+        pins,
         local_server: stdio || !options.names_a_server(),
         ..Settings::default()
     };
+    warn_of_writes(tools, &settings);
     let line = ProgressLine::new(io::stderr().is_terminal());
     let stop = AtomicBool::new(false);
     let mut signals = crate::signals::StopSignals::new().ok();
@@ -245,11 +274,36 @@ fn write_outputs(
     None
 }
 
+/// A fuzz run calls tools with made-up input: one not marked read-only may create files or
+/// records with it. Said at the start, with the way to call only the read-only ones.
+fn warn_of_writes(tools: &[Tool], settings: &Settings) {
+    let writers: Vec<&str> = tools
+        .iter()
+        .filter(|t| crate::fuzz::skip_reason(t, settings).is_none() && t.hints().read_only != Some(true))
+        .map(|t| t.name.as_str())
+        .collect();
+    if writers.is_empty() {
+        return;
+    }
+    let shown: Vec<String> = writers.iter().take(8).map(|n| crate::text::visible(n).into_owned()).collect();
+    let more = if writers.len() > 8 { format!(" and {} more", writers.len() - 8) } else { String::new() };
+    report!(
+        "tooldeck: warning: {} not marked read-only may write with made-up input ({}{more}); \
+         --read-only calls only tools marked readOnlyHint, --exclude leaves tools out",
+        crate::text::plural(writers.len(), "tool"),
+        shown.join(", ")
+    );
+}
+
 fn clock_seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
 }
 
-/// The live line on stderr (a terminal only), redrawn at most ten times a second.
+/// How often a progress line is written when stderr is not a terminal (a log, CI).
+const LOG_EVERY: Duration = Duration::from_secs(10);
+
+/// The live line on stderr, redrawn at most ten times a second on a terminal; elsewhere a
+/// plain line every ten seconds, so a long run in CI is never silent.
 struct ProgressLine {
     live: bool,
     last: Mutex<Option<Instant>>,
@@ -261,23 +315,30 @@ impl ProgressLine {
     }
 
     fn show(&self, progress: &Progress) {
-        if !self.live {
-            return;
-        }
         let Ok(mut last) = self.last.lock() else { return };
-        if last.is_some_and(|at| at.elapsed() < Duration::from_millis(100)) {
-            return;
+        let every = if self.live { Duration::from_millis(100) } else { LOG_EVERY };
+        match *last {
+            Some(at) if at.elapsed() < every => return,
+            // Not a terminal: the first line only after the first ten seconds.
+            None if !self.live => {
+                *last = Some(Instant::now());
+                return;
+            }
+            _ => {}
         }
         *last = Some(Instant::now());
         let tool = crate::text::truncate(&crate::text::visible(&progress.tool), 40).into_owned();
-        let _ = write!(
-            io::stderr(),
-            "\r\x1b[2Kfuzz {tool}: {}, {} calls, {} findings, {:.0} calls/s",
+        let words = format!(
+            "fuzz {tool}: {}, {} calls, {} findings, {:.0} calls/s",
             progress.phase.name(),
             progress.calls,
             progress.findings,
             progress.calls_per_second()
         );
+        let _ = match self.live {
+            true => write!(io::stderr(), "\r\x1b[2K{words}"),
+            false => writeln!(io::stderr(), "{words}"),
+        };
     }
 
     fn clear(&self) {

@@ -218,6 +218,7 @@ fn edge_values(generator: &Generator, schema: &Value) -> Vec<Value> {
             if kind == "number" {
                 values.push(json!(0.5));
             }
+            values.extend(unbounded_edges(kind == "integer", range.low.is_none(), range.high.is_none()));
         }
         Some("string") => {
             values.push(json!(""));
@@ -229,6 +230,10 @@ fn edge_values(generator: &Generator, schema: &Value) -> Vec<Value> {
                 }
             }
             values.push(json!(NON_ASCII));
+            values.extend(ODD_STRINGS.iter().map(|s| json!(s)));
+            if schema::count(schema, "maxLength").is_none() {
+                values.push(Value::String(LONG_PIECE.repeat(LONG_REPEAT)));
+            }
         }
         Some("array") => {
             let item = schema.get("items").map(|i| minimal(generator, i, 1)).unwrap_or(json!(0));
@@ -243,6 +248,37 @@ fn edge_values(generator: &Generator, schema: &Value) -> Vec<Value> {
         }
         Some("boolean") => values.extend([json!(true), json!(false)]),
         _ => {}
+    }
+    values
+}
+
+/// Text servers get wrong: combining marks stacked on one letter, an emoji of several code
+/// points joined, right-to-left text mixed with digits.
+const ODD_STRINGS: &[&str] = &["e\u{301}\u{302}\u{323}", "👩‍💻🏳️‍🌈", "שלום 123 abc"];
+/// A very long string (about 10,000 characters of mixed text) for a field without `maxLength`.
+const LONG_PIECE: &str = "ab é🎉 ";
+const LONG_REPEAT: usize = 2_000;
+
+/// Numbers at the far ends a field without a bound allows: large magnitudes of both signs
+/// (past 32 bits and past the 53 bits a float holds exactly), and for a `number` also -0, the
+/// largest and the tiniest floats. An output schema's `minimum: 0` broken at -300 °C is found
+/// here, not by drawing between -1000 and 1000.
+fn unbounded_edges(integer: bool, no_low: bool, no_high: bool) -> Vec<Value> {
+    let mut values = Vec::new();
+    let mut side = |sign: i64| {
+        values.extend([json!(sign * 1_000_000), json!(sign * 9_007_199_254_740_993)]);
+        if !integer {
+            values.push(json!(sign as f64 * 1.7e308));
+        }
+    };
+    if no_low {
+        side(-1);
+    }
+    if no_high {
+        side(1);
+    }
+    if !integer {
+        values.extend([serde_json::Number::from_f64(-0.0).map_or(Value::Null, Value::Number), json!(5e-324)]);
     }
     values
 }

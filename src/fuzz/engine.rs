@@ -1,7 +1,6 @@
 //! The run: each tool through its phases, each answer judged, the first input of each kind of
 //! failure kept and then shrunk, the server started again after a crash or a hang.
 
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -11,6 +10,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde_json::Value;
 
+use super::causes::{Cause, Causes};
 use super::judge::{Answer, Judge};
 use super::valid::Generator;
 use super::{Finding, FuzzError, Kind, Phase, Report, Settings, ToolSummary, coverage, invalid, shrink, tool_seed};
@@ -90,10 +90,13 @@ impl Progress {
 
 /// Why a tool is left out of the run, if it is.
 pub fn skip_reason(tool: &Tool, settings: &Settings) -> Option<String> {
+    let hints = tool.hints();
+    if settings.read_only && hints.read_only != Some(true) {
+        return Some("not marked read-only (--read-only calls only tools marked readOnlyHint)".into());
+    }
     if settings.include_destructive {
         return None;
     }
-    let hints = tool.hints();
     if hints.marked_destructive() {
         return Some("marked destructive (--include-destructive calls it)".into());
     }
@@ -122,6 +125,7 @@ pub async fn run<C: Caller>(
         tool: String::new(),
         phase: Phase::Examples,
         pending: 0,
+        pins: Vec::new(),
     };
     for tool in tools {
         let mut summary = ToolSummary { tool: tool.id.clone(), ..ToolSummary::default() };
@@ -164,13 +168,21 @@ struct State<'a, C: Caller> {
     report: Report,
     tool: String,
     phase: Phase,
-    /// Kinds of failure found for the tool being fuzzed and not yet shrunk: the progress line
-    /// counts them as findings at once, not only once shrinking is done.
+    /// Causes found for the tool being fuzzed and not yet shrunk: the progress line counts
+    /// them as findings at once, not only once shrinking is done.
     pending: usize,
+    /// The tool's pinned fields (`--pin`).
+    pins: Vec<(String, Value)>,
 }
 
-/// The first failure of each kind for the tool being fuzzed.
-type Firsts = BTreeMap<Kind, (Value, bool, String, Phase)>;
+/// What the phases of one tool came to.
+struct ToolRun {
+    causes: Causes,
+    success: Option<Status>,
+    /// Hangs in a row; at the limit the tool is set aside.
+    hangs: usize,
+    set_aside: Option<String>,
+}
 
 impl<C: Caller> State<'_, C> {
     fn out_of_time(&self) -> Option<String> {
@@ -191,28 +203,51 @@ impl<C: Caller> State<'_, C> {
         });
     }
 
+    /// `arguments` with the pinned fields set (an object only).
+    fn pinned(&self, mut arguments: Value) -> Value {
+        if let Value::Object(map) = &mut arguments {
+            for (field, value) in &self.pins {
+                map.insert(field.clone(), value.clone());
+            }
+        }
+        arguments
+    }
+
     async fn fuzz_tool(&mut self, tool: &Tool, summary: &mut ToolSummary) -> Result<(), FuzzError> {
         let Some(judge) = Judge::new(&tool.input_schema, tool.output_schema.as_ref(), self.settings.slow) else {
             summary.skipped = Some("its input schema cannot be compiled".into());
             return Ok(());
         };
         self.tool = tool.id.clone();
+        self.pins = self
+            .settings
+            .pins
+            .iter()
+            .filter_map(|pin| pin.field_for(tool).map(|field| (field.to_string(), pin.value.clone())))
+            .collect();
         let generator = Generator::new(&tool.input_schema);
-        let mut firsts = Firsts::new();
-        let mut success = None;
-        let phases = self.phases(tool, &judge, &generator, &mut firsts, &mut success, summary).await;
-        self.shrink_all(tool, &judge, firsts, success, phases.is_err()).await?;
+        let mut run = ToolRun { causes: Causes::default(), success: None, hangs: 0, set_aside: None };
+        let phases = self.phases(tool, &judge, &generator, &mut run, summary).await;
+        let ToolRun { causes, success, set_aside, .. } = run;
+        let unkept = causes.unkept;
+        let (found, note) = causes.settle();
+        let mut notes: Vec<String> = set_aside.into_iter().chain(note).collect();
+        if unkept > 0 {
+            notes.push(format!("{unkept} more failures of causes past the first 32 were counted, not kept"));
+        }
+        summary.note = (!notes.is_empty()).then(|| notes.join("; "));
+        self.pending = found.len();
+        self.shrink_all(tool, &judge, found, success, phases.is_err()).await?;
         phases
     }
 
-    /// The four phases, each input judged; the first failure of each kind goes to `firsts`.
+    /// The four phases, each input judged and its failure counted under its cause.
     async fn phases(
         &mut self,
         tool: &Tool,
         judge: &Judge,
         generator: &Generator,
-        firsts: &mut Firsts,
-        success: &mut Option<Status>,
+        run: &mut ToolRun,
         summary: &mut ToolSummary,
     ) -> Result<(), FuzzError> {
         let mut rng = StdRng::seed_from_u64(tool_seed(self.settings.seed, &tool.id));
@@ -222,38 +257,55 @@ impl<C: Caller> State<'_, C> {
         let mut used = 0;
         for (phase, inputs) in [(Phase::Examples, examples), (Phase::Coverage, covered)] {
             let take = inputs.len().min(budget.saturating_sub(used));
-            let inputs: Vec<Value> = inputs.into_iter().take(take).collect();
-            let calls = self.phase(tool, judge, phase, inputs.into_iter(), firsts, success).await?;
+            let mut inputs: Vec<Value> = inputs.into_iter().take(take).map(|v| self.pinned(v)).collect();
+            if !self.pins.is_empty() {
+                dedup(&mut inputs);
+            }
+            let calls = self.phase(tool, judge, phase, inputs.into_iter(), run).await?;
             summary.phases.push((phase, calls));
             used += calls;
+            if run.set_aside.is_some() {
+                return Ok(());
+            }
         }
         let left = budget.saturating_sub(used);
         let valid_share = left.div_ceil(2);
         // Made as they are sent, not all first: memory stays flat however many calls a run makes.
-        let valid_inputs = (0..valid_share).map(|_| generator.arguments(&mut rng));
-        let calls = self.phase(tool, judge, Phase::Valid, valid_inputs, firsts, success).await?;
+        let pins = self.pins.clone();
+        let pin = move |mut v: Value| {
+            if let Value::Object(map) = &mut v {
+                for (field, value) in &pins {
+                    map.insert(field.clone(), value.clone());
+                }
+            }
+            v
+        };
+        let valid_inputs = (0..valid_share).map(|_| pin(generator.arguments(&mut rng)));
+        let calls = self.phase(tool, judge, Phase::Valid, valid_inputs, run).await?;
         summary.phases.push((Phase::Valid, calls));
+        if run.set_aside.is_some() {
+            return Ok(());
+        }
         let invalid_share = left - valid_share;
         let rng = &mut rng;
         let broken = (0..invalid_share).filter_map(move |_| {
-            let valid = generator.arguments(rng);
+            let valid = pin(generator.arguments(rng));
             invalid::break_one(generator, &valid, rng)
         });
-        let calls = self.phase(tool, judge, Phase::Invalid, broken, firsts, success).await?;
+        let calls = self.phase(tool, judge, Phase::Invalid, broken, run).await?;
         summary.phases.push((Phase::Invalid, calls));
         Ok(())
     }
 
-    /// Calls the tool with each input (up to `jobs` at once), keeping the first failure of each
-    /// kind. Returns the calls made.
+    /// Calls the tool with each input (up to `jobs` at once), counting each failure under its
+    /// cause. Returns the calls made.
     async fn phase(
         &mut self,
         tool: &Tool,
         judge: &Judge,
         phase: Phase,
         inputs: impl Iterator<Item = Value>,
-        firsts: &mut Firsts,
-        success: &mut Option<Status>,
+        run: &mut ToolRun,
     ) -> Result<usize, FuzzError> {
         self.phase = phase;
         let caller = self.caller;
@@ -272,19 +324,26 @@ impl<C: Caller> State<'_, C> {
             if self.stop.load(Ordering::Relaxed) {
                 break;
             }
-            if let Some(status) = answer.as_ref().ok().map(|o| o.status).filter(|s| *s != Status::Error) {
-                success.get_or_insert(status);
+            let status = answer.as_ref().ok().map(|o| o.status);
+            if let Some(status) = status.filter(|s| *s != Status::Error) {
+                run.success.get_or_insert(status);
             }
             let valid = judge.is_valid(&arguments);
-            let verdict = judge.judge(valid, &answer);
-            self.after(&answer, verdict.as_ref().map(|v| v.0)).await?;
-            if let Some((kind, message)) = verdict
-                && let std::collections::btree_map::Entry::Vacant(first) = firsts.entry(kind)
-            {
-                first.insert((arguments, valid, message, phase));
-                self.pending += 1;
-            }
+            let verdict = judge.judge(&arguments, valid, &answer);
+            let kind = verdict.as_ref().map(|v| v.kind);
+            self.after(&answer, kind).await?;
+            let succeeded = status.is_some_and(|s| s != Status::Error);
+            run.causes.record(arguments, valid, succeeded, verdict, phase);
+            self.pending = run.causes.likely_findings();
             self.progress();
+            run.hangs = if kind == Some(Kind::Hang) { run.hangs + 1 } else { 0 };
+            if run.hangs >= self.settings.hang_limit.max(1) {
+                run.set_aside = Some(format!(
+                    "set aside after it hung {} times in a row (the rest of its calls were not made)",
+                    run.hangs
+                ));
+                break;
+            }
             if self.out_of_time().is_some() {
                 break;
             }
@@ -314,34 +373,36 @@ impl<C: Caller> State<'_, C> {
         &mut self,
         tool: &Tool,
         judge: &Judge,
-        firsts: Firsts,
+        found: Vec<Cause>,
         success: Option<Status>,
         server_lost: bool,
     ) -> Result<(), FuzzError> {
         self.phase = Phase::Shrink;
         let mut lost = server_lost.then(|| FuzzError::Restart { after: "crashed", reason: String::new() });
-        for (kind, (original, valid, message, phase)) in firsts {
+        for cause in found {
+            let original = cause.arguments.clone();
             // Without a server, a finding is kept as it was found.
             let shrunk = match lost {
-                Some(_) => Ok((original.clone(), message.clone(), valid, 0)),
-                None => self.shrink_one(tool, judge, kind, original.clone(), message.clone(), valid).await,
+                Some(_) => Ok((original.clone(), cause.message.clone(), cause.valid, 0)),
+                None => self.shrink_one(tool, judge, &cause).await,
             };
             let (arguments, message, valid, shrink_calls) = match shrunk {
                 Ok(shrunk) => shrunk,
                 Err(e) => {
                     lost = Some(e);
-                    (original.clone(), message, valid, 0)
+                    (original.clone(), cause.message.clone(), cause.valid, 0)
                 }
             };
             self.report.findings.push(Finding {
                 tool: tool.id.clone(),
-                kind,
+                kind: cause.kind,
                 arguments,
                 message,
                 valid,
-                phase,
+                phase: cause.phase,
                 original,
                 shrink_calls,
+                count: cause.count,
                 success_status: success,
             });
             self.pending = self.pending.saturating_sub(1);
@@ -353,40 +414,64 @@ impl<C: Caller> State<'_, C> {
         }
     }
 
-    /// The smallest input that still fails as `kind` does: the first simpler candidate that
-    /// still fails is kept, and simplified in turn, until none does or the calls run out.
+    /// One shrinking try; a hang's waits `shrink_timeout` only (a try that answers within it
+    /// does not hang), so shrinking a hang costs seconds, not minutes.
+    async fn try_candidate(&self, tool: &Tool, kind: Kind, candidate: &Value) -> Answer {
+        let call = self.caller.call(&tool.id, candidate);
+        if kind != Kind::Hang {
+            return call.await;
+        }
+        let limit = self.settings.shrink_timeout;
+        match tokio::time::timeout(limit, call).await {
+            Ok(answer) => answer,
+            Err(_) => Err(InvokeError::Timeout {
+                url: tool.id.clone(),
+                limit: format!("{} s (shrinking)", limit.as_secs_f64()),
+            }),
+        }
+    }
+
+    /// The smallest input that still fails for the same cause (kind and normalised message):
+    /// the first smaller candidate that does is kept, and simplified in turn, until none does or
+    /// the calls run out. Only candidates smaller than the input so far are tried, so the
+    /// budget is spent while it still shrinks.
     async fn shrink_one(
         &mut self,
         tool: &Tool,
         judge: &Judge,
-        kind: Kind,
-        mut current: Value,
-        mut message: String,
-        mut valid: bool,
+        cause: &Cause,
     ) -> Result<(Value, String, bool, usize), FuzzError> {
+        let (mut current, mut message, mut valid) = (cause.arguments.clone(), cause.message.clone(), cause.valid);
         let budget = self.settings.shrink_calls;
         let (mut spent, mut hangs) = (0, 0);
         'rounds: while spent < budget && self.out_of_time().is_none() {
+            let size = shrink::size(&current);
             for candidate in shrink::candidates(&current) {
+                let candidate = self.pinned(candidate);
+                if shrink::size(&candidate) >= size {
+                    continue;
+                }
                 if spent >= budget || hangs >= MAX_SHRINK_HANGS {
                     break 'rounds;
                 }
                 spent += 1;
                 self.report.calls += 1;
                 let candidate_valid = judge.is_valid(&candidate);
-                let answer = self.caller.call(&tool.id, &candidate).await;
+                let answer = self.try_candidate(tool, cause.kind, &candidate).await;
                 if self.stop.load(Ordering::Relaxed) {
                     break 'rounds;
                 }
-                let verdict = judge.judge(candidate_valid, &answer);
-                self.after(&answer, verdict.as_ref().map(|v| v.0)).await?;
+                let verdict = judge.judge(&candidate, candidate_valid, &answer);
+                self.after(&answer, verdict.as_ref().map(|v| v.kind)).await?;
                 self.progress();
-                if verdict.as_ref().is_some_and(|(found, _)| *found == Kind::Hang) {
+                if verdict.as_ref().is_some_and(|v| v.kind == Kind::Hang) {
                     hangs += 1;
                 }
-                if let Some((_, words)) = verdict.filter(|(found, _)| *found == kind) {
+                // The same cause, not only the same kind: a shrink that turns "invalid
+                // timezone" into "missing argument" found another bug, not this one.
+                if let Some(verdict) = verdict.filter(|v| v.kind == cause.kind && v.cause == cause.cause) {
                     current = candidate;
-                    message = words;
+                    message = verdict.message;
                     valid = candidate_valid;
                     continue 'rounds;
                 }
@@ -395,4 +480,10 @@ impl<C: Caller> State<'_, C> {
         }
         Ok((current, message, valid, spent))
     }
+}
+
+/// Drops repeats, keeping the first of each.
+fn dedup(values: &mut Vec<Value>) {
+    let mut seen = std::collections::HashSet::new();
+    values.retain(|v| seen.insert(v.to_string()));
 }

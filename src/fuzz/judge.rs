@@ -11,11 +11,45 @@ use crate::invoke::{InvokeError, Outcome, Status};
 /// What a call came to: the server's outcome, or why there was none.
 pub type Answer = Result<Outcome, InvokeError>;
 
+/// How sure a refusal of valid input is the server's fault, not the world's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Evidence {
+    /// The protocol's -32602, an internal error or stack trace: a finding as it stands.
+    Strong,
+    /// An error naming an argument as invalid for a value the schema allows: a finding unless
+    /// no input of the tool gets past it.
+    Named,
+    /// A plain tool error: a finding only when a neighbouring input (one field apart) succeeds
+    /// and the tool does not refuse most inputs.
+    Weak,
+    /// An error that reads as the domain's (not found, not allowed, ENOENT...): no schema can
+    /// say "must exist", so never a finding, only part of the tool's note.
+    Domain,
+}
+
+/// One answer's finding: its kind, what was wrong in words, its cause (the message with
+/// numbers, paths and quoted values made alike, for grouping) and, for a refusal, how sure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub kind: Kind,
+    pub message: String,
+    pub cause: String,
+    pub evidence: Evidence,
+}
+
+impl Verdict {
+    fn new(kind: Kind, message: String) -> Verdict {
+        Verdict { kind, cause: normalise(&message), message, evidence: Evidence::Strong }
+    }
+}
+
 /// A tool's schemas, compiled once for the whole run.
 pub struct Judge {
     input: Option<jsonschema::Validator>,
     output: Option<jsonschema::Validator>,
     slow: Duration,
+    /// The input schema's property names (any depth), for an error that names one.
+    fields: Vec<String>,
 }
 
 impl Judge {
@@ -23,7 +57,9 @@ impl Judge {
     pub fn new(input_schema: &Value, output_schema: Option<&Value>, slow: Duration) -> Option<Judge> {
         let build = |schema: &Value| jsonschema::options().should_validate_formats(true).build(schema).ok();
         let input = build(input_schema)?;
-        Some(Judge { input: Some(input), output: output_schema.and_then(build), slow })
+        let mut fields = Vec::new();
+        field_names(input_schema, &mut fields, 0);
+        Some(Judge { input: Some(input), output: output_schema.and_then(build), slow, fields })
     }
 
     /// Whether `arguments` meet the input schema.
@@ -31,26 +67,33 @@ impl Judge {
         self.input.as_ref().is_none_or(|v| v.is_valid(arguments))
     }
 
-    /// The finding `answer` is, if any: its kind and what was wrong, in words.
-    pub fn judge(&self, valid: bool, answer: &Answer) -> Option<(Kind, String)> {
+    /// The rule of the input schema `arguments` break first: its JSON pointer and keyword.
+    pub fn broken_rule(&self, arguments: &Value) -> Option<(String, String)> {
+        let error = self.input.as_ref()?.iter_errors(arguments).next()?;
+        let at = error.instance_path().as_str().to_string();
+        Some((if at.is_empty() { "/".into() } else { at }, error.kind().keyword().to_string()))
+    }
+
+    /// The finding `answer` to `arguments` is, if any.
+    pub fn judge(&self, arguments: &Value, valid: bool, answer: &Answer) -> Option<Verdict> {
         let outcome = match answer {
             Ok(outcome) => outcome,
             Err(error) => return judge_error(valid, error),
         };
-        let found = self.judge_outcome(valid, outcome);
+        let found = self.judge_outcome(arguments, valid, outcome);
         if found.is_some() {
             return found;
         }
         let took = Duration::from_millis(outcome.duration_ms);
-        (took > self.slow).then(|| (Kind::Slow, format!("answered in {} ms", outcome.duration_ms)))
+        (took > self.slow).then(|| Verdict::new(Kind::Slow, format!("answered in {} ms", outcome.duration_ms)))
     }
 
-    fn judge_outcome(&self, valid: bool, outcome: &Outcome) -> Option<(Kind, String)> {
+    fn judge_outcome(&self, arguments: &Value, valid: bool, outcome: &Outcome) -> Option<Verdict> {
         // Warnings about what was asked during the call are not the result's shape.
         if outcome.asked.is_empty()
             && let Some(warning) = outcome.warnings.iter().find(|w| !w.starts_with("output schema:"))
         {
-            return Some((Kind::MalformedResult, warning.clone()));
+            return Some(Verdict::new(Kind::MalformedResult, warning.clone()));
         }
         match outcome.status {
             Status::RequiresAuthorization => None,
@@ -59,21 +102,54 @@ impl Judge {
             Status::Error if valid && !outcome.asked.is_empty() => None,
             Status::Error if valid => {
                 let message = outcome.error.as_ref().map_or_else(String::new, |e| e.message.clone());
-                Some((Kind::RefusesValid, format!("refused valid input: {}", first_line(&message))))
+                let evidence = self.evidence(&message);
+                let said = match evidence {
+                    Evidence::Strong if internal(&message) => "refused valid input with an internal error",
+                    _ => "refused valid input",
+                };
+                let mut verdict = Verdict::new(Kind::RefusesValid, format!("{said}: {}", first_line(&message)));
+                verdict.evidence = evidence;
+                Some(verdict)
             }
             Status::Error => None,
-            _ if !valid => Some((
-                Kind::AcceptsInvalid,
-                format!("answered input the schema refuses as a success ({})", outcome.status.name()),
-            )),
+            _ if !valid => {
+                let rule = self.broken_rule(arguments);
+                let broke = rule
+                    .as_ref()
+                    .map_or_else(String::new, |(at, keyword)| format!(" (it breaks \"{keyword}\" at {at})"));
+                let message =
+                    format!("answered input the schema refuses as a success ({}){broke}", outcome.status.name());
+                // Grouped by the rule broken, not by where: one cause per kind of check missing.
+                let cause = format!("accepts-invalid {}", rule.map_or_else(String::new, |(_, k)| k));
+                Some(Verdict { kind: Kind::AcceptsInvalid, message, cause, evidence: Evidence::Strong })
+            }
             _ => self.judge_output(outcome),
         }
     }
 
-    fn judge_output(&self, outcome: &Outcome) -> Option<(Kind, String)> {
+    /// How sure a tool error on valid input is the server's fault.
+    fn evidence(&self, message: &str) -> Evidence {
+        let lower = message.to_lowercase();
+        if internal(message) {
+            return Evidence::Strong;
+        }
+        if WORLD.iter().any(|w| lower.contains(w)) {
+            return Evidence::Domain;
+        }
+        let names_field = self.fields.iter().any(|f| names(&lower, &f.to_lowercase()));
+        if names_field && VALIDATION.iter().any(|w| lower.contains(w)) {
+            return Evidence::Named;
+        }
+        if UNKNOWN.iter().any(|w| lower.contains(w)) {
+            return Evidence::Domain;
+        }
+        Evidence::Weak
+    }
+
+    fn judge_output(&self, outcome: &Outcome) -> Option<Verdict> {
         let validator = self.output.as_ref()?;
         if !outcome.content.is_empty() && !outcome.structured {
-            return Some((
+            return Some(Verdict::new(
                 Kind::OutputSchema,
                 "the tool declares an output schema, but the result has no structuredContent".into(),
             ));
@@ -81,21 +157,181 @@ impl Judge {
         let value = outcome.value.as_ref()?;
         let error = validator.iter_errors(value).next()?;
         let at = error.instance_path().as_str().to_string();
-        Some((
-            Kind::OutputSchema,
-            format!("the result breaks the output schema at {}: {error}", if at.is_empty() { "/" } else { &at }),
-        ))
+        let at = if at.is_empty() { "/".to_string() } else { at };
+        let message = format!("the result breaks the output schema at {at}: {error}");
+        let cause = format!("output-schema {} {}", normalise(&at), error.kind().keyword());
+        Some(Verdict { kind: Kind::OutputSchema, message, cause, evidence: Evidence::Strong })
     }
+}
+
+/// Errors that say the world is not as the input supposes (a file, a record, a right missing):
+/// correct answers no schema can rule out.
+const WORLD: &[&str] = &[
+    "not found",
+    "no such",
+    "does not exist",
+    "doesn't exist",
+    "not exist",
+    "enoent",
+    "eisdir",
+    "enotdir",
+    "eacces",
+    "eperm",
+    "is a directory",
+    "not a directory",
+    "not allowed",
+    "permission",
+    "denied",
+    "forbidden",
+    "outside",
+    "already exists",
+    "not a git repository",
+    "unauthori",
+];
+
+/// Words of a value the domain does not know ("invalid timezone", "unknown colour"): after an
+/// input check naming an argument, these read as the domain's answer.
+const UNKNOWN: &[&str] = &["invalid ", "unknown ", "unsupported ", "unrecognized ", "unrecognised "];
+
+/// Words of an input check: with an argument's name, the server says the input is wrong.
+const VALIDATION: &[&str] = &[
+    "must be",
+    "must not",
+    "should be",
+    "out of range",
+    "is required",
+    "expected",
+    "too long",
+    "too short",
+    "too large",
+    "too small",
+    "too big",
+    "exceeds",
+    "at most",
+    "at least",
+    "greater than",
+    "less than",
+    "validation error",
+    "invalid type",
+    "invalid value for",
+    "not a valid",
+    "cannot be",
+];
+
+/// Signs of an internal error: a stack trace or an exception's name.
+fn internal(message: &str) -> bool {
+    const SIGNS: &[&str] = &[
+        "Traceback (most recent call last)",
+        "panicked at",
+        "Internal error",
+        "internal error",
+        "Internal Server Error",
+        "TypeError:",
+        "AttributeError",
+        "KeyError",
+        "IndexError",
+        "NullPointerException",
+        "Cannot read propert",
+        "is not a function",
+        "undefined is not",
+        "RecursionError",
+        "ZeroDivisionError",
+        "stack overflow",
+    ];
+    SIGNS.iter().any(|s| message.contains(s))
+        || message.lines().filter(|l| l.trim_start().starts_with("at ") && l.contains('(')).count() >= 2
+}
+
+/// Whether `text` has `name` as a word of its own (not inside a longer one).
+fn names(text: &str, name: &str) -> bool {
+    if name.len() < 2 {
+        return false;
+    }
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
+}
+
+/// Every property name of a schema, to some depth.
+fn field_names(schema: &Value, out: &mut Vec<String>, depth: usize) {
+    if depth > 8 || out.len() > 256 {
+        return;
+    }
+    if let Some(Value::Object(properties)) = schema.get("properties") {
+        for (name, property) in properties {
+            out.push(name.clone());
+            field_names(property, out, depth + 1);
+        }
+    }
+    if let Some(items) = schema.get("items") {
+        field_names(items, out, depth + 1);
+    }
+}
+
+/// A message with what varies from input to input made alike: quoted values, paths and
+/// numbers, so that `ENOENT: '/a'` and `ENOENT: '/b'` are one cause.
+pub fn normalise(message: &str) -> String {
+    let line = first_line(message);
+    let mut out = String::with_capacity(line.len().min(200));
+    let mut words = line.split(' ').peekable();
+    while let Some(word) = words.next() {
+        if word.contains('/') || word.contains('\\') {
+            out.push('P');
+        } else {
+            let mut quote: Option<char> = None;
+            let mut number = false;
+            for c in word.chars() {
+                match quote {
+                    Some(q) if c == q => quote = None,
+                    Some(_) => {}
+                    None if matches!(c, '\'' | '"' | '`') => {
+                        quote = Some(c);
+                        out.push('Q');
+                    }
+                    None if c.is_ascii_digit() || (number && matches!(c, '.' | 'e' | 'E')) => {
+                        if !number {
+                            out.push('N');
+                        }
+                        number = true;
+                    }
+                    None => {
+                        number = false;
+                        out.push(c);
+                    }
+                }
+            }
+            // A quoted value with spaces: the rest of it is skipped too.
+            if let Some(q) = quote {
+                for next in words.by_ref() {
+                    if next.contains(q) {
+                        break;
+                    }
+                }
+            }
+        }
+        if words.peek().is_some() {
+            out.push(' ');
+        }
+        if out.len() > 200 {
+            break;
+        }
+    }
+    out
 }
 
 /// MCP's JSON-RPC code for "this request needs a URL elicitation first".
 const URL_ELICITATION_REQUIRED: i64 = -32042;
 
-fn judge_error(valid: bool, error: &InvokeError) -> Option<(Kind, String)> {
+fn judge_error(valid: bool, error: &InvokeError) -> Option<Verdict> {
     let message = error.to_string();
     let kind = match error {
         InvokeError::Timeout { .. } => Kind::Hang,
-        InvokeError::Gone { .. } | InvokeError::Transport { .. } | InvokeError::Connect { .. } => Kind::Crash,
+        InvokeError::Gone { .. } | InvokeError::Transport { .. } | InvokeError::Connect { .. } => {
+            return Some(crashed(&message));
+        }
         // Not the server's fault (our client, or a token wanted): the engine stops on these.
         InvokeError::Setup(_) | InvokeError::Unauthorized { .. } | InvokeError::SignIn { .. } => return None,
         InvokeError::Protocol(text) => match json_rpc_code(text) {
@@ -110,7 +346,23 @@ fn judge_error(valid: bool, error: &InvokeError) -> Option<(Kind, String)> {
             None => Kind::ProtocolError,
         },
     };
-    Some((kind, first_line(&message).to_string()))
+    Some(Verdict::new(kind, first_line(&message).to_string()))
+}
+
+/// A crash in words with the server's last stderr lines (three at most), or "none": the
+/// invoke layer puts them on lines of their own under "its last stderr lines:".
+fn crashed(message: &str) -> Verdict {
+    const HEADING: &str = "its last stderr lines:";
+    let first = first_line(message).trim_end_matches(HEADING).trim_end_matches([';', ' ']);
+    let lines: Vec<&str> = message.lines().skip(1).map(str::trim).filter(|l| !l.is_empty()).collect();
+    let tail = match lines.len() {
+        0 => "none".to_string(),
+        n => lines[n.saturating_sub(3)..].join(" | "),
+    };
+    let mut verdict = Verdict::new(Kind::Crash, format!("{first}; its last stderr lines: {tail}"));
+    // The stderr lines vary with the input (a value in a traceback): the cause is the exit.
+    verdict.cause = normalise(first);
+    verdict
 }
 
 /// The code of a JSON-RPC error as the invoke layer words it ("JSON-RPC error -32603: ...").
@@ -145,31 +397,45 @@ mod tests {
     #[test]
     fn each_answer_is_judged_by_the_inputs_validity() {
         let judge = judge();
-        assert_eq!(judge.judge(true, &value(json!({"sum": 1}))), None);
-        assert_eq!(judge.judge(true, &value(json!({"sum": "x"}))).map(|f| f.0), Some(Kind::OutputSchema));
-        assert_eq!(judge.judge(false, &value(json!({"sum": 1}))).map(|f| f.0), Some(Kind::AcceptsInvalid));
+        assert_eq!(judge.judge(&Value::Null, true, &value(json!({"sum": 1}))), None);
+        assert_eq!(
+            judge.judge(&Value::Null, true, &value(json!({"sum": "x"}))).map(|f| f.kind),
+            Some(Kind::OutputSchema)
+        );
+        assert_eq!(
+            judge.judge(&Value::Null, false, &value(json!({"sum": 1}))).map(|f| f.kind),
+            Some(Kind::AcceptsInvalid)
+        );
         let refused = Ok(Outcome::new(Status::Error, "1"));
-        assert_eq!(judge.judge(true, &refused).map(|f| f.0), Some(Kind::RefusesValid));
-        assert_eq!(judge.judge(false, &refused), None);
+        assert_eq!(judge.judge(&Value::Null, true, &refused).map(|f| f.kind), Some(Kind::RefusesValid));
+        assert_eq!(judge.judge(&Value::Null, false, &refused), None);
         let rpc = |code: i64| Err(InvokeError::Protocol(format!("s: tools/call failed with JSON-RPC error {code}: x")));
-        assert_eq!(judge.judge(false, &rpc(-32602)), None);
-        assert_eq!(judge.judge(true, &rpc(-32602)).map(|f| f.0), Some(Kind::RefusesValid));
-        assert_eq!(judge.judge(false, &rpc(-32603)).map(|f| f.0), Some(Kind::ProtocolError));
-        assert_eq!(judge.judge(true, &rpc(-32042)), None, "a URL elicitation asked for is an answer");
+        assert_eq!(judge.judge(&Value::Null, false, &rpc(-32602)), None);
+        assert_eq!(judge.judge(&Value::Null, true, &rpc(-32602)).map(|f| f.kind), Some(Kind::RefusesValid));
+        assert_eq!(judge.judge(&Value::Null, false, &rpc(-32603)).map(|f| f.kind), Some(Kind::ProtocolError));
+        assert_eq!(judge.judge(&Value::Null, true, &rpc(-32042)), None, "a URL elicitation asked for is an answer");
         let mut declined = Outcome::new(Status::Error, "1");
         declined.asked = vec![json!({"kind": "sampling", "answer": "declined"})];
-        assert_eq!(judge.judge(true, &Ok(declined)), None, "an error after the client said no to a question");
+        assert_eq!(
+            judge.judge(&Value::Null, true, &Ok(declined)),
+            None,
+            "an error after the client said no to a question"
+        );
         let gone = Err(InvokeError::Gone { url: "s".into(), reason: "exited".into() });
-        assert_eq!(judge.judge(false, &gone).map(|f| f.0), Some(Kind::Crash));
+        assert_eq!(judge.judge(&Value::Null, false, &gone).map(|f| f.kind), Some(Kind::Crash));
         assert_eq!(
             judge
-                .judge(true, &Err(InvokeError::Timeout { url: "s".into(), limit: "1 s (--timeout)".into() }))
-                .map(|f| f.0),
+                .judge(
+                    &Value::Null,
+                    true,
+                    &Err(InvokeError::Timeout { url: "s".into(), limit: "1 s (--timeout)".into() })
+                )
+                .map(|f| f.kind),
             Some(Kind::Hang)
         );
         let mut slow = Outcome::new(Status::Value, "1");
         slow.value = Some(json!({"sum": 1}));
         slow.duration_ms = 1500;
-        assert_eq!(judge.judge(true, &Ok(slow)).map(|f| f.0), Some(Kind::Slow));
+        assert_eq!(judge.judge(&Value::Null, true, &Ok(slow)).map(|f| f.kind), Some(Kind::Slow));
     }
 }

@@ -4,6 +4,7 @@
 //! failure is shrunk to its smallest input and kept. No terminal code here: the command line
 //! and the app both drive [`run`].
 
+mod causes;
 mod coverage;
 mod engine;
 mod invalid;
@@ -21,7 +22,7 @@ use serde_json::Value;
 pub use coverage::{coverage, examples, minimal};
 pub use engine::{Caller, Progress, Stoppable, run, skip_reason};
 pub use invalid::break_one;
-pub use judge::{Answer, Judge};
+pub use judge::{Answer, Evidence, Judge, Verdict, normalise};
 pub use shrink::candidates;
 pub use valid::Generator;
 
@@ -112,6 +113,8 @@ pub struct Finding {
     pub original: Value,
     /// Calls spent shrinking.
     pub shrink_calls: usize,
+    /// Inputs that failed for this cause (the same tool, kind and normalised message).
+    pub count: usize,
     /// How a success of this tool came back during the run (for the saved case's expectation).
     #[serde(skip)]
     pub success_status: Option<crate::invoke::Status>,
@@ -133,6 +136,14 @@ pub struct Settings {
     /// timeout).
     pub shrink_calls: usize,
     pub include_destructive: bool,
+    /// Only tools marked `readOnlyHint: true` are called (`--read-only`).
+    pub read_only: bool,
+    /// Fields set to a known value in every input (`--pin`).
+    pub pins: Vec<Pin>,
+    /// A tool that hung this many times in a row is set aside.
+    pub hang_limit: usize,
+    /// How long a shrinking try of a hang waits: a try that answers within it does not hang.
+    pub shrink_timeout: Duration,
     /// The server is a process started here (stdio MCP, the demo server): a tool that says
     /// nothing of being destructive is tried there, not on a remote server.
     pub local_server: bool,
@@ -148,6 +159,10 @@ impl Default for Settings {
             slow: Duration::from_secs(2),
             shrink_calls: 200,
             include_destructive: false,
+            read_only: false,
+            pins: Vec::new(),
+            hang_limit: 3,
+            shrink_timeout: Duration::from_secs(2),
             local_server: true,
         }
     }
@@ -163,6 +178,48 @@ pub struct ToolSummary {
     /// Why the tool was not called at all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// What is not a finding but worth knowing: the tool refuses most inputs (with an example),
+    /// it was set aside after hanging again and again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A field set to a known value in every input (`--pin field=value`, `--pin tool.field=value`),
+/// to get past a state check (an id that exists, the repository served).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pin {
+    /// The text before the first `.`, which may name a tool.
+    scope: Option<String>,
+    /// The whole name before `=`.
+    key: String,
+    pub value: Value,
+}
+
+/// A `--pin` without `=`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--pin takes FIELD=VALUE or TOOL.FIELD=VALUE, not {0:?}")]
+pub struct PinError(String);
+
+impl Pin {
+    /// `field=value` or `tool.field=value`; the value is JSON when it reads as JSON, else text.
+    pub fn parse(text: &str) -> Result<Pin, PinError> {
+        let (key, value) = text.split_once('=').filter(|(k, _)| !k.is_empty()).ok_or_else(|| PinError(text.into()))?;
+        let value = serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_string()));
+        let scope = key.split_once('.').map(|(tool, _)| tool.to_string());
+        Ok(Pin { scope, key: key.to_string(), value })
+    }
+
+    /// The field this pin sets in `tool`'s input: `tool.field` pins of this tool, and plain
+    /// pins of a field the tool declares.
+    pub fn field_for(&self, tool: &crate::catalog::Tool) -> Option<&str> {
+        if let Some(scope) = &self.scope
+            && (*scope == tool.id || *scope == tool.name)
+        {
+            return self.key.split_once('.').map(|(_, field)| field);
+        }
+        let declared = tool.input_schema.get("properties").and_then(|p| p.get(&self.key)).is_some();
+        declared.then_some(self.key.as_str())
+    }
 }
 
 /// What a run came to.

@@ -67,12 +67,18 @@ pub fn text(report: &Report, options: &EndpointOptions) -> String {
             let validity = if finding.valid { "valid" } else { "invalid" };
             let _ = writeln!(
                 out,
-                "    arguments ({validity}, found in {}, shrunk in {} calls): {}",
+                "    arguments ({validity}, {}, found in {}, shrunk in {} calls): {}",
+                crate::text::plural(finding.count, "input"),
                 finding.phase.name(),
                 finding.shrink_calls,
                 visible(&shown)
             );
             let _ = writeln!(out, "    reproduce: {}", visible(&reproducer(finding, options)));
+        }
+    }
+    for summary in &report.tools {
+        if let Some(note) = &summary.note {
+            let _ = writeln!(out, "note {}: {}", visible(&summary.tool), visible(note));
         }
     }
     for summary in report.tools.iter().filter(|t| t.skipped.is_some()) {

@@ -7,6 +7,28 @@ use serde_json::{Map, Value};
 /// Candidates from one value are capped at this many (a large input shrinks over more rounds).
 const MAX_CANDIDATES: usize = 400;
 
+/// How large an input is, to shrink by: its JSON text's length, then the sum of its numbers'
+/// magnitudes. A candidate is tried only when smaller, so shrinking ends (no halving of a tiny
+/// float for ever) and every call spent makes the input smaller.
+pub fn size(value: &Value) -> (usize, u64) {
+    let mut magnitude = 0.0;
+    add_magnitudes(value, &mut magnitude, 0);
+    // Ordered by the float's bits: the same order for non-negative finite floats.
+    (value.to_string().len(), magnitude.min(f64::MAX).to_bits())
+}
+
+fn add_magnitudes(value: &Value, sum: &mut f64, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    match value {
+        Value::Number(n) => *sum += n.as_f64().unwrap_or_default().abs(),
+        Value::Array(items) => items.iter().for_each(|v| add_magnitudes(v, sum, depth + 1)),
+        Value::Object(map) => map.values().for_each(|v| add_magnitudes(v, sum, depth + 1)),
+        _ => {}
+    }
+}
+
 /// Every one-step simplification of `value`, largest steps first.
 pub fn candidates(value: &Value) -> Vec<Value> {
     let mut out = Vec::new();

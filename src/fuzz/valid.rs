@@ -265,9 +265,12 @@ fn integer(schema: &Value, rng: &mut StdRng) -> Value {
     let high = high.map_or(i64::MAX, |h| h.floor() as i64);
     let (low, high) = (low, high.max(low));
     let step = schema::number(schema, "multipleOf").filter(|m| *m >= 1.0 && m.fract() == 0.0).map(|m| m as i64);
-    let value = match rng.random_range(0..10) {
+    let value = match rng.random_range(0..12) {
         0 => low.max(i64::from(i32::MIN)),
         1 => high.min(i64::from(i32::MAX)),
+        // Large magnitudes of both signs, within the bounds.
+        2 => (-(10i64.pow(rng.random_range(3..18)))).clamp(low, high),
+        3 => 10i64.pow(rng.random_range(3..18)).clamp(low, high),
         _ => {
             // Small numbers, unless the bounds are far from zero.
             let from = low.max(-1000.min(high));
@@ -289,6 +292,15 @@ fn number(schema: &Value, rng: &mut StdRng) -> Value {
     let (low, high) = range.inclusive(1e-6);
     let from = low.unwrap_or(-1000.0_f64.min(high.unwrap_or(0.0))).clamp(-MAX_MAGNITUDE, MAX_MAGNITUDE);
     let to = high.unwrap_or(1000.0_f64.max(from)).clamp(from, MAX_MAGNITUDE.max(from));
+    // Now and then a far value, where the range allows: magnitudes from 1e-10 to 1e300 of
+    // either sign (numbers drawn only near zero never break a `minimum: 0` on the output).
+    if rng.random_ratio(1, 8) {
+        let sign = if rng.random_bool(0.5) { -1.0 } else { 1.0 };
+        let far = sign * 10f64.powf(rng.random_range(-10.0..300.0));
+        if low.is_none_or(|l| far >= l) && high.is_none_or(|h| far <= h) {
+            return schema::json_number(far);
+        }
+    }
     let x = if rng.random_ratio(1, 3) {
         rng.random_range(from.ceil()..=to.floor().max(from.ceil()))
     } else {

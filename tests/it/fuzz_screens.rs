@@ -59,6 +59,7 @@ fn finding(kind: Kind, arguments: serde_json::Value, message: &str, valid: bool)
         valid,
         phase: if valid { Phase::Coverage } else { Phase::Invalid },
         shrink_calls: 12,
+        count: 1,
         success_status: None,
     }
 }

@@ -16,6 +16,7 @@ mod faces_app;
 mod form;
 mod formats;
 mod fuzz;
+mod fuzz_precision;
 mod fuzz_screens;
 mod hostile;
 mod key_names;

@@ -442,6 +442,38 @@ impl Asks {
         }
     }
 
+    /// A request of a method tooldeck answers (`sampling/createMessage`, `elicitation/create`)
+    /// whose parameters it cannot read (`maxTokens` of -1, 1.5 or 1e20...): rmcp hands it over as
+    /// an unknown method. It is refused at once with -32602 (invalid params), not -32601 (method
+    /// not found), and logged as an ask refused, so the call neither waits for it to be taken up
+    /// nor blames the server's resulting tool error on the server. Other methods: -32601.
+    pub fn refuse_unreadable(&self, method: &str, params: Option<Value>) -> McpError {
+        let params = params.unwrap_or_else(|| json!({}));
+        let unreadable = match method {
+            "sampling/createMessage" => serde_json::from_value::<CreateMessageRequestParams>(params.clone()).err(),
+            "elicitation/create" => serde_json::from_value::<ElicitRequestParams>(params.clone()).err(),
+            _ => return McpError::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, method.to_string(), None),
+        };
+        let why = unreadable.map_or_else(|| "they do not match what MCP defines".to_string(), |e| e.to_string());
+        let note = format!("refused: its parameters are invalid ({why})");
+        let ask = match method {
+            "sampling/createMessage" => {
+                let cut = serde_json::to_string(&params).map_or(0, |s| s.len()) > MAX_SHOWN_BYTES;
+                Ask::Sample { request: if cut { cut_request(params) } else { params }, cut }
+            }
+            _ => Ask::Form {
+                message: params.get("message").and_then(Value::as_str).unwrap_or_default().to_string(),
+                schema: params.get("requestedSchema").cloned().unwrap_or(Value::Null),
+            },
+        };
+        let count = self.inner.count.fetch_add(1, Ordering::Relaxed) + 1;
+        if count <= MAX_ASKS_PER_CALL + 1 {
+            let reply = refusal(&ask, &note);
+            lock(&self.inner.asked).push(Asked { ask, reply, by_default: true, note: Some(note) });
+        }
+        McpError::invalid_params(format!("tooldeck cannot read this {method} request: {why}"), None)
+    }
+
     /// `roots/list`: each root as a `file://` URI named after its last component.
     pub fn list_roots(&self) -> ListRootsResult {
         ListRootsResult::new(self.roots().iter().map(|r| root(r)).collect())

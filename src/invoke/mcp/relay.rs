@@ -66,6 +66,16 @@ impl rmcp::ClientHandler for ProgressRelay {
         Ok(self.asks.list_roots())
     }
 
+    /// A request rmcp could not read as one it knows: a sampling or elicitation request with
+    /// parameters out of shape is answered -32602 at once (see [`asks::Asks::refuse_unreadable`]).
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CustomResult, rmcp::ErrorData> {
+        Err(self.asks.refuse_unreadable(&request.method, request.params))
+    }
+
     async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
         let key = match &params.progress_token.0 {
             NumberOrString::String(s) => s.to_string(),

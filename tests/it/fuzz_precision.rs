@@ -1,0 +1,232 @@
+//! Findings a server author believes (#36): a server built here with rmcp's server side, run
+//! over stdio by re-running this test binary (`TOOLDECK_PRECISION_SERVER=1`). Its tools: one
+//! that answers every input with a domain error (no finding, one note), one that refuses a
+//! bound its schema allows (a finding), one whose output breaks its schema only at a large
+//! negative number (found), one that asks for a sampling reply with a bad `maxTokens` (answered
+//! -32602 at once, not blamed on the server; on a revision before 2026-07-28, which still lets a
+//! server ask) and one behind a state check (`--pin`).
+
+use std::sync::Arc;
+
+use rmcp::handler::server::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, ServerRequest, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServiceExt};
+use serde_json::{Value, json};
+
+const SERVER_ENV: &str = "TOOLDECK_PRECISION_SERVER";
+
+fn schema(value: Value) -> Arc<serde_json::Map<String, Value>> {
+    Arc::new(value.as_object().cloned().unwrap())
+}
+
+fn tools() -> Vec<Tool> {
+    let tool = |name: &str, input: Value| {
+        Tool::new(name.to_string(), format!("the {name} tool"), schema(input))
+            .with_annotations(ToolAnnotations::new().read_only(true))
+    };
+    vec![
+        tool("read_file", json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})),
+        tool(
+            "window",
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 10}}, "required": ["n"]}),
+        ),
+        tool(
+            "kelvin",
+            json!({"type": "object", "properties": {"celsius": {"type": "number"}}, "required": ["celsius"]}),
+        )
+        .with_raw_output_schema(schema(json!({
+            "type": "object",
+            "properties": {"kelvin": {"type": "number", "minimum": 0}},
+            "required": ["kelvin"]
+        }))),
+        tool("ask", json!({"type": "object", "properties": {"topic": {"type": "string"}}})),
+        tool(
+            "stock",
+            json!({"type": "object", "properties": {"id": {"type": "string"}, "qty": {"type": "integer"}}, "required": ["id", "qty"]}),
+        ),
+    ]
+}
+
+#[derive(Debug, Clone, Default)]
+struct PreciseServer;
+
+fn text(is_error: bool, t: String) -> Result<CallToolResponse, ErrorData> {
+    let blocks = vec![ContentBlock::text(t)];
+    Ok(if is_error { CallToolResult::error(blocks) } else { CallToolResult::success(blocks) }.into())
+}
+
+impl ServerHandler for PreciseServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        match &*request.name {
+            // A correct tool in a world without the file asked for.
+            "read_file" => {
+                let path = arguments["path"].as_str().unwrap_or_default();
+                text(true, format!("ENOENT: no such file or directory, open '/srv/data/{path}'"))
+            }
+            // The planted bug: 10 is allowed by the schema, refused by the server.
+            "window" => {
+                let n = arguments["n"].as_i64().unwrap_or_default();
+                if !(1..=10).contains(&n) {
+                    return Err(ErrorData::invalid_params("n must be between 1 and 10", None));
+                }
+                text(n == 10, if n == 10 { "cannot do that".into() } else { format!("window {n}") })
+            }
+            // The planted bug: below absolute zero the result breaks `minimum: 0`.
+            "kelvin" => {
+                let Some(celsius) = arguments["celsius"].as_f64() else {
+                    return Err(ErrorData::invalid_params("celsius must be a number", None));
+                };
+                let result = CallToolResult::structured(json!({"kelvin": celsius + 273.15}));
+                Ok(result.into())
+            }
+            // Asks for a sampling reply with a `maxTokens` MCP does not allow.
+            "ask" => {
+                let params =
+                    json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": -1});
+                let asked = context
+                    .peer
+                    .send_request(ServerRequest::CustomRequest(CustomRequest::new(
+                        "sampling/createMessage",
+                        Some(params),
+                    )))
+                    .await;
+                match asked {
+                    Err(rmcp::service::ServiceError::McpError(e)) => {
+                        text(true, format!("sampling failed with code {}: {}", e.code.0, e.message))
+                    }
+                    other => text(false, format!("sampling answered: {other:?}")),
+                }
+            }
+            // Behind a state check: only the item that exists gets further, where a negative
+            // quantity hits an internal error.
+            "stock" => {
+                if arguments["id"] != "item-7" {
+                    return text(true, format!("item {} not found", arguments["id"]));
+                }
+                let Some(qty) = arguments["qty"].as_i64() else {
+                    return Err(ErrorData::invalid_params("qty must be an integer", None));
+                };
+                match qty {
+                    q if q < 0 => text(true, "Internal error: stock underflow".into()),
+                    q => text(false, format!("{q} in stock")),
+                }
+            }
+            other => Err(ErrorData::invalid_params(format!("no tool named {other}"), None)),
+        }
+    }
+}
+
+/// Not a test: the stdio server `server_command` starts (does nothing in a normal run).
+#[tokio::test]
+async fn precision_server_mode() {
+    if std::env::var(SERVER_ENV).is_err() {
+        return;
+    }
+    {
+        use std::io::Write;
+        let mut stdout = std::io::stdout();
+        let _ = stdout.write_all(b"\n").and_then(|()| stdout.flush());
+    }
+    let running = PreciseServer.serve(rmcp::transport::stdio()).await.expect("serve stdio");
+    let _ = running.waiting().await;
+    std::process::exit(0);
+}
+
+fn server_command() -> String {
+    let exe = std::env::current_exe().unwrap();
+    format!(
+        "env {SERVER_ENV}=1 '{}' --exact fuzz_precision::precision_server_mode --nocapture --test-threads=1",
+        exe.display()
+    )
+}
+
+fn tooldeck(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck")).args(args).output().expect("the binary runs")
+}
+
+fn fuzz(extra: &[&str]) -> Value {
+    let server = server_command();
+    let mut args = vec!["fuzz", "--mcp", &server, "--seed", "5", "--max-calls", "60", "--timeout", "5", "--json"];
+    args.extend_from_slice(extra);
+    let output = tooldeck(&args);
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+    })
+}
+
+fn findings<'a>(report: &'a Value, tool: &str) -> Vec<&'a Value> {
+    report["findings"].as_array().unwrap().iter().filter(|f| f["tool"] == tool).collect()
+}
+
+fn note<'a>(report: &'a Value, tool: &str) -> &'a str {
+    let summary = report["tools"].as_array().unwrap().iter().find(|t| t["tool"] == tool).unwrap();
+    summary["note"].as_str().unwrap_or_default()
+}
+
+#[test]
+fn domain_errors_are_a_note_and_server_bugs_are_findings() {
+    let report = fuzz(&["read_file", "window", "kelvin"]);
+    assert!(findings(&report, "read_file").is_empty(), "{report:#}");
+    let said = note(&report, "read_file");
+    assert!(said.starts_with("the tool refuses most inputs"), "{said}");
+    assert!(said.contains("ENOENT"), "{said}");
+
+    let window = findings(&report, "window");
+    assert_eq!(window.len(), 1, "{window:?}");
+    assert_eq!((&window[0]["kind"], &window[0]["arguments"]), (&json!("refuses-valid"), &json!({"n": 10})));
+
+    let kelvin = findings(&report, "kelvin");
+    assert_eq!(kelvin.len(), 1, "{kelvin:?}");
+    assert_eq!(kelvin[0]["kind"], "output-schema", "{kelvin:?}");
+    let celsius = kelvin[0]["arguments"]["celsius"].as_f64().unwrap();
+    assert!(celsius < -273.15, "{celsius}");
+    assert!(kelvin[0]["message"].as_str().unwrap().contains("/kelvin"), "{kelvin:?}");
+    assert!(kelvin[0]["count"].as_u64().unwrap() >= 1, "{kelvin:?}");
+}
+
+#[test]
+fn a_sampling_request_with_a_bad_max_tokens_is_refused_at_once_and_not_blamed() {
+    let server = server_command();
+    let output = tooldeck(&["call", "ask", "--mcp", &server, "--args-json", "{}", "--protocol", "2025-11-25"]);
+    let call: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+    });
+    let said = call.to_string();
+    assert!(said.contains("code -32602"), "{call:#}");
+    // Not the 1.3 s the call used to wait for the ask to be taken up.
+    assert!(call["duration_ms"].as_u64().is_some_and(|ms| ms < 1000), "{call:#}");
+    let report = fuzz(&["ask", "--protocol", "2025-11-25"]);
+    assert!(findings(&report, "ask").is_empty(), "{report:#}");
+}
+
+#[test]
+fn a_pinned_field_gets_past_a_state_check() {
+    let without = fuzz(&["stock"]);
+    assert!(findings(&without, "stock").is_empty(), "{without:#}");
+    assert!(note(&without, "stock").contains("not found"), "{without:#}");
+    let with = fuzz(&["stock", "--pin", "stock.id=item-7"]);
+    let found = findings(&with, "stock");
+    assert_eq!(found.len(), 1, "{with:#}");
+    assert_eq!(found[0]["arguments"], json!({"id": "item-7", "qty": -1}), "{with:#}");
+}
