@@ -1,0 +1,1 @@
+//! A record served back (to come in this branch).
