@@ -8,6 +8,7 @@ pub mod http;
 mod junk;
 mod pump;
 pub mod replay;
+pub mod serve;
 pub mod stdio;
 
 use std::path::PathBuf;
@@ -30,12 +31,20 @@ pub struct Keep {
 pub enum ProxyError {
     #[error(transparent)]
     Start(#[from] crate::invoke::InvokeError),
+    #[error(transparent)]
+    Named(#[from] crate::invoke::NamedError),
     #[error("cannot start: {0}")]
     Runtime(std::io::Error),
     #[error("cannot listen on {addr}: {source}")]
     Listen { addr: String, source: std::io::Error },
     #[error("no command after --: what server should the proxy start?")]
     NoCommand,
+    #[error(
+        "that server is not reached over HTTP: put the proxy in front of its command instead (tooldeck proxy -- COMMAND)"
+    )]
+    NotHttp,
+    #[error("{0} is not built yet")]
+    NotYet(&'static str),
 }
 
 /// The proxy's own lines on stderr, prefixed with its name, `${VAR}` values masked.

@@ -1,5 +1,5 @@
-//! One direction of a stdio wire: bytes read are written on at once, as they came, and only then
-//! copied, line by line, to the tap. A line is never held back for being long or not JSON: the
+//! One direction of a stdio wire: bytes read are written on at once, as they came, and copied,
+//! line by line, to the tap. A line is never held back for being long or not JSON: the
 //! wire passes a 100 MB line as it passes a short one; the tap keeps lines up to [`MAX_KEPT`].
 
 use std::io::{self, Read, Write};
@@ -26,10 +26,12 @@ pub fn pump(mut input: impl Read, mut output: impl Write, from: From, tap: &TapH
             Err(_) => break,
         };
         let chunk = &buffer[..read];
+        // Told before it is written (a copy and a queue that never waits): the answer cannot
+        // reach the tap, from the other direction's thread, before the request it answers.
+        line.feed(chunk);
         if writing && output.write_all(chunk).and_then(|()| output.flush()).is_err() {
             writing = false;
         }
-        line.feed(chunk);
     }
     line.finish();
 }

@@ -66,6 +66,84 @@ async fn a_client_and_a_server_talk_through_the_proxy_and_the_record_keeps_it() 
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
+
+    // The record served back answers a client as the server did, and says what it cannot answer.
+    let mock = format!("'{}' serve-mock --record '{}'", tooldeck(), record.display());
+    let endpoint = McpEndpoint::connect_stdio(&mock).await.unwrap();
+    assert!(!endpoint.list_tools().await.unwrap().is_empty());
+    let (outcome, _) = endpoint.call(&CallRequest::new("add", json!({"a": 40, "b": 2}))).await.unwrap();
+    assert_eq!(outcome.value, Some(json!({"sum": 42.0})));
+    let unknown = endpoint.call(&CallRequest::new("add", json!({"a": 1, "b": 2}))).await;
+    let said = format!("{unknown:?}");
+    assert!(said.contains("the record holds no answer to tools/call of add"), "{said}");
+    endpoint.close().await;
+
+    // Fuzz seeded from the record calls the tool first with what the client sent.
+    let seen = dir.path().join("fuzzed.jsonl");
+    let server = proxied(&format!("--record '{}'", seen.display()));
+    let output = Command::new(tooldeck())
+        .args(["fuzz", "add", "--max-calls", "1", "--seed", "1", "--mcp", &server, "--seed-from"])
+        .arg(&record)
+        .output()
+        .unwrap();
+    assert!(output.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&output.stderr));
+    let first =
+        record_lines(&seen).into_iter().find(|l| l["message"]["method"] == "tools/call").expect("fuzz called the tool");
+    assert_eq!(first["message"]["params"]["arguments"], json!({"a": 40, "b": 2}));
+}
+
+#[tokio::test]
+async fn streamable_http_passes_through_the_proxy_with_its_sessions_and_streams() {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+    let service = StreamableHttpService::new(
+        || Ok(crate::mcp::TestServer::default()),
+        LocalSessionManager::default().into(),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let listen = free.local_addr().unwrap();
+    drop(free);
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("http.jsonl");
+    let mut proxy = Command::new(tooldeck())
+        .args(["proxy", "--listen", &listen.to_string(), "--mcp-url", &format!("http://{server}/mcp"), "--record"])
+        .arg(&record)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = String::new();
+    let mut stderr = std::io::BufReader::new(proxy.stderr.take().unwrap());
+    std::io::BufRead::read_line(&mut stderr, &mut said).unwrap();
+    assert!(said.contains("listening on"), "{said}");
+
+    let headers = vec![("Authorization".to_string(), "Bearer s3cret-token".to_string())];
+    let endpoint = McpEndpoint::connect_http(&format!("http://{listen}/mcp"), headers).await.unwrap();
+    assert!(!endpoint.list_tools().await.unwrap().is_empty());
+    let (outcome, _) = endpoint.call(&CallRequest::new("add", json!({"a": 1, "b": 2}))).await.unwrap();
+    assert_eq!(outcome.value, Some(json!({"sum": 3.0})));
+    endpoint.close().await;
+    assert!(Command::new("kill").args(["-INT", &proxy.id().to_string()]).status().unwrap().success());
+    assert_eq!(proxy.wait().unwrap().code(), Some(0));
+
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(!text.contains("s3cret-token"), "the token is masked");
+    let lines = record_lines(&record);
+    let post = lines.iter().find(|l| l["message"]["method"] == "tools/call").expect("the call recorded");
+    assert_eq!(post["http"]["method"], "POST");
+    let answer = lines
+        .iter()
+        .find(|l| l["from"] == "server" && l["message"]["result"]["structuredContent"]["sum"] == 3.0)
+        .expect("the answer recorded");
+    assert_eq!(answer["http"]["status"], 200);
+    // The answer came as an SSE stream, event by event.
+    assert_eq!(answer["http"]["headers"]["content-type"], "text/event-stream", "{text}");
 }
 
 /// Runs the proxy in front of a shell script, feeding it `input`; (stdout, stderr, exit code).
