@@ -78,6 +78,10 @@ pub struct FuzzArgs {
     /// there and passes once it is fixed.
     #[arg(long, value_name = "FILE")]
     pub save_cases: Option<PathBuf>,
+    /// Start from the arguments real clients sent: each tools/call of a record (`tooldeck proxy
+    /// --record`) or each case of a case file, tried first for its tool.
+    #[arg(long, value_name = "FILE")]
+    pub seed_from: Option<PathBuf>,
 }
 
 pub fn run(args: FuzzArgs) -> ExitCode {
@@ -137,7 +141,7 @@ async fn fuzz(
             return fail(exit::AUTHORIZATION_REQUIRED, &e.to_string());
         }
     }
-    let code = match tools_to_fuzz(args, named, &endpoint).await {
+    let code = match tools_to_fuzz(args, named, &endpoint).await.and_then(|tools| seeded(args, tools)) {
         Ok(tools) => fuzz_tools(args, options, &endpoint, &tools).await,
         Err(code) => code,
     };
@@ -170,6 +174,27 @@ async fn tools_to_fuzz(args: &FuzzArgs, named: bool, endpoint: &Endpoint) -> Res
             Some(tool) => tools.push(tool.clone()),
             None => return Err(fail(exit::USAGE, &format!("no tool \"{name}\" (`tooldeck list` shows them)"))),
         }
+    }
+    Ok(tools)
+}
+
+/// The most seeds a tool takes from `--seed-from`: a long session does not make one phase endless.
+const MAX_SEEDS: usize = 100;
+
+/// `tools` with the arguments of `--seed-from` first among their examples, the phase that runs
+/// first.
+fn seeded(args: &FuzzArgs, mut tools: Vec<Tool>) -> Result<Vec<Tool>, u8> {
+    let Some(path) = &args.seed_from else { return Ok(tools) };
+    let seeds = crate::proxy::replay::seeds(path).map_err(|e| fail(exit::USAGE, &e.to_string()))?;
+    for tool in &mut tools {
+        let mine: Vec<crate::catalog::Example> = seeds
+            .iter()
+            .filter(|(name, _)| *name == tool.name || *name == tool.id)
+            .filter(|(_, arguments)| arguments.is_object())
+            .take(MAX_SEEDS)
+            .map(|(_, arguments)| crate::catalog::Example::Arguments(arguments.clone()))
+            .collect();
+        tool.examples.splice(0..0, mine);
     }
     Ok(tools)
 }

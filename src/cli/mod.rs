@@ -32,6 +32,7 @@ mod fuzz;
 mod lint;
 mod list;
 mod prompts;
+mod proxy;
 mod resources;
 mod serve_mock;
 mod servers;
@@ -87,8 +88,16 @@ pub enum Command {
     /// Exit 0 when all pass, 1 when any fails, 2 when a case file has a problem (its other
     /// cases still run).
     Test(test::TestArgs),
-    /// Run the built-in demo server (answers for the sample tools) for other clients.
+    /// Run the built-in demo server (answers for the sample tools) for other clients, or serve a
+    /// proxy's record back (`--record FILE`).
     ServeMock(serve_mock::ServeArgs),
+    /// Stand between a real MCP client and its server: every message passes unchanged, and is
+    /// kept in a record (`--record`) or as test cases (`--save-cases`).
+    ///
+    /// In a client's config, `tooldeck proxy --record FILE -- COMMAND ARGS` replaces `COMMAND
+    /// ARGS`; `--listen HOST:PORT` serves Streamable HTTP. Exit: the server's own code (stdio);
+    /// 2 for a usage error; 5 when the server cannot be started or the address listened on.
+    Proxy(proxy::ProxyArgs),
     /// Check definition files (or a live server's tools) and report every problem; exit 1 when
     /// there is an error, 5 when the server cannot be reached.
     Check {
@@ -268,6 +277,7 @@ pub fn run(cli: Cli) -> ExitCode {
         },
         Some(Command::Call(args)) => return call::run(args),
         Some(Command::ServeMock(args)) => return serve_mock::run(&args),
+        Some(Command::Proxy(args)) => return proxy::run(args),
         Some(Command::Test(args)) => return test::run(args),
         Some(Command::Lint(args)) => return lint::run(&args),
         Some(Command::Diff(args)) => return diff::run(&args),

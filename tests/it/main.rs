@@ -29,6 +29,7 @@ mod mock_server;
 mod oauth;
 mod oauth_bad;
 mod properties;
+mod proxy;
 mod pty;
 mod reading;
 mod resources_prompts;

@@ -54,7 +54,7 @@ const NOTES: &str = "first line\nsecond line";
 const PAGE: usize = 2;
 
 #[derive(Debug, Clone, Default)]
-struct TestServer {
+pub(crate) struct TestServer {
     /// The reasons given in every `notifications/cancelled` this server received.
     cancelled: Arc<std::sync::Mutex<Vec<String>>>,
 }
@@ -268,7 +268,7 @@ fn stdio_command() -> String {
 }
 
 /// `stdio_command` with more environment for the server (`NAME=value ...`).
-fn stdio_command_with(env: &str) -> String {
+pub(crate) fn stdio_command_with(env: &str) -> String {
     let exe = std::env::current_exe().unwrap();
     format!("env {SERVER_ENV}=1 {env} '{}' --exact mcp::stdio_server_mode --nocapture --test-threads=1", exe.display())
 }

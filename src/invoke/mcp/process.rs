@@ -74,6 +74,12 @@ impl StdioServer {
         Ok(StdioServer { label, process, stdin, stdout, stderr })
     }
 
+    /// The pipes as they are, for a caller that moves bytes on threads of its own (the proxy),
+    /// and the process.
+    pub fn into_std_parts(self) -> (ChildStdin, ChildStdout, Option<std::process::ChildStderr>, ServerProcess) {
+        (self.stdin, self.stdout, self.stderr, self.process)
+    }
+
     /// The pipes, registered with the current tokio runtime, and the process.
     pub fn into_pipes(self) -> io::Result<(Pipes, ServerProcess)> {
         let stderr = self.stderr.map(tokio::process::ChildStderr::from_std).transpose()?;
@@ -127,6 +133,15 @@ impl ServerProcess {
                 }
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
+        }
+    }
+
+    /// Passes a signal tooldeck received (its number: SIGINT, SIGTERM, SIGHUP) on to the server's
+    /// whole group, as if it had been sent to the server (the proxy stands in its place). Where
+    /// there are no signals, the server is ended.
+    pub fn pass_on(&self, number: i32) {
+        if let Some(child) = lock(&self.0).as_mut() {
+            group::pass_on(child, number);
         }
     }
 
@@ -283,6 +298,10 @@ mod group {
         unsafe { libc::kill(-group, number) == 0 }
     }
 
+    pub fn pass_on(child: &mut Child, number: i32) {
+        kill_group(child, number);
+    }
+
     pub fn signal(child: &mut Child, signal: Signal) {
         kill_group(child, if matches!(signal, Signal::Term) { libc::SIGTERM } else { libc::SIGKILL });
     }
@@ -310,6 +329,10 @@ mod group {
     pub enum Signal {
         Term,
         Kill,
+    }
+
+    pub fn pass_on(child: &mut Child, _number: i32) {
+        let _ = child.kill();
     }
 
     /// No process groups and no SIGTERM here: the server itself is killed.

@@ -1,0 +1,72 @@
+//! `tooldeck proxy`: stand between a real client and a real server, pass every message unchanged,
+//! and keep what passed (a record, cases).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use super::exit;
+use crate::proxy::Keep;
+
+#[derive(Debug, Args, Clone)]
+#[command(after_help = "Examples:\n  \
+    tooldeck proxy --record s.jsonl -- node server.js         (in a client's config, in place of the command)\n  \
+    tooldeck proxy --listen 127.0.0.1:8800 --mcp-url https://example.com/mcp --record s.jsonl\n  \
+    tooldeck proxy --listen 127.0.0.1:8800 -- node server.js  (a stdio server over Streamable HTTP)")]
+pub struct ProxyArgs {
+    /// Append every message to this JSON Lines file (secrets masked, mode 0600); docs/proxy.md
+    /// gives its format.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Append each answered tools/call as a test case to this case file (`tooldeck test FILE`).
+    #[arg(long, value_name = "FILE")]
+    pub save_cases: Option<PathBuf>,
+    /// A name for this proxy in its lines on stderr.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Serve Streamable HTTP on HOST:PORT, passing each request to --mcp-url, --server or the
+    /// stdio COMMAND.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub listen: Option<String>,
+    /// The Streamable HTTP server to pass requests to (with --listen).
+    #[arg(long, value_name = "URL", requires = "listen", conflicts_with = "server")]
+    pub mcp_url: Option<String>,
+    /// A server by its name in a config (`tooldeck servers`), with --listen.
+    #[arg(long, value_name = "NAME", requires = "listen")]
+    pub server: Option<String>,
+    /// The server's command and its arguments, after --.
+    #[arg(last = true, value_name = "COMMAND ARGS")]
+    pub command: Vec<String>,
+}
+
+/// `tooldeck proxy`: the server's exit code (stdio), 0 when an HTTP proxy is stopped, 2 for a
+/// usage error, 5 when the server cannot be started or the address not listened on.
+pub fn run(args: ProxyArgs) -> ExitCode {
+    let keep = Keep { record: args.record.clone(), save_cases: args.save_cases.clone(), name: args.name.clone() };
+    let ran = match &args.listen {
+        None if !args.command.is_empty() => crate::proxy::stdio::run(&args.command, &keep),
+        None => return usage("name the server's command after --, or --listen HOST:PORT with --mcp-url or --server"),
+        Some(listen) => {
+            let target = match (&args.mcp_url, &args.server, args.command.is_empty()) {
+                (Some(url), None, true) => crate::proxy::http::Target::Url(url.clone()),
+                (None, Some(name), true) => crate::proxy::http::Target::Named(name.clone()),
+                (None, None, false) => crate::proxy::http::Target::Command(args.command.clone()),
+                _ => return usage("--listen passes to one server: --mcp-url URL, --server NAME or -- COMMAND"),
+            };
+            crate::proxy::http::run(listen, target, &keep)
+        }
+    };
+    match ran {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            report!("tooldeck proxy: {e}");
+            exit::code(exit::TRANSPORT)
+        }
+    }
+}
+
+fn usage(message: &str) -> ExitCode {
+    report!("tooldeck proxy: {message}");
+    exit::code(exit::USAGE)
+}

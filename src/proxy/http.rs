@@ -1,0 +1,231 @@
+//! The Streamable HTTP proxy: each request the client sends to `--listen` goes to the server as it
+//! came (method, headers but hop-by-hop ones, body), and the answer comes back as it went (status,
+//! headers, the body streamed: SSE events pass one by one with their ids and `retry`; 202s, GET
+//! streams, DELETE, 401 with `WWW-Authenticate` and redirects unchanged). The tap sees the
+//! request's body and each JSON answer or SSE event, beside the stream, never in its way.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use futures_util::StreamExt;
+
+use super::{Keep, ProxyError};
+use crate::wire::{From, HttpDetails, Tap, TapHandle};
+
+/// Where the HTTP proxy passes requests.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Url(String),
+    Named(String),
+    Command(Vec<String>),
+}
+
+/// The most of a request body read (they are JSON-RPC messages).
+const MAX_REQUEST: usize = 64 * 1024 * 1024;
+
+/// Headers of one connection only (RFC 9110 §7.6.1), never passed on; and those the HTTP client
+/// sets itself.
+const HOP_BY_HOP: &[&str] = &[
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "host",
+    "content-length",
+];
+
+struct Shared {
+    upstream: String,
+    client: reqwest::Client,
+    tap: TapHandle,
+}
+
+/// Runs the proxy on `listen` until SIGINT or SIGTERM.
+pub fn run(listen: &str, target: Target, keep: &Keep) -> Result<u8, ProxyError> {
+    let upstream = match target {
+        Target::Url(url) => url,
+        Target::Named(name) => {
+            let options = crate::invoke::endpoint::EndpointOptions { server: Some(name), ..Default::default() };
+            let resolved = options.resolve()?;
+            match resolved.mcp_url {
+                Some(url) => url,
+                None => return Err(ProxyError::NotHttp),
+            }
+        }
+        Target::Command(_) => return Err(ProxyError::NotYet("--listen in front of a stdio COMMAND")),
+    };
+    let warn = super::warner(keep.name.as_deref());
+    let options = crate::invoke::endpoint::EndpointOptions { mcp_url: Some(upstream.clone()), ..Default::default() };
+    let case_server = crate::cases::server_keys::case_server(&options, &[]).keys;
+    let tap = Tap::spawn(super::sinks(keep, case_server, &warn), warn);
+    let client = crate::invoke::http::client_builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| ProxyError::Runtime(std::io::Error::other(e)))?;
+    let shared = Arc::new(Shared { upstream, client, tap: tap.handle() });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(ProxyError::Runtime)?;
+    let served = runtime.block_on(serve(listen, shared, keep.name.as_deref()));
+    tap.finish();
+    served.map(|()| 0)
+}
+
+async fn serve(listen: &str, shared: Arc<Shared>, name: Option<&str>) -> Result<(), ProxyError> {
+    let failed = |source| ProxyError::Listen { addr: listen.to_string(), source };
+    let listener = tokio::net::TcpListener::bind(listen).await.map_err(failed)?;
+    let addr = listener.local_addr().map_err(failed)?;
+    super::warner(name)(&format!(
+        "listening on http://{addr}/mcp, passing to {} (Ctrl-C stops it)",
+        crate::redact::url(&shared.upstream)
+    ));
+    let router = axum::Router::new().fallback(pass).with_state(shared);
+    let mut signals = crate::signals::StopSignals::new().map_err(ProxyError::Runtime)?;
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            signals.recv().await;
+        })
+        .await
+        .map_err(failed)
+}
+
+fn kept_headers(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter(|(name, _)| !HOP_BY_HOP.contains(&name.as_str()))
+        .map(|(name, value)| (name.to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+        .collect()
+}
+
+/// One request passed on, its answer passed back.
+async fn pass(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let Ok(body) = axum::body::to_bytes(body, MAX_REQUEST).await else {
+        return (StatusCode::PAYLOAD_TOO_LARGE, "tooldeck proxy: the request body is too large").into_response();
+    };
+    let headers = kept_headers(&parts.headers);
+    let path = parts.uri.path_and_query().map(|p| p.as_str().to_string());
+    let details = HttpDetails { method: Some(parts.method.to_string()), path, status: None, headers: headers.clone() };
+    shared.tap.send(From::Client, body.clone(), Some(details));
+    let mut upstream = shared.client.request(parts.method.clone(), &shared.upstream).body(body);
+    for (name, value) in parts.headers.iter().filter(|(name, _)| !HOP_BY_HOP.contains(&name.as_str())) {
+        upstream = upstream.header(name, value);
+    }
+    let answer = match upstream.send().await {
+        Ok(answer) => answer,
+        Err(e) => {
+            let message = format!("tooldeck proxy: the server cannot be reached: {e}");
+            return (StatusCode::BAD_GATEWAY, crate::redact::urls_in(&message).into_owned()).into_response();
+        }
+    };
+    let status = answer.status();
+    let mut response = Response::builder().status(status.as_u16());
+    for (name, value) in answer.headers().iter().filter(|(name, _)| !HOP_BY_HOP.contains(&name.as_str())) {
+        response = response.header(name, value);
+    }
+    let details = HttpDetails {
+        method: None,
+        path: None,
+        status: Some(status.as_u16()),
+        headers: kept_headers(answer.headers()),
+    };
+    let events = answer
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+    let mut seen = Seen { tap: shared.tap.clone(), details, events, pending: Vec::new(), size: 0, told: false };
+    let stream = answer.bytes_stream().map(move |chunk| {
+        if let Ok(bytes) = &chunk {
+            seen.feed(bytes);
+        }
+        chunk
+    });
+    response.body(Body::from_stream(stream)).unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response())
+}
+
+/// The tap's view of an answer's body as it streams past: each SSE event's data, or the whole
+/// body (told when the stream ends or is dropped).
+struct Seen {
+    tap: TapHandle,
+    details: HttpDetails,
+    events: bool,
+    pending: Vec<u8>,
+    size: usize,
+    told: bool,
+}
+
+impl Seen {
+    fn feed(&mut self, chunk: &Bytes) {
+        self.size += chunk.len();
+        if self.pending.len() + chunk.len() <= super::pump::MAX_KEPT {
+            self.pending.extend_from_slice(chunk);
+        }
+        if !self.events {
+            return;
+        }
+        // An event ends at a blank line; `\r\n` line ends are read as `\n`.
+        while let Some(end) = find_blank_line(&self.pending) {
+            let event: Vec<u8> = self.pending.drain(..end.1).collect();
+            let data = event_data(&event[..end.0]);
+            if let Some(data) = data {
+                self.tap.send(From::Server, Bytes::from(data), Some(self.details.clone()));
+                self.told = true;
+            }
+        }
+        self.size = self.pending.len();
+    }
+}
+
+/// The end of the first event in `buffer`: (where its text ends, where the next begins).
+fn find_blank_line(buffer: &[u8]) -> Option<(usize, usize)> {
+    let lf = memchr::memmem::find(buffer, b"\n\n").map(|at| (at, at + 2));
+    let crlf = memchr::memmem::find(buffer, b"\r\n\r\n").map(|at| (at, at + 4));
+    match (lf, crlf) {
+        (Some(a), Some(b)) => Some(if a.0 < b.0 { a } else { b }),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The `data:` lines of one SSE event, joined by newlines as the SSE spec reads them.
+fn event_data(event: &[u8]) -> Option<Vec<u8>> {
+    let mut data: Option<Vec<u8>> = None;
+    for line in event.split(|b| *b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if let Some(value) = line.strip_prefix(b"data:") {
+            let value = value.strip_prefix(b" ").unwrap_or(value);
+            let joined = data.get_or_insert_with(Vec::new);
+            if !joined.is_empty() {
+                joined.push(b'\n');
+            }
+            joined.extend_from_slice(value);
+        }
+    }
+    data.filter(|d| !d.is_empty())
+}
+
+impl Drop for Seen {
+    /// The body ended (or the client went away): a JSON answer, or an answer with no body (a 202)
+    /// is told now.
+    fn drop(&mut self) {
+        if self.events && self.told {
+            return;
+        }
+        let details = Some(self.details.clone());
+        if self.events || self.size <= super::pump::MAX_KEPT {
+            self.tap.send(From::Server, Bytes::from(std::mem::take(&mut self.pending)), details);
+        } else {
+            self.tap.send_too_large(From::Server, self.size, details);
+        }
+    }
+}

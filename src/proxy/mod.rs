@@ -1,0 +1,82 @@
+//! `tooldeck proxy`: tooldeck between a real client and a real server. Bytes pass unchanged
+//! between them (stdio and Streamable HTTP); a tap beside them (`crate::wire`) feeds the record
+//! (JSON Lines), the saved cases and, later, the live socket `tooldeck attach` reads. The wire
+//! never waits for the tap.
+
+pub mod cases;
+pub mod http;
+mod junk;
+mod pump;
+pub mod replay;
+pub mod serve;
+pub mod stdio;
+
+use std::path::PathBuf;
+
+use crate::wire::{FrameSink, JsonLinesSink, Warn};
+
+/// What the proxy keeps of a session, whatever the transport.
+#[derive(Debug, Clone, Default)]
+pub struct Keep {
+    /// The record: JSON Lines, appended to.
+    pub record: Option<PathBuf>,
+    /// Each answered `tools/call` as a case, appended to this case file.
+    pub save_cases: Option<PathBuf>,
+    /// What the proxy's lines call it (and, later, its socket for `tooldeck attach`).
+    pub name: Option<String>,
+}
+
+/// A proxy that could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ProxyError {
+    #[error(transparent)]
+    Start(#[from] crate::invoke::InvokeError),
+    #[error(transparent)]
+    Named(#[from] crate::invoke::NamedError),
+    #[error("cannot start: {0}")]
+    Runtime(std::io::Error),
+    #[error("cannot listen on {addr}: {source}")]
+    Listen { addr: String, source: std::io::Error },
+    #[error("no command after --: what server should the proxy start?")]
+    NoCommand,
+    #[error(
+        "that server is not reached over HTTP: put the proxy in front of its command instead (tooldeck proxy -- COMMAND)"
+    )]
+    NotHttp,
+    #[error("{0} is not built yet")]
+    NotYet(&'static str),
+}
+
+/// The proxy's own lines on stderr, prefixed with its name, `${VAR}` values masked.
+pub fn warner(name: Option<&str>) -> Warn {
+    let prefix = match name {
+        Some(name) => format!("tooldeck proxy {}", crate::text::visible(name)),
+        None => "tooldeck proxy".to_string(),
+    };
+    Box::new(move |line: &str| {
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "{prefix}: {}", crate::redact::expanded(line));
+    })
+}
+
+/// The sinks `keep` asks for; one that cannot be opened is said once and left out: the messages
+/// pass all the same.
+pub fn sinks(
+    keep: &Keep,
+    case_server: serde_json::Map<String, serde_json::Value>,
+    warn: &Warn,
+) -> Vec<Box<dyn FrameSink>> {
+    let mut sinks: Vec<Box<dyn FrameSink>> = Vec::new();
+    if let Some(path) = &keep.record {
+        match JsonLinesSink::open(path) {
+            Ok(sink) => sinks.push(Box::new(sink)),
+            Err(e) => {
+                warn(&format!("cannot write the record {} ({e}); messages still pass, unrecorded", path.display()))
+            }
+        }
+    }
+    if let Some(path) = &keep.save_cases {
+        sinks.push(Box::new(cases::CaseSink::new(path.clone(), case_server)));
+    }
+    sinks
+}

@@ -1,0 +1,83 @@
+//! Serving a record back over stdio or Streamable HTTP (plain JSON answers, no session).
+
+use std::io::{self, BufRead, Write};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use super::replay::Answers;
+
+/// The longest request line read; a longer one is skipped whole.
+const MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// Answers each request line of stdin on stdout until stdin closes.
+pub fn stdio(mut answers: Answers) -> io::Result<()> {
+    let mut input = io::stdin().lock();
+    let mut out = io::stdout().lock();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = io::Read::take(&mut input, MAX_LINE as u64 + 1).read_until(b'\n', &mut line)?;
+        if read == 0 {
+            return Ok(());
+        }
+        if line.len() > MAX_LINE {
+            // The rest of an overlong line is read and dropped, never held.
+            let mut sink = Vec::new();
+            while !line.ends_with(b"\n") && input.read_until(b'\n', &mut sink)? > 0 {
+                line = std::mem::take(&mut sink);
+            }
+            continue;
+        }
+        for answer in answer_all(&mut answers, &line) {
+            out.write_all(answer.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        out.flush()?;
+    }
+}
+
+/// The answers to one message (a request, a notification, or a batch of them), as lines.
+fn answer_all(answers: &mut Answers, body: &[u8]) -> Vec<String> {
+    let Ok(message) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
+    let messages = match message {
+        Value::Array(items) => items,
+        one => vec![one],
+    };
+    messages
+        .iter()
+        .filter_map(|m| answers.answer(m))
+        .filter_map(|answer| crate::json_out::to_line(&answer).ok())
+        .collect()
+}
+
+/// Answers POSTs on 127.0.0.1:`port` (any path) until Ctrl-C; `on_ready` hears the address.
+pub async fn http(answers: Answers, port: u16, on_ready: impl FnOnce(std::net::SocketAddr)) -> io::Result<()> {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse;
+
+    let answers = Arc::new(Mutex::new(answers));
+    let handler = move |method: axum::http::Method, body: axum::body::Bytes| {
+        let answers = Arc::clone(&answers);
+        async move {
+            if method != axum::http::Method::POST {
+                return StatusCode::METHOD_NOT_ALLOWED.into_response();
+            }
+            let lines = answer_all(&mut crate::sync::lock(&answers), &body);
+            match lines.len() {
+                0 => StatusCode::ACCEPTED.into_response(),
+                1 => ([(header::CONTENT_TYPE, "application/json")], lines.concat()).into_response(),
+                _ => ([(header::CONTENT_TYPE, "application/json")], format!("[{}]", lines.join(","))).into_response(),
+            }
+        }
+    };
+    let router = axum::Router::new().fallback(handler);
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    on_ready(listener.local_addr()?);
+    let mut signals = crate::signals::StopSignals::new()?;
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            signals.recv().await;
+        })
+        .await
+}

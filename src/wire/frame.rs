@@ -1,0 +1,139 @@
+//! One message on the wire, direction-neutral: who sent it, its bytes as they went, the JSON it
+//! parses to (if any), and the HTTP request or response it rode in (if any).
+
+use std::time::SystemTime;
+
+use bytes::Bytes;
+use serde_json::Value;
+
+/// Which end sent a frame. Neutral on purpose: where tooldeck is the client, `Client` is
+/// tooldeck; where it only stands between two ends (the proxy), it is the real client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum From {
+    Client,
+    Server,
+}
+
+impl From {
+    pub fn name(self) -> &'static str {
+        match self {
+            From::Client => "client",
+            From::Server => "server",
+        }
+    }
+}
+
+/// What the record and the live view say of a line that is not JSON-RPC: the classic
+/// `console.log` on a stdio server's stdout, which breaks every client's parser.
+pub const NOT_JSON_RPC: &str = "not JSON-RPC: clients will fail here";
+
+/// The HTTP around a frame (Streamable HTTP): a request's method and path, a response's status,
+/// and the headers that came with either, as they came (masked only when shown or stored).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HttpDetails {
+    pub method: Option<String>,
+    pub path: Option<String>,
+    pub status: Option<u16>,
+    pub headers: Vec<(String, String)>,
+}
+
+/// One message as it passed.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub from: From,
+    pub at: SystemTime,
+    /// The bytes as they went (a stdio line without its newline; an HTTP body or SSE event's
+    /// data). Empty, with `size` set, when the message was too large to keep.
+    pub raw: Bytes,
+    /// The message's size on the wire, even when `raw` was not kept.
+    pub size: usize,
+    /// The JSON `raw` parses to, when it does.
+    pub message: Option<Value>,
+    pub http: Option<HttpDetails>,
+}
+
+impl Frame {
+    /// A frame of `raw` bytes sent by `from`, parsed.
+    pub fn new(from: From, at: SystemTime, raw: Bytes, http: Option<HttpDetails>) -> Frame {
+        let message = serde_json::from_slice(&raw).ok();
+        Frame { from, at, size: raw.len(), raw, message, http }
+    }
+
+    /// A frame of a message too large to keep: its size only.
+    pub fn too_large(from: From, at: SystemTime, size: usize, http: Option<HttpDetails>) -> Frame {
+        Frame { from, at, raw: Bytes::new(), size, message: None, http }
+    }
+
+    /// True when the frame was kept whole (not [`Frame::too_large`]).
+    pub fn kept(&self) -> bool {
+        self.raw.len() == self.size
+    }
+
+    /// True for a JSON-RPC 2.0 message or batch of them.
+    pub fn is_json_rpc(&self) -> bool {
+        fn one(value: &Value) -> bool {
+            value.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+        }
+        match &self.message {
+            Some(Value::Array(items)) => !items.is_empty() && items.iter().all(one),
+            Some(value) => one(value),
+            None => false,
+        }
+    }
+
+    /// True for a stdio line a client's parser would choke on: kept, not blank (clients skip
+    /// those), and not JSON-RPC.
+    pub fn breaks_clients(&self) -> bool {
+        self.kept() && !self.raw.iter().all(u8::is_ascii_whitespace) && !self.is_json_rpc()
+    }
+
+    /// The JSON-RPC method of a request or notification.
+    pub fn method(&self) -> Option<&str> {
+        self.message.as_ref()?.get("method")?.as_str()
+    }
+
+    /// The JSON-RPC id of a request or response.
+    pub fn id(&self) -> Option<&Value> {
+        self.message.as_ref()?.get("id").filter(|id| !id.is_null())
+    }
+
+    /// True for a response (a result or an error, no method).
+    pub fn is_response(&self) -> bool {
+        self.message.as_ref().is_some_and(|m| m.get("method").is_none() && m.get("id").is_some())
+    }
+}
+
+/// `at` as RFC 3339 UTC with microseconds (`2025-06-02T14:00:00.123456Z`): messages of one call
+/// are often less than a millisecond apart.
+pub fn timestamp(at: SystemTime) -> String {
+    let at = time::OffsetDateTime::from(at);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
+        at.year(),
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second(),
+        at.microsecond()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(text: &str) -> Frame {
+        Frame::new(From::Server, SystemTime::UNIX_EPOCH, Bytes::from(text.to_string()), None)
+    }
+
+    #[test]
+    fn json_rpc_or_not() {
+        assert!(frame(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).is_json_rpc());
+        assert!(frame(r#"[{"jsonrpc":"2.0","method":"x"}]"#).is_json_rpc());
+        assert!(frame("Server listening on 3000").breaks_clients());
+        assert!(frame(r#"{"level":"info"}"#).breaks_clients());
+        assert!(!frame("  ").breaks_clients());
+        assert_eq!(timestamp(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00.000000Z");
+    }
+}

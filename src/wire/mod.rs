@@ -1,0 +1,15 @@
+//! The wire as frames: every message that passes between an MCP client and a server, in either
+//! direction, as a [`Frame`] (its bytes, the JSON it parses to, the HTTP around it), handed to
+//! [`FrameSink`]s (a JSON Lines record, a bounded ring in memory) by a [`Tap`] that never makes
+//! the wire wait. The proxy stands here first; nothing in it knows which end tooldeck is, so the
+//! app's traffic log can stand on it too.
+
+mod frame;
+mod record;
+mod sink;
+mod tap;
+
+pub use frame::{Frame, From, HttpDetails, NOT_JSON_RPC};
+pub use record::{RecordError, RecordLine, read_record, record_line};
+pub use sink::{FrameSink, JsonLinesSink, Ring, RingSink};
+pub use tap::{Tap, TapHandle, TapStats, Warn};

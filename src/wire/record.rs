@@ -1,0 +1,137 @@
+//! The record: JSON Lines, one frame a line, secrets masked by the one rule (`redact`). Its
+//! format is documented in docs/proxy.md for other tools to read; [`read_record`] reads it back
+//! (`serve-mock --record`, `fuzz --seed-from`).
+
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use super::frame::{Frame, NOT_JSON_RPC, timestamp};
+
+/// The most of a record that is read back: a record is the user's file, read bounded.
+pub const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
+
+/// A frame as one record line (a JSON object; the caller writes it with `json_out::to_line`).
+pub fn record_line(frame: &Frame) -> Value {
+    let mut line = Map::new();
+    line.insert("time".into(), json!(timestamp(frame.at)));
+    line.insert("from".into(), json!(frame.from.name()));
+    if let Some(http) = &frame.http {
+        let mut shown = Map::new();
+        if let Some(method) = &http.method {
+            shown.insert("method".into(), json!(method));
+        }
+        if let Some(path) = &http.path {
+            shown.insert("path".into(), json!(crate::redact::url(path)));
+        }
+        if let Some(status) = http.status {
+            shown.insert("status".into(), json!(status));
+        }
+        shown.insert("headers".into(), headers(&http.headers));
+        line.insert("http".into(), Value::Object(shown));
+    }
+    line.insert("size".into(), json!(frame.size));
+    match &frame.message {
+        Some(message) => {
+            let masked = crate::redact::json_message(message);
+            line.insert("message".into(), masked.unwrap_or_else(|| message.clone()));
+        }
+        None if frame.kept() => {
+            let text = String::from_utf8_lossy(&frame.raw);
+            line.insert("text".into(), json!(crate::redact::urls_in(&text)));
+        }
+        None => {
+            line.insert("note".into(), json!("too large to keep: its size only"));
+        }
+    }
+    if frame.breaks_clients() && frame.http.is_none() {
+        line.insert("note".into(), json!(NOT_JSON_RPC));
+    }
+    Value::Object(line)
+}
+
+/// Headers as an object, secrets masked; a name that came more than once holds an array.
+fn headers(headers: &[(String, String)]) -> Value {
+    let mut shown = Map::new();
+    for (name, value) in headers {
+        let value = json!(crate::redact::header_value(name, value));
+        match shown.get_mut(name) {
+            Some(Value::Array(values)) => values.push(value),
+            Some(first) => *first = json!([first.take(), value]),
+            None => {
+                shown.insert(name.clone(), value);
+            }
+        }
+    }
+    Value::Object(shown)
+}
+
+/// A line of a record read back: who sent it and the message, when it was one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordLine {
+    pub from: super::From,
+    pub message: Value,
+}
+
+/// A record that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("cannot read the record {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("{path} holds no JSON-RPC message: is it a record `tooldeck proxy --record` wrote?")]
+    Empty { path: String },
+}
+
+/// The messages of a record, in order. Lines that are not records of a message (drop counts,
+/// junk a server printed, lines cut short) are skipped.
+pub fn read_record(path: &Path) -> Result<Vec<RecordLine>, RecordError> {
+    let shown = path.display().to_string();
+    let bytes = crate::files::read_bounded(path, MAX_RECORD_BYTES)
+        .map_err(|source| RecordError::Read { path: shown.clone(), source })?;
+    let lines: Vec<RecordLine> = bytes
+        .split(|b| *b == b'\n')
+        .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+        .filter_map(|line| {
+            let from = match line.get("from")?.as_str()? {
+                "client" => super::From::Client,
+                "server" => super::From::Server,
+                _ => return None,
+            };
+            let message = line.get("message")?.clone();
+            Some(RecordLine { from, message })
+        })
+        .collect();
+    if lines.is_empty() {
+        return Err(RecordError::Empty { path: shown });
+    }
+    Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use bytes::Bytes;
+
+    use super::*;
+    use crate::wire::{From, HttpDetails};
+
+    #[test]
+    fn a_line_masks_secrets_and_flags_junk() {
+        let raw = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"api_key":"s3cret"}}}"#;
+        let http = HttpDetails {
+            method: Some("POST".into()),
+            path: Some("/mcp".into()),
+            status: None,
+            headers: vec![("authorization".into(), "Bearer abc".into()), ("accept".into(), "a".into())],
+        };
+        let line = record_line(&Frame::new(From::Client, SystemTime::now(), Bytes::from_static(raw), Some(http)));
+        let text = line.to_string();
+        assert!(!text.contains("s3cret") && !text.contains("Bearer abc"), "{text}");
+        assert_eq!(line["from"], "client");
+        assert_eq!(line["http"]["method"], "POST");
+        let junk = record_line(&Frame::new(From::Server, SystemTime::now(), Bytes::from_static(b"listening"), None));
+        assert_eq!(junk["note"], NOT_JSON_RPC);
+        assert_eq!(junk["text"], "listening");
+    }
+}
