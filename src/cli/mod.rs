@@ -204,10 +204,11 @@ impl Sources {
 
 /// Parses the command line and runs what it asks for.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if cli.command.is_some() && cli.has_app_options() {
         // They would be silently ignored: say where they go instead.
-        use clap::CommandFactory;
         Cli::command()
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
@@ -218,8 +219,10 @@ pub fn main() -> ExitCode {
     if let Some(server) = cli.command.as_ref().and_then(Command::server_args)
         && server.servers_named() > 1
     {
-        use clap::CommandFactory;
-        Cli::command()
+        // Said with the command's own usage, not the app's.
+        let mut command = Cli::command();
+        let name = matches.subcommand_name().unwrap_or_default().to_string();
+        command.find_subcommand_mut(&name).cloned().unwrap_or(command)
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
                 "name one server (--mcp, --mcp-url, --endpoint or --server); the app takes several",
@@ -357,12 +360,14 @@ pub fn tokio_runtime() -> io::Result<tokio::runtime::Runtime> {
 #[derive(Debug, Args, Clone, Default)]
 pub struct ServerArgs {
     /// An Open Tool Calling server (http or https), or the name of a server in a config file.
-    /// Without one, the built-in demo server answers. The app takes several.
+    /// With no server at all, commands that call tools use the built-in demo server. Repeated,
+    /// the app opens each side by side; other commands talk to one.
     #[arg(long, value_name = "URL|NAME")]
     pub endpoint: Vec<String>,
     /// A server by the name tooldeck's config or another client's gives it (Claude Desktop,
     /// Claude Code, Cursor, VS Code, Windsurf, Gemini CLI, Codex; `tooldeck servers` lists
-    /// them); CLIENT:NAME when several configs use the name. The app takes several.
+    /// them); CLIENT:NAME when several configs use the name. Repeated, the app opens each side
+    /// by side; other commands talk to one.
     #[arg(long, value_name = "NAME")]
     pub server: Vec<String>,
     /// Path of the call endpoint [default: /tools/call] (older servers use /execute).
@@ -374,11 +379,12 @@ pub struct ServerArgs {
     /// Seconds to wait for an answer [default: 60].
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<u64>,
-    /// An MCP server to start and talk to over stdio, e.g. 'node server.js --port 0'. The app
-    /// takes several.
+    /// An MCP server to start and talk to over stdio, e.g. 'node server.js --port 0'. Repeated,
+    /// the app opens each side by side; other commands talk to one.
     #[arg(long, value_name = "COMMAND ARGS")]
     pub mcp: Vec<String>,
-    /// An MCP server over Streamable HTTP. The app takes several.
+    /// An MCP server over Streamable HTTP. Repeated, the app opens each side by side; other
+    /// commands talk to one.
     #[arg(long, value_name = "URL")]
     pub mcp_url: Vec<String>,
     /// The config file with named endpoints (default: ~/.config/tooldeck/config.toml);

@@ -125,11 +125,20 @@ impl Checker {
                         let name = property.as_str().map_or_else(|| property.to_string(), str::to_string);
                         (format!("{pointer}/{}", escape_pointer(&name)), "required".to_string())
                     }
-                    _ => (pointer, error.to_string()),
+                    _ => (pointer, said(&error)),
                 });
             }
         }
         problems
+    }
+}
+
+/// An error as the person reads it: jsonschema's words, except where they read oddly
+/// (`"x" is not a "email"` becomes `"x" is not a valid email`).
+fn said(error: &ValidationError<'_>) -> String {
+    match error.kind() {
+        ValidationErrorKind::Format { format } => format!("{} is not a valid {format}", error.instance()),
+        _ => error.to_string(),
     }
 }
 
@@ -158,7 +167,7 @@ impl Placer<'_> {
                 pointer = format!("{pointer}/{}", escape_pointer(&name));
                 "required".to_string()
             }
-            _ => error.to_string(),
+            _ => said(error),
         };
         if self.parsed_badly.contains(&pointer) {
             return;
