@@ -320,10 +320,9 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, Failure> {
     if !options.names_a_server() {
         return Ok(sources.load());
     }
-    // One line, whatever the server said.
-    let one_line = |failure: Failure| Failure::new(failure.code, crate::text::visible(&failure.message));
-    let options = options.resolve().map_err(|e| one_line(e.into()))?;
-    let headers = crate::invoke::endpoint::parse_headers(&options.headers).map_err(|e| one_line(e.into()))?;
+    // A failure is said line by line, each made visible (`Failure::report`), as `call` says it.
+    let options = options.resolve()?;
+    let headers = crate::invoke::endpoint::parse_headers(&options.headers)?;
     let runtime = tokio_runtime().map_err(|e| Failure::transport(format!("cannot start: {e}")))?;
     let mut loaded = if sources.paths.is_empty() { Loaded::default() } else { sources.load() };
     let listed = runtime.block_on(async {
@@ -339,7 +338,7 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, Failure> {
         endpoint.close().await;
         listed
     });
-    let (tools, diagnostics) = listed.map_err(|e| one_line(e.into()))?;
+    let (tools, diagnostics) = listed?;
     for tool in tools {
         if loaded.catalog.get(&tool.id).is_none() {
             loaded.catalog.add(tool);

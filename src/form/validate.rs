@@ -189,3 +189,17 @@ fn nearest(pointer: &str, known: &HashSet<&str>) -> String {
         candidate = candidate.rfind('/').map_or("", |i| &candidate[..i]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::Checker;
+
+    #[test]
+    fn a_format_error_reads_as_english() {
+        let checker = Checker::new(&json!({"type": "object", "properties": {"to": {"type": "string", "format": "email"}}}));
+        let problems = checker.check_value(&json!({"to": "bob"}));
+        assert_eq!(problems, [("/to".to_string(), "\"bob\" is not a valid email".to_string())]);
+    }
+}

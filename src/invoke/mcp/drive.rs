@@ -325,7 +325,11 @@ impl McpEndpoint {
         match self.max_time {
             Some(max) if started.elapsed() > max => Err(InvokeError::Timeout {
                 url: self.label.clone(),
-                limit: format!("{} s (--max-time)", max.as_secs_f64()),
+                // Set from `--timeout` when no `--max-time` was given (fuzz): named so.
+                limit: match max == self.timeout {
+                    true => super::errors::timeout_limit(max),
+                    false => format!("{} s (--max-time)", max.as_secs_f64()),
+                },
             }),
             _ => Ok(()),
         }

@@ -104,7 +104,9 @@ impl McpEndpoint {
             ServiceError::Timeout { timeout } => {
                 // rmcp says which limit ran out only by its length.
                 let limit = match self.max_time {
-                    Some(max) if max == timeout => format!("{} s (--max-time)", max.as_secs_f64()),
+                    // A whole-call limit as long as the silence allowed was set from
+                    // `--timeout` (fuzz does so): named by the flag the person gave.
+                    Some(max) if max == timeout && max != self.timeout => format!("{} s (--max-time)", max.as_secs_f64()),
                     _ => timeout_limit(timeout),
                 };
                 InvokeError::Timeout { url: label.clone(), limit }
