@@ -222,7 +222,10 @@ pub fn main() -> ExitCode {
         // Said with the command's own usage, not the app's.
         let mut command = Cli::command();
         let name = matches.subcommand_name().unwrap_or_default().to_string();
-        command.find_subcommand_mut(&name).cloned().unwrap_or(command)
+        command
+            .find_subcommand_mut(&name)
+            .cloned()
+            .unwrap_or(command)
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
                 "name one server (--mcp, --mcp-url, --endpoint or --server); the app takes several",

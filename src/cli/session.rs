@@ -19,7 +19,9 @@ where
 {
     let options = server.options().resolve()?;
     if options.mcp.is_none() && options.mcp_url.is_none() {
-        return Err(Failure::usage("name an MCP server: --mcp 'COMMAND ARGS', --mcp-url URL or --server NAME (`tooldeck servers` lists those in your configs)"));
+        return Err(Failure::usage(
+            "name an MCP server: --mcp 'COMMAND ARGS', --mcp-url URL or --server NAME (`tooldeck servers` lists those in your configs)",
+        ));
     }
     let headers = crate::invoke::endpoint::parse_headers(&options.headers)?;
     let runtime = tokio::runtime::Builder::new_current_thread()

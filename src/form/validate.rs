@@ -198,7 +198,8 @@ mod tests {
 
     #[test]
     fn a_format_error_reads_as_english() {
-        let checker = Checker::new(&json!({"type": "object", "properties": {"to": {"type": "string", "format": "email"}}}));
+        let checker =
+            Checker::new(&json!({"type": "object", "properties": {"to": {"type": "string", "format": "email"}}}));
         let problems = checker.check_value(&json!({"to": "bob"}));
         assert_eq!(problems, [("/to".to_string(), "\"bob\" is not a valid email".to_string())]);
     }

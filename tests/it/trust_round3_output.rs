@@ -29,7 +29,8 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 /// An MCP server over Streamable HTTP (JSON answers) whose every name, description and text holds
-/// [`HOSTILE`]; `echo` answers "pong", `refuse` always says it failed (a fuzz finding). Its URL.
+/// [`HOSTILE`]; `echo` answers "pong", `refuse` always fails with an internal error (a fuzz
+/// finding: a plain refusal of every input reads as the tool's domain). Its URL.
 fn hostile_server(runtime: &tokio::runtime::Runtime) -> String {
     let handler = |axum::Json(message): axum::Json<Value>| async move {
         let Some(id) = message.get("id").cloned() else { return StatusCode::ACCEPTED.into_response() };
@@ -45,7 +46,7 @@ fn hostile_server(runtime: &tokio::runtime::Runtime) -> String {
                 {"name": "refuse", "description": "always fails", "inputSchema": no_args, "annotations": {"readOnlyHint": true}}
             ]}),
             "tools/call" if message["params"]["name"] == "refuse" => {
-                json!({"content": [{"type": "text", "text": "no"}], "isError": true})
+                json!({"content": [{"type": "text", "text": "TypeError: cannot read properties of undefined"}], "isError": true})
             }
             "tools/call" => json!({"content": [{"type": "text", "text": "pong"}]}),
             "resources/list" => {

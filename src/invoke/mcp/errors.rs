@@ -106,7 +106,9 @@ impl McpEndpoint {
                 let limit = match self.max_time {
                     // A whole-call limit as long as the silence allowed was set from
                     // `--timeout` (fuzz does so): named by the flag the person gave.
-                    Some(max) if max == timeout && max != self.timeout => format!("{} s (--max-time)", max.as_secs_f64()),
+                    Some(max) if max == timeout && max != self.timeout => {
+                        format!("{} s (--max-time)", max.as_secs_f64())
+                    }
                     _ => timeout_limit(timeout),
                 };
                 InvokeError::Timeout { url: label.clone(), limit }
