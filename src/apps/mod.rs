@@ -12,6 +12,9 @@ pub mod bridge;
 pub mod csp;
 pub mod host;
 pub mod load;
+mod start;
+
+pub use start::{Started, start};
 
 use std::fmt;
 

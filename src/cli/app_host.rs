@@ -9,13 +9,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::ServerArgs;
 use super::exit;
 use super::failure::{Failure, finish};
-use crate::apps::bridge::{Bridge, BridgeSetup};
-use crate::apps::{AppEvent, host, load};
+use crate::apps::AppEvent;
 use crate::catalog::Tool;
 use crate::form::args::apply_pairs;
 
@@ -28,9 +27,6 @@ pub struct AppArgs {
     /// An argument for the first call, `key=value`, coerced by the schema (repeatable).
     #[arg(long = "arg", value_name = "KEY=VALUE")]
     pub args: Vec<String>,
-    /// Print the host page's URL instead of opening the browser.
-    #[arg(long)]
-    pub no_browser: bool,
     /// Seconds a loaded app may take to send ui/initialize before a line says so [default: 10].
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     pub init_wait: u64,
@@ -75,30 +71,16 @@ async fn serve(args: &AppArgs, endpoint: Arc<crate::invoke::Endpoint>) -> Result
     let tool = find(&tools, &args.tool)?;
     let input = apply_pairs(json!({}), &args.args, &tool.input_schema)
         .map_err(|e| Failure::new(exit::INVALID_ARGUMENTS, e.to_string()))?;
-    // The view first: a tool whose view cannot be hosted is not called for nothing.
-    let view = load::view(&endpoint, &tool).await.map_err(|e| Failure::new(exit::TOOL_ERROR, e.to_string()))?;
-    let (result, ok) = load::call(&endpoint, &tool.name, input.clone()).await;
-    let (events, mut heard) = tokio::sync::mpsc::channel(1024);
-    let bridge = Bridge::new(
-        BridgeSetup {
-            endpoint,
-            host_context: host_context(&tool),
-            tool: tool.clone(),
-            tools,
-            input,
-            result,
-            init_wait: Duration::from_secs(args.init_wait.max(1)),
-        },
-        events,
-    );
-    let hosted = host::serve(bridge, &view, tool.display_title()).await.map_err(|e| Failure::failed(e.to_string()))?;
-    for note in &view.notes {
+    let init_wait = Duration::from_secs(args.init_wait.max(1));
+    let started = crate::apps::start(endpoint, tools, &tool, input, init_wait)
+        .await
+        .map_err(|e| Failure::new(exit::TOOL_ERROR, e.to_string()))?;
+    let (hosted, mut heard) = (started.hosted, started.events);
+    for note in &started.notes {
         say(&AppEvent::Note { text: note.clone() });
     }
-    if !ok {
-        say(&AppEvent::Note { text: format!("{} failed; the app gets its error as the result", tool.name) });
-    }
-    print_url(&hosted.url, args.no_browser);
+    // `--no-browser` is the server options' (sign-in's) flag: print URLs, open none.
+    print_url(&hosted.url, args.server.oauth.no_browser);
     while let Some(event) = heard.recv().await {
         say(&event);
     }
@@ -131,32 +113,4 @@ fn find(tools: &[Tool], name: &str) -> Result<Tool, Failure> {
         return Err(Failure::usage(crate::apps::AppError::NoApp { tool: tool.name.clone() }.to_string()));
     }
     Ok(tool.clone())
-}
-
-/// What the view learns of its host in `ui/initialize`: tooldeck's default theme's colours as
-/// the spec's CSS variables, inline display, the locale and time zone, and the tool it shows.
-fn host_context(tool: &Tool) -> Value {
-    let definition = tool.written.raw.as_deref().cloned().unwrap_or_else(|| json!({"name": tool.name}));
-    let locale = std::env::var("LANG").ok().and_then(|l| l.split('.').next().map(|l| l.replace('_', "-")));
-    let locale = locale.filter(|l| l.len() <= 16 && l != "C" && l != "POSIX").unwrap_or_else(|| "en-US".into());
-    json!({
-        "toolInfo": {"tool": definition},
-        "theme": "dark",
-        "styles": {"variables": {
-            "--color-background-primary": "#1e1e2e",
-            "--color-background-secondary": "#313244",
-            "--color-text-primary": "#cdd6f4",
-            "--color-text-secondary": "#a6adc8",
-            "--color-border-primary": "#45475a",
-            "--color-ring-primary": "#89b4fa",
-            "--font-sans": "system-ui, sans-serif",
-            "--font-mono": "ui-monospace, monospace",
-        }},
-        "displayMode": "inline",
-        "availableDisplayModes": ["inline"],
-        "containerDimensions": {"maxHeight": 10000},
-        "locale": locale,
-        "platform": "desktop",
-        "userAgent": format!("tooldeck/{}", env!("CARGO_PKG_VERSION")),
-    })
 }
