@@ -143,7 +143,7 @@ impl ServerHandler for AppServer {
             "ui://plain/view" => json!({"uri": uri, "mimeType": "text/plain", "text": "not an app"}),
             _ => return Err(ErrorData::resource_not_found(format!("no resource {uri}"), None)),
         };
-        Ok(typed(json!({"contents": [content]})))
+        Ok(typed::<rmcp::model::ReadResourceResult>(json!({"contents": [content]})).into())
     }
 }
 
