@@ -382,3 +382,39 @@ async fn a_flooding_view_is_cut_off_and_its_silence_said() {
     assert!(lines.iter().any(|l| l.contains("sent no ui/initialize in 2 s")), "{lines:?}");
     driver.quit().await;
 }
+
+/// `A` in the TUI: a tool with an app asks the runtime to host it with the form's arguments; a
+/// tool without one gets a line saying so.
+#[test]
+fn the_tui_key_hosts_the_selected_tools_app() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use tooldeck::app::{App, Effect, Msg, update};
+    let listing = json!({"tools": [
+        {"name": "plain", "description": "No view here.", "inputSchema": {"type": "object"}},
+        app_tool("get-time", "ui://clock/view", json!(["model", "app"])),
+    ]});
+    let text = serde_json::to_string(&listing).unwrap();
+    let (tools, _) = tooldeck::catalog::load_text("tools.json", &text, &Default::default());
+    let mut catalog = tooldeck::catalog::Catalog::default();
+    for tool in tools {
+        catalog.add(tool);
+    }
+    let mut app = App::new(catalog, &[], (120, 40));
+    let _ = update(&mut app, Msg::Resize(120, 40));
+    let key = |app: &mut App, code: KeyCode| update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    while app.selected_tool().map(|t| t.name.as_str()) != Some("plain") {
+        key(&mut app, KeyCode::Down);
+    }
+    assert!(key(&mut app, KeyCode::Char('A')).is_empty());
+    assert!(app.status.as_deref().unwrap_or_default().contains("has no app"), "{:?}", app.status);
+    while app.selected_tool().map(|t| t.name.as_str()) != Some("get-time") {
+        key(&mut app, KeyCode::Down);
+    }
+    match key(&mut app, KeyCode::Char('A')).as_slice() {
+        [Effect::HostApp { tool, arguments }] => {
+            assert_eq!(tool.name, "get-time");
+            assert_eq!(arguments, &json!({}));
+        }
+        other => panic!("{other:?}"),
+    }
+}
