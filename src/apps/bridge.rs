@@ -125,7 +125,10 @@ impl Bridge {
 
     /// Answers one message from the view (none for a notification or a response).
     pub async fn handle(self: &Arc<Self>, message: Value) -> Option<Value> {
-        if self.over_rate() {
+        // The host page's own notes (the view loaded, how many it dropped) are not the view's
+        // messages: a flood must not hide them.
+        let from_page = message.get("method").and_then(Value::as_str).is_some_and(|m| m.starts_with("tooldeck/"));
+        if !from_page && self.over_rate() {
             let id = message.get("id").filter(|_| message.get("method").is_some())?;
             return Some(error(id, -32000, "too many messages: the host drops them"));
         }

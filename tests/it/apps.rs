@@ -255,7 +255,7 @@ async fn the_bridge_answers_as_the_spec_says() {
     let mut started = start(&url, "get-time").await.expect("started");
     assert!(started.notes.iter().any(|n| n.contains("\"*\" refused")), "{:?}", started.notes);
     assert!(started.notes.iter().any(|n| n.contains("http: origins")), "{:?}", started.notes);
-    let client = reqwest::Client::new();
+    let client = tooldeck::invoke::http::client_builder().build().unwrap();
     let rpc = format!("{}rpc", started.hosted.url);
     let post = |body: Value| {
         let (client, rpc) = (client.clone(), rpc.clone());

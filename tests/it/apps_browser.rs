@@ -43,7 +43,7 @@ impl Driver {
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let child = command.spawn().ok()?;
         let profile = tempfile::tempdir().unwrap();
-        let client = reqwest::Client::builder().timeout(Duration::from_secs(60)).build().unwrap();
+        let client = tooldeck::invoke::http::client_builder().timeout(Duration::from_secs(60)).build().unwrap();
         let mut driver = Driver {
             child,
             base: format!("http://127.0.0.1:{port}"),
