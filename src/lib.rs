@@ -2,6 +2,7 @@
 //! command line and runs it.
 
 pub mod app;
+pub mod apps;
 pub mod cases;
 pub mod catalog;
 pub mod cli;

@@ -339,6 +339,7 @@ fn command(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         Action::History => app.prompts.open(Popup::History { selected: 0 }),
         Action::SaveCase => return Some(app.save_case()),
         Action::Fuzz => return Some(app.fuzz_selected()),
+        Action::HostApp => return Some(app.host_app()),
         Action::Unset | Action::AddItem | Action::DeleteItem | Action::MoveItemUp | Action::MoveItemDown => {
             app.status = Some(app.say("select a tool and press {key:activate} to fill in its form"));
         }

@@ -211,6 +211,8 @@ pub enum Action {
     /// Fuzz the selected tool in the background (its schemas make the arguments); in the fuzz
     /// pane, run it again.
     Fuzz,
+    /// Host the selected tool's MCP App in the browser, wired to the session (`tooldeck app`).
+    HostApp,
     /// Yes, in a yes-or-no box: replace the file, run the destructive tool.
     Confirm,
 }
@@ -284,6 +286,7 @@ impl Action {
             Action::ScrollLeft => "scroll_left",
             Action::ScrollRight => "scroll_right",
             Action::Fuzz => "fuzz",
+            Action::HostApp => "host_app",
             Action::Confirm => "confirm",
         }
     }

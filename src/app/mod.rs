@@ -9,6 +9,7 @@
 //! is in `flows` and `actions`.
 
 mod actions;
+mod apps;
 pub mod asks;
 pub mod auth;
 pub mod component;
@@ -321,6 +322,12 @@ pub enum Effect {
     Fuzz {
         id: u64,
         tool: Box<Tool>,
+    },
+    /// Host `tool`'s MCP App in the browser, first calling it with `arguments`; the app's
+    /// requests come back as status lines (`Msg::Said`). A new one ends the last.
+    HostApp {
+        tool: Box<Tool>,
+        arguments: serde_json::Value,
     },
     /// Stop fuzz run `id`: the call in flight is cut short, the findings so far reported.
     StopFuzz {

@@ -137,6 +137,7 @@ fn for_a_session(effect: &Effect) -> bool {
         | Effect::Complete { .. }
         | Effect::Subscribe { .. }
         | Effect::Fuzz { .. }
+        | Effect::HostApp { .. }
         | Effect::SaveCase { .. } => true,
         Effect::Quit
         | Effect::Cancel { .. }

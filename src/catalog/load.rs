@@ -342,6 +342,7 @@ fn finish(draft: Draft, label: &str, meta_check: bool, issues: &mut Vec<Issue>) 
             no_defaults: draft.no_defaults,
             raw: None,
             face: crate::catalog::Face::Tool,
+            app: draft.app,
         },
     })
 }

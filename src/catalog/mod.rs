@@ -1,6 +1,7 @@
 //! Tool definitions in every supported format → one [`Catalog`] of [`Tool`]s, with a
 //! [`Diagnostic`] for every problem found on the way. No terminal or async code lives here.
 
+pub mod app_ui;
 pub mod budget;
 pub mod document;
 pub mod formats;

@@ -53,6 +53,9 @@ struct ToolReport<'a> {
     annotations: Option<&'a Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     task_support: Option<&'a String>,
+    /// MCP Apps: the tool's `ui://` view (`_meta.ui`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    app: Option<&'a super::app_ui::AppUi>,
 }
 
 impl Serialize for Tool {
@@ -71,6 +74,7 @@ impl Serialize for Tool {
             requirements: &self.requirements,
             annotations: self.annotations.as_ref(),
             task_support: self.task_support.as_ref(),
+            app: self.written.app.as_ref(),
         }
         .serialize(serializer)
     }
@@ -91,6 +95,8 @@ pub struct Written {
     /// Which face of an MCP server the entry is: a tool, unless the app made it from one of the
     /// server's resources, templates or prompts (so the list, forms and results serve them too).
     pub face: Face,
+    /// MCP Apps: the interactive view `_meta.ui.resourceUri` names, if any.
+    pub app: Option<super::app_ui::AppUi>,
 }
 
 /// A face of an MCP server besides its tools, as the app lists it beside them: what a run

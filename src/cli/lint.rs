@@ -80,7 +80,11 @@ fn lint(args: &LintArgs) -> Result<ExitCode, Failure> {
     let warm = std::thread::spawn(crate::lint::cost::warm_up);
     let loaded = load(&args.sources, &args.server)?;
     let _ = warm.join();
-    let report = lint_catalog(&loaded.catalog, &options);
+    let mut report = lint_catalog(&loaded.catalog, &options);
+    if let Some(served) = served_resources(&args.server, &loaded)? {
+        let tools = loaded.catalog.tools();
+        report.findings.extend(crate::lint::apps::check_resources(tools, &served, &options));
+    }
     let locator = Locator::new(loaded.catalog.tools(), args.sources.format, &read_again);
     let server_named = args.server.options().names_a_server();
     let placed = place(&loaded, &report, &locator, server_named);
@@ -107,6 +111,32 @@ fn lint(args: &LintArgs) -> Result<ExitCode, Failure> {
         Ok(_) if failed => Ok(exit::code(exit::FAILED)),
         outcome => outcome,
     }
+}
+
+/// The server's resources, when a server is named and one of its tools ships an MCP App: the
+/// apps rules check that each app's resource is listed, as an app. A server that cannot list
+/// them is said as `load` says it.
+fn served_resources(server: &ServerArgs, loaded: &Loaded) -> Result<Option<Vec<crate::lint::apps::Served>>, Failure> {
+    let options = server.options();
+    if !options.names_a_server() || loaded.catalog.tools().iter().all(|t| t.written.app.is_none()) {
+        return Ok(None);
+    }
+    let options = options.resolve()?;
+    let headers = crate::invoke::endpoint::parse_headers(&options.headers)?;
+    let runtime = super::tokio_runtime().map_err(|e| Failure::transport(format!("cannot start: {e}")))?;
+    let listing = runtime.block_on(async {
+        let endpoint = options.connect(headers, None).await?;
+        let listing = endpoint.list_resources().await;
+        endpoint.close().await;
+        listing
+    });
+    let listing = listing.map_err(|e| Failure::transport(visible(&e.to_string()).into_owned()))?;
+    let served = listing
+        .resources
+        .into_iter()
+        .map(|r| crate::lint::apps::Served { uri: r.uri, mime_type: r.mime_type })
+        .collect();
+    Ok(Some(served))
 }
 
 /// Printing done; a reader that went away (`| head`) is no failure.

@@ -47,7 +47,7 @@ fn write_table(out: &mut impl Write, tools: &[Tool]) -> io::Result<()> {
         .map(|t| {
             [
                 cell(visible(&t.id)),
-                cell(Cow::Owned(truncate(&visible(t.display_title()), 40).into_owned())),
+                cell(Cow::Owned(format!("{}{}", app_mark(t), truncate(&visible(t.display_title()), 40)))),
                 cell(Cow::Owned(t.format.to_string())),
                 cell(Cow::Owned(t.parameter_count().to_string())),
                 cell(Cow::Owned(visible(&t.source.to_string()).into_owned())),
@@ -65,6 +65,16 @@ fn write_table(out: &mut impl Write, tools: &[Tool]) -> io::Result<()> {
         write_row(out, row, &widths)?;
     }
     Ok(())
+}
+
+/// `[app] ` before the title of a tool that ships an MCP App view (`[app-only] ` when a host
+/// offers it to the app and not to the model).
+fn app_mark(tool: &Tool) -> &'static str {
+    match &tool.written.app {
+        Some(app) if !app.model_sees() => "[app-only] ",
+        Some(_) => "[app] ",
+        None => "",
+    }
 }
 
 /// A cell with its width, measured once: a catalog of 69,000 tools is 345,000 cells.

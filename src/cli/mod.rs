@@ -23,6 +23,7 @@ macro_rules! report {
 }
 
 mod app;
+mod app_host;
 mod auth;
 mod call;
 mod check;
@@ -156,6 +157,13 @@ pub enum Command {
     /// Code, Cursor, VS Code, Windsurf, Gemini CLI and Codex, each with where it was found;
     /// `--server NAME` picks one in every command that connects.
     Servers(servers::ServersArgs),
+    /// Host a tool's MCP App in the browser: call the tool, serve its ui:// view on loopback in
+    /// a sandbox, and carry out what the view asks through the session, one line each, until
+    /// Ctrl-C.
+    ///
+    /// Exit 0 when ended, 1 when the view cannot be read or is no app, 2 for a usage error (no
+    /// such tool, a tool without an app), 5 when the server cannot be reached.
+    App(app_host::AppArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     ///
     /// `tooldeck completions bash > ~/.local/share/bash-completion/completions/tooldeck`; bash,
@@ -246,6 +254,7 @@ impl Command {
             Command::Call(args) => Some(&args.server),
             Command::Test(args) => Some(&args.server),
             Command::Lint(args) => Some(&args.server),
+            Command::App(args) => Some(&args.server),
             _ => None,
         }
     }
@@ -294,6 +303,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Prompts(args)) => return prompts::run_prompts(&args),
         Some(Command::Prompt(args)) => return prompts::run_prompt(&args),
         Some(Command::Servers(args)) => servers::run(&args),
+        Some(Command::App(args)) => return app_host::run(args),
         Some(Command::Completions(args)) => {
             use std::io::Write as _;
             std::io::stdout().write_all(completions::script(args.shell).as_bytes()).map(|()| ExitCode::SUCCESS)

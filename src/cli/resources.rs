@@ -12,7 +12,9 @@ use super::ServerArgs;
 use super::exit;
 use super::failure::{Failure, finish};
 use super::session::{print_json, refused, shown, warn, with_server};
+use crate::catalog::app_ui::{APP_MIME, UI_SCHEME, is_app_mime};
 use crate::invoke::mcp::content::{Embedded, Inline};
+use crate::invoke::mcp::resources::Resource;
 use crate::text::{human_bytes, visible};
 
 #[derive(Debug, Args, Clone)]
@@ -48,7 +50,7 @@ pub fn run_resources(args: &ResourcesArgs) -> ExitCode {
             };
             if json {
                 return Ok(print_json(&json!({
-                    "resources": listing.resources,
+                    "resources": listing.resources.iter().map(resource_json).collect::<Vec<_>>(),
                     "templates": listing.templates,
                     "warnings": listing.warnings,
                 })));
@@ -64,7 +66,8 @@ pub fn run_resources(args: &ResourcesArgs) -> ExitCode {
                 let mime = resource.mime_type.as_deref().unwrap_or("-");
                 let size = resource.size.map(|s| format!("  {}", human_bytes(s))).unwrap_or_default();
                 let name = resource.title.as_deref().unwrap_or(&resource.name);
-                let _ = writeln!(out, "{}  {}  {}{size}", visible(&resource.uri), visible(name), visible(mime));
+                let mark = app_mark(resource);
+                let _ = writeln!(out, "{}  {}  {}{size}{mark}", visible(&resource.uri), visible(name), visible(mime));
             }
             for template in &listing.templates {
                 let name = template.title.as_deref().unwrap_or(&template.name);
@@ -99,6 +102,29 @@ fn variables_said(variables: &[String]) -> String {
         }
         _ => variables.join(", "),
     }
+}
+
+/// A `ui://` resource is an MCP App's view: marked `app`, with a word when its MIME type is not
+/// the app profile (hosts will not render it).
+fn app_mark(resource: &Resource) -> String {
+    if !resource.uri.starts_with(UI_SCHEME) {
+        return String::new();
+    }
+    match resource.mime_type.as_deref() {
+        Some(mime) if is_app_mime(mime) => "  [app]".to_string(),
+        _ => format!("  [app: its MIME type should be {APP_MIME}]"),
+    }
+}
+
+/// A resource in `--json`: as listed, with `"app": true` on a `ui://` one.
+fn resource_json(resource: &Resource) -> serde_json::Value {
+    let mut value = serde_json::to_value(resource).unwrap_or_default();
+    if resource.uri.starts_with(UI_SCHEME)
+        && let Some(object) = value.as_object_mut()
+    {
+        object.insert("app".into(), serde_json::Value::Bool(true));
+    }
+    value
 }
 
 pub fn run_read(args: &ReadArgs) -> ExitCode {

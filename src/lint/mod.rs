@@ -3,6 +3,7 @@
 //! context. Findings name a place inside a tool (a JSON pointer); [`locate`] turns that into a
 //! line and column of the file it came from.
 
+pub mod apps;
 mod consistency;
 pub mod cost;
 mod gemini;
@@ -266,9 +267,16 @@ impl<'a> Sink<'a> {
 /// Every rule about one tool on its own (not the ones that compare tools, nor cost).
 pub fn lint_tool(tool: &Tool, options: &Options) -> Vec<Finding> {
     let mut sink = Sink::new(tool, options);
-    tips::check(&mut sink);
+    // A tool only apps may call is never in a model's context: advice and limits for models
+    // do not apply to it.
+    if apps::offered_to_model(tool) {
+        tips::check(&mut sink);
+    }
     consistency::check(&mut sink);
-    providers::check(&mut sink);
+    if apps::offered_to_model(tool) {
+        providers::check(&mut sink);
+    }
+    apps::check(&mut sink);
     sink.close()
 }
 
@@ -292,13 +300,19 @@ impl Sink<'_> {
 
 /// Every rule over a whole catalog: each tool's own, the ones across tools, and the cost.
 pub fn lint_catalog(catalog: &Catalog, options: &Options) -> Report {
-    let tools = catalog.tools();
-    let mut findings: Vec<Finding> = crate::sync::in_parallel(tools.iter().collect(), |tool| lint_tool(tool, options))
-        .into_iter()
-        .flatten()
-        .collect();
+    let all = catalog.tools();
+    // The rules across tools and the cost count what a model is offered: not app-only tools.
+    let model_tools: Vec<Tool>;
+    let tools = if all.iter().all(apps::offered_to_model) {
+        all
+    } else {
+        model_tools = all.iter().filter(|t| apps::offered_to_model(t)).cloned().collect();
+        &model_tools
+    };
+    let mut findings: Vec<Finding> =
+        crate::sync::in_parallel(all.iter().collect(), |tool| lint_tool(tool, options)).into_iter().flatten().collect();
     findings.extend(providers::check_catalog(tools, options));
-    summary::alphabetical(tools, &mut findings);
+    summary::alphabetical(all, &mut findings);
     if options.summarise {
         summary::summarise(&mut findings);
     }

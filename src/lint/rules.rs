@@ -24,6 +24,8 @@ pub const ANTHROPIC_TOOLS: &str = "https://platform.claude.com/docs/en/agents-an
 pub const GEMINI_FUNCTIONS: &str = "https://ai.google.dev/api/caching#FunctionDeclaration";
 pub const GEMINI_SCHEMA: &str = "https://ai.google.dev/api/caching#Schema";
 pub const MCP_TOOL_NAMES: &str = "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names";
+pub const MCP_APPS: &str =
+    "https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx";
 pub const MCP_TOOLS: &str = "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool";
 
 const fn rule(id: &'static str, severity: Severity, summary: &'static str, url: &'static str) -> Rule {
@@ -174,6 +176,33 @@ pub const RULES: &[Rule] = &[
     rule("mcp/name", Warning, "MCP tool names SHOULD be 1-128 characters of A-Z a-z 0-9 _ - .", MCP_TOOL_NAMES),
     rule("mcp/input-root", Warning, "An MCP `inputSchema` is `type: \"object\"`", MCP_TOOLS),
     rule("mcp/output-root", Warning, "An MCP `outputSchema` describes an object", MCP_TOOLS),
+    // MCP Apps (SEP-1865): a tool's interactive view.
+    rule("apps/resource-scheme", Error, "An app's `_meta.ui.resourceUri` that is not a ui:// URI", MCP_APPS),
+    rule("apps/legacy-key", Note, "An app named by the legacy `_meta[\"ui/resourceUri\"]` key", MCP_APPS),
+    rule(
+        "apps/visibility",
+        Warning,
+        "`_meta.ui.visibility` empty or naming other than \"model\" and \"app\"",
+        MCP_APPS,
+    ),
+    rule(
+        "apps/app-only",
+        Note,
+        "A tool only its app may call: not offered to a model, so model-facing checks skip it",
+        MCP_APPS,
+    ),
+    rule(
+        "apps/missing-resource",
+        Error,
+        "An app whose ui:// resource the server does not list (with a server)",
+        MCP_APPS,
+    ),
+    rule(
+        "apps/resource-mime",
+        Warning,
+        "An app resource not listed as `text/html;profile=mcp-app` (with a server)",
+        MCP_APPS,
+    ),
     // What a catalog costs in a model's context.
     rule(
         "cost/large-tool",

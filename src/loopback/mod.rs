@@ -30,17 +30,43 @@ pub struct LoopbackServer {
     task: Option<JoinHandle<io::Result<()>>>,
 }
 
+/// A port bound on 127.0.0.1, not served yet: for a router that must know its own origin (the
+/// MCP Apps host names its origins in its pages).
+#[derive(Debug)]
+pub struct Bound {
+    listener: TcpListener,
+    addr: SocketAddr,
+}
+
+impl Bound {
+    /// Binds 127.0.0.1:`port` (0 picks a free port).
+    pub async fn bind(port: u16) -> io::Result<Bound> {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
+        let addr = listener.local_addr()?;
+        Ok(Bound { listener, addr })
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Serves `router` on the current Tokio runtime; must be called from within one.
+    pub fn serve(self, router: axum::Router) -> LoopbackServer {
+        let Bound { listener, addr } = self;
+        let stop = CancellationToken::new();
+        let signal = stop.clone().cancelled_owned();
+        let task = tokio::spawn(async move { axum::serve(listener, router).with_graceful_shutdown(signal).await });
+        LoopbackServer { url: format!("http://{addr}"), addr, stop, task: Some(task) }
+    }
+}
+
 impl LoopbackServer {
     /// Binds 127.0.0.1:`port` (0 picks a free port) and serves `router` on the current Tokio
     /// runtime; must be called from within one. Fails only when the port cannot be bound. The
     /// router brings its own guard (`local_only`, or a stricter one of its own).
     pub async fn start(router: axum::Router, port: u16) -> io::Result<LoopbackServer> {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
-        let addr = listener.local_addr()?;
-        let stop = CancellationToken::new();
-        let signal = stop.clone().cancelled_owned();
-        let task = tokio::spawn(async move { axum::serve(listener, router).with_graceful_shutdown(signal).await });
-        Ok(LoopbackServer { url: format!("http://{addr}"), addr, stop, task: Some(task) })
+        Ok(Bound::bind(port).await?.serve(router))
     }
 
     pub fn url(&self) -> &str {

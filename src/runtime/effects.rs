@@ -33,6 +33,8 @@ pub(super) struct Calls {
     pub(super) fuzzing: Option<super::fuzz::FuzzTask>,
     /// The last question for suggestions, while it waits for its answer (`Effect::Complete`).
     pub(super) completing: Option<tokio::task::JoinHandle<()>>,
+    /// The MCP App being hosted, if one is (dropping it ends it).
+    pub(super) hosting: Option<super::apps::Hosting>,
 }
 
 impl Drop for Calls {
@@ -89,6 +91,7 @@ impl Calls {
             Effect::SaveCase { path, case } => save_case(&s, path, case),
             Effect::Record(entry) => self.record(entry),
             Effect::Fuzz { id, tool } => self.fuzz(&s, id, *tool),
+            Effect::HostApp { tool, arguments } => self.host_app(&s, *tool, arguments),
             Effect::StopFuzz { id } => self.stop_fuzz(id),
             Effect::Copy(text) => copy(&text),
             // Only web links, whichever pane asked (the gate decides): another scheme could

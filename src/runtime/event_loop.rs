@@ -58,6 +58,7 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
         supervisor,
         fuzzing: None,
         completing: None,
+        hosting: None,
     };
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);

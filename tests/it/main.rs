@@ -4,6 +4,7 @@
 // Topics that once were binaries of their own still name their shared helpers by path.
 #![allow(clippy::duplicate_mod)]
 
+mod apps;
 mod architecture;
 mod asks_screens;
 mod call_cli;

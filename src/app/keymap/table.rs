@@ -68,6 +68,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::Zoom, &[Key::char('z'), Key::alt(C::Char('z'))], "zoom the focused pane, and back"),
     row(Main, A::FillDefaults, &[Key::char('D')], "fill in every default (sent then)"),
     row(Main, A::Fuzz, &[Key::char('Z')], "fuzz the selected tool in the background; its findings"),
+    row(Main, A::HostApp, &[Key::char('A')], "host the tool's MCP App in the browser"),
     // The result's actions work while it is on screen, without focusing it.
     row(Main, A::ToggleExchange, &[Key::char('x')], "the result's exact exchange"),
     row(Main, A::CopyCurl, &[Key::char('c')], "copy the call as curl"),
@@ -128,6 +129,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Typing, A::SignIn, &[Key::alt(C::Char('l'))], "sign in (OAuth)"),
     row(Typing, A::SignOut, &[Key::alt(C::Char('u'))], "sign out (forget the tokens)"),
     row(Typing, A::ConnectServer, &[Key::alt(C::Char('C'))], "connect a server found in configs"),
+    row(Typing, A::HostApp, &[Key::alt(C::Char('a'))], "host the tool's MCP App in the browser"),
     row(Typing, A::Quit, &[Key::ctrl('q')], "quit"),
     row(Result, A::Up, UP, "scroll"),
     row(Result, A::Down, DOWN, "scroll"),

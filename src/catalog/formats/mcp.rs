@@ -33,5 +33,6 @@ pub fn item(object: &Map<String, Value>, at: &[Segment], cx: &mut Context) -> Op
         .and_then(|e| member(e.as_object()?, "taskSupport"))
         .and_then(Value::as_str)
         .map(str::to_string);
+    draft.app = member(object, "_meta").and_then(crate::catalog::app_ui::AppUi::from_meta);
     Some(draft)
 }

@@ -54,6 +54,8 @@ pub struct Draft {
     pub naming: Naming,
     /// The format has no `default` for its parameters.
     pub no_defaults: bool,
+    /// MCP Apps: the view `_meta.ui` names.
+    pub app: Option<crate::catalog::app_ui::AppUi>,
 }
 
 impl Draft {
@@ -81,6 +83,7 @@ impl Draft {
             task_support: None,
             naming: Naming::Given,
             no_defaults: false,
+            app: None,
         }
     }
 }

@@ -79,6 +79,9 @@ pub struct Embedded {
     pub size: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
+    /// `_meta` as it came (an MCP App's `_meta.ui`: its CSP and permissions); not printed.
+    #[serde(skip)]
+    pub meta: Option<Value>,
 }
 
 /// Content that came inline, not yet decoded.
@@ -289,7 +292,9 @@ fn read_embedded(
         Inline::Text(text) => text.len() as u64,
         Inline::Base64(data) => decoded_len(data),
     };
-    Ok((Embedded { uri, mime_type: take_string(resource, "mimeType"), body, size, annotations }, problems))
+    let mime_type = take_string(resource, "mimeType");
+    let meta = resource.remove("_meta").filter(Value::is_object);
+    Ok((Embedded { uri, mime_type, body, size, annotations, meta }, problems))
 }
 
 /// A `resources/read` result's `contents`; entries that cannot be read are left out (with why, in

@@ -35,7 +35,22 @@ fn rules_of(document: &Value, options: &Options) -> Vec<&'static str> {
     for tool in tools {
         catalog.add(tool);
     }
-    lint_catalog(&catalog, options).findings.into_iter().map(|f| f.rule).collect()
+    let mut findings = lint_catalog(&catalog, options).findings;
+    // The apps rules that need a server's resources: as if it served these two.
+    use tooldeck::lint::apps::{Served, check_resources};
+    let served = [
+        Served { uri: "ui://shop/view".into(), mime_type: Some("text/html;profile=mcp-app".into()) },
+        Served { uri: "ui://shop/plain".into(), mime_type: Some("text/html".into()) },
+    ];
+    findings.extend(check_resources(catalog.tools(), &served, options));
+    findings.into_iter().map(|f| f.rule).collect()
+}
+
+/// A tool that follows every tip, with an app view at `uri` seen by `visibility`.
+fn app(uri: &str, visibility: Value) -> Value {
+    let mut app = tool("shop_search", params(json!({"query": query()}), &["query"]));
+    app["_meta"] = json!({"ui": {"resourceUri": uri, "visibility": visibility}});
+    app
 }
 
 fn one(tool: Value) -> Value {
@@ -494,6 +509,36 @@ fn cases() -> Vec<Case> {
             one(
                 json!({"name": "s", "description": "Count the products in the catalog that match a text.", "inputSchema": params(json!({}), &[]), "outputSchema": {"type": "object", "properties": {"count": {"type": "number"}}}}),
             ),
+        ),
+        case(
+            "apps/resource-scheme",
+            one(app("https://shop/view", json!(["model"]))),
+            one(app("ui://shop/view", json!(["model"]))),
+        ),
+        case(
+            "apps/legacy-key",
+            one({
+                let mut legacy = tool("shop_search", params(json!({"query": query()}), &["query"]));
+                legacy["_meta"] = json!({"ui/resourceUri": "ui://shop/view"});
+                legacy
+            }),
+            one(app("ui://shop/view", json!(["model", "app"]))),
+        ),
+        case(
+            "apps/visibility",
+            one(app("ui://shop/view", json!(["user"]))),
+            one(app("ui://shop/view", json!(["app"]))),
+        ),
+        case("apps/app-only", one(app("ui://shop/view", json!(["app"]))), one(app("ui://shop/view", json!(["model"])))),
+        case(
+            "apps/missing-resource",
+            one(app("ui://shop/none", json!(["model"]))),
+            one(app("ui://shop/view", json!(["model"]))),
+        ),
+        case(
+            "apps/resource-mime",
+            one(app("ui://shop/plain", json!(["model"]))),
+            one(app("ui://shop/view", json!(["model"]))),
         ),
         case(
             "cost/large-tool",
