@@ -21,5 +21,5 @@ pub mod signals;
 pub mod sync;
 pub mod text;
 pub mod theme;
-pub mod watch;
 pub mod ui;
+pub mod watch;

@@ -141,8 +141,8 @@ impl Watch {
                 let _ = raw_tx.try_send(None);
             }
         };
-        let mut watcher = notify::recommended_watcher(handler)
-            .map_err(|source| WatchError::Watch { path: String::new(), source })?;
+        let mut watcher =
+            notify::recommended_watcher(handler).map_err(|source| WatchError::Watch { path: String::new(), source })?;
         let mut watched: Vec<PathBuf> = Vec::new();
         for root in &roots {
             let (target, mode) = match root.file {

@@ -260,11 +260,12 @@ pub fn run(cli: Cli) -> ExitCode {
                 cli.theme.as_deref(),
             );
         }
-        Some(Command::List { sources, server, json, watch, .. }) if !watch.targets.is_empty() => {
+        Some(Command::List { sources, server, json, ids, watch }) if !watch.targets.is_empty() => {
             // Listed again after each change: the server restarted, or connected to again.
             return watching::rerun(&watch.targets, || {
                 let loaded = load(&sources, &server)?;
-                let listed = list::run(&loaded, json).map_err(|e| Failure::failed(e.to_string()));
+                let listed = if ids { list::ids(&loaded) } else { list::run(&loaded, json) };
+                let listed = listed.map_err(|e| Failure::failed(e.to_string()));
                 listed.map(|_| exit::OK)
             });
         }

@@ -222,7 +222,11 @@ impl Run<'_> {
 
     /// [`Run::as_lines`] for `--watch`: the run's lines come after the cases that turned since
     /// the `last` run (so they are read first), and `last` becomes this run.
-    async fn as_rerun(&self, files: &[CaseFile], last: &mut Vec<CaseResult>) -> (Counts, Vec<CaseResult>, Vec<Problem>) {
+    async fn as_rerun(
+        &self,
+        files: &[CaseFile],
+        last: &mut Vec<CaseResult>,
+    ) -> (Counts, Vec<CaseResult>, Vec<Problem>) {
         let mut collect = Collect::default();
         for file in files {
             self.file(file, &mut collect).await;

@@ -43,3 +43,4 @@ mod trust_round3_auth;
 mod trust_round3_linear;
 mod trust_round3_output;
 mod trust_round3_wire;
+mod watch;
