@@ -26,3 +26,4 @@ pub mod text;
 pub mod theme;
 pub mod ui;
 pub mod wire;
+pub mod watch;

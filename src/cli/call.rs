@@ -56,6 +56,8 @@ pub struct CallArgs {
     /// MCP Inspector's CLI does.
     #[arg(long)]
     pub strict: bool,
+    #[command(flatten)]
+    pub watch: super::watching::WatchArgs,
 }
 
 /// How `call` and `test` answer what an MCP server asks during a call. Nothing given declines
@@ -125,6 +127,10 @@ impl AnswerArgs {
 }
 
 pub fn run(args: CallArgs) -> ExitCode {
+    if !args.watch.targets.is_empty() {
+        // Each call starts the server anew (or connects again) and ends it, as without --watch.
+        return super::watching::rerun(&args.watch.targets, || run_call(args.clone()));
+    }
     finish(run_call(args).map(exit::code))
 }
 

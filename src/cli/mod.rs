@@ -39,6 +39,7 @@ mod serve_mock;
 mod servers;
 mod session;
 mod test;
+mod watching;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -76,6 +77,8 @@ pub enum Command {
         /// Print the tools' ids, one a line (for shell completion).
         #[arg(long, hide = true, conflicts_with = "json")]
         ids: bool,
+        #[command(flatten)]
+        watch: watching::WatchArgs,
     },
     /// Call a tool once and print the normalised outcome as JSON.
     ///
@@ -281,7 +284,16 @@ pub fn run(cli: Cli) -> ExitCode {
                 cli.theme.as_deref(),
             );
         }
-        Some(Command::List { sources, server, json, ids }) => match load(&sources, &server) {
+        Some(Command::List { sources, server, json, ids, watch }) if !watch.targets.is_empty() => {
+            // Listed again after each change: the server restarted, or connected to again.
+            return watching::rerun(&watch.targets, || {
+                let loaded = load(&sources, &server)?;
+                let listed = if ids { list::ids(&loaded) } else { list::run(&loaded, json) };
+                let listed = listed.map_err(|e| Failure::failed(e.to_string()));
+                listed.map(|_| exit::OK)
+            });
+        }
+        Some(Command::List { sources, server, json, ids, .. }) => match load(&sources, &server) {
             Ok(loaded) if ids => left_to_the_os(loaded, list::ids),
             Ok(loaded) => left_to_the_os(loaded, |loaded| list::run(loaded, json)),
             Err(failure) => return failure.report(),

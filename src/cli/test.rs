@@ -48,6 +48,8 @@ pub struct TestArgs {
     /// skipped.
     #[arg(long, value_name = "TEXT")]
     pub filter: Option<String>,
+    #[command(flatten)]
+    pub watch: super::watching::WatchArgs,
 }
 
 /// The server options `--compare-with` takes, named when it is given something else.
@@ -106,6 +108,9 @@ fn parse_compare_with(text: &str) -> Result<EndpointOptions, CompareWithError> {
 }
 
 pub fn run(args: TestArgs) -> ExitCode {
+    if !args.watch.targets.is_empty() {
+        return watch(args);
+    }
     let runtime = match super::tokio_runtime() {
         Ok(runtime) => runtime,
         Err(e) => return Failure::usage(format!("cannot start: {e}")).report(),
@@ -121,7 +126,46 @@ pub fn run(args: TestArgs) -> ExitCode {
 }
 
 async fn test(args: TestArgs) -> ExitCode {
-    super::failure::finish(test_files(args).await)
+    super::failure::finish(test_files(&args, None).await.map(exit::code))
+}
+
+/// `test --watch`: the cases run again after each change, each run opening with the cases that
+/// went from passing to failing and back since the run before.
+fn watch(args: TestArgs) -> ExitCode {
+    let runtime = match super::tokio_runtime() {
+        Ok(runtime) => runtime,
+        Err(e) => return Failure::usage(format!("cannot start: {e}")).report(),
+    };
+    let mut last: Vec<CaseResult> = Vec::new();
+    super::watching::rerun(&args.watch.targets, || {
+        runtime.block_on(async {
+            let mut stop = crate::signals::StopSignals::new()
+                .map_err(|e| Failure::transport(format!("cannot listen for signals: {e}")))?;
+            // A signal drops the run, and with it the servers, which are then ended.
+            tokio::select! {
+                code = test_files(&args, Some(&mut last)) => code,
+                code = stop.recv() => Ok(code),
+            }
+        })
+    })
+}
+
+/// The cases whose verdict went from passed to failed (`now failing`) or back (`passing
+/// again`) between two runs, a line each.
+pub fn turned(last: &[CaseResult], now: &[CaseResult]) -> Vec<String> {
+    use crate::cases::report::Verdict;
+    let mut lines = Vec::new();
+    for result in now {
+        let before = last.iter().find(|r| r.file == result.file && r.index == result.index && r.name == result.name);
+        let word = match (before.map(|r| &r.verdict), &result.verdict) {
+            (Some(Verdict::Passed), Verdict::Failed(_)) => "now failing",
+            (Some(Verdict::Failed(_)), Verdict::Passed) => "passing again",
+            _ => continue,
+        };
+        let (name, location) = (crate::text::visible(&result.name), crate::text::visible(&result.location));
+        lines.push(format!("{word}: {name}  ({location})"));
+    }
+    lines
 }
 
 /// What every case file of a run shares: the command line's server, the server to compare
@@ -175,9 +219,43 @@ impl Run<'_> {
         let _ = writeln!(io::stdout(), "{}", lines.counts.summary());
         (lines.counts, lines.kept.unwrap_or_default(), lines.problems)
     }
+
+    /// [`Run::as_lines`] for `--watch`: the run's lines come after the cases that turned since
+    /// the `last` run (so they are read first), and `last` becomes this run.
+    async fn as_rerun(
+        &self,
+        files: &[CaseFile],
+        last: &mut Vec<CaseResult>,
+    ) -> (Counts, Vec<CaseResult>, Vec<Problem>) {
+        let mut collect = Collect::default();
+        for file in files {
+            self.file(file, &mut collect).await;
+        }
+        let mut results = collect.results;
+        results.sort_by(|a, b| (&a.file, a.index).cmp(&(&b.file, b.index)));
+        {
+            let mut out = io::stdout().lock();
+            for line in turned(last, &results) {
+                let _ = writeln!(out, "{line}");
+            }
+        }
+        let mut lines = Lines::new(results.len(), false, false);
+        lines.definition_errors(collect.definition_errors);
+        for note in collect.notes {
+            lines.note(note);
+        }
+        lines.problems(collect.problems);
+        for result in &results {
+            lines.case(result.clone());
+        }
+        let _ = writeln!(io::stdout(), "{}", lines.counts.summary());
+        *last = results.clone();
+        (lines.counts, results, lines.problems)
+    }
 }
 
-async fn test_files(args: TestArgs) -> Result<ExitCode, Failure> {
+/// Runs every case file once; with `watching`, as [`Run::as_rerun`] against the last run.
+async fn test_files(args: &TestArgs, watching: Option<&mut Vec<CaseResult>>) -> Result<u8, Failure> {
     let tokens = parse_tokens(&args.tokens)?;
     let compare = args.compare_with.as_deref().map(parse_compare_with).transpose();
     let compare = compare.map_err(|e| Failure::usage(format!("--compare-with: {e}")))?;
@@ -201,9 +279,10 @@ async fn test_files(args: TestArgs) -> Result<ExitCode, Failure> {
         jobs: usize::from(args.jobs),
         filter: args.filter.as_deref(),
     };
-    let (counts, results, case_problems) = match args.json {
-        true => run.as_json(&files).await,
-        false => run.as_lines(&files, args.junit.is_some()).await,
+    let (counts, results, case_problems) = match (args.json, watching) {
+        (true, _) => run.as_json(&files).await,
+        (false, Some(last)) => run.as_rerun(&files, last).await,
+        (false, None) => run.as_lines(&files, args.junit.is_some()).await,
     };
     let bad_files = files.iter().any(|f| !f.problems.is_empty()) || !case_problems.is_empty();
     drop(demo);
@@ -213,9 +292,9 @@ async fn test_files(args: TestArgs) -> Result<ExitCode, Failure> {
     if bad_files {
         Err(Failure::usage("some case files have problems (above); their other cases ran"))
     } else if counts.failed > 0 {
-        Ok(exit::code(exit::FAILED))
+        Ok(exit::FAILED)
     } else {
-        Ok(ExitCode::SUCCESS)
+        Ok(exit::OK)
     }
 }
 

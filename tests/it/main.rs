@@ -46,3 +46,4 @@ mod trust_round3_auth;
 mod trust_round3_linear;
 mod trust_round3_output;
 mod trust_round3_wire;
+mod watch;

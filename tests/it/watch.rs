@@ -1,0 +1,177 @@
+//! `--watch PATH` headless: the test edits a stdio server written as a POSIX `sh` script in a temp
+//! folder, and `test --watch` / `call --watch` run again after each edit, say which cases turned,
+//! report a server that no longer starts (its stderr) and try again on the next edit; after
+//! SIGINT nothing they started is left running.
+
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A stdio MCP server answering `initialize`, `tools/list` (one tool, `echo`) and `tools/call`
+/// (with the text `answer`); each start appends its pid to `pids`.
+fn server_script(answer: &str, pids: &Path) -> String {
+    format!(
+        r#"echo $$ >> '{pids}'
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/^.*"id":\([0-9]*\).*$/\1/p')
+  case "$line" in
+    *'"method":"initialize"'*)
+      printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-06-18","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"sh","version":"1"}}}}}}\n' "$id";;
+    *'"method":"tools/list"'*)
+      printf '{{"jsonrpc":"2.0","id":%s,"result":{{"tools":[{{"name":"echo","inputSchema":{{"type":"object","properties":{{"text":{{"type":"string"}}}}}}}}]}}}}\n' "$id";;
+    *'"method":"tools/call"'*)
+      printf '{{"jsonrpc":"2.0","id":%s,"result":{{"content":[{{"type":"text","text":"{answer}"}}]}}}}\n' "$id";;
+    *'"id":'*)
+      printf '{{"jsonrpc":"2.0","id":%s,"error":{{"code":-32601,"message":"no such method"}}}}\n' "$id";;
+  esac
+done
+"#,
+        pids = pids.display()
+    )
+}
+
+/// The folders of one test: `src` holds the watched server, `run` what must not be watched (the
+/// pids the server writes, the case file, tooldeck's output).
+struct Place {
+    _dir: tempfile::TempDir,
+    server: PathBuf,
+    pids: PathBuf,
+    run: PathBuf,
+}
+
+fn place() -> Place {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (src, run) = (dir.path().join("src"), dir.path().join("run"));
+    std::fs::create_dir_all(&src).expect("mkdir");
+    std::fs::create_dir_all(&run).expect("mkdir");
+    Place { server: src.join("server.sh"), pids: run.join("pids"), run, _dir: dir }
+}
+
+impl Place {
+    fn write_server(&self, answer: &str) {
+        std::fs::write(&self.server, server_script(answer, &self.pids)).expect("server written");
+    }
+
+    /// tooldeck with `args`, its stdout and stderr going to files in `run`.
+    fn start(&self, args: &[&str]) -> Child {
+        let out = std::fs::File::create(self.run.join("out")).expect("out");
+        let err = std::fs::File::create(self.run.join("err")).expect("err");
+        Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+            .args(args)
+            .current_dir(&self.run)
+            .env("TOOLDECK_HISTORY", self.run.join("history.jsonl"))
+            .env("HOME", &self.run)
+            .env("XDG_CONFIG_HOME", self.run.join("config"))
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .expect("the binary runs")
+    }
+
+    fn said(&self) -> (String, String) {
+        let read = |name: &str| std::fs::read_to_string(self.run.join(name)).unwrap_or_default();
+        (read("out"), read("err"))
+    }
+
+    /// Waits (20 s at most) until `what` holds of stdout and stderr.
+    fn wait_for(&self, what: &str, holds: impl Fn(&str, &str) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let (out, err) = self.said();
+            if holds(&out, &err) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "waited for {what}\nstdout:\n{out}\nstderr:\n{err}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// SIGINT, then the exit (10 s at most), then no server it started still running.
+    fn stop(&self, mut child: Child) {
+        let sent = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill runs");
+        assert!(sent.success());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while child.try_wait().expect("wait").is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("tooldeck did not end on SIGINT: {:?}", self.said());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let started = std::fs::read_to_string(&self.pids).unwrap_or_default();
+        let left: Vec<&str> = started.lines().filter(|pid| running(pid)).collect();
+        assert!(left.is_empty(), "servers still running: {left:?} of {started:?}");
+    }
+}
+
+/// True when `pid`, or a process in the group it led, still runs (zombies do not count).
+fn running(pid: &str) -> bool {
+    let listed = Command::new("ps").args(["-A", "-o", "pid=,pgid=,stat="]).output().expect("ps runs");
+    String::from_utf8_lossy(&listed.stdout).lines().any(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        matches!(fields.as_slice(), [p, g, stat] if (*p == pid || *g == pid) && !stat.starts_with('Z'))
+    })
+}
+
+fn count(text: &str, what: &str) -> usize {
+    text.matches(what).count()
+}
+
+#[test]
+fn test_watch_reports_a_case_that_starts_failing_a_broken_server_and_the_mend() {
+    let place = place();
+    place.write_server("v1");
+    let cases = place.run.join("cases.yaml");
+    std::fs::write(
+        &cases,
+        "cases:\n  - name: says v1\n    tool: echo\n    args: {text: hi}\n    expect: {value: v1}\n",
+    )
+    .expect("cases written");
+    let command = format!("sh {}", place.server.display());
+    let child = place.start(&[
+        "test",
+        &cases.display().to_string(),
+        "--mcp",
+        &command,
+        "--watch",
+        &place.server.display().to_string(),
+    ]);
+    place.wait_for("the first run", |out, _| out.contains("1 passed, 0 failed"));
+
+    place.write_server("v2");
+    place.wait_for("the case to turn", |out, _| out.contains("now failing: says v1"));
+    let (out, err) = place.said();
+    assert!(out.contains(r#"expected "v1", got "v2""#), "{out}");
+    assert!(err.contains("server.sh changed · run 2"), "{err}");
+
+    // A server that no longer starts is reported with its stderr, and tried again on the next edit.
+    std::fs::write(&place.server, "echo 'syntax error near line 3' >&2\nexit 3\n").expect("broken");
+    place.wait_for("the broken server", |out, _| out.contains("syntax error near line 3"));
+    place.write_server("v1");
+    place.wait_for("the mend", |out, _| out.contains("passing again: says v1"));
+    let (out, _) = place.said();
+    assert_eq!(count(&out, "1 passed, 0 failed"), 2, "{out}");
+    place.stop(child);
+    let starts = std::fs::read_to_string(&place.pids).unwrap_or_default().lines().count();
+    assert!(starts >= 3, "the server was started for each good run: {starts}");
+}
+
+#[test]
+fn call_watch_calls_again_after_each_change_and_survives_a_server_that_fails() {
+    let place = place();
+    place.write_server("first");
+    let command = format!("sh {}", place.server.display());
+    // The folder is watched: the edit is seen however the file is written.
+    let folder = place.server.parent().expect("folder").display().to_string();
+    let child = place.start(&["call", "echo", "--mcp", &command, "--arg", "text=x", "--watch", &folder]);
+    place.wait_for("the first call", |out, _| out.contains(r#""value": "first""#));
+
+    std::fs::write(&place.server, "echo 'cannot find module' >&2\nexit 1\n").expect("broken");
+    place.wait_for("the failure", |_, err| err.contains("cannot find module"));
+    place.write_server("second");
+    place.wait_for("the second call", |out, _| out.contains(r#""value": "second""#));
+    place.stop(child);
+}
