@@ -25,5 +25,5 @@ pub mod sync;
 pub mod text;
 pub mod theme;
 pub mod ui;
-pub mod wire;
 pub mod watch;
+pub mod wire;
