@@ -1,5 +1,6 @@
 //! The tool list pane.
 
+use crate::catalog::Face;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -17,11 +18,14 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let mut title = if filtering {
         format!("tools {}/{}", app.list.tool_count(), app.catalog.len())
     } else {
-        // Resources, templates and prompts are listed below the tools, counted apart.
-        let others = app.catalog.tools().iter().filter(|t| !t.written.face.is_tool()).count();
+        // Resources, templates and prompts are listed below the tools, counted apart; a server
+        // that is not connected is neither.
+        let count = |face: fn(&Face) -> bool| app.catalog.tools().iter().filter(|t| face(&t.written.face)).count();
+        let others = count(|f| matches!(f, Face::Resource { .. } | Face::Template { .. } | Face::Prompt { .. }));
+        let tools = count(Face::is_tool);
         match others {
-            0 => format!("tools ({})", app.catalog.len()),
-            _ => format!("tools ({}) · {others} resources/prompts", app.catalog.len() - others),
+            0 => format!("tools ({tools})"),
+            _ => format!("tools ({tools}) · {others} resources/prompts"),
         }
     };
     // The server's tools are on their way: the list is not all there is yet.

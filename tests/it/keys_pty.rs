@@ -234,3 +234,81 @@ fn token_prompt_closed_then_save_puts_the_path_in_the_prompt() {
     assert!(text.contains("Gmail.ListEmails"), "{text}");
     tui.quit();
 }
+
+/// A config naming the test server twice, as `alpha` and `beta` (two copies of one server), and
+/// `down` at `down_url`; the `--config` argument.
+fn two_copies_config(dir: &std::path::Path, down_url: &str) -> String {
+    let command = server_command();
+    let config = dir.join("config.toml");
+    let text = format!(
+        "[endpoints.alpha]\nmcp = {command:?}\n[endpoints.beta]\nmcp = {command:?}\n[endpoints.down]\nmcp_url = {down_url:?}\n"
+    );
+    std::fs::write(&config, text).expect("the config is written");
+    config.display().to_string()
+}
+
+/// Two copies of one server are two sessions: both lists show, a call goes to the copy whose
+/// tool it is, and its result keeps naming that copy when the cursor moves onto the other's tools.
+#[cfg(unix)]
+#[test]
+fn two_copies_of_one_server_list_both_and_a_result_keeps_its_server() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let config = two_copies_config(dir.path(), "http://127.0.0.1:9/mcp");
+    let args = ["--config", config.as_str(), "--server", "alpha", "--server", "beta"];
+    let home = dir.path().display().to_string();
+    let mut tui = Terminal::spawn(&args, 40, 120, &[("TOOLDECK_CLIENTS_HOME", home.as_str())]);
+    tui.wait_for("both servers' tools", |text| {
+        text.contains("server alpha") && text.contains("server beta") && text.matches("Get Sum").count() == 2
+    });
+    // beta's echo: the last group's first tool.
+    tui.send("\x1b[F");
+    tui.type_slowly("kk");
+    tui.send(ENTER);
+    tui.wait_for("the form", |text| bottom_line(text).contains(" edit "));
+    tui.type_slowly("hi");
+    tui.send(CTRL_R);
+    tui.wait_text("call 1: hi");
+    tui.send(ESC);
+    tui.send(ESC);
+    tui.send("\x1b[H");
+    let screen = tui.wait_for("alpha's echo selected", |text| text.contains("echo · mcp · server alpha"));
+    let line = screen.lines().find(|l| l.contains(" ms · call ")).unwrap_or_default();
+    assert!(line.contains("beta") && !line.contains("alpha"), "the result names beta:\n{screen}");
+    tui.quit();
+}
+
+/// A server that is down when tooldeck starts stays in the list, its reason in its pane; once
+/// it is up, `R` connects it and its tools take the entry's place.
+#[cfg(unix)]
+#[test]
+fn a_server_down_at_start_stays_listed_and_is_retried_once_it_is_up() {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let config = two_copies_config(dir.path(), &format!("http://127.0.0.1:{port}/mcp"));
+    let home = dir.path().display().to_string();
+    let args = ["--config", config.as_str(), "--server", "down"];
+    let mut tui = Terminal::spawn(&args, 40, 120, &[("TOOLDECK_CLIENTS_HOME", home.as_str())]);
+    tui.wait_for("the entry that stands for it", |text| text.contains("server down") && text.contains("not connected"));
+    tui.type_slowly("i");
+    tui.wait_text("could not be listed");
+    tui.send(ESC);
+
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("a runtime");
+    let service = StreamableHttpService::new(
+        || Ok(Echo::default()),
+        LocalSessionManager::default().into(),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = runtime.block_on(tokio::net::TcpListener::bind(("127.0.0.1", port))).expect("the port again");
+    runtime.spawn(async move { axum::serve(listener, router).await });
+
+    tui.type_slowly("R");
+    let screen = tui.wait_for("its tools", |text| text.contains("Get Sum") && !text.contains("not connected"));
+    assert!(screen.contains("server down"), "{screen}");
+    tui.quit();
+}
