@@ -54,10 +54,10 @@ impl App {
             return self.send_face(tool_id, arguments, &face);
         }
         let tool = self.catalog.get(&tool_id);
-        // A server's tool goes out under the name the server gave it (its id in the list may
-        // say which of two servers with the same tools it is).
-        let wire_name = tool.filter(|t| t.source.session.is_some()).map_or(tool_id.as_str(), |t| t.name.as_str());
-        let mut request = CallRequest::new(wire_name, arguments);
+        // A tool goes out under the id its server gave it (its id in the list may say which of
+        // two servers with the same tools it is).
+        let wire_id = tool.map_or(tool_id.as_str(), |t| t.wire_id());
+        let mut request = CallRequest::new(wire_id, arguments);
         let session = tool.map_or(self.sessions.current_id(), |t| self.session_of(t));
         let server = self.sessions.get(session).map_or_else(|| self.server(), |s| s.server());
         request.tokens = server.tokens_for(tool);
@@ -249,17 +249,20 @@ impl App {
         if holder == Some(session) {
             return;
         }
-        let mark = |id: &str, session: SessionId| format!("{id} #{}", session.0 + 1);
+        let mark = |tool: &mut crate::catalog::Tool, session: SessionId| {
+            tool.written.listed_id.get_or_insert_with(|| tool.id.clone());
+            tool.id = format!("{} #{}", tool.wire_id(), session.0 + 1);
+        };
         match holder {
             // An earlier session (or a file) holds the name: this one is marked.
-            None => tool.id = mark(&tool.id, session),
-            Some(earlier) if earlier < session => tool.id = mark(&tool.id, session),
+            None => mark(tool, session),
+            Some(earlier) if earlier < session => mark(tool, session),
             // A later session listed first: its entry is marked, and this one takes the name.
             Some(later) => {
                 let tools = std::mem::take(&mut self.catalog).into_tools();
                 for mut held in tools {
                     if held.id == tool.id {
-                        held.id = mark(&held.id, later);
+                        mark(&mut held, later);
                     }
                     self.catalog.add(held);
                 }

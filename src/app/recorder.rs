@@ -85,12 +85,10 @@ impl Recorder {
             return Reply::status("{key:save_case} saves a call that has come back; this one has no outcome");
         };
         let arguments = &run.request().arguments;
-        let mut case = crate::cases::record::case_from_outcome(
-            &case_name(run.tool_id(), arguments),
-            run.tool_id(),
-            arguments,
-            outcome,
-        );
+        // The case names the tool as its server knows it (the request's id), which the list's
+        // id may not be (`name #2` for a second server's).
+        let tool = run.request().tool_id.as_str();
+        let mut case = crate::cases::record::case_from_outcome(&case_name(tool, arguments), tool, arguments, outcome);
         if !self.arguments_valid(catalog, run.tool_id(), arguments) {
             // It was sent anyway; the case must be too, or `tooldeck test` would refuse it.
             case["validate"] = json!(false);

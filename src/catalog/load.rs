@@ -343,6 +343,7 @@ fn finish(draft: Draft, label: &str, meta_check: bool, issues: &mut Vec<Issue>) 
             raw: None,
             face: crate::catalog::Face::Tool,
             app: draft.app,
+            listed_id: None,
         },
     })
 }

@@ -97,6 +97,9 @@ pub struct Written {
     pub face: Face,
     /// MCP Apps: the interactive view `_meta.ui.resourceUri` names, if any.
     pub app: Option<super::app_ui::AppUi>,
+    /// The id the server listed the tool under, when the catalog gave it another (two servers
+    /// list one name: the later one's entry is `name #2`); a call goes out under this one.
+    pub listed_id: Option<String>,
 }
 
 /// A face of an MCP server besides its tools, as the app lists it beside them: what a run
@@ -258,6 +261,13 @@ impl fmt::Display for Format {
 /// among them): a tool a server listed names the session it came from, never its label alone.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SessionId(pub u32);
+
+impl Tool {
+    /// The id a call of the tool is sent under: the one its server knows it by.
+    pub fn wire_id(&self) -> &str {
+        self.written.listed_id.as_deref().unwrap_or(&self.id)
+    }
+}
 
 impl SessionId {
     /// The session of the server named on the command line (or the built-in demo server).

@@ -268,9 +268,11 @@ fn two_copies_of_one_server_list_both_and_a_result_keeps_its_server() {
     tui.type_slowly("hi");
     tui.send(CTRL_R);
     tui.wait_text("call 1: hi");
-    tui.send(ESC);
-    tui.send(ESC);
-    tui.send("\x1b[H");
+    tui.type_slowly(ESC);
+    tui.type_slowly(ESC);
+    tui.wait_for("the list", |text| bottom_line(text).contains("Enter form"));
+    // Up past beta's header to alpha's echo (k in the list, where letters are commands).
+    tui.type_slowly("kkk");
     let screen = tui.wait_for("alpha's echo selected", |text| text.contains("echo · mcp · server alpha"));
     let line = screen.lines().find(|l| l.contains(" ms · call ")).unwrap_or_default();
     assert!(line.contains("beta") && !line.contains("alpha"), "the result names beta:\n{screen}");
