@@ -158,10 +158,25 @@ impl Drop for Driver {
     fn drop(&mut self) {
         // chromedriver's group: chromedriver and the browser it started.
         #[cfg(unix)]
-        {
-            let _ = Command::new("kill").args(["-TERM", &format!("-{}", self.child.id())]).status();
-        }
+        end_group(&self.child);
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// SIGTERM to the group `child` leads. Not through the `kill` command: procps-ng 4.0.2's
+/// `kill -TERM -PID` signalled every process of the user (the whole session went with it).
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn end_group(child: &std::process::Child) {
+    let Ok(group) = libc::pid_t::try_from(child.id()) else { return };
+    if group <= 1 {
+        return;
+    }
+    // SAFETY: kill(2) takes ids and a signal number and touches no memory of ours; the negative
+    // pid names the group chromedriver leads (started with process_group(0)), which cannot have
+    // been reused while chromedriver is our unreaped child.
+    unsafe {
+        libc::kill(-group, libc::SIGTERM);
     }
 }
