@@ -296,7 +296,8 @@ fn a_server_down_at_start_stays_listed_and_is_retried_once_it_is_up() {
     tui.wait_for("the entry that stands for it", |text| text.contains("server down") && text.contains("not connected"));
     tui.type_slowly("i");
     tui.wait_text("could not be listed");
-    tui.send(ESC);
+    tui.type_slowly(ESC);
+    tui.wait_for("the list again", |text| text.contains("not connected") && !text.contains("could not be listed"));
 
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("a runtime");

@@ -10,7 +10,8 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-fn tooldeck(args: &[&str], home: &std::path::Path) -> Output {
+/// The binary with a home of its own (history, config), input closed; shared by the trust tests.
+pub(crate) fn tooldeck(args: &[&str], home: &std::path::Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tooldeck"))
         .args(args)
         .env("TOOLDECK_HISTORY", home.join("history.jsonl"))
@@ -21,7 +22,7 @@ fn tooldeck(args: &[&str], home: &std::path::Path) -> Output {
         .expect("the binary runs")
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 

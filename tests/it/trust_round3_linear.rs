@@ -5,7 +5,6 @@
 //! No timing is asserted: the benchmark (`benches/linear.rs`) measures; these check that each
 //! completes and says what it did.
 
-use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -104,20 +103,7 @@ fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime")
 }
 
-fn tooldeck(args: &[&str], home: &std::path::Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tooldeck"))
-        .args(args)
-        .env("TOOLDECK_HISTORY", home.join("history.jsonl"))
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use super::trust_round2::{text, tooldeck};
 
 #[test]
 fn a_template_of_100k_variables_and_a_prompt_of_100k_arguments_list_through_the_commands() {

@@ -4,25 +4,12 @@
 //! defaulted or waited out. Every server here is made by the test: a POSIX `sh` script in a
 //! temp folder, or axum on 127.0.0.1.
 
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn tooldeck(args: &[&str], home: &std::path::Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tooldeck"))
-        .args(args)
-        .env("TOOLDECK_HISTORY", home.join("history.jsonl"))
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use super::trust_round2::{text, tooldeck};
 
 /// A stdio MCP server in POSIX sh, written to `dir`: `start` runs once first; it answers
 /// `initialize` (2025-06-18) and `tools/list` (one tool, `echo`), any other request with
