@@ -49,6 +49,12 @@ impl AppUi {
     }
 
     /// A host offers the tool to the model (visibility names `model`).
+    /// The mark the list and the tool's header show: `app`, or `app-only` when no model is
+    /// offered the tool.
+    pub fn mark(&self) -> &'static str {
+        if self.model_sees() { "app" } else { "app-only" }
+    }
+
     pub fn model_sees(&self) -> bool {
         self.visibility.iter().any(|v| v == "model")
     }

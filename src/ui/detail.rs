@@ -44,7 +44,11 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             Span::styled(truncate(&text, width.saturating_sub(2)).into_owned(), styles.tile),
         ]));
     }
-    let heading = format!("{} · {} · {}", tool.id, tool.format, tool.source);
+    let mut heading = format!("{} · {} · {}", tool.id, tool.format, tool.source);
+    if let Some(app_ui) = &tool.written.app {
+        // Said before the source, which a narrow pane cuts: `A` hosts it.
+        heading = format!("{} · {} · {} · {}", tool.id, tool.format, app_ui.mark(), tool.source);
+    }
     let mut lines = vec![Line::styled(truncate(&visible(&heading), width).into_owned(), styles.muted)];
     let room = usize::from(body.height).saturating_sub(1 + tail.len());
     let description = tool.description.as_deref().unwrap_or("(no description)");

@@ -65,12 +65,16 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
             Entry::Tool(t) => {
                 let tool = &app.catalog.tools()[*t];
                 let selected = app.list.selected() == Some(i);
-                let label = truncate(&visible(tool.display_title()), width.saturating_sub(2)).into_owned();
+                // A tool with an MCP App says so at the end of its row (`A` hosts it).
+                let mark = tool.written.app.as_ref().map(|a| format!(" {}", a.mark())).unwrap_or_default();
+                let room = width.saturating_sub(2 + mark.chars().count());
+                let label = truncate(&visible(tool.display_title()), room).into_owned();
                 let style = if selected { styles.selection } else { styles.text };
                 let marker = if selected { "› " } else { "  " };
                 Line::from(vec![
                     Span::styled(marker, style),
-                    Span::styled(format!("{label:<w$}", w = width.saturating_sub(2)), style),
+                    Span::styled(format!("{label:<room$}"), style),
+                    Span::styled(mark, styles.accent),
                 ])
             }
         })

@@ -410,6 +410,18 @@ fn the_tui_key_hosts_the_selected_tools_app() {
     while app.selected_tool().map(|t| t.name.as_str()) != Some("get-time") {
         key(&mut app, KeyCode::Down);
     }
+    // The list and the tool's header mark it; the plain tool's row has no mark.
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+    terminal.draw(|frame| tooldeck::ui::render(&app, &tooldeck::theme::Styles::default(), frame)).unwrap();
+    let screen = terminal.backend().to_string();
+    // A list row: the marker column, then the name; only the list's half of the line.
+    let row = |name: &str| {
+        let line = screen.lines().find(|l| l.contains(&format!("│› {name}")) || l.contains(&format!("│  {name}")));
+        line.unwrap_or_default().split("││").next().unwrap_or_default().to_string()
+    };
+    assert!(row("get-time").trim_end_matches('│').ends_with(" app"), "{screen}");
+    assert!(!row("plain").contains(" app"), "{screen}");
+    assert!(screen.contains("get-time · mcp · app · "), "the header says it: {screen}");
     match key(&mut app, KeyCode::Char('A')).as_slice() {
         [Effect::HostApp { tool, arguments }] => {
             assert_eq!(tool.name, "get-time");
