@@ -179,6 +179,8 @@ pub enum Msg {
     ServerProtocol(String),
     /// A line for the status bar from the runtime.
     Said(String),
+    /// `--watch`: files changed (what changed, in a few words); every server is started again.
+    FilesChanged(String),
     /// Messages of the session's traffic the app has not seen yet (`invoke::mcp::traffic`).
     Traffic(Vec<crate::invoke::mcp::traffic::Entry>),
     /// A message from one server session (without it, a server's message is the current

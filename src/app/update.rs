@@ -42,6 +42,7 @@ fn update_one(app: &mut App, session: SessionId, msg: Msg) -> Vec<Effect> {
         Msg::Key(_) | Msg::Paste(_) | Msg::Mouse(_) | Msg::Resize(..) | Msg::Said(_) | Msg::Clock { .. } => {
             input(app, msg)
         }
+        Msg::FilesChanged(summary) => app.files_changed(&summary),
         Msg::Tick { .. }
         | Msg::InvocationDone { .. }
         | Msg::RetryDue { .. }

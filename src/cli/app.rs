@@ -9,8 +9,14 @@ use crate::catalog::{Catalog, LoadOptions, load_samples};
 use crate::invoke::endpoint::{EndpointOptions, parse_headers};
 use crate::invoke::mock::MockServer;
 
-pub fn run(sources: &Sources, servers: &[EndpointOptions], shared: &EndpointOptions, theme: Option<&str>) -> ExitCode {
-    finish(run_each(sources, servers, shared, theme))
+pub fn run(
+    sources: &Sources,
+    servers: &[EndpointOptions],
+    shared: &EndpointOptions,
+    theme: Option<&str>,
+    watch: &[std::path::PathBuf],
+) -> ExitCode {
+    finish(run_each(sources, servers, shared, theme, watch))
 }
 
 fn run_each(
@@ -18,6 +24,7 @@ fn run_each(
     servers: &[EndpointOptions],
     shared: &EndpointOptions,
     theme: Option<&str>,
+    watch: &[std::path::PathBuf],
 ) -> Result<ExitCode, Failure> {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let styles = crate::theme::load(theme, no_color).map_err(|e| Failure::usage(e.to_string()))?;
@@ -25,9 +32,14 @@ fn run_each(
         return Err(Failure::usage("the app needs a terminal; `tooldeck list` and `tooldeck check` work without one"));
     }
     let resolved = resolve_each(servers, shared)?;
+    // Watched before the first frame: a path that does not exist is said here, not in the app.
+    let watch = match watch.is_empty() {
+        true => None,
+        false => Some(crate::watch::Watch::start(watch).map_err(|e| Failure::usage(e.to_string()))?),
+    };
     let runtime = super::tokio_runtime().map_err(|e| Failure::failed(format!("cannot start: {e}")))?;
     let found = crate::servers::discover(&crate::servers::Places::here(shared.config.as_deref()));
-    let result = runtime.block_on(run_app(sources, resolved, shared, styles, found));
+    let result = runtime.block_on(run_app(sources, resolved, shared, styles, found, watch));
     result.map(|()| ExitCode::SUCCESS).map_err(|e| Failure::failed(e.to_string()))
 }
 
@@ -58,6 +70,7 @@ async fn run_app(
     shared: &EndpointOptions,
     styles: crate::theme::Styles,
     found: crate::servers::Found,
+    watch: Option<crate::watch::Watch>,
 ) -> io::Result<()> {
     let names_a_server = resolved.iter().any(|(options, _)| options.names_a_server());
     // Without a server named, the built-in demo server answers (it lives as long as the app).
@@ -102,7 +115,7 @@ async fn run_app(
         each.push(crate::runtime::Server { options, headers, demo_url: demo_url.clone(), case_server });
     }
     let app = crate::app::App::new(Catalog::default(), &[], size).with_setup(setup);
-    let servers = crate::runtime::Servers { each, shared: shared.clone() };
+    let servers = crate::runtime::Servers { each, shared: shared.clone(), watch };
     crate::runtime::run(app, styles, servers, load).await
 }
 

@@ -58,6 +58,8 @@ pub struct Cli {
     /// NO_COLOR=1 turns colours off.
     #[arg(long, value_name = "NAME|PATH")]
     pub theme: Option<String>,
+    #[command(flatten)]
+    pub watch: watching::WatchArgs,
 }
 
 // Parsed once per process, so the size of the `call` variant costs nothing worth boxing for.
@@ -269,6 +271,7 @@ impl Cli {
         !self.sources.paths.is_empty()
             || self.sources.format.is_some()
             || self.theme.is_some()
+            || !self.watch.targets.is_empty()
             || self.server.servers_named() > 0
             || self.server.shared_options() != EndpointOptions::default()
     }
@@ -282,6 +285,7 @@ pub fn run(cli: Cli) -> ExitCode {
                 &cli.server.options_each(),
                 &cli.server.shared_options(),
                 cli.theme.as_deref(),
+                &cli.watch.targets,
             );
         }
         Some(Command::List { sources, server, json, ids, watch }) if !watch.targets.is_empty() => {

@@ -41,6 +41,9 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
         read_history_in_background(path, &supervisor, done_tx.clone());
     }
     let (asks_tx, mut asks_rx) = mpsc::unbounded_channel();
+    if let Some(watch) = servers.watch {
+        watch_in_background(watch, &supervisor, done_tx.clone());
+    }
     let mut sessions = sessions::Sessions::new(supervisor.clone(), asks_tx, servers.shared);
     let mut first_messages = Vec::new();
     for server in servers.each {
@@ -147,6 +150,18 @@ fn load_in_background(load: LoadCatalog, supervisor: &Supervisor, done: mpsc::Se
         if let Ok(loaded) = tokio::task::spawn_blocking(move || load(&report)).await {
             let msg = Msg::CatalogLoaded { tools: loaded.catalog.into_tools(), diagnostics: loaded.diagnostics };
             let _ = done.send(msg).await;
+        }
+    });
+}
+
+/// `--watch`: each change under the watched paths (debounced into one) reaches the app, which
+/// restarts every server.
+fn watch_in_background(mut watch: crate::watch::Watch, supervisor: &Supervisor, done: mpsc::Sender<Msg>) {
+    supervisor.spawn(supervisor.root(), async move {
+        while let Some(change) = watch.changed().await {
+            if done.send(Msg::FilesChanged(change.summary())).await.is_err() {
+                return;
+            }
         }
     });
 }

@@ -46,6 +46,8 @@ pub struct Server {
 pub struct Servers {
     pub each: Vec<Server>,
     pub shared: EndpointOptions,
+    /// `--watch`: a change under these paths restarts (or reconnects) every server.
+    pub watch: Option<crate::watch::Watch>,
 }
 
 /// Reads the definition files, after the first frame and off the UI thread.

@@ -185,3 +185,19 @@ fn a_server_that_fails_to_connect_stays_listed_and_is_retried() {
     let shown = screen(&app);
     assert!(shown.contains("fetch") && !shown.contains("not connected"), "{shown}");
 }
+
+/// `--watch`: a change restarts every session's server, each addressed to its own.
+#[test]
+fn a_watched_change_restarts_every_server() {
+    let mut app = two_servers();
+    let effects = update(&mut app, Msg::FilesChanged("server.js".into()));
+    let restarted: Vec<SessionId> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Session { id, effect } if **effect == Effect::Reconnect => Some(*id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(restarted, [id("alpha"), id("beta")]);
+    assert!(screen(&app).contains("server.js changed: restarting 2 servers"), "{}", screen(&app));
+}

@@ -175,3 +175,37 @@ fn call_watch_calls_again_after_each_change_and_survives_a_server_that_fails() {
     place.wait_for("the second call", |out, _| out.contains(r#""value": "second""#));
     place.stop(child);
 }
+
+// The PTY harness; this file uses only part of it.
+#[allow(dead_code)]
+#[path = "support/terminal.rs"]
+mod terminal;
+
+/// The app with `--watch`: an edit of the server restarts it, the list follows, what was typed
+/// into the form stays, and the next run gets the new server's answer.
+#[test]
+fn the_app_restarts_the_server_on_a_change_and_keeps_what_was_typed() {
+    use terminal::{CTRL_R, ENTER, Terminal, bottom_line};
+    let place = place();
+    place.write_server("one");
+    let command = format!("sh '{}'", place.server.display());
+    let src = place.server.parent().expect("src").display().to_string();
+    let mut tui = Terminal::spawn(&["--mcp", command.as_str(), "--watch", src.as_str()], 40, 120, &[]);
+    tui.wait_for("the server's tool", |text| text.contains("echo"));
+    tui.send(ENTER);
+    tui.wait_for("the form", |text| bottom_line(text).contains(" edit "));
+    tui.type_slowly("hi");
+    tui.send(CTRL_R);
+    tui.wait_text("one");
+    place.write_server("two");
+    // The restart is quick: its two status lines follow each other at once.
+    tui.wait_for("the restart", |text| text.contains("changed: restarting") || text.contains("reconnected to"));
+    tui.send(CTRL_R);
+    let screen = tui.wait_text("two");
+    assert!(screen.contains("\"hi\""), "what was typed stays:\n{screen}");
+    tui.quit();
+    let pids = std::fs::read_to_string(&place.pids).unwrap_or_default();
+    assert_eq!(pids.lines().count(), 2, "started once, then again after the change");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(pids.lines().all(|pid| !running(pid)), "nothing left running: {pids}");
+}
