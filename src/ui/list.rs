@@ -68,7 +68,10 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
                 // A tool with an MCP App says so at the end of its row (`A` hosts it).
                 let mark = tool.written.app.as_ref().map(|a| format!(" {}", a.mark())).unwrap_or_default();
                 let room = width.saturating_sub(2 + mark.chars().count());
-                let label = truncate(&visible(tool.display_title()), room).into_owned();
+                // A second server's tool of a name another has (`#2`) says so, also where the
+                // filter hides the group headers.
+                let clash = tool.written.listed_id.as_deref().and_then(|wire| tool.id.strip_prefix(wire)).unwrap_or("");
+                let label = truncate(&visible(&format!("{}{clash}", tool.display_title())), room).into_owned();
                 let style = if selected { styles.selection } else { styles.text };
                 let marker = if selected { "› " } else { "  " };
                 Line::from(vec![

@@ -120,6 +120,7 @@ fn two_copies_of_one_server_are_two_sessions() {
     let shown = screen(&app);
     let (alpha, beta) = (shown.find("server alpha").expect(&shown), shown.find("server beta").expect(&shown));
     assert!(alpha < beta, "the groups keep the order the servers were named in:\n{shown}");
+    assert!(shown.contains("read_file #2"), "the second server's entry is told apart:\n{shown}");
     assert!(
         app.catalog.get("read_file").is_some_and(|t| t.source.session == Some(id("alpha"))),
         "the first keeps the name"
