@@ -2,6 +2,7 @@
 //! back: scrolled, as a foldable value, as the exact exchange, searched; an artifact fetched.
 //! Running a call starts here (`send`); results of calls no longer current are dropped.
 
+mod answer;
 mod artifact;
 pub mod content;
 mod keys;
@@ -15,6 +16,7 @@ use crate::form::TextInput;
 use crate::invoke::CallRequest;
 use crate::invoke::replay::Replay;
 use crate::invoke::{Exchange, Outcome, Status};
+pub use answer::Answer;
 use value_view::{ValueLines, ValueView};
 
 /// How often `w` asks again while the user authorizes.
@@ -73,29 +75,6 @@ pub enum ArtifactState {
         whole: Option<crate::invoke::mcp::content::Inline>,
     },
     Failed(String),
-}
-
-/// A call's answer, made ready for the screen where it arrives (a large value is formatted and
-/// checked there, not on the UI thread).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
-    outcome: Outcome,
-    exchange: Exchange,
-    /// The value pretty-printed, line by line, with its brackets paired for folding.
-    value_lines: ValueLines,
-    /// When it came back (RFC 3339, set by the runtime), for the history.
-    at: String,
-}
-
-impl Answer {
-    pub fn new(mut outcome: Outcome, exchange: Exchange, output_schema: Option<&Value>) -> Answer {
-        if let Some(schema) = output_schema {
-            crate::invoke::envelope::check_output(&mut outcome, schema);
-        }
-        let value_lines =
-            outcome.value.as_ref().map(|v| ValueLines::new(&crate::form::value::pretty(v))).unwrap_or_default();
-        Answer { outcome, exchange, value_lines, at: String::new() }
-    }
 }
 
 /// The current (or last) call of the selected tool.

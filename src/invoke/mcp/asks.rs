@@ -16,8 +16,8 @@ use crate::sync::lock;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ElicitationCapability, FormElicitationCapability, ListRootsResult, Role, Root,
-    RootsCapabilities, SamplingMessage, UrlElicitationCapability,
+    ElicitationAction, ElicitationCapability, FormElicitationCapability, ListRootsResult, Role, RootsCapabilities,
+    SamplingMessage, UrlElicitationCapability,
 };
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
@@ -25,6 +25,8 @@ use tokio::sync::{mpsc, oneshot};
 pub use super::negotiate::{ClientSetup, KNOWN_PROTOCOLS};
 
 /// How many asks one call may make before the rest are refused (a server asking in a loop).
+pub use super::roots::root;
+
 pub const MAX_ASKS_PER_CALL: usize = 25;
 /// How long a person has to answer one ask.
 pub const PERSON_WAIT: Duration = Duration::from_secs(600);
@@ -503,39 +505,6 @@ fn refusal(ask: &Ask, why: &str) -> Reply {
         Ask::Sample { .. } => Reply::Rejected(why.to_string()),
         _ => Reply::Decline,
     }
-}
-
-/// A root as MCP wants it: a `file://` URI (a path is made absolute first).
-pub fn root(given: &str) -> Root {
-    let uri = if given.contains("://") {
-        given.to_string()
-    } else {
-        let path = std::path::Path::new(given);
-        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        file_uri(&absolute.to_string_lossy())
-    };
-    let name = std::path::Path::new(given.trim_end_matches('/'))
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .filter(|n| !n.is_empty() && !given.contains("://"));
-    let mut root = Root::new(uri);
-    root.name = name;
-    root
-}
-
-/// `file://` and the path, each byte outside the URI's unreserved set percent-encoded.
-fn file_uri(path: &str) -> String {
-    let mut uri = String::from("file://");
-    if !path.starts_with('/') {
-        uri.push('/');
-    }
-    for byte in path.replace('\\', "/").bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' | b':' => uri.push(byte as char),
-            other => uri.push_str(&format!("%{other:02X}")),
-        }
-    }
-    uri
 }
 
 /// Why `schema` is not a flat object of primitives (what elicitation allows), if it is not.

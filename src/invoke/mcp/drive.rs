@@ -413,3 +413,23 @@ impl Stale {
         Ok(())
     }
 }
+
+/// The `tools/call` parameters for `request`; MCP arguments must be an object (`null` sends none).
+pub(super) fn call_params(
+    request: &crate::invoke::CallRequest,
+) -> Result<rmcp::model::CallToolRequestParams, InvokeError> {
+    let params = rmcp::model::CallToolRequestParams::new(request.tool_id.clone());
+    match &request.arguments {
+        serde_json::Value::Null => Ok(params),
+        serde_json::Value::Object(map) => Ok(params.with_arguments(map.clone())),
+        other => Err(InvokeError::Protocol(format!(
+            "MCP tool arguments must be a JSON object, not {}",
+            match other {
+                serde_json::Value::Array(_) => "an array",
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Number(_) => "a number",
+                _ => "a boolean",
+            }
+        ))),
+    }
+}

@@ -18,6 +18,7 @@ pub mod process;
 pub mod prompts;
 mod raw;
 mod relay;
+mod roots;
 pub mod traffic;
 pub mod uri_template;
 /// The replay builder moved beside OTC's in `invoke::replay`; its old path still names it.
@@ -463,7 +464,7 @@ impl McpEndpoint {
     }
 
     fn params(&self, request: &CallRequest) -> Result<CallToolRequestParams, InvokeError> {
-        call_params(request)
+        drive::call_params(request)
     }
 
     /// The request as it would be sent, for `--dry-run` and the exchange view.
@@ -473,7 +474,7 @@ impl McpEndpoint {
 
     /// The `tools/call` request to the server `label` names, as it would be sent.
     pub fn describe_call(label: &str, request: &CallRequest) -> Exchange {
-        let body = match call_params(request) {
+        let body = match drive::call_params(request) {
             Ok(params) => serde_json::to_string_pretty(&params).unwrap_or_default(),
             Err(_) => serde_json::to_string_pretty(&json!({"name": request.tool_id, "arguments": request.arguments}))
                 .unwrap_or_default(),
@@ -579,23 +580,5 @@ impl McpEndpoint {
         if let Some(process) = process {
             process.end(process::EXIT_GRACE).await;
         }
-    }
-}
-
-/// The `tools/call` parameters for `request`; MCP arguments must be an object (`null` sends none).
-fn call_params(request: &CallRequest) -> Result<CallToolRequestParams, InvokeError> {
-    let params = CallToolRequestParams::new(request.tool_id.clone());
-    match &request.arguments {
-        Value::Null => Ok(params),
-        Value::Object(map) => Ok(params.with_arguments(map.clone())),
-        other => Err(InvokeError::Protocol(format!(
-            "MCP tool arguments must be a JSON object, not {}",
-            match other {
-                Value::Array(_) => "an array",
-                Value::String(_) => "a string",
-                Value::Number(_) => "a number",
-                _ => "a boolean",
-            }
-        ))),
     }
 }
