@@ -1,39 +1,26 @@
-//! The module picture: no circle between the crate's top-level modules (a circle inside one file
-//! or folder is fine), and only `main.rs` uses the command line (`cli`).
+//! What neither the compiler nor clippy checks. The crates keep their layers apart (core, then
+//! invoke, then the app) and clippy keeps functions short (`too_many_lines`); this file checks
+//! the rest: no circle between the top-level modules inside a crate (a circle inside one file or
+//! folder is fine), only `main.rs` uses the command line (`cli`), one browser gate, no string
+//! errors, pane state written only by its pane, JSON written only by `json_out`, and tasks
+//! spawned only by the runtime's supervisor.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Top-level module → the top-level modules its code (tests aside) names with `crate::`.
 fn uses() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut uses: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut stack = vec![src.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("src is readable").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let relative = path.strip_prefix(&src).expect("under src");
-            let first = relative.components().next().expect("a file").as_os_str().to_string_lossy();
-            let module = first.trim_end_matches(".rs").to_string();
-            if module == "lib" || module == "main" {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).expect("a source file");
-            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-            let used = uses.entry(module.clone()).or_default();
-            for (at, _) in code.match_indices("crate::") {
-                let name: String =
-                    code[at + 7..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-                if name != module && !name.is_empty() {
-                    used.insert(name);
-                }
+    for (file, code) in sources() {
+        let module = file.split('/').next().unwrap_or_default().trim_end_matches(".rs").to_string();
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let used = uses.entry(module.clone()).or_default();
+        for (at, _) in code.match_indices("crate::") {
+            let name: String = code[at + 7..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            if name != module && !name.is_empty() {
+                used.insert(name);
             }
         }
     }
@@ -72,16 +59,25 @@ fn only_main_uses_the_command_line() {
 /// Every `.rs` file under `src/`, with its path relative to `src/` (`/`-separated) and its text
 /// before any `#[cfg(test)]` (tests may be as long as they need).
 fn sources() -> Vec<(String, String)> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    let mut stack = vec![src.clone()];
+    for src in [root.join("src"), root.join("crates/core/src"), root.join("crates/invoke/src")] {
+        sources_under(&src, &mut files);
+    }
+    files.sort();
+    files
+}
+
+/// The `.rs` files under one crate's `src`, named relative to it.
+fn sources_under(src: &Path, files: &mut Vec<(String, String)>) {
+    let mut stack = vec![src.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).expect("src is readable").flatten() {
             let path = entry.path();
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
-                let relative = path.strip_prefix(&src).expect("under src");
+                let relative = path.strip_prefix(src).expect("under src");
                 let name = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
                 let text = std::fs::read_to_string(&path).expect("a source file");
                 let code = text.split("#[cfg(test)]").next().unwrap_or_default().to_string();
@@ -89,8 +85,6 @@ fn sources() -> Vec<(String, String)> {
             }
         }
     }
-    files.sort();
-    files
 }
 
 /// One gate to the browser: only `invoke/browser.rs` names the `webbrowser` crate (outside
@@ -175,97 +169,6 @@ fn the_string_error_check_finds_them_nested_and_split() {
         string_errors(code),
         ["Result<Box<Report>, String>", "Result<Thumbnail, String>", "Result<(), std::string::String>"]
     );
-}
-
-const MAX_FUNCTION_LINES: usize = 100;
-
-#[test]
-fn no_function_over_100_lines() {
-    let mut long = Vec::new();
-    for (file, code) in sources() {
-        for (name, lines) in function_lengths(&code) {
-            if lines > MAX_FUNCTION_LINES {
-                long.push(format!("{file}: fn {name} is {lines} lines"));
-            }
-        }
-    }
-    assert!(long.is_empty(), "split these along their seams:\n{}", long.join("\n"));
-}
-
-/// Each `fn` with a body in `code`, and its length in lines from `fn` to its closing brace.
-/// Braces inside strings, characters and comments do not count.
-fn function_lengths(code: &str) -> Vec<(String, usize)> {
-    let bytes = code.as_bytes();
-    let mut found = Vec::new();
-    let mut open: Vec<Option<(String, usize)>> = Vec::new();
-    let mut pending: Option<(String, usize)> = None;
-    let mut line = 1;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' => line += 1,
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    line += usize::from(bytes[i] == b'\n');
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'r' if bytes.get(i + 1) == Some(&b'#') || (bytes.get(i + 1) == Some(&b'"') && !ident(bytes, i)) => {
-                let hashes = bytes[i + 1..].iter().take_while(|b| **b == b'#').count();
-                if bytes.get(i + 1 + hashes) == Some(&b'"') {
-                    let close = format!("\"{}", "#".repeat(hashes));
-                    let start = i + 2 + hashes;
-                    let end = code[start..].find(&close).map_or(bytes.len(), |e| start + e + close.len());
-                    line += code[i..end].matches('\n').count();
-                    i = end;
-                    continue;
-                }
-            }
-            b'\'' => {
-                // A character literal ('{', '\n', '\''), not a lifetime.
-                if bytes.get(i + 1) == Some(&b'\\') {
-                    i += bytes[i + 2..].iter().position(|b| *b == b'\'').map_or(1, |p| p + 3);
-                    continue;
-                }
-                if bytes.get(i + 2) == Some(&b'\'') {
-                    i += 3;
-                    continue;
-                }
-            }
-            b'f' if code[i..].starts_with("fn ") && !ident(bytes, i) => {
-                let name: String = code[i + 3..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                pending = Some((name, line));
-            }
-            b';' => pending = None,
-            b'{' => open.push(pending.take()),
-            b'}' => {
-                if let Some(Some((name, start))) = open.pop() {
-                    found.push((name, line - start + 1));
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    found
-}
-
-/// True when the byte before `i` continues an identifier (`if_fn`, `br"`).
-fn ident(bytes: &[u8], i: usize) -> bool {
-    i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')
-}
-
-#[test]
-fn function_lengths_skip_braces_in_strings_and_count_lines() {
-    let code = "fn a() {\n    let s = \"{\";\n    let c = '}';\n    // }\n}\ntrait T { fn b(&self); }\nfn c<'x>(v: &'x str) -> &'x str {\n    v\n}\n";
-    assert_eq!(function_lengths(code), [("a".to_string(), 5), ("c".to_string(), 3)]);
 }
 
 /// Each pane of `App`, by the field that holds it, and the module file(s) (or folder) that own

@@ -6,7 +6,7 @@ use include_dir::{Dir, DirEntry, include_dir};
 use super::Loaded;
 use super::load::{LoadOptions, Syntax, load_bytes};
 
-static SAMPLES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/sample-tools");
+static SAMPLES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../../sample-tools");
 
 /// Loads every sample file; sources read `sample-tools/<folder>/<file>`.
 pub fn load_samples(options: &LoadOptions) -> Loaded {
