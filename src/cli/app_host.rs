@@ -72,7 +72,8 @@ async fn serve(args: &AppArgs, endpoint: Arc<crate::invoke::Endpoint>) -> Result
     let input = apply_pairs(json!({}), &args.args, &tool.input_schema)
         .map_err(|e| Failure::new(exit::INVALID_ARGUMENTS, e.to_string()))?;
     let init_wait = Duration::from_secs(args.init_wait.max(1));
-    let started = crate::apps::start(endpoint, tools, &tool, input, init_wait)
+    let options = crate::apps::Options::new(init_wait);
+    let started = crate::apps::start(endpoint, tools, &tool, input, &options)
         .await
         .map_err(|e| Failure::new(exit::TOOL_ERROR, e.to_string()))?;
     let (hosted, mut heard) = (started.hosted, started.events);

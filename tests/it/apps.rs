@@ -178,7 +178,8 @@ pub async fn start(url: &str, name: &str) -> Result<tooldeck::apps::Started, too
     let endpoint = connect(url).await;
     let tools = tools(&endpoint).await;
     let tool = tools.iter().find(|t| t.name == name).expect("the tool").clone();
-    tooldeck::apps::start(endpoint, tools, &tool, json!({}), Duration::from_secs(2)).await
+    tooldeck::apps::start(endpoint, tools, &tool, json!({}), &tooldeck::apps::Options::new(Duration::from_secs(2)))
+        .await
 }
 
 /// Every event heard within `wait`, or until `done` holds for them.
