@@ -222,8 +222,7 @@ pub enum Msg {
         on: bool,
         result: Result<(), EffectError>,
     },
-    /// Something the MCP App hosted in the browser did, or that happened to it
-    /// (`Effect::HostApp`): a line, a link to confirm, its end.
+    /// What the MCP App hosted in the browser did (`Effect::HostApp`): a line, a link, its end.
     AppEvent(crate::apps::AppEvent),
 }
 
@@ -334,8 +333,7 @@ pub enum Effect {
         tool: Box<Tool>,
         arguments: serde_json::Value,
     },
-    /// End the hosted MCP App (`ui/resource-teardown`, its servers stopped), saying `why` to
-    /// its page.
+    /// End the hosted MCP App (`ui/resource-teardown`, servers stopped), telling its page `why`.
     EndApp {
         why: String,
     },

@@ -7,7 +7,7 @@
 //!
 //! One app at a time. It ends (`ui/resource-teardown` to the view, the host page told, both
 //! loopback servers stopped) on `Effect::EndApp` (the selection left its tool, its server went
-//! away), when another app is hosted, and when tooldeck leaves ([`Calls::close_app`]); a
+//! away), when another app is hosted, and when tooldeck leaves (`Calls::close_app`); a
 //! session's scope or tooldeck's root being cancelled drops it where it stands, which stops
 //! the servers too.
 
@@ -99,13 +99,22 @@ impl Calls {
         }
     }
 
-    /// Leaving tooldeck: the app is torn down and its servers stopped before the tasks are
-    /// cancelled, waiting at most [`CLOSE_WAIT`].
-    pub(super) async fn close_app(&mut self) {
-        if let Some(hosting) = self.hosting.take() {
-            let task = hosting.end("tooldeck was closed", false);
-            let _ = tokio::time::timeout(CLOSE_WAIT, task).await;
+    /// Leaving tooldeck (`Calls` dropped, on every way out of the event loop, after the
+    /// terminal is restored): the app is torn down and its servers stopped before the tasks
+    /// are cancelled, the leaving thread waiting at most [`CLOSE_WAIT`]. Not while panicking,
+    /// nor outside a multi-threaded runtime: then the servers stop as the tasks are dropped.
+    pub(super) fn close_app(&mut self) {
+        let Some(hosting) = self.hosting.take() else { return };
+        let task = hosting.end("tooldeck was closed", false);
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        if std::thread::panicking() || runtime.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
+            return;
         }
+        tokio::task::block_in_place(|| {
+            runtime.block_on(async {
+                let _ = tokio::time::timeout(CLOSE_WAIT, task).await;
+            })
+        });
     }
 
     /// The bridge a call of `tool` in `session` should be told of: the hosted app's, when it

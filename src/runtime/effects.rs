@@ -43,6 +43,8 @@ impl Drop for Calls {
     /// The app is leaving: every task still going is cancelled (the servers' connections are
     /// dropped with the sessions, which ends their processes).
     fn drop(&mut self) {
+        // A hosted app is ended as the spec says (told, its page told) before its task goes.
+        self.close_app();
         self.supervisor.shutdown();
     }
 }

@@ -81,53 +81,46 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
     let (hung_up_tx, mut hung_up) = mpsc::channel(1);
     hang_up::watch(hung_up_tx);
     guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;
-    // Every way out of the loop comes here first: a hosted app is ended as the spec says
-    // (told, its page told, its servers stopped) before the tasks are cancelled.
-    let outcome: io::Result<()> = async {
-        loop {
-            let mut messages: Vec<Msg> = Vec::new();
-            tokio::select! {
-                event = events.next() => {
-                    let Some(first) = event else { return Ok(()) };
-                    // Handle everything already queued before drawing, so fast typing never lags.
-                    let mut pending = vec![first];
-                    while let Some(next) = already_queued(&mut events).await {
-                        pending.push(next);
-                    }
-                    for event in pending {
-                        messages.extend(to_msg(event?));
-                    }
+    loop {
+        let mut messages: Vec<Msg> = Vec::new();
+        tokio::select! {
+            event = events.next() => {
+                let Some(first) = event else { return Ok(()) };
+                // Handle everything already queued before drawing, so fast typing never lags.
+                let mut pending = vec![first];
+                while let Some(next) = already_queued(&mut events).await {
+                    pending.push(next);
                 }
-                Some(msg) = done_rx.recv() => {
-                    let inner = match &msg {
-                        Msg::Session { msg, .. } => msg.as_ref(),
-                        other => other,
-                    };
-                    if let Msg::InvocationDone { id, .. } = inner {
-                        calls.finished(*id);
-                    }
-                    messages.push(msg);
-                }
-                Some(pending) = asks_rx.recv() => messages.push(calls.asked.waiting(pending)),
-                _ = ticker.tick(), if !calls.running.is_empty() => messages.extend(calls.ticks()),
-                _ = clock.interval.tick(), if app.wants_clock() => messages.push(clock.now()),
-                _ = stop.recv() => return Ok(()),
-                _ = hung_up.recv() => return Ok(()),
-            }
-            for msg in messages {
-                for effect in update(&mut app, msg) {
-                    if effect == Effect::Quit {
-                        return Ok(());
-                    }
-                    calls.carry_out(effect);
+                for event in pending {
+                    messages.extend(to_msg(event?));
                 }
             }
-            guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;
+            Some(msg) = done_rx.recv() => {
+                let inner = match &msg {
+                    Msg::Session { msg, .. } => msg.as_ref(),
+                    other => other,
+                };
+                if let Msg::InvocationDone { id, .. } = inner {
+                    calls.finished(*id);
+                }
+                messages.push(msg);
+            }
+            Some(pending) = asks_rx.recv() => messages.push(calls.asked.waiting(pending)),
+            _ = ticker.tick(), if !calls.running.is_empty() => messages.extend(calls.ticks()),
+            _ = clock.interval.tick(), if app.wants_clock() => messages.push(clock.now()),
+            _ = stop.recv() => return Ok(()),
+            _ = hung_up.recv() => return Ok(()),
         }
+        for msg in messages {
+            for effect in update(&mut app, msg) {
+                if effect == Effect::Quit {
+                    return Ok(());
+                }
+                calls.carry_out(effect);
+            }
+        }
+        guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;
     }
-    .await;
-    calls.close_app().await;
-    outcome
 }
 
 /// The clock the status line's message ages by (the app reads none): slower than the call
