@@ -569,3 +569,47 @@ fn the_tui_says_what_the_app_does_and_asks_before_a_link() {
     event(&mut app, AppEvent::OpenLink { url: "https://example.com/late".into() });
     assert_eq!(app.prompts.popup(), None, "an app that ended is not asked for");
 }
+
+/// `tooldeck app` stopped by a signal ends the app as the TUI does: the view told, its page
+/// told, nothing left listening.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_app_command_ends_the_app_on_a_signal() {
+    use std::io::BufRead;
+    let Some(driver) = browser::Driver::start("the_app_command_ends_the_app_on_a_signal").await else { return };
+    let url = serve_http().await;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["app", "get-time", "--mcp-url", &url, "--no-browser"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("tooldeck runs");
+    let stdout = child.stdout.take().unwrap();
+    let host = tokio::task::spawn_blocking(move || {
+        let mut lines = std::io::BufReader::new(stdout).lines();
+        let host = lines.find_map(|l| l.ok()?.strip_prefix("app host: http").map(|rest| format!("http{rest}")));
+        // Drained from here on: a full pipe would hold tooldeck up.
+        std::thread::spawn(move || lines.for_each(drop));
+        host
+    })
+    .await
+    .unwrap()
+    .expect("the host page's URL");
+    driver.goto(&host).await;
+    let frame = driver.find("iframe#view", Duration::from_secs(10)).await.expect("the view's frame");
+    let src = driver.script("return document.getElementById('view').src").await;
+    let sandbox = src.as_str().unwrap_or_default().splitn(4, '/').take(3).collect::<Vec<_>>().join("/");
+    driver.enter_frame(&frame).await;
+    let time = driver.find("#time", Duration::from_secs(10)).await.expect("the view");
+    driver.text_until(&time, Duration::from_secs(15), |t| t.ends_with("get-time")).await;
+    // One process, by its id: SIGINT, as Ctrl-C sends.
+    let signalled = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(signalled.success());
+    let status = tokio::task::spawn_blocking(move || child.wait()).await.unwrap().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    driver.command_parent().await;
+    let ended = driver.find("#ended", Duration::from_secs(10)).await.expect("the page's note");
+    let said = driver.text_until(&ended, Duration::from_secs(10), |t| t.contains("ended")).await;
+    assert!(said.contains("This app has ended: tooldeck app was stopped"), "{said:?}");
+    assert!(!listening(&host) && !listening(&sandbox), "nothing listens after tooldeck app ended");
+    driver.quit().await;
+}
