@@ -410,6 +410,7 @@ impl App {
                 return self.send_now(tool_id, arguments);
             }
             Prompted::RunDeclined(title) => self.status = Some(format!("{title} was not run")),
+            Prompted::Link { url, open } => return self.app_link_answered(url, open),
             Prompted::CaseFile(path) => {
                 let reply = self.recorder.file_chosen(path);
                 return self.apply(reply);

@@ -222,6 +222,8 @@ pub enum Msg {
         on: bool,
         result: Result<(), EffectError>,
     },
+    /// What the MCP App hosted in the browser did (`Effect::HostApp`): a line, a link, its end.
+    AppEvent(crate::apps::AppEvent),
 }
 
 /// What `update` asks the runtime to do.
@@ -325,11 +327,15 @@ pub enum Effect {
         id: u64,
         tool: Box<Tool>,
     },
-    /// Host `tool`'s MCP App in the browser, first calling it with `arguments`; the app's
-    /// requests come back as status lines (`Msg::Said`). A new one ends the last.
+    /// Host `tool`'s MCP App in the browser, first calling it with `arguments`; what the app
+    /// does comes back as `Msg::AppEvent`. A new one ends the last.
     HostApp {
         tool: Box<Tool>,
         arguments: serde_json::Value,
+    },
+    /// End the hosted MCP App (`ui/resource-teardown`, servers stopped), telling its page `why`.
+    EndApp {
+        why: String,
     },
     /// Stop fuzz run `id`: the call in flight is cut short, the findings so far reported.
     StopFuzz {
@@ -469,6 +475,8 @@ pub struct App {
     pub fuzz: fuzz::FuzzPane,
     /// Servers' resources, templates and prompts: who completes, what is subscribed.
     pub faces: faces::FaceState,
+    /// The MCP App hosted in the browser, and the links it asked to open.
+    pub app_host: apps::AppHost,
     /// Where the focus goes back to when the result pane is left.
     before_result: Focus,
     /// The pane shown over the others (`overlay()` reads it; App's methods open and close it).
@@ -502,6 +510,7 @@ impl App {
             auth: auth::AuthPane::default(),
             fuzz: fuzz::FuzzPane::default(),
             faces: faces::FaceState::default(),
+            app_host: apps::AppHost::default(),
             sessions: sessions::Sessions::default(),
             before_result: Focus::Form,
             overlay: None,

@@ -33,6 +33,8 @@ pub enum Popup {
     /// The tool is marked destructive: `y` runs it with these arguments (and it is not asked
     /// about again this session); any other key does not.
     ConfirmRun { tool_id: String, title: String, arguments: serde_json::Value },
+    /// The hosted MCP App asks to open this link: `y` opens it, any other key does not.
+    ConfirmLink { url: String },
     /// Which file test cases are appended to (asked once per run of the app).
     CaseFile { input: TextInput },
     /// The roots offered to an MCP server, separated by commas.
@@ -97,6 +99,11 @@ pub enum Prompted {
     },
     /// Any other key: the destructive tool (its title) is not run.
     RunDeclined(String),
+    /// `y` to opening the link the hosted app asked for, or any other key.
+    Link {
+        url: String,
+        open: bool,
+    },
     /// The case-file prompt was closed without a file.
     NoCaseFile,
     /// Past call `n` (newest first) back in the form, or also run again.
@@ -137,9 +144,11 @@ impl Popup {
             Popup::TokenPrompt { .. } => &[Action::GiveToken],
             Popup::KeyPrompt { .. } => &[Action::AddItem],
             Popup::Picker { purpose: PickerPurpose::FoundServer, .. } => &[Action::ConnectServer],
-            Popup::Picker { .. } | Popup::Help { .. } | Popup::ConfirmOverwrite { .. } | Popup::ConfirmRun { .. } => {
-                &[]
-            }
+            Popup::Picker { .. }
+            | Popup::Help { .. }
+            | Popup::ConfirmOverwrite { .. }
+            | Popup::ConfirmRun { .. }
+            | Popup::ConfirmLink { .. } => &[],
         }
     }
 
@@ -282,7 +291,9 @@ impl Prompts {
                 let entered = text_box(input, key);
                 self.closing(entered, Prompted::SaveArtifact)
             }
-            Popup::ConfirmOverwrite { .. } | Popup::ConfirmRun { .. } => self.confirm_key(keymap, key),
+            Popup::ConfirmOverwrite { .. } | Popup::ConfirmRun { .. } | Popup::ConfirmLink { .. } => {
+                self.confirm_key(keymap, key)
+            }
             Popup::CaseFile { input } => match text_box(input, key) {
                 Some(Some(path)) => {
                     self.popup = None;
@@ -362,6 +373,7 @@ impl Prompts {
             Some(Popup::ConfirmOverwrite { path }) => Prompted::KeptFile(path),
             Some(Popup::ConfirmRun { tool_id, arguments, .. }) if yes => Prompted::RunConfirmed { tool_id, arguments },
             Some(Popup::ConfirmRun { title, .. }) => Prompted::RunDeclined(title),
+            Some(Popup::ConfirmLink { url }) => Prompted::Link { url, open: yes },
             other => {
                 self.popup = other;
                 Prompted::Nothing

@@ -153,7 +153,8 @@ fn for_a_session(effect: &Effect) -> bool {
         | Effect::Fetch(_)
         | Effect::AnswerAsk { .. }
         | Effect::Save { .. }
-        | Effect::StopFuzz { .. } => false,
+        | Effect::StopFuzz { .. }
+        | Effect::EndApp { .. } => false,
     }
 }
 

@@ -19,7 +19,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     };
     let clock = matches!(msg, Msg::Clock { .. });
     let session = from.unwrap_or(app.sessions.current_id());
-    let effects = update_one(app, session, msg);
+    let mut effects = update_one(app, session, msg);
+    // The hosted app ends when the selection leaves its tool or its server goes away; a link
+    // it asked to open is asked about once no popup is open.
+    effects.extend(app.follow_hosted_app());
     if app.status.is_some() && (keyed || app.status != said_before) {
         app.status_age.restart();
     }
@@ -77,6 +80,7 @@ fn update_one(app: &mut App, session: SessionId, msg: Msg) -> Vec<Effect> {
         | Msg::Subscribed { .. }
         | Msg::FuzzProgress { .. }
         | Msg::FuzzDone { .. } => loaded(app, session, msg),
+        Msg::AppEvent(event) => app.app_event(session, event),
         // Unwrapped by `update`; one nested in another is applied to the inner session.
         Msg::Session { id, msg } => update_one(app, id, *msg),
     };

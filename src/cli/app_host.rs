@@ -48,11 +48,9 @@ fn host_app(args: AppArgs) -> Result<u8, Failure> {
             .map_err(|e| Failure::transport(format!("cannot listen for signals: {e}")))?;
         let endpoint = options.connect(headers, None).await.map_err(|e| Failure::transport(e.to_string()))?;
         let endpoint = Arc::new(endpoint);
-        // A signal ends the hosting, and the server with it, as on any way out.
-        let code = tokio::select! {
-            code = serve(&args, Arc::clone(&endpoint)) => code,
-            code = stop.recv() => Ok(code),
-        };
+        // A signal ends the hosting (the view told, its page told, its servers stopped), and
+        // the server with it, as on any way out.
+        let code = serve(&args, Arc::clone(&endpoint), &mut stop).await;
         if let Ok(endpoint) = Arc::try_unwrap(endpoint) {
             endpoint.close().await;
         }
@@ -62,8 +60,41 @@ fn host_app(args: AppArgs) -> Result<u8, Failure> {
     code
 }
 
-/// Lists the tools, calls the app's tool, reads its view, serves it, and says what it does.
-async fn serve(args: &AppArgs, endpoint: Arc<crate::invoke::Endpoint>) -> Result<u8, Failure> {
+/// How long the view has to answer `ui/resource-teardown`, and its page to hear it ended.
+const TEARDOWN_WAIT: Duration = Duration::from_millis(1500);
+
+/// Hosts the app and says what it does until a signal; then ends it as the spec says.
+async fn serve(
+    args: &AppArgs,
+    endpoint: Arc<crate::invoke::Endpoint>,
+    stop: &mut crate::signals::StopSignals,
+) -> Result<u8, Failure> {
+    let started = tokio::select! {
+        started = prepare(args, endpoint) => started?,
+        code = stop.recv() => return Ok(code),
+    };
+    let (hosted, mut heard, bridge) = (started.hosted, started.events, started.bridge);
+    for note in &started.notes {
+        say(&AppEvent::Note { text: note.clone() });
+    }
+    // `--no-browser` is the server options' (sign-in's) flag: print URLs, open none.
+    print_url(&hosted.url, args.server.oauth.no_browser);
+    let code = loop {
+        tokio::select! {
+            event = heard.recv() => match event {
+                Some(event) => say(&event),
+                None => break exit::OK,
+            },
+            code = stop.recv() => break code,
+        }
+    };
+    bridge.teardown("tooldeck app was stopped", TEARDOWN_WAIT).await;
+    hosted.shutdown().await;
+    Ok(code)
+}
+
+/// Lists the tools, calls the app's tool, reads its view and serves it.
+async fn prepare(args: &AppArgs, endpoint: Arc<crate::invoke::Endpoint>) -> Result<crate::apps::Started, Failure> {
     let label = crate::redact::command(&endpoint.label());
     let (tools, _) = crate::invoke::endpoint::list_catalog(&endpoint, &label, &crate::invoke::endpoint::to_call())
         .await
@@ -72,19 +103,10 @@ async fn serve(args: &AppArgs, endpoint: Arc<crate::invoke::Endpoint>) -> Result
     let input = apply_pairs(json!({}), &args.args, &tool.input_schema)
         .map_err(|e| Failure::new(exit::INVALID_ARGUMENTS, e.to_string()))?;
     let init_wait = Duration::from_secs(args.init_wait.max(1));
-    let started = crate::apps::start(endpoint, tools, &tool, input, init_wait)
+    let options = crate::apps::Options::new(init_wait);
+    crate::apps::start(endpoint, tools, &tool, input, &options)
         .await
-        .map_err(|e| Failure::new(exit::TOOL_ERROR, e.to_string()))?;
-    let (hosted, mut heard) = (started.hosted, started.events);
-    for note in &started.notes {
-        say(&AppEvent::Note { text: note.clone() });
-    }
-    // `--no-browser` is the server options' (sign-in's) flag: print URLs, open none.
-    print_url(&hosted.url, args.server.oauth.no_browser);
-    while let Some(event) = heard.recv().await {
-        say(&event);
-    }
-    Ok(exit::OK)
+        .map_err(|e| Failure::new(exit::TOOL_ERROR, e.to_string()))
 }
 
 fn print_url(url: &str, no_browser: bool) {

@@ -35,12 +35,16 @@ pub(super) struct Calls {
     pub(super) completing: Option<tokio::task::JoinHandle<()>>,
     /// The MCP App being hosted, if one is (dropping it ends it).
     pub(super) hosting: Option<super::apps::Hosting>,
+    /// The theme's look, for the hosted app's host context.
+    pub(super) app_style: crate::apps::HostStyle,
 }
 
 impl Drop for Calls {
     /// The app is leaving: every task still going is cancelled (the servers' connections are
     /// dropped with the sessions, which ends their processes).
     fn drop(&mut self) {
+        // A hosted app is ended as the spec says (told, its page told) before its task goes.
+        self.close_app();
         self.supervisor.shutdown();
     }
 }
@@ -92,6 +96,7 @@ impl Calls {
             Effect::Record(entry) => self.record(entry),
             Effect::Fuzz { id, tool } => self.fuzz(&s, id, *tool),
             Effect::HostApp { tool, arguments } => self.host_app(&s, *tool, arguments),
+            Effect::EndApp { why } => self.end_app(&why),
             Effect::StopFuzz { id } => self.stop_fuzz(id),
             Effect::Copy(text) => copy(&text),
             // Only web links, whichever pane asked (the gate decides): another scheme could
@@ -150,7 +155,10 @@ impl Calls {
         let endpoint = s.endpoint.clone();
         let done = s.done.clone();
         let progress_to = s.done.clone();
+        // A call of the hosted app's tool reaches its view too.
+        let app = self.app_of(s.id, &request.tool_id);
         let task = s.spawn(async move {
+            let told = super::apps::ToldApp::new(app, &request.arguments);
             let report = move |progress| {
                 // Best effort: a full queue skips a report rather than stalling the call.
                 let _ = progress_to.try_send(Msg::Progress { id, progress });
@@ -167,6 +175,7 @@ impl Calls {
                 }
                 Err(e) => Err(e),
             };
+            told.answered(&result);
             let result = result
                 .map(|(outcome, exchange)| {
                     let mut answer = Answer::new(outcome, exchange, output_schema.as_ref());

@@ -62,6 +62,7 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
         fuzzing: None,
         completing: None,
         hosting: None,
+        app_style: super::app_style::host_style(&styles),
     };
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);

@@ -16,6 +16,7 @@ use crate::app::Msg;
 use crate::invoke::endpoint::EndpointOptions;
 use crate::invoke::{Endpoint, InvokeError};
 
+mod app_style;
 mod apps;
 mod effects;
 mod event_loop;

@@ -51,6 +51,15 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, screen: Rect) {
             let body = open(frame, centered(screen, 70, 5), &asked, styles);
             confirm_run(frame, body, tool_id, title, arguments, styles);
         }
+        Popup::ConfirmLink { url } => {
+            let asked = app.keymap.say("open the app's link? ({key:confirm}: open it, any other key: do not)", CONFIRM);
+            let body = open(frame, centered(screen, 76, 5), &asked, styles);
+            let lines = vec![
+                Line::styled("the MCP App in the browser asks to open:", styles.text),
+                Line::styled(crate::invoke::browser::shown(url), styles.warning),
+            ];
+            frame.render_widget(Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }), body);
+        }
         Popup::CaseFile { input } => {
             let area = centered(screen, 70, 5);
             let body = open(frame, area, "append test cases to (Enter: save, Esc: cancel)", styles);

@@ -82,6 +82,7 @@ const HISTORY: &[Hint] = &[
 ];
 const CONFIRM: &[Hint] = &[("{confirm}", "replace"), ("any other key", "keep it")];
 const CONFIRM_RUN: &[Hint] = &[("{confirm}", "run it"), ("any other key", "do not")];
+const CONFIRM_LINK: &[Hint] = &[("{confirm}", "open it"), ("any other key", "do not")];
 const TOKEN_PROMPT: &[Hint] = &[("type", "the token"), ("Enter", "use it"), ("Esc", "cancel")];
 const FILTER: &[Hint] = &[("type", "filter"), ("↑↓", "move"), ("Enter", "keep"), ("Esc", "clear")];
 const VALUE: &[Hint] = &[
@@ -228,6 +229,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::TokenPrompt { .. }), _) => (&[], TOKEN_PROMPT),
         (Some(Popup::ConfirmOverwrite { .. }), _) => (&[Context::Confirm], CONFIRM),
         (Some(Popup::ConfirmRun { .. }), _) => (&[Context::Confirm], CONFIRM_RUN),
+        (Some(Popup::ConfirmLink { .. }), _) => (&[Context::Confirm], CONFIRM_LINK),
         (Some(Popup::Palette { .. }), _) => (&[], PALETTE),
         (Some(Popup::Text { .. }), _) => (&[Context::Result], TEXT),
         _ if app.shows(Overlay::Server) => (&[Context::Server], SERVER),

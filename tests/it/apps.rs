@@ -20,7 +20,7 @@ use tooldeck::invoke::Endpoint;
 use tooldeck::invoke::endpoint::EndpointOptions;
 
 #[path = "apps_browser.rs"]
-mod browser;
+pub mod browser;
 
 /// The view: shows the time its tool's result gave it; its button gets a new time through the
 /// host, then tries what it may not (a model-only tool, a javascript: link) and what it may.
@@ -33,10 +33,13 @@ function request(method, params) {
   return new Promise((done) => { pending[id] = done; });
 }
 function notify(method, params) { parent.postMessage({jsonrpc: "2.0", method, params}, "*"); }
+let inputs = 0;
 window.addEventListener("message", (e) => {
   if (e.source !== parent) return;
   const m = e.data;
+  if (m.method === "ui/resource-teardown") { parent.postMessage({jsonrpc: "2.0", id: m.id, result: {}}, "*"); return; }
   if (m.id !== undefined && pending[m.id]) { pending[m.id](m); delete pending[m.id]; return; }
+  if (m.method === "ui/notifications/tool-input") document.body.dataset.inputs = ++inputs;
   if (m.method === "ui/notifications/tool-result") document.getElementById("time").textContent = m.params.structuredContent.time;
 });
 document.getElementById("more").onclick = async () => {
@@ -53,6 +56,7 @@ document.getElementById("more").onclick = async () => {
 (async () => {
   const init = await request("ui/initialize", {appInfo: {name: "clock", version: "1.0"}, appCapabilities: {}, protocolVersion: "2026-01-26"});
   document.body.dataset.theme = init.result.hostContext.theme;
+  document.body.dataset.background = init.result.hostContext.styles.variables["--color-background-primary"];
   notify("notifications/message", {level: "info", data: "clock ready"});
   notify("ui/notifications/initialized", {});
 })();
@@ -63,11 +67,13 @@ pub const FLOOD: &str = r#"<!doctype html><html><body><script>
 for (let i = 0; i < 5000; i++) parent.postMessage({jsonrpc: "2.0", method: "notifications/message", params: {level: "info", data: "x" + i}}, "*");
 </script></body></html>"#;
 
+/// Calls answered by every test server, so that each answer's time differs from every other's,
+/// whichever MCP session it came over.
+static CALLS: AtomicU64 = AtomicU64::new(0);
+
 /// Tools with views, an app-only tool, a model-only tool, and views that are bad on purpose.
 #[derive(Clone, Default)]
-pub struct AppServer {
-    calls: Arc<AtomicU64>,
-}
+pub struct AppServer;
 
 fn typed<T: serde::de::DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).expect("a valid rmcp value")
@@ -107,7 +113,7 @@ impl ServerHandler for AppServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        let n = CALLS.fetch_add(1, Ordering::SeqCst) + 1;
         let time = format!("T{n}-{}", request.name);
         let result: rmcp::model::CallToolResult =
             typed(json!({"content": [{"type": "text", "text": time}], "structuredContent": {"time": time}}));
@@ -152,7 +158,7 @@ pub async fn serve_http() -> String {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
     let service = StreamableHttpService::new(
-        || Ok(AppServer::default()),
+        || Ok(AppServer),
         LocalSessionManager::default().into(),
         StreamableHttpServerConfig::default(),
     );
@@ -178,7 +184,8 @@ pub async fn start(url: &str, name: &str) -> Result<tooldeck::apps::Started, too
     let endpoint = connect(url).await;
     let tools = tools(&endpoint).await;
     let tool = tools.iter().find(|t| t.name == name).expect("the tool").clone();
-    tooldeck::apps::start(endpoint, tools, &tool, json!({}), Duration::from_secs(2)).await
+    tooldeck::apps::start(endpoint, tools, &tool, json!({}), &tooldeck::apps::Options::new(Duration::from_secs(2)))
+        .await
 }
 
 /// Every event heard within `wait`, or until `done` holds for them.
@@ -429,4 +436,180 @@ fn the_tui_key_hosts_the_selected_tools_app() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// The origin of a loopback URL (`http://127.0.0.1:PORT`), and whether anything listens there.
+pub fn listening(url: &str) -> bool {
+    let address = url.trim_start_matches("http://").split('/').next().unwrap_or_default();
+    std::net::TcpStream::connect_timeout(&address.parse().expect("an address"), Duration::from_secs(1)).is_ok()
+}
+
+/// Later calls of the tool reach the running view (tool-input, tool-result); its own calls are
+/// marked as the app's in the session's traffic; its host context carries the style given;
+/// teardown is answered by the view, said on its page, and nothing listens afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn later_calls_reach_the_view_and_teardown_ends_it() {
+    let test = "later_calls_reach_the_view_and_teardown_ends_it";
+    let Some(driver) = browser::Driver::start(test).await else { return };
+    let url = serve_http().await;
+    let endpoint = connect(&url).await;
+    let tools = tools(&endpoint).await;
+    let tool = tools.iter().find(|t| t.name == "get-time").expect("the tool").clone();
+    let style = tooldeck::apps::HostStyle {
+        theme: "light".into(),
+        variables: vec![("--color-background-primary".into(), "#fafafa".into())],
+    };
+    let options = tooldeck::apps::Options { init_wait: Duration::from_secs(2), style };
+    let started = tooldeck::apps::start(Arc::clone(&endpoint), tools, &tool, json!({}), &options).await.unwrap();
+    let (host, sandbox) = (started.hosted.url.clone(), started.hosted.sandbox_origin.clone());
+    driver.goto(&host).await;
+    let frame = driver.find("iframe#view", Duration::from_secs(10)).await.expect("the view's frame");
+    driver.enter_frame(&frame).await;
+    let time = driver.find("#time", Duration::from_secs(10)).await.expect("the view");
+    let first = driver.text_until(&time, Duration::from_secs(15), |t| t.ends_with("get-time")).await;
+    assert!(first.ends_with("get-time"), "{first:?}");
+    assert_eq!(driver.script("return document.body.dataset.theme").await, "light");
+    assert_eq!(driver.script("return document.body.dataset.background").await, "#fafafa");
+
+    // The view's own call goes through the session and is marked as the app's.
+    let button = driver.find("#more", Duration::from_secs(5)).await.expect("the button");
+    driver.click(&button).await;
+    driver.text_until(&time, Duration::from_secs(15), |t| t.ends_with("refresh")).await;
+    let traffic = endpoint.traffic().expect("an MCP session records its traffic");
+    let summaries: Vec<String> = traffic.since(0).0.iter().map(|e| e.summary()).collect();
+    assert!(summaries.iter().any(|s| s.starts_with("app → tools/call")), "{summaries:#?}");
+    assert!(summaries.iter().any(|s| s.starts_with("app ← tools/call")), "{summaries:#?}");
+    assert!(
+        summaries.iter().any(|s| s.starts_with("→ tools/call")),
+        "tooldeck's first call is its own: {summaries:#?}"
+    );
+
+    // A later call of the tool (the TUI's form) reaches the view.
+    let later = json!({"content": [{"type": "text", "text": "later"}], "structuredContent": {"time": "T99-later"}});
+    started.bridge.tool_input(json!({"city": "Paris"}));
+    started.bridge.tool_result(later);
+    let shown = driver.text_until(&time, Duration::from_secs(15), |t| t == "T99-later").await;
+    assert_eq!(shown, "T99-later", "the view shows the later call's result");
+    assert_eq!(driver.script("return document.body.dataset.inputs").await, "2", "a tool-input for each call");
+
+    // Teardown: the view answers, the page says why, the servers stop.
+    let answered = started.bridge.teardown("another tool was selected", Duration::from_secs(5)).await;
+    assert!(answered, "the view answered ui/resource-teardown");
+    started.hosted.shutdown().await;
+    driver.command_parent().await;
+    let ended = driver.find("#ended", Duration::from_secs(5)).await.expect("the page's note");
+    let said = driver.text_until(&ended, Duration::from_secs(10), |t| t.contains("ended")).await;
+    assert!(said.contains("This app has ended: another tool was selected"), "{said:?}");
+    assert!(driver.find("iframe#view", Duration::from_millis(100)).await.is_none(), "the view is gone");
+    assert!(!listening(&host) && !listening(&sandbox), "nothing listens on {host} or {sandbox}");
+    driver.quit().await;
+}
+
+/// The TUI's side without a browser: each thing the app does is a line (status and server
+/// pane), a link waits for a yes and only a yes opens it, and the app ends when the
+/// selection moves to another tool.
+#[test]
+fn the_tui_says_what_the_app_does_and_asks_before_a_link() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use tooldeck::app::{App, Effect, Msg, Popup, update};
+    let listing = json!({"tools": [
+        app_tool("get-time", "ui://clock/view", json!(["model", "app"])),
+        {"name": "plain", "description": "No view here.", "inputSchema": {"type": "object"}},
+    ]});
+    let text = serde_json::to_string(&listing).unwrap();
+    let (tools, _) = tooldeck::catalog::load_text("tools.json", &text, &Default::default());
+    let mut catalog = tooldeck::catalog::Catalog::default();
+    for tool in tools {
+        catalog.add(tool);
+    }
+    let mut app = App::new(catalog, &[], (120, 40));
+    let _ = update(&mut app, Msg::Resize(120, 40));
+    let key = |app: &mut App, code: KeyCode| update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    let event = |app: &mut App, event: AppEvent| update(app, Msg::AppEvent(event));
+    while app.selected_tool().map(|t| t.name.as_str()) != Some("get-time") {
+        key(&mut app, KeyCode::Down);
+    }
+    assert!(matches!(key(&mut app, KeyCode::Char('A')).as_slice(), [Effect::HostApp { .. }]));
+    assert_eq!(app.app_host.hosted_tool(), Some("get-time"));
+
+    for (said, line) in [
+        (AppEvent::Message { text: "hello from the app".into() }, "app: message: hello from the app"),
+        (AppEvent::ModelContext { text: "the time is 3".into() }, "app: model context: the time is 3"),
+        (AppEvent::Log { level: "info".into(), text: "clock ready".into() }, "app: log info: clock ready"),
+        (AppEvent::Size { width: 400, height: 300 }, "app: size 400x300"),
+    ] {
+        assert!(event(&mut app, said).is_empty());
+        assert_eq!(app.status.as_deref(), Some(line));
+        assert!(app.server_pane().log().iter().any(|l| l.text() == line), "{line:?} in the server pane");
+    }
+
+    // A link waits for a yes: any other key leaves it unopened.
+    event(&mut app, AppEvent::OpenLink { url: "https://example.com/docs".into() });
+    assert_eq!(app.prompts.popup(), Some(&Popup::ConfirmLink { url: "https://example.com/docs".into() }));
+    assert!(key(&mut app, KeyCode::Char('n')).is_empty());
+    assert!(app.status.as_deref().unwrap_or_default().contains("was not opened"), "{:?}", app.status);
+    // Two at once: asked one after the other; the yes goes to the browser gate.
+    event(&mut app, AppEvent::OpenLink { url: "https://example.com/a".into() });
+    event(&mut app, AppEvent::OpenLink { url: "https://example.com/b".into() });
+    assert_eq!(key(&mut app, KeyCode::Char('y')), vec![Effect::Open("https://example.com/a".into())]);
+    assert_eq!(app.prompts.popup(), Some(&Popup::ConfirmLink { url: "https://example.com/b".into() }));
+    assert!(key(&mut app, KeyCode::Esc).is_empty());
+    // mailto: passes the app's rule, not the browser gate's: said, not asked.
+    event(&mut app, AppEvent::OpenLink { url: "mailto:a@example.com".into() });
+    assert_eq!(app.prompts.popup(), None);
+    assert!(app.status.as_deref().unwrap_or_default().contains("web links only"), "{:?}", app.status);
+    // A refused link is a line (the bridge never asks for it).
+    event(&mut app, AppEvent::LinkRefused { url: "javascript:alert(1)".into() });
+    assert!(app.status.as_deref().unwrap_or_default().contains("refused to open javascript:"), "{:?}", app.status);
+
+    // Another tool selected: the app ends.
+    let effects = key(&mut app, KeyCode::Down);
+    assert!(effects.contains(&Effect::EndApp { why: "another tool was selected".into() }), "{effects:?}");
+    assert_eq!(app.app_host.hosted_tool(), None);
+    event(&mut app, AppEvent::OpenLink { url: "https://example.com/late".into() });
+    assert_eq!(app.prompts.popup(), None, "an app that ended is not asked for");
+}
+
+/// `tooldeck app` stopped by a signal ends the app as the TUI does: the view told, its page
+/// told, nothing left listening.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_app_command_ends_the_app_on_a_signal() {
+    use std::io::BufRead;
+    let Some(driver) = browser::Driver::start("the_app_command_ends_the_app_on_a_signal").await else { return };
+    let url = serve_http().await;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["app", "get-time", "--mcp-url", &url, "--no-browser"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("tooldeck runs");
+    let stdout = child.stdout.take().unwrap();
+    let host = tokio::task::spawn_blocking(move || {
+        let mut lines = std::io::BufReader::new(stdout).lines();
+        let host = lines.find_map(|l| l.ok()?.strip_prefix("app host: http").map(|rest| format!("http{rest}")));
+        // Drained from here on: a full pipe would hold tooldeck up.
+        std::thread::spawn(move || lines.for_each(drop));
+        host
+    })
+    .await
+    .unwrap()
+    .expect("the host page's URL");
+    driver.goto(&host).await;
+    let frame = driver.find("iframe#view", Duration::from_secs(10)).await.expect("the view's frame");
+    let src = driver.script("return document.getElementById('view').src").await;
+    let sandbox = src.as_str().unwrap_or_default().splitn(4, '/').take(3).collect::<Vec<_>>().join("/");
+    driver.enter_frame(&frame).await;
+    let time = driver.find("#time", Duration::from_secs(10)).await.expect("the view");
+    driver.text_until(&time, Duration::from_secs(15), |t| t.ends_with("get-time")).await;
+    // One process, by its id: SIGINT, as Ctrl-C sends.
+    let signalled = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(signalled.success());
+    let status = tokio::task::spawn_blocking(move || child.wait()).await.unwrap().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    driver.command_parent().await;
+    let ended = driver.find("#ended", Duration::from_secs(10)).await.expect("the page's note");
+    let said = driver.text_until(&ended, Duration::from_secs(10), |t| t.contains("ended")).await;
+    assert!(said.contains("This app has ended: tooldeck app was stopped"), "{said:?}");
+    assert!(!listening(&host) && !listening(&sandbox), "nothing listens after tooldeck app ended");
+    driver.quit().await;
 }

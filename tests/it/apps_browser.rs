@@ -120,6 +120,11 @@ impl Driver {
         self.command(reqwest::Method::POST, "/frame", Some(json!({"id": {ELEMENT: element}}))).await;
     }
 
+    /// Back to the top page from a frame.
+    pub async fn command_parent(&self) {
+        self.command(reqwest::Method::POST, "/frame", Some(json!({"id": null}))).await;
+    }
+
     pub async fn text(&self, element: &str) -> String {
         self.command(reqwest::Method::GET, &format!("/element/{element}/text"), None)
             .await

@@ -186,6 +186,7 @@ const PANES: &[(&str, &[&str])] = &[
     ("prompts", &["app/prompts.rs"]),
     ("confirmations", &["app/confirm.rs"]),
     ("lint", &["app/lint.rs"]),
+    ("app_host", &["app/apps.rs"]),
 ];
 
 /// `App`'s fields that are its own state, not a pane's: `App` changes them itself.

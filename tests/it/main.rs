@@ -5,6 +5,7 @@
 #![allow(clippy::duplicate_mod)]
 
 mod apps;
+mod apps_tui;
 mod architecture;
 mod asks_screens;
 mod call_cli;

@@ -22,6 +22,8 @@ pub const MAX_PER_SECOND: u64 = 100;
 const MAX_OUTBOX: usize = 64;
 /// The spec's revision of the app protocol this host speaks.
 pub const PROTOCOL: &str = "2026-01-26";
+/// The id of the host's one `ui/resource-teardown` request.
+const TEARDOWN_ID: &str = "tooldeck-teardown";
 
 /// What the bridge needs to answer: the session, the app's tool and its call, the server's tools.
 pub struct BridgeSetup {
@@ -42,6 +44,15 @@ pub struct Bridge {
     outbox: Mutex<VecDeque<Value>>,
     ready: Notify,
     initialized: AtomicBool,
+    /// The view answered `ui/resource-teardown`.
+    torn_down: Notify,
+    /// The host page has asked for messages at least once (it is open somewhere).
+    page_seen: AtomicBool,
+    /// The app has ended: the page's poll is answered at once, and nothing more is queued.
+    closed: AtomicBool,
+    /// The tool's last input and result (the first call's, then each later one's): what a view
+    /// that (re)starts its handshake gets.
+    latest: Mutex<(Value, Value)>,
     /// The current second's start, messages in it, messages dropped in it.
     rate: Mutex<(Instant, u64, u64)>,
     last_size: Mutex<(u64, u64)>,
@@ -58,7 +69,12 @@ fn answer(id: &Value, result: Value) -> Value {
 
 impl Bridge {
     pub fn new(setup: BridgeSetup, events: mpsc::Sender<AppEvent>) -> Arc<Bridge> {
+        let latest = Mutex::new((setup.input.clone(), setup.result.clone()));
         Arc::new(Bridge {
+            latest,
+            torn_down: Notify::new(),
+            closed: AtomicBool::new(false),
+            page_seen: AtomicBool::new(false),
             setup,
             events,
             outbox: Mutex::new(VecDeque::new()),
@@ -74,8 +90,11 @@ impl Bridge {
         let _ = self.events.try_send(event);
     }
 
-    /// Queues `message` for the view.
+    /// Queues `message` for the view (nothing, once the app has ended).
     pub fn send(&self, message: Value) {
+        if self.closed.load(Ordering::SeqCst) {
+            return;
+        }
         let mut outbox = lock(&self.outbox);
         if outbox.len() >= MAX_OUTBOX {
             outbox.pop_front();
@@ -87,10 +106,11 @@ impl Bridge {
 
     /// What waits for the view, waiting up to `wait` for something.
     pub async fn next(&self, wait: Duration) -> Vec<Value> {
+        self.page_seen.store(true, Ordering::SeqCst);
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             let waiting: Vec<Value> = lock(&self.outbox).drain(..).collect();
-            if !waiting.is_empty() {
+            if !waiting.is_empty() || self.closed.load(Ordering::SeqCst) {
                 return waiting;
             }
             if tokio::time::timeout_at(deadline, self.ready.notified()).await.is_err() {
@@ -99,10 +119,51 @@ impl Bridge {
         }
     }
 
-    /// The tool's input and result again (a new call of the tool).
-    pub fn tool_called(&self, input: Value, result: Value) {
+    /// The tool's input and result, to the view.
+    fn tool_called(&self, input: Value, result: Value) {
         self.send(json!({"jsonrpc": "2.0", "method": "ui/notifications/tool-input", "params": {"arguments": input}}));
         self.send(json!({"jsonrpc": "2.0", "method": "ui/notifications/tool-result", "params": result}));
+    }
+
+    /// The app's tool is being called again elsewhere (the TUI's form): its arguments, before
+    /// the answer comes. A view that has not finished its handshake gets them with it.
+    pub fn tool_input(&self, input: Value) {
+        lock(&self.latest).0 = input.clone();
+        if self.initialized.load(Ordering::SeqCst) {
+            self.send(
+                json!({"jsonrpc": "2.0", "method": "ui/notifications/tool-input", "params": {"arguments": input}}),
+            );
+        }
+    }
+
+    /// The answer to that call, as the server sent it (a `CallToolResult`).
+    pub fn tool_result(&self, result: Value) {
+        lock(&self.latest).1 = result.clone();
+        if self.initialized.load(Ordering::SeqCst) {
+            self.send(json!({"jsonrpc": "2.0", "method": "ui/notifications/tool-result", "params": result}));
+        }
+    }
+
+    /// Ends the app as the spec says: `ui/resource-teardown` to a view that started, answered
+    /// within `wait` (or not), then the host page told the app ended and `why`, and given up to
+    /// `wait` to hear it. Whether the view answered.
+    pub async fn teardown(&self, why: &str, wait: Duration) -> bool {
+        let mut answered = false;
+        if self.initialized.load(Ordering::SeqCst) {
+            self.send(json!({"jsonrpc": "2.0", "id": TEARDOWN_ID, "method": "ui/resource-teardown", "params": {}}));
+            answered = tokio::time::timeout(wait, self.torn_down.notified()).await.is_ok();
+        }
+        self.send(json!({"jsonrpc": "2.0", "method": "tooldeck/ended", "params": {"why": why}}));
+        self.closed.store(true, Ordering::SeqCst);
+        // A page that never asked is not waited for (no browser opened it).
+        let deadline = tokio::time::Instant::now() + wait;
+        while self.page_seen.load(Ordering::SeqCst)
+            && !lock(&self.outbox).is_empty()
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        answered
     }
 
     /// True when this message is over the rate; says how many were dropped once a second.
@@ -133,7 +194,9 @@ impl Bridge {
             return Some(error(id, -32000, "too many messages: the host drops them"));
         }
         let Some(method) = message.get("method").and_then(Value::as_str).filter(|m| m.len() <= 128) else {
-            if message.get("result").is_none() && message.get("error").is_none() {
+            if message.get("id").and_then(Value::as_str) == Some(TEARDOWN_ID) {
+                self.torn_down.notify_one();
+            } else if message.get("result").is_none() && message.get("error").is_none() {
                 self.say(AppEvent::Malformed { why: "a message that is neither a request nor an answer".into() });
             }
             return None;
@@ -185,7 +248,8 @@ impl Bridge {
     fn notification(self: &Arc<Self>, method: &str, params: &Value) {
         match method {
             "ui/notifications/initialized" => {
-                self.tool_called(self.setup.input.clone(), self.setup.result.clone());
+                let (input, result) = lock(&self.latest).clone();
+                self.tool_called(input, result);
             }
             "notifications/message" => {
                 let level = params.get("level").and_then(Value::as_str).unwrap_or("info").to_string();
@@ -260,6 +324,8 @@ impl Bridge {
             return Err((-32602, format!("{name}: {why}")));
         }
         let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
+        // Through the session's own client: the traffic pane shows it as the app's.
+        let _mark = self.setup.endpoint.traffic().map(|t| t.expect_app("tools/call", &name));
         let (result, ok) = super::load::call(&self.setup.endpoint, &name, arguments).await;
         self.say(AppEvent::ToolCalled { name, ok });
         Ok(result)
@@ -271,6 +337,7 @@ impl Bridge {
             self.say(AppEvent::ResourceRefused { uri: uri.clone() });
             return Err((-32602, format!("{uri}: apps may read ui:// resources only")));
         }
+        let _mark = self.setup.endpoint.traffic().map(|t| t.expect_app("resources/read", &uri));
         let read = self.setup.endpoint.read(&uri).await.map_err(|e| (-32603, e.to_string()))?;
         self.say(AppEvent::ResourceRead { uri });
         let contents: Vec<Value> = read.contents.iter().map(content_json).collect();

@@ -16,6 +16,7 @@ use serde_json::Value;
 use super::AppError;
 use super::bridge::{Bridge, MAX_PER_SECOND};
 use super::load::View;
+use super::start::HostStyle;
 use crate::loopback::{Bound, LoopbackServer};
 
 /// One message from the host page past this is refused (an app's arguments and results fit).
@@ -51,8 +52,9 @@ fn secret() -> String {
     uuid::Uuid::new_v4().simple().to_string()
 }
 
-/// Serves `view` for `bridge` on two fresh loopback ports, titled `title`.
-pub async fn serve(bridge: Arc<Bridge>, view: &View, title: &str) -> Result<Hosted, AppError> {
+/// Serves `view` for `bridge` on two fresh loopback ports, titled `title`, the host page in
+/// `style`'s colours.
+pub async fn serve(bridge: Arc<Bridge>, view: &View, title: &str, style: &HostStyle) -> Result<Hosted, AppError> {
     // Two origins: the view must not reach the host page's (the spec's sandbox proxy).
     let (host_port, sandbox_port) = (Bound::bind(0).await?, Bound::bind(0).await?);
     let (host_origin, sandbox_origin) = (host_port.url(), sandbox_port.url());
@@ -65,7 +67,9 @@ pub async fn serve(bridge: Arc<Bridge>, view: &View, title: &str) -> Result<Host
         .replace("__VIEW_URL__", &view_url)
         .replace("__SANDBOX_ORIGIN__", &sandbox_origin)
         .replace("__MAX_PER_SECOND__", &MAX_PER_SECOND.to_string())
-        .replace("__NONCE__", &nonce);
+        .replace("__NONCE__", &nonce)
+        .replace("__BACKGROUND__", &colour(style, "--color-background-primary", "#1e1e2e"))
+        .replace("__TEXT__", &colour(style, "--color-text-primary", "#cdd6f4"));
     let page_policy = format!(
         "default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; \
          frame-src {sandbox_origin}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -94,6 +98,21 @@ pub async fn serve(bridge: Arc<Bridge>, view: &View, title: &str) -> Result<Host
         .with_state(sandboxed);
     let servers = [host_port.serve(host_router), sandbox_port.serve(sandbox_router)];
     Ok(Hosted { url: format!("{host_origin}/{host_secret}/"), sandbox_origin, _servers: servers })
+}
+
+impl Hosted {
+    /// Stops both servers, letting requests being answered finish (briefly), and waits for them.
+    pub async fn shutdown(self) {
+        let [host, sandbox] = self._servers;
+        tokio::join!(host.shutdown(), sandbox.shutdown());
+    }
+}
+
+/// A colour of `style` for the host page's own CSS: only `#` and hex digits get in.
+fn colour(style: &HostStyle, name: &str, fallback: &str) -> String {
+    let value = style.get(name).unwrap_or(fallback);
+    let plain = value.len() <= 9 && value.starts_with('#') && value[1..].chars().all(|c| c.is_ascii_hexdigit());
+    if plain { value.to_string() } else { fallback.to_string() }
 }
 
 /// Every answer of the host server: its own CSP, never cached, never sniffed.

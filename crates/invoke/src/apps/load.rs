@@ -28,9 +28,18 @@ pub struct View {
 /// Calls `tool` with `arguments` through `endpoint`: the `CallToolResult` as JSON for
 /// `ui/notifications/tool-result`, and whether the call succeeded.
 pub async fn call(endpoint: &Endpoint, tool: &str, arguments: Value) -> (Value, bool) {
-    match endpoint.call(&CallRequest::new(tool, arguments)).await {
-        Ok((outcome, exchange)) => (result_json(&exchange.response_body, &outcome), outcome.success),
-        Err(e) => (error_result(&e.to_string()), false),
+    let called = endpoint.call(&CallRequest::new(tool, arguments)).await;
+    (result_of(&called), called.as_ref().is_ok_and(|(outcome, _)| outcome.success))
+}
+
+/// A call's answer as `ui/notifications/tool-result` carries it: the `CallToolResult` the
+/// server sent, or one that says why there is none.
+pub fn result_of(
+    called: &Result<(crate::invoke::Outcome, crate::invoke::Exchange), crate::invoke::InvokeError>,
+) -> Value {
+    match called {
+        Ok((outcome, exchange)) => result_json(&exchange.response_body, outcome),
+        Err(e) => error_result(&e.to_string()),
     }
 }
 

@@ -14,7 +14,7 @@ pub mod host;
 pub mod load;
 mod start;
 
-pub use start::{Started, start};
+pub use start::{HostStyle, Options, Started, start};
 
 use std::fmt;
 
@@ -99,6 +99,11 @@ pub enum AppEvent {
     Note {
         text: String,
     },
+    /// The app ended (told `ui/resource-teardown`, its servers stopped), or could not start:
+    /// why.
+    Ended {
+        why: String,
+    },
 }
 
 /// Text from an app, for one line: control characters visible, secrets masked, cut short.
@@ -142,6 +147,7 @@ impl fmt::Display for AppEvent {
             ),
             AppEvent::Malformed { why } => write!(f, "app: sent {}", shown(why)),
             AppEvent::Note { text } => write!(f, "app: {}", shown(text)),
+            AppEvent::Ended { why } => write!(f, "app: ended: {}", shown(why)),
         }
     }
 }

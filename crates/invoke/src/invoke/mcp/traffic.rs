@@ -46,6 +46,9 @@ pub struct Entry {
     /// The message, pretty-printed as it went over the wire (headers for HTTP entries).
     pub text: Arc<str>,
     pub http: Option<HttpRecord>,
+    /// Made for the MCP App hosted in the browser (its `tools/call` or `resources/read`), or
+    /// the answer to one, or the HTTP exchange that carried one.
+    pub by_app: bool,
 }
 
 impl Entry {
@@ -65,7 +68,8 @@ impl Entry {
             (None, false) if self.id.is_none() => " (notification)".to_string(),
             _ => String::new(),
         };
-        crate::text::visible(&format!("{arrow} {method}{id}{what}")).into_owned()
+        let by = if self.by_app { "app " } else { "" };
+        crate::text::visible(&format!("{by}{arrow} {method}{id}{what}")).into_owned()
     }
 
     /// True when `filter` (lower case) appears in its method or its text.
@@ -117,8 +121,12 @@ struct Log {
     bytes: usize,
     next_seq: u64,
     dropped: u64,
-    /// (sent by tooldeck, id) → method, for requests not answered yet.
-    pending: HashMap<(bool, String), String>,
+    /// (sent by tooldeck, id) → method and whether the app made it, for requests not
+    /// answered yet.
+    pending: HashMap<(bool, String), (String, bool)>,
+    /// Requests the hosted app is about to make: (token, method, tool name or URI).
+    app_requests: Vec<(u64, String, String)>,
+    next_token: u64,
 }
 
 impl Default for Log {
@@ -130,6 +138,8 @@ impl Default for Log {
             next_seq: 0,
             dropped: 0,
             pending: HashMap::new(),
+            app_requests: Vec::new(),
+            next_token: 0,
         }
     }
 }
@@ -155,17 +165,20 @@ impl Traffic {
         let own_method = value.get("method").and_then(Value::as_str).map(str::to_string);
         let answer = own_method.is_none() && (value.get("result").is_some() || value.get("error").is_some());
         let mut log = self.lock();
-        let method = match (&own_method, &id) {
+        let (method, by_app) = match (&own_method, &id) {
             (Some(method), Some(id)) => {
+                let by_app = outgoing && log.app_made(method, value);
                 if log.pending.len() >= MAX_PENDING {
                     log.pending.clear();
                 }
-                log.pending.insert((outgoing, id.clone()), method.clone());
-                own_method.clone()
+                log.pending.insert((outgoing, id.clone()), (method.clone(), by_app));
+                (own_method.clone(), by_app)
             }
             // An answer goes the other way from its request.
-            (None, Some(id)) if answer => log.pending.remove(&(!outgoing, id.clone())),
-            _ => own_method.clone(),
+            (None, Some(id)) if answer => {
+                log.pending.remove(&(!outgoing, id.clone())).map_or((None, false), |(m, by)| (Some(m), by))
+            }
+            _ => (own_method.clone(), false),
         };
         let direction = if outgoing { Direction::Sent } else { Direction::Received };
         // The log never holds a secret: a body with one is kept masked (the one rule).
@@ -173,7 +186,24 @@ impl Traffic {
             Some(masked) => serde_json::to_string_pretty(&masked).unwrap_or_default().into(),
             None => text,
         };
-        log.push(Entry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None });
+        log.push(Entry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app });
+    }
+
+    /// The hosted app is about to send `method` (`tools/call` or `resources/read`) for `key`
+    /// (the tool's name, the resource's URI) through this session: its request, answer and
+    /// HTTP exchange are marked as the app's. Dropping the mark forgets it if nothing was sent
+    /// (the call failed before it left), so a later request of the person's is not taken for
+    /// the app's.
+    pub fn expect_app(&self, method: &str, key: &str) -> AppRequest {
+        let mut log = self.lock();
+        let token = log.next_token;
+        log.next_token += 1;
+        // Bounded: an app's requests run one round at a time, a few at most.
+        if log.app_requests.len() >= 64 {
+            log.app_requests.remove(0);
+        }
+        log.app_requests.push((token, method.to_string(), key.to_string()));
+        AppRequest { traffic: self.clone(), token }
     }
 
     /// Records a message from the server that is not valid JSON, as it came (its secrets masked
@@ -182,7 +212,9 @@ impl Traffic {
         let mut log = self.lock();
         let method = id.as_ref().and_then(|id| log.pending.remove(&(true, id.clone())));
         let answer = id.is_some();
-        log.push(Entry { seq: 0, at_ms: 0, direction: Direction::Received, id, method, answer, text, http: None });
+        let (method, by_app) = method.map_or((None, false), |(m, by)| (Some(m), by));
+        let direction = Direction::Received;
+        log.push(Entry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app });
     }
 
     /// Records the HTTP exchange that carried a message.
@@ -190,13 +222,8 @@ impl Traffic {
         let mut log = self.lock();
         // The POST carried the message sent just before with its id (a request, an answer to
         // the server's own request, or a notification without one): it names the exchange.
-        let method = log
-            .entries
-            .iter()
-            .rev()
-            .take(64)
-            .find(|e| e.direction == Direction::Sent && e.id == record.id)
-            .and_then(|e| e.method.clone());
+        let sent = log.entries.iter().rev().take(64).find(|e| e.direction == Direction::Sent && e.id == record.id);
+        let (method, by_app) = sent.map_or((None, false), |e| (e.method.clone(), e.by_app));
         let text: Arc<str> = describe_http(record).into();
         let entry = Entry {
             seq: 0,
@@ -207,6 +234,7 @@ impl Traffic {
             answer: false,
             text,
             http: Some(masked(record)),
+            by_app,
         };
         log.push(entry);
     }
@@ -225,6 +253,7 @@ impl Traffic {
             answer: false,
             text: text.into(),
             http: Some(masked(record)),
+            by_app: false,
         };
         self.lock().push(entry);
     }
@@ -252,7 +281,31 @@ impl Traffic {
     }
 }
 
+/// A request the hosted app is about to make (`Traffic::expect_app`); forgotten when dropped.
+pub struct AppRequest {
+    traffic: Traffic,
+    token: u64,
+}
+
+impl Drop for AppRequest {
+    fn drop(&mut self) {
+        self.traffic.lock().app_requests.retain(|(token, ..)| *token != self.token);
+    }
+}
+
 impl Log {
+    /// Whether the request `value` of `method` is one the app said it would make (taken once).
+    fn app_made(&mut self, method: &str, value: &Value) -> bool {
+        let key = match method {
+            "tools/call" => value.pointer("/params/name"),
+            "resources/read" => value.pointer("/params/uri"),
+            _ => return false,
+        };
+        let Some(key) = key.and_then(Value::as_str) else { return false };
+        let found = self.app_requests.iter().position(|(_, m, k)| m == method && k == key);
+        found.map(|i| self.app_requests.remove(i)).is_some()
+    }
+
     fn push(&mut self, mut entry: Entry) {
         entry.seq = self.next_seq;
         entry.at_ms = self.started.elapsed().as_millis() as u64;
@@ -311,6 +364,42 @@ mod tests {
         assert_eq!(summaries[1], "⇄ server/discover #0 HTTP 202");
         assert_eq!(summaries[3], "⇄ notifications/initialized HTTP 202");
         assert_eq!(summaries[6], "⇄ roots/list #0 HTTP 202", "an answer's POST, not the old request's");
+    }
+
+    #[test]
+    fn the_apps_requests_and_their_answers_are_marked() {
+        let traffic = Traffic::default();
+        let http = |id: &str| HttpRecord { id: Some(id.into()), status: Some(200), ..HttpRecord::default() };
+        let call =
+            |id: u64, name: &str| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name}});
+        let mark = traffic.expect_app("tools/call", "refresh");
+        record(&traffic, true, call(1, "get-time"));
+        record(&traffic, true, call(2, "refresh"));
+        traffic.http(&http("2"));
+        record(&traffic, false, json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+        record(&traffic, false, json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
+        drop(mark);
+        // Forgotten when the app's request never left: the person's later call is theirs.
+        drop(traffic.expect_app("resources/read", "ui://clock/view"));
+        record(
+            &traffic,
+            true,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "ui://clock/view"}}),
+        );
+        record(&traffic, true, call(4, "refresh"));
+        let summaries: Vec<String> = traffic.since(0).0.iter().map(Entry::summary).collect();
+        assert_eq!(
+            summaries,
+            [
+                "→ tools/call #1",
+                "app → tools/call #2",
+                "app ⇄ tools/call #2 HTTP 200",
+                "app ← tools/call #2 (result)",
+                "← tools/call #1 (result)",
+                "→ resources/read #3",
+                "→ tools/call #4",
+            ]
+        );
     }
 
     #[test]
