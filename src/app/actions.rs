@@ -9,6 +9,7 @@ use super::component::Input;
 use super::keymap::{Action, Context};
 use super::route::{Pane, handle, input_of};
 use super::{App, Effect, Focus, Overlay, Popup};
+use crate::app::ServerEffect;
 
 /// A key: a server's question has the keys until it is answered, then a popup, then the pane
 /// over the others, then the focused pane. Chords bound in every pane are commands before a
@@ -413,5 +414,5 @@ fn reconnect(app: &mut App) -> Vec<Effect> {
     app.server_mut().start_listing();
     app.server_pane_mut().note("reconnecting…");
     app.status = Some(format!("reconnecting to {}…", crate::text::visible(app.server().endpoint())));
-    vec![Effect::Reconnect]
+    vec![Effect::Server(ServerEffect::Reconnect)]
 }

@@ -1,7 +1,8 @@
 //! Hosting the selected tool's MCP App from the app (`Action::HostApp`): the runtime starts it
-//! (`Effect::HostApp`, as `tooldeck app` does) and says each thing the app does as a status line.
+//! (`ServerEffect::HostApp`, as `tooldeck app` does) and says each thing the app does as a status line.
 
 use super::{App, Effect};
+use crate::app::ServerEffect;
 
 impl App {
     /// The selected tool's app, first called with the form's arguments; a tool without an app
@@ -19,6 +20,6 @@ impl App {
         let arguments = self.form_mut().map_or_else(|| serde_json::json!({}), |form| form.arguments().clone());
         self.status = Some(format!("starting the app of {} in the browser…", crate::text::visible(&tool.name)));
         let session = self.session_of(&tool);
-        self.in_session(session, vec![Effect::HostApp { tool: Box::new(tool), arguments }])
+        self.in_session(session, vec![Effect::Server(ServerEffect::HostApp { tool: Box::new(tool), arguments })])
     }
 }

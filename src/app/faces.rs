@@ -2,9 +2,9 @@
 //! list, under its server's tools (`resources`, `templates`, `prompts` sections), so the list,
 //! the filter, forms, results, history and the raw view serve them as they serve tools: a
 //! template's variables and a prompt's arguments are a form of string fields; a run sends
-//! `resources/read` or `prompts/get` instead of `tools/call` (`Effect::Face`), and the answer is
+//! `resources/read` or `prompts/get` instead of `tools/call` (`ServerEffect::Face`), and the answer is
 //! shown with a tool result's content rendering. Typing in such a field asks the server for
-//! suggestions (`completion/complete`, `Effect::Complete`).
+//! suggestions (`completion/complete`, `ServerEffect::Complete`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -12,6 +12,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::{App, Effect};
+use crate::app::{DesktopEffect, ServerEffect};
 use crate::catalog::{Face, Format, SessionId, Source, Tool, ToolUi, Written};
 use crate::form::build::MAX_FIELDS;
 use crate::invoke::Faces;
@@ -281,7 +282,7 @@ impl App {
         let on = !self.faces.subscribed.contains(uri);
         let uri = uri.clone();
         self.status = Some(format!("{} {}…", if on { "subscribing to" } else { "unsubscribing from" }, visible(&uri)));
-        vec![Effect::Subscribe { uri, on }]
+        vec![Effect::Server(ServerEffect::Subscribe { uri, on })]
     }
 
     /// The server answered a subscribe or an unsubscribe.
@@ -330,14 +331,13 @@ impl App {
 
 impl App {
     /// The runtime's answers about faces: a listing, suggestions, a subscription.
-    pub(super) fn face_msg(&mut self, session: SessionId, msg: super::Msg) -> Vec<Effect> {
+    pub(super) fn face_msg(&mut self, session: SessionId, msg: super::FaceMsg) -> Vec<Effect> {
         match msg {
-            super::Msg::ServerFaces { label, faces } => self.faces_listed(session, &label, *faces),
-            super::Msg::Completed { tool_id, argument, typed, result } => {
+            super::FaceMsg::Listed { label, faces } => self.faces_listed(session, &label, *faces),
+            super::FaceMsg::Completed { tool_id, argument, typed, result } => {
                 self.completed((tool_id, argument, typed), result)
             }
-            super::Msg::Subscribed { uri, on, result } => self.subscribed(uri, on, result),
-            _ => {}
+            super::FaceMsg::Subscribed { uri, on, result } => self.subscribed(uri, on, result),
         }
         Vec::new()
     }
@@ -359,7 +359,8 @@ impl App {
             .collect();
         let text = lines.join("\n");
         let size = human_bytes(text.len() as u64);
-        super::Reply::effect(Effect::Copy(text)).with_status(format!("what is shown is on the clipboard ({size})"))
+        super::Reply::effect(Effect::Desktop(DesktopEffect::Copy(text)))
+            .with_status(format!("what is shown is on the clipboard ({size})"))
     }
 
     /// The resources among `events` that said they changed.

@@ -9,6 +9,7 @@ use crate::catalog::{Face, SessionId};
 use crate::form::TextInput;
 use crate::invoke::CallRequest;
 
+use crate::app::{DesktopEffect, ServerEffect, WorkEffect};
 use crate::catalog::Diagnostic;
 
 impl App {
@@ -104,7 +105,7 @@ impl App {
         if matches!(self.result.items().get(self.result.item()), Some(crate::invoke::ContentItem::Image(_))) {
             self.reveal_item();
         }
-        let mut effects = vec![Effect::Record(Box::new(entry))];
+        let mut effects = vec![Effect::Work(WorkEffect::Record(Box::new(entry)))];
         effects.extend(then);
         effects
     }
@@ -420,13 +421,13 @@ impl App {
                 let roots = self.asks.roots();
                 self.status =
                     Some(format!("roots: {}", if roots.is_empty() { "none".into() } else { roots.join(", ") }));
-                return vec![Effect::SetRoots(roots.to_vec())];
+                return vec![Effect::Server(ServerEffect::SetRoots(roots.to_vec()))];
             }
             Prompted::Action(context, action) => return super::actions::run_action(self, context, action),
             Prompted::Copy(text) => {
                 let size = crate::text::human_bytes(text.len() as u64);
                 self.status = Some(format!("the text is on the clipboard ({size})"));
-                return vec![Effect::Copy(text)];
+                return vec![Effect::Desktop(DesktopEffect::Copy(text))];
             }
             Prompted::Hint(hint) => self.status = Some(hint),
             Prompted::Reopen(index) => self.reopen(index),

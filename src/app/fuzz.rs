@@ -1,10 +1,11 @@
 //! "Fuzz this tool" in the app: the fuzz engine runs on the selected tool in the background (the
-//! runtime carries out `Effect::Fuzz` over a connection of its own), its progress comes back as
-//! `Msg::FuzzProgress`, its findings as `Msg::FuzzDone`. The fuzz pane shows both; Enter on a
+//! runtime carries out `ServerEffect::Fuzz` over a connection of its own), its progress comes back as
+//! `FuzzMsg::Progress`, its findings as `FuzzMsg::Done`. The fuzz pane shows both; Enter on a
 //! finding puts its arguments in the tool's form, to be sent with the usual key. No I/O here.
 
 use super::keymap::{Action, Context};
-use super::{App, Effect, EffectError, Focus, Msg, Overlay, Reply};
+use super::{App, Effect, EffectError, Focus, Overlay, Reply};
+use crate::app::{ServerEffect, TaskEffect};
 use crate::fuzz::{Finding, Progress, Report};
 
 /// The fuzz pane: the last run (or the one going on) and the finding chosen in it.
@@ -190,7 +191,7 @@ impl App {
         let id = self.fuzz.start(&tool.id);
         self.open_overlay(Overlay::Fuzz);
         self.status = Some(format!("fuzzing {} on a connection of its own…", crate::text::visible(&tool.id)));
-        vec![Effect::Fuzz { id, tool: Box::new(tool) }]
+        vec![Effect::Server(ServerEffect::Fuzz { id, tool: Box::new(tool) })]
     }
 
     /// What the fuzz pane leaves to the app: Enter puts the finding in the form (another
@@ -244,16 +245,15 @@ impl App {
         }));
     }
 
-    /// A fuzz run's progress or end (`Effect::Fuzz`).
-    pub(super) fn fuzz_msg(&mut self, msg: Msg) {
+    /// A fuzz run's progress or end (`ServerEffect::Fuzz`).
+    pub(super) fn fuzz_msg(&mut self, msg: super::FuzzMsg) {
         match msg {
-            Msg::FuzzProgress { id, progress } => self.fuzz.progressed(id, progress),
-            Msg::FuzzDone { id, result } => {
+            super::FuzzMsg::Progress { id, progress } => self.fuzz.progressed(id, progress),
+            super::FuzzMsg::Done { id, result } => {
                 if let Some(said) = self.fuzz.done(id, result) {
                     self.status = Some(said);
                 }
             }
-            _ => {}
         }
     }
 }
@@ -298,7 +298,7 @@ impl FuzzPane {
         match self.run.as_mut() {
             Some(run) if run.state == FuzzState::Running => {
                 run.state = FuzzState::Stopping;
-                Reply::effect(Effect::StopFuzz { id: run.id })
+                Reply::effect(Effect::Task(TaskEffect::StopFuzz { id: run.id }))
                     .with_status("stopping the fuzz run: the findings so far are kept")
             }
             _ => Reply::close(),
@@ -310,6 +310,7 @@ impl FuzzPane {
 mod tests {
     use super::*;
     use crate::app::update;
+    use crate::app::{FuzzMsg, InputMsg, Msg};
     use crate::catalog::{LoadOptions, load_samples};
     use crate::fuzz::{Kind, Phase, ToolSummary};
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -326,7 +327,7 @@ mod tests {
     }
 
     fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
-        update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+        update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))))
     }
 
     fn finding(tool: &str, kind: Kind, arguments: serde_json::Value, valid: bool) -> Finding {
@@ -355,7 +356,7 @@ mod tests {
             press(app, KeyCode::Down);
         }
         let effects = press(app, KeyCode::Char('Z'));
-        let [Effect::Fuzz { id: run, tool }] = effects.as_slice() else { panic!("{effects:?}") };
+        let [Effect::Server(ServerEffect::Fuzz { id: run, tool })] = effects.as_slice() else { panic!("{effects:?}") };
         assert_eq!(tool.id, id);
         *run
     }
@@ -373,14 +374,14 @@ mod tests {
             findings: 1,
             elapsed: std::time::Duration::from_millis(20),
         };
-        update(&mut app, Msg::FuzzProgress { id, progress: progress.clone() });
+        update(&mut app, Msg::Fuzz(FuzzMsg::Progress { id, progress: progress.clone() }));
         assert_eq!(app.fuzz.run.as_ref().unwrap().progress, Some(progress));
         let shrunk = json!({"amount": 1, "from": "USD", "to": "EUR"});
         let findings = vec![
             finding(tool, Kind::Slow, json!({"amount": 1, "from": "EUR", "to": "USD"}), true),
             finding(tool, Kind::RefusesValid, shrunk.clone(), true),
         ];
-        update(&mut app, Msg::FuzzDone { id, result: Ok(report(tool, findings)) });
+        update(&mut app, Msg::Fuzz(FuzzMsg::Done { id, result: Ok(report(tool, findings)) }));
         assert!(!app.fuzz.running());
         assert!(app.status.as_deref().unwrap().contains("2 findings"), "{:?}", app.status);
         // Closed, away from the tool and back: Z shows the finished run again.
@@ -404,19 +405,19 @@ mod tests {
     fn esc_stops_a_run_and_a_late_answer_of_an_older_run_is_dropped() {
         let mut app = app();
         let first = fuzz(&mut app, "convert_currency");
-        assert_eq!(press(&mut app, KeyCode::Esc), vec![Effect::StopFuzz { id: first }]);
+        assert_eq!(press(&mut app, KeyCode::Esc), vec![Effect::Task(TaskEffect::StopFuzz { id: first })]);
         assert_eq!(app.fuzz.run.as_ref().unwrap().state, FuzzState::Stopping);
         assert!(app.shows(Overlay::Fuzz), "the pane stays to show what was found");
         let mut stopped = report("convert_currency", Vec::new());
         stopped.stopped = Some("stopped".into());
-        update(&mut app, Msg::FuzzDone { id: first, result: Ok(stopped) });
+        update(&mut app, Msg::Fuzz(FuzzMsg::Done { id: first, result: Ok(stopped) }));
         // r in the pane runs the same tool again; the first run's answers no longer count.
         let effects = press(&mut app, KeyCode::Char('r'));
-        let [Effect::Fuzz { id: second, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+        let [Effect::Server(ServerEffect::Fuzz { id: second, .. })] = effects.as_slice() else { panic!("{effects:?}") };
         assert_ne!(*second, first);
-        update(&mut app, Msg::FuzzDone { id: first, result: Err(protocol("late")) });
+        update(&mut app, Msg::Fuzz(FuzzMsg::Done { id: first, result: Err(protocol("late")) }));
         assert!(app.fuzz.running(), "{:?}", app.fuzz.run);
-        update(&mut app, Msg::FuzzDone { id: *second, result: Err(protocol("cannot connect")) });
+        update(&mut app, Msg::Fuzz(FuzzMsg::Done { id: *second, result: Err(protocol("cannot connect")) }));
         assert_eq!(app.fuzz.run.as_ref().unwrap().state, FuzzState::Failed("cannot connect".into()));
     }
 
@@ -426,7 +427,7 @@ mod tests {
         let id = fuzz(&mut app, "convert_currency");
         let mut skipped = report("convert_currency", Vec::new());
         skipped.tools[0].skipped = Some("marked destructive".into());
-        update(&mut app, Msg::FuzzDone { id, result: Ok(skipped) });
+        update(&mut app, Msg::Fuzz(FuzzMsg::Done { id, result: Ok(skipped) }));
         assert_eq!(app.fuzz.run.as_ref().unwrap().state, FuzzState::Failed("not fuzzed: marked destructive".into()));
     }
 }

@@ -12,11 +12,11 @@ fn app() -> App {
 }
 
 fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))))
 }
 
 fn chord(app: &mut App, code: KeyCode, modifiers: KeyModifiers) -> Vec<Effect> {
-    update(app, Msg::Key(KeyEvent::new(code, modifiers)))
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, modifiers))))
 }
 
 fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
@@ -42,7 +42,7 @@ fn enter_2_tab_3_run_sends_both_numbers() {
     type_text(&mut app, "3");
     let effects = chord(&mut app, KeyCode::Char('r'), KeyModifiers::CONTROL);
     let request = effects.iter().find_map(|e| match e {
-        Effect::Invoke { request, .. } => Some(request.arguments.clone()),
+        Effect::Server(ServerEffect::Invoke { request, .. }) => Some(request.arguments.clone()),
         _ => None,
     });
     assert_eq!(request, Some(serde_json::json!({"a": 2, "b": 3})), "{:?}", app.status);

@@ -4,7 +4,7 @@
 //! from a session names it (`Msg::Session`), and so does an effect for one (`Effect::Session`).
 
 use super::server_pane::ServerPane;
-use super::{App, Effect, PickerPurpose, Popup, Server};
+use super::{App, Effect, PickerPurpose, Popup, Server, ServerEffect};
 use crate::catalog::{SessionId, Tool};
 
 /// A server found in a config, that the person may connect from the list.
@@ -119,51 +119,20 @@ impl Sessions {
     }
 }
 
-/// Whether `effect` talks to one server, and so is carried out in a session. Every variant is
-/// named: a new one does not compile until it says.
-fn for_a_session(effect: &Effect) -> bool {
-    match effect {
-        Effect::Invoke { .. }
-        | Effect::ListServerTools
-        | Effect::Reconnect
-        | Effect::SetLogLevel(_)
-        | Effect::SetRoots(_)
-        | Effect::Authorize { .. }
-        | Effect::SignIn { .. }
-        | Effect::SignOut
-        | Effect::ReadResource { .. }
-        | Effect::ListFaces
-        | Effect::Face { .. }
-        | Effect::Complete { .. }
-        | Effect::Subscribe { .. }
-        | Effect::Fuzz { .. }
-        | Effect::HostApp { .. }
-        | Effect::SaveCase { .. } => true,
-        Effect::Quit
-        | Effect::Cancel { .. }
-        | Effect::Record(_)
-        | Effect::Copy(_)
-        | Effect::Open(_)
-        | Effect::RetryAfter { .. }
-        | Effect::Session { .. }
-        | Effect::ConnectFound(_)
-        | Effect::CompileChecker { .. }
-        | Effect::Lint { .. }
-        | Effect::DecodeInline { .. }
-        | Effect::Fetch(_)
-        | Effect::AnswerAsk { .. }
-        | Effect::Save { .. }
-        | Effect::StopFuzz { .. } => false,
-    }
-}
-
-/// `effects` with those for a server addressed to session `id`.
+/// `effects` with those for a server addressed to session `id` (every [`ServerEffect`] is
+/// for a session; the rest are the app's own).
 pub(super) fn addressed(effects: Vec<Effect>, id: SessionId) -> Vec<Effect> {
     effects
         .into_iter()
-        .map(|effect| match for_a_session(&effect) {
-            true => Effect::Session { id, effect: Box::new(effect) },
-            false => effect,
+        .map(|effect| match effect {
+            Effect::Server(effect) => Effect::Session { id, effect },
+            // Named, not a wildcard: a new kind of effect says whether it is a session's.
+            effect @ (Effect::Quit
+            | Effect::Session { .. }
+            | Effect::ConnectFound(_)
+            | Effect::Task(_)
+            | Effect::Work(_)
+            | Effect::Desktop(_)) => effect,
         })
         .collect()
 }
@@ -209,7 +178,7 @@ impl App {
                 n => format!("{n} servers"),
             }
         ));
-        ids.into_iter().map(|id| Effect::Session { id, effect: Box::new(Effect::Reconnect) }).collect()
+        ids.into_iter().map(|id| Effect::Session { id, effect: ServerEffect::Reconnect }).collect()
     }
 
     /// The list of servers found in configs, to pick one to connect.

@@ -1,6 +1,6 @@
 //! How old the status line's message is. A message is about what happened last: the next key
 //! makes it stale at once, and time does too, so a message nobody answers does not stay on
-//! screen for good. The app reads no clock: the runtime's clock tick (`Msg::Clock`) carries the
+//! screen for good. The app reads no clock: the runtime's clock tick (`InputMsg::Clock`) carries the
 //! time, and a message's age counts from the first tick that saw it.
 
 use super::App;
@@ -59,6 +59,7 @@ impl App {
 
 #[cfg(test)]
 mod tests {
+    use crate::app::InputMsg;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     use super::*;
@@ -72,7 +73,7 @@ mod tests {
     }
 
     fn tick(app: &mut App, now_ms: u64) {
-        let _ = update(app, Msg::Clock { now_ms });
+        let _ = update(app, Msg::Input(InputMsg::Clock { now_ms }));
     }
 
     #[test]
@@ -114,7 +115,7 @@ mod tests {
     fn the_same_message_said_again_by_a_key_is_fresh() {
         let mut app = App::new(Catalog::default(), &[], (80, 24));
         let key = |app: &mut App| {
-            let _ = update(app, Msg::Key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE)));
+            let _ = update(app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE))));
         };
         key(&mut app);
         let said = app.status.clone().expect("x with no result says so");

@@ -1,4 +1,4 @@
-//! The app's MCP App host (`Effect::HostApp`): started as `tooldeck app` starts it, over the
+//! The app's MCP App host (`ServerEffect::HostApp`): started as `tooldeck app` starts it, over the
 //! tool's session, opened in the browser through the one gate; each thing the app does comes
 //! back as a status line. One app at a time: a new one, or leaving tooldeck, ends the last.
 

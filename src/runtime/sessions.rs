@@ -13,6 +13,7 @@ use super::effects::Calls;
 use super::supervisor::Supervisor;
 use super::{Connection, Server};
 use crate::app::Msg;
+use crate::app::{ServerEffect, ServerMsg};
 use crate::catalog::SessionId;
 use crate::invoke::endpoint::{EndpointOptions, parse_headers};
 use crate::invoke::mcp::asks::PendingAsk;
@@ -117,7 +118,7 @@ impl Sessions {
         super::server_events::forward_events(&session);
         super::server_events::forward_traffic(&session);
         self.all.push(session);
-        Msg::Session { id, msg: Box::new(Msg::ServerNamed { label, lists_tools }) }
+        Msg::Session { id, msg: Box::new(Msg::Server(ServerMsg::Named { label, lists_tools })) }
     }
 
     /// `label`, or with ` #N` after it when another session has it already: two copies of one
@@ -174,10 +175,8 @@ impl Calls {
             Ok((options, headers)) => {
                 if let Some(session) = self.sessions.connected(&options).cloned() {
                     // Listed again: a server that was down may be up now.
-                    return self.carry_out(crate::app::Effect::Session {
-                        id: session.id,
-                        effect: Box::new(crate::app::Effect::Reconnect),
-                    });
+                    return self
+                        .carry_out(crate::app::Effect::Session { id: session.id, effect: ServerEffect::Reconnect });
                 }
                 let environment: Vec<(String, String)> = std::env::vars().collect();
                 let case_server = crate::cases::server_keys::case_server(&options, &environment).keys;

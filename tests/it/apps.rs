@@ -15,6 +15,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
+use tooldeck::app::{InputMsg, ServerEffect};
 use tooldeck::apps::AppEvent;
 use tooldeck::invoke::Endpoint;
 use tooldeck::invoke::endpoint::EndpointOptions;
@@ -400,8 +401,9 @@ fn the_tui_key_hosts_the_selected_tools_app() {
         catalog.add(tool);
     }
     let mut app = App::new(catalog, &[], (120, 40));
-    let _ = update(&mut app, Msg::Resize(120, 40));
-    let key = |app: &mut App, code: KeyCode| update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    let _ = update(&mut app, Msg::Input(InputMsg::Resize(120, 40)));
+    let key =
+        |app: &mut App, code: KeyCode| update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))));
     while app.selected_tool().map(|t| t.name.as_str()) != Some("plain") {
         key(&mut app, KeyCode::Down);
     }
@@ -423,7 +425,7 @@ fn the_tui_key_hosts_the_selected_tools_app() {
     assert!(!row("plain").contains(" app"), "{screen}");
     assert!(screen.contains("get-time · mcp · app · "), "the header says it: {screen}");
     match key(&mut app, KeyCode::Char('A')).as_slice() {
-        [Effect::HostApp { tool, arguments }] => {
+        [Effect::Server(ServerEffect::HostApp { tool, arguments })] => {
             assert_eq!(tool.name, "get-time");
             assert_eq!(arguments, &json!({}));
         }

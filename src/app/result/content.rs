@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::{ArtifactState, ArtifactView, ResultPane, RunState};
 use crate::app::keymap::{Action, Context};
 use crate::app::{App, Effect, EffectError, Popup, Reply};
+use crate::app::{ServerEffect, WorkEffect};
 use crate::form::TextInput;
 use crate::invoke::ContentItem;
 use crate::invoke::artifact::Fetched;
@@ -117,18 +118,19 @@ impl ResultPane {
             ContentItem::ResourceLink(link) => {
                 self.artifact = Some(view(link.uri.clone(), link.size));
                 let status = format!("reading {} (resources/read)…", visible(&link.uri));
-                Reply::effect(Effect::ReadResource { run, item: index, uri: link.uri }).with_status(status)
+                Reply::effect(Effect::Server(ServerEffect::ReadResource { run, item: index, uri: link.uri }))
+                    .with_status(status)
             }
             ContentItem::Image(_) | ContentItem::Audio(_) | ContentItem::Resource(_) => {
                 let Some(data) = item.inline() else { return Reply::default() };
                 let content_type = item.mime_type().map(str::to_string);
                 self.artifact = Some(view(item.uri().unwrap_or_default().to_string(), None));
-                Reply::effect(Effect::DecodeInline { run, item: index, data, content_type })
+                Reply::effect(Effect::Work(WorkEffect::DecodeInline { run, item: index, data, content_type }))
             }
         }
     }
 
-    /// An item's preview came back (`Msg::ItemDecoded`, `Msg::ResourceRead`); dropped when
+    /// An item's preview came back (`ContentMsg::ItemDecoded`, `ContentMsg::ResourceRead`); dropped when
     /// another run or another item's preview has taken its place. What happened, for the status
     /// bar.
     pub fn item_previewed(
@@ -173,7 +175,7 @@ impl ResultPane {
     /// Enter in the save prompt, for the selected item.
     pub(super) fn save_item(&self, path: String, overwrite: bool) -> Vec<Effect> {
         match self.save_source(self.item) {
-            Some(source) if !path.trim().is_empty() => vec![Effect::Save { path, source, overwrite }],
+            Some(source) if !path.trim().is_empty() => vec![Effect::Work(WorkEffect::Save { path, source, overwrite })],
             _ => Vec::new(),
         }
     }
