@@ -262,7 +262,7 @@ impl App {
                 self.in_session(session, effects)
             }
             Err(why) => {
-                self.status = Some(why.to_string());
+                self.tell(why.to_string());
                 Vec::new()
             }
         }
@@ -272,23 +272,23 @@ impl App {
     pub(super) fn toggle_subscription(&mut self) -> Vec<Effect> {
         let Some(tool) = self.selected_tool() else { return Vec::new() };
         let Face::Resource { uri } = &tool.written.face else {
-            self.status = Some("select a resource to subscribe to its updates".into());
+            self.tell("select a resource to subscribe to its updates");
             return Vec::new();
         };
         if !self.faces.subscribes.contains(&self.session_of(tool)) {
-            self.status = Some("the server takes no subscriptions (it does not declare resources.subscribe)".into());
+            self.tell("the server takes no subscriptions (it does not declare resources.subscribe)");
             return Vec::new();
         }
         let on = !self.faces.subscribed.contains(uri);
         let uri = uri.clone();
-        self.status = Some(format!("{} {}…", if on { "subscribing to" } else { "unsubscribing from" }, visible(&uri)));
+        self.tell(format!("{} {}…", if on { "subscribing to" } else { "unsubscribing from" }, visible(&uri)));
         vec![Effect::Server(ServerEffect::Subscribe { uri, on })]
     }
 
     /// The server answered a subscribe or an unsubscribe.
     pub(super) fn subscribed(&mut self, uri: String, on: bool, result: Result<(), super::EffectError>) {
         let shown = visible(&uri).into_owned();
-        self.status = Some(match result {
+        let said = match result {
             Ok(()) if on => {
                 self.faces.subscribed.insert(uri);
                 format!("subscribed to {shown}: its updates show here and re-read it when it is on screen")
@@ -298,7 +298,8 @@ impl App {
                 format!("unsubscribed from {shown}")
             }
             Err(why) => format!("{} {shown} failed: {why}", if on { "subscribing to" } else { "unsubscribing from" }),
-        });
+        };
+        self.tell(said);
     }
 
     /// `notifications/resources/updated`: noted with the time; a read of it on screen is read
@@ -318,11 +319,11 @@ impl App {
             Some((tool_id, face)) => {
                 let arguments = self.result.last_call().map(|(_, a)| a).unwrap_or_default();
                 let effects = self.send_face(tool_id, arguments, &face);
-                self.status = Some(format!("{shown} updated at {at} UTC: read again"));
+                self.tell(format!("{shown} updated at {at} UTC: read again"));
                 effects
             }
             None => {
-                self.status = Some(format!("{shown} updated at {at} UTC"));
+                self.tell(format!("{shown} updated at {at} UTC"));
                 Vec::new()
             }
         }
@@ -484,7 +485,7 @@ mod tests {
         assert_eq!(tool.parameter_count(), 0);
         let effects = app.start_run(false);
         assert!(effects.is_empty(), "{effects:?}");
-        assert!(app.status.as_deref().is_some_and(|s| s.contains("does not parse")), "{:?}", app.status);
+        assert!(app.status().is_some_and(|s| s.contains("does not parse")), "{:?}", app.status());
         assert!(app.server_pane().log().iter().any(|l| l.text().contains("test://{broken")), "the warning is noted");
     }
 }

@@ -166,11 +166,11 @@ impl App {
     /// otherwise a new run of it starts.
     pub(super) fn fuzz_selected(&mut self) -> Vec<Effect> {
         let Some(tool) = self.selected_tool().cloned() else {
-            self.status = Some("select a tool first: the fuzz run calls it".into());
+            self.tell("select a tool first: the fuzz run calls it");
             return Vec::new();
         };
         if !tool.written.face.is_tool() {
-            self.status = Some("a fuzz run calls a tool; a resource, template or prompt is read, not called".into());
+            self.tell("a fuzz run calls a tool; a resource, template or prompt is read, not called");
             return Vec::new();
         }
         let same_tool = self.fuzz.run.as_ref().is_some_and(|r| r.tool_id == tool.id);
@@ -179,7 +179,7 @@ impl App {
         if self.fuzz.running() || (same_tool && findings_kept && !self.shows(Overlay::Fuzz)) {
             self.open_overlay(Overlay::Fuzz);
             if !same_tool {
-                self.status = Some(self.say("a fuzz run is going on: {key:back} in the fuzz pane stops it"));
+                self.tell(self.say("a fuzz run is going on: {key:back} in the fuzz pane stops it"));
             }
             return Vec::new();
         }
@@ -190,38 +190,32 @@ impl App {
         self.stop_typing();
         let id = self.fuzz.start(&tool.id);
         self.open_overlay(Overlay::Fuzz);
-        self.status = Some(format!("fuzzing {} on a connection of its own…", crate::text::visible(&tool.id)));
+        self.tell(format!("fuzzing {} on a connection of its own…", crate::text::visible(&tool.id)));
         vec![Effect::Server(ServerEffect::Fuzz { id, tool: Box::new(tool) })]
     }
 
-    /// What the fuzz pane leaves to the app: Enter puts the finding in the form (another
-    /// pane), `r` runs the tool again, the help opens.
-    pub(super) fn fuzz_action(&mut self, action: Action) -> Vec<Effect> {
-        match action {
-            Action::Activate => self.finding_to_form(),
-            Action::Retry if self.fuzz.running() => {
-                self.status = Some(self.say("a fuzz run is going on: {key:back} stops it first"));
-            }
-            Action::Retry => {
-                let tool = self.fuzz.run.as_ref().and_then(|r| self.catalog.get(&r.tool_id)).cloned();
-                if let Some(tool) = tool {
-                    return self.start_fuzz(tool);
-                }
-            }
-            Action::Help => self.prompts.open(super::Popup::help()),
-            _ => {}
+    /// `r` in the fuzz pane: the tool fuzzed again, once the run has ended (the fuzz pane's
+    /// Enter is `finding_to_form`; both are the app's, `actions::perform`, as they span panes).
+    pub(super) fn fuzz_again(&mut self) -> Vec<Effect> {
+        if self.fuzz.running() {
+            self.tell(self.say("a fuzz run is going on: {key:back} stops it first"));
+            return Vec::new();
         }
-        Vec::new()
+        let tool = self.fuzz.run.as_ref().and_then(|r| self.catalog.get(&r.tool_id)).cloned();
+        match tool {
+            Some(tool) => self.start_fuzz(tool),
+            None => Vec::new(),
+        }
     }
 
     /// Enter on a finding: its tool selected, its (shrunk) arguments in the form.
-    fn finding_to_form(&mut self) {
+    pub(super) fn finding_to_form(&mut self) {
         let Some(finding) = self.fuzz.selected_finding().cloned() else {
-            self.status = Some("no finding to put in the form".into());
+            self.tell("no finding to put in the form");
             return;
         };
         let Some(position) = self.catalog.tools().iter().position(|t| t.id == finding.tool) else {
-            self.status = Some(format!("{} is no longer in the catalog", crate::text::visible(&finding.tool)));
+            self.tell(format!("{} is no longer in the catalog", crate::text::visible(&finding.tool)));
             return;
         };
         self.list.select_tool(&self.catalog, position);
@@ -234,7 +228,7 @@ impl App {
         self.close_overlay();
         self.focus = Focus::Form;
         let kind = finding.kind.name();
-        self.status = Some(self.say(&match (held, finding.valid) {
+        self.tell(self.say(&match (held, finding.valid) {
             (Some(false), _) => format!(
                 "the {kind} finding's arguments in the form, as far as it can hold them (the schema refuses them); {{key:toggle_json}} shows the JSON"
             ),
@@ -251,7 +245,7 @@ impl App {
             super::FuzzMsg::Progress { id, progress } => self.fuzz.progressed(id, progress),
             super::FuzzMsg::Done { id, result } => {
                 if let Some(said) = self.fuzz.done(id, result) {
-                    self.status = Some(said);
+                    self.tell(said);
                 }
             }
         }
@@ -259,7 +253,7 @@ impl App {
 }
 
 /// The fuzz pane's keys: moving among the findings, and Back (stops a run going on, else
-/// closes). What involves other panes is the app's (`App::fuzz_action`).
+/// closes). What involves other panes is the app's (`actions::perform`).
 impl super::Component for FuzzPane {
     fn context(&self) -> Option<Context> {
         Some(Context::Fuzz)
@@ -383,7 +377,7 @@ mod tests {
         ];
         update(&mut app, Msg::Fuzz(FuzzMsg::Done { id, result: Ok(report(tool, findings)) }));
         assert!(!app.fuzz.running());
-        assert!(app.status.as_deref().unwrap().contains("2 findings"), "{:?}", app.status);
+        assert!(app.status().unwrap().contains("2 findings"), "{:?}", app.status());
         // Closed, away from the tool and back: Z shows the finished run again.
         press(&mut app, KeyCode::Esc);
         assert!(!app.shows(Overlay::Fuzz), "Esc closes a finished run's pane");
@@ -398,7 +392,7 @@ mod tests {
         assert_eq!(app.focus, Focus::Form);
         assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some(tool));
         assert_eq!(app.form().unwrap().arguments(), &shrunk);
-        assert!(app.status.as_deref().unwrap().contains("Ctrl-R sends them"), "{:?}", app.status);
+        assert!(app.status().unwrap().contains("Ctrl-R sends them"), "{:?}", app.status());
     }
 
     #[test]

@@ -45,7 +45,7 @@ fn enter_2_tab_3_run_sends_both_numbers() {
         Effect::Server(ServerEffect::Invoke { request, .. }) => Some(request.arguments.clone()),
         _ => None,
     });
-    assert_eq!(request, Some(serde_json::json!({"a": 2, "b": 3})), "{:?}", app.status);
+    assert_eq!(request, Some(serde_json::json!({"a": 2, "b": 3})), "{:?}", app.status());
 }
 
 /// ↑ and ↓ from a one-line field being edited go on editing; Esc ends the edit.
@@ -87,7 +87,7 @@ fn words_typed_on_a_group_row_fire_nothing() {
 }
 
 fn status(app: &App) -> &str {
-    app.status.as_deref().unwrap_or_default()
+    app.status().unwrap_or_default()
 }
 
 /// Ctrl-J opens the JSON view and Ctrl-J closes it, from inside it or from the form.
@@ -130,7 +130,7 @@ fn every_view_closes_with_the_key_that_opened_it() {
             let before = (app.focus, app.zoomed);
             chord(&mut app, code, modifiers);
             let opened = app.prompts.popup().is_some() || app.overlay().is_some() || app.zoomed;
-            assert!(opened, "{code:?} {modifiers:?} opened nothing: {:?}", app.status);
+            assert!(opened, "{code:?} {modifiers:?} opened nothing: {:?}", app.status());
             chord(&mut app, code, modifiers);
             assert_eq!(app.prompts.popup(), None, "{code:?} {modifiers:?}");
             assert_eq!(app.overlay(), None, "{code:?} {modifiers:?}");

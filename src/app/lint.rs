@@ -90,7 +90,7 @@ impl App {
     /// The selected tool's lint findings in the text popup, or why there are none to show.
     pub(super) fn show_lint_notes(&mut self) {
         let Some(tool) = self.selected_tool() else {
-            self.status = Some("no tool selected".into());
+            self.tell("no tool selected");
             return;
         };
         let name = crate::text::visible(&tool.name).into_owned();
@@ -102,7 +102,7 @@ impl App {
         };
         match said {
             Ok((title, text)) => self.prompts.open(Popup::Text { title, text, scroll: 0 }),
-            Err(why) => self.status = Some(why),
+            Err(why) => self.tell(why),
         }
     }
 

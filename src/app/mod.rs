@@ -144,10 +144,9 @@ pub struct App {
     /// How far that reading has come.
     pub load_progress: Option<crate::catalog::LoadProgress>,
     pub focus: Focus,
-    /// A one-line message for the status bar.
-    pub status: Option<String>,
-    /// How long `status` has been shown (it dims, then clears).
-    pub status_age: status_age::StatusAge,
+    /// The status bar's one-line message and its age (`status()` reads it; `tell` and `hush`
+    /// change it).
+    status: status_age::StatusLine,
     pub size: (u16, u16),
     /// What the keys mean: the defaults, or the user's, given at startup.
     pub keymap: Keymap,
@@ -191,8 +190,7 @@ impl App {
             list,
             catalog,
             focus: Focus::List,
-            status: None,
-            status_age: status_age::StatusAge::default(),
+            status: status_age::StatusLine::default(),
             size,
             keymap: Keymap::default(),
             form_pane: FormPane::default(),
@@ -265,7 +263,7 @@ impl App {
             self.tool_changed();
         }
         if let Some(message) = status {
-            self.status = Some(self.say(&message));
+            self.tell(self.say(&message));
         }
         if let Some(popup) = popup {
             self.prompts.open(popup);

@@ -170,7 +170,7 @@ impl App {
             self.sessions.server_mut(*id).start_listing();
             self.sessions.pane_mut(*id).note(format!("{summary} changed: restarting"));
         }
-        self.status = Some(format!(
+        self.tell(format!(
             "{} changed: restarting {}",
             crate::text::visible(summary),
             match ids.len() {
@@ -184,9 +184,9 @@ impl App {
     /// The list of servers found in configs, to pick one to connect.
     pub(super) fn pick_found_server(&mut self) {
         if self.sessions.found.is_empty() {
-            self.status = Some(
+            self.tell(
                 "no servers found in tooldeck's config or Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Gemini CLI or Codex configs"
-                    .into(),
+
             );
             return;
         }
@@ -202,8 +202,9 @@ impl App {
     /// The found server at `index` is connected (the runtime says how it went).
     pub(super) fn connect_found(&mut self, index: usize) -> Vec<Effect> {
         let Some(found) = self.sessions.found.get(index) else { return Vec::new() };
-        self.status = Some(format!("connecting {}…", crate::text::visible(&found.name)));
-        vec![Effect::ConnectFound(found.name.clone())]
+        let name = found.name.clone();
+        self.tell(format!("connecting {}…", crate::text::visible(&name)));
+        vec![Effect::ConnectFound(name)]
     }
 
     /// With several servers, the selected tool's session becomes current.

@@ -55,7 +55,7 @@ impl App {
         let suggestions = match result {
             Ok(suggestions) => suggestions,
             Err(why) => {
-                self.status = Some(format!("no suggestions: {why}"));
+                self.tell(format!("no suggestions: {why}"));
                 return;
             }
         };
@@ -70,7 +70,8 @@ impl App {
             })
         });
         if offered {
-            self.status = status.or(self.status.take());
+            let said = status.or(self.take_status());
+            self.set_status(said);
         }
     }
 }
@@ -175,7 +176,7 @@ mod tests {
         let read = read_suggestions(&json!({"completion": {"values": values, "total": 250_000, "hasMore": true}}));
         answer(&mut app, asked.remove(0), Ok(read));
         assert_eq!(offered(&app), Some(100));
-        let status = app.status.as_deref().unwrap_or_default();
+        let status = app.status().unwrap_or_default();
         assert!(status.contains("100 suggestions") && status.contains("249900 more"), "{status}");
     }
 
@@ -185,7 +186,7 @@ mod tests {
         let long = "a".repeat(MAX_SUGGESTION_BYTES * 100);
         answer(&mut app, asked.remove(0), Ok(read_suggestions(&json!({"completion": {"values": ["ab", long]}}))));
         assert_eq!(offered(&app), Some(1));
-        let status = app.status.as_deref().unwrap_or_default();
+        let status = app.status().unwrap_or_default();
         assert!(status.contains("1 suggestion from") && status.contains("1 over 4.0 KiB left out"), "{status}");
     }
 
@@ -195,13 +196,13 @@ mod tests {
         let suggestions = |v: &str| Ok(read_suggestions(&json!({"completion": {"values": [v]}})));
         answer(&mut app, asked[0].clone(), suggestions("a-stale"));
         assert_eq!(offered(&app), None, "the answer for \"a\" came after \"ab\" was typed");
-        assert_eq!(app.status, None);
+        assert_eq!(app.status(), None);
         let slow = || Err(EffectError::Server(InvokeError::Timeout { url: "mcp:x".into(), limit: "5 s".into() }));
         answer(&mut app, asked[1].clone(), slow());
-        let status = app.status.clone().unwrap_or_default();
+        let status = app.status().map(str::to_string).unwrap_or_default();
         assert!(status.contains("no answer from mcp:x within 5 s"), "{status}");
         answer(&mut app, asked[0].clone(), slow());
-        assert_eq!(app.status.as_deref(), Some(status.as_str()), "a stale failure says nothing");
+        assert_eq!(app.status(), Some(status.as_str()), "a stale failure says nothing");
         answer(&mut app, asked[1].clone(), suggestions("abc"));
         assert_eq!(offered(&app), Some(1));
     }

@@ -205,7 +205,7 @@ fn find_in_the_result_moves_to_the_match() {
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "x");
     press(&mut app, KeyCode::Enter);
-    assert!(app.status.as_deref().is_some_and(|s| s.contains("is not in the value")), "{:?}", app.status);
+    assert!(app.status().is_some_and(|s| s.contains("is not in the value")), "{:?}", app.status());
 }
 
 #[test]
@@ -234,7 +234,7 @@ fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
 }
 
 fn status(app: &App) -> &str {
-    app.status.as_deref().unwrap_or_default()
+    app.status().unwrap_or_default()
 }
 
 /// Every result-pane action by its default key, with the change it makes.
@@ -324,7 +324,7 @@ fn overridden_keys_drive_the_app() {
     type_text(&mut app, "Math.Add");
     press(&mut app, KeyCode::Enter);
     let ctrl_r = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))));
-    assert!(ctrl_r.is_empty() && app.result.run().is_none(), "Ctrl-R is unbound: {:?}", app.status);
+    assert!(ctrl_r.is_empty() && app.result.run().is_none(), "Ctrl-R is unbound: {:?}", app.status());
     key(&mut app, KeyCode::F(9));
     assert!(status(&app).contains("Press F9 again to send it anyway"), "{}", status(&app));
     assert!(invoked(&key(&mut app, KeyCode::F(9))).is_some(), "F9 sends it");
@@ -551,9 +551,9 @@ fn a_tool_marked_destructive_asks_for_y_once() {
 fn the_protocol_is_said_once_when_a_server_is_listed_again() {
     let mut app = app();
     update(&mut app, Msg::Server(ServerMsg::Protocol("2025-11-25".into())));
-    app.status = Some(format!("{} · the server lists the same tools", app.status.clone().unwrap_or_default()));
+    app.tell(format!("{} · the server lists the same tools", app.status().map(str::to_string).unwrap_or_default()));
     update(&mut app, Msg::Server(ServerMsg::Protocol("2025-11-25".into())));
-    let status = app.status.clone().unwrap_or_default();
+    let status = app.status().map(str::to_string).unwrap_or_default();
     assert_eq!(status.matches("MCP 2025-11-25").count(), 1, "{status}");
     assert!(status.ends_with("lists the same tools"), "{status}");
 }

@@ -255,7 +255,7 @@ impl App {
         }
         self.server_pane_mut().traffic_mut().follow();
         if self.server_pane_mut().traffic().is_empty() {
-            self.status = Some("no MCP traffic yet (an Open Tool Calling server, or not connected)".into());
+            self.tell("no MCP traffic yet (an Open Tool Calling server, or not connected)");
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::invoke::save::Saved;
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     // A message said anew (or again, after a key) is fresh: its age starts over.
-    let said_before = app.status.clone();
+    let said_before = app.status().map(str::to_owned);
     // A key clears the message unless a server's question has the keys (then it is untouched).
     let keyed = matches!(msg, Msg::Input(InputMsg::Key(_))) && !app.asks.is_open();
     // A session's news is applied to that session; anything else concerns the current one.
@@ -23,9 +23,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     let clock = matches!(msg, Msg::Input(InputMsg::Clock { .. }));
     let session = from.unwrap_or(app.sessions.current_id());
     let effects = update_one(app, session, msg);
-    if app.status.is_some() && (keyed || app.status != said_before) {
-        app.status_age.restart();
-    }
+    app.status_said(said_before.as_deref(), keyed);
     if from.is_none() && !clock {
         // What the person does goes to the server of the selected tool.
         app.follow_selected_server();
@@ -44,7 +42,7 @@ fn update_one(app: &mut App, session: SessionId, msg: Msg) -> Vec<Effect> {
     let mut effects = match msg {
         Msg::Input(msg) => input(app, msg),
         Msg::Said(said) => {
-            app.status = Some(said);
+            app.tell(said);
             Vec::new()
         }
         Msg::FilesChanged(summary) => app.files_changed(&summary),
@@ -92,7 +90,7 @@ fn input(app: &mut App, msg: InputMsg) -> Vec<Effect> {
             if !question {
                 // A message is about what happened last: the next key makes it stale (the hints
                 // of the pane come back unless the key has something new to say).
-                app.status = None;
+                app.hush();
             }
             let mut effects = super::actions::key_pressed(app, key);
             if !question {
@@ -141,11 +139,11 @@ fn content_msg(app: &mut App, msg: ContentMsg) -> Vec<Effect> {
 /// What was written: an artifact, a test case.
 fn save_msg(app: &mut App, msg: SaveMsg) -> Vec<Effect> {
     match msg {
-        SaveMsg::CaseSaved(result) => app.status = Some(app.recorder.saved(result)),
+        SaveMsg::CaseSaved(result) => app.tell(app.recorder.saved(result)),
         SaveMsg::Saved(result) => saved(app, result),
         SaveMsg::Progress { written, total } => {
             let of = total.map(|t| format!(" of {}", crate::text::human_bytes(t))).unwrap_or_default();
-            app.status = Some(format!("saving… {}{of}", crate::text::human_bytes(written)));
+            app.tell(format!("saving… {}{of}", crate::text::human_bytes(written)));
         }
     }
     Vec::new()
@@ -154,14 +152,14 @@ fn save_msg(app: &mut App, msg: SaveMsg) -> Vec<Effect> {
 fn saved(app: &mut App, result: Result<Saved, EffectError>) {
     match result {
         Ok(Saved::Written { path, bytes }) => {
-            app.status = Some(format!("saved {} to {path}", crate::text::human_bytes(bytes)));
+            app.tell(format!("saved {} to {path}", crate::text::human_bytes(bytes)));
         }
         Ok(Saved::Exists { path }) => {
             let said = format!("{path} exists: {{key:confirm}} replaces it, any other key keeps it");
-            app.status = Some(app.keymap.say(&said, &[Context::Confirm]));
+            app.tell(app.keymap.say(&said, &[Context::Confirm]));
             app.prompts.open(Popup::ConfirmOverwrite { path });
         }
-        Err(e) => app.status = Some(format!("not saved: {e}")),
+        Err(e) => app.tell(format!("not saved: {e}")),
     }
 }
 
@@ -173,7 +171,8 @@ fn server_msg(app: &mut App, session: SessionId, msg: ServerMsg) -> Vec<Effect> 
             let pane = app.key_here(super::Action::ServerPane);
             let said = format!("MCP {} · {pane} the server pane", crate::text::visible(&version));
             // Said once: a server that is listed again (its tools changed) says its protocol again.
-            app.status = Some(match app.status.take() {
+            let before = app.take_status();
+            app.tell(match before {
                 Some(status) if status.contains(&said) => status,
                 Some(status) => format!("{said} · {status}"),
                 None => said,
@@ -186,7 +185,7 @@ fn server_msg(app: &mut App, session: SessionId, msg: ServerMsg) -> Vec<Effect> 
             return app.apply(reply);
         }
         ServerMsg::WantsToken { url, challenge } => {
-            app.status = None;
+            app.hush();
             app.auth.challenged(challenge.clone());
             let popup = app.sessions.server_mut(session).wants_token(&url, challenge.as_deref());
             app.prompts.open(popup);
@@ -212,7 +211,7 @@ fn server_msg(app: &mut App, session: SessionId, msg: ServerMsg) -> Vec<Effect> 
         ServerMsg::Traffic(entries) => app.sessions.pane_mut(session).traffic_mut().receive(entries),
         ServerMsg::Info(info) => app.sessions.pane_mut(session).introduced(*info),
         ServerMsg::Reconnected(result) => return reconnected(app, session, result),
-        ServerMsg::LogLevelRefused(why) => app.status = Some(format!("logging/setLevel: {why}")),
+        ServerMsg::LogLevelRefused(why) => app.tell(format!("logging/setLevel: {why}")),
     }
     Vec::new()
 }
@@ -222,7 +221,7 @@ fn sign_in_msg(app: &mut App, msg: SignInMsg) -> Vec<Effect> {
     match msg {
         SignInMsg::Progress(steps) => app.auth.progressed(steps),
         SignInMsg::Done { steps, outcome } => {
-            app.status = Some(match &outcome {
+            app.tell(match &outcome {
                 Ok(said) => said.clone(),
                 Err(why) => format!("sign-in failed: {why}"),
             });
@@ -237,13 +236,14 @@ fn reconnected(app: &mut App, session: SessionId, result: Result<(), EffectError
         Ok(()) => {
             let server = app.sessions.server_mut(session);
             server.reconnected();
-            app.status = Some(format!("reconnected to {}: listing its tools again", server.endpoint()));
+            let said = format!("reconnected to {}: listing its tools again", server.endpoint());
+            app.tell(said);
             app.sessions.pane_mut(session).reconnected(None).into_iter().collect()
         }
         Err(e) => {
             app.sessions.server_mut(session).listed();
             app.sessions.pane_mut(session).note(format!("reconnecting failed: {e}"));
-            app.status = Some(format!("reconnecting failed: {e}"));
+            app.tell(format!("reconnecting failed: {e}"));
             Vec::new()
         }
     }

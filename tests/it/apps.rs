@@ -408,7 +408,7 @@ fn the_tui_key_hosts_the_selected_tools_app() {
         key(&mut app, KeyCode::Down);
     }
     assert!(key(&mut app, KeyCode::Char('A')).is_empty());
-    assert!(app.status.as_deref().unwrap_or_default().contains("has no app"), "{:?}", app.status);
+    assert!(app.status().unwrap_or_default().contains("has no app"), "{:?}", app.status());
     while app.selected_tool().map(|t| t.name.as_str()) != Some("get-time") {
         key(&mut app, KeyCode::Down);
     }

@@ -283,6 +283,7 @@ const PANES: &[(&str, &[&str])] = &[
     ("prompts", &["app/prompts.rs"]),
     ("confirmations", &["app/confirm.rs"]),
     ("lint", &["app/lint.rs"]),
+    ("status", &["app/status_age.rs"]),
 ];
 
 /// `App`'s fields that are its own state, not a pane's: `App` changes them itself.
@@ -293,8 +294,6 @@ const APP_OWN_FIELDS: &[&str] = &[
     "loading",
     "load_progress",
     "focus",
-    "status",
-    "status_age",
     "size",
     "keymap",
     "zoomed",

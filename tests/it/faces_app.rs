@@ -236,7 +236,7 @@ async fn a_subscribed_resource_is_read_again_when_it_changes_and_lists_refresh()
     }
     assert!(updated, "the read on screen is made again");
     assert!(relisted, "list_changed lists the resources again");
-    let status = app.status.clone().unwrap_or_default();
+    let status = app.status().map(str::to_string).unwrap_or_default();
     assert!(status.contains("updated at") || status.contains("resource"), "{status}");
     assert!(app.faces.updated().contains_key("test://notes"));
     assert!(screen(&app, (80, 24)).contains("line one"), "read again, shown");
@@ -244,7 +244,7 @@ async fn a_subscribed_resource_is_read_again_when_it_changes_and_lists_refresh()
     assert!(
         asked.contains(&Effect::Server(ServerEffect::Subscribe { uri: "test://notes".into(), on: false })),
         "{asked:?} {:?} {:?}",
-        app.status,
+        app.status(),
         app.selected_tool().map(|t| &t.name)
     );
     assert!(!app.faces.subscribed().contains("test://notes"));

@@ -199,7 +199,7 @@ impl Deck {
         let text = terminal.backend().to_string();
         self.screens.push((what.to_string(), text));
         // A status message asked for by the step is seen, then cleared by the next look.
-        if let Some(status) = self.app.status.clone() {
+        if let Some(status) = self.app.status().map(str::to_string) {
             self.screens.push((format!("{what} (status)"), status));
         }
     }
@@ -224,7 +224,7 @@ impl Deck {
                 Effect::Server(ServerEffect::Invoke { id, request, .. }) => Some((id, request)),
                 _ => None,
             })
-            .unwrap_or_else(|| panic!("the call is sent: {:?}", self.app.status));
+            .unwrap_or_else(|| panic!("the call is sent: {:?}", self.app.status()));
         let text = body(&request.call_id);
         let outcome = read_otc_response(200, Some("application/json"), text.as_bytes(), false, &request.call_id);
         let exchange = Exchange { status: Some(200), response_body: text, ..Exchange::default() };

@@ -1037,12 +1037,12 @@ fn lint_notes_key_says_why_there_is_nothing() {
     deck.send(Msg::Load(LoadMsg::Catalog { tools, diagnostics: Vec::new() }));
     deck.press(KeyCode::Char('N'));
     assert!(deck.app.prompts.popup().is_none());
-    let status = deck.app.status.clone().unwrap_or_default();
+    let status = deck.app.status().map(str::to_string).unwrap_or_default();
     assert!(status.contains("not read fine yet"), "{status}");
     let id = deck.app.selected_tool().map(|t| t.id.clone()).unwrap_or_default();
     deck.send(Msg::Load(LoadMsg::Linted { tool_id: id, findings: Vec::new() }));
     assert!(!deck.text().contains("reads them"), "nothing to count: {}", deck.text());
     deck.press(KeyCode::Char('N'));
-    let status = deck.app.status.clone().unwrap_or_default();
+    let status = deck.app.status().map(str::to_string).unwrap_or_default();
     assert!(status.contains("find nothing to say of fine"), "{status}");
 }

@@ -63,7 +63,7 @@ fn the_server_pane_shows_the_server_its_end_and_its_voice() {
         },
     ];
     let _ = update(&mut app, Msg::Server(ServerMsg::Events(events)));
-    assert_eq!(app.status.as_deref(), Some("the server exited with code 1: R starts it again"));
+    assert_eq!(app.status(), Some("the server exited with code 1: R starts it again"));
     press(&mut app, 'i');
     let shown = screen(&app);
     insta::assert_snapshot!("server_pane", shown);
@@ -106,7 +106,7 @@ fn a_changed_tool_list_is_listed_again_with_a_note() {
     let effects = update(&mut app, Msg::Server(ServerMsg::Events(vec![ServerEvent::ToolsChanged])));
     assert_eq!(effects, [Effect::Server(ServerEffect::ListTools)]);
     assert!(app.server().listing());
-    assert_eq!(app.status.as_deref(), Some("the server's tools changed: listing them again"));
+    assert_eq!(app.status(), Some("the server's tools changed: listing them again"));
 }
 
 #[test]
@@ -114,7 +114,7 @@ fn a_lost_session_is_said_and_r_reconnects_from_the_result_pane_too() {
     let mut app = app();
     let lost = "the server no longer knows this session (HTTP 404 Not Found: )".to_string();
     let _ = update(&mut app, Msg::Server(ServerMsg::Events(vec![ServerEvent::Lost(lost.clone())])));
-    assert_eq!(app.status, Some(format!("{lost}: R reconnects")));
+    assert_eq!(app.status(), Some(format!("{lost}: R reconnects").as_str()));
     assert_eq!(press(&mut app, 'R'), [Effect::Server(ServerEffect::Reconnect)]);
     assert!(app.server().listing(), "the tools are listed again");
 }

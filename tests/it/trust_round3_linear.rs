@@ -178,7 +178,7 @@ fn in_the_app_100k_variables_are_a_form_by_name_and_a_flood_of_suggestions_offer
         &mut app,
         Msg::Face(FaceMsg::Completed { tool_id, argument, typed, result: answer.map_err(EffectError::from) }),
     );
-    let status = app.status.clone().unwrap_or_default();
+    let status = app.status().map(str::to_string).unwrap_or_default();
     assert!(status.contains("100 suggestions from the server, 999800 more"), "{status}");
     assert!(status.contains("100 over 4.0 KiB left out"), "{status}");
     let field = app.form().and_then(|f| f.root.children().into_iter().find(|f| f.name == "id").cloned());

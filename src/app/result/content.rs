@@ -197,7 +197,7 @@ impl App {
     pub(in crate::app) fn select_item(&mut self, delta: isize) -> Vec<Effect> {
         let count = self.result.items().len();
         if count == 0 {
-            self.status = Some("] and [ choose among an MCP result's content items; this result has none".into());
+            self.tell("] and [ choose among an MCP result's content items; this result has none");
             return Vec::new();
         }
         let index = self.result.item.saturating_add_signed(delta).min(count - 1);
@@ -227,9 +227,11 @@ impl App {
             ContentItem::Unreadable(_) => "it cannot be read".into(),
             _ => format!("{f} previews it · {s} saves it"),
         };
-        self.status = Some(format!("item {} of {count}: {} · {what}", index + 1, items[index].kind()));
+        let said = format!("item {} of {count}: {} · {what}", index + 1, items[index].kind());
+        let image = matches!(items[index], ContentItem::Image(_));
+        self.tell(said);
         let previewed = self.result.artifact.as_ref().is_some_and(|v| v.item == Some(index));
-        if matches!(items[index], ContentItem::Image(_)) && !previewed {
+        if image && !previewed {
             let reply = self.result.preview_item();
             return self.apply(Reply { status: None, ..reply });
         }
@@ -252,7 +254,7 @@ impl App {
     /// An item's preview came back: said on the status line; a picture is scrolled into view.
     pub(in crate::app) fn item_previewed(&mut self, run: u64, item: usize, result: Result<Box<Fetched>, EffectError>) {
         let Some(said) = self.result.item_previewed(run, item, result) else { return };
-        self.status = Some(self.say(&said));
+        self.tell(self.say(&said));
         let picture = matches!(self.result.items().get(item), Some(ContentItem::Image(_)));
         if picture && self.result.item == item {
             self.reveal_item();
@@ -268,13 +270,14 @@ impl App {
         let doc = document(self);
         let from = (self.result.scroll + 1).min(doc.len());
         let found = (from..doc.len()).chain(0..from).find(|&i| doc[i].words().to_lowercase().contains(&needle));
-        self.status = Some(match found {
+        let said = match found {
             Some(line) => {
                 self.result.scroll = line;
                 format!("\"{}\" on line {} · n finds the next", self.result.search, line + 1)
             }
             None => format!("\"{}\" is not in the result", self.result.search),
-        });
+        };
+        self.tell(said);
     }
 }
 
