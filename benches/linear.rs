@@ -17,9 +17,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Map, Value, json};
-use tooldeck::app::FaceMsg;
 use tooldeck::app::faces::face_entries;
-use tooldeck::app::{App, Msg, update};
+use tooldeck::app::{App, FaceMsg, Msg, update};
 use tooldeck::catalog::Catalog;
 use tooldeck::invoke::mcp::prompts::read_prompts;
 use tooldeck::invoke::mcp::resources::read_templates;

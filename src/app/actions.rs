@@ -2,6 +2,8 @@
 //! answers through `Component::handle` (`route`), its reply is applied; what no pane takes,
 //! because it spans panes (the focus, the pane over the others, running, signing in, saving a
 //! case...), is done here.
+// No wildcard arm on an enum here: a new variant is a compile error until it is handled.
+#![deny(clippy::wildcard_enum_match_arm)]
 
 use crossterm::event::KeyEvent;
 
@@ -136,11 +138,11 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     if !keeps_overlay {
         app.close_overlay();
     }
-    match action {
-        // `stop_typing` closed the filter, keeping what was typed.
-        Action::Filter if filtering => Vec::new(),
-        action => act(app, action, run_armed),
+    // `stop_typing` closed the filter, keeping what was typed.
+    if action == Action::Filter && filtering {
+        return Vec::new();
     }
+    act(app, action, run_armed)
 }
 
 impl App {
@@ -159,10 +161,7 @@ impl App {
     /// The result pane takes the focus; leaving it returns where the person was.
     pub(super) fn focus_result(&mut self) {
         if self.focus != Focus::Result {
-            self.before_result = match self.focus {
-                Focus::Json => Focus::Form,
-                other => other,
-            };
+            self.before_result = if self.focus == Focus::Json { Focus::Form } else { self.focus };
         }
         self.form_pane.stop_editing();
         self.focus = Focus::Result;
@@ -186,7 +185,16 @@ pub(super) fn run_action(app: &mut App, context: Context, action: Action) -> Vec
             result_action(app, action)
         }
         Context::Typing => everywhere(app, action, false),
-        _ => act(app, action, false),
+        Context::Anywhere
+        | Context::Main
+        | Context::Form
+        | Context::History
+        | Context::Picker
+        | Context::Server
+        | Context::Ask
+        | Context::Traffic
+        | Context::Fuzz
+        | Context::Confirm => act(app, action, false),
     }
 }
 
@@ -353,8 +361,8 @@ fn result_leftover(app: &mut App, action: Action, scope: Scope) -> Vec<Effect> {
             app.apply(reply)
         }
         Scope::Result => Vec::new(),
-        _ if app.result.run().is_some() => result_action(app, action),
-        _ => {
+        Scope::Main | Scope::Overlay(_) if app.result.run().is_some() => result_action(app, action),
+        Scope::Main | Scope::Overlay(_) => {
             app.no_result_yet();
             Vec::new()
         }

@@ -1,8 +1,7 @@
 //! Hosting the selected tool's MCP App from the app (`Action::HostApp`): the runtime starts it
 //! (`ServerEffect::HostApp`, as `tooldeck app` does) and says each thing the app does as a status line.
 
-use super::{App, Effect};
-use crate::app::ServerEffect;
+use super::{App, Effect, ServerEffect};
 
 impl App {
     /// The selected tool's app, first called with the form's arguments; a tool without an app

@@ -2,8 +2,7 @@
 //! failed, the metadata found, the client, the authorization URL, the redirect, the token masked,
 //! refreshes and step-ups), and how it ended. The runtime does the signing in.
 
-use super::{App, Effect, EffectError, Overlay, Reply};
-use crate::app::ServerEffect;
+use super::{App, Effect, EffectError, Overlay, Reply, ServerEffect};
 use crate::invoke::auth::AuthStep;
 
 /// The sign-in's steps and how it ended.

@@ -3,8 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Effect, Popup, Reply};
-use crate::app::ServerEffect;
+use super::{Effect, Popup, Reply, ServerEffect};
 use crate::form::TextInput;
 use crate::invoke::mcp::http::MCP_PROVIDER;
 

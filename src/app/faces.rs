@@ -11,8 +11,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::{App, Effect};
-use crate::app::{DesktopEffect, ServerEffect};
+use super::{App, DesktopEffect, Effect, ServerEffect};
 use crate::catalog::{Face, Format, SessionId, Source, Tool, ToolUi, Written};
 use crate::form::build::MAX_FIELDS;
 use crate::invoke::Faces;

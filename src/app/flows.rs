@@ -4,12 +4,11 @@
 
 use super::keymap::{Action, Context};
 use super::prompts::Prompted;
-use super::{App, Effect, Focus, FormPane, PickerPurpose, Popup};
+use super::{App, DesktopEffect, Effect, Focus, FormPane, PickerPurpose, Popup, ServerEffect, WorkEffect};
 use crate::catalog::{Face, SessionId};
 use crate::form::TextInput;
 use crate::invoke::CallRequest;
 
-use crate::app::{DesktopEffect, ServerEffect, WorkEffect};
 use crate::catalog::Diagnostic;
 
 impl App {

@@ -4,8 +4,7 @@
 //! finding puts its arguments in the tool's form, to be sent with the usual key. No I/O here.
 
 use super::keymap::{Action, Context};
-use super::{App, Effect, EffectError, Focus, Overlay, Reply};
-use crate::app::{ServerEffect, TaskEffect};
+use super::{App, Effect, EffectError, Focus, Overlay, Reply, ServerEffect, TaskEffect};
 use crate::fuzz::{Finding, Progress, Report};
 
 /// The fuzz pane: the last run (or the one going on) and the finding chosen in it.

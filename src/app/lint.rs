@@ -6,8 +6,7 @@
 use std::collections::HashMap;
 
 use super::keymap::Action;
-use super::{App, Effect, Popup};
-use crate::app::WorkEffect;
+use super::{App, Effect, Popup, WorkEffect};
 use crate::catalog::Tool;
 use crate::lint::{Finding, Options, Severity};
 

@@ -8,8 +8,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Value, json};
 
 use super::result::{Run, RunState};
-use super::{Effect, EffectError, Popup, Reply};
-use crate::app::ServerEffect;
+use super::{Effect, EffectError, Popup, Reply, ServerEffect};
 use crate::catalog::Catalog;
 use crate::form::TextInput;
 use crate::form::validate::Checker;

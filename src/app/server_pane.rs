@@ -7,8 +7,7 @@
 use std::collections::VecDeque;
 
 use super::keymap::Action;
-use super::{Effect, Reply};
-use crate::app::ServerEffect;
+use super::{Effect, Reply, ServerEffect};
 use crate::invoke::mcp::events::ServerEvent;
 use crate::invoke::mcp::info::ServerInfo;
 

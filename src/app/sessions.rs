@@ -2,6 +2,8 @@
 //! tokens) and its [`ServerPane`] (info, stderr, log, traffic), kept here and never swapped.
 //! The session of the selected tool is "current": the person's commands go to it. A message
 //! from a session names it (`Msg::Session`), and so does an effect for one (`Effect::Session`).
+// No wildcard arm on an enum here: a new variant is a compile error until it is handled.
+#![deny(clippy::wildcard_enum_match_arm)]
 
 use super::server_pane::ServerPane;
 use super::{App, Effect, PickerPurpose, Popup, Server, ServerEffect};

@@ -8,8 +8,7 @@
 use serde_json::Value;
 
 use super::faces::strings;
-use super::{App, Effect, EffectError};
-use crate::app::ServerEffect;
+use super::{App, Effect, EffectError, ServerEffect};
 use crate::catalog::Face;
 use crate::form::{TextInput, Widget};
 use crate::invoke::mcp::completion::{MAX_SUGGESTION_BYTES, Reference, Suggestions};

@@ -1,8 +1,7 @@
 //! The app driven through `update` alone, as the runtime drives it.
 
 use super::*;
-use crate::app::RunState;
-use crate::app::update;
+use crate::app::{RunState, update};
 use crate::catalog::{LoadOptions, load_samples};
 use crate::invoke::InvokeError;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

@@ -14,8 +14,7 @@ use std::collections::VecDeque;
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::keymap::{Action, Context};
-use super::{App, Effect, Reply};
-use crate::app::DesktopEffect;
+use super::{App, DesktopEffect, Effect, Reply};
 use crate::form::TextInput;
 use crate::invoke::mcp::traffic::{Direction, Entry, MAX_BYTES, MAX_ENTRIES};
 

@@ -1,5 +1,8 @@
 //! What the app asks for ([`Effect`]s), carried out on tokio tasks and blocking threads; every
 //! answer comes back to the event loop as a [`Msg`] over the bounded `done` channel.
+// `carry_out` and the function of each effect group match their enum with no wildcard arm: a new
+// effect is a compile error until it is carried out.
+#![deny(clippy::wildcard_enum_match_arm)]
 
 use std::collections::HashMap;
 use std::io;

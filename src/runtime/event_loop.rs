@@ -14,8 +14,7 @@ use super::effects::Calls;
 use super::supervisor::Supervisor;
 use super::terminal::{TerminalGuard, terminal_gone};
 use super::{LoadCatalog, Servers, hang_up, sessions};
-use crate::app::{App, Effect, Msg, update};
-use crate::app::{CallMsg, InputMsg, LoadMsg};
+use crate::app::{App, CallMsg, Effect, InputMsg, LoadMsg, Msg, update};
 use crate::theme::Styles;
 use crate::ui;
 

@@ -1,5 +1,7 @@
 //! A server's resources, templates and prompts for the app: listed, read or got as a call is
 //! (its answer a `CallMsg::Done`), suggestions asked for, subscriptions made.
+// No wildcard arm on an enum here: a new variant is a compile error until it is handled.
+#![deny(clippy::wildcard_enum_match_arm)]
 
 use std::time::Instant;
 

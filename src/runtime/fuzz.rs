@@ -12,8 +12,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::effects::Calls;
-use crate::app::FuzzMsg;
-use crate::app::{EffectError, Msg};
+use crate::app::{EffectError, FuzzMsg, Msg};
 use crate::catalog::Tool;
 use crate::fuzz::{Progress, Settings, Stoppable};
 use crate::invoke::endpoint::EndpointOptions;

@@ -12,8 +12,7 @@ use std::sync::Arc;
 use futures_util::future::{BoxFuture, FutureExt, Shared};
 use tokio::sync::mpsc;
 
-use crate::app::Msg;
-use crate::app::ServerMsg;
+use crate::app::{Msg, ServerMsg};
 use crate::invoke::endpoint::EndpointOptions;
 use crate::invoke::{Endpoint, InvokeError};
 

@@ -8,8 +8,7 @@ use tokio::sync::mpsc;
 
 use super::sessions::SessionHandle;
 use super::{Connection, list_server_tools};
-use crate::app::Msg;
-use crate::app::ServerMsg;
+use crate::app::{Msg, ServerMsg};
 use crate::invoke::Endpoint;
 
 /// What an MCP server said of itself, to the server pane.

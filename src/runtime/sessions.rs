@@ -2,6 +2,8 @@
 //! marks its messages as its own (`Msg::Session`); an effect for a session (`Effect::Session`,
 //! or the first session's when unaddressed) is carried out with that session's handle, and a
 //! server found in a config is connected as a new session while the app runs.
+// No wildcard arm on an enum here: a new variant is a compile error until it is handled.
+#![deny(clippy::wildcard_enum_match_arm)]
 
 use std::future::Future;
 
@@ -12,8 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::effects::Calls;
 use super::supervisor::Supervisor;
 use super::{Connection, Server};
-use crate::app::Msg;
-use crate::app::{ServerEffect, ServerMsg};
+use crate::app::{Msg, ServerEffect, ServerMsg};
 use crate::catalog::SessionId;
 use crate::invoke::endpoint::{EndpointOptions, parse_headers};
 use crate::invoke::mcp::asks::PendingAsk;

@@ -7,8 +7,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::Connection;
-use crate::app::SignInMsg;
-use crate::app::{EffectError, Msg};
+use crate::app::{EffectError, Msg, SignInMsg};
 
 /// How often the auth pane is told the steps so far while a sign-in runs.
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);

@@ -7,14 +7,16 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tooldeck::app::{Answer, App, CallFailure, Effect, EffectError, Msg, update};
+use tooldeck::app::{
+    Answer, App, CallFailure, CallMsg, DesktopEffect, Effect, EffectError, FaceMsg, InputMsg, Msg, ServerEffect,
+    ServerMsg, update,
+};
 use tooldeck::catalog::Catalog;
 use tooldeck::invoke::Endpoint;
 use tooldeck::invoke::endpoint::{EndpointOptions, server_tools};
 use tooldeck::theme::Styles;
 
 use crate::resources_prompts::server_command;
-use tooldeck::app::{CallMsg, DesktopEffect, FaceMsg, InputMsg, ServerEffect, ServerMsg};
 
 const LABEL: &str = "mcp:faces";
 

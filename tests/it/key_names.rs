@@ -7,8 +7,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
 use tooldeck::app::keymap::{DEFAULTS, Key};
-use tooldeck::app::{Action, Answer, App, Context, Effect, Keymap, Msg, update};
-use tooldeck::app::{CallMsg, InputMsg, SaveMsg, ServerEffect, ServerMsg};
+use tooldeck::app::{
+    Action, Answer, App, CallMsg, Context, Effect, InputMsg, Keymap, Msg, SaveMsg, ServerEffect, ServerMsg, update,
+};
 use tooldeck::catalog::{LoadOptions, load_samples};
 use tooldeck::invoke::Exchange;
 use tooldeck::invoke::envelope::read_otc_response;

@@ -6,8 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tooldeck::app::{Answer, App, Focus, Msg, Popup, update};
-use tooldeck::app::{CallMsg, InputMsg, ServerEffect};
+use tooldeck::app::{Answer, App, CallMsg, Focus, InputMsg, Msg, Popup, ServerEffect, update};
 use tooldeck::catalog::{Catalog, LoadOptions, load_samples, load_text};
 use tooldeck::invoke::Exchange;
 use tooldeck::invoke::envelope::read_otc_response;

@@ -7,8 +7,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
-use tooldeck::app::{Answer, App, Effect, Msg, update};
-use tooldeck::app::{CallMsg, ContentMsg, InputMsg, LoadMsg, SaveMsg, ServerEffect, ServerMsg, WorkEffect};
+use tooldeck::app::{
+    Answer, App, CallMsg, ContentMsg, Effect, InputMsg, LoadMsg, Msg, SaveMsg, ServerEffect, ServerMsg, WorkEffect,
+    update,
+};
 use tooldeck::catalog::{Catalog, LoadOptions, load_samples, load_text};
 use tooldeck::invoke::Exchange;
 use tooldeck::invoke::envelope::read_otc_response;

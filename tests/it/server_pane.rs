@@ -6,8 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tooldeck::app::{App, Effect, Msg, update};
-use tooldeck::app::{CallMsg, DesktopEffect, InputMsg, ServerEffect, ServerMsg};
+use tooldeck::app::{App, CallMsg, DesktopEffect, Effect, InputMsg, Msg, ServerEffect, ServerMsg, update};
 use tooldeck::catalog::{LoadOptions, load_samples};
 use tooldeck::invoke::mcp::events::ServerEvent;
 use tooldeck::invoke::mcp::info::ServerInfo;

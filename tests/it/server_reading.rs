@@ -6,8 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tooldeck::app::{App, Context, Msg, Popup, update};
-use tooldeck::app::{InputMsg, ServerMsg};
+use tooldeck::app::{App, Context, InputMsg, Msg, Popup, ServerMsg, update};
 use tooldeck::catalog::{LoadOptions, load_samples};
 use tooldeck::invoke::mcp::events::ServerEvent;
 use tooldeck::invoke::mcp::info::ServerInfo;

@@ -5,8 +5,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tooldeck::app::{App, Effect, Msg, update};
-use tooldeck::app::{CallMsg, InputMsg, ServerEffect, ServerMsg, WorkEffect};
+use tooldeck::app::{App, CallMsg, Effect, InputMsg, Msg, ServerEffect, ServerMsg, WorkEffect, update};
 use tooldeck::catalog::{Catalog, SessionId};
 use tooldeck::invoke::endpoint::server_tools;
 use tooldeck::invoke::mcp::info::ServerInfo;

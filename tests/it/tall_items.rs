@@ -6,8 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
-use tooldeck::app::{Answer, App, Effect, Msg, update};
-use tooldeck::app::{CallMsg, ContentMsg, InputMsg, ServerEffect, WorkEffect};
+use tooldeck::app::{Answer, App, CallMsg, ContentMsg, Effect, InputMsg, Msg, ServerEffect, WorkEffect, update};
 use tooldeck::catalog::{Catalog, LoadOptions, load_text};
 use tooldeck::theme::Styles;
 

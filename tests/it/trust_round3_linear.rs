@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Map, Value, json};
-use tooldeck::app::{App, Effect, EffectError, Msg, update};
+use tooldeck::app::{App, Effect, EffectError, FaceMsg, InputMsg, Msg, ServerEffect, update};
 use tooldeck::catalog::Catalog;
 use tooldeck::form::Widget;
 use tooldeck::invoke::endpoint::EndpointOptions;
@@ -104,7 +104,6 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 use super::trust_round2::{text, tooldeck};
-use tooldeck::app::{FaceMsg, InputMsg, ServerEffect};
 
 #[test]
 fn a_template_of_100k_variables_and_a_prompt_of_100k_arguments_list_through_the_commands() {

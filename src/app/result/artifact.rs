@@ -5,8 +5,7 @@
 use std::sync::Arc;
 
 use super::{ArtifactState, ArtifactView, ResultPane, RunState};
-use crate::app::WorkEffect;
-use crate::app::{Effect, EffectError, Popup, Reply};
+use crate::app::{Effect, EffectError, Popup, Reply, WorkEffect};
 use crate::form::TextInput;
 use crate::invoke::artifact::Fetched;
 use crate::invoke::save::SaveSource;

@@ -7,8 +7,7 @@ use std::sync::Arc;
 
 use super::{ArtifactState, ArtifactView, ResultPane, RunState};
 use crate::app::keymap::{Action, Context};
-use crate::app::{App, Effect, EffectError, Popup, Reply};
-use crate::app::{ServerEffect, WorkEffect};
+use crate::app::{App, Effect, EffectError, Popup, Reply, ServerEffect, WorkEffect};
 use crate::form::TextInput;
 use crate::invoke::ContentItem;
 use crate::invoke::artifact::Fetched;

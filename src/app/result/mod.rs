@@ -11,8 +11,7 @@ pub mod value_view;
 
 use serde_json::Value;
 
-use crate::app::{Action, Effect, Popup, Reply};
-use crate::app::{DesktopEffect, ServerEffect, TaskEffect};
+use crate::app::{Action, DesktopEffect, Effect, Popup, Reply, ServerEffect, TaskEffect};
 use crate::form::TextInput;
 use crate::invoke::CallRequest;
 use crate::invoke::replay::Replay;

@@ -11,14 +11,13 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use rmcp::ServiceExt;
 use serde_json::json;
-use tooldeck::app::{App, Effect, Msg, update};
+use tooldeck::app::{App, DesktopEffect, Effect, InputMsg, Msg, ServerMsg, update};
 use tooldeck::catalog::{LoadOptions, load_samples};
 use tooldeck::invoke::mcp::McpEndpoint;
 use tooldeck::invoke::otc::CallRequest;
 use tooldeck::theme::Styles;
 
 use super::TestServer;
-use tooldeck::app::{DesktopEffect, InputMsg, ServerMsg};
 
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
     update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))))
