@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Map, Value, json};
 use tooldeck::app::faces::face_entries;
-use tooldeck::app::{App, Msg, update};
+use tooldeck::app::{App, FaceMsg, Msg, update};
 use tooldeck::catalog::Catalog;
 use tooldeck::invoke::mcp::prompts::read_prompts;
 use tooldeck::invoke::mcp::resources::read_templates;
@@ -67,7 +67,7 @@ fn prompt_faces(n: usize) -> Faces {
 /// The app given a server's faces: the entry listed and selected, its form built.
 fn app_with(faces: Faces) -> App {
     let mut app = App::new(Catalog::default(), &[], (120, 40));
-    update(&mut app, Msg::ServerFaces { label: "mcp:bench".into(), faces: Box::new(faces) });
+    update(&mut app, Msg::Face(FaceMsg::Listed { label: "mcp:bench".into(), faces: Box::new(faces) }));
     app
 }
 

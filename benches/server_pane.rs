@@ -14,7 +14,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tooldeck::app::{App, Msg, update};
+use tooldeck::app::{App, InputMsg, Msg, ServerMsg, update};
 use tooldeck::catalog::{LoadOptions, load_samples};
 use tooldeck::invoke::mcp::events::ServerEvent;
 use tooldeck::theme::Styles;
@@ -35,8 +35,8 @@ fn app_with_a_full_log() -> App {
             },
         })
         .collect();
-    update(&mut app, Msg::ServerEvents(events));
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('i'), KeyModifiers::NONE)));
+    update(&mut app, Msg::Server(ServerMsg::Events(events)));
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('i'), KeyModifiers::NONE))));
     assert!(app.shows(tooldeck::app::Overlay::Server) && app.server_pane().log().len() == 100_000);
     app
 }
@@ -46,7 +46,7 @@ const KEYS: [KeyCode; 6] =
     [KeyCode::Up, KeyCode::PageUp, KeyCode::Char('v'), KeyCode::Home, KeyCode::Char('v'), KeyCode::End];
 
 fn press_and_draw(app: &mut App, terminal: &mut Terminal<TestBackend>, styles: &Styles, key: KeyCode) {
-    update(app, Msg::Key(KeyEvent::new(key, KeyModifiers::NONE)));
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(key, KeyModifiers::NONE))));
     terminal.draw(|frame| tooldeck::ui::render(app, styles, frame)).expect("draw");
 }
 

@@ -13,7 +13,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Map, Value, json};
-use tooldeck::app::{App, Msg, update};
+use tooldeck::app::{App, CallMsg, InputMsg, Msg, ServerEffect, update};
 use tooldeck::catalog::{LoadOptions, load_paths, load_text};
 use tooldeck::theme::Styles;
 
@@ -40,14 +40,17 @@ fn big_tool_definition() -> Value {
 }
 
 fn key(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+    Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)))
 }
 
 /// One keystroke through the app and a frame drawn: `x` typed, then deleted the next time.
 fn type_or_delete(app: &mut App, terminal: &mut Terminal<TestBackend>, styles: &Styles, n: &mut u64) {
     *n += 1;
-    let msg =
-        if n.is_multiple_of(2) { Msg::Key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE)) } else { key('x') };
+    let msg = if n.is_multiple_of(2) {
+        Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE)))
+    } else {
+        key('x')
+    };
     update(app, msg);
     terminal.draw(|frame| tooldeck::ui::render(app, styles, frame)).expect("draw");
 }
@@ -61,8 +64,8 @@ fn bench_keystroke(c: &mut Criterion) {
     });
     let mut app = App::new(catalog, &[], (120, 40));
     // Focus the form and start editing the first (string) field.
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))));
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))));
     assert!(app.form_pane.editing());
     let styles = Styles::default();
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test backend");
@@ -110,7 +113,7 @@ fn large_value() -> Value {
 }
 
 fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+    Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)))
 }
 
 fn bench_large_value(c: &mut Criterion) {
@@ -137,7 +140,7 @@ fn bench_large_value(c: &mut Criterion) {
         effects
             .into_iter()
             .find_map(|e| match e {
-                Effect::Invoke { id, .. } => Some(id),
+                Effect::Server(ServerEffect::Invoke { id, .. }) => Some(id),
                 _ => None,
             })
             .expect("the call is sent")
@@ -149,7 +152,7 @@ fn bench_large_value(c: &mut Criterion) {
                 let id = run(&mut app);
                 let answer = Box::new(answer.clone());
                 let start = std::time::Instant::now();
-                update(&mut app, Msg::InvocationDone { id, result: Ok(answer) });
+                update(&mut app, Msg::Call(CallMsg::Done { id, result: Ok(answer) }));
                 terminal.draw(|frame| tooldeck::ui::render(&app, &styles, frame)).expect("draw");
                 spent += start.elapsed();
             }
@@ -162,7 +165,7 @@ fn bench_large_value(c: &mut Criterion) {
         b.iter(|| {
             n += 1;
             let code = if n.is_multiple_of(1000) { KeyCode::Home } else { KeyCode::PageDown };
-            update(&mut app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+            update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))));
             terminal.draw(|frame| tooldeck::ui::render(&app, &styles, frame)).expect("draw");
         })
     });
@@ -190,12 +193,12 @@ fn bench_long_value(c: &mut Criterion) {
         catalog.add(t);
     });
     let mut app = App::new(catalog, &[], (120, 40));
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))));
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))));
     assert!(app.form_pane.editing());
     // 10 kB typed in (words, so it wraps as prose would), pasted to set it up quickly.
     let words: String = (0..10_240 / 8).map(|i| format!("word{:03} ", i % 1000)).collect();
-    update(&mut app, Msg::Paste(words));
+    update(&mut app, Msg::Input(InputMsg::Paste(words)));
     let typed = app.form().and_then(|f| f.arguments()["body"].as_str().map(str::len)).unwrap_or_default();
     assert!(typed >= 10_000, "the field holds {typed} bytes");
     let styles = Styles::default();

@@ -2,13 +2,15 @@
 //! answers through `Component::handle` (`route`), its reply is applied; what no pane takes,
 //! because it spans panes (the focus, the pane over the others, running, signing in, saving a
 //! case...), is done here.
+// No wildcard arm on an enum here: a new variant is a compile error until it is handled.
+#![deny(clippy::wildcard_enum_match_arm)]
 
 use crossterm::event::KeyEvent;
 
 use super::component::Input;
 use super::keymap::{Action, Context};
 use super::route::{Pane, handle, input_of};
-use super::{App, Effect, Focus, Overlay, Popup};
+use super::{App, Effect, Focus, Overlay, Popup, ServerEffect};
 
 /// A key: a server's question has the keys until it is answered, then a popup, then the pane
 /// over the others, then the focused pane. Chords bound in every pane are commands before a
@@ -21,8 +23,7 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     // Only a second Run straight after the first sends invalid input.
     let run_armed = app.form_pane.take_run_armed();
     if app.prompts.popup().is_none() && app.keymap.is(Context::Anywhere, key, Action::Palette) {
-        app.prompts.open(Popup::palette());
-        return Vec::new();
+        return perform(app, Action::Palette, Scope::Main, run_armed);
     }
     if let Some(popup) = app.prompts.popup() {
         // The key that opened the popup closes it, as Esc does.
@@ -44,7 +45,10 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
             Some(reply) => return app.apply(reply),
             // The auth pane is read, not worked in: the panes under it take the other keys.
             None if pane == Pane::Auth => {}
-            None => return overlay_action(app, input),
+            None => {
+                let (Input::Action(action), Some(overlay)) = (input, app.overlay()) else { return Vec::new() };
+                return perform(app, action, Scope::Overlay(overlay), run_armed);
+            }
         }
     }
     focused_key(app, key, run_armed)
@@ -55,49 +59,29 @@ fn focused_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
     let pane = app.focused_pane();
     let input = input_of(app, pane, key);
     if let (Pane::List | Pane::Form, Input::Action(action)) = (pane, input) {
-        // A call is run, and while one runs Back cancels it, from the list and the form alike.
-        return match action {
-            Action::Run => app.start_run(run_armed),
-            Action::Back if app.result.running() => app.result.cancel(),
-            action => act(app, action),
-        };
+        // While a call runs Back cancels it, from the list and the form alike.
+        if action == Action::Back && app.result.running() {
+            return app.result.cancel();
+        }
+        return act(app, action, run_armed);
     }
     if let Some(reply) = handle(app, pane, input) {
         return app.apply(reply);
     }
     match (pane, app.keymap.action_for(Context::Result, key)) {
-        (Pane::Result, Some(action)) => result_app_action(app, action, run_armed),
+        (Pane::Result, Some(action)) => perform(app, action, Scope::Result, run_armed),
         (Pane::Result, None) => {
-            app.status = dead_key(app, &[Context::Anywhere, Context::Result, Context::Value], key);
+            app.set_status(dead_key(app, &[Context::Anywhere, Context::Result, Context::Value], key));
             Vec::new()
         }
         (Pane::Form, _) => {
-            app.status = dead_key(app, &[Context::Anywhere, Context::Typing, Context::Form], key);
+            app.set_status(dead_key(app, &[Context::Anywhere, Context::Typing, Context::Form], key));
             Vec::new()
         }
         _ => {
-            app.status = dead_key(app, &[Context::Anywhere, Context::Typing, Context::Main], key);
+            app.set_status(dead_key(app, &[Context::Anywhere, Context::Typing, Context::Main], key));
             Vec::new()
         }
-    }
-}
-
-/// What the pane over the others leaves to the app.
-fn overlay_action(app: &mut App, input: Input) -> Vec<Effect> {
-    let Input::Action(action) = input else { return Vec::new() };
-    match (app.overlay(), action) {
-        (_, Action::Quit) => vec![Effect::Quit],
-        (Some(Overlay::Fuzz), action) => app.fuzz_action(action),
-        (_, Action::Reconnect) => reconnect(app),
-        (_, Action::ConnectServer) => {
-            app.pick_found_server();
-            Vec::new()
-        }
-        (_, Action::Help) => {
-            app.prompts.open(Popup::help());
-            Vec::new()
-        }
-        _ => Vec::new(),
     }
 }
 
@@ -132,7 +116,7 @@ fn dead_key(app: &App, here: &[Context], key: KeyEvent) -> Option<String> {
 /// keys first (what was typed stays), so the letters after the command are commands again;
 /// only what leaves the person where they were (help, zoom, a run option) keeps the edit.
 fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
-    app.status = None;
+    app.hush();
     // The key that opened a view closes it, from inside it too.
     let filtering = app.list.filtering();
     if action == Action::Fuzz && app.shows(Overlay::Fuzz) {
@@ -154,53 +138,11 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     if !keeps_overlay {
         app.close_overlay();
     }
-    match action {
-        Action::Run => app.start_run(run_armed),
-        // `stop_typing` closed the filter, keeping what was typed.
-        Action::Filter if filtering => Vec::new(),
-        Action::ServerPane => {
-            app.toggle_overlay(Overlay::Server);
-            Vec::new()
-        }
-        Action::Traffic => {
-            app.toggle_traffic();
-            Vec::new()
-        }
-        Action::RawDefinition => {
-            app.show_raw_definition();
-            Vec::new()
-        }
-        Action::Help => {
-            app.prompts.open(Popup::help());
-            Vec::new()
-        }
-        // In and out, as a switch: the same chord goes back where the person was.
-        Action::FocusResult if app.focus == Focus::Result => {
-            app.focus = app.before_result;
-            Vec::new()
-        }
-        Action::FocusResult if app.result.run().is_some() => {
-            app.focus_result();
-            Vec::new()
-        }
-        Action::ToggleExchange
-        | Action::CopyCurl
-        | Action::FetchArtifact
-        | Action::SaveArtifact
-        | Action::Copy
-        | Action::OpenLink
-        | Action::WaitForAuthorization
-            if app.result.run().is_some() =>
-        {
-            result_action(app, action, false)
-        }
-        Action::WaitForAuthorization => {
-            let run_key = app.key_name(Context::Typing, Action::Run);
-            app.status = Some(format!("no result yet: {run_key} runs the tool"));
-            Vec::new()
-        }
-        action => act(app, action),
+    // `stop_typing` closed the filter, keeping what was typed.
+    if action == Action::Filter && filtering {
+        return Vec::new();
     }
+    act(app, action, run_armed)
 }
 
 impl App {
@@ -219,10 +161,7 @@ impl App {
     /// The result pane takes the focus; leaving it returns where the person was.
     pub(super) fn focus_result(&mut self) {
         if self.focus != Focus::Result {
-            self.before_result = match self.focus {
-                Focus::Json => Focus::Form,
-                other => other,
-            };
+            self.before_result = if self.focus == Focus::Json { Focus::Form } else { self.focus };
         }
         self.form_pane.stop_editing();
         self.focus = Focus::Result;
@@ -233,8 +172,7 @@ impl App {
 pub(super) fn run_action(app: &mut App, context: Context, action: Action) -> Vec<Effect> {
     match context {
         Context::Result | Context::Value if app.result.run().is_none() => {
-            let run_key = app.key_name(Context::Main, Action::Run);
-            app.status = Some(format!("no result yet: {run_key} runs the tool"));
+            app.no_result_yet();
             Vec::new()
         }
         Context::Result | Context::Value => {
@@ -244,127 +182,235 @@ pub(super) fn run_action(app: &mut App, context: Context, action: Action) -> Vec
                 let _ = app.result.value_action(action, height);
                 return Vec::new();
             }
-            result_action(app, action, false)
+            result_action(app, action)
         }
         Context::Typing => everywhere(app, action, false),
-        _ => match action {
-            Action::Run => app.start_run(false),
-            action => act(app, action),
-        },
+        Context::Anywhere
+        | Context::Main
+        | Context::Form
+        | Context::History
+        | Context::Picker
+        | Context::Server
+        | Context::Ask
+        | Context::Traffic
+        | Context::Fuzz
+        | Context::Confirm => act(app, action, false),
     }
 }
 
 /// An action in the list or the form: the form (when it has the focus), then the list, then
-/// the app.
-fn act(app: &mut App, action: Action) -> Vec<Effect> {
-    app.status = None;
+/// the app (`perform`).
+fn act(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
+    app.hush();
     let form = (app.focus == Focus::Form).then(|| handle(app, Pane::Form, Input::Action(action))).flatten();
     let effects = match form.or_else(|| handle(app, Pane::List, Input::Action(action))) {
         Some(reply) => app.apply(reply),
-        None if app_action(app, action) => Vec::new(),
-        None => match command(app, action) {
-            Some(effects) => return effects,
-            None => Vec::new(),
-        },
+        None => perform(app, action, Scope::Main, run_armed),
     };
     app.sync_json();
     effects
 }
 
-/// What the list and the form leave to the app that only changes state here: the form and
-/// the JSON view opened, the popups and the panes over the others; false for any other action.
-fn app_action(app: &mut App, action: Action) -> bool {
-    match action {
-        Action::ToggleJson => app.toggle_json(),
-        Action::Activate | Action::Expand | Action::NextField => app.open_selected_form(),
-        Action::Help => app.prompts.open(Popup::help()),
-        Action::Zoom => app.zoomed = !app.zoomed,
-        Action::Palette => app.prompts.open(Popup::palette()),
-        Action::ServerPane => app.toggle_overlay(Overlay::Server),
-        Action::Traffic => app.toggle_traffic(),
-        Action::RawDefinition => app.show_raw_definition(),
-        Action::LintNotes => app.show_lint_notes(),
-        Action::ConnectServer => app.pick_found_server(),
-        Action::EditRoots => {
-            app.prompts.open(Popup::Roots { input: crate::form::TextInput::prefilled(app.asks.roots().join(", ")) })
-        }
-        _ => return false,
+/// A result-pane action from elsewhere (the list, the form, the palette): the pane does what is
+/// its own, the app the rest.
+fn result_action(app: &mut App, action: Action) -> Vec<Effect> {
+    match handle(app, Pane::Result, Input::Action(action)) {
+        Some(reply) => app.apply(reply),
+        None => perform(app, action, Scope::Result, false),
     }
-    true
 }
 
-/// Every other action: `Some` with the effects it asks for, `None` when it only changed state.
-fn command(app: &mut App, action: Action) -> Option<Vec<Effect>> {
-    let no_result = |app: &mut App| {
-        let run_key = app.key_name(Context::Main, Action::Run);
-        app.status = Some(format!("no result yet: {run_key} runs the tool"));
-    };
-    match action {
-        Action::Quit | Action::ForceQuit => return Some(vec![Effect::Quit]),
-        Action::FillDefaults => {
-            let filled = app.form_mut().map_or(0, |form| form.fill_defaults());
-            app.status = Some(match filled {
-                0 => "no default left to fill in".to_string(),
-                n => format!("{n} default{} filled in: they are sent now", if n == 1 { "" } else { "s" }),
-            });
+/// Where an action reaches the app, no pane having taken it: it decides which actions are live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scope {
+    /// The list or the form (an every-pane chord, after its text box stopped taking keys, is
+    /// here too).
+    Main,
+    /// The result pane.
+    Result,
+    /// The pane over the others.
+    Overlay(Overlay),
+}
+
+impl Scope {
+    /// Whether `action` means something to the app here (the key table decides which actions
+    /// reach each scope; this only keeps a pane's leftovers from acting on the others).
+    fn live(self, action: Action) -> bool {
+        use Action as A;
+        match self {
+            Scope::Main => true,
+            Scope::Result => matches!(
+                action,
+                A::Back
+                    | A::Run
+                    | A::Retry
+                    | A::GiveToken
+                    | A::SignIn
+                    | A::Zoom
+                    | A::Help
+                    | A::FindNext
+                    | A::SaveCase
+                    | A::ServerPane
+                    | A::Traffic
+                    | A::Reconnect
+                    | A::NextItem
+                    | A::PreviousItem
+                    | A::Copy
+            ),
+            Scope::Overlay(Overlay::Fuzz) => matches!(action, A::Quit | A::Help | A::Activate | A::Retry),
+            Scope::Overlay(Overlay::Server | Overlay::Traffic | Overlay::Auth) => {
+                matches!(action, A::Quit | A::Help | A::Reconnect | A::ConnectServer)
+            }
         }
-        Action::ToggleExchange
-        | Action::CopyCurl
-        | Action::FetchArtifact
-        | Action::SaveArtifact
-        | Action::Copy
-        | Action::OpenLink
-            if app.result.run().is_some() =>
-        {
-            return Some(result_action(app, action, false));
-        }
-        Action::ToggleRunOption(n) => {
-            let reply = app.form_op(|pane, id| pane.toggle_run_option(id, n));
-            // The option's form is built if it was not (its Alt-key works from the list too).
-            app.form_mut();
-            app.apply(reply);
-        }
-        Action::Run => return Some(app.start_run(false)),
-        Action::Retry => return Some(app.retry()),
-        Action::GiveToken => app.ask_token(),
-        Action::SignIn => return Some(app.sign_in()),
-        Action::SignOut => {
-            let reply = app.auth.sign_out();
-            return Some(app.apply(reply));
-        }
-        Action::FocusResult if app.result.run().is_some() => app.focus_result(),
-        Action::Subscribe => return Some(app.toggle_subscription()),
-        Action::Reconnect => return Some(reconnect(app)),
-        Action::History if app.recorder.history().is_empty() => app.status = Some("no calls yet".into()),
-        Action::History => app.prompts.open(Popup::History { selected: 0 }),
-        Action::SaveCase => return Some(app.save_case()),
-        Action::Fuzz => return Some(app.fuzz_selected()),
-        Action::HostApp => return Some(app.host_app()),
-        Action::Unset | Action::AddItem | Action::DeleteItem | Action::MoveItemUp | Action::MoveItemDown => {
-            app.status = Some(app.say("select a tool and press {key:activate} to fill in its form"));
-        }
-        Action::FocusResult
-        | Action::ToggleExchange
-        | Action::CopyCurl
-        | Action::FetchArtifact
-        | Action::SaveArtifact
-        | Action::Copy
-        | Action::OpenLink => no_result(app),
-        // A server's question has its own keys (`asks`); the result pane's own actions are not
-        // bound here.
-        _ => {}
     }
-    None
+}
+
+/// The one table from an action to what the app does for it, wherever it came from (a key in
+/// any pane, the palette): one arm per action, no wildcard, so a new action does not compile
+/// until it says what it does. `scope` says which are live, and the few that mean something
+/// else there (Enter and `r` in the fuzz pane, a result action from the result pane itself).
+pub(super) fn perform(app: &mut App, action: Action, scope: Scope, run_armed: bool) -> Vec<Effect> {
+    use Action as A;
+    if !scope.live(action) {
+        return Vec::new();
+    }
+    let fuzz_pane = scope == Scope::Overlay(Overlay::Fuzz);
+    match action {
+        A::Quit | A::ForceQuit => return vec![Effect::Quit],
+        A::Run => return app.start_run(run_armed),
+        A::Retry if fuzz_pane => return app.fuzz_again(),
+        A::Retry => return app.retry(),
+        A::Activate if fuzz_pane => app.finding_to_form(),
+        A::Activate | A::Expand | A::NextField => app.open_selected_form(),
+        // Leaving the result pane: the list and the form take their own Back.
+        A::Back if scope == Scope::Result => app.focus = app.before_result,
+        A::Help => app.prompts.open(Popup::help()),
+        A::Palette => app.prompts.open(Popup::palette()),
+        A::Zoom => app.zoomed = !app.zoomed,
+        A::ServerPane => app.toggle_overlay(Overlay::Server),
+        A::Traffic => app.toggle_traffic(),
+        A::RawDefinition => app.show_raw_definition(),
+        A::LintNotes => app.show_lint_notes(),
+        A::ConnectServer => app.pick_found_server(),
+        A::EditRoots => app.edit_roots(),
+        A::ToggleJson => app.toggle_json(),
+        A::FillDefaults => app.fill_defaults(),
+        A::ToggleRunOption(n) => return app.toggle_run_option(n),
+        A::GiveToken => app.ask_token(),
+        A::SignIn => return app.sign_in(),
+        A::SignOut => return app.sign_out(),
+        A::Subscribe => return app.toggle_subscription(),
+        A::Reconnect => return reconnect(app),
+        A::History if app.recorder.history().is_empty() => app.tell("no calls yet"),
+        A::History => app.prompts.open(Popup::History { selected: 0 }),
+        A::SaveCase => return app.save_case(),
+        A::Fuzz => return app.fuzz_selected(),
+        A::HostApp => return app.host_app(),
+        // In and out, as a switch: the same chord goes back where the person was.
+        A::FocusResult if app.focus == Focus::Result => app.focus = app.before_result,
+        A::FocusResult if app.result.run().is_some() => app.focus_result(),
+        A::FindNext => app.find_next(),
+        A::NextItem => return app.select_item(1),
+        A::PreviousItem => return app.select_item(-1),
+        A::FocusResult => app.no_result_yet(),
+        A::ToggleExchange
+        | A::CopyCurl
+        | A::FetchArtifact
+        | A::SaveArtifact
+        | A::Copy
+        | A::OpenLink
+        | A::WaitForAuthorization => return result_leftover(app, action, scope),
+        // The form's, with no form open (the list has the keys).
+        A::Unset | A::AddItem | A::DeleteItem | A::MoveItemUp | A::MoveItemDown => {
+            app.tell(app.say("select a tool and press {key:activate} to fill in its form"));
+        }
+        // The panes' own: moving, folding, filtering, finding, a server's question, a yes.
+        A::Back
+        | A::Up
+        | A::Down
+        | A::PageUp
+        | A::PageDown
+        | A::Top
+        | A::Bottom
+        | A::PreviousField
+        | A::Filter
+        | A::Collapse
+        | A::Find
+        | A::ToggleWrap
+        | A::ScrollLeft
+        | A::ScrollRight
+        | A::FoldAll
+        | A::UnfoldAll
+        | A::LogLevel
+        | A::MessageUp
+        | A::MessageDown
+        | A::AskAccept
+        | A::AskDecline
+        | A::AskCancel
+        | A::Confirm => {}
+    }
+    Vec::new()
+}
+
+/// The result pane's own actions, left to the app: from the pane itself only its copy is the
+/// app's (the link, else the value); from elsewhere they go to the pane while there is a result.
+fn result_leftover(app: &mut App, action: Action, scope: Scope) -> Vec<Effect> {
+    match scope {
+        Scope::Result if action == Action::Copy => {
+            let reply = app.copy_result();
+            app.apply(reply)
+        }
+        Scope::Result => Vec::new(),
+        Scope::Main | Scope::Overlay(_) if app.result.run().is_some() => result_action(app, action),
+        Scope::Main | Scope::Overlay(_) => {
+            app.no_result_yet();
+            Vec::new()
+        }
+    }
 }
 
 impl App {
+    /// `D`: every default the schema gives filled in.
+    fn fill_defaults(&mut self) {
+        let filled = self.form_mut().map_or(0, |form| form.fill_defaults());
+        self.tell(match filled {
+            0 => "no default left to fill in".to_string(),
+            n => format!("{n} default{} filled in: they are sent now", if n == 1 { "" } else { "s" }),
+        });
+    }
+
+    /// Alt-N: run option `n` of the selected tool on or off.
+    fn toggle_run_option(&mut self, n: usize) -> Vec<Effect> {
+        let reply = self.form_op(|pane, id| pane.toggle_run_option(id, n));
+        // The option's form is built if it was not (its Alt-key works from the list too).
+        self.form_mut();
+        self.apply(reply)
+    }
+
+    /// `U`: the server's kept tokens forgotten.
+    fn sign_out(&mut self) -> Vec<Effect> {
+        let reply = self.auth.sign_out();
+        self.apply(reply)
+    }
+
+    /// `T`: the roots offered to the server, to edit.
+    fn edit_roots(&mut self) {
+        let input = crate::form::TextInput::prefilled(self.asks.roots().join(", "));
+        self.prompts.open(Popup::Roots { input });
+    }
+
+    /// The one answer to a result action with no result on screen.
+    pub(super) fn no_result_yet(&mut self) {
+        self.tell(self.say("no result yet: {key:run} runs the tool"));
+    }
+
     /// The selected tool's form takes the focus.
     pub(super) fn open_selected_form(&mut self) {
         let Some(form) = self.form_mut() else { return };
         if form.rows().is_empty() {
             let run_key = self.key_name(Context::Main, Action::Run);
             let reads = self.selected_tool().is_some_and(|t| !t.written.face.is_tool());
-            self.status = Some(match reads {
+            self.tell(match reads {
                 true => format!("nothing to fill in: {run_key} reads it"),
                 false => format!("this tool takes no parameters: {run_key} runs it"),
             });
@@ -373,45 +419,10 @@ impl App {
     }
 }
 
-/// A result-pane action, from the pane or from the form while the result is on screen: the
-/// pane does what is its own, the app what involves the other panes.
-fn result_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
-    match handle(app, Pane::Result, Input::Action(action)) {
-        Some(reply) => app.apply(reply),
-        None => result_app_action(app, action, run_armed),
-    }
-}
-
-/// What the result pane leaves to the app.
-fn result_app_action(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
-    match action {
-        Action::Back => app.focus = app.before_result,
-        Action::Run => return app.start_run(run_armed),
-        Action::Retry => return app.retry(),
-        Action::GiveToken => app.ask_token(),
-        Action::SignIn => return app.sign_in(),
-        Action::Zoom => app.zoomed = !app.zoomed,
-        Action::Help => app.prompts.open(Popup::help()),
-        Action::FindNext => app.find_next(),
-        Action::SaveCase => return app.save_case(),
-        Action::ServerPane => app.open_overlay(Overlay::Server),
-        Action::Traffic => app.toggle_traffic(),
-        Action::Reconnect => return reconnect(app),
-        Action::NextItem => return app.select_item(1),
-        Action::PreviousItem => return app.select_item(-1),
-        Action::Copy => {
-            let reply = app.copy_result();
-            return app.apply(reply);
-        }
-        _ => {}
-    }
-    Vec::new()
-}
-
 /// `R`: start the MCP server again (or open a new session) and list its tools again.
 fn reconnect(app: &mut App) -> Vec<Effect> {
     app.server_mut().start_listing();
     app.server_pane_mut().note("reconnecting…");
-    app.status = Some(format!("reconnecting to {}…", crate::text::visible(app.server().endpoint())));
-    vec![Effect::Reconnect]
+    app.tell(format!("reconnecting to {}…", crate::text::visible(app.server().endpoint())));
+    vec![Effect::Server(ServerEffect::Reconnect)]
 }

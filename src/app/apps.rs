@@ -1,14 +1,14 @@
 //! The MCP App hosted in the browser, as the TUI follows it. `A` (`Action::HostApp`) asks the
-//! runtime to host the selected tool's app (`Effect::HostApp`, as `tooldeck app` does); each
-//! thing the app does comes back as `Msg::AppEvent`, said on the status line and kept in the
+//! runtime to host the selected tool's app (`ServerEffect::HostApp`, as `tooldeck app` does); each
+//! thing the app does comes back as `ServerMsg::App`, said on the status line and kept in the
 //! server pane of its session. A link it asks to open is asked about in a yes-or-no box, and
-//! only a yes sends it to the one browser gate (`Effect::Open`). The app ends
-//! (`Effect::EndApp`) when the selection moves to another tool or its server goes away.
+//! only a yes sends it to the one browser gate (`DesktopEffect::Open`). The app ends
+//! (`TaskEffect::EndApp`) when the selection moves to another tool or its server goes away.
 
 use std::collections::VecDeque;
 
 use super::keymap::Context;
-use super::{App, Effect, Popup};
+use super::{App, DesktopEffect, Effect, Popup, ServerEffect, TaskEffect};
 use crate::apps::AppEvent;
 use crate::catalog::SessionId;
 
@@ -50,20 +50,20 @@ impl App {
     /// (no `_meta.ui.resourceUri`) gets a line saying so.
     pub(super) fn host_app(&mut self) -> Vec<Effect> {
         let Some(tool) = self.selected_tool().cloned() else {
-            self.status = Some("select a tool with an app first".into());
+            self.tell("select a tool with an app first");
             return Vec::new();
         };
         if tool.written.app.is_none() || !tool.written.face.is_tool() {
             let name = crate::text::visible(&tool.name).into_owned();
-            self.status = Some(format!("{name} has no app: its definition names no ui:// resource"));
+            self.tell(format!("{name} has no app: its definition names no ui:// resource"));
             return Vec::new();
         }
         let arguments = self.form_mut().map_or_else(|| serde_json::json!({}), |form| form.arguments().clone());
-        self.status = Some(format!("starting the app of {} in the browser…", crate::text::visible(&tool.name)));
+        self.tell(format!("starting the app of {} in the browser…", crate::text::visible(&tool.name)));
         let session = self.session_of(&tool);
         self.app_host.links.clear();
         self.app_host.hosted = Some(Hosted { session, tool_id: tool.id.clone() });
-        self.in_session(session, vec![Effect::HostApp { tool: Box::new(tool), arguments }])
+        self.in_session(session, vec![Effect::Server(ServerEffect::HostApp { tool: Box::new(tool), arguments })])
     }
 
     /// What the hosted app did: a line on the status bar and in its server's pane; a link it
@@ -91,7 +91,7 @@ impl App {
             _ => event.to_string(),
         };
         self.sessions.pane_mut(session).note(line.clone());
-        self.status = Some(line);
+        self.tell(line);
         Vec::new()
     }
 
@@ -108,15 +108,15 @@ impl App {
         };
         if let Some(why) = why {
             self.app_host.ended();
-            self.status = Some(format!("app: ending: {why}"));
-            return vec![Effect::EndApp { why: why.into() }];
+            self.tell(format!("app: ending: {why}"));
+            return vec![Effect::Task(TaskEffect::EndApp { why: why.into() })];
         }
         if self.prompts.popup().is_none()
             && !self.asks.is_open()
             && let Some(url) = self.app_host.links.pop_front()
         {
             let said = "the app asks to open a link: {key:confirm} opens it, any other key does not";
-            self.status = Some(self.keymap.say(said, &[Context::Confirm]));
+            self.tell(self.keymap.say(said, &[Context::Confirm]));
             self.prompts.open(Popup::ConfirmLink { url });
         }
         Vec::new()
@@ -132,7 +132,7 @@ impl App {
         };
         let session = self.app_host.hosted.as_ref().map_or(self.sessions.current_id(), |h| h.session);
         self.sessions.pane_mut(session).note(line.clone());
-        self.status = Some(line);
-        if open { vec![Effect::Open(url)] } else { Vec::new() }
+        self.tell(line);
+        if open { vec![Effect::Desktop(DesktopEffect::Open(url))] } else { Vec::new() }
     }
 }

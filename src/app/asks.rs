@@ -1,7 +1,7 @@
 //! What an MCP server asks while a call runs, put to the person: an elicitation form (built by
 //! the same form core as tool forms, from `requestedSchema`), a URL to visit, or a sampling
 //! request to write the model's reply to. One question at a time takes the keys; the others
-//! wait in turn. The reply goes back as `Effect::AnswerAsk`.
+//! wait in turn. The reply goes back as `TaskEffect::AnswerAsk`.
 
 use std::collections::VecDeque;
 
@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::Effect;
 use super::keymap::{Action, Context, Keymap};
 use super::typing::edit_input;
+use crate::app::{DesktopEffect, ServerMsg, TaskEffect};
 use crate::form::{Form, TextInput, Widget};
 use crate::invoke::mcp::asks::{Ask, Reply};
 
@@ -29,7 +30,7 @@ impl Waiting {
         // Questions whose caller gave up (a cancelled call) are dropped here.
         self.replies.retain(|_, reply| !reply.is_closed());
         self.replies.insert(self.next, pending.reply);
-        super::Msg::Asked { id: self.next, ask: pending.ask }
+        super::Msg::Server(ServerMsg::Asked { id: self.next, ask: pending.ask })
     }
 
     pub fn answer(&mut self, id: u64, reply: Reply) {
@@ -200,7 +201,7 @@ impl Asks {
             self.current = Some(Question::new(id, ask));
         }
         self.given.push(reply.clone());
-        vec![Effect::AnswerAsk { id: question.id, reply }]
+        vec![Effect::Task(TaskEffect::AnswerAsk { id: question.id, reply })]
     }
 
     /// A key while a question is open.
@@ -223,7 +224,7 @@ impl Asks {
             Some(Action::OpenLink) => {
                 if let Ask::Url { url, .. } = &question.ask {
                     if crate::invoke::http::is_web_link(url) {
-                        return vec![Effect::Open(url.clone())];
+                        return vec![Effect::Desktop(DesktopEffect::Open(url.clone()))];
                     }
                     question.problem = Some("not an http(s) link, so it is not opened".to_string());
                 }

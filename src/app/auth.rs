@@ -2,7 +2,7 @@
 //! failed, the metadata found, the client, the authorization URL, the redirect, the token masked,
 //! refreshes and step-ups), and how it ended. The runtime does the signing in.
 
-use super::{App, Effect, EffectError, Overlay, Reply};
+use super::{App, Effect, EffectError, Overlay, Reply, ServerEffect};
 use crate::invoke::auth::AuthStep;
 
 /// The sign-in's steps and how it ended.
@@ -42,13 +42,14 @@ impl AuthPane {
         self.running = true;
         self.steps.clear();
         self.outcome = None;
-        Reply::effect(Effect::SignIn { challenge: self.challenge.clone() }).with_status("signing in (OAuth)…")
+        Reply::effect(Effect::Server(ServerEffect::SignIn { challenge: self.challenge.clone() }))
+            .with_status("signing in (OAuth)…")
     }
 
     pub fn sign_out(&mut self) -> Reply {
         self.steps.clear();
         self.outcome = None;
-        Reply::effect(Effect::SignOut)
+        Reply::effect(Effect::Server(ServerEffect::SignOut))
     }
 
     /// The server's last 401 asked for this (`WWW-Authenticate`): the next sign-in starts from it.
@@ -97,7 +98,7 @@ mod tests {
     fn signing_in_once_at_a_time_and_the_end_is_kept() {
         let mut pane = AuthPane { challenge: Some("Bearer scope=\"a\"".into()), ..AuthPane::default() };
         let reply = pane.sign_in();
-        assert!(matches!(reply.effects.as_slice(), [Effect::SignIn { challenge: Some(_) }]));
+        assert!(matches!(reply.effects.as_slice(), [Effect::Server(ServerEffect::SignIn { challenge: Some(_) })]));
         assert!(pane.running);
         assert!(pane.sign_in().effects.is_empty(), "no second sign-in while one runs");
         let refused = EffectError::SignIn(crate::invoke::auth::AuthError::Redirect("access_denied".into()));

@@ -89,6 +89,7 @@ pub fn input_for<'a>(keymap: &Keymap, context: Option<Context>, key: KeyEvent) -
 
 #[cfg(test)]
 mod tests {
+    use crate::app::DesktopEffect;
     use crossterm::event::{KeyCode, KeyModifiers};
 
     use super::*;
@@ -173,7 +174,10 @@ mod tests {
         let _ = traffic.handle(Input::Key(key(KeyCode::Char('q'))), &cx);
         assert_eq!(traffic.filter().text(), "q", "q types into the filter, it does not quit");
         let copied = traffic.handle(Input::Action(Action::Copy), &cx).expect("the pane's own");
-        assert!(copied.effects.iter().all(|e| !matches!(e, Effect::Copy(_))), "nothing to copy");
+        assert!(
+            copied.effects.iter().all(|e| !matches!(e, Effect::Desktop(DesktopEffect::Copy(_)))),
+            "nothing to copy"
+        );
         assert_eq!(copied.status.as_deref(), Some("no message to copy"));
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Effect, Popup, Reply};
+use super::{Effect, Popup, Reply, ServerEffect};
 use crate::form::TextInput;
 use crate::invoke::mcp::http::MCP_PROVIDER;
 
@@ -48,7 +48,8 @@ impl Server {
     pub fn named(&mut self, label: String, lists_tools: bool) -> Reply {
         self.listing = lists_tools;
         let reply = if lists_tools {
-            Reply::effect(Effect::ListServerTools).with_status(format!("connecting to {label} and listing its tools…"))
+            Reply::effect(Effect::Server(ServerEffect::ListTools))
+                .with_status(format!("connecting to {label} and listing its tools…"))
         } else {
             Reply::default()
         };
@@ -103,8 +104,11 @@ impl Server {
         }
         let mut reply = Reply::default();
         if provider == MCP_PROVIDER {
-            reply = Reply::effect(Effect::Authorize { provider: provider.clone(), token: token.clone() })
-                .with_status("token given to the server; listing its tools again");
+            reply = Reply::effect(Effect::Server(ServerEffect::Authorize {
+                provider: provider.clone(),
+                token: token.clone(),
+            }))
+            .with_status("token given to the server; listing its tools again");
             self.listing = true;
         }
         self.tokens.insert(provider, token);

@@ -2,16 +2,16 @@
 //! list, under its server's tools (`resources`, `templates`, `prompts` sections), so the list,
 //! the filter, forms, results, history and the raw view serve them as they serve tools: a
 //! template's variables and a prompt's arguments are a form of string fields; a run sends
-//! `resources/read` or `prompts/get` instead of `tools/call` (`Effect::Face`), and the answer is
+//! `resources/read` or `prompts/get` instead of `tools/call` (`ServerEffect::Face`), and the answer is
 //! shown with a tool result's content rendering. Typing in such a field asks the server for
-//! suggestions (`completion/complete`, `Effect::Complete`).
+//! suggestions (`completion/complete`, `ServerEffect::Complete`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::{App, Effect};
+use super::{App, DesktopEffect, Effect, ServerEffect};
 use crate::catalog::{Face, Format, SessionId, Source, Tool, ToolUi, Written};
 use crate::form::build::MAX_FIELDS;
 use crate::invoke::Faces;
@@ -261,7 +261,7 @@ impl App {
                 self.in_session(session, effects)
             }
             Err(why) => {
-                self.status = Some(why.to_string());
+                self.tell(why.to_string());
                 Vec::new()
             }
         }
@@ -271,23 +271,23 @@ impl App {
     pub(super) fn toggle_subscription(&mut self) -> Vec<Effect> {
         let Some(tool) = self.selected_tool() else { return Vec::new() };
         let Face::Resource { uri } = &tool.written.face else {
-            self.status = Some("select a resource to subscribe to its updates".into());
+            self.tell("select a resource to subscribe to its updates");
             return Vec::new();
         };
         if !self.faces.subscribes.contains(&self.session_of(tool)) {
-            self.status = Some("the server takes no subscriptions (it does not declare resources.subscribe)".into());
+            self.tell("the server takes no subscriptions (it does not declare resources.subscribe)");
             return Vec::new();
         }
         let on = !self.faces.subscribed.contains(uri);
         let uri = uri.clone();
-        self.status = Some(format!("{} {}…", if on { "subscribing to" } else { "unsubscribing from" }, visible(&uri)));
-        vec![Effect::Subscribe { uri, on }]
+        self.tell(format!("{} {}…", if on { "subscribing to" } else { "unsubscribing from" }, visible(&uri)));
+        vec![Effect::Server(ServerEffect::Subscribe { uri, on })]
     }
 
     /// The server answered a subscribe or an unsubscribe.
     pub(super) fn subscribed(&mut self, uri: String, on: bool, result: Result<(), super::EffectError>) {
         let shown = visible(&uri).into_owned();
-        self.status = Some(match result {
+        let said = match result {
             Ok(()) if on => {
                 self.faces.subscribed.insert(uri);
                 format!("subscribed to {shown}: its updates show here and re-read it when it is on screen")
@@ -297,7 +297,8 @@ impl App {
                 format!("unsubscribed from {shown}")
             }
             Err(why) => format!("{} {shown} failed: {why}", if on { "subscribing to" } else { "unsubscribing from" }),
-        });
+        };
+        self.tell(said);
     }
 
     /// `notifications/resources/updated`: noted with the time; a read of it on screen is read
@@ -317,11 +318,11 @@ impl App {
             Some((tool_id, face)) => {
                 let arguments = self.result.last_call().map(|(_, a)| a).unwrap_or_default();
                 let effects = self.send_face(tool_id, arguments, &face);
-                self.status = Some(format!("{shown} updated at {at} UTC: read again"));
+                self.tell(format!("{shown} updated at {at} UTC: read again"));
                 effects
             }
             None => {
-                self.status = Some(format!("{shown} updated at {at} UTC"));
+                self.tell(format!("{shown} updated at {at} UTC"));
                 Vec::new()
             }
         }
@@ -330,14 +331,13 @@ impl App {
 
 impl App {
     /// The runtime's answers about faces: a listing, suggestions, a subscription.
-    pub(super) fn face_msg(&mut self, session: SessionId, msg: super::Msg) -> Vec<Effect> {
+    pub(super) fn face_msg(&mut self, session: SessionId, msg: super::FaceMsg) -> Vec<Effect> {
         match msg {
-            super::Msg::ServerFaces { label, faces } => self.faces_listed(session, &label, *faces),
-            super::Msg::Completed { tool_id, argument, typed, result } => {
+            super::FaceMsg::Listed { label, faces } => self.faces_listed(session, &label, *faces),
+            super::FaceMsg::Completed { tool_id, argument, typed, result } => {
                 self.completed((tool_id, argument, typed), result)
             }
-            super::Msg::Subscribed { uri, on, result } => self.subscribed(uri, on, result),
-            _ => {}
+            super::FaceMsg::Subscribed { uri, on, result } => self.subscribed(uri, on, result),
         }
         Vec::new()
     }
@@ -359,7 +359,8 @@ impl App {
             .collect();
         let text = lines.join("\n");
         let size = human_bytes(text.len() as u64);
-        super::Reply::effect(Effect::Copy(text)).with_status(format!("what is shown is on the clipboard ({size})"))
+        super::Reply::effect(Effect::Desktop(DesktopEffect::Copy(text)))
+            .with_status(format!("what is shown is on the clipboard ({size})"))
     }
 
     /// The resources among `events` that said they changed.
@@ -483,7 +484,7 @@ mod tests {
         assert_eq!(tool.parameter_count(), 0);
         let effects = app.start_run(false);
         assert!(effects.is_empty(), "{effects:?}");
-        assert!(app.status.as_deref().is_some_and(|s| s.contains("does not parse")), "{:?}", app.status);
+        assert!(app.status().is_some_and(|s| s.contains("does not parse")), "{:?}", app.status());
         assert!(app.server_pane().log().iter().any(|l| l.text().contains("test://{broken")), "the warning is noted");
     }
 }

@@ -4,7 +4,7 @@
 
 use super::keymap::{Action, Context};
 use super::prompts::Prompted;
-use super::{App, Effect, Focus, FormPane, PickerPurpose, Popup};
+use super::{App, DesktopEffect, Effect, Focus, FormPane, PickerPurpose, Popup, ServerEffect, WorkEffect};
 use crate::catalog::{Face, SessionId};
 use crate::form::TextInput;
 use crate::invoke::CallRequest;
@@ -29,10 +29,10 @@ impl App {
         if errors > 0 && !armed {
             self.form_pane.arm_run();
             let plural = if errors == 1 { "error" } else { "errors" };
-            self.status = Some(format!("{errors} {plural}: not sent. Press {run_key} again to send it anyway"));
+            self.tell(format!("{errors} {plural}: not sent. Press {run_key} again to send it anyway"));
             return Vec::new();
         }
-        self.status = None;
+        self.hush();
         self.send(tool_id, arguments)
     }
 
@@ -42,7 +42,7 @@ impl App {
         if let Some(tool) = self.catalog.get(&tool_id).filter(|t| self.confirmations.needed(t)) {
             let title = crate::text::visible(tool.display_title()).into_owned();
             let said = format!("{title} is marked destructive: {{key:confirm}} runs it, any other key does not");
-            self.status = Some(self.keymap.say(&said, &[Context::Confirm]));
+            self.tell(self.keymap.say(&said, &[Context::Confirm]));
             self.prompts.open(Popup::ConfirmRun { tool_id, title, arguments });
             return Vec::new();
         }
@@ -104,7 +104,7 @@ impl App {
         if matches!(self.result.items().get(self.result.item()), Some(crate::invoke::ContentItem::Image(_))) {
             self.reveal_item();
         }
-        let mut effects = vec![Effect::Record(Box::new(entry))];
+        let mut effects = vec![Effect::Work(WorkEffect::Record(Box::new(entry)))];
         effects.extend(then);
         effects
     }
@@ -131,16 +131,14 @@ impl App {
             Some(provider) => {
                 self.prompts.open(Popup::TokenPrompt { provider, input: TextInput::default(), why: None })
             }
-            None => {
-                self.status = Some(self.say("{key:give_token} gives a token when the result asks for authorization"))
-            }
+            None => self.tell(self.say("{key:give_token} gives a token when the result asks for authorization")),
         }
     }
 
     /// Enter in the token prompt: keep the token (memory only) and run again with it.
     fn token_given(&mut self, provider: String, token: String) -> Vec<Effect> {
         if token.trim().is_empty() {
-            self.status = Some("no token given".into());
+            self.tell("no token given");
             return Vec::new();
         }
         let asked_by = self.result.last_call().map(|(tool_id, _)| tool_id);
@@ -197,7 +195,7 @@ impl App {
         let label = crate::text::visible(label);
         let reconnected = self.sessions.server_mut(session).take_reconnected();
         let tools = |n: usize| crate::text::plural(n, "tool");
-        self.status = Some(match (added, gone, mine.is_empty()) {
+        self.tell(match (added, gone, mine.is_empty()) {
             // After a restart, say so first: listing the tools is its last step.
             (0, 0, _) if reconnected => format!("reconnected to {label}: the same tools"),
             (n, g, _) if reconnected => format!("reconnected to {label}: {} new, {g} gone", tools(n)),
@@ -216,7 +214,7 @@ impl App {
         let pane = self.key_name(Context::Main, Action::ServerPane);
         self.sessions.pane_mut(session).note(format!("its tools could not be listed: {why}"));
         let shown = crate::text::visible(label);
-        self.status = Some(format!("{shown}: not connected · {pane} says why · {reconnect} tries again"));
+        self.tell(format!("{shown}: not connected · {pane} says why · {reconnect} tries again"));
         if !self.catalog.tools().iter().any(|t| t.source.session == Some(session)) {
             let mut entry = super::faces::offline_entry(label, why);
             entry.source.session = Some(session);
@@ -337,7 +335,7 @@ impl App {
         }
         let height = self.value_height();
         if let Some(message) = self.result.find_next(height) {
-            self.status = Some(message);
+            self.tell(message);
         }
     }
 
@@ -346,7 +344,7 @@ impl App {
         // A test case calls a tool: a read or a prompt has no case form to be saved in.
         let run_tool = self.result.run().and_then(|run| self.catalog.get(run.tool_id()));
         if run_tool.is_some_and(|t| !t.written.face.is_tool()) {
-            self.status = Some("test cases call tools: a resource read or a prompt is not saved as one".into());
+            self.tell("test cases call tools: a resource read or a prompt is not saved as one");
             return Vec::new();
         }
         let reply = self.recorder.save_run(self.result.run(), &self.catalog, self.asks.roots());
@@ -357,7 +355,7 @@ impl App {
     fn reopen(&mut self, index: usize) {
         let Some(entry) = self.recorder.past_call(index).cloned() else { return };
         let Some(position) = self.catalog.tools().iter().position(|t| t.id == entry.tool) else {
-            self.status = Some(format!("{} is not in this catalog", entry.tool));
+            self.tell(format!("{} is not in this catalog", entry.tool));
             return;
         };
         self.list.select_tool(&self.catalog, position);
@@ -369,7 +367,7 @@ impl App {
         let run_key = self.key_name(Context::Main, Action::Run);
         let when =
             if entry.at.is_empty() { "made in this session".to_string() } else { format!("made at {}", entry.at) };
-        self.status = Some(format!("arguments of the call {when} back in the form: {run_key} runs it again"));
+        self.tell(format!("arguments of the call {when} back in the form: {run_key} runs it again"));
     }
 
     /// Carries out what the user chose in a popup.
@@ -392,7 +390,7 @@ impl App {
                     self.prompts.close_popup();
                     self.sync_json();
                 } else {
-                    self.status = Some(format!("\"{key}\" is empty or already there: pick another key"));
+                    self.tell(format!("\"{key}\" is empty or already there: pick another key"));
                 }
             }
             Prompted::Token { provider, token } => return self.token_given(provider, token),
@@ -403,13 +401,13 @@ impl App {
             }
             Prompted::SaveArtifact(path) => return self.result.save_artifact(path, false),
             Prompted::Overwrite(path) => return self.result.save_artifact(path, true),
-            Prompted::KeptFile(path) => self.status = Some(format!("not saved: {path} is left as it was")),
+            Prompted::KeptFile(path) => self.tell(format!("not saved: {path} is left as it was")),
             Prompted::RunConfirmed { tool_id, arguments } => {
                 self.confirmations.confirm(&tool_id);
-                self.status = None;
+                self.hush();
                 return self.send_now(tool_id, arguments);
             }
-            Prompted::RunDeclined(title) => self.status = Some(format!("{title} was not run")),
+            Prompted::RunDeclined(title) => self.tell(format!("{title} was not run")),
             Prompted::Link { url, open } => return self.app_link_answered(url, open),
             Prompted::CaseFile(path) => {
                 let reply = self.recorder.file_chosen(path);
@@ -418,18 +416,17 @@ impl App {
             Prompted::NoCaseFile => self.recorder.no_file(),
             Prompted::Roots(text) => {
                 self.asks.set_roots(super::asks::parse_roots(&text));
-                let roots = self.asks.roots();
-                self.status =
-                    Some(format!("roots: {}", if roots.is_empty() { "none".into() } else { roots.join(", ") }));
-                return vec![Effect::SetRoots(roots.to_vec())];
+                let roots = self.asks.roots().to_vec();
+                self.tell(format!("roots: {}", if roots.is_empty() { "none".into() } else { roots.join(", ") }));
+                return vec![Effect::Server(ServerEffect::SetRoots(roots))];
             }
             Prompted::Action(context, action) => return super::actions::run_action(self, context, action),
             Prompted::Copy(text) => {
                 let size = crate::text::human_bytes(text.len() as u64);
-                self.status = Some(format!("the text is on the clipboard ({size})"));
-                return vec![Effect::Copy(text)];
+                self.tell(format!("the text is on the clipboard ({size})"));
+                return vec![Effect::Desktop(DesktopEffect::Copy(text))];
             }
-            Prompted::Hint(hint) => self.status = Some(hint),
+            Prompted::Hint(hint) => self.tell(hint),
             Prompted::Reopen(index) => self.reopen(index),
             Prompted::RunAgain(index) => {
                 self.reopen(index);
@@ -442,7 +439,7 @@ impl App {
                     return self.apply(reply);
                 }
                 Err(super::recorder::PastCallError::NoCall) => {}
-                Err(why) => self.status = Some(why.to_string()),
+                Err(why) => self.tell(why.to_string()),
             },
         }
         Vec::new()

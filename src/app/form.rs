@@ -47,7 +47,7 @@ pub struct FormPane {
 #[derive(Default)]
 struct FormCache {
     kept: HashMap<String, Kept>,
-    /// Schemas are compiled off the UI thread (`Effect::CompileChecker`) instead of when a form
+    /// Schemas are compiled off the UI thread (`WorkEffect::CompileChecker`) instead of when a form
     /// opens; the form checks only what it can by itself until the compiled checker arrives.
     compile_elsewhere: bool,
     /// Schemas to compile, by tool id, for the runtime to pick up.

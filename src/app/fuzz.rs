@@ -1,10 +1,10 @@
 //! "Fuzz this tool" in the app: the fuzz engine runs on the selected tool in the background (the
-//! runtime carries out `Effect::Fuzz` over a connection of its own), its progress comes back as
-//! `Msg::FuzzProgress`, its findings as `Msg::FuzzDone`. The fuzz pane shows both; Enter on a
+//! runtime carries out `ServerEffect::Fuzz` over a connection of its own), its progress comes back as
+//! `FuzzMsg::Progress`, its findings as `FuzzMsg::Done`. The fuzz pane shows both; Enter on a
 //! finding puts its arguments in the tool's form, to be sent with the usual key. No I/O here.
 
 use super::keymap::{Action, Context};
-use super::{App, Effect, EffectError, Focus, Msg, Overlay, Reply};
+use super::{App, Effect, EffectError, Focus, Overlay, Reply, ServerEffect, TaskEffect};
 use crate::fuzz::{Finding, Progress, Report};
 
 /// The fuzz pane: the last run (or the one going on) and the finding chosen in it.
@@ -165,11 +165,11 @@ impl App {
     /// otherwise a new run of it starts.
     pub(super) fn fuzz_selected(&mut self) -> Vec<Effect> {
         let Some(tool) = self.selected_tool().cloned() else {
-            self.status = Some("select a tool first: the fuzz run calls it".into());
+            self.tell("select a tool first: the fuzz run calls it");
             return Vec::new();
         };
         if !tool.written.face.is_tool() {
-            self.status = Some("a fuzz run calls a tool; a resource, template or prompt is read, not called".into());
+            self.tell("a fuzz run calls a tool; a resource, template or prompt is read, not called");
             return Vec::new();
         }
         let same_tool = self.fuzz.run.as_ref().is_some_and(|r| r.tool_id == tool.id);
@@ -178,7 +178,7 @@ impl App {
         if self.fuzz.running() || (same_tool && findings_kept && !self.shows(Overlay::Fuzz)) {
             self.open_overlay(Overlay::Fuzz);
             if !same_tool {
-                self.status = Some(self.say("a fuzz run is going on: {key:back} in the fuzz pane stops it"));
+                self.tell(self.say("a fuzz run is going on: {key:back} in the fuzz pane stops it"));
             }
             return Vec::new();
         }
@@ -189,38 +189,32 @@ impl App {
         self.stop_typing();
         let id = self.fuzz.start(&tool.id);
         self.open_overlay(Overlay::Fuzz);
-        self.status = Some(format!("fuzzing {} on a connection of its own…", crate::text::visible(&tool.id)));
-        vec![Effect::Fuzz { id, tool: Box::new(tool) }]
+        self.tell(format!("fuzzing {} on a connection of its own…", crate::text::visible(&tool.id)));
+        vec![Effect::Server(ServerEffect::Fuzz { id, tool: Box::new(tool) })]
     }
 
-    /// What the fuzz pane leaves to the app: Enter puts the finding in the form (another
-    /// pane), `r` runs the tool again, the help opens.
-    pub(super) fn fuzz_action(&mut self, action: Action) -> Vec<Effect> {
-        match action {
-            Action::Activate => self.finding_to_form(),
-            Action::Retry if self.fuzz.running() => {
-                self.status = Some(self.say("a fuzz run is going on: {key:back} stops it first"));
-            }
-            Action::Retry => {
-                let tool = self.fuzz.run.as_ref().and_then(|r| self.catalog.get(&r.tool_id)).cloned();
-                if let Some(tool) = tool {
-                    return self.start_fuzz(tool);
-                }
-            }
-            Action::Help => self.prompts.open(super::Popup::help()),
-            _ => {}
+    /// `r` in the fuzz pane: the tool fuzzed again, once the run has ended (the fuzz pane's
+    /// Enter is `finding_to_form`; both are the app's, `actions::perform`, as they span panes).
+    pub(super) fn fuzz_again(&mut self) -> Vec<Effect> {
+        if self.fuzz.running() {
+            self.tell(self.say("a fuzz run is going on: {key:back} stops it first"));
+            return Vec::new();
         }
-        Vec::new()
+        let tool = self.fuzz.run.as_ref().and_then(|r| self.catalog.get(&r.tool_id)).cloned();
+        match tool {
+            Some(tool) => self.start_fuzz(tool),
+            None => Vec::new(),
+        }
     }
 
     /// Enter on a finding: its tool selected, its (shrunk) arguments in the form.
-    fn finding_to_form(&mut self) {
+    pub(super) fn finding_to_form(&mut self) {
         let Some(finding) = self.fuzz.selected_finding().cloned() else {
-            self.status = Some("no finding to put in the form".into());
+            self.tell("no finding to put in the form");
             return;
         };
         let Some(position) = self.catalog.tools().iter().position(|t| t.id == finding.tool) else {
-            self.status = Some(format!("{} is no longer in the catalog", crate::text::visible(&finding.tool)));
+            self.tell(format!("{} is no longer in the catalog", crate::text::visible(&finding.tool)));
             return;
         };
         self.list.select_tool(&self.catalog, position);
@@ -233,7 +227,7 @@ impl App {
         self.close_overlay();
         self.focus = Focus::Form;
         let kind = finding.kind.name();
-        self.status = Some(self.say(&match (held, finding.valid) {
+        self.tell(self.say(&match (held, finding.valid) {
             (Some(false), _) => format!(
                 "the {kind} finding's arguments in the form, as far as it can hold them (the schema refuses them); {{key:toggle_json}} shows the JSON"
             ),
@@ -244,22 +238,21 @@ impl App {
         }));
     }
 
-    /// A fuzz run's progress or end (`Effect::Fuzz`).
-    pub(super) fn fuzz_msg(&mut self, msg: Msg) {
+    /// A fuzz run's progress or end (`ServerEffect::Fuzz`).
+    pub(super) fn fuzz_msg(&mut self, msg: super::FuzzMsg) {
         match msg {
-            Msg::FuzzProgress { id, progress } => self.fuzz.progressed(id, progress),
-            Msg::FuzzDone { id, result } => {
+            super::FuzzMsg::Progress { id, progress } => self.fuzz.progressed(id, progress),
+            super::FuzzMsg::Done { id, result } => {
                 if let Some(said) = self.fuzz.done(id, result) {
-                    self.status = Some(said);
+                    self.tell(said);
                 }
             }
-            _ => {}
         }
     }
 }
 
 /// The fuzz pane's keys: moving among the findings, and Back (stops a run going on, else
-/// closes). What involves other panes is the app's (`App::fuzz_action`).
+/// closes). What involves other panes is the app's (`actions::perform`).
 impl super::Component for FuzzPane {
     fn context(&self) -> Option<Context> {
         Some(Context::Fuzz)
@@ -298,7 +291,7 @@ impl FuzzPane {
         match self.run.as_mut() {
             Some(run) if run.state == FuzzState::Running => {
                 run.state = FuzzState::Stopping;
-                Reply::effect(Effect::StopFuzz { id: run.id })
+                Reply::effect(Effect::Task(TaskEffect::StopFuzz { id: run.id }))
                     .with_status("stopping the fuzz run: the findings so far are kept")
             }
             _ => Reply::close(),
@@ -310,6 +303,7 @@ impl FuzzPane {
 mod tests {
     use super::*;
     use crate::app::update;
+    use crate::app::{FuzzMsg, InputMsg, Msg};
     use crate::catalog::{LoadOptions, load_samples};
     use crate::fuzz::{Kind, Phase, ToolSummary};
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -326,7 +320,7 @@ mod tests {
     }
 
     fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
-        update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+        update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))))
     }
 
     fn finding(tool: &str, kind: Kind, arguments: serde_json::Value, valid: bool) -> Finding {
@@ -355,7 +349,7 @@ mod tests {
             press(app, KeyCode::Down);
         }
         let effects = press(app, KeyCode::Char('Z'));
-        let [Effect::Fuzz { id: run, tool }] = effects.as_slice() else { panic!("{effects:?}") };
+        let [Effect::Server(ServerEffect::Fuzz { id: run, tool })] = effects.as_slice() else { panic!("{effects:?}") };
         assert_eq!(tool.id, id);
         *run
     }
@@ -373,16 +367,16 @@ mod tests {
             findings: 1,
             elapsed: std::time::Duration::from_millis(20),
         };
-        update(&mut app, Msg::FuzzProgress { id, progress: progress.clone() });
+        update(&mut app, Msg::Fuzz(FuzzMsg::Progress { id, progress: progress.clone() }));
         assert_eq!(app.fuzz.run.as_ref().unwrap().progress, Some(progress));
         let shrunk = json!({"amount": 1, "from": "USD", "to": "EUR"});
         let findings = vec![
             finding(tool, Kind::Slow, json!({"amount": 1, "from": "EUR", "to": "USD"}), true),
             finding(tool, Kind::RefusesValid, shrunk.clone(), true),
         ];
-        update(&mut app, Msg::FuzzDone { id, result: Ok(report(tool, findings)) });
+        update(&mut app, Msg::Fuzz(FuzzMsg::Done { id, result: Ok(report(tool, findings)) }));
         assert!(!app.fuzz.running());
-        assert!(app.status.as_deref().unwrap().contains("2 findings"), "{:?}", app.status);
+        assert!(app.status().unwrap().contains("2 findings"), "{:?}", app.status());
         // Closed, away from the tool and back: Z shows the finished run again.
         press(&mut app, KeyCode::Esc);
         assert!(!app.shows(Overlay::Fuzz), "Esc closes a finished run's pane");
@@ -397,26 +391,26 @@ mod tests {
         assert_eq!(app.focus, Focus::Form);
         assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some(tool));
         assert_eq!(app.form().unwrap().arguments(), &shrunk);
-        assert!(app.status.as_deref().unwrap().contains("Ctrl-R sends them"), "{:?}", app.status);
+        assert!(app.status().unwrap().contains("Ctrl-R sends them"), "{:?}", app.status());
     }
 
     #[test]
     fn esc_stops_a_run_and_a_late_answer_of_an_older_run_is_dropped() {
         let mut app = app();
         let first = fuzz(&mut app, "convert_currency");
-        assert_eq!(press(&mut app, KeyCode::Esc), vec![Effect::StopFuzz { id: first }]);
+        assert_eq!(press(&mut app, KeyCode::Esc), vec![Effect::Task(TaskEffect::StopFuzz { id: first })]);
         assert_eq!(app.fuzz.run.as_ref().unwrap().state, FuzzState::Stopping);
         assert!(app.shows(Overlay::Fuzz), "the pane stays to show what was found");
         let mut stopped = report("convert_currency", Vec::new());
         stopped.stopped = Some("stopped".into());
-        update(&mut app, Msg::FuzzDone { id: first, result: Ok(stopped) });
+        update(&mut app, Msg::Fuzz(FuzzMsg::Done { id: first, result: Ok(stopped) }));
         // r in the pane runs the same tool again; the first run's answers no longer count.
         let effects = press(&mut app, KeyCode::Char('r'));
-        let [Effect::Fuzz { id: second, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+        let [Effect::Server(ServerEffect::Fuzz { id: second, .. })] = effects.as_slice() else { panic!("{effects:?}") };
         assert_ne!(*second, first);
-        update(&mut app, Msg::FuzzDone { id: first, result: Err(protocol("late")) });
+        update(&mut app, Msg::Fuzz(FuzzMsg::Done { id: first, result: Err(protocol("late")) }));
         assert!(app.fuzz.running(), "{:?}", app.fuzz.run);
-        update(&mut app, Msg::FuzzDone { id: *second, result: Err(protocol("cannot connect")) });
+        update(&mut app, Msg::Fuzz(FuzzMsg::Done { id: *second, result: Err(protocol("cannot connect")) }));
         assert_eq!(app.fuzz.run.as_ref().unwrap().state, FuzzState::Failed("cannot connect".into()));
     }
 
@@ -426,7 +420,7 @@ mod tests {
         let id = fuzz(&mut app, "convert_currency");
         let mut skipped = report("convert_currency", Vec::new());
         skipped.tools[0].skipped = Some("marked destructive".into());
-        update(&mut app, Msg::FuzzDone { id, result: Ok(skipped) });
+        update(&mut app, Msg::Fuzz(FuzzMsg::Done { id, result: Ok(skipped) }));
         assert_eq!(app.fuzz.run.as_ref().unwrap().state, FuzzState::Failed("not fuzzed: marked destructive".into()));
     }
 }

@@ -12,11 +12,11 @@ fn app() -> App {
 }
 
 fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))))
 }
 
 fn chord(app: &mut App, code: KeyCode, modifiers: KeyModifiers) -> Vec<Effect> {
-    update(app, Msg::Key(KeyEvent::new(code, modifiers)))
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, modifiers))))
 }
 
 fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
@@ -42,10 +42,10 @@ fn enter_2_tab_3_run_sends_both_numbers() {
     type_text(&mut app, "3");
     let effects = chord(&mut app, KeyCode::Char('r'), KeyModifiers::CONTROL);
     let request = effects.iter().find_map(|e| match e {
-        Effect::Invoke { request, .. } => Some(request.arguments.clone()),
+        Effect::Server(ServerEffect::Invoke { request, .. }) => Some(request.arguments.clone()),
         _ => None,
     });
-    assert_eq!(request, Some(serde_json::json!({"a": 2, "b": 3})), "{:?}", app.status);
+    assert_eq!(request, Some(serde_json::json!({"a": 2, "b": 3})), "{:?}", app.status());
 }
 
 /// ↑ and ↓ from a one-line field being edited go on editing; Esc ends the edit.
@@ -87,7 +87,7 @@ fn words_typed_on_a_group_row_fire_nothing() {
 }
 
 fn status(app: &App) -> &str {
-    app.status.as_deref().unwrap_or_default()
+    app.status().unwrap_or_default()
 }
 
 /// Ctrl-J opens the JSON view and Ctrl-J closes it, from inside it or from the form.
@@ -130,7 +130,7 @@ fn every_view_closes_with_the_key_that_opened_it() {
             let before = (app.focus, app.zoomed);
             chord(&mut app, code, modifiers);
             let opened = app.prompts.popup().is_some() || app.overlay().is_some() || app.zoomed;
-            assert!(opened, "{code:?} {modifiers:?} opened nothing: {:?}", app.status);
+            assert!(opened, "{code:?} {modifiers:?} opened nothing: {:?}", app.status());
             chord(&mut app, code, modifiers);
             assert_eq!(app.prompts.popup(), None, "{code:?} {modifiers:?}");
             assert_eq!(app.overlay(), None, "{code:?} {modifiers:?}");

@@ -1,12 +1,12 @@
 //! What `tooldeck lint` says of each tool whose form was opened. The rules run off the UI thread
-//! (`Effect::Lint`) the first time a tool is opened; a tool loaded again (files read, a server's
+//! (`WorkEffect::Lint`) the first time a tool is opened; a tool loaded again (files read, a server's
 //! list) is linted again. The detail pane gives them one short line (a count and the key that
 //! reads them), so they never crowd out a server being debugged; the key shows them whole.
 
 use std::collections::HashMap;
 
 use super::keymap::Action;
-use super::{App, Effect, Popup};
+use super::{App, Effect, Popup, WorkEffect};
 use crate::catalog::Tool;
 use crate::lint::{Finding, Options, Severity};
 
@@ -37,7 +37,7 @@ impl LintNotes {
             return None;
         }
         self.pending.push(tool.id.clone());
-        Some(Effect::Lint { tool: Box::new(tool.clone()), options })
+        Some(Effect::Work(WorkEffect::Lint { tool: Box::new(tool.clone()), options }))
     }
 
     pub fn linted(&mut self, tool_id: String, findings: Vec<Finding>) {
@@ -89,7 +89,7 @@ impl App {
     /// The selected tool's lint findings in the text popup, or why there are none to show.
     pub(super) fn show_lint_notes(&mut self) {
         let Some(tool) = self.selected_tool() else {
-            self.status = Some("no tool selected".into());
+            self.tell("no tool selected");
             return;
         };
         let name = crate::text::visible(&tool.name).into_owned();
@@ -101,7 +101,7 @@ impl App {
         };
         match said {
             Ok((title, text)) => self.prompts.open(Popup::Text { title, text, scroll: 0 }),
-            Err(why) => self.status = Some(why),
+            Err(why) => self.tell(why),
         }
     }
 
@@ -126,7 +126,7 @@ mod tests {
     fn lints_each_tool_once_until_the_catalog_changes() {
         let mut notes = LintNotes::new(Options::default());
         let weather = tool("weather");
-        assert!(matches!(notes.lint(&weather), Some(Effect::Lint { .. })));
+        assert!(matches!(notes.lint(&weather), Some(Effect::Work(WorkEffect::Lint { .. }))));
         assert_eq!(notes.lint(&weather), None, "already being linted");
         notes.linted("weather".into(), Vec::new());
         assert_eq!(notes.findings("weather"), Some(&[][..]));

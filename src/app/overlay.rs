@@ -47,12 +47,13 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::InputMsg;
     use crate::app::{Msg, update};
     use crate::catalog::{LoadOptions, load_samples};
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     fn press(app: &mut App, code: KeyCode) {
-        update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+        update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))));
     }
 
     /// The pane that shows is the pane that takes the keys: opening another over the sign-in

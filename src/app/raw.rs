@@ -8,7 +8,7 @@ use super::{App, Popup};
 impl App {
     pub(super) fn show_raw_definition(&mut self) {
         let Some(tool) = self.selected_tool() else {
-            self.status = Some("no tool selected".into());
+            self.tell("no tool selected");
             return;
         };
         let (title, value) = match &tool.written.raw {

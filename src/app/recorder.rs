@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Value, json};
 
 use super::result::{Run, RunState};
-use super::{Effect, EffectError, Popup, Reply};
+use super::{Effect, EffectError, Popup, Reply, ServerEffect};
 use crate::catalog::Catalog;
 use crate::form::TextInput;
 use crate::form::validate::Checker;
@@ -146,7 +146,7 @@ impl Recorder {
         }
         self.case_file = Some(path.clone());
         match self.pending_case.take() {
-            Some(case) => Reply::effect(Effect::SaveCase { path, case }),
+            Some(case) => Reply::effect(Effect::Server(ServerEffect::SaveCase { path, case })),
             None => Reply::default(),
         }
     }
@@ -199,7 +199,7 @@ impl Recorder {
         }
         self.pending_key = Some(key);
         match self.case_file.clone() {
-            Some(path) => Reply::effect(Effect::SaveCase { path, case }),
+            Some(path) => Reply::effect(Effect::Server(ServerEffect::SaveCase { path, case })),
             None => {
                 self.pending_case = Some(case);
                 Reply::popup(Popup::CaseFile { input: TextInput::prefilled(DEFAULT_CASE_FILE.to_string()) })

@@ -2,6 +2,8 @@
 //! the pane over the others, then the focused pane. Each answers through [`Component`] with
 //! what it may read of the rest of the app ([`Cx`]); `actions` applies the reply, or does
 //! what no pane took.
+// No wildcard arm on an enum here: a new variant is a compile error until it is handled.
+#![deny(clippy::wildcard_enum_match_arm)]
 
 use super::component::{Component, Cx, Input};
 use super::keymap::{Action, Context};
@@ -48,7 +50,15 @@ impl App {
             Pane::Form if !self.form_pane.editing() && self.form().is_none_or(|f| f.rows().is_empty()) => {
                 Some(Context::Main)
             }
-            pane => self.component(pane).context(),
+            pane @ (Pane::Question
+            | Pane::Popup
+            | Pane::Server
+            | Pane::Traffic
+            | Pane::Fuzz
+            | Pane::Auth
+            | Pane::List
+            | Pane::Form
+            | Pane::Result) => self.component(pane).context(),
         }
     }
 
@@ -89,7 +99,15 @@ pub(super) fn handle(app: &mut App, pane: Pane, input: Input) -> Option<Reply> {
             let width = layout.result.map_or(80, |r| usize::from(r.width.saturating_sub(2)));
             (width, super::flows::value_height(&layout))
         }
-        _ => (80, 1),
+        Pane::Question
+        | Pane::Popup
+        | Pane::Server
+        | Pane::Traffic
+        | Pane::Fuzz
+        | Pane::Auth
+        | Pane::List
+        | Pane::Form
+        | Pane::Json => (80, 1),
     };
     // The items document is built from the whole app, as large as the result: its length is
     // worked out only for an input that scrolls the items view.

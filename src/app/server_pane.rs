@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 
 use super::keymap::Action;
-use super::{Effect, Reply};
+use super::{Effect, Reply, ServerEffect};
 use crate::invoke::mcp::events::ServerEvent;
 use crate::invoke::mcp::info::ServerInfo;
 
@@ -217,8 +217,8 @@ impl ServerPane {
                 }
                 ServerEvent::ToolsChanged => {
                     self.note("the server's tool list changed: listing its tools again");
-                    if !reply.effects.contains(&Effect::ListServerTools) {
-                        reply.effects.push(Effect::ListServerTools);
+                    if !reply.effects.contains(&Effect::Server(ServerEffect::ListTools)) {
+                        reply.effects.push(Effect::Server(ServerEffect::ListTools));
                     }
                     reply.status = Some("the server's tools changed: listing them again".into());
                 }
@@ -240,8 +240,8 @@ impl ServerPane {
                 ServerEvent::ResourceUpdated(uri) => self.note(format!("resource updated: {uri}")),
                 ServerEvent::ResourcesChanged | ServerEvent::PromptsChanged => {
                     self.note("the server's resource or prompt list changed: listing them again");
-                    if !reply.effects.contains(&Effect::ListFaces) {
-                        reply.effects.push(Effect::ListFaces);
+                    if !reply.effects.contains(&Effect::Server(ServerEffect::ListFaces)) {
+                        reply.effects.push(Effect::Server(ServerEffect::ListFaces));
                     }
                 }
                 ServerEvent::Skipped(n) => {
@@ -288,7 +288,7 @@ impl ServerPane {
         let shown = if self.min_level == 0 { "every level".to_string() } else { format!("{level} and above") };
         if self.info.as_ref().is_some_and(|i| i.logging) {
             self.asked_level = Some(level.to_string());
-            Reply::effect(Effect::SetLogLevel(level.to_string()))
+            Reply::effect(Effect::Server(ServerEffect::SetLogLevel(level.to_string())))
                 .with_status(format!("log: {shown} (asked the server with logging/setLevel)"))
         } else {
             Reply::status(format!("log: {shown} (the server does not offer logging/setLevel)"))
@@ -319,7 +319,7 @@ impl ServerPane {
             self.info = info;
         }
         self.note("reconnected");
-        self.asked_level.clone().map(Effect::SetLogLevel)
+        self.asked_level.clone().map(|level| Effect::Server(ServerEffect::SetLogLevel(level)))
     }
 }
 
@@ -380,11 +380,11 @@ mod tests {
             let _ = pane.act(Action::LogLevel);
         }
         let reply = pane.act(Action::LogLevel);
-        assert_eq!(reply.effects, [Effect::SetLogLevel("error".into())]);
+        assert_eq!(reply.effects, [Effect::Server(ServerEffect::SetLogLevel("error".into()))]);
         let texts: Vec<&str> = pane.window(10).iter().map(|l| &*l.text).collect();
         assert_eq!(texts, ["e", "s"], "stderr has no level: it always shows");
         // A restarted server (or a new session) starts from its own level: it is asked again.
-        assert_eq!(pane.reconnected(None), Some(Effect::SetLogLevel("error".into())));
+        assert_eq!(pane.reconnected(None), Some(Effect::Server(ServerEffect::SetLogLevel("error".into()))));
         assert_eq!(ServerPane::default().reconnected(None), None, "nothing asked, nothing sent");
     }
 
@@ -409,7 +409,7 @@ mod tests {
     fn a_death_and_a_list_change_are_said() {
         let mut pane = ServerPane::default();
         let reply = pane.events(vec![ServerEvent::ToolsChanged], "R");
-        assert_eq!(reply.effects, [Effect::ListServerTools]);
+        assert_eq!(reply.effects, [Effect::Server(ServerEffect::ListTools)]);
         let died = ServerEvent::Exited { how: "exited with code 1".into(), last_lines: vec!["Error: boom".into()] };
         let reply = pane.events(vec![died], "R");
         assert_eq!(reply.status.as_deref(), Some("the server exited with code 1: R starts it again"));

@@ -2,9 +2,11 @@
 //! tokens) and its [`ServerPane`] (info, stderr, log, traffic), kept here and never swapped.
 //! The session of the selected tool is "current": the person's commands go to it. A message
 //! from a session names it (`Msg::Session`), and so does an effect for one (`Effect::Session`).
+// No wildcard arm on an enum here: a new variant is a compile error until it is handled.
+#![deny(clippy::wildcard_enum_match_arm)]
 
 use super::server_pane::ServerPane;
-use super::{App, Effect, PickerPurpose, Popup, Server};
+use super::{App, Effect, PickerPurpose, Popup, Server, ServerEffect};
 use crate::catalog::{SessionId, Tool};
 
 /// A server found in a config, that the person may connect from the list.
@@ -119,52 +121,20 @@ impl Sessions {
     }
 }
 
-/// Whether `effect` talks to one server, and so is carried out in a session. Every variant is
-/// named: a new one does not compile until it says.
-fn for_a_session(effect: &Effect) -> bool {
-    match effect {
-        Effect::Invoke { .. }
-        | Effect::ListServerTools
-        | Effect::Reconnect
-        | Effect::SetLogLevel(_)
-        | Effect::SetRoots(_)
-        | Effect::Authorize { .. }
-        | Effect::SignIn { .. }
-        | Effect::SignOut
-        | Effect::ReadResource { .. }
-        | Effect::ListFaces
-        | Effect::Face { .. }
-        | Effect::Complete { .. }
-        | Effect::Subscribe { .. }
-        | Effect::Fuzz { .. }
-        | Effect::HostApp { .. }
-        | Effect::SaveCase { .. } => true,
-        Effect::Quit
-        | Effect::Cancel { .. }
-        | Effect::Record(_)
-        | Effect::Copy(_)
-        | Effect::Open(_)
-        | Effect::RetryAfter { .. }
-        | Effect::Session { .. }
-        | Effect::ConnectFound(_)
-        | Effect::CompileChecker { .. }
-        | Effect::Lint { .. }
-        | Effect::DecodeInline { .. }
-        | Effect::Fetch(_)
-        | Effect::AnswerAsk { .. }
-        | Effect::Save { .. }
-        | Effect::StopFuzz { .. }
-        | Effect::EndApp { .. } => false,
-    }
-}
-
-/// `effects` with those for a server addressed to session `id`.
+/// `effects` with those for a server addressed to session `id` (every [`ServerEffect`] is
+/// for a session; the rest are the app's own).
 pub(super) fn addressed(effects: Vec<Effect>, id: SessionId) -> Vec<Effect> {
     effects
         .into_iter()
-        .map(|effect| match for_a_session(&effect) {
-            true => Effect::Session { id, effect: Box::new(effect) },
-            false => effect,
+        .map(|effect| match effect {
+            Effect::Server(effect) => Effect::Session { id, effect },
+            // Named, not a wildcard: a new kind of effect says whether it is a session's.
+            effect @ (Effect::Quit
+            | Effect::Session { .. }
+            | Effect::ConnectFound(_)
+            | Effect::Task(_)
+            | Effect::Work(_)
+            | Effect::Desktop(_)) => effect,
         })
         .collect()
 }
@@ -202,7 +172,7 @@ impl App {
             self.sessions.server_mut(*id).start_listing();
             self.sessions.pane_mut(*id).note(format!("{summary} changed: restarting"));
         }
-        self.status = Some(format!(
+        self.tell(format!(
             "{} changed: restarting {}",
             crate::text::visible(summary),
             match ids.len() {
@@ -210,15 +180,15 @@ impl App {
                 n => format!("{n} servers"),
             }
         ));
-        ids.into_iter().map(|id| Effect::Session { id, effect: Box::new(Effect::Reconnect) }).collect()
+        ids.into_iter().map(|id| Effect::Session { id, effect: ServerEffect::Reconnect }).collect()
     }
 
     /// The list of servers found in configs, to pick one to connect.
     pub(super) fn pick_found_server(&mut self) {
         if self.sessions.found.is_empty() {
-            self.status = Some(
+            self.tell(
                 "no servers found in tooldeck's config or Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Gemini CLI or Codex configs"
-                    .into(),
+
             );
             return;
         }
@@ -234,8 +204,9 @@ impl App {
     /// The found server at `index` is connected (the runtime says how it went).
     pub(super) fn connect_found(&mut self, index: usize) -> Vec<Effect> {
         let Some(found) = self.sessions.found.get(index) else { return Vec::new() };
-        self.status = Some(format!("connecting {}…", crate::text::visible(&found.name)));
-        vec![Effect::ConnectFound(found.name.clone())]
+        let name = found.name.clone();
+        self.tell(format!("connecting {}…", crate::text::visible(&name)));
+        vec![Effect::ConnectFound(name)]
     }
 
     /// With several servers, the selected tool's session becomes current.

@@ -15,10 +15,10 @@ pub struct AppSetup {
     pub confirm_destructive: bool,
     /// Tools are linted as their forms open, with these rules (`None`: not linted).
     pub lint: Option<crate::lint::Options>,
-    /// Schemas are compiled off the UI thread (the runtime carries out `Effect::CompileChecker`);
+    /// Schemas are compiled off the UI thread (the runtime carries out `WorkEffect::CompileChecker`);
     /// otherwise as a form opens.
     pub checks_in_background: bool,
-    /// The definition files are read after the first frame (`Msg::CatalogLoaded`).
+    /// The definition files are read after the first frame (`LoadMsg::Catalog`).
     pub loading: bool,
     /// Servers found in configs, to connect one from the app.
     pub found_servers: Vec<FoundEntry>,
@@ -73,14 +73,14 @@ impl App {
 
     // One part of the setup at a time, for the tests that need only that part.
 
-    /// An app whose definition files are read after its first frame (`Msg::CatalogLoaded`).
+    /// An app whose definition files are read after its first frame (`LoadMsg::Catalog`).
     pub fn loading(mut self) -> App {
         self.loading = true;
         self
     }
 
     /// Schemas of forms opened from now on are compiled off the UI thread (the runtime carries
-    /// out `Effect::CompileChecker`); without this they are compiled as a form opens.
+    /// out `WorkEffect::CompileChecker`); without this they are compiled as a form opens.
     pub fn with_background_checks(mut self) -> App {
         self.form_pane.compile_elsewhere();
         self

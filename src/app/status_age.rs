@@ -1,6 +1,6 @@
 //! How old the status line's message is. A message is about what happened last: the next key
 //! makes it stale at once, and time does too, so a message nobody answers does not stay on
-//! screen for good. The app reads no clock: the runtime's clock tick (`Msg::Clock`) carries the
+//! screen for good. The app reads no clock: the runtime's clock tick (`InputMsg::Clock`) carries the
 //! time, and a message's age counts from the first tick that saw it.
 
 use super::App;
@@ -10,55 +10,87 @@ pub const DIM_AFTER_MS: u64 = 6_000;
 /// ...and is cleared (the pane's key hints come back) this long after.
 pub const CLEAR_AFTER_MS: u64 = 12_000;
 
+/// The status bar's one-line message and how old it is. Its fields are private to this module:
+/// every message is said through `App::tell` (a pane's through its `Reply.status`, which
+/// `App::apply` tells) and cleared through `App::hush`, so none is set one way and aged another.
 #[derive(Debug, Default)]
-pub struct StatusAge {
+pub struct StatusLine {
+    text: Option<String>,
+    age: StatusAge,
+}
+
+#[derive(Debug, Default)]
+struct StatusAge {
     /// When the clock first saw the message now shown; `None` until the next tick.
     since_ms: Option<u64>,
     /// The message has been on screen long enough to be dimmed.
     stale: bool,
 }
 
-impl StatusAge {
-    /// A new message (or the same one said again): its age starts over.
-    pub fn restart(&mut self) {
-        *self = StatusAge::default();
-    }
-
-    pub fn stale(&self) -> bool {
-        self.stale
-    }
-}
-
 impl App {
+    /// The status line's message, if there is one (else the pane's key hints show).
+    pub fn status(&self) -> Option<&str> {
+        self.status.text.as_deref()
+    }
+
+    /// The one way a message reaches the status line.
+    pub(super) fn set_status(&mut self, line: Option<String>) {
+        self.status.text = line;
+    }
+
+    /// `message` on the status line.
+    pub(super) fn tell(&mut self, message: impl Into<String>) {
+        self.set_status(Some(message.into()));
+    }
+
+    /// The status line goes back to the pane's key hints.
+    pub(super) fn hush(&mut self) {
+        self.set_status(None);
+    }
+
+    /// The message, taken off the status line (to be said again with more).
+    pub(super) fn take_status(&mut self) -> Option<String> {
+        self.status.text.take()
+    }
+
+    /// After a message was handled: a message said anew (or again, after a key) is fresh, its age
+    /// starts over.
+    pub(super) fn status_said(&mut self, before: Option<&str>, keyed: bool) {
+        if self.status.text.is_some() && (keyed || self.status() != before) {
+            self.status.age = StatusAge::default();
+        }
+    }
+
     /// The status line's message is dimmed: it is about something a while ago.
     pub fn status_stale(&self) -> bool {
-        self.status.is_some() && self.status_age.stale()
+        self.status.text.is_some() && self.status.age.stale
     }
 
     /// Whether the runtime should keep sending clock ticks: only a message ages.
     pub fn wants_clock(&self) -> bool {
-        self.status.is_some()
+        self.status.text.is_some()
     }
 
     /// The clock says it is `now_ms`: dim the message, then clear it.
     pub(super) fn clock(&mut self, now_ms: u64) {
-        if self.status.is_none() {
-            self.status_age.restart();
+        let line = &mut self.status;
+        if line.text.is_none() {
+            line.age = StatusAge::default();
             return;
         }
-        let since = *self.status_age.since_ms.get_or_insert(now_ms);
+        let since = *line.age.since_ms.get_or_insert(now_ms);
         let age = now_ms.saturating_sub(since);
         if age >= CLEAR_AFTER_MS {
-            self.status = None;
-            self.status_age.restart();
+            *line = StatusLine::default();
         } else {
-            self.status_age.stale = age >= DIM_AFTER_MS;
+            line.age.stale = age >= DIM_AFTER_MS;
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::app::InputMsg;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     use super::*;
@@ -72,7 +104,7 @@ mod tests {
     }
 
     fn tick(app: &mut App, now_ms: u64) {
-        let _ = update(app, Msg::Clock { now_ms });
+        let _ = update(app, Msg::Input(InputMsg::Clock { now_ms }));
     }
 
     #[test]
@@ -87,11 +119,11 @@ mod tests {
         }
         tick(&mut app, 50_000 + DIM_AFTER_MS);
         assert!(app.status_stale(), "dimmed");
-        assert_eq!(app.status.as_deref(), Some("saved to cases.yaml"), "still readable");
+        assert_eq!(app.status(), Some("saved to cases.yaml"), "still readable");
         tick(&mut app, 50_000 + CLEAR_AFTER_MS - 1);
-        assert!(app.status.is_some());
+        assert!(app.status().is_some());
         tick(&mut app, 50_000 + CLEAR_AFTER_MS);
-        assert_eq!(app.status, None, "cleared");
+        assert_eq!(app.status(), None, "cleared");
         assert!(!app.status_stale() && !app.wants_clock(), "nothing left to age");
     }
 
@@ -105,27 +137,27 @@ mod tests {
         assert!(!app.status_stale(), "a new message is never shown dimmed");
         tick(&mut app, DIM_AFTER_MS + 100);
         tick(&mut app, CLEAR_AFTER_MS + 100);
-        assert_eq!(app.status.as_deref(), Some("second"), "its age counts from its own first tick");
+        assert_eq!(app.status(), Some("second"), "its age counts from its own first tick");
         tick(&mut app, DIM_AFTER_MS + 100 + CLEAR_AFTER_MS);
-        assert_eq!(app.status, None);
+        assert_eq!(app.status(), None);
     }
 
     #[test]
     fn the_same_message_said_again_by_a_key_is_fresh() {
         let mut app = App::new(Catalog::default(), &[], (80, 24));
         let key = |app: &mut App| {
-            let _ = update(app, Msg::Key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE)));
+            let _ = update(app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE))));
         };
         key(&mut app);
-        let said = app.status.clone().expect("x with no result says so");
+        let said = app.status().map(str::to_string).expect("x with no result says so");
         tick(&mut app, 0);
         tick(&mut app, DIM_AFTER_MS + 1);
         assert!(app.status_stale());
         key(&mut app);
-        assert_eq!(app.status.as_deref(), Some(said.as_str()));
+        assert_eq!(app.status(), Some(said.as_str()));
         assert!(!app.status_stale(), "said again: fresh");
         tick(&mut app, CLEAR_AFTER_MS + 1);
-        assert!(app.status.is_some(), "its age starts over at the key");
+        assert!(app.status().is_some(), "its age starts over at the key");
     }
 
     #[test]
@@ -133,7 +165,7 @@ mod tests {
         let mut app = App::new(Catalog::default(), &[], (80, 24));
         assert!(!app.wants_clock());
         tick(&mut app, 1_000_000);
-        assert_eq!(app.status, None);
+        assert_eq!(app.status(), None);
         assert!(!app.status_stale());
     }
 }

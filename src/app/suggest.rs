@@ -1,5 +1,5 @@
 //! Suggestions for a template's variable or a prompt's argument while it is typed in (MCP
-//! `completion/complete`, `Effect::Complete` and `Msg::Completed`). A server may answer with
+//! `completion/complete`, `ServerEffect::Complete` and `FaceMsg::Completed`). A server may answer with
 //! 100,000 values, values of megabytes, or slowly: the answer is read bounded (at most 100 values
 //! of at most 4 KiB, the rest counted), waited for 5 s at most (`invoke::mcp::completion`), the
 //! question before is cancelled when a new one is asked (`runtime/faces.rs`), and an answer to
@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::faces::strings;
-use super::{App, Effect, EffectError};
+use super::{App, Effect, EffectError, ServerEffect};
 use crate::catalog::Face;
 use crate::form::{TextInput, Widget};
 use crate::invoke::mcp::completion::{MAX_SUGGESTION_BYTES, Reference, Suggestions};
@@ -40,7 +40,7 @@ impl App {
         }
         let mut context = self.form().map(|f| strings(f.arguments())).unwrap_or_default();
         context.remove(&field.name);
-        vec![Effect::Complete { tool_id, reference, argument: field.name, typed, context }]
+        vec![Effect::Server(ServerEffect::Complete { tool_id, reference, argument: field.name, typed, context })]
     }
 
     /// The server's suggestions for `argument` of entry `tool_id`, given `typed`: the field
@@ -54,7 +54,7 @@ impl App {
         let suggestions = match result {
             Ok(suggestions) => suggestions,
             Err(why) => {
-                self.status = Some(format!("no suggestions: {why}"));
+                self.tell(format!("no suggestions: {why}"));
                 return;
             }
         };
@@ -69,7 +69,8 @@ impl App {
             })
         });
         if offered {
-            self.status = status.or(self.status.take());
+            let said = status.or(self.take_status());
+            self.set_status(said);
         }
     }
 }
@@ -112,6 +113,7 @@ fn suggesting(input: TextInput, values: Vec<String>) -> Widget {
 
 #[cfg(test)]
 mod tests {
+    use crate::app::{FaceMsg, InputMsg};
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     use serde_json::json;
 
@@ -122,7 +124,7 @@ mod tests {
     use crate::invoke::{Faces, ResourceListing};
 
     fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-        update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+        update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))))
     }
 
     /// The app with a template of one variable from a server that completes, its field being
@@ -134,13 +136,13 @@ mod tests {
         let faces =
             Faces { listing: ResourceListing { templates, ..Default::default() }, completes: true, ..Faces::default() };
         let mut app = App::new(crate::catalog::Catalog::default(), &[], (120, 40));
-        update(&mut app, Msg::ServerFaces { label: "mcp:x".into(), faces: Box::new(faces) });
+        update(&mut app, Msg::Face(FaceMsg::Listed { label: "mcp:x".into(), faces: Box::new(faces) }));
         key(&mut app, KeyCode::Enter);
         key(&mut app, KeyCode::Enter);
         let mut asked = Vec::new();
         for c in typed.chars() {
             for effect in key(&mut app, KeyCode::Char(c)) {
-                if let Effect::Complete { tool_id, argument, typed, .. } = effect {
+                if let Effect::Server(ServerEffect::Complete { tool_id, argument, typed, .. }) = effect {
                     asked.push((tool_id, argument, typed));
                 }
             }
@@ -154,7 +156,7 @@ mod tests {
         (tool_id, argument, typed): (String, String, String),
         result: Result<Suggestions, EffectError>,
     ) {
-        update(app, Msg::Completed { tool_id, argument, typed, result });
+        update(app, Msg::Face(FaceMsg::Completed { tool_id, argument, typed, result }));
     }
 
     fn offered(app: &App) -> Option<usize> {
@@ -173,7 +175,7 @@ mod tests {
         let read = read_suggestions(&json!({"completion": {"values": values, "total": 250_000, "hasMore": true}}));
         answer(&mut app, asked.remove(0), Ok(read));
         assert_eq!(offered(&app), Some(100));
-        let status = app.status.as_deref().unwrap_or_default();
+        let status = app.status().unwrap_or_default();
         assert!(status.contains("100 suggestions") && status.contains("249900 more"), "{status}");
     }
 
@@ -183,7 +185,7 @@ mod tests {
         let long = "a".repeat(MAX_SUGGESTION_BYTES * 100);
         answer(&mut app, asked.remove(0), Ok(read_suggestions(&json!({"completion": {"values": ["ab", long]}}))));
         assert_eq!(offered(&app), Some(1));
-        let status = app.status.as_deref().unwrap_or_default();
+        let status = app.status().unwrap_or_default();
         assert!(status.contains("1 suggestion from") && status.contains("1 over 4.0 KiB left out"), "{status}");
     }
 
@@ -193,13 +195,13 @@ mod tests {
         let suggestions = |v: &str| Ok(read_suggestions(&json!({"completion": {"values": [v]}})));
         answer(&mut app, asked[0].clone(), suggestions("a-stale"));
         assert_eq!(offered(&app), None, "the answer for \"a\" came after \"ab\" was typed");
-        assert_eq!(app.status, None);
+        assert_eq!(app.status(), None);
         let slow = || Err(EffectError::Server(InvokeError::Timeout { url: "mcp:x".into(), limit: "5 s".into() }));
         answer(&mut app, asked[1].clone(), slow());
-        let status = app.status.clone().unwrap_or_default();
+        let status = app.status().map(str::to_string).unwrap_or_default();
         assert!(status.contains("no answer from mcp:x within 5 s"), "{status}");
         answer(&mut app, asked[0].clone(), slow());
-        assert_eq!(app.status.as_deref(), Some(status.as_str()), "a stale failure says nothing");
+        assert_eq!(app.status(), Some(status.as_str()), "a stale failure says nothing");
         answer(&mut app, asked[1].clone(), suggestions("abc"));
         assert_eq!(offered(&app), Some(1));
     }

@@ -1,8 +1,7 @@
 //! The app driven through `update` alone, as the runtime drives it.
 
 use super::*;
-use crate::app::RunState;
-use crate::app::update;
+use crate::app::{RunState, update};
 use crate::catalog::{LoadOptions, load_samples};
 use crate::invoke::InvokeError;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -13,7 +12,7 @@ fn app() -> App {
 }
 
 fn press(app: &mut App, code: KeyCode) {
-    update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))));
 }
 
 fn type_text(app: &mut App, text: &str) {
@@ -50,7 +49,7 @@ fn commands_work_while_editing_and_keep_the_edit() {
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Enter);
     type_text(&mut app, "lap");
-    let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
+    let effects = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))));
     let (_, request) = invoked(&effects).expect("Ctrl-R runs while editing");
     assert_eq!(request.arguments["query"], "lap");
     assert!(!app.form_pane.editing(), "a command ends the edit, so S next is not typed");
@@ -62,7 +61,7 @@ fn commands_work_while_editing_and_keep_the_edit() {
     type_text(&mut app, "top");
     assert_eq!(app.form().unwrap().arguments()["query"], "laptop");
     // Ctrl-U deletes to the line start and stays in the box.
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL))));
     assert!(app.form_pane.editing());
     assert_eq!(app.form().unwrap().arguments()["query"], "");
 }
@@ -75,7 +74,7 @@ fn the_filter_selects_the_best_match_as_it_is_typed() {
     type_text(&mut app, "math.add");
     assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some("Math.Add@1.0.0"));
     // Ctrl-U clears the box (deletes to its start), and the next text picks again.
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL))));
     assert!(app.list.filtering() && app.list.filter().text().is_empty());
     type_text(&mut app, "write");
     assert_eq!(app.selected_tool().map(|t| t.id.as_str()), Some("write_file"), "a prefix beats a fuzzy match");
@@ -120,7 +119,7 @@ fn cursor_keys_in_an_empty_optional_number_change_nothing() {
 
 fn invoked(effects: &[Effect]) -> Option<(u64, crate::invoke::CallRequest)> {
     effects.iter().find_map(|e| match e {
-        Effect::Invoke { id, request, .. } => Some((*id, request.clone())),
+        Effect::Server(ServerEffect::Invoke { id, request, .. }) => Some((*id, request.clone())),
         _ => None,
     })
 }
@@ -129,7 +128,7 @@ fn answer(app: &mut App, id: u64, body: &str) -> Vec<Effect> {
     let outcome =
         crate::invoke::envelope::read_otc_response(200, Some("application/json"), body.as_bytes(), false, "x");
     let answer = crate::app::Answer::new(outcome, crate::invoke::Exchange::default(), None);
-    update(app, Msg::InvocationDone { id, result: Ok(Box::new(answer)) })
+    update(app, Msg::Call(CallMsg::Done { id, result: Ok(Box::new(answer)) }))
 }
 
 #[test]
@@ -138,25 +137,32 @@ fn waiting_for_authorization_asks_again_until_granted() {
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "Math.Add");
     press(&mut app, KeyCode::Enter);
-    let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
+    let effects = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))));
     let first = invoked(&effects);
     assert!(first.is_none(), "invalid input is not sent at once");
-    let (id, _) = invoked(&update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))))
-        .expect("sent anyway");
+    let (id, _) =
+        invoked(&update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)))))
+            .expect("sent anyway");
     let auth = r#"{"invocation_id":"x","finished_at":"2025-01-01T00:00:00Z","success":false,"output":{"requires_authorization":{"message":"sign in","oauth2":{"url":"http://127.0.0.1:1/a"}}}}"#;
     answer(&mut app, id, auth);
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
-    let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('w'), KeyModifiers::NONE)));
-    assert!(effects.contains(&Effect::RetryAfter { id, ms: crate::app::result::RETRY_EVERY_MS }), "{effects:?}");
-    let (again, _) = invoked(&update(&mut app, Msg::RetryDue { id })).expect("asked again");
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL))));
+    let effects = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('w'), KeyModifiers::NONE))));
+    assert!(
+        effects.contains(&Effect::Task(TaskEffect::RetryAfter { id, ms: crate::app::result::RETRY_EVERY_MS })),
+        "{effects:?}"
+    );
+    let (again, _) = invoked(&update(&mut app, Msg::Call(CallMsg::RetryDue { id }))).expect("asked again");
     let effects = answer(&mut app, again, auth);
-    assert!(effects.iter().any(|e| matches!(e, Effect::RetryAfter { .. })), "still waiting: {effects:?}");
-    let (last, _) = invoked(&update(&mut app, Msg::RetryDue { id: again })).expect("asked again");
+    assert!(
+        effects.iter().any(|e| matches!(e, Effect::Task(TaskEffect::RetryAfter { .. }))),
+        "still waiting: {effects:?}"
+    );
+    let (last, _) = invoked(&update(&mut app, Msg::Call(CallMsg::RetryDue { id: again }))).expect("asked again");
     let effects = answer(&mut app, last, r#"{"result":{"call_id":"x","success":true,"value":3}}"#);
-    assert!(!effects.iter().any(|e| matches!(e, Effect::RetryAfter { .. })), "granted: {effects:?}");
+    assert!(!effects.iter().any(|e| matches!(e, Effect::Task(TaskEffect::RetryAfter { .. }))), "granted: {effects:?}");
     assert!(!app.result.waiting_for_authorization());
     // A stale retry after that changes nothing.
-    assert!(invoked(&update(&mut app, Msg::RetryDue { id: last })).is_none());
+    assert!(invoked(&update(&mut app, Msg::Call(CallMsg::RetryDue { id: last }))).is_none());
 }
 
 /// Math.Add sent (as it is, invalid) and answered with `value`, the result pane in focus.
@@ -165,23 +171,24 @@ fn result_in_focus(value: &str) -> App {
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "Math.Add");
     press(&mut app, KeyCode::Enter);
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
-    let (id, _) = invoked(&update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))))
-        .expect("sent anyway");
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))));
+    let (id, _) =
+        invoked(&update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)))))
+            .expect("sent anyway");
     answer(&mut app, id, &format!(r#"{{"result":{{"call_id":"x","success":true,"value":{value}}}}}"#));
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL))));
     app
 }
 
 #[test]
 fn chords_in_the_result_pane_are_not_letters() {
     let mut app = result_in_focus("1");
-    let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+    let effects = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL))));
     assert!(effects.is_empty(), "Ctrl-O is not o (open)");
     assert_eq!(app.focus, Focus::Form, "Ctrl-O leaves the result for where the person was");
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL))));
     // The form is invalid: refused once, sent on the second press, as from the form.
-    let ctrl_r = || Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+    let ctrl_r = || Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
     assert!(invoked(&update(&mut app, ctrl_r())).is_none());
     assert!(invoked(&update(&mut app, ctrl_r())).is_some(), "sent anyway");
 }
@@ -197,7 +204,7 @@ fn find_in_the_result_moves_to_the_match() {
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "x");
     press(&mut app, KeyCode::Enter);
-    assert!(app.status.as_deref().is_some_and(|s| s.contains("is not in the value")), "{:?}", app.status);
+    assert!(app.status().is_some_and(|s| s.contains("is not in the value")), "{:?}", app.status());
 }
 
 #[test]
@@ -222,19 +229,23 @@ fn the_value_folds_and_a_search_unfolds_the_way_to_its_hit() {
 }
 
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))))
 }
 
 fn status(app: &App) -> &str {
-    app.status.as_deref().unwrap_or_default()
+    app.status().unwrap_or_default()
 }
 
 /// Every result-pane action by its default key, with the change it makes.
 #[test]
 fn the_result_pane_actions_answer_their_keys() {
     let mut app = result_in_focus(r#"{"a":{"b":1},"c":2}"#);
-    assert!(matches!(key(&mut app, KeyCode::Char('y')).as_slice(), [Effect::Copy(v)] if v.contains("\"c\": 2")));
-    assert!(matches!(key(&mut app, KeyCode::Char('c')).as_slice(), [Effect::Copy(c)] if c.starts_with("curl ")));
+    assert!(
+        matches!(key(&mut app, KeyCode::Char('y')).as_slice(), [Effect::Desktop(DesktopEffect::Copy(v))] if v.contains("\"c\": 2"))
+    );
+    assert!(
+        matches!(key(&mut app, KeyCode::Char('c')).as_slice(), [Effect::Desktop(DesktopEffect::Copy(c))] if c.starts_with("curl "))
+    );
     key(&mut app, KeyCode::Char('o'));
     assert_eq!(status(&app), "this result has no link");
     key(&mut app, KeyCode::Char('f'));
@@ -292,7 +303,7 @@ fn the_result_pane_actions_answer_their_keys() {
     key(&mut app, KeyCode::Esc);
     key(&mut app, KeyCode::Tab);
     assert_eq!(app.focus, Focus::Form, "Tab goes back to the form");
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL))));
     key(&mut app, KeyCode::Esc);
     assert_eq!(app.focus, Focus::Form, "and Esc");
 }
@@ -306,13 +317,13 @@ fn overridden_keys_drive_the_app() {
     let loaded = load_samples(&LoadOptions::default());
     let mut app = App::new(loaded.catalog, &loaded.diagnostics, (120, 40)).with_keymap(keymap);
     assert!(key(&mut app, KeyCode::Char('q')).is_empty(), "q no longer quits");
-    let ctrl_q = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::CONTROL)));
+    let ctrl_q = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::CONTROL))));
     assert_eq!(ctrl_q, vec![Effect::Quit]);
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "Math.Add");
     press(&mut app, KeyCode::Enter);
-    let ctrl_r = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
-    assert!(ctrl_r.is_empty() && app.result.run().is_none(), "Ctrl-R is unbound: {:?}", app.status);
+    let ctrl_r = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))));
+    assert!(ctrl_r.is_empty() && app.result.run().is_none(), "Ctrl-R is unbound: {:?}", app.status());
     key(&mut app, KeyCode::F(9));
     assert!(status(&app).contains("Press F9 again to send it anyway"), "{}", status(&app));
     assert!(invoked(&key(&mut app, KeyCode::F(9))).is_some(), "F9 sends it");
@@ -322,23 +333,26 @@ fn overridden_keys_drive_the_app() {
 #[test]
 fn the_server_listing_shows_until_it_is_answered() {
     let mut app = App::new(crate::catalog::Catalog::default(), &[], (120, 40));
-    let effects = update(&mut app, Msg::ServerNamed { label: "http://x/mcp".into(), lists_tools: true });
-    assert_eq!(effects, vec![Effect::ListServerTools]);
+    let effects = update(&mut app, Msg::Server(ServerMsg::Named { label: "http://x/mcp".into(), lists_tools: true }));
+    assert_eq!(effects, vec![Effect::Server(ServerEffect::ListTools)]);
     assert!(app.server().listing());
     update(
         &mut app,
-        Msg::ServerTools { label: "http://x/mcp".into(), result: Err(InvokeError::Protocol("refused".into()).into()) },
+        Msg::Server(ServerMsg::Tools {
+            label: "http://x/mcp".into(),
+            result: Err(InvokeError::Protocol("refused".into()).into()),
+        }),
     );
     assert!(!app.server().listing());
-    update(&mut app, Msg::ServerNamed { label: "http://x/mcp".into(), lists_tools: true });
-    update(&mut app, Msg::ServerWantsToken { url: "http://x/mcp".into(), challenge: None });
+    update(&mut app, Msg::Server(ServerMsg::Named { label: "http://x/mcp".into(), lists_tools: true }));
+    update(&mut app, Msg::Server(ServerMsg::WantsToken { url: "http://x/mcp".into(), challenge: None }));
     assert!(!app.server().listing(), "it asks for a token instead");
     type_text(&mut app, "t0k");
     let effects = key(&mut app, KeyCode::Enter);
-    assert!(effects.iter().any(|e| matches!(e, Effect::Authorize { .. })), "{effects:?}");
+    assert!(effects.iter().any(|e| matches!(e, Effect::Server(ServerEffect::Authorize { .. }))), "{effects:?}");
     assert!(app.server().listing(), "listed again with the token");
     let demo = &mut App::new(crate::catalog::Catalog::default(), &[], (120, 40));
-    assert!(update(demo, Msg::ServerNamed { label: "demo server".into(), lists_tools: false }).is_empty());
+    assert!(update(demo, Msg::Server(ServerMsg::Named { label: "demo server".into(), lists_tools: false })).is_empty());
     assert!(!demo.server().listing());
 }
 
@@ -359,10 +373,10 @@ fn the_forms_kept_are_bounded() {
 fn schemas_are_compiled_off_the_ui_thread_and_arrive_as_messages() {
     let loaded = load_samples(&LoadOptions::default());
     let mut app = App::new(loaded.catalog, &loaded.diagnostics, (120, 40)).with_background_checks();
-    let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)));
+    let effects = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE))));
     let tool = app.selected_tool().expect("a tool").clone();
     let compile = effects.iter().find_map(|effect| match effect {
-        Effect::CompileChecker { tool_id, schema } => Some((tool_id.clone(), schema.clone())),
+        Effect::Work(WorkEffect::CompileChecker { tool_id, schema }) => Some((tool_id.clone(), schema.clone())),
         _ => None,
     });
     let (tool_id, schema) = compile.expect("the new form's schema is sent off to compile");
@@ -370,7 +384,7 @@ fn schemas_are_compiled_off_the_ui_thread_and_arrive_as_messages() {
     assert!(app.form().expect("a form").checking());
     let errors_before = app.form().expect("a form").validation.error_count;
     let checker = crate::form::validate::Checker::new(&schema);
-    update(&mut app, Msg::CheckerCompiled { tool_id, checker });
+    update(&mut app, Msg::Load(LoadMsg::Checker { tool_id, checker }));
     let form = app.form().expect("a form");
     assert!(!form.checking());
     let expected = crate::form::Form::new(&tool).validation.error_count;
@@ -388,9 +402,9 @@ fn the_catalog_arrives_after_the_first_frame() {
     let server_tool = loaded.catalog.tools()[0].clone();
     let mut from_server = server_tool.clone();
     from_server.id = "from.server".into();
-    update(&mut app, Msg::ServerTools { label: "server".into(), result: Ok(vec![from_server]) });
+    update(&mut app, Msg::Server(ServerMsg::Tools { label: "server".into(), result: Ok(vec![from_server]) }));
     let tools = loaded.catalog.tools().to_vec();
-    update(&mut app, Msg::CatalogLoaded { tools: tools.clone(), diagnostics: loaded.diagnostics });
+    update(&mut app, Msg::Load(LoadMsg::Catalog { tools: tools.clone(), diagnostics: loaded.diagnostics }));
     assert!(!app.loading);
     assert_eq!(app.catalog.len(), tools.len() + 1);
     assert_eq!(app.catalog.tools()[0].id, tools[0].id, "the files' tools come first");
@@ -410,7 +424,7 @@ fn mcp_app(tools: serde_json::Value) -> App {
 }
 
 fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
-    update(app, Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)))
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))))
 }
 
 /// Ctrl-R on the selected tool, answered with this MCP `tools/call` result; what the answer asked
@@ -419,7 +433,7 @@ fn mcp_answer(app: &mut App, result: serde_json::Value) -> (u64, Vec<Effect>) {
     let (id, request) = invoked(&ctrl(app, 'r')).expect("sent");
     let outcome = crate::invoke::envelope::read_mcp_result(&result, &request.call_id);
     let answer = crate::app::Answer::new(outcome, crate::invoke::Exchange::default(), None);
-    (id, update(app, Msg::InvocationDone { id, result: Ok(Box::new(answer)) }))
+    (id, update(app, Msg::Call(CallMsg::Done { id, result: Ok(Box::new(answer)) })))
 }
 
 fn every_kind() -> serde_json::Value {
@@ -439,7 +453,9 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     // The first item that is not text is selected, and an image is decoded to be drawn at once.
     assert_eq!(app.result.item(), 1);
     assert!(
-        effects.iter().any(|e| matches!(e, Effect::DecodeInline { run: r, item: 1, content_type: Some(t), .. }
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Work(WorkEffect::DecodeInline { run: r, item: 1, content_type: Some(t), .. })
             if *r == run && t == "image/png")),
         "{effects:?}"
     );
@@ -450,21 +466,24 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     assert_eq!(app.result.item(), 2);
     assert!(status(&app).starts_with("item 3 of 5: resource_link"), "{}", status(&app));
     let effects = key(&mut app, KeyCode::Char('f'));
-    assert_eq!(effects, [Effect::ReadResource { run, item: 2, uri: "test://notes".into() }]);
+    assert_eq!(effects, [Effect::Server(ServerEffect::ReadResource { run, item: 2, uri: "test://notes".into() })]);
     // `s` before it was read: nothing to save yet.
     key(&mut app, KeyCode::Char('s'));
     assert!(status(&app).starts_with("f reads the resource first"), "{}", status(&app));
     // A preview for an item no longer previewed is dropped; a failed read says why.
-    update(&mut app, Msg::ItemDecoded { run, item: 1, result: Err(EffectError::Stopped("late".into())) });
+    update(
+        &mut app,
+        Msg::Content(ContentMsg::ItemDecoded { run, item: 1, result: Err(EffectError::Stopped("late".into())) }),
+    );
     let gone = EffectError::Unreadable { uri: "test://notes".into(), why: "gone".into() };
-    update(&mut app, Msg::ResourceRead { run, item: 2, result: Err(gone) });
+    update(&mut app, Msg::Content(ContentMsg::ResourceRead { run, item: 2, result: Err(gone) }));
     let view = app.result.artifact().expect("the link's preview");
     assert_eq!((view.item(), view.state()), (Some(2), &ArtifactState::Failed("cannot read test://notes: gone".into())));
     assert!(status(&app).contains("gone"), "{}", status(&app));
     // Read after all: it can be saved.
     key(&mut app, KeyCode::Char('f'));
     let fetched = crate::invoke::artifact::Fetched { bytes: b"notes".to_vec(), ..Default::default() };
-    update(&mut app, Msg::ResourceRead { run, item: 2, result: Ok(Box::new(fetched)) });
+    update(&mut app, Msg::Content(ContentMsg::ResourceRead { run, item: 2, result: Ok(Box::new(fetched)) }));
     key(&mut app, KeyCode::Char('s'));
     let Some(Popup::SavePrompt { input }) = &app.prompts.popup() else { panic!("a save prompt: {}", status(&app)) };
     assert_eq!(input.text(), "notes");
@@ -477,7 +496,7 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     let effects = key(&mut app, KeyCode::Enter);
     let inline = crate::invoke::mcp::content::Inline::Base64("AAEC".into());
     let saved = crate::invoke::save::SaveSource::Inline(inline);
-    assert_eq!(effects, [Effect::Save { path: "blob".into(), source: saved, overwrite: false }]);
+    assert_eq!(effects, [Effect::Work(WorkEffect::Save { path: "blob".into(), source: saved, overwrite: false })]);
     // The unreadable block: selected, said why, never past the end.
     key(&mut app, KeyCode::Char(']'));
     key(&mut app, KeyCode::Char(']'));
@@ -499,7 +518,7 @@ fn content_items_are_chosen_previewed_read_and_saved() {
     assert!(words.contains(&"two") && words.contains(&"lines"), "{words:?}");
     // A new answer starts over.
     let (_, effects) = mcp_answer(&mut app, serde_json::json!({"content": [{"type": "text", "text": "x"}]}));
-    assert!(effects.iter().all(|e| !matches!(e, Effect::DecodeInline { .. })));
+    assert!(effects.iter().all(|e| !matches!(e, Effect::Work(WorkEffect::DecodeInline { .. }))));
     assert_eq!((app.result.item(), app.result.artifact().is_none()), (0, true));
 }
 
@@ -530,10 +549,10 @@ fn a_tool_marked_destructive_asks_for_y_once() {
 #[test]
 fn the_protocol_is_said_once_when_a_server_is_listed_again() {
     let mut app = app();
-    update(&mut app, Msg::ServerProtocol("2025-11-25".into()));
-    app.status = Some(format!("{} · the server lists the same tools", app.status.clone().unwrap_or_default()));
-    update(&mut app, Msg::ServerProtocol("2025-11-25".into()));
-    let status = app.status.clone().unwrap_or_default();
+    update(&mut app, Msg::Server(ServerMsg::Protocol("2025-11-25".into())));
+    app.tell(format!("{} · the server lists the same tools", app.status().map(str::to_string).unwrap_or_default()));
+    update(&mut app, Msg::Server(ServerMsg::Protocol("2025-11-25".into())));
+    let status = app.status().map(str::to_string).unwrap_or_default();
     assert_eq!(status.matches("MCP 2025-11-25").count(), 1, "{status}");
     assert!(status.ends_with("lists the same tools"), "{status}");
 }
@@ -542,7 +561,7 @@ fn the_protocol_is_said_once_when_a_server_is_listed_again() {
 fn a_paste_lands_in_the_roots_prompt() {
     let mut app = app();
     app.prompts.open(Popup::Roots { input: crate::form::TextInput::new(String::new()) });
-    update(&mut app, Msg::Paste("/tmp/a, /tmp/b".into()));
+    update(&mut app, Msg::Input(InputMsg::Paste("/tmp/a, /tmp/b".into())));
     let Some(Popup::Roots { input }) = &app.prompts.popup() else { panic!("the roots prompt stays open") };
     assert_eq!(input.text(), "/tmp/a, /tmp/b");
 }

@@ -32,6 +32,7 @@ impl App {
 
 #[cfg(test)]
 mod tests {
+    use crate::app::InputMsg;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     use super::*;
@@ -39,7 +40,7 @@ mod tests {
     use crate::catalog::Catalog;
 
     fn press(app: &mut App, code: KeyCode) {
-        let _ = update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+        let _ = update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))));
     }
 
     #[test]

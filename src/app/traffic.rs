@@ -1,7 +1,7 @@
 //! The traffic pane (`X`, or F8 from every pane): every JSON-RPC message of the session with the
 //! selected tool's server, in order (the handshake, requests both ways, notifications, cancelled
 //! calls) and, over HTTP, each POST's status and headers. The runtime brings the entries of the
-//! session's log (`invoke::mcp::traffic`) as `Msg::Traffic`; each server's copy sits in its
+//! session's log (`invoke::mcp::traffic`) as `ServerMsg::Traffic`; each server's copy sits in its
 //! server pane's state, so with several servers each has its own. Bounded as the session's log
 //! is; an entry's text is shared with it, never copied. Secrets in HTTP headers are masked
 //! before they reach the log.
@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::keymap::{Action, Context};
-use super::{App, Effect, Reply};
+use super::{App, DesktopEffect, Effect, Reply};
 use crate::form::TextInput;
 use crate::invoke::mcp::traffic::{Direction, Entry, MAX_BYTES, MAX_ENTRIES};
 
@@ -254,7 +254,7 @@ impl App {
         }
         self.server_pane_mut().traffic_mut().follow();
         if self.server_pane_mut().traffic().is_empty() {
-            self.status = Some("no MCP traffic yet (an Open Tool Calling server, or not connected)".into());
+            self.tell("no MCP traffic yet (an Open Tool Calling server, or not connected)");
         }
     }
 }
@@ -281,9 +281,8 @@ impl super::Component for TrafficLog {
         Some(match action {
             Action::Back | Action::Traffic => Reply::close(),
             Action::Copy => match self.selected_entry() {
-                Some(entry) => {
-                    Reply::effect(Effect::Copy(entry.shown_text())).with_status(format!("copied {}", entry.summary()))
-                }
+                Some(entry) => Reply::effect(Effect::Desktop(DesktopEffect::Copy(entry.shown_text())))
+                    .with_status(format!("copied {}", entry.summary())),
                 None => Reply::status("no message to copy"),
             },
             Action::Help | Action::Quit => return None,

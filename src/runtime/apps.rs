@@ -1,12 +1,12 @@
-//! The app's MCP App host (`Effect::HostApp`): started as `tooldeck app` starts it, over the
+//! The app's MCP App host (`ServerEffect::HostApp`): started as `tooldeck app` starts it, over the
 //! tool's session, opened in the browser through the one gate. Each thing the app does comes
-//! back to the app as `Msg::AppEvent` (a status line, a line in the server pane, a link to
+//! back to the app as `ServerMsg::App` (a status line, a line in the server pane, a link to
 //! confirm); its `tools/call` and `resources/read` go through the session's own client, so the
 //! traffic pane shows them. Each later call of the tool made in the TUI reaches the view
 //! (`ui/notifications/tool-input` and `tool-result`).
 //!
 //! One app at a time. It ends (`ui/resource-teardown` to the view, the host page told, both
-//! loopback servers stopped) on `Effect::EndApp` (the selection left its tool, its server went
+//! loopback servers stopped) on `TaskEffect::EndApp` (the selection left its tool, its server went
 //! away), when another app is hosted, and when tooldeck leaves (`Calls::close_app`); a
 //! session's scope or tooldeck's root being cancelled drops it where it stands, which stops
 //! the servers too.
@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::effects::Calls;
 use super::sessions::SessionHandle;
-use crate::app::Msg;
+use crate::app::{Msg, ServerMsg};
 use crate::apps::bridge::Bridge;
 use crate::apps::{AppEvent, HostStyle, Options};
 use crate::catalog::{SessionId, Tool};
@@ -92,7 +92,7 @@ impl Calls {
         self.hosting = Some(Hosting { session: s.id, tool: wire, bridge, end: Some(end_tx), task });
     }
 
-    /// Ends the app being hosted, if one is (`Effect::EndApp`); it says when it has ended.
+    /// Ends the app being hosted, if one is (`TaskEffect::EndApp`); it says when it has ended.
     pub(super) fn end_app(&mut self, why: &str) {
         if let Some(hosting) = self.hosting.take() {
             drop(hosting.end(why, true));
@@ -131,7 +131,7 @@ async fn host(setup: Setup) {
     let say = |event: AppEvent| {
         let done = done.clone();
         async move {
-            let _ = done.send(Msg::AppEvent(event)).await;
+            let _ = done.send(Msg::Server(ServerMsg::App(event))).await;
         }
     };
     let started = async {
@@ -165,7 +165,7 @@ async fn host(setup: Setup) {
     hosted.shutdown().await;
     if said {
         // Not waited for: nobody may be reading any more.
-        let _ = done.try_send(Msg::AppEvent(AppEvent::Ended { why }));
+        let _ = done.try_send(Msg::Server(ServerMsg::App(AppEvent::Ended { why })));
     }
 }
 

@@ -1,5 +1,8 @@
 //! What the app asks for ([`Effect`]s), carried out on tokio tasks and blocking threads; every
 //! answer comes back to the event loop as a [`Msg`] over the bounded `done` channel.
+// `carry_out` and the function of each effect group match their enum with no wildcard arm: a new
+// effect is a compile error until it is carried out.
+#![deny(clippy::wildcard_enum_match_arm)]
 
 use std::collections::HashMap;
 use std::io;
@@ -10,7 +13,10 @@ use tokio::sync::mpsc;
 
 use super::sessions::SessionHandle;
 use super::{list_server_tools as list_server_tools_msg, server_events};
-use crate::app::{Answer, Effect, EffectError, Msg};
+use crate::app::{
+    Answer, CallMsg, ContentMsg, DesktopEffect, Effect, EffectError, LoadMsg, Msg, SaveMsg, ServerEffect, ServerMsg,
+    TaskEffect, WorkEffect,
+};
 use crate::catalog::SessionId;
 use crate::invoke::artifact::Fetched;
 use crate::invoke::{Endpoint, InvokeError};
@@ -31,7 +37,7 @@ pub(super) struct Calls {
     pub(super) supervisor: super::supervisor::Supervisor,
     /// The fuzz run going on, if one is.
     pub(super) fuzzing: Option<super::fuzz::FuzzTask>,
-    /// The last question for suggestions, while it waits for its answer (`Effect::Complete`).
+    /// The last question for suggestions, while it waits for its answer (`ServerEffect::Complete`).
     pub(super) completing: Option<tokio::task::JoinHandle<()>>,
     /// The MCP App being hosted, if one is (dropping it ends it).
     pub(super) hosting: Option<super::apps::Hosting>,
@@ -50,74 +56,102 @@ impl Drop for Calls {
 }
 
 impl Calls {
-    /// One effect; a server's, unaddressed, is the first session's.
+    /// One effect, handed to the function for its group: a session's server, the tasks going,
+    /// work off the UI thread, the desktop. Each matches every variant of its enum (no
+    /// wildcard: clippy's `wildcard_enum_match_arm` is denied here), so a new effect does not
+    /// compile until it is carried out.
     pub(super) fn carry_out(&mut self, effect: Effect) {
-        self.carry_out_in(SessionId::FIRST, effect)
-    }
-
-    /// One effect, in session `id` where it talks to a server, handed to the function for its
-    /// group: calls, the server, work off the UI thread, a result's content, records on disk,
-    /// and the desktop.
-    fn carry_out_in(&mut self, id: SessionId, effect: Effect) {
-        let Some(s) = self.sessions.get(id).cloned() else { return };
         match effect {
             Effect::Quit => {}
-            Effect::Session { id, effect } => self.carry_out_in(id, *effect),
+            // A server's, unaddressed, is the first session's.
+            Effect::Server(effect) => self.in_session(SessionId::FIRST, effect),
+            Effect::Session { id, effect } => self.in_session(id, effect),
             Effect::ConnectFound(name) => self.connect_found(name),
-            Effect::Invoke { id, request, output_schema } => self.invoke(&s, id, request, output_schema),
-            Effect::Cancel { id } => self.cancel(id),
-            Effect::RetryAfter { id, ms } => self.retry_after(id, ms),
-            Effect::AnswerAsk { id, reply } => self.asked.answer(id, reply),
-            Effect::SetRoots(roots) => set_roots(&s, roots),
-            Effect::Authorize { provider, token } => authorize(&s, provider, token),
-            Effect::ListServerTools => list_server_tools(&s),
-            Effect::SignIn { challenge } => {
+            Effect::Task(effect) => self.task(effect),
+            Effect::Work(effect) => self.work(effect),
+            Effect::Desktop(effect) => self.desktop(effect),
+        }
+    }
+
+    /// An effect for the server of session `id` (an unknown id is the first session's).
+    fn in_session(&mut self, id: SessionId, effect: ServerEffect) {
+        let Some(s) = self.sessions.get(id).cloned() else { return };
+        match effect {
+            ServerEffect::Invoke { id, request, output_schema } => self.invoke(&s, id, request, output_schema),
+            ServerEffect::SetRoots(roots) => set_roots(&s, roots),
+            ServerEffect::Authorize { provider, token } => authorize(&s, provider, token),
+            ServerEffect::ListTools => list_server_tools(&s),
+            ServerEffect::SignIn { challenge } => {
                 s.spawn(super::sign_in::sign_in(s.endpoint.clone(), challenge, s.done.clone(), s.label.clone()));
             }
-            Effect::SignOut => {
+            ServerEffect::SignOut => {
                 s.spawn(super::sign_in::sign_out(s.endpoint.clone(), s.done.clone()));
             }
-            Effect::Reconnect => {
+            ServerEffect::Reconnect => {
                 // A connection that never came up is made anew (and only listed); one that did
                 // starts its server again.
                 let (s, made_anew) = self.sessions.renewed(s.id).unwrap_or((s, false));
                 s.spawn(server_events::reconnect(s.endpoint.clone(), s.done.clone(), s.label.clone(), !made_anew));
             }
-            Effect::SetLogLevel(level) => {
+            ServerEffect::SetLogLevel(level) => {
                 s.spawn(server_events::set_log_level(s.endpoint.clone(), s.done.clone(), level));
             }
-            Effect::CompileChecker { tool_id, schema } => self.compile_checker(tool_id, schema),
-            Effect::Lint { tool, options } => self.lint(tool, options),
-            Effect::DecodeInline { run, item, data, content_type } => self.decode_inline(run, item, data, content_type),
-            Effect::ReadResource { run, item, uri } => read_resource_of(&s, run, item, uri),
-            Effect::Fetch(url) => self.fetch(url),
-            Effect::Save { path, source, overwrite } => self.save(path, source, overwrite),
-            Effect::SaveCase { path, case } => save_case(&s, path, case),
-            Effect::Record(entry) => self.record(entry),
-            Effect::Fuzz { id, tool } => self.fuzz(&s, id, *tool),
-            Effect::HostApp { tool, arguments } => self.host_app(&s, *tool, arguments),
-            Effect::EndApp { why } => self.end_app(&why),
-            Effect::StopFuzz { id } => self.stop_fuzz(id),
-            Effect::Copy(text) => copy(&text),
+            ServerEffect::ReadResource { run, item, uri } => read_resource_of(&s, run, item, uri),
+            ServerEffect::SaveCase { path, case } => save_case(&s, path, case),
+            ServerEffect::Fuzz { id, tool } => self.fuzz(&s, id, *tool),
+            ServerEffect::HostApp { tool, arguments } => self.host_app(&s, *tool, arguments),
+            ServerEffect::ListFaces => super::faces::list_faces(&s),
+            ServerEffect::Face { id, call_id, request } => self.face(&s, id, call_id, request),
+            ServerEffect::Complete { tool_id, reference, argument, typed, context } => {
+                self.complete(&s, tool_id, reference, argument, typed, context)
+            }
+            ServerEffect::Subscribe { uri, on } => super::faces::subscribe(&s, uri, on),
+        }
+    }
+
+    /// To a task already going.
+    fn task(&mut self, effect: TaskEffect) {
+        match effect {
+            TaskEffect::Cancel { id } => self.cancel(id),
+            TaskEffect::RetryAfter { id, ms } => self.retry_after(id, ms),
+            TaskEffect::AnswerAsk { id, reply } => self.asked.answer(id, reply),
+            TaskEffect::StopFuzz { id } => self.stop_fuzz(id),
+            TaskEffect::EndApp { why } => self.end_app(&why),
+        }
+    }
+
+    /// Work off the UI thread.
+    fn work(&mut self, effect: WorkEffect) {
+        match effect {
+            WorkEffect::CompileChecker { tool_id, schema } => self.compile_checker(tool_id, schema),
+            WorkEffect::Lint { tool, options } => self.lint(tool, options),
+            WorkEffect::DecodeInline { run, item, data, content_type } => {
+                self.decode_inline(run, item, data, content_type)
+            }
+            WorkEffect::Fetch(url) => self.fetch(url),
+            WorkEffect::Save { path, source, overwrite } => self.save(path, source, overwrite),
+            WorkEffect::Record(entry) => self.record(entry),
+        }
+    }
+
+    /// The clipboard and the browser.
+    fn desktop(&mut self, effect: DesktopEffect) {
+        match effect {
+            DesktopEffect::Copy(text) => copy(&text),
             // Only web links, whichever pane asked (the gate decides): another scheme could
             // launch a program.
-            Effect::Open(url) => {
-                self.answer(async move {
-                    let link = url.clone();
-                    let said = match tokio::task::spawn_blocking(move || crate::invoke::browser::open(&link)).await {
-                        // The opener was started, which is no proof a window came up (`BROWSER`
-                        // set to a command that fails, no display): the link is said either way.
-                        Ok(Ok(())) => opened(&url),
-                        Ok(Err(crate::invoke::browser::OpenError::Failed { reason, .. })) => not_opened(&url, &reason),
-                        Ok(Err(refused)) => refused.to_string(),
-                        Err(e) => not_opened(&url, &e.to_string()),
-                    };
-                    Msg::Said(said)
-                });
-            }
-            face @ (Effect::ListFaces | Effect::Face { .. } | Effect::Complete { .. } | Effect::Subscribe { .. }) => {
-                self.carry_out_face(&s, face)
-            }
+            DesktopEffect::Open(url) => self.answer(async move {
+                let link = url.clone();
+                let said = match tokio::task::spawn_blocking(move || crate::invoke::browser::open(&link)).await {
+                    // The opener was started, which is no proof a window came up (`BROWSER`
+                    // set to a command that fails, no display): the link is said either way.
+                    Ok(Ok(())) => opened(&url),
+                    Ok(Err(crate::invoke::browser::OpenError::Failed { reason, .. })) => not_opened(&url, &reason),
+                    Ok(Err(refused)) => refused.to_string(),
+                    Err(e) => not_opened(&url, &e.to_string()),
+                };
+                Msg::Said(said)
+            }),
         }
     }
 
@@ -138,7 +172,7 @@ impl Calls {
     pub(super) fn ticks(&self) -> Vec<Msg> {
         self.running
             .values()
-            .map(|(_, started)| Msg::Tick { elapsed_ms: started.elapsed().as_millis() as u64 })
+            .map(|(_, started)| Msg::Call(CallMsg::Tick { elapsed_ms: started.elapsed().as_millis() as u64 }))
             .collect()
     }
 }
@@ -161,7 +195,7 @@ impl Calls {
             let told = super::apps::ToldApp::new(app, &request.arguments);
             let report = move |progress| {
                 // Best effort: a full queue skips a report rather than stalling the call.
-                let _ = progress_to.try_send(Msg::Progress { id, progress });
+                let _ = progress_to.try_send(Msg::Call(CallMsg::Progress { id, progress }));
             };
             let result = match endpoint.await {
                 Ok(endpoint) => {
@@ -169,7 +203,8 @@ impl Calls {
                     if result.is_err()
                         && let Some(exchange) = endpoint.failed_exchange(&request).await
                     {
-                        let _ = done.send(Msg::FailedExchange { id, exchange: Box::new(exchange) }).await;
+                        let _ =
+                            done.send(Msg::Call(CallMsg::FailedExchange { id, exchange: Box::new(exchange) })).await;
                     }
                     result
                 }
@@ -184,7 +219,7 @@ impl Calls {
                 })
                 .map_err(crate::app::CallFailure::from);
             // The loop may be gone (quitting); then nobody wants the result.
-            let _ = done.send(Msg::InvocationDone { id, result }).await;
+            let _ = done.send(Msg::Call(CallMsg::Done { id, result })).await;
         });
         self.running.insert(id, (task, Instant::now()));
     }
@@ -198,7 +233,7 @@ impl Calls {
     fn retry_after(&self, id: u64, ms: u64) {
         self.answer(async move {
             tokio::time::sleep(Duration::from_millis(ms)).await;
-            Msg::RetryDue { id }
+            Msg::Call(CallMsg::RetryDue { id })
         });
     }
 }
@@ -236,7 +271,7 @@ fn list_server_tools(s: &SessionHandle) {
         if let Ok(endpoint) = &endpoint
             && let Some(version) = endpoint.protocol_version().await
         {
-            let _ = done.send(Msg::ServerProtocol(version)).await;
+            let _ = done.send(Msg::Server(ServerMsg::Protocol(version))).await;
         }
     });
 }
@@ -248,7 +283,7 @@ impl Calls {
         self.spawn(async move {
             let compiled = tokio::task::spawn_blocking(move || crate::form::validate::Checker::new(&schema));
             if let Ok(checker) = compiled.await {
-                let _ = done.send(Msg::CheckerCompiled { tool_id, checker }).await;
+                let _ = done.send(Msg::Load(LoadMsg::Checker { tool_id, checker })).await;
             }
         });
     }
@@ -259,7 +294,7 @@ impl Calls {
             let tool_id = tool.id.clone();
             let linted = tokio::task::spawn_blocking(move || crate::lint::lint_tool(&tool, &options));
             if let Ok(findings) = linted.await {
-                let _ = done.send(Msg::Linted { tool_id, findings }).await;
+                let _ = done.send(Msg::Load(LoadMsg::Linted { tool_id, findings })).await;
             }
         });
     }
@@ -276,7 +311,7 @@ impl Calls {
     ) {
         self.answer(async move {
             let result = decode(data, content_type, Vec::new()).await;
-            Msg::ItemDecoded { run, item, result }
+            Msg::Content(ContentMsg::ItemDecoded { run, item, result })
         });
     }
 
@@ -285,7 +320,7 @@ impl Calls {
         let timeout = self.timeout;
         self.answer(async move {
             let result = fetch(&url, timeout, progress_to).await;
-            Msg::ArtifactFetched(result.map(Box::new))
+            Msg::Content(ContentMsg::ArtifactFetched(result.map(Box::new)))
         });
     }
 
@@ -295,10 +330,10 @@ impl Calls {
         self.answer(async move {
             let report = move |written, total| {
                 // Best effort: a full queue skips an update, never the save.
-                let _ = progress_to.try_send(Msg::SaveProgress { written, total });
+                let _ = progress_to.try_send(Msg::Save(SaveMsg::Progress { written, total }));
             };
             let saved = crate::invoke::save::save(&path, source, overwrite, timeout, report).await;
-            Msg::Saved(saved.map_err(EffectError::from))
+            Msg::Save(SaveMsg::Saved(saved.map_err(EffectError::from)))
         });
     }
 }
@@ -308,7 +343,7 @@ fn read_resource_of(s: &SessionHandle, run: u64, item: usize, uri: String) {
     let endpoint = s.endpoint.clone();
     s.answer(async move {
         let result = read_resource(endpoint.await, &uri).await;
-        Msg::ResourceRead { run, item, result }
+        Msg::Content(ContentMsg::ResourceRead { run, item, result })
     });
 }
 
@@ -329,7 +364,7 @@ fn save_case(s: &SessionHandle, path: String, mut case: serde_json::Value) {
         .await
         .map_err(EffectError::from)
         .and_then(|appended| appended);
-        Msg::CaseSaved(appended)
+        Msg::Save(SaveMsg::CaseSaved(appended))
     });
 }
 
@@ -370,7 +405,7 @@ fn copy(text: &str) {
 async fn fetch(url: &str, timeout: Duration, progress_to: mpsc::Sender<Msg>) -> Result<Fetched, EffectError> {
     let mut fetched = crate::invoke::artifact::fetch(url, timeout, move |received, total| {
         // Progress is best effort: a full queue skips an update, never blocks.
-        let _ = progress_to.try_send(Msg::ArtifactProgress { received, total });
+        let _ = progress_to.try_send(Msg::Content(ContentMsg::ArtifactProgress { received, total }));
     })
     .await?;
     // Decoding a picture is CPU work: on a blocking thread, not the UI's.

@@ -14,7 +14,7 @@ use super::effects::Calls;
 use super::supervisor::Supervisor;
 use super::terminal::{TerminalGuard, terminal_gone};
 use super::{LoadCatalog, Servers, hang_up, sessions};
-use crate::app::{App, Effect, Msg, update};
+use crate::app::{App, CallMsg, Effect, InputMsg, LoadMsg, Msg, update};
 use crate::theme::Styles;
 use crate::ui;
 
@@ -70,7 +70,7 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
 
     let mut guard = TerminalGuard::enter()?;
     let size = guard.terminal.size()?;
-    update(&mut app, Msg::Resize(size.width, size.height));
+    update(&mut app, Msg::Input(InputMsg::Resize(size.width, size.height)));
     for (named, _) in first_messages {
         for effect in update(&mut app, named) {
             calls.carry_out(effect);
@@ -100,7 +100,7 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
                     Msg::Session { msg, .. } => msg.as_ref(),
                     other => other,
                 };
-                if let Msg::InvocationDone { id, .. } = inner {
+                if let Msg::Call(CallMsg::Done { id, .. }) = inner {
                     calls.finished(*id);
                 }
                 messages.push(msg);
@@ -138,7 +138,7 @@ impl StatusClock {
     }
 
     fn now(&self) -> Msg {
-        Msg::Clock { now_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX) }
+        Msg::Input(InputMsg::Clock { now_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX) })
     }
 }
 
@@ -147,9 +147,10 @@ fn load_in_background(load: LoadCatalog, supervisor: &Supervisor, done: mpsc::Se
     supervisor.spawn(supervisor.root(), async move {
         let progress = done.clone();
         // A report the loop has no room for is dropped: the next one says more.
-        let report = move |p| drop(progress.try_send(Msg::LoadProgress(p)));
+        let report = move |p| drop(progress.try_send(Msg::Load(LoadMsg::Progress(p))));
         if let Ok(loaded) = tokio::task::spawn_blocking(move || load(&report)).await {
-            let msg = Msg::CatalogLoaded { tools: loaded.catalog.into_tools(), diagnostics: loaded.diagnostics };
+            let msg =
+                Msg::Load(LoadMsg::Catalog { tools: loaded.catalog.into_tools(), diagnostics: loaded.diagnostics });
             let _ = done.send(msg).await;
         }
     });
@@ -172,7 +173,7 @@ fn read_history_in_background(path: std::path::PathBuf, supervisor: &Supervisor,
     supervisor.spawn(supervisor.root(), async move {
         let read = tokio::task::spawn_blocking(move || crate::history::read_last(&path, 500).unwrap_or_default());
         if let Ok(entries) = read.await {
-            let _ = done.send(Msg::HistoryRead(entries)).await;
+            let _ = done.send(Msg::Load(LoadMsg::History(entries))).await;
         }
     });
 }
@@ -190,10 +191,10 @@ async fn already_queued(events: &mut EventStream) -> Option<io::Result<Event>> {
 fn to_msg(event: Event) -> Option<Msg> {
     match event {
         // Key releases and repeats (kitty protocol) would double every keystroke.
-        Event::Key(key) if key.kind == KeyEventKind::Press => Some(Msg::Key(key)),
-        Event::Mouse(mouse) => Some(Msg::Mouse(mouse)),
-        Event::Paste(text) => Some(Msg::Paste(text)),
-        Event::Resize(width, height) => Some(Msg::Resize(width, height)),
+        Event::Key(key) if key.kind == KeyEventKind::Press => Some(Msg::Input(InputMsg::Key(key))),
+        Event::Mouse(mouse) => Some(Msg::Input(InputMsg::Mouse(mouse))),
+        Event::Paste(text) => Some(Msg::Input(InputMsg::Paste(text))),
+        Event::Resize(width, height) => Some(Msg::Input(InputMsg::Resize(width, height))),
         _ => None,
     }
 }

@@ -1,4 +1,4 @@
-//! The app's fuzz runs (`Effect::Fuzz`), each over a connection of its own: a fuzz run is out to
+//! The app's fuzz runs (`ServerEffect::Fuzz`), each over a connection of its own: a fuzz run is out to
 //! crash and hang the server, and a stdio server that crashed takes its session with it. With a
 //! second process (stdio) or a second session (HTTP) the server the person works with is never
 //! restarted, its log never flooded, and a call of theirs never waits behind the run's. One run
@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::effects::Calls;
-use crate::app::{EffectError, Msg};
+use crate::app::{EffectError, FuzzMsg, Msg};
 use crate::catalog::Tool;
 use crate::fuzz::{Progress, Settings, Stoppable};
 use crate::invoke::endpoint::EndpointOptions;
@@ -63,7 +63,7 @@ impl Calls {
         let (flag, token) = (stop.clone(), cut.clone());
         let task = s.spawn(async move {
             let result = fuzz(recipe, tool, id, &flag, token, &done).await;
-            let _ = done.send(Msg::FuzzDone { id, result }).await;
+            let _ = done.send(Msg::Fuzz(FuzzMsg::Done { id, result })).await;
         });
         self.fuzzing = Some(FuzzTask { id, stop, cut, task });
     }
@@ -112,7 +112,7 @@ async fn fuzz(
         }
         *last = Some(Instant::now());
         // Best effort: a full queue skips a report, never slows the run.
-        let _ = done.try_send(Msg::FuzzProgress { id, progress: progress.clone() });
+        let _ = done.try_send(Msg::Fuzz(FuzzMsg::Progress { id, progress: progress.clone() }));
     };
     let ran = crate::fuzz::run(&caller, std::slice::from_ref(&tool), &settings, &report, stop).await;
     caller.caller.close().await;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use futures_util::future::{BoxFuture, FutureExt, Shared};
 use tokio::sync::mpsc;
 
-use crate::app::Msg;
+use crate::app::{Msg, ServerMsg};
 use crate::invoke::endpoint::EndpointOptions;
 use crate::invoke::{Endpoint, InvokeError};
 
@@ -78,9 +78,11 @@ async fn list_server_tools(endpoint: Result<Arc<Endpoint>, InvokeError>, label: 
         Err(e) => Err(e),
     };
     let result = match listed {
-        Err(InvokeError::Unauthorized { url, challenge }) => return Msg::ServerWantsToken { url, challenge },
+        Err(InvokeError::Unauthorized { url, challenge }) => {
+            return Msg::Server(ServerMsg::WantsToken { url, challenge });
+        }
         Ok((tools, _)) => Ok(tools),
         Err(e) => Err(e.into()),
     };
-    Msg::ServerTools { label, result }
+    Msg::Server(ServerMsg::Tools { label, result })
 }

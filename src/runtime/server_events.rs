@@ -8,7 +8,7 @@ use tokio::sync::mpsc;
 
 use super::sessions::SessionHandle;
 use super::{Connection, list_server_tools};
-use crate::app::Msg;
+use crate::app::{Msg, ServerMsg};
 use crate::invoke::Endpoint;
 
 /// What an MCP server said of itself, to the server pane.
@@ -16,7 +16,7 @@ pub(super) async fn send_info(endpoint: Option<&Arc<Endpoint>>, done: &mpsc::Sen
     if let Some(endpoint) = endpoint
         && let Some(info) = endpoint.info().await
     {
-        let _ = done.send(Msg::ServerInfo(Box::new(info))).await;
+        let _ = done.send(Msg::Server(ServerMsg::Info(Box::new(info)))).await;
     }
 }
 
@@ -30,7 +30,7 @@ pub(super) fn forward_events(session: &SessionHandle) {
         let Some(events) = endpoint.events() else { return };
         loop {
             let batch = events.next_batch().await;
-            if done.send(Msg::ServerEvents(batch)).await.is_err() {
+            if done.send(Msg::Server(ServerMsg::Events(batch))).await.is_err() {
                 return;
             }
         }
@@ -53,7 +53,7 @@ pub(super) fn forward_traffic(session: &SessionHandle) {
             let (entries, _) = traffic.since(seen);
             if let Some(last) = entries.last() {
                 seen = last.seq + 1;
-                if done.send(Msg::Traffic(entries)).await.is_err() {
+                if done.send(Msg::Server(ServerMsg::Traffic(entries))).await.is_err() {
                     return;
                 }
             }
@@ -72,12 +72,12 @@ pub(super) async fn reconnect(endpoint: Connection, done: mpsc::Sender<Msg>, lab
     };
     match reconnected {
         Ok(endpoint) => {
-            let _ = done.send(Msg::Reconnected(Ok(()))).await;
+            let _ = done.send(Msg::Server(ServerMsg::Reconnected(Ok(())))).await;
             send_info(Some(&endpoint), &done).await;
             let _ = done.send(list_server_tools(Ok(endpoint), label).await).await;
         }
         Err(e) => {
-            let _ = done.send(Msg::Reconnected(Err(e.into()))).await;
+            let _ = done.send(Msg::Server(ServerMsg::Reconnected(Err(e.into())))).await;
         }
     }
 }
@@ -87,6 +87,6 @@ pub(super) async fn set_log_level(endpoint: Connection, done: mpsc::Sender<Msg>,
     if let Ok(endpoint) = endpoint.await
         && let Err(e) = endpoint.set_log_level(&level).await
     {
-        let _ = done.send(Msg::LogLevelRefused(e.into())).await;
+        let _ = done.send(Msg::Server(ServerMsg::LogLevelRefused(e.into()))).await;
     }
 }

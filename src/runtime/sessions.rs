@@ -2,6 +2,8 @@
 //! marks its messages as its own (`Msg::Session`); an effect for a session (`Effect::Session`,
 //! or the first session's when unaddressed) is carried out with that session's handle, and a
 //! server found in a config is connected as a new session while the app runs.
+// No wildcard arm on an enum here: a new variant is a compile error until it is handled.
+#![deny(clippy::wildcard_enum_match_arm)]
 
 use std::future::Future;
 
@@ -12,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::effects::Calls;
 use super::supervisor::Supervisor;
 use super::{Connection, Server};
-use crate::app::Msg;
+use crate::app::{Msg, ServerEffect, ServerMsg};
 use crate::catalog::SessionId;
 use crate::invoke::endpoint::{EndpointOptions, parse_headers};
 use crate::invoke::mcp::asks::PendingAsk;
@@ -117,7 +119,7 @@ impl Sessions {
         super::server_events::forward_events(&session);
         super::server_events::forward_traffic(&session);
         self.all.push(session);
-        Msg::Session { id, msg: Box::new(Msg::ServerNamed { label, lists_tools }) }
+        Msg::Session { id, msg: Box::new(Msg::Server(ServerMsg::Named { label, lists_tools })) }
     }
 
     /// `label`, or with ` #N` after it when another session has it already: two copies of one
@@ -174,10 +176,8 @@ impl Calls {
             Ok((options, headers)) => {
                 if let Some(session) = self.sessions.connected(&options).cloned() {
                     // Listed again: a server that was down may be up now.
-                    return self.carry_out(crate::app::Effect::Session {
-                        id: session.id,
-                        effect: Box::new(crate::app::Effect::Reconnect),
-                    });
+                    return self
+                        .carry_out(crate::app::Effect::Session { id: session.id, effect: ServerEffect::Reconnect });
                 }
                 let environment: Vec<(String, String)> = std::env::vars().collect();
                 let case_server = crate::cases::server_keys::case_server(&options, &environment).keys;

@@ -7,14 +7,14 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::Connection;
-use crate::app::{EffectError, Msg};
+use crate::app::{EffectError, Msg, SignInMsg};
 
 /// How often the auth pane is told the steps so far while a sign-in runs.
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
 /// The auth pane's message: the steps taken and how it ended.
 fn done_with(steps: Vec<crate::invoke::auth::AuthStep>, outcome: Result<String, EffectError>) -> Msg {
-    Msg::SignInDone { steps, outcome }
+    Msg::SignIn(SignInMsg::Done { steps, outcome })
 }
 
 pub(super) async fn sign_in(endpoint: Connection, challenge: Option<String>, done: mpsc::Sender<Msg>, label: String) {
@@ -42,7 +42,7 @@ pub(super) async fn sign_in(endpoint: Connection, challenge: Option<String>, don
             result = &mut signing => break result,
             _ = tick.tick() => {
                 // Best effort: a full queue skips a report.
-                let _ = done.try_send(Msg::SignInProgress(since(&log)));
+                let _ = done.try_send(Msg::SignIn(SignInMsg::Progress(since(&log))));
             }
         }
     };

@@ -32,7 +32,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         None => Span::raw(""),
     };
     let room = usize::from(area.width).saturating_sub(width(&summary.content) + 1);
-    let left: Vec<Span> = match &app.status {
+    let left: Vec<Span> = match app.status() {
         // A message a while old is dimmed before it goes (`app::status_age`).
         Some(message) => {
             let style = if app.status_stale() { styles.muted } else { styles.warning };

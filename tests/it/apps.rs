@@ -15,6 +15,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
+use tooldeck::app::{InputMsg, ServerEffect};
 use tooldeck::apps::AppEvent;
 use tooldeck::invoke::Endpoint;
 use tooldeck::invoke::endpoint::EndpointOptions;
@@ -407,13 +408,14 @@ fn the_tui_key_hosts_the_selected_tools_app() {
         catalog.add(tool);
     }
     let mut app = App::new(catalog, &[], (120, 40));
-    let _ = update(&mut app, Msg::Resize(120, 40));
-    let key = |app: &mut App, code: KeyCode| update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    let _ = update(&mut app, Msg::Input(InputMsg::Resize(120, 40)));
+    let key =
+        |app: &mut App, code: KeyCode| update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))));
     while app.selected_tool().map(|t| t.name.as_str()) != Some("plain") {
         key(&mut app, KeyCode::Down);
     }
     assert!(key(&mut app, KeyCode::Char('A')).is_empty());
-    assert!(app.status.as_deref().unwrap_or_default().contains("has no app"), "{:?}", app.status);
+    assert!(app.status().unwrap_or_default().contains("has no app"), "{:?}", app.status());
     while app.selected_tool().map(|t| t.name.as_str()) != Some("get-time") {
         key(&mut app, KeyCode::Down);
     }
@@ -430,7 +432,7 @@ fn the_tui_key_hosts_the_selected_tools_app() {
     assert!(!row("plain").contains(" app"), "{screen}");
     assert!(screen.contains("get-time · mcp · app · "), "the header says it: {screen}");
     match key(&mut app, KeyCode::Char('A')).as_slice() {
-        [Effect::HostApp { tool, arguments }] => {
+        [Effect::Server(ServerEffect::HostApp { tool, arguments })] => {
             assert_eq!(tool.name, "get-time");
             assert_eq!(arguments, &json!({}));
         }
@@ -511,7 +513,7 @@ async fn later_calls_reach_the_view_and_teardown_ends_it() {
 #[test]
 fn the_tui_says_what_the_app_does_and_asks_before_a_link() {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-    use tooldeck::app::{App, Effect, Msg, Popup, update};
+    use tooldeck::app::{App, DesktopEffect, Effect, Msg, Popup, ServerMsg, TaskEffect, update};
     let listing = json!({"tools": [
         app_tool("get-time", "ui://clock/view", json!(["model", "app"])),
         {"name": "plain", "description": "No view here.", "inputSchema": {"type": "object"}},
@@ -523,13 +525,14 @@ fn the_tui_says_what_the_app_does_and_asks_before_a_link() {
         catalog.add(tool);
     }
     let mut app = App::new(catalog, &[], (120, 40));
-    let _ = update(&mut app, Msg::Resize(120, 40));
-    let key = |app: &mut App, code: KeyCode| update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-    let event = |app: &mut App, event: AppEvent| update(app, Msg::AppEvent(event));
+    let _ = update(&mut app, Msg::Input(InputMsg::Resize(120, 40)));
+    let key =
+        |app: &mut App, code: KeyCode| update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))));
+    let event = |app: &mut App, event: AppEvent| update(app, Msg::Server(ServerMsg::App(event)));
     while app.selected_tool().map(|t| t.name.as_str()) != Some("get-time") {
         key(&mut app, KeyCode::Down);
     }
-    assert!(matches!(key(&mut app, KeyCode::Char('A')).as_slice(), [Effect::HostApp { .. }]));
+    assert!(matches!(key(&mut app, KeyCode::Char('A')).as_slice(), [Effect::Server(ServerEffect::HostApp { .. })]));
     assert_eq!(app.app_host.hosted_tool(), Some("get-time"));
 
     for (said, line) in [
@@ -539,7 +542,7 @@ fn the_tui_says_what_the_app_does_and_asks_before_a_link() {
         (AppEvent::Size { width: 400, height: 300 }, "app: size 400x300"),
     ] {
         assert!(event(&mut app, said).is_empty());
-        assert_eq!(app.status.as_deref(), Some(line));
+        assert_eq!(app.status(), Some(line));
         assert!(app.server_pane().log().iter().any(|l| l.text() == line), "{line:?} in the server pane");
     }
 
@@ -547,24 +550,30 @@ fn the_tui_says_what_the_app_does_and_asks_before_a_link() {
     event(&mut app, AppEvent::OpenLink { url: "https://example.com/docs".into() });
     assert_eq!(app.prompts.popup(), Some(&Popup::ConfirmLink { url: "https://example.com/docs".into() }));
     assert!(key(&mut app, KeyCode::Char('n')).is_empty());
-    assert!(app.status.as_deref().unwrap_or_default().contains("was not opened"), "{:?}", app.status);
+    assert!(app.status().unwrap_or_default().contains("was not opened"), "{:?}", app.status());
     // Two at once: asked one after the other; the yes goes to the browser gate.
     event(&mut app, AppEvent::OpenLink { url: "https://example.com/a".into() });
     event(&mut app, AppEvent::OpenLink { url: "https://example.com/b".into() });
-    assert_eq!(key(&mut app, KeyCode::Char('y')), vec![Effect::Open("https://example.com/a".into())]);
+    assert_eq!(
+        key(&mut app, KeyCode::Char('y')),
+        vec![Effect::Desktop(DesktopEffect::Open("https://example.com/a".into()))]
+    );
     assert_eq!(app.prompts.popup(), Some(&Popup::ConfirmLink { url: "https://example.com/b".into() }));
     assert!(key(&mut app, KeyCode::Esc).is_empty());
     // mailto: passes the app's rule, not the browser gate's: said, not asked.
     event(&mut app, AppEvent::OpenLink { url: "mailto:a@example.com".into() });
     assert_eq!(app.prompts.popup(), None);
-    assert!(app.status.as_deref().unwrap_or_default().contains("web links only"), "{:?}", app.status);
+    assert!(app.status().unwrap_or_default().contains("web links only"), "{:?}", app.status());
     // A refused link is a line (the bridge never asks for it).
     event(&mut app, AppEvent::LinkRefused { url: "javascript:alert(1)".into() });
-    assert!(app.status.as_deref().unwrap_or_default().contains("refused to open javascript:"), "{:?}", app.status);
+    assert!(app.status().unwrap_or_default().contains("refused to open javascript:"), "{:?}", app.status());
 
     // Another tool selected: the app ends.
     let effects = key(&mut app, KeyCode::Down);
-    assert!(effects.contains(&Effect::EndApp { why: "another tool was selected".into() }), "{effects:?}");
+    assert!(
+        effects.contains(&Effect::Task(TaskEffect::EndApp { why: "another tool was selected".into() })),
+        "{effects:?}"
+    );
     assert_eq!(app.app_host.hosted_tool(), None);
     event(&mut app, AppEvent::OpenLink { url: "https://example.com/late".into() });
     assert_eq!(app.prompts.popup(), None, "an app that ended is not asked for");

@@ -187,6 +187,7 @@ const PANES: &[(&str, &[&str])] = &[
     ("confirmations", &["app/confirm.rs"]),
     ("lint", &["app/lint.rs"]),
     ("app_host", &["app/apps.rs"]),
+    ("status", &["app/status_age.rs"]),
 ];
 
 /// `App`'s fields that are its own state, not a pane's: `App` changes them itself.
@@ -197,8 +198,6 @@ const APP_OWN_FIELDS: &[&str] = &[
     "loading",
     "load_progress",
     "focus",
-    "status",
-    "status_age",
     "size",
     "keymap",
     "zoomed",

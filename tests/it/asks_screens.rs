@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
-use tooldeck::app::{App, Effect, Msg, update};
+use tooldeck::app::{App, DesktopEffect, Effect, InputMsg, Msg, ServerEffect, ServerMsg, TaskEffect, update};
 use tooldeck::catalog::{LoadOptions, load_samples};
 use tooldeck::invoke::mcp::asks::{Ask, Reply};
 use tooldeck::theme::Styles;
@@ -16,7 +16,7 @@ fn app() -> App {
 }
 
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))))
 }
 
 fn type_text(app: &mut App, text: &str) {
@@ -51,7 +51,7 @@ fn form_ask() -> Ask {
 #[test]
 fn an_elicitation_form_is_filled_checked_and_sent() {
     let mut app = app();
-    update(&mut app, Msg::Asked { id: 7, ask: form_ask() });
+    update(&mut app, Msg::Server(ServerMsg::Asked { id: 7, ask: form_ask() }));
     let first = screen(&app);
     insta::assert_snapshot!("asks_01_elicitation_form", first);
     assert!(first.contains("Please tell us who you are."), "the server's message is above the form");
@@ -75,7 +75,7 @@ fn an_elicitation_form_is_filled_checked_and_sent() {
     let filled = screen(&app);
     insta::assert_snapshot!("asks_02_elicitation_filled", filled);
     let effects = key(&mut app, KeyCode::Enter);
-    let Some(Effect::AnswerAsk { id, reply: Reply::Accept(Some(content)) }) = effects.first() else {
+    let Some(Effect::Task(TaskEffect::AnswerAsk { id, reply: Reply::Accept(Some(content)) })) = effects.first() else {
         panic!("Enter sends the content: {effects:?}");
     };
     assert_eq!(*id, 7);
@@ -89,12 +89,12 @@ fn an_elicitation_form_is_filled_checked_and_sent() {
 #[test]
 fn decline_and_cancel_send_those_actions_and_questions_wait_their_turn() {
     let mut app = app();
-    update(&mut app, Msg::Asked { id: 1, ask: form_ask() });
-    update(&mut app, Msg::Asked { id: 2, ask: form_ask() });
+    update(&mut app, Msg::Server(ServerMsg::Asked { id: 1, ask: form_ask() }));
+    update(&mut app, Msg::Server(ServerMsg::Asked { id: 2, ask: form_ask() }));
     assert!(screen(&app).contains("1 more waiting"));
-    let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL)));
-    assert_eq!(effects, [Effect::AnswerAsk { id: 1, reply: Reply::Decline }]);
-    assert_eq!(key(&mut app, KeyCode::Esc), [Effect::AnswerAsk { id: 2, reply: Reply::Cancel }]);
+    let effects = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL))));
+    assert_eq!(effects, [Effect::Task(TaskEffect::AnswerAsk { id: 1, reply: Reply::Decline })]);
+    assert_eq!(key(&mut app, KeyCode::Esc), [Effect::Task(TaskEffect::AnswerAsk { id: 2, reply: Reply::Cancel })]);
 }
 
 #[test]
@@ -105,12 +105,18 @@ fn a_url_question_shows_the_url_and_o_opens_it() {
         url: "https://auth.example/start?state=1".into(),
         elicitation_id: "e1".into(),
     };
-    update(&mut app, Msg::Asked { id: 3, ask });
+    update(&mut app, Msg::Server(ServerMsg::Asked { id: 3, ask }));
     let shown = screen(&app);
     insta::assert_snapshot!("asks_03_url", shown);
     assert!(shown.contains("https://auth.example/start?state=1") && shown.contains("o open"), "{shown}");
-    assert_eq!(key(&mut app, KeyCode::Char('o')), [Effect::Open("https://auth.example/start?state=1".into())]);
-    assert_eq!(key(&mut app, KeyCode::Enter), [Effect::AnswerAsk { id: 3, reply: Reply::Accept(None) }]);
+    assert_eq!(
+        key(&mut app, KeyCode::Char('o')),
+        [Effect::Desktop(DesktopEffect::Open("https://auth.example/start?state=1".into()))]
+    );
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        [Effect::Task(TaskEffect::AnswerAsk { id: 3, reply: Reply::Accept(None) })]
+    );
 }
 
 #[test]
@@ -123,7 +129,7 @@ fn a_sampling_request_is_shown_and_the_reply_written() {
         "modelPreferences": {"hints": [{"name": "claude"}]},
         "tools": [{"name": "lookup", "inputSchema": {"type": "object"}}]
     });
-    update(&mut app, Msg::Asked { id: 4, ask: Ask::Sample { request, cut: false } });
+    update(&mut app, Msg::Server(ServerMsg::Asked { id: 4, ask: Ask::Sample { request, cut: false } }));
     type_text(&mut app, "Cairo");
     let shown = screen(&app);
     insta::assert_snapshot!("asks_04_sampling", shown);
@@ -132,14 +138,14 @@ fn a_sampling_request_is_shown_and_the_reply_written() {
     let effects = key(&mut app, KeyCode::Enter);
     assert_eq!(
         effects,
-        [Effect::AnswerAsk {
+        [Effect::Task(TaskEffect::AnswerAsk {
             id: 4,
             reply: Reply::Sampled {
                 text: "Cairo".into(),
                 model: "tooldeck".into(),
                 stop_reason: Some("endTurn".into())
             }
-        }]
+        })]
     );
 }
 
@@ -147,17 +153,17 @@ fn a_sampling_request_is_shown_and_the_reply_written() {
 fn t_changes_the_roots() {
     let mut app = app();
     app.asks.set_roots(vec!["/srv/a".into()]);
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT)));
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT))));
     assert!(screen(&app).contains("/srv/a"), "the prompt starts with the current roots");
     // Typing replaces the roots shown; a cursor move first keeps them to be edited.
     key(&mut app, KeyCode::End);
     type_text(&mut app, ", /srv/b");
     let effects = key(&mut app, KeyCode::Enter);
-    assert_eq!(effects, [Effect::SetRoots(vec!["/srv/a".into(), "/srv/b".into()])]);
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT)));
+    assert_eq!(effects, [Effect::Server(ServerEffect::SetRoots(vec!["/srv/a".into(), "/srv/b".into()]))]);
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT))));
     type_text(&mut app, "/srv/c");
     let effects = key(&mut app, KeyCode::Enter);
-    assert_eq!(effects, [Effect::SetRoots(vec!["/srv/c".into()])], "typed at once: replaced");
+    assert_eq!(effects, [Effect::Server(ServerEffect::SetRoots(vec!["/srv/c".into()]))], "typed at once: replaced");
 }
 
 /// A multi-select (an array of allowed values, plain `items.enum` or titled `items.anyOf`):
@@ -179,7 +185,7 @@ fn a_multi_select_takes_and_drops_items() {
             }
         }),
     };
-    update(&mut app, Msg::Asked { id: 3, ask });
+    update(&mut app, Msg::Server(ServerMsg::Asked { id: 3, ask }));
     // colours: a new item, focused, then its value chosen: unset → red → green.
     key(&mut app, KeyCode::Char('a'));
     key(&mut app, KeyCode::Right);
@@ -202,7 +208,7 @@ fn a_multi_select_takes_and_drops_items() {
     let shown = screen(&app);
     assert!(shown.contains("Small"), "enumNames label the choices:\n{shown}");
     let effects = key(&mut app, KeyCode::Enter);
-    let Some(Effect::AnswerAsk { reply: Reply::Accept(Some(content)), .. }) = effects.first() else {
+    let Some(Effect::Task(TaskEffect::AnswerAsk { reply: Reply::Accept(Some(content)), .. })) = effects.first() else {
         panic!("Enter sends the content: {effects:?}\n{}", screen(&app));
     };
     assert_eq!(content["colours"], json!(["green"]));
@@ -234,7 +240,7 @@ fn the_status_line_gives_the_questions_keys() {
     let before = screen(&app);
     let bottom = |text: &str| text.lines().last().unwrap_or_default().to_string();
     assert!(!bottom(&before).contains("Enter send"), "{before}");
-    update(&mut app, Msg::Asked { id: 1, ask: form_ask() });
+    update(&mut app, Msg::Server(ServerMsg::Asked { id: 1, ask: form_ask() }));
     let shown = screen(&app);
     let said = bottom(&shown);
     for hint in ["Enter send", "Ctrl-D decline", "Esc cancel", "a/d list item"] {
@@ -253,12 +259,12 @@ fn long_popup_titles_end_with_an_ellipsis() {
         terminal.draw(|frame| tooldeck::ui::render(app, &Styles::default(), frame)).expect("draw");
         terminal.backend().to_string()
     };
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('V'), KeyModifiers::SHIFT)));
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('V'), KeyModifiers::SHIFT))));
     let screen = draw(&app);
     let top = screen.lines().find(|l| l.contains("as tooldeck read it from")).expect("the V title");
     assert!(top.contains("… ─") || top.contains("… ┐"), "{screen}");
     key(&mut app, KeyCode::Esc);
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT)));
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('T'), KeyModifiers::SHIFT))));
     let screen = draw(&app);
     assert!(screen.contains("roots, comma-separated (Enter: set, Esc: cancel)"), "{screen}");
     let status = screen.lines().last().unwrap_or_default();

@@ -7,7 +7,10 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tooldeck::app::{Answer, App, CallFailure, Effect, EffectError, Msg, update};
+use tooldeck::app::{
+    Answer, App, CallFailure, CallMsg, DesktopEffect, Effect, EffectError, FaceMsg, InputMsg, Msg, ServerEffect,
+    ServerMsg, update,
+};
 use tooldeck::catalog::Catalog;
 use tooldeck::invoke::Endpoint;
 use tooldeck::invoke::endpoint::{EndpointOptions, server_tools};
@@ -34,15 +37,15 @@ async fn connect(url: &str) -> Endpoint {
 /// One effect as the runtime carries it out: the message it answers with, if any.
 async fn carry_out(endpoint: &Endpoint, effect: Effect) -> Option<Msg> {
     Some(match effect {
-        Effect::ListServerTools => {
+        Effect::Server(ServerEffect::ListTools) => {
             let text = endpoint.list_tools().await.expect("tools listed");
-            Msg::ServerTools { label: LABEL.into(), result: Ok(server_tools(LABEL, &text)) }
+            Msg::Server(ServerMsg::Tools { label: LABEL.into(), result: Ok(server_tools(LABEL, &text)) })
         }
-        Effect::ListFaces => {
+        Effect::Server(ServerEffect::ListFaces) => {
             let faces = endpoint.list_faces().await.expect("an MCP server");
-            Msg::ServerFaces { label: LABEL.into(), faces: Box::new(faces) }
+            Msg::Face(FaceMsg::Listed { label: LABEL.into(), faces: Box::new(faces) })
         }
-        Effect::Face { id, call_id, request } => {
+        Effect::Server(ServerEffect::Face { id, call_id, request }) => {
             let answer = match request {
                 tooldeck::app::faces::FaceRequest::Read { uri } => endpoint.read_as_result(&uri, &call_id).await,
                 tooldeck::app::faces::FaceRequest::GetPrompt { name, arguments } => {
@@ -52,16 +55,16 @@ async fn carry_out(endpoint: &Endpoint, effect: Effect) -> Option<Msg> {
             let result = answer
                 .map(|(outcome, exchange)| Box::new(Answer::new(outcome, exchange, None)))
                 .map_err(CallFailure::from);
-            Msg::InvocationDone { id, result }
+            Msg::Call(CallMsg::Done { id, result })
         }
-        Effect::Complete { tool_id, reference, argument, typed, context } => {
+        Effect::Server(ServerEffect::Complete { tool_id, reference, argument, typed, context }) => {
             let within = tooldeck::invoke::mcp::completion::ANSWER_WITHIN;
             let result = endpoint.complete(&reference, &argument, &typed, &context, within).await;
-            Msg::Completed { tool_id, argument, typed, result: result.map_err(EffectError::from) }
+            Msg::Face(FaceMsg::Completed { tool_id, argument, typed, result: result.map_err(EffectError::from) })
         }
-        Effect::Subscribe { uri, on } => {
+        Effect::Server(ServerEffect::Subscribe { uri, on }) => {
             let result = if on { endpoint.subscribe(&uri).await } else { endpoint.unsubscribe(&uri).await };
-            Msg::Subscribed { uri, on, result: result.map_err(EffectError::from) }
+            Msg::Face(FaceMsg::Subscribed { uri, on, result: result.map_err(EffectError::from) })
         }
         _ => return None,
     })
@@ -82,11 +85,11 @@ async fn drive(app: &mut App, endpoint: &Endpoint, msg: Msg) -> Vec<Effect> {
 }
 
 fn key(code: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+    Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
 }
 
 fn run() -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))
+    Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)))
 }
 
 async fn keys(app: &mut App, endpoint: &Endpoint, codes: &[KeyCode]) -> Vec<Effect> {
@@ -120,9 +123,10 @@ fn screen(app: &App, (width, height): (u16, u16)) -> String {
 /// The app connected to the server: its (no) tools, then its faces listed.
 async fn connected(endpoint: &Endpoint, size: (u16, u16)) -> App {
     let mut app = App::new(Catalog::default(), &[], size);
-    update(&mut app, Msg::Resize(size.0, size.1));
-    let asked = drive(&mut app, endpoint, Msg::ServerNamed { label: LABEL.into(), lists_tools: true }).await;
-    assert!(asked.contains(&Effect::ListFaces), "faces are listed after the tools: {asked:?}");
+    update(&mut app, Msg::Input(InputMsg::Resize(size.0, size.1)));
+    let asked =
+        drive(&mut app, endpoint, Msg::Server(ServerMsg::Named { label: LABEL.into(), lists_tools: true })).await;
+    assert!(asked.contains(&Effect::Server(ServerEffect::ListFaces)), "faces are listed after the tools: {asked:?}");
     app
 }
 
@@ -153,27 +157,34 @@ async fn resources_templates_and_prompts_in_the_app() {
     // A resource: the run reads it, shown as a result's content.
     select(&mut app, &endpoint, "notes").await;
     let asked = drive(&mut app, &endpoint, run()).await;
-    assert!(matches!(&asked[..], [Effect::Face { .. }, ..]), "{asked:?}");
+    assert!(matches!(&asked[..], [Effect::Server(ServerEffect::Face { .. }), ..]), "{asked:?}");
     let shown = screen(&app, (120, 40));
     assert!(shown.contains("line one") && shown.contains("line two"), "{shown}");
     snapshot!("faces_02_resource_read_120x40", shown);
     let copied = keys(&mut app, &endpoint, &[KeyCode::Char('y')]).await;
     assert!(
-        copied.iter().any(|e| matches!(e, Effect::Copy(text) if text.contains("line one\nline two"))),
+        copied
+            .iter()
+            .any(|e| matches!(e, Effect::Desktop(DesktopEffect::Copy(text)) if text.contains("line one\nline two"))),
         "{copied:?}"
     );
 
     // A template: its variable typed, a suggestion from completion/complete picked, then read.
     select(&mut app, &endpoint, "item").await;
     let asked = keys(&mut app, &endpoint, &[KeyCode::Enter, KeyCode::Enter, KeyCode::Char('4')]).await;
-    assert!(asked.iter().any(|e| matches!(e, Effect::Complete { typed, .. } if typed == "4")), "{asked:?}");
+    assert!(
+        asked.iter().any(|e| matches!(e, Effect::Server(ServerEffect::Complete { typed, .. }) if typed == "4")),
+        "{asked:?}"
+    );
     keys(&mut app, &endpoint, &[KeyCode::Down]).await;
     let shown = screen(&app, (120, 40));
     assert!(shown.contains("42"), "the suggestion is offered:\n{shown}");
     keys(&mut app, &endpoint, &[KeyCode::Enter]).await;
     let asked = drive(&mut app, &endpoint, run()).await;
     let read = asked.iter().find_map(|e| match e {
-        Effect::Face { request: tooldeck::app::faces::FaceRequest::Read { uri }, .. } => Some(uri.clone()),
+        Effect::Server(ServerEffect::Face { request: tooldeck::app::faces::FaceRequest::Read { uri }, .. }) => {
+            Some(uri.clone())
+        }
         _ => None,
     });
     assert_eq!(read.as_deref(), Some("test://items/42"));
@@ -209,30 +220,33 @@ async fn a_subscribed_resource_is_read_again_when_it_changes_and_lists_refresh()
     let events = endpoint.events().expect("an MCP endpoint");
     events.take();
     let asked = keys(&mut app, &endpoint, &[KeyCode::Char('b')]).await;
-    assert!(asked.contains(&Effect::Subscribe { uri: "test://notes".into(), on: true }), "{asked:?}");
+    assert!(
+        asked.contains(&Effect::Server(ServerEffect::Subscribe { uri: "test://notes".into(), on: true })),
+        "{asked:?}"
+    );
     assert!(app.faces.subscribed().contains("test://notes"));
     let mut updated = false;
     let mut relisted = false;
     for _ in 0..50 {
         let batch = tokio::time::timeout(std::time::Duration::from_secs(5), events.next_batch()).await.unwrap();
-        let asked = drive(&mut app, &endpoint, Msg::ServerEvents(batch)).await;
-        updated |= asked.iter().any(|e| matches!(e, Effect::Face { .. }));
-        relisted |= asked.contains(&Effect::ListFaces);
+        let asked = drive(&mut app, &endpoint, Msg::Server(ServerMsg::Events(batch))).await;
+        updated |= asked.iter().any(|e| matches!(e, Effect::Server(ServerEffect::Face { .. })));
+        relisted |= asked.contains(&Effect::Server(ServerEffect::ListFaces));
         if updated && relisted {
             break;
         }
     }
     assert!(updated, "the read on screen is made again");
     assert!(relisted, "list_changed lists the resources again");
-    let status = app.status.clone().unwrap_or_default();
+    let status = app.status().map(str::to_string).unwrap_or_default();
     assert!(status.contains("updated at") || status.contains("resource"), "{status}");
     assert!(app.faces.updated().contains_key("test://notes"));
     assert!(screen(&app, (80, 24)).contains("line one"), "read again, shown");
     let asked = keys(&mut app, &endpoint, &[KeyCode::Char('b')]).await;
     assert!(
-        asked.contains(&Effect::Subscribe { uri: "test://notes".into(), on: false }),
+        asked.contains(&Effect::Server(ServerEffect::Subscribe { uri: "test://notes".into(), on: false })),
         "{asked:?} {:?} {:?}",
-        app.status,
+        app.status(),
         app.selected_tool().map(|t| &t.name)
     );
     assert!(!app.faces.subscribed().contains("test://notes"));
@@ -279,14 +293,14 @@ fn secrets_in_traffic_bodies_are_masked_on_screen_and_when_copied() {
     let text: Arc<str> = serde_json::to_string_pretty(&value).unwrap().into();
     traffic.message(true, &value, text);
     let mut app = App::new(Catalog::default(), &[], (120, 40));
-    update(&mut app, Msg::Resize(120, 40));
-    update(&mut app, Msg::Traffic(traffic.since(0).0));
+    update(&mut app, Msg::Input(InputMsg::Resize(120, 40)));
+    update(&mut app, Msg::Server(ServerMsg::Traffic(traffic.since(0).0)));
     update(&mut app, key(KeyCode::Char('X')));
     update(&mut app, key(KeyCode::Char('g')));
     let shown = screen(&app, (120, 40));
     assert!(shown.contains("tools/call") && shown.contains("call-7") && shown.contains("page=3"), "{shown}");
     let copied = update(&mut app, key(KeyCode::Char('y')));
-    let Some(Effect::Copy(copied)) = copied.first() else { panic!("a copy: {copied:?}") };
+    let Some(Effect::Desktop(DesktopEffect::Copy(copied))) = copied.first() else { panic!("a copy: {copied:?}") };
     for secret in ["sk-live-123", "tok-9", "abc-2"] {
         assert!(!shown.contains(secret) && !copied.contains(secret), "{secret} shown or copied:\n{shown}\n{copied}");
     }

@@ -1,7 +1,7 @@
 //! The fuzz pane (`Z`) on ratatui's TestBackend, at 120x40 and 80x24: a run going on with its
 //! progress line, its findings with the chosen one's shrunk arguments (a server's escapes shown,
 //! never obeyed), and Enter putting them in the form. Driven through `update` with the messages
-//! the runtime sends (`Msg::FuzzProgress`, `Msg::FuzzDone`).
+//! the runtime sends (`FuzzMsg::Progress`, `FuzzMsg::Done`).
 
 use std::time::Duration;
 
@@ -9,7 +9,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
-use tooldeck::app::{App, Effect, EffectError, Focus, Msg, update};
+use tooldeck::app::{App, Effect, EffectError, Focus, FuzzMsg, InputMsg, Msg, ServerEffect, update};
 use tooldeck::catalog::{LoadOptions, load_samples};
 use tooldeck::fuzz::{Finding, Kind, Phase, Progress, Report, ToolSummary};
 use tooldeck::invoke::InvokeError;
@@ -20,12 +20,12 @@ const TOOL: &str = "convert_currency";
 fn app(width: u16, height: u16) -> App {
     let loaded = load_samples(&LoadOptions::default());
     let mut app = App::new(loaded.catalog, &loaded.diagnostics, (width, height));
-    let _ = update(&mut app, Msg::Resize(width, height));
+    let _ = update(&mut app, Msg::Input(InputMsg::Resize(width, height)));
     app
 }
 
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))))
 }
 
 fn screen(app: &App) -> String {
@@ -40,7 +40,7 @@ fn start(app: &mut App) -> u64 {
         key(app, KeyCode::Down);
     }
     match key(app, KeyCode::Char('Z')).as_slice() {
-        [Effect::Fuzz { id, tool }] if tool.id == TOOL => *id,
+        [Effect::Server(ServerEffect::Fuzz { id, tool })] if tool.id == TOOL => *id,
         other => panic!("{other:?}"),
     }
 }
@@ -93,14 +93,14 @@ fn done(app: &mut App, id: u64) {
         restarts: 0,
         ..Report::default()
     };
-    let _ = update(app, Msg::FuzzDone { id, result: Ok(Box::new(report)) });
+    let _ = update(app, Msg::Fuzz(FuzzMsg::Done { id, result: Ok(Box::new(report)) }));
 }
 
 #[test]
 fn the_fuzz_pane_shows_progress_then_findings_at_120x40() {
     let mut app = app(120, 40);
     let id = start(&mut app);
-    let _ = update(&mut app, Msg::FuzzProgress { id, progress: progress() });
+    let _ = update(&mut app, Msg::Fuzz(FuzzMsg::Progress { id, progress: progress() }));
     let running = screen(&app);
     assert!(running.contains("random valid · 1530 calls · 2 findings · 1700 calls/s · Esc stops"), "{running}");
     insta::assert_snapshot!("fuzz_01_running_120x40", running);
@@ -118,7 +118,7 @@ fn the_fuzz_pane_shows_progress_then_findings_at_120x40() {
 fn the_fuzz_pane_fits_80x24_and_enter_fills_the_form() {
     let mut app = app(80, 24);
     let id = start(&mut app);
-    let _ = update(&mut app, Msg::FuzzProgress { id, progress: progress() });
+    let _ = update(&mut app, Msg::Fuzz(FuzzMsg::Progress { id, progress: progress() }));
     insta::assert_snapshot!("fuzz_03_running_80x24", screen(&app));
     done(&mut app, id);
     let shown = screen(&app);
@@ -145,18 +145,18 @@ fn a_run_that_could_not_start_says_why() {
         why.to_string(),
         "cannot open a connection for fuzzing: cannot connect to http://127.0.0.1:9: connection refused"
     );
-    let _ = update(&mut app, Msg::FuzzDone { id, result: Err(why) });
+    let _ = update(&mut app, Msg::Fuzz(FuzzMsg::Done { id, result: Err(why) }));
     let shown = screen(&app);
     assert!(shown.contains("✗ not fuzzed") && shown.contains("connection refused"), "{shown}");
     // Esc closes it; the palette finds "fuzz" to start again.
     key(&mut app, KeyCode::Esc);
     assert!(!app.shows(tooldeck::app::Overlay::Fuzz));
-    let _ = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('p'), KeyModifiers::CONTROL)));
+    let _ = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('p'), KeyModifiers::CONTROL))));
     for c in "fuzz".chars() {
         key(&mut app, KeyCode::Char(c));
     }
     match key(&mut app, KeyCode::Enter).as_slice() {
-        [Effect::Fuzz { tool, .. }] => assert_eq!(tool.id, TOOL),
+        [Effect::Server(ServerEffect::Fuzz { tool, .. })] => assert_eq!(tool.id, TOOL),
         other => panic!("the palette's fuzz starts a run: {other:?}"),
     }
     assert!(app.shows(tooldeck::app::Overlay::Fuzz) && app.fuzz.running());

@@ -7,7 +7,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
 use tooldeck::app::keymap::{DEFAULTS, Key};
-use tooldeck::app::{Action, Answer, App, Context, Effect, Keymap, Msg, update};
+use tooldeck::app::{
+    Action, Answer, App, CallMsg, Context, Effect, InputMsg, Keymap, Msg, SaveMsg, ServerEffect, ServerMsg, update,
+};
 use tooldeck::catalog::{LoadOptions, load_samples};
 use tooldeck::invoke::Exchange;
 use tooldeck::invoke::envelope::read_otc_response;
@@ -185,11 +187,11 @@ impl Deck {
         if key.alt {
             modifiers |= KeyModifiers::ALT;
         }
-        self.send(Msg::Key(KeyEvent::new(key.code, modifiers)))
+        self.send(Msg::Input(InputMsg::Key(KeyEvent::new(key.code, modifiers))))
     }
 
     fn press(&mut self, code: KeyCode) {
-        self.send(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+        self.send(Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))));
     }
 
     fn look(&mut self, what: &str) {
@@ -198,7 +200,7 @@ impl Deck {
         let text = terminal.backend().to_string();
         self.screens.push((what.to_string(), text));
         // A status message asked for by the step is seen, then cleared by the next look.
-        if let Some(status) = self.app.status.clone() {
+        if let Some(status) = self.app.status().map(str::to_string) {
             self.screens.push((format!("{what} (status)"), status));
         }
     }
@@ -212,7 +214,7 @@ impl Deck {
 
     fn run_and_answer(&mut self, body: impl Fn(&str) -> String) {
         let effects = self.act(Context::Typing, Action::Run);
-        let effects = if effects.iter().any(|e| matches!(e, Effect::Invoke { .. })) {
+        let effects = if effects.iter().any(|e| matches!(e, Effect::Server(ServerEffect::Invoke { .. }))) {
             effects
         } else {
             self.act(Context::Typing, Action::Run)
@@ -220,14 +222,14 @@ impl Deck {
         let (id, request) = effects
             .into_iter()
             .find_map(|e| match e {
-                Effect::Invoke { id, request, .. } => Some((id, request)),
+                Effect::Server(ServerEffect::Invoke { id, request, .. }) => Some((id, request)),
                 _ => None,
             })
-            .unwrap_or_else(|| panic!("the call is sent: {:?}", self.app.status));
+            .unwrap_or_else(|| panic!("the call is sent: {:?}", self.app.status()));
         let text = body(&request.call_id);
         let outcome = read_otc_response(200, Some("application/json"), text.as_bytes(), false, &request.call_id);
         let exchange = Exchange { status: Some(200), response_body: text, ..Exchange::default() };
-        self.send(Msg::InvocationDone { id, result: Ok(Box::new(Answer::new(outcome, exchange, None))) });
+        self.send(Msg::Call(CallMsg::Done { id, result: Ok(Box::new(Answer::new(outcome, exchange, None))) }));
     }
 }
 
@@ -311,7 +313,7 @@ fn walk_popups_and_panes() -> Vec<(String, String)> {
     deck.press(KeyCode::Char('%'));
     deck.look("a stray key in the picker");
     deck.act(Context::Picker, Action::Back);
-    deck.send(Msg::Saved(Ok(Saved::Exists { path: "out.bin".into() })));
+    deck.send(Msg::Save(SaveMsg::Saved(Ok(Saved::Exists { path: "out.bin".into() }))));
     deck.look("replace a file?");
     deck.press(KeyCode::Char('%'));
     deck.look("the file kept");
@@ -339,15 +341,15 @@ fn walk_popups_and_panes() -> Vec<(String, String)> {
         message: "Who are you?".into(),
         schema: json!({"type": "object", "properties": {"name": {"type": "string"}, "ok": {"type": "boolean"}}}),
     };
-    deck.send(Msg::Asked { id: 1, ask: form });
+    deck.send(Msg::Server(ServerMsg::Asked { id: 1, ask: form }));
     deck.look("a server's form");
     deck.act(Context::Ask, Action::AskCancel);
     let url = Ask::Url { message: "Sign in".into(), url: "https://auth.example/".into(), elicitation_id: "e".into() };
-    deck.send(Msg::Asked { id: 2, ask: url });
+    deck.send(Msg::Server(ServerMsg::Asked { id: 2, ask: url }));
     deck.look("a server's URL");
     deck.act(Context::Ask, Action::AskCancel);
     let sample = Ask::Sample { request: json!({"messages": [], "maxTokens": 10}), cut: false };
-    deck.send(Msg::Asked { id: 3, ask: sample });
+    deck.send(Msg::Server(ServerMsg::Asked { id: 3, ask: sample }));
     deck.look("a sampling request");
     deck.screens
 }

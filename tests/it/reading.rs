@@ -6,7 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tooldeck::app::{Answer, App, Focus, Msg, Popup, update};
+use tooldeck::app::{Answer, App, CallMsg, Focus, InputMsg, Msg, Popup, ServerEffect, update};
 use tooldeck::catalog::{Catalog, LoadOptions, load_samples, load_text};
 use tooldeck::invoke::Exchange;
 use tooldeck::invoke::envelope::read_otc_response;
@@ -24,7 +24,7 @@ impl Deck {
     }
 
     fn key(&mut self, code: KeyCode, modifiers: KeyModifiers) {
-        update(&mut self.app, Msg::Key(KeyEvent::new(code, modifiers)));
+        update(&mut self.app, Msg::Input(InputMsg::Key(KeyEvent::new(code, modifiers))));
     }
 
     fn press(&mut self, code: KeyCode) {
@@ -44,7 +44,7 @@ impl Deck {
 
     /// Runs the form (sending it even if invalid) and answers with an OTC `body`.
     fn run_and_answer(&mut self, body_for: impl FnOnce(&str) -> String) {
-        let ctrl_r = || Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+        let ctrl_r = || Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
         let mut effects = update(&mut self.app, ctrl_r());
         if effects.is_empty() {
             effects = update(&mut self.app, ctrl_r());
@@ -52,7 +52,7 @@ impl Deck {
         let (id, request) = effects
             .into_iter()
             .find_map(|e| match e {
-                tooldeck::app::Effect::Invoke { id, request, .. } => Some((id, request)),
+                tooldeck::app::Effect::Server(ServerEffect::Invoke { id, request, .. }) => Some((id, request)),
                 _ => None,
             })
             .expect("a call");
@@ -60,7 +60,7 @@ impl Deck {
         let outcome = read_otc_response(200, Some("application/json"), body.as_bytes(), false, &request.call_id);
         let exchange = Exchange { status: Some(200), response_body: body, ..Exchange::default() };
         let answer = Answer::new(outcome, exchange, None);
-        update(&mut self.app, Msg::InvocationDone { id, result: Ok(Box::new(answer)) });
+        update(&mut self.app, Msg::Call(CallMsg::Done { id, result: Ok(Box::new(answer)) }));
     }
 
     fn text(&self) -> String {
@@ -95,20 +95,20 @@ fn words(screen: &str) -> String {
 fn a_long_error_wraps_and_scrolls_to_its_end() {
     let mut deck = Deck::samples((80, 24));
     deck.open_tool("Math.Add");
-    let ctrl_r = || Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+    let ctrl_r = || Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
     update(&mut deck.app, ctrl_r());
     let effects = update(&mut deck.app, ctrl_r());
     let id = effects
         .iter()
         .find_map(|e| match e {
-            tooldeck::app::Effect::Invoke { id, .. } => Some(*id),
+            tooldeck::app::Effect::Server(ServerEffect::Invoke { id, .. }) => Some(*id),
             _ => None,
         })
         .expect("sent anyway");
     let words_said: Vec<String> = (0..420).map(|i| format!("w{i}")).collect();
     let error = format!("BEGIN {} END", words_said.join(" "));
     assert!(error.len() > 1900, "{}", error.len());
-    update(&mut deck.app, Msg::InvocationDone { id, result: Err(error.into()) });
+    update(&mut deck.app, Msg::Call(CallMsg::Done { id, result: Err(error.into()) }));
     let screen = deck.snapshot("reading_01_long_error_wrapped");
     assert!(screen.contains("BEGIN w0 w1 w2"), "{screen}");
     assert!(!screen.contains("END"), "more than fits: {screen}");

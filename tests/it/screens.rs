@@ -7,7 +7,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
-use tooldeck::app::{Answer, App, Effect, Msg, update};
+use tooldeck::app::{
+    Answer, App, CallMsg, ContentMsg, Effect, InputMsg, LoadMsg, Msg, SaveMsg, ServerEffect, ServerMsg, WorkEffect,
+    update,
+};
 use tooldeck::catalog::{Catalog, LoadOptions, load_samples, load_text};
 use tooldeck::invoke::Exchange;
 use tooldeck::invoke::envelope::read_otc_response;
@@ -37,23 +40,23 @@ impl Deck {
 
     /// Ctrl-R, returning the call the app asked the runtime to make.
     fn run(&mut self) -> Option<(u64, CallRequest)> {
-        self.send(Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))).into_iter().find_map(
-            |e| match e {
-                Effect::Invoke { id, request, .. } => Some((id, request)),
+        self.send(Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))))
+            .into_iter()
+            .find_map(|e| match e {
+                Effect::Server(ServerEffect::Invoke { id, request, .. }) => Some((id, request)),
                 _ => None,
-            },
-        )
+            })
     }
 
     /// The answer to call `id`, as a server's HTTP response would give it.
     fn answer(&mut self, id: u64, request: &CallRequest, status: u16, body: &str) {
         let outcome = read_otc_response(status, Some("application/json"), body.as_bytes(), false, &request.call_id);
         let exchange = Exchange { status: Some(status), response_body: body.into(), ..Exchange::default() };
-        self.send(Msg::InvocationDone { id, result: Ok(Box::new(Answer::new(outcome, exchange, None))) });
+        self.send(Msg::Call(CallMsg::Done { id, result: Ok(Box::new(Answer::new(outcome, exchange, None))) }));
     }
 
     fn key(&mut self, code: KeyCode, modifiers: KeyModifiers) {
-        self.send(Msg::Key(KeyEvent::new(code, modifiers)));
+        self.send(Msg::Input(InputMsg::Key(KeyEvent::new(code, modifiers))));
     }
 
     fn press(&mut self, code: KeyCode) {
@@ -70,11 +73,11 @@ impl Deck {
 
     fn resize(&mut self, width: u16, height: u16) {
         self.size = (width, height);
-        self.send(Msg::Resize(width, height));
+        self.send(Msg::Input(InputMsg::Resize(width, height)));
     }
 
     fn mouse(&mut self, kind: MouseEventKind, column: u16, row: u16) {
-        self.send(Msg::Mouse(MouseEvent { kind, column, row, modifiers: KeyModifiers::NONE }));
+        self.send(Msg::Input(InputMsg::Mouse(MouseEvent { kind, column, row, modifiers: KeyModifiers::NONE })));
     }
 
     /// Filters the list to `filter`, keeps the best match (Enter) and opens its form (Enter).
@@ -330,7 +333,7 @@ fn textarea_holds_several_lines() {
     deck.press(KeyCode::Enter);
     deck.type_text("Offer 10% off the next one.");
     // A paste keeps its newlines in a text area.
-    deck.send(Msg::Paste("\nSign as Ana.".into()));
+    deck.send(Msg::Input(InputMsg::Paste("\nSign as Ana.".into())));
     let screen = deck.snapshot("08_textarea_editing");
     let lines: Vec<&str> = screen.lines().collect();
     let notes = field_row(&screen, "notes");
@@ -398,7 +401,7 @@ fn run_with_valid_arguments_shows_the_request() {
     assert_eq!(request.arguments, serde_json::json!({"query": "laptop"}));
     let screen = deck.snapshot("10a_run_running");
     assert!(screen.contains("running 0.0 s"), "{screen}");
-    deck.send(Msg::Tick { elapsed_ms: 1200 });
+    deck.send(Msg::Call(CallMsg::Tick { elapsed_ms: 1200 }));
     assert!(deck.text().contains("running 1.2 s"));
     let body = format!(
         r#"{{"result": {{"call_id": "{}", "success": true, "value": {{"items": ["laptop stand"]}}}}}}"#,
@@ -479,9 +482,9 @@ fn authorization_prompt_then_token_runs_again() {
     let screen = deck.text();
     assert!(screen.contains("token for google"), "{screen}");
     assert!(screen.contains("••••••") && !screen.contains("s3cret"), "the token is masked: {screen}");
-    let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    let effects = deck.send(Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))));
     let retried = effects.iter().find_map(|e| match e {
-        Effect::Invoke { request, .. } => Some(request.clone()),
+        Effect::Server(ServerEffect::Invoke { request, .. }) => Some(request.clone()),
         _ => None,
     });
     let retried = retried.expect("the token runs the call again");
@@ -493,24 +496,24 @@ fn authorization_prompt_then_token_runs_again() {
 #[test]
 fn a_server_wanting_a_token_asks_for_it_at_start() {
     let mut deck = Deck::with_catalog(Catalog::default(), &[]);
-    deck.send(Msg::ServerWantsToken {
+    deck.send(Msg::Server(ServerMsg::WantsToken {
         url: "http://127.0.0.1:9/mcp".into(),
         challenge: Some("Bearer scope=\"tools:call\"".into()),
-    });
+    }));
     let screen = deck.snapshot("10g_server_wants_a_token");
     assert!(screen.contains("token for mcp"), "{screen}");
     assert!(screen.contains("wants authorization (HTTP 401"), "{screen}");
     deck.type_text("s3cret");
     assert!(!deck.text().contains("s3cret"), "masked");
-    let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    let effects = deck.send(Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))));
     assert!(
-        effects.contains(&Effect::Authorize { provider: "mcp".into(), token: "s3cret".into() }),
+        effects.contains(&Effect::Server(ServerEffect::Authorize { provider: "mcp".into(), token: "s3cret".into() })),
         "the token goes to the server: {effects:?}"
     );
     let tools =
         r#"{"tools": [{"name": "add", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}}}}]}"#;
     let tools = tooldeck::invoke::endpoint::server_tools("http://127.0.0.1:9/mcp", tools);
-    deck.send(Msg::ServerTools { label: "http://127.0.0.1:9/mcp".into(), result: Ok(tools) });
+    deck.send(Msg::Server(ServerMsg::Tools { label: "http://127.0.0.1:9/mcp".into(), result: Ok(tools) }));
     let screen = deck.text();
     assert!(screen.contains("› add"), "the server's tool is listed and selected:\n{screen}");
     assert!(screen.contains("1 tool from http://127.0.0.1:9/mcp"), "{screen}");
@@ -535,21 +538,23 @@ fn a_result_is_saved_as_a_test_case() {
     );
     deck.answer(id, &request, 200, &body);
     deck.ctrl('o');
-    assert!(deck.send(Msg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT))).is_empty());
+    assert!(deck.send(Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT)))).is_empty());
     let screen = deck.snapshot("10h_case_file_prompt");
     assert!(screen.contains("append test cases to"), "{screen}");
     assert!(screen.contains("tooldeck-cases.yaml"), "the default file:\n{screen}");
-    let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
-    let [Effect::SaveCase { path, case }] = effects.as_slice() else { panic!("one case to save: {effects:?}") };
+    let effects = deck.send(Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))));
+    let [Effect::Server(ServerEffect::SaveCase { path, case })] = effects.as_slice() else {
+        panic!("one case to save: {effects:?}")
+    };
     assert_eq!(path, "tooldeck-cases.yaml");
     assert_eq!(case["tool"], "search_products");
     assert_eq!(case["args"], serde_json::json!({"query": "laptop"}));
     assert_eq!(case["expect"], serde_json::json!({"status": "value", "value": {"items": ["laptop stand"]}}));
     assert!(case.get("validate").is_none(), "valid arguments need no validate: false");
-    deck.send(Msg::CaseSaved(Ok(path.clone())));
+    deck.send(Msg::Save(SaveMsg::CaseSaved(Ok(path.clone()))));
     assert!(deck.text().contains("case saved to tooldeck-cases.yaml"));
     // The same call again is not saved twice.
-    assert!(deck.send(Msg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT))).is_empty());
+    assert!(deck.send(Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT)))).is_empty());
     assert!(deck.text().contains("already saved"), "{}", deck.text());
     // Another call goes straight to the same file.
     deck.press(KeyCode::Esc);
@@ -560,9 +565,9 @@ fn a_result_is_saved_as_a_test_case() {
     deck.answer(id, &request, 200, &body);
     // On a text field a letter types: back to the list, where S is a command.
     deck.press(KeyCode::Esc);
-    let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT)));
+    let effects = deck.send(Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT))));
     assert!(
-        matches!(effects.as_slice(), [Effect::SaveCase { path, .. }] if path == "tooldeck-cases.yaml"),
+        matches!(effects.as_slice(), [Effect::Server(ServerEffect::SaveCase { path, .. })] if path == "tooldeck-cases.yaml"),
         "{effects:?}"
     );
 
@@ -579,14 +584,16 @@ fn a_result_is_saved_as_a_test_case() {
     });
     deck.press(KeyCode::Esc);
     deck.press(KeyCode::Char('H'));
-    let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT)));
-    let [Effect::SaveCase { case, .. }] = effects.as_slice() else { panic!("one case to save: {effects:?}") };
+    let effects = deck.send(Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('S'), KeyModifiers::SHIFT))));
+    let [Effect::Server(ServerEffect::SaveCase { case, .. })] = effects.as_slice() else {
+        panic!("one case to save: {effects:?}")
+    };
     assert_eq!(case["expect"], serde_json::json!({"status": "error"}));
     assert_eq!(case["validate"], false, "the past call's arguments were invalid (query is required)");
     deck.press(KeyCode::Char('H'));
-    let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::NONE)));
+    let effects = deck.send(Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::NONE))));
     let rerun = effects.iter().find_map(|e| match e {
-        Effect::Invoke { request, .. } => Some(request.clone()),
+        Effect::Server(ServerEffect::Invoke { request, .. }) => Some(request.clone()),
         _ => None,
     });
     assert_eq!(rerun.expect("r runs the past call again").arguments, serde_json::json!({}));
@@ -665,7 +672,7 @@ fn a_too_small_terminal_takes_no_keys_but_quit() {
 
     // Letters, a paste, Esc and a command wait: nothing changes out of sight.
     deck.type_text("ro x");
-    deck.send(Msg::Paste("pasted".into()));
+    deck.send(Msg::Input(InputMsg::Paste("pasted".into())));
     deck.press(KeyCode::Esc);
     assert!(deck.run().is_none(), "Ctrl-R ran a call on a screen too small to show it");
     deck.resize(120, 40);
@@ -675,7 +682,7 @@ fn a_too_small_terminal_takes_no_keys_but_quit() {
 
     // q quits, whatever had the keys (here a field being typed in).
     deck.resize(40, 10);
-    let effects = deck.send(Msg::Key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE)));
+    let effects = deck.send(Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE))));
     assert!(effects.iter().any(|e| matches!(e, Effect::Quit)), "{effects:?}");
 }
 
@@ -899,15 +906,15 @@ fn mcp_content_items_in_the_result_pane() {
     let outcome = tooldeck::invoke::envelope::read_mcp_result(&result, &request.call_id);
     let answer =
         Answer::new(outcome, Exchange::default(), deck.app.catalog.get("everything").unwrap().output_schema.as_ref());
-    let effects = deck.send(Msg::InvocationDone { id, result: Ok(Box::new(answer)) });
+    let effects = deck.send(Msg::Call(CallMsg::Done { id, result: Ok(Box::new(answer)) }));
     // The image is selected and decoded off the UI thread; the decoded picture comes back.
-    let Some(Effect::DecodeInline { run, item, data, content_type }) =
-        effects.into_iter().find(|e| matches!(e, Effect::DecodeInline { .. }))
+    let Some(Effect::Work(WorkEffect::DecodeInline { run, item, data, content_type })) =
+        effects.into_iter().find(|e| matches!(e, Effect::Work(WorkEffect::DecodeInline { .. })))
     else {
         panic!("the image is decoded")
     };
     let decoded = tooldeck::invoke::artifact::decode_inline(&data, content_type).expect("a PNG");
-    deck.send(Msg::ItemDecoded { run, item, result: Ok(Box::new(decoded)) });
+    deck.send(Msg::Content(ContentMsg::ItemDecoded { run, item, result: Ok(Box::new(decoded)) }));
     deck.ctrl('o');
     let screen = deck.snapshot("32a_mcp_content_items");
     for expected in [
@@ -966,11 +973,11 @@ fn lint_findings_in_the_detail_pane() {
     let options = tooldeck::lint::Options::default();
     let app = App::new(Catalog::default(), &[], (120, 40)).with_background_checks().with_lint(options).loading();
     let mut deck = Deck { app, size: (120, 40) };
-    let effects = deck.send(Msg::CatalogLoaded { tools, diagnostics: Vec::new() });
+    let effects = deck.send(Msg::Load(LoadMsg::Catalog { tools, diagnostics: Vec::new() }));
     let (tool, options) = effects
         .into_iter()
         .find_map(|e| match e {
-            Effect::Lint { tool, options } => Some((tool, options)),
+            Effect::Work(WorkEffect::Lint { tool, options }) => Some((tool, options)),
             _ => None,
         })
         .expect("opening the form asks for the tool to be linted");
@@ -980,7 +987,7 @@ fn lint_findings_in_the_detail_pane() {
     assert!(rules.contains(&"schema/description-default"), "{rules:?}");
     let count = findings.len();
     assert!(count >= 3, "several warnings: {rules:?}");
-    deck.send(Msg::Linted { tool_id: tool.id.clone(), findings: findings.clone() });
+    deck.send(Msg::Load(LoadMsg::Linted { tool_id: tool.id.clone(), findings: findings.clone() }));
     for (width, height) in [(120, 40), (80, 24)] {
         deck.resize(width, height);
         let screen = deck.snapshot(&format!("lint_findings_in_the_detail_pane_{width}x{height}"));
@@ -1029,15 +1036,15 @@ fn lint_notes_key_says_why_there_is_nothing() {
     let (tools, _) = load_text("fine.json", file, &LoadOptions::default());
     let app = App::new(Catalog::default(), &[], (120, 40)).with_lint(tooldeck::lint::Options::default()).loading();
     let mut deck = Deck { app, size: (120, 40) };
-    deck.send(Msg::CatalogLoaded { tools, diagnostics: Vec::new() });
+    deck.send(Msg::Load(LoadMsg::Catalog { tools, diagnostics: Vec::new() }));
     deck.press(KeyCode::Char('N'));
     assert!(deck.app.prompts.popup().is_none());
-    let status = deck.app.status.clone().unwrap_or_default();
+    let status = deck.app.status().map(str::to_string).unwrap_or_default();
     assert!(status.contains("not read fine yet"), "{status}");
     let id = deck.app.selected_tool().map(|t| t.id.clone()).unwrap_or_default();
-    deck.send(Msg::Linted { tool_id: id, findings: Vec::new() });
+    deck.send(Msg::Load(LoadMsg::Linted { tool_id: id, findings: Vec::new() }));
     assert!(!deck.text().contains("reads them"), "nothing to count: {}", deck.text());
     deck.press(KeyCode::Char('N'));
-    let status = deck.app.status.clone().unwrap_or_default();
+    let status = deck.app.status().map(str::to_string).unwrap_or_default();
     assert!(status.contains("find nothing to say of fine"), "{status}");
 }

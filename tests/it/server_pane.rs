@@ -6,7 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tooldeck::app::{App, Effect, Msg, update};
+use tooldeck::app::{App, CallMsg, DesktopEffect, Effect, InputMsg, Msg, ServerEffect, ServerMsg, update};
 use tooldeck::catalog::{LoadOptions, load_samples};
 use tooldeck::invoke::mcp::events::ServerEvent;
 use tooldeck::invoke::mcp::info::ServerInfo;
@@ -15,12 +15,15 @@ use tooldeck::theme::Styles;
 fn app() -> App {
     let loaded = load_samples(&LoadOptions::default());
     let mut app = App::new(loaded.catalog, &loaded.diagnostics, (120, 40));
-    let _ = update(&mut app, Msg::ServerNamed { label: "mcp:stdio node server.js".into(), lists_tools: false });
+    let _ = update(
+        &mut app,
+        Msg::Server(ServerMsg::Named { label: "mcp:stdio node server.js".into(), lists_tools: false }),
+    );
     app
 }
 
 fn press(app: &mut App, c: char) -> Vec<Effect> {
-    update(app, Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)))
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))))
 }
 
 fn screen(app: &App) -> String {
@@ -47,7 +50,7 @@ fn log(level: &str, text: &str) -> ServerEvent {
 #[test]
 fn the_server_pane_shows_the_server_its_end_and_its_voice() {
     let mut app = app();
-    let _ = update(&mut app, Msg::ServerInfo(Box::new(info())));
+    let _ = update(&mut app, Msg::Server(ServerMsg::Info(Box::new(info()))));
     let events = vec![
         ServerEvent::Stderr("Starting server...".into()),
         ServerEvent::Stderr("\u{1b}[2J\u{1b}[31mred\u{1b}[0m text\u{7}".into()),
@@ -58,8 +61,8 @@ fn the_server_pane_shows_the_server_its_end_and_its_voice() {
             last_lines: vec!["Error: Cannot find module 'x'".into(), "    at node:internal/main:1:1".into()],
         },
     ];
-    let _ = update(&mut app, Msg::ServerEvents(events));
-    assert_eq!(app.status.as_deref(), Some("the server exited with code 1: R starts it again"));
+    let _ = update(&mut app, Msg::Server(ServerMsg::Events(events)));
+    assert_eq!(app.status(), Some("the server exited with code 1: R starts it again"));
     press(&mut app, 'i');
     let shown = screen(&app);
     insta::assert_snapshot!("server_pane", shown);
@@ -81,37 +84,37 @@ fn the_server_pane_shows_the_server_its_end_and_its_voice() {
 
     // v: warning and above, asked of the server (it offers logging).
     let effects: Vec<Effect> = (0..3).flat_map(|_| press(&mut app, 'v')).collect();
-    assert_eq!(effects.last(), Some(&Effect::SetLogLevel("warning".into())));
+    assert_eq!(effects.last(), Some(&Effect::Server(ServerEffect::SetLogLevel("warning".into()))));
     let shown = screen(&app);
     assert!(!shown.contains("a debug entry") && shown.contains("{\"disk\":\"low\"}"), "{shown}");
     assert!(shown.contains("warning and above"), "{shown}");
 
     // R: the server is started again, and its tools listed again once it is back.
-    assert_eq!(press(&mut app, 'R'), [Effect::Reconnect]);
-    let _ = update(&mut app, Msg::Reconnected(Ok(())));
+    assert_eq!(press(&mut app, 'R'), [Effect::Server(ServerEffect::Reconnect)]);
+    let _ = update(&mut app, Msg::Server(ServerMsg::Reconnected(Ok(()))));
     assert!(app.server_pane().gone().is_none());
     assert!(!screen(&app).contains("✗ gone"));
     // Esc closes the pane.
-    let _ = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)));
+    let _ = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE))));
     assert!(!app.shows(tooldeck::app::Overlay::Server));
 }
 
 #[test]
 fn a_changed_tool_list_is_listed_again_with_a_note() {
     let mut app = app();
-    let effects = update(&mut app, Msg::ServerEvents(vec![ServerEvent::ToolsChanged]));
-    assert_eq!(effects, [Effect::ListServerTools]);
+    let effects = update(&mut app, Msg::Server(ServerMsg::Events(vec![ServerEvent::ToolsChanged])));
+    assert_eq!(effects, [Effect::Server(ServerEffect::ListTools)]);
     assert!(app.server().listing());
-    assert_eq!(app.status.as_deref(), Some("the server's tools changed: listing them again"));
+    assert_eq!(app.status(), Some("the server's tools changed: listing them again"));
 }
 
 #[test]
 fn a_lost_session_is_said_and_r_reconnects_from_the_result_pane_too() {
     let mut app = app();
     let lost = "the server no longer knows this session (HTTP 404 Not Found: )".to_string();
-    let _ = update(&mut app, Msg::ServerEvents(vec![ServerEvent::Lost(lost.clone())]));
-    assert_eq!(app.status, Some(format!("{lost}: R reconnects")));
-    assert_eq!(press(&mut app, 'R'), [Effect::Reconnect]);
+    let _ = update(&mut app, Msg::Server(ServerMsg::Events(vec![ServerEvent::Lost(lost.clone())])));
+    assert_eq!(app.status(), Some(format!("{lost}: R reconnects").as_str()));
+    assert_eq!(press(&mut app, 'R'), [Effect::Server(ServerEffect::Reconnect)]);
     assert!(app.server().listing(), "the tools are listed again");
 }
 
@@ -122,7 +125,7 @@ fn a_flood_of_lines_stays_bounded_and_the_pane_answers() {
     let mut app = app();
     press(&mut app, 'i');
     let flood: Vec<ServerEvent> = (0..200_000).map(|i| ServerEvent::Stderr(format!("line {i}"))).collect();
-    let _ = update(&mut app, Msg::ServerEvents(flood));
+    let _ = update(&mut app, Msg::Server(ServerMsg::Events(flood)));
     assert_eq!(app.server_pane().log().len(), tooldeck::app::server_pane::MAX_LINES);
     assert!(app.server_pane().log().bytes() < 20 << 20);
     assert!(screen(&app).contains("line 199999"));
@@ -139,10 +142,13 @@ fn a_flood_of_lines_stays_bounded_and_the_pane_answers() {
 fn a_failed_mcp_call_keeps_its_exchange_and_c_gives_a_pipeline() {
     let mut app = app();
     // The first tool's arguments are not ready: a second Ctrl-R sends them anyway.
-    let ctrl_r = Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+    let ctrl_r = Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
     let mut effects = update(&mut app, ctrl_r.clone());
     effects.extend(update(&mut app, ctrl_r));
-    let Some(id) = effects.iter().find_map(|e| if let Effect::Invoke { id, .. } = e { Some(*id) } else { None }) else {
+    let Some(id) = effects
+        .iter()
+        .find_map(|e| if let Effect::Server(ServerEffect::Invoke { id, .. }) = e { Some(*id) } else { None })
+    else {
         panic!("no call: {effects:?}")
     };
     let request = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
@@ -153,11 +159,11 @@ fn a_failed_mcp_call_keeps_its_exchange_and_c_gives_a_pipeline() {
         request_body: serde_json::to_string_pretty(&request).unwrap(),
         ..Default::default()
     };
-    let _ = update(&mut app, Msg::FailedExchange { id, exchange: Box::new(exchange) });
+    let _ = update(&mut app, Msg::Call(CallMsg::FailedExchange { id, exchange: Box::new(exchange) }));
     let error = "mcp:stdio node server.js is gone: the server exited with code 1 during tools/call; its last stderr \
                  lines:\n  Error: boom\n  at main";
-    let _ = update(&mut app, Msg::InvocationDone { id, result: Err(error.into()) });
-    let _ = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)));
+    let _ = update(&mut app, Msg::Call(CallMsg::Done { id, result: Err(error.into()) }));
+    let _ = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL))));
     let shown = screen(&app);
     assert!(shown.contains("│  Error: boom") && shown.contains("│  at main"), "line by line:\n{shown}");
     assert!(shown.contains("x shows what went over the wire"), "{shown}");
@@ -168,12 +174,12 @@ fn a_failed_mcp_call_keeps_its_exchange_and_c_gives_a_pipeline() {
         "{shown}"
     );
     for _ in 0..40 {
-        let _ = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)));
+        let _ = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE))));
     }
     let shown = screen(&app);
     assert!(shown.contains("no answer came"), "{shown}");
     let copied = press(&mut app, 'c');
-    let [Effect::Copy(pipeline)] = copied.as_slice() else { panic!("{copied:?}") };
+    let [Effect::Desktop(DesktopEffect::Copy(pipeline))] = copied.as_slice() else { panic!("{copied:?}") };
     assert!(pipeline.starts_with("(printf '%s\\n' ") && pipeline.ends_with("| node server.js"), "{pipeline}");
     assert!(pipeline.contains("\"name\":\"customer_letter\""), "{pipeline}");
 }

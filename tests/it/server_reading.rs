@@ -6,7 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tooldeck::app::{App, Context, Msg, Popup, update};
+use tooldeck::app::{App, Context, InputMsg, Msg, Popup, ServerMsg, update};
 use tooldeck::catalog::{LoadOptions, load_samples};
 use tooldeck::invoke::mcp::events::ServerEvent;
 use tooldeck::invoke::mcp::info::ServerInfo;
@@ -15,12 +15,15 @@ use tooldeck::theme::Styles;
 fn app() -> App {
     let loaded = load_samples(&LoadOptions::default());
     let mut app = App::new(loaded.catalog, &loaded.diagnostics, (80, 24));
-    let _ = update(&mut app, Msg::ServerNamed { label: "mcp:stdio node server.js".into(), lists_tools: false });
+    let _ = update(
+        &mut app,
+        Msg::Server(ServerMsg::Named { label: "mcp:stdio node server.js".into(), lists_tools: false }),
+    );
     app
 }
 
 fn press(app: &mut App, code: KeyCode) {
-    let _ = update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    let _ = update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))));
 }
 
 fn screen(app: &App) -> String {
@@ -56,9 +59,9 @@ fn info() -> ServerInfo {
 #[test]
 fn the_server_pane_wraps_marks_more_and_reads_the_instructions_whole() {
     let mut app = app();
-    let _ = update(&mut app, Msg::ServerInfo(Box::new(info())));
+    let _ = update(&mut app, Msg::Server(ServerMsg::Info(Box::new(info()))));
     let long = format!("START {} FINISH", (0..40).map(|i| format!("s{i}")).collect::<Vec<_>>().join(" "));
-    let _ = update(&mut app, Msg::ServerEvents(vec![ServerEvent::Stderr(long)]));
+    let _ = update(&mut app, Msg::Server(ServerMsg::Events(vec![ServerEvent::Stderr(long)])));
     press(&mut app, KeyCode::F(2));
     assert!(app.shows(tooldeck::app::Overlay::Server));
     let shown = screen(&app);

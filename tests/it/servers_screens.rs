@@ -5,7 +5,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tooldeck::app::{App, Effect, Msg, update};
+use tooldeck::app::{App, CallMsg, Effect, InputMsg, Msg, ServerEffect, ServerMsg, WorkEffect, update};
 use tooldeck::catalog::{Catalog, SessionId};
 use tooldeck::invoke::endpoint::server_tools;
 use tooldeck::invoke::mcp::info::ServerInfo;
@@ -24,7 +24,7 @@ fn tools(label: &str, names: &[&str]) -> Msg {
     let listed: Vec<_> =
         names.iter().map(|n| serde_json::json!({"name": n, "description": format!("{n} of {label}"), "inputSchema": {"type": "object"}})).collect();
     let text = serde_json::json!({"tools": listed}).to_string();
-    from(label, Msg::ServerTools { label: label.to_string(), result: Ok(server_tools(label, &text)) })
+    from(label, Msg::Server(ServerMsg::Tools { label: label.to_string(), result: Ok(server_tools(label, &text)) }))
 }
 
 fn screen(app: &App) -> String {
@@ -34,17 +34,18 @@ fn screen(app: &App) -> String {
 }
 
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))))
 }
 
 fn two_servers() -> App {
     let mut app = App::new(Catalog::default(), &[], (120, 30));
-    update(&mut app, Msg::Resize(120, 30));
+    update(&mut app, Msg::Input(InputMsg::Resize(120, 30)));
     for label in ["alpha", "beta"] {
-        let effects = update(&mut app, from(label, Msg::ServerNamed { label: label.into(), lists_tools: true }));
+        let effects =
+            update(&mut app, from(label, Msg::Server(ServerMsg::Named { label: label.into(), lists_tools: true })));
         assert_eq!(
             effects,
-            [Effect::Session { id: id(label), effect: Box::new(Effect::ListServerTools) }],
+            [Effect::Session { id: id(label), effect: ServerEffect::ListTools }],
             "each server is asked for its own tools"
         );
     }
@@ -64,11 +65,17 @@ fn two_servers_side_by_side() {
     key(&mut app, KeyCode::End);
     update(
         &mut app,
-        from("alpha", Msg::ServerInfo(Box::new(ServerInfo { name: "alpha-server".into(), ..ServerInfo::default() }))),
+        from(
+            "alpha",
+            Msg::Server(ServerMsg::Info(Box::new(ServerInfo { name: "alpha-server".into(), ..ServerInfo::default() }))),
+        ),
     );
     update(
         &mut app,
-        from("beta", Msg::ServerInfo(Box::new(ServerInfo { name: "beta-server".into(), ..ServerInfo::default() }))),
+        from(
+            "beta",
+            Msg::Server(ServerMsg::Info(Box::new(ServerInfo { name: "beta-server".into(), ..ServerInfo::default() }))),
+        ),
     );
     key(&mut app, KeyCode::Char('i'));
     let shown = screen(&app);
@@ -79,10 +86,10 @@ fn two_servers_side_by_side() {
 
     // R restarts the selected tool's server, not the first one.
     let effects = key(&mut app, KeyCode::Char('R'));
-    assert_eq!(effects, [Effect::Session { id: id("beta"), effect: Box::new(Effect::Reconnect) }]);
+    assert_eq!(effects, [Effect::Session { id: id("beta"), effect: ServerEffect::Reconnect }]);
     key(&mut app, KeyCode::Home);
     let effects = key(&mut app, KeyCode::Char('R'));
-    assert_eq!(effects, [Effect::Session { id: id("alpha"), effect: Box::new(Effect::Reconnect) }]);
+    assert_eq!(effects, [Effect::Session { id: id("alpha"), effect: ServerEffect::Reconnect }]);
     key(&mut app, KeyCode::Char('i'));
     let shown = screen(&app);
     assert!(shown.contains("alpha-server") && shown.contains("(1 of 2 servers)"), "{shown}");
@@ -109,9 +116,9 @@ fn a_found_server_is_connected_from_the_list() {
 #[test]
 fn two_copies_of_one_server_are_two_sessions() {
     let mut app = App::new(Catalog::default(), &[], (120, 30));
-    update(&mut app, Msg::Resize(120, 30));
+    update(&mut app, Msg::Input(InputMsg::Resize(120, 30)));
     for label in ["alpha", "beta"] {
-        update(&mut app, from(label, Msg::ServerNamed { label: label.into(), lists_tools: true }));
+        update(&mut app, from(label, Msg::Server(ServerMsg::Named { label: label.into(), lists_tools: true })));
     }
     // beta answers first: which server answers first must not change what is listed.
     update(&mut app, tools("beta", &["read_file", "write_file"]));
@@ -131,12 +138,12 @@ fn two_copies_of_one_server_are_two_sessions() {
     key(&mut app, KeyCode::Up);
     let selected = app.selected_tool().expect("a tool").clone();
     assert_eq!((selected.name.as_str(), selected.source.session), ("read_file", Some(id("beta"))));
-    let effects = update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)));
+    let effects = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL))));
     let Some(Effect::Session { id: to, effect }) = effects.iter().find(|e| matches!(e, Effect::Session { .. })) else {
         panic!("the call is addressed to a session: {effects:?}");
     };
     assert_eq!(*to, id("beta"));
-    let Effect::Invoke { id: run, request, .. } = effect.as_ref() else { panic!("{effect:?}") };
+    let ServerEffect::Invoke { id: run, request, .. } = effect else { panic!("{effect:?}") };
     assert_eq!(request.tool_id, "read_file", "the server knows the tool by its own name");
 
     // The result keeps naming beta when the cursor moves onto alpha's tools.
@@ -146,10 +153,10 @@ fn two_copies_of_one_server_are_two_sessions() {
     let answer = tooldeck::app::CallFailure::from(tooldeck::invoke::InvokeError::Protocol("down".into()));
     let effects = update(
         &mut app,
-        Msg::Session { id: id("beta"), msg: Box::new(Msg::InvocationDone { id: *run, result: Err(answer) }) },
+        Msg::Session { id: id("beta"), msg: Box::new(Msg::Call(CallMsg::Done { id: *run, result: Err(answer) })) },
     );
     let recorded = effects.iter().find_map(|e| match e {
-        Effect::Record(entry) => Some(entry),
+        Effect::Work(WorkEffect::Record(entry)) => Some(entry),
         _ => None,
     });
     let entry = recorded.expect("the call is kept in the history");
@@ -162,14 +169,14 @@ fn two_copies_of_one_server_are_two_sessions() {
 #[test]
 fn a_server_that_fails_to_connect_stays_listed_and_is_retried() {
     let mut app = App::new(Catalog::default(), &[], (80, 24));
-    update(&mut app, Msg::Resize(80, 24));
+    update(&mut app, Msg::Input(InputMsg::Resize(80, 24)));
     for label in ["alpha", "beta"] {
-        update(&mut app, from(label, Msg::ServerNamed { label: label.into(), lists_tools: true }));
+        update(&mut app, from(label, Msg::Server(ServerMsg::Named { label: label.into(), lists_tools: true })));
     }
     update(&mut app, tools("alpha", &["search"]));
     let refused =
         tooldeck::invoke::InvokeError::Protocol("cannot connect to http://127.0.0.1:9/mcp: connection refused".into());
-    update(&mut app, from("beta", Msg::ServerTools { label: "beta".into(), result: Err(refused.into()) }));
+    update(&mut app, from("beta", Msg::Server(ServerMsg::Tools { label: "beta".into(), result: Err(refused.into()) })));
     let shown = screen(&app);
     assert!(shown.contains("server beta") && shown.contains("not connected"), "{shown}");
 
@@ -180,7 +187,7 @@ fn a_server_that_fails_to_connect_stays_listed_and_is_retried() {
     assert!(shown.contains("connection refused"), "its pane says why in full:\n{shown}");
     key(&mut app, KeyCode::Esc);
     let effects = key(&mut app, KeyCode::Char('R'));
-    assert_eq!(effects, [Effect::Session { id: id("beta"), effect: Box::new(Effect::Reconnect) }]);
+    assert_eq!(effects, [Effect::Session { id: id("beta"), effect: ServerEffect::Reconnect }]);
 
     update(&mut app, tools("beta", &["fetch"]));
     let shown = screen(&app);
@@ -195,7 +202,7 @@ fn a_watched_change_restarts_every_server() {
     let restarted: Vec<SessionId> = effects
         .iter()
         .filter_map(|e| match e {
-            Effect::Session { id, effect } if **effect == Effect::Reconnect => Some(*id),
+            Effect::Session { id, effect } if *effect == ServerEffect::Reconnect => Some(*id),
             _ => None,
         })
         .collect();

@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
-use tooldeck::app::{Answer, App, Effect, Msg, update};
+use tooldeck::app::{Answer, App, CallMsg, ContentMsg, Effect, InputMsg, Msg, ServerEffect, WorkEffect, update};
 use tooldeck::catalog::{Catalog, LoadOptions, load_text};
 use tooldeck::theme::Styles;
 
@@ -22,7 +22,7 @@ fn app(size: (u16, u16)) -> App {
 }
 
 fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) -> Vec<Effect> {
-    update(app, Msg::Key(KeyEvent::new(code, modifiers)))
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, modifiers))))
 }
 
 /// Ctrl-R answered with this `tools/call` result; the effects of the answer, and the run's id.
@@ -31,13 +31,13 @@ fn answer(app: &mut App, result: Value) -> (u64, Vec<Effect>) {
     let (id, request) = effects
         .into_iter()
         .find_map(|e| match e {
-            Effect::Invoke { id, request, .. } => Some((id, request)),
+            Effect::Server(ServerEffect::Invoke { id, request, .. }) => Some((id, request)),
             _ => None,
         })
         .expect("a call");
     let outcome = tooldeck::invoke::envelope::read_mcp_result(&result, &request.call_id);
     let answer = Answer::new(outcome, tooldeck::invoke::Exchange::default(), None);
-    (id, update(app, Msg::InvocationDone { id, result: Ok(Box::new(answer)) }))
+    (id, update(app, Msg::Call(CallMsg::Done { id, result: Ok(Box::new(answer)) })))
 }
 
 fn screen(app: &App) -> String {
@@ -138,12 +138,14 @@ fn image_result_at(size: (u16, u16), name: &str) {
     let (data, content_type) = effects
         .into_iter()
         .find_map(|e| match e {
-            Effect::DecodeInline { run: r, item: 1, data, content_type } if r == run => Some((data, content_type)),
+            Effect::Work(WorkEffect::DecodeInline { run: r, item: 1, data, content_type }) if r == run => {
+                Some((data, content_type))
+            }
             _ => None,
         })
         .expect("the image is decoded at once");
     let fetched = tooldeck::invoke::artifact::decode_inline(&data, content_type).expect("a PNG");
-    update(&mut app, Msg::ItemDecoded { run, item: 1, result: Ok(Box::new(fetched)) });
+    update(&mut app, Msg::Content(ContentMsg::ItemDecoded { run, item: 1, result: Ok(Box::new(fetched)) }));
     let shown = screen(&app);
     let (columns, rows) = tooldeck::app::result::content::picture_fit(&app).expect("a picture");
     let picture_rows: Vec<&str> = shown.lines().filter(|l| l.contains('▀')).collect();

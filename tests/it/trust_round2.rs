@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
+use tooldeck::app::{InputMsg, ServerMsg};
 
 /// The binary with a home of its own (history, config), input closed; shared by the trust tests.
 pub(crate) fn tooldeck(args: &[&str], home: &std::path::Path) -> Output {
@@ -199,16 +200,16 @@ fn the_app_masks_secrets_in_its_status_line_group_header_sources_and_server_pane
         let label = options.label(None);
         assert_no_secret(&label, &secrets);
         let mut app = App::new(tooldeck::catalog::Catalog::default(), &[], (140, 40));
-        let _ = update(&mut app, Msg::ServerNamed { label: label.clone(), lists_tools: true });
+        let _ = update(&mut app, Msg::Server(ServerMsg::Named { label: label.clone(), lists_tools: true }));
         assert_no_secret(&screen(&app), &secrets);
         let tools = server_tools(&label, &list.to_string());
         assert_eq!(tools.len(), 1);
         assert_no_secret(&tools[0].source.to_string(), &secrets);
-        let _ = update(&mut app, Msg::ServerTools { label, result: Ok(tools) });
+        let _ = update(&mut app, Msg::Server(ServerMsg::Tools { label, result: Ok(tools) }));
         assert_no_secret(&screen(&app), &secrets);
         for key in ['i', '\n'] {
             let code = if key == '\n' { KeyCode::Enter } else { KeyCode::Char(key) };
-            let _ = update(&mut app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+            let _ = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))));
             assert_no_secret(&screen(&app), &secrets);
         }
     }

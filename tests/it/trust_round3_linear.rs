@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Map, Value, json};
-use tooldeck::app::{App, Effect, EffectError, Msg, update};
+use tooldeck::app::{App, Effect, EffectError, FaceMsg, InputMsg, Msg, ServerEffect, update};
 use tooldeck::catalog::Catalog;
 use tooldeck::form::Widget;
 use tooldeck::invoke::endpoint::EndpointOptions;
@@ -131,7 +131,7 @@ fn a_template_of_100k_variables_and_a_prompt_of_100k_arguments_list_through_the_
 }
 
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))))
 }
 
 fn connect(runtime: &tokio::runtime::Runtime, url: &str) -> Endpoint {
@@ -146,7 +146,7 @@ fn in_the_app_100k_variables_are_a_form_by_name_and_a_flood_of_suggestions_offer
     let endpoint = connect(&runtime, &url);
     let faces = runtime.block_on(endpoint.list_faces()).expect("an MCP server");
     let mut app = App::new(Catalog::default(), &[], (120, 40));
-    update(&mut app, Msg::ServerFaces { label: "mcp:wide".into(), faces: Box::new(faces) });
+    update(&mut app, Msg::Face(FaceMsg::Listed { label: "mcp:wide".into(), faces: Box::new(faces) }));
     for entry in ["template:", "prompt:"] {
         let tool = app.catalog.tools().iter().find(|t| t.id.starts_with(entry)).expect("listed");
         let about = tool.description.as_deref().unwrap_or_default();
@@ -163,7 +163,7 @@ fn in_the_app_100k_variables_are_a_form_by_name_and_a_flood_of_suggestions_offer
         key(&mut app, KeyCode::Down);
     }
     let asked = [KeyCode::Enter, KeyCode::Enter, KeyCode::Char('v')].into_iter().flat_map(|k| key(&mut app, k)).last();
-    let Some(Effect::Complete { tool_id, reference, argument, typed, context }) = asked else {
+    let Some(Effect::Server(ServerEffect::Complete { tool_id, reference, argument, typed, context })) = asked else {
         panic!("typing in the item's variable asks for suggestions: {asked:?}");
     };
     let answer = runtime.block_on(endpoint.complete(&reference, &argument, &typed, &context, ANSWER_WITHIN));
@@ -173,8 +173,11 @@ fn in_the_app_100k_variables_are_a_form_by_name_and_a_flood_of_suggestions_offer
     assert_eq!(suggestions.too_long, 100);
     assert_eq!(suggestions.more(), Some(1_000_000 - 200), "of the total, all but those kept or too long");
 
-    update(&mut app, Msg::Completed { tool_id, argument, typed, result: answer.map_err(EffectError::from) });
-    let status = app.status.clone().unwrap_or_default();
+    update(
+        &mut app,
+        Msg::Face(FaceMsg::Completed { tool_id, argument, typed, result: answer.map_err(EffectError::from) }),
+    );
+    let status = app.status().map(str::to_string).unwrap_or_default();
     assert!(status.contains("100 suggestions from the server, 999800 more"), "{status}");
     assert!(status.contains("100 over 4.0 KiB left out"), "{status}");
     let field = app.form().and_then(|f| f.root.children().into_iter().find(|f| f.name == "id").cloned());

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::{ArtifactState, ArtifactView, ResultPane, RunState};
-use crate::app::{Effect, EffectError, Popup, Reply};
+use crate::app::{Effect, EffectError, Popup, Reply, WorkEffect};
 use crate::form::TextInput;
 use crate::invoke::artifact::Fetched;
 use crate::invoke::save::SaveSource;
@@ -36,7 +36,7 @@ impl ResultPane {
             state: ArtifactState::Fetching,
             item: None,
         });
-        Reply::effect(Effect::Fetch(artifact.url))
+        Reply::effect(Effect::Work(WorkEffect::Fetch(artifact.url)))
     }
 
     /// `s`: ask where to save the fetched artifact (or the selected item).
@@ -60,7 +60,7 @@ impl ResultPane {
         }
     }
 
-    /// A download ended (`Msg::ArtifactFetched`); an item's preview comes as its own message.
+    /// A download ended (`ContentMsg::ArtifactFetched`); an item's preview comes as its own message.
     pub fn artifact_fetched(&mut self, result: Result<Box<Fetched>, EffectError>) {
         let Some(view) = self.artifact.as_mut().filter(|v| v.item.is_none()) else { return };
         view.state = match result {
@@ -86,7 +86,7 @@ impl ResultPane {
         if path.trim().is_empty() {
             return Vec::new();
         }
-        vec![Effect::Save { path, source, overwrite }]
+        vec![Effect::Work(WorkEffect::Save { path, source, overwrite })]
     }
 }
 

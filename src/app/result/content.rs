@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::{ArtifactState, ArtifactView, ResultPane, RunState};
 use crate::app::keymap::{Action, Context};
-use crate::app::{App, Effect, EffectError, Popup, Reply};
+use crate::app::{App, Effect, EffectError, Popup, Reply, ServerEffect, WorkEffect};
 use crate::form::TextInput;
 use crate::invoke::ContentItem;
 use crate::invoke::artifact::Fetched;
@@ -117,18 +117,19 @@ impl ResultPane {
             ContentItem::ResourceLink(link) => {
                 self.artifact = Some(view(link.uri.clone(), link.size));
                 let status = format!("reading {} (resources/read)…", visible(&link.uri));
-                Reply::effect(Effect::ReadResource { run, item: index, uri: link.uri }).with_status(status)
+                Reply::effect(Effect::Server(ServerEffect::ReadResource { run, item: index, uri: link.uri }))
+                    .with_status(status)
             }
             ContentItem::Image(_) | ContentItem::Audio(_) | ContentItem::Resource(_) => {
                 let Some(data) = item.inline() else { return Reply::default() };
                 let content_type = item.mime_type().map(str::to_string);
                 self.artifact = Some(view(item.uri().unwrap_or_default().to_string(), None));
-                Reply::effect(Effect::DecodeInline { run, item: index, data, content_type })
+                Reply::effect(Effect::Work(WorkEffect::DecodeInline { run, item: index, data, content_type }))
             }
         }
     }
 
-    /// An item's preview came back (`Msg::ItemDecoded`, `Msg::ResourceRead`); dropped when
+    /// An item's preview came back (`ContentMsg::ItemDecoded`, `ContentMsg::ResourceRead`); dropped when
     /// another run or another item's preview has taken its place. What happened, for the status
     /// bar.
     pub fn item_previewed(
@@ -173,7 +174,7 @@ impl ResultPane {
     /// Enter in the save prompt, for the selected item.
     pub(super) fn save_item(&self, path: String, overwrite: bool) -> Vec<Effect> {
         match self.save_source(self.item) {
-            Some(source) if !path.trim().is_empty() => vec![Effect::Save { path, source, overwrite }],
+            Some(source) if !path.trim().is_empty() => vec![Effect::Work(WorkEffect::Save { path, source, overwrite })],
             _ => Vec::new(),
         }
     }
@@ -195,7 +196,7 @@ impl App {
     pub(in crate::app) fn select_item(&mut self, delta: isize) -> Vec<Effect> {
         let count = self.result.items().len();
         if count == 0 {
-            self.status = Some("] and [ choose among an MCP result's content items; this result has none".into());
+            self.tell("] and [ choose among an MCP result's content items; this result has none");
             return Vec::new();
         }
         let index = self.result.item.saturating_add_signed(delta).min(count - 1);
@@ -225,9 +226,11 @@ impl App {
             ContentItem::Unreadable(_) => "it cannot be read".into(),
             _ => format!("{f} previews it · {s} saves it"),
         };
-        self.status = Some(format!("item {} of {count}: {} · {what}", index + 1, items[index].kind()));
+        let said = format!("item {} of {count}: {} · {what}", index + 1, items[index].kind());
+        let image = matches!(items[index], ContentItem::Image(_));
+        self.tell(said);
         let previewed = self.result.artifact.as_ref().is_some_and(|v| v.item == Some(index));
-        if matches!(items[index], ContentItem::Image(_)) && !previewed {
+        if image && !previewed {
             let reply = self.result.preview_item();
             return self.apply(Reply { status: None, ..reply });
         }
@@ -250,7 +253,7 @@ impl App {
     /// An item's preview came back: said on the status line; a picture is scrolled into view.
     pub(in crate::app) fn item_previewed(&mut self, run: u64, item: usize, result: Result<Box<Fetched>, EffectError>) {
         let Some(said) = self.result.item_previewed(run, item, result) else { return };
-        self.status = Some(self.say(&said));
+        self.tell(self.say(&said));
         let picture = matches!(self.result.items().get(item), Some(ContentItem::Image(_)));
         if picture && self.result.item == item {
             self.reveal_item();
@@ -266,13 +269,14 @@ impl App {
         let doc = document(self);
         let from = (self.result.scroll + 1).min(doc.len());
         let found = (from..doc.len()).chain(0..from).find(|&i| doc[i].words().to_lowercase().contains(&needle));
-        self.status = Some(match found {
+        let said = match found {
             Some(line) => {
                 self.result.scroll = line;
                 format!("\"{}\" on line {} · n finds the next", self.result.search, line + 1)
             }
             None => format!("\"{}\" is not in the result", self.result.search),
-        });
+        };
+        self.tell(said);
     }
 }
 

@@ -11,7 +11,7 @@ pub mod value_view;
 
 use serde_json::Value;
 
-use crate::app::{Action, Effect, Popup, Reply};
+use crate::app::{Action, DesktopEffect, Effect, Popup, Reply, ServerEffect, TaskEffect};
 use crate::form::TextInput;
 use crate::invoke::CallRequest;
 use crate::invoke::replay::Replay;
@@ -131,7 +131,7 @@ impl ResultPane {
     /// Sends `request` as a new run, cancelling the one still in flight.
     pub fn send(&mut self, request: CallRequest, output_schema: Option<Value>, to: Target) -> Vec<Effect> {
         let (id, mut effects) = self.start(&request, to);
-        effects.push(Effect::Invoke { id, request, output_schema });
+        effects.push(Effect::Server(ServerEffect::Invoke { id, request, output_schema }));
         effects
     }
 
@@ -139,7 +139,7 @@ impl ResultPane {
     /// get goes out instead of a call.
     pub fn send_face(&mut self, request: CallRequest, face: crate::app::faces::FaceRequest, to: Target) -> Vec<Effect> {
         let (id, mut effects) = self.start(&request, to);
-        effects.push(Effect::Face { id, call_id: request.call_id, request: face });
+        effects.push(Effect::Server(ServerEffect::Face { id, call_id: request.call_id, request: face }));
         effects
     }
 
@@ -147,7 +147,7 @@ impl ResultPane {
     fn start(&mut self, request: &CallRequest, to: Target) -> (u64, Vec<Effect>) {
         let mut effects = Vec::new();
         if let Some(Run { id, state: RunState::Running, .. }) = &self.run {
-            effects.push(Effect::Cancel { id: *id });
+            effects.push(Effect::Task(TaskEffect::Cancel { id: *id }));
         }
         self.next_run_id += 1;
         let id = self.next_run_id;
@@ -181,7 +181,7 @@ impl ResultPane {
         match &mut self.run {
             Some(run) if run.state == RunState::Running => {
                 run.state = RunState::Cancelled;
-                vec![Effect::Cancel { id: run.id }]
+                vec![Effect::Task(TaskEffect::Cancel { id: run.id })]
             }
             _ => Vec::new(),
         }
@@ -245,7 +245,7 @@ impl ResultPane {
         // Waiting for the user to finish authorizing in the browser: ask again in a moment.
         if self.waiting_for_authorization {
             if self.asks_authorization() {
-                effects.push(Effect::RetryAfter { id, ms: RETRY_EVERY_MS });
+                effects.push(Effect::Task(TaskEffect::RetryAfter { id, ms: RETRY_EVERY_MS }));
             } else {
                 self.waiting_for_authorization = false;
             }
@@ -279,7 +279,7 @@ impl ResultPane {
         }
         self.waiting_for_authorization = true;
         let id = self.run.as_ref().map_or(0, |r| r.id);
-        Reply::effect(Effect::RetryAfter { id, ms: RETRY_EVERY_MS })
+        Reply::effect(Effect::Task(TaskEffect::RetryAfter { id, ms: RETRY_EVERY_MS }))
             .with_status(format!("asking again every {} s until authorized (w stops)", RETRY_EVERY_MS / 1000))
     }
 
@@ -505,7 +505,8 @@ impl ResultPane {
     pub fn copy_link_or_value(&self) -> Reply {
         let copied = |text: String, what: &str| {
             let size = crate::text::human_bytes(text.len() as u64);
-            Reply::effect(Effect::Copy(text)).with_status(format!("{what} is on the clipboard ({size})"))
+            Reply::effect(Effect::Desktop(DesktopEffect::Copy(text)))
+                .with_status(format!("{what} is on the clipboard ({size})"))
         };
         match self.run.as_ref().map(|r| &r.state) {
             Some(RunState::Failed { error, .. }) => return copied(error.clone(), "why there was no answer"),
@@ -529,12 +530,12 @@ impl ResultPane {
         if let Some(value) = value {
             return copied(value, "the value");
         }
-        self.link_then(Effect::Copy)
+        self.link_then(|link| Effect::Desktop(DesktopEffect::Copy(link)))
     }
 
     /// `o`: the link opened.
     pub fn open_link(&self) -> Reply {
-        self.link_then(Effect::Open)
+        self.link_then(|link| Effect::Desktop(DesktopEffect::Open(link)))
     }
 
     /// `effect` on the URL the result points at (the authorization page, else the first
@@ -580,6 +581,6 @@ impl ResultPane {
                 Replay::McpPipeline(c) => (c, "the MCP call is on the clipboard as a shell pipeline (token masked)"),
                 Replay::OtcCurl(c) => (c, "the request is on the clipboard as a curl command (token masked)"),
             };
-        Reply::effect(Effect::Copy(command)).with_status(status)
+        Reply::effect(Effect::Desktop(DesktopEffect::Copy(command))).with_status(status)
     }
 }

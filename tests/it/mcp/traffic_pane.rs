@@ -1,6 +1,6 @@
 //! The traffic pane against a real session: an rmcp server over an in-memory pipe, a call
 //! abandoned half-way (the client sends `notifications/cancelled`) and one that answers; the
-//! session's log is handed to the app as the runtime hands it (`Msg::Traffic`), and the pane
+//! session's log is handed to the app as the runtime hands it (`ServerMsg::Traffic`), and the pane
 //! is drawn on TestBackend at 120x40 and 80x24.
 
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use rmcp::ServiceExt;
 use serde_json::json;
-use tooldeck::app::{App, Effect, Msg, update};
+use tooldeck::app::{App, DesktopEffect, Effect, InputMsg, Msg, ServerMsg, update};
 use tooldeck::catalog::{LoadOptions, load_samples};
 use tooldeck::invoke::mcp::McpEndpoint;
 use tooldeck::invoke::otc::CallRequest;
@@ -20,7 +20,7 @@ use tooldeck::theme::Styles;
 use super::TestServer;
 
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))))
 }
 
 fn screen(app: &App, width: u16, height: u16) -> String {
@@ -88,10 +88,10 @@ async fn the_traffic_pane_shows_the_handshake_and_a_cancelled_call() {
     let entries = session().await;
     let loaded = load_samples(&LoadOptions::default());
     let mut app = App::new(loaded.catalog, &loaded.diagnostics, (120, 40));
-    let _ = update(&mut app, Msg::ServerNamed { label: "mcp:test".into(), lists_tools: false });
-    let _ = update(&mut app, Msg::Traffic(entries.clone()));
+    let _ = update(&mut app, Msg::Server(ServerMsg::Named { label: "mcp:test".into(), lists_tools: false }));
+    let _ = update(&mut app, Msg::Server(ServerMsg::Traffic(entries.clone())));
     // The runtime may hand the same entries again: they are taken once.
-    let _ = update(&mut app, Msg::Traffic(entries));
+    let _ = update(&mut app, Msg::Server(ServerMsg::Traffic(entries)));
     key(&mut app, KeyCode::Char('X'));
     assert!(app.shows(tooldeck::app::Overlay::Traffic), "X opens the traffic pane");
     let summaries: Vec<String> = (0..app.server_pane().traffic().len() as u64)
@@ -124,9 +124,9 @@ async fn the_traffic_pane_shows_the_handshake_and_a_cancelled_call() {
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.server_pane().traffic().shown_len(), 1);
     let effects = key(&mut app, KeyCode::Char('y'));
-    let Some(Effect::Copy(copied)) = effects.first() else { panic!("y copies: {effects:?}") };
+    let Some(Effect::Desktop(DesktopEffect::Copy(copied))) = effects.first() else { panic!("y copies: {effects:?}") };
     assert!(copied.contains("\"notifications/cancelled\"") && copied.contains("requestId"), "{copied}");
-    let _ = update(&mut app, Msg::Resize(80, 24));
+    let _ = update(&mut app, Msg::Input(InputMsg::Resize(80, 24)));
     let small = screen(&app, 80, 24);
     insta::with_settings!({snapshot_path => "../snapshots"}, {
         insta::assert_snapshot!("traffic_pane_filtered_80x24", without_times(&small));
@@ -148,10 +148,10 @@ fn the_raw_definition_is_the_tool_as_the_server_sent_it() {
     }]});
     let tools = tooldeck::invoke::endpoint::server_tools("mcp:test", &listing.to_string());
     let mut app = App::new(tooldeck::catalog::Catalog::default(), &[], (120, 40));
-    let _ = update(&mut app, Msg::ServerTools { label: "mcp:test".into(), result: Ok(tools) });
+    let _ = update(&mut app, Msg::Server(ServerMsg::Tools { label: "mcp:test".into(), result: Ok(tools) }));
     key(&mut app, KeyCode::Char('V'));
     for (width, height) in [(120, 40), (80, 24)] {
-        let _ = update(&mut app, Msg::Resize(width, height));
+        let _ = update(&mut app, Msg::Input(InputMsg::Resize(width, height)));
         let shown = screen(&app, width, height);
         insta::with_settings!({snapshot_path => "../snapshots"}, {
             insta::assert_snapshot!(format!("raw_definition_{width}x{height}"), shown);
@@ -162,6 +162,6 @@ fn the_raw_definition_is_the_tool_as_the_server_sent_it() {
         assert!(!shown.contains('\u{1b}'), "escapes are shown, never obeyed");
     }
     let effects = key(&mut app, KeyCode::Char('y'));
-    let Some(Effect::Copy(copied)) = effects.first() else { panic!("y copies: {effects:?}") };
+    let Some(Effect::Desktop(DesktopEffect::Copy(copied))) = effects.first() else { panic!("y copies: {effects:?}") };
     assert_eq!(serde_json::from_str::<serde_json::Value>(copied).ok().as_ref(), Some(&listing["tools"][0]));
 }
