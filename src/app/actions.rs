@@ -88,6 +88,10 @@ fn overlay_action(app: &mut App, input: Input) -> Vec<Effect> {
     match (app.overlay(), action) {
         (_, Action::Quit) => vec![Effect::Quit],
         (Some(Overlay::Fuzz), action) => app.fuzz_action(action),
+        (Some(Overlay::Traffic), Action::Activate) => {
+            app.open_traffic_call();
+            Vec::new()
+        }
         (_, Action::Reconnect) => reconnect(app),
         (_, Action::ConnectServer) => {
             app.pick_found_server();

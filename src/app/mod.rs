@@ -10,6 +10,7 @@
 
 mod actions;
 mod apps;
+mod attach;
 pub mod asks;
 pub mod auth;
 pub mod component;

@@ -7,6 +7,7 @@
 mod apps;
 mod architecture;
 mod asks_screens;
+mod attach;
 mod call_cli;
 mod cases;
 mod cli;

@@ -1,9 +1,11 @@
-//! The session's traffic: every JSON-RPC message that went to and came from an MCP server, in
-//! order (the handshake, requests both ways, notifications, cancelled calls), and over HTTP each
-//! POST's status line and headers. It outlives a connection (a restarted server's messages
-//! follow the old one's) and is bounded the way the server pane's log is: the newest
-//! [`MAX_ENTRIES`] entries and at most [`MAX_BYTES`] of text, the dropped ones counted. A
-//! message's text is shared with the exchange record ([`super::wire`]), never copied.
+//! The session's traffic: every JSON-RPC message that went between a client and an MCP server,
+//! in order (the handshake, requests both ways, notifications, cancelled calls), and over HTTP
+//! each POST's status line and headers. Messages come as [`wire::Frame`](crate::wire::Frame)s
+//! through [`FrameSink`]: where tooldeck is the client (its rmcp transport, `super::wire`) and
+//! where it only watches a proxy (`tooldeck attach`), so the traffic pane has one rendering for
+//! both. It outlives a connection (a restarted server's messages follow the old one's) and is
+//! bounded the way the server pane's log is: the newest [`MAX_ENTRIES`] entries and at most
+//! [`MAX_BYTES`] of text, the dropped ones counted.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -12,21 +14,33 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::wire::HttpRecord;
+use crate::wire::{Frame, FrameSink, From};
 
 pub const MAX_ENTRIES: usize = 100_000;
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;
 /// Requests remembered by id so that an answer can be named by its request's method.
 const MAX_PENDING: usize = 4096;
 
-/// Which way an entry went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which way an entry went: between the client and the server, whoever they are (tooldeck is
+/// the client of its own sessions; a proxy's client is someone else).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Direction {
-    /// From tooldeck to the server.
-    Sent,
-    /// From the server.
-    Received,
+    /// From the client to the server.
+    ClientToServer,
+    /// From the server to the client.
+    ServerToClient,
     /// An HTTP exchange (status line and headers) that carried a message.
     Http,
+}
+
+impl Direction {
+    /// The way a frame from `from` went.
+    pub fn of(from: From) -> Direction {
+        match from {
+            From::Client => Direction::ClientToServer,
+            From::Server => Direction::ServerToClient,
+        }
+    }
 }
 
 /// One entry of the traffic log.
@@ -52,17 +66,22 @@ impl Entry {
     /// A one-line summary for lists: `→ tools/call #3`, `← tools/call #3 (error)`.
     pub fn summary(&self) -> String {
         let arrow = match self.direction {
-            Direction::Sent => "→",
-            Direction::Received => "←",
+            Direction::ClientToServer => "→",
+            Direction::ServerToClient => "←",
             Direction::Http => "⇄",
         };
-        let method = self.method.as_deref().unwrap_or(if self.answer { "answer" } else { "?" });
+        let unnamed = match self.answer {
+            true => "answer",
+            false if self.text.ends_with(crate::wire::NOT_JSON_RPC) => crate::wire::NOT_JSON_RPC,
+            false => "?",
+        };
+        let method = self.method.as_deref().unwrap_or(unnamed);
         let id = self.id.as_ref().map(|id| format!(" #{}", id.trim_matches('"'))).unwrap_or_default();
         let what = match (&self.http, self.answer) {
             (Some(http), _) => format!(" HTTP {}", http.status.map_or("(no answer)".into(), |s| s.to_string())),
             (None, true) if self.text.contains("\"error\":") => " (error)".to_string(),
             (None, true) => " (result)".to_string(),
-            (None, false) if self.id.is_none() => " (notification)".to_string(),
+            (None, false) if self.id.is_none() && self.method.is_some() => " (notification)".to_string(),
             _ => String::new(),
         };
         crate::text::visible(&format!("{arrow} {method}{id}{what}")).into_owned()
@@ -117,8 +136,8 @@ struct Log {
     bytes: usize,
     next_seq: u64,
     dropped: u64,
-    /// (sent by tooldeck, id) → method, for requests not answered yet.
-    pending: HashMap<(bool, String), String>,
+    /// (who sent it, id) → method, for requests not answered yet.
+    pending: HashMap<(Direction, String), String>,
 }
 
 impl Default for Log {
@@ -149,8 +168,32 @@ impl Traffic {
         crate::sync::lock(&self.0)
     }
 
-    /// Records one JSON-RPC message (`text` is `value` pretty-printed).
-    pub fn message(&self, outgoing: bool, value: &Value, text: Arc<str>) {
+    /// Records one frame: a JSON message pretty-printed (secrets masked: the log never holds
+    /// them), a line that is not JSON as its text (flagged when it would break a client), a
+    /// message too large to keep by its size.
+    pub fn frame(&self, frame: &Frame) {
+        let direction = Direction::of(frame.from);
+        let Some(value) = &frame.message else {
+            let text = if frame.kept() {
+                let raw = String::from_utf8_lossy(&frame.raw);
+                let line = crate::redact::urls_in(&raw);
+                match frame.breaks_clients() {
+                    true => format!("{line}\n\n{}", crate::wire::NOT_JSON_RPC),
+                    false => line.into_owned(),
+                }
+            } else {
+                format!("({} bytes: too large to keep)", frame.size)
+            };
+            let entry = Entry { seq: 0, at_ms: 0, direction, id: None, method: None, answer: false, text: text.into(), http: None };
+            self.lock().push(entry);
+            return;
+        };
+        let shown = crate::redact::json_message(value);
+        let text: Arc<str> = serde_json::to_string_pretty(shown.as_ref().unwrap_or(value)).unwrap_or_default().into();
+        self.message(direction, value, text);
+    }
+
+    fn message(&self, direction: Direction, value: &Value, text: Arc<str>) {
         let id = value.get("id").filter(|id| !id.is_null()).map(Value::to_string);
         let own_method = value.get("method").and_then(Value::as_str).map(str::to_string);
         let answer = own_method.is_none() && (value.get("result").is_some() || value.get("error").is_some());
@@ -160,18 +203,12 @@ impl Traffic {
                 if log.pending.len() >= MAX_PENDING {
                     log.pending.clear();
                 }
-                log.pending.insert((outgoing, id.clone()), method.clone());
+                log.pending.insert((direction, id.clone()), method.clone());
                 own_method.clone()
             }
             // An answer goes the other way from its request.
-            (None, Some(id)) if answer => log.pending.remove(&(!outgoing, id.clone())),
+            (None, Some(id)) if answer => log.pending.remove(&(direction.other(), id.clone())),
             _ => own_method.clone(),
-        };
-        let direction = if outgoing { Direction::Sent } else { Direction::Received };
-        // The log never holds a secret: a body with one is kept masked (the one rule).
-        let text = match crate::redact::json_message(value) {
-            Some(masked) => serde_json::to_string_pretty(&masked).unwrap_or_default().into(),
-            None => text,
         };
         log.push(Entry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None });
     }
@@ -180,9 +217,10 @@ impl Traffic {
     /// by the caller): the answer to request `id` when that could be read.
     pub fn received_raw(&self, id: Option<String>, text: Arc<str>) {
         let mut log = self.lock();
-        let method = id.as_ref().and_then(|id| log.pending.remove(&(true, id.clone())));
+        let method = id.as_ref().and_then(|id| log.pending.remove(&(Direction::ClientToServer, id.clone())));
         let answer = id.is_some();
-        log.push(Entry { seq: 0, at_ms: 0, direction: Direction::Received, id, method, answer, text, http: None });
+        let direction = Direction::ServerToClient;
+        log.push(Entry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None });
     }
 
     /// Records the HTTP exchange that carried a message.
@@ -195,7 +233,7 @@ impl Traffic {
             .iter()
             .rev()
             .take(64)
-            .find(|e| e.direction == Direction::Sent && e.id == record.id)
+            .find(|e| e.direction == Direction::ClientToServer && e.id == record.id)
             .and_then(|e| e.method.clone());
         let text: Arc<str> = describe_http(record).into();
         let entry = Entry {
@@ -252,6 +290,30 @@ impl Traffic {
     }
 }
 
+impl Direction {
+    /// The way back (an answer goes the other way from its request).
+    fn other(self) -> Direction {
+        match self {
+            Direction::ClientToServer => Direction::ServerToClient,
+            Direction::ServerToClient => Direction::ClientToServer,
+            Direction::Http => Direction::Http,
+        }
+    }
+}
+
+/// The log takes frames as a sink does: in memory, bounded, never slow (it runs beside the
+/// wire, in the transport, so the traffic pane sees a message as soon as rmcp does).
+impl FrameSink for Traffic {
+    fn accept(&mut self, frame: &Frame) -> std::io::Result<()> {
+        self.frame(frame);
+        Ok(())
+    }
+
+    fn name(&self) -> String {
+        "the traffic pane".into()
+    }
+}
+
 impl Log {
     fn push(&mut self, mut entry: Entry) {
         entry.seq = self.next_seq;
@@ -274,8 +336,8 @@ mod tests {
     use serde_json::json;
 
     fn record(traffic: &Traffic, outgoing: bool, value: Value) {
-        let text: Arc<str> = serde_json::to_string_pretty(&value).unwrap().into();
-        traffic.message(outgoing, &value, text);
+        let from = if outgoing { From::Client } else { From::Server };
+        traffic.frame(&Frame::of_value(from, value));
     }
 
     #[test]
@@ -316,10 +378,11 @@ mod tests {
     #[test]
     fn a_million_messages_stay_bounded() {
         let traffic = Traffic::default();
+        // Its text made once: the bound is what is tested, not the pretty-printing.
         let text: Arc<str> = Arc::from("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/message\"}");
         let value = json!({"jsonrpc": "2.0", "method": "notifications/message"});
         for _ in 0..1_000_000 {
-            traffic.message(false, &value, Arc::clone(&text));
+            traffic.message(Direction::ServerToClient, &value, Arc::clone(&text));
         }
         assert_eq!(traffic.len(), MAX_ENTRIES);
         let (entries, dropped) = traffic.since(0);
