@@ -10,8 +10,8 @@
 
 mod actions;
 mod apps;
-mod attach;
 pub mod asks;
+mod attach;
 pub mod auth;
 pub mod component;
 mod confirm;

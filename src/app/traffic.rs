@@ -215,7 +215,8 @@ impl TrafficLog {
     /// server counts ids afresh), else the latest `tools/call` sent; the filter is cleared so
     /// that what surrounds it shows. False when there is none.
     pub fn select_call(&mut self, id: Option<&str>) -> bool {
-        let sent_call = |e: &&Entry| e.direction == Direction::ClientToServer && e.method.as_deref() == Some("tools/call");
+        let sent_call =
+            |e: &&Entry| e.direction == Direction::ClientToServer && e.method.as_deref() == Some("tools/call");
         let found = self
             .entries
             .iter()

@@ -53,12 +53,19 @@ fn list() -> Result<ExitCode, Failure> {
         .map(|r| {
             let about = &r.about;
             let since = about.since.get(..19).unwrap_or(&about.since).replace('T', " ");
-            [crate::text::visible(&about.name).into_owned(), about.server_shown(), about.pid.to_string(), since, about.messages.to_string()]
+            [
+                crate::text::visible(&about.name).into_owned(),
+                about.server_shown(),
+                about.pid.to_string(),
+                since,
+                about.messages.to_string(),
+            ]
         })
         .collect();
     let head = ["NAME", "SERVER", "PID", "SINCE (UTC)", "MESSAGES"].map(str::to_string);
-    let widths: Vec<usize> =
-        (0..5).map(|i| std::iter::once(&head).chain(&rows).map(|r| crate::text::width(&r[i])).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..5)
+        .map(|i| std::iter::once(&head).chain(&rows).map(|r| crate::text::width(&r[i])).max().unwrap_or(0))
+        .collect();
     for row in std::iter::once(&head).chain(&rows) {
         let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, w)| format!("{cell:<w$}")).collect();
         let _ = writeln!(out, "{}", cells.join("  ").trim_end());

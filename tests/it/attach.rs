@@ -62,7 +62,8 @@ impl Client {
         let input = child.stdin.take().unwrap();
         let output = BufReader::new(child.stdout.take().unwrap());
         let mut client = Client { child, input, output };
-        let init = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+        let init =
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
         client.request(0, "initialize", init);
         client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         client
@@ -117,6 +118,12 @@ fn a_running_proxy_is_listed_and_its_feed_brings_frames_both_ways() {
     assert_eq!(proxy.about.pid, u64::from(client.child.id()));
     assert!(proxy.about.server_shown().contains("stdio_server_mode"), "{:?}", proxy.about.server);
     assert!(proxy.about.messages >= 4, "{:?}", proxy.about);
+
+    // The command lists it too: name, server, pid, since, messages.
+    let listing = Command::new(tooldeck()).arg("attach").output().unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout).into_owned();
+    let row = listing.lines().find(|l| l.starts_with(&name)).unwrap_or_else(|| panic!("{listing}"));
+    assert!(listing.starts_with("NAME") && row.contains(&client.child.id().to_string()), "{listing}");
 
     let (about, recent, feed) = live::open(&name).unwrap();
     assert_eq!(about.name, name);

@@ -184,7 +184,16 @@ impl Traffic {
             } else {
                 format!("({} bytes: too large to keep)", frame.size)
             };
-            let entry = Entry { seq: 0, at_ms: 0, direction, id: None, method: None, answer: false, text: text.into(), http: None };
+            let entry = Entry {
+                seq: 0,
+                at_ms: 0,
+                direction,
+                id: None,
+                method: None,
+                answer: false,
+                text: text.into(),
+                http: None,
+            };
             self.lock().push(entry);
             return;
         };

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 pub enum LiveError {
     #[error("cannot make the folder of running proxies {path}: {source}")]
     Folder { path: String, source: io::Error },
-    #[error("{path} is not private to you (owned by another user, or open to others): no proxy is published or read there")]
+    #[error(
+        "{path} is not private to you (owned by another user, or open to others): no proxy is published or read there"
+    )]
     NotPrivate { path: String },
     #[error("cannot publish the live feed at {path}: {source}")]
     Bind { path: String, source: io::Error },

@@ -50,7 +50,9 @@ impl Listener {
         }
         let mut file = options.open(path)?;
         let port = listener.local_addr()?.port();
-        writeln!(file, "{}", serde_json::json!({"port": port, "secret": secret}))?;
+        let line =
+            crate::json_out::to_line(&serde_json::json!({"port": port, "secret": secret})).map_err(io::Error::other)?;
+        writeln!(file, "{line}")?;
         Ok(Listener::Port { listener, secret })
     }
 

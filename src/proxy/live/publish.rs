@@ -56,7 +56,8 @@ pub struct LiveSink {
 
 /// Publishes the proxy's live feed: named `wanted` (else after the server), in the folder of
 /// running proxies. `None`, said once through `warn`, when it cannot be: the proxy goes on all
-/// the same. A name another running proxy has gets a suffix (`notes-2`), said too.
+/// the same. A name another running proxy has gets a suffix (`notes-2`), said when `--name`
+/// gave it.
 pub fn publish(wanted: Option<&str>, server: &Map<String, Value>, warn: &Warn) -> Option<Box<dyn FrameSink>> {
     let folder = match place::folder() {
         Ok(folder) => folder,
@@ -65,6 +66,7 @@ pub fn publish(wanted: Option<&str>, server: &Map<String, Value>, warn: &Warn) -
             return None;
         }
     };
+    let named = wanted.is_some();
     let wanted = match wanted {
         Some(name) => place::file_name(name),
         None => default_name(server),
@@ -76,7 +78,8 @@ pub fn publish(wanted: Option<&str>, server: &Map<String, Value>, warn: &Warn) -
             return None;
         }
     };
-    if name != wanted {
+    // A name the person gave is said when taken; one made from the server is suffixed quietly.
+    if named && name != wanted {
         warn(&format!("another running proxy is named {wanted}: this one is {name} (tooldeck attach {name})"));
     }
     let mut about = Map::new();
@@ -158,8 +161,7 @@ fn welcome(stream: Box<dyn Write + Send>, shared: &Mutex<Shared>) {
         }
         let oldest = shared.backlog.front().map_or(u64::MAX, |(seq, _)| *seq);
         let listed = shared.listed.iter().filter(|(seq, _)| *seq < oldest);
-        let recent: Vec<Line> =
-            listed.chain(shared.backlog.iter()).map(|(_, line)| Arc::clone(line)).collect();
+        let recent: Vec<Line> = listed.chain(shared.backlog.iter()).map(|(_, line)| Arc::clone(line)).collect();
         let mut about = shared.about.clone();
         about.insert("messages".into(), json!(shared.messages));
         about.insert("backlog".into(), json!(recent.len()));
@@ -259,5 +261,68 @@ impl Drop for LiveSink {
         // Watchers' queues close with it: their threads end once written out.
         crate::sync::lock(&self.shared).watchers.clear();
         let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use bytes::Bytes;
+
+    use super::*;
+
+    fn sink() -> LiveSink {
+        let shared = Shared {
+            about: Map::new(),
+            messages: 0,
+            backlog: VecDeque::new(),
+            backlog_bytes: 0,
+            listed: Vec::new(),
+            list_requests: VecDeque::new(),
+            watchers: Vec::new(),
+        };
+        let path = std::env::temp_dir().join(format!("tooldeck-live-test-{}", uuid::Uuid::new_v4()));
+        LiveSink { shared: Arc::new(Mutex::new(shared)), path, name: "t".into() }
+    }
+
+    fn frame(from: From, text: &str) -> Frame {
+        Frame::new(from, SystemTime::now(), Bytes::from(text.to_string()), None)
+    }
+
+    #[test]
+    fn a_watcher_that_does_not_read_loses_lines_counted_and_never_holds_the_sink() {
+        let mut sink = sink();
+        let (queue, _never_read) = sync_channel(WATCHER_QUEUE);
+        let dropped = Arc::new(AtomicU64::new(0));
+        crate::sync::lock(&sink.shared).watchers.push(Watcher { queue, dropped: Arc::clone(&dropped) });
+        let line = frame(From::Server, r#"{"jsonrpc":"2.0","method":"notifications/message"}"#);
+        for _ in 0..WATCHER_QUEUE + 10 {
+            sink.accept(&line).unwrap();
+        }
+        assert_eq!(dropped.load(Ordering::Relaxed), 10);
+        let shared = crate::sync::lock(&sink.shared);
+        assert_eq!(shared.messages, WATCHER_QUEUE as u64 + 10);
+        assert_eq!(shared.backlog.len(), BACKLOG_LINES, "the backlog is bounded");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_tool_list_is_kept_for_new_watchers_after_it_left_the_backlog() {
+        let mut sink = sink();
+        sink.accept(&frame(From::Client, r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#)).unwrap();
+        sink.accept(&frame(From::Server, r#"{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}"#)).unwrap();
+        for _ in 0..BACKLOG_LINES {
+            sink.accept(&frame(From::Server, r#"{"jsonrpc":"2.0","method":"notifications/message"}"#)).unwrap();
+        }
+        let (mut watcher, stream) = std::os::unix::net::UnixStream::pair().unwrap();
+        welcome(Box::new(stream), &sink.shared);
+        drop(sink);
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut watcher, &mut text).unwrap();
+        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines[0]["backlog"], json!(BACKLOG_LINES + 2));
+        assert_eq!(lines[1]["message"]["method"], "tools/list");
+        assert_eq!(lines[2]["message"]["result"], json!({"tools": []}));
     }
 }
