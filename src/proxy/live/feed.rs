@@ -143,7 +143,7 @@ pub fn open(name: &str) -> Result<(Announcement, Vec<Frame>, Feed), LiveError> {
 /// A proxy's feed after its first lines: each frame as it passes.
 pub struct Feed {
     reader: BufReader<port::Stream>,
-    timing: Box<dyn Fn(Duration) -> io::Result<()> + Send>,
+    timing: port::Timing,
     /// A line read in part when the wait ran out.
     line: Vec<u8>,
 }

@@ -92,8 +92,11 @@ fn said_the_secret(stream: TcpStream, secret: &str) -> io::Result<TcpStream> {
 /// A connection to a proxy, to read its feed.
 pub type Stream = Box<dyn Read + Send>;
 
+/// Sets how long a read of the connection may wait.
+pub type Timing = Box<dyn Fn(Duration) -> io::Result<()> + Send>;
+
 /// Connects to the proxy at `path` (its socket, or its port file and secret).
-pub fn connect(path: &Path) -> io::Result<(Stream, Box<dyn Fn(Duration) -> io::Result<()> + Send>)> {
+pub fn connect(path: &Path) -> io::Result<(Stream, Timing)> {
     #[cfg(unix)]
     if path.extension().is_some_and(|e| e == "sock") {
         let stream = std::os::unix::net::UnixStream::connect(path)?;
@@ -104,7 +107,7 @@ pub fn connect(path: &Path) -> io::Result<(Stream, Box<dyn Fn(Duration) -> io::R
 }
 
 /// The port way: the port and secret read from the 0600 file, the secret said first.
-fn connect_port(path: &Path) -> io::Result<(Stream, Box<dyn Fn(Duration) -> io::Result<()> + Send>)> {
+fn connect_port(path: &Path) -> io::Result<(Stream, Timing)> {
     let text = crate::files::read_bounded(path, 4096)?;
     let about: serde_json::Value = serde_json::from_slice(&text).map_err(io::Error::other)?;
     let port = about["port"].as_u64().and_then(|p| u16::try_from(p).ok());

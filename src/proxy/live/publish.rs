@@ -222,10 +222,10 @@ impl Shared {
                 self.list_requests.push_back((id.clone(), seq, Arc::clone(line)));
             }
             (From::Server, Some(id)) if frame.is_response() => {
-                if let Some(at) = self.list_requests.iter().position(|(asked, _, _)| asked == id) {
-                    if let Some((_, asked_seq, asked)) = self.list_requests.remove(at) {
-                        self.listed = vec![(asked_seq, asked), (seq, Arc::clone(line))];
-                    }
+                if let Some(at) = self.list_requests.iter().position(|(asked, _, _)| asked == id)
+                    && let Some((_, asked_seq, asked)) = self.list_requests.remove(at)
+                {
+                    self.listed = vec![(asked_seq, asked), (seq, Arc::clone(line))];
                 }
             }
             _ => {}
