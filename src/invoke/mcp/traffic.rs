@@ -116,6 +116,21 @@ fn describe_http(http: &HttpRecord) -> String {
     text
 }
 
+/// A frame's HTTP as text: the request line (or the status) and the headers, secrets masked,
+/// then a blank line.
+fn http_lines(http: &crate::wire::HttpDetails) -> String {
+    let mut text = match (&http.method, http.status) {
+        (Some(method), _) => format!("{method} {}\n", crate::redact::url(http.path.as_deref().unwrap_or_default())),
+        (None, Some(status)) => format!("HTTP {status}\n"),
+        (None, None) => String::new(),
+    };
+    for (name, value) in &http.headers {
+        text.push_str(&format!("{name}: {}\n", crate::redact::header_value(name, value)));
+    }
+    text.push('\n');
+    text
+}
+
 /// The record with its secrets masked: the log never holds them.
 fn masked(record: &HttpRecord) -> HttpRecord {
     let mask = |headers: &[(String, String)]| {
@@ -173,16 +188,18 @@ impl Traffic {
     /// message too large to keep by its size.
     pub fn frame(&self, frame: &Frame) {
         let direction = Direction::of(frame.from);
+        // A proxy's HTTP frame shows the request line or status and headers above its body.
+        let http = frame.http.as_ref().map(http_lines).unwrap_or_default();
         let Some(value) = &frame.message else {
             let text = if frame.kept() {
                 let raw = String::from_utf8_lossy(&frame.raw);
                 let line = crate::redact::urls_in(&raw);
-                match frame.breaks_clients() {
+                match frame.breaks_clients() && frame.http.is_none() {
                     true => format!("{line}\n\n{}", crate::wire::NOT_JSON_RPC),
-                    false => line.into_owned(),
+                    false => format!("{http}{line}"),
                 }
             } else {
-                format!("({} bytes: too large to keep)", frame.size)
+                format!("{http}({} bytes: too large to keep)", frame.size)
             };
             let entry = Entry {
                 seq: 0,
@@ -198,7 +215,8 @@ impl Traffic {
             return;
         };
         let shown = crate::redact::json_message(value);
-        let text: Arc<str> = serde_json::to_string_pretty(shown.as_ref().unwrap_or(value)).unwrap_or_default().into();
+        let pretty = serde_json::to_string_pretty(shown.as_ref().unwrap_or(value)).unwrap_or_default();
+        let text: Arc<str> = if http.is_empty() { pretty.into() } else { format!("{http}{pretty}").into() };
         self.message(direction, value, text);
     }
 
@@ -397,6 +415,23 @@ mod tests {
         let (entries, dropped) = traffic.since(0);
         assert_eq!(dropped, 1_000_000 - MAX_ENTRIES as u64);
         assert_eq!(entries[0].seq, 1_000_000 - MAX_ENTRIES as u64, "the newest are kept");
+    }
+
+    #[test]
+    fn a_proxys_http_frame_shows_its_request_line_and_headers_masked() {
+        let traffic = Traffic::default();
+        let http = crate::wire::HttpDetails {
+            method: Some("POST".into()),
+            path: Some("/mcp".into()),
+            status: None,
+            headers: vec![("authorization".into(), "Bearer s3cret".into())],
+        };
+        let raw = bytes::Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        traffic.frame(&Frame::new(From::Client, std::time::SystemTime::now(), raw, Some(http)));
+        let (entries, _) = traffic.since(0);
+        assert_eq!(entries[0].summary(), "→ tools/list #1");
+        assert!(entries[0].text.starts_with("POST /mcp\nauthorization: "), "{}", entries[0].text);
+        assert!(!entries[0].text.contains("s3cret") && entries[0].text.contains("\"tools/list\""));
     }
 
     #[test]
