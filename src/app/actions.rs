@@ -258,7 +258,11 @@ impl Scope {
                     | A::Copy
             ),
             Scope::Overlay(Overlay::Fuzz) => matches!(action, A::Quit | A::Help | A::Activate | A::Retry),
-            Scope::Overlay(Overlay::Server | Overlay::Traffic | Overlay::Auth) => {
+            // Enter on a recorded `tools/call` opens it in the form.
+            Scope::Overlay(Overlay::Traffic) => {
+                matches!(action, A::Quit | A::Help | A::Activate | A::Reconnect | A::ConnectServer)
+            }
+            Scope::Overlay(Overlay::Server | Overlay::Auth) => {
                 matches!(action, A::Quit | A::Help | A::Reconnect | A::ConnectServer)
             }
         }
@@ -275,12 +279,14 @@ pub(super) fn perform(app: &mut App, action: Action, scope: Scope, run_armed: bo
         return Vec::new();
     }
     let fuzz_pane = scope == Scope::Overlay(Overlay::Fuzz);
+    let traffic_pane = scope == Scope::Overlay(Overlay::Traffic);
     match action {
         A::Quit | A::ForceQuit => return vec![Effect::Quit],
         A::Run => return app.start_run(run_armed),
         A::Retry if fuzz_pane => return app.fuzz_again(),
         A::Retry => return app.retry(),
         A::Activate if fuzz_pane => app.finding_to_form(),
+        A::Activate if traffic_pane => app.open_traffic_call(),
         A::Activate | A::Expand | A::NextField => app.open_selected_form(),
         // Leaving the result pane: the list and the form take their own Back.
         A::Back if scope == Scope::Result => app.focus = app.before_result,

@@ -11,6 +11,7 @@
 mod actions;
 mod apps;
 pub mod asks;
+mod attach;
 pub mod auth;
 pub mod component;
 mod confirm;

@@ -202,11 +202,21 @@ impl TrafficLog {
         self.message_scroll = 0;
     }
 
+    /// The request `answer` answers: the latest message before it, the other way, with its id.
+    pub fn request_of(&self, answer: &Entry) -> Option<&Entry> {
+        self.entries
+            .iter()
+            .rev()
+            .skip_while(|e| e.seq >= answer.seq)
+            .find(|e| e.id == answer.id && !e.answer && e.direction != answer.direction && e.method.is_some())
+    }
+
     /// Selects the request of the call whose JSON-RPC id is `id` (its latest, as a restarted
     /// server counts ids afresh), else the latest `tools/call` sent; the filter is cleared so
     /// that what surrounds it shows. False when there is none.
     pub fn select_call(&mut self, id: Option<&str>) -> bool {
-        let sent_call = |e: &&Entry| e.direction == Direction::Sent && e.method.as_deref() == Some("tools/call");
+        let sent_call =
+            |e: &&Entry| e.direction == Direction::ClientToServer && e.method.as_deref() == Some("tools/call");
         let found = self
             .entries
             .iter()
@@ -285,7 +295,8 @@ impl super::Component for TrafficLog {
                     .with_status(format!("copied {}", entry.summary())),
                 None => Reply::status("no message to copy"),
             },
-            Action::Help | Action::Quit => return None,
+            // Enter opens a call in the form: another pane, so the app's.
+            Action::Help | Action::Quit | Action::Activate => return None,
             action => {
                 let _ = self.act(action, page);
                 Reply::default()
@@ -296,17 +307,15 @@ impl super::Component for TrafficLog {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
     use crate::invoke::mcp::traffic::Traffic;
+    use crate::wire::{Frame, From};
     use serde_json::json;
 
     fn log_of(messages: &[(bool, serde_json::Value)]) -> TrafficLog {
         let traffic = Traffic::default();
         for (outgoing, value) in messages {
-            let text: Arc<str> = serde_json::to_string_pretty(value).unwrap().into();
-            traffic.message(*outgoing, value, text);
+            traffic.frame(&Frame::of_value(if *outgoing { From::Client } else { From::Server }, value.clone()));
         }
         let mut log = TrafficLog::default();
         log.receive(traffic.since(0).0);
@@ -367,13 +376,12 @@ mod tests {
     #[test]
     fn stays_bounded_and_counts_what_it_let_go() {
         let traffic = Traffic::default();
-        let value = json!({"jsonrpc": "2.0", "method": "notifications/message"});
-        let text: Arc<str> = Arc::from("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/message\"}");
+        let frame = Frame::of_value(From::Server, json!({"jsonrpc": "2.0", "method": "notifications/message"}));
         let mut log = TrafficLog::default();
         let mut seen = 0;
         for _ in 0..3 {
             for _ in 0..(MAX_ENTRIES / 2 + 7) {
-                traffic.message(false, &value, Arc::clone(&text));
+                traffic.frame(&frame);
             }
             let (entries, _) = traffic.since(seen);
             seen = entries.last().map_or(seen, |e| e.seq + 1);

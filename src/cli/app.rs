@@ -16,7 +16,25 @@ pub fn run(
     theme: Option<&str>,
     watch: &[std::path::PathBuf],
 ) -> ExitCode {
-    finish(run_each(sources, servers, shared, theme, watch))
+    finish(run_each(sources, servers, shared, theme, watch, None))
+}
+
+/// What `tooldeck attach` opens the app with: the tools the proxy's server listed, and its
+/// traffic in place of the first session's own.
+pub(super) struct Attached {
+    pub tools: Vec<crate::catalog::Tool>,
+    pub watched: crate::runtime::Watched,
+}
+
+/// The app on a proxy's traffic (`tooldeck attach`): calls go to `servers` (the proxied server).
+pub(super) fn run_attached(
+    servers: &[EndpointOptions],
+    shared: &EndpointOptions,
+    theme: Option<&str>,
+    attached: Attached,
+) -> ExitCode {
+    let sources = Sources { paths: Vec::new(), format: None };
+    finish(run_each(&sources, servers, shared, theme, &[], Some(attached)))
 }
 
 fn run_each(
@@ -25,6 +43,7 @@ fn run_each(
     shared: &EndpointOptions,
     theme: Option<&str>,
     watch: &[std::path::PathBuf],
+    attached: Option<Attached>,
 ) -> Result<ExitCode, Failure> {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let styles = crate::theme::load(theme, no_color).map_err(|e| Failure::usage(e.to_string()))?;
@@ -39,7 +58,7 @@ fn run_each(
     };
     let runtime = super::tokio_runtime().map_err(|e| Failure::failed(format!("cannot start: {e}")))?;
     let found = crate::servers::discover(&crate::servers::Places::here(shared.config.as_deref()));
-    let result = runtime.block_on(run_app(sources, resolved, shared, styles, found, watch));
+    let result = runtime.block_on(run_app(sources, resolved, shared, styles, found, watch, attached));
     result.map(|()| ExitCode::SUCCESS).map_err(|e| Failure::failed(e.to_string()))
 }
 
@@ -71,8 +90,10 @@ async fn run_app(
     styles: crate::theme::Styles,
     found: crate::servers::Found,
     watch: Option<crate::watch::Watch>,
+    attached: Option<Attached>,
 ) -> io::Result<()> {
-    let names_a_server = resolved.iter().any(|(options, _)| options.names_a_server());
+    // Attached, the proxy's server answers (or none, for a record opened without one).
+    let names_a_server = attached.is_some() || resolved.iter().any(|(options, _)| options.names_a_server());
     // Without a server named, the built-in demo server answers (it lives as long as the app).
     let demo = match names_a_server {
         true => None,
@@ -104,6 +125,10 @@ async fn run_app(
     let environment: Vec<(String, String)> = std::env::vars().collect();
     let demo_url = demo.as_ref().map(|d| d.url().to_string());
     let mut each = Vec::new();
+    let (tools, mut watched) = match attached {
+        Some(attached) => (attached.tools, Some(attached.watched)),
+        None => (Vec::new(), None),
+    };
     for (index, (options, headers)) in resolved.into_iter().enumerate() {
         let case_server = crate::cases::server_keys::case_server(&options, &environment);
         if index == 0 {
@@ -112,9 +137,14 @@ async fn run_app(
                 crate::app::CaseSecrets { headers_left_out: case_server.left_out, env_to_set: case_server.to_set };
         }
         let case_server = case_server.keys;
-        each.push(crate::runtime::Server { options, headers, demo_url: demo_url.clone(), case_server });
+        let watched = watched.take();
+        each.push(crate::runtime::Server { options, headers, demo_url: demo_url.clone(), case_server, watched });
     }
-    let app = crate::app::App::new(Catalog::default(), &[], size).with_setup(setup);
+    let mut catalog = Catalog::default();
+    for tool in tools {
+        catalog.add(tool);
+    }
+    let app = crate::app::App::new(catalog, &[], size).with_setup(setup);
     let servers = crate::runtime::Servers { each, shared: shared.clone(), watch };
     crate::runtime::run(app, styles, servers, load).await
 }

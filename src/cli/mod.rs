@@ -24,6 +24,7 @@ macro_rules! report {
 
 mod app;
 mod app_host;
+mod attach;
 mod auth;
 mod call;
 mod check;
@@ -104,6 +105,13 @@ pub enum Command {
     /// ARGS`; `--listen HOST:PORT` serves Streamable HTTP. Exit: the server's own code (stdio);
     /// 2 for a usage error; 5 when the server cannot be started or the address listened on.
     Proxy(proxy::ProxyArgs),
+    /// Watch a running proxy live in the app, or open a record it saved: its traffic in the
+    /// traffic pane, its server's tools in the list, a call put back in the form (Enter) to run
+    /// again on tooldeck's own connection. With no NAME, list the running proxies.
+    ///
+    /// Exit 0 when listed or the app was left; 2 for no such proxy (or another user's); 5 when
+    /// the proxy does not answer.
+    Attach(attach::AttachArgs),
     /// Check definition files (or a live server's tools) and report every problem; exit 1 when
     /// there is an error, 5 when the server cannot be reached.
     Check {
@@ -309,6 +317,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Call(args)) => return call::run(args),
         Some(Command::ServeMock(args)) => return serve_mock::run(&args),
         Some(Command::Proxy(args)) => return proxy::run(args),
+        Some(Command::Attach(args)) => return attach::run(&args),
         Some(Command::Test(args)) => return test::run(args),
         Some(Command::Lint(args)) => return lint::run(&args),
         Some(Command::Diff(args)) => return diff::run(&args),

@@ -22,7 +22,8 @@ pub struct ProxyArgs {
     /// Append each answered tools/call as a test case to this case file (`tooldeck test FILE`).
     #[arg(long, value_name = "FILE")]
     pub save_cases: Option<PathBuf>,
-    /// A name for this proxy in its lines on stderr.
+    /// A name for this proxy in its lines on stderr and for `tooldeck attach NAME` (else its
+    /// server's script or program).
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Serve Streamable HTTP on HOST:PORT, passing each request to --mcp-url, --server or the

@@ -40,6 +40,15 @@ pub struct Server {
     pub demo_url: Option<String>,
     /// The server as a saved case file names it (headers as `${ENV}` placeholders).
     pub case_server: serde_json::Map<String, serde_json::Value>,
+    /// `tooldeck attach`: the traffic pane shows a proxy's traffic instead of this connection's.
+    pub watched: Option<Watched>,
+}
+
+/// A proxy's traffic the app watches (`tooldeck attach`): what was read of it already, and the
+/// live feed that brings the rest (none for a saved record).
+pub struct Watched {
+    pub traffic: crate::invoke::mcp::traffic::Traffic,
+    pub feed: Option<crate::proxy::live::Feed>,
 }
 
 /// The servers the app talks to (the first answers for tools from files), and the command

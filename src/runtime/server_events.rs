@@ -45,9 +45,16 @@ const TRAFFIC_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 /// is shared with the connection and bounded; the app keeps its own bounded copy.
 pub(super) fn forward_traffic(session: &SessionHandle) {
     let (endpoint, done) = (session.endpoint.clone(), session.done.clone());
+    let watched = session.watched.clone();
     session.spawn(async move {
-        let Ok(endpoint) = endpoint.await else { return };
-        let Some(traffic) = endpoint.traffic() else { return };
+        let traffic = match watched {
+            Some(traffic) => traffic,
+            None => {
+                let Ok(endpoint) = endpoint.await else { return };
+                let Some(traffic) = endpoint.traffic() else { return };
+                traffic
+            }
+        };
         let mut seen = 0;
         while !done.is_closed() {
             let (entries, _) = traffic.since(seen);
@@ -89,4 +96,28 @@ pub(super) async fn set_log_level(endpoint: Connection, done: mpsc::Sender<Msg>,
     {
         let _ = done.send(Msg::Server(ServerMsg::LogLevelRefused(e.into()))).await;
     }
+}
+
+/// `tooldeck attach`: the proxy's feed read into the session's watched traffic (which
+/// [`forward_traffic`] brings to the pane), on a blocking thread that looks every poll whether
+/// the session's scope ended; the proxy ending is said once.
+pub(super) fn follow_feed(session: &SessionHandle, feed: crate::proxy::live::Feed) {
+    let Some(traffic) = session.watched.clone() else { return };
+    let done = session.done.clone();
+    session.spawn(async move {
+        /// Tells the reading thread to stop when this task is cancelled (dropped).
+        struct Stop(Arc<std::sync::atomic::AtomicBool>);
+        impl Drop for Stop {
+            fn drop(&mut self) {
+                self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        let stop = Stop(Arc::default());
+        let flag = Arc::clone(&stop.0);
+        let mut sink = traffic;
+        let ended = tokio::task::spawn_blocking(move || feed.follow(&mut sink, &flag)).await;
+        if matches!(ended, Ok(true)) {
+            let _ = done.send(Msg::Said("the proxy ended: its traffic stops here".into())).await;
+        }
+    });
 }

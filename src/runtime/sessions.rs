@@ -31,6 +31,8 @@ pub(super) struct SessionHandle {
     pub case_server: serde_json::Map<String, serde_json::Value>,
     /// How to connect to it again (a fuzz run has a connection of its own).
     pub recipe: super::fuzz::Recipe,
+    /// The proxy's traffic its traffic pane shows instead of its own (`tooldeck attach`).
+    pub watched: Option<crate::invoke::mcp::traffic::Traffic>,
     /// Its tasks' scope: cancelled when tooldeck quits (or the session ends).
     scope: CancellationToken,
     supervisor: Supervisor,
@@ -92,7 +94,8 @@ impl Sessions {
     }
 
     /// Connects `server` as a new session, its events marked with its id; its first message.
-    pub fn add(&mut self, server: Server, done: &mpsc::Sender<Msg>) -> Msg {
+    pub fn add(&mut self, mut server: Server, done: &mpsc::Sender<Msg>) -> Msg {
+        let watched = server.watched.take();
         let id = SessionId(self.all.len() as u32);
         let label = self.unique(server.options.label(server.demo_url.as_deref()));
         let lists_tools = server.options.names_a_server();
@@ -113,11 +116,15 @@ impl Sessions {
             done: marked_done,
             case_server,
             recipe,
+            watched: watched.as_ref().map(|w| w.traffic.clone()),
             scope,
             supervisor,
         };
         super::server_events::forward_events(&session);
         super::server_events::forward_traffic(&session);
+        if let Some(feed) = watched.and_then(|w| w.feed) {
+            super::server_events::follow_feed(&session, feed);
+        }
         self.all.push(session);
         Msg::Session { id, msg: Box::new(Msg::Server(ServerMsg::Named { label, lists_tools })) }
     }
@@ -146,6 +153,7 @@ impl Sessions {
                 headers: recipe.headers,
                 demo_url: recipe.demo_url,
                 case_server: session.case_server.clone(),
+                watched: None,
             };
             session.endpoint = server.connect(asks_to);
             super::server_events::forward_events(session);
@@ -181,7 +189,7 @@ impl Calls {
                 }
                 let environment: Vec<(String, String)> = std::env::vars().collect();
                 let case_server = crate::cases::server_keys::case_server(&options, &environment).keys;
-                let server = Server { options, headers, demo_url: None, case_server };
+                let server = Server { options, headers, demo_url: None, case_server, watched: None };
                 let first = self.sessions.add(server, &self.done);
                 return self.answer(async move { first });
             }

@@ -82,9 +82,10 @@ fn row(entry: &Entry, selected: bool, columns: usize, styles: &Styles) -> Line<'
     let at = format!("{marker}{:>8.3}s ", entry.at_ms as f64 / 1000.0);
     let style = match entry.direction {
         _ if selected => styles.selection,
-        Direction::Sent => styles.text,
-        Direction::Received if entry.text.contains("\"error\":") => styles.error,
-        Direction::Received => styles.accent,
+        Direction::ClientToServer => styles.text,
+        Direction::ServerToClient if entry.text.contains("\"error\":") => styles.error,
+        Direction::ServerToClient if entry.text.ends_with(crate::wire::NOT_JSON_RPC) => styles.error,
+        Direction::ServerToClient => styles.accent,
         Direction::Http => styles.muted,
     };
     let room = columns.saturating_sub(at.chars().count());

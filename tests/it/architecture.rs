@@ -580,6 +580,14 @@ const JSON_WRITERS_ALLOWED: &[(&str, &str)] = &[
     ("invoke/mcp/info.rs", "the server pane's capabilities text, drawn through text::visible"),
     ("invoke/mcp/wire.rs", "the traffic pane's text, drawn through text::visible"),
     ("invoke/mcp/traffic.rs", "the traffic pane's text, drawn through text::visible"),
+    (
+        "wire/frame.rs",
+        "a frame's bytes, the message rmcp handed tooldeck as rmcp sends it; written out only as a record line",
+    ),
+    (
+        "proxy/live/feed.rs",
+        "a frame's bytes, remade from a record line a proxy or a record wrote; written out only as a record line",
+    ),
 ];
 
 /// Every `--json` output and every JSON file is written by `json_out` (C1 controls and bidi marks

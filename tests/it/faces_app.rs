@@ -284,14 +284,12 @@ async fn an_odd_prompt_and_a_huge_resource_from_an_old_server() {
 /// the message, the progress token among it, is shown as sent.
 #[test]
 fn secrets_in_traffic_bodies_are_masked_on_screen_and_when_copied() {
-    use std::sync::Arc;
     let traffic = tooldeck::invoke::mcp::traffic::Traffic::default();
     let value = serde_json::json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
         "name": "fetch", "_meta": {"progressToken": "call-7"},
         "arguments": {"api_key": "sk-live-123", "headers": {"Authorization": "Bearer tok-9"},
             "url": "https://example.com/x?token=abc-2&page=3"}}});
-    let text: Arc<str> = serde_json::to_string_pretty(&value).unwrap().into();
-    traffic.message(true, &value, text);
+    traffic.frame(&tooldeck::wire::Frame::of_value(tooldeck::wire::From::Client, value));
     let mut app = App::new(Catalog::default(), &[], (120, 40));
     update(&mut app, Msg::Input(InputMsg::Resize(120, 40)));
     update(&mut app, Msg::Server(ServerMsg::Traffic(traffic.since(0).0)));

@@ -8,6 +8,7 @@ mod apps;
 mod apps_tui;
 mod architecture;
 mod asks_screens;
+mod attach;
 mod call_cli;
 mod cases;
 mod cli;

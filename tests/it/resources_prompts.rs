@@ -324,10 +324,10 @@ async fn the_traffic_log_holds_the_handshake_and_http_exchanges() {
     let (entries, dropped) = endpoint.events().traffic().since(0);
     assert_eq!(dropped, 0);
     let first = &entries[0];
-    assert_eq!(first.direction, Direction::Sent);
+    assert_eq!(first.direction, Direction::ClientToServer);
     assert!(matches!(first.method.as_deref(), Some("server/discover" | "initialize")), "{:?}", first.method);
     let listed: Vec<_> = entries.iter().filter(|e| e.method.as_deref() == Some("resources/list")).collect();
-    assert!(listed.iter().any(|e| e.direction == Direction::Sent));
+    assert!(listed.iter().any(|e| e.direction == Direction::ClientToServer));
     assert!(listed.iter().any(|e| e.answer), "the answer is named by its request");
     let http: Vec<_> = entries.iter().filter(|e| e.direction == Direction::Http).collect();
     assert!(http.iter().any(|e| e.http.as_ref().and_then(|h| h.status) == Some(200)));

@@ -214,6 +214,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Traffic, A::MessageDown, &[Key::char('J'), Key::alt(C::Down)], "scroll the message"),
     row(Traffic, A::Filter, &[Key::char('/')], "filter by method or text"),
     row(Traffic, A::Copy, &[Key::char('y')], "copy the message"),
+    row(Traffic, A::Activate, &[Key::plain(C::Enter)], "open this call in the form"),
     row(Traffic, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "the keys here"),
     row(Traffic, A::Back, &[Key::plain(C::Esc), Key::char('X')], "close"),
     row(Traffic, A::Quit, &[Key::char('q')], "quit"),

@@ -1,11 +1,12 @@
 //! `tooldeck proxy`: tooldeck between a real client and a real server. Bytes pass unchanged
 //! between them (stdio and Streamable HTTP); a tap beside them (`crate::wire`) feeds the record
-//! (JSON Lines), the saved cases and, later, the live socket `tooldeck attach` reads. The wire
+//! (JSON Lines), the saved cases and the live feed `tooldeck attach` reads (`live`). The wire
 //! never waits for the tap.
 
 pub mod cases;
 pub mod http;
 mod junk;
+pub mod live;
 mod pump;
 pub mod replay;
 pub mod serve;
@@ -22,7 +23,7 @@ pub struct Keep {
     pub record: Option<PathBuf>,
     /// Each answered `tools/call` as a case, appended to this case file.
     pub save_cases: Option<PathBuf>,
-    /// What the proxy's lines call it (and, later, its socket for `tooldeck attach`).
+    /// What the proxy's lines call it, and its live feed for `tooldeck attach`.
     pub name: Option<String>,
 }
 
@@ -67,6 +68,8 @@ pub fn sinks(
     warn: &Warn,
 ) -> Vec<Box<dyn FrameSink>> {
     let mut sinks: Vec<Box<dyn FrameSink>> = Vec::new();
+    // The live feed `tooldeck attach` reads (src/proxy/live/).
+    sinks.extend(live::publish(keep.name.as_deref(), &case_server, warn));
     if let Some(path) = &keep.record {
         match JsonLinesSink::open(path) {
             Ok(sink) => sinks.push(Box::new(sink)),

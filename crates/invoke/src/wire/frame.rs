@@ -59,6 +59,13 @@ impl Frame {
         Frame { from, at, size: raw.len(), raw, message, http }
     }
 
+    /// A frame of a message already parsed, now (where tooldeck is the client, rmcp hands it
+    /// the message, not its bytes): its bytes are the message written compactly, as rmcp sends it.
+    pub fn of_value(from: From, message: Value) -> Frame {
+        let raw = Bytes::from(serde_json::to_vec(&message).unwrap_or_default());
+        Frame { from, at: SystemTime::now(), size: raw.len(), raw, message: Some(message), http: None }
+    }
+
     /// A frame of a message too large to keep: its size only.
     pub fn too_large(from: From, at: SystemTime, size: usize, http: Option<HttpDetails>) -> Frame {
         Frame { from, at, raw: Bytes::new(), size, message: None, http }

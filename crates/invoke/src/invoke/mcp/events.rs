@@ -80,6 +80,8 @@ pub struct EventSink {
     /// Every message of the session, for the traffic pane (kept across reconnects, as the
     /// events are).
     traffic: super::traffic::Traffic,
+    /// Other sinks the session's frames go to, beside the traffic log.
+    sinks: Arc<Mutex<Vec<Box<dyn crate::wire::FrameSink>>>>,
 }
 
 impl std::fmt::Debug for EventSink {
@@ -89,6 +91,20 @@ impl std::fmt::Debug for EventSink {
 }
 
 impl EventSink {
+    /// One message of the session, as a frame: to the traffic log and every other sink. They
+    /// run here, beside the transport, so they must be quick (in memory); one that fails is
+    /// let go.
+    pub fn frame(&self, frame: crate::wire::Frame) {
+        self.traffic.frame(&frame);
+        let mut sinks = lock(&self.sinks);
+        sinks.retain_mut(|sink| sink.accept(&frame).is_ok());
+    }
+
+    /// Hands the session's frames to `sink` too, from now on.
+    pub fn add_sink(&self, sink: Box<dyn crate::wire::FrameSink>) {
+        lock(&self.sinks).push(sink);
+    }
+
     /// The session's traffic log.
     pub fn traffic(&self) -> super::traffic::Traffic {
         self.traffic.clone()

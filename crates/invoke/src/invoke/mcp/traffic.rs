@@ -1,9 +1,11 @@
-//! The session's traffic: every JSON-RPC message that went to and came from an MCP server, in
-//! order (the handshake, requests both ways, notifications, cancelled calls), and over HTTP each
-//! POST's status line and headers. It outlives a connection (a restarted server's messages
-//! follow the old one's) and is bounded the way the server pane's log is: the newest
-//! [`MAX_ENTRIES`] entries and at most [`MAX_BYTES`] of text, the dropped ones counted. A
-//! message's text is shared with the exchange record ([`super::wire`]), never copied.
+//! The session's traffic: every JSON-RPC message that went between a client and an MCP server,
+//! in order (the handshake, requests both ways, notifications, cancelled calls), and over HTTP
+//! each POST's status line and headers. Messages come as [`wire::Frame`](crate::wire::Frame)s
+//! through [`FrameSink`]: where tooldeck is the client (its rmcp transport, `super::wire`) and
+//! where it only watches a proxy (`tooldeck attach`), so the traffic pane has one rendering for
+//! both. It outlives a connection (a restarted server's messages follow the old one's) and is
+//! bounded the way the server pane's log is: the newest [`MAX_ENTRIES`] entries and at most
+//! [`MAX_BYTES`] of text, the dropped ones counted.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -12,21 +14,33 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::wire::HttpRecord;
+use crate::wire::{Frame, FrameSink, From};
 
 pub const MAX_ENTRIES: usize = 100_000;
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;
 /// Requests remembered by id so that an answer can be named by its request's method.
 const MAX_PENDING: usize = 4096;
 
-/// Which way an entry went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which way an entry went: between the client and the server, whoever they are (tooldeck is
+/// the client of its own sessions; a proxy's client is someone else).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Direction {
-    /// From tooldeck to the server.
-    Sent,
-    /// From the server.
-    Received,
+    /// From the client to the server.
+    ClientToServer,
+    /// From the server to the client.
+    ServerToClient,
     /// An HTTP exchange (status line and headers) that carried a message.
     Http,
+}
+
+impl Direction {
+    /// The way a frame from `from` went.
+    pub fn of(from: From) -> Direction {
+        match from {
+            From::Client => Direction::ClientToServer,
+            From::Server => Direction::ServerToClient,
+        }
+    }
 }
 
 /// One entry of the traffic log.
@@ -55,17 +69,22 @@ impl Entry {
     /// A one-line summary for lists: `→ tools/call #3`, `← tools/call #3 (error)`.
     pub fn summary(&self) -> String {
         let arrow = match self.direction {
-            Direction::Sent => "→",
-            Direction::Received => "←",
+            Direction::ClientToServer => "→",
+            Direction::ServerToClient => "←",
             Direction::Http => "⇄",
         };
-        let method = self.method.as_deref().unwrap_or(if self.answer { "answer" } else { "?" });
+        let unnamed = match self.answer {
+            true => "answer",
+            false if self.text.ends_with(crate::wire::NOT_JSON_RPC) => crate::wire::NOT_JSON_RPC,
+            false => "?",
+        };
+        let method = self.method.as_deref().unwrap_or(unnamed);
         let id = self.id.as_ref().map(|id| format!(" #{}", id.trim_matches('"'))).unwrap_or_default();
         let what = match (&self.http, self.answer) {
             (Some(http), _) => format!(" HTTP {}", http.status.map_or("(no answer)".into(), |s| s.to_string())),
             (None, true) if self.text.contains("\"error\":") => " (error)".to_string(),
             (None, true) => " (result)".to_string(),
-            (None, false) if self.id.is_none() => " (notification)".to_string(),
+            (None, false) if self.id.is_none() && self.method.is_some() => " (notification)".to_string(),
             _ => String::new(),
         };
         let by = if self.by_app { "app " } else { "" };
@@ -101,6 +120,21 @@ fn describe_http(http: &HttpRecord) -> String {
     text
 }
 
+/// A frame's HTTP as text: the request line (or the status) and the headers, secrets masked,
+/// then a blank line.
+fn http_lines(http: &crate::wire::HttpDetails) -> String {
+    let mut text = match (&http.method, http.status) {
+        (Some(method), _) => format!("{method} {}\n", crate::redact::url(http.path.as_deref().unwrap_or_default())),
+        (None, Some(status)) => format!("HTTP {status}\n"),
+        (None, None) => String::new(),
+    };
+    for (name, value) in &http.headers {
+        text.push_str(&format!("{name}: {}\n", crate::redact::header_value(name, value)));
+    }
+    text.push('\n');
+    text
+}
+
 /// The record with its secrets masked: the log never holds them.
 fn masked(record: &HttpRecord) -> HttpRecord {
     let mask = |headers: &[(String, String)]| {
@@ -121,9 +155,10 @@ struct Log {
     bytes: usize,
     next_seq: u64,
     dropped: u64,
-    /// (sent by tooldeck, id) → method and whether the app made it, for requests not
+    /// (who sent it, id) → method, for requests not answered yet.
+    /// (who sent it, id) → method and whether the hosted app made it, for requests not
     /// answered yet.
-    pending: HashMap<(bool, String), (String, bool)>,
+    pending: HashMap<(Direction, String), (String, bool)>,
     /// Requests the hosted app is about to make: (token, method, tool name or URI).
     app_requests: Vec<(u64, String, String)>,
     next_token: u64,
@@ -159,32 +194,63 @@ impl Traffic {
         crate::sync::lock(&self.0)
     }
 
-    /// Records one JSON-RPC message (`text` is `value` pretty-printed).
-    pub fn message(&self, outgoing: bool, value: &Value, text: Arc<str>) {
+    /// Records one frame: a JSON message pretty-printed (secrets masked: the log never holds
+    /// them), a line that is not JSON as its text (flagged when it would break a client), a
+    /// message too large to keep by its size.
+    pub fn frame(&self, frame: &Frame) {
+        let direction = Direction::of(frame.from);
+        // A proxy's HTTP frame shows the request line or status and headers above its body.
+        let http = frame.http.as_ref().map(http_lines).unwrap_or_default();
+        let Some(value) = &frame.message else {
+            let text = if frame.kept() {
+                let raw = String::from_utf8_lossy(&frame.raw);
+                let line = crate::redact::urls_in(&raw);
+                match frame.breaks_clients() && frame.http.is_none() {
+                    true => format!("{line}\n\n{}", crate::wire::NOT_JSON_RPC),
+                    false => format!("{http}{line}"),
+                }
+            } else {
+                format!("{http}({} bytes: too large to keep)", frame.size)
+            };
+            let entry = Entry {
+                seq: 0,
+                at_ms: 0,
+                direction,
+                id: None,
+                method: None,
+                answer: false,
+                text: text.into(),
+                http: None,
+                by_app: false,
+            };
+            self.lock().push(entry);
+            return;
+        };
+        let shown = crate::redact::json_message(value);
+        let pretty = serde_json::to_string_pretty(shown.as_ref().unwrap_or(value)).unwrap_or_default();
+        let text: Arc<str> = if http.is_empty() { pretty.into() } else { format!("{http}{pretty}").into() };
+        self.message(direction, value, text);
+    }
+
+    fn message(&self, direction: Direction, value: &Value, text: Arc<str>) {
         let id = value.get("id").filter(|id| !id.is_null()).map(Value::to_string);
         let own_method = value.get("method").and_then(Value::as_str).map(str::to_string);
         let answer = own_method.is_none() && (value.get("result").is_some() || value.get("error").is_some());
         let mut log = self.lock();
         let (method, by_app) = match (&own_method, &id) {
             (Some(method), Some(id)) => {
-                let by_app = outgoing && log.app_made(method, value);
+                let by_app = direction == Direction::ClientToServer && log.app_made(method, value);
                 if log.pending.len() >= MAX_PENDING {
                     log.pending.clear();
                 }
-                log.pending.insert((outgoing, id.clone()), (method.clone(), by_app));
+                log.pending.insert((direction, id.clone()), (method.clone(), by_app));
                 (own_method.clone(), by_app)
             }
             // An answer goes the other way from its request.
             (None, Some(id)) if answer => {
-                log.pending.remove(&(!outgoing, id.clone())).map_or((None, false), |(m, by)| (Some(m), by))
+                log.pending.remove(&(direction.other(), id.clone())).map_or((None, false), |(m, by)| (Some(m), by))
             }
             _ => (own_method.clone(), false),
-        };
-        let direction = if outgoing { Direction::Sent } else { Direction::Received };
-        // The log never holds a secret: a body with one is kept masked (the one rule).
-        let text = match crate::redact::json_message(value) {
-            Some(masked) => serde_json::to_string_pretty(&masked).unwrap_or_default().into(),
-            None => text,
         };
         log.push(Entry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app });
     }
@@ -210,10 +276,10 @@ impl Traffic {
     /// by the caller): the answer to request `id` when that could be read.
     pub fn received_raw(&self, id: Option<String>, text: Arc<str>) {
         let mut log = self.lock();
-        let method = id.as_ref().and_then(|id| log.pending.remove(&(true, id.clone())));
+        let method = id.as_ref().and_then(|id| log.pending.remove(&(Direction::ClientToServer, id.clone())));
         let answer = id.is_some();
         let (method, by_app) = method.map_or((None, false), |(m, by)| (Some(m), by));
-        let direction = Direction::Received;
+        let direction = Direction::ServerToClient;
         log.push(Entry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app });
     }
 
@@ -222,7 +288,8 @@ impl Traffic {
         let mut log = self.lock();
         // The POST carried the message sent just before with its id (a request, an answer to
         // the server's own request, or a notification without one): it names the exchange.
-        let sent = log.entries.iter().rev().take(64).find(|e| e.direction == Direction::Sent && e.id == record.id);
+        let sent =
+            log.entries.iter().rev().take(64).find(|e| e.direction == Direction::ClientToServer && e.id == record.id);
         let (method, by_app) = sent.map_or((None, false), |e| (e.method.clone(), e.by_app));
         let text: Arc<str> = describe_http(record).into();
         let entry = Entry {
@@ -281,6 +348,30 @@ impl Traffic {
     }
 }
 
+impl Direction {
+    /// The way back (an answer goes the other way from its request).
+    fn other(self) -> Direction {
+        match self {
+            Direction::ClientToServer => Direction::ServerToClient,
+            Direction::ServerToClient => Direction::ClientToServer,
+            Direction::Http => Direction::Http,
+        }
+    }
+}
+
+/// The log takes frames as a sink does: in memory, bounded, never slow (it runs beside the
+/// wire, in the transport, so the traffic pane sees a message as soon as rmcp does).
+impl FrameSink for Traffic {
+    fn accept(&mut self, frame: &Frame) -> std::io::Result<()> {
+        self.frame(frame);
+        Ok(())
+    }
+
+    fn name(&self) -> String {
+        "the traffic pane".into()
+    }
+}
+
 /// A request the hosted app is about to make (`Traffic::expect_app`); forgotten when dropped.
 pub struct AppRequest {
     traffic: Traffic,
@@ -327,8 +418,8 @@ mod tests {
     use serde_json::json;
 
     fn record(traffic: &Traffic, outgoing: bool, value: Value) {
-        let text: Arc<str> = serde_json::to_string_pretty(&value).unwrap().into();
-        traffic.message(outgoing, &value, text);
+        let from = if outgoing { From::Client } else { From::Server };
+        traffic.frame(&Frame::of_value(from, value));
     }
 
     #[test]
@@ -405,15 +496,33 @@ mod tests {
     #[test]
     fn a_million_messages_stay_bounded() {
         let traffic = Traffic::default();
+        // Its text made once: the bound is what is tested, not the pretty-printing.
         let text: Arc<str> = Arc::from("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/message\"}");
         let value = json!({"jsonrpc": "2.0", "method": "notifications/message"});
         for _ in 0..1_000_000 {
-            traffic.message(false, &value, Arc::clone(&text));
+            traffic.message(Direction::ServerToClient, &value, Arc::clone(&text));
         }
         assert_eq!(traffic.len(), MAX_ENTRIES);
         let (entries, dropped) = traffic.since(0);
         assert_eq!(dropped, 1_000_000 - MAX_ENTRIES as u64);
         assert_eq!(entries[0].seq, 1_000_000 - MAX_ENTRIES as u64, "the newest are kept");
+    }
+
+    #[test]
+    fn a_proxys_http_frame_shows_its_request_line_and_headers_masked() {
+        let traffic = Traffic::default();
+        let http = crate::wire::HttpDetails {
+            method: Some("POST".into()),
+            path: Some("/mcp".into()),
+            status: None,
+            headers: vec![("authorization".into(), "Bearer s3cret".into())],
+        };
+        let raw = bytes::Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        traffic.frame(&Frame::new(From::Client, std::time::SystemTime::now(), raw, Some(http)));
+        let (entries, _) = traffic.since(0);
+        assert_eq!(entries[0].summary(), "→ tools/list #1");
+        assert!(entries[0].text.starts_with("POST /mcp\nauthorization: "), "{}", entries[0].text);
+        assert!(!entries[0].text.contains("s3cret") && entries[0].text.contains("\"tools/list\""));
     }
 
     #[test]

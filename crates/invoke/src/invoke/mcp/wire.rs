@@ -13,6 +13,7 @@ use rmcp::transport::Transport;
 use serde_json::Value;
 
 use super::events::{EventSink, ServerEvent};
+use crate::wire::{Frame, From};
 
 const MAX_MESSAGES: usize = 256;
 const MAX_BYTES: usize = 48 * 1024 * 1024;
@@ -357,9 +358,9 @@ where
             None
         } else {
             if let Ok(value) = serde_json::to_value(&item) {
-                let text = self.wire.record(true, &value);
+                self.wire.record(true, &value);
                 if let Some(events) = &self.events {
-                    events.traffic().message(true, &value, text);
+                    events.frame(Frame::of_value(From::Client, value));
                 }
             }
             Some(self.inner.send(item))
@@ -394,10 +395,10 @@ where
                 if let Ok(value) = serde_json::to_value(message)
                     && super::raw::read_synthetic(value.pointer("/error/data")).is_none()
                 {
-                    let text = self.wire.record(false, &value);
+                    self.wire.record(false, &value);
                     if let Some(events) = &self.events {
-                        events.traffic().message(false, &value, text);
                         notify(events, &value);
+                        events.frame(Frame::of_value(From::Server, value));
                     }
                 }
             }

@@ -1,0 +1,318 @@
+//! The watcher's side: the running proxies listed (a socket that no longer answers is a proxy
+//! that died: it is removed), one opened (its first line, the recent frames, then each as it
+//! passes), and a saved record read the same way. Every read is bounded: a line, the first line
+//! and a record file.
+
+use std::io::{self, BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use serde_json::{Map, Value};
+
+use super::place::{self, LiveError};
+use super::port::{self, HANDSHAKE};
+use crate::wire::{Frame, From, HttpDetails};
+
+/// The longest line read from a feed: a message the proxy keeps whole (32 MiB), masked and
+/// written as a record line, with room to spare.
+const MAX_LINE: usize = 48 * 1024 * 1024;
+/// The longest first line (who the proxy is).
+const MAX_FIRST_LINE: usize = 64 * 1024;
+/// How often a watcher waiting for the next line looks whether it should stop.
+const POLL: Duration = Duration::from_millis(200);
+
+/// What a proxy says of itself first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Announcement {
+    pub name: String,
+    /// The server as a case file names it: `mcp` (the command) or `mcp_url`, and headers.
+    pub server: Map<String, Value>,
+    /// The folder the proxy runs in (its server's command is relative to it).
+    pub cwd: Option<PathBuf>,
+    pub pid: u64,
+    /// When it started (RFC 3339).
+    pub since: String,
+    /// Messages passed so far.
+    pub messages: u64,
+    /// The recent lines that follow the first.
+    backlog: usize,
+}
+
+impl Announcement {
+    fn read(line: &[u8], name: &str) -> Result<Announcement, LiveError> {
+        let not_a_feed = || LiveError::NotAFeed { name: name.to_string() };
+        let about: Value = serde_json::from_slice(line).map_err(|_| not_a_feed())?;
+        if about.get(super::FEED_KEY).and_then(Value::as_u64) != Some(super::FEED_VERSION) {
+            return Err(not_a_feed());
+        }
+        let text = |key: &str| about.get(key).and_then(Value::as_str).map(str::to_string);
+        let count = |key: &str| about.get(key).and_then(Value::as_u64).unwrap_or_default();
+        Ok(Announcement {
+            name: text("name").unwrap_or_else(|| name.to_string()),
+            server: about.get("server").and_then(Value::as_object).cloned().unwrap_or_default(),
+            cwd: text("cwd").map(PathBuf::from),
+            pid: count("pid"),
+            since: text("since").unwrap_or_default(),
+            messages: count("messages"),
+            backlog: usize::try_from(count("backlog")).unwrap_or(usize::MAX),
+        })
+    }
+
+    /// The server in a line: its command or URL, secrets masked as a case file has them.
+    pub fn server_shown(&self) -> String {
+        let shown = ["mcp", "mcp_url", "endpoint"].iter().find_map(|key| self.server.get(*key)?.as_str());
+        crate::text::visible(shown.unwrap_or("?")).into_owned()
+    }
+}
+
+/// A running proxy, as the listing shows it.
+#[derive(Debug, Clone)]
+pub struct Running {
+    pub path: PathBuf,
+    pub about: Announcement,
+}
+
+/// The running proxies, by name. A socket (or port file) that no longer answers is removed;
+/// one of another user, or one that says something else, is left out.
+pub fn list() -> Result<Vec<Running>, LiveError> {
+    let folder = place::folder()?;
+    let entries = std::fs::read_dir(&folder)
+        .map_err(|source| LiveError::Folder { path: folder.display().to_string(), source })?;
+    let mut running: Vec<Running> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == super::EXTENSION))
+        .take(1000)
+        .filter_map(|path| {
+            let name = path.file_stem()?.to_string_lossy().into_owned();
+            match hello(&path, &name) {
+                Ok((about, _)) => Some(Running { path, about }),
+                Err(LiveError::NoAnswer { .. }) => {
+                    let _ = std::fs::remove_file(&path);
+                    None
+                }
+                Err(_) => None,
+            }
+        })
+        .collect();
+    running.sort_by(|a, b| a.about.name.cmp(&b.about.name));
+    Ok(running)
+}
+
+/// True when something answers at `path` (a live proxy's socket or port).
+pub fn answers(path: &Path) -> bool {
+    port::connect(path).is_ok()
+}
+
+/// Connects to the proxy at `path` (`name` for what is said) and reads its first line.
+fn hello(path: &Path, name: &str) -> Result<(Announcement, Feed), LiveError> {
+    place::owned_by_me(path, name)?;
+    let no_answer = |source| LiveError::NoAnswer { name: name.to_string(), source };
+    let (stream, timing) = port::connect(path).map_err(no_answer)?;
+    timing(HANDSHAKE).map_err(no_answer)?;
+    let mut feed = Feed { reader: BufReader::with_capacity(64 * 1024, stream), timing, line: Vec::new() };
+    let first = feed.read_line(MAX_FIRST_LINE).map_err(no_answer)?;
+    let Some(first) = first else {
+        return Err(no_answer(io::Error::new(io::ErrorKind::UnexpectedEof, "it closed at once")));
+    };
+    Ok((Announcement::read(&first, name)?, feed))
+}
+
+/// Opens the running proxy `name`: who it is, its recent frames (the latest `tools/list` and its
+/// answer among them), and the feed of what follows.
+pub fn open(name: &str) -> Result<(Announcement, Vec<Frame>, Feed), LiveError> {
+    let folder = place::folder()?;
+    let path = place::path_of(&folder, name);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Err(LiveError::NoSuchProxy { name: name.to_string() });
+    }
+    let (about, mut feed) = hello(&path, name)?;
+    let mut recent = Vec::new();
+    for _ in 0..about.backlog {
+        match feed.read_line(MAX_LINE) {
+            Ok(Some(line)) => recent.extend(serde_json::from_slice(&line).ok().as_ref().and_then(frame_of_line)),
+            Ok(None) => break,
+            Err(source) => return Err(LiveError::NoAnswer { name: name.to_string(), source }),
+        }
+    }
+    Ok((about, recent, feed))
+}
+
+/// A proxy's feed after its first lines: each frame as it passes.
+pub struct Feed {
+    reader: BufReader<port::Stream>,
+    timing: port::Timing,
+    /// A line read in part when the wait ran out.
+    line: Vec<u8>,
+}
+
+impl Feed {
+    /// Reads frames into `sink` until the proxy ends (true) or `stop` is set (false). A line
+    /// that is no frame (a `dropped` note) is skipped.
+    pub fn follow(mut self, sink: &mut dyn crate::wire::FrameSink, stop: &AtomicBool) -> bool {
+        if (self.timing)(POLL).is_err() {
+            return true;
+        }
+        while !stop.load(Ordering::Relaxed) {
+            match self.read_line(MAX_LINE) {
+                Ok(Some(line)) => {
+                    let frame = serde_json::from_slice(&line).ok().as_ref().and_then(frame_of_line);
+                    if let Some(frame) = frame
+                        && sink.accept(&frame).is_err()
+                    {
+                        return true;
+                    }
+                }
+                Ok(None) => return true,
+                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {}
+                Err(_) => return true,
+            }
+        }
+        false
+    }
+
+    /// The next line (without its newline), at most `max` bytes kept (a longer one is skipped
+    /// whole); `None` at the end. A wait that runs out keeps what was read for the next call.
+    fn read_line(&mut self, max: usize) -> io::Result<Option<Vec<u8>>> {
+        loop {
+            let available = match self.reader.fill_buf() {
+                Ok(available) => available,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                return Ok(None);
+            }
+            let (piece, ended) = match memchr::memchr(b'\n', available) {
+                Some(at) => (&available[..at], at + 1),
+                None => (available, 0),
+            };
+            if self.line.len() + piece.len() <= max {
+                self.line.extend_from_slice(piece);
+            } else {
+                // Too long to keep: marked as overlong by a length past `max`.
+                self.line.clear();
+                self.line.resize(max + 1, 0);
+            }
+            let used = if ended > 0 { ended } else { piece.len() };
+            self.reader.consume(used);
+            if ended > 0 {
+                let line = std::mem::take(&mut self.line);
+                if line.len() > max {
+                    continue;
+                }
+                return Ok(Some(line));
+            }
+        }
+    }
+}
+
+/// A record line (the feed's, or a saved record's) as a frame; `None` for a line that records
+/// no message (a `dropped` note).
+pub fn frame_of_line(line: &Value) -> Option<Frame> {
+    let from = match line.get("from")?.as_str()? {
+        "client" => From::Client,
+        "server" => From::Server,
+        _ => return None,
+    };
+    let http = line.get("http").map(http_of);
+    let now = SystemTime::now();
+    if let Some(message) = line.get("message") {
+        let raw = Bytes::from(serde_json::to_vec(message).ok()?);
+        return Some(Frame { from, at: now, size: raw.len(), raw, message: Some(message.clone()), http });
+    }
+    if let Some(text) = line.get("text").and_then(Value::as_str) {
+        return Some(Frame::new(from, now, Bytes::from(text.to_string()), http));
+    }
+    let size = line.get("size").and_then(Value::as_u64).and_then(|s| usize::try_from(s).ok())?;
+    Some(Frame::too_large(from, now, size, http))
+}
+
+/// The HTTP details of a record line, as the record wrote them (masked already).
+fn http_of(http: &Value) -> HttpDetails {
+    let text = |key: &str| http.get(key).and_then(Value::as_str).map(str::to_string);
+    let mut headers = Vec::new();
+    for (name, value) in http.get("headers").and_then(Value::as_object).into_iter().flatten() {
+        match value {
+            Value::Array(values) => {
+                headers.extend(values.iter().filter_map(Value::as_str).map(|v| (name.clone(), v.to_string())));
+            }
+            Value::String(value) => headers.push((name.clone(), value.clone())),
+            _ => {}
+        }
+    }
+    let status = http.get("status").and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok());
+    HttpDetails { method: text("method"), path: text("path"), status, headers }
+}
+
+/// The frames of a saved record (`proxy --record`), read bounded.
+pub fn read_file(path: &Path) -> Result<Vec<Frame>, crate::wire::RecordError> {
+    let shown = path.display().to_string();
+    let bytes = crate::files::read_bounded(path, crate::wire::MAX_RECORD_BYTES)
+        .map_err(|source| crate::wire::RecordError::Read { path: shown.clone(), source })?;
+    let frames: Vec<Frame> = bytes
+        .split(|b| *b == b'\n')
+        .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+        .filter_map(|line| frame_of_line(&line))
+        .collect();
+    if frames.is_empty() {
+        return Err(crate::wire::RecordError::Empty { path: shown });
+    }
+    Ok(frames)
+}
+
+/// The server's latest answer to `tools/list` among `frames`, as text (what
+/// `invoke::endpoint::read_server_tools` reads).
+pub fn recorded_tools(frames: &[Frame]) -> Option<String> {
+    let mut asked: Vec<&Value> = Vec::new();
+    let mut listed = None;
+    for frame in frames {
+        match (frame.from, frame.id()) {
+            (From::Client, Some(id)) if frame.method() == Some("tools/list") => asked.push(id),
+            (From::Server, Some(id)) if frame.is_response() && asked.contains(&id) => {
+                listed = frame.message.as_ref().and_then(|m| m.get("result")).filter(|r| r.get("tools").is_some());
+            }
+            _ => {}
+        }
+    }
+    listed.map(Value::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn record_lines_become_frames_and_the_tool_list_is_found() {
+        let lines = [
+            json!({"from": "client", "message": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}}),
+            json!({"from": "server", "text": "listening", "note": crate::wire::NOT_JSON_RPC}),
+            json!({"from": "server", "message": {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "add"}]}}}),
+            json!({"dropped": 3}),
+            json!({"from": "server", "size": 99_000_000, "note": "too large to keep: its size only"}),
+        ];
+        let frames: Vec<Frame> = lines.iter().filter_map(frame_of_line).collect();
+        assert_eq!(frames.len(), 4);
+        assert!(frames[1].breaks_clients());
+        assert!(!frames[3].kept() && frames[3].size == 99_000_000);
+        assert_eq!(recorded_tools(&frames).as_deref(), Some(r#"{"tools":[{"name":"add"}]}"#));
+        let http = http_of(&json!({"method": "POST", "headers": {"a": ["1", "2"], "b": "3"}}));
+        assert_eq!(http.headers.len(), 3);
+    }
+
+    #[test]
+    fn a_line_too_long_is_skipped_and_a_cut_wait_resumes() {
+        let input: &[u8] = b"short\n0123456789abcdef\nnext\n";
+        let mut feed = Feed {
+            reader: BufReader::with_capacity(4, Box::new(input)),
+            timing: Box::new(|_| Ok(())),
+            line: Vec::new(),
+        };
+        assert_eq!(feed.read_line(8).unwrap().as_deref(), Some(&b"short"[..]));
+        assert_eq!(feed.read_line(8).unwrap().as_deref(), Some(&b"next"[..]), "the long line is skipped");
+        assert_eq!(feed.read_line(8).unwrap(), None);
+    }
+}

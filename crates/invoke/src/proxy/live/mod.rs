@@ -1,0 +1,28 @@
+//! The live feed of a running proxy, for `tooldeck attach`: each proxy publishes its frames on a
+//! socket of its own in the user's runtime folder (`tooldeck/proxies/NAME.sock`, the folder
+//! 0700, the socket 0600; elsewhere than Unix a loopback port whose number and secret are in
+//! `NAME.port`, 0600). A watcher reads one line saying who the proxy is, the recent frames,
+//! then each frame as it passes, every line a record line (docs/proxy.md): the feed and a saved
+//! record read the same way.
+//!
+//! The feed is a sink of the proxy's tap, so it never runs on the wire's threads; each watcher
+//! has a bounded queue of its own that drops (counted, and said to it) rather than waits.
+
+mod feed;
+mod place;
+mod port;
+mod publish;
+
+pub use feed::{Announcement, Feed, Running, frame_of_line, list, open, read_file, recorded_tools};
+pub use place::{LiveError, check_owner, default_name, file_name, folder};
+pub use publish::{LiveSink, publish};
+
+/// The extension of a proxy's file in the folder: a socket, or a port file.
+#[cfg(unix)]
+pub const EXTENSION: &str = "sock";
+#[cfg(not(unix))]
+pub const EXTENSION: &str = "port";
+
+/// The first line's key that says it is a tooldeck proxy's feed, and the feed's version.
+const FEED_KEY: &str = "tooldeck_proxy";
+const FEED_VERSION: u64 = 1;

@@ -1,0 +1,155 @@
+//! How a watcher reaches a proxy. On Unix, a Unix domain socket in the private folder (0600):
+//! only its owner can connect. Elsewhere, a loopback TCP port, which any local user could reach,
+//! so its number comes with a secret in a 0600 file beside where the socket would be, and the
+//! watcher's first line must be that secret. The port way is built on Unix too (its tests run
+//! everywhere); only non-Unix builds use it for real.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::time::Duration;
+
+/// How long a watcher has to say the secret, and a listing to hear the first line.
+pub const HANDSHAKE: Duration = Duration::from_secs(2);
+
+/// A proxy's listener for watchers.
+pub enum Listener {
+    #[cfg(unix)]
+    Unix(std::os::unix::net::UnixListener),
+    #[cfg_attr(unix, allow(dead_code))]
+    Port { listener: TcpListener, secret: String },
+}
+
+impl Listener {
+    /// Listens at `path`: a socket made 0600 (Unix), else a port file (0600) naming a loopback
+    /// port and its secret.
+    pub fn bind(path: &Path) -> io::Result<Listener> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let listener = std::os::unix::net::UnixListener::bind(path)?;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+            Ok(Listener::Unix(listener))
+        }
+        #[cfg(not(unix))]
+        Listener::bind_port(path)
+    }
+
+    /// The port way: a loopback port, its number and a fresh secret written to `path` (made
+    /// new: a file there already is another proxy's).
+    #[cfg_attr(unix, allow(dead_code))]
+    pub fn bind_port(path: &Path) -> io::Result<Listener> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let secret = uuid::Uuid::new_v4().simple().to_string();
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options.open(path)?;
+        let port = listener.local_addr()?.port();
+        let line =
+            crate::json_out::to_line(&serde_json::json!({"port": port, "secret": secret})).map_err(io::Error::other)?;
+        writeln!(file, "{line}")?;
+        Ok(Listener::Port { listener, secret })
+    }
+
+    /// Hands each watcher that connects (and, on a port, says the secret) to `welcome`, until
+    /// the listener fails.
+    pub fn accept_each(self, welcome: impl Fn(Box<dyn Write + Send>)) {
+        match self {
+            #[cfg(unix)]
+            Listener::Unix(listener) => {
+                for stream in listener.incoming().flatten() {
+                    welcome(Box::new(stream));
+                }
+            }
+            Listener::Port { listener, secret } => {
+                for stream in listener.incoming().flatten() {
+                    if let Ok(stream) = said_the_secret(stream, &secret) {
+                        welcome(Box::new(stream));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The watcher's first line, read within [`HANDSHAKE`] and bounded, is the secret.
+fn said_the_secret(stream: TcpStream, secret: &str) -> io::Result<TcpStream> {
+    stream.set_read_timeout(Some(HANDSHAKE))?;
+    let mut line = String::new();
+    BufReader::new(Read::take(&stream, 128)).read_line(&mut line)?;
+    if line.trim_end() != secret {
+        return Err(io::Error::new(io::ErrorKind::PermissionDenied, "not the secret"));
+    }
+    stream.set_read_timeout(None)?;
+    Ok(stream)
+}
+
+/// A connection to a proxy, to read its feed.
+pub type Stream = Box<dyn Read + Send>;
+
+/// Sets how long a read of the connection may wait.
+pub type Timing = Box<dyn Fn(Duration) -> io::Result<()> + Send>;
+
+/// Connects to the proxy at `path` (its socket, or its port file and secret).
+pub fn connect(path: &Path) -> io::Result<(Stream, Timing)> {
+    #[cfg(unix)]
+    if path.extension().is_some_and(|e| e == "sock") {
+        let stream = std::os::unix::net::UnixStream::connect(path)?;
+        let timing = stream.try_clone()?;
+        return Ok((Box::new(stream), Box::new(move |t| timing.set_read_timeout(Some(t)))));
+    }
+    connect_port(path)
+}
+
+/// The port way: the port and secret read from the 0600 file, the secret said first.
+fn connect_port(path: &Path) -> io::Result<(Stream, Timing)> {
+    let text = crate::files::read_bounded(path, 4096)?;
+    let about: serde_json::Value = serde_json::from_slice(&text).map_err(io::Error::other)?;
+    let port = about["port"].as_u64().and_then(|p| u16::try_from(p).ok());
+    let (Some(port), Some(secret)) = (port, about["secret"].as_str()) else {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, "not a proxy's port file"));
+    };
+    let mut stream = TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), HANDSHAKE)?;
+    writeln!(stream, "{secret}")?;
+    let timing = stream.try_clone()?;
+    Ok((Box::new(stream), Box::new(move |t| timing.set_read_timeout(Some(t)))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_port_way_takes_only_a_watcher_that_says_the_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.port");
+        let listener = Listener::bind_port(&path).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        let Listener::Port { listener: tcp, .. } = &listener else { panic!("a port") };
+        let port = tcp.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            listener.accept_each(|mut stream| {
+                let _ = stream.write_all(b"hello\n");
+            })
+        });
+        // A stranger who does not know the secret hears nothing.
+        let mut stranger = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        writeln!(stranger, "guess").unwrap();
+        let mut heard = String::new();
+        let _ = stranger.read_to_string(&mut heard);
+        assert_eq!(heard, "");
+        let (stream, _) = connect_port(&path).unwrap();
+        let mut line = String::new();
+        BufReader::new(stream).read_line(&mut line).unwrap();
+        assert_eq!(line, "hello\n");
+    }
+}

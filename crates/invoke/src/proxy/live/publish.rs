@@ -1,0 +1,328 @@
+//! The proxy's side of the live feed: a listener thread takes watchers; the sink (on the tap's
+//! thread) turns each frame into a record line once and offers it to every watcher's bounded
+//! queue; each watcher's own thread writes to it. A slow or stuck watcher loses lines (counted,
+//! then said to it in a `dropped` line), never slows the tap, let alone the wire.
+
+use std::collections::VecDeque;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value, json};
+
+use super::place::{self, LiveError};
+use crate::wire::{Frame, FrameSink, From, Warn};
+
+/// Lines a watcher may be behind before its lines are dropped.
+const WATCHER_QUEUE: usize = 4096;
+/// Watchers at once; more are turned away (each has a thread and a queue).
+const MAX_WATCHERS: usize = 16;
+/// The recent lines a new watcher is sent first, at most this many and this many bytes.
+const BACKLOG_LINES: usize = 2000;
+const BACKLOG_BYTES: usize = 16 * 1024 * 1024;
+/// `tools/list` requests remembered by id, to know their answers.
+const LIST_IDS: usize = 64;
+
+/// A line of the feed, shared by every queue it is in.
+type Line = Arc<str>;
+
+struct Watcher {
+    queue: SyncSender<Line>,
+    dropped: Arc<AtomicU64>,
+}
+
+/// What the sink and the listener share.
+struct Shared {
+    /// The first line's fields but the counts (name, server, cwd, pid, since).
+    about: Map<String, Value>,
+    messages: u64,
+    backlog: VecDeque<(u64, Line)>,
+    backlog_bytes: usize,
+    /// The latest `tools/list` request and its answer, sent to every new watcher even once they
+    /// left the backlog: the list attach shows.
+    listed: Vec<(u64, Line)>,
+    list_requests: VecDeque<(Value, u64, Line)>,
+    watchers: Vec<Watcher>,
+}
+
+/// The live feed as a sink of the proxy's tap. Dropped (the proxy ending), its socket goes.
+pub struct LiveSink {
+    shared: Arc<Mutex<Shared>>,
+    path: PathBuf,
+    name: String,
+}
+
+/// Publishes the proxy's live feed: named `wanted` (else after the server), in the folder of
+/// running proxies. `None`, said once through `warn`, when it cannot be: the proxy goes on all
+/// the same. A name another running proxy has gets a suffix (`notes-2`), said when `--name`
+/// gave it.
+pub fn publish(wanted: Option<&str>, server: &Map<String, Value>, warn: &Warn) -> Option<Box<dyn FrameSink>> {
+    let folder = match place::folder() {
+        Ok(folder) => folder,
+        Err(e) => {
+            warn(&format!("{e}; no live feed for tooldeck attach"));
+            return None;
+        }
+    };
+    let named = wanted.is_some();
+    let wanted = match wanted {
+        Some(name) => place::file_name(name),
+        None => default_name(server),
+    };
+    let (name, listener) = match bind_free(&folder, &wanted) {
+        Ok(bound) => bound,
+        Err(e) => {
+            warn(&format!("{e}; no live feed for tooldeck attach"));
+            return None;
+        }
+    };
+    // A name the person gave is said when taken; one made from the server is suffixed quietly.
+    if named && name != wanted {
+        warn(&format!("another running proxy is named {wanted}: this one is {name} (tooldeck attach {name})"));
+    }
+    let mut about = Map::new();
+    about.insert(super::FEED_KEY.into(), json!(super::FEED_VERSION));
+    about.insert("name".into(), json!(name));
+    about.insert("server".into(), Value::Object(server.clone()));
+    if let Ok(cwd) = std::env::current_dir() {
+        about.insert("cwd".into(), json!(cwd.display().to_string()));
+    }
+    about.insert("pid".into(), json!(std::process::id()));
+    about.insert("since".into(), json!(crate::text::rfc3339_now()));
+    let shared = Arc::new(Mutex::new(Shared {
+        about,
+        messages: 0,
+        backlog: VecDeque::new(),
+        backlog_bytes: 0,
+        listed: Vec::new(),
+        list_requests: VecDeque::new(),
+        watchers: Vec::new(),
+    }));
+    let path = place::path_of(&folder, &name);
+    let taking = Arc::clone(&shared);
+    let started = std::thread::Builder::new().name("live-feed".into()).spawn(move || {
+        listener.accept_each(|stream| welcome(stream, &taking));
+    });
+    if let Err(e) = started {
+        let _ = std::fs::remove_file(&path);
+        warn(&format!("cannot take watchers ({e}); no live feed for tooldeck attach"));
+        return None;
+    }
+    Some(Box::new(LiveSink { shared, path, name }))
+}
+
+/// The name a proxy gets from its server: its script or program, or its URL's host.
+fn default_name(server: &Map<String, Value>) -> String {
+    if let Some(command) = server.get("mcp").and_then(Value::as_str) {
+        return place::default_name(&shlex::split(command).unwrap_or_default());
+    }
+    let url = server.get("mcp_url").and_then(Value::as_str).and_then(|u| url::Url::parse(u).ok());
+    place::file_name(url.as_ref().and_then(url::Url::host_str).unwrap_or("proxy"))
+}
+
+/// Binds `wanted`, else `wanted-2`, `wanted-3`...: a name is free when nothing is there or what
+/// is there no longer answers (a proxy that died: its socket is removed).
+fn bind_free(folder: &Path, wanted: &str) -> Result<(String, super::port::Listener), LiveError> {
+    let mut last = None;
+    for n in 1..=99 {
+        let name = if n == 1 { wanted.to_string() } else { format!("{wanted}-{n}") };
+        let path = place::path_of(folder, &name);
+        if path.exists() {
+            if super::feed::answers(&path) {
+                continue;
+            }
+            let _ = std::fs::remove_file(&path);
+        }
+        match super::port::Listener::bind(&path) {
+            Ok(listener) => return Ok((name, listener)),
+            // Another proxy took it between the look and the bind.
+            Err(e) if e.kind() == io::ErrorKind::AddrInUse || e.kind() == io::ErrorKind::AlreadyExists => {
+                last = Some(e);
+            }
+            Err(source) => return Err(LiveError::Bind { path: path.display().to_string(), source }),
+        }
+    }
+    let source = last.unwrap_or_else(|| io::Error::other("every name is taken"));
+    Err(LiveError::Bind { path: place::path_of(folder, wanted).display().to_string(), source })
+}
+
+/// A new watcher: the first line and the recent ones are its own to write; from now on, each
+/// line as it comes goes to its queue too. Past [`MAX_WATCHERS`], it is turned away.
+fn welcome(stream: Box<dyn Write + Send>, shared: &Mutex<Shared>) {
+    let (queue, lines) = sync_channel(WATCHER_QUEUE);
+    let dropped = Arc::new(AtomicU64::new(0));
+    let first = {
+        let mut shared = crate::sync::lock(shared);
+        shared.watchers.retain(|w| !matches!(w.queue.try_send(Line::from("")), Err(TrySendError::Disconnected(_))));
+        if shared.watchers.len() >= MAX_WATCHERS {
+            return;
+        }
+        let oldest = shared.backlog.front().map_or(u64::MAX, |(seq, _)| *seq);
+        let listed = shared.listed.iter().filter(|(seq, _)| *seq < oldest);
+        let recent: Vec<Line> = listed.chain(shared.backlog.iter()).map(|(_, line)| Arc::clone(line)).collect();
+        let mut about = shared.about.clone();
+        about.insert("messages".into(), json!(shared.messages));
+        about.insert("backlog".into(), json!(recent.len()));
+        shared.watchers.push(Watcher { queue, dropped: Arc::clone(&dropped) });
+        let about: Line = crate::json_out::to_line(&Value::Object(about)).unwrap_or_default().into();
+        std::iter::once(about).chain(recent).collect::<Vec<_>>()
+    };
+    let _ = std::thread::Builder::new().name("live-watcher".into()).spawn(move || {
+        let _ = write_to(stream, &first, &lines, &dropped);
+    });
+}
+
+/// A watcher's thread: the first lines, then each from its queue; a `dropped` line when lines
+/// were let go meanwhile. Ends when the watcher goes or the proxy does.
+fn write_to(
+    mut stream: Box<dyn Write + Send>,
+    first: &[Line],
+    lines: &Receiver<Line>,
+    dropped: &AtomicU64,
+) -> io::Result<()> {
+    for line in first {
+        stream.write_all(line.as_bytes())?;
+        stream.write_all(b"\n")?;
+    }
+    stream.flush()?;
+    for line in lines {
+        let lost = dropped.swap(0, Ordering::Relaxed);
+        if lost > 0 {
+            let note = json!({"time": crate::text::rfc3339_now(), "dropped": lost,
+                "note": "messages passed but were not sent to this watcher: it fell behind"});
+            stream.write_all(crate::json_out::to_line(&note).unwrap_or_default().as_bytes())?;
+            stream.write_all(b"\n")?;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        stream.write_all(line.as_bytes())?;
+        stream.write_all(b"\n")?;
+        stream.flush()?;
+    }
+    Ok(())
+}
+
+impl Shared {
+    fn keep(&mut self, seq: u64, line: &Line, frame: &Frame) {
+        self.backlog_bytes += line.len();
+        self.backlog.push_back((seq, Arc::clone(line)));
+        while self.backlog.len() > BACKLOG_LINES || (self.backlog_bytes > BACKLOG_BYTES && self.backlog.len() > 1) {
+            if let Some((_, old)) = self.backlog.pop_front() {
+                self.backlog_bytes -= old.len();
+            }
+        }
+        match (frame.from, frame.id()) {
+            (From::Client, Some(id)) if frame.method() == Some("tools/list") => {
+                if self.list_requests.len() == LIST_IDS {
+                    self.list_requests.pop_front();
+                }
+                self.list_requests.push_back((id.clone(), seq, Arc::clone(line)));
+            }
+            (From::Server, Some(id)) if frame.is_response() => {
+                if let Some(at) = self.list_requests.iter().position(|(asked, _, _)| asked == id)
+                    && let Some((_, asked_seq, asked)) = self.list_requests.remove(at)
+                {
+                    self.listed = vec![(asked_seq, asked), (seq, Arc::clone(line))];
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl FrameSink for LiveSink {
+    fn accept(&mut self, frame: &Frame) -> io::Result<()> {
+        let line: Line = crate::json_out::to_line(&crate::wire::record_line(frame)).map_err(io::Error::other)?.into();
+        let mut shared = crate::sync::lock(&self.shared);
+        let seq = shared.messages;
+        shared.messages += 1;
+        shared.keep(seq, &line, frame);
+        shared.watchers.retain(|watcher| match watcher.queue.try_send(Arc::clone(&line)) {
+            Ok(()) => true,
+            Err(TrySendError::Full(_)) => {
+                watcher.dropped.fetch_add(1, Ordering::Relaxed);
+                true
+            }
+            Err(TrySendError::Disconnected(_)) => false,
+        });
+        Ok(())
+    }
+
+    fn name(&self) -> String {
+        format!("the live feed {}", self.name)
+    }
+}
+
+impl Drop for LiveSink {
+    fn drop(&mut self) {
+        // Watchers' queues close with it: their threads end once written out.
+        crate::sync::lock(&self.shared).watchers.clear();
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use bytes::Bytes;
+
+    use super::*;
+
+    fn sink() -> LiveSink {
+        let shared = Shared {
+            about: Map::new(),
+            messages: 0,
+            backlog: VecDeque::new(),
+            backlog_bytes: 0,
+            listed: Vec::new(),
+            list_requests: VecDeque::new(),
+            watchers: Vec::new(),
+        };
+        let path = std::env::temp_dir().join(format!("tooldeck-live-test-{}", uuid::Uuid::new_v4()));
+        LiveSink { shared: Arc::new(Mutex::new(shared)), path, name: "t".into() }
+    }
+
+    fn frame(from: From, text: &str) -> Frame {
+        Frame::new(from, SystemTime::now(), Bytes::from(text.to_string()), None)
+    }
+
+    #[test]
+    fn a_watcher_that_does_not_read_loses_lines_counted_and_never_holds_the_sink() {
+        let mut sink = sink();
+        let (queue, _never_read) = sync_channel(WATCHER_QUEUE);
+        let dropped = Arc::new(AtomicU64::new(0));
+        crate::sync::lock(&sink.shared).watchers.push(Watcher { queue, dropped: Arc::clone(&dropped) });
+        let line = frame(From::Server, r#"{"jsonrpc":"2.0","method":"notifications/message"}"#);
+        for _ in 0..WATCHER_QUEUE + 10 {
+            sink.accept(&line).unwrap();
+        }
+        assert_eq!(dropped.load(Ordering::Relaxed), 10);
+        let shared = crate::sync::lock(&sink.shared);
+        assert_eq!(shared.messages, WATCHER_QUEUE as u64 + 10);
+        assert_eq!(shared.backlog.len(), BACKLOG_LINES, "the backlog is bounded");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_tool_list_is_kept_for_new_watchers_after_it_left_the_backlog() {
+        let mut sink = sink();
+        sink.accept(&frame(From::Client, r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#)).unwrap();
+        sink.accept(&frame(From::Server, r#"{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}"#)).unwrap();
+        for _ in 0..BACKLOG_LINES {
+            sink.accept(&frame(From::Server, r#"{"jsonrpc":"2.0","method":"notifications/message"}"#)).unwrap();
+        }
+        let (mut watcher, stream) = std::os::unix::net::UnixStream::pair().unwrap();
+        welcome(Box::new(stream), &sink.shared);
+        drop(sink);
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut watcher, &mut text).unwrap();
+        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines[0]["backlog"], json!(BACKLOG_LINES + 2));
+        assert_eq!(lines[1]["message"]["method"], "tools/list");
+        assert_eq!(lines[2]["message"]["result"], json!({"tools": []}));
+    }
+}

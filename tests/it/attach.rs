@@ -1,0 +1,234 @@
+//! `tooldeck attach` and the frames under the traffic pane: the app's own session handed to a
+//! frame sink both ways, proxies published on sockets, listed, watched live, and records opened.
+
+use tooldeck::invoke::mcp::McpEndpoint;
+use tooldeck::wire::{From, Ring};
+
+/// The app's record of the wire is frames: a sink added to a real session sees what tooldeck
+/// (the client) sent and what the server answered, each named by who sent it.
+#[tokio::test]
+async fn a_frame_sink_sees_both_directions_of_a_real_session() {
+    let endpoint = McpEndpoint::connect_stdio(&crate::mcp::stdio_command_with("")).await.unwrap();
+    let ring = Ring::new(100);
+    endpoint.events().add_sink(Box::new(ring.sink()));
+    assert!(!endpoint.list_tools().await.unwrap().is_empty());
+    endpoint.close().await;
+    let frames = ring.frames();
+    let request = frames.iter().find(|f| f.method() == Some("tools/list")).expect("the request as a frame");
+    assert_eq!(request.from, From::Client);
+    let answer = frames.iter().find(|f| f.is_response() && f.id() == request.id()).expect("its answer");
+    assert_eq!(answer.from, From::Server);
+    assert!(answer.is_json_rpc() && answer.kept());
+}
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tooldeck::proxy::live;
+
+fn tooldeck() -> &'static str {
+    env!("CARGO_BIN_EXE_tooldeck")
+}
+
+/// A name of this run's own: the folder of running proxies is the user's, shared with every
+/// other proxy and test.
+fn unique(name: &str) -> String {
+    format!("{name}-{}-{}", std::process::id(), &uuid::Uuid::new_v4().simple().to_string()[..8])
+}
+
+/// A client speaking JSON-RPC by hand to `tooldeck proxy --name NAME` in front of this binary's
+/// stdio test server.
+struct Client {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl Client {
+    fn start(name: &str) -> Client {
+        let server: Vec<String> = shlex::split(&crate::mcp::stdio_command_with("")).unwrap();
+        let mut child = Command::new(tooldeck())
+            .args(["proxy", "--name", name, "--"])
+            .args(&server)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        let mut client = Client { child, input, output };
+        let init =
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+        client.request(0, "initialize", init);
+        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        client
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.input, "{message}").unwrap();
+        self.input.flush().unwrap();
+    }
+
+    /// Sends a request and reads lines until its answer (the test server's libtest line and
+    /// notifications are passed over).
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            assert!(self.output.read_line(&mut line).unwrap() > 0, "the proxy closed before answering {method}");
+            if let Ok(answer) = serde_json::from_str::<Value>(&line)
+                && answer["id"] == json!(id)
+            {
+                return answer;
+            }
+        }
+    }
+
+    /// Closes the client's side: the server ends, then the proxy.
+    fn end(mut self) {
+        drop(self.input);
+        let start = Instant::now();
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(start.elapsed() < Duration::from_secs(20), "the proxy did not end");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn running(name: &str) -> Option<live::Running> {
+    live::list().unwrap().into_iter().find(|r| r.about.name == name)
+}
+
+/// A proxy in front of a stdio server is listed (its server, pid, messages), and its feed brings
+/// the recent frames (the tool list among them) and then each frame as it passes, both ways. A
+/// second proxy of the same name gets another and says so; a dead proxy's socket is removed.
+#[test]
+fn a_running_proxy_is_listed_and_its_feed_brings_frames_both_ways() {
+    let name = unique("feed");
+    let mut client = Client::start(&name);
+    let listed = client.request(1, "tools/list", json!({}));
+    assert!(listed.to_string().contains("\"add\""), "{listed}");
+
+    let proxy = running(&name).expect("the proxy is listed");
+    assert_eq!(proxy.about.pid, u64::from(client.child.id()));
+    assert!(proxy.about.server_shown().contains("stdio_server_mode"), "{:?}", proxy.about.server);
+    assert!(proxy.about.messages >= 4, "{:?}", proxy.about);
+
+    // The command lists it too: name, server, pid, since, messages.
+    let listing = Command::new(tooldeck()).arg("attach").output().unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout).into_owned();
+    let row = listing.lines().find(|l| l.starts_with(&name)).unwrap_or_else(|| panic!("{listing}"));
+    assert!(listing.starts_with("NAME") && row.contains(&client.child.id().to_string()), "{listing}");
+
+    let (about, recent, feed) = live::open(&name).unwrap();
+    assert_eq!(about.name, name);
+    let tools = live::recorded_tools(&recent).expect("the tool list in the recent frames");
+    assert!(tools.contains("\"add\""), "{tools}");
+
+    let ring = tooldeck::wire::Ring::new(100);
+    let stop = Arc::new(AtomicBool::new(false));
+    let following = {
+        let (mut sink, stop) = (ring.sink(), Arc::clone(&stop));
+        std::thread::spawn(move || feed.follow(&mut sink, &stop))
+    };
+    let answer = client.request(2, "tools/call", json!({"name": "add", "arguments": {"a": 40, "b": 2}}));
+    assert!(answer.to_string().contains("42"), "{answer}");
+    let start = Instant::now();
+    let seen = loop {
+        let frames = ring.frames();
+        let call = frames.iter().find(|f| f.method() == Some("tools/call")).map(|f| f.from);
+        let answered = frames.iter().find(|f| f.is_response() && f.id() == Some(&json!(2))).map(|f| f.from);
+        if let (Some(call), Some(answered)) = (call, answered) {
+            break (call, answered);
+        }
+        assert!(start.elapsed() < Duration::from_secs(15), "the feed brought {frames:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(seen, (From::Client, From::Server));
+
+    // Another proxy with the same name runs beside it under another name, and says so.
+    let mut second = Client::start(&name);
+    let mut said = String::new();
+    BufReader::new(second.child.stderr.take().unwrap()).read_line(&mut said).unwrap();
+    assert!(said.contains(&format!("this one is {name}-2")), "{said}");
+    assert!(running(&format!("{name}-2")).is_some());
+    second.request(1, "tools/list", json!({}));
+    second.end();
+
+    client.end();
+    assert!(following.join().unwrap(), "the feed ends with the proxy");
+    stop.store(true, Ordering::Relaxed);
+    assert!(running(&name).is_none(), "its socket went with it");
+
+    // A proxy that died without removing its socket: the listing removes it.
+    #[cfg(unix)]
+    {
+        let stale = live::folder().unwrap().join(format!("{}.sock", unique("stale")));
+        drop(std::os::unix::net::UnixListener::bind(&stale).unwrap());
+        assert!(stale.exists());
+        live::list().unwrap();
+        assert!(!stale.exists(), "the stale socket is removed on listing");
+    }
+    let refused = live::open(&unique("nobody")).err().unwrap().to_string();
+    assert!(refused.contains("no running proxy is named"), "{refused}");
+}
+
+// The PTY harness; this file uses only part of it.
+#[allow(dead_code)]
+#[path = "support/terminal.rs"]
+mod terminal;
+
+/// `tooldeck attach NAME` in a real terminal: the tool the server listed to the client is in the
+/// list, and the client's call is a line of the traffic pane.
+#[test]
+fn attach_opens_the_app_on_a_running_proxy() {
+    use terminal::Terminal;
+    let name = unique("pty");
+    let mut client = Client::start(&name);
+    client.request(1, "tools/list", json!({}));
+    client.request(2, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}}));
+    let mut tui = Terminal::spawn(&["attach", name.as_str()], 40, 120, &[]);
+    tui.wait_for("the recorded tool", |text| text.contains("add"));
+    tui.send("X");
+    tui.wait_for("the client's call in the traffic", |text| text.contains("→ tools/call #2"));
+    tui.wait_text("← tools/call #2 (result)");
+    tui.quit();
+    client.end();
+}
+
+/// `tooldeck attach FILE` on a saved record: the listed tools, the traffic, and Enter on a call
+/// puts its arguments in the form.
+#[test]
+fn attach_opens_a_saved_record() {
+    use terminal::{ENTER, Terminal, bottom_line};
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("s.jsonl");
+    let lines = [
+        json!({"from": "client", "message": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}}),
+        json!({"from": "server", "message": {"jsonrpc": "2.0", "id": 1, "result": {"tools": [
+            {"name": "greet_person", "inputSchema": {"type": "object", "properties": {"who": {"type": "string"}}}}]}}}),
+        json!({"from": "client", "message": {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "greet_person", "arguments": {"who": "Ada Lovelace"}}}}),
+        json!({"from": "server", "text": "debug: greeting", "note": tooldeck::wire::NOT_JSON_RPC}),
+    ];
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    std::fs::write(&record, text.join("\n")).unwrap();
+    let path = record.display().to_string();
+    let mut tui = Terminal::spawn(&["attach", path.as_str()], 40, 120, &[]);
+    tui.wait_text("greet_person");
+    tui.send("X");
+    let shown = tui.wait_text("← not JSON-RPC: clients will fail here");
+    assert!(shown.contains("traffic · record "), "the record names the session: {shown}");
+    tui.send("k");
+    tui.wait_text("── → tools/call #2");
+    tui.send(ENTER);
+    let shown = tui.wait_for("the call in the form", |text| bottom_line(text).contains("are in the form"));
+    let who = terminal::field_row(&shown, "who").unwrap_or_default();
+    assert!(who.contains("Ada Lovelace"), "{shown}");
+    tui.quit();
+}
