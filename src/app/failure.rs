@@ -51,7 +51,7 @@ pub struct CallFailure {
 impl From<InvokeError> for CallFailure {
     fn from(error: InvokeError) -> CallFailure {
         let kind = match &error {
-            InvokeError::Protocol(_) => FailureKind::ErrorAnswer,
+            error if error.is_answer() => FailureKind::ErrorAnswer,
             InvokeError::Connect { .. } | InvokeError::Transport { .. } => FailureKind::Unreachable,
             InvokeError::Timeout { .. } => FailureKind::TimedOut,
             InvokeError::Gone { .. } => FailureKind::Gone,
@@ -144,19 +144,17 @@ mod tests {
 
     #[test]
     fn a_json_rpc_error_is_an_answer_and_no_restart_is_offered() {
-        let failure =
-            CallFailure::from(InvokeError::Protocol("tools/call failed with JSON-RPC error -32603: boom".into()));
+        let failure = CallFailure::from(InvokeError::protocol("mcp:x", "tools/call", -32603, "boom", None));
         assert_eq!(failure.kind.headline(), "✗ the server answered with an error");
         assert!(!failure.kind.restart_helps());
-        let refused =
-            CallFailure::from(InvokeError::Connect { url: "http://127.0.0.1:9".into(), reason: "refused".into() });
+        let refused = CallFailure::from(InvokeError::connect("http://127.0.0.1:9", "refused"));
         assert_eq!(refused.kind, FailureKind::Unreachable);
         assert!(refused.kind.restart_helps());
     }
 
     #[test]
     fn what_the_runtime_reports_reads_as_its_cause_did() {
-        let refused = InvokeError::Connect { url: "http://127.0.0.1:9".into(), reason: "refused".into() };
+        let refused = InvokeError::connect("http://127.0.0.1:9", "refused");
         assert_eq!(EffectError::from(refused.clone()).to_string(), refused.to_string());
         assert_eq!(
             EffectError::FuzzConnection(refused).to_string(),

@@ -311,7 +311,7 @@ mod tests {
 
     /// A run that ended with the server's error `why`.
     fn protocol(why: &str) -> EffectError {
-        crate::invoke::InvokeError::Protocol(why.into()).into()
+        crate::invoke::InvokeError::Broken(why.into()).into()
     }
 
     fn app() -> App {

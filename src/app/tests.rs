@@ -340,7 +340,7 @@ fn the_server_listing_shows_until_it_is_answered() {
         &mut app,
         Msg::Server(ServerMsg::Tools {
             label: "http://x/mcp".into(),
-            result: Err(InvokeError::Protocol("refused".into()).into()),
+            result: Err(InvokeError::Broken("refused".into()).into()),
         }),
     );
     assert!(!app.server().listing());

@@ -56,9 +56,9 @@ where
 /// 1, a wish for authorization 4, no answer at all 5.
 pub(super) fn refused(error: InvokeError) -> Failure {
     let code = match error {
-        InvokeError::Protocol(_) => exit::TOOL_ERROR,
         InvokeError::Unauthorized { .. } => exit::AUTHORIZATION_REQUIRED,
-        InvokeError::Setup(_) => exit::USAGE,
+        InvokeError::Setup { .. } => exit::USAGE,
+        ref answer if answer.is_answer() => exit::TOOL_ERROR,
         _ => exit::TRANSPORT,
     };
     Failure::new(code, error.to_string())

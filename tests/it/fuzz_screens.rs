@@ -139,7 +139,7 @@ fn the_fuzz_pane_fits_80x24_and_enter_fills_the_form() {
 fn a_run_that_could_not_start_says_why() {
     let mut app = app(80, 24);
     let id = start(&mut app);
-    let refused = InvokeError::Connect { url: "http://127.0.0.1:9".into(), reason: "connection refused".into() };
+    let refused = InvokeError::connect("http://127.0.0.1:9", "connection refused");
     let why = EffectError::FuzzConnection(refused);
     assert_eq!(
         why.to_string(),

@@ -189,6 +189,8 @@ impl ServerHandler for TestServer {
                 tokio::time::sleep(Duration::from_secs(10)).await;
                 CallToolResult::success(vec![ContentBlock::text("finally")])
             }
+            // Not listed: the server's own internal error, with data.
+            "internal" => return Err(ErrorData::internal_error("boom", Some(json!({"at": "step 2"})))),
             other => return Err(ErrorData::invalid_params(format!("no tool named {other}"), None)),
         };
         Ok(result.into())
@@ -390,9 +392,12 @@ async fn every_content_kind_in_order_and_a_link_read_with_resources_read() {
 async fn json_rpc_errors_and_bad_arguments_are_protocol_errors() {
     let endpoint = duplex_endpoint().await;
     let error = endpoint.call(&CallRequest::new("nope", json!({}))).await.unwrap_err();
-    assert!(matches!(&error, InvokeError::Protocol(m) if m.contains("no tool named nope")), "{error:?}");
+    assert!(
+        matches!(&error, InvokeError::Protocol { message, .. } if message.contains("no tool named nope")),
+        "{error:?}"
+    );
     let error = endpoint.call(&CallRequest::new("add", json!([1, 2]))).await.unwrap_err();
-    assert!(matches!(&error, InvokeError::Protocol(m) if m.contains("must be a JSON object")), "{error:?}");
+    assert!(matches!(&error, InvokeError::NotSent(m) if m.contains("must be a JSON object")), "{error:?}");
 }
 
 #[tokio::test]
@@ -453,10 +458,38 @@ async fn stdio_server_crashing_mid_call_is_a_transport_error() {
     assert!(matches!(error, InvokeError::Gone { .. }), "{error:?}");
 }
 
+/// A JSON-RPC error keeps its code, message and data from the wire to fuzz's judge, which
+/// sorts it by the code alone: no words are read back.
+#[tokio::test]
+async fn a_json_rpc_code_reaches_the_fuzz_judge_from_the_wire() {
+    use tooldeck::fuzz::{Judge, Kind};
+    let endpoint = duplex_endpoint().await;
+    let invalid = endpoint.call(&CallRequest::new("nope", json!({}))).await.unwrap_err();
+    assert!(
+        matches!(&invalid, InvokeError::Protocol { code: -32602, method, .. } if method == "tools/call"),
+        "{invalid:?}"
+    );
+    let internal = endpoint.call(&CallRequest::new("internal", json!({}))).await.unwrap_err();
+    let InvokeError::Protocol { code: -32603, message, data: Some(data), .. } = &internal else {
+        panic!("{internal:?}")
+    };
+    assert_eq!((message.as_str(), data.as_ref()), ("boom", &json!({"at": "step 2"})));
+    assert_eq!(
+        internal.to_string(),
+        r#"mcp:test: tools/call failed with JSON-RPC error -32603: boom ({"at":"step 2"})"#
+    );
+
+    let judge = Judge::new(&json!({"type": "object"}), None, Duration::from_secs(5)).expect("a judge");
+    let kind = |valid: bool, error: &InvokeError| judge.judge(&json!({}), valid, &Err(error.clone())).map(|v| v.kind);
+    assert_eq!(kind(true, &invalid), Some(Kind::RefusesValid), "valid input refused as invalid params");
+    assert_eq!(kind(false, &invalid), None, "invalid params for invalid input is the right answer");
+    assert_eq!(kind(true, &internal), Some(Kind::ProtocolError));
+}
+
 #[tokio::test]
 async fn a_command_that_does_not_exist() {
     let error = McpEndpoint::connect_stdio("tooldeck-no-such-command-xyz --flag").await.unwrap_err();
-    let InvokeError::Connect { url, reason } = &error else { panic!("{error:?}") };
+    let InvokeError::Connect { url, reason, .. } = &error else { panic!("{error:?}") };
     assert_eq!(url, "mcp:stdio tooldeck-no-such-command-xyz --flag");
     assert!(reason.contains("cannot start"), "{reason}");
 }

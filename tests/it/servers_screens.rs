@@ -150,7 +150,7 @@ fn two_copies_of_one_server_are_two_sessions() {
     key(&mut app, KeyCode::Home);
     assert_eq!(app.sessions.current_id(), id("alpha"));
     assert_eq!(app.result.run().expect("the run").server(), "beta");
-    let answer = tooldeck::app::CallFailure::from(tooldeck::invoke::InvokeError::Protocol("down".into()));
+    let answer = tooldeck::app::CallFailure::from(tooldeck::invoke::InvokeError::Broken("down".into()));
     let effects = update(
         &mut app,
         Msg::Session { id: id("beta"), msg: Box::new(Msg::Call(CallMsg::Done { id: *run, result: Err(answer) })) },
@@ -175,7 +175,7 @@ fn a_server_that_fails_to_connect_stays_listed_and_is_retried() {
     }
     update(&mut app, tools("alpha", &["search"]));
     let refused =
-        tooldeck::invoke::InvokeError::Protocol("cannot connect to http://127.0.0.1:9/mcp: connection refused".into());
+        tooldeck::invoke::InvokeError::Broken("cannot connect to http://127.0.0.1:9/mcp: connection refused".into());
     update(&mut app, from("beta", Msg::Server(ServerMsg::Tools { label: "beta".into(), result: Err(refused.into()) })));
     let shown = screen(&app);
     assert!(shown.contains("server beta") && shown.contains("not connected"), "{shown}");

@@ -62,7 +62,7 @@ impl<C: Caller> Caller for Stoppable<C> {
         async move {
             tokio::select! {
                 answer = call => answer,
-                () = self.cut.cancelled() => Err(InvokeError::Protocol("stopped".into())),
+                () = self.cut.cancelled() => Err(InvokeError::NotSent("stopped".into())),
             }
         }
     }

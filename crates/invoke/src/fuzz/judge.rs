@@ -322,6 +322,8 @@ pub fn normalise(message: &str) -> String {
     out
 }
 
+/// JSON-RPC's "invalid params": the server's own word that the arguments are wrong.
+const INVALID_PARAMS: i64 = -32602;
 /// MCP's JSON-RPC code for "this request needs a URL elicitation first".
 const URL_ELICITATION_REQUIRED: i64 = -32042;
 
@@ -333,18 +335,16 @@ fn judge_error(valid: bool, error: &InvokeError) -> Option<Verdict> {
             return Some(crashed(&message));
         }
         // Not the server's fault (our client, or a token wanted): the engine stops on these.
-        InvokeError::Setup(_) | InvokeError::Unauthorized { .. } | InvokeError::SignIn { .. } => return None,
-        InvokeError::Protocol(text) => match json_rpc_code(text) {
-            Some(-32602) if valid => Kind::RefusesValid,
-            // The protocol's own "invalid params" for invalid input is the right answer.
-            Some(-32602) => return None,
-            // MCP's "URL elicitation required": the server asks the person to visit a page
-            // first, an answer the protocol defines, not a failure of the server.
-            Some(URL_ELICITATION_REQUIRED) => return None,
-            Some(_) => Kind::ProtocolError,
-            None if text.contains("could not be read") || text.contains("is not valid JSON") => Kind::MalformedResult,
-            None => Kind::ProtocolError,
-        },
+        InvokeError::Setup { .. } | InvokeError::Unauthorized { .. } | InvokeError::SignIn { .. } => return None,
+        InvokeError::Protocol { code: INVALID_PARAMS, .. } if valid => Kind::RefusesValid,
+        // The protocol's own "invalid params" for invalid input is the right answer.
+        InvokeError::Protocol { code: INVALID_PARAMS, .. } => return None,
+        // MCP's "URL elicitation required": the server asks the person to visit a page
+        // first, an answer the protocol defines, not a failure of the server.
+        InvokeError::Protocol { code: URL_ELICITATION_REQUIRED, .. } => return None,
+        InvokeError::Protocol { .. } => Kind::ProtocolError,
+        InvokeError::Unreadable(_) => Kind::MalformedResult,
+        InvokeError::Broken(_) | InvokeError::NotSent(_) | InvokeError::Http { .. } => Kind::ProtocolError,
     };
     Some(Verdict::new(kind, first_line(&message).to_string()))
 }
@@ -363,13 +363,6 @@ fn crashed(message: &str) -> Verdict {
     // The stderr lines vary with the input (a value in a traceback): the cause is the exit.
     verdict.cause = normalise(first);
     verdict
-}
-
-/// The code of a JSON-RPC error as the invoke layer words it ("JSON-RPC error -32603: ...").
-fn json_rpc_code(text: &str) -> Option<i64> {
-    let rest = &text[text.find("JSON-RPC error ")? + "JSON-RPC error ".len()..];
-    let end = rest.find(|c: char| !(c == '-' || c.is_ascii_digit())).unwrap_or(rest.len());
-    rest[..end].parse().ok()
 }
 
 fn first_line(text: &str) -> &str {
@@ -409,11 +402,16 @@ mod tests {
         let refused = Ok(Outcome::new(Status::Error, "1"));
         assert_eq!(judge.judge(&Value::Null, true, &refused).map(|f| f.kind), Some(Kind::RefusesValid));
         assert_eq!(judge.judge(&Value::Null, false, &refused), None);
-        let rpc = |code: i64| Err(InvokeError::Protocol(format!("s: tools/call failed with JSON-RPC error {code}: x")));
+        let rpc = |code: i64| Err(InvokeError::protocol("s", "tools/call", code, "x", None));
         assert_eq!(judge.judge(&Value::Null, false, &rpc(-32602)), None);
         assert_eq!(judge.judge(&Value::Null, true, &rpc(-32602)).map(|f| f.kind), Some(Kind::RefusesValid));
         assert_eq!(judge.judge(&Value::Null, false, &rpc(-32603)).map(|f| f.kind), Some(Kind::ProtocolError));
         assert_eq!(judge.judge(&Value::Null, true, &rpc(-32042)), None, "a URL elicitation asked for is an answer");
+        // The code is the variant's, never read back out of words that look like one.
+        let lookalike = Err(InvokeError::Broken("s: tools/call failed with JSON-RPC error -32602: x".into()));
+        assert_eq!(judge.judge(&Value::Null, false, &lookalike).map(|f| f.kind), Some(Kind::ProtocolError));
+        let unreadable = Err(InvokeError::Unreadable("s: the server's tools/call result could not be read".into()));
+        assert_eq!(judge.judge(&Value::Null, true, &unreadable).map(|f| f.kind), Some(Kind::MalformedResult));
         let mut declined = Outcome::new(Status::Error, "1");
         declined.asked = vec![json!({"kind": "sampling", "answer": "declined"})];
         assert_eq!(
@@ -421,7 +419,7 @@ mod tests {
             None,
             "an error after the client said no to a question"
         );
-        let gone = Err(InvokeError::Gone { url: "s".into(), reason: "exited".into() });
+        let gone = Err(InvokeError::gone("s", "exited"));
         assert_eq!(judge.judge(&Value::Null, false, &gone).map(|f| f.kind), Some(Kind::Crash));
         assert_eq!(
             judge

@@ -57,16 +57,16 @@ pub async fn fetch(
     mut progress: impl FnMut(u64, Option<u64>),
 ) -> Result<Fetched, InvokeError> {
     if !(url.starts_with("http://") || url.starts_with("https://")) {
-        return Err(InvokeError::Protocol(format!("only http(s) artifacts are fetched, not {}", visible(url))));
+        return Err(InvokeError::NotSent(format!("only http(s) artifacts are fetched, not {}", visible(url))));
     }
-    let client =
-        super::http::client_builder().timeout(timeout).build().map_err(|e| InvokeError::Setup(e.to_string()))?;
+    let client = super::http::client_builder().timeout(timeout).build().map_err(InvokeError::setup)?;
     let mut response = client.get(url).send().await.map_err(|e| InvokeError::from_reqwest(e, url))?;
+    let status = response.status();
     if let Some(redirect) = super::http::refused_redirect(&response) {
-        return Err(InvokeError::Protocol(format!("GET {}: {redirect}", crate::redact::url(url))));
+        return Err(InvokeError::Http { url: url.to_string(), status, redirect: Some(redirect) });
     }
-    if !response.status().is_success() {
-        return Err(InvokeError::Protocol(format!("GET {} answered {}", crate::redact::url(url), response.status())));
+    if !status.is_success() {
+        return Err(InvokeError::Http { url: url.to_string(), status, redirect: None });
     }
     let total = response.content_length();
     let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).map(str::to_string);

@@ -263,7 +263,7 @@ pub async fn list_catalog(
     let (label, options) = (label.to_string(), *options);
     tokio::task::spawn_blocking(move || read_server_tools(&label, &text, &options))
         .await
-        .map_err(|e| InvokeError::Protocol(format!("reading the server's tools stopped: {e}")))
+        .map_err(|e| InvokeError::Unreadable(format!("reading the server's tools stopped: {e}")))
 }
 
 /// A server's tool list (the text `Endpoint::list_tools` gives) as tools and diagnostics.

@@ -76,10 +76,10 @@ impl Endpoint {
     /// The live MCP connection, or why there is none.
     async fn connection(&self, what: &str) -> Result<std::sync::Arc<McpEndpoint>, InvokeError> {
         match self {
-            Endpoint::Otc(_) => Err(InvokeError::Protocol(format!("{what} are MCP's: this endpoint speaks OTC"))),
+            Endpoint::Otc(_) => Err(InvokeError::NotSent(format!("{what} are MCP's: this endpoint speaks OTC"))),
             Endpoint::Mcp(e) => match e.current().await {
                 Some(connection) => Ok(connection),
-                None => Err(InvokeError::Protocol(format!("not connected to {} yet (it wants a token?)", e.label()))),
+                None => Err(InvokeError::NotSent(format!("not connected to {} yet (it wants a token?)", e.label()))),
             },
         }
     }
@@ -98,7 +98,7 @@ impl Endpoint {
                 warnings.extend(more);
                 templates
             }
-            Err(InvokeError::Protocol(why)) => {
+            Err(why) if why.is_answer() => {
                 warnings.push(format!("no templates: {why}"));
                 Vec::new()
             }

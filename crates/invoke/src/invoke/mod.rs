@@ -6,6 +6,8 @@ pub mod auth;
 pub mod browser;
 pub mod endpoint;
 pub mod envelope;
+mod error;
+pub use error::{Cause, InvokeError, MAX_ERROR_DATA};
 mod exchange;
 mod faces;
 pub mod http;
@@ -152,61 +154,6 @@ pub struct Artifact {
     pub description: Option<String>,
 }
 
-/// Why a call got no answer at all (an answer of any kind is an [`Outcome`]).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum InvokeError {
-    #[error("cannot set up the HTTP client: {0}")]
-    Setup(String),
-    #[error("cannot connect to {}: {}", crate::redact::command(.url), crate::redact::command(.reason))]
-    Connect { url: String, reason: String },
-    #[error("no answer from {} within {limit}", crate::redact::command(.url))]
-    Timeout {
-        url: String,
-        /// The limit that ran out, as the person set it: "60 s (--timeout)", "5 s (--max-time)".
-        limit: String,
-    },
-    #[error("{0}")]
-    Protocol(String),
-    #[error("the call to {} failed: {}", crate::redact::command(.url), crate::redact::command(.reason))]
-    Transport { url: String, reason: String },
-    /// The connection is gone: the server exited, closed it, or forgot the session. Reconnecting
-    /// (`R` in the app) is the way on.
-    #[error("{} is gone: {}", crate::redact::command(.url), crate::redact::command(.reason))]
-    Gone { url: String, reason: String },
-    /// The server answered 401: it wants a token (the app asks for one; `--token mcp=…`).
-    #[error(
-        "{} wants authorization: HTTP 401{}; sign in with `{}` (or --login), or give a token with --token mcp=TOKEN or --header 'Authorization: Bearer …'",
-        crate::redact::url(.url),
-        .challenge.as_deref().map(|c| format!(" (WWW-Authenticate: {c})")).unwrap_or_default(),
-        crate::invoke::auth::login_command(.url)
-    )]
-    Unauthorized { url: String, challenge: Option<String> },
-    /// Signing in (OAuth) stopped: the step, the URL and why.
-    #[error("signing in to {} failed: {reason}", crate::redact::url(.url))]
-    SignIn { url: String, reason: String },
-}
-
-impl InvokeError {
-    pub fn from_reqwest(error: reqwest::Error, url: &str) -> InvokeError {
-        // reqwest's own message is terse; its sources say what actually happened.
-        let mut reason = error.to_string();
-        let mut source = std::error::Error::source(&error);
-        while let Some(cause) = source {
-            reason.push_str(&format!(": {cause}"));
-            source = cause.source();
-        }
-        if http::is_redirect_loop(&error) {
-            InvokeError::Transport { url: url.to_string(), reason: http::RedirectLoop.to_string() }
-        } else if error.is_timeout() {
-            InvokeError::Timeout { url: url.to_string(), limit: "the time allowed (--timeout)".into() }
-        } else if error.is_connect() {
-            InvokeError::Connect { url: url.to_string(), reason: http::why_unanswered(&error) }
-        } else {
-            InvokeError::Transport { url: url.to_string(), reason }
-        }
-    }
-}
-
 /// How far a running call has come, as the server reported it (MCP `notifications/progress`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
@@ -257,7 +204,7 @@ impl Endpoint {
     /// MCP `resources/read` (a `resource_link` in a result); OTC has nothing like it.
     pub async fn read_resource(&self, uri: &str) -> Result<(Vec<mcp::content::Embedded>, Vec<String>), InvokeError> {
         match self {
-            Endpoint::Otc(_) => Err(InvokeError::Protocol("resources/read is MCP's: this endpoint speaks OTC".into())),
+            Endpoint::Otc(_) => Err(InvokeError::NotSent("resources/read is MCP's: this endpoint speaks OTC".into())),
             Endpoint::Mcp(e) => e.read_resource(uri).await,
         }
     }
@@ -338,7 +285,7 @@ impl Endpoint {
     pub async fn set_log_level(&self, level: &str) -> Result<(), InvokeError> {
         match self.mcp().await {
             Some(mcp) => mcp.set_log_level(level).await,
-            None => Err(InvokeError::Protocol("log levels are MCP's: this endpoint speaks OTC".into())),
+            None => Err(InvokeError::NotSent("log levels are MCP's: this endpoint speaks OTC".into())),
         }
     }
 

@@ -31,7 +31,7 @@ impl OtcEndpoint {
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
             .build()
-            .map_err(|e| InvokeError::Setup(e.to_string()))?;
+            .map_err(InvokeError::setup)?;
         let call_path = if call_path.starts_with('/') { call_path.to_string() } else { format!("/{call_path}") };
         Ok(OtcEndpoint { base: base.trim_end_matches('/').to_string(), call_path, headers, client, masked: Vec::new() })
     }
@@ -105,14 +105,17 @@ impl OtcEndpoint {
         let response = builder.send().await.map_err(|e| InvokeError::from_reqwest(e, &url))?;
         let status = response.status();
         if let Some(redirect) = super::http::refused_redirect(&response) {
-            return Err(InvokeError::Protocol(format!("GET {}: {redirect}", crate::redact::url(&url))));
+            return Err(InvokeError::Http { url, status, redirect: Some(redirect) });
         }
         let (body, truncated) = read_capped(response).await.map_err(|e| InvokeError::from_reqwest(e, &url))?;
         if !status.is_success() {
-            return Err(InvokeError::Protocol(format!("GET {} answered {status}", crate::redact::url(&url))));
+            return Err(InvokeError::Http { url, status, redirect: None });
         }
         if truncated {
-            return Err(InvokeError::Protocol(format!("GET {url}: the tool list is larger than 16 MiB")));
+            return Err(InvokeError::Unreadable(format!(
+                "GET {}: the tool list is larger than 16 MiB",
+                crate::redact::url(&url)
+            )));
         }
         Ok(String::from_utf8_lossy(&body).into_owned())
     }

@@ -121,7 +121,7 @@ impl McpEndpoint {
             Err(Untyped::Failed(error)) => return Err(error),
         };
         serde_json::to_value(&result)
-            .map_err(|e| InvokeError::Protocol(format!("{}: cannot re-encode the result: {e}", self.label)))
+            .map_err(|e| InvokeError::Unreadable(format!("{}: cannot re-encode the result: {e}", self.label)))
     }
 
     /// `tools/call` driven to its final result (see the module's comment). `as_task` runs it as
@@ -187,7 +187,7 @@ impl McpEndpoint {
     }
 
     fn protocol_error(&self, what: &str) -> InvokeError {
-        InvokeError::Protocol(format!("{}: tools/call: {what}", self.label))
+        InvokeError::Broken(format!("{}: tools/call: {what}", self.label))
     }
 
     /// Answers a round's input requests through the asks (the same screens as server-initiated
@@ -404,7 +404,7 @@ impl Stale {
             return Ok(());
         }
         if self.since.elapsed() > self.limit {
-            return Err(InvokeError::Protocol(format!(
+            return Err(InvokeError::Broken(format!(
                 "{}: the task has not changed for {} s; it was cancelled (--timeout waits longer)",
                 endpoint.label,
                 self.limit.as_secs()
@@ -422,7 +422,7 @@ pub(super) fn call_params(
     match &request.arguments {
         serde_json::Value::Null => Ok(params),
         serde_json::Value::Object(map) => Ok(params.with_arguments(map.clone())),
-        other => Err(InvokeError::Protocol(format!(
+        other => Err(InvokeError::NotSent(format!(
             "MCP tool arguments must be a JSON object, not {}",
             match other {
                 serde_json::Value::Array(_) => "an array",

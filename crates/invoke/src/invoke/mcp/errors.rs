@@ -27,7 +27,7 @@ impl McpEndpoint {
             // The transport's own reason comes first when both are ready: it is the true one.
             biased;
             why = self.wire.failure() => {
-                return Err(InvokeError::Transport { url: self.label.clone(), reason: format!("{why} ({method})") });
+                return Err(InvokeError::transport(self.label.clone(), format!("{why} ({method})")));
             }
             answered = tokio::time::timeout(self.timeout, future) => answered,
         };
@@ -36,7 +36,7 @@ impl McpEndpoint {
             Ok(Ok(value)) => Ok(value),
             // rmcp may report a cut stream as a closed connection before the wire is polled.
             Ok(Err(_)) if let Some(why) = self.wire.take_failure() => {
-                Err(InvokeError::Transport { url: self.label.clone(), reason: format!("{why} ({method})") })
+                Err(InvokeError::transport(self.label.clone(), format!("{why} ({method})")))
             }
             Ok(Err(error)) => Err(self.fail(method, error).await),
         }
@@ -53,14 +53,12 @@ impl McpEndpoint {
         let answered = tokio::select! {
             biased;
             why = self.wire.failure() => {
-                return Err(InvokeError::Transport { url: self.label.clone(), reason: format!("{why} ({method})") });
+                return Err(InvokeError::transport(self.label.clone(), format!("{why} ({method})")));
             }
             answered = future => answered,
         };
         match (answered, self.wire.take_failure()) {
-            (Err(_), Some(why)) => {
-                Err(InvokeError::Transport { url: self.label.clone(), reason: format!("{why} ({method})") })
-            }
+            (Err(_), Some(why)) => Err(InvokeError::transport(self.label.clone(), format!("{why} ({method})"))),
             (answered, _) => answered,
         }
     }
@@ -86,20 +84,15 @@ impl McpEndpoint {
             // tooldeck answered for the server (see `raw.rs`): what happened, said as such.
             ServiceError::McpError(e) if let Some((kind, why)) = super::raw::read_synthetic(e.data.as_ref()) => {
                 match kind {
-                    super::raw::Synthetic::NotJson => InvokeError::Protocol(format!(
+                    super::raw::Synthetic::NotJson => InvokeError::Unreadable(format!(
                         "{label}: {why}, answering {method}; the line as it came is in the traffic log"
                     )),
-                    super::raw::Synthetic::StreamEnded => {
-                        InvokeError::Gone { url: label.clone(), reason: format!("{why} ({method})") }
-                    }
+                    super::raw::Synthetic::StreamEnded => InvokeError::gone(label.clone(), format!("{why} ({method})")),
                 }
             }
+            // The server's own error answer: kept as it came, for code to match on.
             ServiceError::McpError(e) => {
-                let mut message = format!("{label}: {method} failed with JSON-RPC error {}: {}", e.code.0, e.message);
-                if let Some(data) = e.data {
-                    message.push_str(&format!(" ({data})"));
-                }
-                InvokeError::Protocol(message)
+                InvokeError::protocol(label.clone(), method, i64::from(e.code.0), e.message.into_owned(), e.data)
             }
             ServiceError::Timeout { timeout } => {
                 // rmcp says which limit ran out only by its length.
@@ -118,15 +111,15 @@ impl McpEndpoint {
             {
                 let limit = crate::invoke::MAX_BODY_BYTES >> 20;
                 let reason = format!("its answer to {method} is larger than {limit} MiB, so the connection was ended");
-                InvokeError::Transport { url: label.clone(), reason }
+                InvokeError::transport(label.clone(), reason).caused_by(error)
             }
-            ServiceError::TransportSend(e) if e.to_string().contains("Session expired") => InvokeError::Gone {
-                url: label.clone(),
-                reason: self.wire.lost().map_or_else(
+            ServiceError::TransportSend(ref e) if e.to_string().contains("Session expired") => {
+                let reason = self.wire.lost().map_or_else(
                     || format!("the server no longer knows this session (it answered {method} with HTTP 404)"),
                     |why| format!("{why}, answering {method}"),
-                ),
-            },
+                );
+                InvokeError::gone(label.clone(), reason).caused_by(error)
+            }
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 let mut reason = match &ended {
                     Some(how) => format!("the server {how} during {method}"),
@@ -138,15 +131,15 @@ impl McpEndpoint {
                 if let Some(tail) = self.stderr_tail.as_ref().and_then(StderrTail::describe) {
                     reason.push_str(&format!("; {tail}"));
                 }
-                InvokeError::Gone { url: label.clone(), reason }
+                InvokeError::gone(label.clone(), reason).caused_by(error)
             }
             // rmcp reads results by their type: a result it cannot read (a content block of a type
             // MCP does not define, a field of the wrong type) is no result at all to it.
-            ServiceError::UnexpectedResponse => InvokeError::Protocol(format!(
+            ServiceError::UnexpectedResponse => InvokeError::Unreadable(format!(
                 "{label}: the server's {method} result could not be read (a content block of a type MCP does \
                  not define, or a field of the wrong type?)"
             )),
-            other => InvokeError::Protocol(format!("{label}: {method} failed: {other}")),
+            other => InvokeError::Broken(format!("{label}: {method} failed: {other}")),
         }
     }
 }

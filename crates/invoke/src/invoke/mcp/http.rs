@@ -172,12 +172,12 @@ impl McpHttpEndpoint {
     /// new token.
     pub async fn sign_in(&self, challenge: Option<&str>) -> Result<(), InvokeError> {
         let Some(authorizer) = &self.authorizer else {
-            return Err(InvokeError::SignIn { url: self.url.clone(), reason: "signing in is not set up here".into() });
+            return Err(InvokeError::sign_in(self.url.clone(), "signing in is not set up here"));
         };
         let token = authorizer
             .sign_in(&self.url, challenge)
             .await
-            .map_err(|e| InvokeError::SignIn { url: self.url.clone(), reason: e.to_string() })?;
+            .map_err(|e| InvokeError::sign_in(self.url.clone(), e.to_string()).caused_by(e))?;
         self.connection(Some(&token)).await.map(|_| ())
     }
 

@@ -29,7 +29,7 @@ impl McpHttpEndpoint {
     async fn token_after_refusal(&self, status: u16, challenge: Option<String>) -> Option<Result<String, InvokeError>> {
         let authorizer = self.authorizer.as_ref()?;
         let failed =
-            |e: crate::invoke::auth::AuthError| InvokeError::SignIn { url: self.url.clone(), reason: e.to_string() };
+            |e: crate::invoke::auth::AuthError| InvokeError::sign_in(self.url.clone(), e.to_string()).caused_by(e);
         if status == 403 {
             let challenge = challenge.filter(|c| Challenge::parse(c).insufficient_scope())?;
             if !authorizer.options().login {
@@ -64,10 +64,8 @@ impl McpHttpEndpoint {
             };
             let Some((status, challenge)) = refusal else { return result };
             if sign_ins >= MAX_SIGN_INS && status == 403 {
-                return Err(InvokeError::SignIn {
-                    url: self.url.clone(),
-                    reason: crate::invoke::auth::AuthError::StepUpLimit(sign_ins).to_string(),
-                });
+                let limit = crate::invoke::auth::AuthError::StepUpLimit(sign_ins);
+                return Err(InvokeError::sign_in(self.url.clone(), limit.to_string()).caused_by(limit));
             }
             if sign_ins >= MAX_SIGN_INS {
                 return result;

@@ -135,11 +135,10 @@ impl McpEndpoint {
         events: EventSink,
         probing: Option<Arc<std::sync::atomic::AtomicBool>>,
     ) -> Result<McpEndpoint, InvokeError> {
-        let lifecycle = setup.lifecycle().map_err(|e| InvokeError::Setup(e.to_string()))?;
+        let lifecycle = setup.lifecycle().map_err(InvokeError::setup)?;
         let label = server.label.clone();
-        let (pipes, process) = server.into_pipes().map_err(|e| InvokeError::Connect {
-            url: label.clone(),
-            reason: format!("cannot read the server's output: {e}"),
+        let (pipes, process) = server.into_pipes().map_err(|e| {
+            InvokeError::connect(label.clone(), format!("cannot read the server's output: {e}")).caused_by(e)
         })?;
         let tail = StderrTail::default();
         if let Some(stderr) = pipes.stderr {
@@ -167,7 +166,7 @@ impl McpEndpoint {
         let mut endpoint = match McpEndpoint::finish_connect(served, label, timeout, Some(tail), &setup, &events).await
         {
             Ok(endpoint) => endpoint,
-            Err(InvokeError::Connect { url, reason }) => {
+            Err(InvokeError::Connect { url, reason, source }) => {
                 let reason = match process.watch_exit(Duration::from_millis(200)).await {
                     Some(status) => reason.replacen(
                         "the server closed the connection during initialize (did it exit or crash?)",
@@ -176,7 +175,7 @@ impl McpEndpoint {
                     ),
                     None => reason,
                 };
-                return Err(InvokeError::Connect { url, reason });
+                return Err(InvokeError::Connect { url, reason, source });
             }
             Err(error) => return Err(error),
         };
@@ -211,11 +210,14 @@ impl McpEndpoint {
         setup: asks::ClientSetup,
         events: EventSink,
     ) -> Result<McpEndpoint, InvokeError> {
-        let lifecycle = setup.lifecycle().map_err(|e| InvokeError::Setup(e.to_string()))?;
+        let lifecycle = setup.lifecycle().map_err(InvokeError::setup)?;
         let label = crate::redact::url(url);
         let mut custom = HashMap::new();
         for (name, value) in headers {
-            let bad = |what: &str| InvokeError::Setup(format!("the header {name:?} has an invalid {what}"));
+            let bad = |what: &str| InvokeError::Setup {
+                reason: format!("the header {name:?} has an invalid {what}"),
+                source: None,
+            };
             let header_name =
                 reqwest::header::HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| bad("name"))?;
             let header_value = reqwest::header::HeaderValue::from_str(value.trim()).map_err(|_| bad("value"))?;
@@ -224,7 +226,7 @@ impl McpEndpoint {
         // A session the server forgot is said at once (and `R` reconnects), not mended behind
         // the user's back: their log level and subscriptions went with it.
         let wire = wire::Wire::default();
-        let client = crate::invoke::http::client_builder().build().map_err(|e| InvokeError::Setup(e.to_string()))?;
+        let client = crate::invoke::http::client_builder().build().map_err(InvokeError::setup)?;
         let transport = || {
             let config = StreamableHttpClientTransportConfig::with_uri(url)
                 .custom_headers(custom.clone())
@@ -266,7 +268,7 @@ impl McpEndpoint {
                 Ok(endpoint)
             }
             // The transport knows why (a redirect not followed, an answer over the cap).
-            Err(_) if let Some(reason) = wire.take_failure() => Err(InvokeError::Connect { url: label, reason }),
+            Err(_) if let Some(reason) = wire.take_failure() => Err(InvokeError::connect(label, reason)),
             // rmcp reports a refused initialize only as a closed connection; ask the server
             // directly whether it wants authorization, to say so instead.
             Err(error) => {
@@ -298,7 +300,7 @@ impl McpEndpoint {
     where
         S: AsyncRead + AsyncWrite + Send + 'static,
     {
-        let lifecycle = setup.lifecycle().map_err(|e| InvokeError::Setup(e.to_string()))?;
+        let lifecycle = setup.lifecycle().map_err(InvokeError::setup)?;
         let wire = wire::Wire::default();
         let events = EventSink::default();
         let (read, write) = tokio::io::split(stream);
@@ -345,7 +347,7 @@ impl McpEndpoint {
                         reason.push_str(&format!("; {text}"));
                     }
                 }
-                Err(InvokeError::Connect { url: label, reason })
+                Err(InvokeError::connect(label, reason).caused_by(error))
             }
             Ok(Ok(client)) => {
                 let agreed = client.peer_info().map(|info| info.protocol_version.clone());
@@ -360,7 +362,7 @@ impl McpEndpoint {
                         let _ = client.cancel().await;
                         let reason =
                             format!("the server answered with protocol {agreed} where --protocol asked for {pinned}");
-                        return Err(InvokeError::Connect { url: label, reason });
+                        return Err(InvokeError::connect(label, reason));
                     }
                     events.push(ServerEvent::Note(format!(
                         "the server speaks protocol {agreed}, older than the {pinned} --protocol asked for: going on with {agreed}"
@@ -436,7 +438,7 @@ impl McpEndpoint {
     #[allow(deprecated)] // rmcp marks logging deprecated (SEP-2577); MCP 2025-06-18 servers use it.
     pub async fn set_log_level(&self, level: &str) -> Result<(), InvokeError> {
         let level: rmcp::model::LoggingLevel = serde_json::from_value(Value::String(level.to_string()))
-            .map_err(|_| InvokeError::Protocol(format!("{level:?} is not an MCP log level")))?;
+            .map_err(|_| InvokeError::NotSent(format!("{level:?} is not an MCP log level")))?;
         let params = rmcp::model::SetLevelRequestParams::new(level);
         self.request("logging/setLevel", self.client.set_level(params)).await
     }
@@ -451,8 +453,9 @@ impl McpEndpoint {
             let page = self.request("tools/list", self.client.list_tools(Some(params))).await?;
             for tool in &page.tools {
                 tools.push(
-                    serde_json::to_value(tool)
-                        .map_err(|e| InvokeError::Protocol(format!("{}: cannot re-encode a tool: {e}", self.label)))?,
+                    serde_json::to_value(tool).map_err(|e| {
+                        InvokeError::Unreadable(format!("{}: cannot re-encode a tool: {e}", self.label))
+                    })?,
                 );
             }
             match page.next_cursor {
@@ -460,7 +463,7 @@ impl McpEndpoint {
                 _ => return Ok(json!({ "tools": tools }).to_string()),
             }
         }
-        Err(InvokeError::Protocol(format!("{}: tools/list still had a nextCursor after {MAX_PAGES} pages", self.label)))
+        Err(InvokeError::Broken(format!("{}: tools/list still had a nextCursor after {MAX_PAGES} pages", self.label)))
     }
 
     fn params(&self, request: &CallRequest) -> Result<CallToolRequestParams, InvokeError> {
@@ -563,7 +566,7 @@ impl McpEndpoint {
             .iter()
             .map(serde_json::to_value)
             .collect::<Result<Vec<Value>, _>>()
-            .map_err(|e| InvokeError::Protocol(format!("{}: cannot re-encode a resource: {e}", self.label)))?;
+            .map_err(|e| InvokeError::Unreadable(format!("{}: cannot re-encode a resource: {e}", self.label)))?;
         drop(result);
         let mut warnings = Vec::new();
         let read = content::read_resource_contents(contents, &mut warnings);

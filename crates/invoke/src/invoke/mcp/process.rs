@@ -47,7 +47,7 @@ impl StdioServer {
     ) -> Result<StdioServer, InvokeError> {
         // The label is what errors, panes and sources show: its secrets masked once, here.
         let label = format!("mcp:stdio {}", crate::redact::command(command_line.trim()));
-        let failed = |reason: String| InvokeError::Connect { url: label.clone(), reason };
+        let failed = |reason: String| InvokeError::connect(label.clone(), reason);
         let words = split_command_line(command_line).map_err(|e| failed(e.to_string()))?;
         let Some((program, args)) = words.split_first() else {
             return Err(failed("the MCP command is empty".into()));

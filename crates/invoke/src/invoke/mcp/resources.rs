@@ -140,7 +140,10 @@ impl McpEndpoint {
                 Some(Value::Array(entries)) => all.extend(entries),
                 None | Some(Value::Null) => {}
                 Some(_) => {
-                    return Err(InvokeError::Protocol(format!("{}: {method}: \"{field}\" is not a list", self.label)));
+                    return Err(InvokeError::Unreadable(format!(
+                        "{}: {method}: \"{field}\" is not a list",
+                        self.label
+                    )));
                 }
             }
             match page.get("nextCursor").and_then(Value::as_str) {
@@ -148,7 +151,7 @@ impl McpEndpoint {
                 _ => return Ok(all),
             }
         }
-        Err(InvokeError::Protocol(format!("{}: {method} still had a nextCursor after {MAX_PAGES} pages", self.label)))
+        Err(InvokeError::Broken(format!("{}: {method} still had a nextCursor after {MAX_PAGES} pages", self.label)))
     }
 
     /// True when the server said in `initialize` that it offers `capability` (`resources`,
@@ -191,7 +194,7 @@ impl McpEndpoint {
             Some(Value::Array(contents)) => contents,
             _ => {
                 let label = &self.label;
-                return Err(InvokeError::Protocol(format!("{label}: the resources/read result has no \"contents\"")));
+                return Err(InvokeError::Unreadable(format!("{label}: the resources/read result has no \"contents\"")));
             }
         };
         drop(result);
@@ -211,7 +214,7 @@ impl McpEndpoint {
     /// request, which tooldeck does not make yet: said plainly rather than sent to be refused.
     fn before_2026(&self, method: &str) -> Result<(), InvokeError> {
         match self.speaks_2026() {
-            true => Err(InvokeError::Protocol(format!(
+            true => Err(InvokeError::NotSent(format!(
                 "{}: {method} is not in protocol 2026-07-28 (subscriptions/listen replaced it, and tooldeck \
                  does not speak it yet); --protocol 2025-11-25 subscribes the older way",
                 self.label
