@@ -13,14 +13,14 @@ use super::keymap::{Action, Context, Keymap};
 use super::typing::edit_input;
 use crate::app::{DesktopEffect, ServerMsg, TaskEffect};
 use crate::form::{Form, TextInput, Widget};
-use crate::invoke::mcp::asks::{Ask, Reply};
+use crate::invoke::mcp::asks::{Ask, AskReply};
 
 /// The runtime's side: the reply channels of questions on screen, by id (the app holds only
 /// plain data).
 #[derive(Debug, Default)]
 pub struct Waiting {
     next: u64,
-    replies: std::collections::HashMap<u64, tokio::sync::oneshot::Sender<Reply>>,
+    replies: std::collections::HashMap<u64, tokio::sync::oneshot::Sender<AskReply>>,
 }
 
 impl Waiting {
@@ -33,7 +33,7 @@ impl Waiting {
         super::Msg::Server(ServerMsg::Asked { id: self.next, ask: pending.ask })
     }
 
-    pub fn answer(&mut self, id: u64, reply: Reply) {
+    pub fn answer(&mut self, id: u64, reply: AskReply) {
         if let Some(to) = self.replies.remove(&id) {
             let _ = to.send(reply);
         }
@@ -52,7 +52,7 @@ pub struct Asks {
     protocol: Option<String>,
     /// The person's answers during the current call, kept with its result so that a case saved
     /// from it replays them.
-    given: Vec<Reply>,
+    given: Vec<AskReply>,
 }
 
 /// The roots as typed in the roots prompt: separated by commas.
@@ -181,7 +181,7 @@ impl Asks {
     }
 
     /// The person's answers during the call that just ended, taken to keep with its result.
-    pub fn take_given(&mut self) -> Vec<Reply> {
+    pub fn take_given(&mut self) -> Vec<AskReply> {
         std::mem::take(&mut self.given)
     }
 
@@ -195,7 +195,7 @@ impl Asks {
         self.current.is_some()
     }
 
-    fn answered(&mut self, reply: Reply) -> Vec<Effect> {
+    fn answered(&mut self, reply: AskReply) -> Vec<Effect> {
         let Some(question) = self.current.take() else { return Vec::new() };
         if let Some((id, ask)) = self.waiting.pop_front() {
             self.current = Some(Question::new(id, ask));
@@ -232,15 +232,15 @@ impl Asks {
             Some(Action::AskAccept) => return self.accept(),
             Some(Action::AskDecline) => {
                 let reply = match question.ask {
-                    Ask::Sample { .. } => Reply::Rejected("the user rejected it".into()),
-                    _ => Reply::Decline,
+                    Ask::Sample { .. } => AskReply::Rejected("the user rejected it".into()),
+                    _ => AskReply::Decline,
                 };
                 return self.answered(reply);
             }
             Some(Action::AskCancel) => {
                 let reply = match question.ask {
-                    Ask::Sample { .. } => Reply::Rejected("the user rejected it".into()),
-                    _ => Reply::Cancel,
+                    Ask::Sample { .. } => AskReply::Rejected("the user rejected it".into()),
+                    _ => AskReply::Cancel,
                 };
                 return self.answered(reply);
             }
@@ -263,15 +263,15 @@ impl Asks {
                         question.problem = Some(format!("{errors} problem(s): {}", first.unwrap_or_default()));
                         return Vec::new();
                     }
-                    Reply::Accept(Some(form.arguments().clone()))
+                    AskReply::Accept(Some(form.arguments().clone()))
                 }
-                None => Reply::Accept(Some(json!({}))),
+                None => AskReply::Accept(Some(json!({}))),
             },
-            Ask::Url { .. } => Reply::Accept(None),
+            Ask::Url { .. } => AskReply::Accept(None),
             Ask::Sample { .. } => {
                 let [text, model, stop] = &question.reply;
                 let stop = stop.text().trim();
-                Reply::Sampled {
+                AskReply::Sampled {
                     text: text.text().to_string(),
                     model: model.text().trim().to_string(),
                     stop_reason: (!stop.is_empty()).then(|| stop.to_string()),

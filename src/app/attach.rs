@@ -7,11 +7,11 @@ use serde_json::Value;
 
 use super::App;
 use super::keymap::{Action, Context};
-use crate::invoke::mcp::traffic::{Direction, Entry};
+use crate::invoke::mcp::traffic::{Direction, TrafficEntry};
 
 /// The tool a `tools/call` entry called and the arguments it was sent, read from the entry's
 /// text (masked as the log holds it: a secret argument comes back masked, to be typed again).
-fn call_of(entry: &Entry) -> Option<(String, Value)> {
+fn call_of(entry: &TrafficEntry) -> Option<(String, Value)> {
     // A proxy's HTTP frame has its request line and headers first, then a blank line.
     let body = match serde_json::from_str::<Value>(&entry.text) {
         Ok(message) => Some(message),

@@ -85,7 +85,7 @@ pub enum TaskEffect {
     /// Send `CallMsg::RetryDue { id }` after `ms` milliseconds.
     RetryAfter { id: u64, ms: u64 },
     /// The person's answer to what a server asked (`ServerMsg::Asked`).
-    AnswerAsk { id: u64, reply: crate::invoke::mcp::asks::Reply },
+    AnswerAsk { id: u64, reply: crate::invoke::mcp::asks::AskReply },
     /// Stop fuzz run `id`: the call in flight is cut short, the findings so far reported.
     StopFuzz { id: u64 },
     /// End the hosted MCP App (`ui/resource-teardown`, servers stopped), telling its page `why`.
@@ -107,7 +107,7 @@ pub enum WorkEffect {
     /// Write an artifact to a file (`overwrite`: replace what is there, the user said so).
     Save { path: String, source: crate::invoke::save::SaveSource, overwrite: bool },
     /// Append to the history file (the runtime writes it).
-    Record(Box<crate::history::Entry>),
+    Record(Box<crate::history::PastCall>),
 }
 
 /// The person's desktop.

@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use crate::catalog::{Catalog, Face};
 use crate::form::TextInput;
 
+/// One row of the tool list: a group header, a section, or a tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Entry {
+pub enum Row {
     /// A group header: the source the tools below came from.
     Group(String),
     /// A tool, by its index in the catalog.
@@ -23,7 +24,7 @@ pub enum Entry {
 /// this pane's methods.
 #[derive(Debug, Clone, Default)]
 pub struct ToolList {
-    entries: Vec<Entry>,
+    entries: Vec<Row>,
     /// Index into `entries`, always a tool when there is one.
     selected: Option<usize>,
     /// First visible entry.
@@ -36,7 +37,7 @@ pub struct ToolList {
 
 impl ToolList {
     /// The rows: group headers, tools, section headers.
-    pub fn entries(&self) -> &[Entry] {
+    pub fn entries(&self) -> &[Row] {
         &self.entries
     }
 
@@ -58,7 +59,7 @@ impl ToolList {
 
     pub fn selected_tool(&self) -> Option<usize> {
         match self.selected.and_then(|i| self.entries.get(i)) {
-            Some(Entry::Tool(t)) => Some(*t),
+            Some(Row::Tool(t)) => Some(*t),
             _ => None,
         }
     }
@@ -69,8 +70,8 @@ impl ToolList {
         self.entries =
             if self.filter.text().trim().is_empty() { grouped(catalog) } else { ranked(catalog, self.filter.text()) };
         self.selected = previous
-            .and_then(|t| self.entries.iter().position(|e| *e == Entry::Tool(t)))
-            .or_else(|| self.entries.iter().position(|e| matches!(e, Entry::Tool(_))));
+            .and_then(|t| self.entries.iter().position(|e| *e == Row::Tool(t)))
+            .or_else(|| self.entries.iter().position(|e| matches!(e, Row::Tool(_))));
         self.offset = 0;
     }
 
@@ -83,7 +84,7 @@ impl ToolList {
     /// Moves the selection by `delta` tools, skipping group headers.
     pub fn move_by(&mut self, delta: isize) {
         let tools: Vec<usize> =
-            self.entries.iter().enumerate().filter(|(_, e)| matches!(e, Entry::Tool(_))).map(|(i, _)| i).collect();
+            self.entries.iter().enumerate().filter(|(_, e)| matches!(e, Row::Tool(_))).map(|(i, _)| i).collect();
         if tools.is_empty() {
             self.selected = None;
             return;
@@ -95,7 +96,7 @@ impl ToolList {
 
     /// Selects the entry at `index` if it is a tool.
     pub fn select_entry(&mut self, index: usize) -> bool {
-        if matches!(self.entries.get(index), Some(Entry::Tool(_))) {
+        if matches!(self.entries.get(index), Some(Row::Tool(_))) {
             self.selected = Some(index);
             true
         } else {
@@ -110,8 +111,7 @@ impl ToolList {
             return;
         }
         // Keep the group header above the first tool in view too.
-        let top = if selected > 0 && matches!(self.entries.get(selected - 1), Some(Entry::Group(_) | Entry::Section(_)))
-        {
+        let top = if selected > 0 && matches!(self.entries.get(selected - 1), Some(Row::Group(_) | Row::Section(_))) {
             selected - 1
         } else {
             selected
@@ -158,7 +158,7 @@ impl ToolList {
     pub fn select_tool(&mut self, catalog: &Catalog, position: usize) {
         self.filter.clear();
         self.refresh(catalog);
-        if let Some(entry) = self.entries.iter().position(|e| *e == Entry::Tool(position)) {
+        if let Some(entry) = self.entries.iter().position(|e| *e == Row::Tool(position)) {
             self.select_entry(entry);
         }
     }
@@ -199,11 +199,11 @@ impl ToolList {
     }
 
     pub fn tool_count(&self) -> usize {
-        self.entries.iter().filter(|e| matches!(e, Entry::Tool(_))).count()
+        self.entries.iter().filter(|e| matches!(e, Row::Tool(_))).count()
     }
 }
 
-fn grouped(catalog: &Catalog) -> Vec<Entry> {
+fn grouped(catalog: &Catalog) -> Vec<Row> {
     // Files are told apart by what their paths do not share; a server is named whole.
     let files = catalog.tools().iter().filter(|t| t.source.line > 0);
     let prefix = common_folder(files.map(|t| t.source.path.as_str()));
@@ -229,14 +229,14 @@ fn grouped(catalog: &Catalog) -> Vec<Entry> {
                 0 => tool.source.to_string(),
                 _ => tool.source.path.strip_prefix(prefix.as_str()).unwrap_or(&tool.source.path).to_string(),
             };
-            entries.push(Entry::Group(label));
+            entries.push(Row::Group(label));
             current = Some((tool.source.path.as_str(), "tools"));
         }
         if current.map(|(_, s)| s) != Some(section) {
-            entries.push(Entry::Section(section));
+            entries.push(Row::Section(section));
             current = Some((tool.source.path.as_str(), section));
         }
-        entries.push(Entry::Tool(i));
+        entries.push(Row::Tool(i));
     }
     entries
 }
@@ -265,7 +265,7 @@ fn common_folder<'a>(mut paths: impl Iterator<Item = &'a str>) -> String {
 
 /// Tools matching `filter` on id, title or name, best first: an exact name, then one that
 /// starts with it, then one holding it as a word or a part, then fuzzy matches by score.
-fn ranked(catalog: &Catalog, filter: &str) -> Vec<Entry> {
+fn ranked(catalog: &Catalog, filter: &str) -> Vec<Row> {
     let pattern = Pattern::parse(filter, CaseMatching::Smart, Normalization::Smart);
     let mut matcher = Matcher::new(Config::DEFAULT);
     let mut buffer = Vec::new();
@@ -298,7 +298,7 @@ fn ranked(catalog: &Catalog, filter: &str) -> Vec<Entry> {
         })
         .collect();
     scored.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
-    scored.into_iter().map(|(_, _, i)| Entry::Tool(i)).collect()
+    scored.into_iter().map(|(_, _, i)| Row::Tool(i)).collect()
 }
 
 /// The list: its filter box takes the keys while typed (each keystroke selects the best
@@ -356,7 +356,7 @@ mod tests {
     fn grouped_by_source_and_filtered_fuzzily() {
         let catalog = load_samples(&LoadOptions::default()).catalog;
         let mut list = ToolList::new(&catalog);
-        assert!(matches!(list.entries[0], Entry::Group(_)));
+        assert!(matches!(list.entries[0], Row::Group(_)));
         assert!(list.selected_tool().is_some());
         list.filter.set("shwmap");
         list.refresh(&catalog);
@@ -376,8 +376,8 @@ mod tests {
             catalog.add(tool);
         }
         let list = ToolList::new(&catalog);
-        assert!(list.entries.contains(&Entry::Group("server http://127.0.0.1:8799/mcp".into())), "{:?}", list.entries);
-        assert!(list.entries.contains(&Entry::Group("gloodata/maps.info.json".into())), "files keep their short names");
+        assert!(list.entries.contains(&Row::Group("server http://127.0.0.1:8799/mcp".into())), "{:?}", list.entries);
+        assert!(list.entries.contains(&Row::Group("gloodata/maps.info.json".into())), "files keep their short names");
     }
 
     #[test]

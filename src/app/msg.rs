@@ -107,7 +107,7 @@ pub enum ServerMsg {
     /// What the MCP server writes besides answers: stderr, log entries, list changes, its end.
     Events(Vec<crate::invoke::mcp::events::ServerEvent>),
     /// Messages of the session's traffic the app has not seen yet (`invoke::mcp::traffic`).
-    Traffic(Vec<crate::invoke::mcp::traffic::Entry>),
+    Traffic(Vec<crate::invoke::mcp::traffic::TrafficEntry>),
     /// `ServerEffect::Reconnect` ended: the server is back (its tools are listed next), or why not.
     Reconnected(Result<(), EffectError>),
     /// The server's answer to `logging/setLevel`, when it refused.
@@ -139,7 +139,7 @@ pub enum LoadMsg {
     /// What the lint rules say of a tool (`WorkEffect::Lint`).
     Linted { tool_id: String, findings: Vec<crate::lint::Finding> },
     /// Past calls, read from the history file after the first frame.
-    History(Vec<crate::history::Entry>),
+    History(Vec<crate::history::PastCall>),
 }
 
 /// A server's resources, templates and prompts.

@@ -12,7 +12,7 @@ use super::{Effect, EffectError, Popup, Reply, ServerEffect};
 use crate::catalog::Catalog;
 use crate::form::TextInput;
 use crate::form::validate::Checker;
-use crate::history::Entry;
+use crate::history::PastCall;
 
 /// Where cases go unless the user names another file.
 pub const DEFAULT_CASE_FILE: &str = "tooldeck-cases.yaml";
@@ -22,7 +22,7 @@ pub const DEFAULT_CASE_FILE: &str = "tooldeck-cases.yaml";
 #[derive(Debug, Default)]
 pub struct Recorder {
     /// Past calls, oldest first.
-    history: Vec<Entry>,
+    history: Vec<PastCall>,
     /// The file `S` appends test cases to, once chosen.
     case_file: Option<String>,
     /// A case waiting for its file to be chosen, and its key in `saved_cases`.
@@ -44,7 +44,7 @@ pub struct Recorder {
 
 impl Recorder {
     /// Past calls, oldest first.
-    pub fn history(&self) -> &[Entry] {
+    pub fn history(&self) -> &[PastCall] {
         &self.history
     }
 
@@ -60,19 +60,19 @@ impl Recorder {
     }
 
     /// The history file was read: its calls go before this session's.
-    pub fn history_read(&mut self, mut entries: Vec<Entry>) {
+    pub fn history_read(&mut self, mut entries: Vec<PastCall>) {
         // Calls made before the file was read stay the newest.
         entries.append(&mut self.history);
         self.history = entries;
     }
 
     /// A call came back.
-    pub fn record(&mut self, entry: Entry) {
+    pub fn record(&mut self, entry: PastCall) {
         self.history.push(entry);
     }
 
     /// Past call `n`, newest first.
-    pub fn past_call(&self, newest_first: usize) -> Option<&Entry> {
+    pub fn past_call(&self, newest_first: usize) -> Option<&PastCall> {
         self.history.iter().rev().nth(newest_first)
     }
 
@@ -225,8 +225,8 @@ fn saved_key(case: &Value) -> String {
 
 /// The answers given during the call, as a case's `elicit:`, `sample:` and `roots:`, so that
 /// `tooldeck test` answers the server as the person did.
-fn replayed_answers(case: &mut Value, answers: &[crate::invoke::mcp::asks::Reply], roots: &[String]) {
-    use crate::invoke::mcp::asks::Reply as Answered;
+fn replayed_answers(case: &mut Value, answers: &[crate::invoke::mcp::asks::AskReply], roots: &[String]) {
+    use crate::invoke::mcp::asks::AskReply as Answered;
     for answer in answers {
         let (key, value) = match answer {
             Answered::Accept(Some(content)) => ("elicit", content.clone()),
@@ -299,7 +299,7 @@ mod tests {
 
     #[test]
     fn a_case_keeps_the_answers_the_roots_and_a_placeholder_for_the_token() {
-        use crate::invoke::mcp::asks::Reply as Answered;
+        use crate::invoke::mcp::asks::AskReply as Answered;
         let mut case = json!({"tool": "t", "args": {}});
         let answers = [
             Answered::Accept(Some(json!({"name": "Ada"}))),
@@ -318,8 +318,8 @@ mod tests {
         assert_ne!(saved_key(&case), saved_key(&declined), "other answers, another case");
     }
 
-    fn entry(tool: &str) -> Entry {
-        Entry {
+    fn entry(tool: &str) -> PastCall {
+        PastCall {
             at: String::new(),
             tool: tool.into(),
             arguments: json!({}),
@@ -345,7 +345,7 @@ mod tests {
         let catalog = Catalog::default();
         let mut recorder = Recorder::default();
         assert_eq!(recorder.save_past_call(0, &catalog), Err(PastCallError::NoCall));
-        recorder.record(Entry { outcome: "cancelled".into(), ..entry("slow") });
+        recorder.record(PastCall { outcome: "cancelled".into(), ..entry("slow") });
         let why = recorder.save_past_call(0, &catalog).expect_err("a cancelled call expects nothing");
         assert_eq!(why, PastCallError::NoOutcome("cancelled".into()));
         assert_eq!(why.to_string(), "a call that ended as \"cancelled\" has no outcome to expect");

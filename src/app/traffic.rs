@@ -16,12 +16,12 @@ use crossterm::event::{KeyCode, KeyEvent};
 use super::keymap::{Action, Context};
 use super::{App, DesktopEffect, Effect, Reply};
 use crate::form::TextInput;
-use crate::invoke::mcp::traffic::{Direction, Entry, MAX_BYTES, MAX_ENTRIES};
+use crate::invoke::mcp::traffic::{Direction, MAX_BYTES, MAX_ENTRIES, TrafficEntry};
 
 /// One server's traffic as the app holds it, with the pane's filter and selection.
 #[derive(Debug, Default)]
 pub struct TrafficLog {
-    entries: VecDeque<Entry>,
+    entries: VecDeque<TrafficEntry>,
     bytes: usize,
     /// The sequence number the next entry of the session will have.
     next_seq: u64,
@@ -103,7 +103,7 @@ impl TrafficLog {
     }
 
     /// Entries that arrived from the session's log (those already held are skipped).
-    pub fn receive(&mut self, entries: Vec<Entry>) {
+    pub fn receive(&mut self, entries: Vec<TrafficEntry>) {
         for entry in entries {
             if entry.seq < self.next_seq {
                 continue;
@@ -142,7 +142,7 @@ impl TrafficLog {
     }
 
     /// The entry with sequence number `seq`, if held (entries are held in one unbroken run).
-    pub fn get(&self, seq: u64) -> Option<&Entry> {
+    pub fn get(&self, seq: u64) -> Option<&TrafficEntry> {
         let first = self.entries.front()?.seq;
         self.entries.get(usize::try_from(seq.checked_sub(first)?).ok()?)
     }
@@ -161,13 +161,13 @@ impl TrafficLog {
         }
     }
 
-    pub fn selected_entry(&self) -> Option<&Entry> {
+    pub fn selected_entry(&self) -> Option<&TrafficEntry> {
         self.selected_index().and_then(|i| self.shown.get(i)).and_then(|seq| self.get(*seq))
     }
 
     /// The `height` shown entries around the selected one, oldest first, and the selected
     /// one's place among them.
-    pub fn window(&self, height: usize) -> (Vec<&Entry>, Option<usize>) {
+    pub fn window(&self, height: usize) -> (Vec<&TrafficEntry>, Option<usize>) {
         let Some(selected) = self.selected_index() else { return (Vec::new(), None) };
         let start = selected.saturating_sub(height / 2).min(self.shown.len().saturating_sub(height));
         let rows = self.shown.iter().skip(start).take(height).filter_map(|seq| self.get(*seq)).collect();
@@ -203,7 +203,7 @@ impl TrafficLog {
     }
 
     /// The request `answer` answers: the latest message before it, the other way, with its id.
-    pub fn request_of(&self, answer: &Entry) -> Option<&Entry> {
+    pub fn request_of(&self, answer: &TrafficEntry) -> Option<&TrafficEntry> {
         self.entries
             .iter()
             .rev()
@@ -216,7 +216,7 @@ impl TrafficLog {
     /// that what surrounds it shows. False when there is none.
     pub fn select_call(&mut self, id: Option<&str>) -> bool {
         let sent_call =
-            |e: &&Entry| e.direction == Direction::ClientToServer && e.method.as_deref() == Some("tools/call");
+            |e: &&TrafficEntry| e.direction == Direction::ClientToServer && e.method.as_deref() == Some("tools/call");
         let found = self
             .entries
             .iter()
@@ -338,10 +338,10 @@ mod tests {
     fn follows_the_newest_until_moved_and_filters_by_method_or_text() {
         let mut log = session();
         assert_eq!(log.len(), 7);
-        assert_eq!(log.selected_entry().map(Entry::summary).as_deref(), Some("← tools/call #2 (result)"));
+        assert_eq!(log.selected_entry().map(TrafficEntry::summary).as_deref(), Some("← tools/call #2 (result)"));
         log.move_by(-2);
         assert_eq!(
-            log.selected_entry().map(Entry::summary).as_deref(),
+            log.selected_entry().map(TrafficEntry::summary).as_deref(),
             Some("→ notifications/cancelled (notification)")
         );
         log.filter.set("CANCEL");

@@ -333,7 +333,7 @@ async fn send(
 /// Appends the call to the history; a history that cannot be written is only a warning.
 fn record(tool: &str, request: &CallRequest, endpoint: &str, outcome: &Outcome, exchange: &Exchange) {
     let Some(path) = crate::history::default_path() else { return };
-    let entry = crate::history::Entry {
+    let entry = crate::history::PastCall {
         at: crate::text::rfc3339_now(),
         tool: tool.to_string(),
         arguments: request.arguments.clone(),

@@ -370,7 +370,7 @@ fn save_case(s: &SessionHandle, path: String, mut case: serde_json::Value) {
 
 /// Records on disk: the history.
 impl Calls {
-    fn record(&self, mut entry: Box<crate::history::Entry>) {
+    fn record(&self, mut entry: Box<crate::history::PastCall>) {
         let Some(path) = self.history.clone() else { return };
         if entry.at.is_empty() {
             entry.at = crate::text::rfc3339_now();

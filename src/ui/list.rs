@@ -8,7 +8,7 @@ use ratatui::widgets::Paragraph;
 
 use super::pane;
 use crate::app::layout::inner;
-use crate::app::list::Entry;
+use crate::app::list::Row;
 use crate::app::{App, Focus};
 use crate::text::{truncate, visible};
 use crate::theme::Styles;
@@ -60,9 +60,9 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         .skip(app.list.offset())
         .take(usize::from(body.height))
         .map(|(i, entry)| match entry {
-            Entry::Group(source) => Line::styled(group_label(source, width), styles.muted),
-            Entry::Section(section) => Line::styled(format!("  {section}"), styles.muted),
-            Entry::Tool(t) => {
+            Row::Group(source) => Line::styled(group_label(source, width), styles.muted),
+            Row::Section(section) => Line::styled(format!("  {section}"), styles.muted),
+            Row::Tool(t) => {
                 let tool = &app.catalog.tools()[*t];
                 let selected = app.list.selected() == Some(i);
                 // A tool with an MCP App says so at the end of its row (`A` hosts it).

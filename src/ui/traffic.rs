@@ -13,7 +13,7 @@ use crate::app::App;
 use crate::app::keymap::{Action, Context};
 use crate::app::layout::inner;
 use crate::app::traffic::TrafficLog;
-use crate::invoke::mcp::traffic::{Direction, Entry};
+use crate::invoke::mcp::traffic::{Direction, TrafficEntry};
 use crate::text::{truncate, visible};
 use crate::theme::Styles;
 
@@ -77,7 +77,7 @@ fn header(app: &App, log: &TrafficLog, columns: usize, styles: &Styles) -> Line<
     Line::styled(truncate(&format!("{said}{filter}{follows}"), columns).into_owned(), style)
 }
 
-fn row(entry: &Entry, selected: bool, columns: usize, styles: &Styles) -> Line<'static> {
+fn row(entry: &TrafficEntry, selected: bool, columns: usize, styles: &Styles) -> Line<'static> {
     let marker = if selected { "▶" } else { " " };
     let at = format!("{marker}{:>8.3}s ", entry.at_ms as f64 / 1000.0);
     let style = match entry.direction {
@@ -96,7 +96,7 @@ fn row(entry: &Entry, selected: bool, columns: usize, styles: &Styles) -> Line<'
 }
 
 /// The message's lines from `scroll` on, long lines wrapped: only what fits is looked at.
-fn message(entry: &Entry, scroll: usize, rows: usize, columns: usize, styles: &Styles) -> Vec<Line<'static>> {
+fn message(entry: &TrafficEntry, scroll: usize, rows: usize, columns: usize, styles: &Styles) -> Vec<Line<'static>> {
     entry
         .text
         .lines()

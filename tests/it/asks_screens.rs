@@ -8,7 +8,7 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 use tooldeck::app::{App, DesktopEffect, Effect, InputMsg, Msg, ServerEffect, ServerMsg, TaskEffect, update};
 use tooldeck::catalog::{LoadOptions, load_samples};
-use tooldeck::invoke::mcp::asks::{Ask, Reply};
+use tooldeck::invoke::mcp::asks::{Ask, AskReply};
 use tooldeck::theme::Styles;
 
 fn app() -> App {
@@ -75,7 +75,8 @@ fn an_elicitation_form_is_filled_checked_and_sent() {
     let filled = screen(&app);
     insta::assert_snapshot!("asks_02_elicitation_filled", filled);
     let effects = key(&mut app, KeyCode::Enter);
-    let Some(Effect::Task(TaskEffect::AnswerAsk { id, reply: Reply::Accept(Some(content)) })) = effects.first() else {
+    let Some(Effect::Task(TaskEffect::AnswerAsk { id, reply: AskReply::Accept(Some(content)) })) = effects.first()
+    else {
         panic!("Enter sends the content: {effects:?}");
     };
     assert_eq!(*id, 7);
@@ -93,8 +94,8 @@ fn decline_and_cancel_send_those_actions_and_questions_wait_their_turn() {
     update(&mut app, Msg::Server(ServerMsg::Asked { id: 2, ask: form_ask() }));
     assert!(screen(&app).contains("1 more waiting"));
     let effects = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL))));
-    assert_eq!(effects, [Effect::Task(TaskEffect::AnswerAsk { id: 1, reply: Reply::Decline })]);
-    assert_eq!(key(&mut app, KeyCode::Esc), [Effect::Task(TaskEffect::AnswerAsk { id: 2, reply: Reply::Cancel })]);
+    assert_eq!(effects, [Effect::Task(TaskEffect::AnswerAsk { id: 1, reply: AskReply::Decline })]);
+    assert_eq!(key(&mut app, KeyCode::Esc), [Effect::Task(TaskEffect::AnswerAsk { id: 2, reply: AskReply::Cancel })]);
 }
 
 #[test]
@@ -115,7 +116,7 @@ fn a_url_question_shows_the_url_and_o_opens_it() {
     );
     assert_eq!(
         key(&mut app, KeyCode::Enter),
-        [Effect::Task(TaskEffect::AnswerAsk { id: 3, reply: Reply::Accept(None) })]
+        [Effect::Task(TaskEffect::AnswerAsk { id: 3, reply: AskReply::Accept(None) })]
     );
 }
 
@@ -140,7 +141,7 @@ fn a_sampling_request_is_shown_and_the_reply_written() {
         effects,
         [Effect::Task(TaskEffect::AnswerAsk {
             id: 4,
-            reply: Reply::Sampled {
+            reply: AskReply::Sampled {
                 text: "Cairo".into(),
                 model: "tooldeck".into(),
                 stop_reason: Some("endTurn".into())
@@ -208,7 +209,8 @@ fn a_multi_select_takes_and_drops_items() {
     let shown = screen(&app);
     assert!(shown.contains("Small"), "enumNames label the choices:\n{shown}");
     let effects = key(&mut app, KeyCode::Enter);
-    let Some(Effect::Task(TaskEffect::AnswerAsk { reply: Reply::Accept(Some(content)), .. })) = effects.first() else {
+    let Some(Effect::Task(TaskEffect::AnswerAsk { reply: AskReply::Accept(Some(content)), .. })) = effects.first()
+    else {
         panic!("Enter sends the content: {effects:?}\n{}", screen(&app));
     };
     assert_eq!(content["colours"], json!(["green"]));

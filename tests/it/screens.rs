@@ -572,7 +572,7 @@ fn a_result_is_saved_as_a_test_case() {
     );
 
     // From the history pane (the runtime records each call; here, by hand).
-    deck.app.recorder.record(tooldeck::history::Entry {
+    deck.app.recorder.record(tooldeck::history::PastCall {
         at: "2026-11-22T10:00:00Z".into(),
         tool: "search_products".into(),
         arguments: serde_json::json!({}),

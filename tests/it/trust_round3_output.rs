@@ -160,7 +160,7 @@ fn every_json_output_escapes_c1_controls_and_bidi_marks() {
 fn every_json_file_escapes_them_too() {
     let dir = tempfile::tempdir().expect("temp dir");
     let history = dir.path().join("history.jsonl");
-    let entry = tooldeck::history::Entry {
+    let entry = tooldeck::history::PastCall {
         at: "2025-01-01T00:00:00Z".into(),
         tool: HOSTILE.into(),
         arguments: json!({"q": HOSTILE}),

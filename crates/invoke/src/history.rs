@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// One call made, as the history file keeps it (a line of JSON).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Entry {
+pub struct PastCall {
     /// RFC 3339, UTC.
     pub at: String,
     pub tool: String,
@@ -30,9 +31,9 @@ pub fn default_path() -> Option<PathBuf> {
 }
 
 /// Appends one entry (creating the folder and the file as needed).
-pub fn append(path: &Path, entry: &Entry) -> io::Result<()> {
+pub fn append(path: &Path, entry: &PastCall) -> io::Result<()> {
     // Where the call went may carry a secret (a URL's password, a server's `--api-key`).
-    let entry = Entry { endpoint: crate::redact::command(&entry.endpoint), ..entry.clone() };
+    let entry = PastCall { endpoint: crate::redact::command(&entry.endpoint), ..entry.clone() };
     // Through `json_out`: a tool's name or arguments from a server may hold U+009B or U+202E,
     // and a history file is read with `cat` and `tail` too.
     let mut line = crate::json_out::to_line(&entry).map_err(io::Error::other)?;
@@ -49,11 +50,11 @@ const TAIL_BYTES: u64 = 8 * 1024 * 1024;
 
 /// The last `limit` entries, oldest first. Lines that do not parse (a crash mid-write, an older
 /// format) are skipped rather than failing the whole history.
-pub fn read_last(path: &Path, limit: usize) -> io::Result<Vec<Entry>> {
+pub fn read_last(path: &Path, limit: usize) -> io::Result<Vec<PastCall>> {
     read_tail(path, limit, TAIL_BYTES)
 }
 
-fn read_tail(path: &Path, limit: usize, tail_bytes: u64) -> io::Result<Vec<Entry>> {
+fn read_tail(path: &Path, limit: usize, tail_bytes: u64) -> io::Result<Vec<PastCall>> {
     use std::io::{Read, Seek, SeekFrom};
     // Only a regular file is read (a FIFO or a device would never end).
     if fs::metadata(path).is_ok_and(|m| !m.is_file()) {
@@ -73,9 +74,9 @@ fn read_tail(path: &Path, limit: usize, tail_bytes: u64) -> io::Result<Vec<Entry
         // Read from the middle of a line: its end is no entry.
         lines.next();
     }
-    let mut entries: std::collections::VecDeque<Entry> = std::collections::VecDeque::with_capacity(limit.min(1024));
+    let mut entries: std::collections::VecDeque<PastCall> = std::collections::VecDeque::with_capacity(limit.min(1024));
     for line in lines {
-        if let Ok(entry) = serde_json::from_slice::<Entry>(line) {
+        if let Ok(entry) = serde_json::from_slice::<PastCall>(line) {
             if entries.len() == limit {
                 entries.pop_front();
             }
@@ -90,8 +91,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn entry(n: u64) -> Entry {
-        Entry {
+    fn entry(n: u64) -> PastCall {
+        PastCall {
             at: "2026-01-01T00:00:00.000Z".into(),
             tool: "Math.Add@1.0.0".into(),
             arguments: json!({"a": n}),

@@ -90,7 +90,7 @@ pub struct Run {
     /// What went over the wire when the call got no answer (MCP), for `x`.
     failed_exchange: Option<Box<Exchange>>,
     /// What the person answered to the server's questions during the call.
-    answers: Vec<crate::invoke::mcp::asks::Reply>,
+    answers: Vec<crate::invoke::mcp::asks::AskReply>,
     /// The server the call went to, as its session is labelled: the result keeps naming it
     /// when another server's tool is selected.
     server: String,
@@ -213,7 +213,7 @@ impl ResultPane {
         &mut self,
         id: u64,
         result: Result<Box<Answer>, crate::app::failure::CallFailure>,
-    ) -> Option<(crate::history::Entry, Vec<Effect>)> {
+    ) -> Option<(crate::history::PastCall, Vec<Effect>)> {
         let run = self.run.as_mut().filter(|r| r.id == id && r.state == RunState::Running)?;
         let mut at = String::new();
         run.state = match result {
@@ -231,7 +231,7 @@ impl ResultPane {
             }
             _ => ("no_answer".to_string(), run.request.call_id.clone(), None),
         };
-        let entry = crate::history::Entry {
+        let entry = crate::history::PastCall {
             at,
             tool: run.tool_id.clone(),
             arguments: run.request.arguments.clone(),
@@ -466,7 +466,7 @@ impl ResultPane {
 
     /// The answers the person gave the server's questions during run `id`, kept with it so a
     /// case saved from it replays them.
-    pub fn keep_answers(&mut self, id: u64, answers: Vec<crate::invoke::mcp::asks::Reply>) {
+    pub fn keep_answers(&mut self, id: u64, answers: Vec<crate::invoke::mcp::asks::AskReply>) {
         if let Some(run) = self.run.as_mut().filter(|run| run.id == id) {
             run.answers = answers;
         }

@@ -110,7 +110,7 @@ impl Run {
     }
 
     /// What the person answered to the server's questions during the call.
-    pub fn answers(&self) -> &[crate::invoke::mcp::asks::Reply] {
+    pub fn answers(&self) -> &[crate::invoke::mcp::asks::AskReply] {
         &self.answers
     }
 }

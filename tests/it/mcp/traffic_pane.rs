@@ -30,7 +30,7 @@ fn screen(app: &App, width: u16, height: u16) -> String {
 }
 
 /// A session with a cancelled call and an answered one; the entries of its traffic log.
-async fn session() -> Vec<tooldeck::invoke::mcp::traffic::Entry> {
+async fn session() -> Vec<tooldeck::invoke::mcp::traffic::TrafficEntry> {
     let (server_side, client_side) = tokio::io::duplex(64 * 1024);
     let server = TestServer::default();
     let cancelled = Arc::clone(&server.cancelled);

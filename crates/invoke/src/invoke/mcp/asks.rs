@@ -67,7 +67,7 @@ impl Ask {
 
 /// How an ask was answered.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Reply {
+pub enum AskReply {
     /// Elicitation accepted, with the form's content (none for URL mode).
     Accept(Option<Value>),
     Decline,
@@ -82,14 +82,14 @@ pub enum Reply {
     Rejected(String),
 }
 
-impl Reply {
+impl AskReply {
     pub fn describe(&self) -> String {
         match self {
-            Reply::Accept(_) => "accepted".into(),
-            Reply::Decline => "declined".into(),
-            Reply::Cancel => "cancelled".into(),
-            Reply::Sampled { .. } => "answered".into(),
-            Reply::Rejected(why) => format!("rejected ({why})"),
+            AskReply::Accept(_) => "accepted".into(),
+            AskReply::Decline => "declined".into(),
+            AskReply::Cancel => "cancelled".into(),
+            AskReply::Sampled { .. } => "answered".into(),
+            AskReply::Rejected(why) => format!("rejected ({why})"),
         }
     }
 }
@@ -98,7 +98,7 @@ impl Reply {
 #[derive(Debug)]
 pub struct PendingAsk {
     pub ask: Ask,
-    pub reply: oneshot::Sender<Reply>,
+    pub reply: oneshot::Sender<AskReply>,
 }
 
 /// Answers given on the command line or in a case: `--elicit-json`, `--elicit decline|cancel`,
@@ -136,37 +136,37 @@ impl ElicitAnswer {
 pub struct UnknownAnswer(String);
 
 impl Headless {
-    fn answer(&self, ask: &Ask) -> (Reply, bool, Option<String>) {
+    fn answer(&self, ask: &Ask) -> (AskReply, bool, Option<String>) {
         if let (Ask::Form { schema, .. }, Some(ElicitAnswer::Accept(content))) = (ask, &self.elicit) {
             let answer = crate::form::defaults::elicitation_answer(schema, content);
             return match mismatch(schema, &answer) {
                 // Not sent as it is: the server would act on an answer its own form refuses.
-                Some(why) => (Reply::Cancel, true, Some(why)),
-                None => (Reply::Accept(Some(answer)), false, None),
+                Some(why) => (AskReply::Cancel, true, Some(why)),
+                None => (AskReply::Accept(Some(answer)), false, None),
             };
         }
         let (reply, by_default) = self.answer_plainly(ask);
         (reply, by_default, None)
     }
 
-    fn answer_plainly(&self, ask: &Ask) -> (Reply, bool) {
+    fn answer_plainly(&self, ask: &Ask) -> (AskReply, bool) {
         match ask {
             Ask::Form { .. } | Ask::Url { .. } => match &self.elicit {
-                Some(ElicitAnswer::Accept(_)) => (Reply::Accept(None), false),
-                Some(ElicitAnswer::Decline) => (Reply::Decline, false),
-                Some(ElicitAnswer::Cancel) => (Reply::Cancel, false),
-                None => (Reply::Decline, true),
+                Some(ElicitAnswer::Accept(_)) => (AskReply::Accept(None), false),
+                Some(ElicitAnswer::Decline) => (AskReply::Decline, false),
+                Some(ElicitAnswer::Cancel) => (AskReply::Cancel, false),
+                None => (AskReply::Decline, true),
             },
             Ask::Sample { .. } => match &self.sample_text {
                 Some(text) => (
-                    Reply::Sampled {
+                    AskReply::Sampled {
                         text: text.clone(),
                         model: "tooldeck".into(),
                         stop_reason: Some("endTurn".into()),
                     },
                     false,
                 ),
-                None => (Reply::Rejected("no --sample-text was given".into()), true),
+                None => (AskReply::Rejected("no --sample-text was given".into()), true),
             },
         }
     }
@@ -196,7 +196,7 @@ fn mismatch(schema: &Value, answer: &Value) -> Option<String> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Asked {
     pub ask: Ask,
-    pub reply: Reply,
+    pub reply: AskReply,
     /// True when nobody answered it (declined by default, refused by the loop guard, timed out).
     pub by_default: bool,
     pub note: Option<String>,
@@ -327,7 +327,7 @@ impl Asks {
     }
 
     /// Asks `ask` of whoever answers, within the loop guard and the person's time limit.
-    pub async fn ask(&self, ask: Ask) -> Reply {
+    pub async fn ask(&self, ask: Ask) -> AskReply {
         let count = self.inner.count.fetch_add(1, Ordering::Relaxed) + 1;
         let answerer = lock(&self.inner.answerer).clone();
         let (reply, by_default, note) = if count > MAX_ASKS_PER_CALL {
@@ -410,14 +410,14 @@ impl Asks {
         };
         let is_form = matches!(ask, Ask::Form { .. });
         Ok(match self.ask(ask).await {
-            Reply::Accept(content) => {
+            AskReply::Accept(content) => {
                 let result = ElicitResult::new(ElicitationAction::Accept);
                 match content.filter(|_| is_form) {
                     Some(content) => result.with_content(content),
                     None => result,
                 }
             }
-            Reply::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+            AskReply::Cancel => ElicitResult::new(ElicitationAction::Cancel),
             _ => ElicitResult::new(ElicitationAction::Decline),
         })
     }
@@ -431,13 +431,13 @@ impl Asks {
             request = cut_request(request);
         }
         match self.ask(Ask::Sample { request, cut }).await {
-            Reply::Sampled { text, model, stop_reason } => {
+            AskReply::Sampled { text, model, stop_reason } => {
                 let mut result =
                     CreateMessageResult::new(SamplingMessage::new(Role::Assistant, text_block(text)), model);
                 result.stop_reason = stop_reason;
                 Ok(result)
             }
-            Reply::Rejected(why) => {
+            AskReply::Rejected(why) => {
                 Err(McpError::invalid_request(format!("the user rejected the request: {why}"), None))
             }
             _ => Err(McpError::invalid_request("the user rejected the request", None)),
@@ -500,10 +500,10 @@ fn text_block(text: String) -> rmcp::model::SamplingMessageContentBlock {
 }
 
 /// The refusal for an ask nobody answered: decline an elicitation, reject a sampling request.
-fn refusal(ask: &Ask, why: &str) -> Reply {
+fn refusal(ask: &Ask, why: &str) -> AskReply {
     match ask {
-        Ask::Sample { .. } => Reply::Rejected(why.to_string()),
-        _ => Reply::Decline,
+        Ask::Sample { .. } => AskReply::Rejected(why.to_string()),
+        _ => AskReply::Decline,
     }
 }
 

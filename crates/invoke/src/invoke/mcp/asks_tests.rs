@@ -8,18 +8,18 @@ fn form() -> Ask {
 #[tokio::test]
 async fn headless_answers_and_declines_by_default_with_a_warning() {
     let asks = Asks::default();
-    assert_eq!(asks.ask(form()).await, Reply::Decline);
+    assert_eq!(asks.ask(form()).await, AskReply::Decline);
     let asked = asks.take_asked();
     assert!(asked[0].warning().unwrap().contains("--elicit-json"), "{:?}", asked[0].warning());
     let asks = Asks::headless(
         Headless { elicit: Some(ElicitAnswer::Accept(json!({"name": "Ada"}))), ..Default::default() },
         vec![],
     );
-    assert_eq!(asks.ask(form()).await, Reply::Accept(Some(json!({"name": "Ada"}))));
+    assert_eq!(asks.ask(form()).await, AskReply::Accept(Some(json!({"name": "Ada"}))));
     assert_eq!(asks.take_asked()[0].warning(), None);
     let sampled = Asks::headless(Headless { sample_text: Some("hi".into()), ..Default::default() }, vec![]);
     let reply = sampled.ask(Ask::Sample { request: json!({}), cut: false }).await;
-    assert!(matches!(reply, Reply::Sampled { ref text, .. } if text == "hi"), "{reply:?}");
+    assert!(matches!(reply, AskReply::Sampled { ref text, .. } if text == "hi"), "{reply:?}");
 }
 
 /// A URL question nobody answered is said with its link masked, in the message too (the warning
@@ -43,11 +43,11 @@ async fn a_server_that_asks_in_a_loop_is_refused() {
     let asks = Asks::headless(Headless { elicit: Some(ElicitAnswer::Cancel), ..Default::default() }, vec![]);
     asks.call_started();
     for _ in 0..MAX_ASKS_PER_CALL {
-        assert_eq!(asks.ask(form()).await, Reply::Cancel);
+        assert_eq!(asks.ask(form()).await, AskReply::Cancel);
     }
-    assert_eq!(asks.ask(form()).await, Reply::Decline);
+    assert_eq!(asks.ask(form()).await, AskReply::Decline);
     for _ in 0..1000 {
-        assert_eq!(asks.ask(form()).await, Reply::Decline);
+        assert_eq!(asks.ask(form()).await, AskReply::Decline);
     }
     let asked = asks.take_asked();
     assert_eq!(asked.len(), MAX_ASKS_PER_CALL + 1, "past the first refusal, asks are counted, not kept");
@@ -65,9 +65,9 @@ async fn a_person_answers_through_the_channel() {
     let person = tokio::spawn(async move {
         let pending = rx.recv().await.unwrap();
         assert_eq!(pending.ask, form());
-        pending.reply.send(Reply::Cancel).unwrap();
+        pending.reply.send(AskReply::Cancel).unwrap();
     });
-    assert_eq!(asks.ask(form()).await, Reply::Cancel);
+    assert_eq!(asks.ask(form()).await, AskReply::Cancel);
     person.await.unwrap();
 }
 
@@ -108,7 +108,7 @@ async fn an_elicit_answer_the_form_refuses_is_cancelled_naming_each_field() {
     let ask = Ask::Form { message: "who?".into(), schema };
     let given = json!({"age": "forty"});
     let asks = Asks::headless(Headless { elicit: Some(ElicitAnswer::Accept(given)), ..Default::default() }, vec![]);
-    assert_eq!(asks.ask(ask.clone()).await, Reply::Cancel, "not sent as it is");
+    assert_eq!(asks.ask(ask.clone()).await, AskReply::Cancel, "not sent as it is");
     let asked = asks.take_asked();
     let warning = asked[0].warning().expect("said");
     assert!(warning.contains(MISMATCH) && warning.contains("age: ") && warning.contains("name: required"), "{warning}");
@@ -117,6 +117,6 @@ async fn an_elicit_answer_the_form_refuses_is_cancelled_naming_each_field() {
     let given = json!({"name": "Ada", "age": 36});
     let asks =
         Asks::headless(Headless { elicit: Some(ElicitAnswer::Accept(given.clone())), ..Default::default() }, vec![]);
-    assert_eq!(asks.ask(ask).await, Reply::Accept(Some(given)));
+    assert_eq!(asks.ask(ask).await, AskReply::Accept(Some(given)));
     assert!(asked_json(&asks.take_asked()[0]).get("mismatch").is_none());
 }

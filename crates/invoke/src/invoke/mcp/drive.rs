@@ -18,7 +18,7 @@ use rmcp::{Peer, RoleClient};
 use serde_json::{Value, json};
 
 use super::McpEndpoint;
-use super::asks::{Reply, url_elicitations};
+use super::asks::{AskReply, url_elicitations};
 use crate::invoke::{InvokeError, Progress};
 
 /// Rounds of `input_required` one call may take (rmcp's own cap).
@@ -170,7 +170,7 @@ impl McpEndpoint {
                     let wanted = error.data.as_ref().map(url_elicitations).unwrap_or_default();
                     let mut all_accepted = !wanted.is_empty();
                     for ask in wanted {
-                        all_accepted &= matches!(asks.ask(ask).await, Reply::Accept(_));
+                        all_accepted &= matches!(asks.ask(ask).await, AskReply::Accept(_));
                     }
                     if !all_accepted {
                         return Err(self.map_error("tools/call", ServiceError::McpError(error)).into());

@@ -45,7 +45,7 @@ impl Direction {
 
 /// One entry of the traffic log.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub struct TrafficEntry {
     /// Its place in the session: 0 is the first message ever recorded.
     pub seq: u64,
     /// Milliseconds since the session's first entry.
@@ -65,7 +65,7 @@ pub struct Entry {
     pub by_app: bool,
 }
 
-impl Entry {
+impl TrafficEntry {
     /// A one-line summary for lists: `→ tools/call #3`, `← tools/call #3 (error)`.
     pub fn summary(&self) -> String {
         let arrow = match self.direction {
@@ -151,7 +151,7 @@ fn masked(record: &HttpRecord) -> HttpRecord {
 
 struct Log {
     started: Instant,
-    entries: VecDeque<Entry>,
+    entries: VecDeque<TrafficEntry>,
     bytes: usize,
     next_seq: u64,
     dropped: u64,
@@ -212,7 +212,7 @@ impl Traffic {
             } else {
                 format!("{http}({} bytes: too large to keep)", frame.size)
             };
-            let entry = Entry {
+            let entry = TrafficEntry {
                 seq: 0,
                 at_ms: 0,
                 direction,
@@ -252,7 +252,7 @@ impl Traffic {
             }
             _ => (own_method.clone(), false),
         };
-        log.push(Entry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app });
+        log.push(TrafficEntry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app });
     }
 
     /// The hosted app is about to send `method` (`tools/call` or `resources/read`) for `key`
@@ -280,7 +280,7 @@ impl Traffic {
         let answer = id.is_some();
         let (method, by_app) = method.map_or((None, false), |(m, by)| (Some(m), by));
         let direction = Direction::ServerToClient;
-        log.push(Entry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app });
+        log.push(TrafficEntry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app });
     }
 
     /// Records the HTTP exchange that carried a message.
@@ -292,7 +292,7 @@ impl Traffic {
             log.entries.iter().rev().take(64).find(|e| e.direction == Direction::ClientToServer && e.id == record.id);
         let (method, by_app) = sent.map_or((None, false), |e| (e.method.clone(), e.by_app));
         let text: Arc<str> = describe_http(record).into();
-        let entry = Entry {
+        let entry = TrafficEntry {
             seq: 0,
             at_ms: 0,
             direction: Direction::Http,
@@ -311,7 +311,7 @@ impl Traffic {
     /// what it was for and becomes the entry's method; `text` is what is shown, its secrets
     /// (bodies included) masked by the caller; the record's headers and URL are masked here.
     pub fn exchange(&self, name: String, record: &HttpRecord, text: String) {
-        let entry = Entry {
+        let entry = TrafficEntry {
             seq: 0,
             at_ms: 0,
             direction: Direction::Http,
@@ -327,7 +327,7 @@ impl Traffic {
 
     /// The entries from `seq` on (what a viewer has not seen yet), and how many were dropped
     /// in all to keep the log bounded.
-    pub fn since(&self, seq: u64) -> (Vec<Entry>, u64) {
+    pub fn since(&self, seq: u64) -> (Vec<TrafficEntry>, u64) {
         let log = self.lock();
         let start = log.entries.partition_point(|e| e.seq < seq);
         (log.entries.range(start..).cloned().collect(), log.dropped)
@@ -397,7 +397,7 @@ impl Log {
         found.map(|i| self.app_requests.remove(i)).is_some()
     }
 
-    fn push(&mut self, mut entry: Entry) {
+    fn push(&mut self, mut entry: TrafficEntry) {
         entry.seq = self.next_seq;
         entry.at_ms = self.started.elapsed().as_millis() as u64;
         self.next_seq += 1;
@@ -451,7 +451,7 @@ mod tests {
         record(&traffic, false, json!({"jsonrpc": "2.0", "id": 0, "method": "roots/list"}));
         record(&traffic, true, json!({"jsonrpc": "2.0", "id": 0, "result": {"roots": []}}));
         traffic.http(&http(Some("0")));
-        let summaries: Vec<String> = traffic.since(0).0.iter().map(Entry::summary).collect();
+        let summaries: Vec<String> = traffic.since(0).0.iter().map(TrafficEntry::summary).collect();
         assert_eq!(summaries[1], "⇄ server/discover #0 HTTP 202");
         assert_eq!(summaries[3], "⇄ notifications/initialized HTTP 202");
         assert_eq!(summaries[6], "⇄ roots/list #0 HTTP 202", "an answer's POST, not the old request's");
@@ -478,7 +478,7 @@ mod tests {
             json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "ui://clock/view"}}),
         );
         record(&traffic, true, call(4, "refresh"));
-        let summaries: Vec<String> = traffic.since(0).0.iter().map(Entry::summary).collect();
+        let summaries: Vec<String> = traffic.since(0).0.iter().map(TrafficEntry::summary).collect();
         assert_eq!(
             summaries,
             [
