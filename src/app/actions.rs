@@ -340,6 +340,7 @@ fn command(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         Action::SaveCase => return Some(app.save_case()),
         Action::Fuzz => return Some(app.fuzz_selected()),
         Action::HostApp => return Some(app.host_app()),
+        Action::WatchRun => app.toggle_watch_run(),
         Action::Unset | Action::AddItem | Action::DeleteItem | Action::MoveItemUp | Action::MoveItemDown => {
             app.status = Some(app.say("select a tool and press {key:activate} to fill in its form"));
         }

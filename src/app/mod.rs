@@ -41,6 +41,7 @@ pub mod traffic;
 mod typing;
 pub mod update;
 pub mod view;
+pub mod watching;
 
 use crate::catalog::{Catalog, Diagnostic, Tool};
 use crate::form::Form;
@@ -179,8 +180,9 @@ pub enum Msg {
     ServerProtocol(String),
     /// A line for the status bar from the runtime.
     Said(String),
-    /// `--watch`: files changed (what changed, in a few words); every server is started again.
-    FilesChanged(String),
+    /// `--watch`: files changed (what changed, in a few words, and the time of day it was
+    /// seen, `12:01:03`); every server is started again.
+    FilesChanged { summary: String, at: String },
     /// Messages of the session's traffic the app has not seen yet (`invoke::mcp::traffic`).
     Traffic(Vec<crate::invoke::mcp::traffic::Entry>),
     /// A message from one server session (without it, a server's message is the current
@@ -473,6 +475,8 @@ pub struct App {
     before_result: Focus,
     /// The pane shown over the others (`overlay()` reads it; App's methods open and close it).
     overlay: Option<Overlay>,
+    /// `--watch`: the servers being restarted after a change, and `--watch-run`.
+    pub watching: watching::Watching,
 }
 
 impl App {
@@ -505,6 +509,7 @@ impl App {
             sessions: sessions::Sessions::default(),
             before_result: Focus::Form,
             overlay: None,
+            watching: watching::Watching::default(),
         };
         app.form_mut();
         app

@@ -193,25 +193,6 @@ impl App {
         tool.source.session.unwrap_or(SessionId::FIRST)
     }
 
-    /// `--watch`: files changed, so every server starts again (a stdio server is restarted, an
-    /// HTTP one gets a new session) and lists its tools again; the list follows what changed.
-    pub(super) fn files_changed(&mut self, summary: &str) -> Vec<Effect> {
-        let ids: Vec<_> = self.sessions.all.iter().map(|s| s.id).collect();
-        for id in &ids {
-            self.sessions.server_mut(*id).start_listing();
-            self.sessions.pane_mut(*id).note(format!("{summary} changed: restarting"));
-        }
-        self.status = Some(format!(
-            "{} changed: restarting {}",
-            crate::text::visible(summary),
-            match ids.len() {
-                1 => "the server".to_string(),
-                n => format!("{n} servers"),
-            }
-        ));
-        ids.into_iter().map(|id| Effect::Session { id, effect: Box::new(Effect::Reconnect) }).collect()
-    }
-
     /// The list of servers found in configs, to pick one to connect.
     pub(super) fn pick_found_server(&mut self) {
         if self.sessions.found.is_empty() {

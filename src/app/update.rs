@@ -42,7 +42,7 @@ fn update_one(app: &mut App, session: SessionId, msg: Msg) -> Vec<Effect> {
         Msg::Key(_) | Msg::Paste(_) | Msg::Mouse(_) | Msg::Resize(..) | Msg::Said(_) | Msg::Clock { .. } => {
             input(app, msg)
         }
-        Msg::FilesChanged(summary) => app.files_changed(&summary),
+        Msg::FilesChanged { summary, at } => app.files_changed(&summary, &at),
         Msg::Tick { .. }
         | Msg::InvocationDone { .. }
         | Msg::RetryDue { .. }
@@ -256,11 +256,12 @@ fn loaded(app: &mut App, session: SessionId, msg: Msg) -> Vec<Effect> {
         Msg::HistoryRead(entries) => app.recorder.history_read(entries),
         Msg::ServerTools { label, result } => {
             let listed = result.is_ok();
-            app.server_tools(session, &label, result);
+            let mut effects = app.server_tools(session, &label, result);
             // Its resources, templates and prompts join its tools in the list.
             if listed {
-                return vec![Effect::ListFaces];
+                effects.insert(0, Effect::ListFaces);
             }
+            return effects;
         }
         msg @ (Msg::ServerFaces { .. } | Msg::Completed { .. } | Msg::Subscribed { .. }) => {
             return app.face_msg(session, msg);
