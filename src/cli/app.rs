@@ -14,7 +14,7 @@ pub fn run(
     servers: &[EndpointOptions],
     shared: &EndpointOptions,
     theme: Option<&str>,
-    watch: &[std::path::PathBuf],
+    watch: (&[std::path::PathBuf], bool),
 ) -> ExitCode {
     finish(run_each(sources, servers, shared, theme, watch))
 }
@@ -24,7 +24,7 @@ fn run_each(
     servers: &[EndpointOptions],
     shared: &EndpointOptions,
     theme: Option<&str>,
-    watch: &[std::path::PathBuf],
+    (watch, watch_run): (&[std::path::PathBuf], bool),
 ) -> Result<ExitCode, Failure> {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let styles = crate::theme::load(theme, no_color).map_err(|e| Failure::usage(e.to_string()))?;
@@ -39,7 +39,7 @@ fn run_each(
     };
     let runtime = super::tokio_runtime().map_err(|e| Failure::failed(format!("cannot start: {e}")))?;
     let found = crate::servers::discover(&crate::servers::Places::here(shared.config.as_deref()));
-    let result = runtime.block_on(run_app(sources, resolved, shared, styles, found, watch));
+    let result = runtime.block_on(run_app(sources, resolved, shared, styles, found, (watch, watch_run)));
     result.map(|()| ExitCode::SUCCESS).map_err(|e| Failure::failed(e.to_string()))
 }
 
@@ -70,7 +70,7 @@ async fn run_app(
     shared: &EndpointOptions,
     styles: crate::theme::Styles,
     found: crate::servers::Found,
-    watch: Option<crate::watch::Watch>,
+    (watch, watch_run): (Option<crate::watch::Watch>, bool),
 ) -> io::Result<()> {
     let names_a_server = resolved.iter().any(|(options, _)| options.names_a_server());
     // Without a server named, the built-in demo server answers (it lives as long as the app).
@@ -96,6 +96,7 @@ async fn run_app(
         checks_in_background: true,
         loading: load.is_some(),
         found_servers: found_entries(&found),
+        watch_run,
         ..crate::app::AppSetup::default()
     };
     // The servers are connected, and their tools listed, after the first frame: the runtime

@@ -69,7 +69,6 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::FillDefaults, &[Key::char('D')], "fill in every default (sent then)"),
     row(Main, A::Fuzz, &[Key::char('Z')], "fuzz the selected tool in the background; its findings"),
     row(Main, A::HostApp, &[Key::char('A')], "host the tool's MCP App in the browser"),
-    row(Main, A::WatchRun, &[Key::char('W')], "--watch: run the last call again after each restart, or not"),
     // The result's actions work while it is on screen, without focusing it.
     row(Main, A::ToggleExchange, &[Key::char('x')], "the result's exact exchange"),
     row(Main, A::CopyCurl, &[Key::char('c')], "copy the call as curl"),
@@ -131,7 +130,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Typing, A::SignOut, &[Key::alt(C::Char('u'))], "sign out (forget the tokens)"),
     row(Typing, A::ConnectServer, &[Key::alt(C::Char('C'))], "connect a server found in configs"),
     row(Typing, A::HostApp, &[Key::alt(C::Char('a'))], "host the tool's MCP App in the browser"),
-    row(Typing, A::WatchRun, &[Key::alt(C::Char('W')), Key::plain(C::F(9))], "--watch: the last call again after each restart"),
+    row(Typing, A::WatchRun, &[Key::alt(C::Char('W'))], "--watch: run the last call again after each restart, or not"),
     row(Typing, A::Quit, &[Key::ctrl('q')], "quit"),
     row(Result, A::Up, UP, "scroll"),
     row(Result, A::Down, DOWN, "scroll"),
