@@ -12,6 +12,16 @@ use std::time::{Duration, Instant};
 /// A stdio MCP server answering `initialize`, `tools/list` (one tool, `echo`) and `tools/call`
 /// (with the text `answer`); each start appends its pid to `pids`.
 fn server_script(answer: &str, pids: &Path) -> String {
+    let reply = format!(r#"{{"jsonrpc":"2.0","id":%s,"result":{{"content":[{{"type":"text","text":"{answer}"}}]}}}}"#);
+    script(ECHO, &reply, pids)
+}
+
+/// The one tool `server_script` lists.
+const ECHO: &str = r#"[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}]"#;
+
+/// The same server listing `tools` (a JSON array) and answering every `tools/call` with `reply`
+/// (a printf format, `%s` the id).
+fn script(tools: &str, reply: &str, pids: &Path) -> String {
     format!(
         r#"echo $$ >> '{pids}'
 while IFS= read -r line; do
@@ -20,15 +30,15 @@ while IFS= read -r line; do
     *'"method":"initialize"'*)
       printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-06-18","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"sh","version":"1"}}}}}}\n' "$id";;
     *'"method":"tools/list"'*)
-      printf '{{"jsonrpc":"2.0","id":%s,"result":{{"tools":[{{"name":"echo","inputSchema":{{"type":"object","properties":{{"text":{{"type":"string"}}}}}}}}]}}}}\n' "$id";;
+      printf '{{"jsonrpc":"2.0","id":%s,"result":{{"tools":{tools}}}}}\n' "$id";;
     *'"method":"tools/call"'*)
-      printf '{{"jsonrpc":"2.0","id":%s,"result":{{"content":[{{"type":"text","text":"{answer}"}}]}}}}\n' "$id";;
+      printf '{reply}\n' "$id";;
     *'"id":'*)
       printf '{{"jsonrpc":"2.0","id":%s,"error":{{"code":-32601,"message":"no such method"}}}}\n' "$id";;
   esac
 done
 "#,
-        pids = pids.display()
+        pids = pids.display(),
     )
 }
 
@@ -208,4 +218,37 @@ fn the_app_restarts_the_server_on_a_change_and_keeps_what_was_typed() {
     assert_eq!(pids.lines().count(), 2, "started once, then again after the change");
     std::thread::sleep(Duration::from_millis(500));
     assert!(pids.lines().all(|pid| !running(pid)), "nothing left running: {pids}");
+}
+
+/// `fuzz --watch`: a server that fails every call is a finding; after the edit that mends it,
+/// the report opens with the finding gone; after the edit that breaks it again, with it new.
+#[test]
+fn fuzz_watch_says_which_findings_are_new_and_which_are_gone() {
+    let place = place();
+    let failing = r#"{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"internal boom"}}"#;
+    std::fs::write(&place.server, script(ECHO, failing, &place.pids)).expect("server written");
+    let command = format!("sh {}", place.server.display());
+    let child = place.start(&[
+        "fuzz",
+        "--mcp",
+        &command,
+        "--max-calls",
+        "4",
+        "--seed",
+        "1",
+        "--watch",
+        &place.server.display().to_string(),
+    ]);
+    place.wait_for("the first report", |out, _| out.contains("internal boom"));
+    assert!(!place.said().0.contains("gone:"), "the first run has nothing to be held against");
+
+    place.write_server("fine");
+    place.wait_for("the finding gone", |out, _| out.contains("gone: echo: "));
+    let (out, err) = place.said();
+    assert!(err.contains("server.sh changed · run 2"), "{err}");
+    assert!(!out.contains("new:  echo"), "{out}");
+
+    std::fs::write(&place.server, script(ECHO, failing, &place.pids)).expect("broken again");
+    place.wait_for("the finding new", |out, _| out.contains("new:  echo: "));
+    place.stop(child);
 }
