@@ -252,3 +252,65 @@ fn fuzz_watch_says_which_findings_are_new_and_which_are_gone() {
     place.wait_for("the finding new", |out, _| out.contains("new:  echo: "));
     place.stop(child);
 }
+
+/// The app with `--watch-run`: an edit that adds a parameter restarts the server, the last call
+/// runs again by itself and the status line says how its result changed, the typed value is
+/// kept, and the server pane keeps the old run's log above the restart line, with the diff
+/// engine's line below it.
+#[test]
+fn the_app_with_watch_run_calls_again_and_says_what_changed() {
+    use terminal::{CTRL_R, ENTER, Terminal, bottom_line};
+    let place = place();
+    place.write_server("one");
+    let command = format!("sh '{}'", place.server.display());
+    let src = place.server.parent().expect("src").display().to_string();
+    let args = ["--mcp", command.as_str(), "--watch", src.as_str(), "--watch-run"];
+    let mut tui = Terminal::spawn(&args, 40, 140, &[]);
+    tui.wait_for("the server's tool", |text| text.contains("echo"));
+    tui.send(ENTER);
+    tui.wait_for("the form", |text| bottom_line(text).contains(" edit "));
+    tui.type_slowly("hi");
+    tui.send(CTRL_R);
+    tui.wait_text("one");
+
+    let tools = r#"[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"},"count":{"type":"integer"}}}}]"#;
+    let reply = r#"{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"two"}]}}"#;
+    std::fs::write(&place.server, script(tools, reply, &place.pids)).expect("server edited");
+    let screen = tui.wait_for("the call run again", |text| text.contains("run again after the change: result changed"));
+    assert!(screen.contains("\"hi\""), "what was typed stays:\n{screen}");
+    assert!(screen.contains("count"), "the new parameter is in the form:\n{screen}");
+
+    // F2: the server pane, the restart line between the old run's log and the new one's.
+    tui.send("\x1bOQ");
+    let pane = tui.wait_for("the server pane", |text| text.contains("── restarted "));
+    let restart = pane.find("── restarted ").expect("the restart line");
+    let change = pane.find("echo: new optional parameter \"count\", not breaking").unwrap_or_else(|| panic!("the diff line:\n{pane}"));
+    assert!(restart < change, "{pane}");
+    assert!(pane.contains("after server.sh changed ──"), "{pane}");
+    tui.quit();
+    std::thread::sleep(Duration::from_millis(500));
+    let pids = std::fs::read_to_string(&place.pids).unwrap_or_default();
+    assert_eq!(pids.lines().count(), 2, "started once, then again after the change");
+    assert!(pids.lines().all(|pid| !running(pid)), "nothing left running: {pids}");
+}
+
+/// `list --watch`: each listing after a change is preceded, on stderr, by how the tools changed.
+#[test]
+fn list_watch_says_how_the_tools_changed() {
+    let place = place();
+    place.write_server("x");
+    let command = format!("sh {}", place.server.display());
+    let child = place.start(&["list", "--mcp", &command, "--watch", &place.server.display().to_string()]);
+    place.wait_for("the first listing", |out, _| out.contains("echo"));
+    let tools = r#"[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"integer"}}}},{"name":"ping","inputSchema":{"type":"object"}}]"#;
+    std::fs::write(&place.server, script(tools, "", &place.pids)).expect("server edited");
+    place.wait_for("the changes", |_, err| err.contains("ping: new tool, not breaking"));
+    let (_, err) = place.said();
+    let retyped = err.find("echo: type of parameter \"text\"").unwrap_or_else(|| panic!("{err}"));
+    assert!(retyped < err.find("ping: new tool").unwrap_or(0), "breaking first:\n{err}");
+    assert!(err.contains("server.sh changed · run 2"), "{err}");
+    place.write_server("x");
+    place.wait_for("run 3", |_, err| err.contains("run 3"));
+    std::thread::sleep(Duration::from_millis(300));
+    place.stop(child);
+}
