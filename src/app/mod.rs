@@ -182,7 +182,10 @@ pub enum Msg {
     Said(String),
     /// `--watch`: files changed (what changed, in a few words, and the time of day it was
     /// seen, `12:01:03`); every server is started again.
-    FilesChanged { summary: String, at: String },
+    FilesChanged {
+        summary: String,
+        at: String,
+    },
     /// Messages of the session's traffic the app has not seen yet (`invoke::mcp::traffic`).
     Traffic(Vec<crate::invoke::mcp::traffic::Entry>),
     /// A message from one server session (without it, a server's message is the current

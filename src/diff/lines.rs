@@ -79,7 +79,10 @@ mod tests {
     fn breaking_changes_come_first_and_the_rest_are_counted() {
         let schema = json!({"type": "object", "properties": {"q": {"type": "string"}}});
         let old = catalog(&[("search", schema.clone()), ("gone", schema.clone())]);
-        let new = catalog(&[("search", json!({"type": "object"})), ("fresh", json!({"type": "object", "properties": {"x": {"type": "integer"}}}))]);
+        let new = catalog(&[
+            ("search", json!({"type": "object"})),
+            ("fresh", json!({"type": "object", "properties": {"x": {"type": "integer"}}})),
+        ]);
         let lines = lines(&super::super::diff_catalogs(&old, &new));
         assert_eq!(lines[0], "gone: tool removed, breaking");
         assert!(lines[1].starts_with("search: ") && lines[1].ends_with(", breaking"), "{lines:?}");

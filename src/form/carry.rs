@@ -25,7 +25,12 @@ pub fn carry(edits: &Value, schema: &Value) -> (Value, Vec<Dropped>) {
     (kept, dropped)
 }
 
-fn carry_object(values: &Map<String, Value>, schema: &Value, at: &str, dropped: &mut Vec<Dropped>) -> Map<String, Value> {
+fn carry_object(
+    values: &Map<String, Value>,
+    schema: &Value,
+    at: &str,
+    dropped: &mut Vec<Dropped>,
+) -> Map<String, Value> {
     let properties = schema.get("properties").and_then(Value::as_object);
     // A schema that lists no properties but takes any (no `additionalProperties: false`) keeps
     // what was typed: the form is free-form JSON there.
@@ -103,7 +108,11 @@ mod tests {
             "opts": {"type": "object", "properties": {"deep": {"type": ["integer", "null"]}}, "additionalProperties": false}
         }});
         let (kept, dropped) = carry(&edits, &schema);
-        assert_eq!(kept, json!({"q": "cats", "opts": {"deep": 1}}), "a new constraint keeps the value (the form shows it)");
+        assert_eq!(
+            kept,
+            json!({"q": "cats", "opts": {"deep": 1}}),
+            "a new constraint keeps the value (the form shows it)"
+        );
         assert_eq!(
             dropped,
             [

@@ -283,6 +283,7 @@ const PANES: &[(&str, &[&str])] = &[
     ("prompts", &["app/prompts.rs"]),
     ("confirmations", &["app/confirm.rs"]),
     ("lint", &["app/lint.rs"]),
+    ("watching", &["app/watching.rs"]),
 ];
 
 /// `App`'s fields that are its own state, not a pane's: `App` changes them itself.

@@ -284,7 +284,9 @@ fn the_app_with_watch_run_calls_again_and_says_what_changed() {
     tui.send("\x1bOQ");
     let pane = tui.wait_for("the server pane", |text| text.contains("── restarted "));
     let restart = pane.find("── restarted ").expect("the restart line");
-    let change = pane.find("echo: new optional parameter \"count\", not breaking").unwrap_or_else(|| panic!("the diff line:\n{pane}"));
+    let change = pane
+        .find("echo: new optional parameter \"count\", not breaking")
+        .unwrap_or_else(|| panic!("the diff line:\n{pane}"));
     assert!(restart < change, "{pane}");
     assert!(pane.contains("after server.sh changed ──"), "{pane}");
     tui.quit();

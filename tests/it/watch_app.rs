@@ -50,7 +50,11 @@ fn a_restart_says_what_changed_and_keeps_what_still_fits() {
 
     let effects = changed(&mut app);
     assert_eq!(effects, [Effect::Session { id: SessionId::FIRST, effect: Box::new(Effect::Reconnect) }]);
-    assert!(notes(&app).contains(&"── restarted 12:01:03 UTC after server.sh changed ──".to_string()), "{:?}", notes(&app));
+    assert!(
+        notes(&app).contains(&"── restarted 12:01:03 UTC after server.sh changed ──".to_string()),
+        "{:?}",
+        notes(&app)
+    );
 
     // `limit` becomes an integer, `page` is new: two changes, the breaking one first.
     update(&mut app, Msg::Reconnected(Ok(())));
@@ -67,7 +71,10 @@ fn a_restart_says_what_changed_and_keeps_what_still_fits() {
 
     // A restart that changes nothing says so; the value typed stays.
     changed(&mut app);
-    update(&mut app, listed(search(json!({"q": {"type": "string"}, "limit": {"type": "integer"}, "page": {"type": "integer"}}))));
+    update(
+        &mut app,
+        listed(search(json!({"q": {"type": "string"}, "limit": {"type": "integer"}, "page": {"type": "integer"}}))),
+    );
     assert_eq!(status(&app), "reconnected to srv: the same tools");
     assert_eq!(app.form().expect("the form").arguments(), &json!({"q": "cats"}));
 }
