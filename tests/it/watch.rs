@@ -316,3 +316,29 @@ fn list_watch_says_how_the_tools_changed() {
     std::thread::sleep(Duration::from_millis(300));
     place.stop(child);
 }
+
+/// The app with `--watch`: an edit that breaks the server shows its stderr, and the next edit,
+/// which mends it, starts it again and lists its tools.
+#[test]
+fn the_app_shows_a_server_broken_by_a_change_and_tries_again_on_the_next() {
+    use terminal::Terminal;
+    let place = place();
+    place.write_server("one");
+    let command = format!("sh '{}'", place.server.display());
+    let src = place.server.parent().expect("src").display().to_string();
+    let mut tui = Terminal::spawn(&["--mcp", command.as_str(), "--watch", src.as_str()], 40, 140, &[]);
+    tui.wait_for("the server's tool", |text| text.contains("echo"));
+    // F2: the server pane, where the restart and its failure are said.
+    tui.send("\x1bOQ");
+    tui.wait_for("the server pane", |text| text.contains("stderr and log"));
+    std::fs::write(&place.server, "echo 'syntax error near line 3' >&2\nexit 3\n").expect("broken");
+    tui.wait_for("the failure", |text| text.contains("syntax error near line 3"));
+    let tools = r#"[{"name":"mended","inputSchema":{"type":"object"}}]"#;
+    std::fs::write(&place.server, script(tools, "", &place.pids)).expect("mended");
+    let screen = tui.wait_for("the mend", |text| text.contains("mended: new tool, not breaking"));
+    assert!(screen.contains("echo: tool removed, breaking"), "{screen}");
+    tui.quit();
+    std::thread::sleep(Duration::from_millis(500));
+    let pids = std::fs::read_to_string(&place.pids).unwrap_or_default();
+    assert!(pids.lines().all(|pid| !running(pid)), "nothing left running: {pids}");
+}
