@@ -61,7 +61,7 @@ pub struct Cli {
     #[command(flatten)]
     pub watch: watching::WatchArgs,
     /// With --watch: run the last call again after each restart, and say how its result
-    /// changed (W in the app turns it on and off).
+    /// changed (Alt-W in the app turns it on and off).
     #[arg(long, requires = "targets")]
     pub watch_run: bool,
 }

@@ -126,9 +126,8 @@ fn watch_run_runs_the_last_call_again_and_says_how_its_result_changed() {
     answer(&mut app, again, &request, "two");
     assert_eq!(status(&app), "run again after the change: the same result");
 
-    // W turns it off: a restart lists the tools and runs nothing.
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)));
-    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('W'), KeyModifiers::SHIFT)));
+    // Alt-W turns it off: a restart lists the tools and runs nothing.
+    update(&mut app, Msg::Key(KeyEvent::new(KeyCode::Char('W'), KeyModifiers::ALT)));
     assert!(!app.watching.run_after(), "{}", status(&app));
     changed(&mut app);
     assert_eq!(rerun(&update(&mut app, listed(same))), None);
