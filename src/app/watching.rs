@@ -72,8 +72,14 @@ impl App {
     pub(super) fn relisted_after_change(&mut self, session: SessionId, label: &str, before: &[Tool]) -> Vec<Effect> {
         let Some(at) = self.watching.restarting.iter().position(|s| *s == session) else { return Vec::new() };
         self.watching.restarting.remove(at);
-        let now: Vec<Tool> =
-            self.catalog.tools().iter().filter(|t| t.source.session == Some(session)).cloned().collect();
+        // Its tools only: its resources and prompts from before are listed again after this.
+        let now: Vec<Tool> = self
+            .catalog
+            .tools()
+            .iter()
+            .filter(|t| t.source.session == Some(session) && t.written.face.is_tool())
+            .cloned()
+            .collect();
         let lines = crate::diff::lines(&crate::diff::diff_catalogs(&catalog_of(before), &catalog_of(&now)));
         let pane = self.sessions.pane_mut(session);
         for line in &lines {
