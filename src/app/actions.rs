@@ -256,6 +256,7 @@ impl Scope {
                     | A::NextItem
                     | A::PreviousItem
                     | A::Copy
+                    | A::WatchRun
             ),
             Scope::Overlay(Overlay::Fuzz) => matches!(action, A::Quit | A::Help | A::Activate | A::Retry),
             // Enter on a recorded `tools/call` opens it in the form.
@@ -312,6 +313,7 @@ pub(super) fn perform(app: &mut App, action: Action, scope: Scope, run_armed: bo
         A::SaveCase => return app.save_case(),
         A::Fuzz => return app.fuzz_selected(),
         A::HostApp => return app.host_app(),
+        A::WatchRun => app.toggle_watch_run(),
         // In and out, as a switch: the same chord goes back where the person was.
         A::FocusResult if app.focus == Focus::Result => app.focus = app.before_result,
         A::FocusResult if app.result.run().is_some() => app.focus_result(),

@@ -100,6 +100,7 @@ impl App {
             return Vec::new();
         };
         self.result.keep_answers(id, given);
+        self.rerun_done(id);
         self.recorder.record(entry.clone());
         if matches!(self.result.items().get(self.result.item()), Some(crate::invoke::ContentItem::Image(_))) {
             self.reveal_item();
@@ -155,7 +156,7 @@ impl App {
         session: SessionId,
         label: &str,
         result: Result<Vec<crate::catalog::Tool>, super::EffectError>,
-    ) {
+    ) -> Vec<Effect> {
         self.sessions.server_mut(session).listed();
         self.lint.forget();
         // The entry that stood for it while it was down goes; a new one comes if it still is.
@@ -168,7 +169,10 @@ impl App {
         }
         let tools = match result {
             Ok(tools) => tools,
-            Err(e) => return self.listing_failed(session, label, &e.to_string()),
+            Err(e) => {
+                self.listing_failed(session, label, &e.to_string());
+                return Vec::new();
+            }
         };
         // The server's own tools are replaced by what it lists now (its list may have changed:
         // `notifications/tools/list_changed`, a restart); tools from files stay first.
@@ -192,18 +196,20 @@ impl App {
         self.order_by_session();
         self.list.refresh(&self.catalog);
         self.tool_changed();
-        let label = crate::text::visible(label);
+        let shown = crate::text::visible(label);
         let reconnected = self.sessions.server_mut(session).take_reconnected();
         let tools = |n: usize| crate::text::plural(n, "tool");
         self.tell(match (added, gone, mine.is_empty()) {
             // After a restart, say so first: listing the tools is its last step.
-            (0, 0, _) if reconnected => format!("reconnected to {label}: the same tools"),
-            (n, g, _) if reconnected => format!("reconnected to {label}: {} new, {g} gone", tools(n)),
-            (0, 0, false) => format!("{label} lists the same tools"),
-            (0, 0, true) => format!("{label} listed no new tools"),
-            (n, 0, true) => format!("{} from {label}", tools(n)),
-            (n, g, _) => format!("{label}: {} new, {g} gone", tools(n)),
+            (0, 0, _) if reconnected => format!("reconnected to {shown}: the same tools"),
+            (n, g, _) if reconnected => format!("reconnected to {shown}: {} new, {g} gone", tools(n)),
+            (0, 0, false) => format!("{shown} lists the same tools"),
+            (0, 0, true) => format!("{shown} listed no new tools"),
+            (n, 0, true) => format!("{} from {shown}", tools(n)),
+            (n, g, _) => format!("{shown}: {} new, {g} gone", tools(n)),
         });
+        // `--watch`: after a restart a change made, what changed, said by the diff engine.
+        self.relisted_after_change(session, label, &mine)
     }
 
     /// Session `session`'s tools could not be listed: it stays in the list as one entry that

@@ -164,6 +164,22 @@ impl FormPane {
         self.forms.open(tool)
     }
 
+    /// `--watch`: the form of `id` is dropped (its tool's schema changed under it), and what
+    /// the person typed into it comes back: the arguments that differ from those it was built
+    /// with (a form dropped earlier gives back all it kept).
+    pub fn take_edits(&mut self, id: &str) -> Option<Value> {
+        if let Some(parked) = self.forms.parked.remove(id) {
+            return Some(parked);
+        }
+        let kept = self.forms.kept.remove(id)?;
+        let (Value::Object(now), Value::Object(built)) = (kept.form.arguments(), &kept.pristine) else {
+            return (kept.form.arguments() != &kept.pristine).then(|| kept.form.arguments().clone());
+        };
+        let edits: serde_json::Map<String, Value> =
+            now.iter().filter(|(k, v)| built.get(*k) != Some(*v)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        Some(Value::Object(edits))
+    }
+
     /// How many forms are built (for tests of the bound).
     pub fn built(&self) -> usize {
         self.forms.kept.len()

@@ -217,6 +217,8 @@ pub enum Action {
     HostApp,
     /// Yes, in a yes-or-no box: replace the file, run the destructive tool.
     Confirm,
+    /// `--watch`: the last call runs again after each restart a change makes, or no longer.
+    WatchRun,
 }
 
 impl Action {
@@ -290,6 +292,7 @@ impl Action {
             Action::Fuzz => "fuzz",
             Action::HostApp => "host_app",
             Action::Confirm => "confirm",
+            Action::WatchRun => "watch_run",
         }
     }
 

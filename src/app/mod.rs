@@ -44,6 +44,7 @@ pub mod traffic;
 mod typing;
 pub mod update;
 pub mod view;
+pub mod watching;
 
 use crate::catalog::{Catalog, Diagnostic, Tool};
 use crate::form::Form;
@@ -179,6 +180,8 @@ pub struct App {
     before_result: Focus,
     /// The pane shown over the others (`overlay()` reads it; App's methods open and close it).
     overlay: Option<Overlay>,
+    /// `--watch`: the servers being restarted after a change, and `--watch-run`.
+    pub watching: watching::Watching,
 }
 
 impl App {
@@ -211,6 +214,7 @@ impl App {
             sessions: sessions::Sessions::default(),
             before_result: Focus::Form,
             overlay: None,
+            watching: watching::Watching::default(),
         };
         app.form_mut();
         app

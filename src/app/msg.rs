@@ -29,8 +29,9 @@ pub enum Msg {
     Fuzz(FuzzMsg),
     /// A line for the status bar from the runtime.
     Said(String),
-    /// `--watch`: files changed (what changed, in a few words); every server is started again.
-    FilesChanged(String),
+    /// `--watch`: files changed (what changed, in a few words, and the time of day it was
+    /// seen, `12:01:03`); every server is started again.
+    FilesChanged { summary: String, at: String },
     /// A message from one server session (without it, a server's message is the current
     /// session's).
     Session { id: SessionId, msg: Box<Msg> },

@@ -6,7 +6,7 @@
 #![deny(clippy::wildcard_enum_match_arm)]
 
 use super::server_pane::ServerPane;
-use super::{App, Effect, PickerPurpose, Popup, Server, ServerEffect};
+use super::{App, Effect, PickerPurpose, Popup, Server};
 use crate::catalog::{SessionId, Tool};
 
 /// A server found in a config, that the person may connect from the list.
@@ -162,25 +162,6 @@ impl App {
     /// files are called on the server named on the command line).
     pub fn session_of(&self, tool: &Tool) -> SessionId {
         tool.source.session.unwrap_or(SessionId::FIRST)
-    }
-
-    /// `--watch`: files changed, so every server starts again (a stdio server is restarted, an
-    /// HTTP one gets a new session) and lists its tools again; the list follows what changed.
-    pub(super) fn files_changed(&mut self, summary: &str) -> Vec<Effect> {
-        let ids: Vec<_> = self.sessions.all.iter().map(|s| s.id).collect();
-        for id in &ids {
-            self.sessions.server_mut(*id).start_listing();
-            self.sessions.pane_mut(*id).note(format!("{summary} changed: restarting"));
-        }
-        self.tell(format!(
-            "{} changed: restarting {}",
-            crate::text::visible(summary),
-            match ids.len() {
-                1 => "the server".to_string(),
-                n => format!("{n} servers"),
-            }
-        ));
-        ids.into_iter().map(|id| Effect::Session { id, effect: ServerEffect::Reconnect }).collect()
     }
 
     /// The list of servers found in configs, to pick one to connect.

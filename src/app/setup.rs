@@ -26,6 +26,8 @@ pub struct AppSetup {
     pub roots: Vec<String>,
     /// What a test case saved from the app cannot carry of the server's secrets.
     pub case_secrets: CaseSecrets,
+    /// `--watch-run`: the last call runs again after each restart a watched change made.
+    pub watch_run: bool,
 }
 
 /// The server's secrets as a saved case names them.
@@ -48,6 +50,7 @@ impl Default for AppSetup {
             found_servers: Vec::new(),
             roots: Vec::new(),
             case_secrets: CaseSecrets::default(),
+            watch_run: false,
         }
     }
 }
@@ -68,6 +71,7 @@ impl App {
         app.sessions.found_in_configs(setup.found_servers);
         app.asks.set_roots(setup.roots);
         app.recorder.case_secrets(setup.case_secrets);
+        app.watching.set_run_after(setup.watch_run);
         app
     }
 

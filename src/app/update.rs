@@ -48,7 +48,7 @@ fn update_one(app: &mut App, session: SessionId, msg: Msg) -> Vec<Effect> {
             app.tell(said);
             Vec::new()
         }
-        Msg::FilesChanged(summary) => app.files_changed(&summary),
+        Msg::FilesChanged { summary, at } => app.files_changed(&summary, &at),
         Msg::Call(msg) => call_msg(app, msg),
         Msg::Content(msg) => content_msg(app, msg),
         Msg::Save(msg) => save_msg(app, msg),
@@ -196,11 +196,12 @@ fn server_msg(app: &mut App, session: SessionId, msg: ServerMsg) -> Vec<Effect> 
         }
         ServerMsg::Tools { label, result } => {
             let listed = result.is_ok();
-            app.server_tools(session, &label, result);
+            let mut effects = app.server_tools(session, &label, result);
             // Its resources, templates and prompts join its tools in the list.
             if listed {
-                return vec![Effect::Server(ServerEffect::ListFaces)];
+                effects.insert(0, Effect::Server(ServerEffect::ListFaces));
             }
+            return effects;
         }
         ServerMsg::Events(events) => {
             let mut effects = app.resources_updated(&events);

@@ -14,7 +14,7 @@ pub fn run(
     servers: &[EndpointOptions],
     shared: &EndpointOptions,
     theme: Option<&str>,
-    watch: &[std::path::PathBuf],
+    watch: (&[std::path::PathBuf], bool),
 ) -> ExitCode {
     finish(run_each(sources, servers, shared, theme, watch, None))
 }
@@ -34,7 +34,7 @@ pub(super) fn run_attached(
     attached: Attached,
 ) -> ExitCode {
     let sources = Sources { paths: Vec::new(), format: None };
-    finish(run_each(&sources, servers, shared, theme, &[], Some(attached)))
+    finish(run_each(&sources, servers, shared, theme, (&[], false), Some(attached)))
 }
 
 fn run_each(
@@ -42,7 +42,7 @@ fn run_each(
     servers: &[EndpointOptions],
     shared: &EndpointOptions,
     theme: Option<&str>,
-    watch: &[std::path::PathBuf],
+    (watch, watch_run): (&[std::path::PathBuf], bool),
     attached: Option<Attached>,
 ) -> Result<ExitCode, Failure> {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
@@ -58,7 +58,7 @@ fn run_each(
     };
     let runtime = super::tokio_runtime().map_err(|e| Failure::failed(format!("cannot start: {e}")))?;
     let found = crate::servers::discover(&crate::servers::Places::here(shared.config.as_deref()));
-    let result = runtime.block_on(run_app(sources, resolved, shared, styles, found, watch, attached));
+    let result = runtime.block_on(run_app(sources, resolved, shared, styles, found, (watch, watch_run), attached));
     result.map(|()| ExitCode::SUCCESS).map_err(|e| Failure::failed(e.to_string()))
 }
 
@@ -89,7 +89,7 @@ async fn run_app(
     shared: &EndpointOptions,
     styles: crate::theme::Styles,
     found: crate::servers::Found,
-    watch: Option<crate::watch::Watch>,
+    (watch, watch_run): (Option<crate::watch::Watch>, bool),
     attached: Option<Attached>,
 ) -> io::Result<()> {
     // Attached, the proxy's server answers (or none, for a record opened without one).
@@ -117,6 +117,7 @@ async fn run_app(
         checks_in_background: true,
         loading: load.is_some(),
         found_servers: found_entries(&found),
+        watch_run,
         ..crate::app::AppSetup::default()
     };
     // The servers are connected, and their tools listed, after the first frame: the runtime

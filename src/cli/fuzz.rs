@@ -82,10 +82,52 @@ pub struct FuzzArgs {
     /// --record`) or each case of a case file, tried first for its tool.
     #[arg(long, value_name = "FILE")]
     pub seed_from: Option<PathBuf>,
+    #[command(flatten)]
+    pub watch: super::watching::WatchArgs,
 }
 
 pub fn run(args: FuzzArgs) -> ExitCode {
-    exit::code(run_for_code(args))
+    if args.watch.targets.is_empty() {
+        return exit::code(run_for_code(&args, None));
+    }
+    // `--watch`: the fuzz runs again after each change; each report opens with the findings
+    // that are new since the run before and those gone.
+    let mut seen = Seen::default();
+    super::watching::rerun(&args.watch.targets, || Ok(run_for_code(&args, Some(&mut seen))))
+}
+
+/// `fuzz --watch`: the causes the run before found (by tool, kind and message made alike), to
+/// say which findings are new and which are gone.
+#[derive(Default)]
+struct Seen {
+    /// `None` before the first run ends: the first report has nothing to be held against.
+    before: Option<Vec<(String, String)>>,
+}
+
+impl Seen {
+    /// The lines that open a report: `new:` and `gone:` findings since the run before.
+    fn news(&mut self, report: &Report) -> String {
+        let now: Vec<(String, String)> = report
+            .findings
+            .iter()
+            .map(|f| (f.tool.clone(), format!("{} · {}", f.kind.name(), crate::fuzz::normalise(&f.message))))
+            .collect();
+        let Some(before) = self.before.replace(now.clone()) else { return String::new() };
+        let line = |word: &str, (tool, what): &(String, String)| {
+            format!("{word} {}: {}\n", crate::text::visible(tool), crate::text::visible(what))
+        };
+        let mut out = String::new();
+        for cause in now.iter().filter(|c| !before.contains(c)) {
+            out.push_str(&line("new: ", cause));
+        }
+        for cause in before.iter().filter(|c| !now.contains(c)) {
+            out.push_str(&line("gone:", cause));
+        }
+        if out.is_empty() {
+            out.push_str("the same findings as the run before\n");
+        }
+        out
+    }
 }
 
 fn fail(code: u8, message: &str) -> u8 {
@@ -94,7 +136,7 @@ fn fail(code: u8, message: &str) -> u8 {
     code
 }
 
-fn run_for_code(args: FuzzArgs) -> u8 {
+fn run_for_code(args: &FuzzArgs, seen: Option<&mut Seen>) -> u8 {
     let mut options = match args.server.options().resolve() {
         Ok(options) => options,
         Err(e) => return fail(exit::USAGE, &e.to_string()),
@@ -112,7 +154,7 @@ fn run_for_code(args: FuzzArgs) -> u8 {
         Ok(runtime) => runtime,
         Err(e) => return fail(exit::TRANSPORT, &format!("cannot start: {e}")),
     };
-    let code = runtime.block_on(fuzz(&args, &options, headers, &tokens));
+    let code = runtime.block_on(fuzz(args, &options, headers, &tokens, seen));
     runtime.shutdown_background();
     code
 }
@@ -122,6 +164,7 @@ async fn fuzz(
     options: &EndpointOptions,
     headers: Vec<(String, String)>,
     tokens: &[(String, String)],
+    seen: Option<&mut Seen>,
 ) -> u8 {
     let named = options.names_a_server();
     let demo = match named {
@@ -142,7 +185,7 @@ async fn fuzz(
         }
     }
     let code = match tools_to_fuzz(args, named, &endpoint).await.and_then(|tools| seeded(args, tools)) {
-        Ok(tools) => fuzz_tools(args, options, &endpoint, &tools).await,
+        Ok(tools) => fuzz_tools(args, options, &endpoint, &tools, seen).await,
         Err(code) => code,
     };
     endpoint.close().await;
@@ -199,7 +242,13 @@ fn seeded(args: &FuzzArgs, mut tools: Vec<Tool>) -> Result<Vec<Tool>, u8> {
     Ok(tools)
 }
 
-async fn fuzz_tools(args: &FuzzArgs, options: &EndpointOptions, endpoint: &Endpoint, tools: &[Tool]) -> u8 {
+async fn fuzz_tools(
+    args: &FuzzArgs,
+    options: &EndpointOptions,
+    endpoint: &Endpoint,
+    tools: &[Tool],
+    seen: Option<&mut Seen>,
+) -> u8 {
     let stdio = options.mcp.is_some();
     let mut pins = Vec::new();
     for text in &args.pin {
@@ -242,7 +291,8 @@ async fn fuzz_tools(args: &FuzzArgs, options: &EndpointOptions, endpoint: &Endpo
         Ok(report) => report,
         Err(e) => return fail(exit::TRANSPORT, &e.to_string()),
     };
-    if let Some(code) = write_outputs(args, options, &report, tools, settings.slow) {
+    let news = seen.map(|seen| seen.news(&report)).unwrap_or_default();
+    if let Some(code) = write_outputs(args, options, &report, tools, settings.slow, &news) {
         return code;
     }
     match (report.findings.is_empty(), report.server_lost) {
@@ -259,14 +309,17 @@ fn write_outputs(
     report: &Report,
     tools: &[Tool],
     slow: Duration,
+    news: &str,
 ) -> Option<u8> {
     let mut out = io::stdout().lock();
-    let printed = if args.json {
+    // `--watch`: what is new and what is gone first (not in a JSON report: it stays JSON).
+    let news = if args.json { Ok(()) } else { out.write_all(news.as_bytes()) };
+    let printed = news.and(if args.json {
         let value = crate::fuzz::report::json(report, options);
         crate::json_out::write_pretty(&mut out, &value).map_err(io::Error::from).and_then(|()| writeln!(out))
     } else {
         out.write_all(crate::fuzz::report::text(report, options).as_bytes())
-    };
+    });
     if let Err(e) = printed.and_then(|()| out.flush())
         && e.kind() != io::ErrorKind::BrokenPipe
     {

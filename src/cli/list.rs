@@ -25,6 +25,20 @@ pub fn run(loaded: &Loaded, as_json: bool) -> io::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `list --watch`: how the tools changed since the listing `before` (none: the first run), one
+/// line a change from the diff engine, breaking first, on stderr (stdout stays the listing).
+pub fn say_changes(before: Option<&crate::catalog::Catalog>, now: &crate::catalog::Catalog) {
+    let Some(before) = before else { return };
+    let lines = crate::diff::lines(&crate::diff::diff_catalogs(before, now));
+    let mut err = io::stderr().lock();
+    if lines.is_empty() {
+        let _ = writeln!(err, "the same tools");
+    }
+    for line in lines {
+        let _ = writeln!(err, "{line}");
+    }
+}
+
 /// The ids, one a line, nothing else (shell completion reads them; problems stay unsaid).
 pub fn ids(loaded: &Loaded) -> io::Result<ExitCode> {
     let mut out = io::BufWriter::new(io::stdout().lock());

@@ -61,6 +61,10 @@ pub struct Cli {
     pub theme: Option<String>,
     #[command(flatten)]
     pub watch: watching::WatchArgs,
+    /// With --watch: run the last call again after each restart, and say how its result
+    /// changed (Alt-W in the app turns it on and off).
+    #[arg(long, requires = "targets")]
+    pub watch_run: bool,
 }
 
 // Parsed once per process, so the size of the `call` variant costs nothing worth boxing for.
@@ -293,13 +297,16 @@ pub fn run(cli: Cli) -> ExitCode {
                 &cli.server.options_each(),
                 &cli.server.shared_options(),
                 cli.theme.as_deref(),
-                &cli.watch.targets,
+                (&cli.watch.targets, cli.watch_run),
             );
         }
         Some(Command::List { sources, server, json, ids, watch }) if !watch.targets.is_empty() => {
-            // Listed again after each change: the server restarted, or connected to again.
+            // Listed again after each change: the server restarted, or connected to again; what
+            // changed since the listing before is said first, on stderr.
+            let mut before = None;
             return watching::rerun(&watch.targets, || {
                 let loaded = load(&sources, &server)?;
+                list::say_changes(before.replace(loaded.catalog.clone()).as_ref(), &loaded.catalog);
                 let listed = if ids { list::ids(&loaded) } else { list::run(&loaded, json) };
                 let listed = listed.map_err(|e| Failure::failed(e.to_string()));
                 listed.map(|_| exit::OK)

@@ -161,7 +161,8 @@ fn load_in_background(load: LoadCatalog, supervisor: &Supervisor, done: mpsc::Se
 fn watch_in_background(mut watch: crate::watch::Watch, supervisor: &Supervisor, done: mpsc::Sender<Msg>) {
     supervisor.spawn(supervisor.root(), async move {
         while let Some(change) = watch.changed().await {
-            if done.send(Msg::FilesChanged(change.summary())).await.is_err() {
+            let msg = Msg::FilesChanged { summary: change.summary(), at: crate::text::time::time_of_day() };
+            if done.send(msg).await.is_err() {
                 return;
             }
         }

@@ -188,6 +188,7 @@ const PANES: &[(&str, &[&str])] = &[
     ("lint", &["app/lint.rs"]),
     ("app_host", &["app/apps.rs"]),
     ("status", &["app/status_age.rs"]),
+    ("watching", &["app/watching.rs"]),
 ];
 
 /// `App`'s fields that are its own state, not a pane's: `App` changes them itself.

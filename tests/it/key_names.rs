@@ -20,7 +20,7 @@ use tooldeck::theme::Styles;
 /// Keys no default uses: Ctrl-Alt chords, Alt with a capital, and F13 … F24, bare and with Ctrl.
 fn fresh_keys() -> Vec<String> {
     let mut pool: Vec<String> = ('a'..='z').chain('0'..='9').map(|c| format!("ctrl-alt-{c}")).collect();
-    pool.extend(('A'..='Z').filter(|c| !matches!(c, 'R' | 'C')).map(|c| format!("alt-{c}")));
+    pool.extend(('A'..='Z').filter(|c| !matches!(c, 'R' | 'C' | 'W')).map(|c| format!("alt-{c}")));
     pool.extend((13..=24).map(|n| format!("f{n}")));
     pool.extend((13..=24).map(|n| format!("ctrl-f{n}")));
     pool

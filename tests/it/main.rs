@@ -49,3 +49,4 @@ mod trust_round3_linear;
 mod trust_round3_output;
 mod trust_round3_wire;
 mod watch;
+mod watch_app;

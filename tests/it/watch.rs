@@ -12,6 +12,16 @@ use std::time::{Duration, Instant};
 /// A stdio MCP server answering `initialize`, `tools/list` (one tool, `echo`) and `tools/call`
 /// (with the text `answer`); each start appends its pid to `pids`.
 fn server_script(answer: &str, pids: &Path) -> String {
+    let reply = format!(r#"{{"jsonrpc":"2.0","id":%s,"result":{{"content":[{{"type":"text","text":"{answer}"}}]}}}}"#);
+    script(ECHO, &reply, pids)
+}
+
+/// The one tool `server_script` lists.
+const ECHO: &str = r#"[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}]"#;
+
+/// The same server listing `tools` (a JSON array) and answering every `tools/call` with `reply`
+/// (a printf format, `%s` the id).
+fn script(tools: &str, reply: &str, pids: &Path) -> String {
     format!(
         r#"echo $$ >> '{pids}'
 while IFS= read -r line; do
@@ -20,15 +30,15 @@ while IFS= read -r line; do
     *'"method":"initialize"'*)
       printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-06-18","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"sh","version":"1"}}}}}}\n' "$id";;
     *'"method":"tools/list"'*)
-      printf '{{"jsonrpc":"2.0","id":%s,"result":{{"tools":[{{"name":"echo","inputSchema":{{"type":"object","properties":{{"text":{{"type":"string"}}}}}}}}]}}}}\n' "$id";;
+      printf '{{"jsonrpc":"2.0","id":%s,"result":{{"tools":{tools}}}}}\n' "$id";;
     *'"method":"tools/call"'*)
-      printf '{{"jsonrpc":"2.0","id":%s,"result":{{"content":[{{"type":"text","text":"{answer}"}}]}}}}\n' "$id";;
+      printf '{reply}\n' "$id";;
     *'"id":'*)
       printf '{{"jsonrpc":"2.0","id":%s,"error":{{"code":-32601,"message":"no such method"}}}}\n' "$id";;
   esac
 done
 "#,
-        pids = pids.display()
+        pids = pids.display(),
     )
 }
 
@@ -207,5 +217,128 @@ fn the_app_restarts_the_server_on_a_change_and_keeps_what_was_typed() {
     let pids = std::fs::read_to_string(&place.pids).unwrap_or_default();
     assert_eq!(pids.lines().count(), 2, "started once, then again after the change");
     std::thread::sleep(Duration::from_millis(500));
+    assert!(pids.lines().all(|pid| !running(pid)), "nothing left running: {pids}");
+}
+
+/// `fuzz --watch`: a server that fails every call is a finding; after the edit that mends it,
+/// the report opens with the finding gone; after the edit that breaks it again, with it new.
+#[test]
+fn fuzz_watch_says_which_findings_are_new_and_which_are_gone() {
+    let place = place();
+    let failing = r#"{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"internal boom"}}"#;
+    std::fs::write(&place.server, script(ECHO, failing, &place.pids)).expect("server written");
+    let command = format!("sh {}", place.server.display());
+    let child = place.start(&[
+        "fuzz",
+        "--mcp",
+        &command,
+        "--max-calls",
+        "4",
+        "--seed",
+        "1",
+        "--watch",
+        &place.server.display().to_string(),
+    ]);
+    place.wait_for("the first report", |out, _| out.contains("internal boom"));
+    assert!(!place.said().0.contains("gone:"), "the first run has nothing to be held against");
+
+    place.write_server("fine");
+    place.wait_for("the finding gone", |out, _| out.contains("gone: echo: "));
+    let (out, err) = place.said();
+    assert!(err.contains("server.sh changed · run 2"), "{err}");
+    assert!(!out.contains("new:  echo"), "{out}");
+
+    std::fs::write(&place.server, script(ECHO, failing, &place.pids)).expect("broken again");
+    place.wait_for("the finding new", |out, _| out.contains("new:  echo: "));
+    place.stop(child);
+}
+
+/// The app with `--watch-run`: an edit that adds a parameter restarts the server, the last call
+/// runs again by itself and the status line says how its result changed, the typed value is
+/// kept, and the server pane keeps the old run's log above the restart line, with the diff
+/// engine's line below it.
+#[test]
+fn the_app_with_watch_run_calls_again_and_says_what_changed() {
+    use terminal::{CTRL_R, ENTER, Terminal, bottom_line};
+    let place = place();
+    place.write_server("one");
+    let command = format!("sh '{}'", place.server.display());
+    let src = place.server.parent().expect("src").display().to_string();
+    let args = ["--mcp", command.as_str(), "--watch", src.as_str(), "--watch-run"];
+    let mut tui = Terminal::spawn(&args, 40, 140, &[]);
+    tui.wait_for("the server's tool", |text| text.contains("echo"));
+    tui.send(ENTER);
+    tui.wait_for("the form", |text| bottom_line(text).contains(" edit "));
+    tui.type_slowly("hi");
+    tui.send(CTRL_R);
+    tui.wait_text("one");
+
+    let tools = r#"[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"},"count":{"type":"integer"}}}}]"#;
+    let reply = r#"{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"two"}]}}"#;
+    std::fs::write(&place.server, script(tools, reply, &place.pids)).expect("server edited");
+    let screen = tui.wait_for("the call run again", |text| text.contains("run again after the change: result changed"));
+    assert!(screen.contains("\"hi\""), "what was typed stays:\n{screen}");
+    assert!(screen.contains("count"), "the new parameter is in the form:\n{screen}");
+
+    // F2: the server pane, the restart line between the old run's log and the new one's.
+    tui.send("\x1bOQ");
+    let pane = tui.wait_for("the server pane", |text| text.contains("── restarted "));
+    let restart = pane.find("── restarted ").expect("the restart line");
+    let change = pane
+        .find("echo: new optional parameter \"count\", not breaking")
+        .unwrap_or_else(|| panic!("the diff line:\n{pane}"));
+    assert!(restart < change, "{pane}");
+    assert!(pane.contains("after server.sh changed ──"), "{pane}");
+    tui.quit();
+    std::thread::sleep(Duration::from_millis(500));
+    let pids = std::fs::read_to_string(&place.pids).unwrap_or_default();
+    assert_eq!(pids.lines().count(), 2, "started once, then again after the change");
+    assert!(pids.lines().all(|pid| !running(pid)), "nothing left running: {pids}");
+}
+
+/// `list --watch`: each listing after a change is preceded, on stderr, by how the tools changed.
+#[test]
+fn list_watch_says_how_the_tools_changed() {
+    let place = place();
+    place.write_server("x");
+    let command = format!("sh {}", place.server.display());
+    let child = place.start(&["list", "--mcp", &command, "--watch", &place.server.display().to_string()]);
+    place.wait_for("the first listing", |out, _| out.contains("echo"));
+    let tools = r#"[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"integer"}}}},{"name":"ping","inputSchema":{"type":"object"}}]"#;
+    std::fs::write(&place.server, script(tools, "", &place.pids)).expect("server edited");
+    place.wait_for("the changes", |_, err| err.contains("ping: new tool, not breaking"));
+    let (_, err) = place.said();
+    let retyped = err.find("echo: type of parameter \"text\"").unwrap_or_else(|| panic!("{err}"));
+    assert!(retyped < err.find("ping: new tool").unwrap_or(0), "breaking first:\n{err}");
+    assert!(err.contains("server.sh changed · run 2"), "{err}");
+    place.write_server("x");
+    place.wait_for("run 3", |_, err| err.contains("run 3"));
+    std::thread::sleep(Duration::from_millis(300));
+    place.stop(child);
+}
+
+/// The app with `--watch`: an edit that breaks the server shows its stderr, and the next edit,
+/// which mends it, starts it again and lists its tools.
+#[test]
+fn the_app_shows_a_server_broken_by_a_change_and_tries_again_on_the_next() {
+    use terminal::Terminal;
+    let place = place();
+    place.write_server("one");
+    let command = format!("sh '{}'", place.server.display());
+    let src = place.server.parent().expect("src").display().to_string();
+    let mut tui = Terminal::spawn(&["--mcp", command.as_str(), "--watch", src.as_str()], 40, 140, &[]);
+    tui.wait_for("the server's tool", |text| text.contains("echo"));
+    // F2: the server pane, where the restart and its failure are said.
+    tui.send("\x1bOQ");
+    tui.wait_for("the server pane", |text| text.contains("stderr and log"));
+    std::fs::write(&place.server, "echo 'syntax error near line 3' >&2\nexit 3\n").expect("broken");
+    tui.wait_for("the failure", |text| text.contains("syntax error near line 3"));
+    let tools = r#"[{"name":"mended","inputSchema":{"type":"object"}}]"#;
+    std::fs::write(&place.server, script(tools, "", &place.pids)).expect("mended");
+    let screen = tui.wait_for("the mend", |text| text.contains("mended: new tool, not breaking"));
+    assert!(screen.contains("echo: tool removed, breaking"), "{screen}");
+    tui.quit();
+    std::thread::sleep(Duration::from_millis(500));
+    let pids = std::fs::read_to_string(&place.pids).unwrap_or_default();
     assert!(pids.lines().all(|pid| !running(pid)), "nothing left running: {pids}");
 }

@@ -130,6 +130,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Typing, A::SignOut, &[Key::alt(C::Char('u'))], "sign out (forget the tokens)"),
     row(Typing, A::ConnectServer, &[Key::alt(C::Char('C'))], "connect a server found in configs"),
     row(Typing, A::HostApp, &[Key::alt(C::Char('a'))], "host the tool's MCP App in the browser"),
+    row(Typing, A::WatchRun, &[Key::alt(C::Char('W'))], "--watch: run the last call again after each restart, or not"),
     row(Typing, A::Quit, &[Key::ctrl('q')], "quit"),
     row(Result, A::Up, UP, "scroll"),
     row(Result, A::Down, DOWN, "scroll"),

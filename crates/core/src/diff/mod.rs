@@ -2,6 +2,7 @@
 //! its changes sorted into breaking for callers, compatible, and documentation. Tools are
 //! matched by name, what a model calls them by (an OTC id's version may change with them).
 
+mod lines;
 mod normal;
 mod schema;
 
@@ -11,6 +12,8 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::catalog::{Catalog, Tool};
+
+pub use lines::{first_and_more, lines};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]

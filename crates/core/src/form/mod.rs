@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod build;
+pub mod carry;
 pub mod defaults;
 pub mod edit;
 pub mod input;

@@ -14,3 +14,10 @@ pub fn rfc3339_now() -> String {
         now.millisecond()
     )
 }
+
+/// The current time of day, UTC, as `12:01:03 UTC` (the restart line of `--watch`; tooldeck
+/// does not read the system's time zone).
+pub fn time_of_day() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    format!("{:02}:{:02}:{:02} UTC", now.hour(), now.minute(), now.second())
+}
