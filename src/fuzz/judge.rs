@@ -178,6 +178,11 @@ const WORLD: &[&str] = &[
     "eacces",
     "eperm",
     "is a directory",
+    // The file system's own limits on a name (255 bytes a component): a schema without
+    // `maxLength` cannot promise that a longer name can be a file.
+    "enametoolong",
+    "file name too long",
+    "enotempty",
     "not a directory",
     "not allowed",
     "permission",
@@ -280,10 +285,26 @@ pub fn normalise(message: &str) -> String {
     while let Some(word) = words.next() {
         if word.contains('/') || word.contains('\\') {
             out.push('P');
+            // A quoted path with spaces: the rest of it is the same path.
+            let open = word.chars().next().filter(|c| matches!(c, '\'' | '"' | '`'));
+            if let Some(q) = open.filter(|q| !word[1..].contains(*q)) {
+                for next in words.by_ref() {
+                    if next.contains(q) {
+                        break;
+                    }
+                }
+            }
         } else {
             let mut quote: Option<char> = None;
             let mut number = false;
-            for c in word.chars() {
+            let mut previous = ' ';
+            let mut chars = word.chars().peekable();
+            while let Some(c) = chars.next() {
+                // A number is its sign, digits, point and exponent: -1, 0, 5e-324 and
+                // -8.5e+307 are one cause ("Invalid resourceId: N"), not four.
+                let signed = matches!(c, '-' | '+') && chars.peek().is_some_and(char::is_ascii_digit);
+                let in_number = number
+                    && (matches!(c, '.' | 'e' | 'E') || (matches!(c, '-' | '+') && matches!(previous, 'e' | 'E')));
                 match quote {
                     Some(q) if c == q => quote = None,
                     Some(_) => {}
@@ -291,7 +312,7 @@ pub fn normalise(message: &str) -> String {
                         quote = Some(c);
                         out.push('Q');
                     }
-                    None if c.is_ascii_digit() || (number && matches!(c, '.' | 'e' | 'E')) => {
+                    None if c.is_ascii_digit() || in_number || (signed && !number) => {
                         if !number {
                             out.push('N');
                         }
@@ -302,6 +323,7 @@ pub fn normalise(message: &str) -> String {
                         out.push(c);
                     }
                 }
+                previous = c;
             }
             // A quoted value with spaces: the rest of it is skipped too.
             if let Some(q) = quote {
@@ -392,6 +414,17 @@ mod tests {
         let mut outcome = Outcome::new(Status::Value, "1");
         outcome.value = Some(v);
         Ok(outcome)
+    }
+
+    #[test]
+    fn one_message_with_other_numbers_is_one_cause() {
+        // server-everything's get-resource-reference, as four inputs drew it.
+        let said = |n: &str| normalise(&format!("Invalid resourceId: {n}. Must be a finite positive integer."));
+        for n in ["-1", "-8.5e+307", "5e-324", "1.5", "+3"] {
+            assert_eq!(said(n), said("0"), "{n}");
+        }
+        assert_eq!(normalise("ENOENT: open '/srv/a b'"), normalise("ENOENT: open '/srv/c'"));
+        assert_ne!(normalise("a - b"), normalise("a N b"), "a dash alone is not a number");
     }
 
     #[test]
