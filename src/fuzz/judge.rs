@@ -279,69 +279,66 @@ fn field_names(schema: &Value, out: &mut Vec<String>, depth: usize) {
 /// A message with what varies from input to input made alike: quoted values, paths and
 /// numbers, so that `ENOENT: '/a'` and `ENOENT: '/b'` are one cause.
 pub fn normalise(message: &str) -> String {
-    let line = first_line(message);
-    let mut out = String::with_capacity(line.len().min(200));
-    let mut words = line.split(' ').peekable();
-    while let Some(word) = words.next() {
-        if word.contains('/') || word.contains('\\') {
-            out.push('P');
-            // A quoted path with spaces: the rest of it is the same path.
-            let open = word.chars().next().filter(|c| matches!(c, '\'' | '"' | '`'));
-            if let Some(q) = open.filter(|q| !word[1..].contains(*q)) {
-                for next in words.by_ref() {
-                    if next.contains(q) {
-                        break;
-                    }
-                }
-            }
-        } else {
-            let mut quote: Option<char> = None;
-            let mut number = false;
-            let mut previous = ' ';
-            let mut chars = word.chars().peekable();
-            while let Some(c) = chars.next() {
-                // A number is its sign, digits, point and exponent: -1, 0, 5e-324 and
-                // -8.5e+307 are one cause ("Invalid resourceId: N"), not four.
-                let signed = matches!(c, '-' | '+') && chars.peek().is_some_and(char::is_ascii_digit);
-                let in_number = number
-                    && (matches!(c, '.' | 'e' | 'E') || (matches!(c, '-' | '+') && matches!(previous, 'e' | 'E')));
-                match quote {
-                    Some(q) if c == q => quote = None,
-                    Some(_) => {}
-                    None if matches!(c, '\'' | '"' | '`') => {
-                        quote = Some(c);
-                        out.push('Q');
-                    }
-                    None if c.is_ascii_digit() || in_number || (signed && !number) => {
-                        if !number {
-                            out.push('N');
-                        }
-                        number = true;
-                    }
-                    None => {
-                        number = false;
-                        out.push(c);
-                    }
-                }
-                previous = c;
-            }
-            // A quoted value with spaces: the rest of it is skipped too.
-            if let Some(q) = quote {
-                for next in words.by_ref() {
-                    if next.contains(q) {
-                        break;
-                    }
-                }
-            }
-        }
-        if words.peek().is_some() {
+    let chars: Vec<char> = first_line(message).chars().collect();
+    let mut out = String::with_capacity(chars.len().min(200));
+    let mut word = String::new();
+    let mut i = 0;
+    while i < chars.len() && out.len() <= 200 {
+        let c = chars[i];
+        // A quote opens a value unless it is an apostrophe (a letter before it: "doesn't").
+        let opens = matches!(c, '\'' | '"' | '`') && !i.checked_sub(1).is_some_and(|p| chars[p].is_alphanumeric());
+        if opens {
+            push_word(&mut out, &std::mem::take(&mut word));
+            out.push('Q');
+            i = closing_quote(&chars, i) + 1;
+        } else if c == ' ' {
+            push_word(&mut out, &std::mem::take(&mut word));
             out.push(' ');
-        }
-        if out.len() > 200 {
-            break;
+            i += 1;
+        } else {
+            word.push(c);
+            i += 1;
         }
     }
+    push_word(&mut out, &word);
     out
+}
+
+/// Where the value quoted at `open` ends: the same quote, not escaped (`\"` in a JSON text) and
+/// not followed by a letter (an unescaped quote inside the value, as zod writes `received "a"b"`);
+/// the end of the line if none.
+fn closing_quote(chars: &[char], open: usize) -> usize {
+    let quote = chars[open];
+    (open + 1..chars.len())
+        .find(|&j| chars[j] == quote && chars[j - 1] != '\\' && !chars.get(j + 1).is_some_and(|n| n.is_alphanumeric()))
+        .unwrap_or(chars.len())
+}
+
+/// One word made alike: a path is P, each number N (with its sign, point and exponent: -1, 0,
+/// 5e-324 and -8.5e+307 are one cause, "Invalid resourceId: N", not four).
+fn push_word(out: &mut String, word: &str) {
+    if word.contains('/') || word.contains('\\') {
+        out.push('P');
+        return;
+    }
+    let mut number = false;
+    let mut previous = ' ';
+    let mut chars = word.chars().peekable();
+    while let Some(c) = chars.next() {
+        let signed = matches!(c, '-' | '+') && chars.peek().is_some_and(char::is_ascii_digit);
+        let in_number =
+            number && (matches!(c, '.' | 'e' | 'E') || (matches!(c, '-' | '+') && matches!(previous, 'e' | 'E')));
+        if c.is_ascii_digit() || in_number || (signed && !number) {
+            if !number {
+                out.push('N');
+            }
+            number = true;
+        } else {
+            number = false;
+            out.push(c);
+        }
+        previous = c;
+    }
 }
 
 /// MCP's JSON-RPC code for "this request needs a URL elicitation first".
@@ -425,6 +422,12 @@ mod tests {
         }
         assert_eq!(normalise("ENOENT: open '/srv/a b'"), normalise("ENOENT: open '/srv/c'"));
         assert_ne!(normalise("a - b"), normalise("a N b"), "a dash alone is not a number");
+        // A received value with quotes inside, escaped (JSON) or not (zod), or a slash.
+        let received = |v: &str| normalise(&format!("Expected boolean, received {v} at more"));
+        for v in [r#""a \"b\" c""#, r#""a"b""#, r#""/""#, r#""x y/z""#] {
+            assert_eq!(received(v), received(r#""""#), "{v}");
+        }
+        assert_eq!(normalise("it doesn't exist: 'a'"), "it doesn't exist: Q", "an apostrophe opens nothing");
     }
 
     #[test]
