@@ -304,13 +304,20 @@ pub fn normalise(message: &str) -> String {
     out
 }
 
-/// Where the value quoted at `open` ends: the same quote, not escaped (`\"` in a JSON text) and
-/// not followed by a letter (an unescaped quote inside the value, as zod writes `received "a"b"`);
-/// the end of the line if none.
+/// Where the value quoted at `open` ends: the same quote, not escaped (`\"` in a JSON text), at
+/// the end of a word (the line's end, a space, or a punctuation mark before one), so that an
+/// unescaped quote inside the value (as zod writes `received "a"-b"`) does not end it; the end
+/// of the line if none.
 fn closing_quote(chars: &[char], open: usize) -> usize {
     let quote = chars[open];
+    let ends_word = |at: usize| match chars.get(at) {
+        None => true,
+        Some(c) if c.is_whitespace() => true,
+        Some(c) if ",.;:!?)]}".contains(*c) => chars.get(at + 1).is_none_or(|n| n.is_whitespace()),
+        Some(_) => false,
+    };
     (open + 1..chars.len())
-        .find(|&j| chars[j] == quote && chars[j - 1] != '\\' && !chars.get(j + 1).is_some_and(|n| n.is_alphanumeric()))
+        .find(|&j| chars[j] == quote && chars[j - 1] != '\\' && ends_word(j + 1))
         .unwrap_or(chars.len())
 }
 
@@ -424,7 +431,7 @@ mod tests {
         assert_ne!(normalise("a - b"), normalise("a N b"), "a dash alone is not a number");
         // A received value with quotes inside, escaped (JSON) or not (zod), or a slash.
         let received = |v: &str| normalise(&format!("Expected boolean, received {v} at more"));
-        for v in [r#""a \"b\" c""#, r#""a"b""#, r#""/""#, r#""x y/z""#] {
+        for v in [r#""a \"b\" c""#, r#""a"b""#, r#""a"-b c""#, r#""/""#, r#""x y/z""#] {
             assert_eq!(received(v), received(r#""""#), "{v}");
         }
         assert_eq!(normalise("it doesn't exist: 'a'"), "it doesn't exist: Q", "an apostrophe opens nothing");
