@@ -4,7 +4,12 @@
 //! bound its schema allows (a finding), one whose output breaks its schema only at a large
 //! negative number (found), one that asks for a sampling reply with a bad `maxTokens` (answered
 //! -32602 at once, not blamed on the server; on a revision before 2026-07-28, which still lets a
-//! server ask) and one behind a state check (`--pin`).
+//! server ask) and one behind a state check (`--pin`). And the patterns of real servers' runs:
+//! a `["boolean", "string"]` field that takes only "true" and "false" of the strings
+//! (server-sequential-thinking: a finding), a file system's name-length limit
+//! (server-filesystem's ENAMETOOLONG: domain), a tool slow for every input (server-everything's
+//! four-stage research task: a note) and one refusal drawn by many numbers (its
+//! get-resource-reference: one finding, not one per number).
 
 use std::sync::Arc;
 
@@ -44,6 +49,13 @@ fn tools() -> Vec<Tool> {
             "required": ["kelvin"]
         }))),
         tool("ask", json!({"type": "object", "properties": {"topic": {"type": "string"}}})),
+        tool(
+            "think",
+            json!({"type": "object", "properties": {"more": {"type": ["boolean", "string"]}}, "required": ["more"]}),
+        ),
+        tool("mkdir", json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})),
+        tool("research", json!({"type": "object", "properties": {"topic": {"type": "string"}}})),
+        tool("resource", json!({"type": "object", "properties": {"resourceId": {"type": "number", "default": 1}}})),
         tool(
             "stock",
             json!({"type": "object", "properties": {"id": {"type": "string"}, "qty": {"type": "integer"}}, "required": ["id", "qty"]}),
@@ -118,6 +130,53 @@ impl ServerHandler for PreciseServer {
                     other => text(false, format!("sampling answered: {other:?}")),
                 }
             }
+            // As zod's union of boolean and string with a transform: the schema allows any
+            // string, the server only two.
+            "think" => match &arguments["more"] {
+                Value::Bool(_) => text(false, "ok".into()),
+                Value::String(s) if s == "true" || s == "false" => text(false, "ok".into()),
+                other => text(
+                    true,
+                    format!(
+                        "MCP error -32602: Input validation error: Expected boolean or \"true\"/\"false\" string, received {other} at more"
+                    ),
+                ),
+            },
+            // A correct tool on a file system that limits a name to 255 bytes.
+            "mkdir" => {
+                let Some(path) = arguments["path"].as_str() else {
+                    return text(true, "path must be a string".into());
+                };
+                if path.len() > 255 {
+                    return text(true, format!("ENAMETOOLONG: name too long, mkdir '/srv/data/{path}'"));
+                }
+                text(false, format!("created /srv/data/{path}"))
+            }
+            // A task of stages: every answer takes its time.
+            "research" => {
+                if arguments.get("topic").is_some_and(|t| !t.is_string()) {
+                    return text(true, "topic must be a string".into());
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+                text(false, "done".into())
+            }
+            // The schema says number; the server wants a positive integer.
+            "resource" => {
+                let id = match arguments.get("resourceId") {
+                    None => 1.0,
+                    Some(id) => match id.as_f64() {
+                        Some(id) => id,
+                        None => return text(true, "resourceId must be a number".into()),
+                    },
+                };
+                if id < 1.0 || id.fract() != 0.0 {
+                    return text(
+                        true,
+                        format!("Invalid resourceId: {}. Must be a finite positive integer.", arguments["resourceId"]),
+                    );
+                }
+                text(false, format!("resource {id}"))
+            }
             // Behind a state check: only the item that exists gets further, where a negative
             // quantity hits an internal error.
             "stock" => {
@@ -166,8 +225,12 @@ fn tooldeck(args: &[&str]) -> std::process::Output {
 }
 
 fn fuzz(extra: &[&str]) -> Value {
+    fuzz_calls("60", extra)
+}
+
+fn fuzz_calls(calls: &str, extra: &[&str]) -> Value {
     let server = server_command();
-    let mut args = vec!["fuzz", "--mcp", &server, "--seed", "5", "--max-calls", "60", "--timeout", "5", "--json"];
+    let mut args = vec!["fuzz", "--mcp", &server, "--seed", "5", "--max-calls", calls, "--timeout", "5", "--json"];
     args.extend_from_slice(extra);
     let output = tooldeck(&args);
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
@@ -229,4 +292,29 @@ fn a_pinned_field_gets_past_a_state_check() {
     let found = findings(&with, "stock");
     assert_eq!(found.len(), 1, "{with:#}");
     assert_eq!(found[0]["arguments"], json!({"id": "item-7", "qty": -1}), "{with:#}");
+}
+
+#[test]
+fn patterns_of_real_servers_are_judged_as_their_sources_say() {
+    // Four calls: coverage alone, no random input that might happen on a string.
+    let covered = fuzz_calls("4", &["think"]);
+    let think = findings(&covered, "think");
+    assert_eq!(think.len(), 1, "{covered:#}");
+    assert_eq!(think[0]["kind"], "refuses-valid", "{think:?}");
+    assert!(think[0]["arguments"]["more"].is_string(), "{think:?}");
+
+    let report = fuzz(&["mkdir", "resource"]);
+    assert!(findings(&report, "mkdir").is_empty(), "{report:#}");
+    assert!(note(&report, "mkdir").contains("ENAMETOOLONG"), "{report:#}");
+
+    let resource = findings(&report, "resource");
+    assert_eq!(resource.len(), 1, "one bug, however many numbers drew it: {resource:#?}");
+    assert!(resource[0]["count"].as_u64().unwrap() > 1, "{resource:?}");
+}
+
+#[test]
+fn a_tool_slow_for_every_input_is_a_note() {
+    let report = fuzz(&["research", "--slow", "100"]);
+    assert!(findings(&report, "research").is_empty(), "{report:#}");
+    assert!(note(&report, "research").starts_with("the tool answers slowly for most inputs"), "{report:#}");
 }

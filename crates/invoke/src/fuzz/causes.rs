@@ -12,6 +12,10 @@ use super::{Kind, Phase};
 
 /// Distinct causes kept for one tool; more are counted, not kept (memory stays flat).
 const MAX_CAUSES: usize = 32;
+/// Distinct refusals that read as the domain's kept for the note, apart from [`MAX_CAUSES`]:
+/// a memory server's "Entity with name X not found" is a cause per name, and they must not
+/// take the places of causes that may be findings, found later in the run.
+const MAX_DOMAIN_CAUSES: usize = 8;
 /// Inputs kept per cause to look for a neighbouring success.
 const SAMPLES: usize = 4;
 /// Successful valid inputs kept to be neighbours.
@@ -40,15 +44,23 @@ pub struct Causes {
     map: BTreeMap<(Kind, String), Cause>,
     /// Failures of causes past [`MAX_CAUSES`].
     pub unkept: usize,
+    /// Causes kept that read as the domain's (never findings).
+    domain_kept: usize,
+    /// Refusals that read as the domain's, of causes past [`MAX_DOMAIN_CAUSES`]: counted in the
+    /// note only.
+    domain_unkept: usize,
     successes: Vec<Value>,
     valid_calls: usize,
     valid_ok: usize,
     refused: usize,
+    /// Answers that were no error, valid input or not.
+    answered: usize,
 }
 
 impl Causes {
     /// One answer: `verdict` is the finding it is (if any); `succeeded` says it was no error.
     pub fn record(&mut self, arguments: Value, valid: bool, succeeded: bool, verdict: Option<Verdict>, phase: Phase) {
+        self.answered += usize::from(succeeded);
         if valid {
             self.valid_calls += 1;
             if succeeded {
@@ -74,10 +86,16 @@ impl Causes {
             }
             return;
         }
-        if self.map.len() >= MAX_CAUSES {
+        let domain = verdict.kind == Kind::RefusesValid && verdict.evidence == Evidence::Domain;
+        if domain && self.domain_kept >= MAX_DOMAIN_CAUSES {
+            self.domain_unkept += 1;
+            return;
+        }
+        if !domain && self.map.len() - self.domain_kept >= MAX_CAUSES {
             self.unkept += 1;
             return;
         }
+        self.domain_kept += usize::from(domain);
         let cause = Cause {
             kind: verdict.kind,
             cause: verdict.cause,
@@ -102,9 +120,23 @@ impl Causes {
     /// not (if any).
     pub fn settle(self) -> (Vec<Cause>, Option<String>) {
         let most = self.valid_calls > 0 && (self.valid_ok == 0 || self.refused * 2 > self.valid_calls);
+        // A tool slow for most inputs is slow by its nature (a task of stages, a search that
+        // takes seconds): a note. Slow for a few inputs among fast ones is a finding.
+        let slow: usize = self.map.values().filter(|c| c.kind == Kind::Slow).map(|c| c.count).sum();
+        let slow_alike = slow * 2 > self.answered;
+        let mut slow_note = None;
         let mut findings = Vec::new();
         let mut noted: Vec<Cause> = Vec::new();
         for cause in self.map.into_values() {
+            if cause.kind == Kind::Slow && slow_alike {
+                let shown = crate::text::truncate(&cause.arguments.to_string(), 200).into_owned();
+                let answers = self.answered.max(slow);
+                slow_note = Some(format!(
+                    "the tool answers slowly for most inputs ({slow} of {answers} answers past --slow); e.g. {shown}: {}",
+                    cause.message
+                ));
+                continue;
+            }
             let finding = cause.kind != Kind::RefusesValid
                 || match cause.evidence {
                     Evidence::Strong => true,
@@ -122,22 +154,27 @@ impl Causes {
                 };
             if finding { findings.push(cause) } else { noted.push(cause) }
         }
-        let note = note(&noted, most, self.refused, self.valid_calls);
-        (findings, note)
+        let note = note(&noted, self.domain_unkept, most, self.refused, self.valid_calls);
+        let notes: Vec<String> = note.into_iter().chain(slow_note).collect();
+        (findings, (!notes.is_empty()).then(|| notes.join("; ")))
     }
 }
 
 /// "the tool refuses most inputs", or fewer refusals read as the domain's, with an example.
-fn note(noted: &[Cause], most: bool, refused: usize, valid_calls: usize) -> Option<String> {
+fn note(noted: &[Cause], unkept: usize, most: bool, refused: usize, valid_calls: usize) -> Option<String> {
     let example = noted.iter().max_by_key(|c| (c.count, std::cmp::Reverse(c.size)))?;
-    let count: usize = noted.iter().map(|c| c.count).sum();
+    let count: usize = noted.iter().map(|c| c.count).sum::<usize>() + unkept;
     let message = example.message.strip_prefix("refused valid input: ").unwrap_or(&example.message);
     let head = if most {
         format!("the tool refuses most inputs ({refused} of {valid_calls} valid ones)")
     } else {
         format!("{count} valid inputs refused with errors that read as the domain's, not as bugs")
     };
-    let causes = if noted.len() > 1 { format!(", {} causes", noted.len()) } else { String::new() };
+    let causes = match (noted.len(), unkept) {
+        (n, 0) if n > 1 => format!(", {n} causes"),
+        (_, 0) => String::new(),
+        (n, _) => format!(", more than {n} causes"),
+    };
     let shown = crate::text::truncate(&example.arguments.to_string(), 200).into_owned();
     Some(format!("{head}{causes}; e.g. {shown}: {message}"))
 }
@@ -209,6 +246,59 @@ mod tests {
         assert_eq!(findings.len(), 1, "{findings:?}");
         assert_eq!(findings[0].arguments, json!({"n": 10, "s": "a"}));
         assert!(note.is_some_and(|n| n.contains("nope")));
+    }
+
+    #[test]
+    fn domain_refusals_do_not_take_the_places_of_later_findings() {
+        // As server-memory answers: one cause per entity name, none quoted, so none made alike.
+        let mut causes = Causes::default();
+        for i in 0..50u8 {
+            let name: String = [b'a' + i % 26, b'a' + i / 26, b'q'].iter().map(|b| char::from(*b)).collect();
+            let message = format!("Entity with name {name} not found");
+            let arguments = json!({"name": name});
+            causes.record(arguments, true, false, refusal(&message, Evidence::Domain), Phase::Valid);
+        }
+        causes.record(json!({"ok": 1}), true, true, None, Phase::Valid);
+        let crash =
+            Verdict { kind: Kind::Crash, message: "exited".into(), cause: "exited".into(), evidence: Evidence::Strong };
+        causes.record(json!({"name": "late"}), true, false, Some(crash), Phase::Invalid);
+        assert_eq!(causes.unkept, 0);
+        let (findings, note) = causes.settle();
+        assert_eq!(findings.iter().map(|f| f.kind).collect::<Vec<_>>(), [Kind::Crash]);
+        let note = note.unwrap();
+        assert!(note.starts_with("the tool refuses most inputs (50 of 52 valid ones), more than 8 causes"), "{note}");
+    }
+
+    #[test]
+    fn slow_for_most_inputs_is_a_note_and_slow_for_a_few_a_finding() {
+        let slow = || {
+            let message = "answered in 4027 ms".to_string();
+            Some(Verdict {
+                kind: Kind::Slow,
+                cause: super::super::judge::normalise(&message),
+                message,
+                evidence: Evidence::Strong,
+            })
+        };
+        let mut always = Causes::default();
+        for n in 0..10 {
+            always.record(json!({"n": n}), true, true, slow(), Phase::Valid);
+        }
+        let (findings, note) = always.settle();
+        assert!(findings.is_empty(), "{findings:?}");
+        let note = note.unwrap();
+        assert!(
+            note.starts_with("the tool answers slowly for most inputs (10 of 10 answers past --slow); e.g. {\"n\":0}"),
+            "{note}"
+        );
+
+        let mut once = Causes::default();
+        for n in 0..10 {
+            once.record(json!({"n": n}), true, true, (n == 7).then(slow).flatten(), Phase::Valid);
+        }
+        let (findings, note) = once.settle();
+        assert_eq!(findings.iter().map(|f| f.kind).collect::<Vec<_>>(), [Kind::Slow]);
+        assert_eq!(note, None);
     }
 
     #[test]

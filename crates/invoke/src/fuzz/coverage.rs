@@ -199,6 +199,12 @@ fn edge_values(generator: &Generator, schema: &Value) -> Vec<Value> {
             values.push(minimal(generator, &with_siblings(schema, option, key), 1));
         }
     }
+    // A list of types: the edges of each (the first's come last, below, as for a single type).
+    for other in schema::several_types(schema).into_iter().skip(1) {
+        let narrowed = schema::with_type(schema, other);
+        values.push(minimal(generator, &narrowed, 1));
+        values.extend(edge_values(generator, &narrowed));
+    }
     match schema::type_of(schema) {
         Some(kind @ ("integer" | "number")) => {
             let step = if kind == "integer" { 1.0 } else { 0.5 };

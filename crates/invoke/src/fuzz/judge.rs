@@ -178,6 +178,11 @@ const WORLD: &[&str] = &[
     "eacces",
     "eperm",
     "is a directory",
+    // The file system's own limits on a name (255 bytes a component): a schema without
+    // `maxLength` cannot promise that a longer name can be a file.
+    "enametoolong",
+    "file name too long",
+    "enotempty",
     "not a directory",
     "not allowed",
     "permission",
@@ -274,52 +279,73 @@ fn field_names(schema: &Value, out: &mut Vec<String>, depth: usize) {
 /// A message with what varies from input to input made alike: quoted values, paths and
 /// numbers, so that `ENOENT: '/a'` and `ENOENT: '/b'` are one cause.
 pub fn normalise(message: &str) -> String {
-    let line = first_line(message);
-    let mut out = String::with_capacity(line.len().min(200));
-    let mut words = line.split(' ').peekable();
-    while let Some(word) = words.next() {
-        if word.contains('/') || word.contains('\\') {
-            out.push('P');
-        } else {
-            let mut quote: Option<char> = None;
-            let mut number = false;
-            for c in word.chars() {
-                match quote {
-                    Some(q) if c == q => quote = None,
-                    Some(_) => {}
-                    None if matches!(c, '\'' | '"' | '`') => {
-                        quote = Some(c);
-                        out.push('Q');
-                    }
-                    None if c.is_ascii_digit() || (number && matches!(c, '.' | 'e' | 'E')) => {
-                        if !number {
-                            out.push('N');
-                        }
-                        number = true;
-                    }
-                    None => {
-                        number = false;
-                        out.push(c);
-                    }
-                }
-            }
-            // A quoted value with spaces: the rest of it is skipped too.
-            if let Some(q) = quote {
-                for next in words.by_ref() {
-                    if next.contains(q) {
-                        break;
-                    }
-                }
-            }
-        }
-        if words.peek().is_some() {
+    let chars: Vec<char> = first_line(message).chars().collect();
+    let mut out = String::with_capacity(chars.len().min(200));
+    let mut word = String::new();
+    let mut i = 0;
+    while i < chars.len() && out.len() <= 200 {
+        let c = chars[i];
+        // A quote opens a value unless it is an apostrophe (a letter before it: "doesn't").
+        let opens = matches!(c, '\'' | '"' | '`') && !i.checked_sub(1).is_some_and(|p| chars[p].is_alphanumeric());
+        if opens {
+            push_word(&mut out, &std::mem::take(&mut word));
+            out.push('Q');
+            i = closing_quote(&chars, i) + 1;
+        } else if c == ' ' {
+            push_word(&mut out, &std::mem::take(&mut word));
             out.push(' ');
-        }
-        if out.len() > 200 {
-            break;
+            i += 1;
+        } else {
+            word.push(c);
+            i += 1;
         }
     }
+    push_word(&mut out, &word);
     out
+}
+
+/// Where the value quoted at `open` ends: the same quote, not escaped (`\"` in a JSON text), at
+/// the end of a word (the line's end, a space, or a punctuation mark before one), so that an
+/// unescaped quote inside the value (as zod writes `received "a"-b"`) does not end it; the end
+/// of the line if none.
+fn closing_quote(chars: &[char], open: usize) -> usize {
+    let quote = chars[open];
+    let ends_word = |at: usize| match chars.get(at) {
+        None => true,
+        Some(c) if c.is_whitespace() => true,
+        Some(c) if ",.;:!?)]}".contains(*c) => chars.get(at + 1).is_none_or(|n| n.is_whitespace()),
+        Some(_) => false,
+    };
+    (open + 1..chars.len())
+        .find(|&j| chars[j] == quote && chars[j - 1] != '\\' && ends_word(j + 1))
+        .unwrap_or(chars.len())
+}
+
+/// One word made alike: a path is P, each number N (with its sign, point and exponent: -1, 0,
+/// 5e-324 and -8.5e+307 are one cause, "Invalid resourceId: N", not four).
+fn push_word(out: &mut String, word: &str) {
+    if word.contains('/') || word.contains('\\') {
+        out.push('P');
+        return;
+    }
+    let mut number = false;
+    let mut previous = ' ';
+    let mut chars = word.chars().peekable();
+    while let Some(c) = chars.next() {
+        let signed = matches!(c, '-' | '+') && chars.peek().is_some_and(char::is_ascii_digit);
+        let in_number =
+            number && (matches!(c, '.' | 'e' | 'E') || (matches!(c, '-' | '+') && matches!(previous, 'e' | 'E')));
+        if c.is_ascii_digit() || in_number || (signed && !number) {
+            if !number {
+                out.push('N');
+            }
+            number = true;
+        } else {
+            number = false;
+            out.push(c);
+        }
+        previous = c;
+    }
 }
 
 /// JSON-RPC's "invalid params": the server's own word that the arguments are wrong.
@@ -385,6 +411,23 @@ mod tests {
         let mut outcome = Outcome::new(Status::Value, "1");
         outcome.value = Some(v);
         Ok(outcome)
+    }
+
+    #[test]
+    fn one_message_with_other_numbers_is_one_cause() {
+        // server-everything's get-resource-reference, as four inputs drew it.
+        let said = |n: &str| normalise(&format!("Invalid resourceId: {n}. Must be a finite positive integer."));
+        for n in ["-1", "-8.5e+307", "5e-324", "1.5", "+3"] {
+            assert_eq!(said(n), said("0"), "{n}");
+        }
+        assert_eq!(normalise("ENOENT: open '/srv/a b'"), normalise("ENOENT: open '/srv/c'"));
+        assert_ne!(normalise("a - b"), normalise("a N b"), "a dash alone is not a number");
+        // A received value with quotes inside, escaped (JSON) or not (zod), or a slash.
+        let received = |v: &str| normalise(&format!("Expected boolean, received {v} at more"));
+        for v in [r#""a \"b\" c""#, r#""a"b""#, r#""a"-b c""#, r#""/""#, r#""x y/z""#] {
+            assert_eq!(received(v), received(r#""""#), "{v}");
+        }
+        assert_eq!(normalise("it doesn't exist: 'a'"), "it doesn't exist: Q", "an apostrophe opens nothing");
     }
 
     #[test]

@@ -76,6 +76,24 @@ pub fn type_of(schema: &Value) -> Option<&str> {
     }
 }
 
+/// The types other than null a `type` list allows, when it allows more than one
+/// (`["boolean", "string"]`); empty otherwise. Each is a part of the input space of its own: a
+/// server that takes only "true" and "false" of the strings its schema allows is found there.
+pub fn several_types(schema: &Value) -> Vec<&str> {
+    let Some(Value::Array(names)) = schema.get("type") else { return Vec::new() };
+    let names: Vec<&str> = names.iter().filter_map(Value::as_str).filter(|n| *n != "null").collect();
+    if names.len() > 1 { names } else { Vec::new() }
+}
+
+/// `schema` with its `type` narrowed to `name` (its other keywords kept).
+pub fn with_type(schema: &Value, name: &str) -> Value {
+    let mut narrowed = schema.clone();
+    if let Value::Object(map) = &mut narrowed {
+        map.insert("type".into(), Value::String(name.into()));
+    }
+    narrowed
+}
+
 /// The other types a `type` list allows (besides [`type_of`]'s), e.g. `null` in `["string","null"]`.
 pub fn also_allows_null(schema: &Value) -> bool {
     schema.get("type").and_then(Value::as_array).is_some_and(|t| t.iter().any(|n| n == "null"))

@@ -104,6 +104,12 @@ impl Generator {
         if schema::also_allows_null(schema) && rng.random_ratio(1, 10) {
             return Value::Null;
         }
+        // A list of types: each is drawn, not only the first.
+        let types = schema::several_types(schema);
+        if !types.is_empty() {
+            let pick = types[rng.random_range(0..types.len())];
+            return self.value(&schema::with_type(schema, pick), rng, depth + 1);
+        }
         match schema::type_of(schema) {
             Some("object") => self.object(schema, rng, depth),
             Some("array") => self.array(schema, rng, depth),
