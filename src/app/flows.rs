@@ -15,6 +15,9 @@ impl App {
     /// Run: sends the form's arguments; invalid input only on a second press (`armed`).
     pub(super) fn start_run(&mut self, armed: bool) -> Vec<Effect> {
         let Some(tool_id) = self.selected_id() else { return Vec::new() };
+        if self.run_waits_for_restart() {
+            return Vec::new();
+        }
         let run_key = self.key_name(Context::Main, Action::Run);
         let schema = self.catalog.get(&tool_id).map(|t| t.input_schema.clone());
         let Some(form) = self.form_mut() else { return Vec::new() };

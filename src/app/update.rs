@@ -246,6 +246,7 @@ fn reconnected(app: &mut App, session: SessionId, result: Result<(), EffectError
             app.sessions.pane_mut(session).reconnected(None).into_iter().collect()
         }
         Err(e) => {
+            app.restart_failed(session);
             app.sessions.server_mut(session).listed();
             app.sessions.pane_mut(session).note(format!("reconnecting failed: {e}"));
             app.tell(format!("reconnecting failed: {e}"));

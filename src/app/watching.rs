@@ -22,6 +22,9 @@ pub struct Watching {
     /// The call run again after a restart, and the outcome of the call before it (`None`:
     /// that one got no answer).
     rerun: Option<(u64, Option<Outcome>)>,
+    /// The person ran a call while the servers were restarting: it is sent once they are back
+    /// (sent at once, it would reach the old server, still up until the new one is).
+    run_when_back: bool,
 }
 
 impl Watching {
@@ -55,6 +58,7 @@ impl App {
             self.sessions.pane_mut(*id).note(format!("── restarted {at} after {summary} changed ──"));
         }
         self.watching.restarting.clone_from(&ids);
+        self.watching.run_when_back = false;
         self.tell(format!(
             "{summary} changed: restarting {}",
             match ids.len() {
@@ -99,9 +103,34 @@ impl App {
             status.push_str(&format!(" · {first}"));
         }
         self.tell(status);
-        match self.watching.restarting.is_empty() && self.watching.run_after {
-            true => self.run_again_after_change(),
-            false => Vec::new(),
+        match (self.watching.restarting.is_empty(), self.watching.run_after) {
+            (false, _) => Vec::new(),
+            (true, true) => {
+                self.watching.run_when_back = false;
+                self.run_again_after_change()
+            }
+            (true, false) if std::mem::take(&mut self.watching.run_when_back) => self.start_run(false),
+            (true, false) => Vec::new(),
+        }
+    }
+
+    /// Run, while the servers restart after a change: the call waits for them (`true`), and
+    /// the status line says so.
+    pub(super) fn run_waits_for_restart(&mut self) -> bool {
+        if self.watching.restarting.is_empty() {
+            return false;
+        }
+        self.watching.run_when_back = true;
+        self.tell("the server is restarting after a change: the call is sent once it is back");
+        true
+    }
+
+    /// Session `session` could not be started again after a change: a call waiting for it is
+    /// not sent (the next change tries again).
+    pub(super) fn restart_failed(&mut self, session: SessionId) {
+        self.watching.restarting.retain(|s| *s != session);
+        if std::mem::take(&mut self.watching.run_when_back) {
+            self.sessions.pane_mut(session).note("the call waiting for the restart was not sent");
         }
     }
 

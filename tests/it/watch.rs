@@ -208,7 +208,8 @@ fn the_app_restarts_the_server_on_a_change_and_keeps_what_was_typed() {
     tui.send(CTRL_R);
     tui.wait_text("one");
     place.write_server("two");
-    // The restart is quick: its two status lines follow each other at once.
+    // Ctrl-R as soon as the restart begins: the call waits for the new server (sent at once it
+    // would reach the old one, still up until the new one is).
     tui.wait_for("the restart", |text| text.contains("changed: restarting") || text.contains("reconnected to"));
     tui.send(CTRL_R);
     let screen = tui.wait_text("two");

@@ -152,3 +152,30 @@ fn a_server_that_fails_after_a_change_is_tried_again_on_the_next() {
     update(&mut app, listed(search(json!({"q": {"type": "string"}}))));
     assert!(status(&app).starts_with("reconnected to srv: search: parameter \"limit\" removed"), "{}", status(&app));
 }
+
+/// Ctrl-R while the servers restart after a change: nothing goes to the old server; the call is
+/// sent once the new one has listed its tools. A restart that fails drops the waiting call.
+#[test]
+fn a_run_during_a_restart_waits_for_the_new_server() {
+    let mut app = app(false);
+    app.form_mut().expect("the form").set_arguments(&json!({"q": "cats"}));
+    changed(&mut app);
+    assert_eq!(run_effects(&mut app), None, "nothing sent while the server restarts");
+    assert!(status(&app).contains("sent once it is back"), "{}", status(&app));
+    update(&mut app, Msg::Server(ServerMsg::Reconnected(Ok(()))));
+    let effects = update(&mut app, listed(search(json!({"q": {"type": "string"}, "limit": {"type": "string"}}))));
+    let (_, request) = rerun(&effects).expect("the call, sent to the new server");
+    assert_eq!(request.arguments, json!({"q": "cats"}));
+
+    changed(&mut app);
+    assert_eq!(run_effects(&mut app), None);
+    let refused = tooldeck::app::EffectError::from(tooldeck::invoke::InvokeError::Broken("exited".into()));
+    update(&mut app, Msg::Server(ServerMsg::Reconnected(Err(refused))));
+    assert!(notes(&app).iter().any(|n| n == "the call waiting for the restart was not sent"), "{:?}", notes(&app));
+    let effects = update(&mut app, listed(search(json!({"q": {"type": "string"}}))));
+    assert_eq!(rerun(&effects), None, "a failed restart's waiting call is not sent later");
+}
+
+fn run_effects(app: &mut App) -> Option<(u64, CallRequest)> {
+    run(app)
+}
