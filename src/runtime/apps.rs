@@ -7,7 +7,7 @@
 //!
 //! One app at a time. It ends (`ui/resource-teardown` to the view, the host page told, both
 //! loopback servers stopped) on `TaskEffect::EndApp` (the selection left its tool, its server went
-//! away), when another app is hosted, and when tooldeck leaves (`Calls::close_app`); a
+//! away), when another app is hosted, and when tooldeck leaves (`AppHost::close`); a
 //! session's scope or tooldeck's root being cancelled drops it where it stands, which stops
 //! the servers too.
 
@@ -17,7 +17,6 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::effects::Calls;
 use super::sessions::SessionHandle;
 use crate::app::{Msg, ServerMsg};
 use crate::apps::bridge::Bridge;
@@ -32,11 +31,18 @@ const TEARDOWN_WAIT: Duration = Duration::from_millis(1500);
 const CLOSE_WAIT: Duration = Duration::from_secs(4);
 
 /// The bridge of the app being hosted, once it has started.
-type BridgeSlot = Arc<OnceLock<Arc<Bridge>>>;
+pub(super) type BridgeSlot = Arc<OnceLock<Arc<Bridge>>>;
+
+/// The MCP App being hosted, if one is (at most one at a time), and the look it is given.
+pub(super) struct AppHost {
+    hosting: Option<Hosting>,
+    /// The theme's look, for the hosted app's host context.
+    style: HostStyle,
+}
 
 /// The app being hosted. Dropping it (or sending on `end`) ends it gracefully: the task tears
 /// the view down and stops the servers itself.
-pub(super) struct Hosting {
+struct Hosting {
     session: SessionId,
     /// The tool's name on the wire: the TUI's calls of it reach the view.
     tool: String,
@@ -69,8 +75,14 @@ struct Setup {
     done: mpsc::Sender<Msg>,
 }
 
-impl Calls {
-    pub(super) fn host_app(&mut self, s: &SessionHandle, tool: Tool, arguments: Value) {
+impl AppHost {
+    /// No app hosted yet; each will be given `style`.
+    pub(super) fn new(style: HostStyle) -> AppHost {
+        AppHost { hosting: None, style }
+    }
+
+    /// Hosts `tool`'s app over session `s`, ending the one hosted before.
+    pub(super) fn host(&mut self, s: &SessionHandle, tool: Tool, arguments: Value) {
         // The app the person leaves is not news: the new one's lines follow.
         if let Some(hosting) = self.hosting.take() {
             drop(hosting.end("another app was opened", false));
@@ -83,7 +95,7 @@ impl Calls {
             label: s.label.clone(),
             tool,
             arguments,
-            style: self.app_style.clone(),
+            style: self.style.clone(),
             bridge: Arc::clone(&bridge),
             end,
             done: s.done.clone(),
@@ -93,17 +105,17 @@ impl Calls {
     }
 
     /// Ends the app being hosted, if one is (`TaskEffect::EndApp`); it says when it has ended.
-    pub(super) fn end_app(&mut self, why: &str) {
+    pub(super) fn end(&mut self, why: &str) {
         if let Some(hosting) = self.hosting.take() {
             drop(hosting.end(why, true));
         }
     }
 
-    /// Leaving tooldeck (`Calls` dropped, on every way out of the event loop, after the
+    /// Leaving tooldeck (`Effects` dropped, on every way out of the event loop, after the
     /// terminal is restored): the app is torn down and its servers stopped before the tasks
     /// are cancelled, the leaving thread waiting at most [`CLOSE_WAIT`]. Not while panicking,
     /// nor outside a multi-threaded runtime: then the servers stop as the tasks are dropped.
-    pub(super) fn close_app(&mut self) {
+    pub(super) fn close(&mut self) {
         let Some(hosting) = self.hosting.take() else { return };
         let task = hosting.end("tooldeck was closed", false);
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };

@@ -1,20 +1,31 @@
 //! What the app asks for ([`Effect`]s), carried out on tokio tasks and blocking threads; every
 //! answer comes back to the event loop as a [`Msg`] over the bounded `done` channel.
+//!
+//! [`Effects`] is made of parts named by their job, each with what it alone needs, so that an
+//! effect's handler borrows only its part: the sessions' connections ([`Sessions`]), the calls in
+//! flight ([`Calls`]), work off the UI thread that belongs to no server ([`Background`]), the
+//! history writer, the fuzz run, the hosted app, the pending completion question and the
+//! server's questions waiting for the person. Every task still starts through the supervisor.
 // `carry_out` and the function of each effect group match their enum with no wildcard arm: a new
 // effect is a compile error until it is carried out.
 #![deny(clippy::wildcard_enum_match_arm)]
 
-use std::collections::HashMap;
 use std::io;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use super::sessions::SessionHandle;
+use super::apps::AppHost;
+use super::calls::Calls;
+use super::faces::Completion;
+use super::fuzz::FuzzRun;
+use super::history::HistoryWriter;
+use super::sessions::{Found, SessionHandle, Sessions};
+use super::supervisor::Supervisor;
 use super::{list_server_tools as list_server_tools_msg, server_events};
 use crate::app::{
-    Answer, CallMsg, ContentMsg, DesktopEffect, Effect, EffectError, LoadMsg, Msg, SaveMsg, ServerEffect, ServerMsg,
+    CallMsg, ContentMsg, DesktopEffect, Effect, EffectError, LoadMsg, Msg, SaveMsg, ServerEffect, ServerMsg,
     TaskEffect, WorkEffect,
 };
 use crate::catalog::SessionId;
@@ -22,40 +33,41 @@ use crate::invoke::artifact::Fetched;
 use crate::invoke::{Endpoint, InvokeError};
 use crate::text;
 
-/// Calls in flight, by run id: their tasks (to cancel) and when they started (for the ticks).
-pub(super) struct Calls {
-    /// How long to wait for an answer: a call's, and a fetch's or a save's silence.
-    pub(super) timeout: Duration,
-    pub(super) history: Option<std::path::PathBuf>,
-    pub(super) running: HashMap<u64, (tokio::task::JoinHandle<()>, Instant)>,
-    pub(super) done: mpsc::Sender<Msg>,
+/// Everything that carries out effects, part by part (see the module's comment).
+pub(super) struct Effects {
+    pub(super) background: Background,
+    /// Every server session: its connection, and how to connect more.
+    pub(super) sessions: Sessions,
+    pub(super) calls: Calls,
+    pub(super) history: HistoryWriter,
+    pub(super) fuzz: FuzzRun,
+    pub(super) app_host: AppHost,
+    pub(super) completion: Completion,
     /// Questions from the server waiting for the person's answer, by id.
     pub(super) asked: crate::app::asks::Waiting,
-    /// Every server session.
-    pub(super) sessions: super::sessions::Sessions,
-    /// Every task runs under it: quitting cancels them all.
-    pub(super) supervisor: super::supervisor::Supervisor,
-    /// The fuzz run going on, if one is.
-    pub(super) fuzzing: Option<super::fuzz::FuzzTask>,
-    /// The last question for suggestions, while it waits for its answer (`ServerEffect::Complete`).
-    pub(super) completing: Option<tokio::task::JoinHandle<()>>,
-    /// The MCP App being hosted, if one is (dropping it ends it).
-    pub(super) hosting: Option<super::apps::Hosting>,
-    /// The theme's look, for the hosted app's host context.
-    pub(super) app_style: crate::apps::HostStyle,
 }
 
-impl Drop for Calls {
+/// Work off the UI thread that belongs to no server session (a schema's checker, lint, an
+/// artifact's fetch and save, a link opened, a retry's timer): it runs in the root scope.
+pub(super) struct Background {
+    /// Every task runs under it: quitting cancels them all.
+    pub(super) supervisor: Supervisor,
+    pub(super) done: mpsc::Sender<Msg>,
+    /// How long a fetch or a save may stay silent.
+    pub(super) timeout: Duration,
+}
+
+impl Drop for Effects {
     /// The app is leaving: every task still going is cancelled (the servers' connections are
     /// dropped with the sessions, which ends their processes).
     fn drop(&mut self) {
         // A hosted app is ended as the spec says (told, its page told) before its task goes.
-        self.close_app();
-        self.supervisor.shutdown();
+        self.app_host.close();
+        self.background.supervisor.shutdown();
     }
 }
 
-impl Calls {
+impl Effects {
     /// One effect, handed to the function for its group: a session's server, the tasks going,
     /// work off the UI thread, the desktop. Each matches every variant of its enum (no
     /// wildcard: clippy's `wildcard_enum_match_arm` is denied here), so a new effect does not
@@ -69,7 +81,7 @@ impl Calls {
             Effect::ConnectFound(name) => self.connect_found(name),
             Effect::Task(effect) => self.task(effect),
             Effect::Work(effect) => self.work(effect),
-            Effect::Desktop(effect) => self.desktop(effect),
+            Effect::Desktop(effect) => self.background.desktop(effect),
         }
     }
 
@@ -77,7 +89,11 @@ impl Calls {
     fn in_session(&mut self, id: SessionId, effect: ServerEffect) {
         let Some(s) = self.sessions.get(id).cloned() else { return };
         match effect {
-            ServerEffect::Invoke { id, request, output_schema } => self.invoke(&s, id, request, output_schema),
+            ServerEffect::Invoke { id, request, output_schema } => {
+                // A call of the hosted app's tool reaches its view too.
+                let app = self.app_host.app_of(s.id, &request.tool_id);
+                self.calls.invoke(&s, id, request, output_schema, app)
+            }
             ServerEffect::SetRoots(roots) => set_roots(&s, roots),
             ServerEffect::Authorize { provider, token } => authorize(&s, provider, token),
             ServerEffect::ListTools => list_server_tools(&s),
@@ -98,12 +114,12 @@ impl Calls {
             }
             ServerEffect::ReadResource { run, item, uri } => read_resource_of(&s, run, item, uri),
             ServerEffect::SaveCase { path, case } => save_case(&s, path, case),
-            ServerEffect::Fuzz { id, tool } => self.fuzz(&s, id, *tool),
-            ServerEffect::HostApp { tool, arguments } => self.host_app(&s, *tool, arguments),
+            ServerEffect::Fuzz { id, tool } => self.fuzz.start(&s, id, *tool),
+            ServerEffect::HostApp { tool, arguments } => self.app_host.host(&s, *tool, arguments),
             ServerEffect::ListFaces => super::faces::list_faces(&s),
-            ServerEffect::Face { id, call_id, request } => self.face(&s, id, call_id, request),
+            ServerEffect::Face { id, call_id, request } => self.calls.face(&s, id, call_id, request),
             ServerEffect::Complete { tool_id, reference, argument, typed, context } => {
-                self.complete(&s, tool_id, reference, argument, typed, context)
+                self.completion.ask(&s, tool_id, reference, argument, typed, context)
             }
             ServerEffect::Subscribe { uri, on } => super::faces::subscribe(&s, uri, on),
         }
@@ -112,30 +128,43 @@ impl Calls {
     /// To a task already going.
     fn task(&mut self, effect: TaskEffect) {
         match effect {
-            TaskEffect::Cancel { id } => self.cancel(id),
-            TaskEffect::RetryAfter { id, ms } => self.retry_after(id, ms),
+            TaskEffect::Cancel { id } => self.calls.cancel(id),
+            TaskEffect::RetryAfter { id, ms } => self.background.retry_after(id, ms),
             TaskEffect::AnswerAsk { id, reply } => self.asked.answer(id, reply),
-            TaskEffect::StopFuzz { id } => self.stop_fuzz(id),
-            TaskEffect::EndApp { why } => self.end_app(&why),
+            TaskEffect::StopFuzz { id } => self.fuzz.stop(id),
+            TaskEffect::EndApp { why } => self.app_host.end(&why),
         }
     }
 
     /// Work off the UI thread.
     fn work(&mut self, effect: WorkEffect) {
+        let background = &self.background;
         match effect {
-            WorkEffect::CompileChecker { tool_id, schema } => self.compile_checker(tool_id, schema),
-            WorkEffect::Lint { tool, options } => self.lint(tool, options),
+            WorkEffect::CompileChecker { tool_id, schema } => background.compile_checker(tool_id, schema),
+            WorkEffect::Lint { tool, options } => background.lint(tool, options),
             WorkEffect::DecodeInline { run, item, data, content_type } => {
-                self.decode_inline(run, item, data, content_type)
+                background.decode_inline(run, item, data, content_type)
             }
-            WorkEffect::Fetch(url) => self.fetch(url),
-            WorkEffect::Save { path, source, overwrite } => self.save(path, source, overwrite),
-            WorkEffect::Record(entry) => self.record(entry),
+            WorkEffect::Fetch(url) => background.fetch(url),
+            WorkEffect::Save { path, source, overwrite } => background.save(path, source, overwrite),
+            WorkEffect::Record(entry) => self.history.record(entry),
         }
     }
 
+    /// Connects a server found in a config, by name (see [`Sessions::connect_found`]).
+    fn connect_found(&mut self, name: String) {
+        match self.sessions.connect_found(name, &self.background.done) {
+            // Listed again: a server that was down may be up now.
+            Found::Again(id) => self.in_session(id, ServerEffect::Reconnect),
+            Found::Added(first) => self.background.answer(async move { first }),
+            Found::Failed(said) => self.background.answer(async move { Msg::Said(said) }),
+        }
+    }
+}
+
+impl Background {
     /// The clipboard and the browser.
-    fn desktop(&mut self, effect: DesktopEffect) {
+    fn desktop(&self, effect: DesktopEffect) {
         match effect {
             DesktopEffect::Copy(text) => copy(&text),
             // Only web links, whichever pane asked (the gate decides): another scheme could
@@ -165,71 +194,7 @@ impl Calls {
         self.supervisor.answer(self.supervisor.root(), &self.done, work);
     }
 
-    pub(super) fn finished(&mut self, id: u64) {
-        self.running.remove(&id);
-    }
-
-    pub(super) fn ticks(&self) -> Vec<Msg> {
-        self.running
-            .values()
-            .map(|(_, started)| Msg::Call(CallMsg::Tick { elapsed_ms: started.elapsed().as_millis() as u64 }))
-            .collect()
-    }
-}
-
-/// Calls: sending one, cancelling it, trying again later.
-impl Calls {
-    fn invoke(
-        &mut self,
-        s: &SessionHandle,
-        id: u64,
-        request: crate::invoke::request::CallRequest,
-        output_schema: Option<serde_json::Value>,
-    ) {
-        let endpoint = s.endpoint.clone();
-        let done = s.done.clone();
-        let progress_to = s.done.clone();
-        // A call of the hosted app's tool reaches its view too.
-        let app = self.app_of(s.id, &request.tool_id);
-        let task = s.spawn(async move {
-            let told = super::apps::ToldApp::new(app, &request.arguments);
-            let report = move |progress| {
-                // Best effort: a full queue skips a report rather than stalling the call.
-                let _ = progress_to.try_send(Msg::Call(CallMsg::Progress { id, progress }));
-            };
-            let result = match endpoint.await {
-                Ok(endpoint) => {
-                    let result = endpoint.call_with_progress(&request, report).await;
-                    if result.is_err()
-                        && let Some(exchange) = endpoint.failed_exchange(&request).await
-                    {
-                        let _ =
-                            done.send(Msg::Call(CallMsg::FailedExchange { id, exchange: Box::new(exchange) })).await;
-                    }
-                    result
-                }
-                Err(e) => Err(e),
-            };
-            told.answered(&result);
-            let result = result
-                .map(|(outcome, exchange)| {
-                    let mut answer = Answer::new(outcome, exchange, output_schema.as_ref());
-                    answer.stamp(crate::text::rfc3339_now());
-                    Box::new(answer)
-                })
-                .map_err(crate::app::CallFailure::from);
-            // The loop may be gone (quitting); then nobody wants the result.
-            let _ = done.send(Msg::Call(CallMsg::Done { id, result })).await;
-        });
-        self.running.insert(id, (task, Instant::now()));
-    }
-
-    fn cancel(&mut self, id: u64) {
-        if let Some((task, _)) = self.running.remove(&id) {
-            task.abort();
-        }
-    }
-
+    /// A call's next try is due after `ms` (a server asked to wait).
     fn retry_after(&self, id: u64, ms: u64) {
         self.answer(async move {
             tokio::time::sleep(Duration::from_millis(ms)).await;
@@ -277,7 +242,7 @@ fn list_server_tools(s: &SessionHandle) {
 }
 
 /// CPU work the UI thread must not wait for: a schema's checker, a tool's lint findings.
-impl Calls {
+impl Background {
     fn compile_checker(&self, tool_id: String, schema: serde_json::Value) {
         let done = self.done.clone();
         self.spawn(async move {
@@ -301,7 +266,7 @@ impl Calls {
 }
 
 /// A result's content: inline items decoded, resources read, artifacts fetched and saved.
-impl Calls {
+impl Background {
     fn decode_inline(
         &self,
         run: u64,
@@ -366,18 +331,6 @@ fn save_case(s: &SessionHandle, path: String, mut case: serde_json::Value) {
         .and_then(|appended| appended);
         Msg::Save(SaveMsg::CaseSaved(appended))
     });
-}
-
-/// Records on disk: the history.
-impl Calls {
-    fn record(&self, mut entry: Box<crate::history::PastCall>) {
-        let Some(path) = self.history.clone() else { return };
-        if entry.at.is_empty() {
-            entry.at = crate::text::rfc3339_now();
-        }
-        // Off the UI thread; a history that cannot be written costs only the history.
-        tokio::task::spawn_blocking(move || crate::history::append(&path, &entry));
-    }
 }
 
 /// What the status line says when a browser was asked to open `url`. What happened comes first

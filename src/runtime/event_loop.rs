@@ -2,7 +2,6 @@
 //! signals that end tooldeck become `Msg`s for `update`; a frame is drawn once the queue of
 //! pending events is empty.
 
-use std::collections::HashMap;
 use std::io;
 use std::time::Duration;
 
@@ -10,7 +9,7 @@ use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
-use super::effects::Calls;
+use super::effects::{Background, Effects};
 use super::supervisor::Supervisor;
 use super::terminal::{TerminalGuard, terminal_gone};
 use super::{LoadCatalog, Servers, hang_up, sessions};
@@ -31,7 +30,7 @@ pub async fn run(app: App, styles: Styles, servers: Servers, load: Option<LoadCa
 async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option<LoadCatalog>) -> io::Result<()> {
     // Bounded: a flood of results waits for the loop instead of growing without limit.
     let (done_tx, mut done_rx) = mpsc::channel::<Msg>(64);
-    // Every task from here on runs under it; dropping `calls` on the way out cancels them all.
+    // Every task from here on runs under it; dropping `effects` on the way out cancels them all.
     let supervisor = Supervisor::default();
     if let Some(load) = load {
         load_in_background(load, &supervisor, done_tx.clone());
@@ -51,18 +50,15 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
         first_messages.push((sessions.add(server, &done_tx), timeout));
     }
     let Some((_, timeout)) = first_messages.first() else { return Ok(()) };
-    let mut calls = Calls {
-        timeout: *timeout,
-        history,
-        running: HashMap::new(),
-        done: done_tx,
-        asked: Default::default(),
+    let mut effects = Effects {
+        background: Background { supervisor, done: done_tx, timeout: *timeout },
         sessions,
-        supervisor,
-        fuzzing: None,
-        completing: None,
-        hosting: None,
-        app_style: super::app_style::host_style(&styles),
+        calls: Default::default(),
+        history: super::history::HistoryWriter::new(history),
+        fuzz: Default::default(),
+        app_host: super::apps::AppHost::new(super::app_style::host_style(&styles)),
+        completion: Default::default(),
+        asked: Default::default(),
     };
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -73,7 +69,7 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
     update(&mut app, Msg::Input(InputMsg::Resize(size.width, size.height)));
     for (named, _) in first_messages {
         for effect in update(&mut app, named) {
-            calls.carry_out(effect);
+            effects.carry_out(effect);
         }
     }
     let mut events = EventStream::new();
@@ -101,12 +97,12 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
                     other => other,
                 };
                 if let Msg::Call(CallMsg::Done { id, .. }) = inner {
-                    calls.finished(*id);
+                    effects.calls.finished(*id);
                 }
                 messages.push(msg);
             }
-            Some(pending) = asks_rx.recv() => messages.push(calls.asked.waiting(pending)),
-            _ = ticker.tick(), if !calls.running.is_empty() => messages.extend(calls.ticks()),
+            Some(pending) = asks_rx.recv() => messages.push(effects.asked.waiting(pending)),
+            _ = ticker.tick(), if !effects.calls.is_empty() => messages.extend(effects.calls.ticks()),
             _ = clock.interval.tick(), if app.wants_clock() => messages.push(clock.now()),
             _ = stop.recv() => return Ok(()),
             _ = hung_up.recv() => return Ok(()),
@@ -116,7 +112,7 @@ async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option
                 if effect == Effect::Quit {
                     return Ok(());
                 }
-                calls.carry_out(effect);
+                effects.carry_out(effect);
             }
         }
         guard.terminal.draw(|frame| ui::render(&app, &styles, frame))?;

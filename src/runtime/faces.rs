@@ -3,17 +3,21 @@
 // No wildcard arm on an enum here: a new variant is a compile error until it is handled.
 #![deny(clippy::wildcard_enum_match_arm)]
 
-use std::time::Instant;
-
-use super::effects::Calls;
+use super::calls::Calls;
 use super::sessions::SessionHandle;
 use crate::app::faces::FaceRequest;
 use crate::app::{Answer, CallFailure, CallMsg, EffectError, FaceMsg, Msg};
 use crate::invoke::mcp::completion::{ANSWER_WITHIN, Reference};
 
-impl Calls {
+/// The last question for suggestions, while it waits for its answer (`ServerEffect::Complete`).
+#[derive(Default)]
+pub(super) struct Completion {
+    pending: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Completion {
     /// Suggestions for an argument (`completion/complete`).
-    pub(super) fn complete(
+    pub(super) fn ask(
         &mut self,
         s: &SessionHandle,
         tool_id: String,
@@ -25,10 +29,10 @@ impl Calls {
         let (endpoint, done) = (s.endpoint.clone(), s.done.clone());
         // One question at a time: the one before is for text typed over, and ending its
         // task cancels its request (a slow server is not asked a pile of them).
-        if let Some(before) = self.completing.take() {
+        if let Some(before) = self.pending.take() {
             before.abort();
         }
-        self.completing = Some(s.spawn(async move {
+        self.pending = Some(s.spawn(async move {
             let result = match endpoint.await {
                 Ok(endpoint) => endpoint.complete(&reference, &argument, &typed, &context, ANSWER_WITHIN).await,
                 Err(e) => Err(e),
@@ -37,7 +41,9 @@ impl Calls {
             let _ = done.send(Msg::Face(FaceMsg::Completed { tool_id, argument, typed, result })).await;
         }));
     }
+}
 
+impl Calls {
     /// A read or a get, run as a call is: cancellable, ticking, answered as `CallMsg::Done`.
     pub(super) fn face(&mut self, s: &SessionHandle, id: u64, call_id: String, request: FaceRequest) {
         let (endpoint, done) = (s.endpoint.clone(), s.done.clone());
@@ -60,7 +66,7 @@ impl Calls {
                 .map_err(CallFailure::from);
             let _ = done.send(Msg::Call(CallMsg::Done { id, result })).await;
         });
-        self.running.insert(id, (task, Instant::now()));
+        self.started(id, task);
     }
 }
 

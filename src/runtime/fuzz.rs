@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::effects::Calls;
 use crate::app::{EffectError, FuzzMsg, Msg};
 use crate::catalog::Tool;
 use crate::fuzz::{Progress, Settings, Stoppable};
@@ -28,8 +27,14 @@ pub(super) struct Recipe {
     pub demo_url: Option<String>,
 }
 
+/// The app's fuzz run: at most one at a time.
+#[derive(Default)]
+pub(super) struct FuzzRun {
+    current: Option<FuzzTask>,
+}
+
 /// The run going on: how to stop it.
-pub(super) struct FuzzTask {
+struct FuzzTask {
     id: u64,
     stop: Arc<AtomicBool>,
     cut: CancellationToken,
@@ -51,11 +56,11 @@ impl Drop for FuzzTask {
     }
 }
 
-impl Calls {
+impl FuzzRun {
     /// Fuzzes `tool` on the server it is called on, over a new connection to it.
-    pub(super) fn fuzz(&mut self, s: &super::sessions::SessionHandle, id: u64, tool: Tool) {
+    pub(super) fn start(&mut self, s: &super::sessions::SessionHandle, id: u64, tool: Tool) {
         // One run at a time: a new one ends the last (its drop stops it).
-        self.fuzzing = None;
+        self.current = None;
         let done = s.done.clone();
         let recipe = s.recipe.clone();
         let stop = Arc::new(AtomicBool::new(false));
@@ -65,11 +70,12 @@ impl Calls {
             let result = fuzz(recipe, tool, id, &flag, token, &done).await;
             let _ = done.send(Msg::Fuzz(FuzzMsg::Done { id, result })).await;
         });
-        self.fuzzing = Some(FuzzTask { id, stop, cut, task });
+        self.current = Some(FuzzTask { id, stop, cut, task });
     }
 
-    pub(super) fn stop_fuzz(&mut self, id: u64) {
-        if let Some(run) = self.fuzzing.as_ref().filter(|r| r.id == id) {
+    /// Stops run `id` if it is the one going on (its findings so far are still reported).
+    pub(super) fn stop(&self, id: u64) {
+        if let Some(run) = self.current.as_ref().filter(|r| r.id == id) {
             run.stop();
         }
     }

@@ -18,11 +18,13 @@ use crate::invoke::{Endpoint, InvokeError};
 
 mod app_style;
 mod apps;
+mod calls;
 mod effects;
 mod event_loop;
 mod faces;
 mod fuzz;
 mod hang_up;
+mod history;
 mod server_events;
 mod sessions;
 mod sign_in;

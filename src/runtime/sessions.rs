@@ -11,10 +11,9 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::effects::Calls;
 use super::supervisor::Supervisor;
 use super::{Connection, Server};
-use crate::app::{Msg, ServerEffect, ServerMsg};
+use crate::app::{Msg, ServerMsg};
 use crate::catalog::SessionId;
 use crate::invoke::endpoint::{EndpointOptions, parse_headers};
 use crate::invoke::mcp::asks::PendingAsk;
@@ -168,33 +167,37 @@ impl Sessions {
     }
 }
 
-impl Calls {
-    /// Connects a server found in a config, by name. Reading the configs takes a few small
-    /// files, done here rather than through another round of messages. A server connected before
-    /// whose tools could not be listed is asked again.
-    pub(super) fn connect_found(&mut self, name: String) {
-        let options = EndpointOptions { server: Some(name.clone()), ..self.sessions.shared.clone() };
+/// What connecting a server found in a config came to.
+pub(super) enum Found {
+    /// It is connected already, as this session: to be reconnected.
+    Again(SessionId),
+    /// Connected as a new session: its first message.
+    Added(Msg),
+    /// It cannot be connected: why, for the status line.
+    Failed(String),
+}
+
+impl Sessions {
+    /// Connects a server found in a config, by name, its messages to `done`. Reading the configs
+    /// takes a few small files, done here rather than through another round of messages. A
+    /// server connected before whose tools could not be listed is asked again.
+    pub(super) fn connect_found(&mut self, name: String, done: &mpsc::Sender<Msg>) -> Found {
+        let options = EndpointOptions { server: Some(name.clone()), ..self.shared.clone() };
         let resolve = || -> Result<_, FoundError> {
             let options = options.resolve()?;
             let headers = parse_headers(&options.headers)?;
             Ok((options, headers))
         };
-        let said = match resolve() {
-            Err(e) => format!("cannot connect {}: {e}", crate::text::visible(&name)),
+        match resolve() {
+            Err(e) => Found::Failed(format!("cannot connect {}: {e}", crate::text::visible(&name))),
+            Ok((options, _)) if let Some(session) = self.connected(&options) => Found::Again(session.id),
             Ok((options, headers)) => {
-                if let Some(session) = self.sessions.connected(&options).cloned() {
-                    // Listed again: a server that was down may be up now.
-                    return self
-                        .carry_out(crate::app::Effect::Session { id: session.id, effect: ServerEffect::Reconnect });
-                }
                 let environment: Vec<(String, String)> = std::env::vars().collect();
                 let case_server = crate::cases::server_keys::case_server(&options, &environment).keys;
                 let server = Server { options, headers, demo_url: None, case_server, watched: None };
-                let first = self.sessions.add(server, &self.done);
-                return self.answer(async move { first });
+                Found::Added(self.add(server, done))
             }
-        };
-        self.answer(async move { Msg::Said(said) });
+        }
     }
 }
 
