@@ -97,16 +97,26 @@ fn refuse(status: StatusCode, why: &str) -> Response {
     (status, format!("tooldeck proxy: {why}")).into_response()
 }
 
-/// The session a request names: `Err` with the answer when it names none, or one that ended.
-fn session_of(shared: &Shared, headers: &HeaderMap) -> Result<Arc<Session>, Response> {
-    let Some(id) = headers.get(SESSION_HEADER) else {
-        return Err(refuse(StatusCode::BAD_REQUEST, "no Mcp-Session-Id: initialize first"));
-    };
+/// Why a request names no live session.
+enum NoSession {
+    NoId,
+    Ended,
+}
+
+impl IntoResponse for NoSession {
+    fn into_response(self) -> Response {
+        match self {
+            NoSession::NoId => refuse(StatusCode::BAD_REQUEST, "no Mcp-Session-Id: initialize first"),
+            NoSession::Ended => refuse(StatusCode::NOT_FOUND, "no such session (it ended): initialize again"),
+        }
+    }
+}
+
+/// The session a request names, or why there is none.
+fn session_of(shared: &Shared, headers: &HeaderMap) -> Result<Arc<Session>, NoSession> {
+    let id = headers.get(SESSION_HEADER).ok_or(NoSession::NoId)?;
     let id = id.to_str().unwrap_or_default();
-    lock(&shared.sessions)
-        .get(id)
-        .cloned()
-        .ok_or_else(|| refuse(StatusCode::NOT_FOUND, "no such session (it ended): initialize again"))
+    lock(&shared.sessions).get(id).cloned().ok_or(NoSession::Ended)
 }
 
 async fn pass(State(shared): State<Arc<Shared>>, request: Request) -> Response {
@@ -122,7 +132,7 @@ async fn pass(State(shared): State<Arc<Shared>>, request: Request) -> Response {
                 session.end().await;
                 StatusCode::OK.into_response()
             }
-            Err(refused) => refused,
+            Err(refused) => refused.into_response(),
         },
         _ => refuse(StatusCode::METHOD_NOT_ALLOWED, "POST, GET or DELETE"),
     }
@@ -176,7 +186,7 @@ async fn post(shared: &Arc<Shared>, parts: &axum::http::request::Parts, body: Bo
     } else {
         match session_of(shared, &parts.headers) {
             Ok(session) => (session, None),
-            Err(refused) => return refused,
+            Err(refused) => return refused.into_response(),
         }
     };
     // One message a line: a body spread over lines is written compact.
@@ -223,7 +233,7 @@ fn get(shared: &Arc<Shared>, headers: &HeaderMap) -> Response {
     }
     let session = match session_of(shared, headers) {
         Ok(session) => session,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     match session.open_get() {
         Some(receiver) => sse(receiver),
