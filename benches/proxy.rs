@@ -1,8 +1,9 @@
 //! `tooldeck proxy` over stdio: 2,000 sequential calls through the proxy against the same 2,000
 //! straight to the server (the aim: at most 1.25x, 1.10x hoped for), and each call's added
 //! latency (p99 under 0.5 ms on loopback, printed). The server is `tooldeck serve-mock --record`,
-//! answering a recorded `tools/call`, so both runs talk to one fast, real responder. Needs the
-//! release binary: `cargo build --release && cargo bench --bench proxy`.
+//! answering a recorded `tools/call`, so both runs talk to one fast, real responder. The binary is
+//! the one `cargo bench` builds (release settings):
+//! `CARGO_TARGET_DIR=/work/bench-target cargo bench --bench proxy`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

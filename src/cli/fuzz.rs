@@ -185,7 +185,7 @@ async fn fuzz(
         }
     }
     let code = match tools_to_fuzz(args, named, &endpoint).await.and_then(|tools| seeded(args, tools)) {
-        Ok(tools) => fuzz_tools(args, options, &endpoint, &tools, seen).await,
+        Ok((tools, seeds)) => fuzz_tools(args, options, &endpoint, &tools, seeds, seen).await,
         Err(code) => code,
     };
     endpoint.close().await;
@@ -226,9 +226,17 @@ const MAX_SEEDS: usize = 100;
 
 /// `tools` with the arguments of `--seed-from` first among their examples, the phase that runs
 /// first.
-fn seeded(args: &FuzzArgs, mut tools: Vec<Tool>) -> Result<Vec<Tool>, u8> {
-    let Some(path) = &args.seed_from else { return Ok(tools) };
+/// The seeds are also returned by tool name: they are mutated once tried as they came.
+fn seeded(args: &FuzzArgs, mut tools: Vec<Tool>) -> Result<(Vec<Tool>, Seeds), u8> {
+    let Some(path) = &args.seed_from else { return Ok((tools, Seeds::new())) };
     let seeds = crate::proxy::replay::seeds(path).map_err(|e| fail(exit::USAGE, &e.to_string()))?;
+    let mut by_tool = Seeds::new();
+    for (name, arguments) in seeds.iter().filter(|(_, arguments)| arguments.is_object()) {
+        let mine = by_tool.entry(name.clone()).or_default();
+        if mine.len() < MAX_SEEDS && !mine.contains(arguments) {
+            mine.push(arguments.clone());
+        }
+    }
     for tool in &mut tools {
         let mine: Vec<crate::catalog::Example> = seeds
             .iter()
@@ -239,14 +247,17 @@ fn seeded(args: &FuzzArgs, mut tools: Vec<Tool>) -> Result<Vec<Tool>, u8> {
             .collect();
         tool.examples.splice(0..0, mine);
     }
-    Ok(tools)
+    Ok((tools, by_tool))
 }
+
+type Seeds = std::collections::HashMap<String, Vec<serde_json::Value>>;
 
 async fn fuzz_tools(
     args: &FuzzArgs,
     options: &EndpointOptions,
     endpoint: &Endpoint,
     tools: &[Tool],
+    seeds: Seeds,
     seen: Option<&mut Seen>,
 ) -> u8 {
     let stdio = options.mcp.is_some();
@@ -267,6 +278,7 @@ async fn fuzz_tools(
         read_only: args.read_only,
         pins,
         local_server: stdio || !options.names_a_server(),
+        seeds,
         ..Settings::default()
     };
     warn_of_writes(tools, &settings);

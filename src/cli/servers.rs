@@ -9,7 +9,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use crate::redact;
-use crate::servers::{Found, FoundServer, Places, Transport};
+use crate::servers::{Client, Found, FoundServer, Places, Transport};
 use crate::text::visible;
 
 #[derive(Debug, Args)]
@@ -20,9 +20,23 @@ pub struct ServersArgs {
     /// tooldeck's own config file (default: ~/.config/tooldeck/config.toml).
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// Rewrite a client's config entry to run the server through `tooldeck proxy --record`
+    /// (a backup beside the config; --unwrap undoes it).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["unwrap", "json"])]
+    pub wrap: Option<String>,
+    /// Put back the entry --wrap rewrote, as it was.
+    #[arg(long, value_name = "NAME", conflicts_with = "json")]
+    pub unwrap: Option<String>,
+    /// Which client's entry to wrap or unwrap when several configs name the server
+    /// (claude-desktop, claude-code, cursor, vscode, windsurf, gemini, codex).
+    #[arg(long, value_name = "CLIENT")]
+    pub client: Option<String>,
 }
 
 pub fn run(args: &ServersArgs) -> io::Result<ExitCode> {
+    if args.wrap.is_some() || args.unwrap.is_some() {
+        return Ok(wrap_or_unwrap(args));
+    }
     let found = crate::servers::discover(&Places::here(args.config.as_deref()));
     let mut out = io::BufWriter::new(io::stdout().lock());
     if args.json {
@@ -36,6 +50,48 @@ pub fn run(args: &ServersArgs) -> io::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--wrap NAME` or `--unwrap NAME`: what changed, on stdout; why not, on stderr.
+fn wrap_or_unwrap(args: &ServersArgs) -> ExitCode {
+    let client = match args.client.as_deref().map(|name| (name, Client::from_name(name))) {
+        None => None,
+        Some((_, Some(client))) => Some(client),
+        Some((name, None)) => {
+            report!(
+                "tooldeck servers: no client is called \"{}\" (claude-desktop, claude-code, cursor, vscode, windsurf, gemini, codex)",
+                visible(name)
+            );
+            return super::exit::code(super::exit::USAGE);
+        }
+    };
+    let places = Places::here(args.config.as_deref());
+    let done = match (&args.wrap, &args.unwrap) {
+        (Some(name), _) => crate::servers::wrap::wrap(&places, name, client),
+        (None, Some(name)) => crate::servers::wrap::unwrap(&places, name, client),
+        (None, None) => return super::exit::code(super::exit::USAGE),
+    };
+    match done {
+        Ok(done) => {
+            let what = match &done.record {
+                Some(record) => format!("wrapped: it runs through tooldeck proxy, recording to {}", record.display()),
+                None => "unwrapped: its entry is as it was before --wrap".to_string(),
+            };
+            println!(
+                "{} in {} ({}): {what}",
+                visible(&done.name),
+                done.client.title(),
+                visible(&done.path.display().to_string())
+            );
+            println!("the file as it was: {}", visible(&done.backup.display().to_string()));
+            println!("restart {} (or reload its MCP servers) for it to take effect", done.client.title());
+            super::exit::code(super::exit::OK)
+        }
+        Err(e) => {
+            report!("tooldeck servers: {}", visible(&e.to_string()));
+            super::exit::code(super::exit::USAGE)
+        }
+    }
 }
 
 fn write_table(out: &mut impl Write, found: &Found) -> io::Result<()> {
@@ -106,6 +162,7 @@ fn server_json(server: &FoundServer) -> Value {
     }
     match &server.transport {
         Transport::Stdio { command, args, env, cwd } => {
+            entry["wrapped"] = json!(crate::servers::wrap::is_wrapped_command(command, args));
             entry["command"] = json!(command);
             entry["args"] = json!(masked_args(args));
             let env: serde_json::Map<String, Value> =

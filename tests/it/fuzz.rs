@@ -289,3 +289,6 @@ fn the_built_in_demo_server_is_fuzzed_over_open_tool_calling() {
         assert_ne!(finding["kind"], "hang", "{finding}");
     }
 }
+
+#[path = "fuzz/seeds.rs"]
+mod seeds;

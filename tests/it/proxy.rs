@@ -244,3 +244,6 @@ fn sigterm_is_passed_on_and_its_answer_is_the_exit_code() {
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     assert!(stderr.contains("got TERM"), "{stderr}");
 }
+
+#[path = "proxy/listen.rs"]
+mod listen;

@@ -130,6 +130,8 @@ impl Fixture {
             .current_dir(self.project())
             .env(tooldeck::servers::HOME_VAR, self.root.path().join("home"))
             .env("TOOLDECK_CONFIG", self.root.path().join("no-config.toml"))
+            .env("XDG_DATA_HOME", self.root.path().join("data"))
+            .env_remove("TOOLDECK_RECORDS")
             .output()
             .expect("tooldeck runs")
     }
@@ -204,3 +206,6 @@ async fn one_name_for_two_servers_lists_the_candidates() {
     assert_eq!(output.status.code(), Some(2), "a headless command talks to one server");
     assert!(text(&output.stderr).contains("the app takes several"), "{}", text(&output.stderr));
 }
+
+#[path = "servers/wrap.rs"]
+mod wrap;

@@ -267,6 +267,12 @@ impl<C: Caller> State<'_, C> {
             if run.set_aside.is_some() {
                 return Ok(());
             }
+            if phase == Phase::Examples {
+                used += self.mutated_seeds(tool, judge, generator, &mut rng, budget - used, run, summary).await?;
+                if run.set_aside.is_some() {
+                    return Ok(());
+                }
+            }
         }
         let left = budget.saturating_sub(used);
         let valid_share = left.div_ceil(2);
@@ -295,6 +301,45 @@ impl<C: Caller> State<'_, C> {
         let calls = self.phase(tool, judge, Phase::Invalid, broken, run).await?;
         summary.phases.push((Phase::Invalid, calls));
         Ok(())
+    }
+
+    /// The tool's seeds (`--seed-from`), mutated field by field, made as they are sent; at most
+    /// half of what is `left` of the budget, so the schema's own phases still run. The calls made.
+    #[allow(clippy::too_many_arguments)]
+    async fn mutated_seeds(
+        &mut self,
+        tool: &Tool,
+        judge: &Judge,
+        generator: &Generator,
+        rng: &mut StdRng,
+        left: usize,
+        run: &mut ToolRun,
+        summary: &mut ToolSummary,
+    ) -> Result<usize, FuzzError> {
+        let seeds = match self.settings.seeds.get(&tool.name).or_else(|| self.settings.seeds.get(&tool.id)) {
+            Some(seeds) if !seeds.is_empty() => seeds.clone(),
+            _ => return Ok(0),
+        };
+        let share = left.div_ceil(2);
+        let mut seen = std::collections::HashSet::new();
+        let pins = self.pins.clone();
+        let inputs = seeds
+            .iter()
+            .flat_map(|seed| super::mutate::mutations(generator, seed, rng))
+            .map(move |mut v| {
+                if let Value::Object(map) = &mut v {
+                    for (field, value) in &pins {
+                        map.insert(field.clone(), value.clone());
+                    }
+                }
+                v
+            })
+            .filter(move |v| seen.insert(v.to_string()))
+            .take(share)
+            .collect::<Vec<_>>();
+        let calls = self.phase(tool, judge, Phase::Seeds, inputs.into_iter(), run).await?;
+        summary.phases.push((Phase::Seeds, calls));
+        Ok(calls)
     }
 
     /// Calls the tool with each input (up to `jobs` at once), counting each failure under its

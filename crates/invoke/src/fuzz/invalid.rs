@@ -27,6 +27,26 @@ pub fn break_one(generator: &Generator, valid: &Value, rng: &mut StdRng) -> Opti
     Some(out)
 }
 
+/// `valid` with the field at `at` broken (a wrong type, past a bound, outside its pattern, or
+/// left out when required), chosen at random; `None` when the schema allows no such break there.
+pub fn break_at(generator: &Generator, valid: &Value, at: &[String], rng: &mut StdRng) -> Option<Value> {
+    let mut out = valid.clone();
+    let mut breaks = Vec::new();
+    collect(generator, generator.root(), &out, &mut Vec::new(), &mut breaks, 0);
+    let name = at.last()?;
+    breaks.retain(|(path, how)| match how {
+        Break::RemoveRequired(field) => field == name && at.len() == path.len() + 1 && at.starts_with(path),
+        Break::Extra => false,
+        _ => path == at,
+    });
+    if breaks.is_empty() {
+        return None;
+    }
+    let (path, how) = breaks.swap_remove(rng.random_range(0..breaks.len()));
+    apply(&mut out, &path, how, rng);
+    Some(out)
+}
+
 #[derive(Debug, Clone)]
 enum Break {
     RemoveRequired(String),

@@ -9,6 +9,7 @@ mod coverage;
 mod engine;
 mod invalid;
 mod judge;
+mod mutate;
 pub mod report;
 mod schema;
 mod shrink;
@@ -31,6 +32,8 @@ pub use valid::Generator;
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
     Examples,
+    /// `--seed-from`'s arguments, changed field by field.
+    Seeds,
     Coverage,
     Valid,
     Invalid,
@@ -41,6 +44,7 @@ impl Phase {
     pub fn name(self) -> &'static str {
         match self {
             Phase::Examples => "examples",
+            Phase::Seeds => "mutated seeds",
             Phase::Coverage => "coverage",
             Phase::Valid => "random valid",
             Phase::Invalid => "random invalid",
@@ -147,6 +151,9 @@ pub struct Settings {
     /// The server is a process started here (stdio MCP, the demo server): a tool that says
     /// nothing of being destructive is tried there, not on a remote server.
     pub local_server: bool,
+    /// The arguments real clients sent (`--seed-from`), by tool name: after they are tried as
+    /// they came (among the examples), each is mutated field by field.
+    pub seeds: std::collections::HashMap<String, Vec<Value>>,
 }
 
 impl Default for Settings {
@@ -164,6 +171,7 @@ impl Default for Settings {
             hang_limit: 3,
             shrink_timeout: Duration::from_secs(2),
             local_server: true,
+            seeds: std::collections::HashMap::new(),
         }
     }
 }

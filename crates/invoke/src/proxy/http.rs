@@ -61,7 +61,7 @@ pub fn run(listen: &str, target: Target, keep: &Keep) -> Result<u8, ProxyError> 
                 None => return Err(ProxyError::NotHttp),
             }
         }
-        Target::Command(_) => return Err(ProxyError::NotYet("--listen in front of a stdio COMMAND")),
+        Target::Command(command) => return super::bridge::run(listen, &command, keep),
     };
     let warn = super::warner(keep.name.as_deref());
     let options = crate::invoke::endpoint::EndpointOptions { mcp_url: Some(upstream.clone()), ..Default::default() };
@@ -100,7 +100,7 @@ async fn serve(listen: &str, shared: Arc<Shared>, name: Option<&str>) -> Result<
         .map_err(failed)
 }
 
-fn kept_headers(headers: &HeaderMap) -> Vec<(String, String)> {
+pub(super) fn kept_headers(headers: &HeaderMap) -> Vec<(String, String)> {
     headers
         .iter()
         .filter(|(name, _)| !HOP_BY_HOP.contains(&name.as_str()))

@@ -3,6 +3,7 @@
 //! (JSON Lines), the saved cases and the live feed `tooldeck attach` reads (`live`). The wire
 //! never waits for the tap.
 
+pub mod bridge;
 pub mod cases;
 pub mod http;
 mod junk;
@@ -44,8 +45,6 @@ pub enum ProxyError {
         "that server is not reached over HTTP: put the proxy in front of its command instead (tooldeck proxy -- COMMAND)"
     )]
     NotHttp,
-    #[error("{0} is not built yet")]
-    NotYet(&'static str),
 }
 
 /// The proxy's own lines on stderr, prefixed with its name, `${VAR}` values masked.

@@ -27,6 +27,10 @@ pub fn run(command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
     let case_server = crate::cases::server_keys::case_server(&options, &[]).keys;
     let mut sinks = super::sinks(keep, case_server, &warn);
     sinks.push(Box::new(super::junk::JunkWarner::new(super::warner(keep.name.as_deref()))) as Box<dyn FrameSink>);
+    // The signals are caught before the server starts: one sent as soon as the server has
+    // spoken is passed on, never left to end the proxy by default.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ProxyError::Runtime)?;
+    let signals = runtime.block_on(async { crate::signals::StopSignals::new().ok() });
     let server = StdioServer::spawn(&line)?;
     let tap = Tap::spawn(sinks, warn);
     let (stdin, stdout, stderr, process) = server.into_std_parts();
@@ -48,8 +52,7 @@ pub fn run(command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
         });
     }
 
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ProxyError::Runtime)?;
-    let code = runtime.block_on(wait_passing_signals(&process));
+    let code = runtime.block_on(wait_passing_signals(&process, signals));
     // What the server wrote before it exited reaches the client before the proxy exits.
     if drained_wait.recv_timeout(DRAIN).is_err() {
         runtime.block_on(process.end(Duration::ZERO));
@@ -76,8 +79,7 @@ fn spawn(name: &str, work: impl FnOnce() + Send + 'static) {
 
 /// Waits for the server to exit, passing on SIGINT, SIGTERM and SIGHUP as they come; a third
 /// signal ends it. The server's exit code, or 128 + the signal that ended it.
-async fn wait_passing_signals(process: &ServerProcess) -> u8 {
-    let mut signals = crate::signals::StopSignals::new().ok();
+async fn wait_passing_signals(process: &ServerProcess, mut signals: Option<crate::signals::StopSignals>) -> u8 {
     let mut passed = 0;
     loop {
         let signal = async {

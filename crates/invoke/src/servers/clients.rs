@@ -30,6 +30,7 @@ const IGNORED_FIELDS: &[&str] = &[
     "version",
     "dev",
     "name",
+    super::wrap::ORIGINAL_FIELD,
 ];
 
 /// Servers and problems found in one JSON config's text.

@@ -8,6 +8,7 @@ mod codex;
 mod places;
 mod tooldeck;
 mod vars;
+pub mod wrap;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -219,6 +220,7 @@ pub fn discover(places: &Places) -> Found {
     }
     note_missing_commands(&mut found.servers, &std::env::var_os("PATH").unwrap_or_default());
     note_same_servers(&mut found.servers);
+    note_wrapped(&mut found.servers);
     found
 }
 
@@ -282,6 +284,23 @@ pub fn program_exists(program: &str, cwd: Option<&Path>, path_var: &std::ffi::Os
     };
     std::env::split_paths(path_var)
         .any(|folder| extensions.iter().any(|ext| folder.join(format!("{program}{ext}")).is_file()))
+}
+
+/// An entry that runs through `tooldeck proxy` says so, and how to undo it.
+fn note_wrapped(servers: &mut [FoundServer]) {
+    for server in servers {
+        let Transport::Stdio { command, args, .. } = &server.transport else { continue };
+        if !wrap::is_wrapped_command(command, args) {
+            continue;
+        }
+        let record = args.windows(2).find(|pair| pair[0] == "--record").map(|pair| pair[1].clone());
+        let recording = record.map(|r| format!(", recording to {r}")).unwrap_or_default();
+        server.notes.push(format!(
+            "wrapped: runs through tooldeck proxy{recording} (tooldeck servers --unwrap {} --client {})",
+            server.name,
+            server.client.name()
+        ));
+    }
 }
 
 /// Two entries that start the same command or name the same URL are one server, whatever each

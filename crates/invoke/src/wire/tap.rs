@@ -17,6 +17,8 @@ const QUEUE_MESSAGES: usize = 4096;
 /// How many bytes may wait for the sinks: a burst of large messages is dropped from the record
 /// rather than held in memory.
 const QUEUE_BYTES: usize = 64 * 1024 * 1024;
+/// How long the tap's thread lets messages gather after a batch (see [`feed`]).
+const LINGER: std::time::Duration = std::time::Duration::from_millis(1);
 
 struct Captured {
     from: From,
@@ -177,6 +179,12 @@ fn feed(receiver: &Receiver<Captured>, mut sinks: Vec<Box<dyn FrameSink>>, count
                 Ok(()) => at += 1,
                 Err(error) => fail(&mut sinks, at, error),
             }
+        }
+        // A short nap before waiting again: while the thread is not blocked on the queue, the
+        // wire's sends wake nobody, so a busy session costs the wire a push per message, not a
+        // wake-up of this thread (which on a loaded machine is what made the proxy slow).
+        if !counters.closing.load(Ordering::Acquire) {
+            std::thread::sleep(LINGER);
         }
     }
     for sink in &mut sinks {

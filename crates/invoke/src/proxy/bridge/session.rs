@@ -1,0 +1,239 @@
+//! One Streamable HTTP session of `proxy --listen -- COMMAND`: a stdio server of its own (a stdio
+//! server holds one session's state, so each `initialize` starts one), its stdin fed by the
+//! client's POSTs, and each line of its stdout routed to the HTTP stream it belongs on: an answer
+//! to the POST that asked, a server request or notification to the POST stream it relates to (by
+//! progress token, else the newest open one), else the GET stream, else a bounded queue the next
+//! GET stream is handed first.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+
+use bytes::Bytes;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+use crate::invoke::mcp::process::{ServerProcess, StdioServer};
+use crate::sync::lock;
+use crate::wire::{From, TapHandle};
+
+/// The longest line of the server's stdout passed on; a longer one is dropped (and said).
+pub const MAX_LINE: usize = 64 * 1024 * 1024;
+/// Server messages kept for a GET stream not open yet; the oldest go first past this.
+const MAX_QUEUED: usize = 1024;
+/// Messages that may wait for one slow HTTP client before the server's output waits for it.
+const STREAM_DEPTH: usize = 256;
+
+/// A message for one HTTP stream: a line of the server's stdout.
+pub type Outgoing = mpsc::Sender<Bytes>;
+
+/// The streams of a session and what waits on each.
+#[derive(Default)]
+struct Routes {
+    /// The POST streams open, by number: their sender, whether SSE, how many answers they wait for.
+    posts: HashMap<u64, Post>,
+    /// Which POST stream waits for the answer to each request id.
+    waiting: HashMap<String, u64>,
+    /// Which POST stream carries each request's progress notifications.
+    progress: HashMap<String, u64>,
+    next: u64,
+    get: Option<Outgoing>,
+    queued: VecDeque<Bytes>,
+}
+
+struct Post {
+    out: Outgoing,
+    events: bool,
+    left: usize,
+}
+
+/// One session: the server's input, its process, and the routes of its output.
+pub struct Session {
+    stdin: tokio::sync::Mutex<tokio::process::ChildStdin>,
+    process: Mutex<Option<ServerProcess>>,
+    routes: Mutex<Routes>,
+}
+
+/// The key of a JSON-RPC id (or progress token) in the routes.
+fn key(id: &Value) -> String {
+    id.to_string()
+}
+
+impl Session {
+    /// Starts `command` for a new session; the task that routes its output runs until the server
+    /// closes its stdout, then calls `ended`.
+    pub fn start(
+        command: &str,
+        tap: TapHandle,
+        ended: impl FnOnce() + Send + 'static,
+    ) -> Result<std::sync::Arc<Session>, crate::invoke::InvokeError> {
+        let server = StdioServer::spawn(command)?;
+        let label = server.label.clone();
+        let (pipes, process) =
+            server.into_pipes().map_err(|e| crate::invoke::InvokeError::connect(label, e.to_string()).caused_by(e))?;
+        let session = std::sync::Arc::new(Session {
+            stdin: tokio::sync::Mutex::new(pipes.stdin),
+            process: Mutex::new(Some(process)),
+            routes: Mutex::new(Routes::default()),
+        });
+        if let Some(mut stderr) = pipes.stderr {
+            tokio::spawn(async move {
+                let _ = tokio::io::copy(&mut stderr, &mut tokio::io::stderr()).await;
+            });
+        }
+        let routing = std::sync::Arc::clone(&session);
+        tokio::spawn(async move {
+            routing.route_output(pipes.stdout, &tap).await;
+            routing.close_streams();
+            ended();
+        });
+        Ok(session)
+    }
+
+    /// Writes one message (one line) to the server's stdin.
+    pub async fn write(&self, line: &[u8]) -> std::io::Result<()> {
+        let mut stdin = self.stdin.lock().await;
+        stdin.write_all(line).await?;
+        stdin.write_all(b"\n").await?;
+        stdin.flush().await
+    }
+
+    /// A POST stream that waits for the answers to `ids` (its requests) and, when `events`, carries
+    /// what the server sends meanwhile; its receiver ends after the last answer.
+    pub fn open_post(&self, ids: &[Value], tokens: &[Value], events: bool) -> mpsc::Receiver<Bytes> {
+        let (out, receiver) = mpsc::channel(STREAM_DEPTH);
+        let mut routes = lock(&self.routes);
+        let number = routes.next;
+        routes.next += 1;
+        for id in ids {
+            routes.waiting.insert(key(id), number);
+        }
+        for token in tokens {
+            routes.progress.insert(key(token), number);
+        }
+        routes.posts.insert(number, Post { out, events, left: ids.len() });
+        receiver
+    }
+
+    /// The GET stream, handed what was queued for it first; `None` when one is open already.
+    pub fn open_get(&self) -> Option<mpsc::Receiver<Bytes>> {
+        let mut routes = lock(&self.routes);
+        if routes.get.as_ref().is_some_and(|get| !get.is_closed()) {
+            return None;
+        }
+        let (out, receiver) = mpsc::channel(STREAM_DEPTH.max(MAX_QUEUED));
+        while let Some(message) = routes.queued.pop_front() {
+            let _ = out.try_send(message);
+        }
+        routes.get = Some(out);
+        Some(receiver)
+    }
+
+    /// Ends the server (DELETE, or the proxy stopping): its input closed, a grace, then signals.
+    pub async fn end(&self) {
+        self.close_streams();
+        let process = lock(&self.process).take();
+        if let Some(process) = process {
+            process.end(crate::invoke::mcp::process::EXIT_GRACE).await;
+        }
+    }
+
+    /// Every stream of the session ends (their senders dropped).
+    fn close_streams(&self) {
+        let mut routes = lock(&self.routes);
+        routes.posts.clear();
+        routes.waiting.clear();
+        routes.progress.clear();
+        routes.get = None;
+    }
+
+    /// Reads the server's stdout line by line until it closes: each line told to the tap, then
+    /// sent on the stream it belongs on.
+    async fn route_output(&self, stdout: tokio::process::ChildStdout, tap: &TapHandle) {
+        let mut reader = tokio::io::BufReader::with_capacity(64 * 1024, stdout);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match read_line(&mut reader, &mut line).await {
+                Ok(None) => return,
+                Ok(Some(size)) if size > MAX_LINE => {
+                    tap.send_too_large(From::Server, size, None);
+                    continue;
+                }
+                Ok(Some(_)) => {}
+                Err(_) => return,
+            }
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            let bytes = Bytes::copy_from_slice(&line);
+            tap.send(From::Server, bytes.clone(), None);
+            // A line that is not JSON cannot go over HTTP: the record and the warning have it.
+            let Ok(message) = serde_json::from_slice::<Value>(&bytes) else { continue };
+            if let Some((out, last)) = self.route(&message, &bytes) {
+                let _ = out.send(bytes).await;
+                drop(last);
+            }
+        }
+    }
+
+    /// Where `message` goes: its stream, and (for the last answer a POST waits for) the POST's
+    /// entry, dropped after the send so that the stream ends with the answer.
+    fn route(&self, message: &Value, bytes: &Bytes) -> Option<(Outgoing, Option<Post>)> {
+        let mut routes = lock(&self.routes);
+        let is_answer = message.get("method").is_none() && message.get("id").is_some();
+        if is_answer {
+            let number = routes.waiting.remove(&key(message.get("id")?))?;
+            let post = routes.posts.get_mut(&number)?;
+            post.left = post.left.saturating_sub(1);
+            let out = post.out.clone();
+            let last = if post.left == 0 { routes.posts.remove(&number) } else { None };
+            if last.is_some() {
+                routes.progress.retain(|_, stream| *stream != number);
+            }
+            return Some((out, last));
+        }
+        let token = message.pointer("/params/progressToken").map(key);
+        let by_token = token.and_then(|t| routes.progress.get(&t).copied()).and_then(|n| routes.posts.get(&n));
+        let newest = routes.posts.iter().filter(|(_, post)| post.events).max_by_key(|(n, _)| **n).map(|(_, post)| post);
+        if let Some(post) = by_token.filter(|post| post.events).or(newest) {
+            return Some((post.out.clone(), None));
+        }
+        if let Some(get) = routes.get.as_ref().filter(|get| !get.is_closed()) {
+            return Some((get.clone(), None));
+        }
+        if routes.queued.len() >= MAX_QUEUED {
+            routes.queued.pop_front();
+        }
+        routes.queued.push_back(bytes.clone());
+        None
+    }
+}
+
+/// One line (without its `\n`) into `line`, kept up to [`MAX_LINE`] bytes; its whole size, or
+/// `None` at the end of the stream.
+async fn read_line(
+    reader: &mut tokio::io::BufReader<tokio::process::ChildStdout>,
+    line: &mut Vec<u8>,
+) -> std::io::Result<Option<usize>> {
+    let mut size = 0;
+    loop {
+        let buffer = reader.fill_buf().await?;
+        if buffer.is_empty() {
+            return Ok((size > 0).then_some(size));
+        }
+        let end = memchr::memchr(b'\n', buffer);
+        let piece = &buffer[..end.unwrap_or(buffer.len())];
+        size += piece.len();
+        if size <= MAX_LINE {
+            line.extend_from_slice(piece);
+        } else {
+            line.clear();
+        }
+        let used = piece.len() + usize::from(end.is_some());
+        reader.consume(used);
+        if end.is_some() {
+            return Ok(Some(size));
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! Wrapping a server of Codex's `config.toml`: its `[mcp_servers.NAME]` table (with its
+//! subtables) is rewritten by toml_edit, which keeps its comments and other keys; the original
+//! table's text rides in `#|` comment lines under the header (Codex may refuse a key it does not
+//! know; a comment it never reads) and is put back as it was.
+
+use super::{TextError, Wrapped};
+
+/// Starts each line of the original text kept in a wrapped table.
+const KEPT: &str = "#| ";
+
+/// The table of server `name` in `text`, wrapped.
+pub fn wrap(text: &str, name: &str, wrapped: &Wrapped) -> Result<String, TextError> {
+    let (start, end) = span(text, name)?;
+    let table = &text[start..end];
+    if table.lines().any(|line| line.starts_with(KEPT.trim_end())) {
+        return Err(TextError::Wrapped);
+    }
+    let mut document: toml_edit::DocumentMut =
+        table.parse().map_err(|e: toml_edit::TomlError| TextError::Other(format!("not readable as TOML: {e}")))?;
+    let entry = document
+        .get_mut("mcp_servers")
+        .and_then(|servers| servers.get_mut(name))
+        .and_then(toml_edit::Item::as_table_like_mut)
+        .ok_or_else(|| TextError::Other(format!("no [mcp_servers.{name}] table")))?;
+    entry.insert("command", toml_edit::value(wrapped.command.as_str()));
+    entry.insert("args", toml_edit::value(wrapped.args.iter().collect::<toml_edit::Array>()));
+    let new = document.to_string();
+    let (header, rest) = new.split_once('\n').unwrap_or((new.as_str(), ""));
+    let mut out = String::with_capacity(text.len() + table.len() * 2 + 200);
+    out.push_str(&text[..start]);
+    out.push_str(header);
+    out.push('\n');
+    out.push_str(&format!(
+        "# Runs through tooldeck proxy: `tooldeck servers --unwrap {name} --client codex` puts back the lines marked #|\n"
+    ));
+    for piece in table.split('\n') {
+        out.push_str(KEPT);
+        out.push_str(piece);
+        out.push('\n');
+    }
+    out.push_str(rest);
+    if !rest.is_empty() && !rest.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&text[end..]);
+    Ok(out)
+}
+
+/// The table of server `name` in `text` as it was before it was wrapped.
+pub fn unwrap(text: &str, name: &str) -> Result<String, TextError> {
+    let (start, end) = span(text, name)?;
+    let kept: Vec<&str> = text[start..end]
+        .lines()
+        .filter_map(|line| line.strip_prefix(KEPT).or_else(|| (line == KEPT.trim_end()).then_some("")))
+        .collect();
+    if kept.is_empty() {
+        return Err(TextError::NotWrapped);
+    }
+    Ok(format!("{}{}{}", &text[..start], kept.join("\n"), &text[end..]))
+}
+
+/// Where the table `[mcp_servers.NAME]` and its subtables are in `text`: from its header line to
+/// the next other table's header, or the end.
+fn span(text: &str, name: &str) -> Result<(usize, usize), TextError> {
+    let names = [format!("mcp_servers.{name}"), format!("mcp_servers.\"{name}\""), format!("mcp_servers.'{name}'")];
+    let mut start = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if let Some(header) = header(line) {
+            let ours = names
+                .iter()
+                .any(|n| header == n || header.strip_prefix(n.as_str()).is_some_and(|r| r.starts_with('.')));
+            match start {
+                None if names.iter().any(|n| header == n) => start = Some(offset),
+                Some(start) if !ours => return Ok((start, offset)),
+                _ => {}
+            }
+        }
+        offset += line.len();
+    }
+    start.map(|start| (start, text.len())).ok_or_else(|| {
+        TextError::Other(format!(
+            "no [mcp_servers.{name}] table (a server written as an inline table is wrapped by hand)"
+        ))
+    })
+}
+
+/// A table header line's name (`[a.b]` → `a.b`, spaces around dots as written).
+fn header(line: &str) -> Option<&str> {
+    let line = line.trim_start();
+    let inside = line.strip_prefix('[')?;
+    let inside = inside.strip_prefix('[').unwrap_or(inside);
+    let end = inside.find(']')?;
+    Some(inside[..end].trim())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wrapped_table_unwraps_to_the_same_bytes() {
+        let text = "model = \"o3\"\n\n# notes server\n[mcp_servers.notes]\ncommand = \"node\" # the runtime\nargs = [\"s.js\"]\n\n[mcp_servers.notes.env]\nKEY = \"v\"\n\n[mcp_servers.other]\ncommand = \"x\"\n";
+        let wrapped =
+            Wrapped { command: "/bin/tooldeck".into(), args: vec!["proxy".into(), "--".into(), "node".into()] };
+        let new = wrap(text, "notes", &wrapped).unwrap();
+        let table: toml::Table = toml::from_str(&new).unwrap();
+        let notes = &table["mcp_servers"]["notes"];
+        assert_eq!(notes["command"].as_str(), Some("/bin/tooldeck"));
+        assert_eq!(notes["env"]["KEY"].as_str(), Some("v"));
+        assert_eq!(table["mcp_servers"]["other"]["command"].as_str(), Some("x"));
+        assert!(matches!(wrap(&new, "notes", &wrapped), Err(TextError::Wrapped)));
+        assert_eq!(unwrap(&new, "notes").unwrap(), text);
+        assert!(matches!(unwrap(text, "notes"), Err(TextError::NotWrapped)));
+    }
+}
