@@ -10,7 +10,7 @@ use crate::invoke::mcp::http::MCP_PROVIDER;
 /// Where calls go, the tokens given for it, whether its tools are being listed.
 /// Its fields are private: read through getters, changed only through its methods.
 #[derive(Debug)]
-pub struct Server {
+pub struct ServerState {
     /// Where calls go, for the status line ("demo server", "http://...").
     endpoint: String,
     /// Tokens the user gave, by provider, kept in memory only.
@@ -25,9 +25,9 @@ pub struct Server {
     reconnected: bool,
 }
 
-impl Default for Server {
-    fn default() -> Server {
-        Server {
+impl Default for ServerState {
+    fn default() -> ServerState {
+        ServerState {
             endpoint: String::from("demo server"),
             tokens: BTreeMap::new(),
             asked_by: BTreeMap::new(),
@@ -37,7 +37,7 @@ impl Default for Server {
     }
 }
 
-impl Server {
+impl ServerState {
     /// Where calls go, for the status line ("demo server", "http://...").
     pub fn endpoint(&self) -> &str {
         &self.endpoint
@@ -136,7 +136,7 @@ mod tests {
         let samples = crate::catalog::load_samples(&Default::default()).catalog;
         let gmail = samples.get("Gmail.ListEmails@1.0.0").expect("a sample that needs google");
         let add = samples.get("Math.Add@1.0.0").expect("a sample that needs nothing");
-        let mut server = Server::default();
+        let mut server = ServerState::default();
         let _ = server.give_token("google".into(), "T".into(), Some(gmail.id.clone()));
         assert_eq!(server.tokens_for(Some(gmail)), [("google".to_string(), "T".to_string())]);
         assert!(server.tokens_for(Some(add)).is_empty(), "Math.Add declares no google requirement");

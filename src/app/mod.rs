@@ -50,7 +50,7 @@ use crate::catalog::{Catalog, Diagnostic, Tool};
 use crate::form::Form;
 
 pub use component::{Component, Cx, Input};
-pub use connection::Server;
+pub use connection::ServerState;
 pub use effect::{DesktopEffect, Effect, ServerEffect, TaskEffect, WorkEffect};
 pub use failure::{CallFailure, EffectError, FailureKind};
 pub use form::{FormPane, JsonView};

@@ -28,7 +28,7 @@ pub enum Msg {
     /// A fuzz run's progress and report.
     Fuzz(FuzzMsg),
     /// A line for the status bar from the runtime.
-    Said(String),
+    Status(String),
     /// `--watch`: files changed (what changed, in a few words, and the time of day it was
     /// seen, `12:01:03`); every server is started again.
     FilesChanged { summary: String, at: String },

@@ -1,4 +1,4 @@
-//! Server sessions side by side: each has its [`SessionId`], its [`Server`] (label, status,
+//! ServerState sessions side by side: each has its [`SessionId`], its [`ServerState`] (label, status,
 //! tokens) and its [`ServerPane`] (info, stderr, log, traffic), kept here and never swapped.
 //! The session of the selected tool is "current": the person's commands go to it. A message
 //! from a session names it (`Msg::Session`), and so does an effect for one (`Effect::Session`).
@@ -6,7 +6,7 @@
 #![deny(clippy::wildcard_enum_match_arm)]
 
 use super::server_pane::ServerPane;
-use super::{App, Effect, PickerPurpose, Popup, Server};
+use super::{App, Effect, PickerPurpose, Popup, ServerState};
 use crate::catalog::{SessionId, Tool};
 
 /// A server found in a config, that the person may connect from the list.
@@ -22,7 +22,7 @@ pub struct FoundEntry {
 #[derive(Debug, Default)]
 pub struct Session {
     id: SessionId,
-    server: Server,
+    server: ServerState,
     pane: ServerPane,
 }
 
@@ -31,7 +31,7 @@ impl Session {
         self.id
     }
 
-    pub fn server(&self) -> &Server {
+    pub fn server(&self) -> &ServerState {
         &self.server
     }
 
@@ -98,7 +98,7 @@ impl Sessions {
         &mut self.all[index]
     }
 
-    pub(super) fn server_mut(&mut self, id: SessionId) -> &mut Server {
+    pub(super) fn server_mut(&mut self, id: SessionId) -> &mut ServerState {
         &mut self.session_mut(id).server
     }
 
@@ -141,7 +141,7 @@ pub(super) fn addressed(effects: Vec<Effect>, id: SessionId) -> Vec<Effect> {
 
 impl App {
     /// The current session's server (where the person's calls go).
-    pub fn server(&self) -> &Server {
+    pub fn server(&self) -> &ServerState {
         &self.sessions.current().server
     }
 
@@ -150,7 +150,7 @@ impl App {
         &self.sessions.current().pane
     }
 
-    pub(super) fn server_mut(&mut self) -> &mut Server {
+    pub(super) fn server_mut(&mut self) -> &mut ServerState {
         &mut self.sessions.current_mut().server
     }
 

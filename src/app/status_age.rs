@@ -99,7 +99,7 @@ mod tests {
 
     fn app_saying(message: &str) -> App {
         let mut app = App::new(Catalog::default(), &[], (80, 24));
-        let _ = update(&mut app, Msg::Said(message.into()));
+        let _ = update(&mut app, Msg::Status(message.into()));
         app
     }
 
@@ -133,7 +133,7 @@ mod tests {
         tick(&mut app, 0);
         tick(&mut app, DIM_AFTER_MS);
         assert!(app.status_stale());
-        let _ = update(&mut app, Msg::Said("second".into()));
+        let _ = update(&mut app, Msg::Status("second".into()));
         assert!(!app.status_stale(), "a new message is never shown dimmed");
         tick(&mut app, DIM_AFTER_MS + 100);
         tick(&mut app, CLEAR_AFTER_MS + 100);

@@ -44,7 +44,7 @@ fn update_one(app: &mut App, session: SessionId, msg: Msg) -> Vec<Effect> {
     // Each group of messages has its function, which matches every variant of its enum.
     let mut effects = match msg {
         Msg::Input(msg) => input(app, msg),
-        Msg::Said(said) => {
+        Msg::Status(said) => {
             app.tell(said);
             Vec::new()
         }

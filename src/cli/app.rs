@@ -139,14 +139,14 @@ async fn run_app(
         }
         let case_server = case_server.keys;
         let watched = watched.take();
-        each.push(crate::runtime::Server { options, headers, demo_url: demo_url.clone(), case_server, watched });
+        each.push(crate::runtime::ServerSpec { options, headers, demo_url: demo_url.clone(), case_server, watched });
     }
     let mut catalog = Catalog::default();
     for tool in tools {
         catalog.add(tool);
     }
     let app = crate::app::App::new(catalog, &[], size).with_setup(setup);
-    let servers = crate::runtime::Servers { each, shared: shared.clone(), watch };
+    let servers = crate::runtime::ServerSpecs { each, shared: shared.clone(), watch };
     crate::runtime::run(app, styles, servers, load).await
 }
 

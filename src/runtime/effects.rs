@@ -157,7 +157,7 @@ impl Effects {
             // Listed again: a server that was down may be up now.
             Found::Again(id) => self.in_session(id, ServerEffect::Reconnect),
             Found::Added(first) => self.background.answer(async move { first }),
-            Found::Failed(said) => self.background.answer(async move { Msg::Said(said) }),
+            Found::Failed(said) => self.background.answer(async move { Msg::Status(said) }),
         }
     }
 }
@@ -179,7 +179,7 @@ impl Background {
                     Ok(Err(refused)) => refused.to_string(),
                     Err(e) => not_opened(&url, &e.to_string()),
                 };
-                Msg::Said(said)
+                Msg::Status(said)
             }),
         }
     }

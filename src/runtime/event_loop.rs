@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 use super::effects::{Background, Effects};
 use super::supervisor::Supervisor;
 use super::terminal::{TerminalGuard, terminal_gone};
-use super::{LoadCatalog, Servers, hang_up, sessions};
+use super::{LoadCatalog, ServerSpecs, hang_up, sessions};
 use crate::app::{App, CallMsg, Effect, InputMsg, LoadMsg, Msg, update};
 use crate::theme::Styles;
 use crate::ui;
@@ -20,14 +20,14 @@ use crate::ui;
 /// Runs the app until it quits, the input ends, the terminal hangs up, or SIGTERM/SIGHUP/SIGINT
 /// arrives; every one of those returns here, so the servers are ended by the drops that follow.
 /// A terminal that goes away mid-frame ends the app quietly: nobody is left to read an error.
-pub async fn run(app: App, styles: Styles, servers: Servers, load: Option<LoadCatalog>) -> io::Result<()> {
+pub async fn run(app: App, styles: Styles, servers: ServerSpecs, load: Option<LoadCatalog>) -> io::Result<()> {
     match event_loop(app, styles, servers, load).await {
         Err(e) if hang_up::terminal_hung_up() || terminal_gone(&e) => Ok(()),
         other => other,
     }
 }
 
-async fn event_loop(mut app: App, styles: Styles, servers: Servers, load: Option<LoadCatalog>) -> io::Result<()> {
+async fn event_loop(mut app: App, styles: Styles, servers: ServerSpecs, load: Option<LoadCatalog>) -> io::Result<()> {
     // Bounded: a flood of results waits for the loop instead of growing without limit.
     let (done_tx, mut done_rx) = mpsc::channel::<Msg>(64);
     // Every task from here on runs under it; dropping `effects` on the way out cancels them all.

@@ -35,7 +35,7 @@ pub use event_loop::run;
 pub use terminal::{TerminalGuard, restore};
 
 /// The server the app talks to, as the user named it; connected after the first frame.
-pub struct Server {
+pub struct ServerSpec {
     pub options: EndpointOptions,
     pub headers: Vec<(String, String)>,
     /// The built-in demo server, when no server was named.
@@ -55,8 +55,8 @@ pub struct Watched {
 
 /// The servers the app talks to (the first answers for tools from files), and the command
 /// line's shared options for servers connected later from the list of those found.
-pub struct Servers {
-    pub each: Vec<Server>,
+pub struct ServerSpecs {
+    pub each: Vec<ServerSpec>,
     pub shared: EndpointOptions,
     /// `--watch`: a change under these paths restarts (or reconnects) every server.
     pub watch: Option<crate::watch::Watch>,
@@ -69,7 +69,7 @@ pub type LoadCatalog = Box<dyn FnOnce(&(dyn Fn(crate::catalog::LoadProgress) + S
 /// wait for a server to start).
 type Connection = Shared<BoxFuture<'static, Result<Arc<Endpoint>, InvokeError>>>;
 
-impl Server {
+impl ServerSpec {
     /// Connects, with what the server asks sent to `asks_to` (the person answers in the app).
     fn connect(self, asks_to: mpsc::UnboundedSender<crate::invoke::mcp::asks::PendingAsk>) -> Connection {
         let setup = self.options.client_setup();

@@ -117,7 +117,7 @@ pub(super) fn follow_feed(session: &SessionHandle, feed: crate::proxy::live::Fee
         let mut sink = traffic;
         let ended = tokio::task::spawn_blocking(move || feed.follow(&mut sink, &flag)).await;
         if matches!(ended, Ok(true)) {
-            let _ = done.send(Msg::Said("the proxy ended: its traffic stops here".into())).await;
+            let _ = done.send(Msg::Status("the proxy ended: its traffic stops here".into())).await;
         }
     });
 }

@@ -12,7 +12,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::supervisor::Supervisor;
-use super::{Connection, Server};
+use super::{Connection, ServerSpec};
 use crate::app::{Msg, ServerMsg};
 use crate::catalog::SessionId;
 use crate::invoke::endpoint::{EndpointOptions, parse_headers};
@@ -93,7 +93,7 @@ impl Sessions {
     }
 
     /// Connects `server` as a new session, its events marked with its id; its first message.
-    pub fn add(&mut self, mut server: Server, done: &mpsc::Sender<Msg>) -> Msg {
+    pub fn add(&mut self, mut server: ServerSpec, done: &mpsc::Sender<Msg>) -> Msg {
         let watched = server.watched.take();
         let id = SessionId(self.all.len() as u32);
         let label = self.unique(server.options.label(server.demo_url.as_deref()));
@@ -147,7 +147,7 @@ impl Sessions {
         let failed = session.endpoint.peek().is_some_and(Result::is_err);
         if failed {
             let recipe = session.recipe.clone();
-            let server = Server {
+            let server = ServerSpec {
                 options: recipe.options,
                 headers: recipe.headers,
                 demo_url: recipe.demo_url,
@@ -194,7 +194,7 @@ impl Sessions {
             Ok((options, headers)) => {
                 let environment: Vec<(String, String)> = std::env::vars().collect();
                 let case_server = crate::cases::server_keys::case_server(&options, &environment).keys;
-                let server = Server { options, headers, demo_url: None, case_server, watched: None };
+                let server = ServerSpec { options, headers, demo_url: None, case_server, watched: None };
                 Found::Added(self.add(server, done))
             }
         }

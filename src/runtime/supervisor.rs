@@ -94,9 +94,9 @@ mod tests {
             supervisor.spawn(&alpha, forever(&dropped)),
             supervisor.spawn(&beta, forever(&dropped)),
             supervisor.spawn(supervisor.root(), forever(&dropped)),
-            supervisor.answer(&beta, &to, async { Msg::Said("beta".into()) }),
+            supervisor.answer(&beta, &to, async { Msg::Status("beta".into()) }),
         ];
-        assert_eq!(answers.recv().await, Some(Msg::Said("beta".into())), "an answer comes back as a message");
+        assert_eq!(answers.recv().await, Some(Msg::Status("beta".into())), "an answer comes back as a message");
 
         alpha.cancel();
         while !tasks[0].is_finished() {

@@ -11,7 +11,7 @@ use rand::rngs::StdRng;
 use serde_json::Value;
 
 use super::causes::{Cause, Causes};
-use super::judge::{Answer, Judge};
+use super::judge::{CallResult, Judge};
 use super::valid::Generator;
 use super::{Finding, FuzzError, Kind, Phase, Report, Settings, ToolSummary, coverage, invalid, shrink, tool_seed};
 use crate::catalog::Tool;
@@ -22,13 +22,13 @@ const MAX_SHRINK_HANGS: usize = 6;
 
 /// Where the calls go: a server, or a stand-in in tests.
 pub trait Caller: Sync {
-    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = Answer> + Send;
+    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = CallResult> + Send;
     /// Starts the server again (MCP stdio), or opens a new session.
     fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send;
 }
 
 impl Caller for Endpoint {
-    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = Answer> + Send {
+    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = CallResult> + Send {
         let request = crate::invoke::request::CallRequest::new(tool.to_string(), arguments.clone());
         async move { Endpoint::call(self, &request).await.map(|(outcome, _)| outcome) }
     }
@@ -39,7 +39,7 @@ impl Caller for Endpoint {
 }
 
 impl<C: Caller> Caller for &C {
-    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = Answer> + Send {
+    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = CallResult> + Send {
         (**self).call(tool, arguments)
     }
 
@@ -57,7 +57,7 @@ pub struct Stoppable<C> {
 }
 
 impl<C: Caller> Caller for Stoppable<C> {
-    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = Answer> + Send {
+    fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = CallResult> + Send {
         let call = self.caller.call(tool, arguments);
         async move {
             tokio::select! {
@@ -397,7 +397,7 @@ impl<C: Caller> State<'_, C> {
     }
 
     /// After a crash or a hang the server is started again; a token wanted ends the run.
-    async fn after(&mut self, answer: &Answer, kind: Option<Kind>) -> Result<(), FuzzError> {
+    async fn after(&mut self, answer: &CallResult, kind: Option<Kind>) -> Result<(), FuzzError> {
         if let Err(InvokeError::Unauthorized { .. }) = answer {
             return Err(FuzzError::Unauthorized(answer.as_ref().err().map(ToString::to_string).unwrap_or_default()));
         }
@@ -461,7 +461,7 @@ impl<C: Caller> State<'_, C> {
 
     /// One shrinking try; a hang's waits `shrink_timeout` only (a try that answers within it
     /// does not hang), so shrinking a hang costs seconds, not minutes.
-    async fn try_candidate(&self, tool: &Tool, kind: Kind, candidate: &Value) -> Answer {
+    async fn try_candidate(&self, tool: &Tool, kind: Kind, candidate: &Value) -> CallResult {
         let call = self.caller.call(&tool.id, candidate);
         if kind != Kind::Hang {
             return call.await;

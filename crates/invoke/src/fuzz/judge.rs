@@ -9,7 +9,7 @@ use super::Kind;
 use crate::invoke::{InvokeError, Outcome, Status};
 
 /// What a call came to: the server's outcome, or why there was none.
-pub type Answer = Result<Outcome, InvokeError>;
+pub type CallResult = Result<Outcome, InvokeError>;
 
 /// How sure a refusal of valid input is the server's fault, not the world's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -75,7 +75,7 @@ impl Judge {
     }
 
     /// The finding `answer` to `arguments` is, if any.
-    pub fn judge(&self, arguments: &Value, valid: bool, answer: &Answer) -> Option<Verdict> {
+    pub fn judge(&self, arguments: &Value, valid: bool, answer: &CallResult) -> Option<Verdict> {
         let outcome = match answer {
             Ok(outcome) => outcome,
             Err(error) => return judge_error(valid, error),
@@ -407,7 +407,7 @@ mod tests {
         Judge::new(&input, Some(&output), Duration::from_secs(1)).unwrap()
     }
 
-    fn value(v: Value) -> Answer {
+    fn value(v: Value) -> CallResult {
         let mut outcome = Outcome::new(Status::Value, "1");
         outcome.value = Some(v);
         Ok(outcome)

@@ -23,7 +23,7 @@ use serde_json::Value;
 pub use coverage::{coverage, examples, minimal};
 pub use engine::{Caller, Progress, Stoppable, run, skip_reason};
 pub use invalid::break_one;
-pub use judge::{Answer, Evidence, Judge, Verdict, normalise};
+pub use judge::{CallResult, Evidence, Judge, Verdict, normalise};
 pub use shrink::candidates;
 pub use valid::Generator;
 

@@ -29,13 +29,13 @@ fn client_with_timeout(timeout: std::time::Duration) -> reqwest::Client {
 
 /// An answer: its status, content type and (bounded) body.
 #[derive(Debug, Clone)]
-pub struct Answer {
+pub struct AuthResponse {
     pub status: u16,
     pub content_type: String,
     pub body: Vec<u8>,
 }
 
-impl Answer {
+impl AuthResponse {
     pub fn ok(&self) -> bool {
         (200..300).contains(&self.status)
     }
@@ -118,7 +118,12 @@ impl OAuthHttp {
         self
     }
 
-    pub async fn get(&self, step: &'static str, url: &str, headers: &[(&str, &str)]) -> Result<Answer, AuthError> {
+    pub async fn get(
+        &self,
+        step: &'static str,
+        url: &str,
+        headers: &[(&str, &str)],
+    ) -> Result<AuthResponse, AuthError> {
         let mut request = self.client.get(url).header("accept", "application/json");
         for (name, value) in headers {
             request = request.header(*name, *value);
@@ -133,7 +138,7 @@ impl OAuthHttp {
         url: &str,
         form: &[(&str, String)],
         basic: Option<(&str, &str)>,
-    ) -> Result<Answer, AuthError> {
+    ) -> Result<AuthResponse, AuthError> {
         let body = serde_urlencoded_pairs(form);
         let mut request = self
             .client
@@ -148,7 +153,7 @@ impl OAuthHttp {
         self.send(step, "POST", url, request).await
     }
 
-    pub async fn post_json(&self, step: &'static str, url: &str, body: &Value) -> Result<Answer, AuthError> {
+    pub async fn post_json(&self, step: &'static str, url: &str, body: &Value) -> Result<AuthResponse, AuthError> {
         let request = self.client.post(url).header("accept", "application/json").json(body);
         self.send(step, "POST", url, request).await
     }
@@ -159,7 +164,7 @@ impl OAuthHttp {
         method: &str,
         url: &str,
         request: reqwest::RequestBuilder,
-    ) -> Result<Answer, AuthError> {
+    ) -> Result<AuthResponse, AuthError> {
         // Before the request is even built: nothing at all goes to an endpoint the rule refuses.
         self.check(step, url)?;
         let shown = crate::redact::url(url);
@@ -191,7 +196,7 @@ impl OAuthHttp {
         let moved = location.map(|l| format!(", Location: {l}")).unwrap_or_default();
         let kind = if (200..300).contains(&status) { StepKind::Request } else { StepKind::Skipped };
         self.log.push(kind, format!("{step}: {method} {shown} → HTTP {status}{moved} ({} bytes)", body.len()));
-        Ok(Answer { status, content_type, body })
+        Ok(AuthResponse { status, content_type, body })
     }
 }
 

@@ -83,7 +83,7 @@ impl StreamableHttpClient for HttpTap {
         if matches!(status, reqwest::StatusCode::ACCEPTED | reqwest::StatusCode::NO_CONTENT) {
             return Ok(StreamableHttpPostResponse::Accepted);
         }
-        let answer = Answer { response, content_type, session: answered_session };
+        let answer = PostAnswer { response, content_type, session: answered_session };
         if !status.is_success() {
             return self.error_answer(answer, session_id.is_some()).await;
         }
@@ -142,7 +142,7 @@ fn request_headers(
 }
 
 /// An answer whose status line and headers were read and recorded.
-struct Answer {
+struct PostAnswer {
     response: reqwest::Response,
     content_type: String,
     /// The session id the server gave, if any.
@@ -180,7 +180,7 @@ impl HttpTap {
     }
 
     /// An error status: a session the server forgot, a JSON-RPC error, or what the server said.
-    async fn error_answer(&self, answer: Answer, had_session: bool) -> Result<StreamableHttpPostResponse, Error> {
+    async fn error_answer(&self, answer: PostAnswer, had_session: bool) -> Result<StreamableHttpPostResponse, Error> {
         let status = answer.response.status();
         let body = read_bounded(answer.response, MAX_ERROR_BODY).await;
         let body = String::from_utf8_lossy(&body).into_owned();
@@ -202,8 +202,12 @@ impl HttpTap {
 
     /// A success: an event stream (capped), one JSON-RPC message (bounded), or nothing for a
     /// notification or response the server only acknowledged.
-    async fn answer(&self, answer: Answer, sent: &ClientJsonRpcMessage) -> Result<StreamableHttpPostResponse, Error> {
-        let Answer { response, content_type, session } = answer;
+    async fn answer(
+        &self,
+        answer: PostAnswer,
+        sent: &ClientJsonRpcMessage,
+    ) -> Result<StreamableHttpPostResponse, Error> {
+        let PostAnswer { response, content_type, session } = answer;
         // The request this POST carried, whose answer it brings (none for a notification).
         let sent_id = match sent {
             ClientJsonRpcMessage::Request(_) => {
