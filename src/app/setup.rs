@@ -26,6 +26,8 @@ pub struct AppSetup {
     pub roots: Vec<String>,
     /// What a test case saved from the app cannot carry of the server's secrets.
     pub case_secrets: CaseSecrets,
+    /// `--watch`: changes under watched paths restart the servers.
+    pub watch: bool,
     /// `--watch-run`: the last call runs again after each restart a watched change made.
     pub watch_run: bool,
 }
@@ -50,6 +52,7 @@ impl Default for AppSetup {
             found_servers: Vec::new(),
             roots: Vec::new(),
             case_secrets: CaseSecrets::default(),
+            watch: false,
             watch_run: false,
         }
     }
@@ -71,6 +74,7 @@ impl App {
         app.sessions.found_in_configs(setup.found_servers);
         app.asks.set_roots(setup.roots);
         app.recorder.case_secrets(setup.case_secrets);
+        app.watching.set_watched(setup.watch);
         app.watching.set_run_after(setup.watch_run);
         app
     }

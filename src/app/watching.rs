@@ -15,6 +15,8 @@ use crate::invoke::Outcome;
 /// What the app keeps of `--watch` between a change and the new tool lists.
 #[derive(Debug, Default)]
 pub struct Watching {
+    /// `--watch` was given: changes restart the servers.
+    watched: bool,
     /// Sessions restarted by the last change whose tools have not been listed again yet.
     restarting: Vec<SessionId>,
     /// `--watch-run` (or its key): the last call runs again after each restart.
@@ -31,6 +33,10 @@ impl Watching {
     /// Whether the last call runs again after each restart.
     pub fn run_after(&self) -> bool {
         self.run_after
+    }
+
+    pub(super) fn set_watched(&mut self, on: bool) {
+        self.watched = on;
     }
 
     pub(super) fn set_run_after(&mut self, on: bool) {
@@ -207,6 +213,11 @@ impl App {
 
     /// The watch-run key: the last call runs again after each restart, or no longer.
     pub(super) fn toggle_watch_run(&mut self) {
+        // Without --watch nothing restarts the servers, so there is no "after" to run again in.
+        if !self.watching.watched {
+            self.tell("running again after each restart needs --watch PATH: nothing is watched now");
+            return;
+        }
         self.watching.run_after = !self.watching.run_after;
         self.tell(match self.watching.run_after {
             true => "after each restart --watch makes, the last call runs again",

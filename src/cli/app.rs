@@ -117,6 +117,7 @@ async fn run_app(
         checks_in_background: true,
         loading: load.is_some(),
         found_servers: found_entries(&found),
+        watch: watch.is_some(),
         watch_run,
         ..crate::app::AppSetup::default()
     };

@@ -23,7 +23,7 @@ fn search(properties: Value) -> Value {
 
 /// An app with one server listing `search(q, limit: string)`, its form selected.
 fn app(watch_run: bool) -> App {
-    let setup = AppSetup { watch_run, ..AppSetup::default() };
+    let setup = AppSetup { watch: true, watch_run, ..AppSetup::default() };
     let mut app = App::new(Catalog::default(), &[], (120, 30)).with_setup(setup);
     update(&mut app, Msg::Input(InputMsg::Resize(120, 30)));
     update(&mut app, Msg::Server(ServerMsg::Named { label: "srv".into(), lists_tools: true }));
@@ -178,4 +178,15 @@ fn a_run_during_a_restart_waits_for_the_new_server() {
 
 fn run_effects(app: &mut App) -> Option<(u64, CallRequest)> {
     run(app)
+}
+
+/// Alt-W without `--watch`: nothing restarts the servers, so it says what it needs and turns
+/// nothing on.
+#[test]
+fn the_watch_run_key_without_watch_says_it_needs_watch() {
+    let mut app = App::new(Catalog::default(), &[], (120, 30));
+    update(&mut app, Msg::Input(InputMsg::Resize(120, 30)));
+    update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('W'), KeyModifiers::ALT))));
+    assert!(status(&app).contains("needs --watch PATH"), "{}", status(&app));
+    assert!(!app.watching.run_after());
 }
