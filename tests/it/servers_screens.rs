@@ -162,6 +162,14 @@ fn two_copies_of_one_server_are_two_sessions() {
     let entry = recorded.expect("the call is kept in the history");
     assert_eq!((entry.endpoint.as_str(), entry.tool.as_str()), ("beta", selected.id.as_str()));
     assert!(screen(&app).contains("beta"), "the result names its server");
+
+    // Each session keeps its own traffic: what beta's wire carried is in beta's pane only.
+    let wire = tooldeck::invoke::mcp::traffic::Traffic::default();
+    let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read_file"}});
+    wire.frame(&tooldeck::wire::Frame::of_value(tooldeck::wire::From::Client, call));
+    update(&mut app, from("beta", Msg::Server(ServerMsg::Traffic(wire.since(0).0))));
+    let traffic_of = |label: &str| app.sessions.get(id(label)).expect("the session").pane().traffic().len();
+    assert_eq!((traffic_of("alpha"), traffic_of("beta")), (0, 1), "each session's traffic is its own");
 }
 
 /// A server whose tools cannot be listed stays in the list, under its name, with why; `R` on it
