@@ -126,9 +126,36 @@ pub fn timestamp(at: SystemTime) -> String {
     )
 }
 
+/// The time a record line gives ([`timestamp`]'s form, any number of fraction digits, `Z`);
+/// `None` when it is not in that form. Read by hand: the `time` crate's parser is a feature
+/// tooldeck does not build.
+pub fn parse_timestamp(text: &str) -> Option<SystemTime> {
+    let (date, clock) = text.strip_suffix('Z')?.split_once('T')?;
+    let mut date = date.splitn(3, '-').map(str::parse::<i32>);
+    let (year, month, day) = (date.next()?.ok()?, date.next()?.ok()?, date.next()?.ok()?);
+    let (clock, fraction) = clock.split_once('.').unwrap_or((clock, "0"));
+    let mut clock = clock.splitn(3, ':').map(str::parse::<u8>);
+    let (hour, minute, second) = (clock.next()?.ok()?, clock.next()?.ok()?, clock.next()?.ok()?);
+    let digits: String = fraction.chars().chain(std::iter::repeat('0')).take(9).collect();
+    let nanos: u32 = digits.parse().ok()?;
+    let month = time::Month::try_from(u8::try_from(month).ok()?).ok()?;
+    let date = time::Date::from_calendar_date(year, month, u8::try_from(day).ok()?).ok()?;
+    let clock = time::Time::from_hms_nano(hour, minute, second, nanos).ok()?;
+    Some(time::PrimitiveDateTime::new(date, clock).assume_utc().into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_timestamp_reads_back_as_the_time_it_was() {
+        let at = SystemTime::UNIX_EPOCH + std::time::Duration::from_micros(1_764_223_309_123_456);
+        assert_eq!(parse_timestamp(&timestamp(at)), Some(at));
+        assert!(parse_timestamp("2025-06-02T14:00:00Z").is_some());
+        assert_eq!(parse_timestamp("yesterday"), None);
+        assert_eq!(parse_timestamp("2025-13-02T14:00:00Z"), None);
+    }
 
     fn frame(text: &str) -> Frame {
         Frame::new(From::Server, SystemTime::UNIX_EPOCH, Bytes::from(text.to_string()), None)

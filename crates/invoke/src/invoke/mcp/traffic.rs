@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::SystemTime;
 
 use serde_json::Value;
 
@@ -150,12 +150,13 @@ fn masked(record: &HttpRecord) -> HttpRecord {
 }
 
 struct Log {
-    started: Instant,
+    /// When the log begins: its first entry's time at the latest (a record's backlog, read at
+    /// once, begins before the log does).
+    origin: SystemTime,
     entries: VecDeque<TrafficEntry>,
     bytes: usize,
     next_seq: u64,
     dropped: u64,
-    /// (who sent it, id) → method, for requests not answered yet.
     /// (who sent it, id) → method and whether the hosted app made it, for requests not
     /// answered yet.
     pending: HashMap<(Direction, String), (String, bool)>,
@@ -167,7 +168,7 @@ struct Log {
 impl Default for Log {
     fn default() -> Log {
         Log {
-            started: Instant::now(),
+            origin: SystemTime::now(),
             entries: VecDeque::new(),
             bytes: 0,
             next_seq: 0,
@@ -223,16 +224,16 @@ impl Traffic {
                 http: None,
                 by_app: false,
             };
-            self.lock().push(entry);
+            self.lock().push_at(entry, frame.at);
             return;
         };
         let shown = crate::redact::json_message(value);
         let pretty = serde_json::to_string_pretty(shown.as_ref().unwrap_or(value)).unwrap_or_default();
         let text: Arc<str> = if http.is_empty() { pretty.into() } else { format!("{http}{pretty}").into() };
-        self.message(direction, value, text);
+        self.message(direction, value, text, frame.at);
     }
 
-    fn message(&self, direction: Direction, value: &Value, text: Arc<str>) {
+    fn message(&self, direction: Direction, value: &Value, text: Arc<str>, at: SystemTime) {
         let id = value.get("id").filter(|id| !id.is_null()).map(Value::to_string);
         let own_method = value.get("method").and_then(Value::as_str).map(str::to_string);
         let answer = own_method.is_none() && (value.get("result").is_some() || value.get("error").is_some());
@@ -252,7 +253,7 @@ impl Traffic {
             }
             _ => (own_method.clone(), false),
         };
-        log.push(TrafficEntry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app });
+        log.push_at(TrafficEntry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app }, at);
     }
 
     /// The hosted app is about to send `method` (`tools/call` or `resources/read`) for `key`
@@ -397,9 +398,17 @@ impl Log {
         found.map(|i| self.app_requests.remove(i)).is_some()
     }
 
-    fn push(&mut self, mut entry: TrafficEntry) {
+    fn push(&mut self, entry: TrafficEntry) {
+        self.push_at(entry, SystemTime::now());
+    }
+
+    /// `entry`, which went over the wire at `at`.
+    fn push_at(&mut self, mut entry: TrafficEntry, at: SystemTime) {
+        if self.entries.is_empty() && self.next_seq == 0 && at < self.origin {
+            self.origin = at;
+        }
         entry.seq = self.next_seq;
-        entry.at_ms = self.started.elapsed().as_millis() as u64;
+        entry.at_ms = at.duration_since(self.origin).unwrap_or_default().as_millis() as u64;
         self.next_seq += 1;
         self.bytes += entry.text.len();
         self.entries.push_back(entry);
@@ -493,6 +502,24 @@ mod tests {
         );
     }
 
+    /// A record read at once (`tooldeck attach`) keeps its timing: each entry is placed by when
+    /// its frame passed, from the first one, not by when it was read.
+    #[test]
+    fn entries_are_timed_by_their_frames() {
+        let traffic = Traffic::default();
+        let then = SystemTime::now() - std::time::Duration::from_secs(3600);
+        for (ms, value) in [
+            (0, json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})),
+            (250, json!({"jsonrpc": "2.0", "id": 1, "result": {}})),
+        ] {
+            let mut frame = Frame::of_value(if ms == 0 { From::Client } else { From::Server }, value);
+            frame.at = then + std::time::Duration::from_millis(ms);
+            traffic.frame(&frame);
+        }
+        let at: Vec<u64> = traffic.since(0).0.iter().map(|e| e.at_ms).collect();
+        assert_eq!(at, [0, 250]);
+    }
+
     #[test]
     fn a_million_messages_stay_bounded() {
         let traffic = Traffic::default();
@@ -500,7 +527,7 @@ mod tests {
         let text: Arc<str> = Arc::from("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/message\"}");
         let value = json!({"jsonrpc": "2.0", "method": "notifications/message"});
         for _ in 0..1_000_000 {
-            traffic.message(Direction::ServerToClient, &value, Arc::clone(&text));
+            traffic.message(Direction::ServerToClient, &value, Arc::clone(&text), SystemTime::now());
         }
         assert_eq!(traffic.len(), MAX_ENTRIES);
         let (entries, dropped) = traffic.since(0);

@@ -218,7 +218,9 @@ pub fn frame_of_line(line: &Value) -> Option<Frame> {
         _ => return None,
     };
     let http = line.get("http").map(http_of);
-    let now = SystemTime::now();
+    // When it passed, so the traffic pane shows a record's timing, not the moment it was read.
+    let now =
+        line.get("time").and_then(Value::as_str).and_then(crate::wire::parse_timestamp).unwrap_or_else(SystemTime::now);
     if let Some(message) = line.get("message") {
         let raw = Bytes::from(serde_json::to_vec(message).ok()?);
         return Some(Frame { from, at: now, size: raw.len(), raw, message: Some(message.clone()), http });
