@@ -19,13 +19,15 @@ fuzz_target!(|data: &[u8]| {
         title: None,
         description: None,
         format: Format::JsonSchema,
-        source: Source { path: "<fuzz>".into(), line: 1 },
+        source: Source::file("<fuzz>", 1),
         input_schema: schema,
         output_schema: None,
         ui: ToolUi::default(),
         examples: Vec::new(),
         requirements: Default::default(),
         annotations: None,
+        task_support: None,
+        written: Default::default(),
     };
     let mut form = Form::new(&tool);
     let arguments = form.arguments().clone();
