@@ -7,7 +7,7 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use crate::invoke::mcp::process::{ServerProcess, StdioServer};
-use crate::wire::{FrameSink, From, Tap};
+use crate::wire::{From, Tap};
 
 use super::{Keep, ProxyError, pump};
 
@@ -17,16 +17,7 @@ const DRAIN: Duration = Duration::from_secs(1);
 
 /// Runs the proxy in front of `command` (its words) until the server ends; its exit code.
 pub fn run(command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
-    if command.is_empty() {
-        return Err(ProxyError::NoCommand);
-    }
-    let line: Vec<String> = command.iter().map(|word| crate::text::shell_quote(word)).collect();
-    let line = line.join(" ");
-    let warn = super::warner(keep.name.as_deref());
-    let options = crate::invoke::endpoint::EndpointOptions { mcp: Some(line.clone()), ..Default::default() };
-    let case_server = crate::cases::server_keys::case_server(&options, &[]).keys;
-    let mut sinks = super::sinks(keep, case_server, &warn);
-    sinks.push(Box::new(super::junk::JunkWarner::new(super::warner(keep.name.as_deref()))) as Box<dyn FrameSink>);
+    let (line, sinks, warn) = super::in_front_of(command, keep)?;
     // The signals are caught before the server starts: one sent as soon as the server has
     // spoken is passed on, never left to end the proxy by default.
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ProxyError::Runtime)?;

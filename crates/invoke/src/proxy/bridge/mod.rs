@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::{Keep, ProxyError};
 use crate::sync::lock;
-use crate::wire::{FrameSink, From, HttpDetails, Tap, TapHandle};
+use crate::wire::{From, HttpDetails, Tap, TapHandle};
 use session::Session;
 
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -35,16 +35,7 @@ struct Shared {
 
 /// Runs the proxy on `listen` in front of `command` (its words) until SIGINT or SIGTERM.
 pub fn run(listen: &str, command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
-    if command.is_empty() {
-        return Err(ProxyError::NoCommand);
-    }
-    let line: Vec<String> = command.iter().map(|word| crate::text::shell_quote(word)).collect();
-    let line = line.join(" ");
-    let warn = super::warner(keep.name.as_deref());
-    let options = crate::invoke::endpoint::EndpointOptions { mcp: Some(line.clone()), ..Default::default() };
-    let case_server = crate::cases::server_keys::case_server(&options, &[]).keys;
-    let mut sinks = super::sinks(keep, case_server, &warn);
-    sinks.push(Box::new(super::junk::JunkWarner::new(super::warner(keep.name.as_deref()))) as Box<dyn FrameSink>);
+    let (line, sinks, warn) = super::in_front_of(command, keep)?;
     let tap = Tap::spawn(sinks, warn);
     let shared = Arc::new(Shared { command: line, tap: tap.handle(), sessions: Mutex::new(HashMap::new()) });
     let runtime = tokio::runtime::Builder::new_multi_thread()
