@@ -62,7 +62,7 @@ pub fn warner(name: Option<&str>) -> Warn {
 /// What a proxy in front of a stdio `command` (its words) starts from, over stdio or `--listen`:
 /// the command as one shell line, the sinks `keep` asks for plus the warning about a server line
 /// that is not JSON-RPC, and the proxy's voice on stderr.
-fn in_front_of(command: &[String], keep: &Keep) -> Result<(String, Vec<Box<dyn FrameSink>>, Warn), ProxyError> {
+fn in_front_of(command: &[String], keep: &Keep) -> Result<InFront, ProxyError> {
     if command.is_empty() {
         return Err(ProxyError::NoCommand);
     }
@@ -73,7 +73,14 @@ fn in_front_of(command: &[String], keep: &Keep) -> Result<(String, Vec<Box<dyn F
     let case_server = crate::cases::server_keys::case_server(&options, &[]).keys;
     let mut sinks = sinks(keep, case_server, &warn);
     sinks.push(Box::new(junk::JunkWarner::new(warner(keep.name.as_deref()))));
-    Ok((line, sinks, warn))
+    Ok(InFront { line, sinks, warn })
+}
+
+/// What [`in_front_of`] gives.
+struct InFront {
+    line: String,
+    sinks: Vec<Box<dyn FrameSink>>,
+    warn: Warn,
 }
 
 /// The sinks `keep` asks for; one that cannot be opened is said once and left out: the messages

@@ -17,7 +17,7 @@ const DRAIN: Duration = Duration::from_secs(1);
 
 /// Runs the proxy in front of `command` (its words) until the server ends; its exit code.
 pub fn run(command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
-    let (line, sinks, warn) = super::in_front_of(command, keep)?;
+    let super::InFront { line, sinks, warn } = super::in_front_of(command, keep)?;
     // The signals are caught before the server starts: one sent as soon as the server has
     // spoken is passed on, never left to end the proxy by default.
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ProxyError::Runtime)?;

@@ -35,7 +35,7 @@ struct Shared {
 
 /// Runs the proxy on `listen` in front of `command` (its words) until SIGINT or SIGTERM.
 pub fn run(listen: &str, command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
-    let (line, sinks, warn) = super::in_front_of(command, keep)?;
+    let super::InFront { line, sinks, warn } = super::in_front_of(command, keep)?;
     let tap = Tap::spawn(sinks, warn);
     let shared = Arc::new(Shared { command: line, tap: tap.handle(), sessions: Mutex::new(HashMap::new()) });
     let runtime = tokio::runtime::Builder::new_multi_thread()
