@@ -27,7 +27,7 @@ const LINGER_ENV: &str = "TOOLDECK_TEST_MCP_LINGER";
 /// Set: the stdio server ignores SIGTERM (only SIGKILL ends it).
 const STUBBORN_ENV: &str = "TOOLDECK_TEST_MCP_STUBBORN";
 /// Set: the stdio server is `asks::AskServer` (2025-11-25), which asks back during calls.
-const ASKS_ENV: &str = "TOOLDECK_TEST_MCP_ASKS";
+pub(crate) const ASKS_ENV: &str = "TOOLDECK_TEST_MCP_ASKS";
 /// Set: the stdio server starts a child of its own (`sleep 600`) and notes its pid.
 const FORK_ENV: &str = "TOOLDECK_TEST_MCP_FORK";
 

@@ -105,3 +105,45 @@ async fn a_stdio_server_is_reached_over_streamable_http_through_the_proxy() {
         "the answer recorded"
     );
 }
+
+/// The server's own questions cross the bridge too: a form elicitation and a sampling request
+/// asked during a `tools/call` reach the HTTP client on the call's stream, and its answers
+/// (POSTed back) reach the stdio server, which echoes them in its result.
+#[test]
+fn a_servers_elicitation_and_sampling_cross_the_bridge_both_ways() {
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let listen = free.local_addr().unwrap();
+    drop(free);
+    let server = crate::mcp::stdio_command_with(&format!("{}=1", crate::mcp::ASKS_ENV));
+    let words = shlex::split(&server).unwrap();
+    let mut proxy = Command::new(super::tooldeck())
+        .args(["proxy", "--listen", &listen.to_string(), "--"])
+        .args(&words)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = String::new();
+    let mut stderr = std::io::BufReader::new(proxy.stderr.take().unwrap());
+    std::io::BufRead::read_line(&mut stderr, &mut said).unwrap();
+    assert!(said.contains("listening on"), "{said}");
+    let url = format!("http://{listen}/mcp");
+    let call = |args: &[&str]| {
+        let output = Command::new(super::tooldeck())
+            .args(["call", "--mcp-url", &url])
+            .args(args)
+            .env("TOOLDECK_HISTORY", std::env::temp_dir().join(format!("tooldeck-bridge-{}.jsonl", std::process::id())))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+        assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+        serde_json::from_str::<Value>(&stdout).expect("JSON")
+    };
+    let outcome = call(&["form", "--elicit-json", r#"{"name": "Ada"}"#]);
+    assert_eq!(outcome["value"]["content"]["name"], "Ada", "{outcome}");
+    assert_eq!(outcome["asked"][0]["answer"], "accepted", "{outcome}");
+    let outcome = call(&["sample", "--sample-text", "4"]);
+    assert_eq!(outcome["value"]["content"]["text"], "4", "the sampled text came back: {outcome}");
+    assert_eq!(outcome["asked"][0]["method"], "sampling/createMessage", "{outcome}");
+    assert!(Command::new("kill").args(["-INT", &proxy.id().to_string()]).status().unwrap().success());
+    assert_eq!(proxy.wait().unwrap().code(), Some(0));
+}
