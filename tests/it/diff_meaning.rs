@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations};
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServiceExt};
+use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
 use tooldeck::catalog::{Catalog, LoadOptions, load_text};
 use tooldeck::diff::{Class, diff_catalogs};
@@ -199,23 +199,12 @@ impl ServerHandler for HintedServer {
 /// Not a test: the stdio server `server_command` starts (does nothing in a normal run).
 #[tokio::test]
 async fn diff_meaning_server_mode() {
-    if std::env::var(SERVER_ENV).is_err() {
-        return;
-    }
-    {
-        use std::io::Write;
-        let mut out = std::io::stdout();
-        let _ = out.write_all(b"\n").and_then(|()| out.flush());
-    }
-    let server = HintedServer.serve(rmcp::transport::stdio()).await.expect("serve stdio");
-    let _ = server.waiting().await;
-    std::process::exit(0);
+    stdio_server::serve_if(SERVER_ENV, HintedServer).await;
 }
 
 fn server_command() -> String {
-    let exe = std::env::current_exe().unwrap();
-    format!(
-        "env {SERVER_ENV}=1 '{}' --exact diff_meaning::diff_meaning_server_mode --nocapture --test-threads=1",
-        exe.display()
-    )
+    stdio_server::command(SERVER_ENV, "", "diff_meaning::diff_meaning_server_mode")
 }
+
+#[path = "support/stdio_server.rs"]
+mod stdio_server;

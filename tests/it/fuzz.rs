@@ -13,7 +13,7 @@ use rmcp::model::{
     ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServiceExt};
+use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
 
 const SERVER_ENV: &str = "TOOLDECK_FUZZ_SERVER";
@@ -156,23 +156,11 @@ impl ServerHandler for BuggyServer {
 /// Not a test: the stdio server `server_command` starts (does nothing in a normal run).
 #[tokio::test]
 async fn fuzz_server_mode() {
-    if std::env::var(SERVER_ENV).is_err() {
-        return;
-    }
-    {
-        use std::io::Write;
-        let mut stdout = std::io::stdout();
-        let _ = stdout.write_all(b"\n").and_then(|()| stdout.flush());
-    }
-    let server = BuggyServer { fixed: std::env::var_os(FIXED_ENV).is_some() };
-    let running = server.serve(rmcp::transport::stdio()).await.expect("serve stdio");
-    let _ = running.waiting().await;
-    std::process::exit(0);
+    stdio_server::serve_if(SERVER_ENV, BuggyServer { fixed: std::env::var_os(FIXED_ENV).is_some() }).await;
 }
 
 fn server_command(env: &str) -> String {
-    let exe = std::env::current_exe().unwrap();
-    format!("env {SERVER_ENV}=1 {env} '{}' --exact fuzz::fuzz_server_mode --nocapture --test-threads=1", exe.display())
+    stdio_server::command(SERVER_ENV, env, "fuzz::fuzz_server_mode")
 }
 
 fn tooldeck(args: &[&str]) -> std::process::Output {
@@ -292,3 +280,6 @@ fn the_built_in_demo_server_is_fuzzed_over_open_tool_calling() {
 
 #[path = "fuzz/seeds.rs"]
 mod seeds;
+
+#[path = "support/stdio_server.rs"]
+mod stdio_server;

@@ -19,7 +19,7 @@ use rmcp::model::{
     PaginatedRequestParams, ServerCapabilities, ServerConfig, ServerRequest, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServiceExt};
+use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
 
 const SERVER_ENV: &str = "TOOLDECK_PRECISION_SERVER";
@@ -199,26 +199,15 @@ impl ServerHandler for PreciseServer {
 /// Not a test: the stdio server `server_command` starts (does nothing in a normal run).
 #[tokio::test]
 async fn precision_server_mode() {
-    if std::env::var(SERVER_ENV).is_err() {
-        return;
-    }
-    {
-        use std::io::Write;
-        let mut stdout = std::io::stdout();
-        let _ = stdout.write_all(b"\n").and_then(|()| stdout.flush());
-    }
-    let running = PreciseServer.serve(rmcp::transport::stdio()).await.expect("serve stdio");
-    let _ = running.waiting().await;
-    std::process::exit(0);
+    stdio_server::serve_if(SERVER_ENV, PreciseServer).await;
 }
 
 fn server_command() -> String {
-    let exe = std::env::current_exe().unwrap();
-    format!(
-        "env {SERVER_ENV}=1 '{}' --exact fuzz_precision::precision_server_mode --nocapture --test-threads=1",
-        exe.display()
-    )
+    stdio_server::command(SERVER_ENV, "", "fuzz_precision::precision_server_mode")
 }
+
+#[path = "support/stdio_server.rs"]
+mod stdio_server;
 
 fn tooldeck(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck")).args(args).output().expect("the binary runs")

@@ -10,7 +10,7 @@ use rmcp::model::{
     ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServiceExt};
+use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
 
 const SEEDED_ENV: &str = "TOOLDECK_FUZZ_SEEDED_SERVER";
@@ -58,17 +58,7 @@ impl ServerHandler for NearBug {
 /// Not a test: the stdio server the test below starts (does nothing in a normal run).
 #[tokio::test]
 async fn seeded_server_mode() {
-    if std::env::var(SEEDED_ENV).is_err() {
-        return;
-    }
-    {
-        use std::io::Write;
-        let mut stdout = std::io::stdout();
-        let _ = stdout.write_all(b"\n").and_then(|()| stdout.flush());
-    }
-    let running = NearBug.serve(rmcp::transport::stdio()).await.expect("serve stdio");
-    let _ = running.waiting().await;
-    std::process::exit(0);
+    super::stdio_server::serve_if(SEEDED_ENV, NearBug).await;
 }
 
 fn fuzz(server: &str, extra: &[&str]) -> Value {
@@ -81,11 +71,7 @@ fn fuzz(server: &str, extra: &[&str]) -> Value {
 
 #[test]
 fn a_bug_beside_a_seeds_value_is_found_by_mutating_the_seed() {
-    let exe = std::env::current_exe().unwrap();
-    let server = format!(
-        "env {SEEDED_ENV}=1 '{}' --exact fuzz::seeds::seeded_server_mode --nocapture --test-threads=1",
-        exe.display()
-    );
+    let server = super::stdio_server::command(SEEDED_ENV, "", "fuzz::seeds::seeded_server_mode");
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("session.jsonl");
     let call = json!({"time": "2026-05-02T10:00:00.000000Z", "from": "client", "message": {"jsonrpc": "2.0", "id": 3,
