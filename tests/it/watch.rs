@@ -343,3 +343,35 @@ fn the_app_shows_a_server_broken_by_a_change_and_tries_again_on_the_next() {
     let pids = std::fs::read_to_string(&place.pids).unwrap_or_default();
     assert!(pids.lines().all(|pid| !running(pid)), "nothing left running: {pids}");
 }
+
+/// A call made while a stdio server restarts reaches the new server, not the old one still up
+/// until the new one is: the restart holds the connection until it has the new one. The new
+/// server takes half a second to start, so a call that did not wait would get the old answer.
+#[tokio::test]
+async fn a_call_during_a_restart_reaches_the_new_server() {
+    use tooldeck::invoke::otc::CallRequest;
+    let place = place();
+    place.write_server("one");
+    let options = tooldeck::invoke::endpoint::EndpointOptions {
+        mcp: Some(format!("sh '{}'", place.server.display())),
+        ..Default::default()
+    };
+    let endpoint = std::sync::Arc::new(options.connect(Vec::new(), None).await.expect("connects"));
+    let request = CallRequest::new("echo", serde_json::json!({}));
+    let (outcome, _) = endpoint.call(&request).await.expect("answers");
+    assert!(format!("{:?}", outcome.value).contains("one"), "{:?}", outcome.value);
+    std::fs::write(&place.server, format!("sleep 0.5\n{}", server_script("two", &place.pids))).unwrap();
+    let restarting = std::sync::Arc::clone(&endpoint);
+    let restart = tokio::spawn(async move { restarting.reconnect().await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let (outcome, _) = endpoint.call(&request).await.expect("answers");
+    assert!(format!("{:?}", outcome.value).contains("two"), "the new server answered: {:?}", outcome.value);
+    restart.await.unwrap().expect("restarted");
+    match std::sync::Arc::try_unwrap(endpoint) {
+        Ok(endpoint) => endpoint.close().await,
+        Err(_) => panic!("the endpoint is still shared"),
+    }
+    let pids = std::fs::read_to_string(&place.pids).unwrap_or_default();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(pids.lines().all(|pid| !running(pid)), "nothing left running: {pids}");
+}

@@ -81,11 +81,16 @@ impl McpStdio {
 
     /// Ends the server that runs (if it still does) and starts the command again.
     pub async fn reconnect(&self) -> Result<(), InvokeError> {
+        // Held until the new server is up: a call made meanwhile waits for it instead of
+        // reaching the old one, which still runs until then (`--watch` restarts on a save, and
+        // the person's next Ctrl-R is meant for the edited server). Calls in flight keep theirs.
+        let mut current = self.current.write().await;
         let server = StdioServer::spawn_in(&self.command, &self.setup.env, self.setup.cwd.as_deref())?;
         let fresh =
             McpEndpoint::connect_command(server, &self.command, self.timeout, self.setup.clone(), self.events.clone())
                 .await?;
-        let old = std::mem::replace(&mut *self.current.write().await, Arc::new(fresh));
+        let old = std::mem::replace(&mut *current, Arc::new(fresh));
+        drop(current);
         // A call still holding the old one ends it when it lets go (the process is ended on
         // drop, on a thread `main` waits for).
         if let Ok(old) = Arc::try_unwrap(old) {
