@@ -245,5 +245,31 @@ fn sigterm_is_passed_on_and_its_answer_is_the_exit_code() {
     assert!(stderr.contains("got TERM"), "{stderr}");
 }
 
+/// Client ends that are not pipes of their own (a file for stdin; a stdout that is the proxy's
+/// stderr too, as `2>&1` gives) pass byte for byte, the server's stderr line whole among them.
+#[cfg(unix)]
+#[test]
+fn a_file_as_stdin_and_stdout_shared_with_stderr_are_relayed_too() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let messages = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n".repeat(1000);
+    let file = dir.path().join("input.jsonl");
+    std::fs::write(&file, &messages).unwrap();
+    let (mut from_proxy, output) = std::io::pipe().unwrap();
+    let mut child = Command::new(tooldeck())
+        .args(["proxy", "--", "sh", "-c", "cat; echo 'from the server' >&2"])
+        .stdin(std::fs::File::open(&file).unwrap())
+        .stdout(output.try_clone().unwrap())
+        .stderr(output)
+        .spawn()
+        .unwrap();
+    let mut seen = String::new();
+    from_proxy.read_to_string(&mut seen).unwrap();
+    assert!(child.wait().unwrap().success());
+    // The server's stderr line passes on its own thread: wherever it landed, it is whole.
+    assert!(seen.contains("from the server\n"), "{seen}");
+    assert!(seen.replacen("from the server\n", "", 1) == messages, "{} bytes seen", seen.len());
+}
+
 #[path = "proxy/listen.rs"]
 mod listen;
