@@ -37,7 +37,7 @@ pub struct FaceState {
     subscribes: HashSet<SessionId>,
     /// Resources subscribed to, by URI.
     subscribed: HashSet<String>,
-    /// When a resource last said it changed (`HH:MM:SS` UTC), by URI.
+    /// When a resource last said it changed (local `HH:MM:SS`), by URI.
     updated: HashMap<String, String>,
     /// The completion last asked: entry id, argument, text typed.
     asked: Option<(String, String, String)>,
@@ -303,10 +303,8 @@ impl App {
 
     /// `notifications/resources/updated`: noted with the time; a read of it on screen is read
     /// again.
-    pub(super) fn resource_updated(&mut self, uri: &str) -> Vec<Effect> {
-        let now = crate::text::rfc3339_now();
-        let at = now.get(11..19).unwrap_or_default().to_string();
-        self.faces.updated.insert(uri.to_string(), at.clone());
+    pub(super) fn resource_updated(&mut self, uri: &str, at: &str) -> Vec<Effect> {
+        self.faces.updated.insert(uri.to_string(), at.to_string());
         let on_screen = self.result.run().filter(|_| !self.result.running()).and_then(|run| {
             let tool = self.catalog.get(run.tool_id())?;
             let read = request_for(&tool.written.face, &run.request().arguments).ok()?;
@@ -318,11 +316,11 @@ impl App {
             Some((tool_id, face)) => {
                 let arguments = self.result.last_call().map(|(_, a)| a).unwrap_or_default();
                 let effects = self.send_face(tool_id, arguments, &face);
-                self.tell(format!("{shown} updated at {at} UTC: read again"));
+                self.tell(format!("{shown} updated at {at}: read again"));
                 effects
             }
             None => {
-                self.tell(format!("{shown} updated at {at} UTC"));
+                self.tell(format!("{shown} updated at {at}"));
                 Vec::new()
             }
         }
@@ -367,8 +365,8 @@ impl App {
     pub(super) fn resources_updated(&mut self, events: &[crate::invoke::mcp::events::ServerEvent]) -> Vec<Effect> {
         let mut effects = Vec::new();
         for event in events {
-            if let crate::invoke::mcp::events::ServerEvent::ResourceUpdated(uri) = event {
-                effects.extend(self.resource_updated(uri));
+            if let crate::invoke::mcp::events::ServerEvent::ResourceUpdated { uri, at } = event {
+                effects.extend(self.resource_updated(uri, at));
             }
         }
         effects
@@ -407,7 +405,7 @@ impl FaceState {
         &self.subscribed
     }
 
-    /// When a resource last said it changed (`HH:MM:SS` UTC), by URI.
+    /// When a resource last said it changed (local `HH:MM:SS`), by URI.
     pub fn updated(&self) -> &HashMap<String, String> {
         &self.updated
     }

@@ -237,7 +237,7 @@ impl ServerPane {
                     self.gone = Some(why);
                 }
                 ServerEvent::Note(text) => self.note(text),
-                ServerEvent::ResourceUpdated(uri) => self.note(format!("resource updated: {uri}")),
+                ServerEvent::ResourceUpdated { uri, .. } => self.note(format!("resource updated: {uri}")),
                 ServerEvent::ResourcesChanged | ServerEvent::PromptsChanged => {
                     self.note("the server's resource or prompt list changed: listing them again");
                     if !reply.effects.contains(&Effect::Server(ServerEffect::ListFaces)) {

@@ -52,7 +52,8 @@ fn list() -> Result<ExitCode, Failure> {
         .iter()
         .map(|r| {
             let about = &r.about;
-            let since = about.since.get(..19).unwrap_or(&about.since).replace('T', " ");
+            let since = crate::text::time::local_date_time(&about.since)
+                .unwrap_or_else(|| about.since.get(..19).unwrap_or(&about.since).replace('T', " "));
             [
                 crate::text::visible(&about.name).into_owned(),
                 about.server_shown(),
@@ -62,7 +63,7 @@ fn list() -> Result<ExitCode, Failure> {
             ]
         })
         .collect();
-    let head = ["NAME", "SERVER", "PID", "SINCE (UTC)", "MESSAGES"].map(str::to_string);
+    let head = ["NAME", "SERVER", "PID", "SINCE", "MESSAGES"].map(str::to_string);
     let widths: Vec<usize> = (0..5)
         .map(|i| std::iter::once(&head).chain(&rows).map(|r| crate::text::width(&r[i])).max().unwrap_or(0))
         .collect();

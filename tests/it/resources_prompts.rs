@@ -284,7 +284,7 @@ async fn resources_over_every_page_templates_read_and_subscribe() {
     let updated = tokio::time::timeout(Duration::from_secs(5), async {
         loop {
             let batch = events.next_batch().await;
-            if batch.contains(&ServerEvent::ResourceUpdated("test://notes".into())) {
+            if batch.iter().any(|e| matches!(e, ServerEvent::ResourceUpdated { uri, .. } if uri == "test://notes")) {
                 return;
             }
         }

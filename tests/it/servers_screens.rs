@@ -206,7 +206,7 @@ fn a_server_that_fails_to_connect_stays_listed_and_is_retried() {
 #[test]
 fn a_watched_change_restarts_every_server() {
     let mut app = two_servers();
-    let effects = update(&mut app, Msg::FilesChanged { summary: "server.js".into(), at: "12:01:03 UTC".into() });
+    let effects = update(&mut app, Msg::FilesChanged { summary: "server.js".into(), at: "12:01:03".into() });
     let restarted: Vec<SessionId> = effects
         .iter()
         .filter_map(|e| match e {

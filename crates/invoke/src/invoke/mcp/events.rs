@@ -33,8 +33,9 @@ pub enum ServerEvent {
     Exited { how: String, last_lines: Vec<String> },
     /// The connection is gone (the server closed it, or an HTTP server forgot the session).
     Lost(String),
-    /// `notifications/resources/updated`: a subscribed resource changed (its URI).
-    ResourceUpdated(String),
+    /// `notifications/resources/updated`: a subscribed resource changed (its URI), and when it
+    /// said so (local `HH:MM:SS`).
+    ResourceUpdated { uri: String, at: String },
     /// `notifications/resources/list_changed`: the resources should be listed again.
     ResourcesChanged,
     /// `notifications/prompts/list_changed`: the prompts should be listed again.
@@ -60,7 +61,7 @@ impl ServerEvent {
             ServerEvent::Stderr(text)
             | ServerEvent::Lost(text)
             | ServerEvent::Note(text)
-            | ServerEvent::ResourceUpdated(text) => text.len(),
+            | ServerEvent::ResourceUpdated { uri: text, .. } => text.len(),
             ServerEvent::Log { level, logger, text } => {
                 level.len() + logger.as_ref().map_or(0, String::len) + text.len()
             }

@@ -434,7 +434,7 @@ fn notify(events: &EventSink, message: &Value) {
         Some("notifications/prompts/list_changed") => events.push(ServerEvent::PromptsChanged),
         Some("notifications/resources/updated") => {
             let uri = message.pointer("/params/uri").and_then(Value::as_str).unwrap_or_default();
-            events.push(ServerEvent::ResourceUpdated(uri.to_string()));
+            events.push(ServerEvent::ResourceUpdated { uri: uri.to_string(), at: crate::text::time::time_of_day() });
         }
         _ => {}
     }
