@@ -9,7 +9,9 @@
 //! (server-sequential-thinking: a finding), a file system's name-length limit
 //! (server-filesystem's ENAMETOOLONG: domain), a tool slow for every input (server-everything's
 //! four-stage research task: a note) and one refusal drawn by many numbers (its
-//! get-resource-reference: one finding, not one per number).
+//! get-resource-reference: one finding, not one per number), and a tool that works, reporting
+//! progress, for as long as it is asked to (server-everything's long-running operation: not a
+//! hang when the run's `--timeout` is shorter, one note).
 
 use std::sync::Arc;
 
@@ -56,6 +58,7 @@ fn tools() -> Vec<Tool> {
         tool("mkdir", json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})),
         tool("research", json!({"type": "object", "properties": {"topic": {"type": "string"}}})),
         tool("resource", json!({"type": "object", "properties": {"resourceId": {"type": "number", "default": 1}}})),
+        tool("countdown", json!({"type": "object", "properties": {"seconds": {"type": "number", "default": 10}}})),
         tool(
             "stock",
             json!({"type": "object", "properties": {"id": {"type": "string"}, "qty": {"type": "integer"}}, "required": ["id", "qty"]}),
@@ -177,6 +180,7 @@ impl ServerHandler for PreciseServer {
                 }
                 text(false, format!("resource {id}"))
             }
+            "countdown" => countdown(&arguments, request.meta.as_ref(), &context).await,
             // Behind a state check: only the item that exists gets further, where a negative
             // quantity hits an internal error.
             "stock" => {
@@ -194,6 +198,28 @@ impl ServerHandler for PreciseServer {
             other => Err(ErrorData::invalid_params(format!("no tool named {other}"), None)),
         }
     }
+}
+
+/// Works for `seconds`, reporting progress every 100 ms, until it is done or cancelled.
+async fn countdown(
+    arguments: &Value,
+    meta: Option<&rmcp::model::RequestMetaObject>,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let seconds = arguments["seconds"].as_f64().unwrap_or(10.0).clamp(0.0, 3600.0);
+    let token = context.meta.get_progress_token().or_else(|| meta.and_then(|m| m.get_progress_token()));
+    let steps = (seconds * 10.0) as u32;
+    for step in 1..=steps {
+        tokio::select! {
+            () = tokio::time::sleep(std::time::Duration::from_millis(100)) => {}
+            () = context.ct.cancelled() => return text(true, "cancelled".into()),
+        }
+        if let Some(token) = &token {
+            let report = rmcp::model::ProgressNotificationParam::new(token.clone(), f64::from(step));
+            let _ = context.peer.notify_progress(report).await;
+        }
+    }
+    text(false, format!("counted down {seconds} s"))
 }
 
 /// Not a test: the stdio server `server_command` starts (does nothing in a normal run).
@@ -306,4 +332,21 @@ fn a_tool_slow_for_every_input_is_a_note() {
     let report = fuzz(&["research", "--slow", "100"]);
     assert!(findings(&report, "research").is_empty(), "{report:#}");
     assert!(note(&report, "research").starts_with("the tool answers slowly for most inputs"), "{report:#}");
+}
+
+#[test]
+fn a_tool_still_reporting_progress_at_the_timeout_is_a_note_not_a_hang() {
+    let server = server_command();
+    let args = ["fuzz", "--mcp", &server, "--seed", "5", "--max-calls", "6", "--timeout", "1", "--json", "countdown"];
+    let output = tooldeck(&args);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+    });
+    assert!(findings(&report, "countdown").is_empty(), "{report:#}");
+    let said = note(&report, "countdown");
+    assert!(said.contains("ran out of --timeout while still reporting progress: not judged"), "{said}");
+    // Its default of 10 s, cut at 1 s: the smallest such input is kept as the example.
+    assert!(said.contains("e.g. {}"), "{said}");
+    // Each costs the whole --timeout: three in a row set the tool aside, as hangs do.
+    assert!(said.starts_with("set aside after it ran out of --timeout still working 3 times in a row"), "{said}");
 }

@@ -55,6 +55,9 @@ pub struct Causes {
     refused: usize,
     /// Answers that were no error, valid input or not.
     answered: usize,
+    /// Calls still reporting progress when their time ran out, and the smallest such input.
+    still_working: usize,
+    still_working_example: Option<Value>,
 }
 
 impl Causes {
@@ -111,6 +114,15 @@ impl Causes {
         self.map.insert(key, cause);
     }
 
+    /// A call still reporting progress when its time ran out: not judged, said in the note.
+    pub fn record_still_working(&mut self, arguments: Value) {
+        self.still_working += 1;
+        let smaller = |kept: &Value| arguments.to_string().len() < kept.to_string().len();
+        if self.still_working_example.as_ref().is_none_or(smaller) {
+            self.still_working_example = Some(arguments);
+        }
+    }
+
     /// Causes that will be findings as things stand (for the progress line).
     pub fn likely_findings(&self) -> usize {
         self.map.values().filter(|c| c.kind != Kind::RefusesValid || c.evidence == Evidence::Strong).count()
@@ -155,7 +167,14 @@ impl Causes {
             if finding { findings.push(cause) } else { noted.push(cause) }
         }
         let note = note(&noted, self.domain_unkept, most, self.refused, self.valid_calls);
-        let notes: Vec<String> = note.into_iter().chain(slow_note).collect();
+        let still_working_note = self.still_working_example.map(|example| {
+            let shown = crate::text::truncate(&example.to_string(), 200).into_owned();
+            format!(
+                "{} ran out of --timeout while still reporting progress: not judged (--max-time allows a call longer); e.g. {shown}",
+                crate::text::plural(self.still_working, "call")
+            )
+        });
+        let notes: Vec<String> = note.into_iter().chain(slow_note).chain(still_working_note).collect();
         (findings, (!notes.is_empty()).then(|| notes.join("; ")))
     }
 }
@@ -267,6 +286,23 @@ mod tests {
         assert_eq!(findings.iter().map(|f| f.kind).collect::<Vec<_>>(), [Kind::Crash]);
         let note = note.unwrap();
         assert!(note.starts_with("the tool refuses most inputs (50 of 52 valid ones), more than 8 causes"), "{note}");
+    }
+
+    #[test]
+    fn calls_still_working_at_the_limit_are_one_note_with_the_smallest_input() {
+        let mut causes = Causes::default();
+        causes.record_still_working(json!({"seconds": 100_000}));
+        causes.record_still_working(json!({"seconds": 50}));
+        causes.record(json!({"seconds": 50}), true, false, None, Phase::Valid);
+        causes.record(json!({"seconds": 0}), true, true, None, Phase::Valid);
+        let (findings, note) = causes.settle();
+        assert!(findings.is_empty(), "{findings:?}");
+        assert_eq!(
+            note.as_deref(),
+            Some(
+                "2 calls ran out of --timeout while still reporting progress: not judged (--max-time allows a call longer); e.g. {\"seconds\":50}"
+            )
+        );
     }
 
     #[test]

@@ -179,7 +179,8 @@ struct State<'a, C: Caller> {
 struct ToolRun {
     causes: Causes,
     success: Option<Status>,
-    /// Hangs in a row; at the limit the tool is set aside.
+    /// Calls in a row that ran out of time (hung, or still working); at the limit the tool is
+    /// set aside: each such call costs the whole `--timeout`.
     hangs: usize,
     set_aside: Option<String>,
 }
@@ -378,13 +379,18 @@ impl<C: Caller> State<'_, C> {
             let kind = verdict.as_ref().map(|v| v.kind);
             self.after(&answer, kind).await?;
             let succeeded = status.is_some_and(|s| s != Status::Error);
+            let still_working = matches!(&answer, Err(InvokeError::Timeout { still_working: true, .. }));
+            if still_working {
+                run.causes.record_still_working(arguments.clone());
+            }
             run.causes.record(arguments, valid, succeeded, verdict, phase);
             self.pending = run.causes.likely_findings();
             self.progress();
-            run.hangs = if kind == Some(Kind::Hang) { run.hangs + 1 } else { 0 };
+            run.hangs = if kind == Some(Kind::Hang) || still_working { run.hangs + 1 } else { 0 };
             if run.hangs >= self.settings.hang_limit.max(1) {
+                let how = if still_working { "ran out of --timeout still working" } else { "hung" };
                 run.set_aside = Some(format!(
-                    "set aside after it hung {} times in a row (the rest of its calls were not made)",
+                    "set aside after it {how} {} times in a row (the rest of its calls were not made)",
                     run.hangs
                 ));
                 break;
@@ -472,6 +478,7 @@ impl<C: Caller> State<'_, C> {
             Err(_) => Err(InvokeError::Timeout {
                 url: tool.id.clone(),
                 limit: format!("{} s (shrinking)", limit.as_secs_f64()),
+                still_working: false,
             }),
         }
     }

@@ -356,6 +356,9 @@ const URL_ELICITATION_REQUIRED: i64 = -32042;
 fn judge_error(valid: bool, error: &InvokeError) -> Option<Verdict> {
     let message = error.to_string();
     let kind = match error {
+        // Progress kept coming until the limit: the tool works for as long as it is asked to
+        // (a duration, a big count), which is no fault; the tool's note counts these.
+        InvokeError::Timeout { still_working: true, .. } => return None,
         InvokeError::Timeout { .. } => Kind::Hang,
         InvokeError::Gone { .. } | InvokeError::Transport { .. } | InvokeError::Connect { .. } => {
             return Some(crashed(&message));
@@ -469,7 +472,11 @@ mod tests {
                 .judge(
                     &Value::Null,
                     true,
-                    &Err(InvokeError::Timeout { url: "s".into(), limit: "1 s (--timeout)".into() })
+                    &Err(InvokeError::Timeout {
+                        url: "s".into(),
+                        limit: "1 s (--timeout)".into(),
+                        still_working: false
+                    })
                 )
                 .map(|f| f.kind),
             Some(Kind::Hang)

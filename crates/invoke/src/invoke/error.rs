@@ -71,11 +71,14 @@ pub enum InvokeError {
         #[source]
         source: Option<Cause>,
     },
-    #[error("no answer from {} within {limit}", redact::command(.url))]
+    #[error("no answer from {} within {limit}{}", redact::command(.url), still_working_said(*.still_working))]
     Timeout {
         url: String,
         /// The limit that ran out, as the person set it: "60 s (--timeout)", "5 s (--max-time)".
         limit: String,
+        /// The server was still reporting progress (or its task's status) when the limit ran
+        /// out: working for as long as it was asked to, not stuck.
+        still_working: bool,
     },
     /// The server answered the request with a JSON-RPC error. `server` is its label (masked),
     /// `data` at most [`MAX_ERROR_DATA`] (see [`InvokeError::protocol`]), boxed to keep every
@@ -214,6 +217,15 @@ impl InvokeError {
         self
     }
 
+    /// `self`, said to have been still working when its time ran out (a timeout only).
+    #[must_use]
+    pub fn still_working(self) -> InvokeError {
+        match self {
+            InvokeError::Timeout { url, limit, .. } => InvokeError::Timeout { url, limit, still_working: true },
+            other => other,
+        }
+    }
+
     pub fn from_reqwest(error: reqwest::Error, url: &str) -> InvokeError {
         // reqwest's own message is terse; its sources say what actually happened.
         let mut reason = error.to_string();
@@ -226,7 +238,7 @@ impl InvokeError {
         if super::http::is_redirect_loop(&error) {
             InvokeError::transport(url, super::http::RedirectLoop.to_string()).caused_by(error)
         } else if error.is_timeout() {
-            InvokeError::Timeout { url, limit: "the time allowed (--timeout)".into() }
+            InvokeError::Timeout { url, limit: "the time allowed (--timeout)".into(), still_working: false }
         } else if error.is_connect() {
             let reason = super::http::why_unanswered(&error);
             InvokeError::connect(url, reason).caused_by(error)
@@ -248,6 +260,11 @@ fn bounded(data: Value) -> Value {
         end -= 1;
     }
     Value::String(format!("{}… (cut at {} KiB)", &text[..end], MAX_ERROR_DATA >> 10))
+}
+
+/// The end of a timeout's line when the server was still working.
+fn still_working_said(still_working: bool) -> &'static str {
+    if still_working { ", though it was still reporting progress" } else { "" }
 }
 
 #[cfg(test)]

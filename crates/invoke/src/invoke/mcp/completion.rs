@@ -121,6 +121,7 @@ impl McpEndpoint {
         let result = tokio::time::timeout(within, asked).await.map_err(|_| InvokeError::Timeout {
             url: self.label.clone(),
             limit: format!("{} s, for suggestions", within.as_secs_f64()),
+            still_working: false,
         })??;
         Ok(read_suggestions(&result))
     }

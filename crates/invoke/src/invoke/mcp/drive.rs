@@ -330,6 +330,8 @@ impl McpEndpoint {
                     true => super::errors::timeout_limit(max),
                     false => format!("{} s (--max-time)", max.as_secs_f64()),
                 },
+                // Its task answered every poll and its status moved (else `Stale` ended it).
+                still_working: true,
             }),
             _ => Ok(()),
         }

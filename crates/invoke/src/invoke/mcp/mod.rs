@@ -329,7 +329,9 @@ impl McpEndpoint {
         events: &EventSink,
     ) -> Result<McpEndpoint, InvokeError> {
         match served {
-            Err(_) => Err(InvokeError::Timeout { url: label, limit: errors::timeout_limit(timeout) }),
+            Err(_) => {
+                Err(InvokeError::Timeout { url: label, limit: errors::timeout_limit(timeout), still_working: false })
+            }
             Ok(Err(error)) => {
                 let mut reason = match &error {
                     ClientInitializeError::ConnectionClosed(_) | ClientInitializeError::TransportError { .. } => {
