@@ -282,6 +282,7 @@ async fn fuzz_tools(
         ..Settings::default()
     };
     warn_of_writes(tools, &settings);
+    warn_of_idle_pins(tools, &settings.pins);
     let line = ProgressLine::new(io::stderr().is_terminal());
     let stop = AtomicBool::new(false);
     let mut signals = crate::signals::StopSignals::new().ok();
@@ -383,6 +384,16 @@ fn warn_of_writes(tools: &[Tool], settings: &Settings) {
         crate::text::plural(writers.len(), "tool"),
         shown.join(", ")
     );
+}
+
+/// A pin no tool of the run declares sets nothing: a typo, or a field of a tool left out.
+fn warn_of_idle_pins(tools: &[Tool], pins: &[crate::fuzz::Pin]) {
+    for pin in pins.iter().filter(|pin| !tools.iter().any(|tool| pin.path_for(tool).is_some())) {
+        report!(
+            "tooldeck: warning: --pin {} sets nothing: no tool fuzzed declares that field (TOOL.FIELD for one tool, a.b for a nested field)",
+            crate::text::visible(pin.key())
+        );
+    }
 }
 
 fn clock_seed() -> u64 {

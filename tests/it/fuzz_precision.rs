@@ -307,6 +307,12 @@ fn a_pinned_field_gets_past_a_state_check() {
     let found = findings(&with, "stock");
     assert_eq!(found.len(), 1, "{with:#}");
     assert_eq!(found[0]["arguments"], json!({"id": "item-7", "qty": -1}), "{with:#}");
+
+    // A pin no tool of the run declares is said, not silently ignored.
+    let server = server_command();
+    let typo = ["fuzz", "--mcp", &server, "--max-calls", "2", "--json", "stock", "--pin", "stok.id=item-7"];
+    let stderr = String::from_utf8_lossy(&tooldeck(&typo).stderr).into_owned();
+    assert!(stderr.contains("--pin stok.id sets nothing: no tool fuzzed declares that field"), "{stderr}");
 }
 
 #[test]

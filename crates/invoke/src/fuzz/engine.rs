@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::causes::{Cause, Causes};
 use super::judge::{CallResult, Judge};
+use super::pin::Pinned;
 use super::valid::Generator;
 use super::{Finding, FuzzError, Kind, Phase, Report, Settings, ToolSummary, coverage, invalid, shrink, tool_seed};
 use crate::catalog::Tool;
@@ -125,7 +126,7 @@ pub async fn run<C: Caller>(
         tool: String::new(),
         phase: Phase::Examples,
         pending: 0,
-        pins: Vec::new(),
+        pins: Pinned::default(),
     };
     for tool in tools {
         let mut summary = ToolSummary { tool: tool.id.clone(), ..ToolSummary::default() };
@@ -172,7 +173,7 @@ struct State<'a, C: Caller> {
     /// them as findings at once, not only once shrinking is done.
     pending: usize,
     /// The tool's pinned fields (`--pin`).
-    pins: Vec<(String, Value)>,
+    pins: Pinned,
 }
 
 /// What the phases of one tool came to.
@@ -204,28 +205,13 @@ impl<C: Caller> State<'_, C> {
         });
     }
 
-    /// `arguments` with the pinned fields set (an object only).
-    fn pinned(&self, mut arguments: Value) -> Value {
-        if let Value::Object(map) = &mut arguments {
-            for (field, value) in &self.pins {
-                map.insert(field.clone(), value.clone());
-            }
-        }
-        arguments
-    }
-
     async fn fuzz_tool(&mut self, tool: &Tool, summary: &mut ToolSummary) -> Result<(), FuzzError> {
         let Some(judge) = Judge::new(&tool.input_schema, tool.output_schema.as_ref(), self.settings.slow) else {
             summary.skipped = Some("its input schema cannot be compiled".into());
             return Ok(());
         };
         self.tool = tool.id.clone();
-        self.pins = self
-            .settings
-            .pins
-            .iter()
-            .filter_map(|pin| pin.field_for(tool).map(|field| (field.to_string(), pin.value.clone())))
-            .collect();
+        self.pins = Pinned::for_tool(&self.settings.pins, tool);
         let generator = Generator::new(&tool.input_schema);
         let mut run = ToolRun { causes: Causes::default(), success: None, hangs: 0, set_aside: None };
         let phases = self.phases(tool, &judge, &generator, &mut run, summary).await;
@@ -258,7 +244,7 @@ impl<C: Caller> State<'_, C> {
         let mut used = 0;
         for (phase, inputs) in [(Phase::Examples, examples), (Phase::Coverage, covered)] {
             let take = inputs.len().min(budget.saturating_sub(used));
-            let mut inputs: Vec<Value> = inputs.into_iter().take(take).map(|v| self.pinned(v)).collect();
+            let mut inputs: Vec<Value> = inputs.into_iter().take(take).map(|v| self.pins.apply(v)).collect();
             if !self.pins.is_empty() {
                 dedup(&mut inputs);
             }
@@ -279,14 +265,7 @@ impl<C: Caller> State<'_, C> {
         let valid_share = left.div_ceil(2);
         // Made as they are sent, not all first: memory stays flat however many calls a run makes.
         let pins = self.pins.clone();
-        let pin = move |mut v: Value| {
-            if let Value::Object(map) = &mut v {
-                for (field, value) in &pins {
-                    map.insert(field.clone(), value.clone());
-                }
-            }
-            v
-        };
+        let pin = move |v: Value| pins.apply(v);
         let valid_inputs = (0..valid_share).map(|_| pin(generator.arguments(&mut rng)));
         let calls = self.phase(tool, judge, Phase::Valid, valid_inputs, run).await?;
         summary.phases.push((Phase::Valid, calls));
@@ -327,14 +306,7 @@ impl<C: Caller> State<'_, C> {
         let inputs = seeds
             .iter()
             .flat_map(|seed| super::mutate::mutations(generator, seed, rng))
-            .map(move |mut v| {
-                if let Value::Object(map) = &mut v {
-                    for (field, value) in &pins {
-                        map.insert(field.clone(), value.clone());
-                    }
-                }
-                v
-            })
+            .map(move |v| pins.apply(v))
             .filter(move |v| seen.insert(v.to_string()))
             .take(share)
             .collect::<Vec<_>>();
@@ -499,7 +471,7 @@ impl<C: Caller> State<'_, C> {
         'rounds: while spent < budget && self.out_of_time().is_none() {
             let size = shrink::size(&current);
             for candidate in shrink::candidates(&current) {
-                let candidate = self.pinned(candidate);
+                let candidate = self.pins.apply(candidate);
                 if shrink::size(&candidate) >= size {
                     continue;
                 }

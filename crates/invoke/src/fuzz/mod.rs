@@ -10,6 +10,7 @@ mod engine;
 mod invalid;
 mod judge;
 mod mutate;
+mod pin;
 pub mod report;
 mod schema;
 mod shrink;
@@ -24,6 +25,7 @@ pub use coverage::{coverage, examples, minimal};
 pub use engine::{Caller, Progress, Stoppable, run, skip_reason};
 pub use invalid::break_one;
 pub use judge::{CallResult, Evidence, Judge, Verdict, normalise};
+pub use pin::{Pin, PinError, Pinned};
 pub use shrink::candidates;
 pub use valid::Generator;
 
@@ -190,44 +192,6 @@ pub struct ToolSummary {
     /// it was set aside after hanging again and again.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-}
-
-/// A field set to a known value in every input (`--pin field=value`, `--pin tool.field=value`),
-/// to get past a state check (an id that exists, the repository served).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Pin {
-    /// The text before the first `.`, which may name a tool.
-    scope: Option<String>,
-    /// The whole name before `=`.
-    key: String,
-    pub value: Value,
-}
-
-/// A `--pin` without `=`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--pin takes FIELD=VALUE or TOOL.FIELD=VALUE, not {0:?}")]
-pub struct PinError(String);
-
-impl Pin {
-    /// `field=value` or `tool.field=value`; the value is JSON when it reads as JSON, else text.
-    pub fn parse(text: &str) -> Result<Pin, PinError> {
-        let (key, value) = text.split_once('=').filter(|(k, _)| !k.is_empty()).ok_or_else(|| PinError(text.into()))?;
-        let value = serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_string()));
-        let scope = key.split_once('.').map(|(tool, _)| tool.to_string());
-        Ok(Pin { scope, key: key.to_string(), value })
-    }
-
-    /// The field this pin sets in `tool`'s input: `tool.field` pins of this tool, and plain
-    /// pins of a field the tool declares.
-    pub fn field_for(&self, tool: &crate::catalog::Tool) -> Option<&str> {
-        if let Some(scope) = &self.scope
-            && (*scope == tool.id || *scope == tool.name)
-        {
-            return self.key.split_once('.').map(|(_, field)| field);
-        }
-        let declared = tool.input_schema.get("properties").and_then(|p| p.get(&self.key)).is_some();
-        declared.then_some(self.key.as_str())
-    }
 }
 
 /// What a run came to.
