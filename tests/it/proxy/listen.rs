@@ -104,6 +104,16 @@ async fn a_stdio_server_is_reached_over_streamable_http_through_the_proxy() {
         lines.iter().any(|l| l["from"] == "server" && l["message"]["result"]["structuredContent"]["sum"] == 42.0),
         "the answer recorded"
     );
+    // The proxy's own refusals are the record's answers too (a client probing before it
+    // initializes learns why from the record), and an HTTP body is never "not JSON-RPC".
+    // (tooldeck's own client probes first too: a 2026 `server/discover`, refused the same way.)
+    let refused: Vec<&Value> = lines.iter().filter(|l| l["from"] == "server" && l["http"]["status"] == 400).collect();
+    assert!(!refused.is_empty(), "{lines:#?}");
+    for line in refused {
+        assert_eq!(line["text"], "tooldeck proxy: no Mcp-Session-Id: initialize first", "{line:#}");
+        assert!(line.get("note").is_none(), "{line:#}");
+    }
+    assert!(lines.iter().any(|l| l["from"] == "server" && l["http"]["status"] == 404), "the unknown session's 404");
 }
 
 /// The server's own questions cross the bridge too: a form elicitation and a sampling request

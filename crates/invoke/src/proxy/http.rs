@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -108,6 +108,20 @@ pub(super) fn kept_headers(headers: &HeaderMap) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A request the proxy answers itself (no session, a body that is not JSON, a server that
+/// cannot be started or reached): recorded as the answer, so the record says why the client's
+/// message went unanswered.
+pub(super) fn answer_recorded(tap: &TapHandle, status: StatusCode, content_type: &str, body: String) -> Response {
+    let headers = vec![(header::CONTENT_TYPE.to_string(), content_type.to_string())];
+    let details = HttpDetails { method: None, path: None, status: Some(status.as_u16()), headers };
+    tap.send(From::Server, Bytes::from(body.clone()), Some(details));
+    (status, [(header::CONTENT_TYPE, content_type.to_string())], body).into_response()
+}
+
+pub(super) fn refuse_recorded(tap: &TapHandle, status: StatusCode, why: &str) -> Response {
+    answer_recorded(tap, status, "text/plain; charset=utf-8", format!("tooldeck proxy: {why}"))
+}
+
 /// One request passed on, its answer passed back.
 async fn pass(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
@@ -125,8 +139,8 @@ async fn pass(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let answer = match upstream.send().await {
         Ok(answer) => answer,
         Err(e) => {
-            let message = format!("tooldeck proxy: the server cannot be reached: {e}");
-            return (StatusCode::BAD_GATEWAY, crate::redact::urls_in(&message).into_owned()).into_response();
+            let why = format!("the server cannot be reached: {e}");
+            return refuse_recorded(&shared.tap, StatusCode::BAD_GATEWAY, &crate::redact::urls_in(&why));
         }
     };
     let status = answer.status();

@@ -89,9 +89,9 @@ impl Frame {
     }
 
     /// True for a stdio line a client's parser would choke on: kept, not blank (clients skip
-    /// those), and not JSON-RPC.
+    /// those), and not JSON-RPC. An HTTP body never is: its status and type say what it is.
     pub fn breaks_clients(&self) -> bool {
-        self.kept() && !self.raw.iter().all(u8::is_ascii_whitespace) && !self.is_json_rpc()
+        self.http.is_none() && self.kept() && !self.raw.iter().all(u8::is_ascii_whitespace) && !self.is_json_rpc()
     }
 
     /// The JSON-RPC method of a request or notification.

@@ -44,7 +44,7 @@ pub fn record_line(frame: &Frame) -> Value {
             line.insert("note".into(), json!("too large to keep: its size only"));
         }
     }
-    if frame.breaks_clients() && frame.http.is_none() {
+    if frame.breaks_clients() {
         line.insert("note".into(), json!(NOT_JSON_RPC));
     }
     Value::Object(line)

@@ -206,7 +206,7 @@ impl Traffic {
             let text = if frame.kept() {
                 let raw = String::from_utf8_lossy(&frame.raw);
                 let line = crate::redact::urls_in(&raw);
-                match frame.breaks_clients() && frame.http.is_none() {
+                match frame.breaks_clients() {
                     true => format!("{line}\n\n{}", crate::wire::NOT_JSON_RPC),
                     false => format!("{http}{line}"),
                 }

@@ -94,12 +94,20 @@ enum NoSession {
     Ended,
 }
 
+impl NoSession {
+    /// The status and the words the client gets.
+    fn said(&self) -> (StatusCode, &'static str) {
+        match self {
+            NoSession::NoId => (StatusCode::BAD_REQUEST, "no Mcp-Session-Id: initialize first"),
+            NoSession::Ended => (StatusCode::NOT_FOUND, "no such session (it ended): initialize again"),
+        }
+    }
+}
+
 impl IntoResponse for NoSession {
     fn into_response(self) -> Response {
-        match self {
-            NoSession::NoId => refuse(StatusCode::BAD_REQUEST, "no Mcp-Session-Id: initialize first"),
-            NoSession::Ended => refuse(StatusCode::NOT_FOUND, "no such session (it ended): initialize again"),
-        }
+        let (status, why) = self.said();
+        refuse(status, why)
     }
 }
 
@@ -166,18 +174,32 @@ async fn post(shared: &Arc<Shared>, parts: &axum::http::request::Parts, body: Bo
     let Ok(message) = serde_json::from_slice::<Value>(&body) else {
         let error =
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the body is not JSON"}}"#;
-        return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], error).into_response();
+        return super::http::answer_recorded(
+            &shared.tap,
+            StatusCode::BAD_REQUEST,
+            "application/json",
+            error.to_string(),
+        );
     };
     let asked = asked(&message);
     let (session, new_id) = if asked.initialize && parts.headers.get(SESSION_HEADER).is_none() {
         match start_session(shared) {
             Ok((session, id)) => (session, Some(id)),
-            Err(e) => return refuse(StatusCode::BAD_GATEWAY, &format!("the server cannot be started: {e}")),
+            Err(e) => {
+                return super::http::refuse_recorded(
+                    &shared.tap,
+                    StatusCode::BAD_GATEWAY,
+                    &format!("the server cannot be started: {e}"),
+                );
+            }
         }
     } else {
         match session_of(shared, &parts.headers) {
             Ok(session) => (session, None),
-            Err(refused) => return refused.into_response(),
+            Err(refused) => {
+                let (status, why) = refused.said();
+                return super::http::refuse_recorded(&shared.tap, status, why);
+            }
         }
     };
     // One message a line: a body spread over lines is written compact.
@@ -190,7 +212,11 @@ async fn post(shared: &Arc<Shared>, parts: &axum::http::request::Parts, body: Bo
     let events = accept.contains("text/event-stream") || !accept.contains("application/json");
     let receiver = (!asked.ids.is_empty()).then(|| session.open_post(&asked.ids, &asked.tokens, events));
     if let Err(e) = session.write(&line).await {
-        return refuse(StatusCode::BAD_GATEWAY, &format!("the server's input is closed: {e}"));
+        return super::http::refuse_recorded(
+            &shared.tap,
+            StatusCode::BAD_GATEWAY,
+            &format!("the server's input is closed: {e}"),
+        );
     }
     let mut response = match receiver {
         None => StatusCode::ACCEPTED.into_response(),
