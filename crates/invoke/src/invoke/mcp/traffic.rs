@@ -84,7 +84,10 @@ impl TrafficEntry {
             (Some(http), _) => format!(" HTTP {}", http.status.map_or("(no answer)".into(), |s| s.to_string())),
             (None, true) if self.text.contains("\"error\":") => " (error)".to_string(),
             (None, true) => " (result)".to_string(),
-            (None, false) if self.id.is_none() && self.method.is_some() => " (notification)".to_string(),
+            // A name with a space is a label (`HTTP 400: ...`), not a JSON-RPC method.
+            (None, false) if self.id.is_none() && self.method.as_ref().is_some_and(|m| !m.contains(' ')) => {
+                " (notification)".to_string()
+            }
             _ => String::new(),
         };
         let by = if self.by_app { "app " } else { "" };
@@ -203,6 +206,13 @@ impl Traffic {
         // A proxy's HTTP frame shows the request line or status and headers above its body.
         let http = frame.http.as_ref().map(http_lines).unwrap_or_default();
         let Some(value) = &frame.message else {
+            // An HTTP answer that is not JSON (a proxy's refusal, an HTML error page) is named in
+            // lists by its status and first words, as an exchange is by what it was for.
+            let named = frame.http.as_ref().and_then(|h| h.status).map(|status| {
+                let body = String::from_utf8_lossy(&frame.raw);
+                let first = body.lines().next().unwrap_or_default();
+                format!("HTTP {status}: {}", crate::text::truncate(&crate::redact::urls_in(first), 60))
+            });
             let text = if frame.kept() {
                 let raw = String::from_utf8_lossy(&frame.raw);
                 let line = crate::redact::urls_in(&raw);
@@ -218,7 +228,7 @@ impl Traffic {
                 at_ms: 0,
                 direction,
                 id: None,
-                method: None,
+                method: named,
                 answer: false,
                 text: text.into(),
                 http: None,
@@ -550,6 +560,17 @@ mod tests {
         assert_eq!(entries[0].summary(), "→ tools/list #1");
         assert!(entries[0].text.starts_with("POST /mcp\nauthorization: "), "{}", entries[0].text);
         assert!(!entries[0].text.contains("s3cret") && entries[0].text.contains("\"tools/list\""));
+    }
+
+    #[test]
+    fn an_http_answer_that_is_not_json_is_named_by_its_status_and_words() {
+        let traffic = Traffic::default();
+        let http = crate::wire::HttpDetails { status: Some(400), ..Default::default() };
+        let raw = bytes::Bytes::from_static(b"tooldeck proxy: no Mcp-Session-Id: initialize first");
+        traffic.frame(&Frame::new(From::Server, std::time::SystemTime::now(), raw, Some(http)));
+        let (entries, _) = traffic.since(0);
+        assert_eq!(entries[0].summary(), "← HTTP 400: tooldeck proxy: no Mcp-Session-Id: initialize first");
+        assert!(!entries[0].text.contains(crate::wire::NOT_JSON_RPC), "{}", entries[0].text);
     }
 
     #[test]
