@@ -182,7 +182,7 @@ struct ToolRun {
     success: Option<Status>,
     /// Calls in a row that ran out of time (hung, or still working); at the limit the tool is
     /// set aside: each such call costs the whole `--timeout`.
-    hangs: usize,
+    timeouts_in_a_row: usize,
     set_aside: Option<String>,
 }
 
@@ -213,7 +213,7 @@ impl<C: Caller> State<'_, C> {
         self.tool = tool.id.clone();
         self.pins = Pinned::for_tool(&self.settings.pins, tool);
         let generator = Generator::new(&tool.input_schema);
-        let mut run = ToolRun { causes: Causes::default(), success: None, hangs: 0, set_aside: None };
+        let mut run = ToolRun { causes: Causes::default(), success: None, timeouts_in_a_row: 0, set_aside: None };
         let phases = self.phases(tool, &judge, &generator, &mut run, summary).await;
         let ToolRun { causes, success, set_aside, .. } = run;
         let unkept = causes.unkept;
@@ -358,12 +358,13 @@ impl<C: Caller> State<'_, C> {
             run.causes.record(arguments, valid, succeeded, verdict, phase);
             self.pending = run.causes.likely_findings();
             self.progress();
-            run.hangs = if kind == Some(Kind::Hang) || still_working { run.hangs + 1 } else { 0 };
-            if run.hangs >= self.settings.hang_limit.max(1) {
+            run.timeouts_in_a_row =
+                if kind == Some(Kind::Hang) || still_working { run.timeouts_in_a_row + 1 } else { 0 };
+            if run.timeouts_in_a_row >= self.settings.hang_limit.max(1) {
                 let how = if still_working { "ran out of --timeout still working" } else { "hung" };
                 run.set_aside = Some(format!(
                     "set aside after it {how} {} times in a row (the rest of its calls were not made)",
-                    run.hangs
+                    run.timeouts_in_a_row
                 ));
                 break;
             }
