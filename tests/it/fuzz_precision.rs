@@ -59,6 +59,7 @@ fn tools() -> Vec<Tool> {
         tool("research", json!({"type": "object", "properties": {"topic": {"type": "string"}}})),
         tool("resource", json!({"type": "object", "properties": {"resourceId": {"type": "number", "default": 1}}})),
         tool("countdown", json!({"type": "object", "properties": {"seconds": {"type": "number", "default": 10}}})),
+        tool("stall", json!({"type": "object", "properties": {}})),
         tool(
             "stock",
             json!({"type": "object", "properties": {"id": {"type": "string"}, "qty": {"type": "integer"}}, "required": ["id", "qty"]}),
@@ -181,6 +182,7 @@ impl ServerHandler for PreciseServer {
                 text(false, format!("resource {id}"))
             }
             "countdown" => countdown(&arguments, request.meta.as_ref(), &context).await,
+            "stall" => stall(request.meta.as_ref(), &context).await,
             // Behind a state check: only the item that exists gets further, where a negative
             // quantity hits an internal error.
             "stock" => {
@@ -220,6 +222,19 @@ async fn countdown(
         }
     }
     text(false, format!("counted down {seconds} s"))
+}
+
+/// Reports progress once, then says nothing until it is cancelled: stuck, whatever it said first.
+async fn stall(
+    meta: Option<&rmcp::model::RequestMetaObject>,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let token = context.meta.get_progress_token().or_else(|| meta.and_then(|m| m.get_progress_token()));
+    if let Some(token) = token {
+        let _ = context.peer.notify_progress(rmcp::model::ProgressNotificationParam::new(token, 1.0)).await;
+    }
+    context.ct.cancelled().await;
+    text(true, "cancelled".into())
 }
 
 /// Not a test: the stdio server `server_command` starts (does nothing in a normal run).
@@ -355,4 +370,11 @@ fn a_tool_still_reporting_progress_at_the_timeout_is_a_note_not_a_hang() {
     assert!(said.contains("e.g. {}"), "{said}");
     // Each costs the whole --timeout: three in a row set the tool aside, as hangs do.
     assert!(said.starts_with("set aside after it ran out of --timeout still working 3 times in a row"), "{said}");
+
+    // Progress once, then silence for the whole timeout: that is a hang.
+    let args = ["fuzz", "--mcp", &server, "--seed", "5", "--max-calls", "2", "--timeout", "1", "--json", "stall"];
+    let report: Value = serde_json::from_slice(&tooldeck(&args).stdout).expect("a report");
+    let stall = findings(&report, "stall");
+    assert_eq!(stall.len(), 1, "{report:#}");
+    assert_eq!(stall[0]["kind"], "hang", "{report:#}");
 }

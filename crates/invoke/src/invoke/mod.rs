@@ -184,21 +184,7 @@ impl Endpoint {
     ) -> Result<(Outcome, Exchange), InvokeError> {
         let (mut outcome, exchange) = match self {
             Endpoint::Otc(e) => e.call(request).await?,
-            Endpoint::Mcp(e) => {
-                // A call that ran out of time while progress kept coming was working, not stuck.
-                let progressed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-                let heard = std::sync::Arc::clone(&progressed);
-                let on_progress = move |progress| {
-                    heard.store(true, std::sync::atomic::Ordering::Relaxed);
-                    on_progress(progress);
-                };
-                e.call_with_progress(request, on_progress).await.map_err(|error| {
-                    match progressed.load(std::sync::atomic::Ordering::Relaxed) {
-                        true => error.still_working(),
-                        false => error,
-                    }
-                })?
-            }
+            Endpoint::Mcp(e) => e.call_with_progress(request, on_progress).await?,
         };
         // MCP results carry no duration of their own: the round trip is the duration.
         if outcome.duration_ms == 0 {

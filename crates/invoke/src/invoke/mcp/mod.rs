@@ -505,6 +505,14 @@ impl McpEndpoint {
         params.set_progress_token(ProgressToken(NumberOrString::String(request.call_id.clone().into())));
         let listeners = self.client.service().listeners.clone();
         let listeners_for_status = listeners.clone();
+        // When progress last came: a call whose time ran out soon after a report (within half
+        // the silence allowed) was working, not stuck; silence for most of it is a hang.
+        let last_progress = Arc::new(Mutex::new(None::<Instant>));
+        let heard = Arc::clone(&last_progress);
+        let on_progress = move |progress| {
+            *lock(&heard) = Some(Instant::now());
+            on_progress(progress);
+        };
         lock(&listeners).push((request.call_id.clone(), Box::new(on_progress)));
         // Whatever happens to the call, its listener goes with it.
         let _forget = Forget { listeners, key: request.call_id.clone() };
@@ -533,7 +541,8 @@ impl McpEndpoint {
                 }
                 // A failed call keeps what went over the wire.
                 *lock(&self.failed) = Some((request.call_id.clone(), exchange));
-                return Err(error);
+                let working = lock(&last_progress).is_some_and(|at| at.elapsed() < self.timeout / 2);
+                return Err(if working { error.still_working() } else { error });
             }
         };
         let value = result;
