@@ -107,21 +107,11 @@ async fn streamable_http_passes_through_the_proxy_with_its_sessions_and_streams(
     let server = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, router).await });
 
-    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let listen = free.local_addr().unwrap();
-    drop(free);
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("http.jsonl");
-    let mut proxy = Command::new(tooldeck())
-        .args(["proxy", "--listen", &listen.to_string(), "--mcp-url", &format!("http://{server}/mcp"), "--record"])
-        .arg(&record)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut said = String::new();
-    let mut stderr = std::io::BufReader::new(proxy.stderr.take().unwrap());
-    std::io::BufRead::read_line(&mut stderr, &mut said).unwrap();
-    assert!(said.contains("listening on"), "{said}");
+    let upstream = format!("http://{server}/mcp");
+    let (mut proxy, listen, _stderr) =
+        listening_proxy(&["--mcp-url".as_ref(), upstream.as_ref(), "--record".as_ref(), record.as_os_str()]);
 
     let headers = vec![("Authorization".to_string(), "Bearer s3cret-token".to_string())];
     let endpoint = McpEndpoint::connect_http(&format!("http://{listen}/mcp"), headers).await.unwrap();
@@ -144,6 +134,27 @@ async fn streamable_http_passes_through_the_proxy_with_its_sessions_and_streams(
     assert_eq!(answer["http"]["status"], 200);
     // The answer came as an SSE stream, event by event.
     assert_eq!(answer["http"]["headers"]["content-type"], "text/event-stream", "{text}");
+}
+
+/// `tooldeck proxy --listen` on a free loopback port with `args` after it, once it says it
+/// listens: the process, its address, and its stderr (kept open for what it says later).
+fn listening_proxy(
+    args: &[&std::ffi::OsStr],
+) -> (std::process::Child, std::net::SocketAddr, std::io::BufReader<std::process::ChildStderr>) {
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let listen = free.local_addr().unwrap();
+    drop(free);
+    let mut proxy = Command::new(tooldeck())
+        .args(["proxy", "--listen", &listen.to_string()])
+        .args(args)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = String::new();
+    let mut stderr = std::io::BufReader::new(proxy.stderr.take().unwrap());
+    std::io::BufRead::read_line(&mut stderr, &mut said).unwrap();
+    assert!(said.contains("listening on"), "{said}");
+    (proxy, listen, stderr)
 }
 
 /// Runs the proxy in front of a shell script, feeding it `input`; (stdout, stderr, exit code).

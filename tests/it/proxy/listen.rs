@@ -2,7 +2,7 @@
 //! binary) reached over Streamable HTTP by rmcp's streamable-http client (tooldeck's endpoint),
 //! and the session rules checked by hand with reqwest.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 use tooldeck::invoke::mcp::McpEndpoint;
@@ -18,25 +18,13 @@ fn initialize() -> Value {
 
 #[tokio::test]
 async fn a_stdio_server_is_reached_over_streamable_http_through_the_proxy() {
-    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let listen = free.local_addr().unwrap();
-    drop(free);
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("listen.jsonl");
     let server = crate::mcp::stdio_command_with("");
     let words = shlex::split(&server).unwrap();
-    let mut proxy = Command::new(super::tooldeck())
-        .args(["proxy", "--listen", &listen.to_string(), "--record"])
-        .arg(&record)
-        .arg("--")
-        .args(&words)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut said = String::new();
-    let mut stderr = std::io::BufReader::new(proxy.stderr.take().unwrap());
-    std::io::BufRead::read_line(&mut stderr, &mut said).unwrap();
-    assert!(said.contains("listening on"), "{said}");
+    let mut args = vec!["--record".as_ref(), record.as_os_str(), "--".as_ref()];
+    args.extend(words.iter().map(std::ffi::OsStr::new));
+    let (mut proxy, listen, _stderr) = super::listening_proxy(&args);
     let url = format!("http://{listen}/mcp");
 
     // rmcp's client: list, call, progress notifications on the call's own stream.
@@ -121,21 +109,11 @@ async fn a_stdio_server_is_reached_over_streamable_http_through_the_proxy() {
 /// (POSTed back) reach the stdio server, which echoes them in its result.
 #[test]
 fn a_servers_elicitation_and_sampling_cross_the_bridge_both_ways() {
-    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let listen = free.local_addr().unwrap();
-    drop(free);
     let server = crate::mcp::stdio_command_with(&format!("{}=1", crate::mcp::ASKS_ENV));
     let words = shlex::split(&server).unwrap();
-    let mut proxy = Command::new(super::tooldeck())
-        .args(["proxy", "--listen", &listen.to_string(), "--"])
-        .args(&words)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut said = String::new();
-    let mut stderr = std::io::BufReader::new(proxy.stderr.take().unwrap());
-    std::io::BufRead::read_line(&mut stderr, &mut said).unwrap();
-    assert!(said.contains("listening on"), "{said}");
+    let mut args = vec!["--".as_ref()];
+    args.extend(words.iter().map(std::ffi::OsStr::new));
+    let (mut proxy, listen, _stderr) = super::listening_proxy(&args);
     let url = format!("http://{listen}/mcp");
     let call = |args: &[&str]| {
         let output = Command::new(super::tooldeck())
