@@ -196,13 +196,7 @@ mod tests {
         answer(&mut app, asked[0].clone(), suggestions("a-stale"));
         assert_eq!(offered(&app), None, "the answer for \"a\" came after \"ab\" was typed");
         assert_eq!(app.status(), None);
-        let slow = || {
-            Err(EffectError::Server(InvokeError::Timeout {
-                url: "mcp:x".into(),
-                limit: "5 s".into(),
-                still_working: false,
-            }))
-        };
+        let slow = || Err(EffectError::Server(InvokeError::timeout("mcp:x", "5 s")));
         answer(&mut app, asked[1].clone(), slow());
         let status = app.status().map(str::to_string).unwrap_or_default();
         assert!(status.contains("no answer from mcp:x within 5 s"), "{status}");

@@ -448,11 +448,7 @@ impl<C: Caller> State<'_, C> {
         let limit = self.settings.shrink_timeout;
         match tokio::time::timeout(limit, call).await {
             Ok(answer) => answer,
-            Err(_) => Err(InvokeError::Timeout {
-                url: tool.id.clone(),
-                limit: format!("{} s (shrinking)", limit.as_secs_f64()),
-                still_working: false,
-            }),
+            Err(_) => Err(InvokeError::timeout(tool.id.clone(), format!("{} s (shrinking)", limit.as_secs_f64()))),
         }
     }
 

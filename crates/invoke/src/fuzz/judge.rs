@@ -468,17 +468,7 @@ mod tests {
         let gone = Err(InvokeError::gone("s", "exited"));
         assert_eq!(judge.judge(&Value::Null, false, &gone).map(|f| f.kind), Some(Kind::Crash));
         assert_eq!(
-            judge
-                .judge(
-                    &Value::Null,
-                    true,
-                    &Err(InvokeError::Timeout {
-                        url: "s".into(),
-                        limit: "1 s (--timeout)".into(),
-                        still_working: false
-                    })
-                )
-                .map(|f| f.kind),
+            judge.judge(&Value::Null, true, &Err(InvokeError::timeout("s", "1 s (--timeout)"))).map(|f| f.kind),
             Some(Kind::Hang)
         );
         let mut slow = Outcome::new(Status::Value, "1");

@@ -217,6 +217,11 @@ impl InvokeError {
         self
     }
 
+    /// No answer within `limit` (as the person set it: "60 s (--timeout)").
+    pub fn timeout(url: impl Into<String>, limit: impl Into<String>) -> InvokeError {
+        InvokeError::Timeout { url: url.into(), limit: limit.into(), still_working: false }
+    }
+
     /// `self`, said to have been still working when its time ran out (a timeout only).
     #[must_use]
     pub fn still_working(self) -> InvokeError {
@@ -238,7 +243,7 @@ impl InvokeError {
         if super::http::is_redirect_loop(&error) {
             InvokeError::transport(url, super::http::RedirectLoop.to_string()).caused_by(error)
         } else if error.is_timeout() {
-            InvokeError::Timeout { url, limit: "the time allowed (--timeout)".into(), still_working: false }
+            InvokeError::timeout(url, "the time allowed (--timeout)")
         } else if error.is_connect() {
             let reason = super::http::why_unanswered(&error);
             InvokeError::connect(url, reason).caused_by(error)

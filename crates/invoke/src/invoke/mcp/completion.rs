@@ -118,10 +118,8 @@ impl McpEndpoint {
             params["context"] = json!({ "arguments": context });
         }
         let asked = self.custom("completion/complete", params, true);
-        let result = tokio::time::timeout(within, asked).await.map_err(|_| InvokeError::Timeout {
-            url: self.label.clone(),
-            limit: format!("{} s, for suggestions", within.as_secs_f64()),
-            still_working: false,
+        let result = tokio::time::timeout(within, asked).await.map_err(|_| {
+            InvokeError::timeout(self.label.clone(), format!("{} s, for suggestions", within.as_secs_f64()))
         })??;
         Ok(read_suggestions(&result))
     }

@@ -323,16 +323,15 @@ impl McpEndpoint {
 
     fn check_max_time(&self, started: Instant) -> Result<(), InvokeError> {
         match self.max_time {
-            Some(max) if started.elapsed() > max => Err(InvokeError::Timeout {
-                url: self.label.clone(),
+            Some(max) if started.elapsed() > max => {
                 // Set from `--timeout` when no `--max-time` was given (fuzz): named so.
-                limit: match max == self.timeout {
+                let limit = match max == self.timeout {
                     true => super::errors::timeout_limit(max),
                     false => format!("{} s (--max-time)", max.as_secs_f64()),
-                },
+                };
                 // Its task answered every poll and its status moved (else `Stale` ended it).
-                still_working: true,
-            }),
+                Err(InvokeError::timeout(self.label.clone(), limit).still_working())
+            }
             _ => Ok(()),
         }
     }

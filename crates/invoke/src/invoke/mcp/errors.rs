@@ -32,11 +32,7 @@ impl McpEndpoint {
             answered = tokio::time::timeout(self.timeout, future) => answered,
         };
         match answered {
-            Err(_) => Err(InvokeError::Timeout {
-                url: self.label.clone(),
-                limit: timeout_limit(self.timeout),
-                still_working: false,
-            }),
+            Err(_) => Err(InvokeError::timeout(self.label.clone(), timeout_limit(self.timeout))),
             Ok(Ok(value)) => Ok(value),
             // rmcp may report a cut stream as a closed connection before the wire is polled.
             Ok(Err(_)) if let Some(why) = self.wire.take_failure() => {
@@ -108,7 +104,7 @@ impl McpEndpoint {
                     }
                     _ => timeout_limit(timeout),
                 };
-                InvokeError::Timeout { url: label.clone(), limit, still_working: false }
+                InvokeError::timeout(label.clone(), limit)
             }
             ServiceError::TransportClosed | ServiceError::TransportSend(_)
                 if self.oversized.as_ref().is_some_and(|o| o.load(std::sync::atomic::Ordering::Relaxed)) =>

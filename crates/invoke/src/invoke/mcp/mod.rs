@@ -329,9 +329,7 @@ impl McpEndpoint {
         events: &EventSink,
     ) -> Result<McpEndpoint, InvokeError> {
         match served {
-            Err(_) => {
-                Err(InvokeError::Timeout { url: label, limit: errors::timeout_limit(timeout), still_working: false })
-            }
+            Err(_) => Err(InvokeError::timeout(label, errors::timeout_limit(timeout))),
             Ok(Err(error)) => {
                 let mut reason = match &error {
                     ClientInitializeError::ConnectionClosed(_) | ClientInitializeError::TransportError { .. } => {
