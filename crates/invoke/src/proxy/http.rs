@@ -82,14 +82,23 @@ pub fn run(listen: &str, target: Target, keep: &Keep) -> Result<u8, ProxyError> 
     served.map(|()| 0)
 }
 
-async fn serve(listen: &str, shared: Arc<Shared>, name: Option<&str>) -> Result<(), ProxyError> {
+/// Binds `listen` and says so on stderr: `listening on http://ADDR/mcp, {what} (Ctrl-C stops it)`.
+pub(super) async fn listen_on(
+    listen: &str,
+    name: Option<&str>,
+    what: &str,
+) -> Result<(tokio::net::TcpListener, std::net::SocketAddr), ProxyError> {
     let failed = |source| ProxyError::Listen { addr: listen.to_string(), source };
     let listener = tokio::net::TcpListener::bind(listen).await.map_err(failed)?;
     let addr = listener.local_addr().map_err(failed)?;
-    super::warner(name)(&format!(
-        "listening on http://{addr}/mcp, passing to {} (Ctrl-C stops it)",
-        crate::redact::url(&shared.upstream)
-    ));
+    super::warner(name)(&format!("listening on http://{addr}/mcp, {what} (Ctrl-C stops it)"));
+    Ok((listener, addr))
+}
+
+async fn serve(listen: &str, shared: Arc<Shared>, name: Option<&str>) -> Result<(), ProxyError> {
+    let failed = |source| ProxyError::Listen { addr: listen.to_string(), source };
+    let passing = format!("passing to {}", crate::redact::url(&shared.upstream));
+    let (listener, _) = listen_on(listen, name, &passing).await?;
     let router = axum::Router::new().fallback(pass).with_state(shared);
     let mut signals = crate::signals::StopSignals::new().map_err(ProxyError::Runtime)?;
     axum::serve(listener, router)

@@ -58,12 +58,8 @@ pub fn run(listen: &str, command: &[String], keep: &Keep) -> Result<u8, ProxyErr
 
 async fn serve(listen: &str, shared: Arc<Shared>, name: Option<&str>) -> Result<(), ProxyError> {
     let failed = |source| ProxyError::Listen { addr: listen.to_string(), source };
-    let listener = tokio::net::TcpListener::bind(listen).await.map_err(failed)?;
-    let addr = listener.local_addr().map_err(failed)?;
-    super::warner(name)(&format!(
-        "listening on http://{addr}/mcp, each session a new {} (Ctrl-C stops it)",
-        crate::redact::command(&shared.command)
-    ));
+    let each = format!("each session a new {}", crate::redact::command(&shared.command));
+    let (listener, addr) = super::http::listen_on(listen, name, &each).await?;
     let mut router = axum::Router::new().fallback(pass).with_state(Arc::clone(&shared));
     if addr.ip().is_loopback() {
         // A server on this machine answers only this machine's clients (DNS rebinding, origins).
