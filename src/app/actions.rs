@@ -140,6 +140,9 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     }
     // `stop_typing` closed the filter, keeping what was typed.
     if action == Action::Filter && filtering {
+        if let Some(back) = app.list.take_filter_from() {
+            app.focus = back;
+        }
         return Vec::new();
     }
     act(app, action, run_armed)
@@ -257,6 +260,7 @@ impl Scope {
                     | A::PreviousItem
                     | A::Copy
                     | A::WatchRun
+                    | A::History
             ),
             Scope::Overlay(Overlay::Fuzz) => matches!(action, A::Quit | A::Help | A::Activate | A::Retry),
             // Enter on a recorded `tools/call` opens it in the form.
@@ -416,14 +420,20 @@ impl App {
     pub(super) fn open_selected_form(&mut self) {
         let Some(form) = self.form_mut() else { return };
         if form.rows().is_empty() {
-            let run_key = self.key_name(Context::Main, Action::Run);
-            let reads = self.selected_tool().is_some_and(|t| !t.written.face.is_tool());
-            self.tell(match reads {
-                true => format!("nothing to fill in: {run_key} reads it"),
-                false => format!("this tool takes no parameters: {run_key} runs it"),
-            });
+            self.tell(self.nothing_to_fill_in());
         }
         self.focus = Focus::Form;
+    }
+
+    /// What a form with no field says: what the run key does with the entry selected (a tool
+    /// runs, a resource is read, a server that is not connected is tried again).
+    pub fn nothing_to_fill_in(&self) -> String {
+        use crate::catalog::Face;
+        self.say(match self.selected_tool().map(|t| &t.written.face) {
+            Some(Face::Offline { .. }) => "not connected: {key:reconnect} tries again, {key:server_pane} says why",
+            Some(Face::Tool) | None => "this tool takes no parameters: {key:run} runs it",
+            Some(_) => "nothing to fill in: {key:run} reads it",
+        })
     }
 }
 

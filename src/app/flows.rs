@@ -88,7 +88,10 @@ impl App {
 
     /// The same call again (after a token, or when the server said it can be retried).
     pub(super) fn retry(&mut self) -> Vec<Effect> {
-        let Some((tool_id, arguments)) = self.result.last_call() else { return Vec::new() };
+        let Some((tool_id, arguments)) = self.result.last_call() else {
+            self.tell(self.say("no call to run again yet: {key:run} runs the form"));
+            return Vec::new();
+        };
         self.send(tool_id, arguments)
     }
 

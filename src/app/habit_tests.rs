@@ -156,6 +156,27 @@ fn every_view_closes_with_the_key_that_opened_it() {
     type_text(&mut app, "add");
     chord(&mut app, KeyCode::Char('f'), KeyModifiers::CONTROL);
     assert!(!app.list.filtering() && app.list.filter().text() == "add");
+    // Opened from a form, the filter returns there: Esc (the search dropped) or Ctrl-F again.
+    for close in [(KeyCode::Esc, KeyModifiers::NONE), (KeyCode::Char('f'), KeyModifiers::CONTROL)] {
+        let mut app = self::app();
+        open(&mut app, "Math.Add");
+        chord(&mut app, KeyCode::Char('f'), KeyModifiers::CONTROL);
+        assert_eq!(app.focus, Focus::List, "the filter is typed in the list");
+        type_text(&mut app, "sub");
+        chord(&mut app, close.0, close.1);
+        assert_eq!(app.focus, Focus::Form, "{close:?} returns to the form it was opened from");
+        assert!(!app.form_pane.editing(), "without starting an edit");
+    }
+}
+
+/// Keys that act on the last call say so when there is none, rather than nothing.
+#[test]
+fn run_again_with_no_call_says_so() {
+    for key in [(KeyCode::F(6), KeyModifiers::NONE), (KeyCode::Char('r'), KeyModifiers::ALT)] {
+        let mut app = app();
+        assert!(chord(&mut app, key.0, key.1).is_empty());
+        assert!(app.status().is_some_and(|s| s.contains("no call to run again yet")), "{:?}", app.status());
+    }
 }
 
 /// Zoomed, the form's header grows only as far as its description needs (it once took half

@@ -33,6 +33,9 @@ pub struct ToolList {
     /// methods (`start_filter`, `filter_key`...); read through `filter()` and `filtering()`.
     filter: TextInput,
     filtering: bool,
+    /// Where the focus was when the filter was opened from another pane (the form): closing
+    /// the filter returns there.
+    filter_from: Option<crate::app::Focus>,
 }
 
 impl ToolList {
@@ -139,6 +142,12 @@ impl ToolList {
         self.filter.clear();
     }
 
+    /// Where closing the filter returns the focus, when it was opened from another pane; asked
+    /// once.
+    pub fn take_filter_from(&mut self) -> Option<crate::app::Focus> {
+        self.filter_from.take()
+    }
+
     /// The filter stops taking keys; what was typed stays.
     pub fn stop_filter(&mut self) {
         self.filtering = false;
@@ -163,19 +172,22 @@ impl ToolList {
         }
     }
 
-    /// A key in the filter box: every keystroke selects the best match. True when Enter chose
-    /// the selected tool (the app opens its form).
-    fn filter_key(&mut self, key: crossterm::event::KeyEvent, catalog: &Catalog) -> bool {
+    /// A key in the filter box: every keystroke selects the best match. What the app does
+    /// next: open the chosen tool's form (Enter), or return to the pane the filter was opened
+    /// from (Esc).
+    fn filter_key(&mut self, key: crossterm::event::KeyEvent, catalog: &Catalog) -> FilterDone {
         use crossterm::event::KeyCode;
         match key.code {
             KeyCode::Esc => {
                 self.filtering = false;
                 self.filter.clear();
                 self.refresh(catalog);
+                return FilterDone { open_form: false, back_to: self.filter_from.take() };
             }
             KeyCode::Enter => {
                 self.filtering = false;
-                return self.selected_tool().is_some();
+                self.filter_from = None;
+                return FilterDone { open_form: self.selected_tool().is_some(), back_to: None };
             }
             KeyCode::Up => self.move_by(-1),
             KeyCode::Down => self.move_by(1),
@@ -185,7 +197,7 @@ impl ToolList {
                 }
             }
         }
-        false
+        FilterDone::default()
     }
 
     /// A paste into the filter being typed; false when it is not being typed.
@@ -301,6 +313,13 @@ fn ranked(catalog: &Catalog, filter: &str) -> Vec<Row> {
     scored.into_iter().map(|(_, _, i)| Row::Tool(i)).collect()
 }
 
+/// What a key in the filter box asks of the app.
+#[derive(Debug, Default)]
+struct FilterDone {
+    open_form: bool,
+    back_to: Option<crate::app::Focus>,
+}
+
 /// The list: its filter box takes the keys while typed (each keystroke selects the best
 /// match, Enter opens its form); otherwise its keys move the selection, start a new search
 /// and clear it. Opening the form, the JSON view and every command are the app's.
@@ -317,8 +336,12 @@ impl crate::app::Component for ToolList {
         };
         match input {
             Input::Key(key) if self.filtering => {
-                let open_form = self.filter_key(key, cx.catalog);
-                Some(Reply { tool_changed: true, open_form, ..Reply::default() })
+                let done = self.filter_key(key, cx.catalog);
+                let reply = Reply { tool_changed: true, open_form: done.open_form, ..Reply::default() };
+                Some(match done.back_to {
+                    Some(focus) => Reply { focus: Some(focus), ..reply },
+                    None => reply,
+                })
             }
             Input::Paste(text) if self.paste_filter(text, cx.catalog) => {
                 Some(Reply { tool_changed: true, ..Reply::default() })
@@ -339,6 +362,7 @@ impl crate::app::Component for ToolList {
                 Action::Filter => {
                     // A new search each time: `/` never appends to the last one.
                     self.start_filter();
+                    self.filter_from = (cx.focus != Focus::List).then_some(cx.focus);
                     Some(Reply::focus(Focus::List))
                 }
                 _ => None,

@@ -244,9 +244,10 @@ impl ServerPane {
                         reply.effects.push(Effect::Server(ServerEffect::ListFaces));
                     }
                 }
-                ServerEvent::Skipped(n) => {
-                    self.note(format!("… {n} lines skipped: they came faster than they could be shown"))
-                }
+                ServerEvent::Skipped(n) => self.note(format!(
+                    "… {} skipped: they came faster than they could be shown",
+                    crate::text::plural(n as usize, "line")
+                )),
             }
         }
         reply

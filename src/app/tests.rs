@@ -194,6 +194,13 @@ fn chords_in_the_result_pane_are_not_letters() {
 }
 
 #[test]
+fn h_in_the_result_pane_opens_past_calls() {
+    let mut app = result_in_focus("1");
+    press(&mut app, KeyCode::Char('H'));
+    assert!(matches!(app.prompts.popup(), Some(Popup::History { .. })), "{:?}", app.status());
+}
+
+#[test]
 fn find_in_the_result_moves_to_the_match() {
     let mut app = result_in_focus(r#"{"a":1,"b":2,"needle":3,"c":4}"#);
     press(&mut app, KeyCode::Char('/'));

@@ -231,7 +231,11 @@ impl Sources {
 pub fn main() -> ExitCode {
     use clap::{CommandFactory, FromArgMatches};
     let matches = Cli::command().get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    cli.server.note_order(&matches);
+    if let (Some(Command::Attach(args)), Some(("attach", sub))) = (cli.command.as_mut(), matches.subcommand()) {
+        args.server.note_order(sub);
+    }
     if cli.command.is_some() && cli.has_app_options() {
         // They would be silently ignored: say where they go instead.
         Cli::command()
@@ -448,9 +452,25 @@ pub struct ServerArgs {
     pub max_time: Option<u64>,
     #[command(flatten)]
     pub oauth: auth::OAuthArgs,
+    /// Where each server flag stood on the command line, in [`ServerArgs::options_each`]'s
+    /// order before sorting (`--mcp`s, `--mcp-url`s, `--endpoint`s, `--server`s): filled from
+    /// clap's matches by [`ServerArgs::note_order`], so the servers open in the order named.
+    #[arg(skip)]
+    pub positions: Vec<usize>,
 }
 
 impl ServerArgs {
+    /// Keeps where each server flag stood in `matches` (the command's own matches).
+    pub fn note_order(&mut self, matches: &clap::ArgMatches) {
+        let at = |id: &str| -> Vec<usize> {
+            match matches.try_get_raw(id) {
+                Ok(Some(_)) => matches.indices_of(id).map(Iterator::collect).unwrap_or_default(),
+                _ => Vec::new(),
+            }
+        };
+        self.positions = ["mcp", "mcp_url", "endpoint", "server"].into_iter().flat_map(at).collect();
+    }
+
     /// How many servers are named (a headless command talks to one).
     pub fn servers_named(&self) -> usize {
         self.endpoint.len() + self.server.len() + self.mcp.len() + self.mcp_url.len()
@@ -475,6 +495,11 @@ impl ServerArgs {
         each.extend(self.mcp_url.iter().map(|u| one(&|o| o.mcp_url = Some(u.clone()))));
         each.extend(self.endpoint.iter().map(|e| one(&|o| o.endpoint = Some(e.clone()))));
         each.extend(self.server.iter().map(|n| one(&|o| o.server = Some(n.clone()))));
+        if self.positions.len() == each.len() {
+            let mut placed: Vec<(usize, EndpointOptions)> = self.positions.iter().copied().zip(each).collect();
+            placed.sort_by_key(|(position, _)| *position);
+            return placed.into_iter().map(|(_, options)| options).collect();
+        }
         each
     }
 
@@ -502,4 +527,27 @@ impl ServerArgs {
 fn count_problems(errors: usize, warnings: usize) -> String {
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     format!("{}, {}", plural(errors, "error"), plural(warnings, "warning"))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, FromArgMatches};
+
+    use super::*;
+
+    /// Servers open in the order they were named, whatever their kinds.
+    #[test]
+    fn servers_are_taken_in_the_order_named() {
+        let args = ["tooldeck", "--mcp", "a", "--mcp-url", "http://u/mcp", "--server", "s", "--mcp", "b"];
+        let matches = Cli::command().try_get_matches_from(args).expect("parses");
+        let mut cli = Cli::from_arg_matches(&matches).expect("parses");
+        cli.server.note_order(&matches);
+        let named: Vec<String> = cli
+            .server
+            .options_each()
+            .into_iter()
+            .map(|o| o.mcp.or(o.mcp_url).or(o.server).unwrap_or_default())
+            .collect();
+        assert_eq!(named, ["a", "http://u/mcp", "s", "b"]);
+    }
 }

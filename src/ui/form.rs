@@ -34,13 +34,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     }
     let body = area.rows;
     if rows.is_empty() {
-        // A resource is read, not run: the same key, said as what it does.
-        let resource = app.selected_tool().is_some_and(|t| !t.written.face.is_tool());
-        let said = app.say(match resource {
-            true => "nothing to fill in: {key:run} reads it",
-            false => "no parameters: {key:run} runs the tool",
-        });
-        frame.render_widget(Paragraph::new(Line::styled(said, styles.muted)), body);
+        frame.render_widget(Paragraph::new(Line::styled(app.nothing_to_fill_in(), styles.muted)), body);
         return;
     }
     let (lines, cursor_at) = field_lines(app, form, &rows, usize::from(body.width), focused, styles);
@@ -321,6 +315,29 @@ fn scrolled(input: &TextInput, room: usize) -> (String, usize) {
     (shown, cursor)
 }
 
+/// A number's bounds as a person reads them: `0…70` when both ends are allowed, `> 0 · ≤ 70`
+/// when an end is excluded (`exclusiveMinimum: 0`, or draft 4's `exclusiveMinimum: true` beside
+/// `minimum`), since `0…70` would promise that 0 is taken.
+fn number_range(schema: &Value) -> Option<String> {
+    // Draft 4 says an excluded end with a boolean beside the bound; later drafts with the bound itself.
+    let end = |inclusive: &str, exclusive: &str| match schema.get(exclusive) {
+        Some(Value::Bool(true)) => schema.get(inclusive).map(|v| (show(v), true)),
+        Some(v @ Value::Number(_)) => Some((show(v), true)),
+        _ => schema.get(inclusive).filter(|v| v.is_number()).map(|v| (show(v), false)),
+    };
+    let lower = end("minimum", "exclusiveMinimum");
+    let upper = end("maximum", "exclusiveMaximum");
+    let low = |(min, excluded): &(String, bool)| format!("{} {min}", if *excluded { ">" } else { "≥" });
+    let high = |(max, excluded): &(String, bool)| format!("{} {max}", if *excluded { "<" } else { "≤" });
+    match (&lower, &upper) {
+        (Some((min, false)), Some((max, false))) => Some(format!("{min}…{max}")),
+        (Some(l), Some(h)) => Some(format!("{} · {}", low(l), high(h))),
+        (Some(l), None) => Some(low(l)),
+        (None, Some(h)) => Some(high(h)),
+        (None, None) => None,
+    }
+}
+
 /// Type, format, bounds and markers, shown dim after the value.
 fn hint(field: &Field) -> String {
     let schema = &field.schema;
@@ -343,11 +360,8 @@ fn hint(field: &Field) -> String {
         parts.push(format.into());
     }
     let bound = |key: &str| schema.get(key).map(show);
-    match (bound("minimum").or(bound("exclusiveMinimum")), bound("maximum").or(bound("exclusiveMaximum"))) {
-        (Some(min), Some(max)) => parts.push(format!("{min}…{max}")),
-        (Some(min), None) => parts.push(format!("≥ {min}")),
-        (None, Some(max)) => parts.push(format!("≤ {max}")),
-        _ => {}
+    if let Some(range) = number_range(schema) {
+        parts.push(range);
     }
     match (bound("minLength"), bound("maxLength")) {
         (Some(min), Some(max)) => parts.push(format!("{min}…{max} chars")),
@@ -411,4 +425,23 @@ fn text_area(
         (cursor_line - first, indent + width(&visible(&before)))
     });
     Some((lines, cursor))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::number_range;
+    use serde_json::json;
+
+    #[test]
+    fn an_excluded_end_is_not_shown_as_taken() {
+        assert_eq!(number_range(&json!({"minimum": 0, "maximum": 70})).as_deref(), Some("0…70"));
+        assert_eq!(number_range(&json!({"exclusiveMinimum": 0, "maximum": 70})).as_deref(), Some("> 0 · ≤ 70"));
+        assert_eq!(number_range(&json!({"minimum": 1, "exclusiveMaximum": 10})).as_deref(), Some("≥ 1 · < 10"));
+        // Draft 4: a boolean beside the bound.
+        let draft4 = json!({"minimum": 0, "exclusiveMinimum": true, "maximum": 5, "exclusiveMaximum": false});
+        assert_eq!(number_range(&draft4).as_deref(), Some("> 0 · ≤ 5"));
+        assert_eq!(number_range(&json!({"exclusiveMinimum": 0})).as_deref(), Some("> 0"));
+        assert_eq!(number_range(&json!({"maximum": 3})).as_deref(), Some("≤ 3"));
+        assert_eq!(number_range(&json!({"type": "number"})), None);
+    }
 }

@@ -50,8 +50,10 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         n => format!(" · {n} older let go"),
     };
     let level_key = app.key_name(Context::Server, Action::LogLevel);
-    let title =
-        format!("── stderr and log · {} lines{dropped} · {shown} ({level_key}) · {follows} ", pane_state.log().len());
+    let title = format!(
+        "── stderr and log · {}{dropped} · {shown} ({level_key}) · {follows} ",
+        crate::text::plural(pane_state.log().len(), "line")
+    );
     lines.push(Line::styled(truncate(&title, columns).into_owned(), styles.title));
     let height = usize::from(body.height).saturating_sub(lines.len());
     if pane_state.log().is_empty() {
@@ -162,7 +164,7 @@ fn log_rows(line: &LogLine, columns: usize, height: usize, styles: &Styles) -> V
     let limit = height.max(2);
     if lines > ENTRY_LINES || texts.len() > limit {
         texts.truncate(limit - 1);
-        texts.push(format!("… {} lines in all", lines));
+        texts.push(format!("… {} in all", crate::text::plural(lines, "line")));
     }
     texts
         .into_iter()

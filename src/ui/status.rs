@@ -169,6 +169,9 @@ const FORM: &[Hint] = &[
     ("{toggle_json}", "JSON"),
     ("{back}", "back"),
 ];
+/// A form with no field: nothing to edit, add or see as JSON.
+const FORM_EMPTY: &[Hint] =
+    &[("{run}", "run"), ("{focus_result}", "result"), ("{help}", "help"), ("{palette}", "actions"), ("{back}", "back")];
 const FUZZ: &[Hint] = &[
     ("{up}{down}", "findings"),
     ("{activate}", "into the form"),
@@ -246,6 +249,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
             Widget::Suggest { .. } => (&[Context::Typing], EDIT_SUGGEST),
             _ => (&[Context::Typing], EDIT),
         },
+        _ if app.focus == Focus::Form && app.form().is_some_and(|f| f.rows().is_empty()) => (FORM_KEYS, FORM_EMPTY),
         _ if app.focus == Focus::Form && focused_types(app) => (FORM_KEYS, FORM_TEXT),
         _ if app.focus == Focus::Form => (FORM_KEYS, FORM),
         _ => (&[Context::Main], LIST),
@@ -322,6 +326,7 @@ mod tests {
         (FORM_KEYS, FORM),
         (&[Context::Main], LIST),
         (FORM_KEYS, FORM_TEXT),
+        (FORM_KEYS, FORM_EMPTY),
     ];
 
     #[test]
@@ -337,6 +342,7 @@ mod tests {
         assert!(
             FORM.iter()
                 .chain(FORM_TEXT)
+                .chain(FORM_EMPTY)
                 .filter_map(|(t, _)| fill(t, &keymap, FORM_KEYS))
                 .all(|k| k.chars().count() > 1),
             "no single printable key is a command on the form"

@@ -92,8 +92,28 @@ impl Root {
             return path == self.path;
         }
         let Ok(rest) = path.strip_prefix(&self.path) else { return false };
-        !rest.components().any(|c| matches!(c, Component::Normal(name) if IGNORED.iter().any(|i| name == *i)))
+        let scratch = path.file_name().and_then(|n| n.to_str()).is_some_and(is_editor_scratch);
+        !scratch
+            && !rest.components().any(|c| matches!(c, Component::Normal(name) if IGNORED.iter().any(|i| name == *i)))
     }
+}
+
+/// True for the files an editor writes beside the one being edited and then removes or keeps
+/// aside: vim's swap files (`.a.js.swp`, `.swx`, `.swo`) and its write test `4913`, backups
+/// (`a.js~`), Emacs's lock and auto-save (`.#a.js`, `#a.js#`), Kate's swap (`.a.js.kate-swp`),
+/// JetBrains' safe write (`a.js___jb_tmp___`), gedit's (`.goutputstream-XYZ`). The save itself
+/// changes the real file, which is seen; naming the scratch file in "what changed" only misleads.
+fn is_editor_scratch(name: &str) -> bool {
+    let vim_swap = name.starts_with('.') && [".swp", ".swx", ".swo"].iter().any(|end| name.ends_with(end));
+    vim_swap
+        || name == "4913"
+        || name.ends_with('~')
+        || name.starts_with(".#")
+        || (name.len() > 2 && name.starts_with('#') && name.ends_with('#'))
+        || name.ends_with(".kate-swp")
+        || name.ends_with("___jb_tmp___")
+        || name.ends_with("___jb_old___")
+        || name.starts_with(".goutputstream-")
 }
 
 /// True for the events that mean a file's content or presence changed. Opening, reading and
@@ -247,6 +267,22 @@ mod tests {
         assert!(change.paths.contains(&path.join("server.sh")), "{change:?}");
         assert!(change.paths.contains(&path.join("tools.json")), "{change:?}");
         assert_eq!(next(&mut watch, Duration::from_millis(500)), None, "one change for the burst");
+    }
+
+    #[test]
+    fn an_editors_scratch_files_are_not_named() {
+        let (_dir, path) = folder();
+        let mut watch = Watch::start(std::slice::from_ref(&path)).expect("watch");
+        // vim's save: its write test, its swap file and backup, then the file itself.
+        for scratch in ["4913", ".server.js.swp", "server.js~", ".#server.js", "#server.js#", "s.js___jb_tmp___"] {
+            std::fs::write(path.join(scratch), "x").expect("write");
+        }
+        std::fs::write(path.join("server.js"), "new").expect("write");
+        let change = next(&mut watch, Duration::from_secs(5)).expect("a change");
+        assert_eq!(change.paths, vec![path.join("server.js")], "{change:?}");
+        for kept in ["server.js", "notes.swp", "#1", "tmp", "a.kate"] {
+            assert!(!is_editor_scratch(kept), "{kept}");
+        }
     }
 
     #[test]

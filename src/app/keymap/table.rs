@@ -163,6 +163,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Result, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "the keys here"),
     row(Result, A::ServerPane, &[Key::char('i'), Key::plain(C::F(2))], "the server pane"),
     row(Result, A::Reconnect, &[Key::char('R')], "restart the MCP server / new session"),
+    row(Result, A::History, &[Key::char('H')], "past calls"),
     row(Value, A::Up, UP, "move"),
     row(Value, A::Down, DOWN, "move"),
     row(Value, A::PageUp, &[Key::plain(C::PageUp)], "a page"),

@@ -37,7 +37,10 @@ async fn a_dry_run_over_http_shows_the_headers_masked() {
     assert!(headers["Accept"].as_str().unwrap_or_default().contains("text/event-stream"), "{shown}");
     let authorization = headers["Authorization"].as_str().unwrap_or_default();
     assert!(!authorization.is_empty() && !shown.to_string().contains("s3cret-t0ken"), "masked: {shown}");
-    assert_eq!(shown["body"]["name"], "add", "{shown}");
+    // The body is the JSON-RPC message as sent, not only its params.
+    assert_eq!(shown["body"]["jsonrpc"], "2.0", "{shown}");
+    assert_eq!(shown["body"]["method"], "tools/call", "{shown}");
+    assert_eq!(shown["body"]["params"]["name"], "add", "{shown}");
     // A token given for the call replaces the given header, as it does when sent; still masked.
     let mut request = CallRequest::new("add", json!({}));
     request.tokens = vec![("mcp".into(), "call-t0ken".into())];

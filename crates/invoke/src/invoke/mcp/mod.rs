@@ -475,13 +475,15 @@ impl McpEndpoint {
         McpEndpoint::describe_call(&self.label, request)
     }
 
-    /// The `tools/call` request to the server `label` names, as it would be sent.
+    /// The `tools/call` request to the server `label` names, as it would be sent: the whole
+    /// JSON-RPC message. Its `id` is the session's to give when it is sent; 1 stands in for it.
     pub fn describe_call(label: &str, request: &CallRequest) -> Exchange {
-        let body = match drive::call_params(request) {
-            Ok(params) => serde_json::to_string_pretty(&params).unwrap_or_default(),
-            Err(_) => serde_json::to_string_pretty(&json!({"name": request.tool_id, "arguments": request.arguments}))
-                .unwrap_or_default(),
+        let params = match drive::call_params(request) {
+            Ok(params) => serde_json::to_value(&params).unwrap_or_default(),
+            Err(_) => json!({"name": request.tool_id, "arguments": request.arguments}),
         };
+        let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+        let body = serde_json::to_string_pretty(&message).unwrap_or_default();
         Exchange { method: "tools/call".into(), url: label.to_string(), request_body: body, ..Exchange::default() }
     }
 

@@ -113,13 +113,24 @@ pub fn publish(wanted: Option<&str>, server: &Map<String, Value>, warn: &Warn) -
     Some(Box::new(LiveSink { shared, path, name }))
 }
 
-/// The name a proxy gets from its server: its script or program, or its URL's host.
+/// The name a proxy gets from its server: its script or program, or its URL's host. A server on
+/// this machine is told apart by its port (`localhost-3001`): every one's host is 127.0.0.1.
 fn default_name(server: &Map<String, Value>) -> String {
     if let Some(command) = server.get("mcp").and_then(Value::as_str) {
         return place::default_name(&shlex::split(command).unwrap_or_default());
     }
     let url = server.get("mcp_url").and_then(Value::as_str).and_then(|u| url::Url::parse(u).ok());
-    place::file_name(url.as_ref().and_then(url::Url::host_str).unwrap_or("proxy"))
+    let Some(url) = url else { return "proxy".to_string() };
+    let local = match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    match (local, url.port_or_known_default()) {
+        (true, Some(port)) => format!("localhost-{port}"),
+        _ => place::file_name(url.host_str().unwrap_or("proxy")),
+    }
 }
 
 /// Binds `wanted`, else `wanted-2`, `wanted-3`...: a name is free when nothing is there or what
@@ -271,6 +282,20 @@ mod tests {
     use bytes::Bytes;
 
     use super::*;
+
+    #[test]
+    fn a_proxy_in_front_of_a_url_is_named_by_its_host_or_local_port() {
+        let named = |url: &str| {
+            let mut server = Map::new();
+            server.insert("mcp_url".into(), Value::String(url.into()));
+            default_name(&server)
+        };
+        assert_eq!(named("http://127.0.0.1:3001/mcp"), "localhost-3001");
+        assert_eq!(named("http://localhost/mcp"), "localhost-80");
+        assert_eq!(named("http://[::1]:8765/mcp"), "localhost-8765");
+        assert_eq!(named("https://mcp.example.com/mcp"), "mcp.example.com");
+        assert_eq!(named("not a url"), "proxy");
+    }
 
     fn sink() -> LiveSink {
         let shared = Shared {
