@@ -439,6 +439,17 @@ impl App {
 
 /// `R`: start the MCP server again (or open a new session) and list its tools again.
 fn reconnect(app: &mut App) -> Vec<Effect> {
+    if !app.server().lists_tools() {
+        let session = app.sessions.current_id();
+        let recorded = app.catalog.tools().iter().any(|t| t.source.session == Some(session));
+        // Listing it again would add the files' tools a second time, as the server's.
+        let shown = crate::text::visible(app.server().endpoint()).into_owned();
+        app.tell(match recorded {
+            true => app.names_no_server(session),
+            false => format!("{shown} keeps no session: nothing to restart, calls go to it as they are"),
+        });
+        return Vec::new();
+    }
     app.server_mut().start_listing();
     app.server_pane_mut().note("reconnecting…");
     app.tell(format!("reconnecting to {}…", crate::text::visible(app.server().endpoint())));

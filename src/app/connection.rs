@@ -23,6 +23,9 @@ pub struct ServerState {
     /// The server was restarted and its tools are being listed again: the listing's status
     /// line says both.
     reconnected: bool,
+    /// The server lists its own tools (MCP); an Open Tool Calling server (the demo server
+    /// among them) is called with the tools of the files, and keeps no session to restart.
+    lists_tools: bool,
 }
 
 impl Default for ServerState {
@@ -33,6 +36,7 @@ impl Default for ServerState {
             asked_by: BTreeMap::new(),
             listing: false,
             reconnected: false,
+            lists_tools: false,
         }
     }
 }
@@ -47,6 +51,7 @@ impl ServerState {
     /// tools.
     pub fn named(&mut self, label: String, lists_tools: bool) -> Reply {
         self.listing = lists_tools;
+        self.lists_tools = lists_tools;
         let reply = if lists_tools {
             Reply::effect(Effect::Server(ServerEffect::ListTools))
                 .with_status(format!("connecting to {label} and listing its tools…"))
@@ -68,6 +73,12 @@ impl ServerState {
                 "{url} wants authorization (HTTP 401{asks}). Type its bearer token, or leave it empty to sign in (OAuth, in the browser):"
             )),
         }
+    }
+
+    /// The server lists its own tools (MCP): it has a session to restart, and tools to list
+    /// again.
+    pub fn lists_tools(&self) -> bool {
+        self.lists_tools
     }
 
     /// The server was asked for its tools and has not answered yet.

@@ -42,6 +42,12 @@ impl App {
     /// Sends a call, unless the tool is marked destructive and not yet run this session: then
     /// the user is asked for `y` first.
     fn send(&mut self, tool_id: String, arguments: serde_json::Value) -> Vec<Effect> {
+        // A recorded server's tools (`tooldeck attach FILE`) with no server named to call them.
+        let session = self.catalog.get(&tool_id).and_then(|t| t.source.session);
+        if let Some(session) = session.filter(|id| self.sessions.get(*id).is_some_and(|s| !s.server().lists_tools())) {
+            self.tell(self.names_no_server(session));
+            return Vec::new();
+        }
         if let Some(tool) = self.catalog.get(&tool_id).filter(|t| self.confirmations.needed(t)) {
             let title = crate::text::visible(tool.display_title()).into_owned();
             let said = format!("{title} is marked destructive: {{key:confirm}} runs it, any other key does not");
@@ -93,6 +99,12 @@ impl App {
             return Vec::new();
         };
         self.send(tool_id, arguments)
+    }
+
+    /// What a call or a restart says for a recorded session no server was named for.
+    pub(super) fn names_no_server(&self, session: crate::catalog::SessionId) -> String {
+        let shown = crate::text::visible(self.sessions.label(session));
+        format!("{shown} names no server: attach it with --mcp, --mcp-url or --server to run calls")
     }
 
     /// A call came back: shown, and recorded in the history.

@@ -572,3 +572,38 @@ fn a_paste_lands_in_the_roots_prompt() {
     let Some(Popup::Roots { input }) = &app.prompts.popup() else { panic!("the roots prompt stays open") };
     assert_eq!(input.text(), "/tmp/a, /tmp/b");
 }
+
+/// `tooldeck attach FILE` with no server: a recorded tool's run and a restart say how to name
+/// one, rather than sending to nowhere ("relative URL without a base").
+#[test]
+fn a_record_with_no_server_says_how_to_name_one() {
+    let text = serde_json::json!({"tools": [{"name": "add", "inputSchema": {"type": "object"}}]}).to_string();
+    let (mut tools, _) = crate::catalog::load_text("server", &text, &crate::catalog::LoadOptions::default());
+    let mut catalog = crate::catalog::Catalog::default();
+    for mut tool in tools.drain(..) {
+        tool.source.session = Some(crate::catalog::SessionId::FIRST);
+        catalog.add(tool);
+    }
+    let mut app = App::new(catalog, &[], (120, 40));
+    let named = app.sessions.server_mut(crate::catalog::SessionId::FIRST).named("record r.jsonl".into(), false);
+    let _ = app.apply(named);
+    assert!(invoked(&ctrl(&mut app, 'r')).is_none(), "nothing sent");
+    assert!(status(&app).contains("record r.jsonl names no server: attach it with --mcp"), "{}", status(&app));
+    press(&mut app, KeyCode::Char('R'));
+    assert!(status(&app).contains("names no server"), "{}", status(&app));
+}
+
+/// The demo server keeps no session: R does not list its tools a second time beside the files'.
+#[test]
+fn restarting_the_demo_server_keeps_one_copy_of_the_tools() {
+    let mut app = app();
+    let before = app.catalog.tools().len();
+    let effects = press_and(&mut app, KeyCode::Char('R'));
+    assert!(effects.is_empty(), "{effects:?}");
+    assert_eq!(app.catalog.tools().len(), before);
+    assert!(status(&app).contains("keeps no session"), "{}", status(&app));
+}
+
+fn press_and(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))))
+}
