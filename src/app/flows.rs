@@ -217,6 +217,12 @@ impl App {
         let shown = crate::text::visible(label);
         let reconnected = self.sessions.server_mut(session).take_reconnected();
         let tools = |n: usize| crate::text::plural(n, "tool");
+        // A second listing soon after the first (a server that says its list changed as it
+        // starts) finds the same tools: what the status line says of this server stays.
+        let said_of_it = self.status().is_some_and(|s| s.contains(&*shown));
+        if (added, gone, reconnected, mine.is_empty(), said_of_it) == (0, 0, false, false, true) {
+            return self.relisted_after_change(session, label, &mine);
+        }
         self.tell(match (added, gone, mine.is_empty()) {
             // After a restart, say so first: listing the tools is its last step.
             (0, 0, _) if reconnected => format!("reconnected to {shown}: the same tools"),

@@ -607,3 +607,24 @@ fn restarting_the_demo_server_keeps_one_copy_of_the_tools() {
 fn press_and(app: &mut App, code: KeyCode) -> Vec<Effect> {
     update(app, Msg::Input(InputMsg::Key(KeyEvent::new(code, KeyModifiers::NONE))))
 }
+
+/// A server that lists its tools again as it starts (it says its list changed) finds the same
+/// tools: what was said of the change stays on the status line ("lists the same tools" hid it).
+#[test]
+fn listing_the_same_tools_again_keeps_what_was_said_of_the_change() {
+    let listed = |names: &[&str]| {
+        let tools: Vec<serde_json::Value> =
+            names.iter().map(|n| serde_json::json!({"name": n, "inputSchema": {"type": "object"}})).collect();
+        let text = serde_json::json!({ "tools": tools }).to_string();
+        let (tools, _) = crate::catalog::load_text("server", &text, &crate::catalog::LoadOptions::default());
+        Msg::Server(ServerMsg::Tools { label: "S".into(), result: Ok(tools) })
+    };
+    let mut app = App::new(crate::catalog::Catalog::default(), &[], (120, 40));
+    update(&mut app, Msg::Server(ServerMsg::Named { label: "S".into(), lists_tools: true }));
+    update(&mut app, listed(&["memory_a", "memory_b"]));
+    update(&mut app, listed(&["everything_a"]));
+    let said = status(&app).to_string();
+    assert!(said.contains("1 tool new, 2 gone"), "{said}");
+    update(&mut app, listed(&["everything_a"]));
+    assert_eq!(status(&app), said);
+}
