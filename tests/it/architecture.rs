@@ -2,8 +2,8 @@
 //! invoke, then the app) and clippy keeps functions short (`too_many_lines`); this file checks
 //! the rest: no circle between the top-level modules inside a crate (a circle inside one file or
 //! folder is fine), only `main.rs` uses the command line (`cli`), one browser gate, no string
-//! errors, pane state written only by its pane, JSON written only by `json_out`, and tasks
-//! spawned only by the runtime's supervisor.
+//! errors, pane state private to its pane (so the compiler keeps its writes inside it), JSON
+//! written only by `json_out`, and tasks spawned only by the runtime's supervisor.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -171,83 +171,18 @@ fn the_string_error_check_finds_them_nested_and_split() {
     );
 }
 
-/// Each pane of `App`, by the field that holds it, and the module file(s) (or folder) that own
-/// its state: only these write its fields.
-const PANES: &[(&str, &[&str])] = &[
-    ("list", &["app/list.rs"]),
-    ("form_pane", &["app/form.rs"]),
-    ("result", &["app/result/"]),
-    ("fuzz", &["app/fuzz.rs"]),
-    ("auth", &["app/auth.rs"]),
-    ("faces", &["app/faces.rs"]),
-    ("asks", &["app/asks.rs"]),
-    ("sessions", &["app/sessions.rs"]),
-    ("recorder", &["app/recorder.rs"]),
-    ("prompts", &["app/prompts.rs"]),
-    ("confirmations", &["app/confirm.rs"]),
-    ("lint", &["app/lint.rs"]),
-    ("app_host", &["app/apps.rs"]),
-    ("status", &["app/status_age.rs"]),
-    ("watching", &["app/watching.rs"]),
+/// Each pane of `App`, by the field that holds it. A pane's fields are private (checked below),
+/// so the compiler keeps every write to its state inside its own module.
+const PANES: &[&str] = &[
+    "list", "form_pane", "result", "fuzz", "auth", "faces", "asks", "sessions", "recorder", "prompts",
+    "confirmations", "lint", "app_host", "status", "watching",
 ];
 
 /// `App`'s fields that are its own state, not a pane's: `App` changes them itself.
 const APP_OWN_FIELDS: &[&str] = &[
-    "catalog",
-    "load_errors",
-    "load_warnings",
-    "loading",
-    "load_progress",
-    "focus",
-    "size",
-    "keymap",
-    "zoomed",
-    "before_result",
-    "overlay",
+    "catalog", "load_errors", "load_warnings", "loading", "load_progress", "focus", "size", "keymap", "zoomed",
+    "before_result", "overlay",
 ];
-
-/// Methods of the standard library's collections and options that change what they are called on.
-const CHANGING_METHODS: &[&str] = &[
-    "push",
-    "push_str",
-    "push_back",
-    "push_front",
-    "pop",
-    "pop_back",
-    "pop_front",
-    "clear",
-    "take",
-    "insert",
-    "replace",
-    "retain",
-    "truncate",
-    "extend",
-    "append",
-    "as_mut",
-    "get_mut",
-    "iter_mut",
-    "remove",
-    "drain",
-    "sort",
-    "sort_by",
-    "dedup",
-    "entry",
-    "clone_from",
-    "get_or_insert",
-    "get_or_insert_with",
-];
-
-/// A pane owns its state: its fields change only in its own module (through `Prompts::open`,
-/// `FormPane::start_editing`, `ToolList::start_filter`...); the app and the screen read them.
-#[test]
-fn pane_state_is_written_only_by_its_pane() {
-    let written: Vec<String> = sources()
-        .iter()
-        .filter(|(file, _)| !file.ends_with("/tests.rs"))
-        .flat_map(|(file, code)| pane_state_writes(file, code))
-        .collect();
-    assert!(written.is_empty(), "pane state written from outside its pane:\n{}", written.join("\n"));
-}
 
 /// Every field of `App` is either a pane in `PANES` or `App`'s own: a new pane joins the check.
 #[test]
@@ -263,130 +198,9 @@ fn every_pane_of_the_app_is_checked() {
     assert!(fields.len() > 10, "the fields of App: {fields:?}");
     let unknown: Vec<&&str> = fields
         .iter()
-        .filter(|field| !APP_OWN_FIELDS.contains(field) && !PANES.iter().any(|(pane, _)| pane == *field))
+        .filter(|field| !APP_OWN_FIELDS.contains(field) && !PANES.contains(field))
         .collect();
     assert!(unknown.is_empty(), "App's fields neither a pane (PANES) nor its own (APP_OWN_FIELDS): {unknown:?}");
-}
-
-/// Where `code` (the file `file` under `src/`) writes a field of a pane from outside its module:
-/// `app.PANE.FIELD = …` (or `+=`...), `&mut app.PANE.FIELD`, `app.PANE.FIELD.push(…)` and the other
-/// changing methods of collections, with `self.` for `app.` in the app's own files.
-fn pane_state_writes(file: &str, code: &str) -> Vec<String> {
-    let squeezed: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut written = Vec::new();
-    let owners = |pane: &str| PANES.iter().find(|(p, _)| *p == pane).map_or(&[][..], |(_, owners)| *owners);
-    for (pane, _) in PANES.iter().filter(|(pane, _)| !owners(pane).iter().any(|owner| file.starts_with(owner))) {
-        // `self` is the app only in the app's files.
-        let holders: &[&str] = if file.starts_with("app/") { &["app", "self"] } else { &["app"] };
-        for holder in holders {
-            // A whole pane borrowed into a name to change it there (`let pane = &mut app.list;`
-            // then `pane.filter = …`) is a write too; a whole pane swapped or passed is not.
-            let whole = format!("= &mut {holder}.{pane};");
-            for (at, _) in squeezed.match_indices(&whole) {
-                written.push(format!(
-                    "{file}: {} (borrowed whole to change; owned by {})",
-                    &squeezed[at..at + whole.len()],
-                    owners(pane).join(", ")
-                ));
-            }
-            let pattern = format!("{holder}.{pane}.");
-            for (at, _) in squeezed.match_indices(&pattern) {
-                let before = squeezed[..at].chars().next_back();
-                if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
-                    continue;
-                }
-                if let Some(how) = write_at(&squeezed, at, at + pattern.len()) {
-                    let end = (at + pattern.len() + 30).min(squeezed.len());
-                    let end = (end..=squeezed.len()).find(|&i| squeezed.is_char_boundary(i)).unwrap_or(squeezed.len());
-                    written.push(format!(
-                        "{file}: {} ({how}; owned by {})",
-                        &squeezed[at..end],
-                        owners(pane).join(", ")
-                    ));
-                }
-            }
-        }
-    }
-    written
-}
-
-/// Whether the field path starting at `from` (after `app.PANE.`, which starts at `holder`) is
-/// written there, and how.
-fn write_at(code: &str, holder: usize, from: usize) -> Option<&'static str> {
-    let bytes = code.as_bytes();
-    let word = |i: usize| bytes.get(i).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
-    // The field path: `field(.field)*`, each possibly indexed; a method of the pane itself
-    // (`app.list.start_filter()`) is the pane's own business.
-    let mut i = from;
-    loop {
-        let start = i;
-        while word(i) {
-            i += 1;
-        }
-        if i == start || bytes.get(i) == Some(&b'(') {
-            return None;
-        }
-        if bytes.get(i) == Some(&b'[') {
-            i += code[i..].find(']')? + 1;
-        }
-        if bytes.get(i) != Some(&b'.') {
-            break;
-        }
-        let next = i + 1;
-        let mut end = next;
-        while word(end) {
-            end += 1;
-        }
-        if bytes.get(end) == Some(&b'(') {
-            return CHANGING_METHODS.contains(&&code[next..end]).then_some("a changing method");
-        }
-        i = next;
-    }
-    if code[..holder].ends_with("&mut ") {
-        return Some("borrowed to change");
-    }
-    let rest = code[i..].trim_start();
-    let assigned = (rest.starts_with('=') && !rest[1..].starts_with(['=', '>']))
-        || ["+=", "-=", "*=", "/=", "|=", "&=", "^=", "%="].iter().any(|op| rest.starts_with(op));
-    assigned.then_some("assigned")
-}
-
-#[test]
-fn the_pane_state_check_finds_a_write() {
-    let code = "app.prompts.popup = Some(Popup::help());\nif app.prompts.popup == None {}\nlet e = &mut self.form_pane.editing;";
-    assert_eq!(pane_state_writes("app/actions.rs", code).len(), 2, "the two writes, not the comparison");
-    assert_eq!(pane_state_writes("app/prompts.rs", "self.prompts.popup = None;").len(), 0, "its own module");
-    let writes = [
-        "app.list.filtering = true;",
-        "self.recorder.count += 1;",
-        "app.faces.subscribed.insert(uri);",
-        "self.asks.roots.clear();",
-        "std::mem::take(&mut app.auth.steps)",
-        "if let Some(json) = self.form_pane.json.as_mut() {}",
-        "app.result.value_view.cursor = 3;",
-        "app.fuzz.run.as_mut().map(|r| r.id)",
-        "app.sessions.current = x;",
-        "let pane = &mut app.form_pane; pane.cursor = 0;",
-    ];
-    for write in writes {
-        assert_eq!(pane_state_writes("app/actions.rs", write).len(), 1, "{write}");
-    }
-    let reads = [
-        "if app.list.filtering { }",
-        "let open = app.result.scroll >= 3;",
-        "app.result.run.as_ref().map(|r| r.id)",
-        "match x { _ if app.list.filtering => 1 }",
-        "app.list.start_filter();",
-        "app.list.filter.text().is_empty()",
-        "std::mem::swap(&mut app.sessions, parked);",
-        "let s = &app.list.filter;",
-    ];
-    for read in reads {
-        assert_eq!(pane_state_writes("app/actions.rs", read), Vec::<String>::new(), "{read}");
-    }
-    assert_eq!(pane_state_writes("app/result/content.rs", "self.result.scroll = 0;").len(), 0, "the pane's folder");
-    assert_eq!(pane_state_writes("ui/list.rs", "self.list.filtering = true;").len(), 0, "self is not the app there");
-    assert_eq!(pane_state_writes("cli/app.rs", "app.sessions.found = found;").len(), 1, "the command line too");
 }
 
 /// Each pane that takes keys: its type, and how `route.rs` reaches it from the app. Every one
@@ -435,94 +249,12 @@ fn every_pane_that_takes_keys_answers_through_handle() {
     assert!(unlisted.is_empty(), "components missing from KEY_PANES: {unlisted:?}");
 }
 
-/// The body of `fn name` in `code` (from its name to its closing brace), if there is one.
-fn function_body<'a>(code: &'a str, name: &str) -> Option<&'a str> {
-    let start = code.find(&format!("fn {name}("))?;
-    let open = start + code[start..].find('{')?;
-    let mut depth = 0;
-    for (i, c) in code[open..].char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(&code[start..open + i + 1]);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// A key goes through the panes' `handle`: `key_pressed` hands the question, the popup and the
-/// pane over the others their input with `handle`, and the focused pane through
-/// `focused_key`, which does too; the per-pane key functions of `App` are gone, and the panes'
-/// own key readers are theirs alone.
-#[test]
-fn key_pressed_routes_through_handle() {
-    let files = sources();
-    let code = |name: &str| files.iter().find(|(file, _)| file == name).map(|(_, code)| code.as_str()).unwrap_or("");
-    let actions = code("app/actions.rs");
-    let key_pressed = function_body(actions, "key_pressed").expect("fn key_pressed in app/actions.rs");
-    for pane in ["Pane::Question", "Pane::Popup"] {
-        assert!(key_pressed.contains(&format!("handle(app, {pane}")), "key_pressed does not hand {pane} the key");
-    }
-    assert!(key_pressed.contains("handle(app, pane, input)"), "key_pressed does not hand the overlay the key");
-    assert!(key_pressed.contains("focused_key("), "key_pressed does not route to the focused pane");
-    let focused = function_body(actions, "focused_key").expect("fn focused_key");
-    assert!(focused.contains("handle(app, pane, input)"), "focused_key does not hand the focused pane the key");
-    let pasted = function_body(actions, "pasted").expect("fn pasted");
-    assert!(pasted.contains("Input::Paste(text)"), "a paste does not go through handle");
-    let gone = ["fuzz_key", "traffic_key", "server_key", "result_key", "filter_key", "edit_key", "json_key", "paste"];
-    for (file, code) in files.iter().filter(|(file, _)| file.starts_with("app/")) {
-        for name in gone {
-            let in_app =
-                code.match_indices(&format!("fn {name}(")).any(|(at, _)| enclosing_impl(code, at) == Some("App"));
-            assert!(!in_app, "{file} defines App::{name}: keys go through the panes' Component::handle");
-        }
-    }
-    // The panes' own readers of keys and pastes are private: `handle` is the way in.
-    let readers = [
-        ("app/prompts.rs", "pub fn key("),
-        ("app/prompts.rs", "pub fn paste("),
-        ("app/asks.rs", "pub fn key("),
-        ("app/list.rs", "pub fn filter_key("),
-        ("app/list.rs", "pub fn paste_filter("),
-    ];
-    for (file, reader) in readers {
-        assert!(!code(file).contains(reader), "{file}: {reader} is a way around handle");
-    }
-}
-
-/// The type of the `impl` block that holds byte `at` of `code` (`impl App {` → `App`).
-fn enclosing_impl(code: &str, at: usize) -> Option<&str> {
-    let start = match code[..at].rfind("\nimpl") {
-        Some(newline) => newline + 1,
-        None => code.starts_with("impl").then_some(0)?,
-    };
-    let header = &code[start..code[start..].find('{').map_or(at, |i| start + i)];
-    header.rsplit(' ').find(|word| !word.is_empty()).map(str::trim)
-}
-
 /// The pane structs whose fields must be private: every pane type of `App` (its fields that are
 /// panes, `PANES`), and the state they hold.
 const PANE_STATE_TYPES: &[&str] = &[
-    "ArtifactView",
-    "ValueView",
-    "ValueLines",
-    "Run",
-    "Answer",
-    "LogRing",
-    "LogLine",
-    "TrafficLog",
-    "FuzzRun",
-    "Question",
-    "JsonView",
+    "ArtifactView", "ValueView", "ValueLines", "Run", "Answer", "LogRing", "LogLine", "TrafficLog", "FuzzRun",
+    "Question", "JsonView",
 ];
-
-/// Pane structs left with `pub` fields, as `Type.field`. It may only shrink.
-const PUB_FIELDS_LEFT: &[&str] = &[];
 
 /// No pane struct has a `pub` field: the screen reads a pane through its getters and nothing
 /// outside it can write its state.
@@ -534,7 +266,7 @@ fn no_pane_struct_has_a_pub_field() {
     let mut types: Vec<String> = body
         .lines()
         .filter_map(|line| line.trim().trim_start_matches("pub ").split_once(':'))
-        .filter(|(name, _)| PANES.iter().any(|(pane, _)| pane == name))
+        .filter(|(name, _)| PANES.contains(name))
         .map(|(_, ty)| ty.trim().trim_end_matches(',').rsplit("::").next().unwrap_or_default().to_string())
         .collect();
     assert_eq!(types.len(), PANES.len(), "every pane of App found: {types:?}");
@@ -545,25 +277,13 @@ fn no_pane_struct_has_a_pub_field() {
         let (_, code) = files.iter().find(|(_, code)| code.contains(&opening)).unwrap_or_else(|| panic!("struct {ty}"));
         let fields = code.split(&opening).nth(1).and_then(|rest| rest.split("\n}").next()).unwrap_or_default();
         for line in fields.lines().map(str::trim) {
-            if let Some(field) = line.strip_prefix("pub ").and_then(|rest| rest.split(':').next()) {
-                public.push(format!("{ty}.{field}"));
+            // `pub`, `pub(crate)`, `pub(super)`: each lets another module write the field.
+            if line.starts_with("pub ") || line.starts_with("pub(") {
+                public.push(format!("{ty}.{}", line.split(':').next().unwrap_or(line)));
             }
         }
     }
-    let new: Vec<&String> = public.iter().filter(|f| !PUB_FIELDS_LEFT.contains(&f.as_str())).collect();
-    assert!(new.is_empty(), "pane state with pub fields (give them getters): {new:?}");
-    let fixed: Vec<&&str> = PUB_FIELDS_LEFT.iter().filter(|f| !public.contains(&f.to_string())).collect();
-    assert!(fixed.is_empty(), "no longer pub, take them off PUB_FIELDS_LEFT: {fixed:?}");
-}
-
-#[test]
-fn the_routing_checks_find_what_they_look_for() {
-    let code = "impl App {\n    fn fuzz_key(&mut self) { if x { y } }\n}\nimpl super::Component for FuzzPane {\n    fn handle(&mut self) {}\n}\n";
-    let at = code.find("fn fuzz_key").unwrap();
-    assert_eq!(enclosing_impl(code, at), Some("App"));
-    assert_eq!(enclosing_impl(code, code.find("fn handle").unwrap()), Some("FuzzPane"));
-    assert_eq!(function_body(code, "fuzz_key"), Some("fn fuzz_key(&mut self) { if x { y } }"));
-    assert_eq!(function_body(code, "missing"), None);
+    assert!(public.is_empty(), "pane state with pub fields (give them getters): {public:?}");
 }
 
 /// Files that serialize JSON without `json_out`, and why that is no output and no file: what is
