@@ -35,18 +35,36 @@ pub struct AttachArgs {
 /// user's), 5 when the proxy does not answer.
 pub fn run(args: &AttachArgs) -> ExitCode {
     match &args.target {
-        None => finish(list()),
+        None => finish(open_the_one_or_list(args)),
         Some(target) => finish(open(target, args)),
     }
 }
 
-/// The running proxies, one a line.
-fn list() -> Result<ExitCode, Failure> {
+/// With no name, as `tmux attach` does: the one running proxy is opened (in a terminal);
+/// several are listed, with how to open one; none, how to start one.
+fn open_the_one_or_list(args: &AttachArgs) -> Result<ExitCode, Failure> {
+    use std::io::IsTerminal as _;
     let running = live::list().map_err(failure)?;
+    let interactive = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
+    match running.as_slice() {
+        [one] if interactive => open(&one.about.name, args),
+        _ => list(&running, interactive),
+    }
+}
+
+/// The running proxies, one a line; in a terminal, with how to open one.
+fn list(running: &[live::Running], interactive: bool) -> Result<ExitCode, Failure> {
     let mut out = std::io::stdout().lock();
     if running.is_empty() {
-        let _ = writeln!(out, "no proxy is running (tooldeck proxy --name NAME -- COMMAND starts one)");
+        let _ = writeln!(
+            out,
+            "no proxy is running: `tooldeck proxy --name NAME -- COMMAND` starts one in front of a server \
+             (put it in your client's config in place of COMMAND; `tooldeck servers --wrap NAME` does that for you)"
+        );
         return Ok(exit::code(exit::OK));
+    }
+    if interactive && running.len() > 1 {
+        let _ = writeln!(out, "{} proxies are running: `tooldeck attach NAME` opens one", running.len());
     }
     let rows: Vec<[String; 5]> = running
         .iter()

@@ -50,8 +50,18 @@ struct Client {
 
 impl Client {
     fn start(name: &str) -> Client {
+        Client::start_in(name, None)
+    }
+
+    /// With `runtime` as the user's runtime folder (`XDG_RUNTIME_DIR`), where running proxies
+    /// are found: a folder of the test's own holds this proxy alone.
+    fn start_in(name: &str, runtime: Option<&std::path::Path>) -> Client {
         let server: Vec<String> = shlex::split(&crate::mcp::stdio_command_with("")).unwrap();
-        let mut child = Command::new(tooldeck())
+        let mut command = Command::new(tooldeck());
+        if let Some(runtime) = runtime {
+            command.env("XDG_RUNTIME_DIR", runtime);
+        }
+        let mut child = command
             .args(["proxy", "--name", name, "--"])
             .args(&server)
             .stdin(Stdio::piped())
@@ -197,6 +207,30 @@ fn attach_opens_the_app_on_a_running_proxy() {
     tui.send("X");
     tui.wait_for("the client's call in the traffic", |text| text.contains("→ tools/call #2"));
     tui.wait_text("← tools/call #2 (result)");
+    tui.quit();
+    client.end();
+}
+
+/// `tooldeck attach` with no name, as `tmux attach`: none running says how to start one; the
+/// one running is opened in a terminal (and listed for a script).
+#[cfg(target_os = "linux")]
+#[test]
+fn attach_with_no_name_opens_the_one_running_proxy() {
+    use std::os::unix::fs::PermissionsExt;
+    use terminal::Terminal;
+    let runtime = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(runtime.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let folder = runtime.path().display().to_string();
+    let attach = || Command::new(tooldeck()).arg("attach").env("XDG_RUNTIME_DIR", &folder).output().unwrap();
+    let none = String::from_utf8_lossy(&attach().stdout).into_owned();
+    assert!(none.contains("no proxy is running: `tooldeck proxy --name NAME -- COMMAND` starts one"), "{none}");
+    let name = unique("only");
+    let mut client = Client::start_in(&name, Some(runtime.path()));
+    client.request(1, "tools/list", json!({}));
+    let listed = String::from_utf8_lossy(&attach().stdout).into_owned();
+    assert!(listed.starts_with("NAME") && listed.contains(&name), "a script gets the list: {listed}");
+    let mut tui = Terminal::spawn(&["attach"], 40, 120, &[("XDG_RUNTIME_DIR", folder.as_str())]);
+    tui.wait_for("the one proxy's tools", |text| text.contains("add") && text.contains(&format!("proxy {name}")));
     tui.quit();
     client.end();
 }

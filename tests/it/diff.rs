@@ -281,3 +281,32 @@ fn a_live_server_against_the_files_it_serves() {
     assert_eq!(json["added"], json!([]));
     assert_eq!(json["removed"], json!([]));
 }
+
+/// Two proxy records are two sessions' tools: `diff` compares their last `tools/list` answers,
+/// `list` reads one; a record that never listed tools says so.
+#[test]
+fn records_are_diffed_and_listed_by_their_last_tool_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = |name: &str, input: Value| {
+        let lines = [
+            json!({"time": "2026-12-01T10:00:00Z", "from": "client", "message": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}}),
+            json!({"time": "2026-12-01T10:00:01Z", "from": "server", "message": {"jsonrpc": "2.0", "id": 1, "result": tool(input)}}),
+        ];
+        let path = dir.path().join(name);
+        std::fs::write(&path, lines.map(|l| l.to_string()).join("\n")).unwrap();
+        path.display().to_string()
+    };
+    let monday = record("monday.jsonl", object(json!({"q": {"type": "string"}}), &[]));
+    let tuesday = record("tuesday.jsonl", object(json!({"q": {"type": "string"}}), &["q"]));
+    let diffed = tooldeck(&["diff", &monday, &tuesday]);
+    let said = String::from_utf8_lossy(&diffed.stdout);
+    assert_eq!(diffed.status.code(), Some(1), "a new required parameter breaks: {said}");
+    assert!(said.contains("search") && said.contains("q"), "{said}");
+    let listed = tooldeck(&["list", &monday]);
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("search"), "{listed:?}");
+    let empty = dir.path().join("empty.jsonl");
+    let line = json!({"from": "client", "message": {"jsonrpc": "2.0", "id": 0, "method": "initialize"}});
+    std::fs::write(&empty, line.to_string()).unwrap();
+    let refused = tooldeck(&["list", &empty.display().to_string()]);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("holds no tools/list answer"), "{refused:?}");
+}

@@ -146,11 +146,28 @@ pub(super) fn parse_bytes(label: &str, bytes: &[u8], options: &LoadOptions) -> F
         Ok(text) => text,
         Err(diagnostic) => return FileOutcome::problem(Diagnostic { path: label.to_string(), ..diagnostic }),
     };
+    // A proxy's record (JSON Lines) stands for the last tools/list answer in it.
+    match super::record::tools_of_record(text) {
+        super::record::RecordTools::NotARecord => {}
+        super::record::RecordTools::Listed(listed) => return parse_listing(label, &listed, options),
+        super::record::RecordTools::NoListing => {
+            let message =
+                "this proxy record holds no tools/list answer: the client never asked the server for its tools";
+            return FileOutcome::problem(whole_file(label, message.to_string()));
+        }
+    }
     let options = match Syntax::of_name(label) {
         Syntax::Yaml => LoadOptions { syntax: Syntax::Yaml, ..*options },
         _ => *options,
     };
     let (tools, diagnostics) = load_text(label, text, &options);
+    FileOutcome { tools, diagnostics, file: true }
+}
+
+/// A record's last `tools/list` answer, read as the MCP result it is.
+fn parse_listing(label: &str, listed: &str, options: &LoadOptions) -> FileOutcome {
+    let options = LoadOptions { syntax: Syntax::Json, ..*options };
+    let (tools, diagnostics) = load_text(label, listed, &options);
     FileOutcome { tools, diagnostics, file: true }
 }
 

@@ -9,6 +9,7 @@ pub mod infer;
 mod json5;
 pub mod load;
 pub mod paths;
+pub mod record;
 mod refs;
 pub mod samples;
 pub mod schema;
