@@ -334,7 +334,8 @@ async fn a_burst_then_silence_has_its_drops_said_on_the_next_tick() {
         async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
     });
     let answers = futures_util::future::join_all(pings).await;
-    let refused = answers.iter().filter(|a| a["error"]["message"].as_str().is_some_and(|m| m.contains("too many"))).count();
+    let refused =
+        answers.iter().filter(|a| a["error"]["message"].as_str().is_some_and(|m| m.contains("too many"))).count();
     assert!(refused > 0, "300 at once are more than {} a second", tooldeck::apps::bridge::MAX_PER_SECOND);
     let said_dropped = |lines: &[String]| -> usize {
         lines

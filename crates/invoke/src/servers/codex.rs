@@ -38,7 +38,13 @@ pub(super) fn read(place: &Place, text: &str) -> (Vec<FoundServer>, Vec<Problem>
     };
     let Some(servers) = table.get("mcp_servers") else { return (Vec::new(), Vec::new()) };
     let Some(servers) = servers.as_table() else {
-        return (Vec::new(), vec![problem(text.find("[mcp_servers]").or_else(|| text.find("mcp_servers")).unwrap_or(0), "\"mcp_servers\" is not a table".into())]);
+        return (
+            Vec::new(),
+            vec![problem(
+                text.find("[mcp_servers]").or_else(|| text.find("mcp_servers")).unwrap_or(0),
+                "\"mcp_servers\" is not a table".into(),
+            )],
+        );
     };
     let (mut found, mut problems) = (Vec::new(), Vec::new());
     let headers = Headers::of(text);
@@ -118,7 +124,8 @@ impl<'a> Headers<'a> {
     /// written another way (an inline table, dotted keys) is looked for in the text, else the
     /// start.
     fn offset_of(&self, text: &str, name: &str) -> usize {
-        let written = [format!("mcp_servers.{name}"), format!("mcp_servers.\"{name}\""), format!("mcp_servers.'{name}'")];
+        let written =
+            [format!("mcp_servers.{name}"), format!("mcp_servers.\"{name}\""), format!("mcp_servers.'{name}'")];
         if let Some(offset) = written.iter().find_map(|header| self.offsets.get(header.as_str())) {
             return *offset;
         }

@@ -291,7 +291,8 @@ fn a_project_folder_that_is_the_home_folder_lists_its_configs_once() {
     let places =
         Places { home: Some(home.path().to_path_buf()), project: Some(project), tooldeck_config: None, app_data: None };
     let found = discover(&places);
-    let listed: Vec<String> = found.servers.iter().map(|s| format!("{} {}", s.qualified_name(), s.location())).collect();
+    let listed: Vec<String> =
+        found.servers.iter().map(|s| format!("{} {}", s.qualified_name(), s.location())).collect();
     assert_eq!(found.servers.len(), 2, "{listed:?}");
     assert_eq!(found.servers[0].client, Client::Cursor);
     assert_eq!(found.servers[1].client, Client::GeminiCli);

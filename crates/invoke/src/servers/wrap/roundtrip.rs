@@ -37,7 +37,12 @@ struct Server {
 }
 
 fn style() -> impl Strategy<Value = Style> {
-    (prop_oneof![Just("\n"), Just("\r\n")], prop_oneof![Just("  "), Just("    "), Just("\t")], any::<bool>(), any::<bool>())
+    (
+        prop_oneof![Just("\n"), Just("\r\n")],
+        prop_oneof![Just("  "), Just("    "), Just("\t")],
+        any::<bool>(),
+        any::<bool>(),
+    )
         .prop_map(|(eol, indent, final_newline, bom)| Style { eol, indent, final_newline, bom })
 }
 

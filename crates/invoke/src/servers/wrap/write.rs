@@ -42,16 +42,16 @@ pub(super) fn private_beside(path: &Path) -> io::Result<NamedTempFile> {
     builder.tempfile_in(folder)
 }
 
-/// `like`'s permissions made readable by the user alone (a backup of a config that may hold
-/// secrets); as they are where there are no Unix modes.
+/// Permissions readable by the user alone, for a backup of a config that may hold secrets.
+#[cfg(unix)]
+pub(super) fn private_like(_like: Permissions) -> Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    Permissions::from_mode(0o600)
+}
+
+/// Where there are no Unix modes, the config's own (its folder's access rules keep it).
+#[cfg(not(unix))]
 pub(super) fn private_like(like: Permissions) -> Permissions {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = like;
-        Permissions::from_mode(0o600)
-    }
-    #[cfg(not(unix))]
     like
 }
 
