@@ -319,6 +319,34 @@ async fn the_bridge_answers_as_the_spec_says() {
     assert_eq!(client.get(format!("{}/view", started.hosted.sandbox_origin)).send().await.unwrap().status(), 404);
 }
 
+/// A view that bursts past the rate after a quiet second and then goes quiet: every drop is
+/// said when its second ends, not when the view next sends (it never does). Posted straight to
+/// the bridge: its own counter is what is tried, not the host page's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_then_silence_has_its_drops_said_on_the_next_tick() {
+    let url = serve_http().await;
+    let mut started = start(&url, "get-time").await.expect("started");
+    let client = tooldeck::invoke::http::client_builder().build().unwrap();
+    let rpc = format!("{}rpc", started.hosted.url);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let pings = (0..300).map(|id| {
+        let request = client.post(&rpc).json(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
+    });
+    let answers = futures_util::future::join_all(pings).await;
+    let refused =
+        answers.iter().filter(|a| a["error"]["message"].as_str().is_some_and(|m| m.contains("too many"))).count();
+    assert!(refused > 0, "300 at once are more than {} a second", tooldeck::apps::bridge::MAX_PER_SECOND);
+    let said_dropped = |lines: &[String]| -> usize {
+        lines
+            .iter()
+            .filter_map(|l| l.strip_prefix("app: ")?.split_once(" messages dropped")?.0.parse::<usize>().ok())
+            .sum()
+    };
+    let lines = heard(&mut started.events, Duration::from_secs(5), |l| said_dropped(l) >= refused).await;
+    assert_eq!(said_dropped(&lines), refused, "every drop said once, with nothing sent after: {lines:?}");
+}
+
 #[test]
 fn the_app_command_needs_a_tool_with_an_app() {
     let runtime = tokio::runtime::Runtime::new().unwrap();

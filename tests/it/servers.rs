@@ -125,9 +125,14 @@ impl Fixture {
     }
 
     fn tooldeck(&self, args: &[&str]) -> Output {
+        self.tooldeck_in(&self.project(), args)
+    }
+
+    /// tooldeck run in `folder` (the project folder is where it runs).
+    fn tooldeck_in(&self, folder: &Path, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_tooldeck"))
             .args(args)
-            .current_dir(self.project())
+            .current_dir(folder)
             .env(tooldeck::servers::HOME_VAR, self.root.path().join("home"))
             .env("TOOLDECK_CONFIG", self.root.path().join("no-config.toml"))
             .env("XDG_DATA_HOME", self.root.path().join("data"))

@@ -87,3 +87,36 @@ async fn codex_tables_wrap_and_unwrap_and_what_cannot_be_wrapped_says_why() {
     assert_eq!(output.status.code(), Some(2));
     assert!(text(&output.stderr).contains("is not wrapped"), "{}", text(&output.stderr));
 }
+
+/// Run from the home folder, `.cursor/mcp.json` of the project is the user's own: listed once,
+/// not "also in" itself, and `--wrap` picks it without `--client`.
+#[test]
+fn run_from_the_home_folder_each_config_is_read_once_and_wrap_picks_it() {
+    let fixture = Fixture::new("http://127.0.0.1:9/mcp");
+    let home = fixture.root.path().join("home");
+    let listed = fixture.tooldeck_in(&home, &["servers", "--json"]);
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let alphas: Vec<&Value> = listed["servers"].as_array().unwrap().iter().filter(|s| s["name"] == "alpha").collect();
+    assert_eq!(alphas.len(), 1, "{alphas:?}");
+    assert!(!alphas[0]["notes"].to_string().contains("also in"), "{}", alphas[0]);
+
+    let cursor = home.join(".cursor/mcp.json");
+    let original = std::fs::read(&cursor).unwrap();
+    let output = fixture.tooldeck_in(&home, &["servers", "--wrap", "alpha"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_ne!(std::fs::read(&cursor).unwrap(), original);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let files: Vec<String> = std::fs::read_dir(home.join(".cursor"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(files.len(), 2, "the config and its backup, no temporary file left: {files:?}");
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&home.join(".cursor/mcp.json.tooldeck-backup")), 0o600);
+    }
+    let output = fixture.tooldeck_in(&home, &["servers", "--unwrap", "alpha"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(std::fs::read(&cursor).unwrap(), original);
+}

@@ -5,10 +5,11 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::{Notify, mpsc};
+use tokio::time::Instant;
 
 use super::AppEvent;
 use crate::catalog::Tool;
@@ -53,9 +54,47 @@ pub struct Bridge {
     /// The tool's last input and result (the first call's, then each later one's): what a view
     /// that (re)starts its handshake gets.
     latest: Mutex<(Value, Value)>,
-    /// The current second's start, messages in it, messages dropped in it.
-    rate: Mutex<(Instant, u64, u64)>,
+    /// The view's messages in the current second, and those dropped.
+    rate: Mutex<Rate>,
     last_size: Mutex<(u64, u64)>,
+}
+
+/// The view's messages counted by the second: past [`MAX_PER_SECOND`] they are dropped.
+#[derive(Debug)]
+struct Rate {
+    /// When the current second started.
+    start: Instant,
+    /// Messages in it, dropped or not.
+    count: u64,
+    /// Messages dropped in it.
+    dropped: u64,
+}
+
+impl Rate {
+    fn new(now: Instant) -> Rate {
+        Rate { start: now, count: 0, dropped: 0 }
+    }
+
+    /// Starts a new second at `now` if the current one has ended: how many were dropped in the
+    /// one that ended, when any were (to be said once).
+    fn roll(&mut self, now: Instant) -> Option<u64> {
+        if now.duration_since(self.start) < Duration::from_secs(1) {
+            return None;
+        }
+        let dropped = self.dropped;
+        *self = Rate::new(now);
+        (dropped > 0).then_some(dropped)
+    }
+
+    /// Counts one message in the current second: true when it is over the rate (dropped).
+    fn count(&mut self) -> bool {
+        self.count += 1;
+        let over = self.count > MAX_PER_SECOND;
+        if over {
+            self.dropped += 1;
+        }
+        over
+    }
 }
 
 /// A JSON-RPC error answer.
@@ -80,7 +119,7 @@ impl Bridge {
             outbox: Mutex::new(VecDeque::new()),
             ready: Notify::new(),
             initialized: AtomicBool::new(false),
-            rate: Mutex::new((Instant::now(), 0, 0)),
+            rate: Mutex::new(Rate::new(Instant::now())),
             last_size: Mutex::new((0, 0)),
         })
     }
@@ -166,22 +205,28 @@ impl Bridge {
         answered
     }
 
-    /// True when this message is over the rate; says how many were dropped once a second.
-    fn over_rate(&self) -> bool {
+    /// True when this message is over the rate. The drops of a second are said when it ends:
+    /// its first drop sets a timer for that, so a view that floods and then goes quiet still
+    /// has its drops said (a message after the second ended says them too, whichever is first).
+    fn over_rate(self: &Arc<Self>) -> bool {
         let mut rate = lock(&self.rate);
-        let (start, count, dropped) = &mut *rate;
-        if start.elapsed() >= Duration::from_secs(1) {
-            if *dropped > 0 {
-                self.say(AppEvent::Flood { dropped: *dropped });
-            }
-            (*start, *count, *dropped) = (Instant::now(), 0, 0);
+        if let Some(dropped) = rate.roll(Instant::now()) {
+            self.say(AppEvent::Flood { dropped });
         }
-        *count += 1;
-        if *count > MAX_PER_SECOND {
-            *dropped += 1;
-            return true;
+        let over = rate.count();
+        if over && rate.dropped == 1 {
+            let ends = rate.start + Duration::from_secs(1);
+            let bridge = Arc::downgrade(self);
+            tokio::spawn(async move {
+                tokio::time::sleep_until(ends).await;
+                let Some(bridge) = bridge.upgrade() else { return };
+                let ended = lock(&bridge.rate).roll(Instant::now());
+                if let Some(dropped) = ended {
+                    bridge.say(AppEvent::Flood { dropped });
+                }
+            });
         }
-        false
+        over
     }
 
     /// Answers one message from the view (none for a notification or a response).
@@ -390,6 +435,20 @@ fn content_json(content: &crate::invoke::mcp::content::Embedded) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seconds_drops_are_counted_and_said_once_when_it_ends() {
+        let start = Instant::now();
+        let mut rate = Rate::new(start);
+        let over = (0..300).filter(|_| rate.count()).count() as u64;
+        assert_eq!(over, 300 - MAX_PER_SECOND);
+        assert_eq!(rate.roll(start + Duration::from_millis(999)), None, "the second has not ended");
+        assert_eq!(rate.roll(start + Duration::from_secs(1)), Some(over));
+        assert_eq!(rate.roll(start + Duration::from_secs(3)), None, "said once");
+        assert!(!rate.count(), "a new second starts from nothing");
+    }
+
     #[test]
     fn only_web_and_mail_links_may_open() {
         for bad in ["javascript:alert(1)", "file:///etc/passwd", "mailto:", "data:text/html,x", "vscode://x"] {

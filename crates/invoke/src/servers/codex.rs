@@ -1,6 +1,8 @@
 //! Codex's `~/.codex/config.toml`: a table `[mcp_servers.NAME]` per server, `command`, `args`,
 //! `env`, `cwd` for stdio and `url`, `http_headers`, `bearer_token_env_var` for HTTP.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::clients::{Fields, string_map, strings, text};
@@ -36,11 +38,18 @@ pub(super) fn read(place: &Place, text: &str) -> (Vec<FoundServer>, Vec<Problem>
     };
     let Some(servers) = table.get("mcp_servers") else { return (Vec::new(), Vec::new()) };
     let Some(servers) = servers.as_table() else {
-        return (Vec::new(), vec![problem(offset_of(text, "mcp_servers"), "\"mcp_servers\" is not a table".into())]);
+        return (
+            Vec::new(),
+            vec![problem(
+                text.find("[mcp_servers]").or_else(|| text.find("mcp_servers")).unwrap_or(0),
+                "\"mcp_servers\" is not a table".into(),
+            )],
+        );
     };
     let (mut found, mut problems) = (Vec::new(), Vec::new());
+    let headers = Headers::of(text);
     for (name, entry) in servers {
-        let offset = offset_of(text, &format!("mcp_servers.{name}"));
+        let offset = headers.offset_of(text, name);
         let fields = serde_json::to_value(entry).ok().and_then(|v| v.as_object().cloned());
         let read = fields.ok_or(EntryError::NotAnObject).and_then(|fields| entry_of(&fields));
         match read {
@@ -89,11 +98,37 @@ fn entry_of(fields: &Fields) -> Result<(Transport, Vec<String>), EntryError> {
     Ok((transport, notes))
 }
 
-/// Where a table's header is (`[mcp_servers.NAME]`, or a quoted name), else the start.
-fn offset_of(text: &str, header: &str) -> usize {
-    let quoted = header.split_once('.').map(|(table, name)| format!("{table}.\"{name}\""));
-    text.find(&format!("[{header}]"))
-        .or_else(|| quoted.and_then(|q| text.find(&format!("[{q}]"))))
-        .or_else(|| text.find(header))
-        .unwrap_or(0)
+/// Where each table header of a file is (`[a.b]` → `a.b`, as written), found in one pass so a
+/// file of thousands of servers is not searched once for each.
+struct Headers<'a> {
+    offsets: HashMap<&'a str, usize>,
+}
+
+impl<'a> Headers<'a> {
+    fn of(text: &'a str) -> Headers<'a> {
+        let mut offsets = HashMap::new();
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            let trimmed = line.trim_start();
+            if let Some(inside) = trimmed.strip_prefix('[').filter(|inside| !inside.starts_with('['))
+                && let Some(end) = inside.find(']')
+            {
+                offsets.entry(inside[..end].trim()).or_insert(offset + (line.len() - trimmed.len()));
+            }
+            offset += line.len();
+        }
+        Headers { offsets }
+    }
+
+    /// Where server `name`'s table header is (`[mcp_servers.NAME]`, or a quoted name); a server
+    /// written another way (an inline table, dotted keys) is looked for in the text, else the
+    /// start.
+    fn offset_of(&self, text: &str, name: &str) -> usize {
+        let written =
+            [format!("mcp_servers.{name}"), format!("mcp_servers.\"{name}\""), format!("mcp_servers.'{name}'")];
+        if let Some(offset) = written.iter().find_map(|header| self.offsets.get(header.as_str())) {
+            return *offset;
+        }
+        text.find(&written[0]).unwrap_or(0)
+    }
 }

@@ -10,7 +10,7 @@ mod tooldeck;
 mod vars;
 pub mod wrap;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 pub use places::{HOME_VAR, Layout, Place, Places};
@@ -198,7 +198,13 @@ pub fn discover(places: &Places) -> Found {
     if let Some(path) = &places.tooldeck_config {
         tooldeck::read(path, &mut found);
     }
+    // A project folder that is the home folder (or a config linked to another) names one file
+    // twice: it is read once, so its servers are listed once and `--wrap` can pick them.
+    let mut read = HashSet::new();
     for place in places.files() {
+        if !read.insert(same_file(&place.path)) {
+            continue;
+        }
         let text = match crate::files::read_text(&place.path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -256,14 +262,25 @@ impl Found {
 }
 
 /// A stdio server whose program is neither on `PATH` nor at the path given gets a note: the
-/// listing says so before anyone tries to connect.
+/// listing says so before anyone tries to connect. Each program is looked for once, however
+/// many entries start it.
 fn note_missing_commands(servers: &mut [FoundServer], path_var: &std::ffi::OsStr) {
+    let mut exists: HashMap<(String, Option<String>), bool> = HashMap::new();
     for server in servers {
         let Transport::Stdio { command, cwd, .. } = &server.transport else { continue };
-        if !program_exists(command, cwd.as_deref().map(Path::new), path_var) {
+        let found = *exists
+            .entry((command.clone(), cwd.clone()))
+            .or_insert_with(|| program_exists(command, cwd.as_deref().map(Path::new), path_var));
+        if !found {
             server.notes.push(format!("command not found: {}", crate::text::visible(command)));
         }
     }
+}
+
+/// What tells one file from another: its canonical path (links followed), else the path as
+/// given (a file that does not exist).
+fn same_file(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// True when `program` can be started: a path to a file, or a name found on `path_var`.
@@ -303,26 +320,40 @@ fn note_wrapped(servers: &mut [FoundServer]) {
     }
 }
 
+/// How many other entries of the same server one entry's notes name; the rest are one count.
+pub const MAX_SAME_SERVER_NOTES: usize = 5;
+
 /// Two entries that start the same command or name the same URL are one server, whatever each
-/// config calls it: each says where else it is.
+/// config calls it: each says where else it is (the first few places, then how many more).
+/// Entries are grouped by what they start, so a config of thousands of alike entries costs
+/// a few notes each, not a note for every pair.
 fn note_same_servers(servers: &mut [FoundServer]) {
-    let identities: Vec<String> = servers.iter().map(|s| s.transport.identity()).collect();
+    let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
+    for (index, server) in servers.iter().enumerate() {
+        groups.entry(server.transport.identity()).or_default().push(index);
+    }
     let mut notes: Vec<Vec<String>> = vec![Vec::new(); servers.len()];
-    for (i, note) in notes.iter_mut().enumerate() {
-        for (j, other) in servers.iter().enumerate() {
-            if i == j || identities[i] != identities[j] {
-                continue;
+    for members in groups.values().filter(|members| members.len() > 1) {
+        for &index in members {
+            let server = &servers[index];
+            let others = members.iter().filter(|&&other| other != index);
+            notes[index].extend(others.take(MAX_SAME_SERVER_NOTES).map(|&other| same_as(server, &servers[other])));
+            let more = (members.len() - 1).saturating_sub(MAX_SAME_SERVER_NOTES);
+            if more > 0 {
+                notes[index].push(format!("and {more} more entries that start the same server"));
             }
-            note.push(match other.name == servers[i].name {
-                true => format!("also in {} ({})", other.client.title(), other.location()),
-                false => {
-                    format!("the same server as \"{}\" in {} ({})", other.name, other.client.title(), other.location())
-                }
-            });
         }
     }
     for (server, extra) in servers.iter_mut().zip(notes) {
         server.notes.extend(extra);
+    }
+}
+
+/// The note on `server` that `other` is the same server.
+fn same_as(server: &FoundServer, other: &FoundServer) -> String {
+    match other.name == server.name {
+        true => format!("also in {} ({})", other.client.title(), other.location()),
+        false => format!("the same server as \"{}\" in {} ({})", other.name, other.client.title(), other.location()),
     }
 }
 

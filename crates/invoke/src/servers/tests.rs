@@ -250,3 +250,54 @@ fn shown_transports_mask_secrets() {
     let http = Transport::Http { url: "https://u:pw@h.example/mcp?api_key=k".into(), headers: Default::default() };
     assert_eq!(http.shown(), "https://u:••••@h.example/mcp?api_key=••••");
 }
+
+/// 3,000 entries that start the same command (an 83 KB `.mcp.json`) once made a note for every
+/// pair: 9 million lines. Now each entry names a few of the others and counts the rest.
+#[test]
+fn thousands_of_alike_entries_get_a_bounded_number_of_notes() {
+    let entries: Vec<String> = (0..3000).map(|i| format!("\"s{i}\": {{\"command\": \"same\"}}")).collect();
+    let text = format!("{{\"mcpServers\": {{{}}}}}", entries.join(",\n"));
+    let (mut servers, problems) = read_json(Client::ClaudeCode, Layout::McpServers, &text);
+    assert!(problems.is_empty() && servers.len() == 3000, "{problems:?}");
+    servers.push(stdio("lone", Client::Cursor, "different"));
+    note_same_servers(&mut servers);
+    for server in &servers[..3000] {
+        assert_eq!(server.notes.len(), MAX_SAME_SERVER_NOTES + 1, "{:?}", server.notes);
+        assert_eq!(server.notes.last().unwrap(), "and 2994 more entries that start the same server");
+    }
+    assert_eq!(servers[0].notes[0], "the same server as \"s1\" in Claude Code (/h/config.json:2)");
+    assert!(servers[3000].notes.is_empty(), "a server alone has no note");
+    let total: usize = servers.iter().map(|s| s.notes.len()).sum();
+    assert_eq!(total, 3000 * (MAX_SAME_SERVER_NOTES + 1));
+}
+
+/// Run from the home folder, the project's `.cursor/mcp.json` is the user's: one file, read
+/// once, its servers listed once and not "also in" themselves.
+#[test]
+fn a_project_folder_that_is_the_home_folder_lists_its_configs_once() {
+    let home = tempfile::tempdir().unwrap();
+    for (folder, file) in [(".cursor", "mcp.json"), (".gemini", "settings.json")] {
+        std::fs::create_dir_all(home.path().join(folder)).unwrap();
+        std::fs::write(home.path().join(folder).join(file), r#"{"mcpServers": {"notes": {"command": "notes"}}}"#)
+            .unwrap();
+    }
+    // The same folder by another name too: a link to it is the same file.
+    let linked = tempfile::tempdir().unwrap();
+    let project = linked.path().join("here");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(home.path(), &project).unwrap();
+    #[cfg(not(unix))]
+    let project = home.path().to_path_buf();
+    let places =
+        Places { home: Some(home.path().to_path_buf()), project: Some(project), tooldeck_config: None, app_data: None };
+    let found = discover(&places);
+    let listed: Vec<String> =
+        found.servers.iter().map(|s| format!("{} {}", s.qualified_name(), s.location())).collect();
+    assert_eq!(found.servers.len(), 2, "{listed:?}");
+    assert_eq!(found.servers[0].client, Client::Cursor);
+    assert_eq!(found.servers[1].client, Client::GeminiCli);
+    for server in &found.servers {
+        assert!(!server.notes.iter().any(|n| n.contains(&server.path.display().to_string())), "{:?}", server.notes);
+    }
+    assert_eq!(found.named("cursor:notes").unwrap().client, Client::Cursor);
+}

@@ -7,6 +7,8 @@ use super::{TextError, Wrapped};
 
 /// Starts each line of the original text kept in a wrapped table.
 const KEPT: &str = "#| ";
+/// The byte order mark some editors put at the start of a file.
+const BOM: char = '\u{feff}';
 
 /// The table of server `name` in `text`, wrapped.
 pub fn wrap(text: &str, name: &str, wrapped: &Wrapped) -> Result<String, TextError> {
@@ -24,23 +26,27 @@ pub fn wrap(text: &str, name: &str, wrapped: &Wrapped) -> Result<String, TextErr
         .ok_or_else(|| TextError::Other(format!("no [mcp_servers.{name}] table")))?;
     entry.insert("command", toml_edit::value(wrapped.command.as_str()));
     entry.insert("args", toml_edit::value(wrapped.args.iter().collect::<toml_edit::Array>()));
+    // The lines tooldeck writes end as the file's do (CRLF or LF).
+    let eol = if text.split_once('\n').is_some_and(|(first, _)| first.ends_with('\r')) { "\r\n" } else { "\n" };
     let new = document.to_string();
-    let (header, rest) = new.split_once('\n').unwrap_or((new.as_str(), ""));
+    let mut new_lines = new.lines();
     let mut out = String::with_capacity(text.len() + table.len() * 2 + 200);
     out.push_str(&text[..start]);
-    out.push_str(header);
-    out.push('\n');
+    out.push_str(new_lines.next().unwrap_or_default());
+    out.push_str(eol);
     out.push_str(&format!(
-        "# Runs through tooldeck proxy: `tooldeck servers --unwrap {name} --client codex` puts back the lines marked #|\n"
+        "# Runs through tooldeck proxy: `tooldeck servers --unwrap {name} --client codex` puts back the lines marked #|{eol}"
     ));
+    // Split at LF alone: a CRLF line keeps its CR, so unwrap gives back every byte (the last
+    // piece is the table's end: empty after its final newline, or a last line without one).
     for piece in table.split('\n') {
         out.push_str(KEPT);
         out.push_str(piece);
         out.push('\n');
     }
-    out.push_str(rest);
-    if !rest.is_empty() && !rest.ends_with('\n') {
-        out.push('\n');
+    for line in new_lines {
+        out.push_str(line);
+        out.push_str(eol);
     }
     out.push_str(&text[end..]);
     Ok(out)
@@ -50,8 +56,15 @@ pub fn wrap(text: &str, name: &str, wrapped: &Wrapped) -> Result<String, TextErr
 pub fn unwrap(text: &str, name: &str) -> Result<String, TextError> {
     let (start, end) = span(text, name)?;
     let kept: Vec<&str> = text[start..end]
-        .lines()
-        .filter_map(|line| line.strip_prefix(KEPT).or_else(|| (line == KEPT.trim_end()).then_some("")))
+        .split('\n')
+        .filter_map(|line| {
+            // `#| ` as written; `#|` alone where an editor trimmed the space of an empty line.
+            let rest = line.strip_prefix(KEPT.trim_end())?;
+            match rest.strip_prefix(' ') {
+                Some(piece) => Some(piece),
+                None => (rest.is_empty() || rest == "\r").then_some(rest),
+            }
+        })
         .collect();
     if kept.is_empty() {
         return Err(TextError::NotWrapped);
@@ -66,12 +79,14 @@ fn span(text: &str, name: &str) -> Result<(usize, usize), TextError> {
     let mut start = None;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
-        if let Some(header) = header(line) {
+        // A byte order mark before the first line stays where it is, outside the table.
+        let bom = if offset == 0 && line.starts_with(BOM) { BOM.len_utf8() } else { 0 };
+        if let Some(header) = header(&line[bom..]) {
             let ours = names
                 .iter()
                 .any(|n| header == n || header.strip_prefix(n.as_str()).is_some_and(|r| r.starts_with('.')));
             match start {
-                None if names.iter().any(|n| header == n) => start = Some(offset),
+                None if names.iter().any(|n| header == n) => start = Some(offset + bom),
                 Some(start) if !ours => return Ok((start, offset)),
                 _ => {}
             }

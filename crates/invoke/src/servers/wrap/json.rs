@@ -24,10 +24,24 @@ pub fn wrap(text: &str, path: &[String], wrapped: &Wrapped) -> Result<String, Te
     let mut pretty = Vec::new();
     crate::json_out::write_pretty(&mut pretty, &Value::Object(new)).map_err(|e| TextError::Other(e.to_string()))?;
     let pretty = String::from_utf8_lossy(&pretty);
-    // Indented like the line the entry starts on, so the file still reads as the person wrote it.
+    // Indented like the line the entry starts on (tabs where it uses tabs), its lines ended as
+    // the file's are, so the file still reads as the person wrote it.
     let line_start = text[..start].rfind('\n').map_or(0, |at| at + 1);
     let indent: String = text[line_start..start].chars().take_while(|c| *c == ' ' || *c == '\t').collect();
-    let value = pretty.replace('\n', &format!("\n{indent}"));
+    let eol = if text.split_once('\n').is_some_and(|(first, _)| first.ends_with('\r')) { "\r\n" } else { "\n" };
+    let lines: Vec<String> = pretty
+        .split('\n')
+        .map(|line| match indent.contains('\t') {
+            // The printer indents by two spaces a level; JSON strings hold no raw newline, so
+            // each line's leading spaces are indentation.
+            true => {
+                let body = line.trim_start_matches(' ');
+                format!("{}{body}", "\t".repeat((line.len() - body.len()) / 2))
+            }
+            false => line.to_string(),
+        })
+        .collect();
+    let value = lines.join(&format!("{eol}{indent}"));
     Ok(format!("{}{value}{}", &text[..start], &text[end..]))
 }
 

@@ -8,6 +8,9 @@
 
 mod codex;
 mod json;
+#[cfg(test)]
+mod roundtrip;
+mod write;
 
 use std::path::{Path, PathBuf};
 
@@ -154,8 +157,9 @@ fn record_path(client: Client, name: &str) -> Result<PathBuf, WrapError> {
     Ok(folder.join(format!("{}-{safe}.jsonl", client.name())))
 }
 
-/// Reads the entry's config, changes its text with `change`, writes a backup and then the new
-/// text (in place of the file a symlink points to, with the file's permissions).
+/// Reads the entry's config, changes its text with `change`, writes a backup (readable by the
+/// user alone, as it may hold secrets) and then the new text (in place of the file a symlink
+/// points to, with the file's permissions), each through a private file renamed over it.
 fn edit(
     places: &Places,
     server: &FoundServer,
@@ -175,36 +179,10 @@ fn edit(
     let mut backup = path.clone().into_os_string();
     backup.push(BACKUP_SUFFIX);
     let backup = PathBuf::from(backup);
-    write_like(&backup, &path, text.as_bytes(), true)?;
-    write_like(&path, &path, changed.as_bytes(), false)?;
+    let permissions = std::fs::metadata(&path).map_err(|e| failed(e.to_string()))?.permissions();
+    write::replace(&backup, text.as_bytes(), write::private_like(permissions.clone()))
+        .map_err(|source| WrapError::Write { path: backup.display().to_string(), source })?;
+    write::replace(&path, changed.as_bytes(), permissions)
+        .map_err(|source| WrapError::Write { path: path.display().to_string(), source })?;
     Ok(Done { name: server.name.clone(), client: server.client, path, backup, record: None })
-}
-
-/// Writes `bytes` to `path` through a file beside it renamed over it, with `like`'s permissions
-/// (a backup: readable by the user alone, as it may hold secrets).
-fn write_like(path: &Path, like: &Path, bytes: &[u8], private: bool) -> Result<(), WrapError> {
-    use std::io::Write as _;
-    let failed = |source| WrapError::Write { path: path.display().to_string(), source };
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(format!(".{}.tmp", std::process::id()));
-    let temporary = PathBuf::from(temporary);
-    let written = (|| {
-        let mut file = std::fs::File::create_new(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        let mut permissions = std::fs::metadata(like)?.permissions();
-        #[cfg(unix)]
-        if private {
-            use std::os::unix::fs::PermissionsExt;
-            permissions.set_mode(0o600);
-        }
-        #[cfg(not(unix))]
-        let _ = private;
-        std::fs::set_permissions(&temporary, permissions)?;
-        std::fs::rename(&temporary, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written.map_err(failed)
 }
