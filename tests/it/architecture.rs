@@ -3,7 +3,8 @@
 //! the rest: no circle between the top-level modules inside a crate (a circle inside one file or
 //! folder is fine), only `main.rs` uses the command line (`cli`), one browser gate, no string
 //! errors, pane state private to its pane (so the compiler keeps its writes inside it), JSON
-//! written only by `json_out`, and tasks spawned only by the runtime's supervisor.
+//! written only by `json_out`, tasks spawned only by the runtime's supervisor, and every server
+//! listening through `loopback`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -371,4 +372,41 @@ fn the_runtime_spawns_only_through_its_supervisor() {
         .map(|(file, _)| file)
         .collect();
     assert!(spawning.is_empty(), "these spawn tasks nobody supervises: {spawning:?}");
+}
+
+/// Files that may bind a socket outside `loopback/`, with why.
+const LISTENERS_ALLOWED: &[(&str, &str)] = &[(
+    "proxy/live/port.rs",
+    "the live feed's port for `tooldeck attach` where there are no Unix sockets: not HTTP (a browser cannot \
+     speak it), and a watcher's first line must be the secret in a 0600 file",
+)];
+
+/// Every HTTP server is a `loopback::LoopbackServer`: only `loopback/` binds a TCP port or serves
+/// HTTP, so none goes without the Host/Origin guard it puts in front of every router.
+#[test]
+fn every_server_listens_through_loopback() {
+    for (file, code) in sources() {
+        let found = listens(&code);
+        let allowed = file.starts_with("loopback/")
+            || (LISTENERS_ALLOWED.iter().any(|(name, _)| *name == file) && !found.contains(&"axum::serve("));
+        assert!(
+            found.is_empty() || allowed,
+            "{file} listens by hand ({found:?}): serve through crate::loopback::Bound / LoopbackServer (its guard comes with it)"
+        );
+    }
+}
+
+/// The ways to listen or serve named in `code`, comments aside.
+fn listens(code: &str) -> Vec<&'static str> {
+    const WAYS: &[&str] = &["TcpListener::bind", "TcpListener::from_std", "axum::serve(", "hyper::server"];
+    let code: String = code.lines().map(|l| l.split("//").next().unwrap_or_default()).collect::<Vec<_>>().join("\n");
+    WAYS.iter().copied().filter(|way| code.contains(way)).collect()
+}
+
+#[test]
+fn the_listener_check_finds_them() {
+    let code = "// TcpListener::bind in a comment\nlet l = tokio::net::TcpListener::bind(addr).await?;\n\
+                axum::serve(l, router).await";
+    assert_eq!(listens(code), ["TcpListener::bind", "axum::serve("]);
+    assert!(listens("let l = Bound::bind(0).await?; // not TcpListener::bind").is_empty());
 }

@@ -282,5 +282,10 @@ fn a_file_as_stdin_and_stdout_shared_with_stderr_are_relayed_too() {
     assert!(seen.replacen("from the server\n", "", 1) == messages, "{} bytes seen", seen.len());
 }
 
+#[cfg(unix)]
+#[path = "proxy/ending.rs"]
+mod ending;
+#[path = "proxy/guard.rs"]
+mod guard;
 #[path = "proxy/listen.rs"]
 mod listen;

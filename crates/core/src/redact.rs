@@ -134,6 +134,17 @@ pub fn url(text: &str) -> String {
     url_with(text, &mut masked)
 }
 
+/// A request's path and query as a server saw it (`/mcp?api_key=…&token=…`), its secret query
+/// parameters masked as [`url`] masks a URL's. A whole URL (a proxy's request line) is [`url`]'s.
+pub fn path_and_query(text: &str) -> String {
+    const ORIGIN: &str = "http://h";
+    if !text.starts_with('/') {
+        return url(text);
+    }
+    let shown = url(&format!("{ORIGIN}{text}"));
+    shown.strip_prefix(ORIGIN).map_or(shown.clone(), str::to_string)
+}
+
 /// [`url`] with each secret replaced by what `replace` gives (a case file writes `${VAR}`).
 /// A `${VAR}` value anywhere in it (a query parameter of any name, the path) is one too.
 pub fn url_with(text: &str, replace: Replace) -> String {
@@ -503,6 +514,14 @@ mod tests {
         assert_eq!(url("http://h/mcp?api_key=S&page=2#top"), "http://h/mcp?api_key=••••&page=2#top");
         assert_eq!(url("http://h/mcp?q=1"), "http://h/mcp?q=1");
         assert_eq!(url("not a url"), "not a url");
+    }
+
+    #[test]
+    fn a_request_path_loses_its_secret_parameters() {
+        assert_eq!(path_and_query("/mcp?api_key=S&token=T&page=2"), "/mcp?api_key=••••&token=••••&page=2");
+        assert_eq!(path_and_query("/mcp"), "/mcp");
+        assert_eq!(path_and_query("//x@y/mcp?key=S"), "//x@y/mcp?key=••••");
+        assert_eq!(path_and_query("http://h/mcp?api_key=S"), "http://h/mcp?api_key=••••");
     }
 
     #[test]

@@ -84,7 +84,6 @@ pub async fn serve(bridge: Arc<Bridge>, view: &View, title: &str, style: &HostSt
             let policy = page_policy.clone();
             async move { guarded(response, &policy) }
         }))
-        .layer(axum::middleware::from_fn(crate::loopback::local_only))
         .with_state(host);
     let view_policy = format!("{}; frame-ancestors {host_origin}", view.sandbox.policy);
     let sandboxed = Sandboxed {
@@ -92,10 +91,7 @@ pub async fn serve(bridge: Arc<Bridge>, view: &View, title: &str, style: &HostSt
         policy: header_value(&view_policy),
         permissions: header_value(&permissions_policy(&view.sandbox.allow)),
     };
-    let sandbox_router = Router::new()
-        .route(&format!("/{view_secret}/view"), get(view_page))
-        .layer(axum::middleware::from_fn(crate::loopback::local_only))
-        .with_state(sandboxed);
+    let sandbox_router = Router::new().route(&format!("/{view_secret}/view"), get(view_page)).with_state(sandboxed);
     let servers = [host_port.serve(host_router), sandbox_port.serve(sandbox_router)];
     Ok(Hosted { url: format!("{host_origin}/{host_secret}/"), sandbox_origin, _servers: servers })
 }

@@ -14,6 +14,7 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 
 use super::{Keep, ProxyError};
+use crate::loopback::{Bound, Reach};
 use crate::wire::{From, HttpDetails, Tap, TapHandle};
 
 /// Where the HTTP proxy passes requests.
@@ -83,30 +84,33 @@ pub fn run(listen: &str, target: Target, keep: &Keep) -> Result<u8, ProxyError> 
 }
 
 /// Binds `listen` and says so on stderr: `listening on http://ADDR/mcp, {what} (Ctrl-C stops it)`.
-pub(super) async fn listen_on(
-    listen: &str,
-    name: Option<&str>,
-    what: &str,
-) -> Result<(tokio::net::TcpListener, std::net::SocketAddr), ProxyError> {
-    let failed = |source| ProxyError::Listen { addr: listen.to_string(), source };
-    let listener = tokio::net::TcpListener::bind(listen).await.map_err(failed)?;
-    let addr = listener.local_addr().map_err(failed)?;
-    super::warner(name)(&format!("listening on http://{addr}/mcp, {what} (Ctrl-C stops it)"));
-    Ok((listener, addr))
+/// An address others can reach is said to be one: the proxy then answers any `Host` (only a
+/// browser's foreign `Origin` is refused), so whoever reaches the address reaches the server.
+pub(super) async fn listen_on(listen: &str, name: Option<&str>, what: &str) -> Result<Bound, ProxyError> {
+    let bound =
+        Bound::bind_named(listen).await.map_err(|source| ProxyError::Listen { addr: listen.to_string(), source })?;
+    let warn = super::warner(name);
+    let addr = bound.addr();
+    warn(&format!("listening on http://{addr}/mcp, {what} (Ctrl-C stops it)"));
+    if Reach::of(addr) == Reach::Network {
+        warn(&format!("{} is not a loopback address: anyone who can reach it can use the server", addr.ip()));
+    }
+    Ok(bound)
 }
 
 async fn serve(listen: &str, shared: Arc<Shared>, name: Option<&str>) -> Result<(), ProxyError> {
-    let failed = |source| ProxyError::Listen { addr: listen.to_string(), source };
     let passing = format!("passing to {}", crate::redact::url(&shared.upstream));
-    let (listener, _) = listen_on(listen, name, &passing).await?;
+    let bound = listen_on(listen, name, &passing).await?;
     let router = axum::Router::new().fallback(pass).with_state(shared);
     let mut signals = crate::signals::StopSignals::new().map_err(ProxyError::Runtime)?;
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            signals.recv().await;
-        })
+    let stopped = async move {
+        signals.recv().await;
+    };
+    bound
+        .serve(router)
+        .run_until(stopped)
         .await
-        .map_err(failed)
+        .map_err(|source| ProxyError::Listen { addr: listen.to_string(), source })
 }
 
 pub(super) fn kept_headers(headers: &HeaderMap) -> Vec<(String, String)> {

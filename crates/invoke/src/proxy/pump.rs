@@ -11,13 +11,15 @@ use crate::wire::{From, TapHandle};
 /// The longest line the tap is handed whole; a longer one is recorded by its size.
 pub const MAX_KEPT: usize = 32 * 1024 * 1024;
 
-/// Moves bytes from `input` to `output` until `input` closes (or fails: the same to the other end), telling `tap` each line. When
-/// `output` fails (the reader went away), what follows is still read and told, not written: a
-/// server is never left blocked on a full pipe.
-pub fn pump(mut input: impl Read, mut output: impl Write, from: From, tap: &TapHandle) {
+/// Moves bytes from `input` to `output` until `input` closes (or fails: the same to the other
+/// end), telling `tap` each line. When `output` fails (the reader went away), `output_closed` is
+/// called, and what follows is still read and told, not written: a server is never left blocked
+/// on a full pipe.
+pub fn pump(mut input: impl Read, mut output: impl Write, from: From, tap: &TapHandle, output_closed: impl FnOnce()) {
     let mut buffer = vec![0u8; 64 * 1024];
     let mut line = Lines::new(from, tap);
     let mut writing = true;
+    let mut output_closed = Some(output_closed);
     loop {
         let read = match input.read(&mut buffer) {
             Ok(0) => break,
@@ -31,6 +33,9 @@ pub fn pump(mut input: impl Read, mut output: impl Write, from: From, tap: &TapH
         line.feed(chunk);
         if writing && output.write_all(chunk).and_then(|()| output.flush()).is_err() {
             writing = false;
+            if let Some(said) = output_closed.take() {
+                said();
+            }
         }
     }
     line.finish();
@@ -105,7 +110,7 @@ mod tests {
         let tap = Tap::spawn(vec![Box::new(ring.sink())], Box::new(|_| {}));
         let input: &[u8] = b"{\"a\":1}\r\nnot json\n{\"cut";
         let mut output = Vec::new();
-        pump(input, &mut output, From::Server, &tap.handle());
+        pump(input, &mut output, From::Server, &tap.handle(), || panic!("the output did not fail"));
         tap.finish();
         assert_eq!(output, input);
         let lines: Vec<_> = ring.frames().iter().map(|f| f.raw.clone()).collect();

@@ -39,7 +39,7 @@ pub fn stdio(mut answers: Answers) -> io::Result<()> {
 
 /// The answers to one message (a request, a notification, or a batch of them), as lines.
 fn answer_all(answers: &mut Answers, body: &[u8]) -> Vec<String> {
-    let Ok(message) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
+    let Ok(message) = crate::wire::parse_json(body) else { return Vec::new() };
     let messages = match message {
         Value::Array(items) => items,
         one => vec![one],
@@ -51,7 +51,8 @@ fn answer_all(answers: &mut Answers, body: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// Answers POSTs on 127.0.0.1:`port` (any path) until Ctrl-C; `on_ready` hears the address.
+/// Answers POSTs on 127.0.0.1:`port` (any path; only this machine's clients, by the loopback
+/// guard) until Ctrl-C; `on_ready` hears the address.
 pub async fn http(answers: Answers, port: u16, on_ready: impl FnOnce(std::net::SocketAddr)) -> io::Result<()> {
     use axum::http::{StatusCode, header};
     use axum::response::IntoResponse;
@@ -72,12 +73,11 @@ pub async fn http(answers: Answers, port: u16, on_ready: impl FnOnce(std::net::S
         }
     };
     let router = axum::Router::new().fallback(handler);
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-    on_ready(listener.local_addr()?);
+    let bound = crate::loopback::Bound::bind(port).await?;
+    on_ready(bound.addr());
     let mut signals = crate::signals::StopSignals::new()?;
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            signals.recv().await;
-        })
-        .await
+    let stopped = async move {
+        signals.recv().await;
+    };
+    bound.serve(router).run_until(stopped).await
 }

@@ -1,9 +1,13 @@
 //! The stdio proxy: the client starts `tooldeck proxy -- COMMAND` in place of `COMMAND`. Three
 //! threads move bytes (the client's input to the server, the server's output to the client, its
-//! stderr to ours); the main thread passes signals on and waits for the server, whose exit code
-//! becomes the proxy's.
+//! stderr to ours); the main thread waits for the way out: the server exits (its exit code
+//! becomes the proxy's), the client goes away (its input ends or fails, or it stops reading), or
+//! a signal comes (passed on to the server). Whichever comes first, the server is ended the MCP
+//! stdio way: its input closed, a grace to exit by itself, SIGTERM, a second, SIGKILL.
 
-use std::io::Write as _;
+use std::io::{self, Write as _};
+use std::process::ChildStdin;
+use std::sync::{Arc, Mutex, TryLockError};
 use std::time::Duration;
 
 use crate::invoke::mcp::process::{ServerProcess, StdioServer};
@@ -14,6 +18,61 @@ use super::{Keep, ProxyError, pump};
 /// How long the server's output may still drain after the server exited (what it forked may hold
 /// the pipe open; those are ended after this).
 const DRAIN: Duration = Duration::from_secs(1);
+/// How long a server has to exit by itself once the client is gone or a signal was passed on
+/// (its input closed), before SIGTERM and, a second later, SIGKILL: long enough to answer what
+/// the client sent last, short enough that a server which ignores its input ending is gone
+/// within seconds.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+/// The exit code when the proxy had to end the server (as a shell gives for SIGTERM).
+const ENDED_BY_THE_PROXY: u8 = 128 + 15;
+
+/// What ends the proxy's wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WayOut {
+    /// The server exited by itself: its exit code.
+    Exited(u8),
+    /// The client went away: its input ended or failed, or it stopped reading.
+    ClientGone,
+    /// SIGINT, SIGTERM or SIGHUP, passed on to the server: the exit code a shell gives for it.
+    Signal(u8),
+}
+
+/// The server's input: fed by the client's thread, closed by whichever way out comes first.
+#[derive(Clone)]
+struct ServerInput(Arc<Mutex<Option<ChildStdin>>>);
+
+impl ServerInput {
+    fn new(stdin: ChildStdin) -> ServerInput {
+        ServerInput(Arc::new(Mutex::new(Some(stdin))))
+    }
+
+    /// Closes it, unless a write to it is blocked (a server that does not read): the signals
+    /// that follow end that server, which ends the write.
+    fn close(&self) {
+        let stdin = match self.0.try_lock() {
+            Ok(mut held) => held.take(),
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner().take(),
+            Err(TryLockError::WouldBlock) => None,
+        };
+        drop(stdin);
+    }
+}
+
+impl io::Write for ServerInput {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        match crate::sync::lock(&self.0).as_mut() {
+            Some(stdin) => stdin.write(bytes),
+            None => Err(io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match crate::sync::lock(&self.0).as_mut() {
+            Some(stdin) => stdin.flush(),
+            None => Err(io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+}
 
 /// Runs the proxy in front of `command` (its words) until the server ends; its exit code.
 pub fn run(command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
@@ -25,33 +84,52 @@ pub fn run(command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
     let server = StdioServer::spawn(&line)?;
     let tap = Tap::spawn(sinks, warn);
     let (stdin, stdout, stderr, process) = server.into_std_parts();
+    let input = ServerInput::new(stdin);
+    let (gone, mut client_gone) = tokio::sync::mpsc::unbounded_channel::<()>();
 
-    let up = tap.handle();
+    let (up, feeding, input_ended) = (tap.handle(), input.clone(), gone.clone());
     spawn("proxy-up", move || {
-        // The client's input closing is dropped here, which closes the server's.
-        pump::pump(std::io::stdin().lock(), stdin, From::Client, &up);
+        pump::pump(io::stdin().lock(), feeding.clone(), From::Client, &up, || {});
+        // The client's input ended (or failed): the server's is closed, as the client closed it.
+        feeding.close();
+        let _ = input_ended.send(());
     });
     let down = tap.handle();
     let (drained, drained_wait) = std::sync::mpsc::channel::<()>();
     spawn("proxy-down", move || {
-        pump::pump(stdout, std::io::stdout().lock(), From::Server, &down);
+        // The client stopped reading: it is gone, whatever its input does.
+        pump::pump(stdout, io::stdout().lock(), From::Server, &down, move || {
+            let _ = gone.send(());
+        });
         let _ = drained.send(());
     });
     if let Some(mut stderr) = stderr {
         spawn("proxy-stderr", move || {
-            let _ = std::io::copy(&mut stderr, &mut std::io::stderr());
+            let _ = io::copy(&mut stderr, &mut io::stderr());
         });
     }
 
-    let code = runtime.block_on(wait_passing_signals(&process, signals));
-    // What the server wrote before it exited reaches the client before the proxy exits.
-    if drained_wait.recv_timeout(DRAIN).is_err() {
+    let way_out = runtime.block_on(wait_for_a_way_out(&process, signals, &mut client_gone));
+    let (code, exited) = match way_out {
+        WayOut::Exited(code) => (code, true),
+        WayOut::ClientGone | WayOut::Signal(_) => {
+            input.close();
+            match runtime.block_on(process.watch_exit(EXIT_GRACE)) {
+                Some(status) => (exit_code(status), true),
+                None => (if let WayOut::Signal(code) = way_out { code } else { ENDED_BY_THE_PROXY }, false),
+            }
+        }
+    };
+    // What the server wrote before it exited reaches the client before the proxy exits. A
+    // server still running is sent SIGTERM, then SIGKILL; one that exited has its group's
+    // leftovers ended.
+    if exited && drained_wait.recv_timeout(DRAIN).is_ok() {
         runtime.block_on(process.end(Duration::ZERO));
-        let _ = drained_wait.recv_timeout(DRAIN);
     } else {
         runtime.block_on(process.end(Duration::ZERO));
+        let _ = drained_wait.recv_timeout(DRAIN);
     }
-    let _ = std::io::stdout().flush();
+    let _ = io::stdout().flush();
     let stats = tap.finish();
     if stats.dropped > 0 {
         super::warner(keep.name.as_deref())(&format!(
@@ -68,31 +146,32 @@ fn spawn(name: &str, work: impl FnOnce() + Send + 'static) {
     let _ = std::thread::Builder::new().name(name.into()).spawn(work);
 }
 
-/// Waits for the server to exit, passing on SIGINT, SIGTERM and SIGHUP as they come; a third
-/// signal ends it. The server's exit code, or 128 + the signal that ended it.
-async fn wait_passing_signals(process: &ServerProcess, mut signals: Option<crate::signals::StopSignals>) -> u8 {
-    let mut passed = 0;
-    loop {
-        let signal = async {
-            match signals.as_mut() {
-                Some(signals) => signals.recv().await,
-                None => std::future::pending().await,
+/// Waits for the first way out: the server exiting, the client going away, or SIGINT, SIGTERM
+/// or SIGHUP (passed on to the server's group as it comes).
+async fn wait_for_a_way_out(
+    process: &ServerProcess,
+    mut signals: Option<crate::signals::StopSignals>,
+    client_gone: &mut tokio::sync::mpsc::UnboundedReceiver<()>,
+) -> WayOut {
+    let signal = async {
+        match signals.as_mut() {
+            Some(signals) => signals.recv().await,
+            None => std::future::pending().await,
+        }
+    };
+    let exited = async {
+        loop {
+            if let Some(status) = process.watch_exit(Duration::from_secs(3600)).await {
+                return status;
             }
-        };
-        tokio::select! {
-            status = process.watch_exit(Duration::from_secs(3600)) => {
-                if let Some(status) = status {
-                    return exit_code(status);
-                }
-            }
-            code = signal => {
-                passed += 1;
-                if passed >= 3 {
-                    process.pass_on(9);
-                } else {
-                    process.pass_on(i32::from(code) - 128);
-                }
-            }
+        }
+    };
+    tokio::select! {
+        status = exited => WayOut::Exited(exit_code(status)),
+        Some(()) = client_gone.recv() => WayOut::ClientGone,
+        code = signal => {
+            process.pass_on(i32::from(code) - 128);
+            WayOut::Signal(code)
         }
     }
 }

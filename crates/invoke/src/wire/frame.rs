@@ -27,6 +27,89 @@ impl From {
 /// `console.log` on a stdio server's stdout, which breaks every client's parser.
 pub const NOT_JSON_RPC: &str = "not JSON-RPC: clients will fail here";
 
+/// What the record and the live view say of a message nested deeper than [`MAX_DEPTH`]: it is
+/// not read, so neither kept nor shown as text (its secrets could not be found to mask).
+pub const TOO_DEEP: &str = "nested deeper than 512 levels: not read, its text not kept";
+
+/// How deep a message may nest and still be read. serde_json stops at 128 levels to stay within
+/// a thread's stack; a deeper message (JSON-RPC allows any depth) is read on a stack of its own,
+/// up to this. Past it, reading it (and walking it to mask its secrets) would cost too much.
+pub const MAX_DEPTH: usize = 512;
+
+/// serde_json's own limit: a message nested deeper is read on a stack of its own.
+const USUAL_DEPTH: usize = 128;
+
+/// The stack a deep message is read on: room for [`MAX_DEPTH`] levels of serde_json's parser
+/// in a debug build, reserved, not touched, until used.
+const DEEP_STACK: usize = 32 * 1024 * 1024;
+
+/// Why bytes are not read as a JSON value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unread {
+    NotJson,
+    /// Nested deeper than [`MAX_DEPTH`] (JSON or not: it was not read to tell).
+    TooDeep,
+}
+
+/// `raw` as JSON, however deep it nests up to [`MAX_DEPTH`].
+pub fn parse_json(raw: &[u8]) -> Result<Value, Unread> {
+    parse_within(raw, MAX_DEPTH)
+}
+
+/// A record line (or a live feed's) as JSON: it holds a message one level down, so it may nest
+/// one level deeper than [`MAX_DEPTH`].
+pub fn parse_record_line(raw: &[u8]) -> Result<Value, Unread> {
+    parse_within(raw, MAX_DEPTH + 1)
+}
+
+fn parse_within(raw: &[u8], max_depth: usize) -> Result<Value, Unread> {
+    if let Ok(value) = serde_json::from_slice(raw) {
+        return Ok(value);
+    }
+    match nesting(raw) {
+        depth if depth <= USUAL_DEPTH => Err(Unread::NotJson),
+        depth if depth > max_depth => Err(Unread::TooDeep),
+        _ => stacker::grow(DEEP_STACK, || {
+            use serde::Deserialize as _;
+            let mut reader = serde_json::Deserializer::from_slice(raw);
+            reader.disable_recursion_limit();
+            let value = Value::deserialize(&mut reader).and_then(|value| reader.end().map(|()| value));
+            value.map_err(|_| Unread::NotJson)
+        }),
+    }
+}
+
+/// How deep `raw` nests its arrays and objects (brackets inside strings aside), counted up to
+/// two past [`MAX_DEPTH`].
+fn nesting(raw: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for &byte in raw {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+                if deepest > MAX_DEPTH + 1 {
+                    return deepest;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// The HTTP around a frame (Streamable HTTP): a request's method and path, a response's status,
 /// and the headers that came with either, as they came (masked only when shown or stored).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -49,26 +132,30 @@ pub struct Frame {
     pub size: usize,
     /// The JSON `raw` parses to, when it does.
     pub message: Option<Value>,
+    /// True when `raw` nests deeper than [`MAX_DEPTH`]: not read, and so never shown or kept
+    /// as text (its secrets could not be found to mask).
+    pub too_deep: bool,
     pub http: Option<HttpDetails>,
 }
 
 impl Frame {
     /// A frame of `raw` bytes sent by `from`, parsed.
     pub fn new(from: From, at: SystemTime, raw: Bytes, http: Option<HttpDetails>) -> Frame {
-        let message = serde_json::from_slice(&raw).ok();
-        Frame { from, at, size: raw.len(), raw, message, http }
+        let parsed = parse_json(&raw);
+        let too_deep = parsed == Err(Unread::TooDeep);
+        Frame { from, at, size: raw.len(), raw, message: parsed.ok(), too_deep, http }
     }
 
     /// A frame of a message already parsed, now (where tooldeck is the client, rmcp hands it
     /// the message, not its bytes): its bytes are the message written compactly, as rmcp sends it.
     pub fn of_value(from: From, message: Value) -> Frame {
         let raw = Bytes::from(serde_json::to_vec(&message).unwrap_or_default());
-        Frame { from, at: SystemTime::now(), size: raw.len(), raw, message: Some(message), http: None }
+        Frame { from, at: SystemTime::now(), size: raw.len(), raw, message: Some(message), too_deep: false, http: None }
     }
 
     /// A frame of a message too large to keep: its size only.
     pub fn too_large(from: From, at: SystemTime, size: usize, http: Option<HttpDetails>) -> Frame {
-        Frame { from, at, raw: Bytes::new(), size, message: None, http }
+        Frame { from, at, raw: Bytes::new(), size, message: None, too_deep: false, http }
     }
 
     /// True when the frame was kept whole (not [`Frame::too_large`]).
@@ -89,9 +176,13 @@ impl Frame {
     }
 
     /// True for a stdio line a client's parser would choke on: kept, not blank (clients skip
-    /// those), and not JSON-RPC. An HTTP body never is: its status and type say what it is.
+    /// those), and not JSON-RPC (one too deep to read is not judged). An HTTP body never is: its status and type say what it is.
     pub fn breaks_clients(&self) -> bool {
-        self.http.is_none() && self.kept() && !self.raw.iter().all(u8::is_ascii_whitespace) && !self.is_json_rpc()
+        self.http.is_none()
+            && self.kept()
+            && !self.too_deep
+            && !self.raw.iter().all(u8::is_ascii_whitespace)
+            && !self.is_json_rpc()
     }
 
     /// The JSON-RPC method of a request or notification.
@@ -159,6 +250,27 @@ mod tests {
 
     fn frame(text: &str) -> Frame {
         Frame::new(From::Server, SystemTime::UNIX_EPOCH, Bytes::from(text.to_string()), None)
+    }
+
+    #[test]
+    fn a_message_of_any_depth_is_read_up_to_the_limit() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"arguments":{{"api_key":"S","deep":{}}}}}}}"#,
+            nested(300)
+        );
+        let frame = frame(&deep);
+        assert!(frame.is_json_rpc() && !frame.breaks_clients() && !frame.too_deep);
+        assert_eq!(frame.method(), Some("tools/call"));
+        let too_deep = format!(r#"{{"jsonrpc":"2.0","id":1,"a":{}}}"#, nested(MAX_DEPTH + 1));
+        assert_eq!(parse_json(too_deep.as_bytes()), Err(Unread::TooDeep));
+        assert!(!self::frame(&too_deep).breaks_clients(), "not judged: it was not read");
+        assert_eq!(parse_json(nested(MAX_DEPTH - 1).as_bytes()).map(|_| ()), Ok(()));
+        assert_eq!(parse_json(format!("{}x", nested(200)).as_bytes()), Err(Unread::NotJson));
+        assert_eq!(parse_json(br#""[[[[" "#), Ok(Value::String("[[[[".into())), "brackets in a string");
+        assert_eq!(nesting(br#"{"a":"\"[[[[","b":[1]}"#), 2, "an escaped quote ends no string");
+        assert_eq!(nesting(br#"{"a":"\\","b":[[1]]}"#), 3, "an escaped backslash does");
+        assert!(TOO_DEEP.contains(&MAX_DEPTH.to_string()));
     }
 
     #[test]

@@ -9,7 +9,9 @@ mod record;
 mod sink;
 mod tap;
 
-pub use frame::{Frame, From, HttpDetails, NOT_JSON_RPC, parse_timestamp};
+pub use frame::{
+    Frame, From, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, TOO_DEEP, Unread, parse_json, parse_record_line, parse_timestamp,
+};
 pub use record::{MAX_RECORD_BYTES, RecordError, RecordLine, read_record, record_line};
 pub use sink::{FrameSink, JsonLinesSink, Ring, RingSink};
 pub use tap::{Tap, TapHandle, TapStats, Warn};

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use super::frame::{Frame, NOT_JSON_RPC, timestamp};
+use super::frame::{Frame, NOT_JSON_RPC, TOO_DEEP, timestamp};
 
 /// The most of a record that is read back: a record is the user's file, read bounded.
 pub const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
@@ -22,7 +22,7 @@ pub fn record_line(frame: &Frame) -> Value {
             shown.insert("method".into(), json!(method));
         }
         if let Some(path) = &http.path {
-            shown.insert("path".into(), json!(crate::redact::url(path)));
+            shown.insert("path".into(), json!(crate::redact::path_and_query(path)));
         }
         if let Some(status) = http.status {
             shown.insert("status".into(), json!(status));
@@ -35,6 +35,9 @@ pub fn record_line(frame: &Frame) -> Value {
         Some(message) => {
             let masked = crate::redact::json_message(message);
             line.insert("message".into(), masked.unwrap_or_else(|| message.clone()));
+        }
+        None if frame.too_deep => {
+            line.insert("note".into(), json!(TOO_DEEP));
         }
         None if frame.kept() => {
             let text = String::from_utf8_lossy(&frame.raw);
@@ -90,7 +93,7 @@ pub fn read_record(path: &Path) -> Result<Vec<RecordLine>, RecordError> {
         .map_err(|source| RecordError::Read { path: shown.clone(), source })?;
     let lines: Vec<RecordLine> = bytes
         .split(|b| *b == b'\n')
-        .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+        .filter_map(|line| super::parse_record_line(line).ok())
         .filter_map(|line| {
             let from = match line.get("from")?.as_str()? {
                 "client" => super::From::Client,
@@ -121,17 +124,57 @@ mod tests {
         let raw = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"api_key":"s3cret"}}}"#;
         let http = HttpDetails {
             method: Some("POST".into()),
-            path: Some("/mcp".into()),
+            path: Some("/mcp?api_key=q-key&token=q-token&page=2".into()),
             status: None,
             headers: vec![("authorization".into(), "Bearer abc".into()), ("accept".into(), "a".into())],
         };
         let line = record_line(&Frame::new(From::Client, SystemTime::now(), Bytes::from_static(raw), Some(http)));
         let text = line.to_string();
         assert!(!text.contains("s3cret") && !text.contains("Bearer abc"), "{text}");
+        assert_eq!(line["http"]["path"], "/mcp?api_key=••••&token=••••&page=2", "the query's secrets masked");
         assert_eq!(line["from"], "client");
         assert_eq!(line["http"]["method"], "POST");
         let junk = record_line(&Frame::new(From::Server, SystemTime::now(), Bytes::from_static(b"listening"), None));
         assert_eq!(junk["note"], NOT_JSON_RPC);
         assert_eq!(junk["text"], "listening");
+    }
+
+    /// A message nested deeper than serde_json reads by default is still a message: its secrets
+    /// masked, never "not JSON-RPC"; one too deep to read is not kept as text at all.
+    #[test]
+    fn a_deep_message_is_recorded_masked() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let message = |depth: usize| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{{"api_key":"s3cret","deep":{}}}}}}}"#,
+                nested(depth)
+            )
+        };
+        let record =
+            |depth: usize| record_line(&Frame::new(From::Client, SystemTime::now(), message(depth).into(), None));
+        // The message nests four levels above `deep`: the last is read at the limit exactly.
+        for depth in [300, crate::wire::MAX_DEPTH + 10, crate::wire::MAX_DEPTH - 4] {
+            let line = record(depth);
+            let text = crate::json_out::to_line(&line).unwrap();
+            assert!(!text.contains("s3cret"), "{depth}: {}", crate::text::truncate(&text, 400));
+            assert_ne!(line["note"], NOT_JSON_RPC, "{depth}");
+        }
+        assert_eq!(record(300)["message"]["params"]["arguments"]["api_key"], "•••• (6 chars)");
+        let too_deep = record(crate::wire::MAX_DEPTH + 10);
+        assert_eq!(too_deep["note"], TOO_DEEP);
+        assert!(too_deep.get("text").is_none() && too_deep.get("message").is_none());
+    }
+
+    #[test]
+    fn a_deep_message_reads_back_from_the_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        // At the limit: the record line nests one level deeper than its message.
+        let nested = "[".repeat(crate::wire::MAX_DEPTH - 2) + &"]".repeat(crate::wire::MAX_DEPTH - 2);
+        let deep = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"a":{nested}}}}}"#);
+        let line = record_line(&Frame::new(From::Client, SystemTime::now(), Bytes::from(deep), None));
+        std::fs::write(&path, crate::json_out::to_line(&line).unwrap() + "\n").unwrap();
+        let read = read_record(&path).unwrap();
+        assert_eq!(read[0].message["method"], "x");
     }
 }

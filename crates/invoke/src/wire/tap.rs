@@ -17,6 +17,8 @@ const QUEUE_MESSAGES: usize = 4096;
 /// How many bytes may wait for the sinks: a burst of large messages is dropped from the record
 /// rather than held in memory.
 const QUEUE_BYTES: usize = 64 * 1024 * 1024;
+/// The tap thread's stack (std's default is 2 MiB).
+const TAP_STACK: usize = 16 * 1024 * 1024;
 /// How long the tap's thread lets messages gather after a batch (see [`feed`]).
 const LINGER: std::time::Duration = std::time::Duration::from_millis(1);
 
@@ -72,8 +74,13 @@ impl Tap {
         }
         let (queue, receiver) = sync_channel(QUEUE_MESSAGES);
         let feeding = Arc::clone(&counters);
-        let thread =
-            std::thread::Builder::new().name("tap".into()).spawn(move || feed(&receiver, sinks, &feeding, &warn)).ok();
+        // Room to walk a message nested up to `MAX_DEPTH` deep (masking it, writing its record
+        // line): reserved, not touched, until used.
+        let thread = std::thread::Builder::new()
+            .name("tap".into())
+            .stack_size(TAP_STACK)
+            .spawn(move || feed(&receiver, sinks, &feeding, &warn))
+            .ok();
         Tap { handle: TapHandle { queue: thread.as_ref().map(|_| queue), counters }, thread }
     }
 

@@ -47,8 +47,7 @@ impl Listener {
         let (sender, received) = mpsc::channel(4);
         let router = axum::Router::new()
             .route(CALLBACK_PATH, get(move |RawQuery(query): RawQuery| came_back(query, sender.clone())))
-            .fallback(|| async { StatusCode::NOT_FOUND })
-            .layer(axum::middleware::from_fn(crate::loopback::local_only));
+            .fallback(|| async { StatusCode::NOT_FOUND });
         let server = LoopbackServer::start(router, port)
             .await
             .map_err(|e| AuthError::Redirect(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;

@@ -127,7 +127,9 @@ fn describe_http(http: &HttpRecord) -> String {
 /// then a blank line.
 fn http_lines(http: &crate::wire::HttpDetails) -> String {
     let mut text = match (&http.method, http.status) {
-        (Some(method), _) => format!("{method} {}\n", crate::redact::url(http.path.as_deref().unwrap_or_default())),
+        (Some(method), _) => {
+            format!("{method} {}\n", crate::redact::path_and_query(http.path.as_deref().unwrap_or_default()))
+        }
         (None, Some(status)) => format!("HTTP {status}\n"),
         (None, None) => String::new(),
     };
@@ -213,13 +215,15 @@ impl Traffic {
                 let first = body.lines().next().unwrap_or_default();
                 format!("HTTP {status}: {}", crate::text::truncate(&crate::redact::urls_in(first), 60))
             });
-            let text = if frame.kept() {
+            let text = if frame.kept() && !frame.too_deep {
                 let raw = String::from_utf8_lossy(&frame.raw);
                 let line = crate::redact::urls_in(&raw);
                 match frame.breaks_clients() {
                     true => format!("{line}\n\n{}", crate::wire::NOT_JSON_RPC),
                     false => format!("{http}{line}"),
                 }
+            } else if frame.too_deep {
+                format!("{http}({} bytes: {})", frame.size, crate::wire::TOO_DEEP)
             } else {
                 format!("{http}({} bytes: too large to keep)", frame.size)
             };
@@ -550,7 +554,7 @@ mod tests {
         let traffic = Traffic::default();
         let http = crate::wire::HttpDetails {
             method: Some("POST".into()),
-            path: Some("/mcp".into()),
+            path: Some("/mcp?api_key=q-s3cret".into()),
             status: None,
             headers: vec![("authorization".into(), "Bearer s3cret".into())],
         };
@@ -558,7 +562,7 @@ mod tests {
         traffic.frame(&Frame::new(From::Client, std::time::SystemTime::now(), raw, Some(http)));
         let (entries, _) = traffic.since(0);
         assert_eq!(entries[0].summary(), "→ tools/list #1");
-        assert!(entries[0].text.starts_with("POST /mcp\nauthorization: "), "{}", entries[0].text);
+        assert!(entries[0].text.starts_with("POST /mcp?api_key=••••\nauthorization: "), "{}", entries[0].text);
         assert!(!entries[0].text.contains("s3cret") && entries[0].text.contains("\"tools/list\""));
     }
 

@@ -57,7 +57,8 @@ impl MockServer {
             validators: Mutex::new(HashMap::new()),
             artifacts: Mutex::new(VecDeque::new()),
         });
-        let server = LoopbackServer::start(router(Arc::clone(&shared)), port).await?;
+        let bound = crate::loopback::Bound::bind(port).await?;
+        let server = bound.serve_answering(router(Arc::clone(&shared)), guard::refused);
         let url = server.url().to_string();
         let _ = shared.url.set(url.clone());
         Ok(MockServer { url, server })
@@ -224,7 +225,7 @@ fn router(shared: Arc<Shared>) -> Router {
         // Bodies up to what tooldeck itself reads, rather than axum's 2 MB default, so large
         // inputs (a whole file for `write_file`) can be tried.
         .layer(DefaultBodyLimit::max(super::MAX_BODY_BYTES))
-        .layer(axum::middleware::from_fn(guard::local_only))
+        .layer(axum::middleware::from_fn(guard::json_posts_only))
         .with_state(shared)
 }
 

@@ -57,27 +57,24 @@ pub fn run(listen: &str, command: &[String], keep: &Keep) -> Result<u8, ProxyErr
 }
 
 async fn serve(listen: &str, shared: Arc<Shared>, name: Option<&str>) -> Result<(), ProxyError> {
-    let failed = |source| ProxyError::Listen { addr: listen.to_string(), source };
     let each = format!("each session a new {}", crate::redact::command(&shared.command));
-    let (listener, addr) = super::http::listen_on(listen, name, &each).await?;
-    let mut router = axum::Router::new().fallback(pass).with_state(Arc::clone(&shared));
-    if addr.ip().is_loopback() {
-        // A server on this machine answers only this machine's clients (DNS rebinding, origins).
-        router = router.layer(axum::middleware::from_fn(crate::loopback::guard::local_only));
-    }
+    let bound = super::http::listen_on(listen, name, &each).await?;
+    let router = axum::Router::new().fallback(pass).with_state(Arc::clone(&shared));
     let mut signals = crate::signals::StopSignals::new().map_err(ProxyError::Runtime)?;
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            signals.recv().await;
-            // Open streams (a GET stream never ends by itself) end now, so the shutdown does not
-            // wait for them.
-            let sessions: Vec<Arc<Session>> = lock(&shared.sessions).values().cloned().collect();
-            for session in sessions {
-                session.end().await;
-            }
-        })
+    let stopped = async move {
+        signals.recv().await;
+        // Open streams (a GET stream never ends by itself) end now, so the shutdown does not
+        // wait for them.
+        let sessions: Vec<Arc<Session>> = lock(&shared.sessions).values().cloned().collect();
+        for session in sessions {
+            session.end().await;
+        }
+    };
+    bound
+        .serve(router)
+        .run_until(stopped)
         .await
-        .map_err(failed)
+        .map_err(|source| ProxyError::Listen { addr: listen.to_string(), source })
 }
 
 fn refuse(status: StatusCode, why: &str) -> Response {
@@ -167,15 +164,17 @@ async fn post(shared: &Arc<Shared>, parts: &axum::http::request::Parts, body: Bo
     let path = parts.uri.path_and_query().map(|p| p.as_str().to_string());
     let details = HttpDetails { method: Some("POST".into()), path, status: None, headers };
     shared.tap.send(From::Client, body.clone(), Some(details));
-    let Ok(message) = serde_json::from_slice::<Value>(&body) else {
-        let error =
-            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the body is not JSON"}}"#;
-        return super::http::answer_recorded(
-            &shared.tap,
-            StatusCode::BAD_REQUEST,
-            "application/json",
-            error.to_string(),
-        );
+    let message = match crate::wire::parse_json(&body) {
+        Ok(message) => message,
+        Err(unread) => {
+            let why = match unread {
+                crate::wire::Unread::NotJson => "Parse error: the body is not JSON",
+                crate::wire::Unread::TooDeep => "Parse error: the body nests deeper than 512 levels",
+            };
+            let error = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": why}});
+            let error = crate::json_out::to_line(&error).unwrap_or_default();
+            return super::http::answer_recorded(&shared.tap, StatusCode::BAD_REQUEST, "application/json", error);
+        }
     };
     let asked = asked(&message);
     let (session, new_id) = if asked.initialize && parts.headers.get(SESSION_HEADER).is_none() {

@@ -169,7 +169,7 @@ impl Session {
             let bytes = Bytes::copy_from_slice(&line);
             tap.send(From::Server, bytes.clone(), None);
             // A line that is not JSON cannot go over HTTP: the record and the warning have it.
-            let Ok(message) = serde_json::from_slice::<Value>(&bytes) else { continue };
+            let Ok(message) = crate::wire::parse_json(&bytes) else { continue };
             if let Some((out, last)) = self.route(&message, &bytes) {
                 let _ = out.send(bytes).await;
                 drop(last);

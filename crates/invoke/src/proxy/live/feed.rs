@@ -132,7 +132,9 @@ pub fn open(name: &str) -> Result<(Announcement, Vec<Frame>, Feed), LiveError> {
     let mut recent = Vec::new();
     for _ in 0..about.backlog {
         match feed.read_line(MAX_LINE) {
-            Ok(Some(line)) => recent.extend(serde_json::from_slice(&line).ok().as_ref().and_then(frame_of_line)),
+            Ok(Some(line)) => {
+                recent.extend(crate::wire::parse_record_line(&line).ok().as_ref().and_then(frame_of_line))
+            }
             Ok(None) => break,
             Err(source) => return Err(LiveError::NoAnswer { name: name.to_string(), source }),
         }
@@ -158,7 +160,7 @@ impl Feed {
         while !stop.load(Ordering::Relaxed) {
             match self.read_line(MAX_LINE) {
                 Ok(Some(line)) => {
-                    let frame = serde_json::from_slice(&line).ok().as_ref().and_then(frame_of_line);
+                    let frame = crate::wire::parse_record_line(&line).ok().as_ref().and_then(frame_of_line);
                     if let Some(frame) = frame
                         && sink.accept(&frame).is_err()
                     {
@@ -223,13 +225,23 @@ pub fn frame_of_line(line: &Value) -> Option<Frame> {
         line.get("time").and_then(Value::as_str).and_then(crate::wire::parse_timestamp).unwrap_or_else(SystemTime::now);
     if let Some(message) = line.get("message") {
         let raw = Bytes::from(serde_json::to_vec(message).ok()?);
-        return Some(Frame { from, at: now, size: raw.len(), raw, message: Some(message.clone()), http });
+        return Some(Frame {
+            from,
+            at: now,
+            size: raw.len(),
+            raw,
+            message: Some(message.clone()),
+            too_deep: false,
+            http,
+        });
     }
     if let Some(text) = line.get("text").and_then(Value::as_str) {
         return Some(Frame::new(from, now, Bytes::from(text.to_string()), http));
     }
     let size = line.get("size").and_then(Value::as_u64).and_then(|s| usize::try_from(s).ok())?;
-    Some(Frame::too_large(from, now, size, http))
+    let mut frame = Frame::too_large(from, now, size, http);
+    frame.too_deep = line.get("note").and_then(Value::as_str) == Some(crate::wire::TOO_DEEP);
+    Some(frame)
 }
 
 /// The HTTP details of a record line, as the record wrote them (masked already).
@@ -256,7 +268,7 @@ pub fn read_file(path: &Path) -> Result<Vec<Frame>, crate::wire::RecordError> {
         .map_err(|source| crate::wire::RecordError::Read { path: shown.clone(), source })?;
     let frames: Vec<Frame> = bytes
         .split(|b| *b == b'\n')
-        .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+        .filter_map(|line| crate::wire::parse_record_line(line).ok())
         .filter_map(|line| frame_of_line(&line))
         .collect();
     if frames.is_empty() {
