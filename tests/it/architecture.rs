@@ -204,52 +204,6 @@ fn every_pane_of_the_app_is_checked() {
     assert!(unknown.is_empty(), "App's fields neither a pane (PANES) nor its own (APP_OWN_FIELDS): {unknown:?}");
 }
 
-/// Each pane that takes keys: its type, and how `route.rs` reaches it from the app. Every one
-/// answers through `Component::handle`; a new one joins this list (and `route::Pane`).
-const KEY_PANES: &[(&str, &str)] = &[
-    ("Asks", "app.asks"),
-    ("Prompts", "app.prompts"),
-    ("ServerPane", "app.sessions.pane_mut(session)"),
-    ("TrafficLog", "app.sessions.pane_mut(session).traffic_mut()"),
-    ("FuzzPane", "app.fuzz"),
-    ("AuthPane", "app.auth"),
-    ("ToolList", "app.list"),
-    ("FormPane", "app.form_pane"),
-    ("ResultPane", "app.result"),
-];
-
-/// The type names `Component` is implemented for, however the trait is named.
-fn components() -> Vec<String> {
-    let mut found = Vec::new();
-    for (_, code) in sources() {
-        let squeezed: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
-        for (at, _) in squeezed.match_indices("Component for ") {
-            let before = squeezed[..at].trim_end().rsplit(' ').next().unwrap_or_default();
-            if before.ends_with("::") || before == "impl" {
-                let name: String =
-                    squeezed[at + 14..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                found.push(name);
-            }
-        }
-    }
-    found
-}
-
-/// Every pane that takes keys implements `Component`, and the router hands it its input through
-/// `handle`; no other type does (a new component joins `KEY_PANES`).
-#[test]
-fn every_pane_that_takes_keys_answers_through_handle() {
-    let components = components();
-    let route = sources().into_iter().find(|(file, _)| file == "app/route.rs").expect("app/route.rs").1;
-    for (pane, path) in KEY_PANES {
-        assert!(components.iter().any(|c| c == pane), "{pane} does not implement Component: {components:?}");
-        let call = format!("{path}.handle(input, &cx)");
-        assert!(route.contains(&call), "app/route.rs does not route to {pane} ({call})");
-    }
-    let unlisted: Vec<&String> = components.iter().filter(|c| !KEY_PANES.iter().any(|(pane, _)| pane == c)).collect();
-    assert!(unlisted.is_empty(), "components missing from KEY_PANES: {unlisted:?}");
-}
-
 /// The pane structs whose fields must be private: every pane type of `App` (its fields that are
 /// panes, `PANES`), and the state they hold.
 const PANE_STATE_TYPES: &str =
