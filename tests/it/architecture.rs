@@ -262,6 +262,7 @@ const JSON_WRITERS_ALLOWED: &[(&str, &str)] = &[
         "wire/frame.rs",
         "a frame's bytes, the message rmcp handed tooldeck as rmcp sends it; written out only as a record line",
     ),
+    ("servers/wrap/roundtrip.rs", "the wrap round-trip tests' configs: a test module, not built into tooldeck"),
     (
         "proxy/live/feed.rs",
         "a frame's bytes, remade from a record line a proxy or a record wrote; written out only as a record line",

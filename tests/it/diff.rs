@@ -307,6 +307,7 @@ fn records_are_diffed_and_listed_by_their_last_tool_listing() {
     let empty = dir.path().join("empty.jsonl");
     let line = json!({"from": "client", "message": {"jsonrpc": "2.0", "id": 0, "method": "initialize"}});
     std::fs::write(&empty, line.to_string()).unwrap();
-    let refused = tooldeck(&["list", &empty.display().to_string()]);
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("holds no tools/list answer"), "{refused:?}");
+    let refused = tooldeck(&["check", &empty.display().to_string()]);
+    let said = format!("{}{}", String::from_utf8_lossy(&refused.stdout), String::from_utf8_lossy(&refused.stderr));
+    assert!(said.contains("holds no tools/list answer"), "{refused:?}");
 }
