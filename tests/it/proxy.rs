@@ -284,3 +284,5 @@ fn a_file_as_stdin_and_stdout_shared_with_stderr_are_relayed_too() {
 
 #[path = "proxy/listen.rs"]
 mod listen;
+#[path = "proxy/redact.rs"]
+mod redact;

@@ -223,7 +223,8 @@ fn string_end(raw: &[u8], start: usize) -> usize {
 }
 
 /// `text` (not valid JSON) with the values of its secret fields masked by the one rule
-/// (`redact::is_secret_field`, `redact::mask`), and the secrets of URLs in it.
+/// (`redact::is_secret_name`, learnt and shown as `redact::MASK`), and every other secret the
+/// rule finds in text (known values, credential shapes, URLs).
 fn masked(text: &str) -> String {
     let raw = text.as_bytes();
     let mut out = String::with_capacity(text.len());
@@ -239,10 +240,18 @@ fn masked(text: &str) -> String {
         }
         let end = string_end(raw, i);
         let after = raw[end..].iter().position(|b| !b.is_ascii_whitespace()).map(|n| end + n);
-        let secret = last_key.is_some_and(|(s, e)| crate::redact::is_secret_field(&text[s..e]));
+        let secret = last_key.is_some_and(|(s, e)| crate::redact::is_secret_name(&text[s..e]));
         if secret && end > i + 1 && text.is_char_boundary(i + 1) && text.is_char_boundary(end - 1) {
             out.push_str(&text[copied..=i]);
-            out.push_str(&crate::redact::mask(&text[i + 1..end - 1]));
+            let secret = &text[i + 1..end - 1];
+            if crate::redact::is_mask(secret) {
+                out.push_str(secret);
+            } else {
+                if let Some((s, e)) = last_key {
+                    crate::redact::known::learn(&text[s..e], secret);
+                }
+                out.push_str(crate::redact::MASK);
+            }
             out.push('"');
             copied = end;
             last_key = None;
@@ -254,7 +263,7 @@ fn masked(text: &str) -> String {
         i = end;
     }
     out.push_str(&text[copied..]);
-    crate::redact::urls_in(&out).into_owned()
+    crate::redact::text(&out).into_owned()
 }
 
 #[cfg(test)]
