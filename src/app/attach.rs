@@ -71,11 +71,13 @@ impl App {
     }
 }
 
-/// `said`, and when some arguments were masked where they were read, which ones to type again.
+/// `said`, after which arguments to type again when some were masked where they were read
+/// (first: the status line may be cut).
 pub(super) fn with_masked_asked(said: String, masked: &[String]) -> String {
     if masked.is_empty() {
         return said;
     }
     let fields: Vec<String> = masked.iter().map(|f| crate::text::visible(f).into_owned()).collect();
-    format!("{said} · {} masked (a secret is never kept): type it before running", fields.join(", "))
+    let verb = if fields.len() == 1 { "was" } else { "were" };
+    format!("{} {verb} masked: type it before running · {said}", fields.join(", "))
 }

@@ -1,7 +1,9 @@
 //! Which names hold secrets, by their words: a name (a header, a query parameter, an option, a
 //! field of a tool's arguments or of a server's answer) is split into words (snake_case,
 //! camelCase, kebab-case, dots) and is a secret when those words name a credential. A substring
-//! test cannot tell `author` from `auth` or `max_tokens` from `token`; words can.
+//! test cannot tell `author` from `auth` or `max_tokens` from `token`; words can. The
+//! credential ends the name: `token_count`, `secret_type` or `closeCookieModals` only talk about
+//! one.
 
 /// Where a name is read. OAuth's own messages (the sign-in's bodies and forms, its redirect URLs)
 /// carry the authorization code and the PKCE verifier, which are secrets there; anywhere else
@@ -15,6 +17,8 @@ pub enum Place {
 /// Words that name a credential on their own (`password`, `x-auth-token`, `Set-Cookie`), with
 /// the run-together spellings of a few pairs (`apikey`, `accesstoken`).
 const CREDENTIAL_WORDS: &[&str] = &[
+    // `auth` ends a name only as credentials do: `auth` (a user and password), `basic_auth`.
+    "auth",
     "password",
     "passwords",
     "passwd",
@@ -77,70 +81,12 @@ const NOT_CREDENTIAL_TOKENS: &[&str] = &[
     "total",
 ];
 
-/// Last words that make a name describe a secret rather than hold one: its kind, count, name or
-/// length, where it is sent or kept, when it expires (`secret_type`, `token_count`,
-/// `token_endpoint`, `client_secret_expires_at`, `password_min_length`, `api_key_env`).
-const DESCRIBING_WORDS: &[&str] = &[
-    "type",
-    "types",
-    "kind",
-    "count",
-    "counts",
-    "name",
-    "names",
-    "id",
-    "ids",
-    "label",
-    "description",
-    "hint",
-    "format",
-    "prefix",
-    "length",
-    "len",
-    "size",
-    "limit",
-    "limits",
-    "min",
-    "max",
-    "policy",
-    "endpoint",
-    "endpoints",
-    "uri",
-    "uris",
-    "url",
-    "urls",
-    "path",
-    "file",
-    "location",
-    "env",
-    "var",
-    "variable",
-    "field",
-    "fields",
-    "param",
-    "parameter",
-    "header",
-    "supported",
-    "method",
-    "methods",
-    "server",
-    "servers",
-    "at",
-    "in",
-    "expires",
-    "expiry",
-    "expiration",
-    "ttl",
-    "usage",
-    "used",
-    "remaining",
-    "required",
-    "enabled",
-    "set",
-    "present",
-    "status",
-    "version",
-];
+/// Words after a credential that still name its value (`auth_token_value`, `password_hash`).
+const VALUE_WORDS: &[&str] = &["value", "values", "string", "raw", "plain", "text", "data", "encoded", "base64", "b64", "hash"];
+
+/// Words before a credential that make the name ask about one rather than hold one
+/// (`requires_authorization`, `has_password`).
+const ASKING_WORDS: &[&str] = &["requires", "required", "needs", "has", "is"];
 
 /// The words of `name`, lower case: split at every character that is not a letter or a digit,
 /// and where camelCase turns (`progressToken` → progress, token; `XAPIKey` → xapi, key... and
@@ -185,21 +131,23 @@ pub fn is_secret_name(name: &str) -> bool {
 /// (`code`, `device_code`) and the PKCE `code_verifier` are secrets too.
 pub fn is_secret_name_in(name: &str, place: Place) -> bool {
     let words = words(name);
-    let Some(last) = words.last() else { return false };
     if place == Place::OAuth && is_oauth_code(&words) {
         return true;
     }
-    if DESCRIBING_WORDS.contains(&last.as_str()) {
+    // The credential ends the name (but for words naming its value): a name whose last word is
+    // another (`token_count`, `secret_type`, `token_endpoint`, `closeCookieModals`) describes a
+    // secret, or something near one, and holds none.
+    let end = words.len() - words.iter().rev().take_while(|w| VALUE_WORDS.contains(&w.as_str())).count();
+    let Some(last) = end.checked_sub(1) else { return false };
+    let before = last.checked_sub(1).map(|b| words[b].as_str());
+    if before.is_some_and(|b| ASKING_WORDS.contains(&b)) {
         return false;
     }
-    words.iter().enumerate().any(|(i, word)| {
-        let before = i.checked_sub(1).map(|b| words[b].as_str());
-        match word.as_str() {
-            "token" => before.is_none_or(|b| !NOT_CREDENTIAL_TOKENS.contains(&b)),
-            "key" | "keys" => before.is_some_and(|b| KEY_KINDS.contains(&b)),
-            word => CREDENTIAL_WORDS.contains(&word),
-        }
-    })
+    match words[last].as_str() {
+        "token" => before.is_none_or(|b| !NOT_CREDENTIAL_TOKENS.contains(&b)),
+        "key" | "keys" => before.is_some_and(|b| KEY_KINDS.contains(&b)),
+        word => CREDENTIAL_WORDS.contains(&word),
+    }
 }
 
 /// OAuth's authorization code and the verifier that redeems it.
@@ -256,6 +204,12 @@ mod tests {
             "--token",
             "API_KEY",
             "GITHUB_TOKEN",
+            "auth_token_value",
+            "password_hash",
+            "initialCookies",
+            "secretKey",
+            "auth",
+            "basic_auth",
         ];
         for name in secret {
             assert!(is_secret_name(name), "{name} should be secret");
@@ -310,6 +264,13 @@ mod tests {
             "refresh_token_expires_in",
             "password_min_length",
             "api_key_env",
+            "closeCookieModals",
+            "removeCookieWarnings",
+            "requires_authorization",
+            "has_password",
+            "auth_type",
+            "oauth",
+            "oauth2",
         ];
         for name in plain {
             assert!(!is_secret_name(name), "{name} should not be secret");
