@@ -72,7 +72,7 @@ async fn a_record_keeps_look_alikes_in_clear_and_masks_credentials() {
     for placeholder in ["${TOOLDECK_API_KEY}", "${TOOLDECK_PASSWORD}", "${TOOLDECK_TOKEN}"] {
         assert!(saved.contains(placeholder), "{placeholder} in:\n{saved}");
     }
-    assert!(saved.contains("\"author\": \"ann\"") || saved.contains("\"author\":\"ann\""), "{saved}");
+    assert!(saved.contains("author: \"ann\"") && saved.contains("max_tokens: 300"), "{saved}");
     let output = Command::new(tooldeck())
         .arg("test")
         .arg(&cases)

@@ -42,6 +42,62 @@ pub fn form_body(body: &str) -> String {
         .join("&")
 }
 
+/// A message that is not valid JSON (a lone surrogate, a cut line) with the values of its secret
+/// fields masked as it is written: each `"name": "value"` pair whose name is a secret is found in
+/// the text, its value learnt and masked; then the rest of the rule runs over the text (known
+/// secrets, credential shapes, URLs).
+pub fn broken_json(text: &str) -> String {
+    let raw = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut copied, mut i) = (0, 0);
+    let mut last_key: Option<(usize, usize)> = None;
+    while i < raw.len() {
+        if raw[i] != b'"' {
+            if !raw[i].is_ascii_whitespace() && raw[i] != b':' {
+                last_key = None;
+            }
+            i += 1;
+            continue;
+        }
+        let end = string_end(raw, i);
+        let after = raw[end..].iter().position(|b| !b.is_ascii_whitespace()).map(|n| end + n);
+        let key = last_key.map(|(s, e)| &text[s..e]).filter(|name| is_secret_name_in(name, Place::Anywhere));
+        if let Some(name) = key.filter(|_| end > i + 1 && text.is_char_boundary(i + 1) && text.is_char_boundary(end - 1)) {
+            out.push_str(&text[copied..=i]);
+            let secret = &text[i + 1..end - 1];
+            if is_mask(secret) {
+                out.push_str(secret);
+            } else {
+                known::learn(name, secret);
+                out.push_str(MASK);
+            }
+            out.push('"');
+            copied = end;
+            last_key = None;
+        } else if after.is_some_and(|a| raw[a] == b':') && text.is_char_boundary(end.saturating_sub(1)) {
+            last_key = Some((i + 1, end.saturating_sub(1).max(i + 1)));
+        } else {
+            last_key = None;
+        }
+        i = end;
+    }
+    out.push_str(&text[copied..]);
+    super::text(&out).into_owned()
+}
+
+/// The index just past the JSON string that opens at `start` (or the end of `raw`).
+fn string_end(raw: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    while i < raw.len() {
+        match raw[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    raw.len()
+}
+
 /// `value` (a case about to be saved) with every secret written as a `${VAR}` placeholder, and
 /// the variables it now names, to be set before the case runs: the variable a secret was
 /// expanded from, else one named for where it was (`TOOLDECK_API_KEY` for an `api_key`
@@ -305,6 +361,14 @@ mod tests {
         assert_eq!(variables, ["TOOLDECK_PASSWORD"]);
         let (same, none) = placeholders(&json!({"args": {"q": "x"}}));
         assert_eq!((same, none), (json!({"args": {"q": "x"}}), Vec::<String>::new()));
+    }
+
+    #[test]
+    fn secrets_in_a_line_that_is_not_json_are_masked() {
+        let shown = broken_json(r#"{"id":1,"result":{"access_token":"abcdef123456","max_tokens":"7","text":"\udcbb"}}"#);
+        assert!(!shown.contains("abcdef123456"), "{shown}");
+        assert!(shown.contains(r#""text":"\udcbb""#) && shown.contains(r#""max_tokens":"7""#), "{shown}");
+        assert_eq!(broken_json("later abcdef123456 again"), "later •••• again", "learnt");
     }
 
     #[test]

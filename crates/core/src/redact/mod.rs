@@ -24,7 +24,7 @@ pub mod names;
 pub mod shapes;
 
 pub use command::{args, command, command_with};
-pub use json::{form_body, json_body, json_message, masked_arguments, placeholders};
+pub use json::{broken_json, form_body, json_body, json_message, masked_arguments, placeholders};
 pub use names::{Place, is_secret_name, is_secret_name_in};
 
 /// What every secret is shown as.
