@@ -162,7 +162,10 @@ mod tests {
             assert!(!written.contains(secret), "{secret} in {written}");
         }
         let back = &read_last(&path, 1).unwrap()[0];
-        assert_eq!(back.arguments, json!({"api_key": "••••", "author": "ann", "max_tokens": 30,
-            "note": "sent with Bearer ••••"}));
+        assert_eq!(
+            back.arguments,
+            json!({"api_key": "••••", "author": "ann", "max_tokens": 30,
+            "note": "sent with Bearer ••••"})
+        );
     }
 }

@@ -152,7 +152,8 @@ mod tests {
 
     #[test]
     fn arguments_already_split_are_masked_word_by_word() {
-        let args: Vec<String> = ["--token", "S3", "--api-key=S4", "a b", "--max-tokens", "9"].map(String::from).to_vec();
+        let args: Vec<String> =
+            ["--token", "S3", "--api-key=S4", "a b", "--max-tokens", "9"].map(String::from).to_vec();
         assert_eq!(super::args(&args), ["--token", "••••", "--api-key=••••", "a b", "--max-tokens", "9"]);
     }
 

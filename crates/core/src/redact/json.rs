@@ -62,7 +62,9 @@ pub fn broken_json(text: &str) -> String {
         let end = string_end(raw, i);
         let after = raw[end..].iter().position(|b| !b.is_ascii_whitespace()).map(|n| end + n);
         let key = last_key.map(|(s, e)| &text[s..e]).filter(|name| is_secret_name_in(name, Place::Anywhere));
-        if let Some(name) = key.filter(|_| end > i + 1 && text.is_char_boundary(i + 1) && text.is_char_boundary(end - 1)) {
+        if let Some(name) =
+            key.filter(|_| end > i + 1 && text.is_char_boundary(i + 1) && text.is_char_boundary(end - 1))
+        {
             out.push_str(&text[copied..=i]);
             let secret = &text[i + 1..end - 1];
             if is_mask(secret) {
@@ -125,7 +127,10 @@ fn fill_masks(value: &Value, field: &str, names: &mut Placeholders) -> Option<Va
             let filled: Vec<Option<Value>> = map.iter().map(|(name, child)| fill_masks(child, name, names)).collect();
             filled.iter().any(Option::is_some).then(|| {
                 Value::Object(
-                    map.iter().zip(filled).map(|((name, child), f)| (name.clone(), f.unwrap_or_else(|| child.clone()))).collect(),
+                    map.iter()
+                        .zip(filled)
+                        .map(|((name, child), f)| (name.clone(), f.unwrap_or_else(|| child.clone())))
+                        .collect(),
                 )
             })
         }
@@ -229,7 +234,10 @@ fn learn_all(name: &str, value: &Value) {
     match value {
         Value::String(secret) => known::learn(name, secret),
         Value::Array(items) => items.iter().for_each(|item| learn_all(name, item)),
-        Value::Object(map) => map.values().for_each(|child| learn_all(name, child)),
+        Value::Object(map) => map
+            .iter()
+            .filter(|(field, _)| !super::names::names_a_secret(field))
+            .for_each(|(_, child)| learn_all(name, child)),
         _ => {}
     }
 }
@@ -249,7 +257,11 @@ fn redact(value: &Value, place: Place, secret: Option<&str>, replace: Replace) -
         Value::Object(map) => {
             let mut changed = Map::new();
             for (name, child) in map {
-                let under = if secret.is_none() && is_secret_name_in(name, place) { Some(name.as_str()) } else { secret };
+                let under = match secret {
+                    None if is_secret_name_in(name, place) => Some(name.as_str()),
+                    Some(_) if super::names::names_a_secret(name) => None,
+                    other => other,
+                };
                 if let Some(shown) = redact(child, place, under, replace) {
                     changed.insert(name.clone(), shown);
                 }
@@ -309,6 +321,18 @@ mod tests {
     }
 
     #[test]
+    fn inside_a_secret_object_what_names_the_secret_is_shown() {
+        let otc = json!({"context": {"authorization": [{"id": "google", "token": "ya29-token"}]}});
+        let shown = json_message(&otc).expect("the token");
+        assert_eq!(shown["context"]["authorization"][0], json!({"id": "google", "token": MASK}));
+        let cookies =
+            json!({"cookies": [{"name": "sid", "value": "c00kie-v", "domain": "a.example"}], "auth": ["ann", "pw"]});
+        let shown = json_message(&cookies).expect("masked");
+        assert_eq!(shown["cookies"][0], json!({"name": "sid", "value": MASK, "domain": "a.example"}));
+        assert_eq!(shown["auth"], json!([MASK, MASK]));
+    }
+
+    #[test]
     fn no_mask_of_a_mask() {
         let recorded = json!({"api_key": MASK, "password": "•••• (18 chars)", "note": "key is ••••"});
         assert_eq!(json_message(&recorded), None);
@@ -365,7 +389,8 @@ mod tests {
 
     #[test]
     fn secrets_in_a_line_that_is_not_json_are_masked() {
-        let shown = broken_json(r#"{"id":1,"result":{"access_token":"abcdef123456","max_tokens":"7","text":"\udcbb"}}"#);
+        let shown =
+            broken_json(r#"{"id":1,"result":{"access_token":"abcdef123456","max_tokens":"7","text":"\udcbb"}}"#);
         assert!(!shown.contains("abcdef123456"), "{shown}");
         assert!(shown.contains(r#""text":"\udcbb""#) && shown.contains(r#""max_tokens":"7""#), "{shown}");
         assert_eq!(broken_json("later abcdef123456 again"), "later •••• again", "learnt");

@@ -156,7 +156,11 @@ fn url_in(text: &str, place: Place, replace: Replace) -> String {
 fn url_parts(text: &str, place: Place, replace: Replace) -> String {
     let Some(scheme_end) = text.find("://") else { return text.to_string() };
     let mut hide = |name: &str, value: &str| {
-        if value.is_empty() || is_mask(value) || is_placeholder(value) { value.to_string() } else { replace(name, value) }
+        if value.is_empty() || is_mask(value) || is_placeholder(value) {
+            value.to_string()
+        } else {
+            replace(name, value)
+        }
     };
     let rest = &text[scheme_end + 3..];
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());

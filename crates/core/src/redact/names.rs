@@ -82,7 +82,8 @@ const NOT_CREDENTIAL_TOKENS: &[&str] = &[
 ];
 
 /// Words after a credential that still name its value (`auth_token_value`, `password_hash`).
-const VALUE_WORDS: &[&str] = &["value", "values", "string", "raw", "plain", "text", "data", "encoded", "base64", "b64", "hash"];
+const VALUE_WORDS: &[&str] =
+    &["value", "values", "string", "raw", "plain", "text", "data", "encoded", "base64", "b64", "hash"];
 
 /// Words before a credential that make the name ask about one rather than hold one
 /// (`requires_authorization`, `has_password`).
@@ -148,6 +149,17 @@ pub fn is_secret_name_in(name: &str, place: Place) -> bool {
         "key" | "keys" => before.is_some_and(|b| KEY_KINDS.contains(&b)),
         word => CREDENTIAL_WORDS.contains(&word),
     }
+}
+
+/// Words that, ending a name inside a secret field's object, say which secret it is rather than
+/// hold it: OTC's `authorization: [{"id": "google", "token": …}]`, a cookie's `name` and `domain`.
+const NAMING_WORDS: &[&str] =
+    &["id", "type", "kind", "name", "provider", "scope", "scopes", "domain", "path", "url", "uri", "expires", "status"];
+
+/// True for a field that names or describes the secret it stands beside (inside a secret
+/// field's object): shown, while the rest of that object is masked.
+pub fn names_a_secret(name: &str) -> bool {
+    words(name).last().is_some_and(|last| NAMING_WORDS.contains(&last.as_str()))
 }
 
 /// OAuth's authorization code and the verifier that redeems it.
@@ -221,7 +233,8 @@ mod tests {
         for name in ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "X-Auth-Token"] {
             assert!(is_secret_name(name), "{name}");
         }
-        for name in ["Mcp-Session-Id", "Content-Type", "Accept", "User-Agent", "Mcp-Protocol-Version", "WWW-Authenticate"]
+        for name in
+            ["Mcp-Session-Id", "Content-Type", "Accept", "User-Agent", "Mcp-Protocol-Version", "WWW-Authenticate"]
         {
             assert!(!is_secret_name(name), "{name}");
         }

@@ -20,7 +20,10 @@ fn expanded_values_are_secrets_in_urls_commands_headers_and_prose() {
     assert_eq!(command("srv --q 'it'\"'\"'s-Q' -v"), "srv --q •••• -v");
     assert_eq!(header_value("X-Team", "Bearer hunter2xyz"), "Bearer ••••");
     assert_eq!(header_value("X-Team", "blue"), "blue");
-    assert_eq!(expanded("cannot connect to http://h/?k=hunter2xyz: refused"), "cannot connect to http://h/?k=••••: refused");
+    assert_eq!(
+        expanded("cannot connect to http://h/?k=hunter2xyz: refused"),
+        "cannot connect to http://h/?k=••••: refused"
+    );
     assert_eq!(urls_in("see hunter2xyz"), "see ••••");
     let message = serde_json::json!({"note": "k=hunter2xyz", "n": 1});
     assert_eq!(json_message(&message), Some(serde_json::json!({"note": "k=••••", "n": 1})));
@@ -54,7 +57,10 @@ fn urls_lose_passwords_and_secret_parameters() {
 fn the_oauth_code_is_a_secret_in_oauth_urls_only() {
     let back = "http://127.0.0.1:9/callback?code=C0DE&state=s1";
     assert_eq!(oauth_url(back), "http://127.0.0.1:9/callback?code=••••&state=s1");
-    assert_eq!(url("https://maps.example/lookup?code=75001&zip_code=75001"), "https://maps.example/lookup?code=75001&zip_code=75001");
+    assert_eq!(
+        url("https://maps.example/lookup?code=75001&zip_code=75001"),
+        "https://maps.example/lookup?code=75001&zip_code=75001"
+    );
 }
 
 #[test]

@@ -40,8 +40,7 @@ impl Exchange {
             })
             .collect();
         // OTC's `context.authorization[].token` is a secret field like any other.
-        let body: Value =
-            serde_json::from_str(&self.request_body).unwrap_or(Value::String(self.request_body.clone()));
+        let body: Value = serde_json::from_str(&self.request_body).unwrap_or(Value::String(self.request_body.clone()));
         let body = redact::json_message(&body).unwrap_or(body);
         json!({"method": self.method, "url": redact::url(&self.url), "headers": headers, "body": body})
     }

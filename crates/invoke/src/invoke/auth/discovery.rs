@@ -100,8 +100,10 @@ pub async fn resource(
             found: true,
         };
         if metadata.authorization_servers.is_empty() {
-            http.log
-                .push(StepKind::Skipped, format!("{step}: {} names no authorization server", crate::redact::oauth_url(&url)));
+            http.log.push(
+                StepKind::Skipped,
+                format!("{step}: {} names no authorization server", crate::redact::oauth_url(&url)),
+            );
             continue;
         }
         check_resource(server, metadata.resource.as_deref())?;
