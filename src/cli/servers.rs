@@ -176,7 +176,7 @@ fn server_json(server: &FoundServer) -> Value {
             entry["url"] = json!(redact::url(url));
             // Header values in a config file are secrets whatever their names.
             let headers: serde_json::Map<String, Value> =
-                headers.iter().map(|(k, _)| (k.clone(), json!(redact::MASK))).collect();
+                headers.keys().map(|k| (k.clone(), json!(redact::MASK))).collect();
             entry["headers"] = Value::Object(headers);
         }
         Transport::Otc { url } => entry["url"] = json!(redact::url(url)),
