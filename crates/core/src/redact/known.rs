@@ -37,21 +37,21 @@ impl Origin {
     }
 }
 
-#[derive(Default)]
 struct Known {
     values: Vec<(Origin, String)>,
-    matcher: Option<Arc<AhoCorasick>>,
+    /// Built again when a value is learnt; a search takes this out of the lock.
+    snapshot: Option<Arc<Snapshot>>,
 }
 
 impl Known {
     const fn new() -> Known {
-        Known { values: Vec::new(), matcher: None }
+        Known { values: Vec::new(), snapshot: None }
     }
 }
 
-/// What a search needs, taken out of the lock: the automaton and the values by pattern number.
+/// What a search needs: the automaton and the values' origins by pattern number.
 struct Snapshot {
-    matcher: Arc<AhoCorasick>,
+    matcher: AhoCorasick,
     origins: Vec<Origin>,
 }
 
@@ -95,28 +95,30 @@ fn remember(origin: Origin, value: &str) {
             // A variable's name wins over a field's: a case file then names what the person set.
             if matches!(origin, Origin::Variable(_)) {
                 known.values[at].0 = origin;
+                rebuild(known);
             }
             return;
         }
         known.values.push((origin, value.to_string()));
-        known.matcher = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostLongest)
-            .build(known.values.iter().map(|(_, v)| v))
-            .ok()
-            .map(Arc::new);
+        rebuild(known);
     });
 }
 
-fn snapshot() -> Option<Snapshot> {
-    with_known(|known| {
-        let matcher = known.matcher.clone()?;
-        Some(Snapshot { matcher, origins: known.values.iter().map(|(origin, _)| origin.clone()).collect() })
-    })
+fn rebuild(known: &mut Known) {
+    let matcher =
+        AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).build(known.values.iter().map(|(_, v)| v));
+    known.snapshot = matcher.ok().map(|matcher| {
+        Arc::new(Snapshot { matcher, origins: known.values.iter().map(|(origin, _)| origin.clone()).collect() })
+    });
+}
+
+fn snapshot() -> Option<Arc<Snapshot>> {
+    with_known(|known| known.snapshot.clone())
 }
 
 /// True when `text` holds a known secret.
 pub fn holds(text: &str) -> bool {
-    with_known(|known| known.matcher.as_ref().is_some_and(|m| m.is_match(text)))
+    snapshot().is_some_and(|s| s.matcher.is_match(text))
 }
 
 /// The variable `value` was expanded from, when it was.
@@ -132,7 +134,8 @@ pub fn variable_of(value: &str) -> Option<String> {
 /// `text` with every known secret replaced by what `replace` gives for `(name, value)`: the
 /// variable it came from, or the field it was sent in.
 pub fn replace_in<'a>(text: &'a str, replace: Replace) -> Cow<'a, str> {
-    let Some(Snapshot { matcher, origins }) = snapshot() else { return Cow::Borrowed(text) };
+    let Some(snapshot) = snapshot() else { return Cow::Borrowed(text) };
+    let Snapshot { matcher, origins } = &*snapshot;
     let mut found = matcher.find_iter(text).peekable();
     if found.peek().is_none() {
         return Cow::Borrowed(text);

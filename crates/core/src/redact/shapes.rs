@@ -55,6 +55,10 @@ pub struct Found {
 pub fn find(text: &str) -> Vec<Found> {
     let bytes = text.as_bytes();
     let mut found = Vec::new();
+    // A text without any shape's first letter is left at once (`contains` on bytes is memchr).
+    if !FIRST_LETTERS.iter().any(|letter| bytes.contains(letter)) {
+        return found;
+    }
     let mut at = 0;
     while at < bytes.len() {
         if !key_char(bytes[at]) {
@@ -71,10 +75,13 @@ pub fn find(text: &str) -> Vec<Found> {
     found
 }
 
+/// The first letters of every shape.
+const FIRST_LETTERS: [u8; 7] = [b'b', b'B', b'e', b's', b'g', b'x', b'A'];
+
 /// The shape that starts at `at`, when one does.
 fn shape_at(bytes: &[u8], at: usize) -> Option<Found> {
-    // The first letters of every shape: most words are left at once.
-    if !matches!(bytes[at], b'b' | b'B' | b'e' | b's' | b'g' | b'x' | b'A') {
+    // Most words are left at once.
+    if !FIRST_LETTERS.contains(&bytes[at]) {
         return None;
     }
     let run = |from: usize, allowed: fn(u8) -> bool| {
