@@ -55,14 +55,29 @@ impl App {
         self.close_overlay();
         self.list.select_tool(&self.catalog, position);
         self.tool_changed();
+        // The log holds secrets masked: they are left out of the form and asked for, never sent
+        // as the mask.
+        let (arguments, masked) = crate::redact::masked_arguments(&arguments);
         if let Some(form) = self.form_mut() {
             form.set_arguments(&arguments);
         }
         self.focus = super::Focus::Form;
         let run_key = self.key_name(Context::Main, Action::Run);
-        self.tell(format!(
+        let said = format!(
             "the arguments {} was called with are in the form: {run_key} runs it again on tooldeck's own connection",
             crate::text::visible(&name)
-        ));
+        );
+        self.tell(with_masked_asked(said, &masked));
     }
+}
+
+/// `said`, after which arguments to type again when some were masked where they were read
+/// (first: the status line may be cut).
+pub(super) fn with_masked_asked(said: String, masked: &[String]) -> String {
+    if masked.is_empty() {
+        return said;
+    }
+    let fields: Vec<String> = masked.iter().map(|f| crate::text::visible(f).into_owned()).collect();
+    let verb = if fields.len() == 1 { "was" } else { "were" };
+    format!("{} {verb} masked: type it before running · {said}", fields.join(", "))
 }

@@ -390,14 +390,18 @@ impl App {
         };
         self.list.select_tool(&self.catalog, position);
         self.tool_changed();
+        // A call read from the history file has its secrets masked: they are asked for. One made
+        // in this session still holds them.
+        let (arguments, masked) = crate::redact::masked_arguments(&entry.arguments);
         if let Some(form) = self.form_mut() {
-            form.set_arguments(&entry.arguments);
+            form.set_arguments(&arguments);
         }
         self.focus = Focus::Form;
         let run_key = self.key_name(Context::Main, Action::Run);
         let when =
             if entry.at.is_empty() { "made in this session".to_string() } else { format!("made at {}", entry.at) };
-        self.tell(format!("arguments of the call {when} back in the form: {run_key} runs it again"));
+        let said = format!("arguments of the call {when} back in the form: {run_key} runs it again");
+        self.tell(super::attach::with_masked_asked(said, &masked));
     }
 
     /// Carries out what the user chose in a popup.

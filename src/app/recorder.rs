@@ -37,6 +37,9 @@ pub struct Recorder {
     headers_left_out: Vec<String>,
     /// Variables a case file names for the secrets of the server's URL or command.
     env_to_set: Vec<String>,
+    /// Variables the last saved case names for the secrets of its own arguments and answers
+    /// (the file writes them as `${VAR}`, never in clear).
+    args_to_set: Vec<String>,
     /// Each saved tool's compiled checker and the schema it was compiled from: compiling is the
     /// slow part of a save, done once per tool (again only when its schema changed).
     checkers: HashMap<String, (Value, Checker)>,
@@ -155,6 +158,10 @@ impl Recorder {
     pub fn saved(&self, result: Result<String, EffectError>) -> String {
         let saved = result.is_ok();
         let mut said = self.saved_without_notes(result);
+        if saved && !self.args_to_set.is_empty() {
+            let vars: Vec<String> = self.args_to_set.iter().map(|v| format!("${{{v}}}")).collect();
+            said.push_str(&format!(" · its secrets are written as {}: set them before running it", vars.join(", ")));
+        }
         if saved && !self.env_to_set.is_empty() {
             let vars: Vec<String> = self.env_to_set.iter().map(|v| format!("${{{v}}}")).collect();
             said.push_str(&format!(
@@ -198,6 +205,8 @@ impl Recorder {
             return Reply::status("this call, with these answers, is already saved as a case");
         }
         self.pending_key = Some(key);
+        // What the case file will write as placeholders, said once it is saved.
+        self.args_to_set = crate::redact::placeholders(&case).1;
         match self.case_file.clone() {
             Some(path) => Reply::effect(Effect::Server(ServerEffect::SaveCase { path, case })),
             None => {

@@ -140,7 +140,7 @@ fn describe(token: &StoredToken) -> String {
         crate::redact::url(&token.issuer),
         crate::text::visible(&token.client.client_id),
         token.client.auth_method,
-        crate::redact::mask(&token.access_token),
+        crate::redact::MASK,
         if token.scopes.is_empty() { "(none)".to_string() } else { token.scopes.join(" ") },
         if token.refresh_token.is_some() { "yes" } else { "no" },
     )

@@ -349,12 +349,23 @@ fn write_outputs(
     if let Some(path) = &args.save_cases {
         let env: Vec<(String, String)> = std::env::vars().collect();
         let server = crate::cases::server_keys::case_server(options, &env);
+        let mut to_set: Vec<String> = Vec::new();
         for finding in &report.findings {
             let tool = tools.iter().find(|t| t.id == finding.tool);
             let case = crate::fuzz::report::case(finding, tool, slow);
-            if let Err(e) = crate::cases::record::append_case_for(path, &case, &server.keys) {
-                return Some(fail(exit::USAGE, &format!("cannot save the cases to {}: {e}", path.display())));
+            match crate::cases::record::append_case_for(path, &case, &server.keys) {
+                Ok(variables) => to_set.extend(variables),
+                Err(e) => return Some(fail(exit::USAGE, &format!("cannot save the cases to {}: {e}", path.display()))),
             }
+        }
+        to_set.sort();
+        to_set.dedup();
+        if !to_set.is_empty() {
+            report!(
+                "tooldeck: the cases name their secrets as {}: set them before `tooldeck test {}`",
+                to_set.iter().map(|v| format!("${{{v}}}")).collect::<Vec<_>>().join(", "),
+                path.display()
+            );
         }
         for name in &server.left_out {
             report!(

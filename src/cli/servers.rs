@@ -164,7 +164,7 @@ fn server_json(server: &FoundServer) -> Value {
         Transport::Stdio { command, args, env, cwd } => {
             entry["wrapped"] = json!(crate::servers::wrap::is_wrapped_command(command, args));
             entry["command"] = json!(command);
-            entry["args"] = json!(masked_args(args));
+            entry["args"] = json!(redact::args(args));
             let env: serde_json::Map<String, Value> =
                 env.iter().map(|(k, v)| (k.clone(), json!(redact::header_value(k, v)))).collect();
             entry["env"] = Value::Object(env);
@@ -176,34 +176,11 @@ fn server_json(server: &FoundServer) -> Value {
             entry["url"] = json!(redact::url(url));
             // Header values in a config file are secrets whatever their names.
             let headers: serde_json::Map<String, Value> =
-                headers.iter().map(|(k, v)| (k.clone(), json!(redact::mask(v)))).collect();
+                headers.keys().map(|k| (k.clone(), json!(redact::MASK))).collect();
             entry["headers"] = Value::Object(headers);
         }
         Transport::Otc { url } => entry["url"] = json!(redact::url(url)),
     }
     entry["notes"] = json!(server.notes);
     entry
-}
-
-/// Arguments with the values of secret-looking options masked, one by one (`--token S` is two).
-fn masked_args(args: &[String]) -> Vec<String> {
-    let mut hide_next = false;
-    args.iter()
-        .map(|arg| {
-            let shown = if hide_next { redact::mask(arg) } else { redact::command(arg) };
-            hide_next = arg.starts_with('-') && !arg.contains('=') && redact::is_secret_name(arg);
-            shown
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn secret_arguments_are_masked_one_by_one() {
-        let args: Vec<String> = ["--token", "S3", "--api-key=S4", "plain"].map(String::from).to_vec();
-        assert_eq!(masked_args(&args), ["--token", "•••• (2 chars)", "--api-key=••••", "plain"]);
-    }
 }

@@ -322,7 +322,8 @@ fn save_case(s: &SessionHandle, path: String, mut case: serde_json::Value) {
     s.answer(async move {
         let appended = tokio::task::spawn_blocking(move || {
             crate::cases::record::append_case_for(std::path::Path::new(&path), &case, &server)
-                .map(|()| path.clone())
+                // The recorder says which variables the case names (it knows them already).
+                .map(|_variables| path.clone())
                 // The error names the file: "No such file or directory" alone does not.
                 .map_err(|e| EffectError::case_file(&path, &e))
         })

@@ -236,7 +236,8 @@ fn attach_with_no_name_opens_the_one_running_proxy() {
 }
 
 /// `tooldeck attach FILE` on a saved record: the listed tools, the traffic, and Enter on a call
-/// puts its arguments in the form.
+/// puts its arguments in the form, but for a masked one, which is asked for (never the mask, nor
+/// a mask of it).
 #[test]
 fn attach_opens_a_saved_record() {
     use terminal::{ENTER, Terminal, bottom_line};
@@ -245,9 +246,10 @@ fn attach_opens_a_saved_record() {
     let lines = [
         json!({"from": "client", "message": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}}),
         json!({"from": "server", "message": {"jsonrpc": "2.0", "id": 1, "result": {"tools": [
-            {"name": "greet_person", "inputSchema": {"type": "object", "properties": {"who": {"type": "string"}}}}]}}}),
+            {"name": "greet_person", "inputSchema": {"type": "object", "properties": {
+                "who": {"type": "string"}, "api_key": {"type": "string"}}}}]}}}),
         json!({"from": "client", "message": {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "greet_person", "arguments": {"who": "Ada Lovelace"}}}}),
+            "params": {"name": "greet_person", "arguments": {"who": "Ada Lovelace", "api_key": "•••• (18 chars)"}}}}),
         json!({"from": "server", "text": "debug: greeting", "note": tooldeck::wire::NOT_JSON_RPC}),
     ];
     let text: Vec<String> = lines.iter().map(Value::to_string).collect();
@@ -261,8 +263,10 @@ fn attach_opens_a_saved_record() {
     tui.send("k");
     tui.wait_text("── → tools/call #2");
     tui.send(ENTER);
-    let shown = tui.wait_for("the call in the form", |text| bottom_line(text).contains("are in the form"));
+    let shown = tui.wait_for("the call in the form", |text| bottom_line(text).contains("api_key was masked"));
     let who = terminal::field_row(&shown, "who").unwrap_or_default();
     assert!(who.contains("Ada Lovelace"), "{shown}");
+    let key = terminal::field_row(&shown, "api_key").unwrap_or_default();
+    assert!(!key.contains('•'), "the mask is not put in the form: {shown}");
     tui.quit();
 }

@@ -36,6 +36,28 @@ fn calls_are_recorded_in_the_history_without_tokens() {
     assert!(!text.contains("s3cret-token"), "no token in the history: {text}");
 }
 
+#[test]
+fn the_history_keeps_no_secret_argument() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let history = dir.path().join("history.jsonl");
+    let arguments = r#"{"query": "x", "author": "ann", "api_key": "hist-secret-98765", "note": "Bearer abc123def456"}"#;
+    let output = Command::new(env!("CARGO_BIN_EXE_tooldeck"))
+        .args(["call", "Gmail.ListEmails@1.0.0", "--args-json", arguments, "--no-validate"])
+        .args(["--token", "google=s3cret-token"])
+        .env("TOOLDECK_HISTORY", &history)
+        .output()
+        .expect("runs");
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = std::fs::read_to_string(&history).expect("history written");
+    for secret in ["hist-secret-98765", "abc123def456", "s3cret-token"] {
+        assert!(!text.contains(secret), "{secret} in the history: {text}");
+    }
+    let entry: Value = serde_json::from_str(text.lines().next().expect("one line")).expect("JSON line");
+    assert_eq!(entry["arguments"]["api_key"], "••••");
+    assert_eq!(entry["arguments"]["author"], "ann");
+    assert_eq!(entry["arguments"]["note"], "Bearer ••••");
+}
+
 fn outcome(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", String::from_utf8_lossy(&output.stdout)))

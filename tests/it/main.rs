@@ -37,6 +37,7 @@ mod pty;
 mod reading;
 mod resources_prompts;
 mod screens;
+mod secret_names;
 mod server_pane;
 mod server_reading;
 mod servers;

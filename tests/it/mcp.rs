@@ -189,6 +189,12 @@ impl ServerHandler for TestServer {
                 tokio::time::sleep(Duration::from_secs(10)).await;
                 CallToolResult::success(vec![ContentBlock::text("finally")])
             }
+            // Not listed: the arguments said back in a text, beside a credential of the server's
+            // own (tests/it/proxy/redact.rs: what the record keeps of them).
+            "echo" => CallToolResult::success(vec![ContentBlock::text(format!(
+                "you sent {} and I use Bearer srv0Token4567abcdef",
+                Value::Object(arguments.clone())
+            ))]),
             // Not listed: the server's own internal error, with data.
             "internal" => return Err(ErrorData::internal_error("boom", Some(json!({"at": "step 2"})))),
             other => return Err(ErrorData::invalid_params(format!("no tool named {other}"), None)),

@@ -289,3 +289,5 @@ mod ending;
 mod guard;
 #[path = "proxy/listen.rs"]
 mod listen;
+#[path = "proxy/redact.rs"]
+mod redact;

@@ -164,11 +164,11 @@ async fn servers_lists_each_with_where_it_was_found() {
     let alpha = named("alpha", "cursor");
     assert!(in_folder(alpha["path"].as_str().unwrap(), &fixture.root.path().join("home/.cursor")));
     assert_eq!(alpha["line"], 4);
-    assert_eq!(alpha["env"]["SECRET_TOKEN"], "•••• (6 chars)", "secrets are masked");
+    assert_eq!(alpha["env"]["SECRET_TOKEN"], "••••", "secrets are masked");
     let beta = named("beta", "vscode");
     assert_eq!((beta["transport"].as_str(), beta["url"].as_str()), (Some("http"), Some(url.as_str())));
     assert!(in_folder(beta["path"].as_str().unwrap(), &fixture.project()));
-    assert_eq!(beta["headers"]["X-Team"], "•••• (4 chars)");
+    assert_eq!(beta["headers"]["X-Team"], "••••");
     let ghost = named("ghost", "codex");
     assert_eq!(ghost["notes"][0], "command not found: surely-not-installed-xyz");
     assert_eq!(named("gamma", "codex")["qualified_name"], "codex:gamma");

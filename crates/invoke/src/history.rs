@@ -1,5 +1,8 @@
-//! Past invocations, one JSON line each, in the data dir. Tokens are never written: they live
-//! in the request's context, which is not part of an entry.
+//! Past invocations, one JSON line each, in the data dir. No secret is written: tokens live in
+//! the request's context, which is not part of an entry, and the arguments and where the call
+//! went go through the one rule (`redact`), so an `api_key` argument is kept as a mask. A call
+//! made again from the file asks for what was masked; one made again in the same session takes it
+//! from the entry that session still holds.
 
 use std::fs;
 use std::io::{self, Write};
@@ -32,8 +35,10 @@ pub fn default_path() -> Option<PathBuf> {
 
 /// Appends one entry (creating the folder and the file as needed).
 pub fn append(path: &Path, entry: &PastCall) -> io::Result<()> {
-    // Where the call went may carry a secret (a URL's password, a server's `--api-key`).
-    let entry = PastCall { endpoint: crate::redact::command(&entry.endpoint), ..entry.clone() };
+    // Where the call went may carry a secret (a URL's password, a server's `--api-key`), and the
+    // arguments one by name (`api_key`), by shape (`Bearer …`) or as a `${VAR}`'s value.
+    let arguments = crate::redact::json_message(&entry.arguments).unwrap_or_else(|| entry.arguments.clone());
+    let entry = PastCall { endpoint: crate::redact::command(&entry.endpoint), arguments, ..entry.clone() };
     // Through `json_out`: a tool's name or arguments from a server may hold U+009B or U+202E,
     // and a history file is read with `cat` and `tail` too.
     let mut line = crate::json_out::to_line(&entry).map_err(io::Error::other)?;
@@ -141,5 +146,26 @@ mod tests {
         let last = read_tail(&path, 10, 4096).unwrap();
         assert_eq!(last.iter().map(|e| e.duration_ms).collect::<Vec<_>>(), vec![2, 3, 4]);
         assert_eq!(read_last(&path, 10).unwrap().len(), 4, "all of it when it is small");
+    }
+
+    #[test]
+    fn the_history_keeps_no_secret_in_clear() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.jsonl");
+        let mut call = entry(1);
+        call.arguments = json!({"api_key": "in-clear-1234", "author": "ann", "max_tokens": 30,
+            "note": "sent with Bearer abc123def456"});
+        call.endpoint = "node s.js --password hunter22".into();
+        append(&path, &call).unwrap();
+        let written = fs::read_to_string(&path).unwrap();
+        for secret in ["in-clear-1234", "abc123def456", "hunter22"] {
+            assert!(!written.contains(secret), "{secret} in {written}");
+        }
+        let back = &read_last(&path, 1).unwrap()[0];
+        assert_eq!(
+            back.arguments,
+            json!({"api_key": "••••", "author": "ann", "max_tokens": 30,
+            "note": "sent with Bearer ••••"})
+        );
     }
 }

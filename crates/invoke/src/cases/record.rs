@@ -30,14 +30,20 @@ pub fn case_from_outcome(name: &str, tool_id: &str, arguments: &Value, outcome: 
 }
 
 /// Appends `case` to the case file at `path`, creating it (with a `cases:` list) when missing.
-pub fn append_case(path: &Path, case: &Value) -> io::Result<()> {
+/// Its secrets are written as `${VAR}` placeholders: the variables returned must be set before
+/// `tooldeck test` runs it.
+pub fn append_case(path: &Path, case: &Value) -> io::Result<Vec<String>> {
     append_case_for(path, case, &Map::new())
 }
 
 /// [`append_case`] for a case made against the server `server` names (a case file's top-level
 /// keys, [`super::server_keys::case_server`]): a new file starts with them; a file that names no
 /// server gets them at its top; a file for another server is left alone, with why.
-pub fn append_case_for(path: &Path, case: &Value, server: &Map<String, Value>) -> io::Result<()> {
+///
+/// No secret is written: every one the redaction rule finds (a secret argument, a `${VAR}`'s
+/// value, a credential echoed in the expected value) becomes a `${VAR}` placeholder
+/// ([`crate::redact::placeholders`]); the variables it names are returned, to be said.
+pub fn append_case_for(path: &Path, case: &Value, server: &Map<String, Value>) -> io::Result<Vec<String>> {
     let existing = match crate::files::read_text(path) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
@@ -82,10 +88,13 @@ pub fn append_case_for(path: &Path, case: &Value, server: &Map<String, Value>) -
         Some(old) if !old.is_empty() && !old.ends_with('\n') => text.push('\n'),
         Some(_) => {}
     }
-    text.push_str(&yaml_item(&escaped(case)));
+    // Escaped first: the placeholders put in after it are the only `${` that expand.
+    let (case, variables) = crate::redact::placeholders(&escaped(case));
+    text.push_str(&yaml_item(&case));
     // Private to the user: cases hold a call's arguments and where it went.
     let mut file = crate::files::append_private(path)?;
-    file.write_all(text.as_bytes())
+    file.write_all(text.as_bytes())?;
+    Ok(variables)
 }
 
 /// `case` with every `${` in its strings written `$${`, which the loader reads back as `${`

@@ -35,19 +35,13 @@ impl Exchange {
             .iter()
             .map(|(name, value)| {
                 let masked = self.masked_headers.iter().any(|m| m.eq_ignore_ascii_case(name));
-                let shown = if masked { redact::mask(value) } else { redact::header_value(name, value) };
+                let shown = if masked { redact::MASK.to_string() } else { redact::header_value(name, value) };
                 (name.clone(), Value::String(shown))
             })
             .collect();
-        let mut body: Value =
-            serde_json::from_str(&self.request_body).unwrap_or(Value::String(self.request_body.clone()));
-        if let Some(list) = body.pointer_mut("/request/context/authorization").and_then(Value::as_array_mut) {
-            for entry in list {
-                if let Some(token) = entry.get_mut("token") {
-                    *token = Value::String(redact::mask(token.as_str().unwrap_or_default()));
-                }
-            }
-        }
+        // OTC's `context.authorization[].token` is a secret field like any other.
+        let body: Value = serde_json::from_str(&self.request_body).unwrap_or(Value::String(self.request_body.clone()));
+        let body = redact::json_message(&body).unwrap_or(body);
         json!({"method": self.method, "url": redact::url(&self.url), "headers": headers, "body": body})
     }
 

@@ -90,7 +90,7 @@ pub fn command_at(exchange: &Exchange, protocol: Option<&str>) -> Option<String>
     let mut has_accept = false;
     for (name, value) in &exchange.request_headers {
         let masked = exchange.masked_headers.iter().any(|m| m.eq_ignore_ascii_case(name));
-        let shown = if masked { redact::mask(value) } else { redact::header_value(name, value) };
+        let shown = if masked { redact::MASK.to_string() } else { redact::header_value(name, value) };
         has_accept |= name.eq_ignore_ascii_case("accept");
         parts.push(format!("-H {}", quote(&format!("{name}: {shown}"))));
     }

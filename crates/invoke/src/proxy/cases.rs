@@ -1,6 +1,7 @@
 //! `--save-cases`: each answered `tools/call` becomes a case (its arguments, the answers the
 //! client gave to the server's elicitation and sampling requests meanwhile, the outcome as the
-//! expectation), appended to a case file that `tooldeck test FILE` replays.
+//! expectation), appended to a case file that `tooldeck test FILE` replays. Secrets are written
+//! as `${VAR}` placeholders (`cases::record`), and each variable is said once on stderr.
 
 use std::collections::HashMap;
 use std::io;
@@ -8,7 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
-use crate::wire::{Frame, FrameSink, From};
+use crate::wire::{Frame, FrameSink, From, Warn};
 
 /// The most calls waiting for their answer that are remembered: a client that never hears back
 /// does not grow the proxy's memory.
@@ -29,12 +30,16 @@ pub struct CaseSink {
     /// The server's own requests (elicitation, sampling) by id, and which call they came in.
     asks: HashMap<String, (&'static str, String)>,
     saved: usize,
+    /// The proxy's voice, to say which variables the cases name.
+    warn: Warn,
+    /// The variables said so far.
+    said: Vec<String>,
 }
 
 impl CaseSink {
     /// Cases appended to `path`, naming the server `server` (a case file's top-level keys).
-    pub fn new(path: PathBuf, server: Map<String, Value>) -> CaseSink {
-        CaseSink { path, server, calls: HashMap::new(), asks: HashMap::new(), saved: 0 }
+    pub fn new(path: PathBuf, server: Map<String, Value>, warn: Warn) -> CaseSink {
+        CaseSink { path, server, calls: HashMap::new(), asks: HashMap::new(), saved: 0, warn, said: Vec::new() }
     }
 
     fn key(id: &Value) -> String {
@@ -90,7 +95,17 @@ impl CaseSink {
         if let Value::Object(fields) = &mut case {
             fields.extend(pending.answers);
         }
-        crate::cases::record::append_case_for(&self.path, &case, &self.server)
+        let variables = crate::cases::record::append_case_for(&self.path, &case, &self.server)?;
+        let new: Vec<String> = variables.into_iter().filter(|v| !self.said.contains(v)).collect();
+        if !new.is_empty() {
+            (self.warn)(&format!(
+                "the cases in {} name secrets as {}: set them before `tooldeck test`",
+                self.path.display(),
+                new.iter().map(|v| format!("${{{v}}}")).collect::<Vec<_>>().join(", ")
+            ));
+            self.said.extend(new);
+        }
+        Ok(())
     }
 }
 

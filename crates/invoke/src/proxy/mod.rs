@@ -102,7 +102,7 @@ pub fn sinks(
         }
     }
     if let Some(path) = &keep.save_cases {
-        sinks.push(Box::new(cases::CaseSink::new(path.clone(), case_server)));
+        sinks.push(Box::new(cases::CaseSink::new(path.clone(), case_server, warner(keep.name.as_deref()))));
     }
     sinks
 }

@@ -23,13 +23,15 @@ pub struct Answers {
 /// Methods whose answer depends on what is asked: answered only for the same params.
 const BY_PARAMS_ONLY: &[&str] = &["tools/call", "prompts/get", "resources/read", "completion/complete"];
 
-/// `params` without what differs from run to run (`_meta`: progress tokens), as a key.
+/// `params` without what differs from run to run (`_meta`: progress tokens), as a key. Masked
+/// by the rule the record was written with, so a call whose `api_key` the record holds as `••••`
+/// is the same call when a client sends it with the key.
 fn params_key(params: Option<&Value>) -> String {
     let mut params = params.cloned().unwrap_or(Value::Null);
     if let Value::Object(fields) = &mut params {
         fields.remove("_meta");
     }
-    params.to_string()
+    crate::redact::json_message(&params).unwrap_or(params).to_string()
 }
 
 impl Answers {

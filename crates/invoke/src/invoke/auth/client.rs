@@ -50,7 +50,7 @@ pub async fn identify(
     if metadata.client_id_metadata_documents
         && let Some(url) = &options.client_metadata_url
     {
-        http.log.push(StepKind::Found, format!("client: the metadata document {}", crate::redact::url(url)));
+        http.log.push(StepKind::Found, format!("client: the metadata document {}", crate::redact::oauth_url(url)));
         return Ok(ClientIdentity { client_id: url.clone(), client_secret: None, auth_method: "none".into() });
     }
     let Some(endpoint) = &metadata.registration_endpoint else {
@@ -93,7 +93,7 @@ async fn register(
     if !answer.ok() {
         return Err(AuthError::Refused {
             step,
-            url: crate::redact::url(endpoint),
+            url: crate::redact::oauth_url(endpoint),
             status: answer.status,
             detail: answer.error_detail(),
         });
@@ -102,7 +102,7 @@ async fn register(
     let Some(client_id) = value.get("client_id").and_then(Value::as_str).filter(|id| !id.is_empty()) else {
         return Err(AuthError::BadAnswer {
             step,
-            url: crate::redact::url(endpoint),
+            url: crate::redact::oauth_url(endpoint),
             reason: "it gave no client_id".into(),
         });
     };
@@ -116,7 +116,7 @@ async fn register(
         StepKind::Found,
         format!(
             "client: registered {client_id}, {method}{}",
-            secret.as_deref().map(|s| format!(", secret {}", crate::redact::mask(s))).unwrap_or_default()
+            secret.as_deref().map(|_| format!(", secret {}", crate::redact::MASK)).unwrap_or_default()
         ),
     );
     Ok(ClientIdentity { client_id: client_id.to_string(), client_secret: secret, auth_method: method })

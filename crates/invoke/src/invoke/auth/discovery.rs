@@ -100,8 +100,10 @@ pub async fn resource(
             found: true,
         };
         if metadata.authorization_servers.is_empty() {
-            http.log
-                .push(StepKind::Skipped, format!("{step}: {} names no authorization server", crate::redact::url(&url)));
+            http.log.push(
+                StepKind::Skipped,
+                format!("{step}: {} names no authorization server", crate::redact::oauth_url(&url)),
+            );
             continue;
         }
         check_resource(server, metadata.resource.as_deref())?;
@@ -143,8 +145,8 @@ pub fn check_resource(server: &url::Url, resource: Option<&str>) -> Result<(), A
     }
     Err(AuthError::Discovery(format!(
         "the metadata is for the resource {}, not for {}; no token is asked for it",
-        crate::redact::url(resource),
-        crate::redact::url(server.as_str())
+        crate::redact::oauth_url(resource),
+        crate::redact::oauth_url(server.as_str())
     )))
 }
 
@@ -180,11 +182,11 @@ pub async fn server(http: &OAuthHttp, issuer: &str, legacy: bool) -> Result<Serv
         let answer = match http.get(step, url, &[]).await {
             Ok(answer) if answer.ok() => answer,
             Ok(answer) => {
-                tried.push(format!("{}: HTTP {}", crate::redact::url(url), answer.status));
+                tried.push(format!("{}: HTTP {}", crate::redact::oauth_url(url), answer.status));
                 continue;
             }
             Err(AuthError::Unreachable { reason, .. }) => {
-                tried.push(format!("{}: {reason}", crate::redact::url(url)));
+                tried.push(format!("{}: {reason}", crate::redact::oauth_url(url)));
                 continue;
             }
             Err(e) => return Err(e),
@@ -194,7 +196,7 @@ pub async fn server(http: &OAuthHttp, issuer: &str, legacy: bool) -> Result<Serv
         if metadata.issuer != issuer {
             return Err(AuthError::Discovery(format!(
                 "the metadata at {} names the issuer {:?}, not {issuer:?}; it is not used",
-                crate::redact::url(url),
+                crate::redact::oauth_url(url),
                 crate::text::visible(&metadata.issuer)
             )));
         }
@@ -249,7 +251,7 @@ fn read_server_metadata(value: &Value) -> ServerMetadata {
 fn check_usable(metadata: &ServerMetadata, url: &str) -> Result<(), AuthError> {
     let bad = |reason: &str| AuthError::BadAnswer {
         step: "authorization server metadata",
-        url: crate::redact::url(url),
+        url: crate::redact::oauth_url(url),
         reason: reason.to_string(),
     };
     if metadata.authorization_endpoint.is_empty() || metadata.token_endpoint.is_empty() {

@@ -176,7 +176,7 @@ impl Authorizer {
     /// The client for signing in to the server at `url`: what it may send where depends on it.
     fn http_for(&self, url: &str) -> Result<OAuthHttp, AuthError> {
         let server_url = url::Url::parse(url)
-            .map_err(|_| AuthError::Discovery(format!("{:?} is not a URL", crate::redact::url(url))))?;
+            .map_err(|_| AuthError::Discovery(format!("{:?} is not a URL", crate::redact::oauth_url(url))))?;
         Ok(self.http.for_server(Some(&server_url)))
     }
 
@@ -271,7 +271,7 @@ impl Authorizer {
         // The gate first, printed or opened: a URL that is no web link ends the sign-in now
         // rather than after the redirect timeout.
         crate::invoke::browser::check(address).map_err(AuthError::NotOpened)?;
-        self.http.log.push(StepKind::Browser, format!("authorize: {}", crate::redact::url(address)));
+        self.http.log.push(StepKind::Browser, format!("authorize: {}", crate::redact::oauth_url(address)));
         if self.options.no_browser {
             self.http.log.push(StepKind::Browser, "open the URL above, then paste the address the browser ends on");
             let pasted = async {

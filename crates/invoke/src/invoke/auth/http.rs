@@ -45,7 +45,7 @@ impl AuthResponse {
     pub fn json(&self, step: &'static str, url: &str) -> Result<Value, AuthError> {
         serde_json::from_slice(&self.body).map_err(|e| AuthError::BadAnswer {
             step,
-            url: crate::redact::url(url),
+            url: crate::redact::oauth_url(url),
             reason: format!("not JSON ({}; {e})", self.described()),
         })
     }
@@ -167,7 +167,7 @@ impl OAuthHttp {
     ) -> Result<AuthResponse, AuthError> {
         // Before the request is even built: nothing at all goes to an endpoint the rule refuses.
         self.check(step, url)?;
-        let shown = crate::redact::url(url);
+        let shown = crate::redact::oauth_url(url);
         let unreachable = |reason: String| {
             self.log.push(StepKind::Failed, format!("{step}: {method} {shown} → {reason}"));
             AuthError::Unreachable { step, url: shown.clone(), reason }
@@ -190,7 +190,7 @@ impl OAuthHttp {
         let headers = header_pairs(response.headers());
         let content_type =
             response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
-        let location = response.headers().get("location").and_then(|v| v.to_str().ok()).map(crate::redact::url);
+        let location = response.headers().get("location").and_then(|v| v.to_str().ok()).map(crate::redact::oauth_url);
         let body = read_bounded(response).await;
         self.tracer.request(step, &sent, Ok(Received { status, headers, body: &body }));
         let moved = location.map(|l| format!(", Location: {l}")).unwrap_or_default();

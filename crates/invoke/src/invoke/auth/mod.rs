@@ -135,7 +135,7 @@ pub enum AuthError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthStep {
     pub kind: StepKind,
-    /// What happened, secrets masked (URLs through `redact::url`, tokens by length).
+    /// What happened, secrets masked (URLs through `redact::oauth_url`, tokens as `redact::MASK`).
     pub text: String,
 }
 
@@ -203,5 +203,5 @@ pub const MAX_SIGN_INS: usize = 3;
 
 /// The command that signs in to `url`, for messages that say how to go on.
 pub fn login_command(url: &str) -> String {
-    format!("tooldeck auth login --mcp-url {}", crate::redact::url(url))
+    format!("tooldeck auth login --mcp-url {}", crate::redact::oauth_url(url))
 }

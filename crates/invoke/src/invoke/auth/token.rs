@@ -40,7 +40,7 @@ pub async fn request(
         _ => form.push(("client_id", client.client_id.clone())),
     }
     let answer = http.post_form(step, endpoint, &form, basic).await?;
-    let url = crate::redact::url(endpoint);
+    let url = crate::redact::oauth_url(endpoint);
     if !answer.ok() {
         return Err(AuthError::Refused { step, url, status: answer.status, detail: answer.error_detail() });
     }
@@ -70,7 +70,7 @@ pub fn describe(tokens: &Tokens) -> String {
     };
     format!(
         "token: {}, scopes {}, {expiry}, {}",
-        crate::redact::mask(&tokens.access_token),
+        crate::redact::MASK,
         super::discovery::list_or_none(&tokens.scopes),
         if tokens.refresh_token.is_some() { "with a refresh token" } else { "no refresh token" }
     )

@@ -102,7 +102,7 @@ impl Tracer {
     /// Records one OAuth request of `step` and its answer, or why none came.
     pub fn request(&self, step: &str, sent: &Sent, answer: Result<Received<'_>, &str>) {
         let Some(traffic) = self.0.get() else { return };
-        let url = crate::redact::url(&sent.url);
+        let url = crate::redact::oauth_url(&sent.url);
         let mut text = format!("{} {url}\n", sent.method);
         push_headers(&mut text, &sent.headers);
         if let Some(body) = &sent.body {
@@ -134,14 +134,14 @@ impl Tracer {
     /// the loopback listener received (its code masked), or why none came.
     pub fn browser(&self, address: &str, redirect_uri: &str, received: Result<&[(String, String)], &str>) {
         let Some(traffic) = self.0.get() else { return };
-        let address = crate::redact::url(address);
+        let address = crate::redact::oauth_url(address);
         let mut text = format!("the browser was sent to\nGET {address}\n");
         let mut record = HttpRecord { id: None, url: address.clone(), ..HttpRecord::default() };
         match received {
             Ok(params) => {
                 let mut query = url::form_urlencoded::Serializer::new(String::new());
                 query.extend_pairs(params.iter());
-                let back = crate::redact::url(&format!("{redirect_uri}?{}", query.finish()));
+                let back = crate::redact::oauth_url(&format!("{redirect_uri}?{}", query.finish()));
                 text.push_str(&format!("\nand came back to the loopback listener with\nGET {back}\n"));
                 record.url = back;
                 record.status = Some(200);

@@ -79,7 +79,7 @@ pub fn inspect(wire: &Wire, events: Option<&EventSink>, raw: &[u8], fallback_id:
         return None;
     };
     let why = format!("the server's answer is not valid JSON ({why}), a protocol deviation");
-    let shown: Arc<str> = masked(&String::from_utf8_lossy(raw)).into();
+    let shown: Arc<str> = crate::redact::broken_json(&String::from_utf8_lossy(raw)).into();
     let id = facts.id.or_else(|| fallback_id.map(str::to_string));
     wire.record_raw(id.clone(), Arc::clone(&shown));
     if let Some(events) = events {
@@ -222,41 +222,6 @@ fn string_end(raw: &[u8], start: usize) -> usize {
     raw.len()
 }
 
-/// `text` (not valid JSON) with the values of its secret fields masked by the one rule
-/// (`redact::is_secret_field`, `redact::mask`), and the secrets of URLs in it.
-fn masked(text: &str) -> String {
-    let raw = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let (mut copied, mut i) = (0, 0);
-    let mut last_key: Option<(usize, usize)> = None;
-    while i < raw.len() {
-        if raw[i] != b'"' {
-            if !raw[i].is_ascii_whitespace() && raw[i] != b':' {
-                last_key = None;
-            }
-            i += 1;
-            continue;
-        }
-        let end = string_end(raw, i);
-        let after = raw[end..].iter().position(|b| !b.is_ascii_whitespace()).map(|n| end + n);
-        let secret = last_key.is_some_and(|(s, e)| crate::redact::is_secret_field(&text[s..e]));
-        if secret && end > i + 1 && text.is_char_boundary(i + 1) && text.is_char_boundary(end - 1) {
-            out.push_str(&text[copied..=i]);
-            out.push_str(&crate::redact::mask(&text[i + 1..end - 1]));
-            out.push('"');
-            copied = end;
-            last_key = None;
-        } else if after.is_some_and(|a| raw[a] == b':') && text.is_char_boundary(end.saturating_sub(1)) {
-            last_key = Some((i + 1, end.saturating_sub(1).max(i + 1)));
-        } else {
-            last_key = None;
-        }
-        i = end;
-    }
-    out.push_str(&text[copied..]);
-    crate::redact::urls_in(&out).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,12 +254,5 @@ mod tests {
         assert_eq!(read_synthetic(value.pointer("/error/data")), Some((Synthetic::NotJson, "why".into())));
         assert_eq!(synthetic("\"\\udcbb\"", Synthetic::NotJson, "why"), None);
         assert_eq!(read_synthetic(Some(&json!({"other": 1}))), None);
-    }
-
-    #[test]
-    fn secrets_in_a_line_that_is_not_json_are_masked() {
-        let shown = masked(r#"{"id":1,"result":{"access_token":"abcdef123456","text":"\udcbb"}}"#);
-        assert!(!shown.contains("abcdef123456"), "{shown}");
-        assert!(shown.contains(r#""text":"\udcbb""#), "{shown}");
     }
 }
