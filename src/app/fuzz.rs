@@ -327,6 +327,7 @@ mod tests {
         Finding {
             tool: tool.into(),
             kind,
+            severity: kind.severity(),
             original: arguments.clone(),
             arguments,
             message: "refused valid input: out of range".into(),

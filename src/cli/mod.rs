@@ -142,8 +142,8 @@ pub enum Command {
     /// Test a server's tools with arguments made from their own schemas (examples, coverage,
     /// random valid and invalid input); shrink each failure and print a reproducer.
     ///
-    /// Exit 0 with no finding, 1 with some, 2 for a usage error, 5 when the server cannot be
-    /// reached or started again.
+    /// Exit 0 with no bug (notes alone do not fail it, unless --strict), 1 with some, 2 for a
+    /// usage error, 5 when the server cannot be reached or started again.
     Fuzz(fuzz::FuzzArgs),
     /// Sign in to an MCP server over HTTP (OAuth), show the tokens kept, or forget them.
     ///

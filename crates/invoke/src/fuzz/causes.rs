@@ -84,7 +84,10 @@ impl Causes {
             if cause.samples.len() < SAMPLES {
                 cause.samples.push(arguments.clone());
             }
-            if size < cause.size {
+            // The smallest valid input when there is one: a cause found with valid input is
+            // kept, and shrunk, as one of valid input (a smaller invalid input that fails the
+            // same way would be reproduced only past validation).
+            if (!valid, size) < (!cause.valid, cause.size) {
                 (cause.arguments, cause.size, cause.message, cause.valid) = (arguments, size, verdict.message, valid);
             }
             return;
@@ -235,7 +238,7 @@ mod tests {
         Some(Verdict {
             kind: Kind::RefusesValid,
             message: format!("refused valid input: {message}"),
-            cause: super::super::judge::normalise(message),
+            cause: super::super::message::normalise(message),
             evidence,
         })
     }
@@ -311,7 +314,7 @@ mod tests {
             let message = "answered in 4027 ms".to_string();
             Some(Verdict {
                 kind: Kind::Slow,
-                cause: super::super::judge::normalise(&message),
+                cause: super::super::message::normalise(&message),
                 message,
                 evidence: Evidence::Strong,
             })
@@ -335,6 +338,19 @@ mod tests {
         let (findings, note) = once.settle();
         assert_eq!(findings.iter().map(|f| f.kind).collect::<Vec<_>>(), [Kind::Slow]);
         assert_eq!(note, None);
+    }
+
+    #[test]
+    fn a_cause_found_with_valid_input_keeps_its_smallest_valid_input() {
+        let mut causes = Causes::default();
+        let crash = || {
+            Some(Verdict { kind: Kind::Crash, message: "x".into(), cause: "exit".into(), evidence: Evidence::Strong })
+        };
+        causes.record(json!({"text": "abcdef"}), false, false, crash(), Phase::Invalid);
+        causes.record(json!({"text": "abcd"}), true, false, crash(), Phase::Valid);
+        causes.record(json!({}), false, false, crash(), Phase::Invalid);
+        let (findings, _) = causes.settle();
+        assert_eq!((findings[0].valid, &findings[0].arguments), (true, &json!({"text": "abcd"})));
     }
 
     #[test]

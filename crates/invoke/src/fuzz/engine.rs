@@ -156,6 +156,8 @@ pub async fn run<C: Caller>(
     if state.report.stopped.is_none() {
         state.report.stopped = state.out_of_time();
     }
+    // Bugs first, notes after (each in the order found).
+    state.report.findings.sort_by_key(|f| f.severity);
     state.report.elapsed_ms = state.started.elapsed().as_millis() as u64;
     Ok(state.report)
 }
@@ -350,7 +352,8 @@ impl<C: Caller> State<'_, C> {
             let verdict = judge.judge(&arguments, valid, &answer);
             let kind = verdict.as_ref().map(|v| v.kind);
             self.after(&answer, kind).await?;
-            let succeeded = status.is_some_and(|s| s != Status::Error);
+            // An error answered as a success is no success to stand beside a refusal.
+            let succeeded = status.is_some_and(|s| s != Status::Error) && kind != Some(Kind::ErrorAsSuccess);
             let still_working = matches!(&answer, Err(InvokeError::Timeout { still_working: true, .. }));
             if still_working {
                 run.causes.record_still_working(arguments.clone());
@@ -420,6 +423,7 @@ impl<C: Caller> State<'_, C> {
             self.report.findings.push(Finding {
                 tool: tool.id.clone(),
                 kind: cause.kind,
+                severity: cause.kind.severity(),
                 arguments,
                 message,
                 valid,
@@ -475,9 +479,14 @@ impl<C: Caller> State<'_, C> {
                 if spent >= budget || hangs >= MAX_SHRINK_HANGS {
                     break 'rounds;
                 }
+                // A finding found with valid input stays one of valid input: a smaller input
+                // the schema refuses would be another finding, reproduced only past validation.
+                let candidate_valid = judge.is_valid(&candidate);
+                if cause.valid && !candidate_valid {
+                    continue;
+                }
                 spent += 1;
                 self.report.calls += 1;
-                let candidate_valid = judge.is_valid(&candidate);
                 let answer = self.try_candidate(tool, cause.kind, &candidate).await;
                 if self.stop.load(Ordering::Relaxed) {
                     break 'rounds;

@@ -6,6 +6,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::Kind;
+use super::rules::Field;
+use super::message::{normalise, shape};
 use crate::invoke::{InvokeError, Outcome, Status};
 
 /// What a call came to: the server's outcome, or why there was none.
@@ -50,6 +52,8 @@ pub struct Judge {
     slow: Duration,
     /// The input schema's property names (any depth), for an error that names one.
     fields: Vec<String>,
+    /// The top-level fields and whether each is required, for a rule an error states.
+    top: Vec<Field>,
 }
 
 impl Judge {
@@ -59,7 +63,12 @@ impl Judge {
         let input = build(input_schema)?;
         let mut fields = Vec::new();
         field_names(input_schema, &mut fields, 0);
-        Some(Judge { input: Some(input), output: output_schema.and_then(build), slow, fields })
+        let root = super::schema::resolve(input_schema, input_schema);
+        let top = super::schema::properties(&root)
+            .into_iter()
+            .map(|(name, _, required)| Field { name: name.to_string(), required })
+            .collect();
+        Some(Judge { input: Some(input), output: output_schema.and_then(build), slow, fields, top })
     }
 
     /// Whether `arguments` meet the input schema.
@@ -74,9 +83,23 @@ impl Judge {
         Some((if at.is_empty() { "/".into() } else { at }, error.kind().keyword().to_string()))
     }
 
-    /// The finding `answer` to `arguments` is, if any.
+    /// The finding `answer` to `arguments` is, if any. Its cause is the message's shape, less
+    /// what the input held: a message that repeats a value of the input is one cause whatever
+    /// that value is.
     pub fn judge(&self, arguments: &Value, valid: bool, answer: &CallResult) -> Option<Verdict> {
+        let mut verdict = self.judge_answer(arguments, valid, answer)?;
+        if matches!(verdict.kind, Kind::RefusesValid | Kind::ProtocolError | Kind::MalformedResult | Kind::UnstatedRule)
+        {
+            verdict.cause = shape(&verdict.message, arguments);
+        }
+        Some(verdict)
+    }
+
+    fn judge_answer(&self, arguments: &Value, valid: bool, answer: &CallResult) -> Option<Verdict> {
         let outcome = match answer {
+            Err(InvokeError::Protocol { code: INVALID_PARAMS, message, .. }) if valid => {
+                return self.unstated_rule(message, arguments).or_else(|| judge_error(valid, answer.as_ref().err()?));
+            }
             Ok(outcome) => outcome,
             Err(error) => return judge_error(valid, error),
         };
@@ -86,6 +109,20 @@ impl Judge {
         }
         let took = Duration::from_millis(outcome.duration_ms);
         (took > self.slow).then(|| Verdict::new(Kind::Slow, format!("answered in {} ms", outcome.duration_ms)))
+    }
+
+    /// A refusal of valid input for a rule between fields the schema does not express (a note),
+    /// unless the refusal is an internal error (a bug whatever it says).
+    fn unstated_rule(&self, message: &str, arguments: &Value) -> Option<Verdict> {
+        if internal(message) {
+            return None;
+        }
+        let rule = super::rules::unstated(message, arguments, &self.top)?;
+        let said = format!(
+            "valid input refused for a rule the schema does not express: {}; the schema could say it: {rule}",
+            first_line(message)
+        );
+        Some(Verdict::new(Kind::UnstatedRule, said))
     }
 
     fn judge_outcome(&self, arguments: &Value, valid: bool, outcome: &Outcome) -> Option<Verdict> {
@@ -102,6 +139,9 @@ impl Judge {
             Status::Error if valid && !outcome.asked.is_empty() => None,
             Status::Error if valid => {
                 let message = outcome.error.as_ref().map_or_else(String::new, |e| e.message.clone());
+                if let Some(verdict) = self.unstated_rule(&message, arguments) {
+                    return Some(verdict);
+                }
                 let evidence = self.evidence(&message);
                 let said = match evidence {
                     Evidence::Strong if internal(&message) => "refused valid input with an internal error",
@@ -112,6 +152,7 @@ impl Judge {
                 Some(verdict)
             }
             Status::Error => None,
+            _ if error_text(outcome).is_some() => error_text(outcome).map(|text| error_as_success(text, valid)),
             _ if !valid => {
                 let rule = self.broken_rule(arguments);
                 let broke = rule
@@ -223,6 +264,54 @@ const VALIDATION: &[&str] = &[
     "cannot be",
 ];
 
+/// The text of a success that reads as an error: its only content is text, the first of which
+/// opens with "Error:" (or "error executing ...:"), or holds a stack trace or a Traceback.
+fn error_text(outcome: &Outcome) -> Option<&str> {
+    use crate::invoke::ContentItem;
+    if outcome.structured || outcome.content.is_empty() {
+        return None;
+    }
+    let mut texts = outcome.content.iter().map(|item| match item {
+        ContentItem::Text(text) => Some(text.text.as_str()),
+        _ => None,
+    });
+    let first = texts.next()??;
+    if texts.any(|t| t.is_none()) {
+        return None;
+    }
+    reads_as_error(first).then_some(first)
+}
+
+fn reads_as_error(text: &str) -> bool {
+    let opening = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let line = first_line(opening);
+    let head: String = line.chars().take(7).collect::<String>().to_lowercase();
+    let labelled = head.starts_with("error:") || head.starts_with("error -") || {
+        // "Error executing tool x: ...", "Error reading file: ..." (a few words, then a colon).
+        head.starts_with("error ") && line.split_once(':').is_some_and(|(before, _)| before.split(' ').count() <= 6)
+    };
+    labelled || text.contains("Traceback (most recent call last)") || stack_trace(text)
+}
+
+/// An error answered as a success: a note with the rule of MCP it breaks (once per tool: the
+/// cause is the same whatever the text), unless valid input hit an internal error (a bug).
+fn error_as_success(text: &str, valid: bool) -> Verdict {
+    let shown = crate::text::truncate(first_line(text.trim_start()), 200).into_owned();
+    if valid && internal(text) {
+        let message = format!("answered valid input with an internal error, as a success: {shown}");
+        return Verdict::new(Kind::RefusesValid, message);
+    }
+    let message = format!(
+        "answered with an error as a success (isError false): \"{shown}\"; MCP asks a tool's errors to be results with isError true, so the model knows the call failed"
+    );
+    Verdict { kind: Kind::ErrorAsSuccess, message, cause: "error-as-success".into(), evidence: Evidence::Strong }
+}
+
+/// Two or more lines of a JavaScript-style stack trace ("    at f (file.js:1:2)").
+fn stack_trace(message: &str) -> bool {
+    message.lines().filter(|l| l.trim_start().starts_with("at ") && l.contains('(')).count() >= 2
+}
+
 /// Signs of an internal error: a stack trace or an exception's name.
 fn internal(message: &str) -> bool {
     const SIGNS: &[&str] = &[
@@ -243,8 +332,7 @@ fn internal(message: &str) -> bool {
         "ZeroDivisionError",
         "stack overflow",
     ];
-    SIGNS.iter().any(|s| message.contains(s))
-        || message.lines().filter(|l| l.trim_start().starts_with("at ") && l.contains('(')).count() >= 2
+    SIGNS.iter().any(|s| message.contains(s)) || stack_trace(message)
 }
 
 /// Whether `text` has `name` as a word of its own (not inside a longer one).
@@ -273,78 +361,6 @@ fn field_names(schema: &Value, out: &mut Vec<String>, depth: usize) {
     }
     if let Some(items) = schema.get("items") {
         field_names(items, out, depth + 1);
-    }
-}
-
-/// A message with what varies from input to input made alike: quoted values, paths and
-/// numbers, so that `ENOENT: '/a'` and `ENOENT: '/b'` are one cause.
-pub fn normalise(message: &str) -> String {
-    let chars: Vec<char> = first_line(message).chars().collect();
-    let mut out = String::with_capacity(chars.len().min(200));
-    let mut word = String::new();
-    let mut i = 0;
-    while i < chars.len() && out.len() <= 200 {
-        let c = chars[i];
-        // A quote opens a value unless it is an apostrophe (a letter before it: "doesn't").
-        let opens = matches!(c, '\'' | '"' | '`') && !i.checked_sub(1).is_some_and(|p| chars[p].is_alphanumeric());
-        if opens {
-            push_word(&mut out, &std::mem::take(&mut word));
-            out.push('Q');
-            i = closing_quote(&chars, i) + 1;
-        } else if c == ' ' {
-            push_word(&mut out, &std::mem::take(&mut word));
-            out.push(' ');
-            i += 1;
-        } else {
-            word.push(c);
-            i += 1;
-        }
-    }
-    push_word(&mut out, &word);
-    out
-}
-
-/// Where the value quoted at `open` ends: the same quote, not escaped (`\"` in a JSON text), at
-/// the end of a word (the line's end, a space, or a punctuation mark before one), so that an
-/// unescaped quote inside the value (as zod writes `received "a"-b"`) does not end it; the end
-/// of the line if none.
-fn closing_quote(chars: &[char], open: usize) -> usize {
-    let quote = chars[open];
-    let ends_word = |at: usize| match chars.get(at) {
-        None => true,
-        Some(c) if c.is_whitespace() => true,
-        Some(c) if ",.;:!?)]}".contains(*c) => chars.get(at + 1).is_none_or(|n| n.is_whitespace()),
-        Some(_) => false,
-    };
-    (open + 1..chars.len())
-        .find(|&j| chars[j] == quote && chars[j - 1] != '\\' && ends_word(j + 1))
-        .unwrap_or(chars.len())
-}
-
-/// One word made alike: a path is P, each number N (with its sign, point and exponent: -1, 0,
-/// 5e-324 and -8.5e+307 are one cause, "Invalid resourceId: N", not four).
-fn push_word(out: &mut String, word: &str) {
-    if word.contains('/') || word.contains('\\') {
-        out.push('P');
-        return;
-    }
-    let mut number = false;
-    let mut previous = ' ';
-    let mut chars = word.chars().peekable();
-    while let Some(c) = chars.next() {
-        let signed = matches!(c, '-' | '+') && chars.peek().is_some_and(char::is_ascii_digit);
-        let in_number =
-            number && (matches!(c, '.' | 'e' | 'E') || (matches!(c, '-' | '+') && matches!(previous, 'e' | 'E')));
-        if c.is_ascii_digit() || in_number || (signed && !number) {
-            if !number {
-                out.push('N');
-            }
-            number = true;
-        } else {
-            number = false;
-            out.push(c);
-        }
-        previous = c;
     }
 }
 
@@ -414,23 +430,6 @@ mod tests {
         let mut outcome = Outcome::new(Status::Value, "1");
         outcome.value = Some(v);
         Ok(outcome)
-    }
-
-    #[test]
-    fn one_message_with_other_numbers_is_one_cause() {
-        // server-everything's get-resource-reference, as four inputs drew it.
-        let said = |n: &str| normalise(&format!("Invalid resourceId: {n}. Must be a finite positive integer."));
-        for n in ["-1", "-8.5e+307", "5e-324", "1.5", "+3"] {
-            assert_eq!(said(n), said("0"), "{n}");
-        }
-        assert_eq!(normalise("ENOENT: open '/srv/a b'"), normalise("ENOENT: open '/srv/c'"));
-        assert_ne!(normalise("a - b"), normalise("a N b"), "a dash alone is not a number");
-        // A received value with quotes inside, escaped (JSON) or not (zod), or a slash.
-        let received = |v: &str| normalise(&format!("Expected boolean, received {v} at more"));
-        for v in [r#""a \"b\" c""#, r#""a"b""#, r#""a"-b c""#, r#""/""#, r#""x y/z""#] {
-            assert_eq!(received(v), received(r#""""#), "{v}");
-        }
-        assert_eq!(normalise("it doesn't exist: 'a'"), "it doesn't exist: Q", "an apostrophe opens nothing");
     }
 
     #[test]

@@ -9,9 +9,11 @@ mod coverage;
 mod engine;
 mod invalid;
 mod judge;
+mod message;
 mod mutate;
 mod pin;
 pub mod report;
+mod rules;
 mod schema;
 mod shrink;
 mod valid;
@@ -24,7 +26,8 @@ use serde_json::Value;
 pub use coverage::{coverage, examples, minimal};
 pub use engine::{Caller, Progress, Stoppable, run, skip_reason};
 pub use invalid::break_one;
-pub use judge::{CallResult, Evidence, Judge, Verdict, normalise};
+pub use judge::{CallResult, Evidence, Judge, Verdict};
+pub use message::{normalise, shape};
 pub use pin::{Pin, PinError, Pinned};
 pub use shrink::candidates;
 pub use valid::Generator;
@@ -75,10 +78,38 @@ pub enum Kind {
     MalformedResult,
     /// An answer slower than the threshold.
     Slow,
+    /// Valid input refused for a rule the schema does not express: a field required for one
+    /// value of another, two fields that must be ordered or not given together.
+    UnstatedRule,
+    /// A success whose only text reads as an error: the model is not told it failed.
+    ErrorAsSuccess,
+    /// A line on a stdio server's stdout that is not a JSON-RPC message.
+    StdoutNotJsonRpc,
+}
+
+/// Whether a finding is the server being wrong, or worth saying without being a bug.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Severity {
+    /// A crash, a hang, an internal error, a result that breaks a schema or the protocol,
+    /// invalid input accepted, valid input refused for no stated reason.
+    Bug,
+    /// What a server author should hear of but that breaks no input: a rule the schema does not
+    /// express, an error answered as a success, a line on stdout that is not JSON-RPC.
+    Note,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Bug => "bug",
+            Severity::Note => "note",
+        }
+    }
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 11] = [
         Kind::Crash,
         Kind::Hang,
         Kind::ProtocolError,
@@ -87,6 +118,9 @@ impl Kind {
         Kind::OutputSchema,
         Kind::MalformedResult,
         Kind::Slow,
+        Kind::UnstatedRule,
+        Kind::ErrorAsSuccess,
+        Kind::StdoutNotJsonRpc,
     ];
 
     pub fn name(self) -> &'static str {
@@ -99,6 +133,23 @@ impl Kind {
             Kind::OutputSchema => "output-schema",
             Kind::MalformedResult => "malformed-result",
             Kind::Slow => "slow",
+            Kind::UnstatedRule => "unstated-rule",
+            Kind::ErrorAsSuccess => "error-as-success",
+            Kind::StdoutNotJsonRpc => "stdout-not-json-rpc",
+        }
+    }
+
+    pub fn severity(self) -> Severity {
+        match self {
+            Kind::Crash
+            | Kind::Hang
+            | Kind::ProtocolError
+            | Kind::RefusesValid
+            | Kind::AcceptsInvalid
+            | Kind::OutputSchema
+            | Kind::MalformedResult
+            | Kind::Slow => Severity::Bug,
+            Kind::UnstatedRule | Kind::ErrorAsSuccess | Kind::StdoutNotJsonRpc => Severity::Note,
         }
     }
 }
@@ -108,6 +159,8 @@ impl Kind {
 pub struct Finding {
     pub tool: String,
     pub kind: Kind,
+    /// A bug, or a note (the kind says which).
+    pub severity: Severity,
     /// The shrunk input.
     pub arguments: Value,
     /// What the server said (or did), for the shrunk input.
@@ -124,6 +177,13 @@ pub struct Finding {
     /// How a success of this tool came back during the run (for the saved case's expectation).
     #[serde(skip)]
     pub success_status: Option<crate::invoke::Status>,
+}
+
+impl Report {
+    /// The findings that are bugs (with `strict`, the notes too): what makes `fuzz` fail.
+    pub fn failing(&self, strict: bool) -> usize {
+        self.findings.iter().filter(|f| strict || f.severity == Severity::Bug).count()
+    }
 }
 
 /// How a run goes.

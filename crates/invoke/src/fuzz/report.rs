@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::{Finding, Kind, Report};
+use super::{Finding, Kind, Report, Severity};
 use crate::catalog::Tool;
 use crate::invoke::endpoint::EndpointOptions;
 use crate::text::visible;
@@ -54,15 +54,66 @@ pub fn reproducer(finding: &Finding, options: &EndpointOptions) -> String {
     quoted.join(" ")
 }
 
-/// The report for a person: the findings grouped by tool and kind, then the totals.
+/// The report for a person: the bugs grouped by tool and kind, then the notes (findings that
+/// are not bugs, and each tool's note), then the totals.
 pub fn text(report: &Report, options: &EndpointOptions) -> String {
     let mut out = String::new();
-    let mut tools: Vec<&str> = report.findings.iter().map(|f| f.tool.as_str()).collect();
-    tools.dedup();
+    let bugs: Vec<&Finding> = report.findings.iter().filter(|f| f.severity == Severity::Bug).collect();
+    let notes: Vec<&Finding> = report.findings.iter().filter(|f| f.severity == Severity::Note).collect();
+    write_findings(&mut out, &bugs, options);
+    if !notes.is_empty() {
+        let _ = writeln!(out, "notes (not bugs):");
+        write_findings(&mut out, &notes, options);
+    }
+    for summary in &report.tools {
+        if let Some(note) = &summary.note {
+            let _ = writeln!(out, "note {}: {}", visible(&summary.tool), visible(note));
+        }
+    }
+    for summary in report.tools.iter().filter(|t| t.skipped.is_some()) {
+        let why = summary.skipped.as_deref().unwrap_or_default();
+        let _ = writeln!(out, "skipped {}: {}", visible(&summary.tool), visible(why));
+    }
+    let fuzzed = report.tools.iter().filter(|t| t.skipped.is_none()).count();
+    let per_second = report.calls as f64 / (report.elapsed_ms.max(1) as f64 / 1000.0);
+    let noted = match notes.len() {
+        0 => String::new(),
+        n => format!(" and {}", crate::text::plural(n, "note")),
+    };
+    let _ = writeln!(
+        out,
+        "{}{noted} in {} tool{}: {} calls in {:.1} s ({per_second:.0}/s), {} restart{}, seed {}",
+        crate::text::plural(bugs.len(), "bug"),
+        fuzzed,
+        if fuzzed == 1 { "" } else { "s" },
+        report.calls,
+        report.elapsed_ms as f64 / 1000.0,
+        report.restarts,
+        if report.restarts == 1 { "" } else { "s" },
+        report.seed
+    );
+    if let Some(why) = &report.stopped {
+        let _ = writeln!(out, "stopped early: {why}");
+    }
+    out
+}
+
+/// `findings` grouped by tool (in the order the tools first come), each with its input and
+/// reproducer.
+fn write_findings(out: &mut String, findings: &[&Finding], options: &EndpointOptions) {
+    let mut tools: Vec<&str> = Vec::new();
+    for finding in findings {
+        if !tools.contains(&finding.tool.as_str()) {
+            tools.push(&finding.tool);
+        }
+    }
     for tool in tools {
         let _ = writeln!(out, "{}", visible(tool));
-        for finding in report.findings.iter().filter(|f| f.tool == tool) {
+        for finding in findings.iter().filter(|f| f.tool == tool) {
             let _ = writeln!(out, "  {:<17} {}", finding.kind.name(), visible(&finding.message));
+            if finding.kind == Kind::StdoutNotJsonRpc {
+                continue;
+            }
             let shown = crate::text::truncate(&finding.arguments.to_string(), MAX_SHOWN).into_owned();
             let validity = if finding.valid { "valid" } else { "invalid" };
             let _ = writeln!(
@@ -76,33 +127,6 @@ pub fn text(report: &Report, options: &EndpointOptions) -> String {
             let _ = writeln!(out, "    reproduce: {}", visible(&reproducer(finding, options)));
         }
     }
-    for summary in &report.tools {
-        if let Some(note) = &summary.note {
-            let _ = writeln!(out, "note {}: {}", visible(&summary.tool), visible(note));
-        }
-    }
-    for summary in report.tools.iter().filter(|t| t.skipped.is_some()) {
-        let why = summary.skipped.as_deref().unwrap_or_default();
-        let _ = writeln!(out, "skipped {}: {}", visible(&summary.tool), visible(why));
-    }
-    let fuzzed = report.tools.iter().filter(|t| t.skipped.is_none()).count();
-    let per_second = report.calls as f64 / (report.elapsed_ms.max(1) as f64 / 1000.0);
-    let _ = writeln!(
-        out,
-        "{} in {} tool{}: {} calls in {:.1} s ({per_second:.0}/s), {} restart{}, seed {}",
-        crate::text::plural(report.findings.len(), "finding"),
-        fuzzed,
-        if fuzzed == 1 { "" } else { "s" },
-        report.calls,
-        report.elapsed_ms as f64 / 1000.0,
-        report.restarts,
-        if report.restarts == 1 { "" } else { "s" },
-        report.seed
-    );
-    if let Some(why) = &report.stopped {
-        let _ = writeln!(out, "stopped early: {why}");
-    }
-    out
 }
 
 /// `--json`: the report with each finding's reproducer.
@@ -132,12 +156,20 @@ pub fn junit(report: &Report, options: &EndpointOptions) -> Result<String, quick
             suite.add_test_case(case);
             continue;
         }
-        if findings.is_empty() {
+        if findings.iter().all(|f| f.severity == Severity::Note) {
             let mut case = TestCase::new(xml_text(&summary.tool), TestCaseStatus::success());
             case.set_classname(xml_text(&summary.tool));
             suite.add_test_case(case);
         }
         for finding in findings {
+            // A note is no failure: said beside the tool's passed case.
+            if finding.severity == Severity::Note {
+                let name = format!("{} {} (note)", finding.tool, finding.kind.name());
+                let mut case = TestCase::new(xml_text(&name), TestCaseStatus::success());
+                case.set_classname(xml_text(&finding.tool)).set_system_out(xml_text(&finding.message));
+                suite.add_test_case(case);
+                continue;
+            }
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
             let description = format!("arguments: {}\nreproduce: {}", finding.arguments, reproducer(finding, options));
             status.set_message(xml_text(&finding.message)).set_description(xml_text(&description));
