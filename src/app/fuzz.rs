@@ -336,6 +336,7 @@ mod tests {
             shrink_calls: 4,
             count: 1,
             success_status: None,
+            then: None,
         }
     }
 

@@ -354,7 +354,11 @@ fn write_outputs(
     if let Some(path) = &args.save_cases {
         let env: Vec<(String, String)> = std::env::vars().collect();
         let server = crate::cases::server_keys::case_server(options, &env);
-        let saved = report.findings.iter().filter(|f| args.strict || f.severity == crate::fuzz::Severity::Bug);
+        let saved = report
+            .findings
+            .iter()
+            .filter(|f| args.strict || f.severity == crate::fuzz::Severity::Bug)
+            .filter(|f| f.kind != crate::fuzz::Kind::StdoutNotJsonRpc);
         for finding in saved {
             let tool = tools.iter().find(|t| t.id == finding.tool);
             let case = crate::fuzz::report::case(finding, tool, slow);

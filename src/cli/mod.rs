@@ -380,6 +380,7 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, Failure> {
         };
         // Every diagnostic is shown: the meta-schema check is on.
         let listed = crate::invoke::endpoint::list_catalog(&endpoint, &label, &LoadOptions::default()).await;
+        warn_of_stray_stdout(&endpoint);
         endpoint.close().await;
         listed
     });
@@ -392,6 +393,14 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, Failure> {
     loaded.diagnostics.extend(diagnostics);
     loaded.files += 1;
     Ok(loaded)
+}
+
+/// A stdio server that wrote to stdout what is not JSON-RPC (a banner, a log line) is said once,
+/// on stderr: it works here, and breaks clients that read stdout strictly.
+pub fn warn_of_stray_stdout(endpoint: &crate::invoke::Endpoint) {
+    if let Some(line) = endpoint.stray_stdout() {
+        report!("tooldeck: warning: {}", crate::invoke::mcp::events::stray_words(&line));
+    }
 }
 
 /// The async runtime every command that talks to servers runs on: two workers, as the machines

@@ -69,6 +69,7 @@ fn tools() -> Vec<Tool> {
             }),
         )
         .with_annotations(writes),
+        tool("list_tasks", json!({"type": "object", "properties": {}})).with_annotations(reads.clone()),
         tool("lookup", json!({"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]}))
             .with_annotations(reads.clone()),
         tool(
@@ -116,6 +117,10 @@ impl ServerHandler for PatternServer {
                 None => Err(ErrorData::invalid_params("name must be a string", None)),
             },
             "manage" => manage(&arguments),
+            // Types checked as a validator would; the order of the two, as the schema cannot say.
+            "window_range" if ["min", "max"].iter().any(|f| arguments.get(*f).is_some_and(|v| !v.is_i64())) => {
+                Err(ErrorData::invalid_params("min and max must be integers", None))
+            }
             "window_range" => match (arguments["min"].as_i64(), arguments["max"].as_i64()) {
                 (Some(min), Some(max)) if min > max => text(true, "min must be at most max".into()),
                 _ => text(false, "ok".into()),
@@ -127,6 +132,14 @@ impl ServerHandler for PatternServer {
                 };
                 crate_lock(&self.tasks).extend(tasks.iter().cloned());
                 text(false, format!("saved {}", tasks.len()))
+            }
+            // Reads what was saved as if every item had its title: a TypeError for one without.
+            "list_tasks" => {
+                let tasks = crate_lock(&self.tasks).clone();
+                if tasks.iter().any(|t| !t["title"].is_string()) {
+                    return text(true, "TypeError: Cannot read properties of undefined (reading 'toUpperCase')".into());
+                }
+                text(false, format!("{} tasks", tasks.len()))
             }
             // Every error, even of the input, answered as a success.
             "lookup" => match arguments["key"].as_str() {
@@ -147,6 +160,9 @@ fn crate_lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Each action wants its own fields, which the schema leaves optional (its descriptions say so).
 fn manage(arguments: &Value) -> Result<CallToolResponse, ErrorData> {
+    if ["name", "id"].iter().any(|f| arguments.get(*f).is_some_and(|v| !v.is_string())) {
+        return Err(ErrorData::invalid_params("name and id must be strings", None));
+    }
     let action = arguments["action"].as_str().unwrap_or_default();
     let wants: &[&str] = match action {
         "create" => &["name"],
@@ -198,7 +214,7 @@ fn a_store_that_repeats_the_names_it_was_given_is_one_cause() {
 #[test]
 fn rules_the_schema_does_not_express_are_notes_with_the_rule_suggested() {
     let (report, code) = fuzz(&["manage", "window_range"]);
-    let all = report["findings"].as_array().unwrap();
+    let all: Vec<&Value> = report["findings"].as_array().unwrap().iter().filter(|f| f["tool"] != "(server)").collect();
     assert!(!all.is_empty(), "{report:#}");
     for finding in all {
         assert_eq!((&finding["kind"], &finding["severity"]), (&json!("unstated-rule"), &json!("note")), "{report:#}");
@@ -223,6 +239,19 @@ fn a_tool_that_saves_items_without_their_required_fields_is_found() {
         .map(|f| f["message"].as_str().unwrap())
         .collect();
     assert!(accepted.iter().any(|m| m.contains("\"required\" at /tasks/0")), "{report:#}");
+}
+
+#[test]
+fn a_read_that_fails_after_invalid_input_was_saved_is_a_finding_of_the_save() {
+    let (report, _) = fuzz(&["save_tasks", "list_tasks"]);
+    let broke: Vec<&Value> = findings(&report, "save_tasks").into_iter().filter(|f| f["kind"] == "breaks-state").collect();
+    assert_eq!(broke.len(), 1, "{report:#}");
+    assert_eq!((&broke[0]["severity"], &broke[0]["valid"]), (&json!("bug"), &json!(false)), "{broke:?}");
+    let message = broke[0]["message"].as_str().unwrap();
+    assert!(message.contains("list_tasks {} fails where it did not before") && message.contains("TypeError"), "{message}");
+    assert_eq!(broke[0]["then"], json!({"tool": "list_tasks", "arguments": {}}), "{broke:?}");
+    let reproducer = broke[0]["reproducer"].as_str().unwrap();
+    assert!(reproducer.starts_with("tooldeck call save_tasks ") && reproducer.contains("--no-validate && tooldeck call list_tasks "), "{reproducer}");
 }
 
 #[test]
@@ -256,5 +285,26 @@ fn the_text_report_lists_bugs_first_and_notes_after() {
     let notes = printed.find("notes (not bugs):").expect(&printed);
     let note = printed.find("error-as-success").expect(&printed);
     assert!(bug < notes && notes < note, "{printed}");
-    assert!(printed.contains("1 bug and 1 note in 2 tools"), "{printed}");
+    // The server's own note too: the test harness writes a line to its stdout before serving.
+    assert!(printed.contains("1 bug and 2 notes in 2 tools"), "{printed}");
+}
+
+#[test]
+fn a_line_on_stdout_that_is_not_json_rpc_is_named_once_by_fuzz_call_and_list() {
+    let server = stdio_server::command(SERVER_ENV, "", "fuzz_patterns::patterns_server_mode");
+    let (report, _) = fuzz(&["lookup"]);
+    let said = findings(&report, "(server)");
+    assert_eq!(said.len(), 1, "{report:#}");
+    assert_eq!((&said[0]["kind"], &said[0]["severity"]), (&json!("stdout-not-json-rpc"), &json!("note")));
+    let message = said[0]["message"].as_str().unwrap();
+    assert!(message.starts_with("the server wrote to stdout: `") && message.ends_with("`: strict clients fail here"));
+    assert!(said[0].get("reproducer").is_none(), "{said:?}");
+    for args in [vec!["call", "lookup", "--args-json", r#"{"key":"known"}"#, "--mcp", &server], vec!["list", "--mcp", &server]]
+    {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck")).args(&args).output().expect("runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        assert_eq!(stderr.matches("the server wrote to stdout: `").count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains("strict clients fail here"), "{stderr}");
+    }
 }

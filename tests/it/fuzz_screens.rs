@@ -62,6 +62,7 @@ fn finding(kind: Kind, arguments: serde_json::Value, message: &str, valid: bool)
         shrink_calls: 12,
         count: 1,
         success_status: None,
+        then: None,
     }
 }
 

@@ -34,6 +34,8 @@ pub struct Cause {
     pub valid: bool,
     pub phase: Phase,
     pub count: usize,
+    /// The later call that fails because of this one (`breaks-state`).
+    pub then: Option<super::LaterCall>,
     size: usize,
     samples: Vec<Value>,
 }
@@ -112,9 +114,20 @@ impl Causes {
             valid,
             phase,
             count: 1,
+            then: None,
             size,
         };
         self.map.insert(key, cause);
+    }
+
+    /// A call of the tool (with invalid input) after which `later` fails: counted as any
+    /// failure, with the later call kept beside its first input.
+    pub fn record_later(&mut self, arguments: Value, verdict: Verdict, phase: Phase, later: super::LaterCall) {
+        let key = (verdict.kind, verdict.cause.clone());
+        self.record(arguments, false, true, Some(verdict), phase);
+        if let Some(cause) = self.map.get_mut(&key) {
+            cause.then.get_or_insert(later);
+        }
     }
 
     /// A call still reporting progress when its time ran out: not judged, said in the note.

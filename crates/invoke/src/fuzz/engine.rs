@@ -10,6 +10,8 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde_json::Value;
 
+mod siblings;
+
 use super::causes::{Cause, Causes};
 use super::judge::{CallResult, Judge};
 use super::pin::Pinned;
@@ -26,6 +28,10 @@ pub trait Caller: Sync {
     fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = CallResult> + Send;
     /// Starts the server again (MCP stdio), or opens a new session.
     fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send;
+    /// The first line the server wrote to stdout that is not JSON-RPC, if any.
+    fn stray_stdout(&self) -> Option<String> {
+        None
+    }
 }
 
 impl Caller for Endpoint {
@@ -37,6 +43,10 @@ impl Caller for Endpoint {
     fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send {
         self.reconnect()
     }
+
+    fn stray_stdout(&self) -> Option<String> {
+        Endpoint::stray_stdout(self)
+    }
 }
 
 impl<C: Caller> Caller for &C {
@@ -46,6 +56,10 @@ impl<C: Caller> Caller for &C {
 
     fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send {
         (**self).restart()
+    }
+
+    fn stray_stdout(&self) -> Option<String> {
+        (**self).stray_stdout()
     }
 }
 
@@ -70,6 +84,10 @@ impl<C: Caller> Caller for Stoppable<C> {
 
     fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send {
         self.caller.restart()
+    }
+
+    fn stray_stdout(&self) -> Option<String> {
+        self.caller.stray_stdout()
     }
 }
 
@@ -139,7 +157,7 @@ pub async fn run<C: Caller>(
             state.report.stopped = Some(why);
             break;
         }
-        let fuzzed = state.fuzz_tool(tool, &mut summary).await;
+        let fuzzed = state.fuzz_tool(tool, tools, &mut summary).await;
         summary.calls = summary.phases.iter().map(|(_, n)| n).sum();
         state.report.tools.push(summary);
         match fuzzed {
@@ -155,6 +173,9 @@ pub async fn run<C: Caller>(
     }
     if state.report.stopped.is_none() {
         state.report.stopped = state.out_of_time();
+    }
+    if let Some(line) = caller.stray_stdout() {
+        state.report.findings.push(stray_finding(&line));
     }
     // Bugs first, notes after (each in the order found).
     state.report.findings.sort_by_key(|f| f.severity);
@@ -186,6 +207,8 @@ struct ToolRun {
     /// set aside: each such call costs the whole `--timeout`.
     timeouts_in_a_row: usize,
     set_aside: Option<String>,
+    /// The read-only siblings to call after the tool first accepts invalid input.
+    state: Option<siblings::StateCheck>,
 }
 
 impl<C: Caller> State<'_, C> {
@@ -207,7 +230,7 @@ impl<C: Caller> State<'_, C> {
         });
     }
 
-    async fn fuzz_tool(&mut self, tool: &Tool, summary: &mut ToolSummary) -> Result<(), FuzzError> {
+    async fn fuzz_tool(&mut self, tool: &Tool, tools: &[Tool], summary: &mut ToolSummary) -> Result<(), FuzzError> {
         let Some(judge) = Judge::new(&tool.input_schema, tool.output_schema.as_ref(), self.settings.slow) else {
             summary.skipped = Some("its input schema cannot be compiled".into());
             return Ok(());
@@ -215,7 +238,8 @@ impl<C: Caller> State<'_, C> {
         self.tool = tool.id.clone();
         self.pins = Pinned::for_tool(&self.settings.pins, tool);
         let generator = Generator::new(&tool.input_schema);
-        let mut run = ToolRun { causes: Causes::default(), success: None, timeouts_in_a_row: 0, set_aside: None };
+        let state = self.baseline(&siblings::siblings_of(tool, tools, self.settings)).await?;
+        let mut run = ToolRun { causes: Causes::default(), success: None, timeouts_in_a_row: 0, set_aside: None, state };
         let phases = self.phases(tool, &judge, &generator, &mut run, summary).await;
         let ToolRun { causes, success, set_aside, .. } = run;
         let unkept = causes.unkept;
@@ -358,6 +382,12 @@ impl<C: Caller> State<'_, C> {
             if still_working {
                 run.causes.record_still_working(arguments.clone());
             }
+            if let Some(accepted) = verdict.as_ref().filter(|v| v.kind == Kind::AcceptsInvalid).map(|v| &v.cause)
+                && run.state.as_ref().is_some_and(|s| s.wants(accepted))
+            {
+                let accepted = accepted.clone();
+                self.check_state(tool, &arguments, &accepted, run, phase).await?;
+            }
             run.causes.record(arguments, valid, succeeded, verdict, phase);
             self.pending = run.causes.likely_findings();
             self.progress();
@@ -408,8 +438,10 @@ impl<C: Caller> State<'_, C> {
         let mut lost = server_lost.then(|| FuzzError::Restart { after: "crashed", reason: String::new() });
         for cause in found {
             let original = cause.arguments.clone();
-            // Without a server, a finding is kept as it was found.
+            // Without a server, a finding is kept as it was found; so is one of two calls (a
+            // smaller first call would need the second again to be judged).
             let shrunk = match lost {
+                _ if cause.kind == Kind::BreaksState => Ok((original.clone(), cause.message.clone(), cause.valid, 0)),
                 Some(_) => Ok((original.clone(), cause.message.clone(), cause.valid, 0)),
                 None => self.shrink_one(tool, judge, &cause).await,
             };
@@ -432,6 +464,7 @@ impl<C: Caller> State<'_, C> {
                 shrink_calls,
                 count: cause.count,
                 success_status: success,
+                then: cause.then,
             });
             self.pending = self.pending.saturating_sub(1);
             self.progress();
@@ -511,6 +544,27 @@ impl<C: Caller> State<'_, C> {
         Ok((current, message, valid, spent))
     }
 }
+
+/// The server's own note: a line on its stdout that is not JSON-RPC (said once, for no tool).
+fn stray_finding(line: &str) -> Finding {
+    Finding {
+        tool: SERVER.to_string(),
+        kind: Kind::StdoutNotJsonRpc,
+        severity: Kind::StdoutNotJsonRpc.severity(),
+        arguments: Value::Null,
+        message: crate::invoke::mcp::events::stray_words(line),
+        valid: true,
+        phase: Phase::Examples,
+        original: Value::Null,
+        shrink_calls: 0,
+        count: 1,
+        success_status: None,
+        then: None,
+    }
+}
+
+/// The name a finding of the server's own (not of one tool) is listed under.
+pub const SERVER: &str = "(server)";
 
 /// Drops repeats, keeping the first of each.
 fn dedup(values: &mut Vec<Value>) {

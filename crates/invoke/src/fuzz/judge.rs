@@ -86,22 +86,15 @@ impl Judge {
     /// The finding `answer` to `arguments` is, if any. Its cause is the message's shape, less
     /// what the input held: a message that repeats a value of the input is one cause whatever
     /// that value is.
+    /// (Only what the server said is shaped so: never the server's label, a command line that
+    /// may hold any word.)
     pub fn judge(&self, arguments: &Value, valid: bool, answer: &CallResult) -> Option<Verdict> {
-        let mut verdict = self.judge_answer(arguments, valid, answer)?;
-        if matches!(verdict.kind, Kind::RefusesValid | Kind::ProtocolError | Kind::MalformedResult | Kind::UnstatedRule)
-        {
-            verdict.cause = shape(&verdict.message, arguments);
-        }
-        Some(verdict)
-    }
-
-    fn judge_answer(&self, arguments: &Value, valid: bool, answer: &CallResult) -> Option<Verdict> {
         let outcome = match answer {
             Err(InvokeError::Protocol { code: INVALID_PARAMS, message, .. }) if valid => {
-                return self.unstated_rule(message, arguments).or_else(|| judge_error(valid, answer.as_ref().err()?));
+                return self.unstated_rule(message, arguments).or_else(|| judge_error(arguments, valid, answer.as_ref().err()?));
             }
             Ok(outcome) => outcome,
-            Err(error) => return judge_error(valid, error),
+            Err(error) => return judge_error(arguments, valid, error),
         };
         let found = self.judge_outcome(arguments, valid, outcome);
         if found.is_some() {
@@ -122,7 +115,9 @@ impl Judge {
             "valid input refused for a rule the schema does not express: {}; the schema could say it: {rule}",
             first_line(message)
         );
-        Some(Verdict::new(Kind::UnstatedRule, said))
+        let mut verdict = Verdict::new(Kind::UnstatedRule, said);
+        verdict.cause = format!("unstated-rule {}", shape(message, arguments));
+        Some(verdict)
     }
 
     fn judge_outcome(&self, arguments: &Value, valid: bool, outcome: &Outcome) -> Option<Verdict> {
@@ -148,11 +143,12 @@ impl Judge {
                     _ => "refused valid input",
                 };
                 let mut verdict = Verdict::new(Kind::RefusesValid, format!("{said}: {}", first_line(&message)));
+                verdict.cause = format!("{said}: {}", shape(&message, arguments));
                 verdict.evidence = evidence;
                 Some(verdict)
             }
             Status::Error => None,
-            _ if error_text(outcome).is_some() => error_text(outcome).map(|text| error_as_success(text, valid)),
+            _ if error_text(outcome).is_some() => error_text(outcome).map(|text| error_as_success(text, arguments, valid)),
             _ if !valid => {
                 let rule = self.broken_rule(arguments);
                 let broke = rule
@@ -265,7 +261,8 @@ const VALIDATION: &[&str] = &[
 ];
 
 /// The text of a success that reads as an error: its only content is text, the first of which
-/// opens with "Error:" (or "error executing ...:"), or holds a stack trace or a Traceback.
+/// opens with a label naming an error ("Error:", "Database error:", "Error reading file:"), or
+/// holds a stack trace or a Traceback.
 fn error_text(outcome: &Outcome) -> Option<&str> {
     use crate::invoke::ContentItem;
     if outcome.structured || outcome.content.is_empty() {
@@ -285,21 +282,43 @@ fn error_text(outcome: &Outcome) -> Option<&str> {
 fn reads_as_error(text: &str) -> bool {
     let opening = text.trim_start_matches(|c: char| !c.is_alphanumeric());
     let line = first_line(opening);
-    let head: String = line.chars().take(7).collect::<String>().to_lowercase();
-    let labelled = head.starts_with("error:") || head.starts_with("error -") || {
-        // "Error executing tool x: ...", "Error reading file: ..." (a few words, then a colon).
-        head.starts_with("error ") && line.split_once(':').is_some_and(|(before, _)| before.split(' ').count() <= 6)
-    };
-    labelled || text.contains("Traceback (most recent call last)") || stack_trace(text)
+    // A label of a few words before a colon that names an error: "Error:", "Database error:",
+    // "Error reading file:", "ValueError:".
+    let labelled = line.split_once(':').is_some_and(|(label, _)| {
+        let label = label.trim().to_lowercase();
+        let names_error = label.starts_with("error") || label.ends_with("error") || label.ends_with("exception");
+        names_error && label.split_whitespace().count() <= 6
+    });
+    labelled
+        || line.to_lowercase().starts_with("error -")
+        || text.contains("Traceback (most recent call last)")
+        || stack_trace(text)
+        || json_error(text)
+}
+
+/// A JSON object in words that says it failed: `{"status": "error", ...}`, `{"success": false}`,
+/// `{"error": "..."}` (a store that answers every failure so, with `isError` false).
+fn json_error(text: &str) -> bool {
+    let text = text.trim();
+    if !text.starts_with('{') || text.len() > 64 * 1024 {
+        return false;
+    }
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(text) else { return false };
+    let status = map.get("status").and_then(Value::as_str).map(str::to_lowercase);
+    matches!(status.as_deref(), Some("error" | "failed" | "failure"))
+        || map.get("success") == Some(&Value::Bool(false))
+        || map.get("ok") == Some(&Value::Bool(false))
+        || map.get("error").is_some_and(|e| !e.is_null() && *e != Value::Bool(false) && *e != Value::String(String::new()))
 }
 
 /// An error answered as a success: a note with the rule of MCP it breaks (once per tool: the
 /// cause is the same whatever the text), unless valid input hit an internal error (a bug).
-fn error_as_success(text: &str, valid: bool) -> Verdict {
+fn error_as_success(text: &str, arguments: &Value, valid: bool) -> Verdict {
     let shown = crate::text::truncate(first_line(text.trim_start()), 200).into_owned();
     if valid && internal(text) {
         let message = format!("answered valid input with an internal error, as a success: {shown}");
-        return Verdict::new(Kind::RefusesValid, message);
+        let cause = format!("internal-as-success {}", shape(text, arguments));
+        return Verdict { kind: Kind::RefusesValid, message, cause, evidence: Evidence::Strong };
     }
     let message = format!(
         "answered with an error as a success (isError false): \"{shown}\"; MCP asks a tool's errors to be results with isError true, so the model knows the call failed"
@@ -369,7 +388,18 @@ const INVALID_PARAMS: i64 = -32602;
 /// MCP's JSON-RPC code for "this request needs a URL elicitation first".
 const URL_ELICITATION_REQUIRED: i64 = -32042;
 
-fn judge_error(valid: bool, error: &InvokeError) -> Option<Verdict> {
+fn judge_error(arguments: &Value, valid: bool, error: &InvokeError) -> Option<Verdict> {
+    // What the server said, without the label (which may hold any word of the input): its
+    // cause is shaped as the server's words are, the input's values taken out.
+    if let InvokeError::Protocol { method, code, message, .. } = error
+        && (*code != INVALID_PARAMS || valid)
+        && *code != URL_ELICITATION_REQUIRED
+    {
+        let kind = if *code == INVALID_PARAMS { Kind::RefusesValid } else { Kind::ProtocolError };
+        let said = format!("{method} failed with JSON-RPC error {code}: {}", first_line(message));
+        let cause = format!("{} {code} {}", kind.name(), shape(message, arguments));
+        return Some(Verdict { kind, message: said, cause, evidence: Evidence::Strong });
+    }
     let message = error.to_string();
     let kind = match error {
         // Progress kept coming until the limit: the tool works for as long as it is asked to
@@ -470,6 +500,33 @@ mod tests {
             judge.judge(&Value::Null, true, &Err(InvokeError::timeout("s", "1 s (--timeout)"))).map(|f| f.kind),
             Some(Kind::Hang)
         );
+        for (said, error) in [
+            ("Error: no entry for x", true),
+            ("❌ Database error: near \"x\": syntax error", true),
+            ("Error reading file /a: ENOENT", true),
+            ("Traceback (most recent call last):\n  File \"a.py\"", true),
+            ("ok: 3 rows", false),
+            ("The error rate is 3%: fine", false),
+            ("Errors found: none", false),
+            (r#"{"status": "error", "message": "Request not found"}"#, true),
+            (r#"{"success": false, "reason": "x"}"#, true),
+            (r#"{"status": "planned", "error": null}"#, false),
+        ] {
+            let mut success = Outcome::new(Status::Value, "1");
+            success.content = vec![crate::invoke::ContentItem::Text(crate::invoke::mcp::content::Text {
+                text: said.into(),
+                annotations: None,
+            })];
+            let input = json!({"n": 1});
+            let kind = |valid| judge.judge(&input, valid, &Ok(success.clone())).map(|f| f.kind);
+            let expected = error.then_some(Kind::ErrorAsSuccess);
+            assert_eq!(kind(false).filter(|k| *k != Kind::AcceptsInvalid), expected, "{said}");
+            // An internal error answering valid input is a bug, whatever flag it came with.
+            let on_valid = if said.starts_with("Traceback") { Kind::RefusesValid } else { Kind::ErrorAsSuccess };
+            if error {
+                assert_eq!(kind(true), Some(on_valid), "{said}");
+            }
+        }
         let mut slow = Outcome::new(Status::Value, "1");
         slow.value = Some(json!({"sum": 1}));
         slow.duration_ms = 1500;

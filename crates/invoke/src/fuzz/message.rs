@@ -40,8 +40,7 @@ fn collect_pieces(value: &Value, out: &mut Vec<String>, depth: usize, root: bool
     match value {
         Value::String(text) => {
             let text = text.trim();
-            let worth = text.chars().count() >= 2 || text.chars().all(char::is_alphanumeric);
-            if !text.is_empty() && worth {
+            if !text.is_empty() {
                 out.push(text.to_string());
                 // As a JSON text too: a message that quotes it with escapes.
                 let json = Value::String(text.to_string()).to_string();
@@ -72,17 +71,24 @@ fn collect_pieces(value: &Value, out: &mut Vec<String>, depth: usize, root: bool
     out.truncate(MAX_PIECES);
 }
 
-/// `text` with `piece` replaced by `V` wherever it is not part of a longer word.
+/// `text` with `piece` replaced by `V` wherever it stands on its own: a piece that begins (or
+/// ends) with a letter or digit not inside a longer word, one that begins (or ends) with a sign
+/// ("-", "/") only between spaces, quotes, brackets or punctuation, so that a value "-" is
+/// taken out of "Task - not found" and not out of "non-negative".
 fn replace_words(text: &str, piece: &str) -> String {
-    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    let starts_word = piece.chars().next().is_some_and(|c| word(Some(c)));
-    let ends_word = piece.chars().next_back().is_some_and(|c| word(Some(c)));
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let apart = |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || "'\"`()[]{}<>,;:.!?=".contains(c));
+    let stands = |edge: Option<char>, neighbour: Option<char>| match edge {
+        Some(edge) if word(edge) => !neighbour.is_some_and(word),
+        _ => apart(neighbour),
+    };
+    let (first, last) = (piece.chars().next(), piece.chars().next_back());
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find(piece) {
         let before = rest[..at].chars().next_back().or_else(|| out.chars().next_back());
         let after = rest[at + piece.len()..].chars().next();
-        let whole = !(starts_word && word(before)) && !(ends_word && word(after));
+        let whole = stands(first, before) && stands(last, after);
         out.push_str(&rest[..at]);
         out.push_str(if whole { "V" } else { piece });
         rest = &rest[at + piece.len()..];
@@ -193,7 +199,7 @@ mod tests {
     fn a_message_that_repeats_the_input_is_one_shape_whatever_the_value() {
         // A store's answer with the random name bare, as the grouping by quotes missed.
         let said = |name: &str| shape(&format!("Task {name} not found in project alpha"), &json!({"id": name}));
-        for name in ["hello", "x", "Z", "a b", "é日本", "beta42", "path/to", "null", "", " a "] {
+        for name in ["hello", "x", "Z", "a b", "é日本", "beta42", "path/to", "null", "", " a ", "-", "_", "%s"] {
             assert_eq!(said(name), said("ok"), "{name}");
         }
         assert_eq!(said("ok"), "Task V not found in project alpha");
@@ -205,5 +211,7 @@ mod tests {
         // Only whole words: a short value does not eat the letters of the message's own words.
         assert_eq!(without_input("max reached", &json!({"s": "x"})), "max reached");
         assert_eq!(without_input("a required field", &json!({"s": "-"})), "a required field");
+        assert_eq!(without_input("must be non-negative", &json!({"s": "-"})), "must be non-negative");
+        assert_eq!(without_input("bad name: '-'", &json!({"s": "-"})), "bad name: 'V'");
     }
 }

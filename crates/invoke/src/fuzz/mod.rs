@@ -78,6 +78,9 @@ pub enum Kind {
     MalformedResult,
     /// An answer slower than the threshold.
     Slow,
+    /// Input the schema refuses, accepted, after which a read-only sibling that answered well
+    /// before fails inside: the tool saved what it should have refused.
+    BreaksState,
     /// Valid input refused for a rule the schema does not express: a field required for one
     /// value of another, two fields that must be ordered or not given together.
     UnstatedRule,
@@ -109,7 +112,7 @@ impl Severity {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 12] = [
         Kind::Crash,
         Kind::Hang,
         Kind::ProtocolError,
@@ -118,6 +121,7 @@ impl Kind {
         Kind::OutputSchema,
         Kind::MalformedResult,
         Kind::Slow,
+        Kind::BreaksState,
         Kind::UnstatedRule,
         Kind::ErrorAsSuccess,
         Kind::StdoutNotJsonRpc,
@@ -133,6 +137,7 @@ impl Kind {
             Kind::OutputSchema => "output-schema",
             Kind::MalformedResult => "malformed-result",
             Kind::Slow => "slow",
+            Kind::BreaksState => "breaks-state",
             Kind::UnstatedRule => "unstated-rule",
             Kind::ErrorAsSuccess => "error-as-success",
             Kind::StdoutNotJsonRpc => "stdout-not-json-rpc",
@@ -148,7 +153,8 @@ impl Kind {
             | Kind::AcceptsInvalid
             | Kind::OutputSchema
             | Kind::MalformedResult
-            | Kind::Slow => Severity::Bug,
+            | Kind::Slow
+            | Kind::BreaksState => Severity::Bug,
             Kind::UnstatedRule | Kind::ErrorAsSuccess | Kind::StdoutNotJsonRpc => Severity::Note,
         }
     }
@@ -177,6 +183,16 @@ pub struct Finding {
     /// How a success of this tool came back during the run (for the saved case's expectation).
     #[serde(skip)]
     pub success_status: Option<crate::invoke::Status>,
+    /// The call that fails after this one (a `breaks-state` finding): both make the reproducer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub then: Option<LaterCall>,
+}
+
+/// A call made after a finding's own, which fails because of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LaterCall {
+    pub tool: String,
+    pub arguments: Value,
 }
 
 impl Report {

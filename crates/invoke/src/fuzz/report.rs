@@ -51,7 +51,15 @@ pub fn reproducer(finding: &Finding, options: &EndpointOptions) -> String {
         words.push("--no-validate".to_string());
     }
     let quoted: Vec<String> = words.iter().map(|w| crate::text::shell_quote(w)).collect();
-    quoted.join(" ")
+    let first = quoted.join(" ");
+    let Some(later) = &finding.then else { return first };
+    // The call that fails after it (on a server that keeps its state between processes, as
+    // a store on disk does; an in-memory one needs both calls in one session).
+    let mut words = vec!["tooldeck".to_string(), "call".to_string(), later.tool.clone()];
+    words.extend(server_options(options));
+    words.extend(["--args-json".to_string(), later.arguments.to_string()]);
+    let quoted: Vec<String> = words.iter().map(|w| crate::text::shell_quote(w)).collect();
+    format!("{first} && {}", quoted.join(" "))
 }
 
 /// The report for a person: the bugs grouped by tool and kind, then the notes (findings that
@@ -134,7 +142,10 @@ pub fn json(report: &Report, options: &EndpointOptions) -> Value {
     let mut value = serde_json::to_value(report).unwrap_or_else(|_| json!({}));
     if let Some(Value::Array(findings)) = value.get_mut("findings") {
         for (item, finding) in findings.iter_mut().zip(&report.findings) {
-            if let Value::Object(map) = item {
+            // The server's own note has no call to make again.
+            if let Value::Object(map) = item
+                && finding.kind != Kind::StdoutNotJsonRpc
+            {
                 map.insert("reproducer".into(), json!(reproducer(finding, options)));
             }
         }
