@@ -213,6 +213,10 @@ impl App {
             self.tell("no finding to put in the form");
             return;
         };
+        if finding.kind == crate::fuzz::Kind::StdoutNotJsonRpc {
+            self.tell("the server's own note, of no tool: no arguments to put in the form");
+            return;
+        }
         let Some(position) = self.catalog.tools().iter().position(|t| t.id == finding.tool) else {
             self.tell(format!("{} is no longer in the catalog", crate::text::visible(&finding.tool)));
             return;

@@ -124,11 +124,14 @@ fn findings(app: &App, run: &FuzzRun, rows: usize, columns: usize, styles: &Styl
             let style = if chosen { styles.selection } else { styles.text };
             Line::from(vec![
                 // A note is not a bug: it does not take the bugs' colour.
-                Span::styled(kind, match (chosen, finding.severity) {
-                    (true, _) => styles.selection,
-                    (false, crate::fuzz::Severity::Bug) => styles.warning,
-                    (false, crate::fuzz::Severity::Note) => styles.muted,
-                }),
+                Span::styled(
+                    kind,
+                    match (chosen, finding.severity) {
+                        (true, _) => styles.selection,
+                        (false, crate::fuzz::Severity::Bug) => styles.warning,
+                        (false, crate::fuzz::Severity::Note) => styles.muted,
+                    },
+                ),
                 Span::styled(truncate(&visible(message), room).into_owned(), style),
             ])
         })

@@ -244,14 +244,22 @@ fn a_tool_that_saves_items_without_their_required_fields_is_found() {
 #[test]
 fn a_read_that_fails_after_invalid_input_was_saved_is_a_finding_of_the_save() {
     let (report, _) = fuzz(&["save_tasks", "list_tasks"]);
-    let broke: Vec<&Value> = findings(&report, "save_tasks").into_iter().filter(|f| f["kind"] == "breaks-state").collect();
+    let broke: Vec<&Value> =
+        findings(&report, "save_tasks").into_iter().filter(|f| f["kind"] == "breaks-state").collect();
     assert_eq!(broke.len(), 1, "{report:#}");
     assert_eq!((&broke[0]["severity"], &broke[0]["valid"]), (&json!("bug"), &json!(false)), "{broke:?}");
     let message = broke[0]["message"].as_str().unwrap();
-    assert!(message.contains("list_tasks {} fails where it did not before") && message.contains("TypeError"), "{message}");
+    assert!(
+        message.contains("list_tasks {} fails where it did not before") && message.contains("TypeError"),
+        "{message}"
+    );
     assert_eq!(broke[0]["then"], json!({"tool": "list_tasks", "arguments": {}}), "{broke:?}");
     let reproducer = broke[0]["reproducer"].as_str().unwrap();
-    assert!(reproducer.starts_with("tooldeck call save_tasks ") && reproducer.contains("--no-validate && tooldeck call list_tasks "), "{reproducer}");
+    assert!(
+        reproducer.starts_with("tooldeck call save_tasks ")
+            && reproducer.contains("--no-validate && tooldeck call list_tasks "),
+        "{reproducer}"
+    );
 }
 
 #[test]
@@ -299,7 +307,8 @@ fn a_line_on_stdout_that_is_not_json_rpc_is_named_once_by_fuzz_call_and_list() {
     let message = said[0]["message"].as_str().unwrap();
     assert!(message.starts_with("the server wrote to stdout: `") && message.ends_with("`: strict clients fail here"));
     assert!(said[0].get("reproducer").is_none(), "{said:?}");
-    for args in [vec!["call", "lookup", "--args-json", r#"{"key":"known"}"#, "--mcp", &server], vec!["list", "--mcp", &server]]
+    for args in
+        [vec!["call", "lookup", "--args-json", r#"{"key":"known"}"#, "--mcp", &server], vec!["list", "--mcp", &server]]
     {
         let output = std::process::Command::new(env!("CARGO_BIN_EXE_tooldeck")).args(&args).output().expect("runs");
         let stderr = String::from_utf8_lossy(&output.stderr);

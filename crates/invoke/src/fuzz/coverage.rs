@@ -165,7 +165,8 @@ fn item_variations(generator: &Generator, schema: &Value) -> Vec<Value> {
     }
     let base_item = minimal(generator, &items, 1);
     let others = schema::count(schema, "minItems").unwrap_or(1).clamp(1, 100) - 1;
-    let array_with = |first: Value| Value::Array(std::iter::once(first).chain(vec![base_item.clone(); others]).collect());
+    let array_with =
+        |first: Value| Value::Array(std::iter::once(first).chain(vec![base_item.clone(); others]).collect());
     let mut out = vec![array_with(base_item.clone())];
     for (name, property, required) in schema::properties(&items) {
         let path = [name.to_string()];

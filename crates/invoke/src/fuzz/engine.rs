@@ -239,7 +239,8 @@ impl<C: Caller> State<'_, C> {
         self.pins = Pinned::for_tool(&self.settings.pins, tool);
         let generator = Generator::new(&tool.input_schema);
         let state = self.baseline(&siblings::siblings_of(tool, tools, self.settings)).await?;
-        let mut run = ToolRun { causes: Causes::default(), success: None, timeouts_in_a_row: 0, set_aside: None, state };
+        let mut run =
+            ToolRun { causes: Causes::default(), success: None, timeouts_in_a_row: 0, set_aside: None, state };
         let phases = self.phases(tool, &judge, &generator, &mut run, summary).await;
         let ToolRun { causes, success, set_aside, .. } = run;
         let unkept = causes.unkept;

@@ -253,7 +253,8 @@ mod tests {
             if !validator.is_valid(&broken) && first.is_object() && first.get("title").is_none() {
                 missing_title += 1;
             }
-            if first.get("done").is_some_and(|d| !d.is_boolean()) || first.get("title").is_some_and(|t| !t.is_string()) {
+            if first.get("done").is_some_and(|d| !d.is_boolean()) || first.get("title").is_some_and(|t| !t.is_string())
+            {
                 wrong_type_inside += 1;
             }
         }

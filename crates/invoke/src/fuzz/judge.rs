@@ -6,8 +6,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::Kind;
-use super::rules::Field;
 use super::message::{normalise, shape};
+use super::rules::Field;
 use crate::invoke::{InvokeError, Outcome, Status};
 
 /// What a call came to: the server's outcome, or why there was none.
@@ -91,7 +91,9 @@ impl Judge {
     pub fn judge(&self, arguments: &Value, valid: bool, answer: &CallResult) -> Option<Verdict> {
         let outcome = match answer {
             Err(InvokeError::Protocol { code: INVALID_PARAMS, message, .. }) if valid => {
-                return self.unstated_rule(message, arguments).or_else(|| judge_error(arguments, valid, answer.as_ref().err()?));
+                return self
+                    .unstated_rule(message, arguments)
+                    .or_else(|| judge_error(arguments, valid, answer.as_ref().err()?));
             }
             Ok(outcome) => outcome,
             Err(error) => return judge_error(arguments, valid, error),
@@ -148,7 +150,9 @@ impl Judge {
                 Some(verdict)
             }
             Status::Error => None,
-            _ if error_text(outcome).is_some() => error_text(outcome).map(|text| error_as_success(text, arguments, valid)),
+            _ if error_text(outcome).is_some() => {
+                error_text(outcome).map(|text| error_as_success(text, arguments, valid))
+            }
             _ if !valid => {
                 let rule = self.broken_rule(arguments);
                 let broke = rule
@@ -286,7 +290,8 @@ fn reads_as_error(text: &str) -> bool {
     // "Error reading file:", "ValueError:".
     let labelled = line.split_once(':').is_some_and(|(label, _)| {
         let label = label.trim().to_lowercase();
-        let names_error = label.starts_with("error") || label.ends_with("error") || label.ends_with("exception");
+        let first_word = label.split_whitespace().next();
+        let names_error = first_word == Some("error") || label.ends_with("error") || label.ends_with("exception");
         names_error && label.split_whitespace().count() <= 6
     });
     labelled
@@ -308,13 +313,20 @@ fn json_error(text: &str) -> bool {
     matches!(status.as_deref(), Some("error" | "failed" | "failure"))
         || map.get("success") == Some(&Value::Bool(false))
         || map.get("ok") == Some(&Value::Bool(false))
-        || map.get("error").is_some_and(|e| !e.is_null() && *e != Value::Bool(false) && *e != Value::String(String::new()))
+        || map
+            .get("error")
+            .is_some_and(|e| !e.is_null() && *e != Value::Bool(false) && *e != Value::String(String::new()))
 }
 
 /// An error answered as a success: a note with the rule of MCP it breaks (once per tool: the
 /// cause is the same whatever the text), unless valid input hit an internal error (a bug).
 fn error_as_success(text: &str, arguments: &Value, valid: bool) -> Verdict {
-    let shown = crate::text::truncate(first_line(text.trim_start()), 200).into_owned();
+    // A JSON object written over several lines is shown on one.
+    let one_line = match serde_json::from_str::<Value>(text.trim()) {
+        Ok(value @ Value::Object(_)) => value.to_string(),
+        _ => first_line(text.trim_start()).to_string(),
+    };
+    let shown = crate::text::truncate(&one_line, 200).into_owned();
     if valid && internal(text) {
         let message = format!("answered valid input with an internal error, as a success: {shown}");
         let cause = format!("internal-as-success {}", shape(text, arguments));

@@ -30,7 +30,22 @@ pub fn without_input(message: &str, arguments: &Value) -> String {
             out = replace_words(&out, piece);
         }
     }
+    // An empty value between two words leaves two spaces ("Task  not found"): where the input
+    // holds one, that is the value too.
+    if has_blank(arguments, 0) && out.contains("  ") {
+        out = out.replace("  ", " V ");
+    }
     out
+}
+
+/// Whether a string of the input is empty or only blanks.
+fn has_blank(value: &Value, depth: usize) -> bool {
+    match value {
+        Value::String(text) => text.trim().is_empty(),
+        Value::Array(items) if depth < MAX_DEPTH => items.iter().any(|v| has_blank(v, depth + 1)),
+        Value::Object(map) if depth < MAX_DEPTH => map.values().any(|v| has_blank(v, depth + 1)),
+        _ => false,
+    }
 }
 
 fn collect_pieces(value: &Value, out: &mut Vec<String>, depth: usize, root: bool) {
@@ -203,6 +218,7 @@ mod tests {
             assert_eq!(said(name), said("ok"), "{name}");
         }
         assert_eq!(said("ok"), "Task V not found in project alpha");
+        assert_eq!(said(""), said("ok"), "an empty name leaves two spaces");
         // A word of a longer value, the JSON of a nested one, a number inside a name.
         let args = json!({"title": "buy milk today", "tags": ["a", "b"], "n": 77});
         assert_eq!(without_input("no list named milk", &args), "no list named V");

@@ -7,8 +7,18 @@
 use serde_json::{Value, json};
 
 /// Words of a requirement: the field is wanted.
-const REQUIRED: &[&str] =
-    &["required", "must be provided", "must be specified", "must be given", "is needed", "missing", "must provide", "must specify", "must include", "needs"];
+const REQUIRED: &[&str] = &[
+    "required",
+    "must be provided",
+    "must be specified",
+    "must be given",
+    "is needed",
+    "missing",
+    "must provide",
+    "must specify",
+    "must include",
+    "needs",
+];
 /// Words that make a requirement depend on something else.
 const CONDITION: &[&str] = &[" for ", " when ", " if ", " with ", " using ", " unless "];
 /// Words of two fields that cannot be given together.
@@ -144,7 +154,8 @@ fn is_word_in(text: &str, name: &str) -> bool {
         return false;
     }
     let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    text.match_indices(name).any(|(at, _)| !word(text[..at].chars().next_back()) && !word(text[at + name.len()..].chars().next()))
+    text.match_indices(name)
+        .any(|(at, _)| !word(text[..at].chars().next_back()) && !word(text[at + name.len()..].chars().next()))
 }
 
 #[cfg(test)]
@@ -168,7 +179,8 @@ mod tests {
 
     #[test]
     fn cross_field_rules_are_named_with_what_could_say_them() {
-        let f = fields(&[("min", false), ("max", false), ("url", false), ("path", false), ("query", false), ("id", false)]);
+        let f =
+            fields(&[("min", false), ("max", false), ("url", false), ("path", false), ("query", false), ("id", false)]);
         let order = unstated("min must be at most max", &json!({"min": 5, "max": 1}), &f).unwrap();
         assert!(order.starts_with("min and max must be in order"), "{order}");
         let either = unstated("Either url or path is required", &json!({}), &f).unwrap();
