@@ -4,6 +4,7 @@
 //! failure is shrunk to its smallest input and kept. No terminal code here: the command line
 //! and the app both drive [`run`].
 
+mod as_success;
 mod causes;
 mod coverage;
 mod engine;
