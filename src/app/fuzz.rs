@@ -213,6 +213,10 @@ impl App {
             self.tell("no finding to put in the form");
             return;
         };
+        if finding.kind == crate::fuzz::Kind::StdoutNotJsonRpc {
+            self.tell("the server's own note, of no tool: no arguments to put in the form");
+            return;
+        }
         let Some(position) = self.catalog.tools().iter().position(|t| t.id == finding.tool) else {
             self.tell(format!("{} is no longer in the catalog", crate::text::visible(&finding.tool)));
             return;
@@ -327,6 +331,7 @@ mod tests {
         Finding {
             tool: tool.into(),
             kind,
+            severity: kind.severity(),
             original: arguments.clone(),
             arguments,
             message: "refused valid input: out of range".into(),
@@ -335,6 +340,7 @@ mod tests {
             shrink_calls: 4,
             count: 1,
             success_status: None,
+            then: None,
         }
     }
 

@@ -221,6 +221,7 @@ async fn call(
     let endpoint = connecting.await.map_err(|e| Failure::transport(format!("connecting failed: {e}")))??;
     let label = endpoint.label();
     let ending = send(&args, options.names_a_server(), &endpoint, loaded.catalog, tokens).await;
+    super::warn_of_stray_stdout(&endpoint);
     // The server shuts down (an MCP child sees its input close and has a moment to exit) while
     // the outcome is recorded and printed.
     let closing = tokio::spawn(endpoint.close());

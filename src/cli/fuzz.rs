@@ -17,7 +17,7 @@ use crate::fuzz::{Progress, Report, Settings};
 use crate::invoke::Endpoint;
 use crate::invoke::endpoint::{EndpointOptions, merge_server_tools, parse_headers, parse_tokens};
 
-/// Exit code when the run found something.
+/// Exit code when the run found a bug (or, with `--strict`, a note).
 const FOUND: u8 = 1;
 
 #[derive(Debug, Args, Clone)]
@@ -68,9 +68,14 @@ pub struct FuzzArgs {
     /// it reads as JSON, else text (repeatable).
     #[arg(long, value_name = "FIELD=VALUE")]
     pub pin: Vec<String>,
-    /// Print the report as JSON (findings with tool, kind, arguments, message; calls; seed).
+    /// Print the report as JSON (findings with tool, kind, severity, arguments, message; calls; seed).
     #[arg(long)]
     pub json: bool,
+    /// Notes count as bugs: the run fails with a note alone (a rule the schema does not express,
+    /// an error answered as a success, a line on stdout that is not JSON-RPC), and
+    /// `--save-cases` saves them too.
+    #[arg(long)]
+    pub strict: bool,
     /// Also write the report as JUnit XML to FILE.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
@@ -110,7 +115,7 @@ impl Seen {
         let now: Vec<(String, String)> = report
             .findings
             .iter()
-            .map(|f| (f.tool.clone(), format!("{} · {}", f.kind.name(), crate::fuzz::normalise(&f.message))))
+            .map(|f| (f.tool.clone(), format!("{} · {}", f.kind.name(), crate::fuzz::shape(&f.message, &f.arguments))))
             .collect();
         let Some(before) = self.before.replace(now.clone()) else { return String::new() };
         let line = |word: &str, (tool, what): &(String, String)| {
@@ -308,7 +313,7 @@ async fn fuzz_tools(
     if let Some(code) = write_outputs(args, options, &report, tools, settings.slow, &news) {
         return code;
     }
-    match (report.findings.is_empty(), report.server_lost) {
+    match (report.failing(args.strict) == 0, report.server_lost) {
         (false, _) => FOUND,
         (true, true) => exit::TRANSPORT,
         (true, false) => exit::OK,
@@ -350,7 +355,12 @@ fn write_outputs(
         let env: Vec<(String, String)> = std::env::vars().collect();
         let server = crate::cases::server_keys::case_server(options, &env);
         let mut to_set: Vec<String> = Vec::new();
-        for finding in &report.findings {
+        let saved = report
+            .findings
+            .iter()
+            .filter(|f| args.strict || f.severity == crate::fuzz::Severity::Bug)
+            .filter(|f| f.kind != crate::fuzz::Kind::StdoutNotJsonRpc);
+        for finding in saved {
             let tool = tools.iter().find(|t| t.id == finding.tool);
             let case = crate::fuzz::report::case(finding, tool, slow);
             match crate::cases::record::append_case_for(path, &case, &server.keys) {

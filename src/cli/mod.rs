@@ -142,8 +142,8 @@ pub enum Command {
     /// Test a server's tools with arguments made from their own schemas (examples, coverage,
     /// random valid and invalid input); shrink each failure and print a reproducer.
     ///
-    /// Exit 0 with no finding, 1 with some, 2 for a usage error, 5 when the server cannot be
-    /// reached or started again.
+    /// Exit 0 with no bug (notes alone do not fail it, unless --strict), 1 with some, 2 for a
+    /// usage error, 5 when the server cannot be reached or started again.
     Fuzz(fuzz::FuzzArgs),
     /// Sign in to an MCP server over HTTP (OAuth), show the tokens kept, or forget them.
     ///
@@ -384,6 +384,7 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, Failure> {
         };
         // Every diagnostic is shown: the meta-schema check is on.
         let listed = crate::invoke::endpoint::list_catalog(&endpoint, &label, &LoadOptions::default()).await;
+        warn_of_stray_stdout(&endpoint);
         endpoint.close().await;
         listed
     });
@@ -396,6 +397,14 @@ fn load(sources: &Sources, server: &ServerArgs) -> Result<Loaded, Failure> {
     loaded.diagnostics.extend(diagnostics);
     loaded.files += 1;
     Ok(loaded)
+}
+
+/// A stdio server that wrote to stdout what is not JSON-RPC (a banner, a log line) is said once,
+/// on stderr: it works here, and breaks clients that read stdout strictly.
+pub fn warn_of_stray_stdout(endpoint: &crate::invoke::Endpoint) {
+    if let Some(line) = endpoint.stray_stdout() {
+        report!("tooldeck: warning: {}", crate::invoke::mcp::events::stray_words(&line));
+    }
 }
 
 /// The async runtime every command that talks to servers runs on: two workers, as the machines

@@ -123,7 +123,15 @@ fn findings(app: &App, run: &FuzzRun, rows: usize, columns: usize, styles: &Styl
             let message = finding.message.lines().next().unwrap_or_default();
             let style = if chosen { styles.selection } else { styles.text };
             Line::from(vec![
-                Span::styled(kind, if chosen { styles.selection } else { styles.warning }),
+                // A note is not a bug: it does not take the bugs' colour.
+                Span::styled(
+                    kind,
+                    match (chosen, finding.severity) {
+                        (true, _) => styles.selection,
+                        (false, crate::fuzz::Severity::Bug) => styles.warning,
+                        (false, crate::fuzz::Severity::Note) => styles.muted,
+                    },
+                ),
                 Span::styled(truncate(&visible(message), room).into_owned(), style),
             ])
         })

@@ -53,6 +53,7 @@ fn finding(kind: Kind, arguments: serde_json::Value, message: &str, valid: bool)
     Finding {
         tool: TOOL.into(),
         kind,
+        severity: kind.severity(),
         original: json!({"amount": 129.99, "from": "USD", "to": "EUR"}),
         arguments,
         message: message.into(),
@@ -61,6 +62,7 @@ fn finding(kind: Kind, arguments: serde_json::Value, message: &str, valid: bool)
         shrink_calls: 12,
         count: 1,
         success_status: None,
+        then: None,
     }
 }
 

@@ -19,6 +19,7 @@ mod faces_app;
 mod form;
 mod formats;
 mod fuzz;
+mod fuzz_patterns;
 mod fuzz_precision;
 mod fuzz_screens;
 mod hostile;

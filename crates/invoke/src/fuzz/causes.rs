@@ -34,6 +34,8 @@ pub struct Cause {
     pub valid: bool,
     pub phase: Phase,
     pub count: usize,
+    /// The later call that fails because of this one (`breaks-state`).
+    pub then: Option<super::LaterCall>,
     size: usize,
     samples: Vec<Value>,
 }
@@ -84,7 +86,10 @@ impl Causes {
             if cause.samples.len() < SAMPLES {
                 cause.samples.push(arguments.clone());
             }
-            if size < cause.size {
+            // The smallest valid input when there is one: a cause found with valid input is
+            // kept, and shrunk, as one of valid input (a smaller invalid input that fails the
+            // same way would be reproduced only past validation).
+            if (!valid, size) < (!cause.valid, cause.size) {
                 (cause.arguments, cause.size, cause.message, cause.valid) = (arguments, size, verdict.message, valid);
             }
             return;
@@ -109,9 +114,20 @@ impl Causes {
             valid,
             phase,
             count: 1,
+            then: None,
             size,
         };
         self.map.insert(key, cause);
+    }
+
+    /// A call of the tool (with invalid input) after which `later` fails: counted as any
+    /// failure, with the later call kept beside its first input.
+    pub fn record_later(&mut self, arguments: Value, verdict: Verdict, phase: Phase, later: super::LaterCall) {
+        let key = (verdict.kind, verdict.cause.clone());
+        self.record(arguments, false, true, Some(verdict), phase);
+        if let Some(cause) = self.map.get_mut(&key) {
+            cause.then.get_or_insert(later);
+        }
     }
 
     /// A call still reporting progress when its time ran out: not judged, said in the note.
@@ -235,7 +251,7 @@ mod tests {
         Some(Verdict {
             kind: Kind::RefusesValid,
             message: format!("refused valid input: {message}"),
-            cause: super::super::judge::normalise(message),
+            cause: super::super::message::normalise(message),
             evidence,
         })
     }
@@ -311,7 +327,7 @@ mod tests {
             let message = "answered in 4027 ms".to_string();
             Some(Verdict {
                 kind: Kind::Slow,
-                cause: super::super::judge::normalise(&message),
+                cause: super::super::message::normalise(&message),
                 message,
                 evidence: Evidence::Strong,
             })
@@ -335,6 +351,19 @@ mod tests {
         let (findings, note) = once.settle();
         assert_eq!(findings.iter().map(|f| f.kind).collect::<Vec<_>>(), [Kind::Slow]);
         assert_eq!(note, None);
+    }
+
+    #[test]
+    fn a_cause_found_with_valid_input_keeps_its_smallest_valid_input() {
+        let mut causes = Causes::default();
+        let crash = || {
+            Some(Verdict { kind: Kind::Crash, message: "x".into(), cause: "exit".into(), evidence: Evidence::Strong })
+        };
+        causes.record(json!({"text": "abcdef"}), false, false, crash(), Phase::Invalid);
+        causes.record(json!({"text": "abcd"}), true, false, crash(), Phase::Valid);
+        causes.record(json!({}), false, false, crash(), Phase::Invalid);
+        let (findings, _) = causes.settle();
+        assert_eq!((findings[0].valid, &findings[0].arguments), (true, &json!({"text": "abcd"})));
     }
 
     #[test]

@@ -143,8 +143,40 @@ pub fn coverage(generator: &Generator) -> Vec<Value> {
         for value in edge_values(generator, &property) {
             out.push(with_at(&base, &path, Some(value)));
         }
+        for value in item_variations(generator, &property) {
+            out.push(with_at(&base, &path, Some(value)));
+        }
     }
     dedup(&mut out);
+    out
+}
+
+/// For an array of objects: the array at its smallest with its first item changed one field at
+/// a time, as top-level fields are (each optional field present, each required one absent, the
+/// edges of each), so that what is inside the items is covered too.
+fn item_variations(generator: &Generator, schema: &Value) -> Vec<Value> {
+    if schema::type_of(schema) != Some("array") || schema::count(schema, "maxItems") == Some(0) {
+        return Vec::new();
+    }
+    let Some(items) = schema.get("items").filter(|i| i.is_object()) else { return Vec::new() };
+    let items = schema::resolve(generator.root(), items).into_owned();
+    if schema::type_of(&items) != Some("object") {
+        return Vec::new();
+    }
+    let base_item = minimal(generator, &items, 1);
+    let others = schema::count(schema, "minItems").unwrap_or(1).clamp(1, 100) - 1;
+    let array_with =
+        |first: Value| Value::Array(std::iter::once(first).chain(vec![base_item.clone(); others]).collect());
+    let mut out = vec![array_with(base_item.clone())];
+    for (name, property, required) in schema::properties(&items) {
+        let path = [name.to_string()];
+        let property = schema::resolve(generator.root(), property).into_owned();
+        let present = (!required).then(|| minimal(generator, &property, 1));
+        out.push(array_with(with_at(&base_item, &path, present)));
+        for value in edge_values(generator, &property) {
+            out.push(array_with(with_at(&base_item, &path, Some(value))));
+        }
+    }
     out
 }
 
@@ -349,6 +381,30 @@ mod tests {
         assert!(has(json!({"opt": true})));
         assert!(cases.iter().any(|c| c.get("n").is_none()), "a required field left out");
         assert_eq!(cases[0], json!({"n": 1, "s": "a"}));
+    }
+
+    #[test]
+    fn coverage_reaches_the_fields_of_array_items() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "tasks": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"title": {"type": "string"}, "priority": {"type": "integer", "maximum": 5}},
+                        "required": ["title"]
+                    }
+                }
+            },
+            "required": ["tasks"]
+        });
+        let cases = coverage(&Generator::new(&schema));
+        let has_item = |want: Value| cases.iter().any(|c| c["tasks"].get(0) == Some(&want));
+        assert!(has_item(json!({"title": "a"})), "{cases:?}");
+        assert!(has_item(json!({})), "the required field of an item absent: {cases:?}");
+        assert!(has_item(json!({"title": "a", "priority": 6})), "one past an item's bound: {cases:?}");
+        assert!(has_item(json!({"title": ""})), "{cases:?}");
     }
 
     #[test]

@@ -10,11 +10,14 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde_json::Value;
 
-use super::causes::{Cause, Causes};
+mod shrinking;
+mod siblings;
+
+use super::causes::Causes;
 use super::judge::{CallResult, Judge};
 use super::pin::Pinned;
 use super::valid::Generator;
-use super::{Finding, FuzzError, Kind, Phase, Report, Settings, ToolSummary, coverage, invalid, shrink, tool_seed};
+use super::{Finding, FuzzError, Kind, Phase, Report, Settings, ToolSummary, coverage, invalid, tool_seed};
 use crate::catalog::Tool;
 use crate::invoke::{Endpoint, InvokeError, Status};
 
@@ -26,6 +29,10 @@ pub trait Caller: Sync {
     fn call(&self, tool: &str, arguments: &Value) -> impl Future<Output = CallResult> + Send;
     /// Starts the server again (MCP stdio), or opens a new session.
     fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send;
+    /// The first line the server wrote to stdout that is not JSON-RPC, if any.
+    fn stray_stdout(&self) -> Option<String> {
+        None
+    }
 }
 
 impl Caller for Endpoint {
@@ -37,6 +44,10 @@ impl Caller for Endpoint {
     fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send {
         self.reconnect()
     }
+
+    fn stray_stdout(&self) -> Option<String> {
+        Endpoint::stray_stdout(self)
+    }
 }
 
 impl<C: Caller> Caller for &C {
@@ -46,6 +57,10 @@ impl<C: Caller> Caller for &C {
 
     fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send {
         (**self).restart()
+    }
+
+    fn stray_stdout(&self) -> Option<String> {
+        (**self).stray_stdout()
     }
 }
 
@@ -70,6 +85,10 @@ impl<C: Caller> Caller for Stoppable<C> {
 
     fn restart(&self) -> impl Future<Output = Result<(), InvokeError>> + Send {
         self.caller.restart()
+    }
+
+    fn stray_stdout(&self) -> Option<String> {
+        self.caller.stray_stdout()
     }
 }
 
@@ -139,7 +158,7 @@ pub async fn run<C: Caller>(
             state.report.stopped = Some(why);
             break;
         }
-        let fuzzed = state.fuzz_tool(tool, &mut summary).await;
+        let fuzzed = state.fuzz_tool(tool, tools, &mut summary).await;
         summary.calls = summary.phases.iter().map(|(_, n)| n).sum();
         state.report.tools.push(summary);
         match fuzzed {
@@ -156,6 +175,11 @@ pub async fn run<C: Caller>(
     if state.report.stopped.is_none() {
         state.report.stopped = state.out_of_time();
     }
+    if let Some(line) = caller.stray_stdout() {
+        state.report.findings.push(stray_finding(&line));
+    }
+    // Bugs first, notes after (each in the order found).
+    state.report.findings.sort_by_key(|f| f.severity);
     state.report.elapsed_ms = state.started.elapsed().as_millis() as u64;
     Ok(state.report)
 }
@@ -184,6 +208,8 @@ struct ToolRun {
     /// set aside: each such call costs the whole `--timeout`.
     timeouts_in_a_row: usize,
     set_aside: Option<String>,
+    /// The read-only siblings to call after the tool first accepts invalid input.
+    state: Option<siblings::StateCheck>,
 }
 
 impl<C: Caller> State<'_, C> {
@@ -205,7 +231,7 @@ impl<C: Caller> State<'_, C> {
         });
     }
 
-    async fn fuzz_tool(&mut self, tool: &Tool, summary: &mut ToolSummary) -> Result<(), FuzzError> {
+    async fn fuzz_tool(&mut self, tool: &Tool, tools: &[Tool], summary: &mut ToolSummary) -> Result<(), FuzzError> {
         let Some(judge) = Judge::new(&tool.input_schema, tool.output_schema.as_ref(), self.settings.slow) else {
             summary.skipped = Some("its input schema cannot be compiled".into());
             return Ok(());
@@ -213,7 +239,9 @@ impl<C: Caller> State<'_, C> {
         self.tool = tool.id.clone();
         self.pins = Pinned::for_tool(&self.settings.pins, tool);
         let generator = Generator::new(&tool.input_schema);
-        let mut run = ToolRun { causes: Causes::default(), success: None, timeouts_in_a_row: 0, set_aside: None };
+        let state = self.baseline(&siblings::siblings_of(tool, tools, self.settings)).await?;
+        let mut run =
+            ToolRun { causes: Causes::default(), success: None, timeouts_in_a_row: 0, set_aside: None, state };
         let phases = self.phases(tool, &judge, &generator, &mut run, summary).await;
         let ToolRun { causes, success, set_aside, .. } = run;
         let unkept = causes.unkept;
@@ -350,10 +378,17 @@ impl<C: Caller> State<'_, C> {
             let verdict = judge.judge(&arguments, valid, &answer);
             let kind = verdict.as_ref().map(|v| v.kind);
             self.after(&answer, kind).await?;
-            let succeeded = status.is_some_and(|s| s != Status::Error);
+            // An error answered as a success is no success to stand beside a refusal.
+            let succeeded = status.is_some_and(|s| s != Status::Error) && kind != Some(Kind::ErrorAsSuccess);
             let still_working = matches!(&answer, Err(InvokeError::Timeout { still_working: true, .. }));
             if still_working {
                 run.causes.record_still_working(arguments.clone());
+            }
+            if let Some(accepted) = verdict.as_ref().filter(|v| v.kind == Kind::AcceptsInvalid).map(|v| &v.cause)
+                && run.state.as_ref().is_some_and(|s| s.wants(accepted))
+            {
+                let accepted = accepted.clone();
+                self.check_state(tool, &arguments, &accepted, run, phase).await?;
             }
             run.causes.record(arguments, valid, succeeded, verdict, phase);
             self.pending = run.causes.likely_findings();
@@ -392,116 +427,28 @@ impl<C: Caller> State<'_, C> {
         }
         self.caller.restart().await.map_err(|e| FuzzError::Restart { after, reason: e.to_string() })
     }
+}
 
-    async fn shrink_all(
-        &mut self,
-        tool: &Tool,
-        judge: &Judge,
-        found: Vec<Cause>,
-        success: Option<Status>,
-        server_lost: bool,
-    ) -> Result<(), FuzzError> {
-        self.phase = Phase::Shrink;
-        let mut lost = server_lost.then(|| FuzzError::Restart { after: "crashed", reason: String::new() });
-        for cause in found {
-            let original = cause.arguments.clone();
-            // Without a server, a finding is kept as it was found.
-            let shrunk = match lost {
-                Some(_) => Ok((original.clone(), cause.message.clone(), cause.valid, 0)),
-                None => self.shrink_one(tool, judge, &cause).await,
-            };
-            let (arguments, message, valid, shrink_calls) = match shrunk {
-                Ok(shrunk) => shrunk,
-                Err(e) => {
-                    lost = Some(e);
-                    (original.clone(), cause.message.clone(), cause.valid, 0)
-                }
-            };
-            self.report.findings.push(Finding {
-                tool: tool.id.clone(),
-                kind: cause.kind,
-                arguments,
-                message,
-                valid,
-                phase: cause.phase,
-                original,
-                shrink_calls,
-                count: cause.count,
-                success_status: success,
-            });
-            self.pending = self.pending.saturating_sub(1);
-            self.progress();
-        }
-        match lost {
-            Some(e) if !server_lost => Err(e),
-            _ => Ok(()),
-        }
-    }
-
-    /// One shrinking try; a hang's waits `shrink_timeout` only (a try that answers within it
-    /// does not hang), so shrinking a hang costs seconds, not minutes.
-    async fn try_candidate(&self, tool: &Tool, kind: Kind, candidate: &Value) -> CallResult {
-        let call = self.caller.call(&tool.id, candidate);
-        if kind != Kind::Hang {
-            return call.await;
-        }
-        let limit = self.settings.shrink_timeout;
-        match tokio::time::timeout(limit, call).await {
-            Ok(answer) => answer,
-            Err(_) => Err(InvokeError::timeout(tool.id.clone(), format!("{} s (shrinking)", limit.as_secs_f64()))),
-        }
-    }
-
-    /// The smallest input that still fails for the same cause (kind and normalised message):
-    /// the first smaller candidate that does is kept, and simplified in turn, until none does or
-    /// the calls run out. Only candidates smaller than the input so far are tried, so the
-    /// budget is spent while it still shrinks.
-    async fn shrink_one(
-        &mut self,
-        tool: &Tool,
-        judge: &Judge,
-        cause: &Cause,
-    ) -> Result<(Value, String, bool, usize), FuzzError> {
-        let (mut current, mut message, mut valid) = (cause.arguments.clone(), cause.message.clone(), cause.valid);
-        let budget = self.settings.shrink_calls;
-        let (mut spent, mut hangs) = (0, 0);
-        'rounds: while spent < budget && self.out_of_time().is_none() {
-            let size = shrink::size(&current);
-            for candidate in shrink::candidates(&current) {
-                let candidate = self.pins.apply(candidate);
-                if shrink::size(&candidate) >= size {
-                    continue;
-                }
-                if spent >= budget || hangs >= MAX_SHRINK_HANGS {
-                    break 'rounds;
-                }
-                spent += 1;
-                self.report.calls += 1;
-                let candidate_valid = judge.is_valid(&candidate);
-                let answer = self.try_candidate(tool, cause.kind, &candidate).await;
-                if self.stop.load(Ordering::Relaxed) {
-                    break 'rounds;
-                }
-                let verdict = judge.judge(&candidate, candidate_valid, &answer);
-                self.after(&answer, verdict.as_ref().map(|v| v.kind)).await?;
-                self.progress();
-                if verdict.as_ref().is_some_and(|v| v.kind == Kind::Hang) {
-                    hangs += 1;
-                }
-                // The same cause, not only the same kind: a shrink that turns "invalid
-                // timezone" into "missing argument" found another bug, not this one.
-                if let Some(verdict) = verdict.filter(|v| v.kind == cause.kind && v.cause == cause.cause) {
-                    current = candidate;
-                    message = verdict.message;
-                    valid = candidate_valid;
-                    continue 'rounds;
-                }
-            }
-            break;
-        }
-        Ok((current, message, valid, spent))
+/// The server's own note: a line on its stdout that is not JSON-RPC (said once, for no tool).
+fn stray_finding(line: &str) -> Finding {
+    Finding {
+        tool: SERVER.to_string(),
+        kind: Kind::StdoutNotJsonRpc,
+        severity: Kind::StdoutNotJsonRpc.severity(),
+        arguments: Value::Null,
+        message: crate::invoke::mcp::events::stray_words(line),
+        valid: true,
+        phase: Phase::Examples,
+        original: Value::Null,
+        shrink_calls: 0,
+        count: 1,
+        success_status: None,
+        then: None,
     }
 }
+
+/// The name a finding of the server's own (not of one tool) is listed under.
+pub const SERVER: &str = "(server)";
 
 /// Drops repeats, keeping the first of each.
 fn dedup(values: &mut Vec<Value>) {

@@ -11,6 +11,8 @@ use super::valid::Generator;
 
 /// The field name an extra property gets: plain enough to pass through any server.
 pub const EXTRA_PROPERTY: &str = "unexpected_field";
+/// Items of an array whose insides are broken, at most (the first ones).
+const MAX_ITEMS_BROKEN: usize = 3;
 
 /// `valid` with one thing broken, chosen at random among what the schema allows breaking;
 /// `None` when it allows nothing (the arguments stay an object: MCP sends no other kind).
@@ -121,6 +123,17 @@ fn collect(
             }
         }
         (Some("array"), Value::Array(items)) => {
+            // The fields of the items too, as of top-level objects: a store that saves an item
+            // without its required fields is found by a later read failing.
+            let prefix = schema.get("prefixItems").and_then(Value::as_array);
+            let item_schema = schema.get("items").filter(|i| i.is_object());
+            for (i, item) in items.iter().enumerate().take(MAX_ITEMS_BROKEN) {
+                if let Some(item_schema) = prefix.and_then(|p| p.get(i)).or(item_schema) {
+                    path.push(i.to_string());
+                    collect(generator, item_schema, item, path, out, depth + 1);
+                    path.pop();
+                }
+            }
             if let Some(n) = schema::count(schema, "maxItems") {
                 let filler = items.first().cloned().unwrap_or(json!(0));
                 out.push((path.clone(), Break::PastBound(Value::Array(vec![filler; n.saturating_add(1).min(10_000)]))));
@@ -136,7 +149,12 @@ fn collect(
 fn apply(root: &mut Value, path: &[String], how: Break, rng: &mut StdRng) {
     let mut at = root;
     for name in path {
-        match at.get_mut(name) {
+        // A step into an array is the item's index.
+        let next = match at {
+            Value::Array(items) => name.parse::<usize>().ok().and_then(|i| items.get_mut(i)),
+            other => other.get_mut(name),
+        };
+        match next {
             Some(next) => at = next,
             None => return,
         }
@@ -205,5 +223,42 @@ mod tests {
             }
         }
         assert!(invalid > 280, "{invalid} of 300 broken");
+    }
+
+    #[test]
+    fn the_fields_of_array_items_are_broken_too() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "tasks": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "properties": {"title": {"type": "string"}, "done": {"type": "boolean"}},
+                        "required": ["title"]
+                    }
+                }
+            },
+            "required": ["tasks"]
+        });
+        let generator = Generator::new(&schema);
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let mut rng = StdRng::seed_from_u64(3);
+        let (mut missing_title, mut wrong_type_inside) = (0, 0);
+        for _ in 0..300 {
+            let valid = generator.arguments(&mut rng);
+            let Some(broken) = break_one(&generator, &valid, &mut rng) else { continue };
+            let Some(first) = broken["tasks"].as_array().and_then(|t| t.first()) else { continue };
+            if !validator.is_valid(&broken) && first.is_object() && first.get("title").is_none() {
+                missing_title += 1;
+            }
+            if first.get("done").is_some_and(|d| !d.is_boolean()) || first.get("title").is_some_and(|t| !t.is_string())
+            {
+                wrong_type_inside += 1;
+            }
+        }
+        assert!(missing_title > 5, "an item without its required field: {missing_title} of 300");
+        assert!(wrong_type_inside > 5, "a field of an item of the wrong type: {wrong_type_inside} of 300");
     }
 }

@@ -6,6 +6,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::Kind;
+use super::as_success::{error_as_success, error_text, stack_trace};
+use super::message::{normalise, shape};
+use super::rules::Field;
 use crate::invoke::{InvokeError, Outcome, Status};
 
 /// What a call came to: the server's outcome, or why there was none.
@@ -50,6 +53,8 @@ pub struct Judge {
     slow: Duration,
     /// The input schema's property names (any depth), for an error that names one.
     fields: Vec<String>,
+    /// The top-level fields and whether each is required, for a rule an error states.
+    top: Vec<Field>,
 }
 
 impl Judge {
@@ -59,7 +64,12 @@ impl Judge {
         let input = build(input_schema)?;
         let mut fields = Vec::new();
         field_names(input_schema, &mut fields, 0);
-        Some(Judge { input: Some(input), output: output_schema.and_then(build), slow, fields })
+        let root = super::schema::resolve(input_schema, input_schema);
+        let top = super::schema::properties(&root)
+            .into_iter()
+            .map(|(name, _, required)| Field { name: name.to_string(), required })
+            .collect();
+        Some(Judge { input: Some(input), output: output_schema.and_then(build), slow, fields, top })
     }
 
     /// Whether `arguments` meet the input schema.
@@ -74,11 +84,20 @@ impl Judge {
         Some((if at.is_empty() { "/".into() } else { at }, error.kind().keyword().to_string()))
     }
 
-    /// The finding `answer` to `arguments` is, if any.
+    /// The finding `answer` to `arguments` is, if any. Its cause is the message's shape, less
+    /// what the input held: a message that repeats a value of the input is one cause whatever
+    /// that value is.
+    /// (Only what the server said is shaped so: never the server's label, a command line that
+    /// may hold any word.)
     pub fn judge(&self, arguments: &Value, valid: bool, answer: &CallResult) -> Option<Verdict> {
         let outcome = match answer {
+            Err(InvokeError::Protocol { code: INVALID_PARAMS, message, .. }) if valid => {
+                return self
+                    .unstated_rule(message, arguments)
+                    .or_else(|| judge_error(arguments, valid, answer.as_ref().err()?));
+            }
             Ok(outcome) => outcome,
-            Err(error) => return judge_error(valid, error),
+            Err(error) => return judge_error(arguments, valid, error),
         };
         let found = self.judge_outcome(arguments, valid, outcome);
         if found.is_some() {
@@ -86,6 +105,22 @@ impl Judge {
         }
         let took = Duration::from_millis(outcome.duration_ms);
         (took > self.slow).then(|| Verdict::new(Kind::Slow, format!("answered in {} ms", outcome.duration_ms)))
+    }
+
+    /// A refusal of valid input for a rule between fields the schema does not express (a note),
+    /// unless the refusal is an internal error (a bug whatever it says).
+    fn unstated_rule(&self, message: &str, arguments: &Value) -> Option<Verdict> {
+        if internal(message) {
+            return None;
+        }
+        let rule = super::rules::unstated(message, arguments, &self.top)?;
+        let said = format!(
+            "valid input refused for a rule the schema does not express: {}; the schema could say it: {rule}",
+            first_line(message)
+        );
+        let mut verdict = Verdict::new(Kind::UnstatedRule, said);
+        verdict.cause = format!("unstated-rule {}", shape(message, arguments));
+        Some(verdict)
     }
 
     fn judge_outcome(&self, arguments: &Value, valid: bool, outcome: &Outcome) -> Option<Verdict> {
@@ -102,16 +137,23 @@ impl Judge {
             Status::Error if valid && !outcome.asked.is_empty() => None,
             Status::Error if valid => {
                 let message = outcome.error.as_ref().map_or_else(String::new, |e| e.message.clone());
+                if let Some(verdict) = self.unstated_rule(&message, arguments) {
+                    return Some(verdict);
+                }
                 let evidence = self.evidence(&message);
                 let said = match evidence {
                     Evidence::Strong if internal(&message) => "refused valid input with an internal error",
                     _ => "refused valid input",
                 };
                 let mut verdict = Verdict::new(Kind::RefusesValid, format!("{said}: {}", first_line(&message)));
+                verdict.cause = format!("{said}: {}", shape(&message, arguments));
                 verdict.evidence = evidence;
                 Some(verdict)
             }
             Status::Error => None,
+            _ if error_text(outcome).is_some() => {
+                error_text(outcome).map(|text| error_as_success(text, arguments, valid))
+            }
             _ if !valid => {
                 let rule = self.broken_rule(arguments);
                 let broke = rule
@@ -224,7 +266,7 @@ const VALIDATION: &[&str] = &[
 ];
 
 /// Signs of an internal error: a stack trace or an exception's name.
-fn internal(message: &str) -> bool {
+pub(super) fn internal(message: &str) -> bool {
     const SIGNS: &[&str] = &[
         "Traceback (most recent call last)",
         "panicked at",
@@ -243,8 +285,7 @@ fn internal(message: &str) -> bool {
         "ZeroDivisionError",
         "stack overflow",
     ];
-    SIGNS.iter().any(|s| message.contains(s))
-        || message.lines().filter(|l| l.trim_start().starts_with("at ") && l.contains('(')).count() >= 2
+    SIGNS.iter().any(|s| message.contains(s)) || stack_trace(message)
 }
 
 /// Whether `text` has `name` as a word of its own (not inside a longer one).
@@ -276,84 +317,23 @@ fn field_names(schema: &Value, out: &mut Vec<String>, depth: usize) {
     }
 }
 
-/// A message with what varies from input to input made alike: quoted values, paths and
-/// numbers, so that `ENOENT: '/a'` and `ENOENT: '/b'` are one cause.
-pub fn normalise(message: &str) -> String {
-    let chars: Vec<char> = first_line(message).chars().collect();
-    let mut out = String::with_capacity(chars.len().min(200));
-    let mut word = String::new();
-    let mut i = 0;
-    while i < chars.len() && out.len() <= 200 {
-        let c = chars[i];
-        // A quote opens a value unless it is an apostrophe (a letter before it: "doesn't").
-        let opens = matches!(c, '\'' | '"' | '`') && !i.checked_sub(1).is_some_and(|p| chars[p].is_alphanumeric());
-        if opens {
-            push_word(&mut out, &std::mem::take(&mut word));
-            out.push('Q');
-            i = closing_quote(&chars, i) + 1;
-        } else if c == ' ' {
-            push_word(&mut out, &std::mem::take(&mut word));
-            out.push(' ');
-            i += 1;
-        } else {
-            word.push(c);
-            i += 1;
-        }
-    }
-    push_word(&mut out, &word);
-    out
-}
-
-/// Where the value quoted at `open` ends: the same quote, not escaped (`\"` in a JSON text), at
-/// the end of a word (the line's end, a space, or a punctuation mark before one), so that an
-/// unescaped quote inside the value (as zod writes `received "a"-b"`) does not end it; the end
-/// of the line if none.
-fn closing_quote(chars: &[char], open: usize) -> usize {
-    let quote = chars[open];
-    let ends_word = |at: usize| match chars.get(at) {
-        None => true,
-        Some(c) if c.is_whitespace() => true,
-        Some(c) if ",.;:!?)]}".contains(*c) => chars.get(at + 1).is_none_or(|n| n.is_whitespace()),
-        Some(_) => false,
-    };
-    (open + 1..chars.len())
-        .find(|&j| chars[j] == quote && chars[j - 1] != '\\' && ends_word(j + 1))
-        .unwrap_or(chars.len())
-}
-
-/// One word made alike: a path is P, each number N (with its sign, point and exponent: -1, 0,
-/// 5e-324 and -8.5e+307 are one cause, "Invalid resourceId: N", not four).
-fn push_word(out: &mut String, word: &str) {
-    if word.contains('/') || word.contains('\\') {
-        out.push('P');
-        return;
-    }
-    let mut number = false;
-    let mut previous = ' ';
-    let mut chars = word.chars().peekable();
-    while let Some(c) = chars.next() {
-        let signed = matches!(c, '-' | '+') && chars.peek().is_some_and(char::is_ascii_digit);
-        let in_number =
-            number && (matches!(c, '.' | 'e' | 'E') || (matches!(c, '-' | '+') && matches!(previous, 'e' | 'E')));
-        if c.is_ascii_digit() || in_number || (signed && !number) {
-            if !number {
-                out.push('N');
-            }
-            number = true;
-        } else {
-            number = false;
-            out.push(c);
-        }
-        previous = c;
-    }
-}
-
 /// JSON-RPC's "invalid params": the server's own word that the arguments are wrong.
 const INVALID_PARAMS: i64 = -32602;
 /// MCP's JSON-RPC code for "this request needs a URL elicitation first".
 const URL_ELICITATION_REQUIRED: i64 = -32042;
 
-fn judge_error(valid: bool, error: &InvokeError) -> Option<Verdict> {
+fn judge_error(arguments: &Value, valid: bool, error: &InvokeError) -> Option<Verdict> {
+    // What the server said, without the label (which may hold any word of the input): its
+    // cause is shaped as the server's words are, the input's values taken out.
+    if let InvokeError::Protocol { method, code, message, .. } = error
+        && (*code != INVALID_PARAMS || valid)
+        && *code != URL_ELICITATION_REQUIRED
+    {
+        let kind = if *code == INVALID_PARAMS { Kind::RefusesValid } else { Kind::ProtocolError };
+        let said = format!("{method} failed with JSON-RPC error {code}: {}", first_line(message));
+        let cause = format!("{} {code} {}", kind.name(), shape(message, arguments));
+        return Some(Verdict { kind, message: said, cause, evidence: Evidence::Strong });
+    }
     let message = error.to_string();
     let kind = match error {
         // Progress kept coming until the limit: the tool works for as long as it is asked to
@@ -394,7 +374,7 @@ fn crashed(message: &str) -> Verdict {
     verdict
 }
 
-fn first_line(text: &str) -> &str {
+pub(super) fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
 }
 
@@ -414,23 +394,6 @@ mod tests {
         let mut outcome = Outcome::new(Status::Value, "1");
         outcome.value = Some(v);
         Ok(outcome)
-    }
-
-    #[test]
-    fn one_message_with_other_numbers_is_one_cause() {
-        // server-everything's get-resource-reference, as four inputs drew it.
-        let said = |n: &str| normalise(&format!("Invalid resourceId: {n}. Must be a finite positive integer."));
-        for n in ["-1", "-8.5e+307", "5e-324", "1.5", "+3"] {
-            assert_eq!(said(n), said("0"), "{n}");
-        }
-        assert_eq!(normalise("ENOENT: open '/srv/a b'"), normalise("ENOENT: open '/srv/c'"));
-        assert_ne!(normalise("a - b"), normalise("a N b"), "a dash alone is not a number");
-        // A received value with quotes inside, escaped (JSON) or not (zod), or a slash.
-        let received = |v: &str| normalise(&format!("Expected boolean, received {v} at more"));
-        for v in [r#""a \"b\" c""#, r#""a"b""#, r#""a"-b c""#, r#""/""#, r#""x y/z""#] {
-            assert_eq!(received(v), received(r#""""#), "{v}");
-        }
-        assert_eq!(normalise("it doesn't exist: 'a'"), "it doesn't exist: Q", "an apostrophe opens nothing");
     }
 
     #[test]
@@ -471,6 +434,33 @@ mod tests {
             judge.judge(&Value::Null, true, &Err(InvokeError::timeout("s", "1 s (--timeout)"))).map(|f| f.kind),
             Some(Kind::Hang)
         );
+        for (said, error) in [
+            ("Error: no entry for x", true),
+            ("❌ Database error: near \"x\": syntax error", true),
+            ("Error reading file /a: ENOENT", true),
+            ("Traceback (most recent call last):\n  File \"a.py\"", true),
+            ("ok: 3 rows", false),
+            ("The error rate is 3%: fine", false),
+            ("Errors found: none", false),
+            (r#"{"status": "error", "message": "Request not found"}"#, true),
+            (r#"{"success": false, "reason": "x"}"#, true),
+            (r#"{"status": "planned", "error": null}"#, false),
+        ] {
+            let mut success = Outcome::new(Status::Value, "1");
+            success.content = vec![crate::invoke::ContentItem::Text(crate::invoke::mcp::content::Text {
+                text: said.into(),
+                annotations: None,
+            })];
+            let input = json!({"n": 1});
+            let kind = |valid| judge.judge(&input, valid, &Ok(success.clone())).map(|f| f.kind);
+            let expected = error.then_some(Kind::ErrorAsSuccess);
+            assert_eq!(kind(false).filter(|k| *k != Kind::AcceptsInvalid), expected, "{said}");
+            // An internal error answering valid input is a bug, whatever flag it came with.
+            let on_valid = if said.starts_with("Traceback") { Kind::RefusesValid } else { Kind::ErrorAsSuccess };
+            if error {
+                assert_eq!(kind(true), Some(on_valid), "{said}");
+            }
+        }
         let mut slow = Outcome::new(Status::Value, "1");
         slow.value = Some(json!({"sum": 1}));
         slow.duration_ms = 1500;

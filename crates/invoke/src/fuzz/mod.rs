@@ -4,14 +4,17 @@
 //! failure is shrunk to its smallest input and kept. No terminal code here: the command line
 //! and the app both drive [`run`].
 
+mod as_success;
 mod causes;
 mod coverage;
 mod engine;
 mod invalid;
 mod judge;
+mod message;
 mod mutate;
 mod pin;
 pub mod report;
+mod rules;
 mod schema;
 mod shrink;
 mod valid;
@@ -24,7 +27,8 @@ use serde_json::Value;
 pub use coverage::{coverage, examples, minimal};
 pub use engine::{Caller, Progress, Stoppable, run, skip_reason};
 pub use invalid::break_one;
-pub use judge::{CallResult, Evidence, Judge, Verdict, normalise};
+pub use judge::{CallResult, Evidence, Judge, Verdict};
+pub use message::{normalise, shape};
 pub use pin::{Pin, PinError, Pinned};
 pub use shrink::candidates;
 pub use valid::Generator;
@@ -75,10 +79,41 @@ pub enum Kind {
     MalformedResult,
     /// An answer slower than the threshold.
     Slow,
+    /// Input the schema refuses, accepted, after which a read-only sibling that answered well
+    /// before fails inside: the tool saved what it should have refused.
+    BreaksState,
+    /// Valid input refused for a rule the schema does not express: a field required for one
+    /// value of another, two fields that must be ordered or not given together.
+    UnstatedRule,
+    /// A success whose only text reads as an error: the model is not told it failed.
+    ErrorAsSuccess,
+    /// A line on a stdio server's stdout that is not a JSON-RPC message.
+    StdoutNotJsonRpc,
+}
+
+/// Whether a finding is the server being wrong, or worth saying without being a bug.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Severity {
+    /// A crash, a hang, an internal error, a result that breaks a schema or the protocol,
+    /// invalid input accepted, valid input refused for no stated reason.
+    Bug,
+    /// What a server author should hear of but that breaks no input: a rule the schema does not
+    /// express, an error answered as a success, a line on stdout that is not JSON-RPC.
+    Note,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Bug => "bug",
+            Severity::Note => "note",
+        }
+    }
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 12] = [
         Kind::Crash,
         Kind::Hang,
         Kind::ProtocolError,
@@ -87,6 +122,10 @@ impl Kind {
         Kind::OutputSchema,
         Kind::MalformedResult,
         Kind::Slow,
+        Kind::BreaksState,
+        Kind::UnstatedRule,
+        Kind::ErrorAsSuccess,
+        Kind::StdoutNotJsonRpc,
     ];
 
     pub fn name(self) -> &'static str {
@@ -99,6 +138,25 @@ impl Kind {
             Kind::OutputSchema => "output-schema",
             Kind::MalformedResult => "malformed-result",
             Kind::Slow => "slow",
+            Kind::BreaksState => "breaks-state",
+            Kind::UnstatedRule => "unstated-rule",
+            Kind::ErrorAsSuccess => "error-as-success",
+            Kind::StdoutNotJsonRpc => "stdout-not-json-rpc",
+        }
+    }
+
+    pub fn severity(self) -> Severity {
+        match self {
+            Kind::Crash
+            | Kind::Hang
+            | Kind::ProtocolError
+            | Kind::RefusesValid
+            | Kind::AcceptsInvalid
+            | Kind::OutputSchema
+            | Kind::MalformedResult
+            | Kind::Slow
+            | Kind::BreaksState => Severity::Bug,
+            Kind::UnstatedRule | Kind::ErrorAsSuccess | Kind::StdoutNotJsonRpc => Severity::Note,
         }
     }
 }
@@ -108,6 +166,8 @@ impl Kind {
 pub struct Finding {
     pub tool: String,
     pub kind: Kind,
+    /// A bug, or a note (the kind says which).
+    pub severity: Severity,
     /// The shrunk input.
     pub arguments: Value,
     /// What the server said (or did), for the shrunk input.
@@ -124,6 +184,23 @@ pub struct Finding {
     /// How a success of this tool came back during the run (for the saved case's expectation).
     #[serde(skip)]
     pub success_status: Option<crate::invoke::Status>,
+    /// The call that fails after this one (a `breaks-state` finding): both make the reproducer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub then: Option<LaterCall>,
+}
+
+/// A call made after a finding's own, which fails because of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LaterCall {
+    pub tool: String,
+    pub arguments: Value,
+}
+
+impl Report {
+    /// The findings that are bugs (with `strict`, the notes too): what makes `fuzz` fail.
+    pub fn failing(&self, strict: bool) -> usize {
+        self.findings.iter().filter(|f| strict || f.severity == Severity::Bug).count()
+    }
 }
 
 /// How a run goes.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::{Finding, Kind, Report};
+use super::{Finding, Kind, Report, Severity};
 use crate::catalog::Tool;
 use crate::invoke::endpoint::EndpointOptions;
 use crate::text::visible;
@@ -51,30 +51,27 @@ pub fn reproducer(finding: &Finding, options: &EndpointOptions) -> String {
         words.push("--no-validate".to_string());
     }
     let quoted: Vec<String> = words.iter().map(|w| crate::text::shell_quote(w)).collect();
-    quoted.join(" ")
+    let first = quoted.join(" ");
+    let Some(later) = &finding.then else { return first };
+    // The call that fails after it (on a server that keeps its state between processes, as
+    // a store on disk does; an in-memory one needs both calls in one session).
+    let mut words = vec!["tooldeck".to_string(), "call".to_string(), later.tool.clone()];
+    words.extend(server_options(options));
+    words.extend(["--args-json".to_string(), later.arguments.to_string()]);
+    let quoted: Vec<String> = words.iter().map(|w| crate::text::shell_quote(w)).collect();
+    format!("{first} && {}", quoted.join(" "))
 }
 
-/// The report for a person: the findings grouped by tool and kind, then the totals.
+/// The report for a person: the bugs grouped by tool and kind, then the notes (findings that
+/// are not bugs, and each tool's note), then the totals.
 pub fn text(report: &Report, options: &EndpointOptions) -> String {
     let mut out = String::new();
-    let mut tools: Vec<&str> = report.findings.iter().map(|f| f.tool.as_str()).collect();
-    tools.dedup();
-    for tool in tools {
-        let _ = writeln!(out, "{}", visible(tool));
-        for finding in report.findings.iter().filter(|f| f.tool == tool) {
-            let _ = writeln!(out, "  {:<17} {}", finding.kind.name(), visible(&finding.message));
-            let shown = crate::text::truncate(&finding.arguments.to_string(), MAX_SHOWN).into_owned();
-            let validity = if finding.valid { "valid" } else { "invalid" };
-            let _ = writeln!(
-                out,
-                "    arguments ({validity}, {}, found in {}, shrunk in {} calls): {}",
-                crate::text::plural(finding.count, "input"),
-                finding.phase.name(),
-                finding.shrink_calls,
-                visible(&shown)
-            );
-            let _ = writeln!(out, "    reproduce: {}", visible(&reproducer(finding, options)));
-        }
+    let bugs: Vec<&Finding> = report.findings.iter().filter(|f| f.severity == Severity::Bug).collect();
+    let notes: Vec<&Finding> = report.findings.iter().filter(|f| f.severity == Severity::Note).collect();
+    write_findings(&mut out, &bugs, options);
+    if !notes.is_empty() {
+        let _ = writeln!(out, "notes (not bugs):");
+        write_findings(&mut out, &notes, options);
     }
     for summary in &report.tools {
         if let Some(note) = &summary.note {
@@ -87,10 +84,14 @@ pub fn text(report: &Report, options: &EndpointOptions) -> String {
     }
     let fuzzed = report.tools.iter().filter(|t| t.skipped.is_none()).count();
     let per_second = report.calls as f64 / (report.elapsed_ms.max(1) as f64 / 1000.0);
+    let noted = match notes.len() {
+        0 => String::new(),
+        n => format!(" and {}", crate::text::plural(n, "note")),
+    };
     let _ = writeln!(
         out,
-        "{} in {} tool{}: {} calls in {:.1} s ({per_second:.0}/s), {} restart{}, seed {}",
-        crate::text::plural(report.findings.len(), "finding"),
+        "{}{noted} in {} tool{}: {} calls in {:.1} s ({per_second:.0}/s), {} restart{}, seed {}",
+        crate::text::plural(bugs.len(), "bug"),
         fuzzed,
         if fuzzed == 1 { "" } else { "s" },
         report.calls,
@@ -105,12 +106,46 @@ pub fn text(report: &Report, options: &EndpointOptions) -> String {
     out
 }
 
+/// `findings` grouped by tool (in the order the tools first come), each with its input and
+/// reproducer.
+fn write_findings(out: &mut String, findings: &[&Finding], options: &EndpointOptions) {
+    let mut tools: Vec<&str> = Vec::new();
+    for finding in findings {
+        if !tools.contains(&finding.tool.as_str()) {
+            tools.push(&finding.tool);
+        }
+    }
+    for tool in tools {
+        let _ = writeln!(out, "{}", visible(tool));
+        for finding in findings.iter().filter(|f| f.tool == tool) {
+            let _ = writeln!(out, "  {:<17} {}", finding.kind.name(), visible(&finding.message));
+            if finding.kind == Kind::StdoutNotJsonRpc {
+                continue;
+            }
+            let shown = crate::text::truncate(&finding.arguments.to_string(), MAX_SHOWN).into_owned();
+            let validity = if finding.valid { "valid" } else { "invalid" };
+            let _ = writeln!(
+                out,
+                "    arguments ({validity}, {}, found in {}, shrunk in {} calls): {}",
+                crate::text::plural(finding.count, "input"),
+                finding.phase.name(),
+                finding.shrink_calls,
+                visible(&shown)
+            );
+            let _ = writeln!(out, "    reproduce: {}", visible(&reproducer(finding, options)));
+        }
+    }
+}
+
 /// `--json`: the report with each finding's reproducer.
 pub fn json(report: &Report, options: &EndpointOptions) -> Value {
     let mut value = serde_json::to_value(report).unwrap_or_else(|_| json!({}));
     if let Some(Value::Array(findings)) = value.get_mut("findings") {
         for (item, finding) in findings.iter_mut().zip(&report.findings) {
-            if let Value::Object(map) = item {
+            // The server's own note has no call to make again.
+            if let Value::Object(map) = item
+                && finding.kind != Kind::StdoutNotJsonRpc
+            {
                 map.insert("reproducer".into(), json!(reproducer(finding, options)));
             }
         }
@@ -132,12 +167,20 @@ pub fn junit(report: &Report, options: &EndpointOptions) -> Result<String, quick
             suite.add_test_case(case);
             continue;
         }
-        if findings.is_empty() {
+        if findings.iter().all(|f| f.severity == Severity::Note) {
             let mut case = TestCase::new(xml_text(&summary.tool), TestCaseStatus::success());
             case.set_classname(xml_text(&summary.tool));
             suite.add_test_case(case);
         }
         for finding in findings {
+            // A note is no failure: said beside the tool's passed case.
+            if finding.severity == Severity::Note {
+                let name = format!("{} {} (note)", finding.tool, finding.kind.name());
+                let mut case = TestCase::new(xml_text(&name), TestCaseStatus::success());
+                case.set_classname(xml_text(&finding.tool)).set_system_out(xml_text(&finding.message));
+                suite.add_test_case(case);
+                continue;
+            }
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
             let description = format!("arguments: {}\nreproduce: {}", finding.arguments, reproducer(finding, options));
             status.set_message(xml_text(&finding.message)).set_description(xml_text(&description));

@@ -276,6 +276,12 @@ impl Endpoint {
         }
     }
 
+    /// The first line a stdio MCP server wrote to stdout that is not JSON-RPC (a banner, a log
+    /// line), if it wrote one this session: strict clients fail on it.
+    pub fn stray_stdout(&self) -> Option<String> {
+        self.events()?.stray_line()
+    }
+
     /// What an MCP server said of itself in `initialize`.
     pub async fn info(&self) -> Option<mcp::info::ServerInfo> {
         self.mcp().await?.info()

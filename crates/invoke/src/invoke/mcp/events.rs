@@ -83,6 +83,9 @@ pub struct EventSink {
     traffic: super::traffic::Traffic,
     /// Other sinks the session's frames go to, beside the traffic log.
     sinks: Arc<Mutex<Vec<Box<dyn crate::wire::FrameSink>>>>,
+    /// The first line a stdio server wrote to stdout that is not JSON-RPC (a banner, a log
+    /// line), kept across restarts: said once per session.
+    stray: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for EventSink {
@@ -104,6 +107,24 @@ impl EventSink {
     /// Hands the session's frames to `sink` too, from now on.
     pub fn add_sink(&self, sink: Box<dyn crate::wire::FrameSink>) {
         lock(&self.sinks).push(sink);
+    }
+
+    /// A line of the stdio server's stdout that is not JSON-RPC: the first is kept and said in
+    /// the server pane; the others are not said again.
+    pub fn stray_stdout(&self, line: &str) {
+        let line = crate::text::truncate(line.trim(), 200).into_owned();
+        let first = {
+            let mut stray = lock(&self.stray);
+            stray.is_none().then(|| stray.insert(line.clone()).clone())
+        };
+        if let Some(line) = first {
+            self.push(ServerEvent::Note(stray_words(&line)));
+        }
+    }
+
+    /// The first line of the session's stdout that was not JSON-RPC, if any.
+    pub fn stray_line(&self) -> Option<String> {
+        lock(&self.stray).clone()
     }
 
     /// The session's traffic log.
@@ -150,6 +171,11 @@ impl EventSink {
         pending.bytes = 0;
         batch
     }
+}
+
+/// What is said of a line on stdout that is not JSON-RPC.
+pub fn stray_words(line: &str) -> String {
+    format!("the server wrote to stdout: `{}`: strict clients fail here", crate::text::visible(line))
 }
 
 /// The last lines a server wrote to stderr, to say why it went away.
@@ -264,6 +290,24 @@ pub fn log_text(data: &serde_json::Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_on_stdout_that_is_not_json_rpc_is_said_once_per_session() {
+        let sink = EventSink::default();
+        let inspect = super::super::raw::inspector(super::super::wire::Wire::default(), sink.clone());
+        assert_eq!(inspect(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), None);
+        assert_eq!(sink.stray_line(), None, "a JSON-RPC message is no stray line");
+        inspect(b"Starting Time MCP server...\r");
+        inspect(b"another log line");
+        assert_eq!(sink.stray_line().as_deref(), Some("Starting Time MCP server..."));
+        let notes: Vec<ServerEvent> = sink.take().into_iter().filter(|e| matches!(e, ServerEvent::Note(_))).collect();
+        assert_eq!(
+            notes,
+            [ServerEvent::Note(
+                "the server wrote to stdout: `Starting Time MCP server...`: strict clients fail here".into()
+            )]
+        );
+    }
 
     #[tokio::test]
     async fn stderr_is_read_in_whole_lines_cut_when_long() {

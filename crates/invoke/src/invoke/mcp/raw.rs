@@ -94,9 +94,17 @@ pub fn inspect(wire: &Wire, events: Option<&EventSink>, raw: &[u8], fallback_id:
     }
 }
 
-/// [`inspect`] for each line a stdio server writes.
+/// [`inspect`] for each line a stdio server writes; a line that is not even trying to be a
+/// JSON-RPC message (a banner, a log line: it opens with neither `{` nor `[`) is also said once
+/// in the session's events, since clients that read stdout strictly fail on it.
 pub fn inspector(wire: Wire, events: EventSink) -> super::line_cap::Inspect {
-    Box::new(move |line| inspect(&wire, Some(&events), line, None))
+    Box::new(move |line| {
+        let text = trim(line);
+        if !text.is_empty() && !matches!(text[0], b'{' | b'[') {
+            events.stray_stdout(&crate::redact::text(&String::from_utf8_lossy(text)));
+        }
+        inspect(&wire, Some(&events), line, None)
+    })
 }
 
 /// `raw` without the byte-order mark, the line's end and surrounding blanks (as rmcp reads it).
