@@ -39,6 +39,9 @@ pub enum FuzzState {
         seed: u64,
         restarts: usize,
         stopped: Option<String>,
+        /// What is not a finding but worth knowing (the tool refuses most inputs...), as
+        /// `tooldeck fuzz` says it.
+        note: Option<String>,
     },
     /// Not fuzzed: the tool was left out (destructive), or the server could not be reached.
     Failed(String),
@@ -135,6 +138,7 @@ impl FuzzPane {
                             seed: report.seed,
                             restarts: report.restarts,
                             stopped: report.stopped,
+                            note: report.tools.iter().find_map(|t| t.note.clone()),
                         };
                         run.findings = report.findings;
                         format!("fuzzing {tool} ended: {found} finding{}", if found == 1 { "" } else { "s" })
@@ -428,5 +432,25 @@ mod tests {
         skipped.tools[0].skipped = Some("marked destructive".into());
         update(&mut app, Msg::Fuzz(FuzzMsg::Done { id, result: Ok(skipped) }));
         assert_eq!(app.fuzz.run.as_ref().unwrap().state, FuzzState::Failed("not fuzzed: marked destructive".into()));
+    }
+}
+
+#[cfg(test)]
+mod note_tests {
+    use super::*;
+    use crate::fuzz::ToolSummary;
+
+    /// A run with no findings whose tool refused most inputs keeps that note, so the pane says
+    /// what `tooldeck fuzz` says instead of "every answer was what its schemas promise".
+    #[test]
+    fn a_run_with_no_findings_keeps_the_tools_note() {
+        let mut pane = FuzzPane::default();
+        let id = pane.start("files.read");
+        let note = "the tool refuses most inputs (103 of 103 valid ones)".to_string();
+        let tool = ToolSummary { tool: "files.read".into(), note: Some(note.clone()), ..ToolSummary::default() };
+        let report = Report { tools: vec![tool], ..Report::default() };
+        pane.done(id, Ok(Box::new(report)));
+        let state = pane.run().map(|r| r.state().clone());
+        assert!(matches!(&state, Some(FuzzState::Done { note: Some(n), .. }) if *n == note), "{state:?}");
     }
 }

@@ -80,7 +80,7 @@ fn state_line(app: &App, run: &FuzzRun, columns: usize, styles: &Styles) -> Line
             };
             (format!("⟳ {said} · {how}"), styles.accent)
         }
-        FuzzState::Done { calls, elapsed_ms, seed, restarts, stopped } => {
+        FuzzState::Done { calls, elapsed_ms, seed, restarts, stopped, .. } => {
             let seconds = *elapsed_ms as f64 / 1000.0;
             let mut said = format!(
                 "✓ {} finding{} · {calls} calls in {seconds:.1} s · {restarts} restart{} · seed {seed}",
@@ -102,10 +102,12 @@ fn state_line(app: &App, run: &FuzzRun, columns: usize, styles: &Styles) -> Line
 fn findings(app: &App, run: &FuzzRun, rows: usize, columns: usize, styles: &Styles) -> Vec<Line<'static>> {
     if run.findings().is_empty() {
         let said = match &run.state() {
-            FuzzState::Done { stopped: Some(_), .. } => "no findings before the run ended",
-            FuzzState::Done { .. } => "no findings: every answer was what its schemas promise",
-            FuzzState::Failed(_) => "",
-            _ => "findings show here once each is shrunk",
+            FuzzState::Done { stopped: Some(_), .. } => "no findings before the run ended".to_string(),
+            // What the command says too: a tool that refused most inputs was hardly tried.
+            FuzzState::Done { note: Some(note), .. } => format!("no findings, but {}", visible(note)),
+            FuzzState::Done { .. } => "no findings: every answer was what its schemas promise".to_string(),
+            FuzzState::Failed(_) => String::new(),
+            _ => "findings show here once each is shrunk".to_string(),
         };
         return vec![Line::styled(said, styles.muted)];
     }
