@@ -22,8 +22,11 @@ use tooldeck_evals::provider::openai::OpenAi;
 use tooldeck_evals::provider::{Format, Model, ModelError};
 use tooldeck_evals::run::{Inputs, Mode, Settings, run};
 
+// Shared with the tests, which use all of them.
+#[allow(dead_code)]
 #[path = "../tests/it/support/eval_server.rs"]
 mod eval_server;
+#[allow(dead_code)]
 #[path = "../tests/it/support/scripted_model.rs"]
 mod scripted_model;
 
@@ -60,8 +63,13 @@ fn eval_file(cases: usize, iterations: u32, model_url: &str) -> EvalFile {
 struct StandIn;
 
 impl Model for StandIn {
-    fn answer<'a>(&'a self, _case: &'a str, _iteration: usize, turn: usize, request: &'a Value)
-    -> BoxFuture<'a, Result<Value, ModelError>> {
+    fn answer<'a>(
+        &'a self,
+        _case: &'a str,
+        _iteration: usize,
+        turn: usize,
+        request: &'a Value,
+    ) -> BoxFuture<'a, Result<Value, ModelError>> {
         let prompt = request["messages"][0]["content"].as_str().unwrap_or_default();
         let n: String = prompt.chars().filter(char::is_ascii_digit).collect();
         let answer = if turn == 0 {

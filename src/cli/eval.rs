@@ -116,7 +116,8 @@ async fn eval(args: &EvalArgs, cancel: &CancellationToken) -> Result<u8, Failure
     let path = args.file.as_deref().ok_or_else(|| Failure::usage("give an eval file"))?;
     let file = tooldeck_evals::file::load(path);
     if !file.problems.is_empty() {
-        let lines: Vec<String> = file.problems.iter().map(|p| crate::text::visible(&p.to_string()).into_owned()).collect();
+        let lines: Vec<String> =
+            file.problems.iter().map(|p| crate::text::visible(&p.to_string()).into_owned()).collect();
         return Err(Failure::usage(format!("{}\nthe eval file has problems (above); nothing ran", lines.join("\n"))));
     }
     let options = args.server.options().or(&file.target);
@@ -169,9 +170,8 @@ fn live_model(
     settings: &Settings,
     format: Arc<dyn tooldeck_evals::provider::Format>,
 ) -> Result<Option<tooldeck_evals::provider::http::HttpModel>, Failure> {
-    let all_recorded = |dir: &Path| {
-        file.cases.iter().all(|c| tooldeck_evals::cassette::path_for(dir, &c.name).exists())
-    };
+    let all_recorded =
+        |dir: &Path| file.cases.iter().all(|c| tooldeck_evals::cassette::path_for(dir, &c.name).exists());
     let needed = match (settings.mode, &settings.cassettes) {
         (Mode::Replay, _) => false,
         (Mode::Auto, Some(dir)) => !all_recorded(dir),
@@ -232,11 +232,14 @@ fn say(args: &EvalArgs, report: &tooldeck_evals::report::EvalReport) -> Result<(
 
 fn compare(old: &Path, new: &Path, json: bool) -> Result<u8, Failure> {
     let read = |path: &Path| -> Result<serde_json::Value, Failure> {
-        let text = crate::files::read_text(path).map_err(|e| Failure::usage(format!("cannot read {}: {e}", path.display())))?;
-        serde_json::from_str(&text)
-            .map_err(|e| Failure::usage(format!("{} is not an eval report (`eval --report FILE` writes one): {e}", path.display())))
+        let text = crate::files::read_text(path)
+            .map_err(|e| Failure::usage(format!("cannot read {}: {e}", path.display())))?;
+        serde_json::from_str(&text).map_err(|e| {
+            Failure::usage(format!("{} is not an eval report (`eval --report FILE` writes one): {e}", path.display()))
+        })
     };
-    let comparison = tooldeck_evals::compare::compare(&read(old)?, &read(new)?).map_err(|e| Failure::usage(e.to_string()))?;
+    let comparison =
+        tooldeck_evals::compare::compare(&read(old)?, &read(new)?).map_err(|e| Failure::usage(e.to_string()))?;
     let mut out = io::stdout().lock();
     if json {
         let _ = crate::json_out::write_pretty(&mut out, &comparison).map(|()| writeln!(out));

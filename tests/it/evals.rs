@@ -86,18 +86,36 @@ fn a_known_script_gives_a_known_score_and_its_cassettes_replay_it_with_the_model
     let report_path = dir.path().join("recorded.json").display().to_string();
     let junit = dir.path().join("junit.xml").display().to_string();
     let recorded = tooldeck(
-        &["eval", &file, "--cassettes", &cassettes, "--record", "--report", &report_path, "--junit", &junit, "--jobs", "3"],
+        &[
+            "eval",
+            &file,
+            "--cassettes",
+            &cassettes,
+            "--record",
+            "--report",
+            &report_path,
+            "--junit",
+            &junit,
+            "--jobs",
+            "3",
+        ],
         &[(KEY_VAR, KEY)],
     );
     // 7 of 10 is below min_pass_rate 0.8.
     assert_eq!(recorded.status.code(), Some(1), "{}", said(&recorded));
     let got = report(dir.path(), "recorded.json");
     let case = &got["cases"][0];
-    assert_eq!((case["passed"].clone(), case["iterations"].clone(), case["pass_rate"].clone()), (json!(7), json!(10), json!(0.7)));
+    assert_eq!(
+        (case["passed"].clone(), case["iterations"].clone(), case["pass_rate"].clone()),
+        (json!(7), json!(10), json!(0.7))
+    );
     assert_eq!(case["interval"], json!([0.3968, 0.8922]));
     assert_eq!(case["pass_k"][1], json!({"k": 2, "value": 0.4667}));
     assert_eq!(case["pass_k"].as_array().unwrap().last().unwrap(), &json!({"k": 10, "value": 0.0}));
-    assert_eq!(got["per_tool"][0], json!({"tool": "to_kelvin", "expected": 10, "chosen": 9, "right": 7, "unexpected": 0, "refused": 0}));
+    assert_eq!(
+        got["per_tool"][0],
+        json!({"tool": "to_kelvin", "expected": 10, "chosen": 9, "right": 7, "unexpected": 0, "refused": 0})
+    );
     let failures: Vec<String> = case["verdicts"]
         .as_array()
         .unwrap()
@@ -114,7 +132,10 @@ fn a_known_script_gives_a_known_score_and_its_cassettes_replay_it_with_the_model
     let stdout = String::from_utf8_lossy(&recorded.stdout);
     assert!(stdout.contains("FAIL kelvin: 7/10 passed (70%, 95% interval 40–89%)"), "{stdout}");
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert!(xml.contains("testcase name=\"kelvin\"") && xml.contains("7/10 passed (70%), below min_pass_rate 80%"), "{xml}");
+    assert!(
+        xml.contains("testcase name=\"kelvin\"") && xml.contains("7/10 passed (70%), below min_pass_rate 80%"),
+        "{xml}"
+    );
     // The key went to the model, and was written nowhere.
     let requests = model.script.requests.lock().unwrap().len();
     assert!(requests >= 19, "{requests} requests");
@@ -135,11 +156,15 @@ fn a_known_script_gives_a_known_score_and_its_cassettes_replay_it_with_the_model
 
     // The description changed since the recording: the replay names the tool and exits 2.
     let changed = eval_server::start("Converts");
-    let file = write_file(dir.path(), "changed.yaml", &eval_file(&changed.url, "http://127.0.0.1:9/v1", "", KELVIN_CASE));
+    let file =
+        write_file(dir.path(), "changed.yaml", &eval_file(&changed.url, "http://127.0.0.1:9/v1", "", KELVIN_CASE));
     let refused = tooldeck(&["eval", &file, "--cassettes", &cassettes, "--replay"], &[]);
     assert_eq!(refused.status.code(), Some(2), "{}", said(&refused));
     let text = said(&refused);
-    assert!(text.contains("tools whose definitions changed since the recording: to_kelvin (description changed, docs)"), "{text}");
+    assert!(
+        text.contains("tools whose definitions changed since the recording: to_kelvin (description changed, docs)"),
+        "{text}"
+    );
 }
 
 /// Every file the run wrote, and what it said, are free of the key.
@@ -245,10 +270,22 @@ fn each_way_a_model_fails_is_a_clear_line_and_the_other_iterations_still_run() {
         let case = got["cases"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap();
         case["verdicts"][0]["failures"][0].as_str().unwrap_or("passed").to_string()
     };
-    assert!(first_failure("unauthorized").starts_with("turn 1: the model refused the request (401)"), "{}", first_failure("unauthorized"));
+    assert!(
+        first_failure("unauthorized").starts_with("turn 1: the model refused the request (401)"),
+        "{}",
+        first_failure("unauthorized")
+    );
     assert_eq!(first_failure("rate limited"), "passed", "a 429 is waited out as Retry-After asks");
-    assert!(first_failure("server error").starts_with("turn 1: the model answered HTTP 500"), "{}", first_failure("server error"));
-    assert!(first_failure("broken stream").starts_with("turn 1: the model's stream broke off"), "{}", first_failure("broken stream"));
+    assert!(
+        first_failure("server error").starts_with("turn 1: the model answered HTTP 500"),
+        "{}",
+        first_failure("server error")
+    );
+    assert!(
+        first_failure("broken stream").starts_with("turn 1: the model's stream broke off"),
+        "{}",
+        first_failure("broken stream")
+    );
     assert_eq!(first_failure("not json"), "call 1 to to_kelvin: invalid: the arguments are not JSON: {celsius: 25");
     assert!(first_failure("loops").contains("still calling tools after 3 turns"), "{}", first_failure("loops"));
     assert_eq!(first_failure("huge"), "turn 1: the model's answer is larger than 8 MB; it was cut off");
@@ -300,14 +337,19 @@ fn a_bad_file_or_a_missing_key_is_exit_2_before_anything_runs() {
     let typo = write_file(dir.path(), "typo.yaml", &text.replace("    min_pass_rate: 0.8", "    min_pass_rat: 0.8"));
     let output = tooldeck(&["eval", &typo], &[(KEY_VAR, KEY)]);
     assert_eq!(output.status.code(), Some(2), "{}", said(&output));
-    assert!(said(&output).contains("a case has no key `min_pass_rat`; did you mean `min_pass_rate`?"), "{}", said(&output));
+    assert!(
+        said(&output).contains("a case has no key `min_pass_rat`; did you mean `min_pass_rate`?"),
+        "{}",
+        said(&output)
+    );
 
     let server = eval_server::start("Converts Celsius to Kelvin");
     let file = write_file(dir.path(), "evals.yaml", &eval_file(&server.url, "http://127.0.0.1:9/v1", "", KELVIN_CASE));
     let output = tooldeck(&["eval", &file], &[]);
     assert_eq!(output.status.code(), Some(2), "{}", said(&output));
     assert!(said(&output).contains(KEY_VAR), "{}", said(&output));
-    let no_cassettes = tooldeck(&["eval", &file, "--replay", "--cassettes", &dir.path().join("none").display().to_string()], &[]);
+    let no_cassettes =
+        tooldeck(&["eval", &file, "--replay", "--cassettes", &dir.path().join("none").display().to_string()], &[]);
     assert_eq!(no_cassettes.status.code(), Some(2), "{}", said(&no_cassettes));
     assert!(said(&no_cassettes).contains("no cassette for case \"kelvin\""), "{}", said(&no_cassettes));
 }

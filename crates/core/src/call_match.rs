@@ -163,7 +163,9 @@ pub fn judge(expect: &CallExpect, made: &[MadeCall], schemas: &dyn Schemas) -> V
             Some(index) => {
                 used[index] = true;
                 match check(expected, &made[index], schema, schemas) {
-                    Err(Miss::Invalid(problems)) => CallVerdict::Invalid { tool: expected.tool.clone(), index, problems },
+                    Err(Miss::Invalid(problems)) => {
+                        CallVerdict::Invalid { tool: expected.tool.clone(), index, problems }
+                    }
                     Err(Miss::Wrong(differences)) => {
                         CallVerdict::Wrong { tool: expected.tool.clone(), index, differences }
                     }
@@ -271,9 +273,9 @@ fn cut(text: &str) -> String {
 /// accepted values, unless the schema says the argument is itself a list (then a list of lists
 /// is the accepted ones, and a plain list the one value).
 pub fn accepted_values(written: &Value, property_schema: Option<&Value>) -> Vec<Value> {
-    let is_array_type = property_schema.and_then(|s| s.get("type")).is_some_and(|t| {
-        t == "array" || t.as_array().is_some_and(|types| types.iter().any(|t| t == "array"))
-    });
+    let is_array_type = property_schema
+        .and_then(|s| s.get("type"))
+        .is_some_and(|t| t == "array" || t.as_array().is_some_and(|types| types.iter().any(|t| t == "array")));
     match written {
         Value::Array(items) if !is_array_type => items.clone(),
         Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_array) => items.clone(),

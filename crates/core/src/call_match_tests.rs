@@ -50,7 +50,11 @@ fn one(call: ExpectedCall) -> CallExpect {
 
 #[test]
 fn numbers_compare_by_value() {
-    let verdicts = judge(&one(expected("to_kelvin", json!({"celsius": 25}))), &[made("to_kelvin", json!({"celsius": 25.0}))], &tools());
+    let verdicts = judge(
+        &one(expected("to_kelvin", json!({"celsius": 25}))),
+        &[made("to_kelvin", json!({"celsius": 25.0}))],
+        &tools(),
+    );
     assert_eq!(verdicts, [CallVerdict::Right { tool: "to_kelvin".into(), index: 0 }]);
 }
 
@@ -73,8 +77,11 @@ fn an_argument_at_its_default_counts_as_omitted() {
 
 #[test]
 fn unnamed_arguments_are_allowed_unless_exact() {
-    let verdicts =
-        judge(&one(expected("to_kelvin", json!({"celsius": 25}))), &[made("to_kelvin", json!({"celsius": 25, "precision": 5}))], &tools());
+    let verdicts = judge(
+        &one(expected("to_kelvin", json!({"celsius": 25}))),
+        &[made("to_kelvin", json!({"celsius": 25, "precision": 5}))],
+        &tools(),
+    );
     assert!(verdicts[0].is_right());
 }
 
@@ -83,12 +90,16 @@ fn invalid_wrong_and_missing_are_told_apart() {
     let tools = tools();
     let expect = one(expected("to_kelvin", json!({"celsius": 25})));
     let invalid = judge(&expect, &[made("to_kelvin", json!({"celsius": "25"}))], &tools);
-    assert!(matches!(&invalid[0], CallVerdict::Invalid { problems, .. } if problems[0].starts_with("/celsius")), "{invalid:?}");
+    assert!(
+        matches!(&invalid[0], CallVerdict::Invalid { problems, .. } if problems[0].starts_with("/celsius")),
+        "{invalid:?}"
+    );
     let wrong = judge(&expect, &[made("to_kelvin", json!({"celsius": 30}))], &tools);
     assert_eq!(wrong[0].line(), "call 1 to to_kelvin: wrong: /celsius: expected 25, got 30");
     let missing = judge(&expect, &[], &tools);
     assert_eq!(missing, [CallVerdict::Missing { tool: "to_kelvin".into() }]);
-    let not_json = judge(&expect, &[MadeCall { tool: "to_kelvin".into(), arguments: json!("{celsius:"), not_json: true }], &tools);
+    let not_json =
+        judge(&expect, &[MadeCall { tool: "to_kelvin".into(), arguments: json!("{celsius:"), not_json: true }], &tools);
     assert_eq!(not_json[0].line(), "call 1 to to_kelvin: invalid: the arguments are not JSON: {celsius:");
 }
 
@@ -99,7 +110,11 @@ fn a_list_is_the_accepted_values_unless_the_argument_is_a_list() {
     let list = json!({"type": "array"});
     assert_eq!(accepted_values(&json!(["a", "b"]), Some(&list)), [json!(["a", "b"])]);
     assert_eq!(accepted_values(&json!([["a"], ["b"]]), Some(&list)), [json!(["a"]), json!(["b"])]);
-    let call = ExpectedCall { tool: "to_kelvin".into(), args: vec![("celsius".into(), vec![json!(25), json!(77)])], exact: false };
+    let call = ExpectedCall {
+        tool: "to_kelvin".into(),
+        args: vec![("celsius".into(), vec![json!(25), json!(77)])],
+        exact: false,
+    };
     let verdicts = judge(&one(call), &[made("to_kelvin", json!({"celsius": 77}))], &tools());
     assert!(verdicts[0].is_right());
 }

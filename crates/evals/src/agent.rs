@@ -146,7 +146,15 @@ impl Agent<'_> {
     }
 
     async fn call(&self, turn: usize, tool: &str, arguments: Value, not_json: bool) -> CallMade {
-        let mut made = CallMade { turn, tool: tool.to_string(), arguments, not_json, result: String::new(), is_error: true, refused: None };
+        let mut made = CallMade {
+            turn,
+            tool: tool.to_string(),
+            arguments,
+            not_json,
+            result: String::new(),
+            is_error: true,
+            refused: None,
+        };
         if not_json {
             made.result = "tooldeck did not run this call: its arguments are not a JSON object".into();
             return made;

@@ -14,6 +14,9 @@ use serde_json::{Value, json};
 use crate::provider::{Model, ModelError};
 use crate::wire::{Frame, From};
 
+/// One model exchange as kept: (iteration, turn, the request as sent, the answer).
+pub type Exchange = (usize, usize, Value, Value);
+
 /// What one case's cassette holds.
 #[derive(Debug, Clone, Default)]
 pub struct Recorded {
@@ -86,15 +89,20 @@ pub fn read(dir: &Path, case: &str) -> Result<Recorded, CassetteError> {
 }
 
 /// Writes one case's cassette: the tools, then each exchange in iteration and turn order.
-pub fn write(dir: &Path, case: &str, tools: &[Value], exchanges: &[(usize, usize, Value, Value)]) -> Result<(), CassetteError> {
+pub fn write(dir: &Path, case: &str, tools: &[Value], exchanges: &[Exchange]) -> Result<(), CassetteError> {
     let path = path_for(dir, case);
     let failed = |source| CassetteError::Write { path: path.display().to_string(), source };
     std::fs::create_dir_all(dir).map_err(failed)?;
-    let mut sorted: Vec<&(usize, usize, Value, Value)> = exchanges.iter().collect();
+    let mut sorted: Vec<&Exchange> = exchanges.iter().collect();
     sorted.sort_by_key(|(iteration, turn, _, _)| (*iteration, *turn));
     let mut text = String::new();
     let mut line = |from: From, message: Value| {
-        let record = crate::wire::record_line(&Frame::of_value(from, message));
+        let mut record = crate::wire::record_line(&Frame::of_value(from, message));
+        // A cassette's lines are model exchanges, not JSON-RPC: the record's warning for a
+        // client does not apply.
+        if let Some(line) = record.as_object_mut() {
+            line.remove("note");
+        }
         text.push_str(&crate::json_out::to_line(&record).unwrap_or_default());
         text.push('\n');
     };
@@ -142,16 +150,19 @@ impl Replay {
             format!("tools whose definitions changed since the recording: {}", changed.join("; "))
         };
         Err(ModelError::Replay(format!(
-            "the request of iteration {}, turn {} no longer matches the recording: {why} (record again with --record)",
-            iteration + 1,
-            turn + 1
+            "the request no longer matches the recording: {why} (record again with --record)"
         )))
     }
 }
 
 impl Model for Replay {
-    fn answer<'a>(&'a self, case: &'a str, iteration: usize, turn: usize, request: &'a Value)
-    -> BoxFuture<'a, Result<Value, ModelError>> {
+    fn answer<'a>(
+        &'a self,
+        case: &'a str,
+        iteration: usize,
+        turn: usize,
+        request: &'a Value,
+    ) -> BoxFuture<'a, Result<Value, ModelError>> {
         Box::pin(std::future::ready(self.replay(case, iteration, turn, request)))
     }
 }
@@ -159,7 +170,7 @@ impl Model for Replay {
 /// A live model whose exchanges are kept, to be written as cassettes at the end of the run.
 pub struct Recorder<'a> {
     pub live: &'a dyn Model,
-    exchanges: Mutex<HashMap<String, Vec<(usize, usize, Value, Value)>>>,
+    exchanges: Mutex<HashMap<String, Vec<Exchange>>>,
 }
 
 impl<'a> Recorder<'a> {
@@ -168,14 +179,19 @@ impl<'a> Recorder<'a> {
     }
 
     /// The exchanges kept for each case.
-    pub fn take(&self) -> HashMap<String, Vec<(usize, usize, Value, Value)>> {
+    pub fn take(&self) -> HashMap<String, Vec<Exchange>> {
         std::mem::take(&mut *crate::sync::lock(&self.exchanges))
     }
 }
 
 impl Model for Recorder<'_> {
-    fn answer<'a>(&'a self, case: &'a str, iteration: usize, turn: usize, request: &'a Value)
-    -> BoxFuture<'a, Result<Value, ModelError>> {
+    fn answer<'a>(
+        &'a self,
+        case: &'a str,
+        iteration: usize,
+        turn: usize,
+        request: &'a Value,
+    ) -> BoxFuture<'a, Result<Value, ModelError>> {
         Box::pin(async move {
             let answer = self.live.answer(case, iteration, turn, request).await?;
             // Kept as sent: the record writer masks its secrets once, as the replay masks the

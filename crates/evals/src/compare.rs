@@ -43,7 +43,9 @@ impl Comparison {
             let scores = format!("{} {} → {}", case.name, rate(case.old), rate(case.new));
             if case.causes.is_empty() {
                 let word = match (case.dropped, case.old.zip(case.new)) {
-                    (true, _) => " (dropped; no definition of its tools changed: the model or the server's answers did)",
+                    (true, _) => {
+                        " (dropped; no definition of its tools changed: the model or the server's answers did)"
+                    }
                     (false, Some((old, new))) if new > old => " (rose)",
                     (false, Some(_)) => "",
                     (false, None) => " (in one report only)",

@@ -302,7 +302,13 @@ impl Reader<'_> {
         let min_pass_rate = node.get("min_pass_rate").and_then(|n| self.rate(n)).unwrap_or(default_rate);
         let (line, column) = self.lines.line_col(node.offset());
         let location = format!("{}:{line}:{column}", self.label);
-        (self.problems.len() == before).then_some(EvalCase { name: name?, prompt: prompt?, expect, min_pass_rate, location })
+        (self.problems.len() == before).then_some(EvalCase {
+            name: name?,
+            prompt: prompt?,
+            expect,
+            min_pass_rate,
+            location,
+        })
     }
 
     fn expect(&mut self, node: Node) -> WrittenExpect {

@@ -43,7 +43,10 @@ pub fn draft(record: &Path) -> Result<String, DraftError> {
 fn yaml(source: &str, calls: &[(String, Value)]) -> String {
     let quoted = |text: &str| crate::json_out::to_line(text).unwrap_or_default();
     let mut out = String::new();
-    out.push_str(&format!("# Drafted by `tooldeck eval --from-record` from {}: each tools/call a client made\n", quoted(source)));
+    out.push_str(&format!(
+        "# Drafted by `tooldeck eval --from-record` from {}: each tools/call a client made\n",
+        quoted(source)
+    ));
     out.push_str("# is a case expecting that call. Write each prompt (TODO), the server and the model.\n");
     out.push_str("mcp: \"TODO: the server's command (or mcp_url: its URL)\"\n");
     out.push_str("model:\n  url: http://127.0.0.1:11434/v1\n  name: \"TODO: the model\"\n");
@@ -53,7 +56,10 @@ fn yaml(source: &str, calls: &[(String, Value)]) -> String {
         let n = count.entry(tool).or_default();
         *n += 1;
         out.push_str(&format!("  - name: {}\n", quoted(&format!("{tool} {n}"))));
-        out.push_str(&format!("    prompt: {}\n", quoted(&format!("TODO: what a person asks that should call {tool}"))));
+        out.push_str(&format!(
+            "    prompt: {}\n",
+            quoted(&format!("TODO: what a person asks that should call {tool}"))
+        ));
         out.push_str("    expect:\n      calls:\n");
         let args = crate::json_out::to_line(args).unwrap_or_default();
         out.push_str(&format!("        - tool: {}\n          args: {args}\n", quoted(tool)));
@@ -89,7 +95,8 @@ mod tests {
     fn a_record_without_calls_is_said() {
         let dir = tempfile::tempdir().unwrap();
         let record = dir.path().join("r.jsonl");
-        std::fs::write(&record, r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}"#).unwrap();
+        std::fs::write(&record, r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}"#)
+            .unwrap();
         assert!(draft(&record).unwrap_err().to_string().contains("holds no tools/call"));
     }
 }

@@ -79,11 +79,21 @@ impl EvalReport {
 
     /// The report as a person reads it: a line per case, each failed iteration's reasons under it.
     pub fn lines(&self) -> Vec<String> {
+        if !self.replay_mismatches.is_empty() {
+            // The run proves nothing: say why, not the scores it came to.
+            let mut lines: Vec<String> = self.replay_mismatches.iter().map(|m| format!("replay: {m}")).collect();
+            lines.push("nothing scored: the cassettes no longer match what the model would be asked".into());
+            return lines;
+        }
         let mut lines = Vec::new();
         for case in &self.cases {
             let mark = if case.ok { "ok  " } else { "FAIL" };
             let pass_k = case.pass_k.last().map(|p| format!(" · pass^{} {:.2}", p.k, p.value)).unwrap_or_default();
-            let refused = if case.refused > 0 { format!(" · {} destructive calls refused", case.refused) } else { String::new() };
+            let refused = if case.refused > 0 {
+                format!(" · {} destructive calls refused", case.refused)
+            } else {
+                String::new()
+            };
             lines.push(format!(
                 "{mark} {}: {}/{} passed ({:.0}%, 95% interval {:.0}–{:.0}%){pass_k} · needs {:.0}%{refused}",
                 case.name,
@@ -110,9 +120,6 @@ impl EvalReport {
                 if tool.unexpected > 0 { format!(", {} calls not expected", tool.unexpected) } else { String::new() },
                 if tool.refused > 0 { format!(", {} refused", tool.refused) } else { String::new() },
             ));
-        }
-        for mismatch in &self.replay_mismatches {
-            lines.push(format!("replay: {mismatch}"));
         }
         let ok = self.cases.iter().filter(|c| c.ok).count();
         lines.push(format!("{ok} of {} cases at or above their min_pass_rate", self.cases.len()));

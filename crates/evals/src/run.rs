@@ -215,8 +215,7 @@ pub async fn run(
             let case = &file.cases[index];
             let trajectory = match models.for_case(&case.name) {
                 Some(model) => {
-                    let agent =
-                        Agent { format, model, runner, toolbox, max_turns: file.max_turns as usize, cancel };
+                    let agent = Agent { format, model, runner, toolbox, max_turns: file.max_turns as usize, cancel };
                     agent.run(&case.name, iteration, &case.prompt).await
                 }
                 None => Trajectory { error: Some("no model to ask".into()), ..Trajectory::default() },
@@ -313,11 +312,20 @@ fn report(file: &EvalFile, by_case: Vec<Vec<IterationReport>>, tools: Vec<Value>
     let mut cases = Vec::new();
     for (case, mut verdicts) in file.cases.iter().zip(by_case) {
         verdicts.sort_by_key(|v| v.iteration);
+        let mut mismatches: Vec<(&str, Vec<usize>)> = Vec::new();
         for verdict in &verdicts {
             if let Some(ModelError::Replay(why)) = &verdict.trajectory.model_error {
-                replay_mismatches.push(format!("{}, iteration {}: {why}", case.name, verdict.iteration));
+                match mismatches.iter_mut().find(|(said, _)| *said == why.as_str()) {
+                    Some((_, iterations)) => iterations.push(verdict.iteration),
+                    None => mismatches.push((why, vec![verdict.iteration])),
+                }
             }
             count_tools(&mut per_tool, verdict);
+        }
+        for (why, iterations) in mismatches {
+            let shown: Vec<String> = iterations.iter().map(ToString::to_string).collect();
+            let word = if iterations.len() == 1 { "iteration" } else { "iterations" };
+            replay_mismatches.push(format!("{} ({word} {}): {why}", case.name, shown.join(", ")));
         }
         let passed = verdicts.iter().filter(|v| v.passed).count();
         let n = verdicts.len();
@@ -343,7 +351,11 @@ fn report(file: &EvalFile, by_case: Vec<Vec<IterationReport>>, tools: Vec<Value>
     per_tool.sort_by(|a, b| a.tool.cmp(&b.tool));
     EvalReport {
         file: file.path.display().to_string(),
-        model: ModelShown { api: file.model.api, url: crate::redact::url(&file.model.url), name: file.model.name.clone() },
+        model: ModelShown {
+            api: file.model.api,
+            url: crate::redact::url(&file.model.url),
+            name: file.model.name.clone(),
+        },
         cases,
         per_tool,
         tools,

@@ -94,11 +94,7 @@ pub fn start(description: &str) -> Running {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
-    let server = EvalServer {
-        description: description.to_string(),
-        calls: Arc::default(),
-        deletes: Arc::default(),
-    };
+    let server = EvalServer { description: description.to_string(), calls: Arc::default(), deletes: Arc::default() };
     let served = server.clone();
     let (tx, rx) = std::sync::mpsc::channel();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

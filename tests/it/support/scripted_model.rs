@@ -135,7 +135,8 @@ async fn openai(State(script): State<Arc<Script>>, headers: HeaderMap, body: axu
     let messages = body["messages"].as_array().cloned().unwrap_or_default();
     let prompt = messages.iter().find(|m| m["role"] == "user").and_then(|m| m["content"].as_str()).unwrap_or_default();
     let assistants: Vec<&Value> = messages.iter().filter(|m| m["role"] == "assistant").collect();
-    let from_ids = assistants.first().and_then(|m| m.pointer("/tool_calls/0/id")).and_then(Value::as_str).and_then(plan_of);
+    let from_ids =
+        assistants.first().and_then(|m| m.pointer("/tool_calls/0/id")).and_then(Value::as_str).and_then(plan_of);
     let (plan, step) = place(&script, prompt, assistants.len(), from_ids);
     let turn = assistants.len();
     let stream = body["stream"] == true;
@@ -169,7 +170,8 @@ enum Shape {
 fn answer(script: &Script, prompt: &str, plan: usize, turn: usize, step: Step, stream: bool, shape: Shape) -> Response {
     match step {
         Step::Status(status, retry_after) => {
-            let mut response = (StatusCode::from_u16(status).unwrap(), format!("{{\"error\": \"scripted {status}\"}}")).into_response();
+            let mut response = (StatusCode::from_u16(status).unwrap(), format!("{{\"error\": \"scripted {status}\"}}"))
+                .into_response();
             if let Some(seconds) = retry_after {
                 response.headers_mut().insert("retry-after", seconds.to_string().parse().unwrap());
             }
@@ -201,8 +203,12 @@ fn answer(script: &Script, prompt: &str, plan: usize, turn: usize, step: Step, s
 
 fn text_answer(shape: Shape, text: &str) -> Value {
     match shape {
-        Shape::OpenAi => json!({"id": "scripted", "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]}),
-        Shape::Anthropic => json!({"id": "scripted", "role": "assistant", "content": [{"type": "text", "text": text}], "stop_reason": "end_turn"}),
+        Shape::OpenAi => {
+            json!({"id": "scripted", "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]})
+        }
+        Shape::Anthropic => {
+            json!({"id": "scripted", "role": "assistant", "content": [{"type": "text", "text": text}], "stop_reason": "end_turn"})
+        }
     }
 }
 
@@ -255,24 +261,40 @@ fn whole_or_streamed(answer: Value, stream: bool, shape: Shape) -> Response {
                     events.push_str(&format!("data: {chunk}\n\n"));
                 }
             }
-            let finish = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": answer["choices"][0]["finish_reason"]}]});
+            let finish =
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": answer["choices"][0]["finish_reason"]}]});
             events.push_str(&format!("data: {finish}\n\ndata: [DONE]\n\n"));
         }
         Shape::Anthropic => {
             let mut event = |name: &str, data: Value| events.push_str(&format!("event: {name}\ndata: {data}\n\n"));
-            event("message_start", json!({"type": "message_start", "message": {"id": "scripted", "role": "assistant", "content": []}}));
+            event(
+                "message_start",
+                json!({"type": "message_start", "message": {"id": "scripted", "role": "assistant", "content": []}}),
+            );
             for (index, block) in answer["content"].as_array().into_iter().flatten().enumerate() {
                 if block["type"] == "text" {
-                    event("content_block_start", json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}));
-                    event("content_block_delta", json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": block["text"]}}));
+                    event(
+                        "content_block_start",
+                        json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}),
+                    );
+                    event(
+                        "content_block_delta",
+                        json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": block["text"]}}),
+                    );
                 } else {
                     let start = json!({"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}});
-                    event("content_block_start", json!({"type": "content_block_start", "index": index, "content_block": start}));
+                    event(
+                        "content_block_start",
+                        json!({"type": "content_block_start", "index": index, "content_block": start}),
+                    );
                     let input = match &block["input"] {
                         Value::String(text) => text.clone(),
                         other => other.to_string(),
                     };
-                    event("content_block_delta", json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": input}}));
+                    event(
+                        "content_block_delta",
+                        json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": input}}),
+                    );
                 }
                 event("content_block_stop", json!({"type": "content_block_stop", "index": index}));
             }

@@ -89,7 +89,9 @@ impl Format for Anthropic {
         }
         let blocks: Vec<Value> = results
             .iter()
-            .map(|r| json!({"type": "tool_result", "tool_use_id": r.call_id, "content": r.text, "is_error": r.is_error}))
+            .map(
+                |r| json!({"type": "tool_result", "tool_use_id": r.call_id, "content": r.text, "is_error": r.is_error}),
+            )
             .collect();
         vec![json!({"role": "user", "content": blocks})]
     }
@@ -204,14 +206,26 @@ mod tests {
         let mut events = format.assembler();
         for (event, data) in [
             ("message_start", r#"{"type":"message_start","message":{"id":"m1","role":"assistant","content":[]}}"#),
-            ("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
-            ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Sure."}}"#),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Sure."}}"#,
+            ),
             (
                 "content_block_start",
                 r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"tu1","name":"to_kelvin","input":{}}}"#,
             ),
-            ("content_block_delta", r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"celsius\":"}}"#),
-            ("content_block_delta", r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":" 25}"}}"#),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"celsius\":"}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":" 25}"}}"#,
+            ),
             ("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"}}"#),
             ("message_stop", r#"{"type":"message_stop"}"#),
         ] {
@@ -222,7 +236,12 @@ mod tests {
         let reply = format.read(&answer).unwrap();
         assert_eq!(reply.text.as_deref(), Some("Sure."));
         assert_eq!(reply.calls[0].arguments, json!({"celsius": 25}));
-        let results = format.results(&[ToolResult { call_id: "tu1".into(), name: "to_kelvin".into(), text: "298.15".into(), is_error: false }]);
+        let results = format.results(&[ToolResult {
+            call_id: "tu1".into(),
+            name: "to_kelvin".into(),
+            text: "298.15".into(),
+            is_error: false,
+        }]);
         assert_eq!(results[0]["content"][0]["tool_use_id"], "tu1");
     }
 

@@ -95,8 +95,13 @@ impl HttpModel {
 }
 
 impl Model for HttpModel {
-    fn answer<'a>(&'a self, _case: &'a str, _iteration: usize, _turn: usize, request: &'a Value)
-    -> BoxFuture<'a, Result<Value, ModelError>> {
+    fn answer<'a>(
+        &'a self,
+        _case: &'a str,
+        _iteration: usize,
+        _turn: usize,
+        request: &'a Value,
+    ) -> BoxFuture<'a, Result<Value, ModelError>> {
         Box::pin(self.post(request))
     }
 }
@@ -116,7 +121,10 @@ fn retry_after(response: &reqwest::Response) -> Duration {
 async fn read_json(response: reqwest::Response) -> Result<Value, ModelError> {
     let body = read_capped(response, MAX_ANSWER_BYTES).await?;
     serde_json::from_slice(&body).map_err(|e| {
-        ModelError::Unreadable(format!("not JSON ({e}): {}", excerpt(&String::from_utf8_lossy(&body[..body.len().min(300)]))))
+        ModelError::Unreadable(format!(
+            "not JSON ({e}): {}",
+            excerpt(&String::from_utf8_lossy(&body[..body.len().min(300)]))
+        ))
     })
 }
 

@@ -74,8 +74,13 @@ pub trait Assemble: Send {
 pub trait Model: Send + Sync {
     /// The answer to `request` in iteration `iteration`, turn `turn` of a case (a cassette
     /// answers by position; a live model ignores both).
-    fn answer<'a>(&'a self, case: &'a str, iteration: usize, turn: usize, request: &'a Value)
-    -> BoxFuture<'a, Result<Value, ModelError>>;
+    fn answer<'a>(
+        &'a self,
+        case: &'a str,
+        iteration: usize,
+        turn: usize,
+        request: &'a Value,
+    ) -> BoxFuture<'a, Result<Value, ModelError>>;
 }
 
 /// Why the model gave no usable answer: each said as the person reads it, with any key masked.
