@@ -30,6 +30,7 @@ mod call;
 mod check;
 mod completions;
 mod diff;
+mod eval;
 mod fuzz;
 mod lint;
 mod list;
@@ -145,6 +146,14 @@ pub enum Command {
     /// Exit 0 with no bug (notes alone do not fail it, unless --strict), 1 with some, 2 for a
     /// usage error, 5 when the server cannot be reached or started again.
     Fuzz(fuzz::FuzzArgs),
+    /// Does a model use the server's tools right? Each case's prompt goes to a model that sees
+    /// the tools; its calls run on the server and are judged by the tools' schemas, scored over
+    /// iterations. Cassettes replay a run with no model and no key; `eval compare` ties a drop
+    /// in score to the definition change behind it.
+    ///
+    /// Exit 0 when every case is at or above its min_pass_rate, 1 below, 2 for a bad file or a
+    /// replay that no longer matches its recording, 5 when the server cannot be reached.
+    Eval(eval::EvalArgs),
     /// Sign in to an MCP server over HTTP (OAuth), show the tokens kept, or forget them.
     ///
     /// Exit 0 when done, 2 for a usage error, 4 when signing in failed.
@@ -333,6 +342,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Lint(args)) => return lint::run(&args),
         Some(Command::Diff(args)) => return diff::run(&args),
         Some(Command::Fuzz(args)) => return fuzz::run(args),
+        Some(Command::Eval(args)) => return eval::run(args),
         Some(Command::Auth(command)) => return auth::run(command),
         Some(Command::Resources(args)) => return resources::run_resources(&args),
         Some(Command::Read(args)) => return resources::run_read(&args),

@@ -62,7 +62,9 @@ fn only_main_uses_the_command_line() {
 fn sources() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    for src in [root.join("src"), root.join("crates/core/src"), root.join("crates/invoke/src")] {
+    for src in
+        [root.join("src"), root.join("crates/core/src"), root.join("crates/invoke/src"), root.join("crates/evals/src")]
+    {
         sources_under(&src, &mut files);
     }
     files.sort();

@@ -15,6 +15,7 @@ mod cli;
 mod diff;
 mod diff_meaning;
 mod errors_said;
+mod evals;
 mod faces_app;
 mod form;
 mod formats;

@@ -2,6 +2,7 @@
 //! built from their schemas, lint and diff. No async runtime and no terminal here: the compiler
 //! keeps them out, since this crate does not depend on tokio, ratatui or crossterm.
 
+pub mod call_match;
 pub mod catalog;
 pub mod config;
 pub mod diff;

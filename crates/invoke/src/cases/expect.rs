@@ -227,16 +227,9 @@ fn at(path: &str) -> &str {
     if path.is_empty() { "/" } else { path }
 }
 
-/// Equal as JSON values, numbers compared by value.
+/// Equal as JSON values, numbers compared by value (the one rule, shared with `tooldeck eval`).
 pub fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
+    tooldeck_core::call_match::same(a, b)
 }
 
 /// The places where `actual` differs from `expected`, as "path: expected X, got Y".

@@ -462,7 +462,7 @@ pub fn expand_text(text: &str) -> Result<String, crate::invoke::endpoint::ValueE
 pub const ESCAPED: &str = "$${";
 
 /// "unknown key" with the closest known one, when one is close.
-pub(super) fn unknown_key(what: &str, key: &str, known: &[&str]) -> String {
+pub fn unknown_key(what: &str, key: &str, known: &[&str]) -> String {
     let close = known.iter().min_by_key(|k| edit_distance(key, k)).filter(|k| edit_distance(key, k) <= 2);
     match close {
         Some(close) => format!("{what} has no key `{key}`; did you mean `{close}`?"),
