@@ -71,14 +71,11 @@ fn open_no_link(path: &Path) -> io::Result<File> {
         const OPEN_REPARSE_POINT: u32 = 0x0020_0000;
         options.custom_flags(OPEN_REPARSE_POINT);
     }
-    let file = options.open(path).map_err(|e| {
-        // O_NOFOLLOW on a link fails with ELOOP.
-        #[cfg(unix)]
-        if e.raw_os_error() == Some(libc::ELOOP) {
-            return is_a_link();
-        }
-        e
-    })?;
+    // O_NOFOLLOW on a link fails with ELOOP: said as the link it is.
+    #[cfg(unix)]
+    let file = options.open(path).map_err(|e| if e.raw_os_error() == Some(libc::ELOOP) { is_a_link() } else { e })?;
+    #[cfg(not(unix))]
+    let file = options.open(path)?;
     let metadata = file.metadata()?;
     #[cfg(windows)]
     {
