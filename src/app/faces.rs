@@ -476,6 +476,8 @@ mod tests {
             ..Faces::default()
         };
         let mut app = App::new(crate::catalog::Catalog::default(), &[], (120, 40));
+        let named = app.sessions.server_mut(SessionId::FIRST).named("mcp:x".into(), true);
+        let _ = app.apply(named);
         app.faces_listed(SessionId::FIRST, "mcp:x", faces);
         let tool = app.selected_tool().expect("the template is listed");
         assert!(tool.description.as_deref().is_some_and(|d| d.contains("does not parse")), "{tool:?}");
