@@ -431,7 +431,7 @@ impl App {
         use crate::catalog::Face;
         self.say(match self.selected_tool().map(|t| &t.written.face) {
             Some(Face::Offline { .. }) => "not connected: {key:reconnect} tries again, {key:server_pane} says why",
-            Some(Face::Tool) | None => "this tool takes no parameters: {key:run} runs it",
+            Some(Face::Tool) | None => "no parameters: {key:run} runs the tool",
             Some(_) => "nothing to fill in: {key:run} reads it",
         })
     }
@@ -439,7 +439,7 @@ impl App {
 
 /// `R`: start the MCP server again (or open a new session) and list its tools again.
 fn reconnect(app: &mut App) -> Vec<Effect> {
-    if !app.server().lists_tools() {
+    if app.server().keeps_no_session() {
         let session = app.sessions.current_id();
         let recorded = app.catalog.tools().iter().any(|t| t.source.session == Some(session));
         // Listing it again would add the files' tools a second time, as the server's.

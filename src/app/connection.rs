@@ -23,9 +23,10 @@ pub struct ServerState {
     /// The server was restarted and its tools are being listed again: the listing's status
     /// line says both.
     reconnected: bool,
-    /// The server lists its own tools (MCP); an Open Tool Calling server (the demo server
-    /// among them) is called with the tools of the files, and keeps no session to restart.
-    lists_tools: bool,
+    /// Whether the server lists its own tools (MCP), once the runtime has said where calls go:
+    /// an Open Tool Calling server (the demo server among them) is called with the tools of the
+    /// files, and keeps no session to restart.
+    lists_tools: Option<bool>,
 }
 
 impl Default for ServerState {
@@ -36,7 +37,7 @@ impl Default for ServerState {
             asked_by: BTreeMap::new(),
             listing: false,
             reconnected: false,
-            lists_tools: false,
+            lists_tools: None,
         }
     }
 }
@@ -51,7 +52,7 @@ impl ServerState {
     /// tools.
     pub fn named(&mut self, label: String, lists_tools: bool) -> Reply {
         self.listing = lists_tools;
-        self.lists_tools = lists_tools;
+        self.lists_tools = Some(lists_tools);
         let reply = if lists_tools {
             Reply::effect(Effect::Server(ServerEffect::ListTools))
                 .with_status(format!("connecting to {label} and listing its tools…"))
@@ -75,10 +76,10 @@ impl ServerState {
         }
     }
 
-    /// The server lists its own tools (MCP): it has a session to restart, and tools to list
-    /// again.
-    pub fn lists_tools(&self) -> bool {
-        self.lists_tools
+    /// The server is known not to list its own tools: it keeps no session to restart (the demo
+    /// server), or no server was named at all (a record opened alone).
+    pub fn keeps_no_session(&self) -> bool {
+        self.lists_tools == Some(false)
     }
 
     /// The server was asked for its tools and has not answered yet.

@@ -44,7 +44,9 @@ impl App {
     fn send(&mut self, tool_id: String, arguments: serde_json::Value) -> Vec<Effect> {
         // A recorded server's tools (`tooldeck attach FILE`) with no server named to call them.
         let session = self.catalog.get(&tool_id).and_then(|t| t.source.session);
-        if let Some(session) = session.filter(|id| self.sessions.get(*id).is_some_and(|s| !s.server().lists_tools())) {
+        if let Some(session) =
+            session.filter(|id| self.sessions.get(*id).is_some_and(|s| s.server().keeps_no_session()))
+        {
             self.tell(self.names_no_server(session));
             return Vec::new();
         }

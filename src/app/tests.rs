@@ -597,6 +597,8 @@ fn a_record_with_no_server_says_how_to_name_one() {
 #[test]
 fn restarting_the_demo_server_keeps_one_copy_of_the_tools() {
     let mut app = app();
+    // As the runtime says of the demo server: where calls go, a server that lists no tools.
+    update(&mut app, Msg::Server(ServerMsg::Named { label: "demo server".into(), lists_tools: false }));
     let before = app.catalog.tools().len();
     let effects = press_and(&mut app, KeyCode::Char('R'));
     assert!(effects.is_empty(), "{effects:?}");

@@ -17,7 +17,7 @@ fn app() -> App {
     let mut app = App::new(loaded.catalog, &loaded.diagnostics, (120, 40));
     let _ = update(
         &mut app,
-        Msg::Server(ServerMsg::Named { label: "mcp:stdio node server.js".into(), lists_tools: false }),
+        Msg::Server(ServerMsg::Named { label: "mcp:stdio node server.js".into(), lists_tools: true }),
     );
     app
 }

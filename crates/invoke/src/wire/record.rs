@@ -159,7 +159,7 @@ mod tests {
             assert!(!text.contains("s3cret"), "{depth}: {}", crate::text::truncate(&text, 400));
             assert_ne!(line["note"], NOT_JSON_RPC, "{depth}");
         }
-        assert_eq!(record(300)["message"]["params"]["arguments"]["api_key"], "•••• (6 chars)");
+        assert_eq!(record(300)["message"]["params"]["arguments"]["api_key"], crate::redact::MASK);
         let too_deep = record(crate::wire::MAX_DEPTH + 10);
         assert_eq!(too_deep["note"], TOO_DEEP);
         assert!(too_deep.get("text").is_none() && too_deep.get("message").is_none());
