@@ -15,10 +15,8 @@ use tooldeck::theme::Styles;
 fn app() -> App {
     let loaded = load_samples(&LoadOptions::default());
     let mut app = App::new(loaded.catalog, &loaded.diagnostics, (120, 40));
-    let _ = update(
-        &mut app,
-        Msg::Server(ServerMsg::Named { label: "mcp:stdio node server.js".into(), lists_tools: true }),
-    );
+    let _ =
+        update(&mut app, Msg::Server(ServerMsg::Named { label: "mcp:stdio node server.js".into(), lists_tools: true }));
     app
 }
 
