@@ -298,4 +298,6 @@ impl App {
 mod habit_tests;
 mod naming;
 #[cfg(test)]
+mod session_tests;
+#[cfg(test)]
 mod tests;
