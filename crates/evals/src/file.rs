@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::cases::file::{Problem, expand_text, unknown_key};
-use crate::catalog::document::{Document, Node};
+use crate::catalog::document::Node;
 use crate::invoke::endpoint::EndpointOptions;
 use crate::text::LineIndex;
 
@@ -125,18 +125,7 @@ pub fn parse(path: &Path, label: &str, text: &str) -> EvalFile {
     };
     let lines = LineIndex::new(text);
     let json = [".json", ".json5", ".jsonc"].iter().any(|ext| label.to_ascii_lowercase().ends_with(ext));
-    let document = if json {
-        Document::parse(text).map_err(|e| {
-            let (line, column) = lines.line_col(e.offset);
-            Problem { path: label.into(), line, column, message: format!("invalid JSON: {}", e.message) }
-        })
-    } else {
-        serde_saphyr::from_str::<Value>(text).map(|value| Document::from_yaml(text, value)).map_err(|e| {
-            let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
-            let message = e.to_string().lines().next().unwrap_or("invalid YAML").to_string();
-            Problem { path: label.into(), line, column, message: format!("invalid YAML: {message}") }
-        })
-    };
+    let document = crate::cases::file::parse_document(label, text, json);
     match document {
         Ok(document) => {
             let mut reader = Reader { label, text, lines: &lines, problems: Vec::new() };

@@ -163,6 +163,22 @@ pub fn parse_into(file: &mut CaseFile, label: &str, text: &str) {
     parse_owned(file, label, text.to_string());
 }
 
+/// A case or eval file's text as a document (JSON, JSON5 or YAML), or where and why it is not one.
+pub fn parse_document(label: &str, text: &str, json: bool) -> Result<Document, Problem> {
+    if json {
+        Document::parse(text).map_err(|e| {
+            let (line, column) = LineIndex::new(text).line_col(e.offset);
+            Problem { path: label.into(), line, column, message: format!("invalid JSON: {}", e.message) }
+        })
+    } else {
+        serde_saphyr::from_str::<Value>(text).map(|value| Document::from_yaml(text, value)).map_err(|e| {
+            let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
+            let message = e.to_string().lines().next().unwrap_or("invalid YAML").to_string();
+            Problem { path: label.into(), line, column, message: format!("invalid YAML: {message}") }
+        })
+    }
+}
+
 /// [`parse_into`], keeping `text` itself (no copy) when its cases are read one at a time.
 fn parse_owned(file: &mut CaseFile, label: &str, text: String) {
     let json = [".json", ".json5", ".jsonc"].iter().any(|ext| label.to_ascii_lowercase().ends_with(ext));
@@ -179,18 +195,7 @@ fn parse_owned(file: &mut CaseFile, label: &str, text: String) {
     };
     let text = text.as_str();
     let lines = LineIndex::new(text);
-    let document = if json {
-        Document::parse(text).map_err(|e| {
-            let (line, column) = lines.line_col(e.offset);
-            Problem { path: label.into(), line, column, message: format!("invalid JSON: {}", e.message) }
-        })
-    } else {
-        serde_saphyr::from_str::<Value>(text).map(|value| Document::from_yaml(text, value)).map_err(|e| {
-            let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
-            let message = e.to_string().lines().next().unwrap_or("invalid YAML").to_string();
-            Problem { path: label.into(), line, column, message: format!("invalid YAML: {message}") }
-        })
-    };
+    let document = parse_document(label, text, json);
     let document = match document {
         Ok(document) => document,
         Err(problem) => return file.problems.push(problem),
