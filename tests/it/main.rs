@@ -17,6 +17,7 @@ mod diff_meaning;
 mod errors_said;
 mod evals;
 mod faces_app;
+mod first_hour_pty;
 mod form;
 mod formats;
 mod fuzz;
