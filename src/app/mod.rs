@@ -303,6 +303,8 @@ impl App {
 }
 
 #[cfg(test)]
+mod eval_tests;
+#[cfg(test)]
 mod habit_tests;
 mod naming;
 #[cfg(test)]
