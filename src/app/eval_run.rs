@@ -9,7 +9,7 @@ use super::{App, Effect, EvalMsg, Overlay, ServerEffect};
 use crate::catalog::Tool;
 
 impl App {
-    /// `E` / F9: the eval pane. A run going on (of any tool) is shown; a finished run of this
+    /// `E` / F12: the eval pane. A run going on (of any tool) is shown; a finished run of this
     /// tool is shown again (`r` in the pane runs it again, `E` closes it); otherwise a run of
     /// the selected tool's cases starts. Without an eval file, a report read at start is shown,
     /// or the status line says how to give one.

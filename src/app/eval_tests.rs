@@ -123,14 +123,14 @@ fn the_eval_key_runs_the_cases_that_name_the_selected_tool() {
     assert_eq!(cases, ["euros", "both"]);
     assert!(app.shows(Overlay::Eval) && app.eval.running());
     assert!(app.status().unwrap().contains("2 eval cases of convert_currency (6 iterations in all)"), "{:?}", app.status());
-    // From the form, while a field is being typed in, F9 runs them: no printable key does.
+    // From the form, while a field is being typed in, F12 runs them: no printable key does.
     let mut app = with_evals();
     select(&mut app, "get_weather");
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Char('E'));
     assert!(app.form_pane.editing(), "E is text in a field");
-    let effects = press(&mut app, KeyCode::F(9));
+    let effects = press(&mut app, KeyCode::F(12));
     let [Effect::Server(ServerEffect::Eval { file, .. })] = effects.as_slice() else { panic!("{effects:?}") };
     let names: Vec<&str> = file.cases.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["weather", "both"]);
@@ -189,6 +189,6 @@ fn a_finished_run_is_shown_again_and_the_key_closes_the_pane() {
     assert!(!app.shows(Overlay::Eval));
     assert!(key(&mut app, KeyCode::Char('E'), KeyModifiers::SHIFT).is_empty(), "shown again, not run again");
     assert!(app.shows(Overlay::Eval));
-    assert!(press(&mut app, KeyCode::F(9)).is_empty());
-    assert!(!app.shows(Overlay::Eval), "F9 closes it too");
+    assert!(press(&mut app, KeyCode::F(12)).is_empty());
+    assert!(!app.shows(Overlay::Eval), "F12 closes it too");
 }

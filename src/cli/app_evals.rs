@@ -13,7 +13,7 @@ use super::failure::Failure;
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct AppEvalArgs {
-    /// An eval file (`tooldeck eval`'s): E on a tool, or F9 in its form, runs the cases that
+    /// An eval file (`tooldeck eval`'s): E on a tool, or F12 in its form, runs the cases that
     /// expect a call to it, with the file's model, on the app's server (the file's server when
     /// the app names none); the eval pane shows the progress and the results.
     #[arg(long = "evals", value_name = "FILE")]

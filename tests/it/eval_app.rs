@@ -1,7 +1,7 @@
 //! Evals in the app, for real: the runtime's eval run (`runtime::run_eval`, what carries out
 //! `ServerEffect::Eval`) against the scripted model and an rmcp server, and the binary in a
 //! pseudo-terminal, with `--eval-report FILE` (a report read back) and with `--evals FILE`
-//! (a tool's cases run from its form with F9, their results read in the pane).
+//! (a tool's cases run from its form with F12, their results read in the pane).
 
 use std::sync::Mutex;
 
@@ -130,7 +130,7 @@ fn the_app_opens_a_report_file_in_the_eval_pane() {
     term.quit();
 }
 
-/// `--evals FILE` on the file's own server: F9 in the tool's form runs the cases that name it,
+/// `--evals FILE` on the file's own server: F12 in the tool's form runs the cases that name it,
 /// and their results come into the pane.
 #[test]
 fn a_tools_cases_run_from_its_form_and_their_results_show() {
@@ -144,8 +144,8 @@ fn a_tools_cases_run_from_its_form_and_their_results_show() {
     term.type_slowly("/to_kel");
     term.send(ENTER);
     term.wait_text("celsius");
-    // F9, as xterm sends it.
-    term.send("\x1b[20~");
+    // F12, as xterm sends it.
+    term.send("\x1b[24~");
     let done = term.wait_text("kelvin: 1/3 passed");
     assert!(done.contains("evals · to_kelvin"), "{done}");
     assert!(!done.contains("other"), "only the tool's cases ran:\n{done}");

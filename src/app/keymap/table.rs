@@ -128,7 +128,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Typing, A::Help, &[Key::plain(C::F(1))], "the keys here"),
     row(Typing, A::Zoom, &[Key::alt(C::Char('z'))], "zoom the focused pane, and back"),
     row(Typing, A::Fuzz, &[Key::plain(C::F(4))], "fuzz the selected tool; its findings"),
-    row(Typing, A::Eval, &[Key::plain(C::F(9)), Key::alt(C::Char('e'))], "run the tool's eval cases; the eval pane"),
+    row(Typing, A::Eval, &[Key::plain(C::F(12)), Key::alt(C::Char('e'))], "run the tool's eval cases; the eval pane"),
     row(Typing, A::SignIn, &[Key::alt(C::Char('l'))], "sign in (OAuth)"),
     row(Typing, A::SignOut, &[Key::alt(C::Char('u'))], "sign out (forget the tokens)"),
     row(Typing, A::ConnectServer, &[Key::alt(C::Char('C'))], "connect a server found in configs"),
