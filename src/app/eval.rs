@@ -69,7 +69,9 @@ pub enum EvalState {
     /// Asked to stop: the iterations going on end as stopped, the report still comes.
     Stopping,
     /// The run ended (`stopped`: the person stopped it, so its last iterations say so).
-    Done { stopped: bool },
+    Done {
+        stopped: bool,
+    },
     /// Nothing was run: the model's key is not set, the server's tools could not be listed...
     Failed(String),
 }

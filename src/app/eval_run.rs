@@ -125,5 +125,9 @@ impl App {
 /// The names of the cases of `file` whose expected calls name `tool` (by the name the model
 /// sees it under).
 fn cases_of(file: &tooldeck_evals::file::EvalFile, tool: &Tool) -> Vec<String> {
-    file.cases.iter().filter(|c| c.expect.calls.iter().any(|call| call.tool == tool.name)).map(|c| c.name.clone()).collect()
+    file.cases
+        .iter()
+        .filter(|c| c.expect.calls.iter().any(|call| call.tool == tool.name))
+        .map(|c| c.name.clone())
+        .collect()
 }

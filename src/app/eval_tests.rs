@@ -122,7 +122,11 @@ fn the_eval_key_runs_the_cases_that_name_the_selected_tool() {
     let (_, cases) = run(&mut app, "convert_currency");
     assert_eq!(cases, ["euros", "both"]);
     assert!(app.shows(Overlay::Eval) && app.eval.running());
-    assert!(app.status().unwrap().contains("2 eval cases of convert_currency (6 iterations in all)"), "{:?}", app.status());
+    assert!(
+        app.status().unwrap().contains("2 eval cases of convert_currency (6 iterations in all)"),
+        "{:?}",
+        app.status()
+    );
     // From the form, while a field is being typed in, F12 runs them: no printable key does.
     let mut app = with_evals();
     select(&mut app, "get_weather");

@@ -60,9 +60,7 @@ pub use form::{FormPane, JsonView};
 pub use keymap::{Action, Context, Keymap};
 pub use layout::Layout;
 pub use list::ToolList;
-pub use msg::{
-    CallMsg, ContentMsg, EvalMsg, FaceMsg, FuzzMsg, InputMsg, LoadMsg, Msg, SaveMsg, ServerMsg, SignInMsg,
-};
+pub use msg::{CallMsg, ContentMsg, EvalMsg, FaceMsg, FuzzMsg, InputMsg, LoadMsg, Msg, SaveMsg, ServerMsg, SignInMsg};
 pub use overlay::Overlay;
 pub use prompts::{PickerPurpose, Popup, Prompted, Prompts};
 pub use recorder::Recorder;

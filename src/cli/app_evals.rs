@@ -59,7 +59,10 @@ fn report(path: &Path) -> Result<EvalReport, Failure> {
     let text =
         crate::files::read_text(path).map_err(|e| Failure::usage(format!("cannot read {}: {e}", path.display())))?;
     serde_json::from_str(&text).map_err(|e| {
-        Failure::usage(format!("{} is not an eval report (`tooldeck eval --report FILE` writes one): {e}", path.display()))
+        Failure::usage(format!(
+            "{} is not an eval report (`tooldeck eval --report FILE` writes one): {e}",
+            path.display()
+        ))
     })
 }
 

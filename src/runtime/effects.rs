@@ -18,8 +18,8 @@ use tokio::sync::mpsc;
 
 use super::apps::AppHost;
 use super::calls::Calls;
-use super::faces::Completion;
 use super::evals::EvalRun;
+use super::faces::Completion;
 use super::fuzz::FuzzRun;
 use super::history::HistoryWriter;
 use super::sessions::{Found, SessionHandle, Sessions};

@@ -97,13 +97,6 @@ pub async fn run_eval(
     let model = tooldeck_evals::run::live_model(file, std::sync::Arc::clone(&format))?;
     let (tools, _) = list_catalog(endpoint, label, &to_call()).await.map_err(EffectError::EvalTools)?;
     let settings = Settings { jobs: JOBS, local_server, ..Settings::default() };
-    let inputs = Inputs {
-        file,
-        tools: &tools,
-        runner: endpoint,
-        live: Some(&model),
-        format: format.as_ref(),
-        cancel,
-    };
+    let inputs = Inputs { file, tools: &tools, runner: endpoint, live: Some(&model), format: format.as_ref(), cancel };
     tooldeck_evals::run::run(inputs, &settings, progress).await.map_err(|e| EffectError::Eval(e.to_string()))
 }

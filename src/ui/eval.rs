@@ -139,7 +139,10 @@ fn cases(app: &App, report: &EvalReport, rows: usize, columns: usize, styles: &S
         lines.push(case_line(case, i == selected, columns, styles));
     }
     for mismatch in report.replay_mismatches.iter().take(mismatches) {
-        lines.push(Line::styled(truncate(&format!("replay: {}", shown_text(mismatch)), columns).into_owned(), styles.error));
+        lines.push(Line::styled(
+            truncate(&format!("replay: {}", shown_text(mismatch)), columns).into_owned(),
+            styles.error,
+        ));
     }
     lines.push(Line::default());
     for tool in report.per_tool.iter().take(tools) {
@@ -187,7 +190,10 @@ fn case_line(case: &CaseReport, chosen: bool, columns: usize, styles: &Styles) -
 fn iterations(app: &App, rows: usize, columns: usize, styles: &Styles) -> Vec<Line<'static>> {
     let Some(case) = app.eval.selected_case() else { return Vec::new() };
     let mut lines = vec![
-        Line::styled(truncate(&format!("{} · {}", shown_text(&case.name), shown_text(&case.location)), columns).into_owned(), styles.title),
+        Line::styled(
+            truncate(&format!("{} · {}", shown_text(&case.name), shown_text(&case.location)), columns).into_owned(),
+            styles.title,
+        ),
         case_line(case, false, columns, styles),
     ];
     let list_rows = rows.saturating_sub(lines.len() + 1).max(1);

@@ -91,7 +91,8 @@ fn the_runtime_runs_a_tools_cases_and_its_results_arrive() {
     let mut failures: Vec<&str> = case.verdicts.iter().flat_map(|v| v.failures.iter().map(String::as_str)).collect();
     failures.sort();
     assert_eq!(failures[0], "call 1 to to_kelvin: wrong: /celsius: expected 25, got 30");
-    assert!(failures[1].starts_with("turn 1: the model refused the request (401)"), "{failures:?}");
+    assert_eq!(failures[1], "missing: no call to to_kelvin");
+    assert!(failures[2].starts_with("turn 1: the model refused the request (401)"), "{failures:?}");
     assert_eq!(report.cases.len(), 1, "only the tool's cases ran");
 }
 

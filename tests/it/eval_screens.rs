@@ -44,7 +44,10 @@ fn a_reports_cases_then_a_failed_iterations_trajectory_at_120x40() {
 
     key(&mut app, KeyCode::Enter);
     let iterations = screen(&app);
-    assert!(iterations.contains("#2   failed: call 1 to to_kelvin: wrong: /celsius: expected 25, got 30"), "{iterations}");
+    assert!(
+        iterations.contains("#2   failed: call 1 to to_kelvin: wrong: /celsius: expected 25, got 30"),
+        "{iterations}"
+    );
     insta::assert_snapshot!("eval_02_iterations_120x40", iterations);
 
     key(&mut app, KeyCode::Down);
@@ -52,7 +55,10 @@ fn a_reports_cases_then_a_failed_iterations_trajectory_at_120x40() {
     let trajectory = screen(&app);
     assert!(trajectory.contains("✗ wrong: /celsius: expected 25, got 30"), "{trajectory}");
     assert!(trajectory.contains("model: Let me convert that."), "{trajectory}");
-    assert!(!trajectory.contains("hunter2") && !trajectory.contains("abcdefghijklmnop"), "secrets masked: {trajectory}");
+    assert!(
+        !trajectory.contains("hunter2") && !trajectory.contains("abcdefghijklmnop"),
+        "secrets masked: {trajectory}"
+    );
     insta::assert_snapshot!("eval_03_failed_trajectory_120x40", trajectory);
 
     // A refused call (a tool that may be destructive, on a remote server) says why it did not run.
@@ -82,7 +88,8 @@ fn a_run_going_on_shows_its_progress() {
     }
     let effects = update(&mut app, Msg::Input(InputMsg::Key(KeyEvent::new(KeyCode::Char('E'), KeyModifiers::SHIFT))));
     let [Effect::Server(ServerEffect::Eval { id, .. })] = effects.as_slice() else { panic!("{effects:?}") };
-    let progress = tooldeck_evals::run::Progress { done: 3, total: 4, case: "euros".into(), iteration: 2, passed: false };
+    let progress =
+        tooldeck_evals::run::Progress { done: 3, total: 4, case: "euros".into(), iteration: 2, passed: false };
     update(&mut app, Msg::Eval(EvalMsg::Progress { id: *id, progress }));
     let running = screen(&app);
     assert!(running.contains("⟳ 3/4 iterations · euros iteration 2 failed · Esc stops"), "{running}");
@@ -104,9 +111,10 @@ fn a_tiny_screen_draws_every_level_without_panicking() {
             let _ = screen(&app);
         }
     }
-    let mut app = with_report(60, 14);
+    // The smallest screen the app draws on: the trajectory wraps to it.
+    let mut app = with_report(60, 20);
     key(&mut app, KeyCode::Enter);
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Enter);
-    insta::assert_snapshot!("eval_05_trajectory_60x14", screen(&app));
+    insta::assert_snapshot!("eval_05_trajectory_60x20", screen(&app));
 }
