@@ -94,6 +94,14 @@ fn the_runtime_runs_a_tools_cases_and_its_results_arrive() {
     assert_eq!(failures[1], "missing: no call to to_kelvin");
     assert!(failures[2].starts_with("turn 1: the model refused the request (401)"), "{failures:?}");
     assert_eq!(report.cases.len(), 1, "only the tool's cases ran");
+    // What `--report` writes reads back as the same report (the typed model error aside: it
+    // is kept as its words).
+    let mut written = Vec::new();
+    tooldeck::json_out::write_pretty(&mut written, &report).unwrap();
+    let read: tooldeck_evals::report::EvalReport = serde_json::from_slice(&written).expect("a report reads back");
+    let mut report = report;
+    report.cases[0].verdicts.iter_mut().for_each(|v| v.trajectory.model_error = None);
+    assert_eq!(read, report);
 }
 
 /// A `${VAR}` key that is not set: the run says so and asks nothing.
