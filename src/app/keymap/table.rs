@@ -69,7 +69,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::Zoom, &[Key::char('z'), Key::alt(C::Char('z'))], "zoom the focused pane, and back"),
     row(Main, A::FillDefaults, &[Key::char('D')], "fill in every default (sent then)"),
     row(Main, A::Fuzz, &[Key::char('Z')], "fuzz the selected tool in the background; its findings"),
-    row(Main, A::Eval, &[Key::char('E')], "run the selected tool's eval cases (--evals); the eval pane"),
+    row(Main, A::Eval, &[Key::char('E')], "run the tool's eval cases (--evals); the eval pane"),
     row(Main, A::HostApp, &[Key::char('A')], "host the tool's MCP App in the browser"),
     // The result's actions work while it is on screen, without focusing it.
     row(Main, A::ToggleExchange, &[Key::char('x')], "the result's exact exchange"),
