@@ -119,7 +119,7 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     app.hush();
     // The key that opened a view closes it, from inside it too.
     let filtering = app.list.filtering();
-    if action == Action::Fuzz && app.shows(Overlay::Fuzz) {
+    if (action == Action::Fuzz && app.shows(Overlay::Fuzz)) || (action == Action::Eval && app.shows(Overlay::Eval)) {
         app.close_overlay();
         return Vec::new();
     }
@@ -128,7 +128,7 @@ fn everywhere(app: &mut App, action: Action, run_armed: bool) -> Vec<Effect> {
     }
     // What shows in the main panes needs the pane over them out of the way.
     let keeps_overlay = match app.overlay() {
-        Some(Overlay::Server | Overlay::Fuzz) => matches!(
+        Some(Overlay::Server | Overlay::Fuzz | Overlay::Eval) => matches!(
             action,
             Action::Help | Action::Zoom | Action::Reconnect | Action::ServerPane | Action::History | Action::Quit
         ),
@@ -197,6 +197,7 @@ pub(super) fn run_action(app: &mut App, context: Context, action: Action) -> Vec
         | Context::Ask
         | Context::Traffic
         | Context::Fuzz
+        | Context::Eval
         | Context::Confirm => act(app, action, false),
     }
 }
@@ -263,6 +264,8 @@ impl Scope {
                     | A::History
             ),
             Scope::Overlay(Overlay::Fuzz) => matches!(action, A::Quit | A::Help | A::Activate | A::Retry),
+            // `r` runs the cases again; the pane takes the rest.
+            Scope::Overlay(Overlay::Eval) => matches!(action, A::Quit | A::Help | A::Retry),
             // Enter on a recorded `tools/call` opens it in the form.
             Scope::Overlay(Overlay::Traffic) => {
                 matches!(action, A::Quit | A::Help | A::Activate | A::Reconnect | A::ConnectServer)
@@ -277,7 +280,8 @@ impl Scope {
 /// The one table from an action to what the app does for it, wherever it came from (a key in
 /// any pane, the palette): one arm per action, no wildcard, so a new action does not compile
 /// until it says what it does. `scope` says which are live, and the few that mean something
-/// else there (Enter and `r` in the fuzz pane, a result action from the result pane itself).
+/// else there (Enter and `r` in the fuzz pane, `r` in the eval pane, a result action from the
+/// result pane itself).
 pub(super) fn perform(app: &mut App, action: Action, scope: Scope, run_armed: bool) -> Vec<Effect> {
     use Action as A;
     if !scope.live(action) {
@@ -285,10 +289,12 @@ pub(super) fn perform(app: &mut App, action: Action, scope: Scope, run_armed: bo
     }
     let fuzz_pane = scope == Scope::Overlay(Overlay::Fuzz);
     let traffic_pane = scope == Scope::Overlay(Overlay::Traffic);
+    let eval_pane = scope == Scope::Overlay(Overlay::Eval);
     match action {
         A::Quit | A::ForceQuit => return vec![Effect::Quit],
         A::Run => return app.start_run(run_armed),
         A::Retry if fuzz_pane => return app.fuzz_again(),
+        A::Retry if eval_pane => return app.eval_again(),
         A::Retry => return app.retry(),
         A::Activate if fuzz_pane => app.finding_to_form(),
         A::Activate if traffic_pane => app.open_traffic_call(),
@@ -316,6 +322,7 @@ pub(super) fn perform(app: &mut App, action: Action, scope: Scope, run_armed: bo
         A::History => app.prompts.open(Popup::History { selected: 0 }),
         A::SaveCase => return app.save_case(),
         A::Fuzz => return app.fuzz_selected(),
+        A::Eval => return app.eval_selected(),
         A::HostApp => return app.host_app(),
         A::WatchRun => app.toggle_watch_run(),
         // In and out, as a switch: the same chord goes back where the person was.

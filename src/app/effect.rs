@@ -70,6 +70,9 @@ pub enum ServerEffect {
     /// Fuzz `tool` in the background over a connection of its own (`FuzzMsg::Progress`,
     /// `FuzzMsg::Done`); a run going on is stopped first.
     Fuzz { id: u64, tool: Box<Tool> },
+    /// Run the eval cases of `file` (already narrowed to the selected tool's) on this server in
+    /// the background (`EvalMsg::Progress`, `EvalMsg::Done`); a run going on is stopped first.
+    Eval { id: u64, file: Box<tooldeck_evals::file::EvalFile> },
     /// Host `tool`'s MCP App in the browser, first calling it with `arguments`; what the app
     /// does comes back as `ServerMsg::App`. A new one ends the last.
     HostApp { tool: Box<Tool>, arguments: serde_json::Value },
@@ -88,6 +91,8 @@ pub enum TaskEffect {
     AnswerAsk { id: u64, reply: crate::invoke::mcp::asks::AskReply },
     /// Stop fuzz run `id`: the call in flight is cut short, the findings so far reported.
     StopFuzz { id: u64 },
+    /// Stop eval run `id`: the iterations going on end as stopped, the report comes as ever.
+    StopEval { id: u64 },
     /// End the hosted MCP App (`ui/resource-teardown`, servers stopped), telling its page `why`.
     EndApp { why: String },
 }

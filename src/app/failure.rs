@@ -96,6 +96,15 @@ pub enum EffectError {
     /// The fuzz run's own connection to the server could not be made.
     #[error("cannot open a connection for fuzzing: {0}")]
     FuzzConnection(InvokeError),
+    /// An eval run's model cannot be asked (its key's variable is not set, its URL is not one).
+    #[error("the eval file's model: {0}")]
+    EvalModel(#[from] tooldeck_evals::provider::ModelError),
+    /// An eval run could not list the server's tools to show the model.
+    #[error("cannot list the server's tools for the eval run: {0}")]
+    EvalTools(InvokeError),
+    /// An eval run could not go on (its words).
+    #[error("{0}")]
+    Eval(String),
     /// The server is not one the runtime knows how to connect again.
     #[error("the server's connection options are not known here")]
     NoConnectionOptions,

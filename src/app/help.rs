@@ -18,6 +18,7 @@ pub fn contexts(app: &App) -> (&'static [Context], &'static [Context]) {
         }
         Focus::Result => (&[Context::Result], EVERYWHERE),
         _ if app.shows(Overlay::Fuzz) => (&[Context::Fuzz], EVERYWHERE),
+        _ if app.shows(Overlay::Eval) => (&[Context::Eval], EVERYWHERE),
         _ if app.typing() => (&[Context::Typing], &[Context::Anywhere]),
         Focus::Form => (&[Context::Form], EVERYWHERE),
         _ => (&[Context::Main], EVERYWHERE),

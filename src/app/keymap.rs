@@ -48,13 +48,15 @@ pub enum Context {
     Typing,
     /// The fuzz pane: a fuzz run's progress and findings.
     Fuzz,
+    /// The eval pane: an eval run's progress, its cases, iterations and trajectories.
+    Eval,
     /// A yes-or-no box (replace a file, run a destructive tool): its yes key; any other key is
     /// no.
     Confirm,
 }
 
 impl Context {
-    pub const ALL: [Context; 13] = [
+    pub const ALL: [Context; 14] = [
         Context::Anywhere,
         Context::Main,
         Context::Form,
@@ -65,6 +67,7 @@ impl Context {
         Context::Picker,
         Context::Server,
         Context::Fuzz,
+        Context::Eval,
         Context::Traffic,
         Context::Ask,
         Context::Confirm,
@@ -85,12 +88,13 @@ impl Context {
             Context::Ask => "a server's question",
             Context::Typing => "every pane, even while typing",
             Context::Fuzz => "fuzz pane",
+            Context::Eval => "eval pane",
             Context::Confirm => "a yes-or-no question",
         }
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 10] {
+    fn layers() -> [&'static [Context]; 11] {
         [
             &[Context::Anywhere, Context::Typing, Context::Form],
             &[Context::Anywhere, Context::Confirm],
@@ -101,6 +105,7 @@ impl Context {
             &[Context::Anywhere, Context::Picker],
             &[Context::Anywhere, Context::Typing, Context::Server],
             &[Context::Anywhere, Context::Typing, Context::Fuzz],
+            &[Context::Anywhere, Context::Typing, Context::Eval],
             &[Context::Anywhere, Context::Typing, Context::Traffic],
         ]
     }
@@ -213,6 +218,9 @@ pub enum Action {
     /// Fuzz the selected tool in the background (its schemas make the arguments); in the fuzz
     /// pane, run it again.
     Fuzz,
+    /// Run the selected tool's eval cases (`--evals FILE`) in the background, or show the eval
+    /// pane (a run going on, its results, a report opened with `--eval-report`).
+    Eval,
     /// Host the selected tool's MCP App in the browser, wired to the session (`tooldeck app`).
     HostApp,
     /// Yes, in a yes-or-no box: replace the file, run the destructive tool.
@@ -290,6 +298,7 @@ impl Action {
             Action::ScrollLeft => "scroll_left",
             Action::ScrollRight => "scroll_right",
             Action::Fuzz => "fuzz",
+            Action::Eval => "eval",
             Action::HostApp => "host_app",
             Action::Confirm => "confirm",
             Action::WatchRun => "watch_run",

@@ -17,6 +17,9 @@ pub mod component;
 mod confirm;
 pub mod connection;
 mod effect;
+pub mod eval;
+mod eval_run;
+pub mod eval_view;
 pub mod faces;
 pub mod failure;
 mod flows;
@@ -57,7 +60,7 @@ pub use form::{FormPane, JsonView};
 pub use keymap::{Action, Context, Keymap};
 pub use layout::Layout;
 pub use list::ToolList;
-pub use msg::{CallMsg, ContentMsg, FaceMsg, FuzzMsg, InputMsg, LoadMsg, Msg, SaveMsg, ServerMsg, SignInMsg};
+pub use msg::{CallMsg, ContentMsg, EvalMsg, FaceMsg, FuzzMsg, InputMsg, LoadMsg, Msg, SaveMsg, ServerMsg, SignInMsg};
 pub use overlay::Overlay;
 pub use prompts::{PickerPurpose, Popup, Prompted, Prompts};
 pub use recorder::Recorder;
@@ -172,6 +175,8 @@ pub struct App {
     pub auth: auth::AuthPane,
     /// The fuzz pane: the last fuzz run and its findings.
     pub fuzz: fuzz::FuzzPane,
+    /// The eval pane: the eval file given, the last run (or a report read) and what is open in it.
+    pub eval: eval::EvalPane,
     /// Servers' resources, templates and prompts: who completes, what is subscribed.
     pub faces: faces::FaceState,
     /// The MCP App hosted in the browser, and the links it asked to open.
@@ -209,6 +214,7 @@ impl App {
             zoomed: false,
             auth: auth::AuthPane::default(),
             fuzz: fuzz::FuzzPane::default(),
+            eval: eval::EvalPane::default(),
             faces: faces::FaceState::default(),
             app_host: apps::AppHost::default(),
             sessions: sessions::Sessions::default(),
@@ -294,6 +300,8 @@ impl App {
     }
 }
 
+#[cfg(test)]
+mod eval_tests;
 #[cfg(test)]
 mod habit_tests;
 mod naming;

@@ -27,6 +27,8 @@ pub enum Msg {
     Face(FaceMsg),
     /// A fuzz run's progress and report.
     Fuzz(FuzzMsg),
+    /// An eval run's progress and report.
+    Eval(EvalMsg),
     /// A line for the status bar from the runtime.
     Status(String),
     /// `--watch`: files changed (what changed, in a few words, and the time of day it was
@@ -166,4 +168,13 @@ pub enum FuzzMsg {
     Progress { id: u64, progress: crate::fuzz::Progress },
     /// Fuzz run `id` ended: its report, or why it could not run.
     Done { id: u64, result: Result<Box<crate::fuzz::Report>, EffectError> },
+}
+
+/// An eval run (`ServerEffect::Eval`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum EvalMsg {
+    /// Eval run `id` finished an iteration.
+    Progress { id: u64, progress: tooldeck_evals::run::Progress },
+    /// Eval run `id` ended: its report, or why it could not run.
+    Done { id: u64, result: Result<Box<tooldeck_evals::report::EvalReport>, EffectError> },
 }

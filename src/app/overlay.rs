@@ -1,5 +1,5 @@
-//! The pane shown over the others: the server pane, the traffic pane, the fuzz pane or the
-//! sign-in steps. One at a time, by construction: the one that shows is the one that takes the
+//! The pane shown over the others: the server pane, the traffic pane, the fuzz pane, the eval
+//! pane or the sign-in steps. One at a time, by construction: the one that shows is the one that takes the
 //! keys, and opening one closes the one before.
 
 use super::App;
@@ -13,6 +13,8 @@ pub enum Overlay {
     Traffic,
     /// The last fuzz run and its findings.
     Fuzz,
+    /// An eval run going on, or its results (or a report read from a file).
+    Eval,
     /// A sign-in's steps. It is read, not worked in: only the Back key goes to it.
     Auth,
 }

@@ -180,6 +180,7 @@ pub fn closes(keymap: &Keymap, popup: &Popup, key: KeyEvent) -> bool {
         openers.contains(&b.action)
             && b.context != Context::Ask
             && b.context != Context::Fuzz
+            && b.context != Context::Eval
             && b.keys.contains(&pressed)
     })
 }

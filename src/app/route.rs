@@ -19,6 +19,7 @@ pub(super) enum Pane {
     Server,
     Traffic,
     Fuzz,
+    Eval,
     Auth,
     List,
     Form,
@@ -35,6 +36,7 @@ impl App {
             Pane::Server => self.server_pane(),
             Pane::Traffic => self.server_pane().traffic(),
             Pane::Fuzz => &self.fuzz,
+            Pane::Eval => &self.eval,
             Pane::Auth => &self.auth,
             Pane::List => &self.list,
             Pane::Form | Pane::Json => &self.form_pane,
@@ -55,6 +57,7 @@ impl App {
             | Pane::Server
             | Pane::Traffic
             | Pane::Fuzz
+            | Pane::Eval
             | Pane::Auth
             | Pane::List
             | Pane::Form
@@ -68,6 +71,7 @@ impl App {
             Overlay::Server => Pane::Server,
             Overlay::Traffic => Pane::Traffic,
             Overlay::Fuzz => Pane::Fuzz,
+            Overlay::Eval => Pane::Eval,
             Overlay::Auth => Pane::Auth,
         })
     }
@@ -104,6 +108,7 @@ pub(super) fn handle(app: &mut App, pane: Pane, input: Input) -> Option<Reply> {
         | Pane::Server
         | Pane::Traffic
         | Pane::Fuzz
+        | Pane::Eval
         | Pane::Auth
         | Pane::List
         | Pane::Form
@@ -146,6 +151,7 @@ pub(super) fn handle(app: &mut App, pane: Pane, input: Input) -> Option<Reply> {
         Pane::Server => app.sessions.pane_mut(session).handle(input, &cx),
         Pane::Traffic => app.sessions.pane_mut(session).traffic_mut().handle(input, &cx),
         Pane::Fuzz => app.fuzz.handle(input, &cx),
+        Pane::Eval => app.eval.handle(input, &cx),
         Pane::Auth => app.auth.handle(input, &cx),
         Pane::List => app.list.handle(input, &cx),
         Pane::Form | Pane::Json => app.form_pane.handle(input, &cx),

@@ -30,6 +30,11 @@ pub struct AppSetup {
     pub watch: bool,
     /// `--watch-run`: the last call runs again after each restart a watched change made.
     pub watch_run: bool,
+    /// `--evals FILE`: the eval file whose cases the eval key runs for the selected tool.
+    pub evals: Option<tooldeck_evals::file::EvalFile>,
+    /// `--eval-report FILE`: a report `tooldeck eval --report` wrote, shown in the eval pane
+    /// from the start (the path as given, the report read).
+    pub eval_report: Option<(String, tooldeck_evals::report::EvalReport)>,
 }
 
 /// The server's secrets as a saved case names them.
@@ -54,6 +59,8 @@ impl Default for AppSetup {
             case_secrets: CaseSecrets::default(),
             watch: false,
             watch_run: false,
+            evals: None,
+            eval_report: None,
         }
     }
 }
@@ -76,6 +83,13 @@ impl App {
         app.recorder.case_secrets(setup.case_secrets);
         app.watching.set_watched(setup.watch);
         app.watching.set_run_after(setup.watch_run);
+        if let Some(file) = setup.evals {
+            app.eval.set_file(file);
+        }
+        if let Some((path, report)) = setup.eval_report {
+            app.eval.open_report(path, report);
+            app.open_overlay(super::Overlay::Eval);
+        }
         app
     }
 

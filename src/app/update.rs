@@ -60,6 +60,10 @@ fn update_one(app: &mut App, session: SessionId, msg: Msg) -> Vec<Effect> {
             app.fuzz_msg(msg);
             Vec::new()
         }
+        Msg::Eval(msg) => {
+            app.eval_msg(msg);
+            Vec::new()
+        }
         // Unwrapped by `update`; one nested in another is applied to the inner session.
         Msg::Session { id, msg } => update_one(app, id, *msg),
     };

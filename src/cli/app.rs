@@ -15,8 +15,9 @@ pub fn run(
     shared: &EndpointOptions,
     theme: Option<&str>,
     watch: (&[std::path::PathBuf], bool),
+    evals: &super::app_evals::AppEvalArgs,
 ) -> ExitCode {
-    finish(run_each(sources, servers, shared, theme, watch, None))
+    finish(run_each(sources, servers, shared, theme, (watch, evals), None))
 }
 
 /// What `tooldeck attach` opens the app with: the tools the proxy's server listed, and its
@@ -34,7 +35,8 @@ pub(super) fn run_attached(
     attached: Attached,
 ) -> ExitCode {
     let sources = Sources { paths: Vec::new(), format: None };
-    finish(run_each(&sources, servers, shared, theme, (&[], false), Some(attached)))
+    let evals = super::app_evals::AppEvalArgs::default();
+    finish(run_each(&sources, servers, shared, theme, ((&[], false), &evals), Some(attached)))
 }
 
 fn run_each(
@@ -42,7 +44,7 @@ fn run_each(
     servers: &[EndpointOptions],
     shared: &EndpointOptions,
     theme: Option<&str>,
-    (watch, watch_run): (&[std::path::PathBuf], bool),
+    ((watch, watch_run), evals): ((&[std::path::PathBuf], bool), &super::app_evals::AppEvalArgs),
     attached: Option<Attached>,
 ) -> Result<ExitCode, Failure> {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
@@ -50,7 +52,10 @@ fn run_each(
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(Failure::usage("the app needs a terminal; `tooldeck list` and `tooldeck check` work without one"));
     }
-    let resolved = resolve_each(servers, shared)?;
+    let evals = evals.load()?;
+    // With no server named, the eval file's server is the app's (its cases run there).
+    let from_file = evals.file.as_ref().filter(|_| servers.is_empty()).map(|file| shared.or(&file.target));
+    let resolved = resolve_each(servers, from_file.as_ref().unwrap_or(shared))?;
     // Watched before the first frame: a path that does not exist is said here, not in the app.
     let watch = match watch.is_empty() {
         true => None,
@@ -58,8 +63,17 @@ fn run_each(
     };
     let runtime = super::tokio_runtime().map_err(|e| Failure::failed(format!("cannot start: {e}")))?;
     let found = crate::servers::discover(&crate::servers::Places::here(shared.config.as_deref()));
-    let result = runtime.block_on(run_app(sources, resolved, shared, styles, found, (watch, watch_run), attached));
+    let starting = Starting { watch, watch_run, evals };
+    let result = runtime.block_on(run_app(sources, resolved, shared, styles, found, starting, attached));
     result.map(|()| ExitCode::SUCCESS).map_err(|e| Failure::failed(e.to_string()))
+}
+
+/// What the app starts with besides its servers and files: `--watch`, `--watch-run`, `--evals`
+/// and `--eval-report`.
+struct Starting {
+    watch: Option<crate::watch::Watch>,
+    watch_run: bool,
+    evals: super::app_evals::AppEvals,
 }
 
 /// Each server with the headers it is sent.
@@ -89,7 +103,7 @@ async fn run_app(
     shared: &EndpointOptions,
     styles: crate::theme::Styles,
     found: crate::servers::Found,
-    (watch, watch_run): (Option<crate::watch::Watch>, bool),
+    Starting { watch, watch_run, evals }: Starting,
     attached: Option<Attached>,
 ) -> io::Result<()> {
     // Attached, the proxy's server answers (or none, for a record opened without one).
@@ -119,6 +133,8 @@ async fn run_app(
         found_servers: found_entries(&found),
         watch: watch.is_some(),
         watch_run,
+        evals: evals.file,
+        eval_report: evals.report,
         ..crate::app::AppSetup::default()
     };
     // The servers are connected, and their tools listed, after the first frame: the runtime

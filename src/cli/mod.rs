@@ -23,6 +23,7 @@ macro_rules! report {
 }
 
 mod app;
+mod app_evals;
 mod app_host;
 mod attach;
 mod auth;
@@ -66,6 +67,8 @@ pub struct Cli {
     /// changed (Alt-W in the app turns it on and off).
     #[arg(long, requires = "targets")]
     pub watch_run: bool,
+    #[command(flatten)]
+    pub evals: app_evals::AppEvalArgs,
 }
 
 // Parsed once per process, so the size of the `call` variant costs nothing worth boxing for.
@@ -297,6 +300,7 @@ impl Cli {
             || self.sources.format.is_some()
             || self.theme.is_some()
             || !self.watch.targets.is_empty()
+            || self.evals.given()
             || self.server.servers_named() > 0
             || self.server.shared_options() != EndpointOptions::default()
     }
@@ -311,6 +315,7 @@ pub fn run(cli: Cli) -> ExitCode {
                 &cli.server.shared_options(),
                 cli.theme.as_deref(),
                 (&cli.watch.targets, cli.watch_run),
+                &cli.evals,
             );
         }
         Some(Command::List { sources, server, json, ids, watch }) if !watch.targets.is_empty() => {

@@ -4,7 +4,7 @@
 //! [`Effects`] is made of parts named by their job, each with what it alone needs, so that an
 //! effect's handler borrows only its part: the sessions' connections ([`Sessions`]), the calls in
 //! flight ([`Calls`]), work off the UI thread that belongs to no server ([`Background`]), the
-//! history writer, the fuzz run, the hosted app, the pending completion question and the
+//! history writer, the fuzz run, the eval run, the hosted app, the pending completion question and the
 //! server's questions waiting for the person. Every task still starts through the supervisor.
 // `carry_out` and the function of each effect group match their enum with no wildcard arm: a new
 // effect is a compile error until it is carried out.
@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 
 use super::apps::AppHost;
 use super::calls::Calls;
+use super::evals::EvalRun;
 use super::faces::Completion;
 use super::fuzz::FuzzRun;
 use super::history::HistoryWriter;
@@ -41,6 +42,7 @@ pub(super) struct Effects {
     pub(super) calls: Calls,
     pub(super) history: HistoryWriter,
     pub(super) fuzz: FuzzRun,
+    pub(super) eval: EvalRun,
     pub(super) app_host: AppHost,
     pub(super) completion: Completion,
     /// Questions from the server waiting for the person's answer, by id.
@@ -115,6 +117,7 @@ impl Effects {
             ServerEffect::ReadResource { run, item, uri } => read_resource_of(&s, run, item, uri),
             ServerEffect::SaveCase { path, case } => save_case(&s, path, case),
             ServerEffect::Fuzz { id, tool } => self.fuzz.start(&s, id, *tool),
+            ServerEffect::Eval { id, file } => self.eval.start(&s, id, *file),
             ServerEffect::HostApp { tool, arguments } => self.app_host.host(&s, *tool, arguments),
             ServerEffect::ListFaces => super::faces::list_faces(&s),
             ServerEffect::Face { id, call_id, request } => self.calls.face(&s, id, call_id, request),
@@ -132,6 +135,7 @@ impl Effects {
             TaskEffect::RetryAfter { id, ms } => self.background.retry_after(id, ms),
             TaskEffect::AnswerAsk { id, reply } => self.asked.answer(id, reply),
             TaskEffect::StopFuzz { id } => self.fuzz.stop(id),
+            TaskEffect::StopEval { id } => self.eval.stop(id),
             TaskEffect::EndApp { why } => self.app_host.end(&why),
         }
     }

@@ -56,6 +56,7 @@ async fn event_loop(mut app: App, styles: Styles, servers: ServerSpecs, load: Op
         calls: Default::default(),
         history: super::history::HistoryWriter::new(history),
         fuzz: Default::default(),
+        eval: Default::default(),
         app_host: super::apps::AppHost::new(super::app_style::host_style(&styles)),
         completion: Default::default(),
         asked: Default::default(),

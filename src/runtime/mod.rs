@@ -20,6 +20,7 @@ mod app_style;
 mod apps;
 mod calls;
 mod effects;
+mod evals;
 mod event_loop;
 mod faces;
 mod fuzz;
@@ -31,6 +32,7 @@ mod sign_in;
 mod supervisor;
 mod terminal;
 
+pub use evals::run_eval;
 pub use event_loop::run;
 pub use terminal::{TerminalGuard, restore};
 

@@ -6,6 +6,7 @@ mod auth;
 mod content;
 mod describe;
 mod detail;
+mod eval;
 mod form;
 mod fuzz;
 mod json;
@@ -66,6 +67,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame) {
         match overlay {
             Overlay::Server => server_pane::render(app, styles, frame, above_status),
             Overlay::Fuzz => fuzz::render(app, styles, frame, above_status),
+            Overlay::Eval => eval::render(app, styles, frame, above_status),
             Overlay::Traffic => traffic::render(app, styles, frame, above_status),
             Overlay::Auth => auth::render(app, styles, frame, above_status),
         }

@@ -180,6 +180,14 @@ const FUZZ: &[Hint] = &[
     ("{fuzz}", "close"),
     ("{help}", "help"),
 ];
+const EVAL: &[Hint] = &[
+    ("{up}{down}", "choose"),
+    ("{activate}", "open"),
+    ("{back}", "stop / back"),
+    ("{retry}", "run again"),
+    ("{eval}", "close"),
+    ("{help}", "help"),
+];
 const LIST: &[Hint] = &[
     ("{up}{down}", "tools"),
     ("{activate}", "form"),
@@ -237,6 +245,7 @@ fn hints(app: &App, room: usize, styles: &Styles) -> Vec<Span<'static>> {
         (Some(Popup::Text { .. }), _) => (&[Context::Result], TEXT),
         _ if app.shows(Overlay::Server) => (&[Context::Server], SERVER),
         _ if app.shows(Overlay::Fuzz) => (&[Context::Fuzz], FUZZ),
+        _ if app.shows(Overlay::Eval) => (&[Context::Eval], EVAL),
         _ if app.shows(Overlay::Traffic) && app.server_pane().traffic().filtering() => (&[], FILTER),
         _ if app.shows(Overlay::Traffic) => (&[Context::Traffic], TRAFFIC),
         _ if app.list.filtering() => (&[], FILTER),
@@ -314,6 +323,7 @@ mod tests {
         (&[Context::History], HISTORY),
         (&[Context::Server], SERVER),
         (&[Context::Fuzz], FUZZ),
+        (&[Context::Eval], EVAL),
         (&[Context::Traffic], TRAFFIC),
         (&[Context::Value, Context::Result], VALUE),
         (&[Context::Result], RESULT),

@@ -176,7 +176,7 @@ fn the_string_error_check_finds_them_nested_and_split() {
 
 /// Each pane of `App`, by the field that holds it. A pane's fields are private (checked below),
 /// so the compiler keeps every write to its state inside its own module.
-const PANES: &str = "list form_pane result fuzz auth faces asks sessions recorder prompts confirmations lint app_host \
+const PANES: &str = "list form_pane result fuzz eval auth faces asks sessions recorder prompts confirmations lint app_host \
     status watching";
 
 fn words(list: &str) -> impl Iterator<Item = &str> {

@@ -15,6 +15,8 @@ mod cli;
 mod diff;
 mod diff_meaning;
 mod errors_said;
+mod eval_app;
+mod eval_screens;
 mod evals;
 mod faces_app;
 mod first_hour_pty;

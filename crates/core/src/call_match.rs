@@ -74,7 +74,7 @@ pub struct MadeCall {
 }
 
 /// What became of one expected call, or of a call nobody expected.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(tag = "verdict", rename_all = "lowercase")]
 pub enum CallVerdict {
     /// Made as expected, by the model's call at `index`.

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use futures_util::future::BoxFuture;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -54,16 +54,16 @@ pub fn result_text(outcome: &Outcome) -> (String, bool) {
 }
 
 /// One call the model made, and what it came to.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallMade {
     pub turn: usize,
     pub tool: String,
     /// The arguments, or the text the model sent when it was not JSON.
     pub arguments: Value,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub not_json: bool,
     pub result: String,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
     /// Not run: why (a destructive tool, a tool the server does not have).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -71,7 +71,7 @@ pub struct CallMade {
 }
 
 /// What one iteration did.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Trajectory {
     /// The conversation as sent (the last request's messages and the model's last answer).
     pub messages: Vec<Value>,

@@ -38,7 +38,7 @@ pub const DEFAULT_ITERATIONS: u32 = 1;
 pub const DEFAULT_MAX_TURNS: u32 = 8;
 
 /// Which API the model speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Api {
     /// OpenAI-compatible chat completions (OpenAI, Ollama, llama.cpp, vLLM, LM Studio...).
@@ -49,7 +49,7 @@ pub enum Api {
 }
 
 /// The model a file's cases go to.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ModelSpec {
     /// The API's base URL (`http://127.0.0.1:11434/v1`, `https://api.anthropic.com/v1`).
     pub url: String,
@@ -79,7 +79,7 @@ pub struct WrittenExpect {
     pub never: Vec<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EvalCase {
     pub name: String,
     pub prompt: String,
@@ -89,7 +89,7 @@ pub struct EvalCase {
     pub location: String,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct EvalFile {
     pub path: PathBuf,
     pub target: EndpointOptions,

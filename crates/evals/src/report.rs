@@ -2,7 +2,7 @@
 //! each iteration's verdict and trajectory; per tool, how often it was chosen right; the tools as
 //! listed (so `eval compare` can name what changed). Said as lines, JSON, or JUnit XML.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tooldeck_core::call_match::CallVerdict;
 
@@ -10,7 +10,7 @@ use crate::agent::Trajectory;
 use crate::score::{PassK, ToolScore};
 
 /// One iteration of one case.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IterationReport {
     /// From 1.
     pub iteration: usize,
@@ -23,7 +23,7 @@ pub struct IterationReport {
     pub trajectory: Trajectory,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseReport {
     pub name: String,
     pub location: String,
@@ -43,7 +43,7 @@ pub struct CaseReport {
     pub verdicts: Vec<IterationReport>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelShown {
     pub api: crate::file::Api,
     /// The base URL, any secret in it masked.
@@ -51,7 +51,7 @@ pub struct ModelShown {
     pub name: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvalReport {
     pub file: String,
     pub model: ModelShown,
@@ -60,7 +60,7 @@ pub struct EvalReport {
     /// The server's tools as listed, definitions as sent.
     pub tools: Vec<Value>,
     /// Replays that no longer match their recording: the run proves nothing (exit 2).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replay_mismatches: Vec<String>,
 }
 

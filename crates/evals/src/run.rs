@@ -61,7 +61,7 @@ pub enum RunError {
 }
 
 /// How far the run has come, for the progress line.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
     pub done: usize,
     pub total: usize,

@@ -5,7 +5,8 @@ use crossterm::event::KeyCode as C;
 
 use super::Action as A;
 use super::Context::{
-    Anywhere, Ask, Confirm, Form, Fuzz, History as PastCalls, Main, Picker, Result, Server, Traffic, Typing, Value,
+    Anywhere, Ask, Confirm, Eval, Form, Fuzz, History as PastCalls, Main, Picker, Result, Server, Traffic, Typing,
+    Value,
 };
 use super::{DefaultBinding, Key};
 
@@ -68,6 +69,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Main, A::Zoom, &[Key::char('z'), Key::alt(C::Char('z'))], "zoom the focused pane, and back"),
     row(Main, A::FillDefaults, &[Key::char('D')], "fill in every default (sent then)"),
     row(Main, A::Fuzz, &[Key::char('Z')], "fuzz the selected tool in the background; its findings"),
+    row(Main, A::Eval, &[Key::char('E')], "run the tool's eval cases (--evals); the eval pane"),
     row(Main, A::HostApp, &[Key::char('A')], "host the tool's MCP App in the browser"),
     // The result's actions work while it is on screen, without focusing it.
     row(Main, A::ToggleExchange, &[Key::char('x')], "the result's exact exchange"),
@@ -126,6 +128,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Typing, A::Help, &[Key::plain(C::F(1))], "the keys here"),
     row(Typing, A::Zoom, &[Key::alt(C::Char('z'))], "zoom the focused pane, and back"),
     row(Typing, A::Fuzz, &[Key::plain(C::F(4))], "fuzz the selected tool; its findings"),
+    row(Typing, A::Eval, &[Key::plain(C::F(12)), Key::alt(C::Char('e'))], "run the tool's eval cases; the eval pane"),
     row(Typing, A::SignIn, &[Key::alt(C::Char('l'))], "sign in (OAuth)"),
     row(Typing, A::SignOut, &[Key::alt(C::Char('u'))], "sign out (forget the tokens)"),
     row(Typing, A::ConnectServer, &[Key::alt(C::Char('C'))], "connect a server found in configs"),
@@ -206,6 +209,18 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Fuzz, A::Fuzz, &[Key::char('Z')], "close the pane (a run goes on behind it)"),
     row(Fuzz, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "the keys here"),
     row(Fuzz, A::Quit, &[Key::char('q')], "quit"),
+    row(Eval, A::Up, UP, "choose a case or an iteration; scroll a trajectory"),
+    row(Eval, A::Down, DOWN, "choose a case or an iteration; scroll a trajectory"),
+    row(Eval, A::PageUp, &[Key::plain(C::PageUp)], "a page"),
+    row(Eval, A::PageDown, &[Key::plain(C::PageDown)], "a page"),
+    row(Eval, A::Top, &[Key::plain(C::Home), Key::char('g')], "first / last"),
+    row(Eval, A::Bottom, &[Key::plain(C::End), Key::char('G')], "first / last"),
+    row(Eval, A::Activate, &[Key::plain(C::Enter)], "open: a case's iterations, an iteration's trajectory"),
+    row(Eval, A::Back, &[Key::plain(C::Esc)], "stop the run; back a level; close"),
+    row(Eval, A::Retry, &[Key::char('r')], "run the tool's eval cases again (a finished run)"),
+    row(Eval, A::Eval, &[Key::char('E')], "close the pane (a run goes on behind it)"),
+    row(Eval, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "the keys here"),
+    row(Eval, A::Quit, &[Key::char('q')], "quit"),
     row(Traffic, A::Up, UP, "choose a message"),
     row(Traffic, A::Down, DOWN, "choose a message"),
     row(Traffic, A::PageUp, &[Key::plain(C::PageUp)], "a page"),

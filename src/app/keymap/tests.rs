@@ -116,9 +116,9 @@ fn an_override_changes_dispatch_and_help_everywhere_the_action_is() {
 
 #[test]
 fn the_run_options_are_the_keys_in_order() {
-    let keymap = overrides(&[("toggle_run_option", &["f11", "f12"])]).expect("valid");
+    let keymap = overrides(&[("toggle_run_option", &["f9", "f11"])]).expect("valid");
     assert_eq!(
-        keymap.action_for(Context::Main, KeyEvent::new(KeyCode::F(12), KeyModifiers::NONE)),
+        keymap.action_for(Context::Main, KeyEvent::new(KeyCode::F(11), KeyModifiers::NONE)),
         Some(Action::ToggleRunOption(1))
     );
 }
@@ -204,9 +204,9 @@ fn typing_keys_are_chords_and_an_override_keeps_only_its_chords_there() {
     let keymap = Keymap::default();
     let typing = keymap.bindings().iter().filter(|b| b.context == Context::Typing);
     assert!(typing.flat_map(|b| &b.keys).all(Key::is_command_only), "a letter would type");
-    let keymap = overrides(&[("help", &["?", "f12"])]).expect("a letter for help is fine outside a text box");
-    assert_eq!(keymap.keys(Context::Typing, Action::Help), &[Key::plain(KeyCode::F(12))]);
-    assert_eq!(keymap.keys(Context::Main, Action::Help), &[Key::char('?'), Key::plain(KeyCode::F(12))]);
+    let keymap = overrides(&[("help", &["?", "f11"])]).expect("a letter for help is fine outside a text box");
+    assert_eq!(keymap.keys(Context::Typing, Action::Help), &[Key::plain(KeyCode::F(11))]);
+    assert_eq!(keymap.keys(Context::Main, Action::Help), &[Key::char('?'), Key::plain(KeyCode::F(11))]);
 }
 
 #[test]

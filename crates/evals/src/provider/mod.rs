@@ -84,7 +84,7 @@ pub trait Model: Send + Sync {
 }
 
 /// Why the model gave no usable answer: each said as the person reads it, with any key masked.
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ModelError {
     #[error("the model refused the request ({status}): is the key right? {message}")]
     Unauthorized { status: u16, message: String },
