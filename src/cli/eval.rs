@@ -216,7 +216,8 @@ fn say(args: &EvalArgs, report: &tooldeck_evals::report::EvalReport) -> Result<(
         }
     }
     let written = |path: &Path, text: String| {
-        std::fs::write(path, text).map_err(|e| Failure::usage(format!("cannot write {}: {e}", path.display())))
+        crate::files::replace_private(path, text.as_bytes())
+            .map_err(|e| Failure::usage(format!("cannot write {}: {e}", path.display())))
     };
     if let Some(path) = &args.report {
         let mut text = Vec::new();

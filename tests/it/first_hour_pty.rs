@@ -57,7 +57,8 @@ fn server_groups_stand_in_the_order_named() {
     let mut tui = Terminal::spawn(&args, 40, 120, &[]);
     let screen = tui.wait_for("three groups", |text| text.contains("nonexistent-beta") && text.contains(":9/mcp"));
     let row = |needle: &str| screen.lines().position(|line| line.contains(&format!("server {needle}")));
-    let (alpha, url, beta) = (row("mcp:stdio nonexistent-alpha"), row("http://127.0.0.1:9/mcp"), row("mcp:stdio nonexistent-beta"));
+    let (alpha, url, beta) =
+        (row("mcp:stdio nonexistent-alpha"), row("http://127.0.0.1:9/mcp"), row("mcp:stdio nonexistent-beta"));
     assert!(alpha.is_some() && alpha < url && url < beta, "A, U, B:\n{screen}");
     assert!(screen.contains("not connected: R tries again"), "an entry not connected says R tries again:\n{screen}");
     tui.quit();

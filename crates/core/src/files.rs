@@ -100,6 +100,34 @@ pub fn write_private(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
+/// Writes `bytes` as the whole of a file that holds calls (a cassette, an eval report): created
+/// 0600 (its folder made 0700), only ever a regular file, and an older file made private too.
+pub fn replace_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write as _;
+    let existed = fs::symlink_metadata(path).is_ok();
+    if existed {
+        regular(path)?;
+    } else if let Some(folder) = path.parent().filter(|f| !f.as_os_str().is_empty()) {
+        create_private_dir(folder)?;
+    }
+    let mut options = OpenOptions::new();
+    options.create(true).write(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NONBLOCK);
+    }
+    let mut file = options.open(path)?;
+    // The mode is only given to a file the open creates.
+    #[cfg(unix)]
+    if existed {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(fs::Permissions::from_mode(0o600))?;
+    }
+    file.write_all(bytes)?;
+    file.flush()
+}
+
 /// Makes `folder` and its missing parents, each new one private to the user.
 pub fn create_private_dir(folder: &Path) -> io::Result<()> {
     let mut builder = fs::DirBuilder::new();
@@ -149,5 +177,22 @@ mod tests {
         assert_eq!(mode(&path), 0o600);
         assert_eq!(mode(&dir.path().join("new/deeper")), 0o700);
         assert_eq!(mode(&dir.path().join("new")), 0o700);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_written_whole_is_private_even_when_it_was_not() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let new = dir.path().join("cassettes/kelvin.jsonl");
+        replace_private(&new, b"one").unwrap();
+        assert_eq!((mode(&new), mode(&dir.path().join("cassettes"))), (0o600, 0o700));
+        let old = dir.path().join("report.json");
+        fs::write(&old, "an older, longer report").unwrap();
+        fs::set_permissions(&old, fs::Permissions::from_mode(0o644)).unwrap();
+        replace_private(&old, b"new").unwrap();
+        assert_eq!((fs::read_to_string(&old).unwrap().as_str(), mode(&old)), ("new", 0o600));
+        assert!(replace_private(dir.path(), b"x").unwrap_err().to_string().contains("a folder"));
     }
 }

@@ -92,7 +92,7 @@ pub fn read(dir: &Path, case: &str) -> Result<Recorded, CassetteError> {
 pub fn write(dir: &Path, case: &str, tools: &[Value], exchanges: &[Exchange]) -> Result<(), CassetteError> {
     let path = path_for(dir, case);
     let failed = |source| CassetteError::Write { path: path.display().to_string(), source };
-    std::fs::create_dir_all(dir).map_err(failed)?;
+    crate::files::create_private_dir(dir).map_err(failed)?;
     let mut sorted: Vec<&Exchange> = exchanges.iter().collect();
     sorted.sort_by_key(|(iteration, turn, _, _)| (*iteration, *turn));
     let mut text = String::new();
@@ -111,7 +111,7 @@ pub fn write(dir: &Path, case: &str, tools: &[Value], exchanges: &[Exchange]) ->
         line(From::Client, json!({"iteration": iteration, "turn": turn, "request": request}));
         line(From::Server, json!({"iteration": iteration, "turn": turn, "answer": answer}));
     }
-    std::fs::write(&path, text).map_err(failed)
+    crate::files::replace_private(&path, text.as_bytes()).map_err(failed)
 }
 
 /// A model that answers from cassettes: iteration *i*, turn *t* with the answer recorded there,
