@@ -42,6 +42,9 @@ pub enum Context {
     Ask,
     /// The traffic pane: every message of the session with the server.
     Traffic,
+    /// A message a proxy holds at a breakpoint, open in the JSON editor: printable keys type,
+    /// so only chords and Esc (`tooldeck attach`).
+    Held,
     /// From every pane, even while typing in a field, the JSON view or the filter: chords and
     /// function keys only, so a command never lands in a text box. (Popups and a server's
     /// question take every key but `Anywhere`'s until they close.)
@@ -54,7 +57,7 @@ pub enum Context {
 }
 
 impl Context {
-    pub const ALL: [Context; 13] = [
+    pub const ALL: [Context; 14] = [
         Context::Anywhere,
         Context::Main,
         Context::Form,
@@ -66,6 +69,7 @@ impl Context {
         Context::Server,
         Context::Fuzz,
         Context::Traffic,
+        Context::Held,
         Context::Ask,
         Context::Confirm,
     ];
@@ -82,6 +86,7 @@ impl Context {
             Context::Picker => "pickers",
             Context::Server => "server pane",
             Context::Traffic => "traffic pane",
+            Context::Held => "a held message (printable keys type)",
             Context::Ask => "a server's question",
             Context::Typing => "every pane, even while typing",
             Context::Fuzz => "fuzz pane",
@@ -90,7 +95,7 @@ impl Context {
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 10] {
+    fn layers() -> [&'static [Context]; 11] {
         [
             &[Context::Anywhere, Context::Typing, Context::Form],
             &[Context::Anywhere, Context::Confirm],
@@ -102,6 +107,8 @@ impl Context {
             &[Context::Anywhere, Context::Typing, Context::Server],
             &[Context::Anywhere, Context::Typing, Context::Fuzz],
             &[Context::Anywhere, Context::Typing, Context::Traffic],
+            // A held message's editor takes every key but these, as a server's question does.
+            &[Context::Anywhere, Context::Held],
         ]
     }
 
@@ -219,6 +226,15 @@ pub enum Action {
     Confirm,
     /// `--watch`: the last call runs again after each restart a change makes, or no longer.
     WatchRun,
+    /// `tooldeck attach`: the proxy holds every later message like the selected one (its
+    /// method, its tool for a call, its direction).
+    Break,
+    /// `tooldeck attach`: the proxy's breakpoints are all cleared.
+    ClearBreaks,
+    /// The held message goes on, as edited (as it was, if not edited).
+    SendHeld,
+    /// The held message is dropped (a request is answered to the client with an error).
+    DropHeld,
 }
 
 impl Action {
@@ -293,6 +309,10 @@ impl Action {
             Action::HostApp => "host_app",
             Action::Confirm => "confirm",
             Action::WatchRun => "watch_run",
+            Action::Break => "break",
+            Action::ClearBreaks => "clear_breaks",
+            Action::SendHeld => "send_held",
+            Action::DropHeld => "drop_held",
         }
     }
 

@@ -192,6 +192,28 @@ impl Notice {
     }
 }
 
+/// What the proxy says of a record line beyond its message: held at a breakpoint, or made by
+/// an injected fault.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Marks {
+    /// The hold's id while the proxy holds the message (until a `released` line).
+    pub held: Option<u64>,
+    /// The `--fault` rule, for a message the proxy made or changed rather than passed on.
+    pub injected: Option<std::sync::Arc<str>>,
+}
+
+impl Marks {
+    /// The marks of a record line (none for a plain one).
+    pub fn of_line(line: &Value) -> Marks {
+        Marks { held: held_of(line), injected: injected_of(line).map(std::sync::Arc::from) }
+    }
+
+    /// True when the line has no mark.
+    pub fn is_empty(&self) -> bool {
+        self.held.is_none() && self.injected.is_none()
+    }
+}
+
 /// The held id of a record line, if the proxy holds its message.
 pub fn held_of(line: &Value) -> Option<u64> {
     line.get(HELD)?.as_u64()
@@ -314,7 +336,10 @@ mod tests {
         let line = Value::Object(line);
         assert_eq!(held_of(&line), Some(12));
         assert_eq!(injected_of(&line), Some("tools/call@echo:error=-32000"));
+        let marks = Marks::of_line(&line);
+        assert_eq!((marks.held, marks.injected.as_deref()), (Some(12), Some("tools/call@echo:error=-32000")));
         assert_eq!(held_of(&json!({"from": "client"})), None);
+        assert!(Marks::of_line(&json!({"from": "client", "message": {}})).is_empty());
     }
 
     #[test]
