@@ -226,6 +226,7 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Held, A::SendHeld, &[Key::ctrl('r')], "send it as edited (as it was, if not edited)"),
     row(Held, A::DropHeld, &[Key::ctrl('d')], "drop it (a request is answered with an error)"),
     row(Held, A::Back, &[Key::plain(C::Esc)], "leave it held (Enter on it opens it again)"),
+    row(Held, A::Help, &[Key::plain(C::F(1))], "the keys here"),
     row(PastCalls, A::Top, &[Key::plain(C::Home), Key::char('g')], "newest / oldest"),
     row(PastCalls, A::Bottom, &[Key::plain(C::End), Key::char('G')], "newest / oldest"),
     row(Picker, A::Up, UP, "choose"),
