@@ -143,7 +143,7 @@ pub fn open(name: &str) -> Result<(Announcement, Vec<Frame>, Feed), LiveError> {
     for _ in 0..about.backlog {
         match feed.read_line(MAX_LINE) {
             Ok(Some(line)) => match feed_line(&line) {
-                Some(FeedLine::Frame(frame, marks)) if marks.is_empty() => recent.push(frame),
+                Some(FeedLine::Frame(frame, marks)) if marks.is_empty() => recent.push(*frame),
                 Some(line) => feed.pending.push_back(line),
                 None => {}
             },
@@ -171,7 +171,7 @@ pub struct Feed {
 #[derive(Debug, Clone)]
 pub enum FeedLine {
     /// A message that passed (or that the proxy holds or made: its marks).
-    Frame(Frame, Marks),
+    Frame(Box<Frame>, Marks),
     /// What the proxy says of breakpoints and holds, or of frames this watcher missed.
     Notice(Notice),
 }
@@ -184,7 +184,7 @@ fn feed_line(raw: &[u8]) -> Option<FeedLine> {
     }
     let marks = Marks::of_line(&line);
     let frame = frame_of_line(&line).or_else(|| proxy_note(&line, &marks))?;
-    Some(FeedLine::Frame(frame, marks))
+    Some(FeedLine::Frame(Box::new(frame), marks))
 }
 
 /// A line of the proxy's own with no message (a delayed or dropped message's fault), as a frame
@@ -406,7 +406,11 @@ mod tests {
             pending: VecDeque::from([FeedLine::Notice(Notice::Dropped { dropped: 4 })]),
         };
         let mut taken = Vec::new();
-        assert!(feed.follow(&mut |line| Ok(taken.push(line)), &AtomicBool::new(false)), "the feed ended");
+        let mut take = |line| {
+            taken.push(line);
+            Ok(())
+        };
+        assert!(feed.follow(&mut take, &AtomicBool::new(false)), "the feed ended");
         assert_eq!(taken.len(), 6, "the pending line first, then each but the unknown one: {taken:?}");
         assert!(matches!(taken[0], FeedLine::Notice(Notice::Dropped { dropped: 4 })));
         assert!(matches!(&taken[1], FeedLine::Notice(Notice::Breakpoints { breakpoints }) if breakpoints.len() == 1));
