@@ -479,10 +479,9 @@ impl FormPane {
         }
         let text = id.and_then(|id| self.get(id)).map(|f| pretty(f.arguments()));
         if let (Some(json), Some(text)) = (self.json.as_mut(), text)
-            && json.input.text() != text
+            && json.input().text() != text
         {
-            json.input.set(text);
-            json.error = None;
+            json.set_text(text);
         }
     }
 
@@ -490,7 +489,7 @@ impl FormPane {
     /// error shown in the view and the form stays as it was.
     pub fn apply_json(&mut self, id: &str) {
         let Some(json) = self.json.as_ref() else { return };
-        let error = match serde_json::from_str::<Value>(json.input.text()) {
+        let error = match serde_json::from_str::<Value>(json.input().text()) {
             Ok(value @ Value::Object(_)) => {
                 if let Some(form) = self.get_mut(id) {
                     form.set_arguments(&value);
@@ -501,7 +500,7 @@ impl FormPane {
             Err(e) => Some(e.to_string()),
         };
         if let Some(json) = self.json.as_mut() {
-            json.error = error;
+            json.set_error(error);
         }
     }
 }

@@ -271,10 +271,13 @@ impl TrafficLog {
             None
         } else {
             match editor.view.parse() {
-                Ok(edited) if Some(&edited) == editor.original.as_ref() => None,
-                Ok(edited @ Value::Object(_)) => Some(edited),
-                Ok(_) => return Reply::status("a JSON-RPC message is a JSON object: not sent"),
-                Err(why) => return Reply::status(format!("not sent: the message does not parse ({why})")),
+                Some(edited) if Some(&edited) == editor.original.as_ref() => None,
+                Some(edited @ Value::Object(_)) => Some(edited),
+                Some(_) => return Reply::status("a JSON-RPC message is a JSON object: not sent"),
+                None => {
+                    let why = editor.view.error().unwrap_or_default();
+                    return Reply::status(format!("not sent: the message does not parse ({why})"));
+                }
             }
         };
         let said = if message.is_some() { "sent as edited" } else { "sent as it was" };

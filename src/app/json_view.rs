@@ -10,8 +10,8 @@ use crate::form::TextInput;
 /// The editable JSON: its text, and why it does not parse (if it does not).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JsonView {
-    pub(super) input: TextInput,
-    pub(super) error: Option<String>,
+    input: TextInput,
+    error: Option<String>,
 }
 
 impl JsonView {
@@ -41,11 +41,29 @@ impl JsonView {
         self.input.insert_str(text, true);
     }
 
-    /// The text as JSON; else why not, kept to be shown.
-    pub fn parse(&mut self) -> Result<Value, String> {
-        let parsed = serde_json::from_str::<Value>(self.input.text()).map_err(|e| e.to_string());
-        self.error = parsed.as_ref().err().cloned();
-        parsed
+    /// The text becomes `text` (what it stands for changed elsewhere), no error shown.
+    pub fn set_text(&mut self, text: impl Into<String>) {
+        self.input.set(text);
+        self.error = None;
+    }
+
+    /// Says why the text is not what is wanted (none: it is).
+    pub fn set_error(&mut self, error: Option<String>) {
+        self.error = error;
+    }
+
+    /// The text as JSON; else `None`, and why not is kept to be shown ([`JsonView::error`]).
+    pub fn parse(&mut self) -> Option<Value> {
+        match serde_json::from_str::<Value>(self.input.text()) {
+            Ok(value) => {
+                self.error = None;
+                Some(value)
+            }
+            Err(e) => {
+                self.error = Some(e.to_string());
+                None
+            }
+        }
     }
 }
 
@@ -57,11 +75,11 @@ mod tests {
     #[test]
     fn typed_text_is_parsed_and_a_mistake_is_kept_to_show() {
         let mut view = JsonView::new("{\"a\": 1}");
-        assert_eq!(view.parse(), Ok(serde_json::json!({"a": 1})));
+        assert_eq!(view.parse(), Some(serde_json::json!({"a": 1})));
         assert!(view.type_key(KeyEvent::new(KeyCode::Char(','), KeyModifiers::NONE)));
-        assert!(view.parse().is_err());
+        assert!(view.parse().is_none());
         assert!(view.error().is_some_and(|e| e.contains("line 1")), "{:?}", view.error());
         view.paste("\"b\": 2}");
-        assert!(view.parse().is_err(), "the closing brace typed first is still there");
+        assert!(view.parse().is_none(), "the closing brace typed first is still there");
     }
 }

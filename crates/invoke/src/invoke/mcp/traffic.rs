@@ -14,8 +14,7 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use super::wire::HttpRecord;
-use crate::proxy::live::Marks;
-use crate::wire::{Frame, FrameSink, From};
+use crate::wire::{Frame, FrameSink, From, Marks};
 
 pub const MAX_ENTRIES: usize = 100_000;
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;

@@ -23,7 +23,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::wire::From;
+use crate::wire::{From, Marks};
 
 /// The record-line key of a held message's id (unique per proxy run).
 pub const HELD: &str = "held";
@@ -83,12 +83,13 @@ pub enum Control {
 impl Control {
     /// The line to write (without its newline).
     pub fn to_line(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        crate::json_out::to_line(self).unwrap_or_default()
     }
 
-    /// A line read from a watcher; the error is what the proxy answers in `{"error": ...}`.
-    pub fn parse(line: &[u8]) -> Result<Control, String> {
-        serde_json::from_slice(line).map_err(|e| format!("not a control line: {e}"))
+    /// A line read from a watcher; the error, said, is what the proxy answers in
+    /// `{"error": ...}`.
+    pub fn parse(line: &[u8]) -> Result<Control, serde_json::Error> {
+        serde_json::from_slice(line)
     }
 }
 
@@ -179,7 +180,7 @@ pub enum Notice {
 impl Notice {
     /// The line to write (without its newline).
     pub fn to_line(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        crate::json_out::to_line(self).unwrap_or_default()
     }
 
     /// A feed line as a notice; `None` for a record line (it has `"from"`) or a line of a kind
@@ -192,26 +193,9 @@ impl Notice {
     }
 }
 
-/// What the proxy says of a record line beyond its message: held at a breakpoint, or made by
-/// an injected fault.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Marks {
-    /// The hold's id while the proxy holds the message (until a `released` line).
-    pub held: Option<u64>,
-    /// The `--fault` rule, for a message the proxy made or changed rather than passed on.
-    pub injected: Option<std::sync::Arc<str>>,
-}
-
-impl Marks {
-    /// The marks of a record line (none for a plain one).
-    pub fn of_line(line: &Value) -> Marks {
-        Marks { held: held_of(line), injected: injected_of(line).map(std::sync::Arc::from) }
-    }
-
-    /// True when the line has no mark.
-    pub fn is_empty(&self) -> bool {
-        self.held.is_none() && self.injected.is_none()
-    }
+/// The marks of a record line (none for a plain one).
+pub fn marks_of(line: &Value) -> Marks {
+    Marks { held: held_of(line), injected: injected_of(line).map(std::sync::Arc::from) }
 }
 
 /// The held id of a record line, if the proxy holds its message.
@@ -291,16 +275,16 @@ mod tests {
     #[test]
     fn a_control_line_that_is_not_one_is_refused_with_a_reason() {
         for (line, says) in [
-            (&b"not json"[..], "not a control line"),
+            (&b"not json"[..], "line 1 column"),
             (br#"{"send": 1, "drop": 1}"#, "exactly one of"),
             (br#"{}"#, "exactly one of"),
             (br#"{"message": {}}"#, "only with \"send\""),
             (br#"{"clear": "everything"}"#, "unknown variant"),
             (br#"{"send": 1, "mesage": {}}"#, "unknown field"),
-            (br#"{"send": -1}"#, "not a control line"),
+            (br#"{"send": -1}"#, "invalid value"),
             (br#"{"break": {"method": "x", "from": "proxy"}}"#, "\"client\" or \"server\""),
         ] {
-            let refused = Control::parse(line).unwrap_err();
+            let refused = Control::parse(line).unwrap_err().to_string();
             assert!(refused.contains(says), "{refused} should say {says}");
         }
     }
@@ -336,10 +320,10 @@ mod tests {
         let line = Value::Object(line);
         assert_eq!(held_of(&line), Some(12));
         assert_eq!(injected_of(&line), Some("tools/call@echo:error=-32000"));
-        let marks = Marks::of_line(&line);
+        let marks = marks_of(&line);
         assert_eq!((marks.held, marks.injected.as_deref()), (Some(12), Some("tools/call@echo:error=-32000")));
         assert_eq!(held_of(&json!({"from": "client"})), None);
-        assert!(Marks::of_line(&json!({"from": "client", "message": {}})).is_empty());
+        assert!(marks_of(&json!({"from": "client", "message": {}})).is_empty());
     }
 
     #[test]

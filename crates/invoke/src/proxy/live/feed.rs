@@ -13,10 +13,10 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
-use super::control::{self, Control, Marks, Notice};
+use super::control::{self, Control, Notice};
 use super::place::{self, LiveError};
 use super::port::{self, HANDSHAKE};
-use crate::wire::{Frame, From, HttpDetails};
+use crate::wire::{Frame, From, HttpDetails, Marks};
 
 /// The longest line read from a feed: a message the proxy keeps whole (32 MiB), masked and
 /// written as a record line, with room to spare.
@@ -182,7 +182,7 @@ fn feed_line(raw: &[u8]) -> Option<FeedLine> {
     if let Some(notice) = Notice::read(&line) {
         return Some(FeedLine::Notice(notice));
     }
-    let marks = Marks::of_line(&line);
+    let marks = control::marks_of(&line);
     let frame = frame_of_line(&line).or_else(|| proxy_note(&line, &marks))?;
     Some(FeedLine::Frame(Box::new(frame), marks))
 }

@@ -14,7 +14,8 @@ mod place;
 mod port;
 mod publish;
 
-pub use control::{Breakpoint, Control, Marks, Notice, Release};
+pub use crate::wire::Marks;
+pub use control::{Breakpoint, Control, Notice, Release};
 pub use feed::{Announcement, Controls, Feed, FeedLine, Running, frame_of_line, list, open, read_file, recorded_tools};
 pub use place::{LiveError, check_owner, default_name, file_name, folder};
 pub use publish::{LiveSink, publish};
