@@ -144,7 +144,11 @@ fn a_running_proxy_is_listed_and_its_feed_brings_frames_both_ways() {
     let stop = Arc::new(AtomicBool::new(false));
     let following = {
         let (mut sink, stop) = (ring.sink(), Arc::clone(&stop));
-        std::thread::spawn(move || feed.follow(&mut sink, &stop))
+        let mut take = move |line| match line {
+            live::FeedLine::Frame(frame, _) => tooldeck::wire::FrameSink::accept(&mut sink, &frame),
+            live::FeedLine::Notice(_) => Ok(()),
+        };
+        std::thread::spawn(move || feed.follow(&mut take, &stop))
     };
     let answer = client.request(2, "tools/call", json!({"name": "add", "arguments": {"a": 40, "b": 2}}));
     assert!(answer.to_string().contains("42"), "{answer}");

@@ -9,6 +9,7 @@ mod apps_tui;
 mod architecture;
 mod asks_screens;
 mod attach;
+mod attach_breakpoints;
 mod call_cli;
 mod cases;
 mod cli;

@@ -5,6 +5,7 @@
 //! app's traffic log can stand on it too.
 
 mod frame;
+mod marks;
 mod record;
 mod sink;
 mod tap;
@@ -12,6 +13,7 @@ mod tap;
 pub use frame::{
     Frame, From, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, TOO_DEEP, Unread, parse_json, parse_record_line, parse_timestamp,
 };
+pub use marks::Marks;
 pub use record::{MAX_RECORD_BYTES, RecordError, RecordLine, read_record, record_line};
 pub use sink::{FrameSink, JsonLinesSink, Ring, RingSink};
 pub use tap::{Tap, TapHandle, TapStats, Warn};

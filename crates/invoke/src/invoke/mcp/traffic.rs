@@ -14,7 +14,7 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use super::wire::HttpRecord;
-use crate::wire::{Frame, FrameSink, From};
+use crate::wire::{Frame, FrameSink, From, Marks};
 
 pub const MAX_ENTRIES: usize = 100_000;
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;
@@ -63,6 +63,8 @@ pub struct TrafficEntry {
     /// Made for the MCP App hosted in the browser (its `tools/call` or `resources/read`), or
     /// the answer to one, or the HTTP exchange that carried one.
     pub by_app: bool,
+    /// What a proxy said of it (`tooldeck attach`): held at a breakpoint, made by a fault.
+    pub marks: Marks,
 }
 
 impl TrafficEntry {
@@ -90,7 +92,11 @@ impl TrafficEntry {
             }
             _ => String::new(),
         };
-        let by = if self.by_app { "app " } else { "" };
+        let by = match (&self.marks.injected, self.by_app) {
+            (Some(_), _) => "proxy ",
+            (None, true) => "app ",
+            (None, false) => "",
+        };
         crate::text::visible(&format!("{by}{arrow} {method}{id}{what}")).into_owned()
     }
 
@@ -99,6 +105,15 @@ impl TrafficEntry {
         filter.is_empty()
             || self.method.as_deref().is_some_and(|m| m.to_lowercase().contains(filter))
             || self.text.to_lowercase().contains(filter)
+    }
+
+    /// The JSON message the entry shows (a proxy's HTTP frame has its request line and headers
+    /// first, then a blank line), masked as the log holds it.
+    pub fn message(&self) -> Option<Value> {
+        match serde_json::from_str::<Value>(&self.text) {
+            Ok(message) => Some(message),
+            Err(_) => self.text.split_once("\n\n").and_then(|(_, body)| serde_json::from_str(body).ok()),
+        }
     }
 
     /// The entry as it may be shown or copied (an HTTP entry's secrets are masked already).
@@ -204,6 +219,11 @@ impl Traffic {
     /// them), a line that is not JSON as its text (flagged when it would break a client), a
     /// message too large to keep by its size.
     pub fn frame(&self, frame: &Frame) {
+        self.marked_frame(frame, Marks::default());
+    }
+
+    /// Records one frame of a proxy's feed with what the proxy said of it (held, injected).
+    pub fn marked_frame(&self, frame: &Frame, marks: Marks) {
         let direction = Direction::of(frame.from);
         // A proxy's HTTP frame shows the request line or status and headers above its body.
         let http = frame.http.as_ref().map(http_lines).unwrap_or_default();
@@ -237,6 +257,7 @@ impl Traffic {
                 text: text.into(),
                 http: None,
                 by_app: false,
+                marks,
             };
             self.lock().push_at(entry, frame.at);
             return;
@@ -244,10 +265,10 @@ impl Traffic {
         let shown = crate::redact::json_message(value);
         let pretty = serde_json::to_string_pretty(shown.as_ref().unwrap_or(value)).unwrap_or_default();
         let text: Arc<str> = if http.is_empty() { pretty.into() } else { format!("{http}{pretty}").into() };
-        self.message(direction, value, text, frame.at);
+        self.message(direction, value, text, frame.at, marks);
     }
 
-    fn message(&self, direction: Direction, value: &Value, text: Arc<str>, at: SystemTime) {
+    fn message(&self, direction: Direction, value: &Value, text: Arc<str>, at: SystemTime, marks: Marks) {
         let id = value.get("id").filter(|id| !id.is_null()).map(Value::to_string);
         let own_method = value.get("method").and_then(Value::as_str).map(str::to_string);
         let answer = own_method.is_none() && (value.get("result").is_some() || value.get("error").is_some());
@@ -267,7 +288,8 @@ impl Traffic {
             }
             _ => (own_method.clone(), false),
         };
-        log.push_at(TrafficEntry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app }, at);
+        let entry = TrafficEntry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app, marks };
+        log.push_at(entry, at);
     }
 
     /// The hosted app is about to send `method` (`tools/call` or `resources/read`) for `key`
@@ -295,7 +317,8 @@ impl Traffic {
         let answer = id.is_some();
         let (method, by_app) = method.map_or((None, false), |(m, by)| (Some(m), by));
         let direction = Direction::ServerToClient;
-        log.push(TrafficEntry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app });
+        let marks = Marks::default();
+        log.push(TrafficEntry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app, marks });
     }
 
     /// Records the HTTP exchange that carried a message.
@@ -317,6 +340,7 @@ impl Traffic {
             text,
             http: Some(masked(record)),
             by_app,
+            marks: Marks::default(),
         };
         log.push(entry);
     }
@@ -336,6 +360,7 @@ impl Traffic {
             text: text.into(),
             http: Some(masked(record)),
             by_app: false,
+            marks: Marks::default(),
         };
         self.lock().push(entry);
     }
@@ -541,7 +566,7 @@ mod tests {
         let text: Arc<str> = Arc::from("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/message\"}");
         let value = json!({"jsonrpc": "2.0", "method": "notifications/message"});
         for _ in 0..1_000_000 {
-            traffic.message(Direction::ServerToClient, &value, Arc::clone(&text), SystemTime::now());
+            traffic.message(Direction::ServerToClient, &value, Arc::clone(&text), SystemTime::now(), Marks::default());
         }
         assert_eq!(traffic.len(), MAX_ENTRIES);
         let (entries, dropped) = traffic.since(0);

@@ -8,12 +8,15 @@
 //! The feed is a sink of the proxy's tap, so it never runs on the wire's threads; each watcher
 //! has a bounded queue of its own that drops (counted, and said to it) rather than waits.
 
+pub mod control;
 mod feed;
 mod place;
 mod port;
 mod publish;
 
-pub use feed::{Announcement, Feed, Running, frame_of_line, list, open, read_file, recorded_tools};
+pub use crate::wire::Marks;
+pub use control::{Breakpoint, Control, Notice, Release};
+pub use feed::{Announcement, Controls, Feed, FeedLine, Running, frame_of_line, list, open, read_file, recorded_tools};
 pub use place::{LiveError, check_owner, default_name, file_name, folder};
 pub use publish::{LiveSink, publish};
 

@@ -95,19 +95,27 @@ pub type Stream = Box<dyn Read + Send>;
 /// Sets how long a read of the connection may wait.
 pub type Timing = Box<dyn Fn(Duration) -> io::Result<()> + Send>;
 
+/// The same connection, to write control lines to the proxy (breakpoints).
+pub type Writer = Box<dyn Write + Send>;
+
+/// How long a control line may wait to be written: a proxy that stopped reading is not waited for.
+const WRITE_WAIT: Duration = Duration::from_secs(2);
+
 /// Connects to the proxy at `path` (its socket, or its port file and secret).
-pub fn connect(path: &Path) -> io::Result<(Stream, Timing)> {
+pub fn connect(path: &Path) -> io::Result<(Stream, Timing, Writer)> {
     #[cfg(unix)]
     if path.extension().is_some_and(|e| e == "sock") {
         let stream = std::os::unix::net::UnixStream::connect(path)?;
         let timing = stream.try_clone()?;
-        return Ok((Box::new(stream), Box::new(move |t| timing.set_read_timeout(Some(t)))));
+        let writer = stream.try_clone()?;
+        writer.set_write_timeout(Some(WRITE_WAIT))?;
+        return Ok((Box::new(stream), Box::new(move |t| timing.set_read_timeout(Some(t))), Box::new(writer)));
     }
     connect_port(path)
 }
 
 /// The port way: the port and secret read from the 0600 file, the secret said first.
-fn connect_port(path: &Path) -> io::Result<(Stream, Timing)> {
+fn connect_port(path: &Path) -> io::Result<(Stream, Timing, Writer)> {
     let text = crate::files::read_bounded(path, 4096)?;
     let about: serde_json::Value = serde_json::from_slice(&text).map_err(io::Error::other)?;
     let port = about["port"].as_u64().and_then(|p| u16::try_from(p).ok());
@@ -117,7 +125,9 @@ fn connect_port(path: &Path) -> io::Result<(Stream, Timing)> {
     let mut stream = TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), HANDSHAKE)?;
     writeln!(stream, "{secret}")?;
     let timing = stream.try_clone()?;
-    Ok((Box::new(stream), Box::new(move |t| timing.set_read_timeout(Some(t)))))
+    let writer = stream.try_clone()?;
+    writer.set_write_timeout(Some(WRITE_WAIT))?;
+    Ok((Box::new(stream), Box::new(move |t| timing.set_read_timeout(Some(t))), Box::new(writer)))
 }
 
 #[cfg(test)]
@@ -147,7 +157,7 @@ mod tests {
         let mut heard = String::new();
         let _ = stranger.read_to_string(&mut heard);
         assert_eq!(heard, "");
-        let (stream, _) = connect_port(&path).unwrap();
+        let (stream, ..) = connect_port(&path).unwrap();
         let mut line = String::new();
         BufReader::new(stream).read_line(&mut line).unwrap();
         assert_eq!(line, "hello\n");
