@@ -217,8 +217,10 @@ pub fn frame_of_line(line: &Value) -> Option<Frame> {
     let from = match line.get("from")?.as_str()? {
         "client" => From::Client,
         "server" => From::Server,
+        "proxy" => From::Proxy,
         _ => return None,
     };
+    let injected = line.get("injected").and_then(Value::as_str).map(std::sync::Arc::from);
     let http = line.get("http").map(http_of);
     // When it passed, so the traffic pane shows a record's timing, not the moment it was read.
     let now =
@@ -233,15 +235,16 @@ pub fn frame_of_line(line: &Value) -> Option<Frame> {
             message: Some(message.clone()),
             too_deep: false,
             http,
+            injected,
         });
     }
     if let Some(text) = line.get("text").and_then(Value::as_str) {
-        return Some(Frame::new(from, now, Bytes::from(text.to_string()), http));
+        return Some(Frame::new(from, now, Bytes::from(text.to_string()), http).injected_by(injected));
     }
     let size = line.get("size").and_then(Value::as_u64).and_then(|s| usize::try_from(s).ok())?;
     let mut frame = Frame::too_large(from, now, size, http);
     frame.too_deep = line.get("note").and_then(Value::as_str) == Some(crate::wire::TOO_DEEP);
-    Some(frame)
+    Some(frame.injected_by(injected))
 }
 
 /// The HTTP details of a record line, as the record wrote them (masked already).

@@ -1,10 +1,12 @@
 //! The proxy's side of the live feed: a listener thread takes watchers; the sink (on the tap's
 //! thread) turns each frame into a record line once and offers it to every watcher's bounded
 //! queue; each watcher's own thread writes to it. A slow or stuck watcher loses lines (counted,
-//! then said to it in a `dropped` line), never slows the tap, let alone the wire.
+//! then said to it in a `dropped` line), never slows the tap, let alone the wire. What a watcher
+//! writes (breakpoints, held messages sent or dropped) is read on a thread of its own and handed
+//! to the proxy's [`Controls`]; a watcher that closes its end is gone.
 
 use std::collections::VecDeque;
-use std::io::{self, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
@@ -24,11 +26,44 @@ const BACKLOG_LINES: usize = 2000;
 const BACKLOG_BYTES: usize = 16 * 1024 * 1024;
 /// `tools/list` requests remembered by id, to know their answers.
 const LIST_IDS: usize = 64;
+/// The longest line a watcher may write (an edited message, with room to spare).
+const MAX_CONTROL_LINE: u64 = 48 * 1024 * 1024;
+
+/// What the proxy does with its watchers' lines (breakpoints: `proxy::intercept::Holds`).
+pub trait Controls: Send + Sync {
+    /// A line a watcher wrote; what to answer that watcher alone (an error), if anything.
+    fn control(&self, line: &[u8]) -> Option<Value>;
+    /// What a new watcher is told right after the first line (the breakpoints set).
+    fn greeting(&self) -> Value;
+    /// The last watcher went away.
+    fn unwatched(&self);
+}
+
+/// The proxy's voice to every watcher at once, beside the frames: held messages, releases,
+/// breakpoints.
+#[derive(Clone)]
+pub struct LiveHub {
+    shared: Arc<Mutex<Shared>>,
+}
+
+impl LiveHub {
+    /// Says `line` to every watcher (and not to the backlog: it is no frame).
+    pub fn say(&self, line: &Value) {
+        let line: Line = crate::json_out::to_line(line).unwrap_or_default().into();
+        crate::sync::lock(&self.shared).offer(&line);
+    }
+
+    /// How many watchers are attached.
+    pub fn watchers(&self) -> usize {
+        crate::sync::lock(&self.shared).watchers.len()
+    }
+}
 
 /// A line of the feed, shared by every queue it is in.
 type Line = Arc<str>;
 
 struct Watcher {
+    number: u64,
     queue: SyncSender<Line>,
     dropped: Arc<AtomicU64>,
 }
@@ -45,6 +80,8 @@ struct Shared {
     listed: Vec<(u64, Line)>,
     list_requests: VecDeque<(Value, u64, Line)>,
     watchers: Vec<Watcher>,
+    next_watcher: u64,
+    controls: Option<Arc<dyn Controls>>,
 }
 
 /// The live feed as a sink of the proxy's tap. Dropped (the proxy ending), its socket goes.
@@ -57,8 +94,14 @@ pub struct LiveSink {
 /// Publishes the proxy's live feed: named `wanted` (else after the server), in the folder of
 /// running proxies. `None`, said once through `warn`, when it cannot be: the proxy goes on all
 /// the same. A name another running proxy has gets a suffix (`notes-2`), said when `--name`
-/// gave it.
-pub fn publish(wanted: Option<&str>, server: &Map<String, Value>, warn: &Warn) -> Option<Box<dyn FrameSink>> {
+/// gave it. `controls` hears what watchers write. With the sink comes the hub that speaks to
+/// every watcher.
+pub fn publish(
+    wanted: Option<&str>,
+    server: &Map<String, Value>,
+    warn: &Warn,
+    controls: Option<Arc<dyn Controls>>,
+) -> Option<(Box<dyn FrameSink>, LiveHub)> {
     let folder = match place::folder() {
         Ok(folder) => folder,
         Err(e) => {
@@ -99,18 +142,21 @@ pub fn publish(wanted: Option<&str>, server: &Map<String, Value>, warn: &Warn) -
         listed: Vec::new(),
         list_requests: VecDeque::new(),
         watchers: Vec::new(),
+        next_watcher: 0,
+        controls,
     }));
     let path = place::path_of(&folder, &name);
     let taking = Arc::clone(&shared);
     let started = std::thread::Builder::new().name("live-feed".into()).spawn(move || {
-        listener.accept_each(|stream| welcome(stream, &taking));
+        listener.accept_each(|reading, writing| welcome(reading, writing, &taking));
     });
     if let Err(e) = started {
         let _ = std::fs::remove_file(&path);
         warn(&format!("cannot take watchers ({e}); no live feed for tooldeck attach"));
         return None;
     }
-    Some(Box::new(LiveSink { shared, path, name }))
+    let hub = LiveHub { shared: Arc::clone(&shared) };
+    Some((Box::new(LiveSink { shared, path, name }), hub))
 }
 
 /// The name a proxy gets from its server: its script or program, or its URL's host. A server on
@@ -159,12 +205,13 @@ fn bind_free(folder: &Path, wanted: &str) -> Result<(String, super::port::Listen
     Err(LiveError::Bind { path: place::path_of(folder, wanted).display().to_string(), source })
 }
 
-/// A new watcher: the first line and the recent ones are its own to write; from now on, each
-/// line as it comes goes to its queue too. Past [`MAX_WATCHERS`], it is turned away.
-fn welcome(stream: Box<dyn Write + Send>, shared: &Mutex<Shared>) {
+/// A new watcher: the first line, the breakpoints and the recent lines are its own to write;
+/// from now on, each line as it comes goes to its queue too, and what it writes is read. Past
+/// [`MAX_WATCHERS`], it is turned away.
+fn welcome(reading: Box<dyn Read + Send>, stream: Box<dyn Write + Send>, shared: &Arc<Mutex<Shared>>) {
     let (queue, lines) = sync_channel(WATCHER_QUEUE);
     let dropped = Arc::new(AtomicU64::new(0));
-    let first = {
+    let (first, number) = {
         let mut shared = crate::sync::lock(shared);
         shared.watchers.retain(|w| !matches!(w.queue.try_send(Line::from("")), Err(TrySendError::Disconnected(_))));
         if shared.watchers.len() >= MAX_WATCHERS {
@@ -172,17 +219,81 @@ fn welcome(stream: Box<dyn Write + Send>, shared: &Mutex<Shared>) {
         }
         let oldest = shared.backlog.front().map_or(u64::MAX, |(seq, _)| *seq);
         let listed = shared.listed.iter().filter(|(seq, _)| *seq < oldest);
-        let recent: Vec<Line> = listed.chain(shared.backlog.iter()).map(|(_, line)| Arc::clone(line)).collect();
+        let mut recent: Vec<Line> = listed.chain(shared.backlog.iter()).map(|(_, line)| Arc::clone(line)).collect();
+        if let Some(controls) = &shared.controls {
+            recent.insert(0, crate::json_out::to_line(&controls.greeting()).unwrap_or_default().into());
+        }
         let mut about = shared.about.clone();
         about.insert("messages".into(), json!(shared.messages));
         about.insert("backlog".into(), json!(recent.len()));
-        shared.watchers.push(Watcher { queue, dropped: Arc::clone(&dropped) });
+        let number = shared.next_watcher;
+        shared.next_watcher += 1;
+        shared.watchers.push(Watcher { number, queue, dropped: Arc::clone(&dropped) });
         let about: Line = crate::json_out::to_line(&Value::Object(about)).unwrap_or_default().into();
-        std::iter::once(about).chain(recent).collect::<Vec<_>>()
+        (std::iter::once(about).chain(recent).collect::<Vec<_>>(), number)
     };
     let _ = std::thread::Builder::new().name("live-watcher".into()).spawn(move || {
         let _ = write_to(stream, &first, &lines, &dropped);
     });
+    let listening = Arc::clone(shared);
+    let _ = std::thread::Builder::new().name("live-control".into()).spawn(move || {
+        read_from(reading, number, &listening);
+        gone(number, &listening);
+    });
+}
+
+/// A watcher's lines, read until it closes its end: each handed to the proxy's controls, an
+/// answer (an error) queued to that watcher alone.
+fn read_from(reading: Box<dyn Read + Send>, number: u64, shared: &Mutex<Shared>) {
+    let Some(controls) = crate::sync::lock(shared).controls.clone() else {
+        // Nothing to control: read only to know when the watcher goes.
+        let _ = io::copy(&mut Read::take(reading, u64::MAX), &mut io::sink());
+        return;
+    };
+    let mut reader = io::BufReader::with_capacity(64 * 1024, reading);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match (&mut reader).take(MAX_CONTROL_LINE).read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let answer = if line.last() == Some(&b'\n') {
+            controls.control(line.trim_ascii_end())
+        } else if line.len() as u64 >= MAX_CONTROL_LINE {
+            // Too long: the rest of it is skipped.
+            let mut rest = Vec::new();
+            if (&mut reader).read_until(b'\n', &mut rest).is_err() {
+                return;
+            }
+            Some(json!({"error": "the line is too long"}))
+        } else {
+            // The watcher closed in the middle of a line.
+            return;
+        };
+        if let Some(answer) = answer {
+            let answer: Line = crate::json_out::to_line(&answer).unwrap_or_default().into();
+            let shared = crate::sync::lock(shared);
+            if let Some(watcher) = shared.watchers.iter().find(|w| w.number == number) {
+                let _ = watcher.queue.try_send(answer);
+            }
+        }
+    }
+}
+
+/// Watcher `number` closed its end: it leaves the feed, and when it was the last, the controls
+/// hear so (held messages go on).
+fn gone(number: u64, shared: &Mutex<Shared>) {
+    let (controls, left) = {
+        let mut shared = crate::sync::lock(shared);
+        shared.watchers.retain(|w| w.number != number);
+        (shared.controls.clone(), shared.watchers.len())
+    };
+    if left == 0
+        && let Some(controls) = controls
+    {
+        controls.unwatched();
+    }
 }
 
 /// A watcher's thread: the first lines, then each from its queue; a `dropped` line when lines
@@ -217,6 +328,19 @@ fn write_to(
 }
 
 impl Shared {
+    /// Offers `line` to every watcher's queue: one that is behind loses it (counted), one that
+    /// is gone leaves.
+    fn offer(&mut self, line: &Line) {
+        self.watchers.retain(|watcher| match watcher.queue.try_send(Arc::clone(line)) {
+            Ok(()) => true,
+            Err(TrySendError::Full(_)) => {
+                watcher.dropped.fetch_add(1, Ordering::Relaxed);
+                true
+            }
+            Err(TrySendError::Disconnected(_)) => false,
+        });
+    }
+
     fn keep(&mut self, seq: u64, line: &Line, frame: &Frame) {
         self.backlog_bytes += line.len();
         self.backlog.push_back((seq, Arc::clone(line)));
@@ -251,14 +375,7 @@ impl FrameSink for LiveSink {
         let seq = shared.messages;
         shared.messages += 1;
         shared.keep(seq, &line, frame);
-        shared.watchers.retain(|watcher| match watcher.queue.try_send(Arc::clone(&line)) {
-            Ok(()) => true,
-            Err(TrySendError::Full(_)) => {
-                watcher.dropped.fetch_add(1, Ordering::Relaxed);
-                true
-            }
-            Err(TrySendError::Disconnected(_)) => false,
-        });
+        shared.offer(&line);
         Ok(())
     }
 
@@ -306,6 +423,8 @@ mod tests {
             listed: Vec::new(),
             list_requests: VecDeque::new(),
             watchers: Vec::new(),
+            next_watcher: 0,
+            controls: None,
         };
         let path = std::env::temp_dir().join(format!("tooldeck-live-test-{}", uuid::Uuid::new_v4()));
         LiveSink { shared: Arc::new(Mutex::new(shared)), path, name: "t".into() }
@@ -320,7 +439,7 @@ mod tests {
         let mut sink = sink();
         let (queue, _never_read) = sync_channel(WATCHER_QUEUE);
         let dropped = Arc::new(AtomicU64::new(0));
-        crate::sync::lock(&sink.shared).watchers.push(Watcher { queue, dropped: Arc::clone(&dropped) });
+        crate::sync::lock(&sink.shared).watchers.push(Watcher { number: 0, queue, dropped: Arc::clone(&dropped) });
         let line = frame(From::Server, r#"{"jsonrpc":"2.0","method":"notifications/message"}"#);
         for _ in 0..WATCHER_QUEUE + 10 {
             sink.accept(&line).unwrap();
@@ -341,8 +460,10 @@ mod tests {
             sink.accept(&frame(From::Server, r#"{"jsonrpc":"2.0","method":"notifications/message"}"#)).unwrap();
         }
         let (mut watcher, stream) = std::os::unix::net::UnixStream::pair().unwrap();
-        welcome(Box::new(stream), &sink.shared);
+        welcome(Box::new(stream.try_clone().unwrap()), Box::new(stream), &sink.shared);
         drop(sink);
+        // The feed ends with the watcher's reading end, which its closing ends.
+        watcher.shutdown(std::net::Shutdown::Write).unwrap();
         let mut text = String::new();
         std::io::Read::read_to_string(&mut watcher, &mut text).unwrap();
         let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
