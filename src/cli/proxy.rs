@@ -101,10 +101,19 @@ mod tests {
     #[test]
     fn a_fault_rule_that_does_not_read_is_a_usage_error_naming_it() {
         let parsed = crate::cli::Cli::try_parse_from(["tooldeck", "proxy", "--fault", "tools/call:explode", "--", "x"]);
-        let error = parsed.err().expect("refused").to_string();
+        let error = parsed.expect_err("refused").to_string();
         assert!(error.contains("tools/call:explode") && error.contains("unknown action"), "{error}");
         let parsed = crate::cli::Cli::try_parse_from([
-            "tooldeck", "proxy", "--fault", "tools/call@echo:error=-32000", "--fault", "ping:drop:p=0.5", "--fault-seed", "3", "--", "x",
+            "tooldeck",
+            "proxy",
+            "--fault",
+            "tools/call@echo:error=-32000",
+            "--fault",
+            "ping:drop:p=0.5",
+            "--fault-seed",
+            "3",
+            "--",
+            "x",
         ]);
         assert!(parsed.is_ok(), "{parsed:?}");
     }

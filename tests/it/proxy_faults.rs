@@ -216,7 +216,8 @@ fn each_action_over_stdio_is_done_said_and_recorded_as_injected() {
 
 /// Whether each of 24 calls of `add` got the injected error, under `--fault-seed seed`.
 fn choices(seed: &str, runtime: &Path) -> Vec<bool> {
-    let options = ["--fault", "tools/call@add:error=-32000:p=0.5", "--fault", "tools/call@wipe:drop:p=0", "--fault-seed", seed];
+    let options =
+        ["--fault", "tools/call@add:error=-32000:p=0.5", "--fault", "tools/call@wipe:drop:p=0", "--fault-seed", seed];
     let mut client = Hand::start(&options, runtime);
     let mut fired = Vec::new();
     for id in 1..=24 {
@@ -271,7 +272,7 @@ async fn faults_behind_listen_in_front_of_a_command() {
         record.as_os_str(),
         "--".as_ref(),
     ];
-    args.extend(server.iter().map(|word| std::ffi::OsStr::new(word)));
+    args.extend(server.iter().map(std::ffi::OsStr::new));
     let (mut proxy, listen, _stderr) = crate::proxy::listening_proxy(&args);
     let endpoint = McpEndpoint::connect_http(&format!("http://{listen}/mcp"), Vec::new()).await.unwrap();
     let failed = endpoint.call(&CallRequest::new("echo", json!({"text": "hi"}))).await.unwrap_err();
@@ -284,7 +285,10 @@ async fn faults_behind_listen_in_front_of_a_command() {
     assert!(Command::new("kill").args(["-INT", &proxy.id().to_string()]).status().unwrap().success());
     assert_eq!(proxy.wait().unwrap().code(), Some(0));
     let lines = record_lines(&record);
-    assert!(lines.iter().any(|l| l["from"] == "proxy" && l["injected"] == "tools/call@echo:error=-32042"), "{lines:#?}");
+    assert!(
+        lines.iter().any(|l| l["from"] == "proxy" && l["injected"] == "tools/call@echo:error=-32042"),
+        "{lines:#?}"
+    );
     assert!(lines.iter().any(|l| l["from"] == "server" && l["injected"] == "tools/call@add:delay=300ms"));
 }
 

@@ -33,7 +33,12 @@ struct OutletState {
 
 impl Outlet {
     pub fn new(writer: impl Write + Send + 'static) -> Outlet {
-        Outlet(Arc::new(Mutex::new(OutletState { writer: Box::new(writer), mid_line: false, waiting: Vec::new(), failed: false })))
+        Outlet(Arc::new(Mutex::new(OutletState {
+            writer: Box::new(writer),
+            mid_line: false,
+            waiting: Vec::new(),
+            failed: false,
+        })))
     }
 
     /// The pump's bytes, as they came.
@@ -71,7 +76,8 @@ impl OutletState {
         if self.failed {
             return;
         }
-        let written = self.writer.write_all(line).and_then(|()| self.writer.write_all(b"\n")).and_then(|()| self.writer.flush());
+        let written =
+            self.writer.write_all(line).and_then(|()| self.writer.write_all(b"\n")).and_then(|()| self.writer.flush());
         self.failed |= written.is_err();
     }
 

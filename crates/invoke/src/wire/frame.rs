@@ -166,7 +166,16 @@ impl Frame {
     /// the message, not its bytes): its bytes are the message written compactly, as rmcp sends it.
     pub fn of_value(from: From, message: Value) -> Frame {
         let raw = Bytes::from(serde_json::to_vec(&message).unwrap_or_default());
-        Frame { from, at: SystemTime::now(), size: raw.len(), raw, message: Some(message), too_deep: false, http: None, injected: None }
+        Frame {
+            from,
+            at: SystemTime::now(),
+            size: raw.len(),
+            raw,
+            message: Some(message),
+            too_deep: false,
+            http: None,
+            injected: None,
+        }
     }
 
     /// A frame of a message too large to keep: its size only.

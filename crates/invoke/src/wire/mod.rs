@@ -11,7 +11,8 @@ mod sink;
 mod tap;
 
 pub use frame::{
-    Frame, From, HttpDetails, MAX_DEPTH, called_tool, is_response, NOT_JSON_RPC, TOO_DEEP, Unread, parse_json, parse_record_line, parse_timestamp,
+    Frame, From, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, TOO_DEEP, Unread, called_tool, is_response, parse_json,
+    parse_record_line, parse_timestamp,
 };
 pub use record::{MAX_RECORD_BYTES, RecordError, RecordLine, read_record, record_line};
 pub use sink::{FrameSink, JsonLinesSink, Ring, RingSink};

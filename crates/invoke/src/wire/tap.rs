@@ -126,7 +126,14 @@ impl TapHandle {
 
     /// A message too large to keep: its size only.
     pub fn send_too_large(&self, from: From, size: usize, http: Option<HttpDetails>) {
-        self.enqueue(Captured { from, at: SystemTime::now(), raw: Bytes::new(), too_large: Some(size), http, injected: None });
+        self.enqueue(Captured {
+            from,
+            at: SystemTime::now(),
+            raw: Bytes::new(),
+            too_large: Some(size),
+            http,
+            injected: None,
+        });
     }
 
     fn enqueue(&self, captured: Captured) {

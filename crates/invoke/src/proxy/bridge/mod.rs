@@ -20,9 +20,9 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use serde_json::Value;
 
+use super::intercept::{Interceptor, Verdict};
 use super::{Keep, ProxyError};
 use crate::sync::lock;
-use super::intercept::{Interceptor, Verdict};
 use crate::wire::{From, HttpDetails, Tap, TapHandle};
 use session::{Session, SessionDeliver};
 

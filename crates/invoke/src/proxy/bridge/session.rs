@@ -228,8 +228,10 @@ impl Session {
                 match interceptor.judge(&self.conversation, From::Server, &bytes, None) {
                     Verdict::Pass => {}
                     verdict => {
-                        let deliver =
-                            std::sync::Arc::new(SessionDeliver { session: std::sync::Arc::clone(self), from_the_server: true });
+                        let deliver = std::sync::Arc::new(SessionDeliver {
+                            session: std::sync::Arc::clone(self),
+                            from_the_server: true,
+                        });
                         interceptor.carry_out(verdict, deliver, &tokio::runtime::Handle::current());
                         continue;
                     }

@@ -85,7 +85,9 @@ impl std::str::FromStr for FaultRule {
         let mut parts = rest.split(':');
         let action = action(parts.next().unwrap_or_default())?;
         if method.starts_with("notifications/") && matches!(action, FaultAction::Error(_)) {
-            return Err(bad(format!("{method} is a notification: it gets no answer, so no error= (drop, delay or corrupt it)")));
+            return Err(bad(format!(
+                "{method} is a notification: it gets no answer, so no error= (drop, delay or corrupt it)"
+            )));
         }
         let mut probability = 1.0;
         for option in parts {
@@ -96,7 +98,13 @@ impl std::str::FromStr for FaultRule {
                 .filter(|p| (0.0..=1.0).contains(p))
                 .ok_or_else(|| bad(format!("p={value}: a probability is a number from 0 to 1")))?;
         }
-        Ok(FaultRule { method: method.into(), tool: tool.map(str::to_string), action, probability, written: text.into() })
+        Ok(FaultRule {
+            method: method.into(),
+            tool: tool.map(str::to_string),
+            action,
+            probability,
+            written: text.into(),
+        })
     }
 }
 
@@ -115,7 +123,9 @@ fn action(text: &str) -> Result<FaultAction, BadRule> {
     const ACTIONS: &str = "error=CODE, delay=DURATION, drop or corrupt";
     match text.split_once('=') {
         Some(("error", code)) => {
-            let code: i64 = code.parse().map_err(|_| bad(format!("error={code}: a JSON-RPC error code is a whole number (-32000)")))?;
+            let code: i64 = code
+                .parse()
+                .map_err(|_| bad(format!("error={code}: a JSON-RPC error code is a whole number (-32000)")))?;
             if code == 0 {
                 return Err(bad("error=0: an error code is not 0"));
             }

@@ -69,6 +69,8 @@ impl Release {
 }
 
 struct Held {
+    /// Its feed line (`held`: its id), said again to a watcher who comes while it is held.
+    line: Value,
     raw: Bytes,
     message: Value,
     /// The message as the watchers saw it (secrets masked), to tell an edit from a masked value.
@@ -129,8 +131,8 @@ impl Holds {
         let masked = line.get("message").cloned().unwrap_or(Value::Null);
         line["held"] = json!(id);
         let (release, receiver) = oneshot::channel();
-        state.held.insert(id, Held { raw: raw.clone(), message: message.clone(), masked, release });
         hub.say(&line);
+        state.held.insert(id, Held { line, raw: raw.clone(), message: message.clone(), masked, release });
         Some(receiver)
     }
 
@@ -170,12 +172,17 @@ fn breakpoints_line(state: &State) -> Value {
 impl Controls for Holds {
     fn control(&self, line: &[u8]) -> Option<Value> {
         let Ok(line) = serde_json::from_slice::<Value>(line) else {
-            return Some(error("not a JSON line: {\"break\": ...}, {\"clear\": \"breakpoints\"}, {\"send\": ID} or {\"drop\": ID}".into()));
+            return Some(error(
+                "not a JSON line: {\"break\": ...}, {\"clear\": \"breakpoints\"}, {\"send\": ID} or {\"drop\": ID}"
+                    .into(),
+            ));
         };
         let mut state = crate::sync::lock(&self.state);
         if let Some(wanted) = line.get("break") {
             let Some(breakpoint) = Breakpoint::read(wanted) else {
-                return Some(error("a break is {\"method\": M, \"tool\": T or null, \"from\": \"client\" or \"server\"}".into()));
+                return Some(error(
+                    "a break is {\"method\": M, \"tool\": T or null, \"from\": \"client\" or \"server\"}".into(),
+                ));
             };
             if !state.breakpoints.contains(&breakpoint) {
                 state.breakpoints.push(breakpoint);
@@ -204,11 +211,14 @@ impl Controls for Holds {
         if let Some(id) = line.get("drop").and_then(Value::as_u64) {
             return self.release(&mut state, id, |_| Ok(Release::Dropped));
         }
-        Some(error("unknown line: {\"break\": ...}, {\"clear\": \"breakpoints\"}, {\"send\": ID} or {\"drop\": ID}".into()))
+        Some(error(
+            "unknown line: {\"break\": ...}, {\"clear\": \"breakpoints\"}, {\"send\": ID} or {\"drop\": ID}".into(),
+        ))
     }
 
-    fn greeting(&self) -> Value {
-        breakpoints_line(&crate::sync::lock(&self.state))
+    fn greeting(&self) -> Vec<Value> {
+        let state = crate::sync::lock(&self.state);
+        std::iter::once(breakpoints_line(&state)).chain(state.held.values().map(|held| held.line.clone())).collect()
     }
 
     fn unwatched(&self) {
@@ -279,17 +289,26 @@ mod tests {
     #[test]
     fn watcher_lines_set_clear_and_refuse() {
         let holds = Holds::default();
-        assert!(holds.control(b"{\"break\": {\"method\": \"tools/call\", \"tool\": \"echo\", \"from\": \"client\"}}").is_none());
+        assert!(
+            holds
+                .control(b"{\"break\": {\"method\": \"tools/call\", \"tool\": \"echo\", \"from\": \"client\"}}")
+                .is_none()
+        );
         assert!(holds.armed());
-        assert_eq!(holds.greeting()["breakpoints"][0], json!({"method": "tools/call", "tool": "echo", "from": "client"}));
+        assert_eq!(
+            holds.greeting()[0]["breakpoints"][0],
+            json!({"method": "tools/call", "tool": "echo", "from": "client"})
+        );
         assert!(holds.control(b"not json").unwrap()["error"].as_str().unwrap().contains("not a JSON line"));
-        assert!(holds.control(b"{\"send\": 9}").unwrap()["error"].as_str().unwrap().contains("no message is held as 9"));
+        assert!(
+            holds.control(b"{\"send\": 9}").unwrap()["error"].as_str().unwrap().contains("no message is held as 9")
+        );
         assert!(holds.control(b"{\"break\": {\"method\": \"x\"}}").is_some());
         // No watcher attached (no feed): nothing is held, whatever matches.
         let raw = Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}"#);
         let message: Value = serde_json::from_slice(&raw).unwrap();
         assert!(holds.hold(From::Client, "tools/call", Some("echo"), &message, &raw).is_none());
         assert!(holds.control(b"{\"clear\": \"breakpoints\"}").is_none());
-        assert!(!holds.armed() && holds.greeting()["breakpoints"] == json!([]));
+        assert!(!holds.armed() && holds.greeting() == vec![json!({"breakpoints": []})]);
     }
 }

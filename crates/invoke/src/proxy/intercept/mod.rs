@@ -79,8 +79,14 @@ struct Asked {
 /// conversation's own.
 #[derive(Default)]
 pub struct Conversation {
-    asked: Mutex<(HashMap<(From, String), Asked>, VecDeque<(From, String)>)>,
+    asked: Mutex<InFlight>,
 }
+
+/// A request's key: who sent it, its id as JSON text.
+type RequestKey = (From, String);
+
+/// The requests in flight, and the order they came in (the oldest forgotten first).
+type InFlight = (HashMap<RequestKey, Asked>, VecDeque<RequestKey>);
 
 impl Conversation {
     fn remember(&self, from: From, id: &Value, asked: Asked) {

@@ -74,7 +74,12 @@ impl Judging {
 
     /// An upstream answer's body judged as it streams: SSE events one by one, or a JSON body
     /// whole. A dropped JSON answer never ends (the client's own timeout shows).
-    pub fn body<S>(self, upstream: S, events: bool, details: HttpDetails) -> impl Stream<Item = Result<Bytes, reqwest::Error>>
+    pub fn body<S>(
+        self,
+        upstream: S,
+        events: bool,
+        details: HttpDetails,
+    ) -> impl Stream<Item = Result<Bytes, reqwest::Error>>
     where
         S: Stream<Item = Result<Bytes, reqwest::Error>> + Send + Unpin + 'static,
     {

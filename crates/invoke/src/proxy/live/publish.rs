@@ -33,8 +33,9 @@ const MAX_CONTROL_LINE: u64 = 48 * 1024 * 1024;
 pub trait Controls: Send + Sync {
     /// A line a watcher wrote; what to answer that watcher alone (an error), if anything.
     fn control(&self, line: &[u8]) -> Option<Value>;
-    /// What a new watcher is told right after the first line (the breakpoints set).
-    fn greeting(&self) -> Value;
+    /// What a new watcher is told right after the first line (the breakpoints set, what is
+    /// held).
+    fn greeting(&self) -> Vec<Value>;
     /// The last watcher went away.
     fn unwatched(&self);
 }
@@ -221,7 +222,9 @@ fn welcome(reading: Box<dyn Read + Send>, stream: Box<dyn Write + Send>, shared:
         let listed = shared.listed.iter().filter(|(seq, _)| *seq < oldest);
         let mut recent: Vec<Line> = listed.chain(shared.backlog.iter()).map(|(_, line)| Arc::clone(line)).collect();
         if let Some(controls) = &shared.controls {
-            recent.insert(0, crate::json_out::to_line(&controls.greeting()).unwrap_or_default().into());
+            let greeting = controls.greeting();
+            let greeting = greeting.iter().map(|line| Line::from(crate::json_out::to_line(line).unwrap_or_default()));
+            recent.splice(0..0, greeting);
         }
         let mut about = shared.about.clone();
         about.insert("messages".into(), json!(shared.messages));
@@ -263,7 +266,7 @@ fn read_from(reading: Box<dyn Read + Send>, number: u64, shared: &Mutex<Shared>)
         } else if line.len() as u64 >= MAX_CONTROL_LINE {
             // Too long: the rest of it is skipped.
             let mut rest = Vec::new();
-            if (&mut reader).read_until(b'\n', &mut rest).is_err() {
+            if reader.read_until(b'\n', &mut rest).is_err() {
                 return;
             }
             Some(json!({"error": "the line is too long"}))
