@@ -110,9 +110,10 @@ pub fn answers(path: &Path) -> bool {
 fn hello(path: &Path, name: &str) -> Result<(Announcement, Feed), LiveError> {
     place::owned_by_me(path, name)?;
     let no_answer = |source| LiveError::NoAnswer { name: name.to_string(), source };
-    let (stream, timing) = port::connect(path).map_err(no_answer)?;
+    let (stream, timing, control) = port::connect(path).map_err(no_answer)?;
     timing(HANDSHAKE).map_err(no_answer)?;
-    let mut feed = Feed { reader: BufReader::with_capacity(64 * 1024, stream), timing, line: Vec::new() };
+    let reader = BufReader::with_capacity(64 * 1024, stream);
+    let mut feed = Feed { reader, timing, control: Some(control), line: Vec::new() };
     let first = feed.read_line(MAX_FIRST_LINE).map_err(no_answer)?;
     let Some(first) = first else {
         return Err(no_answer(io::Error::new(io::ErrorKind::UnexpectedEof, "it closed at once")));
@@ -146,11 +147,19 @@ pub fn open(name: &str) -> Result<(Announcement, Vec<Frame>, Feed), LiveError> {
 pub struct Feed {
     reader: BufReader<port::Stream>,
     timing: port::Timing,
+    /// The way back to the proxy, until taken.
+    control: Option<port::Control>,
     /// A line read in part when the wait ran out.
     line: Vec<u8>,
 }
 
 impl Feed {
+    /// The way back to the proxy on this connection, for the watcher's own lines (breakpoints,
+    /// held messages sent or dropped; docs/proxy.md); given once.
+    pub fn control(&mut self) -> Option<port::Control> {
+        self.control.take()
+    }
+
     /// Reads frames into `sink` until the proxy ends (true) or `stop` is set (false). A line
     /// that is no frame (a `dropped` note) is skipped.
     pub fn follow(mut self, sink: &mut dyn crate::wire::FrameSink, stop: &AtomicBool) -> bool {
@@ -326,6 +335,7 @@ mod tests {
         let mut feed = Feed {
             reader: BufReader::with_capacity(4, Box::new(input)),
             timing: Box::new(|_| Ok(())),
+            control: None,
             line: Vec::new(),
         };
         assert_eq!(feed.read_line(8).unwrap().as_deref(), Some(&b"short"[..]));

@@ -103,19 +103,23 @@ pub type Stream = Box<dyn Read + Send>;
 /// Sets how long a read of the connection may wait.
 pub type Timing = Box<dyn Fn(Duration) -> io::Result<()> + Send>;
 
+/// The watcher's way back to the proxy on the same connection: its lines (breakpoints, held
+/// messages sent or dropped: docs/proxy.md).
+pub type Control = Box<dyn Write + Send>;
+
 /// Connects to the proxy at `path` (its socket, or its port file and secret).
-pub fn connect(path: &Path) -> io::Result<(Stream, Timing)> {
+pub fn connect(path: &Path) -> io::Result<(Stream, Timing, Control)> {
     #[cfg(unix)]
     if path.extension().is_some_and(|e| e == "sock") {
         let stream = std::os::unix::net::UnixStream::connect(path)?;
-        let timing = stream.try_clone()?;
-        return Ok((Box::new(stream), Box::new(move |t| timing.set_read_timeout(Some(t)))));
+        let (timing, control) = (stream.try_clone()?, stream.try_clone()?);
+        return Ok((Box::new(stream), Box::new(move |t| timing.set_read_timeout(Some(t))), Box::new(control)));
     }
     connect_port(path)
 }
 
 /// The port way: the port and secret read from the 0600 file, the secret said first.
-fn connect_port(path: &Path) -> io::Result<(Stream, Timing)> {
+fn connect_port(path: &Path) -> io::Result<(Stream, Timing, Control)> {
     let text = crate::files::read_bounded(path, 4096)?;
     let about: serde_json::Value = serde_json::from_slice(&text).map_err(io::Error::other)?;
     let port = about["port"].as_u64().and_then(|p| u16::try_from(p).ok());
@@ -124,8 +128,8 @@ fn connect_port(path: &Path) -> io::Result<(Stream, Timing)> {
     };
     let mut stream = TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), HANDSHAKE)?;
     writeln!(stream, "{secret}")?;
-    let timing = stream.try_clone()?;
-    Ok((Box::new(stream), Box::new(move |t| timing.set_read_timeout(Some(t)))))
+    let (timing, control) = (stream.try_clone()?, stream.try_clone()?);
+    Ok((Box::new(stream), Box::new(move |t| timing.set_read_timeout(Some(t))), Box::new(control)))
 }
 
 #[cfg(test)]
@@ -147,8 +151,11 @@ mod tests {
         let Listener::Port { listener: tcp, .. } = &listener else { panic!("a port") };
         let port = tcp.local_addr().unwrap().port();
         std::thread::spawn(move || {
-            listener.accept_each(|_, mut stream| {
-                let _ = stream.write_all(b"hello\n");
+            listener.accept_each(|reading, mut stream| {
+                // What the watcher writes after the secret is its own: said back here.
+                let mut line = String::new();
+                let _ = BufReader::new(reading).read_line(&mut line);
+                let _ = stream.write_all(format!("hello, you said {line}").as_bytes());
             })
         });
         // A stranger who does not know the secret hears nothing.
@@ -157,9 +164,10 @@ mod tests {
         let mut heard = String::new();
         let _ = stranger.read_to_string(&mut heard);
         assert_eq!(heard, "");
-        let (stream, _) = connect_port(&path).unwrap();
+        let (stream, _, mut control) = connect_port(&path).unwrap();
+        control.write_all(b"{\"clear\": \"breakpoints\"}\n").unwrap();
         let mut line = String::new();
         BufReader::new(stream).read_line(&mut line).unwrap();
-        assert_eq!(line, "hello\n");
+        assert_eq!(line, "hello, you said {\"clear\": \"breakpoints\"}\n");
     }
 }
