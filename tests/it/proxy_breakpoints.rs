@@ -22,7 +22,12 @@ struct Watcher {
 
 impl Watcher {
     fn attach(runtime: &Path, name: &str) -> Watcher {
-        let socket = runtime.join("tooldeck").join("proxies").join(format!("{name}.sock"));
+        Watcher::attach_in(&runtime.join("tooldeck").join("proxies"), name)
+    }
+
+    /// In `folder`, the folder of running proxies.
+    fn attach_in(folder: &Path, name: &str) -> Watcher {
+        let socket = folder.join(format!("{name}.sock"));
         let deadline = Instant::now() + Duration::from_secs(30);
         let stream = loop {
             match UnixStream::connect(&socket) {
@@ -157,4 +162,46 @@ fn a_watcher_that_never_writes_still_watches_and_nothing_is_held_unwatched() {
     client.call(2, "echo", json!({"n": 2}));
     assert!(text_of(&client.answer(2)).contains(r#""n":2"#));
     client.end();
+}
+
+/// Behind `--listen -- COMMAND`, a call held at a breakpoint waits in its POST, and goes on
+/// edited to the server, as over stdio.
+#[tokio::test]
+async fn a_call_behind_listen_is_held_and_sent_edited() {
+    let name = unique("bp-http");
+    let server: Vec<String> = shlex::split(&crate::mcp::stdio_command_with("")).unwrap();
+    let mut args: Vec<&std::ffi::OsStr> = vec!["--name".as_ref(), name.as_ref(), "--".as_ref()];
+    args.extend(server.iter().map(std::ffi::OsStr::new));
+    let (mut proxy, listen, _stderr) = crate::proxy::listening_proxy(&args);
+    let folder = tooldeck::proxy::live::folder().unwrap();
+    let mut watcher = tokio::task::spawn_blocking(move || {
+        let mut watcher = Watcher::attach_in(&folder, &name);
+        watcher.say(json!({"break": {"method": "tools/call", "tool": "echo", "from": "client"}}));
+        watcher.until(|l| l["breakpoints"].as_array().is_some_and(|b| !b.is_empty()));
+        watcher
+    })
+    .await
+    .unwrap();
+    let endpoint =
+        tooldeck::invoke::mcp::McpEndpoint::connect_http(&format!("http://{listen}/mcp"), Vec::new()).await.unwrap();
+    let call = tokio::spawn(async move {
+        let request = tooldeck::invoke::otc::CallRequest::new("echo", json!({"n": 1}));
+        let answer = endpoint.call(&request).await.map(|(outcome, _)| format!("{outcome:?}"));
+        endpoint.close().await;
+        answer
+    });
+    let watcher = tokio::task::spawn_blocking(move || {
+        let (id, line) = watcher.held();
+        let mut edited = line["message"].clone();
+        edited["params"]["arguments"]["n"] = json!(2);
+        watcher.say(json!({"send": id, "message": edited}));
+        watcher
+    })
+    .await
+    .unwrap();
+    let said = call.await.unwrap().unwrap();
+    assert!(said.contains(r#"\"n\":2"#), "{said}");
+    drop(watcher);
+    assert!(std::process::Command::new("kill").args(["-INT", &proxy.id().to_string()]).status().unwrap().success());
+    assert_eq!(proxy.wait().unwrap().code(), Some(0));
 }
