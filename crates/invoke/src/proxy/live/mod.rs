@@ -12,11 +12,13 @@ mod feed;
 mod place;
 mod port;
 mod publish;
+mod watcher;
 
 pub use feed::{Announcement, Feed, Running, frame_of_line, list, open, read_file, recorded_tools};
 pub use place::{LiveError, check_owner, default_name, file_name, folder};
 pub use port::Control;
-pub use publish::{Controls, LiveHub, LiveSink, publish};
+pub use publish::{LiveSink, publish};
+pub use watcher::{Controls, LiveHub};
 
 /// The extension of a proxy's file in the folder: a socket, or a port file.
 #[cfg(unix)]

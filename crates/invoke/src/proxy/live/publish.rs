@@ -1,88 +1,44 @@
-//! The proxy's side of the live feed: a listener thread takes watchers; the sink (on the tap's
-//! thread) turns each frame into a record line once and offers it to every watcher's bounded
-//! queue; each watcher's own thread writes to it. A slow or stuck watcher loses lines (counted,
-//! then said to it in a `dropped` line), never slows the tap, let alone the wire. What a watcher
-//! writes (breakpoints, held messages sent or dropped) is read on a thread of its own and handed
-//! to the proxy's [`Controls`]; a watcher that closes its end is gone.
+//! The proxy's side of the live feed: a listener thread takes watchers (`watcher.rs`); the sink
+//! (on the tap's thread) turns each frame into a record line once and offers it to every
+//! watcher's bounded queue. A slow or stuck watcher loses lines (counted, then said to it in a
+//! `dropped` line), never slows the tap, let alone the wire.
 
 use std::collections::VecDeque;
-use std::io::{self, BufRead, Read, Write};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::TrySendError;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 
 use super::place::{self, LiveError};
+use super::watcher::{Controls, LiveHub, Watcher, welcome};
 use crate::wire::{Frame, FrameSink, From, Warn};
 
-/// Lines a watcher may be behind before its lines are dropped.
-const WATCHER_QUEUE: usize = 4096;
-/// Watchers at once; more are turned away (each has a thread and a queue).
-const MAX_WATCHERS: usize = 16;
 /// The recent lines a new watcher is sent first, at most this many and this many bytes.
 const BACKLOG_LINES: usize = 2000;
 const BACKLOG_BYTES: usize = 16 * 1024 * 1024;
 /// `tools/list` requests remembered by id, to know their answers.
 const LIST_IDS: usize = 64;
-/// The longest line a watcher may write (an edited message, with room to spare).
-const MAX_CONTROL_LINE: u64 = 48 * 1024 * 1024;
-
-/// What the proxy does with its watchers' lines (breakpoints: `proxy::intercept::Holds`).
-pub trait Controls: Send + Sync {
-    /// A line a watcher wrote; what to answer that watcher alone (an error), if anything.
-    fn control(&self, line: &[u8]) -> Option<Value>;
-    /// What a new watcher is told right after the first line (the breakpoints set, what is
-    /// held).
-    fn greeting(&self) -> Vec<Value>;
-    /// The last watcher went away.
-    fn unwatched(&self);
-}
-
-/// The proxy's voice to every watcher at once, beside the frames: held messages, releases,
-/// breakpoints.
-#[derive(Clone)]
-pub struct LiveHub {
-    shared: Arc<Mutex<Shared>>,
-}
-
-impl LiveHub {
-    /// Says `line` to every watcher (and not to the backlog: it is no frame).
-    pub fn say(&self, line: &Value) {
-        let line: Line = crate::json_out::to_line(line).unwrap_or_default().into();
-        crate::sync::lock(&self.shared).offer(&line);
-    }
-
-    /// How many watchers are attached.
-    pub fn watchers(&self) -> usize {
-        crate::sync::lock(&self.shared).watchers.len()
-    }
-}
 
 /// A line of the feed, shared by every queue it is in.
-type Line = Arc<str>;
-
-struct Watcher {
-    number: u64,
-    queue: SyncSender<Line>,
-    dropped: Arc<AtomicU64>,
-}
+pub(super) type Line = Arc<str>;
 
 /// What the sink and the listener share.
-struct Shared {
+pub(super) struct Shared {
     /// The first line's fields but the counts (name, server, cwd, pid, since).
-    about: Map<String, Value>,
-    messages: u64,
-    backlog: VecDeque<(u64, Line)>,
-    backlog_bytes: usize,
+    pub(super) about: Map<String, Value>,
+    pub(super) messages: u64,
+    pub(super) backlog: VecDeque<(u64, Line)>,
+    pub(super) backlog_bytes: usize,
     /// The latest `tools/list` request and its answer, sent to every new watcher even once they
     /// left the backlog: the list attach shows.
-    listed: Vec<(u64, Line)>,
-    list_requests: VecDeque<(Value, u64, Line)>,
-    watchers: Vec<Watcher>,
-    next_watcher: u64,
-    controls: Option<Arc<dyn Controls>>,
+    pub(super) listed: Vec<(u64, Line)>,
+    pub(super) list_requests: VecDeque<(Value, u64, Line)>,
+    pub(super) watchers: Vec<Watcher>,
+    pub(super) next_watcher: u64,
+    pub(super) controls: Option<Arc<dyn Controls>>,
 }
 
 /// The live feed as a sink of the proxy's tap. Dropped (the proxy ending), its socket goes.
@@ -206,134 +162,10 @@ fn bind_free(folder: &Path, wanted: &str) -> Result<(String, super::port::Listen
     Err(LiveError::Bind { path: place::path_of(folder, wanted).display().to_string(), source })
 }
 
-/// A new watcher: the first line, the breakpoints and the recent lines are its own to write;
-/// from now on, each line as it comes goes to its queue too, and what it writes is read. Past
-/// [`MAX_WATCHERS`], it is turned away.
-fn welcome(reading: Box<dyn Read + Send>, stream: Box<dyn Write + Send>, shared: &Arc<Mutex<Shared>>) {
-    let (queue, lines) = sync_channel(WATCHER_QUEUE);
-    let dropped = Arc::new(AtomicU64::new(0));
-    let (first, number) = {
-        let mut shared = crate::sync::lock(shared);
-        shared.watchers.retain(|w| !matches!(w.queue.try_send(Line::from("")), Err(TrySendError::Disconnected(_))));
-        if shared.watchers.len() >= MAX_WATCHERS {
-            return;
-        }
-        let oldest = shared.backlog.front().map_or(u64::MAX, |(seq, _)| *seq);
-        let listed = shared.listed.iter().filter(|(seq, _)| *seq < oldest);
-        let mut recent: Vec<Line> = listed.chain(shared.backlog.iter()).map(|(_, line)| Arc::clone(line)).collect();
-        if let Some(controls) = &shared.controls {
-            let greeting = controls.greeting();
-            let greeting = greeting.iter().map(|line| Line::from(crate::json_out::to_line(line).unwrap_or_default()));
-            recent.splice(0..0, greeting);
-        }
-        let mut about = shared.about.clone();
-        about.insert("messages".into(), json!(shared.messages));
-        about.insert("backlog".into(), json!(recent.len()));
-        let number = shared.next_watcher;
-        shared.next_watcher += 1;
-        shared.watchers.push(Watcher { number, queue, dropped: Arc::clone(&dropped) });
-        let about: Line = crate::json_out::to_line(&Value::Object(about)).unwrap_or_default().into();
-        (std::iter::once(about).chain(recent).collect::<Vec<_>>(), number)
-    };
-    let _ = std::thread::Builder::new().name("live-watcher".into()).spawn(move || {
-        let _ = write_to(stream, &first, &lines, &dropped);
-    });
-    let listening = Arc::clone(shared);
-    let _ = std::thread::Builder::new().name("live-control".into()).spawn(move || {
-        read_from(reading, number, &listening);
-        gone(number, &listening);
-    });
-}
-
-/// A watcher's lines, read until it closes its end: each handed to the proxy's controls, an
-/// answer (an error) queued to that watcher alone.
-fn read_from(reading: Box<dyn Read + Send>, number: u64, shared: &Mutex<Shared>) {
-    let Some(controls) = crate::sync::lock(shared).controls.clone() else {
-        // Nothing to control: read only to know when the watcher goes.
-        let _ = io::copy(&mut Read::take(reading, u64::MAX), &mut io::sink());
-        return;
-    };
-    let mut reader = io::BufReader::with_capacity(64 * 1024, reading);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match (&mut reader).take(MAX_CONTROL_LINE).read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-        let answer = if line.last() == Some(&b'\n') {
-            controls.control(line.trim_ascii_end())
-        } else if line.len() as u64 >= MAX_CONTROL_LINE {
-            // Too long: the rest of it is skipped.
-            let mut rest = Vec::new();
-            if reader.read_until(b'\n', &mut rest).is_err() {
-                return;
-            }
-            Some(json!({"error": "the line is too long"}))
-        } else {
-            // The watcher closed in the middle of a line.
-            return;
-        };
-        if let Some(answer) = answer {
-            let answer: Line = crate::json_out::to_line(&answer).unwrap_or_default().into();
-            let shared = crate::sync::lock(shared);
-            if let Some(watcher) = shared.watchers.iter().find(|w| w.number == number) {
-                let _ = watcher.queue.try_send(answer);
-            }
-        }
-    }
-}
-
-/// Watcher `number` closed its end: it leaves the feed, and when it was the last, the controls
-/// hear so (held messages go on).
-fn gone(number: u64, shared: &Mutex<Shared>) {
-    let (controls, left) = {
-        let mut shared = crate::sync::lock(shared);
-        shared.watchers.retain(|w| w.number != number);
-        (shared.controls.clone(), shared.watchers.len())
-    };
-    if left == 0
-        && let Some(controls) = controls
-    {
-        controls.unwatched();
-    }
-}
-
-/// A watcher's thread: the first lines, then each from its queue; a `dropped` line when lines
-/// were let go meanwhile. Ends when the watcher goes or the proxy does.
-fn write_to(
-    mut stream: Box<dyn Write + Send>,
-    first: &[Line],
-    lines: &Receiver<Line>,
-    dropped: &AtomicU64,
-) -> io::Result<()> {
-    for line in first {
-        stream.write_all(line.as_bytes())?;
-        stream.write_all(b"\n")?;
-    }
-    stream.flush()?;
-    for line in lines {
-        let lost = dropped.swap(0, Ordering::Relaxed);
-        if lost > 0 {
-            let note = json!({"time": crate::text::rfc3339_now(), "dropped": lost,
-                "note": "messages passed but were not sent to this watcher: it fell behind"});
-            stream.write_all(crate::json_out::to_line(&note).unwrap_or_default().as_bytes())?;
-            stream.write_all(b"\n")?;
-        }
-        if line.is_empty() {
-            continue;
-        }
-        stream.write_all(line.as_bytes())?;
-        stream.write_all(b"\n")?;
-        stream.flush()?;
-    }
-    Ok(())
-}
-
 impl Shared {
     /// Offers `line` to every watcher's queue: one that is behind loses it (counted), one that
     /// is gone leaves.
-    fn offer(&mut self, line: &Line) {
+    pub(super) fn offer(&mut self, line: &Line) {
         self.watchers.retain(|watcher| match watcher.queue.try_send(Arc::clone(line)) {
             Ok(()) => true,
             Err(TrySendError::Full(_)) => {
@@ -401,6 +233,10 @@ mod tests {
 
     use bytes::Bytes;
 
+    use std::sync::atomic::AtomicU64;
+    use std::sync::mpsc::sync_channel;
+
+    use super::super::watcher::WATCHER_QUEUE;
     use super::*;
 
     #[test]
