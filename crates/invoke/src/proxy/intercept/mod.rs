@@ -109,6 +109,14 @@ impl Conversation {
     }
 }
 
+/// A message being judged: who sent it, its bytes, the HTTP around it, what it parsed to.
+struct Seen<'a> {
+    from: From,
+    raw: &'a Bytes,
+    http: Option<&'a HttpDetails>,
+    message: Value,
+}
+
 /// The faults and breakpoints of one proxy run.
 pub struct Interceptor {
     faults: Faults,
@@ -133,55 +141,46 @@ impl Interceptor {
         let Ok(message @ Value::Object(_)) = crate::wire::parse_json(raw) else { return Verdict::Pass };
         let id = message.get("id").filter(|id| !id.is_null()).cloned();
         let method = message.get("method").and_then(Value::as_str).map(str::to_string);
+        let seen = Seen { from, raw, http, message };
         match (method, id) {
-            (Some(method), Some(id)) => self.request(conversation, from, raw, http, message, &method, id),
+            (Some(method), Some(id)) => self.request(conversation, seen, &method, id),
             (Some(method), None) => {
-                if let Some(held) = self.hold(from, &method, None, &message, raw, None) {
+                if let Some(held) = self.hold(&seen, &method, None, None) {
                     return held;
                 }
                 let rule = self.faults.fire(&method, None).cloned();
-                self.on_its_way(from, raw, http, message, rule, || format!("{method} from the {}", from.name()))
+                self.on_its_way(seen, rule, || format!("{method} from the {}", from.name()))
             }
-            (None, Some(id)) if crate::wire::is_response(&message) => {
+            (None, Some(id)) if crate::wire::is_response(&seen.message) => {
                 let Some(asked) = conversation.answered(from, &id) else { return Verdict::Pass };
-                if let Some(held) = self.hold(from, &asked.method, asked.tool.as_deref(), &message, raw, None) {
+                if let Some(held) = self.hold(&seen, &asked.method, asked.tool.as_deref(), None) {
                     return held;
                 }
                 let what = || format!("the answer to {} (id {id})", shown(&asked.method, asked.tool.as_deref()));
-                self.on_its_way(from, raw, http, message, asked.answer_rule, what)
+                self.on_its_way(seen, asked.answer_rule, what)
             }
             _ => Verdict::Pass,
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn request(
-        &self,
-        conversation: &Conversation,
-        from: From,
-        raw: &Bytes,
-        http: Option<&HttpDetails>,
-        message: Value,
-        method: &str,
-        id: Value,
-    ) -> Verdict {
-        let tool = crate::wire::called_tool(&message).map(str::to_string);
+    fn request(&self, conversation: &Conversation, seen: Seen, method: &str, id: Value) -> Verdict {
+        let tool = crate::wire::called_tool(&seen.message).map(str::to_string);
         let asked = |answer_rule| Asked { method: method.to_string(), tool: tool.clone(), answer_rule };
-        if let Some(held) = self.hold(from, method, tool.as_deref(), &message, raw, Some(id.clone())) {
-            conversation.remember(from, &id, asked(None));
+        if let Some(held) = self.hold(&seen, method, tool.as_deref(), Some(id.clone())) {
+            conversation.remember(seen.from, &id, asked(None));
             return held;
         }
         let Some(rule) = self.faults.fire(method, tool.as_deref()).cloned() else {
-            conversation.remember(from, &id, asked(None));
+            conversation.remember(seen.from, &id, asked(None));
             return Verdict::Pass;
         };
         let FaultAction::Error(code) = rule.action else {
             // Delay, drop and corrupt act on the answer.
-            conversation.remember(from, &id, asked(Some(rule)));
+            conversation.remember(seen.from, &id, asked(Some(rule)));
             return Verdict::Pass;
         };
         let answer = to_line(&fault::injected_error(&id, code, &rule));
-        self.tap.send_injected(from, raw.clone(), http.cloned(), Arc::clone(rule.written()));
+        self.tap.send_injected(seen.from, seen.raw.clone(), seen.http.cloned(), Arc::clone(rule.written()));
         self.tap.send_injected(From::Proxy, answer.clone(), None, Arc::clone(rule.written()));
         (self.say)(&format!("injected error {code} for {} (id {id})", shown(method, tool.as_deref())));
         Verdict::Answer(answer)
@@ -189,17 +188,10 @@ impl Interceptor {
 
     /// A message on its way (a notification, or an answer) that `rule` may delay, drop or
     /// corrupt; `what` names it on stderr.
-    fn on_its_way(
-        &self,
-        from: From,
-        raw: &Bytes,
-        http: Option<&HttpDetails>,
-        message: Value,
-        rule: Option<FaultRule>,
-        what: impl FnOnce() -> String,
-    ) -> Verdict {
+    fn on_its_way(&self, seen: Seen, rule: Option<FaultRule>, what: impl FnOnce() -> String) -> Verdict {
         let Some(rule) = rule else { return Verdict::Pass };
         let written = Arc::clone(rule.written());
+        let Seen { from, raw, http, message } = seen;
         let (verdict, said) = match rule.action {
             // A notification gets no answer: an error rule on one (a method not spelt
             // notifications/...) leaves it be.
@@ -219,17 +211,11 @@ impl Interceptor {
         verdict
     }
 
-    fn hold(
-        &self,
-        from: From,
-        method: &str,
-        tool: Option<&str>,
-        message: &Value,
-        raw: &Bytes,
-        request: Option<Value>,
-    ) -> Option<Verdict> {
-        let release = self.holds.hold(from, method, tool, message, raw)?;
-        Some(Verdict::Hold(Held { release, from, message: message.clone(), request }))
+    /// Held when a breakpoint matches `method` (and `tool`: the message's own, or for an
+    /// answer its request's); `request` is the id of a request, answered if it is dropped.
+    fn hold(&self, seen: &Seen, method: &str, tool: Option<&str>, request: Option<Value>) -> Option<Verdict> {
+        let release = self.holds.hold(seen.from, method, tool, &seen.message, seen.raw)?;
+        Some(Verdict::Hold(Held { release, from: seen.from, message: seen.message.clone(), request }))
     }
 
     /// Carries out `verdict` (not `Pass`: the wire passes those itself) through `deliver`; a
