@@ -86,10 +86,15 @@ struct State {
 }
 
 /// The breakpoints of a proxy run and the messages they hold.
+///
+/// Locks, always in this order: `speaking` (so that what is said to the watchers comes in the
+/// order it happened), then `state`, let go before anything is said (the feed takes its own
+/// lock, and asks [`Controls::greeting`] under it).
 #[derive(Default)]
 pub struct Holds {
     /// True while any breakpoint is set: the one thing the wire looks at per message.
     armed: AtomicBool,
+    speaking: Mutex<()>,
     state: Mutex<State>,
     hub: OnceLock<LiveHub>,
 }
@@ -120,57 +125,33 @@ impl Holds {
             return None;
         }
         let hub = self.hub.get()?;
-        let mut state = crate::sync::lock(&self.state);
-        if !state.breakpoints.iter().any(|b| b.matches(from, method, tool)) || hub.watchers() == 0 {
+        let _speaking = crate::sync::lock(&self.speaking);
+        if hub.watchers() == 0 {
             return None;
         }
-        let id = state.next;
-        state.next += 1;
-        let frame = Frame::new(from, SystemTime::now(), raw.clone(), None);
-        let mut line = crate::wire::record_line(&frame);
-        let masked = line.get("message").cloned().unwrap_or(Value::Null);
-        line["held"] = json!(id);
-        let (release, receiver) = oneshot::channel();
+        let (line, receiver) = {
+            let mut state = crate::sync::lock(&self.state);
+            if !state.breakpoints.iter().any(|b| b.matches(from, method, tool)) {
+                return None;
+            }
+            let id = state.next;
+            state.next += 1;
+            let frame = Frame::new(from, SystemTime::now(), raw.clone(), None);
+            let mut line = crate::wire::record_line(&frame);
+            let masked = line.get("message").cloned().unwrap_or(Value::Null);
+            line["held"] = json!(id);
+            let (release, receiver) = oneshot::channel();
+            let held = Held { line: line.clone(), raw: raw.clone(), message: message.clone(), masked, release };
+            state.held.insert(id, held);
+            (line, receiver)
+        };
         hub.say(&line);
-        state.held.insert(id, Held { line, raw: raw.clone(), message: message.clone(), masked, release });
         Some(receiver)
     }
 
-    fn say_breakpoints(&self, state: &State) {
-        if let Some(hub) = self.hub.get() {
-            hub.say(&breakpoints_line(state));
-        }
-    }
-
-    fn release(&self, state: &mut State, id: u64, how: impl FnOnce(&Held) -> Result<Release, String>) -> Option<Value> {
-        let Some(held) = state.held.get(&id) else {
-            return Some(error(format!("no message is held as {id}")));
-        };
-        let release = match how(held) {
-            Ok(release) => release,
-            Err(why) => return Some(error(why)),
-        };
-        let held = state.held.remove(&id)?;
-        let said = release.said();
-        // A hold whose waiter is gone (the proxy ending) has nothing to release.
-        let _ = held.release.send(release);
-        if let Some(hub) = self.hub.get() {
-            hub.say(&json!({"released": id, "as": said}));
-        }
-        None
-    }
-}
-
-fn error(why: String) -> Value {
-    json!({"error": why})
-}
-
-fn breakpoints_line(state: &State) -> Value {
-    json!({"breakpoints": state.breakpoints.iter().map(Breakpoint::shown).collect::<Vec<_>>()})
-}
-
-impl Controls for Holds {
-    fn control(&self, line: &[u8]) -> Option<Value> {
+    /// A watcher's line carried out (under `state`), what it makes the proxy say to every
+    /// watcher gathered in `said`; the answer to that watcher alone.
+    fn obey(&self, line: &[u8], said: &mut Vec<Value>) -> Option<Value> {
         let Ok(line) = serde_json::from_slice::<Value>(line) else {
             return Some(error(
                 "not a JSON line: {\"break\": ...}, {\"clear\": \"breakpoints\"}, {\"send\": ID} or {\"drop\": ID}"
@@ -188,18 +169,18 @@ impl Controls for Holds {
                 state.breakpoints.push(breakpoint);
             }
             self.armed.store(true, Ordering::Relaxed);
-            self.say_breakpoints(&state);
+            said.push(breakpoints_line(&state));
             return None;
         }
         if line.get("clear").and_then(Value::as_str) == Some("breakpoints") {
             state.breakpoints.clear();
             self.armed.store(false, Ordering::Relaxed);
-            self.say_breakpoints(&state);
+            said.push(breakpoints_line(&state));
             return None;
         }
         if let Some(id) = line.get("send").and_then(Value::as_u64) {
             let edited = line.get("message").cloned();
-            return self.release(&mut state, id, |held| match edited {
+            return Holds::release(&mut state, id, said, |held| match edited {
                 None => Ok(Release::Sent(held.raw.clone())),
                 Some(edited) => {
                     let unmasked = unmask(edited, &held.masked, &held.message);
@@ -209,11 +190,53 @@ impl Controls for Holds {
             });
         }
         if let Some(id) = line.get("drop").and_then(Value::as_u64) {
-            return self.release(&mut state, id, |_| Ok(Release::Dropped));
+            return Holds::release(&mut state, id, said, |_| Ok(Release::Dropped));
         }
         Some(error(
             "unknown line: {\"break\": ...}, {\"clear\": \"breakpoints\"}, {\"send\": ID} or {\"drop\": ID}".into(),
         ))
+    }
+
+    fn release(
+        state: &mut State,
+        id: u64,
+        said: &mut Vec<Value>,
+        how: impl FnOnce(&Held) -> Result<Release, String>,
+    ) -> Option<Value> {
+        let Some(held) = state.held.get(&id) else {
+            return Some(error(format!("no message is held as {id}")));
+        };
+        let release = match how(held) {
+            Ok(release) => release,
+            Err(why) => return Some(error(why)),
+        };
+        let held = state.held.remove(&id)?;
+        said.push(json!({"released": id, "as": release.said()}));
+        // A hold whose waiter is gone (the proxy ending) has nothing to release.
+        let _ = held.release.send(release);
+        None
+    }
+}
+
+fn error(why: String) -> Value {
+    json!({"error": why})
+}
+
+fn breakpoints_line(state: &State) -> Value {
+    json!({"breakpoints": state.breakpoints.iter().map(Breakpoint::shown).collect::<Vec<_>>()})
+}
+
+impl Controls for Holds {
+    fn control(&self, line: &[u8]) -> Option<Value> {
+        let _speaking = crate::sync::lock(&self.speaking);
+        let mut said = Vec::new();
+        let answer = self.obey(line, &mut said);
+        if let Some(hub) = self.hub.get() {
+            for line in &said {
+                hub.say(line);
+            }
+        }
+        answer
     }
 
     fn greeting(&self) -> Vec<Value> {
