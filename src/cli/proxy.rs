@@ -10,11 +10,6 @@ use super::exit;
 use crate::proxy::Keep;
 use crate::proxy::intercept::FaultRule;
 
-/// A `--fault` rule read, or what is wrong with it (clap names the rule).
-fn parse_fault(text: &str) -> Result<FaultRule, String> {
-    text.parse().map_err(|e: crate::proxy::intercept::BadRule| e.to_string())
-}
-
 #[derive(Debug, Args, Clone)]
 #[command(after_help = "Examples:\n  \
     tooldeck proxy --record s.jsonl -- node server.js         (in a client's config, in place of the command)\n  \
@@ -47,7 +42,7 @@ pub struct ProxyArgs {
     /// of error=CODE (answer the request with that JSON-RPC error), delay=DURATION (500ms, 2s:
     /// hold the answer), drop (never answer), corrupt (a line that is not JSON in place of the
     /// answer); P the chance it fires (default 1). Repeatable; docs/proxy.md has the details.
-    #[arg(long = "fault", value_name = "RULE", value_parser = parse_fault)]
+    #[arg(long = "fault", value_name = "RULE", value_parser = <FaultRule as std::str::FromStr>::from_str)]
     pub faults: Vec<FaultRule>,
     /// Seed the chances of --fault rules, so a run repeats the same choices.
     #[arg(long, value_name = "N")]

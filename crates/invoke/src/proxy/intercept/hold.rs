@@ -184,8 +184,8 @@ impl Holds {
                 None => Ok(Release::Sent(held.raw.clone())),
                 Some(edited) => {
                     let unmasked = unmask(edited, &held.masked, &held.message);
-                    let bytes = serde_json::to_vec(&unmasked).map_err(|e| e.to_string())?;
-                    Ok(Release::Edited(Bytes::from(bytes)))
+                    let line = crate::json_out::to_line(&unmasked)?;
+                    Ok(Release::Edited(Bytes::from(line)))
                 }
             });
         }
@@ -201,14 +201,14 @@ impl Holds {
         state: &mut State,
         id: u64,
         said: &mut Vec<Value>,
-        how: impl FnOnce(&Held) -> Result<Release, String>,
+        how: impl FnOnce(&Held) -> serde_json::Result<Release>,
     ) -> Option<Value> {
         let Some(held) = state.held.get(&id) else {
             return Some(error(format!("no message is held as {id}")));
         };
         let release = match how(held) {
             Ok(release) => release,
-            Err(why) => return Some(error(why)),
+            Err(why) => return Some(error(format!("the edited message cannot be written: {why}"))),
         };
         let held = state.held.remove(&id)?;
         said.push(json!({"released": id, "as": release.said()}));

@@ -290,7 +290,7 @@ fn shown(method: &str, tool: Option<&str>) -> String {
 }
 
 fn to_line(message: &Value) -> Bytes {
-    Bytes::from(serde_json::to_vec(message).unwrap_or_default())
+    Bytes::from(crate::json_out::to_line(message).unwrap_or_default())
 }
 
 /// The message cut in half: what a client gets from a `corrupt` rule (never JSON: an object or
