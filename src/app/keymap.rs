@@ -59,7 +59,7 @@ pub enum Context {
 }
 
 impl Context {
-    pub const ALL: [Context; 14] = [
+    pub const ALL: [Context; 15] = [
         Context::Anywhere,
         Context::Main,
         Context::Form,
@@ -99,7 +99,7 @@ impl Context {
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 11] {
+    fn layers() -> [&'static [Context]; 12] {
         [
             &[Context::Anywhere, Context::Typing, Context::Form],
             &[Context::Anywhere, Context::Confirm],

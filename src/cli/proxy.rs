@@ -8,12 +8,14 @@ use clap::Args;
 
 use super::exit;
 use crate::proxy::Keep;
+use crate::proxy::intercept::FaultRule;
 
 #[derive(Debug, Args, Clone)]
 #[command(after_help = "Examples:\n  \
     tooldeck proxy --record s.jsonl -- node server.js         (in a client's config, in place of the command)\n  \
     tooldeck proxy --listen 127.0.0.1:8800 --mcp-url https://example.com/mcp --record s.jsonl\n  \
-    tooldeck proxy --listen 127.0.0.1:8800 -- node server.js  (a stdio server over Streamable HTTP)")]
+    tooldeck proxy --listen 127.0.0.1:8800 -- node server.js  (a stdio server over Streamable HTTP)\n  \
+    tooldeck proxy --fault 'tools/call@echo:error=-32000' --fault 'tools/list:delay=2s:p=0.5' -- node server.js")]
 pub struct ProxyArgs {
     /// Append every message to this JSON Lines file (secrets masked, mode 0600); docs/proxy.md
     /// gives its format.
@@ -36,6 +38,15 @@ pub struct ProxyArgs {
     /// A server by its name in a config (`tooldeck servers`), with --listen.
     #[arg(long, value_name = "NAME", requires = "listen")]
     pub server: Option<String>,
+    /// Inject a fault between the client and the server: METHOD[@TOOL]:ACTION[:p=P], ACTION one
+    /// of error=CODE (answer the request with that JSON-RPC error), delay=DURATION (500ms, 2s:
+    /// hold the answer), drop (never answer), corrupt (a line that is not JSON in place of the
+    /// answer); P the chance it fires (default 1). Repeatable; docs/proxy.md has the details.
+    #[arg(long = "fault", value_name = "RULE", value_parser = <FaultRule as std::str::FromStr>::from_str)]
+    pub faults: Vec<FaultRule>,
+    /// Seed the chances of --fault rules, so a run repeats the same choices.
+    #[arg(long, value_name = "N")]
+    pub fault_seed: Option<u64>,
     /// The server's command and its arguments, after --.
     #[arg(last = true, value_name = "COMMAND ARGS")]
     pub command: Vec<String>,
@@ -44,7 +55,13 @@ pub struct ProxyArgs {
 /// `tooldeck proxy`: the server's exit code (stdio), 0 when an HTTP proxy is stopped, 2 for a
 /// usage error, 5 when the server cannot be started or the address not listened on.
 pub fn run(args: ProxyArgs) -> ExitCode {
-    let keep = Keep { record: args.record.clone(), save_cases: args.save_cases.clone(), name: args.name.clone() };
+    let keep = Keep {
+        record: args.record.clone(),
+        save_cases: args.save_cases.clone(),
+        name: args.name.clone(),
+        faults: args.faults.clone(),
+        fault_seed: args.fault_seed,
+    };
     let ran = match &args.listen {
         None if !args.command.is_empty() => crate::proxy::stdio::run(&args.command, &keep),
         None => return usage("name the server's command after --, or --listen HOST:PORT with --mcp-url or --server"),
@@ -70,4 +87,29 @@ pub fn run(args: ProxyArgs) -> ExitCode {
 fn usage(message: &str) -> ExitCode {
     report!("tooldeck proxy: {message}");
     exit::code(exit::USAGE)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    #[test]
+    fn a_fault_rule_that_does_not_read_is_a_usage_error_naming_it() {
+        let parsed = crate::cli::Cli::try_parse_from(["tooldeck", "proxy", "--fault", "tools/call:explode", "--", "x"]);
+        let error = parsed.expect_err("refused").to_string();
+        assert!(error.contains("tools/call:explode") && error.contains("unknown action"), "{error}");
+        let parsed = crate::cli::Cli::try_parse_from([
+            "tooldeck",
+            "proxy",
+            "--fault",
+            "tools/call@echo:error=-32000",
+            "--fault",
+            "ping:drop:p=0.5",
+            "--fault-seed",
+            "3",
+            "--",
+            "x",
+        ]);
+        assert!(parsed.is_ok(), "{parsed:?}");
+    }
 }

@@ -39,6 +39,8 @@ mod oauth;
 mod oauth_bad;
 mod properties;
 mod proxy;
+mod proxy_breakpoints;
+mod proxy_faults;
 mod pty;
 mod reading;
 mod resources_prompts;

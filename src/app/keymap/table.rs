@@ -6,8 +6,7 @@ use crossterm::event::KeyCode as C;
 use super::Action as A;
 use super::Context::{
     Anywhere, Ask, Confirm, Eval, Form, Fuzz, Held, History as PastCalls, Main, Picker, Result, Server, Traffic,
-    Typing,
-    Value,
+    Typing, Value,
 };
 use super::{DefaultBinding, Key};
 

@@ -1,17 +1,21 @@
 //! One message on the wire, direction-neutral: who sent it, its bytes as they went, the JSON it
 //! parses to (if any), and the HTTP request or response it rode in (if any).
 
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use bytes::Bytes;
 use serde_json::Value;
 
 /// Which end sent a frame. Neutral on purpose: where tooldeck is the client, `Client` is
-/// tooldeck; where it only stands between two ends (the proxy), it is the real client.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// tooldeck; where it only stands between two ends (the proxy), it is the real client. `Proxy`
+/// is a message the proxy wrote itself to the client (an error a `--fault` rule injected, a
+/// corrupted line, the answer to a request dropped at a breakpoint).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum From {
     Client,
     Server,
+    Proxy,
 }
 
 impl From {
@@ -19,6 +23,15 @@ impl From {
         match self {
             From::Client => "client",
             From::Server => "server",
+            From::Proxy => "proxy",
+        }
+    }
+
+    /// The end a message from this one goes to (the proxy writes only to the client).
+    pub fn other(self) -> From {
+        match self {
+            From::Client => From::Server,
+            From::Server | From::Proxy => From::Client,
         }
     }
 }
@@ -136,6 +149,9 @@ pub struct Frame {
     /// as text (its secrets could not be found to mask).
     pub too_deep: bool,
     pub http: Option<HttpDetails>,
+    /// The `--fault` rule (as written) that made this message, or delayed, dropped or
+    /// corrupted it.
+    pub injected: Option<Arc<str>>,
 }
 
 impl Frame {
@@ -143,19 +159,28 @@ impl Frame {
     pub fn new(from: From, at: SystemTime, raw: Bytes, http: Option<HttpDetails>) -> Frame {
         let parsed = parse_json(&raw);
         let too_deep = parsed == Err(Unread::TooDeep);
-        Frame { from, at, size: raw.len(), raw, message: parsed.ok(), too_deep, http }
+        Frame { from, at, size: raw.len(), raw, message: parsed.ok(), too_deep, http, injected: None }
     }
 
     /// A frame of a message already parsed, now (where tooldeck is the client, rmcp hands it
     /// the message, not its bytes): its bytes are the message written compactly, as rmcp sends it.
     pub fn of_value(from: From, message: Value) -> Frame {
         let raw = Bytes::from(serde_json::to_vec(&message).unwrap_or_default());
-        Frame { from, at: SystemTime::now(), size: raw.len(), raw, message: Some(message), too_deep: false, http: None }
+        Frame {
+            from,
+            at: SystemTime::now(),
+            size: raw.len(),
+            raw,
+            message: Some(message),
+            too_deep: false,
+            http: None,
+            injected: None,
+        }
     }
 
     /// A frame of a message too large to keep: its size only.
     pub fn too_large(from: From, at: SystemTime, size: usize, http: Option<HttpDetails>) -> Frame {
-        Frame { from, at, raw: Bytes::new(), size, message: None, too_deep: false, http }
+        Frame { from, at, raw: Bytes::new(), size, message: None, too_deep: false, http, injected: None }
     }
 
     /// True when the frame was kept whole (not [`Frame::too_large`]).
@@ -197,8 +222,27 @@ impl Frame {
 
     /// True for a response (a result or an error, no method).
     pub fn is_response(&self) -> bool {
-        self.message.as_ref().is_some_and(|m| m.get("method").is_none() && m.get("id").is_some())
+        self.message.as_ref().is_some_and(is_response)
     }
+
+    /// The frame marked as the work of the `--fault` rule `rule`.
+    pub fn injected_by(mut self, rule: Option<Arc<str>>) -> Frame {
+        self.injected = rule;
+        self
+    }
+}
+
+/// True for a JSON-RPC response (a result or an error: an id, no method).
+pub fn is_response(message: &Value) -> bool {
+    message.get("method").is_none() && message.get("id").is_some()
+}
+
+/// The tool a `tools/call` request calls (`params.name`); `None` for any other message.
+pub fn called_tool(message: &Value) -> Option<&str> {
+    if message.get("method")?.as_str()? != "tools/call" {
+        return None;
+    }
+    message.get("params")?.get("name")?.as_str()
 }
 
 /// `at` as RFC 3339 UTC with microseconds (`2025-06-02T14:00:00.123456Z`): messages of one call

@@ -5,13 +5,15 @@
 //! app's traffic log can stand on it too.
 
 mod frame;
+pub mod jsonrpc;
 mod marks;
 mod record;
 mod sink;
 mod tap;
 
 pub use frame::{
-    Frame, From, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, TOO_DEEP, Unread, parse_json, parse_record_line, parse_timestamp,
+    Frame, From, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, TOO_DEEP, Unread, called_tool, is_response, parse_json,
+    parse_record_line, parse_timestamp,
 };
 pub use marks::Marks;
 pub use record::{MAX_RECORD_BYTES, RecordError, RecordLine, read_record, record_line};

@@ -50,6 +50,9 @@ pub fn record_line(frame: &Frame) -> Value {
     if frame.breaks_clients() {
         line.insert("note".into(), json!(NOT_JSON_RPC));
     }
+    if let Some(rule) = &frame.injected {
+        line.insert("injected".into(), json!(rule));
+    }
     Value::Object(line)
 }
 

@@ -38,7 +38,7 @@ impl Direction {
     pub fn of(from: From) -> Direction {
         match from {
             From::Client => Direction::ClientToServer,
-            From::Server => Direction::ServerToClient,
+            From::Server | From::Proxy => Direction::ServerToClient,
         }
     }
 }

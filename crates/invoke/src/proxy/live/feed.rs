@@ -193,7 +193,7 @@ fn proxy_note(line: &Value, marks: &Marks) -> Option<Frame> {
     let rule = marks.injected.as_deref()?;
     let said = line.get("note").and_then(Value::as_str).map_or_else(|| format!("injected: {rule}"), str::to_string);
     let at = line.get("time").and_then(Value::as_str).and_then(crate::wire::parse_timestamp);
-    Some(Frame::new(From::Server, at.unwrap_or_else(SystemTime::now), Bytes::from(said), None))
+    Some(Frame::new(From::Proxy, at.unwrap_or_else(SystemTime::now), Bytes::from(said), None))
 }
 
 /// The way back to a proxy: control lines (breakpoints, a held message sent or dropped).
@@ -284,10 +284,11 @@ impl Feed {
 pub fn frame_of_line(line: &Value) -> Option<Frame> {
     let from = match line.get("from")?.as_str()? {
         "client" => From::Client,
-        // What the proxy made (an injected fault) goes to the client, as the server's would.
-        "server" | control::FROM_PROXY => From::Server,
+        "server" => From::Server,
+        control::FROM_PROXY => From::Proxy,
         _ => return None,
     };
+    let injected = line.get("injected").and_then(Value::as_str).map(std::sync::Arc::from);
     let http = line.get("http").map(http_of);
     // When it passed, so the traffic pane shows a record's timing, not the moment it was read.
     let now =
@@ -302,15 +303,16 @@ pub fn frame_of_line(line: &Value) -> Option<Frame> {
             message: Some(message.clone()),
             too_deep: false,
             http,
+            injected,
         });
     }
     if let Some(text) = line.get("text").and_then(Value::as_str) {
-        return Some(Frame::new(from, now, Bytes::from(text.to_string()), http));
+        return Some(Frame::new(from, now, Bytes::from(text.to_string()), http).injected_by(injected));
     }
     let size = line.get("size").and_then(Value::as_u64).and_then(|s| usize::try_from(s).ok())?;
     let mut frame = Frame::too_large(from, now, size, http);
     frame.too_deep = line.get("note").and_then(Value::as_str) == Some(crate::wire::TOO_DEEP);
-    Some(frame)
+    Some(frame.injected_by(injected))
 }
 
 /// The HTTP details of a record line, as the record wrote them (masked already).
@@ -418,7 +420,7 @@ mod tests {
         assert_eq!((held.from, held.method(), marks.held), (From::Client, Some("tools/call"), Some(1)));
         assert!(matches!(taken[3], FeedLine::Notice(Notice::Released { released: 1, how: control::Release::Dropped })));
         let FeedLine::Frame(injected, marks) = &taken[4] else { panic!("a frame") };
-        assert_eq!((injected.from, marks.injected.as_deref()), (From::Server, Some("tools/call:error=-32000")));
+        assert_eq!((injected.from, marks.injected.as_deref()), (From::Proxy, Some("tools/call:error=-32000")));
         let FeedLine::Frame(delayed, marks) = &taken[5] else { panic!("a frame") };
         assert_eq!((&delayed.raw[..], marks.injected.as_deref()), (&b"delayed 2s"[..], Some("ping:delay=2s")));
     }

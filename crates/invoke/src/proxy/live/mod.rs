@@ -13,12 +13,14 @@ mod feed;
 mod place;
 mod port;
 mod publish;
+mod watcher;
 
 pub use crate::wire::Marks;
 pub use control::{Breakpoint, Control, Notice, Release};
 pub use feed::{Announcement, Controls, Feed, FeedLine, Running, frame_of_line, list, open, read_file, recorded_tools};
 pub use place::{LiveError, check_owner, default_name, file_name, folder};
 pub use publish::{LiveSink, publish};
+pub use watcher::{Controller, LiveHub};
 
 /// The extension of a proxy's file in the folder: a socket, or a port file.
 #[cfg(unix)]
