@@ -6,12 +6,16 @@
 
 mod frame;
 mod record;
+mod rotate;
 mod sink;
 mod tap;
+mod trim;
 
 pub use frame::{
     Frame, From, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, TOO_DEEP, Unread, parse_json, parse_record_line, parse_timestamp,
 };
-pub use record::{MAX_RECORD_BYTES, RecordError, RecordLine, read_record, record_line};
-pub use sink::{FrameSink, JsonLinesSink, Ring, RingSink};
+pub use record::{MAX_RECORD_BYTES, RecordError, RecordLine, cut_note, read_record, record_line, text_of};
+pub use rotate::{DEFAULT_KEEP, RecordLimits, numbered};
+pub use sink::{FrameSink, JsonLinesSink, NOTE_PAST, Ring, RingSink};
 pub use tap::{Tap, TapHandle, TapStats, Warn};
+pub use trim::{TrimmedSink, cut_text, trim_strings, trimmed};

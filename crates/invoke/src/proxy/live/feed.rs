@@ -214,15 +214,13 @@ impl Feed {
 /// A record line (the feed's, or a saved record's) as a frame; `None` for a line that records
 /// no message (a `dropped` note).
 pub fn frame_of_line(line: &Value) -> Option<Frame> {
-    let from = match line.get("from")?.as_str()? {
-        "client" => From::Client,
-        "server" => From::Server,
-        _ => return None,
-    };
+    let from = From::of_name(line.get("from")?.as_str()?)?;
     let http = line.get("http").map(http_of);
     // When it passed, so the traffic pane shows a record's timing, not the moment it was read.
     let now =
         line.get("time").and_then(Value::as_str).and_then(crate::wire::parse_timestamp).unwrap_or_else(SystemTime::now);
+    let trimmed = line.get("trimmed").and_then(Value::as_bool) == Some(true);
+    let size = line.get("size").and_then(Value::as_u64).and_then(|s| usize::try_from(s).ok());
     if let Some(message) = line.get("message") {
         let raw = Bytes::from(serde_json::to_vec(message).ok()?);
         return Some(Frame {
@@ -233,13 +231,21 @@ pub fn frame_of_line(line: &Value) -> Option<Frame> {
             message: Some(message.clone()),
             too_deep: false,
             http,
+            trimmed,
         });
     }
     if let Some(text) = line.get("text").and_then(Value::as_str) {
-        return Some(Frame::new(from, now, Bytes::from(text.to_string()), http));
+        let mut frame = Frame::new(from, now, Bytes::from(text.to_string()), http);
+        // Cut or trimmed: the size on the wire, so it reads back as cut (masking alone changes
+        // a text's length, which is not a cut).
+        let cut = line.get("note").and_then(Value::as_str).is_some_and(|note| note.starts_with("cut: "));
+        if let Some(size) = size.filter(|size| (trimmed || cut) && *size > frame.raw.len()) {
+            frame.size = size;
+        }
+        frame.trimmed = trimmed;
+        return Some(frame);
     }
-    let size = line.get("size").and_then(Value::as_u64).and_then(|s| usize::try_from(s).ok())?;
-    let mut frame = Frame::too_large(from, now, size, http);
+    let mut frame = Frame::too_large(from, now, size?, http);
     frame.too_deep = line.get("note").and_then(Value::as_str) == Some(crate::wire::TOO_DEEP);
     Some(frame)
 }
