@@ -98,10 +98,10 @@ pub(super) async fn set_log_level(endpoint: Connection, done: mpsc::Sender<Msg>,
     }
 }
 
-/// `tooldeck attach`: the proxy's feed read into the session's watched traffic (which
-/// [`forward_traffic`] brings to the pane), on a blocking thread that looks every poll whether
-/// the session's scope ended; the proxy ending is said once.
-pub(super) fn follow_feed(session: &SessionHandle, feed: crate::proxy::live::Feed) {
+/// `tooldeck attach`: the proxy's feed (or the record file, as it grows) read into the
+/// session's watched traffic (which [`forward_traffic`] brings to the pane), on a blocking
+/// thread that looks every poll whether the session's scope ended; its end is said once.
+pub(super) fn follow_feed(session: &SessionHandle, feed: crate::proxy::live::Following) {
     let Some(traffic) = session.watched.clone() else { return };
     let done = session.done.clone();
     session.spawn(async move {
@@ -115,9 +115,10 @@ pub(super) fn follow_feed(session: &SessionHandle, feed: crate::proxy::live::Fee
         let stop = Stop(Arc::default());
         let flag = Arc::clone(&stop.0);
         let mut sink = traffic;
+        let said = feed.ended();
         let ended = tokio::task::spawn_blocking(move || feed.follow(&mut sink, &flag)).await;
         if matches!(ended, Ok(true)) {
-            let _ = done.send(Msg::Status("the proxy ended: its traffic stops here".into())).await;
+            let _ = done.send(Msg::Status(said.into())).await;
         }
     });
 }

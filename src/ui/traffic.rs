@@ -87,6 +87,8 @@ fn row(entry: &TrafficEntry, selected: bool, columns: usize, styles: &Styles) ->
         Direction::ServerToClient if entry.text.ends_with(crate::wire::NOT_JSON_RPC) => styles.error,
         Direction::ServerToClient => styles.accent,
         Direction::Http => styles.muted,
+        // The server's own log, beside the wire: read as an aside.
+        Direction::ServerStderr => styles.muted,
     };
     let room = columns.saturating_sub(at.chars().count());
     Line::from(vec![

@@ -12,10 +12,11 @@ mod pump;
 pub mod replay;
 pub mod serve;
 pub mod stdio;
+mod stderr;
 
 use std::path::PathBuf;
 
-use crate::wire::{FrameSink, JsonLinesSink, Warn};
+use crate::wire::{FrameSink, JsonLinesSink, RecordLimits, TrimmedSink, Warn};
 
 /// What the proxy keeps of a session, whatever the transport.
 #[derive(Debug, Clone, Default)]
@@ -26,6 +27,11 @@ pub struct Keep {
     pub save_cases: Option<PathBuf>,
     /// What the proxy's lines call it, and its live feed for `tooldeck attach`.
     pub name: Option<String>,
+    /// How the record stays in bounds (`--max-record-size`, `--keep-records`).
+    pub limits: RecordLimits,
+    /// `--trim-payload`: strings longer than this many bytes cut in the record and the live
+    /// feed (which show the same), never on the wire.
+    pub trim: Option<usize>,
 }
 
 /// A proxy that could not start.
@@ -91,11 +97,17 @@ pub fn sinks(
     warn: &Warn,
 ) -> Vec<Box<dyn FrameSink>> {
     let mut sinks: Vec<Box<dyn FrameSink>> = Vec::new();
-    // The live feed `tooldeck attach` reads (src/proxy/live/).
-    sinks.extend(live::publish(keep.name.as_deref(), &case_server, warn));
+    let trimmed = |sink: Box<dyn FrameSink>| -> Box<dyn FrameSink> {
+        match keep.trim {
+            Some(limit) => Box::new(TrimmedSink::new(sink, limit)),
+            None => sink,
+        }
+    };
+    // The live feed `tooldeck attach` reads (src/proxy/live/): it shows what the record keeps.
+    sinks.extend(live::publish(keep.name.as_deref(), &case_server, warn).map(trimmed));
     if let Some(path) = &keep.record {
-        match JsonLinesSink::open(path) {
-            Ok(sink) => sinks.push(Box::new(sink)),
+        match JsonLinesSink::open_within(path, keep.limits, Some(warner(keep.name.as_deref()))) {
+            Ok(sink) => sinks.push(trimmed(Box::new(sink))),
             Err(e) => {
                 warn(&format!("cannot write the record {} ({e}); messages still pass, unrecorded", path.display()))
             }

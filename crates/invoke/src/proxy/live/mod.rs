@@ -9,13 +9,41 @@
 //! has a bounded queue of its own that drops (counted, and said to it) rather than waits.
 
 mod feed;
+mod follow;
 mod place;
 mod port;
 mod publish;
 
 pub use feed::{Announcement, Feed, Running, frame_of_line, list, open, read_file, recorded_tools};
+pub use follow::RecordTail;
 pub use place::{LiveError, check_owner, default_name, file_name, folder};
 pub use publish::{LiveSink, publish};
+
+/// What `tooldeck attach` follows after what it read at first: a running proxy's feed, or a
+/// record file (which a proxy may still be writing).
+pub enum Following {
+    Proxy(Feed),
+    Record(RecordTail),
+}
+
+impl Following {
+    /// Hands `sink` each frame as it comes, until `stop` is set (false) or the source ends
+    /// (true: the proxy ended, the record can no longer be read).
+    pub fn follow(self, sink: &mut dyn crate::wire::FrameSink, stop: &std::sync::atomic::AtomicBool) -> bool {
+        match self {
+            Following::Proxy(feed) => feed.follow(sink, stop),
+            Following::Record(tail) => tail.follow(sink, stop),
+        }
+    }
+
+    /// What is said when it ends.
+    pub fn ended(&self) -> &'static str {
+        match self {
+            Following::Proxy(_) => "the proxy ended: its traffic stops here",
+            Following::Record(_) => "the record can no longer be read: its traffic stops here",
+        }
+    }
+}
 
 /// The extension of a proxy's file in the folder: a socket, or a port file.
 #[cfg(unix)]
