@@ -11,8 +11,8 @@ pub mod live;
 mod pump;
 pub mod replay;
 pub mod serve;
-pub mod stdio;
 mod stderr;
+pub mod stdio;
 
 use std::path::PathBuf;
 

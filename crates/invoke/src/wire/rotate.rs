@@ -66,7 +66,7 @@ pub fn rotate(path: &Path, keep: usize) -> io::Result<()> {
     gone(std::fs::rename(path, numbered(path, 1)))
 }
 
-/// What a new file starts with: the latest `initialize` and `tools/list` exchanges (every page
+/// What a new file starts with: the latest `initialize` (or `server/discover`) and `tools/list` exchanges (every page
 /// of the listing), and the requests for them not answered yet, as their record lines.
 #[derive(Default)]
 pub struct Carried {
@@ -90,7 +90,8 @@ impl Carried {
         match frame.from {
             From::Client => {
                 let asked = match frame.method() {
-                    Some("initialize") => Asked::Initialize,
+                    // How a client meets the server: `server/discover` from revision 2026-07-28.
+                    Some("initialize" | "server/discover") => Asked::Initialize,
                     Some("tools/list") => {
                         let next = frame.message.as_ref().and_then(|m| m.pointer("/params/cursor"));
                         if next.is_some_and(|c| !c.is_null()) { Asked::NextPage } else { Asked::FirstPage }

@@ -1,7 +1,7 @@
 //! The watcher's side: the running proxies listed (a socket that no longer answers is a proxy
 //! that died: it is removed), one opened (its first line, the recent frames, then each as it
-//! passes), and a saved record read the same way. Every read is bounded: a line, the first line
-//! and a record file.
+//! passes); a saved record's lines are read the same way (`follow.rs`). Every read is
+//! bounded: a line, the first line and a record file.
 
 use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -265,22 +265,6 @@ fn http_of(http: &Value) -> HttpDetails {
     }
     let status = http.get("status").and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok());
     HttpDetails { method: text("method"), path: text("path"), status, headers }
-}
-
-/// The frames of a saved record (`proxy --record`), read bounded.
-pub fn read_file(path: &Path) -> Result<Vec<Frame>, crate::wire::RecordError> {
-    let shown = path.display().to_string();
-    let bytes = crate::files::read_bounded(path, crate::wire::MAX_RECORD_BYTES)
-        .map_err(|source| crate::wire::RecordError::Read { path: shown.clone(), source })?;
-    let frames: Vec<Frame> = bytes
-        .split(|b| *b == b'\n')
-        .filter_map(|line| crate::wire::parse_record_line(line).ok())
-        .filter_map(|line| frame_of_line(&line))
-        .collect();
-    if frames.is_empty() {
-        return Err(crate::wire::RecordError::Empty { path: shown });
-    }
-    Ok(frames)
 }
 
 /// The server's latest answer to `tools/list` among `frames`, as text (what

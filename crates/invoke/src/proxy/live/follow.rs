@@ -78,6 +78,12 @@ impl RecordTail {
             true
         })
         .map_err(unreadable)?;
+        // A last line without its end that reads whole (a record written by hand, or one whose
+        // newline is not written yet) is taken now; its newline, when it comes, is an empty line.
+        if let Some(last) = tail.partial.as_ref().filter(|line| !line.is_empty()).and_then(|line| tail.frame_of(line)) {
+            frames.push(last);
+            tail.partial = Some(Vec::new());
+        }
         if frames.is_empty() {
             return Err(RecordError::Empty { path: shown() });
         }
@@ -251,6 +257,16 @@ mod tests {
         assert!(!follower.join().unwrap(), "stopped, not ended");
         assert!(crate::wire::numbered(&path, 1).exists(), "the record was rotated");
         assert_eq!(ids(&ring.frames()), (1..20).collect::<Vec<_>>(), "each message once, in order");
+    }
+
+    #[test]
+    fn a_last_line_without_its_end_is_read_when_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let line = |n| crate::json_out::to_line(&crate::wire::record_line(&call(n))).unwrap();
+        std::fs::write(&path, format!("{}\n{}", line(1), line(2))).unwrap();
+        let (read, _) = RecordTail::open(&path).unwrap();
+        assert_eq!(ids(&read), vec![1, 2]);
     }
 
     #[test]

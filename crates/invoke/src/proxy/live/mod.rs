@@ -14,7 +14,7 @@ mod place;
 mod port;
 mod publish;
 
-pub use feed::{Announcement, Feed, Running, frame_of_line, list, open, read_file, recorded_tools};
+pub use feed::{Announcement, Feed, Running, frame_of_line, list, open, recorded_tools};
 pub use follow::RecordTail;
 pub use place::{LiveError, check_owner, default_name, file_name, folder};
 pub use publish::{LiveSink, publish};
