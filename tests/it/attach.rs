@@ -270,3 +270,47 @@ fn attach_opens_a_saved_record() {
     assert!(!key.contains('•'), "the mask is not put in the form: {shown}");
     tui.quit();
 }
+
+/// `tooldeck attach FILE` on a record a proxy is still writing follows it as `tail -F`: a line
+/// written later appears, a rotation (FILE moved to FILE.1, a new FILE begun with the carried
+/// lines) is followed into the new file, and a stderr line reads as the server's stderr.
+#[test]
+fn attach_follows_a_record_as_it_is_written_and_rotated() {
+    use std::time::SystemTime;
+
+    use bytes::Bytes;
+    use terminal::Terminal;
+    use tooldeck::wire::{Frame, FrameSink, JsonLinesSink, RecordLimits};
+
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("live.jsonl");
+    let limits = RecordLimits { max_size: Some(2000), keep: 3 };
+    let mut sink = JsonLinesSink::open_within(&record, limits, None).unwrap();
+    let mut write = |from: From, message: Value| {
+        sink.accept(&Frame::new(from, SystemTime::now(), Bytes::from(message.to_string()), None)).unwrap();
+        sink.flush().unwrap();
+    };
+    write(From::Client, json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    write(
+        From::Server,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "greet_person", "inputSchema": {"type": "object"}}]}}),
+    );
+    let path = record.display().to_string();
+    let mut tui = Terminal::spawn(&["attach", path.as_str()], 40, 120, &[]);
+    tui.wait_text("greet_person");
+    tui.send("X");
+    tui.wait_text("← tools/list #1 (result)");
+    let call = |n: u64| json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "greet_person", "arguments": {"who": "x".repeat(300)}}});
+    write(From::Client, call(2));
+    tui.wait_text("→ tools/call #2");
+    for n in 3..12 {
+        write(From::Client, call(n));
+    }
+    assert!(tooldeck::wire::numbered(&record, 1).exists(), "the record was rotated");
+    sink.accept(&Frame::new(From::Stderr, SystemTime::now(), Bytes::from_static(b"warming the cache"), None)).unwrap();
+    sink.flush().unwrap();
+    let shown = tui.wait_text("⇠ stderr: warming the cache");
+    assert!(shown.contains("→ tools/call #11"), "every call of the rotated files: {shown}");
+    assert_eq!(shown.matches("← tools/list #1 (result)").count(), 1, "carried lines are not shown twice: {shown}");
+    tui.quit();
+}
