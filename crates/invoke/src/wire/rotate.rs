@@ -113,10 +113,10 @@ impl Carried {
                     Asked::FirstPage if result.is_some_and(|r| r.get("tools").is_some()) => {
                         self.listing = exchange.into();
                     }
-                    Asked::NextPage if result.is_some_and(|r| r.get("tools").is_some()) => {
-                        if self.listing.len() < 2 * MAX_PAGES {
-                            self.listing.extend(exchange);
-                        }
+                    Asked::NextPage
+                        if result.is_some_and(|r| r.get("tools").is_some()) && self.listing.len() < 2 * MAX_PAGES =>
+                    {
+                        self.listing.extend(exchange);
                     }
                     _ => {}
                 }

@@ -91,16 +91,17 @@ impl JsonLinesSink {
         self.out.write_all(b"\n")?;
         self.size += bytes;
         self.fresh = true;
-        if self.limits.max_size.is_none() && self.size > self.note_past {
-            if let Some(warn) = self.warn.take() {
-                warn(&format!(
-                    "the record {} passed {}: --max-record-size 100MB keeps it in bounds (FILE.1 … \
-                     FILE.{} kept, --keep-records N), --trim-payload 64KB cuts long strings in it",
-                    self.path.display(),
-                    crate::text::human_bytes(self.note_past),
-                    self.limits.keep.max(1),
-                ));
-            }
+        if self.limits.max_size.is_none()
+            && self.size > self.note_past
+            && let Some(warn) = self.warn.take()
+        {
+            warn(&format!(
+                "the record {} passed {}: --max-record-size 100MB keeps it in bounds (FILE.1 … \
+                 FILE.{} kept, --keep-records N), --trim-payload 64KB cuts long strings in it",
+                self.path.display(),
+                crate::text::human_bytes(self.note_past),
+                self.limits.keep.max(1),
+            ));
         }
         Ok(())
     }
