@@ -6,6 +6,7 @@
 
 mod frame;
 mod record;
+mod record_sink;
 mod rotate;
 mod sink;
 mod tap;
@@ -15,7 +16,8 @@ pub use frame::{
     Frame, From, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, TOO_DEEP, Unread, parse_json, parse_record_line, parse_timestamp,
 };
 pub use record::{MAX_RECORD_BYTES, RecordError, RecordLine, cut_note, read_record, record_line, text_of};
+pub use record_sink::{JsonLinesSink, NOTE_PAST};
 pub use rotate::{DEFAULT_KEEP, RecordLimits, numbered};
-pub use sink::{FrameSink, JsonLinesSink, NOTE_PAST, Ring, RingSink};
+pub use sink::{FrameSink, Ring, RingSink};
 pub use tap::{Tap, TapHandle, TapStats, Warn};
 pub use trim::{TrimmedSink, cut_text, trim_strings, trimmed};
