@@ -312,5 +312,9 @@ fn attach_follows_a_record_as_it_is_written_and_rotated() {
     let shown = tui.wait_text("⇠ stderr: warming the cache");
     assert!(shown.contains("→ tools/call #11"), "every call of the rotated files: {shown}");
     assert_eq!(shown.matches("← tools/list #1 (result)").count(), 1, "carried lines are not shown twice: {shown}");
+    tui.send("/stderr");
+    tui.wait_text("filter: stderr");
+    tui.send(terminal::ENTER);
+    tui.wait_text("(1 shown)");
     tui.quit();
 }

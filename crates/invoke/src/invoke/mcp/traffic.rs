@@ -102,9 +102,11 @@ impl TrafficEntry {
         crate::text::visible(&format!("{by}{arrow} {method}{id}{what}")).into_owned()
     }
 
-    /// True when `filter` (lower case) appears in its method or its text.
+    /// True when `filter` (lower case) appears in its method or its text (or is part of
+    /// `stderr`, for a line of the server's stderr).
     pub fn matches(&self, filter: &str) -> bool {
         filter.is_empty()
+            || (self.direction == Direction::ServerStderr && "stderr".contains(filter))
             || self.method.as_deref().is_some_and(|m| m.to_lowercase().contains(filter))
             || self.text.to_lowercase().contains(filter)
     }
