@@ -87,9 +87,9 @@ pub fn run(args: ProxyArgs) -> ExitCode {
 }
 
 /// A size on the command line (`100MB`, `1GiB`), more than nothing.
-fn size(text: &str) -> Result<u64, String> {
+fn size(text: &str) -> Result<u64, crate::text::SizeError> {
     match crate::text::parse_bytes(text)? {
-        0 => Err("a size of 0 would keep nothing: give one such as 64KB or 100MB".into()),
+        0 => Err(crate::text::SizeError::Nothing),
         bytes => Ok(bytes),
     }
 }

@@ -15,11 +15,20 @@ pub fn human_bytes(bytes: u64) -> String {
     format!("{size:.1} {}", UNITS[unit])
 }
 
+/// A size on a command line that cannot be taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    #[error("{0:?} is not a size: write a number and a unit, such as 512KB, 100MB, 1GiB")]
+    NotASize(String),
+    #[error("a size of 0 would keep nothing: give one such as 64KB or 100MB")]
+    Nothing,
+}
+
 /// A size as a person writes it on a command line: `512`, `200KB`, `100MB`, `1.5GB` (powers of
 /// 1000, as disks are sold) or `64KiB`, `1GiB` (powers of 1024); `K`, `M`, `G`, `T` alone are
 /// the powers of 1000 too. Case and a space before the unit do not matter. The error says what
 /// is accepted.
-pub fn parse_bytes(text: &str) -> Result<u64, String> {
+pub fn parse_bytes(text: &str) -> Result<u64, SizeError> {
     const UNITS: [(&str, u64); 14] = [
         ("", 1),
         ("b", 1),
@@ -36,7 +45,7 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
         ("tb", 1_000_000_000_000),
         ("tib", 1 << 40),
     ];
-    let refused = || format!("{text:?} is not a size: write a number and a unit, such as 512KB, 100MB, 1GiB");
+    let refused = || SizeError::NotASize(text.to_string());
     let text_lower = text.trim().to_ascii_lowercase();
     let split = text_lower.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(text_lower.len());
     let (number, unit) = text_lower.split_at(split);
@@ -90,7 +99,7 @@ mod tests {
         assert_eq!(parse_bytes("2T"), Ok(2_000_000_000_000));
         assert_eq!(parse_bytes("3M"), Ok(3_000_000));
         for bad in ["", "MB", "ten MB", "1.2.3MB", "5 parsecs", "-1MB", "99999999999999999999GB", "."] {
-            let said = parse_bytes(bad).unwrap_err();
+            let said = parse_bytes(bad).unwrap_err().to_string();
             assert!(said.contains("not a size") && said.contains("100MB"), "{bad}: {said}");
         }
     }
