@@ -107,7 +107,10 @@ impl RecordTail {
                 if !matches!(self.read_on(&mut accept), Ok(Some(_))) {
                     return true;
                 }
-                let _ = self.open_next();
+                if self.open_next().is_err() {
+                    // Not there to open (moved on again, not readable): looked at next poll.
+                    std::thread::sleep(POLL);
+                }
                 continue;
             }
             std::thread::sleep(POLL);
