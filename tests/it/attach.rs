@@ -318,3 +318,43 @@ fn attach_follows_a_record_as_it_is_written_and_rotated() {
     tui.wait_text("(1 shown)");
     tui.quit();
 }
+
+/// `tooldeck attach NAME` shows what the proxy's record keeps: its server's stderr lines, and
+/// long strings trimmed (`--trim-payload`) as in the record, while the client gets them whole.
+#[cfg(target_os = "linux")]
+#[test]
+fn attach_shows_the_servers_stderr_and_trims_as_the_record_does() {
+    use std::os::unix::fs::PermissionsExt;
+    use terminal::Terminal;
+
+    let runtime = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(runtime.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let name = unique("bounds");
+    let server = format!("echo 'warming up' >&2; exec {}", crate::mcp::stdio_command_with(""));
+    let mut proxy = Command::new(tooldeck())
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .args(["proxy", "--name", &name, "--trim-payload", "100", "--", "sh", "-c", &server])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let input = proxy.stdin.take().unwrap();
+    let output = BufReader::new(proxy.stdout.take().unwrap());
+    let mut client = Client { child: proxy, input, output };
+    let init = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+    client.request(0, "initialize", init);
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let answer = client.request(1, "tools/call", json!({"name": "echo", "arguments": {"text": "y".repeat(5000)}}));
+    assert!(answer.to_string().contains(&"y".repeat(5000)), "the client gets the whole string");
+
+    let folder = runtime.path().display().to_string();
+    let mut tui = Terminal::spawn(&["attach", name.as_str()], 40, 120, &[("XDG_RUNTIME_DIR", folder.as_str())]);
+    tui.wait_for("the proxy opened", |text| text.contains(&format!("proxy {name}")));
+    tui.send("X");
+    tui.wait_text("⇠ stderr: warming up");
+    tui.wait_text("← tools/call #1 (result)");
+    tui.wait_text("… [trimmed: 4.9 KiB]");
+    tui.quit();
+    client.end();
+}
