@@ -342,7 +342,8 @@ fn attach_shows_the_servers_stderr_and_trims_as_the_record_does() {
     let input = proxy.stdin.take().unwrap();
     let output = BufReader::new(proxy.stdout.take().unwrap());
     let mut client = Client { child: proxy, input, output };
-    let init = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+    let init =
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
     client.request(0, "initialize", init);
     client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let answer = client.request(1, "tools/call", json!({"name": "echo", "arguments": {"text": "y".repeat(5000)}}));

@@ -139,4 +139,3 @@ fn sizes_that_do_not_parse_are_refused_naming_them() {
     let said = refused(&["--record", "r.jsonl", "--keep-records", "5"]);
     assert!(said.contains("--max-record-size"), "{said}");
 }
-
