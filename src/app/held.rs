@@ -195,6 +195,9 @@ impl TrafficLog {
             Direction::Http => {
                 return Reply::status("breakpoints hold JSON-RPC messages: choose one, not an HTTP exchange");
             }
+            Direction::ServerStderr => {
+                return Reply::status("the server's stderr passes beside the wire: choose a message to break on");
+            }
         };
         let Some(method) = entry.method.clone().filter(|m| !m.contains(' ')) else {
             return Reply::status("this message has no method to break on");

@@ -13,6 +13,7 @@ use crate::proxy::intercept::FaultRule;
 #[derive(Debug, Args, Clone)]
 #[command(after_help = "Examples:\n  \
     tooldeck proxy --record s.jsonl -- node server.js         (in a client's config, in place of the command)\n  \
+    tooldeck proxy --record s.jsonl --max-record-size 100MB --trim-payload 64KB -- node server.js\n  \
     tooldeck proxy --listen 127.0.0.1:8800 --mcp-url https://example.com/mcp --record s.jsonl\n  \
     tooldeck proxy --listen 127.0.0.1:8800 -- node server.js  (a stdio server over Streamable HTTP)\n  \
     tooldeck proxy --fault 'tools/call@echo:error=-32000' --fault 'tools/list:delay=2s:p=0.5' -- node server.js")]
@@ -21,6 +22,18 @@ pub struct ProxyArgs {
     /// gives its format.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Keep the record within SIZE (100MB, 1GiB): past it FILE becomes FILE.1 (the newest old
+    /// one), FILE.1 FILE.2, and so on; each new FILE starts with the server's latest
+    /// initialize and tools/list exchanges.
+    #[arg(long, value_name = "SIZE", requires = "record", value_parser = size)]
+    pub max_record_size: Option<u64>,
+    /// How many old files --max-record-size keeps (FILE.1 … FILE.N); older ones are removed.
+    #[arg(long, value_name = "N", requires = "max_record_size", default_value_t = crate::wire::DEFAULT_KEEP)]
+    pub keep_records: usize,
+    /// Cut strings longer than SIZE (64KB) in the record and the live feed, noting the size
+    /// they had; the wire carries them whole.
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub trim_payload: Option<u64>,
     /// Append each answered tools/call as a test case to this case file (`tooldeck test FILE`).
     #[arg(long, value_name = "FILE")]
     pub save_cases: Option<PathBuf>,
@@ -61,6 +74,8 @@ pub fn run(args: ProxyArgs) -> ExitCode {
         name: args.name.clone(),
         faults: args.faults.clone(),
         fault_seed: args.fault_seed,
+        limits: crate::wire::RecordLimits { max_size: args.max_record_size, keep: args.keep_records },
+        trim: args.trim_payload.map(|limit| usize::try_from(limit).unwrap_or(usize::MAX)),
     };
     let ran = match &args.listen {
         None if !args.command.is_empty() => crate::proxy::stdio::run(&args.command, &keep),
@@ -81,6 +96,14 @@ pub fn run(args: ProxyArgs) -> ExitCode {
             report!("tooldeck proxy: {e}");
             exit::code(exit::TRANSPORT)
         }
+    }
+}
+
+/// A size on the command line (`100MB`, `1GiB`), more than nothing.
+fn size(text: &str) -> Result<u64, crate::text::SizeError> {
+    match crate::text::parse_bytes(text)? {
+        0 => Err(crate::text::SizeError::Nothing),
+        bytes => Ok(bytes),
     }
 }
 

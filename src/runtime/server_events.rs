@@ -99,19 +99,22 @@ pub(super) async fn set_log_level(endpoint: Connection, done: mpsc::Sender<Msg>,
     }
 }
 
-/// `tooldeck attach`: the proxy's feed read into the session's watched traffic (which
+/// `tooldeck attach`: the proxy's feed (or a record file, as it grows) read into the session's
+/// watched traffic (which
 /// [`forward_traffic`] brings to the pane), held messages marked, on a blocking thread that looks
 /// every poll whether the session's scope ended; what the proxy says of breakpoints and holds
 /// goes to the app at once, and the proxy ending is said once. The app's control lines
 /// (`to_write`) are written to the same connection, in order, by a task of their own.
 pub(super) fn follow_feed(
     session: &SessionHandle,
-    mut feed: crate::proxy::live::Feed,
+    mut feed: crate::proxy::live::Following,
     to_write: mpsc::UnboundedReceiver<crate::proxy::live::Control>,
 ) {
     let Some(traffic) = session.watched.clone() else { return };
     let done = session.done.clone();
-    if let Some(controls) = feed.controls() {
+    let controls = feed.controls();
+    let attached = controls.is_some();
+    if let Some(controls) = controls {
         session.spawn(write_controls(controls, to_write, done.clone()));
     }
     session.spawn(async move {
@@ -122,7 +125,9 @@ pub(super) fn follow_feed(
                 self.0.store(true, std::sync::atomic::Ordering::Relaxed);
             }
         }
-        let _ = done.send(proxy(ProxyMsg::Attached)).await;
+        if attached {
+            let _ = done.send(proxy(ProxyMsg::Attached)).await;
+        }
         let stop = Stop(Arc::default());
         let flag = Arc::clone(&stop.0);
         let to_app = done.clone();
@@ -136,10 +141,13 @@ pub(super) fn follow_feed(
             }
             Ok(())
         };
+        let said = feed.ended();
         let ended = tokio::task::spawn_blocking(move || feed.follow(&mut take, &flag)).await;
         if matches!(ended, Ok(true)) {
-            let _ = done.send(proxy(ProxyMsg::Ended)).await;
-            let _ = done.send(Msg::Status("the proxy ended: its traffic stops here".into())).await;
+            if attached {
+                let _ = done.send(proxy(ProxyMsg::Ended)).await;
+            }
+            let _ = done.send(Msg::Status(said.into())).await;
         }
     });
 }

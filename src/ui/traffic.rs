@@ -128,6 +128,8 @@ fn row(entry: &TrafficEntry, tag: Option<&str>, selected: bool, columns: usize, 
         Direction::ServerToClient if entry.text.ends_with(crate::wire::NOT_JSON_RPC) => styles.error,
         Direction::ServerToClient => styles.accent,
         Direction::Http => styles.muted,
+        // The server's own log, beside the wire: read as an aside.
+        Direction::ServerStderr => styles.muted,
     };
     let tag_width = tag.as_ref().map_or(0, |(tag, _)| tag.chars().count());
     let room = columns.saturating_sub(at.chars().count() + tag_width);

@@ -289,5 +289,7 @@ mod ending;
 mod guard;
 #[path = "proxy/listen.rs"]
 mod listen;
+#[path = "proxy/record_bounds.rs"]
+mod record_bounds;
 #[path = "proxy/redact.rs"]
 mod redact;

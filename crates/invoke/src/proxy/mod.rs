@@ -12,6 +12,7 @@ pub mod live;
 mod pump;
 pub mod replay;
 pub mod serve;
+mod stderr;
 pub mod stdio;
 
 use std::path::PathBuf;
@@ -19,7 +20,7 @@ use std::sync::Arc;
 
 use intercept::{FaultRule, Faults, Holds, Interceptor};
 
-use crate::wire::{FrameSink, JsonLinesSink, TapHandle, Warn};
+use crate::wire::{FrameSink, JsonLinesSink, RecordLimits, TapHandle, TrimmedSink, Warn};
 
 /// What the proxy keeps of a session, whatever the transport.
 #[derive(Debug, Clone, Default)]
@@ -34,6 +35,11 @@ pub struct Keep {
     pub faults: Vec<FaultRule>,
     /// `--fault-seed`: the dice of the rules' chances (else a seed of the moment, said).
     pub fault_seed: Option<u64>,
+    /// How the record stays in bounds (`--max-record-size`, `--keep-records`).
+    pub limits: RecordLimits,
+    /// `--trim-payload`: strings longer than this many bytes cut in the record and the live
+    /// feed (which show the same), never on the wire.
+    pub trim: Option<usize>,
 }
 
 /// A proxy that could not start.
@@ -121,15 +127,21 @@ pub fn sinks(
     holds: &Arc<Holds>,
 ) -> Vec<Box<dyn FrameSink>> {
     let mut sinks: Vec<Box<dyn FrameSink>> = Vec::new();
-    // The live feed `tooldeck attach` reads (src/proxy/live/).
+    let trimmed = |sink: Box<dyn FrameSink>| -> Box<dyn FrameSink> {
+        match keep.trim {
+            Some(limit) => Box::new(TrimmedSink::new(sink, limit)),
+            None => sink,
+        }
+    };
+    // The live feed `tooldeck attach` reads (src/proxy/live/): it shows what the record keeps.
     let controls: Arc<dyn live::Controller> = Arc::clone(holds) as Arc<dyn live::Controller>;
     if let Some((sink, hub)) = live::publish(keep.name.as_deref(), &case_server, warn, Some(controls)) {
         holds.attach(hub);
-        sinks.push(sink);
+        sinks.push(trimmed(sink));
     }
     if let Some(path) = &keep.record {
-        match JsonLinesSink::open(path) {
-            Ok(sink) => sinks.push(Box::new(sink)),
+        match JsonLinesSink::open_within(path, keep.limits, Some(warner(keep.name.as_deref()))) {
+            Ok(sink) => sinks.push(trimmed(Box::new(sink))),
             Err(e) => {
                 warn(&format!("cannot write the record {} ({e}); messages still pass, unrecorded", path.display()))
             }

@@ -120,10 +120,10 @@ pub fn run(command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
         });
         let _ = drained.send(());
     });
-    if let Some(mut stderr) = stderr {
-        spawn("proxy-stderr", move || {
-            let _ = io::copy(&mut stderr, &mut io::stderr());
-        });
+    if let Some(stderr) = stderr {
+        // Copied to ours as it comes, and each line kept in the record as the server's stderr.
+        let told = tap.handle();
+        spawn("proxy-stderr", move || super::stderr::relay(stderr, io::stderr(), &told));
     }
 
     let way_out = runtime.block_on(wait_for_a_way_out(&process, signals, &mut client_gone));

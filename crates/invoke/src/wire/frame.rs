@@ -15,7 +15,10 @@ use serde_json::Value;
 pub enum From {
     Client,
     Server,
+    /// What the proxy made itself (an injected fault's answer).
     Proxy,
+    /// A line a stdio server wrote on its stderr (its logs): beside the wire, never on it.
+    Stderr,
 }
 
 impl From {
@@ -24,15 +27,22 @@ impl From {
             From::Client => "client",
             From::Server => "server",
             From::Proxy => "proxy",
+            From::Stderr => "stderr",
         }
     }
 
-    /// The end a message from this one goes to (the proxy writes only to the client).
+    /// The end a message from this one goes to (the proxy writes only to the client; a stderr
+    /// line goes to no one, and is never answered).
     pub fn other(self) -> From {
         match self {
             From::Client => From::Server,
-            From::Server | From::Proxy => From::Client,
+            From::Server | From::Proxy | From::Stderr => From::Client,
         }
+    }
+
+    /// The sender a record line names (`client`, `server`, `stderr`).
+    pub fn of_name(name: &str) -> Option<From> {
+        [From::Client, From::Server, From::Proxy, From::Stderr].into_iter().find(|from| from.name() == name)
     }
 }
 
@@ -152,40 +162,50 @@ pub struct Frame {
     /// The `--fault` rule (as written) that made this message, or delayed, dropped or
     /// corrupted it.
     pub injected: Option<Arc<str>>,
+    /// True when its long strings were cut for the record (`--trim-payload`): `message` (or
+    /// `raw`, for text) holds them cut, `size` is still the size on the wire.
+    pub trimmed: bool,
 }
 
 impl Frame {
     /// A frame of `raw` bytes sent by `from`, parsed.
+    /// A line of the server's stderr is text, whatever it looks like: it is not read as JSON.
     pub fn new(from: From, at: SystemTime, raw: Bytes, http: Option<HttpDetails>) -> Frame {
-        let parsed = parse_json(&raw);
+        let parsed = if from == From::Stderr { Err(Unread::NotJson) } else { parse_json(&raw) };
         let too_deep = parsed == Err(Unread::TooDeep);
-        Frame { from, at, size: raw.len(), raw, message: parsed.ok(), too_deep, http, injected: None }
+        Frame { from, at, size: raw.len(), raw, message: parsed.ok(), too_deep, http, injected: None, trimmed: false }
     }
 
     /// A frame of a message already parsed, now (where tooldeck is the client, rmcp hands it
     /// the message, not its bytes): its bytes are the message written compactly, as rmcp sends it.
     pub fn of_value(from: From, message: Value) -> Frame {
         let raw = Bytes::from(serde_json::to_vec(&message).unwrap_or_default());
-        Frame {
-            from,
-            at: SystemTime::now(),
-            size: raw.len(),
-            raw,
-            message: Some(message),
-            too_deep: false,
-            http: None,
-            injected: None,
-        }
+        let at = SystemTime::now();
+        let message = Some(message);
+        Frame { from, at, size: raw.len(), raw, message, too_deep: false, http: None, injected: None, trimmed: false }
     }
 
     /// A frame of a message too large to keep: its size only.
     pub fn too_large(from: From, at: SystemTime, size: usize, http: Option<HttpDetails>) -> Frame {
-        Frame { from, at, raw: Bytes::new(), size, message: None, too_deep: false, http, injected: None }
+        Frame { from, at, raw: Bytes::new(), size, message: None, too_deep: false, http, injected: None, trimmed: false }
     }
 
-    /// True when the frame was kept whole (not [`Frame::too_large`]).
+    /// A line of text cut to its first bytes (`kept`, a stderr line over its cap): read as text,
+    /// never as JSON; `size` is the whole line's.
+    pub fn cut(from: From, at: SystemTime, kept: Bytes, size: usize) -> Frame {
+        let size = size.max(kept.len());
+        Frame { from, at, raw: kept, size, message: None, too_deep: false, http: None, injected: None, trimmed: false }
+    }
+
+    /// True when the frame was kept whole (not [`Frame::too_large`], [`Frame::cut`] or trimmed).
     pub fn kept(&self) -> bool {
         self.raw.len() == self.size
+    }
+
+    /// True when some of its text is kept (whole, cut or trimmed): what the record writes as
+    /// `text` for a line that is not a message.
+    pub fn has_text(&self) -> bool {
+        !self.too_deep && (self.kept() || !self.raw.is_empty())
     }
 
     /// True for a JSON-RPC 2.0 message or batch of them.
@@ -201,10 +221,12 @@ impl Frame {
     }
 
     /// True for a stdio line a client's parser would choke on: kept, not blank (clients skip
-    /// those), and not JSON-RPC (one too deep to read is not judged). An HTTP body never is: its status and type say what it is.
+    /// those), and not JSON-RPC (one too deep to read is not judged). An HTTP body never is: its
+    /// status and type say what it is; nor a stderr line: the client never sees it.
     pub fn breaks_clients(&self) -> bool {
         self.http.is_none()
-            && self.kept()
+            && self.from != From::Stderr
+            && (self.kept() || self.trimmed)
             && !self.too_deep
             && !self.raw.iter().all(u8::is_ascii_whitespace)
             && !self.is_json_rpc()

@@ -136,6 +136,11 @@ impl TapHandle {
         });
     }
 
+    /// A line cut to its first bytes (`kept`) out of `size`: kept as text, said to be cut.
+    pub fn send_cut(&self, from: From, kept: Bytes, size: usize) {
+        self.enqueue(Captured { from, at: SystemTime::now(), raw: kept, too_large: Some(size), http: None, injected: None });
+    }
+
     fn enqueue(&self, captured: Captured) {
         let Some(queue) = &self.queue else { return };
         if self.counters.closing.load(Ordering::Acquire) {
@@ -175,7 +180,10 @@ fn feed(receiver: &Receiver<Captured>, mut sinks: Vec<Box<dyn FrameSink>>, count
             counters.queued_bytes.fetch_sub(captured.raw.len(), Ordering::AcqRel);
             let dropped = counters.dropped.load(Ordering::Relaxed);
             let frame = match captured.too_large {
-                Some(size) => Frame::too_large(captured.from, captured.at, size, captured.http),
+                Some(size) if captured.raw.is_empty() => {
+                    Frame::too_large(captured.from, captured.at, size, captured.http)
+                }
+                Some(size) => Frame::cut(captured.from, captured.at, captured.raw, size),
                 None => Frame::new(captured.from, captured.at, captured.raw, captured.http),
             }
             .injected_by(captured.injected);

@@ -31,6 +31,9 @@ pub enum Direction {
     ServerToClient,
     /// An HTTP exchange (status line and headers) that carried a message.
     Http,
+    /// A line the server wrote on its stderr (a stdio server behind a proxy): beside the wire,
+    /// the client never saw it.
+    ServerStderr,
 }
 
 impl Direction {
@@ -39,6 +42,7 @@ impl Direction {
         match from {
             From::Client => Direction::ClientToServer,
             From::Server | From::Proxy => Direction::ServerToClient,
+            From::Stderr => Direction::ServerStderr,
         }
     }
 }
@@ -74,6 +78,10 @@ impl TrafficEntry {
             Direction::ClientToServer => "→",
             Direction::ServerToClient => "←",
             Direction::Http => "⇄",
+            Direction::ServerStderr => {
+                let first = self.text.lines().next().unwrap_or_default();
+                return crate::text::visible(&format!("⇠ stderr: {first}")).into_owned();
+            }
         };
         let unnamed = match self.answer {
             true => "answer",
@@ -100,9 +108,11 @@ impl TrafficEntry {
         crate::text::visible(&format!("{by}{arrow} {method}{id}{what}")).into_owned()
     }
 
-    /// True when `filter` (lower case) appears in its method or its text.
+    /// True when `filter` (lower case) appears in its method or its text (or is part of
+    /// `stderr`, for a line of the server's stderr).
     pub fn matches(&self, filter: &str) -> bool {
         filter.is_empty()
+            || (self.direction == Direction::ServerStderr && "stderr".contains(filter))
             || self.method.as_deref().is_some_and(|m| m.to_lowercase().contains(filter))
             || self.text.to_lowercase().contains(filter)
     }
@@ -235,11 +245,16 @@ impl Traffic {
                 let first = body.lines().next().unwrap_or_default();
                 format!("HTTP {status}: {}", crate::text::truncate(&crate::redact::urls_in(first), 60))
             });
-            let text = if frame.kept() && !frame.too_deep {
-                let raw = String::from_utf8_lossy(&frame.raw);
-                let line = crate::redact::urls_in(&raw);
+            let text = if frame.has_text() {
+                let line = crate::wire::text_of(frame);
                 match frame.breaks_clients() {
                     true => format!("{line}\n\n{}", crate::wire::NOT_JSON_RPC),
+                    false if !frame.kept() && !frame.trimmed => {
+                        format!(
+                            "{http}{line}\n\n({})",
+                            crate::wire::cut_note(frame.raw.len() as u64, frame.size as u64)
+                        )
+                    }
                     false => format!("{http}{line}"),
                 }
             } else if frame.too_deep {
@@ -395,6 +410,7 @@ impl Direction {
             Direction::ClientToServer => Direction::ServerToClient,
             Direction::ServerToClient => Direction::ClientToServer,
             Direction::Http => Direction::Http,
+            Direction::ServerStderr => Direction::ServerStderr,
         }
     }
 }

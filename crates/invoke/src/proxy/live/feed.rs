@@ -1,8 +1,9 @@
 //! The watcher's side: the running proxies listed (a socket that no longer answers is a proxy
 //! that died: it is removed), one opened (its first line, the recent frames, then each as it
-//! passes), and a saved record read the same way. Every read is bounded: a line, the first line
-//! and a record file. A watcher also writes to the proxy on the same connection: breakpoints and
-//! what to do with a held message ([`Controls`], the lines of [`super::control`]).
+//! passes); a saved record's lines are read the same way (`follow.rs`). Every read is
+//! bounded: a line, the first line and a record file. A watcher also writes to the proxy on the
+//! same connection: breakpoints and what to do with a held message ([`Controls`], the lines of
+//! [`super::control`]).
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Write};
@@ -282,17 +283,14 @@ impl Feed {
 /// A record line (the feed's, or a saved record's) as a frame; `None` for a line that records
 /// no message (a `dropped` note).
 pub fn frame_of_line(line: &Value) -> Option<Frame> {
-    let from = match line.get("from")?.as_str()? {
-        "client" => From::Client,
-        "server" => From::Server,
-        control::FROM_PROXY => From::Proxy,
-        _ => return None,
-    };
+    let from = From::of_name(line.get("from")?.as_str()?)?;
     let injected = line.get("injected").and_then(Value::as_str).map(std::sync::Arc::from);
     let http = line.get("http").map(http_of);
     // When it passed, so the traffic pane shows a record's timing, not the moment it was read.
     let now =
         line.get("time").and_then(Value::as_str).and_then(crate::wire::parse_timestamp).unwrap_or_else(SystemTime::now);
+    let trimmed = line.get("trimmed").and_then(Value::as_bool) == Some(true);
+    let size = line.get("size").and_then(Value::as_u64).and_then(|s| usize::try_from(s).ok());
     if let Some(message) = line.get("message") {
         let raw = Bytes::from(serde_json::to_vec(message).ok()?);
         return Some(Frame {
@@ -304,13 +302,21 @@ pub fn frame_of_line(line: &Value) -> Option<Frame> {
             too_deep: false,
             http,
             injected,
+            trimmed,
         });
     }
     if let Some(text) = line.get("text").and_then(Value::as_str) {
-        return Some(Frame::new(from, now, Bytes::from(text.to_string()), http).injected_by(injected));
+        let mut frame = Frame::new(from, now, Bytes::from(text.to_string()), http);
+        // Cut or trimmed: the size on the wire, so it reads back as cut (masking alone changes
+        // a text's length, which is not a cut).
+        let cut = line.get("note").and_then(Value::as_str).is_some_and(|note| note.starts_with("cut: "));
+        if let Some(size) = size.filter(|size| (trimmed || cut) && *size > frame.raw.len()) {
+            frame.size = size;
+        }
+        frame.trimmed = trimmed;
+        return Some(frame.injected_by(injected));
     }
-    let size = line.get("size").and_then(Value::as_u64).and_then(|s| usize::try_from(s).ok())?;
-    let mut frame = Frame::too_large(from, now, size, http);
+    let mut frame = Frame::too_large(from, now, size?, http);
     frame.too_deep = line.get("note").and_then(Value::as_str) == Some(crate::wire::TOO_DEEP);
     Some(frame.injected_by(injected))
 }
@@ -330,22 +336,6 @@ fn http_of(http: &Value) -> HttpDetails {
     }
     let status = http.get("status").and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok());
     HttpDetails { method: text("method"), path: text("path"), status, headers }
-}
-
-/// The frames of a saved record (`proxy --record`), read bounded.
-pub fn read_file(path: &Path) -> Result<Vec<Frame>, crate::wire::RecordError> {
-    let shown = path.display().to_string();
-    let bytes = crate::files::read_bounded(path, crate::wire::MAX_RECORD_BYTES)
-        .map_err(|source| crate::wire::RecordError::Read { path: shown.clone(), source })?;
-    let frames: Vec<Frame> = bytes
-        .split(|b| *b == b'\n')
-        .filter_map(|line| crate::wire::parse_record_line(line).ok())
-        .filter_map(|line| frame_of_line(&line))
-        .collect();
-    if frames.is_empty() {
-        return Err(crate::wire::RecordError::Empty { path: shown });
-    }
-    Ok(frames)
 }
 
 /// The server's latest answer to `tools/list` among `frames`, as text (what
