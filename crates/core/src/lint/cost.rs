@@ -38,8 +38,8 @@ pub fn definition_text(tool: &Tool) -> String {
     .to_string()
 }
 
-/// Tokens of `text` in o200k_base. The encoder is built once per process (its table has
-/// 200,000 entries) on first use.
+/// Tokens of `text` in o200k_base. The encoder is built once per process on first use (~0.2 s
+/// in release builds: 200,000 tokens hashed, the pattern compiled).
 pub fn tokens(text: &str) -> usize {
     super::o200k::encoder().encode_ordinary(text).len()
 }
