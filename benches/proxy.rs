@@ -1,8 +1,12 @@
 //! `tooldeck proxy` over stdio: 2,000 sequential calls through the proxy against the same 2,000
-//! straight to the server (the aim: at most 1.25x, 1.10x hoped for), and each call's added
-//! latency (p99 under 0.5 ms on loopback, printed). The server is `tooldeck serve-mock --record`,
+//! straight to the server (the aim: at most 1.25x, 1.10x hoped for), also recording, and
+//! recording with `--max-record-size 1MB` (a run of 2,000 calls writes about 1 MB, so the
+//! record rotates during the bench); and each call's added latency (p99 under 0.5 ms on
+//! loopback, printed). The server is `tooldeck serve-mock --record`,
 //! answering a recorded `tools/call`, so both runs talk to one fast, real responder. The binary is
-//! the one `cargo bench` builds (release settings):
+//! the one `cargo bench` builds (release settings). `through_the_proxy_with_a_fault_set` has a
+//! `--fault` rule that never fires: the cost of reading every message (an armed proxy), which
+//! a proxy without faults or breakpoints does not pay:
 //! `CARGO_TARGET_DIR=/work/bench-target cargo bench --bench proxy`.
 
 use std::io::{BufRead, BufReader, Write};
@@ -91,6 +95,11 @@ fn bench(c: &mut Criterion) {
     let recorded_to = dir.path().join("proxied.jsonl");
     let recorded_to = recorded_to.to_str().expect("a UTF-8 path");
     let recorded = ["proxy", "--record", recorded_to, "--", binary, "serve-mock", "--record", record];
+    let armed = ["proxy", "--fault", "resources/read:drop", "--", binary, "serve-mock", "--record", record];
+    let rotated_to = dir.path().join("rotated.jsonl");
+    let rotated_to = rotated_to.to_str().expect("a UTF-8 path");
+    let rotating =
+        ["proxy", "--record", rotated_to, "--max-record-size", "1MB", "--", binary, "serve-mock", "--record", record];
 
     let (a, b) = (p99(calls(&straight)), p99(calls(&recorded)));
     eprintln!("p99 per call: straight {a:?}, through the proxy with a record {b:?}, added {:?}", b.saturating_sub(a));
@@ -100,7 +109,11 @@ fn bench(c: &mut Criterion) {
     group.bench_function("straight", |bench| bench.iter(|| calls(&straight)));
     group.bench_function("through_the_proxy", |bench| bench.iter(|| calls(&proxied)));
     group.bench_function("through_the_proxy_recording", |bench| bench.iter(|| calls(&recorded)));
+    group.bench_function("through_the_proxy_with_a_fault_set", |bench| bench.iter(|| calls(&armed)));
+    group.bench_function("through_the_proxy_recording_rotated", |bench| bench.iter(|| calls(&rotating)));
     group.finish();
+    let old = (1..=3).filter(|n| dir.path().join(format!("rotated.jsonl.{n}")).exists()).count();
+    eprintln!("the rotated record: {old} old files kept beside it (at most 3)");
 }
 
 criterion::criterion_group!(benches, bench);

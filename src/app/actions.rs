@@ -36,6 +36,14 @@ pub(super) fn key_pressed(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         app.clamp_text();
         return app.apply(reply);
     }
+    // A held message's editor takes every key (its own chords first), as a question does.
+    if app.shows(Overlay::Traffic) && app.context_of(Pane::Traffic) == Some(Context::Held) {
+        let input = input_of(app, Pane::Traffic, key);
+        return match handle(app, Pane::Traffic, input) {
+            Some(reply) => app.apply(reply),
+            None => perform(app, Action::Help, Scope::Overlay(Overlay::Traffic), run_armed),
+        };
+    }
     if let Some(action) = app.keymap.action_for(Context::Typing, key) {
         return everywhere(app, action, run_armed);
     }
@@ -88,7 +96,10 @@ fn focused_key(app: &mut App, key: KeyEvent, run_armed: bool) -> Vec<Effect> {
 /// A paste goes to the text box that has the keys: a popup's, the filter, the JSON view or
 /// the focused field.
 pub(super) fn pasted(app: &mut App, text: &str) -> Vec<Effect> {
-    for pane in [Pane::Popup, Pane::List, Pane::Form] {
+    for pane in [Pane::Popup, Pane::Traffic, Pane::List, Pane::Form] {
+        if pane == Pane::Traffic && !app.shows(Overlay::Traffic) {
+            continue;
+        }
         if let Some(reply) = handle(app, pane, Input::Paste(text)) {
             return app.apply(reply);
         }
@@ -196,6 +207,7 @@ pub(super) fn run_action(app: &mut App, context: Context, action: Action) -> Vec
         | Context::Server
         | Context::Ask
         | Context::Traffic
+        | Context::Held
         | Context::Fuzz
         | Context::Eval
         | Context::Confirm => act(app, action, false),
@@ -325,6 +337,14 @@ pub(super) fn perform(app: &mut App, action: Action, scope: Scope, run_armed: bo
         A::Eval => return app.eval_selected(),
         A::HostApp => return app.host_app(),
         A::WatchRun => app.toggle_watch_run(),
+        // From the palette: the traffic pane's own, with the pane shown.
+        A::Break | A::ClearBreaks | A::SendHeld | A::DropHeld => {
+            if !app.shows(Overlay::Traffic) {
+                app.open_overlay(Overlay::Traffic);
+            }
+            let reply = handle(app, Pane::Traffic, Input::Action(action)).unwrap_or_default();
+            return app.apply(reply);
+        }
         // In and out, as a switch: the same chord goes back where the person was.
         A::FocusResult if app.focus == Focus::Result => app.focus = app.before_result,
         A::FocusResult if app.result.run().is_some() => app.focus_result(),

@@ -12,12 +12,7 @@ use crate::invoke::mcp::traffic::{Direction, TrafficEntry};
 /// The tool a `tools/call` entry called and the arguments it was sent, read from the entry's
 /// text (masked as the log holds it: a secret argument comes back masked, to be typed again).
 fn call_of(entry: &TrafficEntry) -> Option<(String, Value)> {
-    // A proxy's HTTP frame has its request line and headers first, then a blank line.
-    let body = match serde_json::from_str::<Value>(&entry.text) {
-        Ok(message) => Some(message),
-        Err(_) => entry.text.split_once("\n\n").and_then(|(_, body)| serde_json::from_str(body).ok()),
-    };
-    let message = body?;
+    let message = entry.message()?;
     let params = message.get("params")?;
     let name = params.get("name")?.as_str()?.to_string();
     let arguments = params.get("arguments").cloned().unwrap_or_else(|| Value::Object(Default::default()));

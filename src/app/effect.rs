@@ -78,6 +78,9 @@ pub enum ServerEffect {
     HostApp { tool: Box<Tool>, arguments: serde_json::Value },
     /// Append a test case to a case file (with the session's server at its top).
     SaveCase { path: String, case: serde_json::Value },
+    /// `tooldeck attach`: a line to the watched proxy (a breakpoint, a held message sent or
+    /// dropped); one that cannot be written comes back as `ProxyMsg::NotWritten`.
+    Control(crate::proxy::live::Control),
 }
 
 /// To a task already going.

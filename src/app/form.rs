@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+pub use super::json_view::JsonView;
 use super::{PickerPurpose, Popup, Reply};
 use crate::catalog::Tool;
 use crate::form::validate::Checker;
@@ -16,13 +17,6 @@ use crate::form::{Field, Form, TextInput, Widget, build::show, value::pretty};
 /// Forms kept built at most. A form can be huge (its schema's every field, with validators),
 /// so the least recently used go; see [`FormCache`].
 pub const FORMS_KEPT: usize = 16;
-
-/// The editable JSON view: its text, and why it does not parse (if it does not).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct JsonView {
-    input: TextInput,
-    error: Option<String>,
-}
 
 #[derive(Default)]
 pub struct FormPane {
@@ -117,18 +111,6 @@ impl FormCache {
                 self.parked.insert(oldest, kept.form.arguments().clone());
             }
         }
-    }
-}
-
-impl JsonView {
-    /// The JSON text, as typed.
-    pub fn input(&self) -> &TextInput {
-        &self.input
-    }
-
-    /// Why the text does not parse (or is not an object), if it does not.
-    pub fn error(&self) -> Option<&str> {
-        self.error.as_deref()
     }
 }
 
@@ -247,13 +229,13 @@ impl FormPane {
 
     /// A key typed into the JSON view; true when its text changed (`apply_json` then).
     pub fn type_json(&mut self, key: crossterm::event::KeyEvent) -> bool {
-        self.json.as_mut().is_some_and(|json| super::typing::edit_input(&mut json.input, key, true))
+        self.json.as_mut().is_some_and(|json| json.type_key(key))
     }
 
     /// A paste into the JSON view (`apply_json` then).
     pub fn paste_json(&mut self, text: &str) {
         if let Some(json) = self.json.as_mut() {
-            json.input.insert_str(text, true);
+            json.paste(text);
         }
     }
 
@@ -484,7 +466,7 @@ impl FormPane {
             return Some(false);
         }
         let text = pretty(self.get(id)?.arguments());
-        self.json = Some(JsonView { input: TextInput::new(text), error: None });
+        self.json = Some(JsonView::new(text));
         self.editing = false;
         Some(true)
     }
@@ -497,10 +479,9 @@ impl FormPane {
         }
         let text = id.and_then(|id| self.get(id)).map(|f| pretty(f.arguments()));
         if let (Some(json), Some(text)) = (self.json.as_mut(), text)
-            && json.input.text() != text
+            && json.input().text() != text
         {
-            json.input.set(text);
-            json.error = None;
+            json.set_text(text);
         }
     }
 
@@ -508,7 +489,7 @@ impl FormPane {
     /// error shown in the view and the form stays as it was.
     pub fn apply_json(&mut self, id: &str) {
         let Some(json) = self.json.as_ref() else { return };
-        let error = match serde_json::from_str::<Value>(json.input.text()) {
+        let error = match serde_json::from_str::<Value>(json.input().text()) {
             Ok(value @ Value::Object(_)) => {
                 if let Some(form) = self.get_mut(id) {
                     form.set_arguments(&value);
@@ -519,7 +500,7 @@ impl FormPane {
             Err(e) => Some(e.to_string()),
         };
         if let Some(json) = self.json.as_mut() {
-            json.error = error;
+            json.set_error(error);
         }
     }
 }

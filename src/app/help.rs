@@ -11,7 +11,10 @@ use crate::text::width;
 pub fn contexts(app: &App) -> (&'static [Context], &'static [Context]) {
     const EVERYWHERE: &[Context] = &[Context::Typing, Context::Anywhere];
     match app.focus {
-        _ if app.shows(Overlay::Traffic) => (&[Context::Traffic], EVERYWHERE),
+        _ if app.shows(Overlay::Traffic) && app.server_pane().traffic().hold().editor().is_some() => {
+            (&[Context::Held, Context::Traffic], &[Context::Anywhere])
+        }
+        _ if app.shows(Overlay::Traffic) => (&[Context::Traffic, Context::Held], EVERYWHERE),
         _ if app.shows(Overlay::Server) => (&[Context::Server], EVERYWHERE),
         Focus::Result if app.result.shows_value() => {
             (&[Context::Result], &[Context::Value, Context::Typing, Context::Anywhere])

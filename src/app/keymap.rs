@@ -42,6 +42,9 @@ pub enum Context {
     Ask,
     /// The traffic pane: every message of the session with the server.
     Traffic,
+    /// A message a proxy holds at a breakpoint, open in the JSON editor: printable keys type,
+    /// so only chords and Esc (`tooldeck attach`).
+    Held,
     /// From every pane, even while typing in a field, the JSON view or the filter: chords and
     /// function keys only, so a command never lands in a text box. (Popups and a server's
     /// question take every key but `Anywhere`'s until they close.)
@@ -56,7 +59,7 @@ pub enum Context {
 }
 
 impl Context {
-    pub const ALL: [Context; 14] = [
+    pub const ALL: [Context; 15] = [
         Context::Anywhere,
         Context::Main,
         Context::Form,
@@ -69,6 +72,7 @@ impl Context {
         Context::Fuzz,
         Context::Eval,
         Context::Traffic,
+        Context::Held,
         Context::Ask,
         Context::Confirm,
     ];
@@ -85,6 +89,7 @@ impl Context {
             Context::Picker => "pickers",
             Context::Server => "server pane",
             Context::Traffic => "traffic pane",
+            Context::Held => "a held message (printable keys type)",
             Context::Ask => "a server's question",
             Context::Typing => "every pane, even while typing",
             Context::Fuzz => "fuzz pane",
@@ -94,7 +99,7 @@ impl Context {
     }
 
     /// The contexts whose keys are live together, so one key must not mean two actions there.
-    fn layers() -> [&'static [Context]; 11] {
+    fn layers() -> [&'static [Context]; 12] {
         [
             &[Context::Anywhere, Context::Typing, Context::Form],
             &[Context::Anywhere, Context::Confirm],
@@ -107,6 +112,8 @@ impl Context {
             &[Context::Anywhere, Context::Typing, Context::Fuzz],
             &[Context::Anywhere, Context::Typing, Context::Eval],
             &[Context::Anywhere, Context::Typing, Context::Traffic],
+            // A held message's editor takes every key but these, as a server's question does.
+            &[Context::Anywhere, Context::Held],
         ]
     }
 
@@ -227,6 +234,15 @@ pub enum Action {
     Confirm,
     /// `--watch`: the last call runs again after each restart a change makes, or no longer.
     WatchRun,
+    /// `tooldeck attach`: the proxy holds every later message like the selected one (its
+    /// method, its tool for a call, its direction).
+    Break,
+    /// `tooldeck attach`: the proxy's breakpoints are all cleared.
+    ClearBreaks,
+    /// The held message goes on, as edited (as it was, if not edited).
+    SendHeld,
+    /// The held message is dropped (a request is answered to the client with an error).
+    DropHeld,
 }
 
 impl Action {
@@ -302,6 +318,10 @@ impl Action {
             Action::HostApp => "host_app",
             Action::Confirm => "confirm",
             Action::WatchRun => "watch_run",
+            Action::Break => "break",
+            Action::ClearBreaks => "clear_breaks",
+            Action::SendHeld => "send_held",
+            Action::DropHeld => "drop_held",
         }
     }
 

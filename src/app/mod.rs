@@ -25,7 +25,9 @@ pub mod failure;
 mod flows;
 pub mod form;
 pub mod fuzz;
+pub mod held;
 pub mod help;
+mod json_view;
 pub mod keymap;
 pub mod layout;
 pub mod lint;
@@ -60,7 +62,9 @@ pub use form::{FormPane, JsonView};
 pub use keymap::{Action, Context, Keymap};
 pub use layout::Layout;
 pub use list::ToolList;
-pub use msg::{CallMsg, ContentMsg, EvalMsg, FaceMsg, FuzzMsg, InputMsg, LoadMsg, Msg, SaveMsg, ServerMsg, SignInMsg};
+pub use msg::{
+    CallMsg, ContentMsg, EvalMsg, FaceMsg, FuzzMsg, InputMsg, LoadMsg, Msg, ProxyMsg, SaveMsg, ServerMsg, SignInMsg,
+};
 pub use overlay::Overlay;
 pub use prompts::{PickerPurpose, Popup, Prompted, Prompts};
 pub use recorder::Recorder;

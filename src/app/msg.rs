@@ -119,6 +119,22 @@ pub enum ServerMsg {
     Asked { id: u64, ask: crate::invoke::mcp::asks::Ask },
     /// What the MCP App hosted in the browser did (`ServerEffect::HostApp`): a line, a link, its end.
     App(crate::apps::AppEvent),
+    /// `tooldeck attach`: what the watched proxy says of its breakpoints and held messages.
+    Proxy(ProxyMsg),
+}
+
+/// `tooldeck attach`: the watched proxy's side of breakpoints (held messages come as traffic
+/// entries marked held).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProxyMsg {
+    /// The session watches a running proxy: breakpoints can be set (`ServerEffect::Control`).
+    Attached,
+    /// A line of the proxy's: a held message released, the breakpoints set, a refusal.
+    Notice(crate::proxy::live::Notice),
+    /// The proxy ended (or its feed broke): nothing is held any more.
+    Ended,
+    /// A control line could not be written to the proxy: why.
+    NotWritten(String),
 }
 
 /// Signing in (`ServerEffect::SignIn`, `ServerEffect::SignOut`).

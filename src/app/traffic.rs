@@ -36,6 +36,8 @@ pub struct TrafficLog {
     selected: Option<u64>,
     /// Lines of the selected message scrolled past.
     message_scroll: usize,
+    /// `tooldeck attach`: the proxy's breakpoints and the messages it holds (`held`).
+    hold: super::held::Hold,
 }
 
 impl TrafficLog {
@@ -57,6 +59,25 @@ impl TrafficLog {
     /// Lines of the selected message scrolled past.
     pub fn message_scroll(&self) -> usize {
         self.message_scroll
+    }
+
+    /// The proxy's breakpoints and held messages (`tooldeck attach`).
+    pub fn hold(&self) -> &super::held::Hold {
+        &self.hold
+    }
+
+    pub(super) fn hold_mut(&mut self) -> &mut super::held::Hold {
+        &mut self.hold
+    }
+
+    /// Selects the entry `seq` (shown whatever the filter), its message from its top.
+    pub(super) fn select(&mut self, seq: u64) {
+        if !self.shown.contains(&seq) {
+            self.filter.clear();
+            self.refilter();
+        }
+        self.selected = Some(seq);
+        self.message_scroll = 0;
     }
 
     /// The filter stops taking keys; what was typed stays.
@@ -109,6 +130,7 @@ impl TrafficLog {
                 continue;
             }
             self.next_seq = entry.seq + 1;
+            self.hold.arrived(&entry);
             if entry.matches(&self.shown_for) {
                 self.shown.push_back(entry.seq);
             }
@@ -273,10 +295,16 @@ impl App {
 /// the app's.
 impl super::Component for TrafficLog {
     fn context(&self) -> Option<Context> {
-        (!self.filtering).then_some(Context::Traffic)
+        match self.hold.editor() {
+            Some(_) => Some(Context::Held),
+            None => (!self.filtering).then_some(Context::Traffic),
+        }
     }
 
     fn handle(&mut self, input: super::Input, cx: &super::Cx) -> Option<Reply> {
+        if self.hold.editor().is_some() {
+            return self.held_key(input, cx);
+        }
         let action = match input {
             super::Input::Key(key) if self.filtering => {
                 self.filter_key(key);
@@ -295,8 +323,12 @@ impl super::Component for TrafficLog {
                     .with_status(format!("copied {}", entry.summary())),
                 None => Reply::status("no message to copy"),
             },
-            // Enter opens a call in the form: another pane, so the app's.
-            Action::Help | Action::Quit | Action::Activate => return None,
+            Action::Break => self.break_at_selected(),
+            Action::ClearBreaks => self.clear_breaks(),
+            // Enter opens a held message in the editor, a call in the form (another pane, so
+            // the app's).
+            Action::Activate => return self.reopen_selected(),
+            Action::Help | Action::Quit => return None,
             action => {
                 let _ = self.act(action, page);
                 Reply::default()

@@ -217,7 +217,11 @@ fn server_msg(app: &mut App, session: SessionId, msg: ServerMsg) -> Vec<Effect> 
             effects.extend(app.apply(reply));
             return effects;
         }
-        ServerMsg::Traffic(entries) => app.sessions.pane_mut(session).traffic_mut().receive(entries),
+        ServerMsg::Traffic(entries) => {
+            app.sessions.pane_mut(session).traffic_mut().receive(entries);
+            app.open_held_arrivals(session);
+        }
+        ServerMsg::Proxy(msg) => app.proxy_msg(session, msg),
         ServerMsg::Info(info) => app.sessions.pane_mut(session).introduced(*info),
         ServerMsg::Reconnected(result) => return reconnected(app, session, result),
         ServerMsg::LogLevelRefused(why) => app.tell(format!("logging/setLevel: {why}")),

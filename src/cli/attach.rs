@@ -1,5 +1,5 @@
-//! `tooldeck attach`: the running proxies listed, or one (or a saved record) opened in the app:
-//! its traffic in the traffic pane, live; the tools its server listed in the list; a recorded
+//! `tooldeck attach`: the running proxies listed, or one (or a record, followed as a proxy
+//! writes it) opened in the app: its traffic in the traffic pane, live; the tools its server listed in the list; a recorded
 //! call put in the form (Enter in the traffic pane) to run again on tooldeck's own connection.
 
 use std::io::Write as _;
@@ -96,11 +96,12 @@ fn list(running: &[live::Running], interactive: bool) -> Result<ExitCode, Failur
 fn open(target: &str, args: &AttachArgs) -> Result<ExitCode, Failure> {
     let file = Path::new(target);
     let (about, frames, feed) = if file.is_file() {
-        let frames = live::read_file(file).map_err(|e| Failure::usage(e.to_string()))?;
-        (None, frames, None)
+        // Followed as it grows (a proxy may still be writing it), across its rotations.
+        let (frames, tail) = live::RecordTail::open(file).map_err(|e| Failure::usage(e.to_string()))?;
+        (None, frames, live::Following::Record(tail))
     } else {
         let (about, frames, feed) = live::open(target).map_err(failure)?;
-        (Some(about), frames, Some(feed))
+        (Some(about), frames, live::Following::Proxy(feed))
     };
     let mut shared = args.server.shared_options();
     let mut servers = args.server.options_each();
@@ -123,7 +124,7 @@ fn open(target: &str, args: &AttachArgs) -> Result<ExitCode, Failure> {
     for frame in &frames {
         traffic.frame(frame);
     }
-    let watched = crate::runtime::Watched { traffic, feed };
+    let watched = crate::runtime::Watched { traffic, feed: Some(feed) };
     let attached = super::app::Attached { tools, watched };
     Ok(super::app::run_attached(&servers, &shared, args.theme.as_deref(), attached))
 }

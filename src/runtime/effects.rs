@@ -125,6 +125,7 @@ impl Effects {
                 self.completion.ask(&s, tool_id, reference, argument, typed, context)
             }
             ServerEffect::Subscribe { uri, on } => super::faces::subscribe(&s, uri, on),
+            ServerEffect::Control(control) => control_proxy(&s, control),
         }
     }
 
@@ -216,6 +217,17 @@ fn set_roots(s: &SessionHandle, roots: Vec<String>) {
             endpoint.set_roots(roots).await;
         }
     });
+}
+
+/// `tooldeck attach`: a line to the watched proxy, written by the session's control writer; a
+/// session that watches no live proxy says so.
+fn control_proxy(s: &SessionHandle, control: crate::proxy::live::Control) {
+    let sent = s.controls.as_ref().is_some_and(|controls| controls.send(control).is_ok());
+    if !sent {
+        let done = s.done.clone();
+        let why = "no running proxy is attached (its feed ended, or this is not `tooldeck attach`)";
+        let _ = done.try_send(Msg::Server(ServerMsg::Proxy(crate::app::ProxyMsg::NotWritten(why.into()))));
+    }
 }
 
 fn authorize(s: &SessionHandle, provider: String, token: String) {

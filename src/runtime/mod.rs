@@ -48,11 +48,11 @@ pub struct ServerSpec {
     pub watched: Option<Watched>,
 }
 
-/// A proxy's traffic the app watches (`tooldeck attach`): what was read of it already, and the
-/// live feed that brings the rest (none for a saved record).
+/// A proxy's traffic the app watches (`tooldeck attach`): what was read of it already, and what
+/// brings the rest (the proxy's live feed, or the record file followed as it grows).
 pub struct Watched {
     pub traffic: crate::invoke::mcp::traffic::Traffic,
-    pub feed: Option<crate::proxy::live::Feed>,
+    pub feed: Option<crate::proxy::live::Following>,
 }
 
 /// The servers the app talks to (the first answers for tools from files), and the command

@@ -8,8 +8,9 @@ use tokio::sync::mpsc;
 
 use super::sessions::SessionHandle;
 use super::{Connection, list_server_tools};
-use crate::app::{Msg, ServerMsg};
+use crate::app::{Msg, ProxyMsg, ServerMsg};
 use crate::invoke::Endpoint;
+use crate::proxy::live::FeedLine;
 
 /// What an MCP server said of itself, to the server pane.
 pub(super) async fn send_info(endpoint: Option<&Arc<Endpoint>>, done: &mpsc::Sender<Msg>) {
@@ -98,12 +99,24 @@ pub(super) async fn set_log_level(endpoint: Connection, done: mpsc::Sender<Msg>,
     }
 }
 
-/// `tooldeck attach`: the proxy's feed read into the session's watched traffic (which
-/// [`forward_traffic`] brings to the pane), on a blocking thread that looks every poll whether
-/// the session's scope ended; the proxy ending is said once.
-pub(super) fn follow_feed(session: &SessionHandle, feed: crate::proxy::live::Feed) {
+/// `tooldeck attach`: the proxy's feed (or a record file, as it grows) read into the session's
+/// watched traffic (which
+/// [`forward_traffic`] brings to the pane), held messages marked, on a blocking thread that looks
+/// every poll whether the session's scope ended; what the proxy says of breakpoints and holds
+/// goes to the app at once, and the proxy ending is said once. The app's control lines
+/// (`to_write`) are written to the same connection, in order, by a task of their own.
+pub(super) fn follow_feed(
+    session: &SessionHandle,
+    mut feed: crate::proxy::live::Following,
+    to_write: mpsc::UnboundedReceiver<crate::proxy::live::Control>,
+) {
     let Some(traffic) = session.watched.clone() else { return };
     let done = session.done.clone();
+    let controls = feed.controls();
+    let attached = controls.is_some();
+    if let Some(controls) = controls {
+        session.spawn(write_controls(controls, to_write, done.clone()));
+    }
     session.spawn(async move {
         /// Tells the reading thread to stop when this task is cancelled (dropped).
         struct Stop(Arc<std::sync::atomic::AtomicBool>);
@@ -112,12 +125,59 @@ pub(super) fn follow_feed(session: &SessionHandle, feed: crate::proxy::live::Fee
                 self.0.store(true, std::sync::atomic::Ordering::Relaxed);
             }
         }
+        if attached {
+            let _ = done.send(proxy(ProxyMsg::Attached)).await;
+        }
         let stop = Stop(Arc::default());
         let flag = Arc::clone(&stop.0);
-        let mut sink = traffic;
-        let ended = tokio::task::spawn_blocking(move || feed.follow(&mut sink, &flag)).await;
+        let to_app = done.clone();
+        let mut take = move |line: FeedLine| {
+            match line {
+                FeedLine::Frame(frame, marks) => traffic.marked_frame(&frame, marks),
+                // The app gone: the feed is no longer followed.
+                FeedLine::Notice(notice) => {
+                    to_app.blocking_send(proxy(ProxyMsg::Notice(notice))).map_err(std::io::Error::other)?
+                }
+            }
+            Ok(())
+        };
+        let said = feed.ended();
+        let ended = tokio::task::spawn_blocking(move || feed.follow(&mut take, &flag)).await;
         if matches!(ended, Ok(true)) {
-            let _ = done.send(Msg::Status("the proxy ended: its traffic stops here".into())).await;
+            if attached {
+                let _ = done.send(proxy(ProxyMsg::Ended)).await;
+            }
+            let _ = done.send(Msg::Status(said.into())).await;
         }
     });
+}
+
+fn proxy(msg: ProxyMsg) -> Msg {
+    Msg::Server(ServerMsg::Proxy(msg))
+}
+
+/// Writes the app's control lines to the proxy, one at a time off the async threads (a proxy
+/// that stopped reading fails a write after a short wait); a line not written is said.
+async fn write_controls(
+    controls: crate::proxy::live::Controls,
+    mut to_write: mpsc::UnboundedReceiver<crate::proxy::live::Control>,
+    done: mpsc::Sender<Msg>,
+) {
+    let mut controls = Some(controls);
+    while let Some(control) = to_write.recv().await {
+        let Some(mut writer) = controls.take() else { break };
+        let written = tokio::task::spawn_blocking(move || {
+            let result = writer.send(&control);
+            (writer, result)
+        })
+        .await;
+        match written {
+            Ok((writer, Ok(()))) => controls = Some(writer),
+            Ok((writer, Err(e))) => {
+                controls = Some(writer);
+                let _ = done.send(proxy(ProxyMsg::NotWritten(e.to_string()))).await;
+            }
+            Err(_) => return,
+        }
+    }
 }

@@ -32,6 +32,9 @@ pub(super) struct SessionHandle {
     pub recipe: super::fuzz::Recipe,
     /// The proxy's traffic its traffic pane shows instead of its own (`tooldeck attach`).
     pub watched: Option<crate::invoke::mcp::traffic::Traffic>,
+    /// Lines to the watched proxy (breakpoints, held messages), written in order by
+    /// `server_events::follow_feed`'s writer.
+    pub controls: Option<mpsc::UnboundedSender<crate::proxy::live::Control>>,
     /// Its tasks' scope: cancelled when tooldeck quits (or the session ends).
     scope: CancellationToken,
     supervisor: Supervisor,
@@ -108,6 +111,14 @@ impl Sessions {
         };
         let endpoint = server.connect(self.asks_to.clone());
         let supervisor = self.supervisor.clone();
+        let feed = watched.as_ref().is_some_and(|w| w.feed.is_some());
+        let (controls, to_write) = match feed {
+            true => {
+                let (controls, to_write) = mpsc::unbounded_channel();
+                (Some(controls), Some(to_write))
+            }
+            false => (None, None),
+        };
         let session = SessionHandle {
             id,
             label: label.clone(),
@@ -116,13 +127,14 @@ impl Sessions {
             case_server,
             recipe,
             watched: watched.as_ref().map(|w| w.traffic.clone()),
+            controls,
             scope,
             supervisor,
         };
         super::server_events::forward_events(&session);
         super::server_events::forward_traffic(&session);
-        if let Some(feed) = watched.and_then(|w| w.feed) {
-            super::server_events::follow_feed(&session, feed);
+        if let (Some(feed), Some(to_write)) = (watched.and_then(|w| w.feed), to_write) {
+            super::server_events::follow_feed(&session, feed, to_write);
         }
         self.all.push(session);
         Msg::Session { id, msg: Box::new(Msg::Server(ServerMsg::Named { label, lists_tools })) }

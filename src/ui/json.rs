@@ -1,4 +1,5 @@
-//! The JSON view of the arguments, editable (Ctrl-J): coloured by token, with its parse error.
+//! The app's JSON editor: the arguments' JSON view (Ctrl-J) and a message a proxy holds
+//! (`tooldeck attach`), coloured by token, with its parse error.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -7,7 +8,7 @@ use ratatui::widgets::Paragraph;
 
 use super::pane;
 use crate::app::layout::inner;
-use crate::app::{App, Focus};
+use crate::app::{App, Focus, JsonView};
 use crate::text::{truncate, visible, width};
 use crate::theme::Styles;
 
@@ -15,6 +16,12 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let Some(json) = app.form_pane.json() else { return };
     let focused = app.focus == Focus::Json;
     let title = if focused { "JSON · editing (Esc: back to form)" } else { "JSON" };
+    editor(json, title, focused, styles, frame, area);
+}
+
+/// The app's one JSON editor in `area`: a pane titled `title`, the text coloured, its parse
+/// error on the last line, the cursor placed when `focused`.
+pub(super) fn editor(json: &JsonView, title: &str, focused: bool, styles: &Styles, frame: &mut Frame, area: Rect) {
     frame.render_widget(pane(title, focused, styles), area);
     let mut body = inner(area);
     if let Some(error) = &json.error() {
@@ -29,7 +36,7 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let lines: Vec<Line> =
         json.input().text().split('\n').skip(first).take(height).map(|l| highlight(l, styles)).collect();
     frame.render_widget(Paragraph::new(lines), body);
-    if focused {
+    if focused && body.height > 0 {
         let line = json.input().text().split('\n').nth(cursor_line).unwrap_or_default();
         let before: String = line.chars().take(cursor_column).collect();
         let x = body.x + (width(&visible(&before)) as u16).min(body.width.saturating_sub(1));

@@ -2,6 +2,8 @@
 //! selected one marked; below, that message as it went over the wire (pretty JSON, or an HTTP
 //! exchange's status and headers, secrets masked). Only the window is drawn, however long the
 //! log; every line goes through `text::visible`, so a server's escapes are shown, never obeyed.
+//! Attached to a proxy (`tooldeck attach`), a line under the header names its breakpoints, a
+//! message it holds is tagged `held` and opens in the JSON editor in place of the message.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -28,8 +30,11 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
     let body = inner(area);
     let columns = usize::from(body.width);
     let mut lines = vec![header(app, log, columns, styles)];
+    if log.hold().attached() {
+        lines.push(breakpoints(app, log, columns, styles));
+    }
     // The list takes the upper half, the selected message the rest.
-    let list_rows = (usize::from(body.height) / 2).saturating_sub(1).max(1);
+    let list_rows = (usize::from(body.height) / 2).saturating_sub(lines.len()).max(1);
     let (rows, selected) = log.window(list_rows);
     if rows.is_empty() {
         let empty = if log.is_empty() {
@@ -40,10 +45,26 @@ pub fn render(app: &App, styles: &Styles, frame: &mut Frame, area: Rect) {
         lines.push(Line::styled(empty, styles.muted));
     }
     for (i, entry) in rows.iter().enumerate() {
-        lines.push(row(entry, Some(i) == selected, columns, styles));
+        lines.push(row(entry, log.hold().tag(entry), Some(i) == selected, columns, styles));
     }
-    while lines.len() < list_rows + 1 {
+    let list_end = list_rows + 1 + usize::from(log.hold().attached());
+    while lines.len() < list_end {
         lines.push(Line::default());
+    }
+    if let Some(editor) = log.hold().editor() {
+        frame.render_widget(Paragraph::new(lines), body);
+        let top = (list_end as u16).min(body.height);
+        let area = Rect { y: body.y + top, height: body.height - top, ..body };
+        let keys = |action| app.key_name(Context::Held, action);
+        let title = format!(
+            "held: {} · {} sends · {} drops · {} leaves it held",
+            editor.summary(),
+            keys(Action::SendHeld),
+            keys(Action::DropHeld),
+            keys(Action::Back)
+        );
+        super::json::editor(editor.view(), &truncate(&title, columns), true, styles, frame, area);
+        return;
     }
     let message_rows = usize::from(body.height).saturating_sub(lines.len() + 1);
     if let Some(entry) = log.selected_entry() {
@@ -77,9 +98,29 @@ fn header(app: &App, log: &TrafficLog, columns: usize, styles: &Styles) -> Line<
     Line::styled(truncate(&format!("{said}{filter}{follows}"), columns).into_owned(), style)
 }
 
-fn row(entry: &TrafficEntry, selected: bool, columns: usize, styles: &Styles) -> Line<'static> {
+/// The proxy's breakpoints, how many messages it holds, and the keys that set and clear them.
+fn breakpoints(app: &App, log: &TrafficLog, columns: usize, styles: &Styles) -> Line<'static> {
+    let hold = log.hold();
+    let set: Vec<String> = hold.breakpoints().iter().map(|b| visible(&b.to_string()).into_owned()).collect();
+    let mut said = match set.is_empty() {
+        true => "breakpoints: none".to_string(),
+        false => format!("breakpoints: {}", set.join(", ")),
+    };
+    if hold.held_count() > 0 {
+        said.push_str(&format!(" · {} held", hold.held_count()));
+    }
+    let (set_key, clear_key) =
+        (app.key_name(Context::Traffic, Action::Break), app.key_name(Context::Traffic, Action::ClearBreaks));
+    said.push_str(&format!(" · {set_key} breaks on the selected message, {clear_key} clears"));
+    let style = if set.is_empty() { styles.muted } else { styles.accent };
+    Line::styled(truncate(&said, columns).into_owned(), style)
+}
+
+fn row(entry: &TrafficEntry, tag: Option<&str>, selected: bool, columns: usize, styles: &Styles) -> Line<'static> {
     let marker = if selected { "▶" } else { " " };
     let at = format!("{marker}{:>8.3}s ", entry.at_ms as f64 / 1000.0);
+    // What the proxy did with it: `held` stands out until it is released.
+    let tag = tag.map(|tag| (format!("{tag} "), if tag == "held" { styles.error } else { styles.muted }));
     let style = match entry.direction {
         _ if selected => styles.selection,
         Direction::ClientToServer => styles.text,
@@ -87,12 +128,15 @@ fn row(entry: &TrafficEntry, selected: bool, columns: usize, styles: &Styles) ->
         Direction::ServerToClient if entry.text.ends_with(crate::wire::NOT_JSON_RPC) => styles.error,
         Direction::ServerToClient => styles.accent,
         Direction::Http => styles.muted,
+        // The server's own log, beside the wire: read as an aside.
+        Direction::ServerStderr => styles.muted,
     };
-    let room = columns.saturating_sub(at.chars().count());
-    Line::from(vec![
-        Span::styled(at, if selected { styles.selection } else { styles.muted }),
-        Span::styled(truncate(&entry.summary(), room).into_owned(), style),
-    ])
+    let tag_width = tag.as_ref().map_or(0, |(tag, _)| tag.chars().count());
+    let room = columns.saturating_sub(at.chars().count() + tag_width);
+    let mut spans = vec![Span::styled(at, if selected { styles.selection } else { styles.muted })];
+    spans.extend(tag.map(|(tag, tag_style)| Span::styled(tag, if selected { styles.selection } else { tag_style })));
+    spans.push(Span::styled(truncate(&entry.summary(), room).into_owned(), style));
+    Line::from(spans)
 }
 
 /// The message's lines from `scroll` on, long lines wrapped: only what fits is looked at.

@@ -144,7 +144,11 @@ fn a_running_proxy_is_listed_and_its_feed_brings_frames_both_ways() {
     let stop = Arc::new(AtomicBool::new(false));
     let following = {
         let (mut sink, stop) = (ring.sink(), Arc::clone(&stop));
-        std::thread::spawn(move || feed.follow(&mut sink, &stop))
+        let mut take = move |line| match line {
+            live::FeedLine::Frame(frame, _) => tooldeck::wire::FrameSink::accept(&mut sink, &frame),
+            live::FeedLine::Notice(_) => Ok(()),
+        };
+        std::thread::spawn(move || feed.follow(&mut take, &stop))
     };
     let answer = client.request(2, "tools/call", json!({"name": "add", "arguments": {"a": 40, "b": 2}}));
     assert!(answer.to_string().contains("42"), "{answer}");
@@ -269,4 +273,93 @@ fn attach_opens_a_saved_record() {
     let key = terminal::field_row(&shown, "api_key").unwrap_or_default();
     assert!(!key.contains('•'), "the mask is not put in the form: {shown}");
     tui.quit();
+}
+
+/// `tooldeck attach FILE` on a record a proxy is still writing follows it as `tail -F`: a line
+/// written later appears, a rotation (FILE moved to FILE.1, a new FILE begun with the carried
+/// lines) is followed into the new file, and a stderr line reads as the server's stderr.
+#[test]
+fn attach_follows_a_record_as_it_is_written_and_rotated() {
+    use std::time::SystemTime;
+
+    use bytes::Bytes;
+    use terminal::Terminal;
+    use tooldeck::wire::{Frame, FrameSink, JsonLinesSink, RecordLimits};
+
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("live.jsonl");
+    let limits = RecordLimits { max_size: Some(2000), keep: 3 };
+    let mut sink = JsonLinesSink::open_within(&record, limits, None).unwrap();
+    let mut write = |from: From, message: Value| {
+        sink.accept(&Frame::new(from, SystemTime::now(), Bytes::from(message.to_string()), None)).unwrap();
+        sink.flush().unwrap();
+    };
+    write(From::Client, json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    write(
+        From::Server,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "greet_person", "inputSchema": {"type": "object"}}]}}),
+    );
+    let path = record.display().to_string();
+    let mut tui = Terminal::spawn(&["attach", path.as_str()], 40, 120, &[]);
+    tui.wait_text("greet_person");
+    tui.send("X");
+    tui.wait_text("← tools/list #1 (result)");
+    let call = |n: u64| json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "greet_person", "arguments": {"who": "x".repeat(300)}}});
+    write(From::Client, call(2));
+    tui.wait_text("→ tools/call #2");
+    for n in 3..12 {
+        write(From::Client, call(n));
+    }
+    assert!(tooldeck::wire::numbered(&record, 1).exists(), "the record was rotated");
+    sink.accept(&Frame::new(From::Stderr, SystemTime::now(), Bytes::from_static(b"warming the cache"), None)).unwrap();
+    sink.flush().unwrap();
+    let shown = tui.wait_text("⇠ stderr: warming the cache");
+    assert!(shown.contains("→ tools/call #11"), "every call of the rotated files: {shown}");
+    assert_eq!(shown.matches("← tools/list #1 (result)").count(), 1, "carried lines are not shown twice: {shown}");
+    tui.send("/stderr");
+    tui.wait_text("filter: stderr");
+    tui.send(terminal::ENTER);
+    tui.wait_text("(1 shown)");
+    tui.quit();
+}
+
+/// `tooldeck attach NAME` shows what the proxy's record keeps: its server's stderr lines, and
+/// long strings trimmed (`--trim-payload`) as in the record, while the client gets them whole.
+#[cfg(target_os = "linux")]
+#[test]
+fn attach_shows_the_servers_stderr_and_trims_as_the_record_does() {
+    use std::os::unix::fs::PermissionsExt;
+    use terminal::Terminal;
+
+    let runtime = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(runtime.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let name = unique("bounds");
+    let server = format!("echo 'warming up' >&2; exec {}", crate::mcp::stdio_command_with(""));
+    let mut proxy = Command::new(tooldeck())
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .args(["proxy", "--name", &name, "--trim-payload", "100", "--", "sh", "-c", &server])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let input = proxy.stdin.take().unwrap();
+    let output = BufReader::new(proxy.stdout.take().unwrap());
+    let mut client = Client { child: proxy, input, output };
+    let init =
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+    client.request(0, "initialize", init);
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let answer = client.request(1, "tools/call", json!({"name": "echo", "arguments": {"text": "y".repeat(5000)}}));
+    assert!(answer.to_string().contains(&"y".repeat(5000)), "the client gets the whole string");
+
+    let folder = runtime.path().display().to_string();
+    let mut tui = Terminal::spawn(&["attach", name.as_str()], 40, 120, &[("XDG_RUNTIME_DIR", folder.as_str())]);
+    tui.wait_for("the proxy opened", |text| text.contains(&format!("proxy {name}")));
+    tui.send("X");
+    tui.wait_text("⇠ stderr: warming up");
+    tui.wait_text("← tools/call #1 (result)");
+    tui.wait_text("… [trimmed: 4.9 KiB]");
+    tui.quit();
+    client.end();
 }

@@ -138,7 +138,7 @@ async fn streamable_http_passes_through_the_proxy_with_its_sessions_and_streams(
 
 /// `tooldeck proxy --listen` on a free loopback port with `args` after it, once it says it
 /// listens: the process, its address, and its stderr (kept open for what it says later).
-fn listening_proxy(
+pub(crate) fn listening_proxy(
     args: &[&std::ffi::OsStr],
 ) -> (std::process::Child, std::net::SocketAddr, std::io::BufReader<std::process::ChildStderr>) {
     let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -289,5 +289,7 @@ mod ending;
 mod guard;
 #[path = "proxy/listen.rs"]
 mod listen;
+#[path = "proxy/record_bounds.rs"]
+mod record_bounds;
 #[path = "proxy/redact.rs"]
 mod redact;

@@ -5,8 +5,8 @@ use crossterm::event::KeyCode as C;
 
 use super::Action as A;
 use super::Context::{
-    Anywhere, Ask, Confirm, Eval, Form, Fuzz, History as PastCalls, Main, Picker, Result, Server, Traffic, Typing,
-    Value,
+    Anywhere, Ask, Confirm, Eval, Form, Fuzz, Held, History as PastCalls, Main, Picker, Result, Server, Traffic,
+    Typing, Value,
 };
 use super::{DefaultBinding, Key};
 
@@ -231,10 +231,16 @@ pub const DEFAULTS: &[DefaultBinding] = &[
     row(Traffic, A::MessageDown, &[Key::char('J'), Key::alt(C::Down)], "scroll the message"),
     row(Traffic, A::Filter, &[Key::char('/')], "filter by method or text"),
     row(Traffic, A::Copy, &[Key::char('y')], "copy the message"),
-    row(Traffic, A::Activate, &[Key::plain(C::Enter)], "open this call in the form"),
+    row(Traffic, A::Activate, &[Key::plain(C::Enter)], "open this call in the form; a held message in the editor"),
+    row(Traffic, A::Break, &[Key::char('b')], "attach: hold messages like this one (method, tool, direction)"),
+    row(Traffic, A::ClearBreaks, &[Key::char('B')], "attach: clear every breakpoint"),
     row(Traffic, A::Help, &[Key::char('?'), Key::plain(C::F(1))], "the keys here"),
     row(Traffic, A::Back, &[Key::plain(C::Esc), Key::char('X')], "close"),
     row(Traffic, A::Quit, &[Key::char('q')], "quit"),
+    row(Held, A::SendHeld, &[Key::ctrl('r')], "send it as edited (as it was, if not edited)"),
+    row(Held, A::DropHeld, &[Key::ctrl('d')], "drop it (a request is answered with an error)"),
+    row(Held, A::Back, &[Key::plain(C::Esc)], "leave it held (Enter on it opens it again)"),
+    row(Held, A::Help, &[Key::plain(C::F(1))], "the keys here"),
     row(PastCalls, A::Top, &[Key::plain(C::Home), Key::char('g')], "newest / oldest"),
     row(PastCalls, A::Bottom, &[Key::plain(C::End), Key::char('G')], "newest / oldest"),
     row(Picker, A::Up, UP, "choose"),

@@ -9,6 +9,7 @@ pub mod cost;
 mod gemini;
 mod grouped;
 pub mod locate;
+pub mod o200k;
 mod providers;
 mod refusals;
 pub mod rules;

@@ -10,6 +10,6 @@ pub mod wrap;
 
 pub use escape::{shell_quote, visible};
 pub use lines::LineIndex;
-pub use size::{human_bytes, plural};
+pub use size::{SizeError, human_bytes, parse_bytes, plural};
 pub use time::rfc3339_now;
 pub use wrap::{truncate, width, wrap, wrap_keep, wrap_whole};

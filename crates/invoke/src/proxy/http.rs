@@ -13,6 +13,8 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use futures_util::StreamExt;
 
+use super::intercept::Interceptor;
+use super::intercept::over_http::{Judging, Outcome};
 use super::{Keep, ProxyError};
 use crate::loopback::{Bound, Reach};
 use crate::wire::{From, HttpDetails, Tap, TapHandle};
@@ -48,6 +50,7 @@ struct Shared {
     upstream: String,
     client: reqwest::Client,
     tap: TapHandle,
+    interceptor: Arc<Interceptor>,
 }
 
 /// Runs the proxy on `listen` until SIGINT or SIGTERM.
@@ -67,12 +70,14 @@ pub fn run(listen: &str, target: Target, keep: &Keep) -> Result<u8, ProxyError> 
     let warn = super::warner(keep.name.as_deref());
     let options = crate::invoke::endpoint::EndpointOptions { mcp_url: Some(upstream.clone()), ..Default::default() };
     let case_server = crate::cases::server_keys::case_server(&options, &[]).keys;
-    let tap = Tap::spawn(super::sinks(keep, case_server, &warn), warn);
+    let holds = Arc::new(super::intercept::Holds::default());
+    let tap = Tap::spawn(super::sinks(keep, case_server, &warn, &holds), warn);
+    let interceptor = super::interceptor(keep, holds, tap.handle());
     let client = crate::invoke::http::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|e| ProxyError::Runtime(std::io::Error::other(e)))?;
-    let shared = Arc::new(Shared { upstream, client, tap: tap.handle() });
+    let shared = Arc::new(Shared { upstream, client, tap: tap.handle(), interceptor });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -144,7 +149,24 @@ async fn pass(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let headers = kept_headers(&parts.headers);
     let path = parts.uri.path_and_query().map(|p| p.as_str().to_string());
     let details = HttpDetails { method: Some(parts.method.to_string()), path, status: None, headers: headers.clone() };
-    shared.tap.send(From::Client, body.clone(), Some(details));
+    let judging = shared.interceptor.armed().then(|| Judging {
+        interceptor: Arc::clone(&shared.interceptor),
+        conversation: Arc::default(),
+        tap: shared.tap.clone(),
+    });
+    let body = match &judging {
+        Some(judging) if !body.is_empty() => match judging.judge(From::Client, body, Some(&details)).await {
+            Outcome::Forward(body) => body,
+            Outcome::Answer(answer) => {
+                return ([(header::CONTENT_TYPE, "application/json")], answer).into_response();
+            }
+            Outcome::Nothing => return StatusCode::ACCEPTED.into_response(),
+        },
+        _ => {
+            shared.tap.send(From::Client, body.clone(), Some(details));
+            body
+        }
+    };
     let mut upstream = shared.client.request(parts.method.clone(), &shared.upstream).body(body);
     for (name, value) in parts.headers.iter().filter(|(name, _)| !HOP_BY_HOP.contains(&name.as_str())) {
         upstream = upstream.header(name, value);
@@ -171,6 +193,10 @@ async fn pass(State(shared): State<Arc<Shared>>, request: Request) -> Response {
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
         .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+    if let Some(judging) = judging {
+        let judged = judging.body(answer.bytes_stream(), events, details);
+        return response.body(Body::from_stream(judged)).unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response());
+    }
     let mut seen = Seen { tap: shared.tap.clone(), details, events, pending: Vec::new(), size: 0, told: false };
     let stream = answer.bytes_stream().map(move |chunk| {
         if let Ok(bytes) = &chunk {
@@ -215,7 +241,7 @@ impl Seen {
 }
 
 /// The end of the first event in `buffer`: (where its text ends, where the next begins).
-fn find_blank_line(buffer: &[u8]) -> Option<(usize, usize)> {
+pub(super) fn find_blank_line(buffer: &[u8]) -> Option<(usize, usize)> {
     let lf = memchr::memmem::find(buffer, b"\n\n").map(|at| (at, at + 2));
     let crlf = memchr::memmem::find(buffer, b"\r\n\r\n").map(|at| (at, at + 4));
     match (lf, crlf) {
@@ -225,7 +251,7 @@ fn find_blank_line(buffer: &[u8]) -> Option<(usize, usize)> {
 }
 
 /// The `data:` lines of one SSE event, joined by newlines as the SSE spec reads them.
-fn event_data(event: &[u8]) -> Option<Vec<u8>> {
+pub(super) fn event_data(event: &[u8]) -> Option<Vec<u8>> {
     let mut data: Option<Vec<u8>> = None;
     for line in event.split(|b| *b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);

@@ -13,6 +13,8 @@ use std::time::Duration;
 use crate::invoke::mcp::process::{ServerProcess, StdioServer};
 use crate::wire::{From, Tap};
 
+use super::intercept::Conversation;
+use super::pump::{Outlet, Seam, StdioDeliver};
 use super::{Keep, ProxyError, pump};
 
 /// How long the server's output may still drain after the server exited (what it forked may hold
@@ -76,20 +78,35 @@ impl io::Write for ServerInput {
 
 /// Runs the proxy in front of `command` (its words) until the server ends; its exit code.
 pub fn run(command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
-    let super::InFront { line, sinks, warn } = super::in_front_of(command, keep)?;
+    let super::InFront { line, sinks, warn, holds } = super::in_front_of(command, keep)?;
     // The signals are caught before the server starts: one sent as soon as the server has
-    // spoken is passed on, never left to end the proxy by default.
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ProxyError::Runtime)?;
+    // spoken is passed on, never left to end the proxy by default. Its one worker carries
+    // delayed and held messages (the wire's own threads never wait for them).
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(ProxyError::Runtime)?;
     let signals = runtime.block_on(async { crate::signals::StopSignals::new().ok() });
     let server = StdioServer::spawn(&line)?;
     let tap = Tap::spawn(sinks, warn);
     let (stdin, stdout, stderr, process) = server.into_std_parts();
     let input = ServerInput::new(stdin);
     let (gone, mut client_gone) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let (to_server, to_client) = (Outlet::new(input.clone()), Outlet::new(io::stdout()));
+    let interceptor = super::interceptor(keep, holds, tap.handle());
+    let conversation = Arc::new(Conversation::default());
+    let seam = |on: &Outlet, back: &Outlet| Seam {
+        interceptor: Arc::clone(&interceptor),
+        conversation: Arc::clone(&conversation),
+        deliver: Arc::new(StdioDeliver { on: on.clone(), back: back.clone() }),
+        runtime: runtime.handle().clone(),
+    };
+    let (up_seam, down_seam) = (seam(&to_server, &to_client), seam(&to_client, &to_server));
 
     let (up, feeding, input_ended) = (tap.handle(), input.clone(), gone.clone());
     spawn("proxy-up", move || {
-        pump::pump(io::stdin().lock(), feeding.clone(), From::Client, &up, || {});
+        pump::pump(io::stdin().lock(), &to_server, From::Client, &up, Some(&up_seam), || {});
         // The client's input ended (or failed): the server's is closed, as the client closed it.
         feeding.close();
         let _ = input_ended.send(());
@@ -98,15 +115,15 @@ pub fn run(command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
     let (drained, drained_wait) = std::sync::mpsc::channel::<()>();
     spawn("proxy-down", move || {
         // The client stopped reading: it is gone, whatever its input does.
-        pump::pump(stdout, io::stdout().lock(), From::Server, &down, move || {
+        pump::pump(stdout, &to_client, From::Server, &down, Some(&down_seam), move || {
             let _ = gone.send(());
         });
         let _ = drained.send(());
     });
-    if let Some(mut stderr) = stderr {
-        spawn("proxy-stderr", move || {
-            let _ = io::copy(&mut stderr, &mut io::stderr());
-        });
+    if let Some(stderr) = stderr {
+        // Copied to ours as it comes, and each line kept in the record as the server's stderr.
+        let told = tap.handle();
+        spawn("proxy-stderr", move || super::stderr::relay(stderr, io::stderr(), &told));
     }
 
     let way_out = runtime.block_on(wait_for_a_way_out(&process, signals, &mut client_gone));

@@ -1,17 +1,24 @@
 //! One message on the wire, direction-neutral: who sent it, its bytes as they went, the JSON it
 //! parses to (if any), and the HTTP request or response it rode in (if any).
 
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use bytes::Bytes;
 use serde_json::Value;
 
 /// Which end sent a frame. Neutral on purpose: where tooldeck is the client, `Client` is
-/// tooldeck; where it only stands between two ends (the proxy), it is the real client.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// tooldeck; where it only stands between two ends (the proxy), it is the real client. `Proxy`
+/// is a message the proxy wrote itself to the client (an error a `--fault` rule injected, a
+/// corrupted line, the answer to a request dropped at a breakpoint).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum From {
     Client,
     Server,
+    /// What the proxy made itself (an injected fault's answer).
+    Proxy,
+    /// A line a stdio server wrote on its stderr (its logs): beside the wire, never on it.
+    Stderr,
 }
 
 impl From {
@@ -19,7 +26,23 @@ impl From {
         match self {
             From::Client => "client",
             From::Server => "server",
+            From::Proxy => "proxy",
+            From::Stderr => "stderr",
         }
+    }
+
+    /// The end a message from this one goes to (the proxy writes only to the client; a stderr
+    /// line goes to no one, and is never answered).
+    pub fn other(self) -> From {
+        match self {
+            From::Client => From::Server,
+            From::Server | From::Proxy | From::Stderr => From::Client,
+        }
+    }
+
+    /// The sender a record line names (`client`, `server`, `stderr`).
+    pub fn of_name(name: &str) -> Option<From> {
+        [From::Client, From::Server, From::Proxy, From::Stderr].into_iter().find(|from| from.name() == name)
     }
 }
 
@@ -136,31 +159,53 @@ pub struct Frame {
     /// as text (its secrets could not be found to mask).
     pub too_deep: bool,
     pub http: Option<HttpDetails>,
+    /// The `--fault` rule (as written) that made this message, or delayed, dropped or
+    /// corrupted it.
+    pub injected: Option<Arc<str>>,
+    /// True when its long strings were cut for the record (`--trim-payload`): `message` (or
+    /// `raw`, for text) holds them cut, `size` is still the size on the wire.
+    pub trimmed: bool,
 }
 
 impl Frame {
     /// A frame of `raw` bytes sent by `from`, parsed.
+    /// A line of the server's stderr is text, whatever it looks like: it is not read as JSON.
     pub fn new(from: From, at: SystemTime, raw: Bytes, http: Option<HttpDetails>) -> Frame {
-        let parsed = parse_json(&raw);
+        let parsed = if from == From::Stderr { Err(Unread::NotJson) } else { parse_json(&raw) };
         let too_deep = parsed == Err(Unread::TooDeep);
-        Frame { from, at, size: raw.len(), raw, message: parsed.ok(), too_deep, http }
+        Frame { from, at, size: raw.len(), raw, message: parsed.ok(), too_deep, http, injected: None, trimmed: false }
     }
 
     /// A frame of a message already parsed, now (where tooldeck is the client, rmcp hands it
     /// the message, not its bytes): its bytes are the message written compactly, as rmcp sends it.
     pub fn of_value(from: From, message: Value) -> Frame {
         let raw = Bytes::from(serde_json::to_vec(&message).unwrap_or_default());
-        Frame { from, at: SystemTime::now(), size: raw.len(), raw, message: Some(message), too_deep: false, http: None }
+        let at = SystemTime::now();
+        let message = Some(message);
+        Frame { from, at, size: raw.len(), raw, message, too_deep: false, http: None, injected: None, trimmed: false }
     }
 
     /// A frame of a message too large to keep: its size only.
     pub fn too_large(from: From, at: SystemTime, size: usize, http: Option<HttpDetails>) -> Frame {
-        Frame { from, at, raw: Bytes::new(), size, message: None, too_deep: false, http }
+        Frame { from, at, raw: Bytes::new(), size, message: None, too_deep: false, http, injected: None, trimmed: false }
     }
 
-    /// True when the frame was kept whole (not [`Frame::too_large`]).
+    /// A line of text cut to its first bytes (`kept`, a stderr line over its cap): read as text,
+    /// never as JSON; `size` is the whole line's.
+    pub fn cut(from: From, at: SystemTime, kept: Bytes, size: usize) -> Frame {
+        let size = size.max(kept.len());
+        Frame { from, at, raw: kept, size, message: None, too_deep: false, http: None, injected: None, trimmed: false }
+    }
+
+    /// True when the frame was kept whole (not [`Frame::too_large`], [`Frame::cut`] or trimmed).
     pub fn kept(&self) -> bool {
         self.raw.len() == self.size
+    }
+
+    /// True when some of its text is kept (whole, cut or trimmed): what the record writes as
+    /// `text` for a line that is not a message.
+    pub fn has_text(&self) -> bool {
+        !self.too_deep && (self.kept() || !self.raw.is_empty())
     }
 
     /// True for a JSON-RPC 2.0 message or batch of them.
@@ -176,10 +221,12 @@ impl Frame {
     }
 
     /// True for a stdio line a client's parser would choke on: kept, not blank (clients skip
-    /// those), and not JSON-RPC (one too deep to read is not judged). An HTTP body never is: its status and type say what it is.
+    /// those), and not JSON-RPC (one too deep to read is not judged). An HTTP body never is: its
+    /// status and type say what it is; nor a stderr line: the client never sees it.
     pub fn breaks_clients(&self) -> bool {
         self.http.is_none()
-            && self.kept()
+            && self.from != From::Stderr
+            && (self.kept() || self.trimmed)
             && !self.too_deep
             && !self.raw.iter().all(u8::is_ascii_whitespace)
             && !self.is_json_rpc()
@@ -197,8 +244,27 @@ impl Frame {
 
     /// True for a response (a result or an error, no method).
     pub fn is_response(&self) -> bool {
-        self.message.as_ref().is_some_and(|m| m.get("method").is_none() && m.get("id").is_some())
+        self.message.as_ref().is_some_and(is_response)
     }
+
+    /// The frame marked as the work of the `--fault` rule `rule`.
+    pub fn injected_by(mut self, rule: Option<Arc<str>>) -> Frame {
+        self.injected = rule;
+        self
+    }
+}
+
+/// True for a JSON-RPC response (a result or an error: an id, no method).
+pub fn is_response(message: &Value) -> bool {
+    message.get("method").is_none() && message.get("id").is_some()
+}
+
+/// The tool a `tools/call` request calls (`params.name`); `None` for any other message.
+pub fn called_tool(message: &Value) -> Option<&str> {
+    if message.get("method")?.as_str()? != "tools/call" {
+        return None;
+    }
+    message.get("params")?.get("name")?.as_str()
 }
 
 /// `at` as RFC 3339 UTC with microseconds (`2025-06-02T14:00:00.123456Z`): messages of one call

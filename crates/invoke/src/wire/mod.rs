@@ -5,13 +5,23 @@
 //! app's traffic log can stand on it too.
 
 mod frame;
+pub mod jsonrpc;
+mod marks;
 mod record;
+mod record_sink;
+mod rotate;
 mod sink;
 mod tap;
+mod trim;
 
 pub use frame::{
-    Frame, From, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, TOO_DEEP, Unread, parse_json, parse_record_line, parse_timestamp,
+    Frame, From, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, TOO_DEEP, Unread, called_tool, is_response, parse_json,
+    parse_record_line, parse_timestamp,
 };
-pub use record::{MAX_RECORD_BYTES, RecordError, RecordLine, read_record, record_line};
-pub use sink::{FrameSink, JsonLinesSink, Ring, RingSink};
+pub use marks::Marks;
+pub use record::{MAX_RECORD_BYTES, RecordError, RecordLine, cut_note, read_record, record_line, text_of};
+pub use record_sink::{JsonLinesSink, NOTE_PAST};
+pub use rotate::{DEFAULT_KEEP, RecordLimits, numbered};
+pub use sink::{FrameSink, Ring, RingSink};
 pub use tap::{Tap, TapHandle, TapStats, Warn};
+pub use trim::{TrimmedSink, cut_text, trim_strings, trimmed};

@@ -39,18 +39,43 @@ pub fn record_line(frame: &Frame) -> Value {
         None if frame.too_deep => {
             line.insert("note".into(), json!(TOO_DEEP));
         }
-        None if frame.kept() => {
-            let text = String::from_utf8_lossy(&frame.raw);
-            line.insert("text".into(), json!(crate::redact::urls_in(&text)));
+        None if frame.has_text() => {
+            line.insert("text".into(), json!(text_of(frame)));
+            if !frame.kept() && !frame.trimmed {
+                let (kept, size) = (frame.raw.len() as u64, frame.size as u64);
+                line.insert("note".into(), json!(cut_note(kept, size)));
+            }
         }
         None => {
             line.insert("note".into(), json!("too large to keep: its size only"));
         }
     }
+    if frame.trimmed {
+        line.insert("trimmed".into(), json!(true));
+    }
     if frame.breaks_clients() {
         line.insert("note".into(), json!(NOT_JSON_RPC));
     }
+    if let Some(rule) = &frame.injected {
+        line.insert("injected".into(), json!(rule));
+    }
     Value::Object(line)
+}
+
+/// A line that is not a message, as the record keeps it: its secrets masked by the one rule
+/// (a stderr line may be a JSON log: its secret fields are found in the text too).
+pub fn text_of(frame: &Frame) -> String {
+    let text = String::from_utf8_lossy(&frame.raw);
+    match frame.from {
+        super::From::Stderr => crate::redact::broken_json(&text),
+        _ => crate::redact::urls_in(&text).into_owned(),
+    }
+}
+
+/// What the record says of a line cut to its first `kept` bytes.
+pub fn cut_note(kept: u64, size: u64) -> String {
+    use crate::text::human_bytes;
+    format!("cut: the first {} of a {} line kept", human_bytes(kept), human_bytes(size))
 }
 
 /// Headers as an object, secrets masked; a name that came more than once holds an array.
@@ -95,11 +120,8 @@ pub fn read_record(path: &Path) -> Result<Vec<RecordLine>, RecordError> {
         .split(|b| *b == b'\n')
         .filter_map(|line| super::parse_record_line(line).ok())
         .filter_map(|line| {
-            let from = match line.get("from")?.as_str()? {
-                "client" => super::From::Client,
-                "server" => super::From::Server,
-                _ => return None,
-            };
+            // A stderr line holds text, never a message: it is no exchange to replay.
+            let from = super::From::of_name(line.get("from")?.as_str()?).filter(|f| *f != super::From::Stderr)?;
             let message = line.get("message")?.clone();
             Some(RecordLine { from, message })
         })

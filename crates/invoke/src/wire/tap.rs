@@ -29,6 +29,7 @@ struct Captured {
     /// Set when the bytes were too many to keep: the size on the wire.
     too_large: Option<usize>,
     http: Option<HttpDetails>,
+    injected: Option<Arc<str>>,
 }
 
 /// What the tap saw, once it is done.
@@ -115,12 +116,29 @@ impl TapHandle {
 
     /// One message, as it passed. Never waits: when the sinks are behind, it is dropped (counted).
     pub fn send(&self, from: From, raw: Bytes, http: Option<HttpDetails>) {
-        self.enqueue(Captured { from, at: SystemTime::now(), raw, too_large: None, http });
+        self.enqueue(Captured { from, at: SystemTime::now(), raw, too_large: None, http, injected: None });
+    }
+
+    /// A message a `--fault` rule made, or delayed, dropped or corrupted: `rule` as written.
+    pub fn send_injected(&self, from: From, raw: Bytes, http: Option<HttpDetails>, rule: Arc<str>) {
+        self.enqueue(Captured { from, at: SystemTime::now(), raw, too_large: None, http, injected: Some(rule) });
     }
 
     /// A message too large to keep: its size only.
     pub fn send_too_large(&self, from: From, size: usize, http: Option<HttpDetails>) {
-        self.enqueue(Captured { from, at: SystemTime::now(), raw: Bytes::new(), too_large: Some(size), http });
+        self.enqueue(Captured {
+            from,
+            at: SystemTime::now(),
+            raw: Bytes::new(),
+            too_large: Some(size),
+            http,
+            injected: None,
+        });
+    }
+
+    /// A line cut to its first bytes (`kept`) out of `size`: kept as text, said to be cut.
+    pub fn send_cut(&self, from: From, kept: Bytes, size: usize) {
+        self.enqueue(Captured { from, at: SystemTime::now(), raw: kept, too_large: Some(size), http: None, injected: None });
     }
 
     fn enqueue(&self, captured: Captured) {
@@ -162,9 +180,13 @@ fn feed(receiver: &Receiver<Captured>, mut sinks: Vec<Box<dyn FrameSink>>, count
             counters.queued_bytes.fetch_sub(captured.raw.len(), Ordering::AcqRel);
             let dropped = counters.dropped.load(Ordering::Relaxed);
             let frame = match captured.too_large {
-                Some(size) => Frame::too_large(captured.from, captured.at, size, captured.http),
+                Some(size) if captured.raw.is_empty() => {
+                    Frame::too_large(captured.from, captured.at, size, captured.http)
+                }
+                Some(size) => Frame::cut(captured.from, captured.at, captured.raw, size),
                 None => Frame::new(captured.from, captured.at, captured.raw, captured.http),
-            };
+            }
+            .injected_by(captured.injected);
             counters.frames.fetch_add(1, Ordering::Relaxed);
             let mut at = 0;
             while at < sinks.len() {

@@ -14,7 +14,7 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use super::wire::HttpRecord;
-use crate::wire::{Frame, FrameSink, From};
+use crate::wire::{Frame, FrameSink, From, Marks};
 
 pub const MAX_ENTRIES: usize = 100_000;
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;
@@ -31,6 +31,9 @@ pub enum Direction {
     ServerToClient,
     /// An HTTP exchange (status line and headers) that carried a message.
     Http,
+    /// A line the server wrote on its stderr (a stdio server behind a proxy): beside the wire,
+    /// the client never saw it.
+    ServerStderr,
 }
 
 impl Direction {
@@ -38,7 +41,8 @@ impl Direction {
     pub fn of(from: From) -> Direction {
         match from {
             From::Client => Direction::ClientToServer,
-            From::Server => Direction::ServerToClient,
+            From::Server | From::Proxy => Direction::ServerToClient,
+            From::Stderr => Direction::ServerStderr,
         }
     }
 }
@@ -63,6 +67,8 @@ pub struct TrafficEntry {
     /// Made for the MCP App hosted in the browser (its `tools/call` or `resources/read`), or
     /// the answer to one, or the HTTP exchange that carried one.
     pub by_app: bool,
+    /// What a proxy said of it (`tooldeck attach`): held at a breakpoint, made by a fault.
+    pub marks: Marks,
 }
 
 impl TrafficEntry {
@@ -72,6 +78,10 @@ impl TrafficEntry {
             Direction::ClientToServer => "→",
             Direction::ServerToClient => "←",
             Direction::Http => "⇄",
+            Direction::ServerStderr => {
+                let first = self.text.lines().next().unwrap_or_default();
+                return crate::text::visible(&format!("⇠ stderr: {first}")).into_owned();
+            }
         };
         let unnamed = match self.answer {
             true => "answer",
@@ -90,15 +100,30 @@ impl TrafficEntry {
             }
             _ => String::new(),
         };
-        let by = if self.by_app { "app " } else { "" };
+        let by = match (&self.marks.injected, self.by_app) {
+            (Some(_), _) => "proxy ",
+            (None, true) => "app ",
+            (None, false) => "",
+        };
         crate::text::visible(&format!("{by}{arrow} {method}{id}{what}")).into_owned()
     }
 
-    /// True when `filter` (lower case) appears in its method or its text.
+    /// True when `filter` (lower case) appears in its method or its text (or is part of
+    /// `stderr`, for a line of the server's stderr).
     pub fn matches(&self, filter: &str) -> bool {
         filter.is_empty()
+            || (self.direction == Direction::ServerStderr && "stderr".contains(filter))
             || self.method.as_deref().is_some_and(|m| m.to_lowercase().contains(filter))
             || self.text.to_lowercase().contains(filter)
+    }
+
+    /// The JSON message the entry shows (a proxy's HTTP frame has its request line and headers
+    /// first, then a blank line), masked as the log holds it.
+    pub fn message(&self) -> Option<Value> {
+        match serde_json::from_str::<Value>(&self.text) {
+            Ok(message) => Some(message),
+            Err(_) => self.text.split_once("\n\n").and_then(|(_, body)| serde_json::from_str(body).ok()),
+        }
     }
 
     /// The entry as it may be shown or copied (an HTTP entry's secrets are masked already).
@@ -204,6 +229,11 @@ impl Traffic {
     /// them), a line that is not JSON as its text (flagged when it would break a client), a
     /// message too large to keep by its size.
     pub fn frame(&self, frame: &Frame) {
+        self.marked_frame(frame, Marks::default());
+    }
+
+    /// Records one frame of a proxy's feed with what the proxy said of it (held, injected).
+    pub fn marked_frame(&self, frame: &Frame, marks: Marks) {
         let direction = Direction::of(frame.from);
         // A proxy's HTTP frame shows the request line or status and headers above its body.
         let http = frame.http.as_ref().map(http_lines).unwrap_or_default();
@@ -215,11 +245,16 @@ impl Traffic {
                 let first = body.lines().next().unwrap_or_default();
                 format!("HTTP {status}: {}", crate::text::truncate(&crate::redact::urls_in(first), 60))
             });
-            let text = if frame.kept() && !frame.too_deep {
-                let raw = String::from_utf8_lossy(&frame.raw);
-                let line = crate::redact::urls_in(&raw);
+            let text = if frame.has_text() {
+                let line = crate::wire::text_of(frame);
                 match frame.breaks_clients() {
                     true => format!("{line}\n\n{}", crate::wire::NOT_JSON_RPC),
+                    false if !frame.kept() && !frame.trimmed => {
+                        format!(
+                            "{http}{line}\n\n({})",
+                            crate::wire::cut_note(frame.raw.len() as u64, frame.size as u64)
+                        )
+                    }
                     false => format!("{http}{line}"),
                 }
             } else if frame.too_deep {
@@ -237,6 +272,7 @@ impl Traffic {
                 text: text.into(),
                 http: None,
                 by_app: false,
+                marks,
             };
             self.lock().push_at(entry, frame.at);
             return;
@@ -244,10 +280,10 @@ impl Traffic {
         let shown = crate::redact::json_message(value);
         let pretty = serde_json::to_string_pretty(shown.as_ref().unwrap_or(value)).unwrap_or_default();
         let text: Arc<str> = if http.is_empty() { pretty.into() } else { format!("{http}{pretty}").into() };
-        self.message(direction, value, text, frame.at);
+        self.message(direction, value, text, frame.at, marks);
     }
 
-    fn message(&self, direction: Direction, value: &Value, text: Arc<str>, at: SystemTime) {
+    fn message(&self, direction: Direction, value: &Value, text: Arc<str>, at: SystemTime, marks: Marks) {
         let id = value.get("id").filter(|id| !id.is_null()).map(Value::to_string);
         let own_method = value.get("method").and_then(Value::as_str).map(str::to_string);
         let answer = own_method.is_none() && (value.get("result").is_some() || value.get("error").is_some());
@@ -267,7 +303,8 @@ impl Traffic {
             }
             _ => (own_method.clone(), false),
         };
-        log.push_at(TrafficEntry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app }, at);
+        let entry = TrafficEntry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app, marks };
+        log.push_at(entry, at);
     }
 
     /// The hosted app is about to send `method` (`tools/call` or `resources/read`) for `key`
@@ -295,7 +332,8 @@ impl Traffic {
         let answer = id.is_some();
         let (method, by_app) = method.map_or((None, false), |(m, by)| (Some(m), by));
         let direction = Direction::ServerToClient;
-        log.push(TrafficEntry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app });
+        let marks = Marks::default();
+        log.push(TrafficEntry { seq: 0, at_ms: 0, direction, id, method, answer, text, http: None, by_app, marks });
     }
 
     /// Records the HTTP exchange that carried a message.
@@ -317,6 +355,7 @@ impl Traffic {
             text,
             http: Some(masked(record)),
             by_app,
+            marks: Marks::default(),
         };
         log.push(entry);
     }
@@ -336,6 +375,7 @@ impl Traffic {
             text: text.into(),
             http: Some(masked(record)),
             by_app: false,
+            marks: Marks::default(),
         };
         self.lock().push(entry);
     }
@@ -370,6 +410,7 @@ impl Direction {
             Direction::ClientToServer => Direction::ServerToClient,
             Direction::ServerToClient => Direction::ClientToServer,
             Direction::Http => Direction::Http,
+            Direction::ServerStderr => Direction::ServerStderr,
         }
     }
 }
@@ -541,7 +582,7 @@ mod tests {
         let text: Arc<str> = Arc::from("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/message\"}");
         let value = json!({"jsonrpc": "2.0", "method": "notifications/message"});
         for _ in 0..1_000_000 {
-            traffic.message(Direction::ServerToClient, &value, Arc::clone(&text), SystemTime::now());
+            traffic.message(Direction::ServerToClient, &value, Arc::clone(&text), SystemTime::now(), Marks::default());
         }
         assert_eq!(traffic.len(), MAX_ENTRIES);
         let (entries, dropped) = traffic.since(0);

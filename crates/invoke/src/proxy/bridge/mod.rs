@@ -20,10 +20,11 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use serde_json::Value;
 
+use super::intercept::{Interceptor, Verdict};
 use super::{Keep, ProxyError};
 use crate::sync::lock;
 use crate::wire::{From, HttpDetails, Tap, TapHandle};
-use session::Session;
+use session::{Session, SessionDeliver};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -31,13 +32,16 @@ struct Shared {
     command: String,
     tap: TapHandle,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
+    interceptor: Arc<Interceptor>,
 }
 
 /// Runs the proxy on `listen` in front of `command` (its words) until SIGINT or SIGTERM.
 pub fn run(listen: &str, command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
-    let super::InFront { line, sinks, warn } = super::in_front_of(command, keep)?;
+    let super::InFront { line, sinks, warn, holds } = super::in_front_of(command, keep)?;
     let tap = Tap::spawn(sinks, warn);
-    let shared = Arc::new(Shared { command: line, tap: tap.handle(), sessions: Mutex::new(HashMap::new()) });
+    let interceptor = super::interceptor(keep, holds, tap.handle());
+    let shared =
+        Arc::new(Shared { command: line, tap: tap.handle(), sessions: Mutex::new(HashMap::new()), interceptor });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -163,15 +167,23 @@ async fn post(shared: &Arc<Shared>, parts: &axum::http::request::Parts, body: Bo
     let headers = super::http::kept_headers(&parts.headers);
     let path = parts.uri.path_and_query().map(|p| p.as_str().to_string());
     let details = HttpDetails { method: Some("POST".into()), path, status: None, headers };
-    shared.tap.send(From::Client, body.clone(), Some(details));
+    // Armed, the body is recorded once judged (a fault marks it); else at once, as it came.
+    let armed = shared.interceptor.armed();
+    let record = || shared.tap.send(From::Client, body.clone(), Some(details.clone()));
+    if !armed {
+        record();
+    }
     let message = match crate::wire::parse_json(&body) {
         Ok(message) => message,
         Err(unread) => {
+            if armed {
+                record();
+            }
             let why = match unread {
                 crate::wire::Unread::NotJson => "Parse error: the body is not JSON",
                 crate::wire::Unread::TooDeep => "Parse error: the body nests deeper than 512 levels",
             };
-            let error = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": why}});
+            let error = crate::wire::jsonrpc::error_answer(&Value::Null, crate::wire::jsonrpc::PARSE_ERROR, why);
             let error = crate::json_out::to_line(&error).unwrap_or_default();
             return super::http::answer_recorded(&shared.tap, StatusCode::BAD_REQUEST, "application/json", error);
         }
@@ -181,6 +193,9 @@ async fn post(shared: &Arc<Shared>, parts: &axum::http::request::Parts, body: Bo
         match start_session(shared) {
             Ok((session, id)) => (session, Some(id)),
             Err(e) => {
+                if armed {
+                    record();
+                }
                 return super::http::refuse_recorded(
                     &shared.tap,
                     StatusCode::BAD_GATEWAY,
@@ -192,6 +207,9 @@ async fn post(shared: &Arc<Shared>, parts: &axum::http::request::Parts, body: Bo
         match session_of(shared, &parts.headers) {
             Ok(session) => (session, None),
             Err(refused) => {
+                if armed {
+                    record();
+                }
                 let (status, why) = refused.said();
                 return super::http::refuse_recorded(&shared.tap, status, why);
             }
@@ -199,14 +217,33 @@ async fn post(shared: &Arc<Shared>, parts: &axum::http::request::Parts, body: Bo
     };
     // One message a line: a body spread over lines is written compact.
     let line = if memchr::memchr(b'\n', &body).is_some() {
-        crate::json_out::to_line(&message).map(Bytes::from).unwrap_or(body)
+        crate::json_out::to_line(&message).map(Bytes::from).unwrap_or(body.clone())
     } else {
-        body
+        body.clone()
     };
     let accept = parts.headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or_default();
     let events = accept.contains("text/event-stream") || !accept.contains("application/json");
     let receiver = (!asked.ids.is_empty()).then(|| session.open_post(&asked.ids, &asked.tokens, events));
-    if let Err(e) = session.write(&line).await {
+    let verdict = match armed {
+        true => shared.interceptor.judge(session.conversation(), From::Client, &line, Some(&details)),
+        false => Verdict::Pass,
+    };
+    let written = match verdict {
+        Verdict::Pass => {
+            if armed {
+                record();
+            }
+            session.write(&line).await
+        }
+        // Not written as it came: what the fault or the breakpoint makes of it goes through
+        // the session (an answer to the client on this POST's stream).
+        verdict => {
+            let deliver = Arc::new(SessionDeliver { session: Arc::clone(&session), from_the_server: false });
+            shared.interceptor.carry_out(verdict, deliver, &tokio::runtime::Handle::current());
+            Ok(())
+        }
+    };
+    if let Err(e) = written {
         return super::http::refuse_recorded(
             &shared.tap,
             StatusCode::BAD_GATEWAY,
@@ -228,7 +265,7 @@ fn start_session(shared: &Arc<Shared>) -> Result<(Arc<Session>, String), crate::
     let id = uuid::Uuid::new_v4().simple().to_string();
     let weak = Arc::downgrade(shared);
     let ended_id = id.clone();
-    let session = Session::start(&shared.command, shared.tap.clone(), move || {
+    let session = Session::start(&shared.command, shared.tap.clone(), Arc::clone(&shared.interceptor), move || {
         // The server exited: its session is gone (the next request with its id gets 404).
         if let Some(shared) = weak.upgrade() {
             lock(&shared.sessions).remove(&ended_id);

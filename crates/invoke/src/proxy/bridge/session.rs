@@ -14,6 +14,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use crate::invoke::mcp::process::{ServerProcess, StdioServer};
+use crate::proxy::intercept::{Conversation, Deliver, Interceptor, Verdict};
 use crate::sync::lock;
 use crate::wire::{From, TapHandle};
 
@@ -52,6 +53,50 @@ pub struct Session {
     stdin: tokio::sync::Mutex<tokio::process::ChildStdin>,
     process: Mutex<Option<ServerProcess>>,
     routes: Mutex<Routes>,
+    /// The session's requests in flight, for faults and breakpoints on their answers.
+    conversation: Conversation,
+}
+
+/// A session as a [`Deliver`]: the server's input one way, the client's HTTP streams the other.
+pub struct SessionDeliver {
+    pub session: std::sync::Arc<Session>,
+    /// True when the judged message came from the server (it goes on to the client).
+    pub from_the_server: bool,
+}
+
+impl SessionDeliver {
+    fn to_server(&self, line: Bytes) {
+        let session = std::sync::Arc::clone(&self.session);
+        tokio::spawn(async move { session.write(&line).await });
+    }
+
+    fn to_client(&self, line: Bytes, routed_as: &Value) {
+        if let Some((out, last)) = self.session.route(routed_as, &line) {
+            tokio::spawn(async move {
+                let _ = out.send(line).await;
+                drop(last);
+            });
+        }
+    }
+}
+
+impl Deliver for SessionDeliver {
+    fn forward(&self, line: Bytes, original: &Value) {
+        match self.from_the_server {
+            true => self.to_client(line, original),
+            false => self.to_server(line),
+        }
+    }
+
+    fn answer(&self, line: Bytes) {
+        match self.from_the_server {
+            true => self.to_server(line),
+            false => {
+                let routed_as = crate::wire::parse_json(&line).unwrap_or(Value::Null);
+                self.to_client(line, &routed_as);
+            }
+        }
+    }
 }
 
 /// The key of a JSON-RPC id (or progress token) in the routes.
@@ -65,6 +110,7 @@ impl Session {
     pub fn start(
         command: &str,
         tap: TapHandle,
+        interceptor: std::sync::Arc<Interceptor>,
         ended: impl FnOnce() + Send + 'static,
     ) -> Result<std::sync::Arc<Session>, crate::invoke::InvokeError> {
         let server = StdioServer::spawn(command)?;
@@ -75,6 +121,7 @@ impl Session {
             stdin: tokio::sync::Mutex::new(pipes.stdin),
             process: Mutex::new(Some(process)),
             routes: Mutex::new(Routes::default()),
+            conversation: Conversation::default(),
         });
         if let Some(mut stderr) = pipes.stderr {
             tokio::spawn(async move {
@@ -83,11 +130,16 @@ impl Session {
         }
         let routing = std::sync::Arc::clone(&session);
         tokio::spawn(async move {
-            routing.route_output(pipes.stdout, &tap).await;
+            routing.route_output(pipes.stdout, &tap, &interceptor).await;
             routing.close_streams();
             ended();
         });
         Ok(session)
+    }
+
+    /// The session's requests in flight.
+    pub fn conversation(&self) -> &Conversation {
+        &self.conversation
     }
 
     /// Writes one message (one line) to the server's stdin.
@@ -148,8 +200,13 @@ impl Session {
     }
 
     /// Reads the server's stdout line by line until it closes: each line told to the tap, then
-    /// sent on the stream it belongs on.
-    async fn route_output(&self, stdout: tokio::process::ChildStdout, tap: &TapHandle) {
+    /// sent on the stream it belongs on (judged first while faults or breakpoints are set).
+    async fn route_output(
+        self: &std::sync::Arc<Self>,
+        stdout: tokio::process::ChildStdout,
+        tap: &TapHandle,
+        interceptor: &Interceptor,
+    ) {
         let mut reader = tokio::io::BufReader::with_capacity(64 * 1024, stdout);
         let mut line = Vec::new();
         loop {
@@ -167,6 +224,19 @@ impl Session {
                 line.pop();
             }
             let bytes = Bytes::copy_from_slice(&line);
+            if interceptor.armed() {
+                match interceptor.judge(&self.conversation, From::Server, &bytes, None) {
+                    Verdict::Pass => {}
+                    verdict => {
+                        let deliver = std::sync::Arc::new(SessionDeliver {
+                            session: std::sync::Arc::clone(self),
+                            from_the_server: true,
+                        });
+                        interceptor.carry_out(verdict, deliver, &tokio::runtime::Handle::current());
+                        continue;
+                    }
+                }
+            }
             tap.send(From::Server, bytes.clone(), None);
             // A line that is not JSON cannot go over HTTP: the record and the warning have it.
             let Ok(message) = crate::wire::parse_json(&bytes) else { continue };
@@ -181,7 +251,7 @@ impl Session {
     /// entry, dropped after the send so that the stream ends with the answer.
     fn route(&self, message: &Value, bytes: &Bytes) -> Option<(Outgoing, Option<Post>)> {
         let mut routes = lock(&self.routes);
-        let is_answer = message.get("method").is_none() && message.get("id").is_some();
+        let is_answer = crate::wire::is_response(message);
         if is_answer {
             let number = routes.waiting.remove(&key(message.get("id")?))?;
             let post = routes.posts.get_mut(&number)?;

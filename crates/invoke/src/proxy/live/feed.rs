@@ -1,9 +1,12 @@
 //! The watcher's side: the running proxies listed (a socket that no longer answers is a proxy
 //! that died: it is removed), one opened (its first line, the recent frames, then each as it
-//! passes), and a saved record read the same way. Every read is bounded: a line, the first line
-//! and a record file.
+//! passes); a saved record's lines are read the same way (`follow.rs`). Every read is
+//! bounded: a line, the first line and a record file. A watcher also writes to the proxy on the
+//! same connection: breakpoints and what to do with a held message ([`Controls`], the lines of
+//! [`super::control`]).
 
-use std::io::{self, BufRead, BufReader};
+use std::collections::VecDeque;
+use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
@@ -11,9 +14,10 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
+use super::control::{self, Control, Notice};
 use super::place::{self, LiveError};
 use super::port::{self, HANDSHAKE};
-use crate::wire::{Frame, From, HttpDetails};
+use crate::wire::{Frame, From, HttpDetails, Marks};
 
 /// The longest line read from a feed: a message the proxy keeps whole (32 MiB), masked and
 /// written as a record line, with room to spare.
@@ -110,9 +114,15 @@ pub fn answers(path: &Path) -> bool {
 fn hello(path: &Path, name: &str) -> Result<(Announcement, Feed), LiveError> {
     place::owned_by_me(path, name)?;
     let no_answer = |source| LiveError::NoAnswer { name: name.to_string(), source };
-    let (stream, timing) = port::connect(path).map_err(no_answer)?;
+    let (stream, timing, writer) = port::connect(path).map_err(no_answer)?;
     timing(HANDSHAKE).map_err(no_answer)?;
-    let mut feed = Feed { reader: BufReader::with_capacity(64 * 1024, stream), timing, line: Vec::new() };
+    let mut feed = Feed {
+        reader: BufReader::with_capacity(64 * 1024, stream),
+        timing,
+        line: Vec::new(),
+        writer: Some(writer),
+        pending: VecDeque::new(),
+    };
     let first = feed.read_line(MAX_FIRST_LINE).map_err(no_answer)?;
     let Some(first) = first else {
         return Err(no_answer(io::Error::new(io::ErrorKind::UnexpectedEof, "it closed at once")));
@@ -121,7 +131,8 @@ fn hello(path: &Path, name: &str) -> Result<(Announcement, Feed), LiveError> {
 }
 
 /// Opens the running proxy `name`: who it is, its recent frames (the latest `tools/list` and its
-/// answer among them), and the feed of what follows.
+/// answer among them), and the feed of what follows. A recent line that is held, made by the
+/// proxy or a notice (the breakpoints set) is kept for the feed, which brings it with its marks.
 pub fn open(name: &str) -> Result<(Announcement, Vec<Frame>, Feed), LiveError> {
     let folder = place::folder()?;
     let path = place::path_of(&folder, name);
@@ -132,9 +143,11 @@ pub fn open(name: &str) -> Result<(Announcement, Vec<Frame>, Feed), LiveError> {
     let mut recent = Vec::new();
     for _ in 0..about.backlog {
         match feed.read_line(MAX_LINE) {
-            Ok(Some(line)) => {
-                recent.extend(crate::wire::parse_record_line(&line).ok().as_ref().and_then(frame_of_line))
-            }
+            Ok(Some(line)) => match feed_line(&line) {
+                Some(FeedLine::Frame(frame, marks)) if marks.is_empty() => recent.push(*frame),
+                Some(line) => feed.pending.push_back(line),
+                None => {}
+            },
             Ok(None) => break,
             Err(source) => return Err(LiveError::NoAnswer { name: name.to_string(), source }),
         }
@@ -148,21 +161,77 @@ pub struct Feed {
     timing: port::Timing,
     /// A line read in part when the wait ran out.
     line: Vec<u8>,
+    /// The way back to the proxy, until [`Feed::controls`] takes it.
+    writer: Option<port::Writer>,
+    /// Lines read with the recent frames that the follower takes first (held, the proxy's own,
+    /// notices).
+    pending: VecDeque<FeedLine>,
+}
+
+/// A line of the feed, as a watcher takes it.
+#[derive(Debug, Clone)]
+pub enum FeedLine {
+    /// A message that passed (or that the proxy holds or made: its marks).
+    Frame(Box<Frame>, Marks),
+    /// What the proxy says of breakpoints and holds, or of frames this watcher missed.
+    Notice(Notice),
+}
+
+/// A feed line read: a frame with its marks, a notice, or `None` for a line of neither kind.
+fn feed_line(raw: &[u8]) -> Option<FeedLine> {
+    let line = crate::wire::parse_record_line(raw).ok()?;
+    if let Some(notice) = Notice::read(&line) {
+        return Some(FeedLine::Notice(notice));
+    }
+    let marks = control::marks_of(&line);
+    let frame = frame_of_line(&line).or_else(|| proxy_note(&line, &marks))?;
+    Some(FeedLine::Frame(Box::new(frame), marks))
+}
+
+/// A line of the proxy's own with no message (a delayed or dropped message's fault), as a frame
+/// of its text: its note, else its rule.
+fn proxy_note(line: &Value, marks: &Marks) -> Option<Frame> {
+    let rule = marks.injected.as_deref()?;
+    let said = line.get("note").and_then(Value::as_str).map_or_else(|| format!("injected: {rule}"), str::to_string);
+    let at = line.get("time").and_then(Value::as_str).and_then(crate::wire::parse_timestamp);
+    Some(Frame::new(From::Proxy, at.unwrap_or_else(SystemTime::now), Bytes::from(said), None))
+}
+
+/// The way back to a proxy: control lines (breakpoints, a held message sent or dropped).
+pub struct Controls(port::Writer);
+
+impl Controls {
+    /// Writes `control` as one line; a proxy that stopped reading fails it after a short wait.
+    pub fn send(&mut self, control: &Control) -> io::Result<()> {
+        let mut line = control.to_line().into_bytes();
+        line.push(b'\n');
+        self.0.write_all(&line)?;
+        self.0.flush()
+    }
 }
 
 impl Feed {
-    /// Reads frames into `sink` until the proxy ends (true) or `stop` is set (false). A line
-    /// that is no frame (a `dropped` note) is skipped.
-    pub fn follow(mut self, sink: &mut dyn crate::wire::FrameSink, stop: &AtomicBool) -> bool {
+    /// The way back to the proxy (once: a second call has none).
+    pub fn controls(&mut self) -> Option<Controls> {
+        self.writer.take().map(Controls)
+    }
+
+    /// Hands each line to `take` until the proxy ends (true), `take` fails (true) or `stop` is
+    /// set (false). A line that is neither a frame nor a notice is skipped.
+    pub fn follow(mut self, take: &mut dyn FnMut(FeedLine) -> io::Result<()>, stop: &AtomicBool) -> bool {
+        while let Some(line) = self.pending.pop_front() {
+            if take(line).is_err() {
+                return true;
+            }
+        }
         if (self.timing)(POLL).is_err() {
             return true;
         }
         while !stop.load(Ordering::Relaxed) {
             match self.read_line(MAX_LINE) {
                 Ok(Some(line)) => {
-                    let frame = crate::wire::parse_record_line(&line).ok().as_ref().and_then(frame_of_line);
-                    if let Some(frame) = frame
-                        && sink.accept(&frame).is_err()
+                    if let Some(line) = feed_line(&line)
+                        && take(line).is_err()
                     {
                         return true;
                     }
@@ -214,15 +283,14 @@ impl Feed {
 /// A record line (the feed's, or a saved record's) as a frame; `None` for a line that records
 /// no message (a `dropped` note).
 pub fn frame_of_line(line: &Value) -> Option<Frame> {
-    let from = match line.get("from")?.as_str()? {
-        "client" => From::Client,
-        "server" => From::Server,
-        _ => return None,
-    };
+    let from = From::of_name(line.get("from")?.as_str()?)?;
+    let injected = line.get("injected").and_then(Value::as_str).map(std::sync::Arc::from);
     let http = line.get("http").map(http_of);
     // When it passed, so the traffic pane shows a record's timing, not the moment it was read.
     let now =
         line.get("time").and_then(Value::as_str).and_then(crate::wire::parse_timestamp).unwrap_or_else(SystemTime::now);
+    let trimmed = line.get("trimmed").and_then(Value::as_bool) == Some(true);
+    let size = line.get("size").and_then(Value::as_u64).and_then(|s| usize::try_from(s).ok());
     if let Some(message) = line.get("message") {
         let raw = Bytes::from(serde_json::to_vec(message).ok()?);
         return Some(Frame {
@@ -233,15 +301,24 @@ pub fn frame_of_line(line: &Value) -> Option<Frame> {
             message: Some(message.clone()),
             too_deep: false,
             http,
+            injected,
+            trimmed,
         });
     }
     if let Some(text) = line.get("text").and_then(Value::as_str) {
-        return Some(Frame::new(from, now, Bytes::from(text.to_string()), http));
+        let mut frame = Frame::new(from, now, Bytes::from(text.to_string()), http);
+        // Cut or trimmed: the size on the wire, so it reads back as cut (masking alone changes
+        // a text's length, which is not a cut).
+        let cut = line.get("note").and_then(Value::as_str).is_some_and(|note| note.starts_with("cut: "));
+        if let Some(size) = size.filter(|size| (trimmed || cut) && *size > frame.raw.len()) {
+            frame.size = size;
+        }
+        frame.trimmed = trimmed;
+        return Some(frame.injected_by(injected));
     }
-    let size = line.get("size").and_then(Value::as_u64).and_then(|s| usize::try_from(s).ok())?;
-    let mut frame = Frame::too_large(from, now, size, http);
+    let mut frame = Frame::too_large(from, now, size?, http);
     frame.too_deep = line.get("note").and_then(Value::as_str) == Some(crate::wire::TOO_DEEP);
-    Some(frame)
+    Some(frame.injected_by(injected))
 }
 
 /// The HTTP details of a record line, as the record wrote them (masked already).
@@ -259,22 +336,6 @@ fn http_of(http: &Value) -> HttpDetails {
     }
     let status = http.get("status").and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok());
     HttpDetails { method: text("method"), path: text("path"), status, headers }
-}
-
-/// The frames of a saved record (`proxy --record`), read bounded.
-pub fn read_file(path: &Path) -> Result<Vec<Frame>, crate::wire::RecordError> {
-    let shown = path.display().to_string();
-    let bytes = crate::files::read_bounded(path, crate::wire::MAX_RECORD_BYTES)
-        .map_err(|source| crate::wire::RecordError::Read { path: shown.clone(), source })?;
-    let frames: Vec<Frame> = bytes
-        .split(|b| *b == b'\n')
-        .filter_map(|line| crate::wire::parse_record_line(line).ok())
-        .filter_map(|line| frame_of_line(&line))
-        .collect();
-    if frames.is_empty() {
-        return Err(crate::wire::RecordError::Empty { path: shown });
-    }
-    Ok(frames)
 }
 
 /// The server's latest answer to `tools/list` among `frames`, as text (what
@@ -318,12 +379,71 @@ mod tests {
     }
 
     #[test]
+    fn held_and_injected_lines_and_notices_reach_the_follower_with_their_marks() {
+        let lines = [
+            json!({"breakpoints": [{"method": "tools/call", "tool": null, "from": "client"}]}),
+            json!({"from": "client", "message": {"jsonrpc": "2.0", "id": 3, "method": "tools/call"}, "held": 1}),
+            json!({"released": 1, "as": "dropped"}),
+            json!({"from": "proxy", "injected": "tools/call:error=-32000",
+                   "message": {"jsonrpc": "2.0", "id": 3, "error": {"code": -32000, "message": "x"}}}),
+            json!({"from": "proxy", "injected": "ping:delay=2s", "note": "delayed 2s"}),
+            json!({"something": "else"}),
+        ];
+        let input: Vec<u8> = lines.iter().flat_map(|l| format!("{l}\n").into_bytes()).collect();
+        let feed = Feed {
+            reader: BufReader::new(Box::new(std::io::Cursor::new(input))),
+            timing: Box::new(|_| Ok(())),
+            line: Vec::new(),
+            writer: None,
+            pending: VecDeque::from([FeedLine::Notice(Notice::Dropped { dropped: 4 })]),
+        };
+        let mut taken = Vec::new();
+        let mut take = |line| {
+            taken.push(line);
+            Ok(())
+        };
+        assert!(feed.follow(&mut take, &AtomicBool::new(false)), "the feed ended");
+        assert_eq!(taken.len(), 6, "the pending line first, then each but the unknown one: {taken:?}");
+        assert!(matches!(taken[0], FeedLine::Notice(Notice::Dropped { dropped: 4 })));
+        assert!(matches!(&taken[1], FeedLine::Notice(Notice::Breakpoints { breakpoints }) if breakpoints.len() == 1));
+        let FeedLine::Frame(held, marks) = &taken[2] else { panic!("a frame") };
+        assert_eq!((held.from, held.method(), marks.held), (From::Client, Some("tools/call"), Some(1)));
+        assert!(matches!(taken[3], FeedLine::Notice(Notice::Released { released: 1, how: control::Release::Dropped })));
+        let FeedLine::Frame(injected, marks) = &taken[4] else { panic!("a frame") };
+        assert_eq!((injected.from, marks.injected.as_deref()), (From::Proxy, Some("tools/call:error=-32000")));
+        let FeedLine::Frame(delayed, marks) = &taken[5] else { panic!("a frame") };
+        assert_eq!((&delayed.raw[..], marks.injected.as_deref()), (&b"delayed 2s"[..], Some("ping:delay=2s")));
+    }
+
+    #[test]
+    fn controls_are_written_one_line_each() {
+        #[derive(Clone, Default)]
+        struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl Write for Shared {
+            fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+                self.0.lock().unwrap().write(bytes)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let written = Shared::default();
+        let mut controls = Controls(Box::new(written.clone()));
+        controls.send(&Control::Drop(2)).unwrap();
+        controls.send(&Control::Clear).unwrap();
+        let text = String::from_utf8(written.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(text, "{\"drop\":2}\n{\"clear\":\"breakpoints\"}\n");
+    }
+
+    #[test]
     fn a_line_too_long_is_skipped_and_a_cut_wait_resumes() {
         let input: &[u8] = b"short\n0123456789abcdef\nnext\n";
         let mut feed = Feed {
             reader: BufReader::with_capacity(4, Box::new(input)),
             timing: Box::new(|_| Ok(())),
             line: Vec::new(),
+            writer: None,
+            pending: VecDeque::new(),
         };
         assert_eq!(feed.read_line(8).unwrap().as_deref(), Some(&b"short"[..]));
         assert_eq!(feed.read_line(8).unwrap().as_deref(), Some(&b"next"[..]), "the long line is skipped");

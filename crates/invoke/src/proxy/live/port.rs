@@ -4,7 +4,7 @@
 //! watcher's first line must be that secret. The port way is built on Unix too (its tests run
 //! everywhere); only non-Unix builds use it for real.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::time::Duration;
@@ -56,20 +56,24 @@ impl Listener {
         Ok(Listener::Port { listener, secret })
     }
 
-    /// Hands each watcher that connects (and, on a port, says the secret) to `welcome`, until
-    /// the listener fails.
-    pub fn accept_each(self, welcome: impl Fn(Box<dyn Write + Send>)) {
+    /// Hands each watcher that connects (and, on a port, says the secret) to `welcome`: what it
+    /// writes, and where to write to it. Until the listener fails.
+    pub fn accept_each(self, welcome: impl Fn(Box<dyn Read + Send>, Box<dyn Write + Send>)) {
         match self {
             #[cfg(unix)]
             Listener::Unix(listener) => {
                 for stream in listener.incoming().flatten() {
-                    welcome(Box::new(stream));
+                    if let Ok(reading) = stream.try_clone() {
+                        welcome(Box::new(reading), Box::new(stream));
+                    }
                 }
             }
             Listener::Port { listener, secret } => {
                 for stream in listener.incoming().flatten() {
-                    if let Ok(stream) = said_the_secret(stream, &secret) {
-                        welcome(Box::new(stream));
+                    if let Ok(stream) = said_the_secret(stream, &secret)
+                        && let Ok(reading) = stream.try_clone()
+                    {
+                        welcome(Box::new(reading), Box::new(stream));
                     }
                 }
             }
@@ -77,12 +81,16 @@ impl Listener {
     }
 }
 
-/// The watcher's first line, read within [`HANDSHAKE`] and bounded, is the secret.
+/// The watcher's first line, read within [`HANDSHAKE`] and bounded, is the secret. Read a byte
+/// at a time: what the watcher writes after it (its breakpoints) is its own, not read here.
 fn said_the_secret(stream: TcpStream, secret: &str) -> io::Result<TcpStream> {
     stream.set_read_timeout(Some(HANDSHAKE))?;
-    let mut line = String::new();
-    BufReader::new(Read::take(&stream, 128)).read_line(&mut line)?;
-    if line.trim_end() != secret {
+    let mut line = Vec::new();
+    let mut byte = [0u8; 1];
+    while line.len() < 128 && (&stream).read(&mut byte)? == 1 && byte[0] != b'\n' {
+        line.push(byte[0]);
+    }
+    if String::from_utf8_lossy(&line).trim_end() != secret {
         return Err(io::Error::new(io::ErrorKind::PermissionDenied, "not the secret"));
     }
     stream.set_read_timeout(None)?;
@@ -95,19 +103,27 @@ pub type Stream = Box<dyn Read + Send>;
 /// Sets how long a read of the connection may wait.
 pub type Timing = Box<dyn Fn(Duration) -> io::Result<()> + Send>;
 
+/// The same connection, to write control lines to the proxy (breakpoints).
+pub type Writer = Box<dyn Write + Send>;
+
+/// How long a control line may wait to be written: a proxy that stopped reading is not waited for.
+const WRITE_WAIT: Duration = Duration::from_secs(2);
+
 /// Connects to the proxy at `path` (its socket, or its port file and secret).
-pub fn connect(path: &Path) -> io::Result<(Stream, Timing)> {
+pub fn connect(path: &Path) -> io::Result<(Stream, Timing, Writer)> {
     #[cfg(unix)]
     if path.extension().is_some_and(|e| e == "sock") {
         let stream = std::os::unix::net::UnixStream::connect(path)?;
         let timing = stream.try_clone()?;
-        return Ok((Box::new(stream), Box::new(move |t| timing.set_read_timeout(Some(t)))));
+        let writer = stream.try_clone()?;
+        writer.set_write_timeout(Some(WRITE_WAIT))?;
+        return Ok((Box::new(stream), Box::new(move |t| timing.set_read_timeout(Some(t))), Box::new(writer)));
     }
     connect_port(path)
 }
 
 /// The port way: the port and secret read from the 0600 file, the secret said first.
-fn connect_port(path: &Path) -> io::Result<(Stream, Timing)> {
+fn connect_port(path: &Path) -> io::Result<(Stream, Timing, Writer)> {
     let text = crate::files::read_bounded(path, 4096)?;
     let about: serde_json::Value = serde_json::from_slice(&text).map_err(io::Error::other)?;
     let port = about["port"].as_u64().and_then(|p| u16::try_from(p).ok());
@@ -117,12 +133,16 @@ fn connect_port(path: &Path) -> io::Result<(Stream, Timing)> {
     let mut stream = TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), HANDSHAKE)?;
     writeln!(stream, "{secret}")?;
     let timing = stream.try_clone()?;
-    Ok((Box::new(stream), Box::new(move |t| timing.set_read_timeout(Some(t)))))
+    let writer = stream.try_clone()?;
+    writer.set_write_timeout(Some(WRITE_WAIT))?;
+    Ok((Box::new(stream), Box::new(move |t| timing.set_read_timeout(Some(t))), Box::new(writer)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use std::io::{BufRead, BufReader};
 
     #[test]
     fn the_port_way_takes_only_a_watcher_that_says_the_secret() {
@@ -137,8 +157,11 @@ mod tests {
         let Listener::Port { listener: tcp, .. } = &listener else { panic!("a port") };
         let port = tcp.local_addr().unwrap().port();
         std::thread::spawn(move || {
-            listener.accept_each(|mut stream| {
-                let _ = stream.write_all(b"hello\n");
+            listener.accept_each(|reading, mut stream| {
+                // What the watcher writes after the secret is its own: said back here.
+                let mut line = String::new();
+                let _ = BufReader::new(reading).read_line(&mut line);
+                let _ = stream.write_all(format!("hello, you said {line}").as_bytes());
             })
         });
         // A stranger who does not know the secret hears nothing.
@@ -147,9 +170,10 @@ mod tests {
         let mut heard = String::new();
         let _ = stranger.read_to_string(&mut heard);
         assert_eq!(heard, "");
-        let (stream, _) = connect_port(&path).unwrap();
+        let (stream, _, mut control) = connect_port(&path).unwrap();
+        control.write_all(b"{\"clear\": \"breakpoints\"}\n").unwrap();
         let mut line = String::new();
         BufReader::new(stream).read_line(&mut line).unwrap();
-        assert_eq!(line, "hello\n");
+        assert_eq!(line, "hello, you said {\"clear\": \"breakpoints\"}\n");
     }
 }

@@ -1,24 +1,21 @@
-//! The proxy's side of the live feed: a listener thread takes watchers; the sink (on the tap's
-//! thread) turns each frame into a record line once and offers it to every watcher's bounded
-//! queue; each watcher's own thread writes to it. A slow or stuck watcher loses lines (counted,
-//! then said to it in a `dropped` line), never slows the tap, let alone the wire.
+//! The proxy's side of the live feed: a listener thread takes watchers (`watcher.rs`); the sink
+//! (on the tap's thread) turns each frame into a record line once and offers it to every
+//! watcher's bounded queue. A slow or stuck watcher loses lines (counted, then said to it in a
+//! `dropped` line), never slows the tap, let alone the wire.
 
 use std::collections::VecDeque;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::TrySendError;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 
 use super::place::{self, LiveError};
+use super::watcher::{Controller, LiveHub, Watcher, welcome};
 use crate::wire::{Frame, FrameSink, From, Warn};
 
-/// Lines a watcher may be behind before its lines are dropped.
-const WATCHER_QUEUE: usize = 4096;
-/// Watchers at once; more are turned away (each has a thread and a queue).
-const MAX_WATCHERS: usize = 16;
 /// The recent lines a new watcher is sent first, at most this many and this many bytes.
 const BACKLOG_LINES: usize = 2000;
 const BACKLOG_BYTES: usize = 16 * 1024 * 1024;
@@ -26,25 +23,22 @@ const BACKLOG_BYTES: usize = 16 * 1024 * 1024;
 const LIST_IDS: usize = 64;
 
 /// A line of the feed, shared by every queue it is in.
-type Line = Arc<str>;
-
-struct Watcher {
-    queue: SyncSender<Line>,
-    dropped: Arc<AtomicU64>,
-}
+pub(super) type Line = Arc<str>;
 
 /// What the sink and the listener share.
-struct Shared {
+pub(super) struct Shared {
     /// The first line's fields but the counts (name, server, cwd, pid, since).
-    about: Map<String, Value>,
-    messages: u64,
-    backlog: VecDeque<(u64, Line)>,
-    backlog_bytes: usize,
+    pub(super) about: Map<String, Value>,
+    pub(super) messages: u64,
+    pub(super) backlog: VecDeque<(u64, Line)>,
+    pub(super) backlog_bytes: usize,
     /// The latest `tools/list` request and its answer, sent to every new watcher even once they
     /// left the backlog: the list attach shows.
-    listed: Vec<(u64, Line)>,
-    list_requests: VecDeque<(Value, u64, Line)>,
-    watchers: Vec<Watcher>,
+    pub(super) listed: Vec<(u64, Line)>,
+    pub(super) list_requests: VecDeque<(Value, u64, Line)>,
+    pub(super) watchers: Vec<Watcher>,
+    pub(super) next_watcher: u64,
+    pub(super) controls: Option<Arc<dyn Controller>>,
 }
 
 /// The live feed as a sink of the proxy's tap. Dropped (the proxy ending), its socket goes.
@@ -57,8 +51,14 @@ pub struct LiveSink {
 /// Publishes the proxy's live feed: named `wanted` (else after the server), in the folder of
 /// running proxies. `None`, said once through `warn`, when it cannot be: the proxy goes on all
 /// the same. A name another running proxy has gets a suffix (`notes-2`), said when `--name`
-/// gave it.
-pub fn publish(wanted: Option<&str>, server: &Map<String, Value>, warn: &Warn) -> Option<Box<dyn FrameSink>> {
+/// gave it. `controls` hears what watchers write. With the sink comes the hub that speaks to
+/// every watcher.
+pub fn publish(
+    wanted: Option<&str>,
+    server: &Map<String, Value>,
+    warn: &Warn,
+    controls: Option<Arc<dyn Controller>>,
+) -> Option<(Box<dyn FrameSink>, LiveHub)> {
     let folder = match place::folder() {
         Ok(folder) => folder,
         Err(e) => {
@@ -99,18 +99,21 @@ pub fn publish(wanted: Option<&str>, server: &Map<String, Value>, warn: &Warn) -
         listed: Vec::new(),
         list_requests: VecDeque::new(),
         watchers: Vec::new(),
+        next_watcher: 0,
+        controls,
     }));
     let path = place::path_of(&folder, &name);
     let taking = Arc::clone(&shared);
     let started = std::thread::Builder::new().name("live-feed".into()).spawn(move || {
-        listener.accept_each(|stream| welcome(stream, &taking));
+        listener.accept_each(|reading, writing| welcome(reading, writing, &taking));
     });
     if let Err(e) = started {
         let _ = std::fs::remove_file(&path);
         warn(&format!("cannot take watchers ({e}); no live feed for tooldeck attach"));
         return None;
     }
-    Some(Box::new(LiveSink { shared, path, name }))
+    let hub = LiveHub { shared: Arc::clone(&shared) };
+    Some((Box::new(LiveSink { shared, path, name }), hub))
 }
 
 /// The name a proxy gets from its server: its script or program, or its URL's host. A server on
@@ -159,64 +162,20 @@ fn bind_free(folder: &Path, wanted: &str) -> Result<(String, super::port::Listen
     Err(LiveError::Bind { path: place::path_of(folder, wanted).display().to_string(), source })
 }
 
-/// A new watcher: the first line and the recent ones are its own to write; from now on, each
-/// line as it comes goes to its queue too. Past [`MAX_WATCHERS`], it is turned away.
-fn welcome(stream: Box<dyn Write + Send>, shared: &Mutex<Shared>) {
-    let (queue, lines) = sync_channel(WATCHER_QUEUE);
-    let dropped = Arc::new(AtomicU64::new(0));
-    let first = {
-        let mut shared = crate::sync::lock(shared);
-        shared.watchers.retain(|w| !matches!(w.queue.try_send(Line::from("")), Err(TrySendError::Disconnected(_))));
-        if shared.watchers.len() >= MAX_WATCHERS {
-            return;
-        }
-        let oldest = shared.backlog.front().map_or(u64::MAX, |(seq, _)| *seq);
-        let listed = shared.listed.iter().filter(|(seq, _)| *seq < oldest);
-        let recent: Vec<Line> = listed.chain(shared.backlog.iter()).map(|(_, line)| Arc::clone(line)).collect();
-        let mut about = shared.about.clone();
-        about.insert("messages".into(), json!(shared.messages));
-        about.insert("backlog".into(), json!(recent.len()));
-        shared.watchers.push(Watcher { queue, dropped: Arc::clone(&dropped) });
-        let about: Line = crate::json_out::to_line(&Value::Object(about)).unwrap_or_default().into();
-        std::iter::once(about).chain(recent).collect::<Vec<_>>()
-    };
-    let _ = std::thread::Builder::new().name("live-watcher".into()).spawn(move || {
-        let _ = write_to(stream, &first, &lines, &dropped);
-    });
-}
-
-/// A watcher's thread: the first lines, then each from its queue; a `dropped` line when lines
-/// were let go meanwhile. Ends when the watcher goes or the proxy does.
-fn write_to(
-    mut stream: Box<dyn Write + Send>,
-    first: &[Line],
-    lines: &Receiver<Line>,
-    dropped: &AtomicU64,
-) -> io::Result<()> {
-    for line in first {
-        stream.write_all(line.as_bytes())?;
-        stream.write_all(b"\n")?;
-    }
-    stream.flush()?;
-    for line in lines {
-        let lost = dropped.swap(0, Ordering::Relaxed);
-        if lost > 0 {
-            let note = json!({"time": crate::text::rfc3339_now(), "dropped": lost,
-                "note": "messages passed but were not sent to this watcher: it fell behind"});
-            stream.write_all(crate::json_out::to_line(&note).unwrap_or_default().as_bytes())?;
-            stream.write_all(b"\n")?;
-        }
-        if line.is_empty() {
-            continue;
-        }
-        stream.write_all(line.as_bytes())?;
-        stream.write_all(b"\n")?;
-        stream.flush()?;
-    }
-    Ok(())
-}
-
 impl Shared {
+    /// Offers `line` to every watcher's queue: one that is behind loses it (counted), one that
+    /// is gone leaves.
+    pub(super) fn offer(&mut self, line: &Line) {
+        self.watchers.retain(|watcher| match watcher.queue.try_send(Arc::clone(line)) {
+            Ok(()) => true,
+            Err(TrySendError::Full(_)) => {
+                watcher.dropped.fetch_add(1, Ordering::Relaxed);
+                true
+            }
+            Err(TrySendError::Disconnected(_)) => false,
+        });
+    }
+
     fn keep(&mut self, seq: u64, line: &Line, frame: &Frame) {
         self.backlog_bytes += line.len();
         self.backlog.push_back((seq, Arc::clone(line)));
@@ -251,14 +210,7 @@ impl FrameSink for LiveSink {
         let seq = shared.messages;
         shared.messages += 1;
         shared.keep(seq, &line, frame);
-        shared.watchers.retain(|watcher| match watcher.queue.try_send(Arc::clone(&line)) {
-            Ok(()) => true,
-            Err(TrySendError::Full(_)) => {
-                watcher.dropped.fetch_add(1, Ordering::Relaxed);
-                true
-            }
-            Err(TrySendError::Disconnected(_)) => false,
-        });
+        shared.offer(&line);
         Ok(())
     }
 
@@ -281,6 +233,10 @@ mod tests {
 
     use bytes::Bytes;
 
+    use std::sync::atomic::AtomicU64;
+    use std::sync::mpsc::sync_channel;
+
+    use super::super::watcher::WATCHER_QUEUE;
     use super::*;
 
     #[test]
@@ -306,6 +262,8 @@ mod tests {
             listed: Vec::new(),
             list_requests: VecDeque::new(),
             watchers: Vec::new(),
+            next_watcher: 0,
+            controls: None,
         };
         let path = std::env::temp_dir().join(format!("tooldeck-live-test-{}", uuid::Uuid::new_v4()));
         LiveSink { shared: Arc::new(Mutex::new(shared)), path, name: "t".into() }
@@ -320,7 +278,7 @@ mod tests {
         let mut sink = sink();
         let (queue, _never_read) = sync_channel(WATCHER_QUEUE);
         let dropped = Arc::new(AtomicU64::new(0));
-        crate::sync::lock(&sink.shared).watchers.push(Watcher { queue, dropped: Arc::clone(&dropped) });
+        crate::sync::lock(&sink.shared).watchers.push(Watcher { number: 0, queue, dropped: Arc::clone(&dropped) });
         let line = frame(From::Server, r#"{"jsonrpc":"2.0","method":"notifications/message"}"#);
         for _ in 0..WATCHER_QUEUE + 10 {
             sink.accept(&line).unwrap();
@@ -341,8 +299,10 @@ mod tests {
             sink.accept(&frame(From::Server, r#"{"jsonrpc":"2.0","method":"notifications/message"}"#)).unwrap();
         }
         let (mut watcher, stream) = std::os::unix::net::UnixStream::pair().unwrap();
-        welcome(Box::new(stream), &sink.shared);
+        welcome(Box::new(stream.try_clone().unwrap()), Box::new(stream), &sink.shared);
         drop(sink);
+        // The feed ends with the watcher's reading end, which its closing ends.
+        watcher.shutdown(std::net::Shutdown::Write).unwrap();
         let mut text = String::new();
         std::io::Read::read_to_string(&mut watcher, &mut text).unwrap();
         let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
