@@ -249,6 +249,7 @@ fn no_pane_struct_has_a_pub_field() {
 /// drawn on screen goes through `text::visible`, which shows every control character.
 const JSON_WRITERS_ALLOWED: &[(&str, &str)] = &[
     ("json_out.rs", "the one JSON writer for output and files"),
+    ("lint/o200k/tests.rs", "a test's text to count tokens of (the indented JSON a person pastes), never written"),
     ("form/value.rs", "`pretty`: the text of the form's JSON editor and the result pane, drawn through text::visible"),
     ("form/build.rs", "counts a default's bytes; writes nothing"),
     ("invoke/mcp/asks.rs", "measures a server's request to cut what is shown"),
