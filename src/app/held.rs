@@ -37,6 +37,9 @@ pub struct Hold {
     released: BTreeMap<u64, Release>,
     /// The held message open in the editor.
     editor: Option<HeldEditor>,
+    /// Esc left a held message: what is held next waits in the list rather than taking the keys
+    /// (so `B` can be reached while a client keeps calling), until Enter opens one.
+    left_alone: bool,
 }
 
 /// A held message open in the JSON editor.
@@ -236,6 +239,7 @@ impl TrafficLog {
         let entry = self.selected_entry()?;
         let id = entry.marks.held.filter(|id| self.hold().held.contains_key(id) && !self.hold().acted.contains(id))?;
         let seq = entry.seq;
+        self.hold_mut().left_alone = false;
         self.open_held(id, seq);
         Some(Reply::default())
     }
@@ -249,6 +253,7 @@ impl TrafficLog {
             super::Input::Action(Action::DropHeld) => return Some(self.drop_held(cx)),
             super::Input::Action(Action::Back) => {
                 self.hold_mut().editor = None;
+                self.hold_mut().left_alone = true;
                 let enter = cx.keymap.key_name(Context::Traffic, Action::Activate);
                 Reply::status(format!("left held: {enter} on it opens it again"))
             }
@@ -369,6 +374,12 @@ impl App {
         let current = session == self.sessions.current_id();
         let log = self.sessions.pane_mut(session).traffic_mut();
         if !current || log.hold().editor.is_some() {
+            return;
+        }
+        if log.hold().left_alone {
+            let waiting = log.hold().held.len().saturating_sub(log.hold().acted.len());
+            let enter = self.keymap.key_name(Context::Traffic, Action::Activate);
+            self.tell(format!("{waiting} held · {enter} on one opens it"));
             return;
         }
         if let Some(said) = log.open_next_held(&self.keymap) {

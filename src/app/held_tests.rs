@@ -185,3 +185,20 @@ fn released_elsewhere_closes_the_editor_and_a_release_before_the_entry_is_kept()
     proxy(&mut app, ProxyMsg::Ended);
     assert!(!app.server_pane().traffic().hold().attached());
 }
+
+/// After Esc, messages held later wait in the list instead of taking the keys (a client that
+/// keeps calling would otherwise never let the person reach `B`); Enter on one opens it.
+#[test]
+fn after_esc_later_holds_wait_so_capital_b_can_be_reached() {
+    let (mut app, mut feed) = attached();
+    feed.pass(&mut app, From::Client, call(4, "echo"), Some(1));
+    press(&mut app, KeyCode::Esc);
+    feed.pass(&mut app, From::Client, call(5, "echo"), Some(2));
+    assert!(app.server_pane().traffic().hold().editor().is_none(), "the second waits");
+    assert_eq!(status(&app), "2 held · Enter on one opens it");
+    proxy(&mut app, ProxyMsg::Notice(Notice::Breakpoints { breakpoints: vec![] }));
+    let _ = press(&mut app, KeyCode::Char('B'));
+    assert!(!status(&app).contains("held:"), "B is a command here, not typed: {}", status(&app));
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.server_pane().traffic().hold().editor().map(|e| e.id()), Some(1), "Enter opens the selected one");
+}

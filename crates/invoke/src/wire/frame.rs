@@ -187,7 +187,17 @@ impl Frame {
 
     /// A frame of a message too large to keep: its size only.
     pub fn too_large(from: From, at: SystemTime, size: usize, http: Option<HttpDetails>) -> Frame {
-        Frame { from, at, raw: Bytes::new(), size, message: None, too_deep: false, http, injected: None, trimmed: false }
+        Frame {
+            from,
+            at,
+            raw: Bytes::new(),
+            size,
+            message: None,
+            too_deep: false,
+            http,
+            injected: None,
+            trimmed: false,
+        }
     }
 
     /// A line of text cut to its first bytes (`kept`, a stderr line over its cap): read as text,

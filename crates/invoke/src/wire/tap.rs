@@ -138,7 +138,14 @@ impl TapHandle {
 
     /// A line cut to its first bytes (`kept`) out of `size`: kept as text, said to be cut.
     pub fn send_cut(&self, from: From, kept: Bytes, size: usize) {
-        self.enqueue(Captured { from, at: SystemTime::now(), raw: kept, too_large: Some(size), http: None, injected: None });
+        self.enqueue(Captured {
+            from,
+            at: SystemTime::now(),
+            raw: kept,
+            too_large: Some(size),
+            http: None,
+            injected: None,
+        });
     }
 
     fn enqueue(&self, captured: Captured) {
