@@ -17,7 +17,7 @@ use super::{App, Effect, Overlay, ProxyMsg, Reply, ServerEffect};
 use crate::catalog::SessionId;
 use crate::invoke::mcp::traffic::{Direction, TrafficEntry};
 use crate::proxy::live::{Breakpoint, Control, Notice, Release};
-use crate::wire::From;
+use crate::wire::Side;
 
 /// Releases remembered, to mark their entries (the oldest forgotten first).
 const RELEASES_KEPT: usize = 10_000;
@@ -193,8 +193,8 @@ impl TrafficLog {
         }
         let Some(entry) = self.selected_entry() else { return Reply::status("no message chosen") };
         let from = match entry.direction {
-            Direction::ClientToServer => From::Client,
-            Direction::ServerToClient => From::Server,
+            Direction::ClientToServer => Side::Client,
+            Direction::ServerToClient => Side::Server,
             Direction::Http => {
                 return Reply::status("breakpoints hold JSON-RPC messages: choose one, not an HTTP exchange");
             }

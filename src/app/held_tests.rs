@@ -52,7 +52,7 @@ impl Feed {
         Feed(Traffic::default(), 0)
     }
 
-    fn pass(&mut self, app: &mut App, from: From, message: serde_json::Value, held: Option<u64>) {
+    fn pass(&mut self, app: &mut App, from: Side, message: serde_json::Value, held: Option<u64>) {
         self.0.marked_frame(&Frame::of_value(from, message), Marks { held, injected: None });
         let (entries, _) = self.0.since(self.1);
         self.1 = entries.last().map_or(self.1, |e| e.seq + 1);
@@ -65,8 +65,8 @@ fn attached() -> (App, Feed) {
     proxy(&mut app, ProxyMsg::Attached);
     proxy(&mut app, ProxyMsg::Notice(Notice::Breakpoints { breakpoints: vec![] }));
     let mut feed = Feed::new();
-    feed.pass(&mut app, From::Client, call(3, "echo"), None);
-    feed.pass(&mut app, From::Server, json!({"jsonrpc": "2.0", "id": 3, "result": {"content": []}}), None);
+    feed.pass(&mut app, Side::Client, call(3, "echo"), None);
+    feed.pass(&mut app, Side::Server, json!({"jsonrpc": "2.0", "id": 3, "result": {"content": []}}), None);
     (app, feed)
 }
 
@@ -74,7 +74,7 @@ fn attached() -> (App, Feed) {
 fn b_and_capital_b_need_attach_and_say_so() {
     let mut app = app();
     let mut feed = Feed::new();
-    feed.pass(&mut app, From::Client, call(1, "echo"), None);
+    feed.pass(&mut app, Side::Client, call(1, "echo"), None);
     press(&mut app, KeyCode::F(8));
     assert!(app.shows(Overlay::Traffic));
     assert!(lines(&press(&mut app, KeyCode::Char('b'))).is_empty());
@@ -95,7 +95,7 @@ fn b_breaks_on_the_selected_messages_method_tool_and_way_and_capital_b_clears() 
     let effects = press(&mut app, KeyCode::Char('b'));
     assert_eq!(lines(&effects), [json!({"break": {"method": "tools/call", "tool": "echo", "from": "client"}})]);
     assert!(lines(&press(&mut app, KeyCode::Char('B'))).is_empty(), "none set yet, as the proxy says");
-    let set = Breakpoint { method: "tools/call".into(), tool: Some("echo".into()), from: From::Client };
+    let set = Breakpoint { method: "tools/call".into(), tool: Some("echo".into()), from: Side::Client };
     proxy(&mut app, ProxyMsg::Notice(Notice::Breakpoints { breakpoints: vec![set.clone()] }));
     assert_eq!(app.server_pane().traffic().hold().breakpoints(), [set]);
     assert!(lines(&press(&mut app, KeyCode::Char('b'))).is_empty(), "set already");
@@ -105,7 +105,7 @@ fn b_breaks_on_the_selected_messages_method_tool_and_way_and_capital_b_clears() 
 #[test]
 fn a_held_message_opens_in_the_editor_and_ctrl_r_sends_it_as_it_was() {
     let (mut app, mut feed) = attached();
-    feed.pass(&mut app, From::Client, call(4, "echo"), Some(1));
+    feed.pass(&mut app, Side::Client, call(4, "echo"), Some(1));
     assert!(app.shows(Overlay::Traffic), "the pane opens on what is held");
     let log = app.server_pane().traffic();
     assert_eq!(log.hold().editor().map(|e| e.id()), Some(1));
@@ -128,8 +128,8 @@ fn a_held_message_opens_in_the_editor_and_ctrl_r_sends_it_as_it_was() {
 #[test]
 fn several_held_open_one_at_a_time_sent_as_edited_or_dropped() {
     let (mut app, mut feed) = attached();
-    feed.pass(&mut app, From::Client, call(4, "echo"), Some(2));
-    feed.pass(&mut app, From::Client, call(5, "echo"), Some(3));
+    feed.pass(&mut app, Side::Client, call(4, "echo"), Some(2));
+    feed.pass(&mut app, Side::Client, call(5, "echo"), Some(3));
     assert_eq!(app.server_pane().traffic().hold().held_count(), 2);
     assert_eq!(app.server_pane().traffic().hold().editor().map(|e| e.id()), Some(2), "the first held first");
     // The whole text typed anew.
@@ -153,7 +153,7 @@ fn several_held_open_one_at_a_time_sent_as_edited_or_dropped() {
 #[test]
 fn esc_leaves_it_held_enter_reopens_and_bad_json_is_not_sent() {
     let (mut app, mut feed) = attached();
-    feed.pass(&mut app, From::Server, json!({"jsonrpc": "2.0", "method": "notifications/progress"}), Some(7));
+    feed.pass(&mut app, Side::Server, json!({"jsonrpc": "2.0", "method": "notifications/progress"}), Some(7));
     press(&mut app, KeyCode::Char('}'));
     assert!(lines(&ctrl(&mut app, 'r')).is_empty());
     assert!(status(&app).starts_with("not sent: the message does not parse"), "{}", status(&app));
@@ -171,13 +171,13 @@ fn esc_leaves_it_held_enter_reopens_and_bad_json_is_not_sent() {
 #[test]
 fn released_elsewhere_closes_the_editor_and_a_release_before_the_entry_is_kept() {
     let (mut app, mut feed) = attached();
-    feed.pass(&mut app, From::Client, call(4, "echo"), Some(1));
+    feed.pass(&mut app, Side::Client, call(4, "echo"), Some(1));
     proxy(&mut app, ProxyMsg::Notice(Notice::Released { released: 1, how: Release::Edited }));
     assert!(app.server_pane().traffic().hold().editor().is_none());
     assert_eq!(status(&app), "hold 1 was sent as edited by another watcher");
     // The notice can pass the entry on its way: it is not held then.
     proxy(&mut app, ProxyMsg::Notice(Notice::Released { released: 2, how: Release::Unattached }));
-    feed.pass(&mut app, From::Client, call(5, "echo"), Some(2));
+    feed.pass(&mut app, Side::Client, call(5, "echo"), Some(2));
     assert_eq!(app.server_pane().traffic().hold().held_count(), 0);
     assert!(app.server_pane().traffic().hold().editor().is_none());
     proxy(&mut app, ProxyMsg::Notice(Notice::Error { error: "no held message 9".into() }));
@@ -191,9 +191,9 @@ fn released_elsewhere_closes_the_editor_and_a_release_before_the_entry_is_kept()
 #[test]
 fn after_esc_later_holds_wait_so_capital_b_can_be_reached() {
     let (mut app, mut feed) = attached();
-    feed.pass(&mut app, From::Client, call(4, "echo"), Some(1));
+    feed.pass(&mut app, Side::Client, call(4, "echo"), Some(1));
     press(&mut app, KeyCode::Esc);
-    feed.pass(&mut app, From::Client, call(5, "echo"), Some(2));
+    feed.pass(&mut app, Side::Client, call(5, "echo"), Some(2));
     assert!(app.server_pane().traffic().hold().editor().is_none(), "the second waits");
     assert_eq!(status(&app), "2 held · Enter on one opens it");
     proxy(&mut app, ProxyMsg::Notice(Notice::Breakpoints { breakpoints: vec![] }));

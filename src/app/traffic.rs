@@ -341,13 +341,13 @@ impl super::Component for TrafficLog {
 mod tests {
     use super::*;
     use crate::invoke::mcp::traffic::Traffic;
-    use crate::wire::{Frame, From};
+    use crate::wire::{Frame, Side};
     use serde_json::json;
 
     fn log_of(messages: &[(bool, serde_json::Value)]) -> TrafficLog {
         let traffic = Traffic::default();
         for (outgoing, value) in messages {
-            traffic.frame(&Frame::of_value(if *outgoing { From::Client } else { From::Server }, value.clone()));
+            traffic.frame(&Frame::of_value(if *outgoing { Side::Client } else { Side::Server }, value.clone()));
         }
         let mut log = TrafficLog::default();
         log.receive(traffic.since(0).0);
@@ -408,7 +408,7 @@ mod tests {
     #[test]
     fn stays_bounded_and_counts_what_it_let_go() {
         let traffic = Traffic::default();
-        let frame = Frame::of_value(From::Server, json!({"jsonrpc": "2.0", "method": "notifications/message"}));
+        let frame = Frame::of_value(Side::Server, json!({"jsonrpc": "2.0", "method": "notifications/message"}));
         let mut log = TrafficLog::default();
         let mut seen = 0;
         for _ in 0..3 {

@@ -2,7 +2,7 @@
 //! frame sink both ways, proxies published on sockets, listed, watched live, and records opened.
 
 use tooldeck::invoke::mcp::McpEndpoint;
-use tooldeck::wire::{From, Ring};
+use tooldeck::wire::{Ring, Side};
 
 /// The app's record of the wire is frames: a sink added to a real session sees what tooldeck
 /// (the client) sent and what the server answered, each named by who sent it.
@@ -15,9 +15,9 @@ async fn a_frame_sink_sees_both_directions_of_a_real_session() {
     endpoint.close().await;
     let frames = ring.frames();
     let request = frames.iter().find(|f| f.method() == Some("tools/list")).expect("the request as a frame");
-    assert_eq!(request.from, From::Client);
+    assert_eq!(request.from, Side::Client);
     let answer = frames.iter().find(|f| f.is_response() && f.id() == request.id()).expect("its answer");
-    assert_eq!(answer.from, From::Server);
+    assert_eq!(answer.from, Side::Server);
     assert!(answer.is_json_rpc() && answer.kept());
 }
 
@@ -163,7 +163,7 @@ fn a_running_proxy_is_listed_and_its_feed_brings_frames_both_ways() {
         assert!(start.elapsed() < Duration::from_secs(15), "the feed brought {frames:?}");
         std::thread::sleep(Duration::from_millis(20));
     };
-    assert_eq!(seen, (From::Client, From::Server));
+    assert_eq!(seen, (Side::Client, Side::Server));
 
     // Another proxy with the same name runs beside it under another name, and says so.
     let mut second = Client::start(&name);
@@ -290,13 +290,13 @@ fn attach_follows_a_record_as_it_is_written_and_rotated() {
     let record = dir.path().join("live.jsonl");
     let limits = RecordLimits { max_size: Some(2000), keep: 3 };
     let mut sink = JsonLinesSink::open_within(&record, limits, None).unwrap();
-    let mut write = |from: From, message: Value| {
+    let mut write = |from: Side, message: Value| {
         sink.accept(&Frame::new(from, SystemTime::now(), Bytes::from(message.to_string()), None)).unwrap();
         sink.flush().unwrap();
     };
-    write(From::Client, json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    write(Side::Client, json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
     write(
-        From::Server,
+        Side::Server,
         json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "greet_person", "inputSchema": {"type": "object"}}]}}),
     );
     let path = record.display().to_string();
@@ -305,13 +305,13 @@ fn attach_follows_a_record_as_it_is_written_and_rotated() {
     tui.send("X");
     tui.wait_text("← tools/list #1 (result)");
     let call = |n: u64| json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "greet_person", "arguments": {"who": "x".repeat(300)}}});
-    write(From::Client, call(2));
+    write(Side::Client, call(2));
     tui.wait_text("→ tools/call #2");
     for n in 3..12 {
-        write(From::Client, call(n));
+        write(Side::Client, call(n));
     }
     assert!(tooldeck::wire::numbered(&record, 1).exists(), "the record was rotated");
-    sink.accept(&Frame::new(From::Stderr, SystemTime::now(), Bytes::from_static(b"warming the cache"), None)).unwrap();
+    sink.accept(&Frame::new(Side::Stderr, SystemTime::now(), Bytes::from_static(b"warming the cache"), None)).unwrap();
     sink.flush().unwrap();
     let shown = tui.wait_text("⇠ stderr: warming the cache");
     assert!(shown.contains("→ tools/call #11"), "every call of the rotated files: {shown}");

@@ -11,7 +11,7 @@ use tooldeck::app::{App, InputMsg, Msg, ProxyMsg, ServerMsg, update};
 use tooldeck::invoke::mcp::traffic::Traffic;
 use tooldeck::proxy::live::{Breakpoint, Marks, Notice};
 use tooldeck::theme::Styles;
-use tooldeck::wire::{Frame, From};
+use tooldeck::wire::{Frame, Side};
 
 fn call(id: u64, tool: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {"text": "hi"}}})
@@ -31,20 +31,20 @@ fn the_traffic_pane_shows_breakpoints_and_a_held_message_in_the_editor() {
     let mut app = App::new(tooldeck::catalog::Catalog::default(), &[], (100, 30));
     let proxy = |app: &mut App, msg| update(app, Msg::Server(ServerMsg::Proxy(msg)));
     proxy(&mut app, ProxyMsg::Attached);
-    let echo = Breakpoint { method: "tools/call".into(), tool: Some("echo".into()), from: From::Client };
+    let echo = Breakpoint { method: "tools/call".into(), tool: Some("echo".into()), from: Side::Client };
     proxy(&mut app, ProxyMsg::Notice(Notice::Breakpoints { breakpoints: vec![echo] }));
     let traffic = Traffic::default();
     let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
     let pass = |message: Value, held: Option<u64>, ms: u64| {
         let mut frame =
-            Frame::of_value(if message.get("method").is_some() { From::Client } else { From::Server }, message);
+            Frame::of_value(if message.get("method").is_some() { Side::Client } else { Side::Server }, message);
         frame.at = at + std::time::Duration::from_millis(ms);
         traffic.marked_frame(&frame, Marks { held, injected: None });
     };
     pass(call(1, "echo"), None, 0);
     pass(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "hi"}]}}), None, 12);
     let mut injected = Frame::of_value(
-        From::Server,
+        Side::Server,
         json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32000, "message": "injected"}}),
     );
     injected.at = at + std::time::Duration::from_millis(30);

@@ -289,7 +289,7 @@ fn secrets_in_traffic_bodies_are_masked_on_screen_and_when_copied() {
         "name": "fetch", "_meta": {"progressToken": "call-7"},
         "arguments": {"api_key": "sk-live-123", "headers": {"Authorization": "Bearer tok-9"},
             "url": "https://example.com/x?token=abc-2&page=3"}}});
-    traffic.frame(&tooldeck::wire::Frame::of_value(tooldeck::wire::From::Client, value));
+    traffic.frame(&tooldeck::wire::Frame::of_value(tooldeck::wire::Side::Client, value));
     let mut app = App::new(Catalog::default(), &[], (120, 40));
     update(&mut app, Msg::Input(InputMsg::Resize(120, 40)));
     update(&mut app, Msg::Server(ServerMsg::Traffic(traffic.since(0).0)));

@@ -166,7 +166,7 @@ fn two_copies_of_one_server_are_two_sessions() {
     // Each session keeps its own traffic: what beta's wire carried is in beta's pane only.
     let wire = tooldeck::invoke::mcp::traffic::Traffic::default();
     let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read_file"}});
-    wire.frame(&tooldeck::wire::Frame::of_value(tooldeck::wire::From::Client, call));
+    wire.frame(&tooldeck::wire::Frame::of_value(tooldeck::wire::Side::Client, call));
     update(&mut app, from("beta", Msg::Server(ServerMsg::Traffic(wire.since(0).0))));
     let traffic_of = |label: &str| app.sessions.get(id(label)).expect("the session").pane().traffic().len();
     assert_eq!((traffic_of("alpha"), traffic_of("beta")), (0, 1), "each session's traffic is its own");

@@ -12,7 +12,7 @@ use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 
 use crate::provider::{Model, ModelError};
-use crate::wire::{Frame, From};
+use crate::wire::{Frame, Side};
 
 /// One model exchange as kept: (iteration, turn, the request as sent, the answer).
 pub type Exchange = (usize, usize, Value, Value);
@@ -74,10 +74,10 @@ pub fn read(dir: &Path, case: &str) -> Result<Recorded, CassetteError> {
         let (Some(iteration), Some(turn)) = (at("iteration"), at("turn")) else { continue };
         recorded.iterations = recorded.iterations.max(iteration + 1);
         match (line.from, message.get("request"), message.get("answer")) {
-            (From::Client, Some(request), _) => {
+            (Side::Client, Some(request), _) => {
                 requests.insert((iteration, turn), request.clone());
             }
-            (From::Server, _, Some(answer)) => {
+            (Side::Server, _, Some(answer)) => {
                 if let Some(request) = requests.remove(&(iteration, turn)) {
                     recorded.exchanges.insert((iteration, turn), (request, answer.clone()));
                 }
@@ -96,7 +96,7 @@ pub fn write(dir: &Path, case: &str, tools: &[Value], exchanges: &[Exchange]) ->
     let mut sorted: Vec<&Exchange> = exchanges.iter().collect();
     sorted.sort_by_key(|(iteration, turn, _, _)| (*iteration, *turn));
     let mut text = String::new();
-    let mut line = |from: From, message: Value| {
+    let mut line = |from: Side, message: Value| {
         let mut record = crate::wire::record_line(&Frame::of_value(from, message));
         // A cassette's lines are model exchanges, not JSON-RPC: the record's warning for a
         // client does not apply.
@@ -106,10 +106,10 @@ pub fn write(dir: &Path, case: &str, tools: &[Value], exchanges: &[Exchange]) ->
         text.push_str(&crate::json_out::to_line(&record).unwrap_or_default());
         text.push('\n');
     };
-    line(From::Client, json!({"eval": {"case": case, "tools": tools}}));
+    line(Side::Client, json!({"eval": {"case": case, "tools": tools}}));
     for (iteration, turn, request, answer) in sorted {
-        line(From::Client, json!({"iteration": iteration, "turn": turn, "request": request}));
-        line(From::Server, json!({"iteration": iteration, "turn": turn, "answer": answer}));
+        line(Side::Client, json!({"iteration": iteration, "turn": turn, "request": request}));
+        line(Side::Server, json!({"iteration": iteration, "turn": turn, "answer": answer}));
     }
     crate::files::replace_private(&path, text.as_bytes()).map_err(failed)
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::wire::From;
+use crate::wire::Side;
 use crate::wire::{RecordError, read_record};
 
 /// Why no draft could be made.
@@ -22,7 +22,7 @@ pub enum DraftError {
 pub fn draft(record: &Path) -> Result<String, DraftError> {
     let lines = read_record(record)?;
     let mut calls: Vec<(String, Value)> = Vec::new();
-    for line in lines.iter().filter(|l| l.from == From::Client) {
+    for line in lines.iter().filter(|l| l.from == Side::Client) {
         if line.message.get("method").and_then(Value::as_str) != Some("tools/call") {
             continue;
         }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
-use crate::wire::{Frame, FrameSink, From, Warn};
+use crate::wire::{Frame, FrameSink, Side, Warn};
 
 /// The most calls waiting for their answer that are remembered: a client that never hears back
 /// does not grow the proxy's memory.
@@ -50,13 +50,13 @@ impl CaseSink {
         let Some(message) = &frame.message else { return };
         let params = message.get("params");
         match (frame.from, frame.method()) {
-            (From::Client, Some("tools/call")) if self.calls.len() < MAX_PENDING => {
+            (Side::Client, Some("tools/call")) if self.calls.len() < MAX_PENDING => {
                 let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else { return };
                 let arguments = params.and_then(|p| p.get("arguments")).cloned().unwrap_or_else(|| json!({}));
                 let pending = Pending { tool: tool.to_string(), arguments, answers: Map::new() };
                 self.calls.insert(Self::key(id), pending);
             }
-            (From::Server, Some(method @ ("elicitation/create" | "sampling/createMessage"))) => {
+            (Side::Server, Some(method @ ("elicitation/create" | "sampling/createMessage"))) => {
                 // Asked during a call: the one waiting (a server asks in the call it serves).
                 let kind = if method == "elicitation/create" { "elicit" } else { "sample" };
                 let call = params
@@ -77,7 +77,7 @@ impl CaseSink {
     fn response(&mut self, frame: &Frame, id: &Value) -> io::Result<()> {
         let Some(message) = &frame.message else { return Ok(()) };
         let key = Self::key(id);
-        if frame.from == From::Client {
+        if frame.from == Side::Client {
             if let Some((kind, call)) = self.asks.remove(&key)
                 && let (Some(pending), Some(result)) = (self.calls.get_mut(&call), message.get("result"))
                 && let Some(answer) = answer(kind, result)

@@ -17,7 +17,7 @@ use super::intercept::Interceptor;
 use super::intercept::over_http::{Judging, Outcome};
 use super::{Keep, ProxyError};
 use crate::loopback::{Bound, Reach};
-use crate::wire::{From, HttpDetails, Tap, TapHandle};
+use crate::wire::{HttpDetails, Side, Tap, TapHandle};
 
 /// Where the HTTP proxy passes requests.
 #[derive(Debug, Clone)]
@@ -132,7 +132,7 @@ pub(super) fn kept_headers(headers: &HeaderMap) -> Vec<(String, String)> {
 pub(super) fn answer_recorded(tap: &TapHandle, status: StatusCode, content_type: &str, body: String) -> Response {
     let headers = vec![(header::CONTENT_TYPE.to_string(), content_type.to_string())];
     let details = HttpDetails { method: None, path: None, status: Some(status.as_u16()), headers };
-    tap.send(From::Server, Bytes::from(body.clone()), Some(details));
+    tap.send(Side::Server, Bytes::from(body.clone()), Some(details));
     (status, [(header::CONTENT_TYPE, content_type.to_string())], body).into_response()
 }
 
@@ -155,7 +155,7 @@ async fn pass(State(shared): State<Arc<Shared>>, request: Request) -> Response {
         tap: shared.tap.clone(),
     });
     let body = match &judging {
-        Some(judging) if !body.is_empty() => match judging.judge(From::Client, body, Some(&details)).await {
+        Some(judging) if !body.is_empty() => match judging.judge(Side::Client, body, Some(&details)).await {
             Outcome::Forward(body) => body,
             Outcome::Answer(answer) => {
                 return ([(header::CONTENT_TYPE, "application/json")], answer).into_response();
@@ -163,7 +163,7 @@ async fn pass(State(shared): State<Arc<Shared>>, request: Request) -> Response {
             Outcome::Nothing => return StatusCode::ACCEPTED.into_response(),
         },
         _ => {
-            shared.tap.send(From::Client, body.clone(), Some(details));
+            shared.tap.send(Side::Client, body.clone(), Some(details));
             body
         }
     };
@@ -232,7 +232,7 @@ impl Seen {
             let event: Vec<u8> = self.pending.drain(..end.1).collect();
             let data = event_data(&event[..end.0]);
             if let Some(data) = data {
-                self.tap.send(From::Server, Bytes::from(data), Some(self.details.clone()));
+                self.tap.send(Side::Server, Bytes::from(data), Some(self.details.clone()));
                 self.told = true;
             }
         }
@@ -276,9 +276,9 @@ impl Drop for Seen {
         }
         let details = Some(self.details.clone());
         if self.events || self.size <= super::pump::MAX_KEPT {
-            self.tap.send(From::Server, Bytes::from(std::mem::take(&mut self.pending)), details);
+            self.tap.send(Side::Server, Bytes::from(std::mem::take(&mut self.pending)), details);
         } else {
-            self.tap.send_too_large(From::Server, self.size, details);
+            self.tap.send_too_large(Side::Server, self.size, details);
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::io;
 
-use crate::wire::{Frame, FrameSink, From, NOT_JSON_RPC, Warn};
+use crate::wire::{Frame, FrameSink, NOT_JSON_RPC, Side, Warn};
 
 pub struct JunkWarner {
     warn: Warn,
@@ -18,7 +18,7 @@ impl JunkWarner {
 
 impl FrameSink for JunkWarner {
     fn accept(&mut self, frame: &Frame) -> io::Result<()> {
-        if !self.warned && frame.from == From::Server && frame.breaks_clients() {
+        if !self.warned && frame.from == Side::Server && frame.breaks_clients() {
             self.warned = true;
             let text = String::from_utf8_lossy(&frame.raw);
             let text = crate::text::truncate(&text, 80);

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 
 use super::intercept::{Conversation, Deliver, Interceptor, Verdict};
-use crate::wire::{From, TapHandle};
+use crate::wire::{Side, TapHandle};
 
 /// The longest line the tap is handed whole; a longer one is recorded by its size.
 pub const MAX_KEPT: usize = 32 * 1024 * 1024;
@@ -120,7 +120,7 @@ impl Deliver for StdioDeliver {
 pub fn pump(
     mut input: impl Read,
     output: &Outlet,
-    from: From,
+    from: Side,
     tap: &TapHandle,
     seam: Option<&Seam>,
     output_closed: impl FnOnce(),
@@ -185,7 +185,7 @@ pub fn pump(
 
 /// The armed side of a pump: the line being gathered to be judged whole.
 struct Judged {
-    from: From,
+    from: Side,
     pending: Vec<u8>,
 }
 
@@ -230,7 +230,7 @@ impl Judged {
 
 /// Cuts a stream into lines for the tap.
 struct Lines<'a> {
-    from: From,
+    from: Side,
     tap: &'a TapHandle,
     pending: Vec<u8>,
     /// The bytes of the current line, kept or not.
@@ -238,7 +238,7 @@ struct Lines<'a> {
 }
 
 impl<'a> Lines<'a> {
-    fn new(from: From, tap: &'a TapHandle) -> Lines<'a> {
+    fn new(from: Side, tap: &'a TapHandle) -> Lines<'a> {
         Lines { from, tap, pending: Vec::new(), size: 0 }
     }
 
@@ -312,7 +312,7 @@ mod tests {
         let input: &[u8] = b"{\"a\":1}\r\nnot json\n{\"cut";
         let output = Arc::new(Mutex::new(Vec::new()));
         let outlet = Outlet::new(Shared(Arc::clone(&output)));
-        pump(input, &outlet, From::Server, &tap.handle(), None, || panic!("the output did not fail"));
+        pump(input, &outlet, Side::Server, &tap.handle(), None, || panic!("the output did not fail"));
         tap.finish();
         assert_eq!(*output.lock().unwrap(), input);
         let lines: Vec<_> = ring.frames().iter().map(|f| f.raw.clone()).collect();

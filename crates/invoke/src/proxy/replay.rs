@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::wire::{From, RecordError, RecordLine, read_record};
+use crate::wire::{RecordError, RecordLine, Side, read_record};
 
 /// The answers of a record, by request.
 #[derive(Debug, Default)]
@@ -51,7 +51,7 @@ impl Answers {
                 continue;
             };
             match (line.from, method.and_then(Value::as_str)) {
-                (From::Client, Some(method)) => {
+                (Side::Client, Some(method)) => {
                     let request = (method.to_string(), params_key(message.get("params")));
                     match early.remove(&id.to_string()) {
                         Some(answer) => answers.add(request, answer),
@@ -60,7 +60,7 @@ impl Answers {
                         }
                     }
                 }
-                (From::Server, None) => match waiting.remove(&id.to_string()) {
+                (Side::Server, None) => match waiting.remove(&id.to_string()) {
                     Some(request) => answers.add(request, message.clone()),
                     None => {
                         early.insert(id.to_string(), message.clone());
@@ -129,7 +129,7 @@ pub fn seeds(path: &Path) -> Result<Vec<(String, Value)>, RecordError> {
     match read_record(path) {
         Ok(lines) => Ok(lines
             .iter()
-            .filter(|line| line.from == From::Client)
+            .filter(|line| line.from == Side::Client)
             .filter(|line| line.message.get("method").and_then(Value::as_str) == Some("tools/call"))
             .filter_map(|line| {
                 let params = line.message.get("params")?;
@@ -154,7 +154,7 @@ pub fn seeds(path: &Path) -> Result<Vec<(String, Value)>, RecordError> {
 mod tests {
     use super::*;
 
-    fn line(from: From, message: Value) -> RecordLine {
+    fn line(from: Side, message: Value) -> RecordLine {
         RecordLine { from, message }
     }
 
@@ -162,15 +162,15 @@ mod tests {
     fn answers_by_request_with_the_new_id_and_errors_for_the_unknown() {
         let mut answers = Answers::from_lines(&[
             line(
-                From::Client,
+                Side::Client,
                 json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"a"}}}),
             ),
-            line(From::Server, json!({"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"s"}}})),
+            line(Side::Server, json!({"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"s"}}})),
             line(
-                From::Client,
+                Side::Client,
                 json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}}),
             ),
-            line(From::Server, json!({"jsonrpc":"2.0","id":2,"result":{"content":[]}})),
+            line(Side::Server, json!({"jsonrpc":"2.0","id":2,"result":{"content":[]}})),
         ]);
         assert_eq!(answers.len(), 2);
         let init = json!({"jsonrpc":"2.0","id":"x","method":"initialize","params":{"clientInfo":{"name":"b"}}});

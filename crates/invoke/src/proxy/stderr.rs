@@ -1,5 +1,5 @@
 //! The server's stderr: copied to the proxy's own stderr as it comes (the client's log shows it
-//! as it would without the proxy), and each line handed to the tap as a frame `From::Stderr`,
+//! as it would without the proxy), and each line handed to the tap as a frame `Side::Stderr`,
 //! so the record and `tooldeck attach` have the server's logs beside its messages. A line is
 //! kept up to [`MAX_STDERR_LINE`]; a longer one is kept cut, with its size.
 
@@ -7,7 +7,7 @@ use std::io::{self, Read, Write};
 
 use bytes::Bytes;
 
-use crate::wire::{From, TapHandle};
+use crate::wire::{Side, TapHandle};
 
 /// The most of one stderr line kept: logs are prose; a 20 MB line of them is a dump, kept by
 /// its start.
@@ -74,12 +74,12 @@ impl Lines<'_> {
                 Err(e) => e.valid_up_to().max(line.len().saturating_sub(3)),
             };
             line.truncate(whole);
-            self.tap.send_cut(From::Stderr, Bytes::from(line), self.size);
+            self.tap.send_cut(Side::Stderr, Bytes::from(line), self.size);
         } else {
             if line.last() == Some(&b'\r') {
                 line.pop();
             }
-            self.tap.send(From::Stderr, Bytes::from(line), None);
+            self.tap.send(Side::Stderr, Bytes::from(line), None);
         }
         self.size = 0;
     }
@@ -110,7 +110,7 @@ mod tests {
         let frames = ring.frames();
         let texts: Vec<_> = frames.iter().map(|f| String::from_utf8_lossy(&f.raw).into_owned()).collect();
         assert_eq!(texts[0], "starting");
-        assert!(frames.iter().all(|f| f.from == From::Stderr && f.message.is_none()), "text, never read as JSON");
+        assert!(frames.iter().all(|f| f.from == Side::Stderr && f.message.is_none()), "text, never read as JSON");
         assert_eq!(texts[1], r#"{"level":"info"}"#);
         assert_eq!(frames[2].size, long.len());
         assert_eq!(frames[2].raw.len(), MAX_STDERR_LINE, "cut on a character: é is two bytes");

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, TryLockError};
 use std::time::Duration;
 
 use crate::invoke::mcp::process::{ServerProcess, StdioServer};
-use crate::wire::{From, Tap};
+use crate::wire::{Side, Tap};
 
 use super::intercept::Conversation;
 use super::pump::{Outlet, Seam, StdioDeliver};
@@ -106,7 +106,7 @@ pub fn run(command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
 
     let (up, feeding, input_ended) = (tap.handle(), input.clone(), gone.clone());
     spawn("proxy-up", move || {
-        pump::pump(io::stdin().lock(), &to_server, From::Client, &up, Some(&up_seam), || {});
+        pump::pump(io::stdin().lock(), &to_server, Side::Client, &up, Some(&up_seam), || {});
         // The client's input ended (or failed): the server's is closed, as the client closed it.
         feeding.close();
         let _ = input_ended.send(());
@@ -115,7 +115,7 @@ pub fn run(command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
     let (drained, drained_wait) = std::sync::mpsc::channel::<()>();
     spawn("proxy-down", move || {
         // The client stopped reading: it is gone, whatever its input does.
-        pump::pump(stdout, &to_client, From::Server, &down, Some(&down_seam), move || {
+        pump::pump(stdout, &to_client, Side::Server, &down, Some(&down_seam), move || {
             let _ = gone.send(());
         });
         let _ = drained.send(());

@@ -12,7 +12,7 @@ use serde_json::Value;
 /// is a message the proxy wrote itself to the client (an error a `--fault` rule injected, a
 /// corrupted line, the answer to a request dropped at a breakpoint).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum From {
+pub enum Side {
     Client,
     Server,
     /// What the proxy made itself (an injected fault's answer).
@@ -21,28 +21,28 @@ pub enum From {
     Stderr,
 }
 
-impl From {
+impl Side {
     pub fn name(self) -> &'static str {
         match self {
-            From::Client => "client",
-            From::Server => "server",
-            From::Proxy => "proxy",
-            From::Stderr => "stderr",
+            Side::Client => "client",
+            Side::Server => "server",
+            Side::Proxy => "proxy",
+            Side::Stderr => "stderr",
         }
     }
 
     /// The end a message from this one goes to (the proxy writes only to the client; a stderr
     /// line goes to no one, and is never answered).
-    pub fn other(self) -> From {
+    pub fn other(self) -> Side {
         match self {
-            From::Client => From::Server,
-            From::Server | From::Proxy | From::Stderr => From::Client,
+            Side::Client => Side::Server,
+            Side::Server | Side::Proxy | Side::Stderr => Side::Client,
         }
     }
 
     /// The sender a record line names (`client`, `server`, `stderr`).
-    pub fn of_name(name: &str) -> Option<From> {
-        [From::Client, From::Server, From::Proxy, From::Stderr].into_iter().find(|from| from.name() == name)
+    pub fn of_name(name: &str) -> Option<Side> {
+        [Side::Client, Side::Server, Side::Proxy, Side::Stderr].into_iter().find(|from| from.name() == name)
     }
 }
 
@@ -146,7 +146,7 @@ pub struct HttpDetails {
 /// One message as it passed.
 #[derive(Debug, Clone)]
 pub struct Frame {
-    pub from: From,
+    pub from: Side,
     pub at: SystemTime,
     /// The bytes as they went (a stdio line without its newline; an HTTP body or SSE event's
     /// data). Empty, with `size` set, when the message was too large to keep.
@@ -170,15 +170,15 @@ pub struct Frame {
 impl Frame {
     /// A frame of `raw` bytes sent by `from`, parsed.
     /// A line of the server's stderr is text, whatever it looks like: it is not read as JSON.
-    pub fn new(from: From, at: SystemTime, raw: Bytes, http: Option<HttpDetails>) -> Frame {
-        let parsed = if from == From::Stderr { Err(Unread::NotJson) } else { parse_json(&raw) };
+    pub fn new(from: Side, at: SystemTime, raw: Bytes, http: Option<HttpDetails>) -> Frame {
+        let parsed = if from == Side::Stderr { Err(Unread::NotJson) } else { parse_json(&raw) };
         let too_deep = parsed == Err(Unread::TooDeep);
         Frame { from, at, size: raw.len(), raw, message: parsed.ok(), too_deep, http, injected: None, trimmed: false }
     }
 
     /// A frame of a message already parsed, now (where tooldeck is the client, rmcp hands it
     /// the message, not its bytes): its bytes are the message written compactly, as rmcp sends it.
-    pub fn of_value(from: From, message: Value) -> Frame {
+    pub fn of_value(from: Side, message: Value) -> Frame {
         let raw = Bytes::from(serde_json::to_vec(&message).unwrap_or_default());
         let at = SystemTime::now();
         let message = Some(message);
@@ -186,7 +186,7 @@ impl Frame {
     }
 
     /// A frame of a message too large to keep: its size only.
-    pub fn too_large(from: From, at: SystemTime, size: usize, http: Option<HttpDetails>) -> Frame {
+    pub fn too_large(from: Side, at: SystemTime, size: usize, http: Option<HttpDetails>) -> Frame {
         Frame {
             from,
             at,
@@ -202,7 +202,7 @@ impl Frame {
 
     /// A line of text cut to its first bytes (`kept`, a stderr line over its cap): read as text,
     /// never as JSON; `size` is the whole line's.
-    pub fn cut(from: From, at: SystemTime, kept: Bytes, size: usize) -> Frame {
+    pub fn cut(from: Side, at: SystemTime, kept: Bytes, size: usize) -> Frame {
         let size = size.max(kept.len());
         Frame { from, at, raw: kept, size, message: None, too_deep: false, http: None, injected: None, trimmed: false }
     }
@@ -235,7 +235,7 @@ impl Frame {
     /// status and type say what it is; nor a stderr line: the client never sees it.
     pub fn breaks_clients(&self) -> bool {
         self.http.is_none()
-            && self.from != From::Stderr
+            && self.from != Side::Stderr
             && (self.kept() || self.trimmed)
             && !self.too_deep
             && !self.raw.iter().all(u8::is_ascii_whitespace)
@@ -325,7 +325,7 @@ mod tests {
     }
 
     fn frame(text: &str) -> Frame {
-        Frame::new(From::Server, SystemTime::UNIX_EPOCH, Bytes::from(text.to_string()), None)
+        Frame::new(Side::Server, SystemTime::UNIX_EPOCH, Bytes::from(text.to_string()), None)
     }
 
     #[test]

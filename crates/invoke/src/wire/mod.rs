@@ -15,7 +15,7 @@ mod tap;
 mod trim;
 
 pub use frame::{
-    Frame, From, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, TOO_DEEP, Unread, called_tool, is_response, parse_json,
+    Frame, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, Side, TOO_DEEP, Unread, called_tool, is_response, parse_json,
     parse_record_line, parse_timestamp,
 };
 pub use marks::Marks;

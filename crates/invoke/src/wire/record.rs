@@ -67,7 +67,7 @@ pub fn record_line(frame: &Frame) -> Value {
 pub fn text_of(frame: &Frame) -> String {
     let text = String::from_utf8_lossy(&frame.raw);
     match frame.from {
-        super::From::Stderr => crate::redact::broken_json(&text),
+        super::Side::Stderr => crate::redact::broken_json(&text),
         _ => crate::redact::urls_in(&text).into_owned(),
     }
 }
@@ -97,7 +97,7 @@ fn headers(headers: &[(String, String)]) -> Value {
 /// A line of a record read back: who sent it and the message, when it was one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordLine {
-    pub from: super::From,
+    pub from: super::Side,
     pub message: Value,
 }
 
@@ -121,7 +121,7 @@ pub fn read_record(path: &Path) -> Result<Vec<RecordLine>, RecordError> {
         .filter_map(|line| super::parse_record_line(line).ok())
         .filter_map(|line| {
             // A stderr line holds text, never a message: it is no exchange to replay.
-            let from = super::From::of_name(line.get("from")?.as_str()?).filter(|f| *f != super::From::Stderr)?;
+            let from = super::Side::of_name(line.get("from")?.as_str()?).filter(|f| *f != super::Side::Stderr)?;
             let message = line.get("message")?.clone();
             Some(RecordLine { from, message })
         })
@@ -139,7 +139,7 @@ mod tests {
     use bytes::Bytes;
 
     use super::*;
-    use crate::wire::{From, HttpDetails};
+    use crate::wire::{HttpDetails, Side};
 
     #[test]
     fn a_line_masks_secrets_and_flags_junk() {
@@ -150,13 +150,13 @@ mod tests {
             status: None,
             headers: vec![("authorization".into(), "Bearer abc".into()), ("accept".into(), "a".into())],
         };
-        let line = record_line(&Frame::new(From::Client, SystemTime::now(), Bytes::from_static(raw), Some(http)));
+        let line = record_line(&Frame::new(Side::Client, SystemTime::now(), Bytes::from_static(raw), Some(http)));
         let text = line.to_string();
         assert!(!text.contains("s3cret") && !text.contains("Bearer abc"), "{text}");
         assert_eq!(line["http"]["path"], "/mcp?api_key=••••&token=••••&page=2", "the query's secrets masked");
         assert_eq!(line["from"], "client");
         assert_eq!(line["http"]["method"], "POST");
-        let junk = record_line(&Frame::new(From::Server, SystemTime::now(), Bytes::from_static(b"listening"), None));
+        let junk = record_line(&Frame::new(Side::Server, SystemTime::now(), Bytes::from_static(b"listening"), None));
         assert_eq!(junk["note"], NOT_JSON_RPC);
         assert_eq!(junk["text"], "listening");
     }
@@ -173,7 +173,7 @@ mod tests {
             )
         };
         let record =
-            |depth: usize| record_line(&Frame::new(From::Client, SystemTime::now(), message(depth).into(), None));
+            |depth: usize| record_line(&Frame::new(Side::Client, SystemTime::now(), message(depth).into(), None));
         // The message nests four levels above `deep`: the last is read at the limit exactly.
         for depth in [300, crate::wire::MAX_DEPTH + 10, crate::wire::MAX_DEPTH - 4] {
             let line = record(depth);
@@ -194,7 +194,7 @@ mod tests {
         // At the limit: the record line nests one level deeper than its message.
         let nested = "[".repeat(crate::wire::MAX_DEPTH - 2) + &"]".repeat(crate::wire::MAX_DEPTH - 2);
         let deep = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"a":{nested}}}}}"#);
-        let line = record_line(&Frame::new(From::Client, SystemTime::now(), Bytes::from(deep), None));
+        let line = record_line(&Frame::new(Side::Client, SystemTime::now(), Bytes::from(deep), None));
         std::fs::write(&path, crate::json_out::to_line(&line).unwrap() + "\n").unwrap();
         let read = read_record(&path).unwrap();
         assert_eq!(read[0].message["method"], "x");

@@ -191,7 +191,7 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
-    use crate::wire::{From, Ring};
+    use crate::wire::{Ring, Side};
 
     #[cfg(unix)]
     #[test]
@@ -250,7 +250,7 @@ mod tests {
         };
         for _ in 0..2000 {
             if let Ok(mut sink) = JsonLinesSink::open(&path) {
-                let frame = Frame::new(From::Client, SystemTime::now(), Bytes::from_static(b"{}"), None);
+                let frame = Frame::new(Side::Client, SystemTime::now(), Bytes::from_static(b"{}"), None);
                 sink.accept(&frame).unwrap();
                 sink.flush().unwrap();
             }
@@ -260,20 +260,20 @@ mod tests {
         assert!(!target.exists(), "the session was written through a planted link");
     }
 
-    fn message(from: From, message: serde_json::Value) -> Frame {
+    fn message(from: Side, message: serde_json::Value) -> Frame {
         Frame::new(from, SystemTime::now(), Bytes::from(message.to_string()), None)
     }
 
     fn session_start(sink: &mut dyn FrameSink) {
         let frames = [
-            message(From::Client, serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize"})),
+            message(Side::Client, serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize"})),
             message(
-                From::Server,
+                Side::Server,
                 serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {"serverInfo": {"name": "s"}}}),
             ),
-            message(From::Client, serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})),
+            message(Side::Client, serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})),
             message(
-                From::Server,
+                Side::Server,
                 serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "add"}]}}),
             ),
         ];
@@ -285,7 +285,7 @@ mod tests {
     fn call(n: u64) -> Frame {
         let call = serde_json::json!({"jsonrpc": "2.0", "id": n + 10, "method": "tools/call",
             "params": {"name": "add", "arguments": {"a": n, "b": 2}}});
-        message(From::Client, call)
+        message(Side::Client, call)
     }
 
     /// Rotation through the sink: at most `keep` old files, each private, each within the size
@@ -390,7 +390,7 @@ mod tests {
         let sinks: Vec<Box<dyn FrameSink>> = vec![Box::new(sink), Box::new(ring.sink())];
         let tap = crate::wire::Tap::spawn(sinks, Box::new(move |line| heard.lock().unwrap().push(line.to_string())));
         for n in 0..500 {
-            tap.handle().send(From::Client, Bytes::from(call(n).raw.to_vec()), None);
+            tap.handle().send(Side::Client, Bytes::from(call(n).raw.to_vec()), None);
         }
         tap.finish();
         let said = said.lock().unwrap();

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::frame::{Frame, From};
+use super::frame::{Frame, Side};
 
 /// How many old files are kept when none is said.
 pub const DEFAULT_KEEP: usize = 3;
@@ -88,7 +88,7 @@ impl Carried {
     pub fn see(&mut self, frame: &Frame, line: &str) {
         let Some(id) = frame.id() else { return };
         match frame.from {
-            From::Client => {
+            Side::Client => {
                 let asked = match frame.method() {
                     // How a client meets the server: `server/discover` from revision 2026-07-28.
                     Some("initialize" | "server/discover") => Asked::Initialize,
@@ -103,7 +103,7 @@ impl Carried {
                 }
                 self.asked.push_back((id.clone(), asked, line.to_string()));
             }
-            From::Server if frame.is_response() => {
+            Side::Server if frame.is_response() => {
                 let Some(at) = self.asked.iter().position(|(asked, _, _)| asked == id) else { return };
                 let Some((_, asked, request)) = self.asked.remove(at) else { return };
                 let result = frame.message.as_ref().and_then(|m| m.get("result"));
@@ -174,7 +174,7 @@ mod tests {
         assert_eq!(read(numbered(&path, 1)), None, "nor any old one");
     }
 
-    fn frame(from: From, message: serde_json::Value) -> Frame {
+    fn frame(from: Side, message: serde_json::Value) -> Frame {
         Frame::new(from, SystemTime::now(), Bytes::from(message.to_string()), None)
     }
 
@@ -183,7 +183,7 @@ mod tests {
         let mut carried = Carried::default();
         let mut see = |from, message: serde_json::Value| {
             let line = serde_json::json!({"from": from, "message": message}).to_string();
-            let from = if from == "client" { From::Client } else { From::Server };
+            let from = if from == "client" { Side::Client } else { Side::Server };
             carried.see(&frame(from, message), &line);
         };
         see("client", serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize"}));

@@ -71,14 +71,14 @@ mod tests {
     use bytes::Bytes;
 
     use super::*;
-    use crate::wire::From;
+    use crate::wire::Side;
 
     #[test]
     fn a_ring_keeps_the_last_frames() {
         let ring = Ring::new(2);
         let mut sink = ring.sink();
         for n in 0..3 {
-            let frame = Frame::new(From::Client, SystemTime::now(), Bytes::from(n.to_string()), None);
+            let frame = Frame::new(Side::Client, SystemTime::now(), Bytes::from(n.to_string()), None);
             sink.accept(&frame).unwrap();
         }
         let kept: Vec<_> = ring.frames().iter().map(|f| f.raw.clone()).collect();

@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use bytes::Bytes;
 
-use super::frame::{Frame, From, HttpDetails};
+use super::frame::{Frame, HttpDetails, Side};
 use super::sink::FrameSink;
 
 /// How many messages may wait for the sinks.
@@ -23,7 +23,7 @@ const TAP_STACK: usize = 16 * 1024 * 1024;
 const LINGER: std::time::Duration = std::time::Duration::from_millis(1);
 
 struct Captured {
-    from: From,
+    from: Side,
     at: SystemTime,
     raw: Bytes,
     /// Set when the bytes were too many to keep: the size on the wire.
@@ -115,17 +115,17 @@ impl TapHandle {
     }
 
     /// One message, as it passed. Never waits: when the sinks are behind, it is dropped (counted).
-    pub fn send(&self, from: From, raw: Bytes, http: Option<HttpDetails>) {
+    pub fn send(&self, from: Side, raw: Bytes, http: Option<HttpDetails>) {
         self.enqueue(Captured { from, at: SystemTime::now(), raw, too_large: None, http, injected: None });
     }
 
     /// A message a `--fault` rule made, or delayed, dropped or corrupted: `rule` as written.
-    pub fn send_injected(&self, from: From, raw: Bytes, http: Option<HttpDetails>, rule: Arc<str>) {
+    pub fn send_injected(&self, from: Side, raw: Bytes, http: Option<HttpDetails>, rule: Arc<str>) {
         self.enqueue(Captured { from, at: SystemTime::now(), raw, too_large: None, http, injected: Some(rule) });
     }
 
     /// A message too large to keep: its size only.
-    pub fn send_too_large(&self, from: From, size: usize, http: Option<HttpDetails>) {
+    pub fn send_too_large(&self, from: Side, size: usize, http: Option<HttpDetails>) {
         self.enqueue(Captured {
             from,
             at: SystemTime::now(),
@@ -137,7 +137,7 @@ impl TapHandle {
     }
 
     /// A line cut to its first bytes (`kept`) out of `size`: kept as text, said to be cut.
-    pub fn send_cut(&self, from: From, kept: Bytes, size: usize) {
+    pub fn send_cut(&self, from: Side, kept: Bytes, size: usize) {
         self.enqueue(Captured {
             from,
             at: SystemTime::now(),
@@ -238,11 +238,11 @@ mod tests {
         let ring = Ring::new(10);
         let tap = Tap::spawn(vec![Box::new(ring.sink())], Box::new(|_| {}));
         let wire = tap.handle();
-        wire.send(From::Client, Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
-        wire.send(From::Server, Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), None);
+        wire.send(Side::Client, Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
+        wire.send(Side::Server, Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), None);
         assert_eq!(tap.finish(), TapStats { frames: 2, dropped: 0 });
         let froms: Vec<_> = ring.frames().iter().map(|f| f.from).collect();
-        assert_eq!(froms, vec![From::Client, From::Server]);
+        assert_eq!(froms, vec![Side::Client, Side::Server]);
     }
 
     struct Failing;
@@ -263,7 +263,7 @@ mod tests {
         let sinks: Vec<Box<dyn FrameSink>> = vec![Box::new(Failing), Box::new(ring.sink())];
         let tap = Tap::spawn(sinks, Box::new(move |line| said.lock().unwrap().push(line.to_string())));
         for _ in 0..3 {
-            tap.handle().send(From::Client, Bytes::from_static(b"{}"), None);
+            tap.handle().send(Side::Client, Bytes::from_static(b"{}"), None);
         }
         tap.finish();
         assert_eq!(warned.lock().unwrap().len(), 1);

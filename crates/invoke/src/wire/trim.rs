@@ -116,9 +116,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::wire::{From, Ring, record_line};
+    use crate::wire::{Ring, Side, record_line};
 
-    fn frame(from: From, text: &str) -> Frame {
+    fn frame(from: Side, text: &str) -> Frame {
         Frame::new(from, SystemTime::now(), Bytes::from(text.to_string()), None)
     }
 
@@ -159,7 +159,7 @@ mod tests {
         let image = "A".repeat(50_000);
         let raw = json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "image", "data": image}]}});
         let raw = raw.to_string();
-        let whole = frame(From::Server, &raw);
+        let whole = frame(Side::Server, &raw);
         let cut = trimmed(&whole, 1000).expect("trimmed");
         let line = record_line(&cut);
         assert_eq!(line["trimmed"], true);
@@ -168,7 +168,7 @@ mod tests {
         assert_eq!(data.len(), 1000 + "… [trimmed: 48.8 KiB]".len());
         assert_eq!(line["message"]["id"], 3, "the id and the rest are kept");
         assert!(record_line(&whole).get("trimmed").is_none());
-        assert!(trimmed(&frame(From::Server, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), 10).is_none());
+        assert!(trimmed(&frame(Side::Server, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), 10).is_none());
     }
 
     /// A secret is masked before it is cut: half a token could no longer be told for one.
@@ -176,10 +176,10 @@ mod tests {
     fn secrets_are_masked_before_the_cut() {
         let token = format!("Bearer {}", "t0ken".repeat(20));
         let raw = json!({"jsonrpc": "2.0", "id": 1, "result": {"text": format!("{token} {}", "x".repeat(100))}});
-        let line = record_line(&trimmed(&frame(From::Server, &raw.to_string()), 30).unwrap());
+        let line = record_line(&trimmed(&frame(Side::Server, &raw.to_string()), 30).unwrap());
         assert!(!line.to_string().contains("t0kent0ken"), "{line}");
         let junk = format!("printing {token} and more {}", "y".repeat(200));
-        let line = record_line(&trimmed(&frame(From::Stderr, &junk), 40).unwrap());
+        let line = record_line(&trimmed(&frame(Side::Stderr, &junk), 40).unwrap());
         assert!(!line.to_string().contains("t0kent0ken"), "{line}");
         assert!(line["text"].as_str().unwrap().ends_with(&format!("[trimmed: {} B]", junk.len())), "{line}");
         assert_eq!(line["from"], "stderr");
@@ -190,11 +190,11 @@ mod tests {
         let ring = Ring::new(4);
         let mut sink = TrimmedSink::new(Box::new(ring.sink()), 8);
         sink.accept(&frame(
-            From::Client,
+            Side::Client,
             &json!({"jsonrpc": "2.0", "method": "m", "params": {"a": "long enough"}}).to_string(),
         ))
         .unwrap();
-        sink.accept(&frame(From::Server, "not json, and long")).unwrap();
+        sink.accept(&frame(Side::Server, "not json, and long")).unwrap();
         let frames = ring.frames();
         assert_eq!(frames[0].message.as_ref().unwrap()["params"]["a"], "long eno… [trimmed: 11 B]");
         assert!(frames[1].trimmed && frames[1].breaks_clients(), "junk is still junk once trimmed");

@@ -14,7 +14,7 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use super::wire::HttpRecord;
-use crate::wire::{Frame, FrameSink, From, Marks};
+use crate::wire::{Frame, FrameSink, Marks, Side};
 
 pub const MAX_ENTRIES: usize = 100_000;
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;
@@ -25,9 +25,9 @@ const MAX_PENDING: usize = 4096;
 /// the client of its own sessions; a proxy's client is someone else).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Direction {
-    /// From the client to the server.
+    /// Side the client to the server.
     ClientToServer,
-    /// From the server to the client.
+    /// Side the server to the client.
     ServerToClient,
     /// An HTTP exchange (status line and headers) that carried a message.
     Http,
@@ -38,11 +38,11 @@ pub enum Direction {
 
 impl Direction {
     /// The way a frame from `from` went.
-    pub fn of(from: From) -> Direction {
+    pub fn of(from: Side) -> Direction {
         match from {
-            From::Client => Direction::ClientToServer,
-            From::Server | From::Proxy => Direction::ServerToClient,
-            From::Stderr => Direction::ServerStderr,
+            Side::Client => Direction::ClientToServer,
+            Side::Server | Side::Proxy => Direction::ServerToClient,
+            Side::Stderr => Direction::ServerStderr,
         }
     }
 }
@@ -482,7 +482,7 @@ mod tests {
     use serde_json::json;
 
     fn record(traffic: &Traffic, outgoing: bool, value: Value) {
-        let from = if outgoing { From::Client } else { From::Server };
+        let from = if outgoing { Side::Client } else { Side::Server };
         traffic.frame(&Frame::of_value(from, value));
     }
 
@@ -567,7 +567,7 @@ mod tests {
             (0, json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})),
             (250, json!({"jsonrpc": "2.0", "id": 1, "result": {}})),
         ] {
-            let mut frame = Frame::of_value(if ms == 0 { From::Client } else { From::Server }, value);
+            let mut frame = Frame::of_value(if ms == 0 { Side::Client } else { Side::Server }, value);
             frame.at = then + std::time::Duration::from_millis(ms);
             traffic.frame(&frame);
         }
@@ -600,7 +600,7 @@ mod tests {
             headers: vec![("authorization".into(), "Bearer s3cret".into())],
         };
         let raw = bytes::Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-        traffic.frame(&Frame::new(From::Client, std::time::SystemTime::now(), raw, Some(http)));
+        traffic.frame(&Frame::new(Side::Client, std::time::SystemTime::now(), raw, Some(http)));
         let (entries, _) = traffic.since(0);
         assert_eq!(entries[0].summary(), "→ tools/list #1");
         assert!(entries[0].text.starts_with("POST /mcp?api_key=••••\nauthorization: "), "{}", entries[0].text);
@@ -612,7 +612,7 @@ mod tests {
         let traffic = Traffic::default();
         let http = crate::wire::HttpDetails { status: Some(400), ..Default::default() };
         let raw = bytes::Bytes::from_static(b"tooldeck proxy: no Mcp-Session-Id: initialize first");
-        traffic.frame(&Frame::new(From::Server, std::time::SystemTime::now(), raw, Some(http)));
+        traffic.frame(&Frame::new(Side::Server, std::time::SystemTime::now(), raw, Some(http)));
         let (entries, _) = traffic.since(0);
         assert_eq!(entries[0].summary(), "← HTTP 400: tooldeck proxy: no Mcp-Session-Id: initialize first");
         assert!(!entries[0].text.contains(crate::wire::NOT_JSON_RPC), "{}", entries[0].text);

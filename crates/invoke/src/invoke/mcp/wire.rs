@@ -13,7 +13,7 @@ use rmcp::transport::Transport;
 use serde_json::Value;
 
 use super::events::{EventSink, ServerEvent};
-use crate::wire::{Frame, From};
+use crate::wire::{Frame, Side};
 
 const MAX_MESSAGES: usize = 256;
 const MAX_BYTES: usize = 48 * 1024 * 1024;
@@ -360,7 +360,7 @@ where
             if let Ok(value) = serde_json::to_value(&item) {
                 self.wire.record(true, &value);
                 if let Some(events) = &self.events {
-                    events.frame(Frame::of_value(From::Client, value));
+                    events.frame(Frame::of_value(Side::Client, value));
                 }
             }
             Some(self.inner.send(item))
@@ -398,7 +398,7 @@ where
                     self.wire.record(false, &value);
                     if let Some(events) = &self.events {
                         notify(events, &value);
-                        events.frame(Frame::of_value(From::Server, value));
+                        events.frame(Frame::of_value(Side::Server, value));
                     }
                 }
             }

@@ -23,7 +23,7 @@ use serde_json::Value;
 use super::intercept::{Interceptor, Verdict};
 use super::{Keep, ProxyError};
 use crate::sync::lock;
-use crate::wire::{From, HttpDetails, Tap, TapHandle};
+use crate::wire::{HttpDetails, Side, Tap, TapHandle};
 use session::{Session, SessionDeliver};
 
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -169,7 +169,7 @@ async fn post(shared: &Arc<Shared>, parts: &axum::http::request::Parts, body: Bo
     let details = HttpDetails { method: Some("POST".into()), path, status: None, headers };
     // Armed, the body is recorded once judged (a fault marks it); else at once, as it came.
     let armed = shared.interceptor.armed();
-    let record = || shared.tap.send(From::Client, body.clone(), Some(details.clone()));
+    let record = || shared.tap.send(Side::Client, body.clone(), Some(details.clone()));
     if !armed {
         record();
     }
@@ -225,7 +225,7 @@ async fn post(shared: &Arc<Shared>, parts: &axum::http::request::Parts, body: Bo
     let events = accept.contains("text/event-stream") || !accept.contains("application/json");
     let receiver = (!asked.ids.is_empty()).then(|| session.open_post(&asked.ids, &asked.tokens, events));
     let verdict = match armed {
-        true => shared.interceptor.judge(session.conversation(), From::Client, &line, Some(&details)),
+        true => shared.interceptor.judge(session.conversation(), Side::Client, &line, Some(&details)),
         false => Verdict::Pass,
     };
     let written = match verdict {

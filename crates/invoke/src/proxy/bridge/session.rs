@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 use crate::invoke::mcp::process::{ServerProcess, StdioServer};
 use crate::proxy::intercept::{Conversation, Deliver, Interceptor, Verdict};
 use crate::sync::lock;
-use crate::wire::{From, TapHandle};
+use crate::wire::{Side, TapHandle};
 
 /// The longest line of the server's stdout passed on; a longer one is dropped (and said).
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -214,7 +214,7 @@ impl Session {
             match read_line(&mut reader, &mut line).await {
                 Ok(None) => return,
                 Ok(Some(size)) if size > MAX_LINE => {
-                    tap.send_too_large(From::Server, size, None);
+                    tap.send_too_large(Side::Server, size, None);
                     continue;
                 }
                 Ok(Some(_)) => {}
@@ -225,7 +225,7 @@ impl Session {
             }
             let bytes = Bytes::copy_from_slice(&line);
             if interceptor.armed() {
-                match interceptor.judge(&self.conversation, From::Server, &bytes, None) {
+                match interceptor.judge(&self.conversation, Side::Server, &bytes, None) {
                     Verdict::Pass => {}
                     verdict => {
                         let deliver = std::sync::Arc::new(SessionDeliver {
@@ -237,7 +237,7 @@ impl Session {
                     }
                 }
             }
-            tap.send(From::Server, bytes.clone(), None);
+            tap.send(Side::Server, bytes.clone(), None);
             // A line that is not JSON cannot go over HTTP: the record and the warning have it.
             let Ok(message) = crate::wire::parse_json(&bytes) else { continue };
             if let Some((out, last)) = self.route(&message, &bytes) {

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use crate::proxy::live::{Controller, LiveHub};
-use crate::wire::{Frame, From};
+use crate::wire::{Frame, Side};
 
 /// A breakpoint: every later message with this method (and, for `tools/call`, this tool) from
 /// this side is held. An answer is matched by the method of the request it answers.
@@ -20,18 +20,18 @@ use crate::wire::{Frame, From};
 pub struct Breakpoint {
     pub method: String,
     pub tool: Option<String>,
-    pub from: From,
+    pub from: Side,
 }
 
 impl Breakpoint {
-    fn matches(&self, from: From, method: &str, tool: Option<&str>) -> bool {
+    fn matches(&self, from: Side, method: &str, tool: Option<&str>) -> bool {
         self.from == from && self.method == method && self.tool.as_deref().is_none_or(|t| tool == Some(t))
     }
 
     fn read(line: &Value) -> Option<Breakpoint> {
         let from = match line.get("from")?.as_str()? {
-            "client" => From::Client,
-            "server" => From::Server,
+            "client" => Side::Client,
+            "server" => Side::Server,
             _ => return None,
         };
         let method = line.get("method")?.as_str()?.to_string();
@@ -115,7 +115,7 @@ impl Holds {
     /// hears how it leaves the hold. `None`: it passes.
     pub fn hold(
         &self,
-        from: From,
+        from: Side,
         method: &str,
         tool: Option<&str>,
         message: &Value,
@@ -330,7 +330,7 @@ mod tests {
         // No watcher attached (no feed): nothing is held, whatever matches.
         let raw = Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}"#);
         let message: Value = serde_json::from_slice(&raw).unwrap();
-        assert!(holds.hold(From::Client, "tools/call", Some("echo"), &message, &raw).is_none());
+        assert!(holds.hold(Side::Client, "tools/call", Some("echo"), &message, &raw).is_none());
         assert!(holds.control(b"{\"clear\": \"breakpoints\"}").is_none());
         assert!(!holds.armed() && holds.greeting() == vec![json!({"breakpoints": []})]);
     }

@@ -23,7 +23,7 @@ use tokio::sync::oneshot;
 pub use fault::{BadRule, FaultAction, FaultRule, Faults};
 pub use hold::{Breakpoint, Holds, Release};
 
-use crate::wire::{From, HttpDetails, TapHandle, jsonrpc};
+use crate::wire::{HttpDetails, Side, TapHandle, jsonrpc};
 
 /// Requests remembered per conversation (to know what an answer answers); the oldest go first.
 const REMEMBERED: usize = 4096;
@@ -52,7 +52,7 @@ pub enum Verdict {
 #[derive(Debug)]
 pub struct Held {
     pub release: oneshot::Receiver<Release>,
-    pub from: From,
+    pub from: Side,
     pub message: Value,
     /// The request's id, when it is one (a dropped request is answered).
     request: Option<Value>,
@@ -83,13 +83,13 @@ pub struct Conversation {
 }
 
 /// A request's key: who sent it, its id as JSON text.
-type RequestKey = (From, String);
+type RequestKey = (Side, String);
 
 /// The requests in flight, and the order they came in (the oldest forgotten first).
 type InFlight = (HashMap<RequestKey, Asked>, VecDeque<RequestKey>);
 
 impl Conversation {
-    fn remember(&self, from: From, id: &Value, asked: Asked) {
+    fn remember(&self, from: Side, id: &Value, asked: Asked) {
         let mut guard = crate::sync::lock(&self.asked);
         let (map, order) = &mut *guard;
         let key = (from, id.to_string());
@@ -103,7 +103,7 @@ impl Conversation {
         }
     }
 
-    fn answered(&self, from: From, id: &Value) -> Option<Asked> {
+    fn answered(&self, from: Side, id: &Value) -> Option<Asked> {
         let mut guard = crate::sync::lock(&self.asked);
         guard.0.remove(&(from.other(), id.to_string()))
     }
@@ -111,7 +111,7 @@ impl Conversation {
 
 /// A message being judged: who sent it, its bytes, the HTTP around it, what it parsed to.
 struct Seen<'a> {
-    from: From,
+    from: Side,
     raw: &'a Bytes,
     http: Option<&'a HttpDetails>,
     message: Value,
@@ -137,7 +137,7 @@ impl Interceptor {
 
     /// What becomes of `raw` from `from`. A line that is not one JSON-RPC message (junk, a
     /// batch) passes. Every verdict but `Pass` and `Hold` is told to the tap here.
-    pub fn judge(&self, conversation: &Conversation, from: From, raw: &Bytes, http: Option<&HttpDetails>) -> Verdict {
+    pub fn judge(&self, conversation: &Conversation, from: Side, raw: &Bytes, http: Option<&HttpDetails>) -> Verdict {
         let Ok(message @ Value::Object(_)) = crate::wire::parse_json(raw) else { return Verdict::Pass };
         let id = message.get("id").filter(|id| !id.is_null()).cloned();
         let method = message.get("method").and_then(Value::as_str).map(str::to_string);
@@ -181,7 +181,7 @@ impl Interceptor {
         };
         let answer = to_line(&fault::injected_error(&id, code, &rule));
         self.tap.send_injected(seen.from, seen.raw.clone(), seen.http.cloned(), Arc::clone(rule.written()));
-        self.tap.send_injected(From::Proxy, answer.clone(), None, Arc::clone(rule.written()));
+        self.tap.send_injected(Side::Proxy, answer.clone(), None, Arc::clone(rule.written()));
         (self.say)(&format!("injected error {code} for {} (id {id})", shown(method, tool.as_deref())));
         Verdict::Answer(answer)
     }
@@ -201,7 +201,7 @@ impl Interceptor {
             FaultAction::Corrupt => {
                 let line = corrupted(raw);
                 self.tap.send_injected(from, raw.clone(), http.cloned(), Arc::clone(&written));
-                self.tap.send_injected(From::Proxy, line.clone(), None, Arc::clone(&written));
+                self.tap.send_injected(Side::Proxy, line.clone(), None, Arc::clone(&written));
                 (self.say)(&format!("injected corrupt for {}", what()));
                 return Verdict::Replace { line, original: message };
             }
@@ -260,7 +260,7 @@ async fn released(held: Held, tap: &TapHandle, deliver: &dyn Deliver) {
             if let Some(id) = &held.request {
                 let answer = jsonrpc::error_answer(id, jsonrpc::DROPPED_AT_BREAKPOINT, DROPPED_SAID);
                 let answer = to_line(&answer);
-                tap.send_injected(From::Proxy, answer.clone(), None, Arc::from(DROPPED));
+                tap.send_injected(Side::Proxy, answer.clone(), None, Arc::from(DROPPED));
                 deliver.answer(answer);
             }
         }
@@ -329,21 +329,21 @@ mod tests {
         let call = |id: u64, tool: &str| {
             bytes(serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool}}))
         };
-        let Verdict::Answer(answer) = judge.judge(&talk, From::Client, &call(1, "echo"), None) else { panic!() };
+        let Verdict::Answer(answer) = judge.judge(&talk, Side::Client, &call(1, "echo"), None) else { panic!() };
         let answer: Value = serde_json::from_slice(&answer).unwrap();
         assert_eq!(answer["error"]["code"], jsonrpc::SERVER_ERROR);
         assert!(answer["error"]["message"].as_str().unwrap().contains("injected"));
-        assert!(matches!(judge.judge(&talk, From::Client, &call(2, "add"), None), Verdict::Pass));
+        assert!(matches!(judge.judge(&talk, Side::Client, &call(2, "add"), None), Verdict::Pass));
         let reply = bytes(serde_json::json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
-        let Verdict::Replace { line, .. } = judge.judge(&talk, From::Server, &reply, None) else { panic!() };
+        let Verdict::Replace { line, .. } = judge.judge(&talk, Side::Server, &reply, None) else { panic!() };
         assert!(crate::wire::parse_json(&line).is_err());
         // Answered once: the same id again is not the same call's answer.
-        assert!(matches!(judge.judge(&talk, From::Server, &reply, None), Verdict::Pass));
+        assert!(matches!(judge.judge(&talk, Side::Server, &reply, None), Verdict::Pass));
         let ping = bytes(serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
-        assert!(matches!(judge.judge(&talk, From::Client, &ping, None), Verdict::Pass));
+        assert!(matches!(judge.judge(&talk, Side::Client, &ping, None), Verdict::Pass));
         let pong = bytes(serde_json::json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
-        assert!(matches!(judge.judge(&talk, From::Server, &pong, None), Verdict::Drop));
-        assert!(matches!(judge.judge(&talk, From::Server, &Bytes::from_static(b"junk"), None), Verdict::Pass));
+        assert!(matches!(judge.judge(&talk, Side::Server, &pong, None), Verdict::Drop));
+        assert!(matches!(judge.judge(&talk, Side::Server, &Bytes::from_static(b"junk"), None), Verdict::Pass));
     }
 
     #[test]

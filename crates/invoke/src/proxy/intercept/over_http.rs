@@ -12,7 +12,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::{Conversation, Deliver, Interceptor, Verdict};
-use crate::wire::{From, HttpDetails, TapHandle};
+use crate::wire::{HttpDetails, Side, TapHandle};
 
 /// What became of a judged message once its verdict was carried out.
 pub enum Outcome {
@@ -56,7 +56,7 @@ pub struct Judging {
 impl Judging {
     /// Judges `raw` from `from`, waiting for a delay or a hold to end. A message that passes
     /// is told to the tap here.
-    pub async fn judge(&self, from: From, raw: Bytes, http: Option<&HttpDetails>) -> Outcome {
+    pub async fn judge(&self, from: Side, raw: Bytes, http: Option<&HttpDetails>) -> Outcome {
         match self.interceptor.judge(&self.conversation, from, &raw, http) {
             Verdict::Pass => {
                 self.tap.send(from, raw.clone(), http.cloned());
@@ -134,7 +134,7 @@ impl<S> Judged<S> {
             // Too much to judge: it passes as it comes, from now on.
             self.passing = true;
             let told = std::mem::take(&mut self.buffer);
-            self.judging.tap.send_too_large(From::Server, told.len(), Some(self.details.clone()));
+            self.judging.tap.send_too_large(Side::Server, told.len(), Some(self.details.clone()));
             self.ready.push_back(Bytes::from(told));
             return;
         }
@@ -152,7 +152,7 @@ impl<S> Judged<S> {
     /// One SSE event, judged by its data; an event without data (a comment, a retry) passes.
     async fn event(&self, event: Vec<u8>, text_end: usize) -> Option<Bytes> {
         let Some(data) = crate::proxy::http::event_data(&event[..text_end]) else { return Some(Bytes::from(event)) };
-        match self.judging.judge(From::Server, Bytes::from(data.clone()), Some(&self.details)).await {
+        match self.judging.judge(Side::Server, Bytes::from(data.clone()), Some(&self.details)).await {
             Outcome::Forward(line) if *line == *data => Some(Bytes::from(event)),
             Outcome::Forward(line) => Some(with_data(&event[..text_end], &line)),
             // The answer to a server's request, or nothing: the client sees no event.
@@ -168,11 +168,11 @@ impl<S> Judged<S> {
                 self.ready.push_back(Bytes::from(rest));
             } else if !self.events && !self.passing {
                 // An answer with no body (a 202) is recorded as one.
-                self.judging.tap.send(From::Server, Bytes::new(), Some(self.details.clone()));
+                self.judging.tap.send(Side::Server, Bytes::new(), Some(self.details.clone()));
             }
             return;
         }
-        match self.judging.judge(From::Server, Bytes::from(rest), Some(&self.details)).await {
+        match self.judging.judge(Side::Server, Bytes::from(rest), Some(&self.details)).await {
             Outcome::Forward(line) => self.ready.push_back(line),
             Outcome::Answer(_) | Outcome::Nothing => std::future::pending::<()>().await,
         }

@@ -23,7 +23,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::wire::{From, Marks};
+use crate::wire::{Marks, Side};
 
 /// The record-line key of a held message's id (unique per proxy run).
 pub const HELD: &str = "held";
@@ -41,13 +41,13 @@ pub struct Breakpoint {
     #[serde(default)]
     pub tool: Option<String>,
     #[serde(with = "side")]
-    pub from: From,
+    pub from: Side,
 }
 
 impl Breakpoint {
     /// True when a message from `from` with `method` (the request's, for an answer) and, for a
     /// call, `tool` should be held here. A breakpoint without a tool holds every tool.
-    pub fn matches(&self, from: From, method: &str, tool: Option<&str>) -> bool {
+    pub fn matches(&self, from: Side, method: &str, tool: Option<&str>) -> bool {
         self.from == from && self.method == method && (self.tool.is_none() || self.tool.as_deref() == tool)
     }
 }
@@ -218,18 +218,18 @@ pub fn mark_injected(line: &mut Map<String, Value>, rule: &str) {
     line.insert(INJECTED.into(), Value::from(rule));
 }
 
-/// `From` as the protocol spells it: `"client"` or `"server"`.
+/// `Side` as the protocol spells it: `"client"` or `"server"`.
 mod side {
     use super::*;
 
-    pub fn serialize<S: Serializer>(from: &From, out: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(from: &Side, out: S) -> Result<S::Ok, S::Error> {
         out.serialize_str(from.name())
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(input: D) -> Result<From, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(input: D) -> Result<Side, D::Error> {
         match String::deserialize(input)?.as_str() {
-            "client" => Ok(From::Client),
-            "server" => Ok(From::Server),
+            "client" => Ok(Side::Client),
+            "server" => Ok(Side::Server),
             other => Err(serde::de::Error::custom(format!("\"from\" is \"client\" or \"server\", not {other:?}"))),
         }
     }
@@ -241,7 +241,7 @@ mod tests {
     use serde_json::json;
 
     fn echo_from_client() -> Breakpoint {
-        Breakpoint { method: "tools/call".into(), tool: Some("echo".into()), from: From::Client }
+        Breakpoint { method: "tools/call".into(), tool: Some("echo".into()), from: Side::Client }
     }
 
     #[test]
@@ -252,7 +252,7 @@ mod tests {
                 json!({"break": {"method": "tools/call", "tool": "echo", "from": "client"}}),
             ),
             (
-                Control::Break(Breakpoint { method: "tools/list".into(), tool: None, from: From::Server }),
+                Control::Break(Breakpoint { method: "tools/list".into(), tool: None, from: Side::Server }),
                 json!({"break": {"method": "tools/list", "tool": null, "from": "server"}}),
             ),
             (Control::Clear, json!({"clear": "breakpoints"})),
@@ -269,7 +269,7 @@ mod tests {
         }
         // A tool left out is no tool.
         let no_tool = Control::parse(br#"{"break": {"method": "ping", "from": "server"}}"#).unwrap();
-        assert_eq!(no_tool, Control::Break(Breakpoint { method: "ping".into(), tool: None, from: From::Server }));
+        assert_eq!(no_tool, Control::Break(Breakpoint { method: "ping".into(), tool: None, from: Side::Server }));
     }
 
     #[test]
@@ -329,12 +329,12 @@ mod tests {
     #[test]
     fn a_breakpoint_matches_its_side_method_and_tool() {
         let echo = echo_from_client();
-        assert!(echo.matches(From::Client, "tools/call", Some("echo")));
-        assert!(!echo.matches(From::Server, "tools/call", Some("echo")), "the other direction");
-        assert!(!echo.matches(From::Client, "tools/call", Some("add")), "another tool");
+        assert!(echo.matches(Side::Client, "tools/call", Some("echo")));
+        assert!(!echo.matches(Side::Server, "tools/call", Some("echo")), "the other direction");
+        assert!(!echo.matches(Side::Client, "tools/call", Some("add")), "another tool");
         let every_call = Breakpoint { tool: None, ..echo };
-        assert!(every_call.matches(From::Client, "tools/call", Some("add")));
-        assert!(!every_call.matches(From::Client, "tools/list", None));
+        assert!(every_call.matches(Side::Client, "tools/call", Some("add")));
+        assert!(!every_call.matches(Side::Client, "tools/list", None));
         assert_eq!(echo_from_client().to_string(), "tools/call echo from client");
     }
 }

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use super::control::{self, Control, Notice};
 use super::place::{self, LiveError};
 use super::port::{self, HANDSHAKE};
-use crate::wire::{Frame, From, HttpDetails, Marks};
+use crate::wire::{Frame, HttpDetails, Marks, Side};
 
 /// The longest line read from a feed: a message the proxy keeps whole (32 MiB), masked and
 /// written as a record line, with room to spare.
@@ -194,7 +194,7 @@ fn proxy_note(line: &Value, marks: &Marks) -> Option<Frame> {
     let rule = marks.injected.as_deref()?;
     let said = line.get("note").and_then(Value::as_str).map_or_else(|| format!("injected: {rule}"), str::to_string);
     let at = line.get("time").and_then(Value::as_str).and_then(crate::wire::parse_timestamp);
-    Some(Frame::new(From::Proxy, at.unwrap_or_else(SystemTime::now), Bytes::from(said), None))
+    Some(Frame::new(Side::Proxy, at.unwrap_or_else(SystemTime::now), Bytes::from(said), None))
 }
 
 /// The way back to a proxy: control lines (breakpoints, a held message sent or dropped).
@@ -283,7 +283,7 @@ impl Feed {
 /// A record line (the feed's, or a saved record's) as a frame; `None` for a line that records
 /// no message (a `dropped` note).
 pub fn frame_of_line(line: &Value) -> Option<Frame> {
-    let from = From::of_name(line.get("from")?.as_str()?)?;
+    let from = Side::of_name(line.get("from")?.as_str()?)?;
     let injected = line.get("injected").and_then(Value::as_str).map(std::sync::Arc::from);
     let http = line.get("http").map(http_of);
     // When it passed, so the traffic pane shows a record's timing, not the moment it was read.
@@ -345,8 +345,8 @@ pub fn recorded_tools(frames: &[Frame]) -> Option<String> {
     let mut listed = None;
     for frame in frames {
         match (frame.from, frame.id()) {
-            (From::Client, Some(id)) if frame.method() == Some("tools/list") => asked.push(id),
-            (From::Server, Some(id)) if frame.is_response() && asked.contains(&id) => {
+            (Side::Client, Some(id)) if frame.method() == Some("tools/list") => asked.push(id),
+            (Side::Server, Some(id)) if frame.is_response() && asked.contains(&id) => {
                 listed = frame.message.as_ref().and_then(|m| m.get("result")).filter(|r| r.get("tools").is_some());
             }
             _ => {}
@@ -407,10 +407,10 @@ mod tests {
         assert!(matches!(taken[0], FeedLine::Notice(Notice::Dropped { dropped: 4 })));
         assert!(matches!(&taken[1], FeedLine::Notice(Notice::Breakpoints { breakpoints }) if breakpoints.len() == 1));
         let FeedLine::Frame(held, marks) = &taken[2] else { panic!("a frame") };
-        assert_eq!((held.from, held.method(), marks.held), (From::Client, Some("tools/call"), Some(1)));
+        assert_eq!((held.from, held.method(), marks.held), (Side::Client, Some("tools/call"), Some(1)));
         assert!(matches!(taken[3], FeedLine::Notice(Notice::Released { released: 1, how: control::Release::Dropped })));
         let FeedLine::Frame(injected, marks) = &taken[4] else { panic!("a frame") };
-        assert_eq!((injected.from, marks.injected.as_deref()), (From::Proxy, Some("tools/call:error=-32000")));
+        assert_eq!((injected.from, marks.injected.as_deref()), (Side::Proxy, Some("tools/call:error=-32000")));
         let FeedLine::Frame(delayed, marks) = &taken[5] else { panic!("a frame") };
         assert_eq!((&delayed.raw[..], marks.injected.as_deref()), (&b"delayed 2s"[..], Some("ping:delay=2s")));
     }

@@ -208,11 +208,11 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::wire::{From, JsonLinesSink, RecordLimits, Ring};
+    use crate::wire::{JsonLinesSink, RecordLimits, Ring, Side};
 
     fn call(n: u64) -> Frame {
         let call = serde_json::json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "add", "arguments": {"a": n}}});
-        Frame::new(From::Client, std::time::SystemTime::now(), bytes::Bytes::from(call.to_string()), None)
+        Frame::new(Side::Client, std::time::SystemTime::now(), bytes::Bytes::from(call.to_string()), None)
     }
 
     fn ids(frames: &[Frame]) -> Vec<u64> {

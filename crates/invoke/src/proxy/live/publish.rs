@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::place::{self, LiveError};
 use super::watcher::{Controller, LiveHub, Watcher, welcome};
-use crate::wire::{Frame, FrameSink, From, Warn};
+use crate::wire::{Frame, FrameSink, Side, Warn};
 
 /// The recent lines a new watcher is sent first, at most this many and this many bytes.
 const BACKLOG_LINES: usize = 2000;
@@ -185,13 +185,13 @@ impl Shared {
             }
         }
         match (frame.from, frame.id()) {
-            (From::Client, Some(id)) if frame.method() == Some("tools/list") => {
+            (Side::Client, Some(id)) if frame.method() == Some("tools/list") => {
                 if self.list_requests.len() == LIST_IDS {
                     self.list_requests.pop_front();
                 }
                 self.list_requests.push_back((id.clone(), seq, Arc::clone(line)));
             }
-            (From::Server, Some(id)) if frame.is_response() => {
+            (Side::Server, Some(id)) if frame.is_response() => {
                 if let Some(at) = self.list_requests.iter().position(|(asked, _, _)| asked == id)
                     && let Some((_, asked_seq, asked)) = self.list_requests.remove(at)
                 {
@@ -269,7 +269,7 @@ mod tests {
         LiveSink { shared: Arc::new(Mutex::new(shared)), path, name: "t".into() }
     }
 
-    fn frame(from: From, text: &str) -> Frame {
+    fn frame(from: Side, text: &str) -> Frame {
         Frame::new(from, SystemTime::now(), Bytes::from(text.to_string()), None)
     }
 
@@ -279,7 +279,7 @@ mod tests {
         let (queue, _never_read) = sync_channel(WATCHER_QUEUE);
         let dropped = Arc::new(AtomicU64::new(0));
         crate::sync::lock(&sink.shared).watchers.push(Watcher { number: 0, queue, dropped: Arc::clone(&dropped) });
-        let line = frame(From::Server, r#"{"jsonrpc":"2.0","method":"notifications/message"}"#);
+        let line = frame(Side::Server, r#"{"jsonrpc":"2.0","method":"notifications/message"}"#);
         for _ in 0..WATCHER_QUEUE + 10 {
             sink.accept(&line).unwrap();
         }
@@ -293,10 +293,10 @@ mod tests {
     #[test]
     fn the_tool_list_is_kept_for_new_watchers_after_it_left_the_backlog() {
         let mut sink = sink();
-        sink.accept(&frame(From::Client, r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#)).unwrap();
-        sink.accept(&frame(From::Server, r#"{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}"#)).unwrap();
+        sink.accept(&frame(Side::Client, r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#)).unwrap();
+        sink.accept(&frame(Side::Server, r#"{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}"#)).unwrap();
         for _ in 0..BACKLOG_LINES {
-            sink.accept(&frame(From::Server, r#"{"jsonrpc":"2.0","method":"notifications/message"}"#)).unwrap();
+            sink.accept(&frame(Side::Server, r#"{"jsonrpc":"2.0","method":"notifications/message"}"#)).unwrap();
         }
         let (mut watcher, stream) = std::os::unix::net::UnixStream::pair().unwrap();
         welcome(Box::new(stream.try_clone().unwrap()), Box::new(stream), &sink.shared);
