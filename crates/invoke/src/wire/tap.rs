@@ -22,6 +22,13 @@ const TAP_STACK: usize = 16 * 1024 * 1024;
 /// How long the tap's thread lets messages gather after a batch (see [`feed`]).
 const LINGER: std::time::Duration = std::time::Duration::from_millis(1);
 
+/// What the tap's thread is handed: a message, or word that the tap is finishing (which wakes it
+/// at once, not at its next timeout).
+enum Queued {
+    Message(Captured),
+    Finish,
+}
+
 struct Captured {
     from: Side,
     at: SystemTime,
@@ -59,7 +66,7 @@ pub struct Tap {
 /// What the wire hands messages to: cheap to clone, never waits.
 #[derive(Clone)]
 pub struct TapHandle {
-    queue: Option<SyncSender<Captured>>,
+    queue: Option<SyncSender<Queued>>,
     counters: Arc<Counters>,
 }
 
@@ -100,7 +107,10 @@ impl Tap {
     pub fn finish(mut self) -> TapStats {
         let counters = Arc::clone(&self.handle.counters);
         counters.closing.store(true, Ordering::Release);
-        self.handle.queue = None;
+        if let Some(queue) = self.handle.queue.take() {
+            // Waits for room: what was queued before it is written first.
+            let _ = queue.send(Queued::Finish);
+        }
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -160,7 +170,7 @@ impl TapHandle {
             counters.dropped.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        if let Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) = queue.try_send(captured) {
+        if let Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) = queue.try_send(Queued::Message(captured)) {
             counters.queued_bytes.fetch_sub(size, Ordering::AcqRel);
             counters.dropped.fetch_add(1, Ordering::Relaxed);
         }
@@ -169,15 +179,17 @@ impl TapHandle {
 
 /// The tap's thread: frames made and handed to each sink; a sink that fails is told of once and
 /// dropped; sinks flush whenever the queue runs empty.
-fn feed(receiver: &Receiver<Captured>, mut sinks: Vec<Box<dyn FrameSink>>, counters: &Counters, warn: &Warn) {
+fn feed(receiver: &Receiver<Queued>, mut sinks: Vec<Box<dyn FrameSink>>, counters: &Counters, warn: &Warn) {
     let mut noted_drops = 0;
+    let mut finishing = false;
     let fail = |sinks: &mut Vec<Box<dyn FrameSink>>, at: usize, error: std::io::Error| {
         let sink = sinks.remove(at);
         warn(&format!("{} cannot be written ({error}); messages still pass, unrecorded", sink.name()));
     };
     loop {
         let first = match receiver.recv_timeout(std::time::Duration::from_millis(50)) {
-            Ok(first) => first,
+            Ok(Queued::Message(first)) => first,
+            Ok(Queued::Finish) => break,
             Err(RecvTimeoutError::Timeout) if counters.closing.load(Ordering::Acquire) => break,
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => break,
@@ -207,7 +219,17 @@ fn feed(receiver: &Receiver<Captured>, mut sinks: Vec<Box<dyn FrameSink>>, count
                 }
             }
             noted_drops = dropped;
-            next = receiver.try_recv().ok();
+            next = match receiver.try_recv() {
+                Ok(Queued::Message(captured)) => Some(captured),
+                Ok(Queued::Finish) => {
+                    finishing = true;
+                    None
+                }
+                Err(_) => None,
+            };
+        }
+        if finishing {
+            break;
         }
         let mut at = 0;
         while at < sinks.len() {

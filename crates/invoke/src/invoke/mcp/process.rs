@@ -116,12 +116,23 @@ impl ServerProcess {
         lock(&self.0).as_ref().map(Child::id)
     }
 
-    /// How the process ended, once it has; polled for `within` (`None`: still running, or ended
-    /// by us).
+    /// How the process ended, once it has, waited for up to `within` (`None`: still running, or
+    /// ended by us).
     pub fn watch_exit(&self, within: Duration) -> impl Future<Output = Option<std::process::ExitStatus>> + use<> {
         let child = Arc::clone(&self.0);
         async move {
             let deadline = tokio::time::Instant::now() + within;
+            // Told by the kernel where it can (a pidfd turns readable at the exit): a proxy whose
+            // server exits passes the exit on at once, not at the next poll.
+            #[cfg(target_os = "linux")]
+            let pid = lock(&child).as_ref().map(Child::id);
+            if let Some(exited) = pid.and_then(pidfd::readable) {
+                let _ = tokio::time::timeout_at(deadline, exited).await;
+                return match lock(&child).as_mut().map(Child::try_wait) {
+                    Some(Ok(Some(status))) => Some(status),
+                    _ => None,
+                };
+            }
             loop {
                 match lock(&child).as_mut().map(Child::try_wait) {
                     Some(Ok(Some(status))) => return Some(status),
