@@ -131,20 +131,30 @@ pub fn is_secret_name(name: &str) -> bool {
 /// [`is_secret_name`] for a name read in `place`: in OAuth's messages the authorization code
 /// (`code`, `device_code`) and the PKCE `code_verifier` are secrets too.
 pub fn is_secret_name_in(name: &str, place: Place) -> bool {
+    // Most names on the wire are one lower-case word (`jsonrpc`, `method`, `params`, `content`):
+    // judged as the word they are, without splitting (this runs for every name of every
+    // message recorded).
+    if name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()) {
+        return words_are_secret(&[name], place);
+    }
     let words = words(name);
+    words_are_secret(&words.iter().map(String::as_str).collect::<Vec<_>>(), place)
+}
+
+fn words_are_secret(words: &[&str], place: Place) -> bool {
     if place == Place::OAuth && is_oauth_code(&words) {
         return true;
     }
     // The credential ends the name (but for words naming its value): a name whose last word is
     // another (`token_count`, `secret_type`, `token_endpoint`, `closeCookieModals`) describes a
     // secret, or something near one, and holds none.
-    let end = words.len() - words.iter().rev().take_while(|w| VALUE_WORDS.contains(&w.as_str())).count();
+    let end = words.len() - words.iter().rev().take_while(|w| VALUE_WORDS.contains(w)).count();
     let Some(last) = end.checked_sub(1) else { return false };
-    let before = last.checked_sub(1).map(|b| words[b].as_str());
+    let before = last.checked_sub(1).map(|b| words[b]);
     if before.is_some_and(|b| ASKING_WORDS.contains(&b)) {
         return false;
     }
-    match words[last].as_str() {
+    match words[last] {
         "token" => before.is_none_or(|b| !NOT_CREDENTIAL_TOKENS.contains(&b)),
         "key" | "keys" => before.is_some_and(|b| KEY_KINDS.contains(&b)),
         word => CREDENTIAL_WORDS.contains(&word),
@@ -163,9 +173,8 @@ pub fn names_a_secret(name: &str) -> bool {
 }
 
 /// OAuth's authorization code and the verifier that redeems it.
-fn is_oauth_code(words: &[String]) -> bool {
-    let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    matches!(words.as_slice(), ["code"] | ["code", "verifier"] | ["device" | "authorization", "code"])
+fn is_oauth_code(words: &[&str]) -> bool {
+    matches!(words, ["code"] | ["code", "verifier"] | ["device" | "authorization", "code"])
 }
 
 #[cfg(test)]

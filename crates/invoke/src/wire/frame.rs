@@ -165,6 +165,20 @@ pub struct Frame {
     /// True when its long strings were cut for the record (`--trim-payload`): `message` (or
     /// `raw`, for text) holds them cut, `size` is still the size on the wire.
     pub trimmed: bool,
+    /// Its record line, once a sink made it ([`Frame::record_text`]).
+    pub(crate) line: LineOnce,
+}
+
+/// A frame's record line, made once however many sinks take it (the record and the live feed
+/// both do): masking and writing it out is most of what recording costs. A clone starts
+/// without it, as a clone is made to be changed (cut for `--trim-payload`).
+#[derive(Debug, Default)]
+pub struct LineOnce(pub(super) std::sync::OnceLock<Arc<str>>);
+
+impl Clone for LineOnce {
+    fn clone(&self) -> LineOnce {
+        LineOnce::default()
+    }
 }
 
 impl Frame {
@@ -173,7 +187,18 @@ impl Frame {
     pub fn new(from: Side, at: SystemTime, raw: Bytes, http: Option<HttpDetails>) -> Frame {
         let parsed = if from == Side::Stderr { Err(Unread::NotJson) } else { parse_json(&raw) };
         let too_deep = parsed == Err(Unread::TooDeep);
-        Frame { from, at, size: raw.len(), raw, message: parsed.ok(), too_deep, http, injected: None, trimmed: false }
+        Frame {
+            from,
+            at,
+            size: raw.len(),
+            raw,
+            message: parsed.ok(),
+            too_deep,
+            http,
+            injected: None,
+            trimmed: false,
+            line: LineOnce::default(),
+        }
     }
 
     /// A frame of a message already parsed, now (where tooldeck is the client, rmcp hands it
@@ -182,7 +207,18 @@ impl Frame {
         let raw = Bytes::from(serde_json::to_vec(&message).unwrap_or_default());
         let at = SystemTime::now();
         let message = Some(message);
-        Frame { from, at, size: raw.len(), raw, message, too_deep: false, http: None, injected: None, trimmed: false }
+        Frame {
+            from,
+            at,
+            size: raw.len(),
+            raw,
+            message,
+            too_deep: false,
+            http: None,
+            injected: None,
+            trimmed: false,
+            line: LineOnce::default(),
+        }
     }
 
     /// A frame of a message too large to keep: its size only.
@@ -197,6 +233,7 @@ impl Frame {
             http,
             injected: None,
             trimmed: false,
+            line: LineOnce::default(),
         }
     }
 
@@ -204,7 +241,18 @@ impl Frame {
     /// never as JSON; `size` is the whole line's.
     pub fn cut(from: Side, at: SystemTime, kept: Bytes, size: usize) -> Frame {
         let size = size.max(kept.len());
-        Frame { from, at, raw: kept, size, message: None, too_deep: false, http: None, injected: None, trimmed: false }
+        Frame {
+            from,
+            at,
+            raw: kept,
+            size,
+            message: None,
+            too_deep: false,
+            http: None,
+            injected: None,
+            trimmed: false,
+            line: LineOnce::default(),
+        }
     }
 
     /// True when the frame was kept whole (not [`Frame::too_large`], [`Frame::cut`] or trimmed).
@@ -254,7 +302,7 @@ impl Frame {
 
     /// True for a response (a result or an error, no method).
     pub fn is_response(&self) -> bool {
-        self.message.as_ref().is_some_and(is_response)
+        self.message.as_ref().is_some_and(super::jsonrpc::is_response)
     }
 
     /// The frame marked as the work of the `--fault` rule `rule`.
@@ -262,19 +310,6 @@ impl Frame {
         self.injected = rule;
         self
     }
-}
-
-/// True for a JSON-RPC response (a result or an error: an id, no method).
-pub fn is_response(message: &Value) -> bool {
-    message.get("method").is_none() && message.get("id").is_some()
-}
-
-/// The tool a `tools/call` request calls (`params.name`); `None` for any other message.
-pub fn called_tool(message: &Value) -> Option<&str> {
-    if message.get("method")?.as_str()? != "tools/call" {
-        return None;
-    }
-    message.get("params")?.get("name")?.as_str()
 }
 
 /// `at` as RFC 3339 UTC with microseconds (`2025-06-02T14:00:00.123456Z`): messages of one call

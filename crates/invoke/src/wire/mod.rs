@@ -15,8 +15,7 @@ mod tap;
 mod trim;
 
 pub use frame::{
-    Frame, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, Side, TOO_DEEP, Unread, called_tool, is_response, parse_json,
-    parse_record_line, parse_timestamp,
+    Frame, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, Side, TOO_DEEP, Unread, parse_json, parse_record_line, parse_timestamp,
 };
 pub use marks::Marks;
 pub use record::{MAX_RECORD_BYTES, RecordError, RecordLine, cut_note, read_record, record_line, text_of};

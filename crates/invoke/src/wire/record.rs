@@ -3,6 +3,7 @@
 //! (`serve-mock --record`, `fuzz --seed-from`).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
@@ -10,6 +11,19 @@ use super::frame::{Frame, NOT_JSON_RPC, TOO_DEEP, timestamp};
 
 /// The most of a record that is read back: a record is the user's file, read bounded.
 pub const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
+
+impl Frame {
+    /// The frame's record line, as written (masked, on one line), made once for all the sinks
+    /// that take it.
+    pub fn record_text(&self) -> serde_json::Result<Arc<str>> {
+        if let Some(line) = self.line.0.get() {
+            return Ok(Arc::clone(line));
+        }
+        let line: Arc<str> = crate::json_out::to_line(&record_line(self))?.into();
+        let _ = self.line.0.set(Arc::clone(&line));
+        Ok(line)
+    }
+}
 
 /// A frame as one record line (a JSON object; the caller writes it with `json_out::to_line`).
 pub fn record_line(frame: &Frame) -> Value {

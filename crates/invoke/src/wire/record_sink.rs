@@ -156,7 +156,7 @@ fn open_no_link(path: &Path) -> io::Result<File> {
 
 impl FrameSink for JsonLinesSink {
     fn accept(&mut self, frame: &Frame) -> io::Result<()> {
-        let line = crate::json_out::to_line(&super::record_line(frame)).map_err(io::Error::other)?;
+        let line = frame.record_text().map_err(io::Error::other)?;
         self.write_line(&line)?;
         if self.limits.max_size.is_some() {
             self.carried.see(frame, &line);

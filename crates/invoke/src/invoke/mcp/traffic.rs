@@ -59,7 +59,8 @@ pub struct TrafficEntry {
     pub id: Option<String>,
     /// The message's method; for an answer, its request's method.
     pub method: Option<String>,
-    /// True for an answer (`result` or `error`), false for a request or notification.
+    /// True for an answer (a result or an error: an id, no method), false for a request or
+    /// notification.
     pub answer: bool,
     /// The message, pretty-printed as it went over the wire (headers for HTTP entries).
     pub text: Arc<str>,
@@ -286,7 +287,7 @@ impl Traffic {
     fn message(&self, direction: Direction, value: &Value, text: Arc<str>, at: SystemTime, marks: Marks) {
         let id = value.get("id").filter(|id| !id.is_null()).map(Value::to_string);
         let own_method = value.get("method").and_then(Value::as_str).map(str::to_string);
-        let answer = own_method.is_none() && (value.get("result").is_some() || value.get("error").is_some());
+        let answer = crate::wire::jsonrpc::is_response(value);
         let mut log = self.lock();
         let (method, by_app) = match (&own_method, &id) {
             (Some(method), Some(id)) => {

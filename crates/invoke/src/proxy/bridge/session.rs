@@ -251,7 +251,7 @@ impl Session {
     /// entry, dropped after the send so that the stream ends with the answer.
     fn route(&self, message: &Value, bytes: &Bytes) -> Option<(Outgoing, Option<Post>)> {
         let mut routes = lock(&self.routes);
-        let is_answer = crate::wire::is_response(message);
+        let is_answer = crate::wire::jsonrpc::is_response(message);
         if is_answer {
             let number = routes.waiting.remove(&key(message.get("id")?))?;
             let post = routes.posts.get_mut(&number)?;

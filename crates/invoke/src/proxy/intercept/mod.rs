@@ -2,7 +2,8 @@
 //! is judged ([`Interceptor::judge`]) and the verdict carried out ([`Interceptor::carry_out`])
 //! through the transport's [`Deliver`]. Cheap when nothing is set: the wire asks
 //! [`Interceptor::armed`] (two relaxed loads) and passes bytes as it always did; only an armed
-//! proxy reads each message (once, with the wire's frame parse).
+//! proxy reads each message, and then only its head (`wire::jsonrpc::Head`): the whole message is
+//! read only when a verdict needs it (held, or replaced).
 //!
 //! Nothing judged waits in line: a delayed or held message is taken out of the stream and the
 //! messages behind it pass (a delay stalls no other answer; a breakpoint pauses one message,
@@ -109,12 +110,19 @@ impl Conversation {
     }
 }
 
-/// A message being judged: who sent it, its bytes, the HTTP around it, what it parsed to.
+/// A message being judged: who sent it, its bytes, the HTTP around it.
+#[derive(Clone, Copy)]
 struct Seen<'a> {
     from: Side,
     raw: &'a Bytes,
     http: Option<&'a HttpDetails>,
-    message: Value,
+}
+
+impl Seen<'_> {
+    /// The whole message, read when a verdict needs it (held, or replaced).
+    fn message(&self) -> Value {
+        crate::wire::parse_json(self.raw).unwrap_or(Value::Null)
+    }
 }
 
 /// The faults and breakpoints of one proxy run.
@@ -138,12 +146,11 @@ impl Interceptor {
     /// What becomes of `raw` from `from`. A line that is not one JSON-RPC message (junk, a
     /// batch) passes. Every verdict but `Pass` and `Hold` is told to the tap here.
     pub fn judge(&self, conversation: &Conversation, from: Side, raw: &Bytes, http: Option<&HttpDetails>) -> Verdict {
-        let Ok(message @ Value::Object(_)) = crate::wire::parse_json(raw) else { return Verdict::Pass };
-        let id = message.get("id").filter(|id| !id.is_null()).cloned();
-        let method = message.get("method").and_then(Value::as_str).map(str::to_string);
-        let seen = Seen { from, raw, http, message };
-        match (method, id) {
-            (Some(method), Some(id)) => self.request(conversation, seen, &method, id),
+        // Its head alone: the body (a call's arguments, a result) is not built to be judged.
+        let Some(head) = jsonrpc::Head::read(raw) else { return Verdict::Pass };
+        let seen = Seen { from, raw, http };
+        match (head.method, head.id) {
+            (Some(method), Some(id)) => self.request(conversation, seen, &method, head.tool, id),
             (Some(method), None) => {
                 if let Some(held) = self.hold(&seen, &method, None, None) {
                     return held;
@@ -151,7 +158,7 @@ impl Interceptor {
                 let rule = self.faults.fire(&method, None).cloned();
                 self.on_its_way(seen, rule, || format!("{method} from the {}", from.name()))
             }
-            (None, Some(id)) if crate::wire::is_response(&seen.message) => {
+            (None, Some(id)) if head.kind == jsonrpc::Kind::Response => {
                 let Some(asked) = conversation.answered(from, &id) else { return Verdict::Pass };
                 if let Some(held) = self.hold(&seen, &asked.method, asked.tool.as_deref(), None) {
                     return held;
@@ -163,8 +170,14 @@ impl Interceptor {
         }
     }
 
-    fn request(&self, conversation: &Conversation, seen: Seen, method: &str, id: Value) -> Verdict {
-        let tool = crate::wire::called_tool(&seen.message).map(str::to_string);
+    fn request(
+        &self,
+        conversation: &Conversation,
+        seen: Seen,
+        method: &str,
+        tool: Option<String>,
+        id: Value,
+    ) -> Verdict {
         let asked = |answer_rule| Asked { method: method.to_string(), tool: tool.clone(), answer_rule };
         if let Some(held) = self.hold(&seen, method, tool.as_deref(), Some(id.clone())) {
             conversation.remember(seen.from, &id, asked(None));
@@ -191,7 +204,7 @@ impl Interceptor {
     fn on_its_way(&self, seen: Seen, rule: Option<FaultRule>, what: impl FnOnce() -> String) -> Verdict {
         let Some(rule) = rule else { return Verdict::Pass };
         let written = Arc::clone(rule.written());
-        let Seen { from, raw, http, message } = seen;
+        let Seen { from, raw, http } = seen;
         let (verdict, said) = match rule.action {
             // A notification gets no answer: an error rule on one (a method not spelt
             // notifications/...) leaves it be.
@@ -203,7 +216,7 @@ impl Interceptor {
                 self.tap.send_injected(from, raw.clone(), http.cloned(), Arc::clone(&written));
                 self.tap.send_injected(Side::Proxy, line.clone(), None, Arc::clone(&written));
                 (self.say)(&format!("injected corrupt for {}", what()));
-                return Verdict::Replace { line, original: message };
+                return Verdict::Replace { line, original: seen.message() };
             }
         };
         self.tap.send_injected(from, raw.clone(), http.cloned(), written);
@@ -214,8 +227,12 @@ impl Interceptor {
     /// Held when a breakpoint matches `method` (and `tool`: the message's own, or for an
     /// answer its request's); `request` is the id of a request, answered if it is dropped.
     fn hold(&self, seen: &Seen, method: &str, tool: Option<&str>, request: Option<Value>) -> Option<Verdict> {
-        let release = self.holds.hold(seen.from, method, tool, &seen.message, seen.raw)?;
-        Some(Verdict::Hold(Held { release, from: seen.from, message: seen.message.clone(), request }))
+        if !self.holds.armed() {
+            return None;
+        }
+        let message = seen.message();
+        let release = self.holds.hold(seen.from, method, tool, &message, seen.raw)?;
+        Some(Verdict::Hold(Held { release, from: seen.from, message, request }))
     }
 
     /// Carries out `verdict` (not `Pass`: the wire passes those itself) through `deliver`; a

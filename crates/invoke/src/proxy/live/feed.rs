@@ -303,6 +303,7 @@ pub fn frame_of_line(line: &Value) -> Option<Frame> {
             http,
             injected,
             trimmed,
+            line: Default::default(),
         });
     }
     if let Some(text) = line.get("text").and_then(Value::as_str) {

@@ -205,7 +205,7 @@ impl Shared {
 
 impl FrameSink for LiveSink {
     fn accept(&mut self, frame: &Frame) -> io::Result<()> {
-        let line: Line = crate::json_out::to_line(&crate::wire::record_line(frame)).map_err(io::Error::other)?.into();
+        let line: Line = frame.record_text().map_err(io::Error::other)?;
         let mut shared = crate::sync::lock(&self.shared);
         let seq = shared.messages;
         shared.messages += 1;
