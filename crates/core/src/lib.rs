@@ -10,6 +10,7 @@ pub mod files;
 pub mod form;
 pub mod json_out;
 pub mod lint;
+pub mod record_line;
 pub mod redact;
 pub mod sync;
 pub mod text;

@@ -12,7 +12,7 @@ use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 
 use crate::provider::{Model, ModelError};
-use crate::wire::{Frame, Side};
+use crate::wire::{Frame, RecordLine, Side};
 
 /// One model exchange as kept: (iteration, turn, the request as sent, the answer).
 pub type Exchange = (usize, usize, Value, Value);
@@ -97,13 +97,11 @@ pub fn write(dir: &Path, case: &str, tools: &[Value], exchanges: &[Exchange]) ->
     sorted.sort_by_key(|(iteration, turn, _, _)| (*iteration, *turn));
     let mut text = String::new();
     let mut line = |from: Side, message: Value| {
-        let mut record = crate::wire::record_line(&Frame::of_value(from, message));
+        let frame = Frame::of_value(from, message);
         // A cassette's lines are model exchanges, not JSON-RPC: the record's warning for a
         // client does not apply.
-        if let Some(line) = record.as_object_mut() {
-            line.remove("note");
-        }
-        text.push_str(&crate::json_out::to_line(&record).unwrap_or_default());
+        let record = RecordLine { note: None, ..crate::wire::record_line(&frame) };
+        text.push_str(&record.to_text().unwrap_or_default());
         text.push('\n');
     };
     line(Side::Client, json!({"eval": {"case": case, "tools": tools}}));

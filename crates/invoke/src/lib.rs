@@ -3,7 +3,7 @@
 //! does not depend on ratatui or crossterm.
 
 // The core's modules under their usual names, so `crate::catalog` reads the same in every crate.
-pub use tooldeck_core::{catalog, config, diff, files, form, json_out, lint, redact, sync, text};
+pub use tooldeck_core::{catalog, config, diff, files, form, json_out, lint, record_line, redact, sync, text};
 
 pub mod apps;
 pub mod cases;

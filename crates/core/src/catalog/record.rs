@@ -3,10 +3,12 @@
 //! every page of it. So `list`, `lint`, `diff` and the app take a record where they take a
 //! `tools/list` result, and two sessions' tools can be diffed.
 //!
-//! The record's own format is written and read whole in the invoke crate (`wire::record`); this
-//! reads only what a catalog needs, without a runtime, from the text.
+//! Its lines are read as every reader of a record reads them (`record_line`); this keeps only
+//! what a catalog needs.
 
 use serde_json::{Value, json};
+
+use crate::record_line::{RecordLine, Side};
 
 /// What a record holds for the catalog.
 #[derive(Debug, PartialEq)]
@@ -19,12 +21,9 @@ pub enum RecordTools {
     NoListing,
 }
 
-/// True for a record's line: an object saying who sent it, with the message (or the text that
-/// was not one).
-fn is_record_line(value: &Value) -> bool {
-    let from = value.get("from").and_then(Value::as_str);
-    matches!(from, Some("client" | "server" | "stderr" | "proxy"))
-        && (value.get("message").is_some() || value.get("text").is_some())
+/// True for a record's line: who sent it, with the message (or the text that was not one).
+fn is_record_line(line: &RecordLine) -> bool {
+    line.message.is_some() || line.text.is_some()
 }
 
 /// Reads `text` as a record, if it is one: its first line decides.
@@ -37,14 +36,14 @@ pub fn tools_of_record(text: &str) -> RecordTools {
     if !first.starts_with('{') || !head.windows(6).any(|w| w == b"\"from\"") {
         return RecordTools::NotARecord;
     }
-    let first = serde_json::from_str::<Value>(first).ok();
+    let first = RecordLine::read(first);
     if !first.as_ref().is_some_and(is_record_line) {
         return RecordTools::NotARecord;
     }
     let mut listing = Listing::default();
-    for value in first.into_iter().chain(lines.filter_map(|line| serde_json::from_str::<Value>(line).ok())) {
-        if let Some(message) = value.get("message") {
-            listing.see(value.get("from").and_then(Value::as_str), message);
+    for line in first.into_iter().chain(lines.filter_map(RecordLine::read)) {
+        if let Some(message) = &line.message {
+            listing.see(line.from, message);
         }
     }
     match listing.last {
@@ -66,14 +65,14 @@ struct Listing {
 }
 
 impl Listing {
-    fn see(&mut self, from: Option<&str>, message: &Value) {
+    fn see(&mut self, from: Side, message: &Value) {
         let id = message.get("id").cloned();
         match (from, message.get("method").and_then(Value::as_str), id) {
-            (Some("client"), Some("tools/list"), Some(id)) => {
+            (Side::Client, Some("tools/list"), Some(id)) => {
                 let next_page = message.pointer("/params/cursor").is_some_and(|c| !c.is_null());
                 self.asked.push((id, next_page));
             }
-            (Some("server"), None, Some(id)) => {
+            (Side::Server, None, Some(id)) => {
                 let Some(at) = self.asked.iter().position(|(asked, _)| *asked == id) else { return };
                 let (_, next_page) = self.asked.remove(at);
                 let Some(tools) = message.pointer("/result/tools").and_then(Value::as_array) else { return };

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::wire::{RecordError, RecordLine, Side, read_record};
+use crate::wire::{RecordError, Recorded, Side, read_record};
 
 /// The answers of a record, by request.
 #[derive(Debug, Default)]
@@ -40,7 +40,7 @@ impl Answers {
     }
 
     /// Each client request paired with the server's answer of the same id that follows it.
-    pub fn from_lines(lines: &[RecordLine]) -> Answers {
+    pub fn from_lines(lines: &[Recorded]) -> Answers {
         let mut answers = Answers::default();
         let mut waiting: HashMap<String, (String, String)> = HashMap::new();
         // An answer recorded before its request (two threads of a wire may be told out of order).
@@ -154,8 +154,8 @@ pub fn seeds(path: &Path) -> Result<Vec<(String, Value)>, RecordError> {
 mod tests {
     use super::*;
 
-    fn line(from: Side, message: Value) -> RecordLine {
-        RecordLine { from, message }
+    fn line(from: Side, message: Value) -> Recorded {
+        Recorded { from, message }
     }
 
     #[test]

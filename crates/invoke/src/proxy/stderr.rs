@@ -97,6 +97,11 @@ mod tests {
     use super::*;
     use crate::wire::{Ring, Tap};
 
+    /// A frame's record line as JSON, to look into.
+    fn record_value(frame: &crate::wire::Frame) -> serde_json::Value {
+        serde_json::to_value(crate::wire::record_line(frame)).unwrap()
+    }
+
     #[test]
     fn stderr_passes_as_it_came_and_each_line_is_a_frame() {
         let ring = Ring::new(10);
@@ -115,7 +120,7 @@ mod tests {
         assert_eq!(frames[2].size, long.len());
         assert_eq!(frames[2].raw.len(), MAX_STDERR_LINE, "cut on a character: é is two bytes");
         assert!(!frames[2].kept() && frames[2].has_text());
-        let line = crate::wire::record_line(&frames[2]);
+        let line = record_value(&frames[2]);
         assert_eq!(line["note"], "cut: the first 64.0 KiB of a 128.0 KiB line kept");
         assert_eq!(texts[3], "no end");
         assert_eq!(frames.len(), 4);

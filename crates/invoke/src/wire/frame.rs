@@ -7,44 +7,7 @@ use std::time::SystemTime;
 use bytes::Bytes;
 use serde_json::Value;
 
-/// Which end sent a frame. Neutral on purpose: where tooldeck is the client, `Client` is
-/// tooldeck; where it only stands between two ends (the proxy), it is the real client. `Proxy`
-/// is a message the proxy wrote itself to the client (an error a `--fault` rule injected, a
-/// corrupted line, the answer to a request dropped at a breakpoint).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Side {
-    Client,
-    Server,
-    /// What the proxy made itself (an injected fault's answer).
-    Proxy,
-    /// A line a stdio server wrote on its stderr (its logs): beside the wire, never on it.
-    Stderr,
-}
-
-impl Side {
-    pub fn name(self) -> &'static str {
-        match self {
-            Side::Client => "client",
-            Side::Server => "server",
-            Side::Proxy => "proxy",
-            Side::Stderr => "stderr",
-        }
-    }
-
-    /// The end a message from this one goes to (the proxy writes only to the client; a stderr
-    /// line goes to no one, and is never answered).
-    pub fn other(self) -> Side {
-        match self {
-            Side::Client => Side::Server,
-            Side::Server | Side::Proxy | Side::Stderr => Side::Client,
-        }
-    }
-
-    /// The sender a record line names (`client`, `server`, `stderr`).
-    pub fn of_name(name: &str) -> Option<Side> {
-        [Side::Client, Side::Server, Side::Proxy, Side::Stderr].into_iter().find(|from| from.name() == name)
-    }
-}
+pub use crate::record_line::Side;
 
 /// What the record and the live view say of a line that is not JSON-RPC: the classic
 /// `console.log` on a stdio server's stdout, which breaks every client's parser.

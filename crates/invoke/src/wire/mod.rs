@@ -18,7 +18,9 @@ pub use frame::{
     Frame, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, Side, TOO_DEEP, Unread, parse_json, parse_record_line, parse_timestamp,
 };
 pub use marks::Marks;
-pub use record::{MAX_RECORD_BYTES, RecordError, RecordLine, cut_note, read_record, record_line, text_of};
+pub use record::{
+    HttpShown, MAX_RECORD_BYTES, RecordError, RecordLine, Recorded, cut_note, read_record, record_line, text_of,
+};
 pub use record_sink::{JsonLinesSink, NOTE_PAST};
 pub use rotate::{DEFAULT_KEEP, RecordLimits, numbered};
 pub use sink::{FrameSink, Ring, RingSink};

@@ -5,7 +5,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value, json};
+
+pub use crate::record_line::{HttpShown, RecordLine};
 
 use super::frame::{Frame, NOT_JSON_RPC, TOO_DEEP, timestamp};
 
@@ -19,61 +23,47 @@ impl Frame {
         if let Some(line) = self.line.0.get() {
             return Ok(Arc::clone(line));
         }
-        let line: Arc<str> = crate::json_out::to_line(&record_line(self))?.into();
+        let line: Arc<str> = record_line(self).to_text()?.into();
         let _ = self.line.0.set(Arc::clone(&line));
         Ok(line)
     }
 }
 
-/// A frame as one record line (a JSON object; the caller writes it with `json_out::to_line`).
-pub fn record_line(frame: &Frame) -> Value {
-    let mut line = Map::new();
-    line.insert("time".into(), json!(timestamp(frame.at)));
-    line.insert("from".into(), json!(frame.from.name()));
-    if let Some(http) = &frame.http {
-        let mut shown = Map::new();
-        if let Some(method) = &http.method {
-            shown.insert("method".into(), json!(method));
-        }
-        if let Some(path) = &http.path {
-            shown.insert("path".into(), json!(crate::redact::path_and_query(path)));
-        }
-        if let Some(status) = http.status {
-            shown.insert("status".into(), json!(status));
-        }
-        shown.insert("headers".into(), headers(&http.headers));
-        line.insert("http".into(), Value::Object(shown));
-    }
-    line.insert("size".into(), json!(frame.size));
+/// A frame as one record line, its secrets masked (the message borrowed when nothing in it was).
+pub fn record_line(frame: &Frame) -> RecordLine<'_> {
+    let mut line = RecordLine {
+        time: Some(timestamp(frame.at)),
+        http: frame.http.as_ref().map(|http| HttpShown {
+            method: http.method.clone(),
+            path: http.path.as_deref().map(crate::redact::path_and_query),
+            status: http.status,
+            headers: headers(&http.headers),
+        }),
+        size: Some(frame.size as u64),
+        trimmed: frame.trimmed,
+        injected: frame.injected.as_deref().map(str::to_string),
+        ..RecordLine::new(frame.from)
+    };
     match &frame.message {
         Some(message) => {
-            let masked = crate::redact::json_message(message);
-            line.insert("message".into(), masked.unwrap_or_else(|| message.clone()));
+            line.message = Some(match crate::redact::json_message(message) {
+                Some(masked) => Cow::Owned(masked),
+                None => Cow::Borrowed(message),
+            });
         }
-        None if frame.too_deep => {
-            line.insert("note".into(), json!(TOO_DEEP));
-        }
+        None if frame.too_deep => line.note = Some(TOO_DEEP.into()),
         None if frame.has_text() => {
-            line.insert("text".into(), json!(text_of(frame)));
+            line.text = Some(text_of(frame));
             if !frame.kept() && !frame.trimmed {
-                let (kept, size) = (frame.raw.len() as u64, frame.size as u64);
-                line.insert("note".into(), json!(cut_note(kept, size)));
+                line.note = Some(cut_note(frame.raw.len() as u64, frame.size as u64));
             }
         }
-        None => {
-            line.insert("note".into(), json!("too large to keep: its size only"));
-        }
-    }
-    if frame.trimmed {
-        line.insert("trimmed".into(), json!(true));
+        None => line.note = Some("too large to keep: its size only".into()),
     }
     if frame.breaks_clients() {
-        line.insert("note".into(), json!(NOT_JSON_RPC));
+        line.note = Some(NOT_JSON_RPC.into());
     }
-    if let Some(rule) = &frame.injected {
-        line.insert("injected".into(), json!(rule));
-    }
-    Value::Object(line)
+    line
 }
 
 /// A line that is not a message, as the record keeps it: its secrets masked by the one rule
@@ -93,7 +83,7 @@ pub fn cut_note(kept: u64, size: u64) -> String {
 }
 
 /// Headers as an object, secrets masked; a name that came more than once holds an array.
-fn headers(headers: &[(String, String)]) -> Value {
+fn headers(headers: &[(String, String)]) -> Map<String, Value> {
     let mut shown = Map::new();
     for (name, value) in headers {
         let value = json!(crate::redact::header_value(name, value));
@@ -105,12 +95,12 @@ fn headers(headers: &[(String, String)]) -> Value {
             }
         }
     }
-    Value::Object(shown)
+    shown
 }
 
-/// A line of a record read back: who sent it and the message, when it was one.
+/// A message of a record read back, and who sent it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RecordLine {
+pub struct Recorded {
     pub from: super::Side,
     pub message: Value,
 }
@@ -126,18 +116,17 @@ pub enum RecordError {
 
 /// The messages of a record, in order. Lines that are not records of a message (drop counts,
 /// junk a server printed, lines cut short) are skipped.
-pub fn read_record(path: &Path) -> Result<Vec<RecordLine>, RecordError> {
+pub fn read_record(path: &Path) -> Result<Vec<Recorded>, RecordError> {
     let shown = path.display().to_string();
     let bytes = crate::files::read_bounded(path, MAX_RECORD_BYTES)
         .map_err(|source| RecordError::Read { path: shown.clone(), source })?;
-    let lines: Vec<RecordLine> = bytes
+    let lines: Vec<Recorded> = bytes
         .split(|b| *b == b'\n')
-        .filter_map(|line| super::parse_record_line(line).ok())
+        .filter_map(|line| RecordLine::of_value(super::parse_record_line(line).ok()?))
         .filter_map(|line| {
             // A stderr line holds text, never a message: it is no exchange to replay.
-            let from = super::Side::of_name(line.get("from")?.as_str()?).filter(|f| *f != super::Side::Stderr)?;
-            let message = line.get("message")?.clone();
-            Some(RecordLine { from, message })
+            let from = Some(line.from).filter(|from| *from != super::Side::Stderr)?;
+            Some(Recorded { from, message: line.message?.into_owned() })
         })
         .collect();
     if lines.is_empty() {
@@ -149,6 +138,11 @@ pub fn read_record(path: &Path) -> Result<Vec<RecordLine>, RecordError> {
 #[cfg(test)]
 mod tests {
     use std::time::SystemTime;
+
+    /// A frame's record line as JSON, to look into.
+    fn record_value(frame: &crate::wire::Frame) -> serde_json::Value {
+        serde_json::to_value(crate::wire::record_line(frame)).unwrap()
+    }
 
     use bytes::Bytes;
 
@@ -164,13 +158,13 @@ mod tests {
             status: None,
             headers: vec![("authorization".into(), "Bearer abc".into()), ("accept".into(), "a".into())],
         };
-        let line = record_line(&Frame::new(Side::Client, SystemTime::now(), Bytes::from_static(raw), Some(http)));
+        let line = record_value(&Frame::new(Side::Client, SystemTime::now(), Bytes::from_static(raw), Some(http)));
         let text = line.to_string();
         assert!(!text.contains("s3cret") && !text.contains("Bearer abc"), "{text}");
         assert_eq!(line["http"]["path"], "/mcp?api_key=••••&token=••••&page=2", "the query's secrets masked");
         assert_eq!(line["from"], "client");
         assert_eq!(line["http"]["method"], "POST");
-        let junk = record_line(&Frame::new(Side::Server, SystemTime::now(), Bytes::from_static(b"listening"), None));
+        let junk = record_value(&Frame::new(Side::Server, SystemTime::now(), Bytes::from_static(b"listening"), None));
         assert_eq!(junk["note"], NOT_JSON_RPC);
         assert_eq!(junk["text"], "listening");
     }
@@ -187,7 +181,7 @@ mod tests {
             )
         };
         let record =
-            |depth: usize| record_line(&Frame::new(Side::Client, SystemTime::now(), message(depth).into(), None));
+            |depth: usize| record_value(&Frame::new(Side::Client, SystemTime::now(), message(depth).into(), None));
         // The message nests four levels above `deep`: the last is read at the limit exactly.
         for depth in [300, crate::wire::MAX_DEPTH + 10, crate::wire::MAX_DEPTH - 4] {
             let line = record(depth);
@@ -208,7 +202,7 @@ mod tests {
         // At the limit: the record line nests one level deeper than its message.
         let nested = "[".repeat(crate::wire::MAX_DEPTH - 2) + &"]".repeat(crate::wire::MAX_DEPTH - 2);
         let deep = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"a":{nested}}}}}"#);
-        let line = record_line(&Frame::new(Side::Client, SystemTime::now(), Bytes::from(deep), None));
+        let line = record_value(&Frame::new(Side::Client, SystemTime::now(), Bytes::from(deep), None));
         std::fs::write(&path, crate::json_out::to_line(&line).unwrap() + "\n").unwrap();
         let read = read_record(&path).unwrap();
         assert_eq!(read[0].message["method"], "x");

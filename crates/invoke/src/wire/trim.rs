@@ -113,10 +113,15 @@ impl FrameSink for TrimmedSink {
 mod tests {
     use std::time::SystemTime;
 
+    /// A frame's record line as JSON, to look into.
+    fn record_value(frame: &crate::wire::Frame) -> serde_json::Value {
+        serde_json::to_value(crate::wire::record_line(frame)).unwrap()
+    }
+
     use serde_json::json;
 
     use super::*;
-    use crate::wire::{Ring, Side, record_line};
+    use crate::wire::{Ring, Side};
 
     fn frame(from: Side, text: &str) -> Frame {
         Frame::new(from, SystemTime::now(), Bytes::from(text.to_string()), None)
@@ -161,13 +166,13 @@ mod tests {
         let raw = raw.to_string();
         let whole = frame(Side::Server, &raw);
         let cut = trimmed(&whole, 1000).expect("trimmed");
-        let line = record_line(&cut);
+        let line = record_value(&cut);
         assert_eq!(line["trimmed"], true);
         assert_eq!(line["size"], raw.len());
         let data = line["message"]["result"]["content"][0]["data"].as_str().unwrap();
         assert_eq!(data.len(), 1000 + "… [trimmed: 48.8 KiB]".len());
         assert_eq!(line["message"]["id"], 3, "the id and the rest are kept");
-        assert!(record_line(&whole).get("trimmed").is_none());
+        assert!(record_value(&whole).get("trimmed").is_none());
         assert!(trimmed(&frame(Side::Server, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), 10).is_none());
     }
 
@@ -176,10 +181,10 @@ mod tests {
     fn secrets_are_masked_before_the_cut() {
         let token = format!("Bearer {}", "t0ken".repeat(20));
         let raw = json!({"jsonrpc": "2.0", "id": 1, "result": {"text": format!("{token} {}", "x".repeat(100))}});
-        let line = record_line(&trimmed(&frame(Side::Server, &raw.to_string()), 30).unwrap());
+        let line = record_value(&trimmed(&frame(Side::Server, &raw.to_string()), 30).unwrap());
         assert!(!line.to_string().contains("t0kent0ken"), "{line}");
         let junk = format!("printing {token} and more {}", "y".repeat(200));
-        let line = record_line(&trimmed(&frame(Side::Stderr, &junk), 40).unwrap());
+        let line = record_value(&trimmed(&frame(Side::Stderr, &junk), 40).unwrap());
         assert!(!line.to_string().contains("t0kent0ken"), "{line}");
         assert!(line["text"].as_str().unwrap().ends_with(&format!("[trimmed: {} B]", junk.len())), "{line}");
         assert_eq!(line["from"], "stderr");

@@ -138,8 +138,9 @@ impl Holds {
             state.next += 1;
             let frame = Frame::new(from, SystemTime::now(), raw.clone(), None);
             let mut line = crate::wire::record_line(&frame);
-            let masked = line.get("message").cloned().unwrap_or(Value::Null);
-            line["held"] = json!(id);
+            line.held = Some(id);
+            let masked = line.message.as_deref().cloned().unwrap_or(Value::Null);
+            let line = serde_json::to_value(&line).unwrap_or(Value::Null);
             let (release, receiver) = oneshot::channel();
             let held = Held { line: line.clone(), raw: raw.clone(), message: message.clone(), masked, release };
             state.held.insert(id, held);

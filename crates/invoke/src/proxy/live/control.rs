@@ -21,9 +21,9 @@
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::wire::{Marks, Side};
+use crate::wire::Side;
 
 /// The record-line key of a held message's id (unique per proxy run).
 pub const HELD: &str = "held";
@@ -193,31 +193,6 @@ impl Notice {
     }
 }
 
-/// The marks of a record line (none for a plain one).
-pub fn marks_of(line: &Value) -> Marks {
-    Marks { held: held_of(line), injected: injected_of(line).map(std::sync::Arc::from) }
-}
-
-/// The held id of a record line, if the proxy holds its message.
-pub fn held_of(line: &Value) -> Option<u64> {
-    line.get(HELD)?.as_u64()
-}
-
-/// The `--fault` rule a record line says was injected, if any.
-pub fn injected_of(line: &Value) -> Option<&str> {
-    line.get(INJECTED)?.as_str()
-}
-
-/// Marks a record line as holding message `id`.
-pub fn mark_held(line: &mut Map<String, Value>, id: u64) {
-    line.insert(HELD.into(), Value::from(id));
-}
-
-/// Marks a record line as made or changed by fault `rule`.
-pub fn mark_injected(line: &mut Map<String, Value>, rule: &str) {
-    line.insert(INJECTED.into(), Value::from(rule));
-}
-
 /// `Side` as the protocol spells it: `"client"` or `"server"`.
 mod side {
     use super::*;
@@ -309,21 +284,6 @@ mod tests {
         let record = json!({"from": "client", "message": {"jsonrpc": "2.0", "error": "x"}, "held": 1});
         assert_eq!(Notice::read(&record), None);
         assert_eq!(Notice::read(&json!({"released": 1, "as": "lost"})), None);
-    }
-
-    #[test]
-    fn held_and_injected_marks_are_written_and_read_on_record_lines() {
-        let mut line = Map::new();
-        line.insert("from".into(), json!(FROM_PROXY));
-        mark_held(&mut line, 12);
-        mark_injected(&mut line, "tools/call@echo:error=-32000");
-        let line = Value::Object(line);
-        assert_eq!(held_of(&line), Some(12));
-        assert_eq!(injected_of(&line), Some("tools/call@echo:error=-32000"));
-        let marks = marks_of(&line);
-        assert_eq!((marks.held, marks.injected.as_deref()), (Some(12), Some("tools/call@echo:error=-32000")));
-        assert_eq!(held_of(&json!({"from": "client"})), None);
-        assert!(marks_of(&json!({"from": "client", "message": {}})).is_empty());
     }
 
     #[test]

@@ -14,10 +14,10 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
-use super::control::{self, Control, Notice};
+use super::control::{Control, Notice};
 use super::place::{self, LiveError};
 use super::port::{self, HANDSHAKE};
-use crate::wire::{Frame, HttpDetails, Marks, Side};
+use crate::wire::{Frame, HttpDetails, HttpShown, Marks, RecordLine, Side};
 
 /// The longest line read from a feed: a message the proxy keeps whole (32 MiB), masked and
 /// written as a record line, with room to spare.
@@ -183,17 +183,19 @@ fn feed_line(raw: &[u8]) -> Option<FeedLine> {
     if let Some(notice) = Notice::read(&line) {
         return Some(FeedLine::Notice(notice));
     }
-    let marks = control::marks_of(&line);
-    let frame = frame_of_line(&line).or_else(|| proxy_note(&line, &marks))?;
+    let line = RecordLine::of_value(line)?;
+    let marks = Marks { held: line.held, injected: line.injected.as_deref().map(std::sync::Arc::from) };
+    let note = proxy_note(&line, &marks);
+    let frame = frame_of_line(line).or(note)?;
     Some(FeedLine::Frame(Box::new(frame), marks))
 }
 
 /// A line of the proxy's own with no message (a delayed or dropped message's fault), as a frame
 /// of its text: its note, else its rule.
-fn proxy_note(line: &Value, marks: &Marks) -> Option<Frame> {
+fn proxy_note(line: &RecordLine, marks: &Marks) -> Option<Frame> {
     let rule = marks.injected.as_deref()?;
-    let said = line.get("note").and_then(Value::as_str).map_or_else(|| format!("injected: {rule}"), str::to_string);
-    let at = line.get("time").and_then(Value::as_str).and_then(crate::wire::parse_timestamp);
+    let said = line.note.clone().unwrap_or_else(|| format!("injected: {rule}"));
+    let at = line.time.as_deref().and_then(crate::wire::parse_timestamp);
     Some(Frame::new(Side::Proxy, at.unwrap_or_else(SystemTime::now), Bytes::from(said), None))
 }
 
@@ -280,63 +282,49 @@ impl Feed {
     }
 }
 
-/// A record line (the feed's, or a saved record's) as a frame; `None` for a line that records
-/// no message (a `dropped` note).
-pub fn frame_of_line(line: &Value) -> Option<Frame> {
-    let from = Side::of_name(line.get("from")?.as_str()?)?;
-    let injected = line.get("injected").and_then(Value::as_str).map(std::sync::Arc::from);
-    let http = line.get("http").map(http_of);
+/// A record line (the feed's, or a saved record's) as a frame.
+pub fn frame_of_line(line: RecordLine) -> Option<Frame> {
+    let RecordLine { time, from, http, size, message, text, note, trimmed, injected, .. } = line;
+    let injected = injected.map(std::sync::Arc::from);
+    let http = http.map(http_of);
     // When it passed, so the traffic pane shows a record's timing, not the moment it was read.
-    let now =
-        line.get("time").and_then(Value::as_str).and_then(crate::wire::parse_timestamp).unwrap_or_else(SystemTime::now);
-    let trimmed = line.get("trimmed").and_then(Value::as_bool) == Some(true);
-    let size = line.get("size").and_then(Value::as_u64).and_then(|s| usize::try_from(s).ok());
-    if let Some(message) = line.get("message") {
-        let raw = Bytes::from(serde_json::to_vec(message).ok()?);
-        return Some(Frame {
-            from,
-            at: now,
-            size: raw.len(),
-            raw,
-            message: Some(message.clone()),
-            too_deep: false,
-            http,
-            injected,
-            trimmed,
-            line: Default::default(),
-        });
+    let at = time.as_deref().and_then(crate::wire::parse_timestamp).unwrap_or_else(SystemTime::now);
+    let size = size.and_then(|s| usize::try_from(s).ok());
+    if let Some(message) = message {
+        // Its bytes are the message as written on the record's line.
+        let mut frame = Frame::of_value(from, message.into_owned()).injected_by(injected);
+        (frame.at, frame.http, frame.trimmed) = (at, http, trimmed);
+        return Some(frame);
     }
-    if let Some(text) = line.get("text").and_then(Value::as_str) {
-        let mut frame = Frame::new(from, now, Bytes::from(text.to_string()), http);
+    if let Some(text) = text {
+        let mut frame = Frame::new(from, at, Bytes::from(text), http);
         // Cut or trimmed: the size on the wire, so it reads back as cut (masking alone changes
         // a text's length, which is not a cut).
-        let cut = line.get("note").and_then(Value::as_str).is_some_and(|note| note.starts_with("cut: "));
+        let cut = note.as_deref().is_some_and(|note| note.starts_with("cut: "));
         if let Some(size) = size.filter(|size| (trimmed || cut) && *size > frame.raw.len()) {
             frame.size = size;
         }
         frame.trimmed = trimmed;
         return Some(frame.injected_by(injected));
     }
-    let mut frame = Frame::too_large(from, now, size?, http);
-    frame.too_deep = line.get("note").and_then(Value::as_str) == Some(crate::wire::TOO_DEEP);
+    let mut frame = Frame::too_large(from, at, size?, http);
+    frame.too_deep = note.as_deref() == Some(crate::wire::TOO_DEEP);
     Some(frame.injected_by(injected))
 }
 
 /// The HTTP details of a record line, as the record wrote them (masked already).
-fn http_of(http: &Value) -> HttpDetails {
-    let text = |key: &str| http.get(key).and_then(Value::as_str).map(str::to_string);
+fn http_of(http: HttpShown) -> HttpDetails {
     let mut headers = Vec::new();
-    for (name, value) in http.get("headers").and_then(Value::as_object).into_iter().flatten() {
+    for (name, value) in http.headers {
         match value {
             Value::Array(values) => {
                 headers.extend(values.iter().filter_map(Value::as_str).map(|v| (name.clone(), v.to_string())));
             }
-            Value::String(value) => headers.push((name.clone(), value.clone())),
+            Value::String(value) => headers.push((name, value)),
             _ => {}
         }
     }
-    let status = http.get("status").and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok());
-    HttpDetails { method: text("method"), path: text("path"), status, headers }
+    HttpDetails { method: http.method, path: http.path, status: http.status, headers }
 }
 
 /// The server's latest answer to `tools/list` among `frames`, as text (what
@@ -370,12 +358,13 @@ mod tests {
             json!({"dropped": 3}),
             json!({"from": "server", "size": 99_000_000, "note": "too large to keep: its size only"}),
         ];
-        let frames: Vec<Frame> = lines.iter().filter_map(frame_of_line).collect();
+        let frames: Vec<Frame> = lines.into_iter().filter_map(RecordLine::of_value).filter_map(frame_of_line).collect();
         assert_eq!(frames.len(), 4);
         assert!(frames[1].breaks_clients());
         assert!(!frames[3].kept() && frames[3].size == 99_000_000);
         assert_eq!(recorded_tools(&frames).as_deref(), Some(r#"{"tools":[{"name":"add"}]}"#));
-        let http = http_of(&json!({"method": "POST", "headers": {"a": ["1", "2"], "b": "3"}}));
+        let http =
+            http_of(serde_json::from_value(json!({"method": "POST", "headers": {"a": ["1", "2"], "b": "3"}})).unwrap());
         assert_eq!(http.headers.len(), 3);
     }
 
@@ -409,7 +398,10 @@ mod tests {
         assert!(matches!(&taken[1], FeedLine::Notice(Notice::Breakpoints { breakpoints }) if breakpoints.len() == 1));
         let FeedLine::Frame(held, marks) = &taken[2] else { panic!("a frame") };
         assert_eq!((held.from, held.method(), marks.held), (Side::Client, Some("tools/call"), Some(1)));
-        assert!(matches!(taken[3], FeedLine::Notice(Notice::Released { released: 1, how: control::Release::Dropped })));
+        assert!(matches!(
+            taken[3],
+            FeedLine::Notice(Notice::Released { released: 1, how: crate::proxy::live::control::Release::Dropped })
+        ));
         let FeedLine::Frame(injected, marks) = &taken[4] else { panic!("a frame") };
         assert_eq!((injected.from, marks.injected.as_deref()), (Side::Proxy, Some("tools/call:error=-32000")));
         let FeedLine::Frame(delayed, marks) = &taken[5] else { panic!("a frame") };

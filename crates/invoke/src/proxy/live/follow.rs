@@ -10,8 +10,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::wire::{Frame, FrameSink, MAX_RECORD_BYTES, RecordError};
 
 /// The longest line followed (as a live feed's): a message kept whole, masked, with room.
@@ -153,11 +151,11 @@ impl RecordTail {
     }
 
     fn frame_of(&self, line: &[u8]) -> Option<Frame> {
-        let line = crate::wire::parse_record_line(line).ok()?;
-        if self.skip_carried && line.get("carried").and_then(Value::as_bool) == Some(true) {
+        let line = crate::wire::RecordLine::of_value(crate::wire::parse_record_line(line).ok()?)?;
+        if self.skip_carried && line.carried {
             return None;
         }
-        super::frame_of_line(&line)
+        super::frame_of_line(line)
     }
 
     /// True when the path now names another file (the record was rotated) or this one was
@@ -216,7 +214,7 @@ mod tests {
     }
 
     fn ids(frames: &[Frame]) -> Vec<u64> {
-        frames.iter().filter_map(|f| f.id().and_then(Value::as_u64)).collect()
+        frames.iter().filter_map(|f| f.id().and_then(serde_json::Value::as_u64)).collect()
     }
 
     /// A line written in part waits for its end; lines written later arrive; a rotation is
@@ -230,7 +228,7 @@ mod tests {
         writer.accept(&call(0)).unwrap();
         writer.flush().unwrap();
         // Half a line, as a buffer flushed mid-line leaves it.
-        let half = crate::json_out::to_line(&crate::wire::record_line(&call(1))).unwrap();
+        let half = crate::wire::record_line(&call(1)).to_text().unwrap();
         let (first, second) = half.split_at(half.len() / 2);
         std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(first.as_bytes()).unwrap();
         let (read, tail) = RecordTail::open(&path).unwrap();
@@ -266,7 +264,7 @@ mod tests {
     fn a_last_line_without_its_end_is_read_when_whole() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.jsonl");
-        let line = |n| crate::json_out::to_line(&crate::wire::record_line(&call(n))).unwrap();
+        let line = |n| crate::wire::record_line(&call(n)).to_text().unwrap();
         std::fs::write(&path, format!("{}\n{}", line(1), line(2))).unwrap();
         let (read, _) = RecordTail::open(&path).unwrap();
         assert_eq!(ids(&read), vec![1, 2]);
