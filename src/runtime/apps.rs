@@ -7,7 +7,7 @@
 //!
 //! One app at a time. It ends (`ui/resource-teardown` to the view, the host page told, both
 //! loopback servers stopped) on `TaskEffect::EndApp` (the selection left its tool, its server went
-//! away), when another app is hosted, and when tooldeck leaves (`AppHost::close`); a
+//! away), when another app is hosted, and when tooldeck leaves (`AppHosting::close`); a
 //! session's scope or tooldeck's root being cancelled drops it where it stands, which stops
 //! the servers too.
 
@@ -34,7 +34,7 @@ const CLOSE_WAIT: Duration = Duration::from_secs(4);
 pub(super) type BridgeSlot = Arc<OnceLock<Arc<Bridge>>>;
 
 /// The MCP App being hosted, if one is (at most one at a time), and the look it is given.
-pub(super) struct AppHost {
+pub(super) struct AppHosting {
     hosting: Option<Hosting>,
     /// The theme's look, for the hosted app's host context.
     style: HostStyle,
@@ -75,10 +75,10 @@ struct Setup {
     done: mpsc::Sender<Msg>,
 }
 
-impl AppHost {
+impl AppHosting {
     /// No app hosted yet; each will be given `style`.
-    pub(super) fn new(style: HostStyle) -> AppHost {
-        AppHost { hosting: None, style }
+    pub(super) fn new(style: HostStyle) -> AppHosting {
+        AppHosting { hosting: None, style }
     }
 
     /// Hosts `tool`'s app over session `s`, ending the one hosted before.

@@ -2,7 +2,7 @@
 //! answer comes back to the event loop as a [`Msg`] over the bounded `done` channel.
 //!
 //! [`Effects`] is made of parts named by their job, each with what it alone needs, so that an
-//! effect's handler borrows only its part: the sessions' connections ([`Sessions`]), the calls in
+//! effect's handler borrows only its part: the sessions' connections ([`Connections`]), the calls in
 //! flight ([`Calls`]), work off the UI thread that belongs to no server ([`Background`]), the
 //! history writer, the fuzz run, the eval run, the hosted app, the pending completion question and the
 //! server's questions waiting for the person. Every task still starts through the supervisor.
@@ -16,13 +16,13 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use super::apps::AppHost;
+use super::apps::AppHosting;
 use super::calls::Calls;
 use super::evals::EvalRun;
 use super::faces::Completion;
 use super::fuzz::FuzzRun;
 use super::history::HistoryWriter;
-use super::sessions::{Found, SessionHandle, Sessions};
+use super::sessions::{Connections, Found, SessionHandle};
 use super::supervisor::Supervisor;
 use super::{list_server_tools as list_server_tools_msg, server_events};
 use crate::app::{
@@ -38,12 +38,12 @@ use crate::text;
 pub(super) struct Effects {
     pub(super) background: Background,
     /// Every server session: its connection, and how to connect more.
-    pub(super) sessions: Sessions,
+    pub(super) sessions: Connections,
     pub(super) calls: Calls,
     pub(super) history: HistoryWriter,
     pub(super) fuzz: FuzzRun,
     pub(super) eval: EvalRun,
-    pub(super) app_host: AppHost,
+    pub(super) app_host: AppHosting,
     pub(super) completion: Completion,
     /// Questions from the server waiting for the person's answer, by id.
     pub(super) asked: crate::app::asks::Waiting,
@@ -156,7 +156,7 @@ impl Effects {
         }
     }
 
-    /// Connects a server found in a config, by name (see [`Sessions::connect_found`]).
+    /// Connects a server found in a config, by name (see [`Connections::connect_found`]).
     fn connect_found(&mut self, name: String) {
         match self.sessions.connect_found(name, &self.background.done) {
             // Listed again: a server that was down may be up now.

@@ -43,7 +43,7 @@ async fn event_loop(mut app: App, styles: Styles, servers: ServerSpecs, load: Op
     if let Some(watch) = servers.watch {
         watch_in_background(watch, &supervisor, done_tx.clone());
     }
-    let mut sessions = sessions::Sessions::new(supervisor.clone(), asks_tx, servers.shared);
+    let mut sessions = sessions::Connections::new(supervisor.clone(), asks_tx, servers.shared);
     let mut first_messages = Vec::new();
     for server in servers.each {
         let timeout = server.options.answer_timeout();
@@ -57,7 +57,7 @@ async fn event_loop(mut app: App, styles: Styles, servers: ServerSpecs, load: Op
         history: super::history::HistoryWriter::new(history),
         fuzz: Default::default(),
         eval: Default::default(),
-        app_host: super::apps::AppHost::new(super::app_style::host_style(&styles)),
+        app_host: super::apps::AppHosting::new(super::app_style::host_style(&styles)),
         completion: Default::default(),
         asked: Default::default(),
     };

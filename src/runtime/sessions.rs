@@ -53,8 +53,8 @@ impl SessionHandle {
     }
 }
 
-/// Every session, and how to connect more.
-pub(super) struct Sessions {
+/// Every session's connection (the app's `Sessions` is their state), and how to connect more.
+pub(super) struct Connections {
     all: Vec<SessionHandle>,
     supervisor: Supervisor,
     asks_to: mpsc::UnboundedSender<PendingAsk>,
@@ -81,13 +81,13 @@ fn marked(
     tx
 }
 
-impl Sessions {
+impl Connections {
     pub fn new(
         supervisor: Supervisor,
         asks_to: mpsc::UnboundedSender<PendingAsk>,
         shared: EndpointOptions,
-    ) -> Sessions {
-        Sessions { all: Vec::new(), supervisor, asks_to, shared }
+    ) -> Connections {
+        Connections { all: Vec::new(), supervisor, asks_to, shared }
     }
 
     /// The session `id`; an unknown one (an effect no session is named for) is the first's.
@@ -189,7 +189,7 @@ pub(super) enum Found {
     Failed(String),
 }
 
-impl Sessions {
+impl Connections {
     /// Connects a server found in a config, by name, its messages to `done`. Reading the configs
     /// takes a few small files, done here rather than through another round of messages. A
     /// server connected before whose tools could not be listed is asked again.

@@ -259,7 +259,7 @@ const JSON_WRITERS_ALLOWED: &[(&str, &str)] = &[
     ("invoke/mcp/mod.rs", "the exchange view's request and answer text, drawn through text::visible"),
     ("invoke/mcp/as_result.rs", "the exchange view's request text, drawn through text::visible"),
     ("invoke/mcp/info.rs", "the server pane's capabilities text, drawn through text::visible"),
-    ("invoke/mcp/wire.rs", "the traffic pane's text, drawn through text::visible"),
+    ("invoke/mcp/exchange_log.rs", "the traffic pane's text, drawn through text::visible"),
     ("invoke/mcp/traffic.rs", "the traffic pane's text, drawn through text::visible"),
     (
         "wire/frame.rs",

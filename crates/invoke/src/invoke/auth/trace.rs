@@ -5,8 +5,8 @@
 
 use std::sync::{Arc, OnceLock};
 
+use crate::invoke::mcp::exchange_log::HttpRecord;
 use crate::invoke::mcp::traffic::Traffic;
-use crate::invoke::mcp::wire::HttpRecord;
 
 /// A body is shown this far in the traffic log; metadata and token answers are far smaller.
 const MAX_SHOWN_BODY: usize = 16 * 1024;

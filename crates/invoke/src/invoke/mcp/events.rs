@@ -294,7 +294,7 @@ mod tests {
     #[test]
     fn a_line_on_stdout_that_is_not_json_rpc_is_said_once_per_session() {
         let sink = EventSink::default();
-        let inspect = super::super::raw::inspector(super::super::wire::Wire::default(), sink.clone());
+        let inspect = super::super::raw::inspector(super::super::exchange_log::Wire::default(), sink.clone());
         assert_eq!(inspect(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), None);
         assert_eq!(sink.stray_line(), None, "a JSON-RPC message is no stray line");
         inspect(b"Starting Time MCP server...\r");

@@ -19,7 +19,7 @@ use rmcp::transport::streamable_http_client::{
 use sse_stream::{Sse, SseStream};
 
 use super::events::{EventSink, ServerEvent};
-use super::wire::{HttpRecord, Wire};
+use super::exchange_log::{HttpRecord, Wire};
 
 /// An error answer's body is read this far.
 const MAX_ERROR_BODY: usize = 64 * 1024;

@@ -25,10 +25,10 @@ pub mod uri_template;
 pub use super::replay;
 pub use process::split_command_line;
 mod as_result;
+pub mod exchange_log;
 pub mod resources;
 pub mod session;
 pub mod stdio;
-pub mod wire;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -80,7 +80,7 @@ pub struct McpEndpoint {
     /// Set when the server wrote a message over the size cap (and the connection was ended).
     oversized: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// Every JSON-RPC message of the connection (bounded), for the exchange view.
-    wire: wire::Wire,
+    wire: exchange_log::Wire,
     /// Where the server's stderr, log entries and list changes go.
     events: EventSink,
     /// The exchange of the last call that got no answer, by call id.
@@ -155,12 +155,12 @@ impl McpEndpoint {
             });
         }
         let oversized = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let wire = wire::Wire::default();
+        let wire = exchange_log::Wire::default();
         let stdout = line_cap::LineCap::new(pipes.stdout, super::MAX_BODY_BYTES, Arc::clone(&oversized))
             .inspecting(raw::inspector(wire.clone(), events.clone()));
         let relay = ProgressRelay::with(&setup);
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(stdout, pipes.stdin);
-        let transport = wire::Tap::new(transport, wire.clone(), Some(events.clone()), None);
+        let transport = exchange_log::LoggedTransport::new(transport, wire.clone(), Some(events.clone()), None);
         let served = tokio::time::timeout(timeout, negotiate::serve(relay, transport, lifecycle)).await;
         // On an error `process` is dropped here, which kills the server; how it ended if it did.
         let mut endpoint = match McpEndpoint::finish_connect(served, label, timeout, Some(tail), &setup, &events).await
@@ -225,7 +225,7 @@ impl McpEndpoint {
         }
         // A session the server forgot is said at once (and `R` reconnects), not mended behind
         // the user's back: their log level and subscriptions went with it.
-        let wire = wire::Wire::default();
+        let wire = exchange_log::Wire::default();
         let client = crate::invoke::http::client_builder().build().map_err(InvokeError::setup)?;
         let transport = || {
             let config = StreamableHttpClientTransportConfig::with_uri(url)
@@ -234,7 +234,7 @@ impl McpEndpoint {
             let client = http_tap::HttpTap { client: client.clone(), wire: wire.clone(), events: events.clone() };
             let transport = StreamableHttpClientTransport::with_client(client, config);
             let on_end = Some("the server ended the connection".to_string());
-            wire::Tap::new(transport, wire.clone(), Some(events.clone()), on_end)
+            exchange_log::LoggedTransport::new(transport, wire.clone(), Some(events.clone()), on_end)
         };
         let relay = ProgressRelay::with(&setup);
         let auto = matches!(lifecycle, rmcp::service::ClientLifecycleMode::Auto { .. });
@@ -301,12 +301,12 @@ impl McpEndpoint {
         S: AsyncRead + AsyncWrite + Send + 'static,
     {
         let lifecycle = setup.lifecycle().map_err(InvokeError::setup)?;
-        let wire = wire::Wire::default();
+        let wire = exchange_log::Wire::default();
         let events = EventSink::default();
         let (read, write) = tokio::io::split(stream);
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(read, write);
         let on_end = Some("the server closed the connection".to_string());
-        let transport = wire::Tap::new(transport, wire.clone(), Some(events.clone()), on_end);
+        let transport = exchange_log::LoggedTransport::new(transport, wire.clone(), Some(events.clone()), on_end);
         let served =
             tokio::time::timeout(DEFAULT_TIMEOUT, negotiate::serve(ProgressRelay::with(&setup), transport, lifecycle))
                 .await;
@@ -375,7 +375,7 @@ impl McpEndpoint {
                     stderr_tail,
                     process: None,
                     oversized: None,
-                    wire: wire::Wire::default(),
+                    wire: exchange_log::Wire::default(),
                     events: EventSink::default(),
                     failed: Mutex::new(None),
                     max_time: setup.max_time,

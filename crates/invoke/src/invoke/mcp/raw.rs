@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::events::EventSink;
-use super::wire::Wire;
+use super::exchange_log::Wire;
 
 /// The warning on a `tools/call` result that came without `content`.
 pub const NO_CONTENT: &str =

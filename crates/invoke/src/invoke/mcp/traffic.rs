@@ -13,7 +13,7 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use super::wire::HttpRecord;
+use super::exchange_log::HttpRecord;
 use crate::wire::{Frame, FrameSink, Marks, Side};
 
 pub const MAX_ENTRIES: usize = 100_000;
@@ -25,9 +25,9 @@ const MAX_PENDING: usize = 4096;
 /// the client of its own sessions; a proxy's client is someone else).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Direction {
-    /// Side the client to the server.
+    /// From the client to the server.
     ClientToServer,
-    /// Side the server to the client.
+    /// From the server to the client.
     ServerToClient,
     /// An HTTP exchange (status line and headers) that carried a message.
     Http,

@@ -1,5 +1,5 @@
 //! The real exchange: every JSON-RPC message that goes to and comes from an MCP server, recorded
-//! by wrapping rmcp's transport ([`Tap`]), so the exchange view shows what was sent and received
+//! by wrapping rmcp's transport ([`LoggedTransport`]), so the exchange view shows what was sent and received
 //! (ids, methods, params, results or errors, notifications that came during a call) rather than
 //! what tooldeck meant to send. Server notifications are also turned into [`ServerEvent`]s here.
 //! The record is bounded: the last [`MAX_MESSAGES`] messages, at most [`MAX_BYTES`] of text.
@@ -307,7 +307,7 @@ pub const MAX_UNREAD_BY_SERVER: usize = 1024;
 /// rmcp's transport with every message recorded on the way through, and server notifications
 /// passed to `events`. When the transport ends, `on_end` says so. A server that does not read
 /// what it is sent is cut off ([`MAX_UNREAD_BY_SERVER`]).
-pub struct Tap<T> {
+pub struct LoggedTransport<T> {
     inner: T,
     wire: Wire,
     events: Option<EventSink>,
@@ -320,9 +320,9 @@ pub struct Tap<T> {
     on_end: Option<String>,
 }
 
-impl<T> Tap<T> {
-    pub fn new(inner: T, wire: Wire, events: Option<EventSink>, on_end: Option<String>) -> Tap<T> {
-        Tap { inner, wire, events, on_end, unanswered: Arc::default(), cut: Arc::default() }
+impl<T> LoggedTransport<T> {
+    pub fn new(inner: T, wire: Wire, events: Option<EventSink>, on_end: Option<String>) -> LoggedTransport<T> {
+        LoggedTransport { inner, wire, events, on_end, unanswered: Arc::default(), cut: Arc::default() }
     }
 
     /// The server does not read: what is waiting for it is dropped, the waiting request told why,
@@ -343,7 +343,7 @@ impl<T> Tap<T> {
     }
 }
 
-impl<T> Transport<RoleClient> for Tap<T>
+impl<T> Transport<RoleClient> for LoggedTransport<T>
 where
     T: Transport<RoleClient>,
 {
