@@ -6,6 +6,7 @@
 
 mod frame;
 pub mod jsonrpc;
+mod lines;
 mod marks;
 mod record;
 mod record_sink;
@@ -18,6 +19,7 @@ pub use frame::{
     Frame, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, Side, TOO_DEEP, Unread, called_tool, is_response, parse_json,
     parse_record_line, parse_timestamp,
 };
+pub use lines::{BlockingLines, Line, LineDecoder};
 pub use marks::Marks;
 pub use record::{MAX_RECORD_BYTES, RecordError, RecordLine, cut_note, read_record, record_line, text_of};
 pub use record_sink::{JsonLinesSink, NOTE_PAST};
