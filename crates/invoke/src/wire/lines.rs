@@ -7,7 +7,7 @@
 
 use std::io::{self, Read};
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use tokio_util::codec::Decoder;
 
 /// How much a blocking reader asks for at a time.
@@ -81,22 +81,21 @@ impl LineDecoder {
     /// The line in `src` up to `end` (a `\n` there when `newline`), taken out of `src`.
     fn take_line(&mut self, src: &mut BytesMut, end: usize, newline: bool) -> Line {
         let size = if end > 0 && src[end - 1] == b'\r' { end - 1 } else { end };
-        let mut bytes = src.split_to(end + usize::from(newline));
         // A chunk read at once may hold a whole line longer than the cap: it is cut the same.
-        bytes.truncate(if size <= self.cap { size } else { self.kept_of_a_long_line() });
+        let kept = if size <= self.cap { size } else { self.kept_of_a_long_line() };
+        let bytes = take_out(src, kept, end + usize::from(newline));
         self.searched = 0;
-        Line { bytes: bytes.freeze(), size, newline }
+        Line { bytes, size, newline }
     }
 
     /// The line past the cap that ends at `end` of `src` (a `\n` there when `newline`),
     /// taken out of `src`; `cr` when a `\r` came last before the end.
     fn take_long_line(&mut self, src: &mut BytesMut, past: PastCap, end: usize, cr: bool, newline: bool) -> Line {
         let size = end + past.let_go - usize::from(cr);
-        let mut bytes = src.split_to(end + usize::from(newline));
-        bytes.truncate(past.kept);
+        let bytes = take_out(src, past.kept, end + usize::from(newline));
         self.past_cap = None;
         self.searched = 0;
-        Line { bytes: bytes.freeze(), size, newline }
+        Line { bytes, size, newline }
     }
 
     fn kept_of_a_long_line(&self) -> usize {
@@ -118,6 +117,16 @@ impl LineDecoder {
             src.truncate(past_cap.kept);
         }
     }
+}
+
+/// The first `kept` bytes of `src`, copied, once its first `used` bytes are taken out: a line
+/// kept long (in a ring, a queue) holds its own bytes, not the reading buffer's allocation (up
+/// to the cap, which a small line split from it would keep alive), and the buffer, its own
+/// again, is reused.
+fn take_out(src: &mut BytesMut, kept: usize, used: usize) -> Bytes {
+    let bytes = Bytes::copy_from_slice(&src[..kept]);
+    src.advance(used);
+    bytes
 }
 
 impl Decoder for LineDecoder {
