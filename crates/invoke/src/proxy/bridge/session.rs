@@ -9,8 +9,8 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 use bytes::Bytes;
-use serde_json::Value;
 use futures_util::StreamExt;
+use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 use tokio_util::codec::FramedRead;

@@ -423,10 +423,7 @@ mod tests {
                 }
             }
         }
-        let parts = Waits(VecDeque::from([&b"sho"[..], b"", b"rt
-0123456789abcdef
-ne", b"", b"xt
-no end"]));
+        let parts = Waits(VecDeque::from([&b"sho"[..], b"", b"rt\n0123456789abcdef\nne", b"", b"xt\nno end"]));
         let mut feed = Feed::over(Box::new(parts), Box::new(|_| Ok(())), None, 8);
         let wait = |read: io::Result<Option<Bytes>>| read.is_err_and(|e| e.kind() == io::ErrorKind::WouldBlock);
         assert!(wait(feed.read_line()));
