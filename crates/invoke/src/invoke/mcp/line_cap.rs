@@ -142,6 +142,20 @@ mod tests {
         assert!(flag.load(Ordering::Relaxed));
     }
 
+    /// A server that never ends its line: the stream ends once the cap is passed.
+    #[tokio::test]
+    async fn a_line_past_the_cap_ends_the_stream_before_its_end() {
+        use tokio::io::AsyncWriteExt;
+        let flag = Arc::new(AtomicBool::new(false));
+        let (mut server, client) = tokio::io::duplex(64);
+        server.write_all(b"ok\n123456").await.unwrap();
+        let mut out = Vec::new();
+        LineCap::new(client, 5, Arc::clone(&flag)).read_to_end(&mut out).await.unwrap();
+        assert_eq!(out, b"ok\n");
+        assert!(flag.load(Ordering::Relaxed));
+        drop(server);
+    }
+
     #[tokio::test]
     async fn an_inspected_line_may_be_replaced() {
         let flag = Arc::new(AtomicBool::new(false));
