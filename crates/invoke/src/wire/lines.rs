@@ -134,6 +134,10 @@ impl Decoder for LineDecoder {
     type Error = io::Error;
 
     fn decode(&mut self, src: &mut BytesMut) -> io::Result<Option<Line>> {
+        if let Some(past) = &mut self.past_cap {
+            // A buffer emptied by its owner between calls holds less of the start than was kept.
+            past.kept = past.kept.min(src.len());
+        }
         if let Some(past) = self.past_cap {
             let Some(at) = memchr::memchr(b'\n', &src[past.kept..]) else {
                 self.bound(src);
