@@ -1,40 +1,32 @@
 //! Serving a record back over stdio or Streamable HTTP (plain JSON answers, no session).
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
 use super::replay::Answers;
+use crate::wire::{BlockingLines, LineDecoder};
 
 /// The longest request line read; a longer one is skipped whole.
 const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// Answers each request line of stdin on stdout until stdin closes.
 pub fn stdio(mut answers: Answers) -> io::Result<()> {
-    let mut input = io::stdin().lock();
+    let lines = BlockingLines::new(io::stdin().lock(), LineDecoder::skipping(MAX_LINE));
     let mut out = io::stdout().lock();
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let read = io::Read::take(&mut input, MAX_LINE as u64 + 1).read_until(b'\n', &mut line)?;
-        if read == 0 {
-            return Ok(());
-        }
-        if line.len() > MAX_LINE {
-            // The rest of an overlong line is read and dropped, never held.
-            let mut sink = Vec::new();
-            while !line.ends_with(b"\n") && input.read_until(b'\n', &mut sink)? > 0 {
-                line = std::mem::take(&mut sink);
-            }
+    for line in lines {
+        let line = line?;
+        if !line.is_whole() {
             continue;
         }
-        for answer in answer_all(&mut answers, &line) {
+        for answer in answer_all(&mut answers, &line.bytes) {
             out.write_all(answer.as_bytes())?;
             out.write_all(b"\n")?;
         }
         out.flush()?;
     }
+    Ok(())
 }
 
 /// The answers to one message (a request, a notification, or a batch of them), as lines.

@@ -5,9 +5,7 @@
 
 use std::io::{self, Read, Write};
 
-use bytes::Bytes;
-
-use crate::wire::{Side, TapHandle};
+use crate::wire::{BlockingLines, Line, LineDecoder, Side, TapHandle};
 
 /// The most of one stderr line kept: logs are prose; a 20 MB line of them is a dump, kept by
 /// its start.
@@ -16,79 +14,52 @@ pub const MAX_STDERR_LINE: usize = 64 * 1024;
 /// Copies `input` (the server's stderr) to `output` until it closes, telling `tap` each line.
 /// When `output` fails, the server's stderr is still read (and told): a server is never left
 /// blocked on a full pipe.
-pub fn relay(mut input: impl Read, mut output: impl Write, tap: &TapHandle) {
-    let mut buffer = vec![0u8; 16 * 1024];
-    let mut lines = Lines { tap, kept: Vec::new(), size: 0 };
-    let mut writing = true;
-    loop {
-        let read = match input.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
+pub fn relay(input: impl Read, output: impl Write, tap: &TapHandle) {
+    let copied = CopiedTo { input, output, writing: true };
+    for line in BlockingLines::new(copied, LineDecoder::cutting(MAX_STDERR_LINE)) {
+        let Ok(line) = line else { break };
+        if tap.listening() {
+            tell(tap, line);
+        }
+    }
+}
+
+/// One line to the tap: whole, or its start cut on a character (so it reads as the text it
+/// was) with its size.
+fn tell(tap: &TapHandle, line: Line) {
+    if line.is_whole() {
+        tap.send(Side::Stderr, line.bytes, None);
+        return;
+    }
+    let whole = match std::str::from_utf8(&line.bytes) {
+        Ok(_) => line.bytes.len(),
+        Err(e) => e.valid_up_to().max(line.bytes.len().saturating_sub(3)),
+    };
+    tap.send_cut(Side::Stderr, line.bytes.slice(..whole), line.size);
+}
+
+/// `input`, each read copied to `output` as it comes, before it is cut into lines: the
+/// client's log sees the server's stderr when the server writes it, a line ended or not.
+struct CopiedTo<R, W> {
+    input: R,
+    output: W,
+    /// False once `output` failed: what follows is read, not written.
+    writing: bool,
+}
+
+impl<R: Read, W: Write> Read for CopiedTo<R, W> {
+    fn read(&mut self, into: &mut [u8]) -> io::Result<usize> {
+        let read = match self.input.read(into) {
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => return Err(e),
+            // A stderr that fails is at its end: the line it was in is still told.
+            Err(_) => 0,
         };
-        let chunk = &buffer[..read];
-        if writing && output.write_all(chunk).and_then(|()| output.flush()).is_err() {
-            writing = false;
+        let chunk = &into[..read];
+        if read > 0 && self.writing && self.output.write_all(chunk).and_then(|()| self.output.flush()).is_err() {
+            self.writing = false;
         }
-        lines.feed(chunk);
-    }
-    lines.finish();
-}
-
-/// Cuts the stream into lines for the tap, each kept up to [`MAX_STDERR_LINE`].
-struct Lines<'a> {
-    tap: &'a TapHandle,
-    kept: Vec<u8>,
-    /// The current line's bytes, kept or not.
-    size: usize,
-}
-
-impl Lines<'_> {
-    fn feed(&mut self, mut chunk: &[u8]) {
-        if !self.tap.listening() {
-            return;
-        }
-        while !chunk.is_empty() {
-            let end = memchr::memchr(b'\n', chunk);
-            let piece = &chunk[..end.unwrap_or(chunk.len())];
-            self.size += piece.len();
-            let room = MAX_STDERR_LINE.saturating_sub(self.kept.len());
-            self.kept.extend_from_slice(&piece[..piece.len().min(room)]);
-            match end {
-                Some(at) => {
-                    self.emit();
-                    chunk = &chunk[at + 1..];
-                }
-                None => break,
-            }
-        }
-    }
-
-    fn emit(&mut self) {
-        let mut line = std::mem::take(&mut self.kept);
-        if self.size > line.len() {
-            // Cut on a character, so the start reads as the text it was.
-            let whole = match std::str::from_utf8(&line) {
-                Ok(_) => line.len(),
-                Err(e) => e.valid_up_to().max(line.len().saturating_sub(3)),
-            };
-            line.truncate(whole);
-            self.tap.send_cut(Side::Stderr, Bytes::from(line), self.size);
-        } else {
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            self.tap.send(Side::Stderr, Bytes::from(line), None);
-        }
-        self.size = 0;
-    }
-
-    /// The stream ended: a line without its end is told too.
-    fn finish(&mut self) {
-        if self.size > 0 {
-            self.emit();
-        }
+        Ok(read)
     }
 }
 

@@ -6,6 +6,7 @@
 
 mod frame;
 pub mod jsonrpc;
+mod lines;
 mod marks;
 mod record;
 mod record_sink;
@@ -17,6 +18,7 @@ mod trim;
 pub use frame::{
     Frame, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, Side, TOO_DEEP, Unread, parse_json, parse_record_line, parse_timestamp,
 };
+pub use lines::{BlockingLines, Line, LineDecoder};
 pub use marks::Marks;
 pub use record::{
     HttpShown, MAX_RECORD_BYTES, RecordError, RecordLine, Recorded, cut_note, read_record, record_line, text_of,

@@ -7,9 +7,13 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use crate::sync::lock;
-use tokio::io::{AsyncRead, AsyncReadExt};
+use futures_util::StreamExt;
+use tokio::io::AsyncRead;
 use tokio::sync::Notify;
+use tokio_util::codec::FramedRead;
+
+use crate::sync::lock;
+use crate::wire::LineDecoder;
 
 /// Bytes of one stderr or log line kept; the rest of a longer line is cut (and said so).
 pub const MAX_LINE_BYTES: usize = 4096;
@@ -211,39 +215,17 @@ pub fn describe_lines(lines: &[String]) -> Option<String> {
 
 /// Reads `stderr` line by line until it ends: each line to `sink` (when there is one) and the
 /// tail. A line longer than [`MAX_LINE_BYTES`] is cut there, and says so.
-pub async fn read_stderr(mut stderr: impl AsyncRead + Unpin, sink: Option<EventSink>, tail: StderrTail) {
-    let mut line: Vec<u8> = Vec::new();
-    let mut cut = 0usize;
-    let mut buf = vec![0u8; 8192];
-    let emit = |line: &mut Vec<u8>, cut: &mut usize| {
-        let mut text = String::from_utf8_lossy(line).trim_end_matches('\r').to_string();
-        if *cut > 0 {
-            text.push_str(&format!(" … ({} more bytes cut)", *cut));
+pub async fn read_stderr(stderr: impl AsyncRead + Unpin, sink: Option<EventSink>, tail: StderrTail) {
+    let mut lines = FramedRead::with_capacity(stderr, LineDecoder::cutting(MAX_LINE_BYTES), 8192);
+    while let Some(Ok(line)) = lines.next().await {
+        let mut text = String::from_utf8_lossy(&line.bytes).into_owned();
+        if !line.is_whole() {
+            text.push_str(&format!(" … ({} more bytes cut)", line.size - line.bytes.len()));
         }
         tail.push(&text);
         if let Some(sink) = &sink {
             sink.push(ServerEvent::Stderr(text));
         }
-        line.clear();
-        *cut = 0;
-    };
-    loop {
-        let n = match stderr.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        for &byte in &buf[..n] {
-            if byte == b'\n' {
-                emit(&mut line, &mut cut);
-            } else if line.len() < MAX_LINE_BYTES {
-                line.push(byte);
-            } else {
-                cut += 1;
-            }
-        }
-    }
-    if !line.is_empty() || cut > 0 {
-        emit(&mut line, &mut cut);
     }
 }
 

@@ -10,16 +10,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 
+use bytes::BytesMut;
 use tokio::io::{AsyncRead, ReadBuf};
+use tokio_util::codec::Decoder;
+
+use crate::wire::{Line, LineDecoder};
 
 /// Looks at a whole line (without its `\n`); `Some` is the line to pass on instead.
 pub type Inspect = Box<dyn Fn(&[u8]) -> Option<String> + Send + Sync>;
 
 pub struct LineCap<R> {
     inner: R,
-    max: usize,
-    /// The line being read, not passed on until it is whole.
-    line: Vec<u8>,
+    lines: LineDecoder,
+    /// Read and not cut into lines yet: the line being read, not passed on until it is whole.
+    read: BytesMut,
     /// Whole lines ready to be read, and how far they have been.
     ready: Vec<u8>,
     taken: usize,
@@ -32,7 +36,17 @@ pub struct LineCap<R> {
 impl<R> LineCap<R> {
     /// `inner`, ending once a line passes `max` bytes; `oversized` is then set.
     pub fn new(inner: R, max: usize, oversized: Arc<AtomicBool>) -> LineCap<R> {
-        LineCap { inner, max, line: Vec::new(), ready: Vec::new(), taken: 0, ended: false, oversized, inspect: None }
+        LineCap {
+            inner,
+            // Nothing of a line past the cap is passed on: none of it is kept.
+            lines: LineDecoder::skipping(max),
+            read: BytesMut::new(),
+            ready: Vec::new(),
+            taken: 0,
+            ended: false,
+            oversized,
+            inspect: None,
+        }
     }
 
     /// Each whole line goes through `inspect` first.
@@ -41,27 +55,24 @@ impl<R> LineCap<R> {
         self
     }
 
-    /// Takes in `read`, moving each line that is whole to `ready`; false once a line is over the cap.
-    fn take_in(&mut self, read: &[u8]) -> bool {
-        let mut rest = read;
-        while let Some(at) = rest.iter().position(|b| *b == b'\n') {
-            if self.line.len() + at > self.max {
+    /// Moves each line of what was read that is whole to `ready`; false once a line is over
+    /// the cap (as soon as it passes it: its end may be far off, or never come).
+    fn take_in(&mut self) -> bool {
+        while let Ok(Some(line)) = self.lines.decode(&mut self.read) {
+            if !line.is_whole() {
                 return false;
             }
-            self.line.extend_from_slice(&rest[..at]);
-            match self.inspect.as_ref().and_then(|inspect| inspect(&self.line)) {
-                Some(instead) => self.ready.extend_from_slice(instead.as_bytes()),
-                None => self.ready.extend_from_slice(&self.line),
-            }
-            self.ready.push(b'\n');
-            self.line.clear();
-            rest = &rest[at + 1..];
+            self.pass(&line);
         }
-        if self.line.len() + rest.len() > self.max {
-            return false;
+        !self.lines.past_cap()
+    }
+
+    fn pass(&mut self, line: &Line) {
+        match self.inspect.as_ref().and_then(|inspect| inspect(&line.bytes)) {
+            Some(instead) => self.ready.extend_from_slice(instead.as_bytes()),
+            None => self.ready.extend_from_slice(&line.bytes),
         }
-        self.line.extend_from_slice(rest);
-        true
+        self.ready.push(b'\n');
     }
 }
 
@@ -79,24 +90,29 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineCap<R> {
                 }
                 return Poll::Ready(Ok(()));
             }
-            if this.ended || this.oversized.load(Ordering::Relaxed) {
+            if this.oversized.load(Ordering::Relaxed) {
+                return Poll::Ready(Ok(()));
+            }
+            if this.ended {
                 // A last line without its `\n` is passed on as it is (rmcp leaves it unread).
-                let last = std::mem::take(&mut this.line);
-                if last.is_empty() || this.oversized.load(Ordering::Relaxed) {
-                    return Poll::Ready(Ok(()));
+                if let Ok(Some(last)) = this.lines.decode_eof(&mut this.read)
+                    && last.is_whole()
+                {
+                    this.ready.extend_from_slice(&last.bytes);
+                    continue;
                 }
-                this.ready = last;
-                continue;
+                return Poll::Ready(Ok(()));
             }
             let mut chunk = [0u8; 8192];
             let mut read = ReadBuf::new(&mut chunk);
             match Pin::new(&mut this.inner).poll_read(cx, &mut read) {
                 Poll::Ready(Ok(())) if read.filled().is_empty() => this.ended = true,
                 Poll::Ready(Ok(())) => {
-                    if !this.take_in(read.filled()) {
+                    this.read.extend_from_slice(read.filled());
+                    if !this.take_in() {
                         // Nothing of the oversized line is passed on: the stream ends here.
                         this.oversized.store(true, Ordering::Relaxed);
-                        this.line.clear();
+                        this.read = BytesMut::new();
                     }
                 }
                 Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
@@ -124,6 +140,20 @@ mod tests {
         long.read_to_end(&mut out).await.unwrap();
         assert!(out.len() <= 6, "{out:?}");
         assert!(flag.load(Ordering::Relaxed));
+    }
+
+    /// A server that never ends its line: the stream ends once the cap is passed.
+    #[tokio::test]
+    async fn a_line_past_the_cap_ends_the_stream_before_its_end() {
+        use tokio::io::AsyncWriteExt;
+        let flag = Arc::new(AtomicBool::new(false));
+        let (mut server, client) = tokio::io::duplex(64);
+        server.write_all(b"ok\n123456").await.unwrap();
+        let mut out = Vec::new();
+        LineCap::new(client, 5, Arc::clone(&flag)).read_to_end(&mut out).await.unwrap();
+        assert_eq!(out, b"ok\n");
+        assert!(flag.load(Ordering::Relaxed));
+        drop(server);
     }
 
     #[tokio::test]

@@ -9,14 +9,16 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 use bytes::Bytes;
+use futures_util::StreamExt;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
+use tokio_util::codec::FramedRead;
 
 use crate::invoke::mcp::process::{ServerProcess, StdioServer};
 use crate::proxy::intercept::{Conversation, Deliver, Interceptor, Verdict};
 use crate::sync::lock;
-use crate::wire::{Side, TapHandle};
+use crate::wire::{LineDecoder, Side, TapHandle};
 
 /// The longest line of the server's stdout passed on; a longer one is dropped (and said).
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -207,23 +209,13 @@ impl Session {
         tap: &TapHandle,
         interceptor: &Interceptor,
     ) {
-        let mut reader = tokio::io::BufReader::with_capacity(64 * 1024, stdout);
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            match read_line(&mut reader, &mut line).await {
-                Ok(None) => return,
-                Ok(Some(size)) if size > MAX_LINE => {
-                    tap.send_too_large(Side::Server, size, None);
-                    continue;
-                }
-                Ok(Some(_)) => {}
-                Err(_) => return,
+        let mut lines = FramedRead::with_capacity(stdout, LineDecoder::skipping(MAX_LINE), 64 * 1024);
+        while let Some(Ok(line)) = lines.next().await {
+            if !line.is_whole() {
+                tap.send_too_large(Side::Server, line.size, None);
+                continue;
             }
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            let bytes = Bytes::copy_from_slice(&line);
+            let bytes = line.bytes;
             if interceptor.armed() {
                 match interceptor.judge(&self.conversation, Side::Server, &bytes, None) {
                     Verdict::Pass => {}
@@ -277,33 +269,5 @@ impl Session {
         }
         routes.queued.push_back(bytes.clone());
         None
-    }
-}
-
-/// One line (without its `\n`) into `line`, kept up to [`MAX_LINE`] bytes; its whole size, or
-/// `None` at the end of the stream.
-async fn read_line(
-    reader: &mut tokio::io::BufReader<tokio::process::ChildStdout>,
-    line: &mut Vec<u8>,
-) -> std::io::Result<Option<usize>> {
-    let mut size = 0;
-    loop {
-        let buffer = reader.fill_buf().await?;
-        if buffer.is_empty() {
-            return Ok((size > 0).then_some(size));
-        }
-        let end = memchr::memchr(b'\n', buffer);
-        let piece = &buffer[..end.unwrap_or(buffer.len())];
-        size += piece.len();
-        if size <= MAX_LINE {
-            line.extend_from_slice(piece);
-        } else {
-            line.clear();
-        }
-        let used = piece.len() + usize::from(end.is_some());
-        reader.consume(used);
-        if end.is_some() {
-            return Ok(Some(size));
-        }
     }
 }

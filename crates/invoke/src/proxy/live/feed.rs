@@ -6,7 +6,7 @@
 //! [`super::control`]).
 
 use std::collections::VecDeque;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use super::control::{Control, Notice};
 use super::place::{self, LiveError};
 use super::port::{self, HANDSHAKE};
-use crate::wire::{Frame, HttpDetails, HttpShown, Marks, RecordLine, Side};
+use crate::wire::{BlockingLines, Frame, HttpDetails, HttpShown, LineDecoder, Marks, RecordLine, Side};
 
 /// The longest line read from a feed: a message the proxy keeps whole (32 MiB), masked and
 /// written as a record line, with room to spare.
@@ -116,17 +116,12 @@ fn hello(path: &Path, name: &str) -> Result<(Announcement, Feed), LiveError> {
     let no_answer = |source| LiveError::NoAnswer { name: name.to_string(), source };
     let (stream, timing, writer) = port::connect(path).map_err(no_answer)?;
     timing(HANDSHAKE).map_err(no_answer)?;
-    let mut feed = Feed {
-        reader: BufReader::with_capacity(64 * 1024, stream),
-        timing,
-        line: Vec::new(),
-        writer: Some(writer),
-        pending: VecDeque::new(),
-    };
-    let first = feed.read_line(MAX_FIRST_LINE).map_err(no_answer)?;
+    let mut feed = Feed::over(stream, timing, Some(writer), MAX_FIRST_LINE);
+    let first = feed.read_line().map_err(no_answer)?;
     let Some(first) = first else {
         return Err(no_answer(io::Error::new(io::ErrorKind::UnexpectedEof, "it closed at once")));
     };
+    feed.lines.decoder_mut().set_cap(MAX_LINE);
     Ok((Announcement::read(&first, name)?, feed))
 }
 
@@ -142,7 +137,7 @@ pub fn open(name: &str) -> Result<(Announcement, Vec<Frame>, Feed), LiveError> {
     let (about, mut feed) = hello(&path, name)?;
     let mut recent = Vec::new();
     for _ in 0..about.backlog {
-        match feed.read_line(MAX_LINE) {
+        match feed.read_line() {
             Ok(Some(line)) => match feed_line(&line) {
                 Some(FeedLine::Frame(frame, marks)) if marks.is_empty() => recent.push(*frame),
                 Some(line) => feed.pending.push_back(line),
@@ -157,10 +152,9 @@ pub fn open(name: &str) -> Result<(Announcement, Vec<Frame>, Feed), LiveError> {
 
 /// A proxy's feed after its first lines: each frame as it passes.
 pub struct Feed {
-    reader: BufReader<port::Stream>,
+    /// Its lines; one read in part when the wait ran out is kept for the next read.
+    lines: BlockingLines<port::Stream>,
     timing: port::Timing,
-    /// A line read in part when the wait ran out.
-    line: Vec<u8>,
     /// The way back to the proxy, until [`Feed::controls`] takes it.
     writer: Option<port::Writer>,
     /// Lines read with the recent frames that the follower takes first (held, the proxy's own,
@@ -213,6 +207,12 @@ impl Controls {
 }
 
 impl Feed {
+    /// The feed read from `stream`, its lines held to `cap` bytes.
+    fn over(stream: port::Stream, timing: port::Timing, writer: Option<port::Writer>, cap: usize) -> Feed {
+        let lines = BlockingLines::new(stream, LineDecoder::skipping(cap));
+        Feed { lines, timing, writer, pending: VecDeque::new() }
+    }
+
     /// The way back to the proxy (once: a second call has none).
     pub fn controls(&mut self) -> Option<Controls> {
         self.writer.take().map(Controls)
@@ -230,7 +230,7 @@ impl Feed {
             return true;
         }
         while !stop.load(Ordering::Relaxed) {
-            match self.read_line(MAX_LINE) {
+            match self.read_line() {
                 Ok(Some(line)) => {
                     if let Some(line) = feed_line(&line)
                         && take(line).is_err()
@@ -246,39 +246,19 @@ impl Feed {
         false
     }
 
-    /// The next line (without its newline), at most `max` bytes kept (a longer one is skipped
-    /// whole); `None` at the end. A wait that runs out keeps what was read for the next call.
-    fn read_line(&mut self, max: usize) -> io::Result<Option<Vec<u8>>> {
-        loop {
-            let available = match self.reader.fill_buf() {
-                Ok(available) => available,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if available.is_empty() {
+    /// The next line (without its newline); a line past the cap is skipped whole, and one the
+    /// proxy did not end (it stopped mid-line) is no line. `None` at the end. A wait that runs
+    /// out keeps what was read for the next call.
+    fn read_line(&mut self) -> io::Result<Option<Bytes>> {
+        while let Some(line) = self.lines.next_line()? {
+            if !line.newline {
                 return Ok(None);
             }
-            let (piece, ended) = match memchr::memchr(b'\n', available) {
-                Some(at) => (&available[..at], at + 1),
-                None => (available, 0),
-            };
-            if self.line.len() + piece.len() <= max {
-                self.line.extend_from_slice(piece);
-            } else {
-                // Too long to keep: marked as overlong by a length past `max`.
-                self.line.clear();
-                self.line.resize(max + 1, 0);
-            }
-            let used = if ended > 0 { ended } else { piece.len() };
-            self.reader.consume(used);
-            if ended > 0 {
-                let line = std::mem::take(&mut self.line);
-                if line.len() > max {
-                    continue;
-                }
-                return Ok(Some(line));
+            if line.is_whole() {
+                return Ok(Some(line.bytes));
             }
         }
+        Ok(None)
     }
 }
 
@@ -380,13 +360,8 @@ mod tests {
             json!({"something": "else"}),
         ];
         let input: Vec<u8> = lines.iter().flat_map(|l| format!("{l}\n").into_bytes()).collect();
-        let feed = Feed {
-            reader: BufReader::new(Box::new(std::io::Cursor::new(input))),
-            timing: Box::new(|_| Ok(())),
-            line: Vec::new(),
-            writer: None,
-            pending: VecDeque::from([FeedLine::Notice(Notice::Dropped { dropped: 4 })]),
-        };
+        let mut feed = Feed::over(Box::new(std::io::Cursor::new(input)), Box::new(|_| Ok(())), None, MAX_LINE);
+        feed.pending.push_back(FeedLine::Notice(Notice::Dropped { dropped: 4 }));
         let mut taken = Vec::new();
         let mut take = |line| {
             taken.push(line);
@@ -430,16 +405,24 @@ mod tests {
 
     #[test]
     fn a_line_too_long_is_skipped_and_a_cut_wait_resumes() {
-        let input: &[u8] = b"short\n0123456789abcdef\nnext\n";
-        let mut feed = Feed {
-            reader: BufReader::with_capacity(4, Box::new(input)),
-            timing: Box::new(|_| Ok(())),
-            line: Vec::new(),
-            writer: None,
-            pending: VecDeque::new(),
-        };
-        assert_eq!(feed.read_line(8).unwrap().as_deref(), Some(&b"short"[..]));
-        assert_eq!(feed.read_line(8).unwrap().as_deref(), Some(&b"next"[..]), "the long line is skipped");
-        assert_eq!(feed.read_line(8).unwrap(), None);
+        /// Gives its parts one a read; an empty part is a wait that ran out.
+        struct Waits(VecDeque<&'static [u8]>);
+        impl io::Read for Waits {
+            fn read(&mut self, into: &mut [u8]) -> io::Result<usize> {
+                match self.0.pop_front() {
+                    Some([]) => Err(io::ErrorKind::WouldBlock.into()),
+                    Some(part) => io::Read::read(&mut &part[..], into),
+                    None => Ok(0),
+                }
+            }
+        }
+        let parts = Waits(VecDeque::from([&b"sho"[..], b"", b"rt\n0123456789abcdef\nne", b"", b"xt\nno end"]));
+        let mut feed = Feed::over(Box::new(parts), Box::new(|_| Ok(())), None, 8);
+        let wait = |read: io::Result<Option<Bytes>>| read.is_err_and(|e| e.kind() == io::ErrorKind::WouldBlock);
+        assert!(wait(feed.read_line()));
+        assert_eq!(feed.read_line().unwrap().as_deref(), Some(&b"short"[..]), "what came before the wait kept");
+        assert!(wait(feed.read_line()), "the long line is skipped");
+        assert_eq!(feed.read_line().unwrap().as_deref(), Some(&b"next"[..]));
+        assert_eq!(feed.read_line().unwrap(), None, "a line the proxy did not end is none");
     }
 }

@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::wire::{Frame, FrameSink, MAX_RECORD_BYTES, RecordError};
+use bytes::BytesMut;
+use tokio_util::codec::Decoder;
+
+use crate::wire::{Frame, FrameSink, LineDecoder, MAX_RECORD_BYTES, RecordError};
 
 /// The longest line followed (as a live feed's): a message kept whole, masked, with room.
 const MAX_LINE: usize = 48 * 1024 * 1024;
@@ -49,8 +52,9 @@ pub struct RecordTail {
     identity: Identity,
     /// Bytes read of the current file.
     position: u64,
-    /// A line read in part (its end not written yet); `None` while a line too long is skipped.
-    partial: Option<Vec<u8>>,
+    /// Its lines: one read in part (its end not written yet) waits in `read` for the rest.
+    lines: LineDecoder,
+    read: BytesMut,
     /// True once a new file was opened: its carried lines were read in the old one.
     skip_carried: bool,
 }
@@ -69,7 +73,8 @@ impl RecordTail {
         }
         let identity = Identity::of(&metadata);
         let path = path.to_path_buf();
-        let mut tail = RecordTail { path, file, identity, position: 0, partial: Some(Vec::new()), skip_carried: false };
+        let (lines, read) = (LineDecoder::skipping(MAX_LINE), BytesMut::new());
+        let mut tail = RecordTail { path, file, identity, position: 0, lines, read, skip_carried: false };
         let mut frames = Vec::new();
         tail.read_on(&mut |frame| {
             frames.push(frame);
@@ -78,9 +83,14 @@ impl RecordTail {
         .map_err(unreadable)?;
         // A last line without its end that reads whole (a record written by hand, or one whose
         // newline is not written yet) is taken now; its newline, when it comes, is an empty line.
-        if let Some(last) = tail.partial.as_ref().filter(|line| !line.is_empty()).and_then(|line| tail.frame_of(line)) {
+        // Looked at as the input's end would give it, and taken only when it reads whole.
+        let (mut lines, mut read) = (tail.lines.clone(), tail.read.clone());
+        if let Ok(Some(last)) = lines.decode_eof(&mut read)
+            && last.is_whole()
+            && let Some(last) = tail.frame_of(&last.bytes)
+        {
             frames.push(last);
-            tail.partial = Some(Vec::new());
+            (tail.lines, tail.read) = (lines, read);
         }
         if frames.is_empty() {
             return Err(RecordError::Empty { path: shown() });
@@ -130,18 +140,13 @@ impl RecordTail {
             };
             total += read as u64;
             self.position += read as u64;
-            let mut chunk = &buffer[..read];
-            while !chunk.is_empty() {
-                let end = memchr::memchr(b'\n', chunk);
-                let piece = &chunk[..end.unwrap_or(chunk.len())];
-                match &mut self.partial {
-                    Some(line) if line.len() + piece.len() <= MAX_LINE => line.extend_from_slice(piece),
-                    _ => self.partial = None,
+            self.read.extend_from_slice(&buffer[..read]);
+            while let Ok(Some(line)) = self.lines.decode(&mut self.read) {
+                if !line.is_whole() {
+                    // Too long to follow: skipped.
+                    continue;
                 }
-                let Some(at) = end else { break };
-                chunk = &chunk[at + 1..];
-                let line = self.partial.replace(Vec::new());
-                if let Some(frame) = line.and_then(|line| self.frame_of(&line))
+                if let Some(frame) = self.frame_of(&line.bytes)
                     && !take(frame)
                 {
                     return Ok(None);
@@ -179,7 +184,7 @@ impl RecordTail {
         self.identity = Identity::of(&file.metadata()?);
         self.file = file;
         self.position = 0;
-        self.partial = Some(Vec::new());
+        (self.lines, self.read) = (LineDecoder::skipping(MAX_LINE), BytesMut::new());
         self.skip_carried = true;
         Ok(())
     }

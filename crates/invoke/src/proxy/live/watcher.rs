@@ -2,7 +2,7 @@
 //! bounded queue: a slow one loses lines, counted), and what it writes is read on another and
 //! handed to the proxy's [`Controller`] (breakpoints); a watcher that closes its end is gone.
 
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -10,13 +10,14 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 
 use super::publish::{Line, Shared};
+use crate::wire::{BlockingLines, LineDecoder};
 
 /// Lines a watcher may be behind before its lines are dropped.
 pub(super) const WATCHER_QUEUE: usize = 4096;
 /// Watchers at once; more are turned away (each has a thread and a queue).
 const MAX_WATCHERS: usize = 16;
 /// The longest line a watcher may write (an edited message, with room to spare).
-const MAX_CONTROL_LINE: u64 = 48 * 1024 * 1024;
+const MAX_CONTROL_LINE: usize = 48 * 1024 * 1024;
 
 /// What the proxy does with its watchers' lines (breakpoints: `proxy::intercept::Holds`).
 pub trait Controller: Send + Sync {
@@ -102,26 +103,16 @@ fn read_from(reading: Box<dyn Read + Send>, number: u64, shared: &Mutex<Shared>)
         let _ = io::copy(&mut Read::take(reading, u64::MAX), &mut io::sink());
         return;
     };
-    let mut reader = io::BufReader::with_capacity(64 * 1024, reading);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match (&mut reader).take(MAX_CONTROL_LINE).read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-        let answer = if line.last() == Some(&b'\n') {
-            controls.control(line.trim_ascii_end())
-        } else if line.len() as u64 >= MAX_CONTROL_LINE {
-            // Too long: the rest of it is skipped.
-            let mut rest = Vec::new();
-            if reader.read_until(b'\n', &mut rest).is_err() {
-                return;
-            }
-            Some(json!({"error": "the line is too long"}))
-        } else {
+    for line in BlockingLines::new(reading, LineDecoder::skipping(MAX_CONTROL_LINE)) {
+        let Ok(line) = line else { return };
+        if !line.newline {
             // The watcher closed in the middle of a line.
             return;
+        }
+        let answer = if line.is_whole() {
+            controls.control(line.bytes.trim_ascii_end())
+        } else {
+            Some(json!({"error": "the line is too long"}))
         };
         if let Some(answer) = answer {
             let answer: Line = crate::json_out::to_line(&answer).unwrap_or_default().into();
