@@ -293,3 +293,6 @@ mod listen;
 mod record_bounds;
 #[path = "proxy/redact.rs"]
 mod redact;
+#[cfg(unix)]
+#[path = "proxy/sse_relay.rs"]
+mod sse_relay;

@@ -14,5 +14,6 @@ pub mod loopback;
 pub mod proxy;
 pub mod servers;
 pub mod signals;
+pub mod tasks;
 pub mod watch;
 pub mod wire;

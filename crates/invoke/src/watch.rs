@@ -1,7 +1,10 @@
 //! `--watch PATH`: files or folders whose changes restart (or reconnect to) a server and run the
 //! work again. The `notify` crate reports the operating system's events; this module keeps the
-//! ones that mean "a file was written, made, removed or renamed" under a watched path, and turns
-//! a burst of them (an editor's save is several) into one [`Change`].
+//! ones that mean "a file was written, made, removed or renamed" under a watched path, and
+//! `notify-debouncer-mini` turns a burst of them (an editor's save is several) into one
+//! [`Change`]: it debounces each path on its own, so the burst as a whole is followed through one
+//! more path of this module's own ([`burst`]), named in every kept event, which goes quiet only
+//! when every path has. The longest wait ([`LONGEST_WAIT`]) is kept here, over what it reports.
 //!
 //! Folders are watched recursively, but events under `.git`, `node_modules`, `target`,
 //! `__pycache__` and `dist` are ignored unless the path given is inside one of them (a build or a
@@ -10,10 +13,11 @@
 //! renaming it over the old one is still seen.
 
 use std::path::{Component, Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use notify::{EventKind, RecursiveMode, Watcher as _};
+use notify::{EventKind, RecursiveMode, Watcher};
+use notify_debouncer_mini::{DebounceEventResult, DebouncedEventKind, Debouncer};
 
 /// Folders whose changes are ignored inside a watched folder (unless the path given names them).
 pub const IGNORED: [&str; 5] = [".git", "node_modules", "target", "__pycache__", "dist"];
@@ -24,10 +28,6 @@ pub const QUIET: Duration = Duration::from_millis(150);
 
 /// However busy the files stay (a build writing for seconds), a change is reported after this.
 const LONGEST_WAIT: Duration = Duration::from_secs(2);
-
-/// Events waiting to be debounced. Past this many, the rest are dropped: the change is already
-/// known, and only its list of paths is cut short.
-const RAW_EVENTS: usize = 1024;
 
 /// How many changed paths a [`Change`] names; the rest are counted.
 const PATHS_KEPT: usize = 16;
@@ -44,7 +44,8 @@ pub enum WatchError {
 /// What changed in one burst of events.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Change {
-    /// The first [`PATHS_KEPT`] paths changed, each once, in the order first seen.
+    /// The first [`PATHS_KEPT`] paths changed, each once, in the order they went quiet (by name
+    /// among those that went quiet together).
     pub paths: Vec<PathBuf>,
     /// How many other paths changed.
     pub more: usize,
@@ -129,10 +130,17 @@ fn is_a_change(kind: &EventKind) -> bool {
     }
 }
 
+/// The path of the burst itself, added to every kept event: no event names an empty path.
+/// Debounced like the others, it goes quiet once no watched path has changed for the quiet time.
+fn burst() -> PathBuf {
+    PathBuf::new()
+}
+
 /// Watches paths until dropped; [`Watch::changed`] gives each debounced change.
 pub struct Watch {
-    // Dropping the watcher ends its events, and with them the debouncing thread.
-    _watcher: notify::RecommendedWatcher,
+    // Dropping the debouncer ends its thread and the watcher under it, and with them the
+    // changes: [`Watch::changed`] then answers `None`.
+    _debouncer: Debouncer<ChangeWatcher>,
     changes: tokio::sync::mpsc::Receiver<Change>,
 }
 
@@ -145,45 +153,22 @@ impl Watch {
     /// Watches `paths`; a change is reported once they have been quiet for `quiet`.
     pub fn start_with(paths: &[PathBuf], quiet: Duration) -> Result<Watch, WatchError> {
         let roots = paths.iter().map(|p| root(p)).collect::<Result<Vec<Root>, WatchError>>()?;
-        let (raw_tx, raw_rx) = mpsc::sync_channel::<Option<PathBuf>>(RAW_EVENTS);
-        let filter = roots.clone();
-        let handler = move |event: notify::Result<notify::Event>| match event {
-            Ok(event) if is_a_change(&event.kind) => {
-                for path in event.paths.into_iter().filter(|p| filter.iter().any(|r| r.covers(p))) {
-                    // A full queue already holds a change: only this path's name is lost.
-                    let _ = raw_tx.try_send(Some(path));
-                }
-            }
-            Ok(_) => {}
-            // The system's queue overflowed (or a folder went away): something changed, but
-            // what is not known.
-            Err(_) => {
-                let _ = raw_tx.try_send(None);
-            }
-        };
-        let mut watcher =
-            notify::recommended_watcher(handler).map_err(|source| WatchError::Watch { path: String::new(), source })?;
-        let mut watched: Vec<PathBuf> = Vec::new();
-        for root in &roots {
-            let (target, mode) = match root.file {
-                true => (root.path.parent().unwrap_or(Path::new("/")).to_path_buf(), RecursiveMode::NonRecursive),
-                false => (root.path.clone(), RecursiveMode::Recursive),
-            };
-            if watched.contains(&target) {
-                continue;
-            }
-            watcher
-                .watch(&target, mode)
-                .map_err(|source| WatchError::Watch { path: root.path.display().to_string(), source })?;
-            watched.push(target);
-        }
         // One change waits at most: more while it waits are the same news.
         let (tx, changes) = tokio::sync::mpsc::channel(1);
-        std::thread::Builder::new()
-            .name("tooldeck-watch".into())
-            .spawn(move || debounce(&raw_rx, &tx, quiet))
-            .map_err(|e| WatchError::Watch { path: String::new(), source: notify::Error::io(e) })?;
-        Ok(Watch { _watcher: watcher, changes })
+        let mut bursts = Bursts { changes: tx, quiet, change: Change::default(), began: None, unknown: false };
+        let config = notify_debouncer_mini::Config::default().with_timeout(quiet).with_batch_mode(true);
+        let mut debouncer =
+            notify_debouncer_mini::new_debouncer_opt::<_, ChangeWatcher>(config, move |result: DebounceEventResult| {
+                bursts.take(result)
+            })
+            .map_err(|source| WatchError::Watch { path: String::new(), source })?;
+        for root in &roots {
+            debouncer
+                .watcher()
+                .watch(&root.path, RecursiveMode::Recursive)
+                .map_err(|source| WatchError::Watch { path: root.path.display().to_string(), source })?;
+        }
+        Ok(Watch { _debouncer: debouncer, changes })
     }
 
     /// The next change (None only if the watching thread has ended).
@@ -205,141 +190,125 @@ fn root(path: &Path) -> Result<Root, WatchError> {
     Ok(Root { path, file })
 }
 
-/// Collects events until `quiet` passes without one (or [`LONGEST_WAIT`] since the first), then
-/// sends them as one change. Ends when the watcher (the sender of `raw`) or the receiver of
-/// `changes` is gone.
-fn debounce(raw: &mpsc::Receiver<Option<PathBuf>>, changes: &tokio::sync::mpsc::Sender<Change>, quiet: Duration) {
-    use tokio::sync::mpsc::error::TrySendError;
-    while let Ok(first) = raw.recv() {
-        let began = Instant::now();
-        let mut change = Change::default();
-        let mut add = |event: Option<PathBuf>| {
-            if let Some(path) = event {
-                change.add(path);
+/// What the debouncer reports, gathered into changes (on the debouncer's thread).
+struct Bursts {
+    changes: tokio::sync::mpsc::Sender<Change>,
+    quiet: Duration,
+    change: Change,
+    /// When the debouncer first reported of the burst under way (a quiet time after it began).
+    began: Option<Instant>,
+    /// The system's queue overflowed (or a folder went away): something changed, but what is
+    /// not known.
+    unknown: bool,
+}
+
+impl Bursts {
+    fn take(&mut self, result: DebounceEventResult) {
+        let events = match result {
+            Ok(events) => events,
+            Err(_) => {
+                self.unknown = true;
+                // A burst under way says it when it goes quiet; else nothing else will.
+                if self.began.is_none() {
+                    self.send();
+                }
+                return;
             }
         };
-        add(first);
-        let mut open = true;
-        while began.elapsed() < LONGEST_WAIT {
-            match raw.recv_timeout(quiet) {
-                Ok(event) => add(event),
-                Err(mpsc::RecvTimeoutError::Timeout) => break,
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    open = false;
-                    break;
-                }
+        let began = *self.began.get_or_insert_with(Instant::now);
+        let mut quiet = false;
+        let mut named: Vec<PathBuf> = Vec::new();
+        for event in events {
+            match event.path == burst() {
+                true => quiet = event.kind == DebouncedEventKind::Any,
+                false => named.push(event.path),
             }
         }
-        match changes.try_send(change) {
-            Ok(()) | Err(TrySendError::Full(_)) => {}
-            Err(TrySendError::Closed(_)) => return,
+        named.sort();
+        for path in named {
+            self.change.add(path);
         }
-        if !open {
+        // However busy the files stay, the change is said after the longest wait (counted from
+        // the burst's first event, a quiet time before the debouncer's first report of it).
+        if quiet || began.elapsed() + self.quiet >= LONGEST_WAIT {
+            self.send();
+        }
+    }
+
+    fn send(&mut self) {
+        let change = std::mem::take(&mut self.change);
+        let unknown = std::mem::take(&mut self.unknown);
+        self.began = None;
+        if change.paths.is_empty() && !unknown {
+            // The burst's paths went out already, at its longest wait.
             return;
         }
+        // One change waiting already says as much; a reader that left hears nothing.
+        let _ = self.changes.try_send(change);
+    }
+}
+
+/// `notify`'s recommended watcher, passing on only the changes under the watched paths (each
+/// event naming the burst too): the debouncer then sees only what counts.
+struct ChangeWatcher {
+    inner: notify::RecommendedWatcher,
+    roots: Arc<Mutex<Vec<Root>>>,
+    /// The folders the inner watcher watches (a file is watched through its folder).
+    watched: Vec<PathBuf>,
+}
+
+impl Watcher for ChangeWatcher {
+    fn new<F: notify::EventHandler>(mut handler: F, config: notify::Config) -> notify::Result<Self> {
+        let roots: Arc<Mutex<Vec<Root>>> = Arc::default();
+        let filter = Arc::clone(&roots);
+        let keep = move |event: notify::Result<notify::Event>| match event {
+            Ok(mut event) if is_a_change(&event.kind) => {
+                let roots = crate::sync::lock(&filter);
+                event.paths.retain(|path| roots.iter().any(|root| root.covers(path)));
+                drop(roots);
+                if !event.paths.is_empty() {
+                    event.paths.push(burst());
+                    handler.handle_event(Ok(event));
+                }
+            }
+            Ok(_) => {}
+            Err(e) => handler.handle_event(Err(e)),
+        };
+        let inner = notify::RecommendedWatcher::new(keep, config)?;
+        Ok(ChangeWatcher { inner, roots, watched: Vec::new() })
+    }
+
+    /// Watches `path` as a [`Root`]: a folder in `mode`, or a file through its folder.
+    fn watch(&mut self, path: &Path, mode: RecursiveMode) -> notify::Result<()> {
+        let root = Root { path: path.to_path_buf(), file: !path.is_dir() };
+        let (target, mode) = match root.file {
+            true => (path.parent().unwrap_or(Path::new("/")).to_path_buf(), RecursiveMode::NonRecursive),
+            false => (root.path.clone(), mode),
+        };
+        if !self.watched.contains(&target) {
+            self.inner.watch(&target, mode)?;
+            self.watched.push(target);
+        }
+        crate::sync::lock(&self.roots).push(root);
+        Ok(())
+    }
+
+    fn unwatch(&mut self, path: &Path) -> notify::Result<()> {
+        crate::sync::lock(&self.roots).retain(|root| root.path != path);
+        match self.watched.iter().position(|watched| watched == path) {
+            Some(at) => {
+                self.watched.remove(at);
+                self.inner.unwatch(path)
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn kind() -> notify::WatcherKind {
+        notify::RecommendedWatcher::kind()
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn next(watch: &mut Watch, within: Duration) -> Option<Change> {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
-        runtime.block_on(async { tokio::time::timeout(within, watch.changed()).await.ok().flatten() })
-    }
-
-    fn folder() -> (tempfile::TempDir, PathBuf) {
-        let dir = tempfile::tempdir().expect("temp folder");
-        let path = std::fs::canonicalize(dir.path()).expect("canonical");
-        (dir, path)
-    }
-
-    #[test]
-    fn a_burst_of_writes_is_one_change() {
-        let (_dir, path) = folder();
-        let mut watch = Watch::start(std::slice::from_ref(&path)).expect("watch");
-        for i in 0..5 {
-            std::fs::write(path.join("server.sh"), format!("echo {i}")).expect("write");
-        }
-        std::fs::write(path.join("tools.json"), "[]").expect("write");
-        let change = next(&mut watch, Duration::from_secs(5)).expect("a change");
-        assert!(change.paths.contains(&path.join("server.sh")), "{change:?}");
-        assert!(change.paths.contains(&path.join("tools.json")), "{change:?}");
-        assert_eq!(next(&mut watch, Duration::from_millis(500)), None, "one change for the burst");
-    }
-
-    #[test]
-    fn an_editors_scratch_files_are_not_named() {
-        let (_dir, path) = folder();
-        let mut watch = Watch::start(std::slice::from_ref(&path)).expect("watch");
-        // vim's save: its write test, its swap file and backup, then the file itself.
-        for scratch in ["4913", ".server.js.swp", "server.js~", ".#server.js", "#server.js#", "s.js___jb_tmp___"] {
-            std::fs::write(path.join(scratch), "x").expect("write");
-        }
-        std::fs::write(path.join("server.js"), "new").expect("write");
-        let change = next(&mut watch, Duration::from_secs(5)).expect("a change");
-        assert_eq!(change.paths, vec![path.join("server.js")], "{change:?}");
-        for kept in ["server.js", "notes.swp", "#1", "tmp", "a.kate"] {
-            assert!(!is_editor_scratch(kept), "{kept}");
-        }
-    }
-
-    #[test]
-    fn ignored_folders_are_not_changes_unless_named() {
-        let (_dir, path) = folder();
-        for name in IGNORED {
-            std::fs::create_dir(path.join(name)).expect("mkdir");
-        }
-        let mut watch = Watch::start(std::slice::from_ref(&path)).expect("watch");
-        for name in IGNORED {
-            std::fs::write(path.join(name).join("x"), "1").expect("write");
-        }
-        assert_eq!(next(&mut watch, Duration::from_millis(600)), None);
-        std::fs::write(path.join("src.rs"), "1").expect("write");
-        let change = next(&mut watch, Duration::from_secs(5)).expect("a change");
-        assert_eq!(change.paths, vec![path.join("src.rs")]);
-
-        // Named, an ignored folder is watched.
-        let mut named = Watch::start(&[path.join("target")]).expect("watch");
-        std::fs::write(path.join("target").join("y"), "1").expect("write");
-        let change = next(&mut named, Duration::from_secs(5)).expect("a change");
-        assert_eq!(change.paths, vec![path.join("target").join("y")]);
-    }
-
-    #[test]
-    fn a_watched_file_survives_a_save_by_rename_and_reading_is_no_change() {
-        let (_dir, path) = folder();
-        let file = path.join("server.sh");
-        std::fs::write(&file, "v1").expect("write");
-        let mut watch = Watch::start(std::slice::from_ref(&file)).expect("watch");
-        // Reading is not a change; another file in its folder is not either.
-        let _ = std::fs::read(&file).expect("read");
-        std::fs::write(path.join("other"), "x").expect("write");
-        assert_eq!(next(&mut watch, Duration::from_millis(600)), None);
-        for version in ["v2", "v3"] {
-            std::fs::write(path.join("server.sh.tmp"), version).expect("write");
-            std::fs::rename(path.join("server.sh.tmp"), &file).expect("rename");
-            let change = next(&mut watch, Duration::from_secs(5)).expect("a change");
-            assert_eq!(change.paths, vec![file.clone()]);
-        }
-    }
-
-    #[test]
-    fn a_missing_path_is_an_error() {
-        let (_dir, path) = folder();
-        let error = Watch::start(&[path.join("nope")]).err().expect("an error");
-        assert!(matches!(error, WatchError::Missing { .. }), "{error}");
-    }
-
-    #[test]
-    fn a_summary_names_a_few_files_and_counts_the_rest() {
-        let mut change = Change::default();
-        for i in 0..20 {
-            change.add(PathBuf::from(format!("/p/f{i}.js")));
-        }
-        change.add(PathBuf::from("/p/f0.js"));
-        assert_eq!(change.summary(), "f0.js, f1.js, f2.js and 17 more");
-        assert_eq!(Change::default().summary(), "files");
-    }
-}
+#[path = "watch_tests.rs"]
+mod tests;

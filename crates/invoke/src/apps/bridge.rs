@@ -16,6 +16,7 @@ use crate::catalog::Tool;
 use crate::catalog::app_ui::{UI_SCHEME, app_may_call};
 use crate::invoke::Endpoint;
 use crate::sync::lock;
+use crate::tasks::OwnedTasks;
 
 /// Messages a second the view may send; past it they are dropped and counted.
 pub const MAX_PER_SECOND: u64 = 100;
@@ -57,6 +58,8 @@ pub struct Bridge {
     /// The view's messages in the current second, and those dropped.
     rate: Mutex<Rate>,
     last_size: Mutex<(u64, u64)>,
+    /// Its timers: stopped when the app ends (or the bridge goes).
+    tasks: OwnedTasks,
 }
 
 /// The view's messages counted by the second: past [`MAX_PER_SECOND`] they are dropped.
@@ -121,6 +124,7 @@ impl Bridge {
             initialized: AtomicBool::new(false),
             rate: Mutex::new(Rate::new(Instant::now())),
             last_size: Mutex::new((0, 0)),
+            tasks: OwnedTasks::default(),
         })
     }
 
@@ -194,6 +198,8 @@ impl Bridge {
         }
         self.send(json!({"jsonrpc": "2.0", "method": "tooldeck/ended", "params": {"why": why}}));
         self.closed.store(true, Ordering::SeqCst);
+        // Nothing more is said of an app that ended: its timers go.
+        self.tasks.stop();
         // A page that never asked is not waited for (no browser opened it).
         let deadline = tokio::time::Instant::now() + wait;
         while self.page_seen.load(Ordering::SeqCst)
@@ -217,7 +223,7 @@ impl Bridge {
         if over && rate.dropped == 1 {
             let ends = rate.start + Duration::from_secs(1);
             let bridge = Arc::downgrade(self);
-            tokio::spawn(async move {
+            self.tasks.spawn(async move {
                 tokio::time::sleep_until(ends).await;
                 let Some(bridge) = bridge.upgrade() else { return };
                 let ended = lock(&bridge.rate).roll(Instant::now());
@@ -345,9 +351,11 @@ impl Bridge {
 
     /// After the view loaded: a line if it has not started the handshake in time.
     fn watch_initialize(self: &Arc<Self>) {
-        let bridge = Arc::clone(self);
-        tokio::spawn(async move {
-            tokio::time::sleep(bridge.setup.init_wait).await;
+        let bridge = Arc::downgrade(self);
+        let wait = self.setup.init_wait;
+        self.tasks.spawn(async move {
+            tokio::time::sleep(wait).await;
+            let Some(bridge) = bridge.upgrade() else { return };
             if !bridge.initialized.load(Ordering::SeqCst) {
                 bridge.say(AppEvent::NoInitialize { seconds: bridge.setup.init_wait.as_secs() });
             }
@@ -434,28 +442,5 @@ fn content_json(content: &crate::invoke::mcp::content::Embedded) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_seconds_drops_are_counted_and_said_once_when_it_ends() {
-        let start = Instant::now();
-        let mut rate = Rate::new(start);
-        let over = (0..300).filter(|_| rate.count()).count() as u64;
-        assert_eq!(over, 300 - MAX_PER_SECOND);
-        assert_eq!(rate.roll(start + Duration::from_millis(999)), None, "the second has not ended");
-        assert_eq!(rate.roll(start + Duration::from_secs(1)), Some(over));
-        assert_eq!(rate.roll(start + Duration::from_secs(3)), None, "said once");
-        assert!(!rate.count(), "a new second starts from nothing");
-    }
-
-    #[test]
-    fn only_web_and_mail_links_may_open() {
-        for bad in ["javascript:alert(1)", "file:///etc/passwd", "mailto:", "data:text/html,x", "vscode://x"] {
-            assert!(!super::may_open(bad), "{bad}");
-        }
-        for good in ["https://example.com/a", "http://127.0.0.1:3/", "mailto:a@example.com"] {
-            assert!(super::may_open(good), "{good}");
-        }
-    }
-}
+#[path = "bridge_tests.rs"]
+mod tests;

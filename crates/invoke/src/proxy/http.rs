@@ -15,6 +15,7 @@ use futures_util::StreamExt;
 
 use super::intercept::Interceptor;
 use super::intercept::over_http::{Judging, Outcome};
+use super::seen::Seen;
 use super::{Keep, ProxyError};
 use crate::loopback::{Bound, Reach};
 use crate::wire::{HttpDetails, Side, Tap, TapHandle};
@@ -197,7 +198,7 @@ async fn pass(State(shared): State<Arc<Shared>>, request: Request) -> Response {
         let judged = judging.body(answer.bytes_stream(), events, details);
         return response.body(Body::from_stream(judged)).unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response());
     }
-    let mut seen = Seen { tap: shared.tap.clone(), details, events, pending: Vec::new(), size: 0, told: false };
+    let mut seen = Seen::new(shared.tap.clone(), details, events, super::pump::MAX_KEPT);
     let stream = answer.bytes_stream().map(move |chunk| {
         if let Ok(bytes) = &chunk {
             seen.feed(bytes);
@@ -207,38 +208,9 @@ async fn pass(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     response.body(Body::from_stream(stream)).unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response())
 }
 
-/// The tap's view of an answer's body as it streams past: each SSE event's data, or the whole
-/// body (told when the stream ends or is dropped).
-struct Seen {
-    tap: TapHandle,
-    details: HttpDetails,
-    events: bool,
-    pending: Vec<u8>,
-    size: usize,
-    told: bool,
-}
-
-impl Seen {
-    fn feed(&mut self, chunk: &Bytes) {
-        self.size += chunk.len();
-        if self.pending.len() + chunk.len() <= super::pump::MAX_KEPT {
-            self.pending.extend_from_slice(chunk);
-        }
-        if !self.events {
-            return;
-        }
-        // An event ends at a blank line; `\r\n` line ends are read as `\n`.
-        while let Some(end) = find_blank_line(&self.pending) {
-            let event: Vec<u8> = self.pending.drain(..end.1).collect();
-            let data = event_data(&event[..end.0]);
-            if let Some(data) = data {
-                self.tap.send(Side::Server, Bytes::from(data), Some(self.details.clone()));
-                self.told = true;
-            }
-        }
-        self.size = self.pending.len();
-    }
-}
+// The intercept's judging (`intercept::over_http`) reads events with these two: it passes on each
+// event's own bytes (or rewrites its data), which `sse-stream` does not give back. The tap's view
+// of a stream (`super::seen`) reads it with `sse-stream`.
 
 /// The end of the first event in `buffer`: (where its text ends, where the next begins).
 pub(super) fn find_blank_line(buffer: &[u8]) -> Option<(usize, usize)> {
@@ -265,20 +237,4 @@ pub(super) fn event_data(event: &[u8]) -> Option<Vec<u8>> {
         }
     }
     data.filter(|d| !d.is_empty())
-}
-
-impl Drop for Seen {
-    /// The body ended (or the client went away): a JSON answer, or an answer with no body (a 202)
-    /// is told now.
-    fn drop(&mut self) {
-        if self.events && self.told {
-            return;
-        }
-        let details = Some(self.details.clone());
-        if self.events || self.size <= super::pump::MAX_KEPT {
-            self.tap.send(Side::Server, Bytes::from(std::mem::take(&mut self.pending)), details);
-        } else {
-            self.tap.send_too_large(Side::Server, self.size, details);
-        }
-    }
 }

@@ -11,6 +11,7 @@ mod junk;
 pub mod live;
 mod pump;
 pub mod replay;
+mod seen;
 pub mod serve;
 mod stderr;
 pub mod stdio;

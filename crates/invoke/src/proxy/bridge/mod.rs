@@ -330,3 +330,7 @@ async fn json(mut receiver: tokio::sync::mpsc::Receiver<Bytes>, asked: usize) ->
     };
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
+
+#[cfg(all(test, unix))]
+#[path = "session_tasks_tests.rs"]
+mod session_tasks_tests;

@@ -18,6 +18,7 @@ use tokio_util::codec::FramedRead;
 use crate::invoke::mcp::process::{ServerProcess, StdioServer};
 use crate::proxy::intercept::{Conversation, Deliver, Interceptor, Verdict};
 use crate::sync::lock;
+use crate::tasks::OwnedTasks;
 use crate::wire::{LineDecoder, Side, TapHandle};
 
 /// The longest line of the server's stdout passed on; a longer one is dropped (and said).
@@ -57,6 +58,9 @@ pub struct Session {
     routes: Mutex<Routes>,
     /// The session's requests in flight, for faults and breakpoints on their answers.
     conversation: Conversation,
+    /// What it runs beside the server: its output routed, its stderr passed on, judged messages
+    /// delivered. Stopped when the session ends.
+    tasks: OwnedTasks,
 }
 
 /// A session as a [`Deliver`]: the server's input one way, the client's HTTP streams the other.
@@ -69,12 +73,14 @@ pub struct SessionDeliver {
 impl SessionDeliver {
     fn to_server(&self, line: Bytes) {
         let session = std::sync::Arc::clone(&self.session);
-        tokio::spawn(async move { session.write(&line).await });
+        self.session.tasks.spawn(async move {
+            let _ = session.write(&line).await;
+        });
     }
 
     fn to_client(&self, line: Bytes, routed_as: &Value) {
         if let Some((out, last)) = self.session.route(routed_as, &line) {
-            tokio::spawn(async move {
+            self.session.tasks.spawn(async move {
                 let _ = out.send(line).await;
                 drop(last);
             });
@@ -124,14 +130,15 @@ impl Session {
             process: Mutex::new(Some(process)),
             routes: Mutex::new(Routes::default()),
             conversation: Conversation::default(),
+            tasks: OwnedTasks::default(),
         });
         if let Some(mut stderr) = pipes.stderr {
-            tokio::spawn(async move {
+            session.tasks.spawn(async move {
                 let _ = tokio::io::copy(&mut stderr, &mut tokio::io::stderr()).await;
             });
         }
         let routing = std::sync::Arc::clone(&session);
-        tokio::spawn(async move {
+        session.tasks.spawn(async move {
             routing.route_output(pipes.stdout, &tap, &interceptor).await;
             routing.close_streams();
             ended();
@@ -183,13 +190,16 @@ impl Session {
         Some(receiver)
     }
 
-    /// Ends the server (DELETE, or the proxy stopping): its input closed, a grace, then signals.
+    /// Ends the server (DELETE, or the proxy stopping): its input closed, a grace, then signals;
+    /// then the session's tasks stop (one blocked writing to the server, or sending to a client
+    /// that no longer reads, would otherwise hold the session).
     pub async fn end(&self) {
         self.close_streams();
         let process = lock(&self.process).take();
         if let Some(process) = process {
             process.end(crate::invoke::mcp::process::EXIT_GRACE).await;
         }
+        self.tasks.stop();
     }
 
     /// Every stream of the session ends (their senders dropped).

@@ -14,6 +14,7 @@ mod follow;
 mod place;
 mod port;
 mod publish;
+mod taking;
 mod watcher;
 
 pub use crate::wire::Marks;

@@ -5,8 +5,9 @@
 //! everywhere); only non-Unix builds use it for real.
 
 use std::io::{self, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// How long a watcher has to say the secret, and a listing to hear the first line.
@@ -56,13 +57,30 @@ impl Listener {
         Ok(Listener::Port { listener, secret })
     }
 
+    /// How to wake [`Listener::accept_each`] from its wait (to see `stop`): its address.
+    pub fn knock(&self) -> io::Result<Knock> {
+        match self {
+            #[cfg(unix)]
+            Listener::Unix(listener) => match listener.local_addr()?.as_pathname() {
+                Some(path) => Ok(Knock::Unix(path.to_path_buf())),
+                None => Err(io::Error::other("the socket has no path")),
+            },
+            Listener::Port { listener, .. } => Ok(Knock::Port(listener.local_addr()?)),
+        }
+    }
+
     /// Hands each watcher that connects (and, on a port, says the secret) to `welcome`: what it
-    /// writes, and where to write to it. Until the listener fails.
-    pub fn accept_each(self, welcome: impl Fn(Box<dyn Read + Send>, Box<dyn Write + Send>)) {
+    /// writes, and where to write to it. Until `stop` is set (seen at the next connection: see
+    /// [`Knock`]).
+    pub fn accept_each(self, stop: &AtomicBool, welcome: impl Fn(Box<dyn Read + Send>, Box<dyn Write + Send>)) {
+        let stopped = || stop.load(Ordering::Acquire);
         match self {
             #[cfg(unix)]
             Listener::Unix(listener) => {
                 for stream in listener.incoming().flatten() {
+                    if stopped() {
+                        return;
+                    }
                     if let Ok(reading) = stream.try_clone() {
                         welcome(Box::new(reading), Box::new(stream));
                     }
@@ -70,6 +88,9 @@ impl Listener {
             }
             Listener::Port { listener, secret } => {
                 for stream in listener.incoming().flatten() {
+                    if stopped() {
+                        return;
+                    }
                     if let Ok(stream) = said_the_secret(stream, &secret)
                         && let Ok(reading) = stream.try_clone()
                     {
@@ -77,6 +98,25 @@ impl Listener {
                     }
                 }
             }
+        }
+    }
+}
+
+/// A listener's address, to connect to once: a thread waiting for a connection there wakes (and
+/// sees it is told to stop).
+pub enum Knock {
+    #[cfg(unix)]
+    Unix(std::path::PathBuf),
+    Port(SocketAddr),
+}
+
+impl Knock {
+    /// Connects and hangs up; true when someone was there.
+    pub fn knock(&self) -> bool {
+        match self {
+            #[cfg(unix)]
+            Knock::Unix(path) => std::os::unix::net::UnixStream::connect(path).is_ok(),
+            Knock::Port(address) => TcpStream::connect_timeout(address, HANDSHAKE).is_ok(),
         }
     }
 }
@@ -157,7 +197,7 @@ mod tests {
         let Listener::Port { listener: tcp, .. } = &listener else { panic!("a port") };
         let port = tcp.local_addr().unwrap().port();
         std::thread::spawn(move || {
-            listener.accept_each(|reading, mut stream| {
+            listener.accept_each(&AtomicBool::new(false), |reading, mut stream| {
                 // What the watcher writes after the secret is its own: said back here.
                 let mut line = String::new();
                 let _ = BufReader::new(reading).read_line(&mut line);

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value, json};
 
 use super::place::{self, LiveError};
+use super::taking::Taking;
 use super::watcher::{Controller, LiveHub, Watcher, welcome};
 use crate::wire::{Frame, FrameSink, Side, Warn};
 
@@ -46,6 +47,8 @@ pub struct LiveSink {
     shared: Arc<Mutex<Shared>>,
     path: PathBuf,
     name: String,
+    /// The thread taking watchers, stopped with the sink.
+    taking: Option<Taking>,
 }
 
 /// Publishes the proxy's live feed: named `wanted` (else after the server), in the folder of
@@ -103,17 +106,17 @@ pub fn publish(
         controls,
     }));
     let path = place::path_of(&folder, &name);
-    let taking = Arc::clone(&shared);
-    let started = std::thread::Builder::new().name("live-feed".into()).spawn(move || {
-        listener.accept_each(|reading, writing| welcome(reading, writing, &taking));
-    });
-    if let Err(e) = started {
-        let _ = std::fs::remove_file(&path);
-        warn(&format!("cannot take watchers ({e}); no live feed for tooldeck attach"));
-        return None;
-    }
+    let welcoming = Arc::clone(&shared);
+    let taking = match Taking::start(listener, move |reading, writing| welcome(reading, writing, &welcoming)) {
+        Ok(taking) => taking,
+        Err(e) => {
+            let _ = std::fs::remove_file(&path);
+            warn(&format!("cannot take watchers ({e}); no live feed for tooldeck attach"));
+            return None;
+        }
+    };
     let hub = LiveHub { shared: Arc::clone(&shared) };
-    Some((Box::new(LiveSink { shared, path, name }), hub))
+    Some((Box::new(LiveSink { shared, path, name, taking: Some(taking) }), hub))
 }
 
 /// The name a proxy gets from its server: its script or program, or its URL's host. A server on
@@ -223,6 +226,10 @@ impl Drop for LiveSink {
     fn drop(&mut self) {
         // Watchers' queues close with it: their threads end once written out.
         crate::sync::lock(&self.shared).watchers.clear();
+        // No more watchers taken; stopped before its socket goes (it is woken through it).
+        if let Some(mut taking) = self.taking.take() {
+            taking.stop();
+        }
         let _ = std::fs::remove_file(&self.path);
     }
 }
@@ -266,7 +273,7 @@ mod tests {
             controls: None,
         };
         let path = std::env::temp_dir().join(format!("tooldeck-live-test-{}", uuid::Uuid::new_v4()));
-        LiveSink { shared: Arc::new(Mutex::new(shared)), path, name: "t".into() }
+        LiveSink { shared: Arc::new(Mutex::new(shared)), path, name: "t".into(), taking: None }
     }
 
     fn frame(from: Side, text: &str) -> Frame {
