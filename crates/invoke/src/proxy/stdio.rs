@@ -120,10 +120,17 @@ pub fn run(command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
         });
         let _ = drained.send(());
     });
-    if let Some(stderr) = stderr {
+    let (stderr_drained, stderr_drained_wait) = std::sync::mpsc::channel::<()>();
+    match stderr {
         // Copied to ours as it comes, and each line kept in the record as the server's stderr.
-        let told = tap.handle();
-        spawn("proxy-stderr", move || super::stderr::relay(stderr, io::stderr(), &told));
+        Some(stderr) => {
+            let told = tap.handle();
+            spawn("proxy-stderr", move || {
+                super::stderr::relay(stderr, io::stderr(), &told);
+                let _ = stderr_drained.send(());
+            });
+        }
+        None => drop(stderr_drained),
     }
 
     let way_out = runtime.block_on(wait_for_a_way_out(&process, signals, &mut client_gone));
@@ -147,6 +154,9 @@ pub fn run(command: &[String], keep: &Keep) -> Result<u8, ProxyError> {
         let _ = drained_wait.recv_timeout(DRAIN);
     }
     let _ = io::stdout().flush();
+    // The server's last stderr lines (what it said as it exited) reach the record before it
+    // closes.
+    let _ = stderr_drained_wait.recv_timeout(DRAIN);
     let stats = tap.finish();
     if stats.dropped > 0 {
         super::warner(keep.name.as_deref())(&format!(
