@@ -66,7 +66,7 @@ pub fn run(listen: &str, target: Target, keep: &Keep) -> Result<u8, ProxyError> 
                 None => return Err(ProxyError::NotHttp),
             }
         }
-        Target::Command(command) => return super::bridge::run(listen, &command, keep),
+        Target::Command(command) => return super::listen::run(listen, &command, keep),
     };
     let warn = super::warner(keep.name.as_deref());
     let options = crate::invoke::endpoint::EndpointOptions { mcp_url: Some(upstream.clone()), ..Default::default() };

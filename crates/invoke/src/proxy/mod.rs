@@ -3,7 +3,7 @@
 //! (JSON Lines), the saved cases and the live feed `tooldeck attach` reads (`live`). The wire
 //! never waits for the tap.
 
-pub mod bridge;
+pub mod listen;
 pub mod cases;
 pub mod http;
 pub mod intercept;
