@@ -3,11 +3,11 @@
 //! (JSON Lines), the saved cases and the live feed `tooldeck attach` reads (`live`). The wire
 //! never waits for the tap.
 
-pub mod listen;
 pub mod cases;
 pub mod http;
 pub mod intercept;
 mod junk;
+pub mod listen;
 pub mod live;
 mod pump;
 pub mod replay;
