@@ -24,6 +24,42 @@ pub fn relay(input: impl Read, output: impl Write, tap: &TapHandle) {
     }
 }
 
+/// [`relay`] for a server of a `--listen` session (tokio's pipes): the same copy, the same
+/// lines.
+pub async fn relay_async(
+    mut input: impl tokio::io::AsyncRead + Unpin,
+    mut output: impl tokio::io::AsyncWrite + Unpin,
+    tap: &TapHandle,
+) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    use tokio_util::codec::Decoder as _;
+    let mut lines = LineDecoder::cutting(MAX_STDERR_LINE);
+    let mut buffer = bytes::BytesMut::with_capacity(8 * 1024);
+    let mut writing = true;
+    loop {
+        let before = buffer.len();
+        // A stderr that fails is at its end: the line it was in is still told.
+        let read = input.read_buf(&mut buffer).await.unwrap_or(0);
+        if read == 0 {
+            break;
+        }
+        if writing {
+            let chunk = &buffer[before..];
+            writing = output.write_all(chunk).await.is_ok() && output.flush().await.is_ok();
+        }
+        while let Ok(Some(line)) = lines.decode(&mut buffer) {
+            if tap.listening() {
+                tell(tap, line);
+            }
+        }
+    }
+    if let Ok(Some(line)) = lines.decode_eof(&mut buffer)
+        && tap.listening()
+    {
+        tell(tap, line);
+    }
+}
+
 /// One line to the tap: whole, or its start cut on a character (so it reads as the text it
 /// was) with its size.
 fn tell(tap: &TapHandle, line: Line) {
@@ -95,6 +131,23 @@ mod tests {
         assert_eq!(line["note"], "cut: the first 64.0 KiB of a 128.0 KiB line kept");
         assert_eq!(texts[3], "no end");
         assert_eq!(frames.len(), 4);
+    }
+
+    #[tokio::test]
+    async fn a_listen_sessions_stderr_is_relayed_and_told_the_same_way() {
+        let ring = Ring::new(10);
+        let tap = Tap::spawn(vec![Box::new(ring.sink())], Box::new(|_| {}));
+        let long = "é".repeat(MAX_STDERR_LINE);
+        let input = format!("starting\r\n{long}\nno end");
+        let mut output = Vec::new();
+        relay_async(input.as_bytes(), &mut output, &tap.handle()).await;
+        tap.finish();
+        assert_eq!(output, input.as_bytes(), "copied as it came");
+        let frames = ring.frames();
+        let texts: Vec<_> = frames.iter().map(|f| String::from_utf8_lossy(&f.raw).into_owned()).collect();
+        assert_eq!((texts[0].as_str(), texts[2].as_str()), ("starting", "no end"));
+        assert_eq!((frames[1].size, frames[1].raw.len()), (long.len(), MAX_STDERR_LINE));
+        assert!(frames.iter().all(|f| f.from == Side::Stderr));
     }
 
     /// A proxy whose own stderr is gone still reads the server's: the server never blocks.

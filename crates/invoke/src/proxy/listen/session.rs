@@ -132,10 +132,12 @@ impl Session {
             conversation: Conversation::default(),
             tasks: OwnedTasks::default(),
         });
-        if let Some(mut stderr) = pipes.stderr {
-            session.tasks.spawn(async move {
-                let _ = tokio::io::copy(&mut stderr, &mut tokio::io::stderr()).await;
-            });
+        if let Some(stderr) = pipes.stderr {
+            // Passed on to the proxy's stderr, and each line kept in the record.
+            let told = tap.clone();
+            session
+                .tasks
+                .spawn(async move { super::super::stderr::relay_async(stderr, tokio::io::stderr(), &told).await });
         }
         let routing = std::sync::Arc::clone(&session);
         session.tasks.spawn(async move {
