@@ -240,11 +240,20 @@ impl Traffic {
         let http = frame.http.as_ref().map(http_lines).unwrap_or_default();
         let Some(value) = &frame.message else {
             // An HTTP answer that is not JSON (a proxy's refusal, an HTML error page) is named in
-            // lists by its status and first words, as an exchange is by what it was for.
-            let named = frame.http.as_ref().and_then(|h| h.status).map(|status| {
-                let body = String::from_utf8_lossy(&frame.raw);
-                let first = body.lines().next().unwrap_or_default();
-                format!("HTTP {status}: {}", crate::text::truncate(&crate::redact::urls_in(first), 60))
+            // lists by its status and first words, as an exchange is by what it was for; a
+            // request with no body (the client's GET for the server's stream, a DELETE ending
+            // the session) by its request line.
+            let named = frame.http.as_ref().and_then(|h| match (h.status, &h.method) {
+                (Some(status), _) => {
+                    let body = String::from_utf8_lossy(&frame.raw);
+                    let first = body.lines().next().unwrap_or_default();
+                    Some(format!("HTTP {status}: {}", crate::text::truncate(&crate::redact::urls_in(first), 60)))
+                }
+                (None, Some(method)) if frame.raw.is_empty() => {
+                    let path = h.path.as_deref().map(crate::redact::path_and_query).unwrap_or_default();
+                    Some(format!("HTTP {method} {path}"))
+                }
+                (None, _) => None,
             });
             let text = if frame.has_text() {
                 let line = crate::wire::text_of(frame);

@@ -139,6 +139,22 @@ fn an_http_answer_that_is_not_json_is_named_by_its_status_and_words() {
 }
 
 #[test]
+fn an_http_request_with_no_body_is_named_by_its_request_line() {
+    let traffic = Traffic::default();
+    let http = |method: &str| crate::wire::HttpDetails {
+        method: Some(method.into()),
+        path: Some("/mcp?token=abc".into()),
+        ..Default::default()
+    };
+    let now = std::time::SystemTime::now();
+    traffic.frame(&Frame::new(Side::Client, now, bytes::Bytes::new(), Some(http("GET"))));
+    traffic.frame(&Frame::new(Side::Client, now, bytes::Bytes::new(), Some(http("DELETE"))));
+    let (entries, _) = traffic.since(0);
+    let names: Vec<String> = entries.iter().map(|entry| entry.summary()).collect();
+    assert_eq!(names, ["→ HTTP GET /mcp?token=••••", "→ HTTP DELETE /mcp?token=••••"]);
+}
+
+#[test]
 fn http_entries_mask_secret_headers() {
     let traffic = Traffic::default();
     traffic.http(&HttpRecord {
