@@ -221,20 +221,3 @@ pub(super) fn find_blank_line(buffer: &[u8]) -> Option<(usize, usize)> {
         (a, b) => a.or(b),
     }
 }
-
-/// The `data:` lines of one SSE event, joined by newlines as the SSE spec reads them.
-pub(super) fn event_data(event: &[u8]) -> Option<Vec<u8>> {
-    let mut data: Option<Vec<u8>> = None;
-    for line in event.split(|b| *b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if let Some(value) = line.strip_prefix(b"data:") {
-            let value = value.strip_prefix(b" ").unwrap_or(value);
-            let joined = data.get_or_insert_with(Vec::new);
-            if !joined.is_empty() {
-                joined.push(b'\n');
-            }
-            joined.extend_from_slice(value);
-        }
-    }
-    data.filter(|d| !d.is_empty())
-}

@@ -139,6 +139,21 @@ impl Telling<'_> {
     }
 }
 
+/// The data of one SSE event (its bytes up to its blank line), read by the same parser as the
+/// tap's: what an armed proxy judges of an event (`intercept::over_http`).
+pub(super) fn event_data(event: &[u8]) -> Option<Vec<u8>> {
+    let mut parser = Parser::new();
+    let mut data = None;
+    let mut rest = Bytes::copy_from_slice(event);
+    while !rest.is_empty() {
+        let line_end = memchr::memchr(b'\n', &rest).map_or(rest.len(), |at| at + 1);
+        parser.push(rest.split_to(line_end), |event| data = data.take().or(event.data));
+    }
+    // The blank line that ends the event was cut off by the caller.
+    parser.push(Bytes::from_static(b"\n\n"), |event| data = data.take().or(event.data));
+    data.filter(|data| !data.is_empty()).map(String::into_bytes)
+}
+
 type Parsed = Pin<Box<dyn Stream<Item = Result<Sse, sse_stream::Error>> + Send>>;
 
 /// `sse-stream`'s parser, fed by hand. It reads events out of a stream of chunks, so its stream

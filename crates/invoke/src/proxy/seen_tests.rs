@@ -103,3 +103,14 @@ fn a_body_not_an_event_stream_is_told_whole_at_its_end_or_by_its_size() {
     let big = vec![b'x'; CAP + 1];
     assert_eq!(told(&[&big], false, CAP), [format!("<too large: {}>", CAP + 1)]);
 }
+
+#[test]
+fn one_events_data_is_read_as_the_tap_reads_it() {
+    assert_eq!(
+        event_data(b"event: message\r\nid: 7\r\ndata: {\"a\":\r\ndata: 1}").as_deref(),
+        Some(&b"{\"a\":\n1}"[..])
+    );
+    assert_eq!(event_data(b": keep-alive\nretry: 500\ndata:{\"id\":1}").as_deref(), Some(&b"{\"id\":1}"[..]));
+    assert_eq!(event_data(b"id: 3"), None, "an event of no data has none to judge");
+    assert_eq!(event_data(b"data:"), None);
+}

@@ -151,7 +151,7 @@ impl<S> Judged<S> {
 
     /// One SSE event, judged by its data; an event without data (a comment, a retry) passes.
     async fn event(&self, event: Vec<u8>, text_end: usize) -> Option<Bytes> {
-        let Some(data) = crate::proxy::http::event_data(&event[..text_end]) else { return Some(Bytes::from(event)) };
+        let Some(data) = crate::proxy::seen::event_data(&event[..text_end]) else { return Some(Bytes::from(event)) };
         match self.judging.judge(Side::Server, Bytes::from(data.clone()), Some(&self.details)).await {
             Outcome::Forward(line) if *line == *data => Some(Bytes::from(event)),
             Outcome::Forward(line) => Some(with_data(&event[..text_end], &line)),
