@@ -23,8 +23,9 @@ const MAX_HTTP: usize = 64;
 #[derive(Debug, Clone)]
 pub struct Recorded {
     seq: u64,
-    /// Sent by tooldeck (a request, a notification, an answer to the server's request).
-    pub outgoing: bool,
+    /// Who sent it: `Client` is tooldeck (a request, a notification, an answer to the server's
+    /// request).
+    pub from: Side,
     /// The JSON-RPC id, as JSON text (`7`, `"a"`), when it has one.
     pub id: Option<String>,
     pub method: Option<String>,
@@ -112,12 +113,12 @@ impl Wire {
     }
 
     /// Records `value` (a whole JSON-RPC message); its text is given back to share.
-    pub fn record(&self, outgoing: bool, value: &Value) -> Arc<str> {
+    pub fn record(&self, from: Side, value: &Value) -> Arc<str> {
         let text: Arc<str> = serde_json::to_string_pretty(value).unwrap_or_default().into();
         let id = value.get("id").filter(|id| !id.is_null()).map(Value::to_string);
         let method = value.get("method").and_then(Value::as_str).map(str::to_string);
         let name = value.pointer("/params/name").and_then(Value::as_str).map(str::to_string);
-        let question = !outgoing
+        let question = from == Side::Server
             && id.is_some()
             && matches!(method.as_deref(), Some("elicitation/create" | "sampling/createMessage"));
         let mut log = self.lock();
@@ -125,7 +126,7 @@ impl Wire {
         log.next_seq += 1;
         log.questions += usize::from(question);
         log.bytes += text.len();
-        log.messages.push_back(Recorded { seq, outgoing, id, method, name, text: Arc::clone(&text) });
+        log.messages.push_back(Recorded { seq, from, id, method, name, text: Arc::clone(&text) });
         while log.messages.len() > MAX_MESSAGES || (log.bytes > MAX_BYTES && log.messages.len() > 1) {
             if let Some(old) = log.messages.pop_front() {
                 log.bytes -= old.text.len();
@@ -141,7 +142,7 @@ impl Wire {
         let seq = log.next_seq;
         log.next_seq += 1;
         log.bytes += text.len();
-        log.messages.push_back(Recorded { seq, outgoing: false, id, method: None, name: None, text });
+        log.messages.push_back(Recorded { seq, from: Side::Server, id, method: None, name: None, text });
         while log.messages.len() > MAX_MESSAGES || (log.bytes > MAX_BYTES && log.messages.len() > 1) {
             if let Some(old) = log.messages.pop_front() {
                 log.bytes -= old.text.len();
@@ -273,19 +274,19 @@ impl Wire {
         let log = self.lock();
         let request = log.messages.iter().find(|m| {
             m.seq >= mark
-                && m.outgoing
+                && m.from == Side::Client
                 && m.method.as_deref() == Some(method)
                 && name.is_none_or(|name| m.name.as_deref() == Some(name))
         })?;
         let response = log
             .messages
             .iter()
-            .find(|m| m.seq > request.seq && !m.outgoing && m.method.is_none() && m.id == request.id);
+            .find(|m| m.seq > request.seq && m.from == Side::Server && m.method.is_none() && m.id == request.id);
         let end = response.map_or(u64::MAX, |r| r.seq);
         let during = log
             .messages
             .iter()
-            .filter(|m| m.seq > request.seq && m.seq < end && !m.outgoing && m.method.is_some())
+            .filter(|m| m.seq > request.seq && m.seq < end && m.from == Side::Server && m.method.is_some())
             .map(|m| m.text.to_string())
             .collect();
         let http = log.http.iter().rev().find(|h| h.id.is_some() && h.id == request.id).cloned();
@@ -358,7 +359,7 @@ where
             None
         } else {
             if let Ok(value) = serde_json::to_value(&item) {
-                self.wire.record(true, &value);
+                self.wire.record(Side::Client, &value);
                 if let Some(events) = &self.events {
                     events.frame(Frame::of_value(Side::Client, value));
                 }
@@ -395,7 +396,7 @@ where
                 if let Ok(value) = serde_json::to_value(message)
                     && super::raw::read_synthetic(value.pointer("/error/data")).is_none()
                 {
-                    self.wire.record(false, &value);
+                    self.wire.record(Side::Server, &value);
                     if let Some(events) = &self.events {
                         notify(events, &value);
                         events.frame(Frame::of_value(Side::Server, value));
@@ -450,14 +451,17 @@ mod tests {
         let wire = Wire::default();
         let request = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
             "params": {"name": "t", "_meta": {"progressToken": 3}}});
-        wire.record(true, &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}}));
+        wire.record(Side::Client, &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}}));
         let mark = wire.mark();
-        wire.record(true, &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
-        wire.record(true, &request);
-        wire.record(false, &json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}));
-        wire.record(false, &json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}));
-        wire.record(false, &json!({"jsonrpc": "2.0", "id": 3, "result": {"content": []}}));
-        wire.record(false, &json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}));
+        wire.record(Side::Client, &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+        wire.record(Side::Client, &request);
+        wire.record(
+            Side::Server,
+            &json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}),
+        );
+        wire.record(Side::Server, &json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}));
+        wire.record(Side::Server, &json!({"jsonrpc": "2.0", "id": 3, "result": {"content": []}}));
+        wire.record(Side::Server, &json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}));
         let call = wire.call(mark, "t").unwrap();
         assert!(call.request.contains("\"tools/call\""), "{}", call.request);
         assert!(call.response.unwrap().contains("\"content\""));
@@ -471,8 +475,10 @@ mod tests {
     fn the_record_is_bounded() {
         let wire = Wire::default();
         for i in 0..MAX_MESSAGES * 2 {
-            let _ =
-                wire.record(false, &json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"i": i}}));
+            let _ = wire.record(
+                Side::Server,
+                &json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"i": i}}),
+            );
         }
         assert_eq!(wire.lock().messages.len(), MAX_MESSAGES);
     }
