@@ -49,16 +49,26 @@ pub struct Change {
     pub paths: Vec<PathBuf>,
     /// How many other paths changed.
     pub more: usize,
+    /// The other paths, each counted once however often it settles within the burst (up to
+    /// [`OTHERS_KNOWN`]; past that a path is counted as it comes).
+    others: std::collections::HashSet<PathBuf>,
 }
+
+/// How many paths past [`PATHS_KEPT`] a change remembers, to count each once.
+const OTHERS_KNOWN: usize = 4096;
 
 impl Change {
     fn add(&mut self, path: PathBuf) {
-        if self.paths.contains(&path) {
+        if self.paths.contains(&path) || self.others.contains(&path) {
             return;
         }
-        match self.paths.len() < PATHS_KEPT {
-            true => self.paths.push(path),
-            false => self.more += 1,
+        if self.paths.len() < PATHS_KEPT {
+            self.paths.push(path);
+            return;
+        }
+        self.more += 1;
+        if self.others.len() < OTHERS_KNOWN {
+            self.others.insert(path);
         }
     }
 

@@ -142,7 +142,7 @@ pub fn is_secret_name_in(name: &str, place: Place) -> bool {
 }
 
 fn words_are_secret(words: &[&str], place: Place) -> bool {
-    if place == Place::OAuth && is_oauth_code(&words) {
+    if place == Place::OAuth && is_oauth_code(words) {
         return true;
     }
     // The credential ends the name (but for words naming its value): a name whose last word is

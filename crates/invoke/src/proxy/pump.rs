@@ -9,10 +9,11 @@
 use std::io::{self, Read, Write};
 use std::sync::{Arc, Mutex};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
+use tokio_util::codec::Decoder as _;
 
 use super::intercept::{Conversation, Deliver, Interceptor, Verdict};
-use crate::wire::{Side, TapHandle};
+use crate::wire::{Line, LineDecoder, Side, TapHandle};
 
 /// The longest line the tap is handed whole; a longer one is recorded by its size.
 pub const MAX_KEPT: usize = 32 * 1024 * 1024;
@@ -228,60 +229,40 @@ impl Judged {
     }
 }
 
-/// Cuts a stream into lines for the tap.
+/// Cuts a stream into lines for the tap, by the wire's one line reader.
 struct Lines<'a> {
     from: Side,
     tap: &'a TapHandle,
-    pending: Vec<u8>,
-    /// The bytes of the current line, kept or not.
-    size: usize,
+    buffer: BytesMut,
+    decoder: LineDecoder,
 }
 
 impl<'a> Lines<'a> {
     fn new(from: Side, tap: &'a TapHandle) -> Lines<'a> {
-        Lines { from, tap, pending: Vec::new(), size: 0 }
+        Lines { from, tap, buffer: BytesMut::new(), decoder: LineDecoder::skipping(MAX_KEPT) }
     }
 
-    fn feed(&mut self, mut chunk: &[u8]) {
+    fn feed(&mut self, chunk: &[u8]) {
         if !self.tap.listening() {
             return;
         }
-        while !chunk.is_empty() {
-            let end = memchr::memchr(b'\n', chunk);
-            let piece = &chunk[..end.unwrap_or(chunk.len())];
-            self.size += piece.len();
-            if self.size <= MAX_KEPT {
-                self.pending.extend_from_slice(piece);
-            } else {
-                self.pending = Vec::new();
-            }
-            match end {
-                Some(at) => {
-                    self.emit();
-                    chunk = &chunk[at + 1..];
-                }
-                None => break,
-            }
+        self.buffer.extend_from_slice(chunk);
+        while let Ok(Some(line)) = self.decoder.decode(&mut self.buffer) {
+            self.emit(line);
         }
     }
 
-    fn emit(&mut self) {
-        let mut line = std::mem::take(&mut self.pending);
-        if self.size > MAX_KEPT {
-            self.tap.send_too_large(self.from, self.size, None);
-        } else {
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            self.tap.send(self.from, Bytes::from(line), None);
+    fn emit(&self, line: Line) {
+        match line.is_whole() {
+            true => self.tap.send(self.from, line.bytes, None),
+            false => self.tap.send_too_large(self.from, line.size, None),
         }
-        self.size = 0;
     }
 
     /// The stream ended: a line cut short is told too (a client or server that closed mid-message).
     fn finish(&mut self) {
-        if self.size > 0 {
-            self.emit();
+        if let Ok(Some(line)) = self.decoder.decode_eof(&mut self.buffer) {
+            self.emit(line);
         }
     }
 }
