@@ -125,13 +125,15 @@ impl ServerProcess {
             // Told by the kernel where it can (a pidfd turns readable at the exit): a proxy whose
             // server exits passes the exit on at once, not at the next poll.
             #[cfg(target_os = "linux")]
-            let pid = lock(&child).as_ref().map(Child::id);
-            if let Some(exited) = pid.and_then(pidfd::readable) {
-                let _ = tokio::time::timeout_at(deadline, exited).await;
-                return match lock(&child).as_mut().map(Child::try_wait) {
-                    Some(Ok(Some(status))) => Some(status),
-                    _ => None,
-                };
+            {
+                let pid = lock(&child).as_ref().map(Child::id);
+                if let Some(exited) = pid.and_then(pidfd::readable) {
+                    let _ = tokio::time::timeout_at(deadline, exited).await;
+                    return match lock(&child).as_mut().map(Child::try_wait) {
+                        Some(Ok(Some(status))) => Some(status),
+                        _ => None,
+                    };
+                }
             }
             loop {
                 match lock(&child).as_mut().map(Child::try_wait) {
