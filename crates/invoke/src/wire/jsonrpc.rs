@@ -83,7 +83,7 @@ impl Head {
             Ok(fields) => Some(fields.into_head()),
             // Fields of other types than JSON-RPC's (a numeric method), or nesting past serde's
             // limit: read whole, as everything else reads it.
-            Err(_) => Head::of(&crate::wire::parse_json(raw).ok()?),
+            Err(_) => Head::of(&super::parse::parse_json(raw).ok()?),
         }
     }
 

@@ -8,6 +8,7 @@ mod frame;
 pub mod jsonrpc;
 mod lines;
 mod marks;
+mod parse;
 mod record;
 mod record_sink;
 mod rotate;
@@ -15,11 +16,10 @@ mod sink;
 mod tap;
 mod trim;
 
-pub use frame::{
-    Frame, HttpDetails, MAX_DEPTH, NOT_JSON_RPC, Side, TOO_DEEP, Unread, parse_json, parse_record_line, parse_timestamp,
-};
+pub use frame::{Frame, HttpDetails, NOT_JSON_RPC, Side, parse_timestamp};
 pub use lines::{BlockingLines, Line, LineDecoder};
 pub use marks::Marks;
+pub use parse::{MAX_DEPTH, TOO_DEEP, Unread, parse_json, parse_record_line};
 pub use record::{
     HttpShown, MAX_RECORD_BYTES, RecordError, RecordLine, Recorded, cut_note, read_record, record_line, text_of,
 };

@@ -11,7 +11,8 @@ use serde_json::{Map, Value, json};
 
 pub use crate::record_line::{HttpShown, RecordLine};
 
-use super::frame::{Frame, NOT_JSON_RPC, TOO_DEEP, timestamp};
+use super::frame::{Frame, NOT_JSON_RPC, timestamp};
+use super::parse::TOO_DEEP;
 
 /// The most of a record that is read back: a record is the user's file, read bounded.
 pub const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
@@ -122,7 +123,7 @@ pub fn read_record(path: &Path) -> Result<Vec<Recorded>, RecordError> {
         .map_err(|source| RecordError::Read { path: shown.clone(), source })?;
     let lines: Vec<Recorded> = bytes
         .split(|b| *b == b'\n')
-        .filter_map(|line| RecordLine::of_value(super::parse_record_line(line).ok()?))
+        .filter_map(|line| RecordLine::of_value(super::parse::parse_record_line(line).ok()?))
         .filter_map(|line| {
             // A stderr line holds text, never a message: it is no exchange to replay.
             let from = Some(line.from).filter(|from| *from != super::Side::Stderr)?;
