@@ -156,18 +156,7 @@ impl ServerHandler for AppServer {
 
 /// The server on 127.0.0.1 over Streamable HTTP; its URL.
 pub async fn serve_http() -> String {
-    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-    let service = StreamableHttpService::new(
-        || Ok(AppServer),
-        LocalSessionManager::default().into(),
-        StreamableHttpServerConfig::default(),
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    format!("http://{address}/mcp")
+    crate::mcp::serve_http_with(|| AppServer).await
 }
 
 pub async fn connect(url: &str) -> Arc<Endpoint> {

@@ -531,13 +531,13 @@ async fn empty_and_unbalanced_commands() {
     assert!(matches!(&error, InvokeError::Connect { reason, .. } if reason.contains("unclosed")), "{error:?}");
 }
 
-#[tokio::test]
-async fn streamable_http() {
+/// The server `make` makes (one a session) over Streamable HTTP on 127.0.0.1, for the rest of the
+/// test; its `/mcp` URL.
+pub(crate) async fn serve_http_with<S: ServerHandler>(make: fn() -> S) -> String {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-
     let service = StreamableHttpService::new(
-        || Ok(TestServer::default()),
+        move || Ok(make()),
         LocalSessionManager::default().into(),
         StreamableHttpServerConfig::default(),
     );
@@ -545,8 +545,12 @@ async fn streamable_http() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{address}/mcp")
+}
 
-    let url = format!("http://{address}/mcp");
+#[tokio::test]
+async fn streamable_http() {
+    let url = serve_http_with(TestServer::default).await;
     let headers = vec![("x-test".to_string(), "1".to_string())];
     let endpoint = McpEndpoint::connect_http(&url, headers).await.unwrap();
     assert_eq!(tool_names(&endpoint.list_tools().await.unwrap()).len(), 8);

@@ -94,22 +94,10 @@ async fn a_client_and_a_server_talk_through_the_proxy_and_the_record_keeps_it() 
 
 #[tokio::test]
 async fn streamable_http_passes_through_the_proxy_with_its_sessions_and_streams() {
-    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-
-    let service = StreamableHttpService::new(
-        || Ok(crate::mcp::TestServer::default()),
-        LocalSessionManager::default().into(),
-        StreamableHttpServerConfig::default(),
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let server = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    let upstream = crate::mcp::serve_http_with(crate::mcp::TestServer::default).await;
 
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("http.jsonl");
-    let upstream = format!("http://{server}/mcp");
     let (mut proxy, listen, _stderr) =
         listening_proxy(&["--mcp-url".as_ref(), upstream.as_ref(), "--record".as_ref(), record.as_os_str()]);
 

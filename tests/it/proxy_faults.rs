@@ -257,12 +257,28 @@ fn a_rule_that_does_not_read_is_refused_naming_it() {
 }
 
 /// `--listen` in front of the stdio test server (each session a server of its own): the error
-/// and the corrupt answer reach a real client (tooldeck's own, rmcp's client side).
+/// and the delayed answer reach a real client (tooldeck's own, rmcp's client side).
 #[tokio::test]
 async fn faults_behind_listen_in_front_of_a_command() {
-    let dir = tempfile::tempdir().unwrap();
-    let record = dir.path().join("bridge.jsonl");
     let server: Vec<String> = shlex::split(&crate::mcp::stdio_command_with("")).unwrap();
+    let mut target: Vec<&std::ffi::OsStr> = vec!["--".as_ref()];
+    target.extend(server.iter().map(std::ffi::OsStr::new));
+    an_error_and_a_delay_reach_a_client_through(&target).await;
+}
+
+/// `--listen --mcp-url` in front of a Streamable HTTP server: the error answers the POST, the
+/// delayed answer's SSE event comes late.
+#[tokio::test]
+async fn faults_behind_listen_in_front_of_a_url() {
+    let upstream = crate::mcp::serve_http_with(crate::mcp::TestServer::default).await;
+    an_error_and_a_delay_reach_a_client_through(&["--mcp-url".as_ref(), upstream.as_ref()]).await;
+}
+
+/// A proxy behind `--listen` in front of `target` with an error rule on `echo` and a delay on
+/// `add`: a client gets the error and the late answer, and the record says which was injected.
+async fn an_error_and_a_delay_reach_a_client_through(target: &[&std::ffi::OsStr]) {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("listen.jsonl");
     let mut args: Vec<&std::ffi::OsStr> = vec![
         "--fault".as_ref(),
         "tools/call@echo:error=-32042".as_ref(),
@@ -270,58 +286,8 @@ async fn faults_behind_listen_in_front_of_a_command() {
         "tools/call@add:delay=300ms".as_ref(),
         "--record".as_ref(),
         record.as_os_str(),
-        "--".as_ref(),
     ];
-    args.extend(server.iter().map(std::ffi::OsStr::new));
-    let (mut proxy, listen, _stderr) = crate::proxy::listening_proxy(&args);
-    let endpoint = McpEndpoint::connect_http(&format!("http://{listen}/mcp"), Vec::new()).await.unwrap();
-    let failed = endpoint.call(&CallRequest::new("echo", json!({"text": "hi"}))).await.unwrap_err();
-    assert_eq!(failed.json_rpc_code(), Some(-32042), "{failed}");
-    let started = Instant::now();
-    let (outcome, _) = endpoint.call(&CallRequest::new("add", json!({"a": 1, "b": 2}))).await.unwrap();
-    assert_eq!(outcome.value, Some(json!({"sum": 3.0})));
-    assert!(started.elapsed() >= Duration::from_millis(300));
-    endpoint.close().await;
-    assert!(Command::new("kill").args(["-INT", &proxy.id().to_string()]).status().unwrap().success());
-    assert_eq!(proxy.wait().unwrap().code(), Some(0));
-    let lines = record_lines(&record);
-    assert!(
-        lines.iter().any(|l| l["from"] == "proxy" && l["injected"] == "tools/call@echo:error=-32042"),
-        "{lines:#?}"
-    );
-    assert!(lines.iter().any(|l| l["from"] == "server" && l["injected"] == "tools/call@add:delay=300ms"));
-}
-
-/// `--listen --mcp-url` in front of a Streamable HTTP server: the error answers the POST, the
-/// delayed answer's SSE event comes late.
-#[tokio::test]
-async fn faults_behind_listen_in_front_of_a_url() {
-    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-
-    let service = StreamableHttpService::new(
-        || Ok(crate::mcp::TestServer::default()),
-        LocalSessionManager::default().into(),
-        StreamableHttpServerConfig::default(),
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let server = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await });
-
-    let dir = tempfile::tempdir().unwrap();
-    let record = dir.path().join("url.jsonl");
-    let upstream = format!("http://{server}/mcp");
-    let args: Vec<&std::ffi::OsStr> = vec![
-        "--mcp-url".as_ref(),
-        upstream.as_ref(),
-        "--fault".as_ref(),
-        "tools/call@echo:error=-32042".as_ref(),
-        "--fault".as_ref(),
-        "tools/call@add:delay=300ms".as_ref(),
-        "--record".as_ref(),
-        record.as_os_str(),
-    ];
+    args.extend_from_slice(target);
     let (mut proxy, listen, _stderr) = crate::proxy::listening_proxy(&args);
     let endpoint = McpEndpoint::connect_http(&format!("http://{listen}/mcp"), Vec::new()).await.unwrap();
     let failed = endpoint.call(&CallRequest::new("echo", json!({"text": "hi"}))).await.unwrap_err();
@@ -335,6 +301,6 @@ async fn faults_behind_listen_in_front_of_a_url() {
     assert_eq!(proxy.wait().unwrap().code(), Some(0));
     let lines = record_lines(&record);
     let error = lines.iter().find(|l| l["from"] == "proxy" && l["injected"] == "tools/call@echo:error=-32042");
-    assert_eq!(error.expect("the injected error recorded")["message"]["error"]["code"], -32042);
+    assert_eq!(error.expect("the injected error recorded")["message"]["error"]["code"], -32042, "{lines:#?}");
     assert!(lines.iter().any(|l| l["from"] == "server" && l["injected"] == "tools/call@add:delay=300ms"), "{lines:#?}");
 }

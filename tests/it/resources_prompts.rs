@@ -454,16 +454,5 @@ fn list_and_strict_call_on_an_old_server() {
 
 /// The faces server over streamable HTTP on 127.0.0.1; its `/mcp` URL.
 pub(crate) async fn serve_http() -> String {
-    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-    let service = StreamableHttpService::new(
-        || Ok(FacesServer),
-        LocalSessionManager::default().into(),
-        StreamableHttpServerConfig::default(),
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    format!("http://{address}/mcp")
+    crate::mcp::serve_http_with(|| FacesServer).await
 }
