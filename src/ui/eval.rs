@@ -165,18 +165,8 @@ fn cases(app: &App, report: &EvalReport, rows: usize, columns: usize, styles: &S
 fn case_line(case: &CaseReport, chosen: bool, columns: usize, styles: &Styles) -> Line<'static> {
     let mark = if case.ok { "ok  " } else { "FAIL" };
     let head = format!("{}{mark} ", if chosen { "▸ " } else { "  " });
-    let pass_k = case.pass_k.last().map(|p| format!(" · pass^{} {:.2}", p.k, p.value)).unwrap_or_default();
     let refused = if case.refused > 0 { format!(" · {} refused", case.refused) } else { String::new() };
-    let text = format!(
-        "{}: {}/{} passed ({:.0}%, 95% interval {:.0}–{:.0}%){pass_k} · needs {:.0}%{refused}",
-        shown_text(&case.name),
-        case.passed,
-        case.iterations,
-        case.pass_rate * 100.0,
-        case.interval[0] * 100.0,
-        case.interval[1] * 100.0,
-        case.min_pass_rate * 100.0,
-    );
+    let text = format!("{}: {}{refused}", shown_text(&case.name), case.score());
     let room = columns.saturating_sub(crate::text::width(&head));
     let (head_style, style) = match (chosen, case.ok) {
         (true, _) => (styles.selection, styles.selection),

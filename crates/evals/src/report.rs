@@ -43,6 +43,23 @@ pub struct CaseReport {
     pub verdicts: Vec<IterationReport>,
 }
 
+impl CaseReport {
+    /// Its score as said in the report and the app: `2/3 passed (67%, 95% interval 21–94%) ·
+    /// pass^3 0.30 · needs 80%`.
+    pub fn score(&self) -> String {
+        let pass_k = self.pass_k.last().map(|p| format!(" · pass^{} {:.2}", p.k, p.value)).unwrap_or_default();
+        format!(
+            "{}/{} passed ({:.0}%, 95% interval {:.0}–{:.0}%){pass_k} · needs {:.0}%",
+            self.passed,
+            self.iterations,
+            self.pass_rate * 100.0,
+            self.interval[0] * 100.0,
+            self.interval[1] * 100.0,
+            self.min_pass_rate * 100.0,
+        )
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelShown {
     pub api: crate::file::Api,
@@ -88,22 +105,12 @@ impl EvalReport {
         let mut lines = Vec::new();
         for case in &self.cases {
             let mark = if case.ok { "ok  " } else { "FAIL" };
-            let pass_k = case.pass_k.last().map(|p| format!(" · pass^{} {:.2}", p.k, p.value)).unwrap_or_default();
             let refused = if case.refused > 0 {
                 format!(" · {} destructive calls refused", case.refused)
             } else {
                 String::new()
             };
-            lines.push(format!(
-                "{mark} {}: {}/{} passed ({:.0}%, 95% interval {:.0}–{:.0}%){pass_k} · needs {:.0}%{refused}",
-                case.name,
-                case.passed,
-                case.iterations,
-                case.pass_rate * 100.0,
-                case.interval[0] * 100.0,
-                case.interval[1] * 100.0,
-                case.min_pass_rate * 100.0,
-            ));
+            lines.push(format!("{mark} {}: {}{refused}", case.name, case.score()));
             for verdict in case.verdicts.iter().filter(|v| !v.passed) {
                 for failure in &verdict.failures {
                     lines.push(format!("       iteration {}: {failure}", verdict.iteration));
