@@ -126,8 +126,10 @@ impl ServerProcess {
             // server exits passes the exit on at once, not at the next poll.
             #[cfg(target_os = "linux")]
             {
-                let pid = lock(&child).as_ref().map(Child::id);
-                if let Some(exited) = pid.and_then(pidfd::readable) {
+                // Opened under the lock that reaping takes: the pid is still this unreaped
+                // child's, never a process that took its number since.
+                let exited = lock(&child).as_ref().and_then(|child| pidfd::readable(child.id()));
+                if let Some(exited) = exited {
                     let _ = tokio::time::timeout_at(deadline, exited).await;
                     return match lock(&child).as_mut().map(Child::try_wait) {
                         Some(Ok(Some(status))) => Some(status),
